@@ -1,0 +1,52 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Sluice",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sluice", targets: ["sluice"]),
+        .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "GStreamer", targets: ["GStreamer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // Layer 1: the C libraries, as pkg-config sees them.
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-webrtc-1.0 gstreamer-webrtc-nice-1.0 gstreamer-sdp-1.0 gstreamer-video-1.0 gstreamer-app-1.0 gstreamer-base-1.0 gstreamer-1.0 nice",
+            providers: [.apt([
+                "libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev",
+                "libgstreamer-plugins-bad1.0-dev", "libnice-dev",
+            ])]
+        ),
+        // Layer 1b: what Swift cannot call directly (variadics, cast macros). No logic.
+        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
+        // Layer 2: safe Swift bindings.
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
+        // Layer 3: the product.
+        .target(
+            name: "Sluice",
+            dependencies: [
+                "GStreamer",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Layer 4: the command line.
+        .executableTarget(
+            name: "sluice",
+            dependencies: [
+                "Sluice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice"]),
+    ]
+)

@@ -1,0 +1,56 @@
+import CGStreamer
+import CGStreamerShim
+
+/// A borrowed GstBuffer, valid only inside the probe or callback that handed it out.
+public struct BufferRef: ~Copyable {
+    let raw: UnsafeMutablePointer<GstBuffer>
+
+    /// Presentation timestamp in nanoseconds, nil if unset.
+    public var pts: ClockTime? {
+        let t = sluice_buffer_pts(raw)
+        return t == ClockTime.none ? nil : t
+    }
+    public var duration: ClockTime? {
+        let t = sluice_buffer_duration(raw)
+        return t == ClockTime.none ? nil : t
+    }
+    /// Total bytes in the buffer.
+    public var size: Int { Int(gst_buffer_get_size(raw)) }
+
+    /// Whether this is not a keyframe (GST_BUFFER_FLAG_DELTA_UNIT).
+    public var isDeltaUnit: Bool {
+        raw.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0
+    }
+
+    /// Reads the buffer's bytes.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        var info = GstMapInfo()
+        guard gst_buffer_map(raw, &info, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(raw, &info) }
+        return try body(UnsafeRawBufferPointer(start: info.data, count: Int(info.size)))
+    }
+}
+
+/// An owned GstEvent.
+///
+/// `@unchecked Sendable`: events are immutable once made and mini-object refcounts atomic.
+public final class Event: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GstEvent>
+    init(full raw: UnsafeMutablePointer<GstEvent>) { self.raw = raw }
+    deinit { gst_mini_object_unref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self)) }
+
+    /// End of stream.
+    public static func eos() -> Event { Gst.initialize(); return Event(full: gst_event_new_eos()) }
+
+    /// Asks upstream encoders for a keyframe (force-key-unit, all headers).
+    public static func forceKeyUnit() -> Event {
+        Gst.initialize()
+        return Event(full: gst_video_event_new_upstream_force_key_unit(ClockTime.none, 1, 0))
+    }
+
+    /// A new reference for an API that takes ownership (transfer full).
+    func takeForTransfer() -> UnsafeMutablePointer<GstEvent> {
+        _ = gst_mini_object_ref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self))
+        return raw
+    }
+}

@@ -1,0 +1,147 @@
+import CGStreamer
+import CGStreamerShim
+
+/// A GStreamer state (`GstState`).
+public enum State: Int32, Sendable, CustomStringConvertible {
+    case voidPending = 0, null = 1, ready = 2, paused = 3, playing = 4
+    public var description: String {
+        switch self {
+        case .voidPending: "VOID_PENDING"
+        case .null: "NULL"
+        case .ready: "READY"
+        case .paused: "PAUSED"
+        case .playing: "PLAYING"
+        }
+    }
+    var raw: GstState { GstState(rawValue: UInt32(bitPattern: rawValue)) }
+}
+
+/// The result of a state change (`GstStateChangeReturn`).
+public enum StateChangeResult: Sendable, Equatable {
+    case success, async, noPreroll, failure
+    init(_ r: GstStateChangeReturn) {
+        switch r {
+        case GST_STATE_CHANGE_SUCCESS: self = .success
+        case GST_STATE_CHANGE_ASYNC: self = .async
+        case GST_STATE_CHANGE_NO_PREROLL: self = .noPreroll
+        default: self = .failure
+        }
+    }
+}
+
+/// A GstElement.
+open class Element: Object, @unchecked Sendable {
+    open override class var staticType: GType { sluice_type_element() }
+
+    var element: UnsafeMutablePointer<GstElement> { pointer.assumingMemoryBound(to: GstElement.self) }
+
+    /// Creates an element from a factory name (`vp8enc`), optionally naming it.
+    public static func make(_ factory: String, name: String? = nil) throws(GstError) -> Element {
+        Gst.initialize()
+        guard let raw = gst_element_factory_make(factory, name) else {
+            throw GstError("no GStreamer element named '\(factory)' is installed")
+        }
+        return Element(full: UnsafeMutableRawPointer(raw))
+    }
+
+    /// The name of any GstObject pointer (element, factory, pad).
+    static func objectName(_ p: UnsafeMutableRawPointer) -> String {
+        guard let s = gst_object_get_name(p.assumingMemoryBound(to: GstObject.self)) else { return "" }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    /// The element's name (unique within its bin).
+    public var name: String {
+        guard let s = gst_object_get_name(pointer.assumingMemoryBound(to: GstObject.self)) else { return "" }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    /// The name of the factory that made this element (`vp8enc`), if known.
+    public var factoryName: String? {
+        guard let f = gst_element_get_factory(element) else { return nil }
+        guard let s = gst_object_get_name(UnsafeMutableRawPointer(f).assumingMemoryBound(to: GstObject.self)) else { return nil }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    /// Links this element's src to `other`'s sink, optionally through a caps filter.
+    public func link(_ other: Element, filter: Caps? = nil) throws(GstError) {
+        let ok = filter.map { gst_element_link_filtered(element, other.element, $0.caps) } ?? gst_element_link(element, other.element)
+        guard ok != 0 else {
+            throw GstError("cannot link \(factoryName ?? name) to \(other.factoryName ?? other.name)"
+                + (filter.map { " with caps \($0)" } ?? "") + ": their formats do not match")
+        }
+    }
+
+    /// Links a chain of elements in order.
+    public static func link(_ chain: [Element]) throws(GstError) {
+        guard chain.count > 1 else { return }
+        for i in 0..<(chain.count - 1) { try chain[i].link(chain[i + 1]) }
+    }
+
+    public func unlink(_ other: Element) { gst_element_unlink(element, other.element) }
+
+    @discardableResult
+    public func setState(_ state: State) -> StateChangeResult {
+        StateChangeResult(gst_element_set_state(element, state.raw))
+    }
+
+    /// The current state, waiting at most `timeout` nanoseconds for a pending change.
+    public func currentState(timeout: ClockTime = 0) -> State {
+        var cur = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+        gst_element_get_state(element, &cur, &pending, timeout)
+        return State(rawValue: Int32(bitPattern: cur.rawValue)) ?? .voidPending
+    }
+
+    /// Makes the element follow its parent's state (after adding it to a running bin).
+    @discardableResult
+    public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(element) != 0 }
+
+    public func staticPad(_ name: String) -> Pad? {
+        gst_element_get_static_pad(element, name).map { Pad(full: UnsafeMutableRawPointer($0)) }
+    }
+
+    /// Requests a pad from a template such as `sink_%u`.
+    public func requestPad(_ template: String) -> Pad? {
+        gst_element_request_pad_simple(element, template).map { Pad(full: UnsafeMutableRawPointer($0)) }
+    }
+
+    public func releaseRequestPad(_ pad: Pad) { gst_element_release_request_pad(element, pad.pad) }
+
+    /// All pads of the element at this moment.
+    public var pads: [Pad] {
+        var out: [Pad] = []
+        var list = element.pointee.pads
+        while let node = list {
+            if let p = node.pointee.data { out.append(Pad(none: p)) }
+            list = node.pointee.next
+        }
+        return out
+    }
+
+    /// Sends an event to the element (e.g. EOS to a source).
+    @discardableResult
+    public func sendEvent(_ event: Event) -> Bool {
+        gst_element_send_event(element, event.takeForTransfer()) != 0
+    }
+
+    /// The bin or pipeline this element is in.
+    public var parent: Element? {
+        guard let p = gst_object_get_parent(pointer.assumingMemoryBound(to: GstObject.self)) else { return nil }
+        return Element(full: UnsafeMutableRawPointer(p))
+    }
+
+    /// The clock's base time of the element (for measuring against running time).
+    public var baseTime: ClockTime { gst_element_get_base_time(element) }
+
+    /// The element's current clock, if it has one.
+    public var clockTime: ClockTime? {
+        guard let clock = gst_element_get_clock(element) else { return nil }
+        defer { gst_object_unref(clock) }
+        return gst_clock_get_time(clock)
+    }
+
+    open override var description: String { "\(factoryName ?? typeName) '\(name)'" }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import CGStreamer
+import CGStreamerShim
+
+/// A bus message, owned.
+///
+/// `@unchecked Sendable`: messages are immutable once posted and refcounts are atomic.
+public final class Message: @unchecked Sendable, CustomStringConvertible {
+    let raw: UnsafeMutablePointer<GstMessage>
+    init(full raw: UnsafeMutablePointer<GstMessage>) { self.raw = raw }
+    deinit { gst_mini_object_unref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self)) }
+
+    public enum Kind: Sendable, Equatable {
+        case eos, error, warning, info, stateChanged, element, streamStart, latency
+        case asyncDone, newClock, qos, application, other(UInt32)
+    }
+
+    public var kind: Kind {
+        switch raw.pointee.type {
+        case GST_MESSAGE_EOS: .eos
+        case GST_MESSAGE_ERROR: .error
+        case GST_MESSAGE_WARNING: .warning
+        case GST_MESSAGE_INFO: .info
+        case GST_MESSAGE_STATE_CHANGED: .stateChanged
+        case GST_MESSAGE_ELEMENT: .element
+        case GST_MESSAGE_STREAM_START: .streamStart
+        case GST_MESSAGE_LATENCY: .latency
+        case GST_MESSAGE_ASYNC_DONE: .asyncDone
+        case GST_MESSAGE_NEW_CLOCK: .newClock
+        case GST_MESSAGE_QOS: .qos
+        case GST_MESSAGE_APPLICATION: .application
+        default: .other(UInt32(bitPattern: raw.pointee.type.rawValue))
+        }
+    }
+
+    /// Name of the object that posted the message.
+    public var sourceName: String {
+        guard let src = raw.pointee.src, let s = gst_object_get_name(src) else { return "" }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    /// The object that posted the message, borrowed.
+    public var source: Object? {
+        raw.pointee.src.map { Object(none: UnsafeMutableRawPointer($0)) }
+    }
+
+    /// The message's structure (element and application messages carry one).
+    public var structure: Structure? {
+        gst_message_get_structure(raw).map { Structure(borrowed: UnsafeMutablePointer(mutating: $0), owner: self) }
+    }
+
+    /// For errors, warnings and infos: the message and the debug detail.
+    public var parsedError: (message: String, debug: String?)? {
+        var err: UnsafeMutablePointer<GError>?
+        var dbg: UnsafeMutablePointer<gchar>?
+        switch raw.pointee.type {
+        case GST_MESSAGE_ERROR: gst_message_parse_error(raw, &err, &dbg)
+        case GST_MESSAGE_WARNING: gst_message_parse_warning(raw, &err, &dbg)
+        case GST_MESSAGE_INFO: gst_message_parse_info(raw, &err, &dbg)
+        default: return nil
+        }
+        defer { if let err { g_error_free(err) }; if let dbg { g_free(dbg) } }
+        let m = err?.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        return (m, dbg.map { String(cString: $0) })
+    }
+
+    /// For state-changed messages: old, new and pending states.
+    public var stateChange: (old: State, new: State, pending: State)? {
+        guard raw.pointee.type == GST_MESSAGE_STATE_CHANGED else { return nil }
+        var o = GST_STATE_VOID_PENDING, n = GST_STATE_VOID_PENDING, p = GST_STATE_VOID_PENDING
+        gst_message_parse_state_changed(raw, &o, &n, &p)
+        func s(_ x: GstState) -> State { State(rawValue: Int32(bitPattern: x.rawValue)) ?? .voidPending }
+        return (s(o), s(n), s(p))
+    }
+
+    public var description: String {
+        let t = String(cString: gst_message_type_get_name(raw.pointee.type))
+        return "\(t) from \(sourceName)"
+    }
+
+    /// Posts an application message with `structure` (copied) from `source`.
+    public static func postApplication(from source: Element, _ structure: Structure) -> Bool {
+        let msg = gst_message_new_application(source.pointer.assumingMemoryBound(to: GstObject.self),
+                                              gst_structure_copy(structure.raw))
+        return gst_element_post_message(source.element, msg) != 0
+    }
+}
+
+/// A GstBus.
+public final class Bus: Object, @unchecked Sendable {
+    var bus: UnsafeMutablePointer<GstBus> { pointer.assumingMemoryBound(to: GstBus.self) }
+
+    /// Waits up to `timeout` nanoseconds for the next message (any type).
+    public func pop(timeout: ClockTime) -> Message? {
+        gst_bus_timed_pop(bus, timeout).map { Message(full: $0) }
+    }
+
+    /// Drops all pending messages.
+    public func flush() {
+        while let m = gst_bus_pop(bus) {
+            gst_mini_object_unref(UnsafeMutableRawPointer(m).assumingMemoryBound(to: GstMiniObject.self))
+        }
+    }
+
+    /// Messages as an async stream, read on a dedicated thread until the stream's consumer
+    /// stops iterating (or the task is cancelled). Only one consumer per bus.
+    public func messages() -> AsyncStream<Message> {
+        let bus = self
+        return AsyncStream { continuation in
+            let stop = StopFlag()
+            continuation.onTermination = { _ in stop.set() }
+            let thread = Thread {
+                while !stop.isSet {
+                    if let m = bus.pop(timeout: 100_000_000) { continuation.yield(m) }
+                }
+                continuation.finish()
+            }
+            thread.name = "sluice-bus"
+            thread.start()
+        }
+    }
+}

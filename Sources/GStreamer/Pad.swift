@@ -1,0 +1,128 @@
+import CGStreamer
+import CGStreamerShim
+
+/// A GstPad.
+public final class Pad: Object, @unchecked Sendable {
+    public override class var staticType: GType { sluice_type_pad() }
+    var pad: UnsafeMutablePointer<GstPad> { pointer.assumingMemoryBound(to: GstPad.self) }
+
+    public enum Direction: Sendable { case unknown, src, sink }
+
+    public var name: String {
+        guard let s = gst_object_get_name(pointer.assumingMemoryBound(to: GstObject.self)) else { return "" }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    public var direction: Direction {
+        switch gst_pad_get_direction(pad) {
+        case GST_PAD_SRC: .src
+        case GST_PAD_SINK: .sink
+        default: .unknown
+        }
+    }
+
+    /// The element the pad belongs to.
+    public var parentElement: Element? {
+        gst_pad_get_parent_element(pad).map { Element(full: UnsafeMutableRawPointer($0)) }
+    }
+
+    public var isLinked: Bool { gst_pad_is_linked(pad) != 0 }
+
+    public var peer: Pad? { gst_pad_get_peer(pad).map { Pad(full: UnsafeMutableRawPointer($0)) } }
+
+    /// The negotiated caps, once there are some.
+    public var currentCaps: Caps? { gst_pad_get_current_caps(pad).map { Caps(full: $0) } }
+
+    /// What the pad could accept or produce now.
+    public func queryCaps(filter: Caps? = nil) -> Caps? {
+        gst_pad_query_caps(pad, filter?.caps).map { Caps(full: $0) }
+    }
+
+    /// Links this src pad to a sink pad.
+    public func link(_ sink: Pad) throws(GstError) {
+        let r = gst_pad_link(pad, sink.pad)
+        guard r == GST_PAD_LINK_OK else {
+            let why = String(cString: gst_pad_link_get_name(r))
+            throw GstError("cannot link pad \(name) to \(sink.name): \(why)")
+        }
+    }
+
+    @discardableResult
+    public func unlink(_ sink: Pad) -> Bool { gst_pad_unlink(pad, sink.pad) != 0 }
+
+    /// Sends an event through the pad.
+    @discardableResult
+    public func sendEvent(_ event: Event) -> Bool { gst_pad_send_event(pad, event.takeForTransfer()) != 0 }
+
+    // MARK: Probes
+
+    /// What a buffer probe sees.
+    public struct ProbeInfo: ~Copyable {
+        let info: UnsafeMutablePointer<GstPadProbeInfo>
+        /// The buffer passing, if this is a buffer probe.
+        public var buffer: BufferRef? {
+            sluice_pad_probe_info_buffer(info).map { BufferRef(raw: $0) }
+        }
+        /// The kind of event passing, if this is an event probe.
+        public var event: EventKind? {
+            guard let e = sluice_pad_probe_info_event(info) else { return nil }
+            switch e.pointee.type {
+            case GST_EVENT_EOS: return .eos
+            case GST_EVENT_CAPS: return .caps
+            case GST_EVENT_SEGMENT: return .segment
+            case GST_EVENT_FLUSH_START: return .flushStart
+            case GST_EVENT_FLUSH_STOP: return .flushStop
+            default: return .other
+            }
+        }
+    }
+
+    /// Event kinds probes distinguish.
+    public enum EventKind: Sendable { case eos, caps, segment, flushStart, flushStop, other }
+
+    /// What a probe watches.
+    public struct ProbeKind: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let buffer = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
+        public static let eventDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
+        public static let block = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)
+        public static let idle = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_IDLE.rawValue)
+    }
+
+    public enum ProbeReturn: Sendable { case ok, drop, remove, pass }
+
+    /// Calls `handler` for each buffer (or event, per `mask`) that passes the pad, on the
+    /// streaming thread. Keep it short: it runs in the media path.
+    @discardableResult
+    public func addProbe(_ kind: ProbeKind = .buffer,
+                         _ handler: @escaping @Sendable (borrowing ProbeInfo) -> ProbeReturn) -> UInt {
+        let box = Unmanaged.passRetained(ProbeBox(handler)).toOpaque()
+        let id = gst_pad_add_probe(pad, GstPadProbeType(rawValue: kind.rawValue), probeTrampoline, box, probeDestroy)
+        return UInt(id)
+    }
+
+    public func removeProbe(_ id: UInt) { gst_pad_remove_probe(pad, gulong(id)) }
+}
+
+private final class ProbeBox {
+    let handler: @Sendable (borrowing Pad.ProbeInfo) -> Pad.ProbeReturn
+    init(_ h: @escaping @Sendable (borrowing Pad.ProbeInfo) -> Pad.ProbeReturn) { handler = h }
+}
+
+private let probeTrampoline: GstPadProbeCallback = { _, info, data in
+    guard let info, let data else { return GST_PAD_PROBE_OK }
+    let box = Unmanaged<ProbeBox>.fromOpaque(data).takeUnretainedValue()
+    switch box.handler(Pad.ProbeInfo(info: info)) {
+    case .ok: return GST_PAD_PROBE_OK
+    case .drop: return GST_PAD_PROBE_DROP
+    case .remove: return GST_PAD_PROBE_REMOVE
+    case .pass: return GST_PAD_PROBE_PASS
+    }
+}
+
+private let probeDestroy: GDestroyNotify = { data in
+    guard let data else { return }
+    Unmanaged<ProbeBox>.fromOpaque(data).release()
+}

@@ -1,0 +1,96 @@
+import CGStreamer
+import CGStreamerShim
+import Synchronization
+
+/// A GstPromise whose reply can be awaited from Swift concurrency without blocking a thread.
+///
+/// Pass it to an action signal (`create-offer`, `get-stats`, …), then `await reply()`.
+/// `@unchecked Sendable`: the GstPromise is MT-safe by design (that is its purpose), and
+/// the Swift-side state lives behind a Mutex.
+public final class Promise: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GstPromise>
+    private let state: PromiseState
+
+    /// The outcome of a promise.
+    public enum Result: Sendable {
+        /// Replied, with the reply structure (nil if the reply carried none).
+        case replied(Structure?)
+        case interrupted
+        case expired
+    }
+
+    public init() {
+        Gst.initialize()
+        let state = PromiseState()
+        self.state = state
+        let box = Unmanaged.passRetained(state).toOpaque()
+        raw = gst_promise_new_with_change_func(promiseChanged, box, promiseDestroy)
+    }
+
+    deinit { gst_mini_object_unref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self)) }
+
+    /// Waits for the promise to be replied, interrupted or expired.
+    public func reply() async -> Result {
+        let r = await withCheckedContinuation { (c: CheckedContinuation<GstPromiseResult, Never>) in
+            state.wait(c)
+        }
+        switch r {
+        case GST_PROMISE_RESULT_REPLIED:
+            let s = gst_promise_get_reply(raw).map { Structure(borrowed: UnsafeMutablePointer(mutating: $0), owner: self) }
+            return .replied(s)
+        case GST_PROMISE_RESULT_EXPIRED: return .expired
+        default: return .interrupted
+        }
+    }
+
+    /// Interrupts a pending promise (e.g. on shutdown).
+    public func interrupt() { gst_promise_interrupt(raw) }
+
+    /// A GValue referencing this promise, for signal arguments.
+    public func asValue() -> Value {
+        let v = Value(type: sluice_type_promise())
+        g_value_set_boxed(&v.raw, raw)
+        return v
+    }
+}
+
+extension Promise: SignalArgument {}
+
+/// The Swift side of a promise: its result once known and a waiter, if any.
+final class PromiseState: Sendable {
+    private struct S {
+        var result: GstPromiseResult?
+        var waiter: CheckedContinuation<GstPromiseResult, Never>?
+    }
+    private let s = Mutex(S())
+
+    func wait(_ c: CheckedContinuation<GstPromiseResult, Never>) {
+        let ready: GstPromiseResult? = s.withLock { st in
+            if let r = st.result { return r }
+            st.waiter = c
+            return nil
+        }
+        if let ready { c.resume(returning: ready) }
+    }
+
+    func complete(_ r: GstPromiseResult) {
+        let w: CheckedContinuation<GstPromiseResult, Never>? = s.withLock { st in
+            guard st.result == nil else { return nil }
+            st.result = r
+            defer { st.waiter = nil }
+            return st.waiter
+        }
+        w?.resume(returning: r)
+    }
+}
+
+private let promiseChanged: GstPromiseChangeFunc = { promise, data in
+    guard let promise, let data else { return }
+    let state = Unmanaged<PromiseState>.fromOpaque(data).takeUnretainedValue()
+    state.complete(gst_promise_wait(promise))  // does not block: the promise has changed
+}
+
+private let promiseDestroy: GDestroyNotify = { data in
+    guard let data else { return }
+    Unmanaged<PromiseState>.fromOpaque(data).release()
+}

@@ -1,0 +1,48 @@
+import CGStreamer
+import CGStreamerShim
+
+/// What the GStreamer registry knows about installed element factories.
+public enum Registry {
+    /// Whether an element factory of this name is installed.
+    public static func hasElement(_ factory: String) -> Bool {
+        Gst.initialize()
+        guard let f = gst_element_factory_find(factory) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(f))
+        return true
+    }
+
+    /// One installed element factory.
+    public struct Factory: Sendable, Hashable {
+        public var name: String
+        /// GStreamer's class string, e.g. `Codec/Encoder/Video`.
+        public var klass: String
+        public var description: String
+        public var plugin: String
+        public var rank: UInt32
+    }
+
+    /// All installed element factories, sorted by name.
+    public static func factories() -> [Factory] {
+        Gst.initialize()
+        let list = gst_element_factory_list_get_elements(sluice_element_factory_type_any(), GST_RANK_NONE)
+        defer { gst_plugin_feature_list_free(list) }
+        var out: [Factory] = []
+        var node = list
+        while let n = node {
+            if let data = n.pointee.data {
+                let f = OpaquePointer(data)
+                let feature = OpaquePointer(data)
+                func meta(_ key: String) -> String {
+                    gst_element_factory_get_metadata(f, key).map { String(cString: $0) } ?? ""
+                }
+                out.append(Factory(
+                    name: Element.objectName(data),
+                    klass: meta("klass"), description: meta("description"),
+                    plugin: gst_plugin_feature_get_plugin_name(feature).map { String(cString: $0) } ?? "",
+                    rank: gst_plugin_feature_get_rank(feature)))
+            }
+            node = n.pointee.next
+        }
+        return out.sorted { $0.name < $1.name }
+    }
+}

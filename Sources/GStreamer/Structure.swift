@@ -1,0 +1,106 @@
+import CGStreamer
+import CGStreamerShim
+
+/// A GstStructure: a named set of typed fields.
+///
+/// Either owned (freed with the wrapper) or borrowed from a parent (caps, message, promise
+/// reply) that the wrapper keeps alive through `owner`.
+///
+/// `@unchecked Sendable`: wrappers only read the structure; a borrowed one keeps its
+/// immutable owner alive, an owned one is never shared with C code that could write it.
+public final class Structure: @unchecked Sendable, CustomStringConvertible {
+    let raw: UnsafeMutablePointer<GstStructure>
+    private let owned: Bool
+    private let owner: AnyObject?
+
+    init(borrowed raw: UnsafeMutablePointer<GstStructure>, owner: AnyObject?) {
+        self.raw = raw; self.owned = false; self.owner = owner
+    }
+
+    init(owned raw: UnsafeMutablePointer<GstStructure>) {
+        self.raw = raw; self.owned = true; self.owner = nil
+    }
+
+    /// Parses `name, field=(type)value, …`.
+    public init(_ string: String) throws(GstError) {
+        Gst.initialize()
+        guard let s = gst_structure_from_string(string, nil) else {
+            throw GstError("'\(string)' is not a valid structure")
+        }
+        raw = s; owned = true; owner = nil
+    }
+
+    /// An empty structure with a name.
+    public init(name: String) {
+        Gst.initialize()
+        raw = gst_structure_new_empty(name); owned = true; owner = nil
+    }
+
+    deinit { if owned { gst_structure_free(raw) } }
+
+    public var name: String { String(cString: gst_structure_get_name(raw)) }
+
+    public var description: String {
+        guard let s = gst_structure_to_string(raw) else { return "" }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    /// Field names in order.
+    public var fieldNames: [String] {
+        (0..<Int(gst_structure_n_fields(raw))).compactMap { i in
+            gst_structure_nth_field_name(raw, guint(i)).map { String(cString: $0) }
+        }
+    }
+
+    public func has(_ field: String) -> Bool { gst_structure_has_field(raw, field) != 0 }
+
+    /// A field's raw value, borrowed from the structure.
+    public func rawValue(_ field: String) -> UnsafePointer<GValue>? { gst_structure_get_value(raw, field) }
+
+    /// A field converted to `T` (numeric widths are converted), or nil.
+    public func get<T: ValueConvertible>(_ field: String, as: T.Type = T.self) -> T? {
+        rawValue(field).flatMap { Value.read($0) }
+    }
+
+    /// A field holding a nested structure (webrtcbin's stats are structures of structures).
+    public func structure(_ field: String) -> Structure? {
+        guard let v = rawValue(field), sluice_value_type(v) == sluice_type_structure(),
+              let s = g_value_get_boxed(v) else { return nil }
+        return Structure(borrowed: s.assumingMemoryBound(to: GstStructure.self), owner: self)
+    }
+
+    /// A field holding an enum, as its integer value.
+    public func enumValue(_ field: String) -> Int32? {
+        guard let v = rawValue(field), g_type_is_a(sluice_value_type(v), sluice_type_enum()) != 0 else { return nil }
+        return g_value_get_enum(v)
+    }
+
+    /// A field's value serialized as text (for any type).
+    public func string(describing field: String) -> String? {
+        guard let v = rawValue(field), let s = gst_value_serialize(v) else { return nil }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    /// Sets a field. Only owned structures can be changed: returns false on a borrowed one.
+    @discardableResult
+    public func set<T: ValueConvertible>(_ field: String, _ value: T) -> Bool {
+        guard owned else { return false }
+        let v = Value(value)
+        gst_structure_set_value(raw, field, &v.raw)
+        return true
+    }
+
+    /// An owned deep copy.
+    public func copy() -> Structure { Structure(owned: gst_structure_copy(raw)) }
+
+    /// A GValue holding a copy of this structure.
+    public func asValue() -> Value {
+        let v = Value(type: sluice_type_structure())
+        g_value_set_boxed(&v.raw, raw)
+        return v
+    }
+}
+
+extension Structure: SignalArgument {}

@@ -1,0 +1,127 @@
+import CGStreamer
+import CGStreamerShim
+
+/// A Swift type that can be stored in and read from a GValue.
+public protocol ValueConvertible {
+    /// The GType a fresh GValue for this Swift type is initialized with.
+    static var gType: GType { get }
+    /// Stores `self` into an initialized GValue of `gType`.
+    func store(in value: UnsafeMutablePointer<GValue>)
+    /// Reads a value of this type; returns nil if the GValue holds something else
+    /// that GLib cannot transform.
+    static func load(from value: UnsafePointer<GValue>) -> Self?
+}
+
+/// An owned GValue. Unset (freeing what it holds) when released.
+public final class Value {
+    var raw = GValue()
+
+    /// An empty GValue of the given type.
+    public init(type: GType) {
+        g_value_init(&raw, type)
+    }
+
+    /// A GValue holding `value`.
+    public convenience init<T: ValueConvertible>(_ value: T) {
+        self.init(type: T.gType)
+        value.store(in: &raw)
+    }
+
+    /// A copy of a borrowed GValue.
+    public init(copying other: UnsafePointer<GValue>) {
+        g_value_init(&raw, sluice_value_type(other))
+        g_value_copy(other, &raw)
+    }
+
+    deinit { g_value_unset(&raw) }
+
+    public var type: GType { withUnsafePointer(to: &raw) { sluice_value_type($0) } }
+
+    /// The value as `T`, transforming between compatible types (int ↔ uint, enum → int, …).
+    public func get<T: ValueConvertible>(_: T.Type = T.self) -> T? {
+        withUnsafePointer(to: &raw) { Value.read($0) }
+    }
+
+    /// Reads `T` from a borrowed GValue, transforming if the types differ.
+    public static func read<T: ValueConvertible>(_ value: UnsafePointer<GValue>) -> T? {
+        let from = sluice_value_type(value)
+        if from == T.gType || g_type_is_a(from, T.gType) != 0 { return T.load(from: value) }
+        guard g_value_type_transformable(from, T.gType) != 0 else { return nil }
+        var tmp = GValue()
+        g_value_init(&tmp, T.gType)
+        defer { g_value_unset(&tmp) }
+        guard g_value_transform(value, &tmp) != 0 else { return nil }
+        return withUnsafePointer(to: &tmp) { T.load(from: $0) }
+    }
+
+    /// GStreamer's serialization of the value (as gst-launch would write it).
+    public var serialized: String? {
+        withUnsafePointer(to: &raw) { ptr in
+            guard let s = gst_value_serialize(ptr) else { return nil }
+            defer { g_free(s) }
+            return String(cString: s)
+        }
+    }
+
+    /// Parses `string` into a GValue of `type` the way gst-launch parses property values.
+    public static func deserialize(_ string: String, as type: GType) -> Value? {
+        let v = Value(type: type)
+        return gst_value_deserialize(&v.raw, string) != 0 ? v : nil
+    }
+
+    /// Human name of a GType (`gint`, `GstVideoFlipMethod`).
+    public static func typeName(_ type: GType) -> String {
+        g_type_name(type).map { String(cString: $0) } ?? "unknown"
+    }
+}
+
+extension Bool: ValueConvertible {
+    public static var gType: GType { sluice_type_boolean() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_boolean(value, self ? 1 : 0) }
+    public static func load(from value: UnsafePointer<GValue>) -> Bool? { g_value_get_boolean(value) != 0 }
+}
+
+extension Int32: ValueConvertible {
+    public static var gType: GType { sluice_type_int() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int(value, self) }
+    public static func load(from value: UnsafePointer<GValue>) -> Int32? { g_value_get_int(value) }
+}
+
+extension UInt32: ValueConvertible {
+    public static var gType: GType { sluice_type_uint() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_uint(value, self) }
+    public static func load(from value: UnsafePointer<GValue>) -> UInt32? { g_value_get_uint(value) }
+}
+
+extension Int64: ValueConvertible {
+    public static var gType: GType { sluice_type_int64() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int64(value, gint64(self)) }
+    public static func load(from value: UnsafePointer<GValue>) -> Int64? { Int64(g_value_get_int64(value)) }
+}
+
+extension UInt64: ValueConvertible {
+    public static var gType: GType { sluice_type_uint64() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_uint64(value, guint64(self)) }
+    public static func load(from value: UnsafePointer<GValue>) -> UInt64? { UInt64(g_value_get_uint64(value)) }
+}
+
+/// `Int` is stored as a 64-bit GValue and transformed to the property's width on set.
+extension Int: ValueConvertible {
+    public static var gType: GType { sluice_type_int64() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int64(value, gint64(self)) }
+    public static func load(from value: UnsafePointer<GValue>) -> Int? { Int(g_value_get_int64(value)) }
+}
+
+extension Double: ValueConvertible {
+    public static var gType: GType { sluice_type_double() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_double(value, self) }
+    public static func load(from value: UnsafePointer<GValue>) -> Double? { g_value_get_double(value) }
+}
+
+extension String: ValueConvertible {
+    public static var gType: GType { sluice_type_string() }
+    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_string(value, self) }
+    public static func load(from value: UnsafePointer<GValue>) -> String? {
+        g_value_get_string(value).map { String(cString: $0) }
+    }
+}

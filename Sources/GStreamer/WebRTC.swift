@@ -1,0 +1,96 @@
+import CGStreamer
+import CGStreamerShim
+
+/// A GstWebRTCSessionDescription: an SDP offer or answer, owned.
+///
+/// `@unchecked Sendable`: the description is never modified after creation.
+public final class SessionDescription: @unchecked Sendable, CustomStringConvertible {
+    let raw: UnsafeMutablePointer<GstWebRTCSessionDescription>
+
+    public enum Kind: Sendable, Equatable {
+        case offer, answer, pranswer, rollback
+        var raw: GstWebRTCSDPType {
+            switch self {
+            case .offer: GST_WEBRTC_SDP_TYPE_OFFER
+            case .answer: GST_WEBRTC_SDP_TYPE_ANSWER
+            case .pranswer: GST_WEBRTC_SDP_TYPE_PRANSWER
+            case .rollback: GST_WEBRTC_SDP_TYPE_ROLLBACK
+            }
+        }
+    }
+
+    init(full raw: UnsafeMutablePointer<GstWebRTCSessionDescription>) { self.raw = raw }
+    deinit { gst_webrtc_session_description_free(raw) }
+
+    /// Parses SDP text; throws with GStreamer's reason if it does not parse.
+    public init(kind: Kind, sdp text: String) throws(GstError) {
+        Gst.initialize()
+        var msg: UnsafeMutablePointer<GstSDPMessage>?
+        guard gst_sdp_message_new_from_text(text, &msg) == GST_SDP_OK, let msg else {
+            throw GstError("the SDP does not parse")
+        }
+        raw = gst_webrtc_session_description_new(kind.raw, msg)
+    }
+
+    /// Copies the description out of a promise reply's field (`offer` or `answer`).
+    public convenience init?(from reply: Structure, field: String) {
+        guard let v = reply.rawValue(field),
+              sluice_value_type(v) == sluice_type_webrtc_session_description(),
+              let boxed = g_value_get_boxed(v) else { return nil }
+        self.init(full: gst_webrtc_session_description_copy(boxed.assumingMemoryBound(to: GstWebRTCSessionDescription.self)))
+    }
+
+    public var kind: Kind {
+        switch raw.pointee.type {
+        case GST_WEBRTC_SDP_TYPE_ANSWER: .answer
+        case GST_WEBRTC_SDP_TYPE_PRANSWER: .pranswer
+        case GST_WEBRTC_SDP_TYPE_ROLLBACK: .rollback
+        default: .offer
+        }
+    }
+
+    /// The SDP as text.
+    public var sdp: String {
+        guard let s = gst_sdp_message_as_text(raw.pointee.sdp) else { return "" }
+        defer { g_free(s) }
+        return String(cString: s)
+    }
+
+    public var description: String { sdp }
+
+    /// A GValue holding this description, for `set-local-description` and friends.
+    public func asValue() -> Value {
+        let v = Value(type: sluice_type_webrtc_session_description())
+        g_value_set_boxed(&v.raw, raw)
+        return v
+    }
+}
+
+extension SessionDescription: SignalArgument {}
+
+/// libnice's NiceAgent, as webrtcbin's `ice-agent` exposes it.
+public enum ICEAgent {
+    /// Pins host-candidate gathering of a webrtcbin to `addresses` (e.g. 127.0.0.1). Must be
+    /// called before gathering starts (before the first offer or answer).
+    ///
+    /// libnice skips loopback when it enumerates interfaces, and gathers on every interface
+    /// otherwise; a list of local addresses replaces that enumeration.
+    public static func addLocalAddresses(_ addresses: [String], to webrtcbin: Element) throws(GstError) {
+        guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self) else {
+            throw GstError("webrtcbin has no ICE agent")
+        }
+        guard let agent = ice.objectProperty("agent", as: Object.self) else {
+            throw GstError("webrtcbin's ICE agent (\(ice.typeName)) has no libnice agent")
+        }
+        for address in addresses {
+            guard let addr = nice_address_new() else { throw GstError("out of memory") }
+            defer { nice_address_free(addr) }
+            guard nice_address_set_from_string(addr, address) != 0 else {
+                throw GstError("'\(address)' is not an IP address")
+            }
+            guard nice_agent_add_local_address(OpaquePointer(agent.pointer), addr) != 0 else {
+                throw GstError("libnice refused local address \(address)")
+            }
+        }
+    }
+}

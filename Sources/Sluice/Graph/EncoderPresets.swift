@@ -1,0 +1,80 @@
+/// Encoder and payloader settings per codec and preset.
+///
+/// The `realtime` preset avoids what bites webrtcbin users by default: x264enc's lookahead
+/// and B-frames (over a second of delay), vp8enc's "best quality" deadline, payloads
+/// larger than a safe path MTU.
+public enum EncoderPresets {
+    /// Property assignments (name, gst-launch value) for the encoder element.
+    public static func encoderProperties(_ encode: EncodeSpec, element: String, fps: Int) -> [(String, String)] {
+        let kbps = encode.bitrateKbps
+        let gop = encode.keyframeInterval ?? max(1, fps * 2)
+        var props: [(String, String)] = []
+        switch element {
+        case "x264enc":
+            props = [("bitrate", "\(kbps)"), ("key-int-max", "\(gop)")]
+            if encode.preset == .realtime {
+                props += [("tune", "zerolatency"), ("speed-preset", "ultrafast"), ("bframes", "0"),
+                          ("b-adapt", "false"), ("rc-lookahead", "0"), ("sync-lookahead", "0"),
+                          ("vbv-buf-capacity", "300")]
+            }
+        case "openh264enc":
+            props = [("bitrate", "\(kbps * 1000)"), ("gop-size", "\(gop)")]
+            if encode.preset == .realtime { props += [("rate-control", "bitrate"), ("complexity", "low")] }
+        case "vp8enc", "vp9enc":
+            props = [("target-bitrate", "\(kbps * 1000)"), ("keyframe-max-dist", "\(gop)")]
+            if encode.preset == .realtime {
+                props += [("deadline", "1"), ("cpu-used", element == "vp8enc" ? "8" : "8"),
+                          ("end-usage", "cbr"), ("lag-in-frames", "0"), ("error-resilient", "default"),
+                          ("threads", "2"), ("buffer-size", "300"), ("buffer-initial-size", "200"),
+                          ("buffer-optimal-size", "250"), ("undershoot", "95")]
+                if element == "vp9enc" { props += [("row-mt", "true")] }
+            }
+        case "opusenc":
+            props = [("bitrate", "\(kbps * 1000)")]
+            if encode.preset == .realtime { props += [("frame-size", "20"), ("inband-fec", "true")] }
+        default:
+            break
+        }
+        return props
+    }
+
+    /// Caps forced right after the encoder, if the codec needs a specific profile.
+    public static func encodedCaps(for codec: Codec, preset: EncoderPreset) -> String? {
+        switch codec {
+        case .h264: "video/x-h264,profile=constrained-baseline,stream-format=byte-stream"
+        default: nil
+        }
+    }
+
+    /// Payloader properties: MTU 1200 everywhere, 15-bit picture ids for VP8/VP9, SPS/PPS
+    /// with every IDR for H.264 (a late joiner or a lost keyframe can always decode).
+    public static func payloaderProperties(for codec: Codec) -> [(String, String)] {
+        var props: [(String, String)] = [("mtu", "1200"), ("pt", "\(payloadType(for: codec))")]
+        switch codec {
+        case .vp8, .vp9: props.append(("picture-id-mode", "15-bit"))
+        case .h264: props += [("config-interval", "-1"), ("aggregate-mode", "zero-latency")]
+        case .opus: break
+        }
+        return props
+    }
+
+    /// The full RTP caps a payloader's output is pinned to, so webrtcbin can describe the
+    /// stream in its offer before the first packet flows.
+    public static func rtpCaps(for codec: Codec) -> String {
+        var caps = "application/x-rtp,media=\(codec.media.rawValue),encoding-name=\(codec.encodingName),"
+            + "payload=\(payloadType(for: codec)),clock-rate=\(codec == .opus ? 48000 : 90000)"
+        if codec == .opus { caps += ",encoding-params=(string)2" }
+        return caps
+    }
+
+    /// RTP payload types Sluice offers (distinct per codec so audio and video can share a
+    /// bundled transport).
+    public static func payloadType(for codec: Codec) -> Int {
+        switch codec {
+        case .vp8: 96
+        case .vp9: 98
+        case .h264: 102
+        case .opus: 111
+        }
+    }
+}

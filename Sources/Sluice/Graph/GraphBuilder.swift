@@ -1,0 +1,368 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// Turns a `PipelineSpec` into GStreamer elements inside one pipeline.
+///
+/// Send branches are built up front and linked into the sending webrtcbin; receive branches
+/// are built when the receiving webrtcbin exposes a decoded-to-be RTP pad (`pad-added`),
+/// which happens on a GStreamer streaming thread.
+final class GraphBuilder: Sendable {
+    let spec: PipelineSpec
+    let pipeline: Pipeline
+    let counters: RunCounters
+
+    private struct State {
+        var receiveEntrances: [Pad] = []
+        var sinkPads: [Pad] = []
+        var muxers: [String: Element] = [:]
+        var builtMedia: Set<MediaKind> = []
+        var error: RunError?
+    }
+    private let state = Mutex(State())
+    /// Serializes receive-branch builds (video and audio pads can appear on two threads at
+    /// once and may share a muxer).
+    private let buildLock = NSLock()
+
+    init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters) {
+        self.spec = spec; self.pipeline = pipeline; self.counters = counters
+    }
+
+    /// Pads where EOS is injected on stop (RTP does not carry end-of-stream).
+    var receiveEntrances: [Pad] { state.withLock { $0.receiveEntrances } }
+    /// Sink pads of the receive branches' final elements (EOS there means flushed to disk).
+    var receiveSinkPads: [Pad] { state.withLock { $0.sinkPads } }
+    /// The first error a streaming-thread build hit, if any.
+    var asyncError: RunError? { state.withLock { $0.error } }
+    /// The media whose receive branches are built.
+    var builtReceiveMedia: Set<MediaKind> { state.withLock { $0.builtMedia } }
+
+    // MARK: Elements
+
+    /// Creates an element, telling the user which package to install if it is missing.
+    func make(_ factory: String, _ properties: [(String, String)] = [], at location: SourceLocation? = nil,
+              name: String? = nil) throws(RunError) -> Element {
+        let element: Element
+        do { element = try Element.make(factory, name: name) } catch {
+            throw RunError(KnownElements.missingHint(for: factory), at: location)
+        }
+        for (k, v) in properties {
+            guard element.hasProperty(k) else { continue }  // older/newer element versions
+            do { try element.set(k, fromString: v) } catch {
+                throw RunError(error.message, at: location)
+            }
+        }
+        return element
+    }
+
+    private func make(_ factory: String, _ properties: [Property], at location: SourceLocation?) throws(RunError) -> Element {
+        let element = try make(factory, [], at: location)
+        for p in properties {
+            do { try element.set(p.name, fromString: p.value) } catch {
+                throw RunError(error.message, at: p.location ?? location)
+            }
+        }
+        return element
+    }
+
+    private func parse(_ fragment: String, at location: SourceLocation?) throws(RunError) -> Element {
+        do { return try Bin.parse(fragment) } catch {
+            throw RunError("cannot build gst fragment '\(fragment)': \(error.message)", at: location)
+        }
+    }
+
+    private func add(_ elements: [Element]) throws(RunError) {
+        do { try pipeline.add(elements) } catch { throw RunError(error.message) }
+    }
+
+    /// Links a → b, inserting a converter when their formats do not match directly.
+    private func link(_ a: Element, _ b: Element, media: MediaKind, at location: SourceLocation?) throws(RunError) {
+        do { try a.link(b); return } catch {}
+        let converter = try make(media == .video ? "videoconvert" : "audioconvert", at: location)
+        try add([converter])
+        if a.currentState() != .null { converter.syncStateWithParent() }
+        do {
+            try a.link(converter)
+            try converter.link(b)
+        } catch {
+            throw RunError("\(error.message) (even through \(media == .video ? "videoconvert" : "audioconvert"))", at: location)
+        }
+    }
+
+    private func linkChain(_ chain: [Element], media: MediaKind, at location: SourceLocation?) throws(RunError) {
+        guard chain.count > 1 else { return }
+        for i in 0..<(chain.count - 1) { try link(chain[i], chain[i + 1], media: media, at: location) }
+    }
+
+    private func filterElements(_ filters: [FilterSpec]) throws(RunError) -> [Element] {
+        var out: [Element] = []
+        for f in filters {
+            switch f.kind {
+            case .element(let factory, let properties): out.append(try make(factory, properties, at: f.location))
+            case .gst(let fragment): out.append(try parse(fragment, at: f.location))
+            }
+        }
+        return out
+    }
+
+    // MARK: Send side
+
+    /// Builds capture → filters → encode → pay for one branch and links it to `webrtcbin`.
+    func buildSend(_ branch: SendBranchSpec, into webrtcbin: Element) throws(RunError) {
+        let video = branch.media == .video
+        let cap = branch.capture
+        var chain: [Element] = []
+        let rawCaps = video
+            ? "video/x-raw,width=\(cap.width),height=\(cap.height),framerate=\(cap.fps)/1"
+            : "audio/x-raw,rate=\(cap.rate),channels=\(cap.channels)"
+
+        switch cap.kind {
+        case .test:
+            if video {
+                chain.append(try make("videotestsrc", [("is-live", "\(cap.live)"), ("pattern", cap.pattern)], at: cap.location))
+                chain.append(try make("capsfilter", [("caps", rawCaps + ",format=I420")], at: cap.location))
+            } else {
+                chain.append(try make("audiotestsrc", [("is-live", "\(cap.live)"), ("wave", cap.wave),
+                                                       ("freq", "\(cap.frequency)"),
+                                                       ("samplesperbuffer", "\(max(1, cap.rate / 50))")], at: cap.location))
+                chain.append(try make("capsfilter", [("caps", rawCaps)], at: cap.location))
+            }
+        case .camera(let device):
+            chain.append(try make("v4l2src", [("device", device)], at: cap.location))
+            chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
+        case .file(let uri, _):
+            let decode = try make("uridecodebin", [("uri", Self.uri(for: uri))], at: cap.location)
+            let norm = try normalizer(video: video, caps: rawCaps, at: cap.location)
+            try add([decode])
+            let first = norm[0]
+            decode.connect("pad-added") { (args: borrowing SignalArguments) in
+                guard let pad = args.object(1, as: Pad.self),
+                      let caps = pad.currentCaps ?? pad.queryCaps(),
+                      let name = caps.structure(at: 0)?.name,
+                      name.hasPrefix(video ? "video/" : "audio/"),
+                      let sink = first.staticPad("sink"), !sink.isLinked else { return }
+                try? pad.link(sink)
+            }
+            chain += norm
+            try add(chain.filter { $0 != decode })
+            try finishSend(branch, from: chain, startIndex: 1, into: webrtcbin)
+            return
+        case .gst(let fragment):
+            chain.append(try parse(fragment, at: cap.location))
+            chain += try normalizer(video: video, caps: rawCaps, at: cap.location)
+        }
+        try add(chain)
+        try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
+    }
+
+    /// convert → scale/resample → rate → capsfilter, so any capture ends in the branch's format.
+    private func normalizer(video: Bool, caps: String, at location: SourceLocation?) throws(RunError) -> [Element] {
+        if video {
+            return [try make("videoconvert", at: location), try make("videoscale", at: location),
+                    try make("videorate", [("drop-only", "true")], at: location),
+                    try make("capsfilter", [("caps", caps + ",format=I420")], at: location)]
+        }
+        return [try make("audioconvert", at: location), try make("audioresample", at: location),
+                try make("capsfilter", [("caps", caps)], at: location)]
+    }
+
+    private func finishSend(_ branch: SendBranchSpec, from capture: [Element], startIndex: Int,
+                            into webrtcbin: Element) throws(RunError) {
+        let video = branch.media == .video
+        let enc = branch.encode
+        let filters = try filterElements(branch.filters)
+        let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
+                                       ("max-size-time", "0"), ("leaky", "downstream")], at: branch.location)
+        var tail: [Element] = [queue]
+        if !video { tail.append(try make("audioconvert", at: enc.location)); tail.append(try make("audioresample", at: enc.location)) }
+        tail += try encoderChain(enc, fps: branch.capture.fps)
+        let pay = try make(DefaultElements.payloader(for: enc.codec), EncoderPresets.payloaderProperties(for: enc.codec), at: enc.location)
+        tail.append(pay)
+        let rtpCaps = try make("capsfilter", [("caps", EncoderPresets.rtpCaps(for: enc.codec))], at: enc.location)
+        tail.append(rtpCaps)
+        try add(filters + tail)
+        try linkChain(Array(capture[startIndex...]) + filters + tail, media: branch.media, at: branch.location)
+
+        // Count what is handed to the payloader: encoded frames (video) or packets (audio).
+        if let sink = pay.staticPad("sink") {
+            let counters = counters
+            sink.addProbe { (info: borrowing Pad.ProbeInfo) in
+                if video {
+                    counters.sendVideoFrames.add(1, ordering: .relaxed)
+                    counters.sendVideoBytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+                } else {
+                    counters.sendAudioBuffers.add(1, ordering: .relaxed)
+                }
+                return .ok
+            }
+        }
+        guard let src = rtpCaps.staticPad("src"), let sinkPad = webrtcbin.requestPad("sink_%u") else {
+            throw RunError("webrtcbin refused a new \(branch.media.rawValue) input", at: branch.location)
+        }
+        do { try src.link(sinkPad) } catch {
+            throw RunError("cannot link the \(branch.media.rawValue) payloader to webrtcbin: \(error.message)", at: enc.location)
+        }
+        counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
+    }
+
+    /// encoder (+ profile caps) (+ parser), from an `encode` section.
+    func encoderChain(_ enc: EncodeSpec, fps: Int) throws(RunError) -> [Element] {
+        var out: [Element] = []
+        if let fragment = enc.gst {
+            out.append(try parse(fragment, at: enc.location))
+        } else {
+            let factory = enc.element ?? DefaultElements.encoder(for: enc.codec)
+            let element = try make(factory, EncoderPresets.encoderProperties(enc, element: factory, fps: fps), at: enc.location)
+            for p in enc.properties {
+                do { try element.set(p.name, fromString: p.value) } catch { throw RunError(error.message, at: p.location) }
+            }
+            out.append(element)
+        }
+        if let caps = EncoderPresets.encodedCaps(for: enc.codec, preset: enc.preset) {
+            out.append(try make("capsfilter", [("caps", caps)], at: enc.location))
+        }
+        if let parser = DefaultElements.parser(for: enc.codec) {
+            out.append(try make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: enc.location))
+        }
+        return out
+    }
+
+    static func uri(for pathOrURI: String) -> String {
+        if pathOrURI.contains("://") { return pathOrURI }
+        let url = URL(fileURLWithPath: pathOrURI)
+        return url.absoluteString
+    }
+
+    // MARK: Receive side
+
+    /// Builds depay → decode → filters → sink for a new RTP pad of the receiving webrtcbin.
+    /// Called on a streaming thread; errors are recorded for the runner to report.
+    func buildReceive(for pad: Pad) {
+        buildLock.lock()
+        defer { buildLock.unlock() }
+        do throws(RunError) {
+            try buildReceiveThrowing(for: pad)
+        } catch {
+            state.withLock { if $0.error == nil { $0.error = error } }
+            _ = Message.postApplication(from: pipeline, Structure(name: "sluice-build-failed"))
+        }
+    }
+
+    private func buildReceiveThrowing(for pad: Pad) throws(RunError) {
+        guard pad.direction == .src else { return }
+        guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0) else {
+            throw RunError("the receiving webrtcbin exposed a pad without caps")
+        }
+        let mediaName = s.get("media", as: String.self) ?? ""
+        let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
+        guard let media = MediaKind(rawValue: mediaName) else { return }
+        guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else {
+            throw RunError("the sender sent \(mediaName) as \(encodingName), which Sluice cannot decode")
+        }
+        let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
+            ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
+        counters.note("receive.\(media.rawValue).codec", codec.rawValue)
+
+        let video = media == .video
+        var chain: [Element] = []
+        chain.append(try make(DefaultElements.depayloader(for: codec), at: branch.location))
+        if let parser = DefaultElements.parser(for: codec) { chain.append(try make(parser, at: branch.location)) }
+        let decoder: Element
+        if let factory = branch.decode.element {
+            decoder = try make(factory, branch.decode.properties, at: branch.decode.location)
+        } else {
+            decoder = try make(DefaultElements.decoder(for: codec), at: branch.location)
+        }
+        chain.append(decoder)
+        chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
+        chain += try filterElements(branch.filters)
+        let (sinkChain, finalSink) = try sinkElements(branch, media: media)
+        chain += sinkChain
+
+        try add(chain)
+        try linkChain(chain, media: media, at: branch.location)
+        for e in chain { e.syncStateWithParent() }
+        if let sinkPad = finalSink.staticPad("sink") { state.withLock { $0.sinkPads.append(sinkPad) } }
+
+        // Count decoded frames and learn their size.
+        if let src = decoder.staticPad("src") {
+            let counters = counters
+            src.addProbe { (_: borrowing Pad.ProbeInfo) in
+                if video {
+                    if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 {
+                        counters.markFirstFrame()
+                    }
+                } else {
+                    if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1,
+                       (self.spec.send?.video == nil || self.spec.receive?.video == nil) {
+                        counters.markFirstFrame()
+                    }
+                }
+                return .ok
+            }
+            if video {
+                src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+                    if info.event == .caps, let caps = src.currentCaps, let st = caps.structure(at: 0) {
+                        counters.receiveVideoWidth.store(st.get("width", as: Int.self) ?? 0, ordering: .relaxed)
+                        counters.receiveVideoHeight.store(st.get("height", as: Int.self) ?? 0, ordering: .relaxed)
+                    }
+                    return .ok
+                }
+            }
+        }
+        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+        do { try pad.link(entrance) } catch {
+            throw RunError("cannot link received \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
+        }
+        state.withLock {
+            $0.receiveEntrances.append(entrance)
+            $0.builtMedia.insert(media)
+        }
+    }
+
+    /// The sink stage's elements; returns the chain to link and the element whose sink pad
+    /// marks the end of the branch.
+    private func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind) throws(RunError) -> ([Element], Element) {
+        let video = media == .video
+        let sink = branch.sink
+        switch sink.kind {
+        case .stats, .null:
+            let e = try make("fakesink", [("sync", "false"), ("async", "false")], at: sink.location)
+            return ([e], e)
+        case .display:
+            let e = try make(video ? "autovideosink" : "autoaudiosink", [("sync", "true")], at: sink.location)
+            return ([e], e)
+        case .gst(let fragment):
+            let e = try parse(fragment, at: sink.location)
+            return ([e], e)
+        case .file(let path, let container, let encode):
+            let enc = encode ?? EncodeSpec(codec: container.defaultCodec(for: media),
+                                           bitrateKbps: video ? 2000 : 64, location: sink.location)
+            var chain: [Element] = [try make("queue", at: sink.location)]
+            if !video { chain += [try make("audioresample", at: sink.location)] }
+            chain += try encoderChain(enc, fps: spec.send?.video?.capture.fps ?? 30)
+            // One muxer per output path: video and audio recorded to the same file share it.
+            let (mux, fileSink, isNew) = try muxer(for: path, container: container, at: sink.location)
+            if isNew { try add([mux, fileSink]); try mux.link(fileSinkOrThrow: fileSink); mux.syncStateWithParent(); fileSink.syncStateWithParent() }
+            chain.append(mux)
+            return (chain, fileSink)
+        }
+    }
+
+    private func muxer(for path: String, container: Container, at location: SourceLocation?) throws(RunError) -> (Element, Element, Bool) {
+        let existing = state.withLock { $0.muxers[path] }
+        if let existing, let fileSink = existing.staticPad("src")?.peer?.parentElement { return (existing, fileSink, false) }
+        var props: [(String, String)] = []
+        if container == .mkv || container == .webm { props.append(("streamable", "false")) }
+        let mux = try make(DefaultElements.muxer(for: container), props, at: location)
+        let fileSink = try make("filesink", [("location", path), ("async", "false")], at: location)
+        state.withLock { $0.muxers[path] = mux }
+        return (mux, fileSink, true)
+    }
+}
+
+private extension Element {
+    func link(fileSinkOrThrow other: Element) throws(RunError) {
+        do { try link(other) } catch { throw RunError(error.message) }
+    }
+}

@@ -1,0 +1,73 @@
+import GStreamer
+
+/// What this machine's GStreamer can do for Sluice: per codec, whether each element Sluice
+/// would use is installed; and the encoders, decoders, sources and sinks it has.
+public struct MachineInspection: Sendable, Codable {
+    public struct CodecSupport: Sendable, Codable {
+        public var codec: String
+        /// element name → installed?
+        public var elements: [String: Bool]
+        public var usable: Bool
+        /// How to get what is missing.
+        public var hints: [String]
+    }
+    public struct Entry: Sendable, Codable {
+        public var name: String
+        public var klass: String
+        public var description: String
+    }
+
+    public var gstreamer_version: String
+    public var codecs: [CodecSupport]
+    public var webrtc: [String: Bool]
+    public var encoders: [Entry]
+    public var decoders: [Entry]
+    public var sources: [Entry]
+    public var sinks: [Entry]
+
+    /// Reads the registry now.
+    public static func current() -> MachineInspection {
+        let factories = Registry.factories()
+        let installed = Set(factories.map(\.name))
+        let codecs = Codec.allCases.map { codec -> CodecSupport in
+            var names = [DefaultElements.encoder(for: codec), DefaultElements.decoder(for: codec),
+                         DefaultElements.payloader(for: codec), DefaultElements.depayloader(for: codec)]
+            if let p = DefaultElements.parser(for: codec) { names.append(p) }
+            let elements = Dictionary(uniqueKeysWithValues: names.map { ($0, installed.contains($0)) })
+            let missing = names.filter { !installed.contains($0) }
+            return CodecSupport(codec: codec.rawValue, elements: elements, usable: missing.isEmpty,
+                                hints: missing.map(KnownElements.missingHint(for:)))
+        }
+        let webrtcNames = ["webrtcbin", "nicesrc", "nicesink", "dtlssrtpenc", "dtlssrtpdec", "srtpenc", "srtpdec", "rtpbin"]
+        func pick(_ test: (String) -> Bool) -> [Entry] {
+            factories.filter { test($0.klass) }.map { Entry(name: $0.name, klass: $0.klass, description: $0.description) }
+        }
+        let media: (String) -> Bool = { $0.contains("Video") || $0.contains("Audio") }
+        return MachineInspection(
+            gstreamer_version: Gst.version,
+            codecs: codecs,
+            webrtc: Dictionary(uniqueKeysWithValues: webrtcNames.map { ($0, installed.contains($0)) }),
+            encoders: pick { $0.contains("Encoder") && media($0) },
+            decoders: pick { $0.contains("Decoder") && media($0) },
+            sources: pick { $0.contains("Source") && media($0) },
+            sinks: pick { $0.contains("Sink") && media($0) })
+    }
+
+    /// Human-readable report.
+    public var text: String {
+        var out = ["GStreamer \(gstreamer_version)", "", "Codecs Sluice can send and receive:"]
+        for c in codecs {
+            let detail = c.elements.keys.sorted().map { "\($0) \((c.elements[$0] ?? false) ? "yes" : "MISSING")" }.joined(separator: ", ")
+            out.append("  \(c.codec.padding(toLength: 5, withPad: " ", startingAt: 0)) \(c.usable ? "ok     " : "missing") \(detail)")
+            for h in c.hints { out.append("        \(h)") }
+        }
+        out.append("")
+        out.append("WebRTC: " + webrtc.keys.sorted().map { "\($0) \((webrtc[$0] ?? false) ? "yes" : "MISSING")" }.joined(separator: ", "))
+        for (title, list) in [("Encoders", encoders), ("Decoders", decoders), ("Sources", sources), ("Sinks", sinks)] {
+            out.append("")
+            out.append("\(title) (\(list.count)):")
+            for e in list { out.append("  \(e.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(e.klass)") }
+        }
+        return out.joined(separator: "\n")
+    }
+}

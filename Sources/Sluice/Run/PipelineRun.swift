@@ -1,0 +1,308 @@
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// Options of one run.
+public struct RunOptions: Sendable {
+    /// Stop after this many seconds; nil runs until `stop` is set (Ctrl-C).
+    public var duration: Double?
+    /// Seconds between live statistics lines.
+    public var statsInterval: Double
+    /// Seconds to wait for end-of-stream to drain before forcing the pipeline to NULL.
+    public var drainTimeout: Double
+
+    public init(duration: Double? = nil, statsInterval: Double = 1, drainTimeout: Double = 5) {
+        self.duration = duration; self.statsInterval = statsInterval; self.drainTimeout = drainTimeout
+    }
+}
+
+/// Runs one pipeline spec: builds the graph, negotiates WebRTC, reports statistics while it
+/// runs, and tears everything down (EOS, then NULL).
+public final class PipelineRun: Sendable {
+    public let spec: PipelineSpec
+    private let logger: Logger
+    private let failure = Mutex<RunError?>(nil)
+
+    public init(spec: PipelineSpec, logger: Logger = Logger(label: "sluice")) {
+        self.spec = spec
+        self.logger = logger
+    }
+
+    private func fail(_ e: RunError) { failure.withLock { if $0 == nil { $0 = e } } }
+    private var failed: RunError? { failure.withLock { $0 } }
+
+    /// Runs until `options.duration` elapses or `stop` is set, and returns the summary.
+    /// Throws `RunError` for runtime failures (missing elements, negotiation, ICE timeout,
+    /// errors posted by elements).
+    public func run(options: RunOptions = RunOptions(), stop: StopFlag = StopFlag(),
+                    onStats: @escaping @Sendable (LiveStats) -> Void = { _ in }) async throws(RunError) -> RunSummary {
+        Gst.initialize()
+        let started = ContinuousClock.now
+        let cpuStart = processCPUSeconds()
+        let counters = RunCounters(start: started)
+        let pipeline = Pipeline(name: "sluice")
+        let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters)
+
+        let (sender, receiver) = try buildLoopback(pipeline: pipeline, builder: builder)
+        let busTask = watchBus(pipeline)
+        defer { busTask.cancel() }
+
+        var stopped = false
+        defer {
+            if !stopped { pipeline.setState(.null) }
+        }
+
+        if pipeline.setState(.playing) == .failure {
+            try? await Task.sleep(for: .milliseconds(100))
+            throw failed ?? RunError("the pipeline could not start (GStreamer refused the PLAYING state)")
+        }
+
+        try await negotiate(sender: sender, receiver: receiver)
+        try await waitForICE([sender, receiver])
+
+        // Running: tick statistics until duration, stop or failure.
+        var lastTick = ContinuousClock.now
+        var last = (send: 0, recv: 0, audio: 0, bytes: 0)
+        var lastStats = WebRTCStats()
+        var iceState = sender.states.iceConnection
+        while true {
+            if let e = failed ?? builder.asyncError { throw e }
+            let now = ContinuousClock.now
+            let elapsed = (now - started).seconds
+            if stop.isSet { break }
+            if let d = options.duration, elapsed >= d { break }
+            if (now - lastTick).seconds >= options.statsInterval {
+                let dt = (now - lastTick).seconds
+                lastTick = now
+                let stats = await sender.stats().map(WebRTCStats.init) ?? lastStats
+                let recvStats = await receiver.stats().map(WebRTCStats.init)
+                iceState = sender.states.iceConnection
+                let cur = (send: counters.sendVideoFrames.load(ordering: .relaxed),
+                           recv: counters.receiveVideoFrames.load(ordering: .relaxed),
+                           audio: counters.receiveAudioBuffers.load(ordering: .relaxed),
+                           bytes: stats.bytesSent)
+                onStats(LiveStats(elapsed: elapsed, sendFps: Double(cur.send - last.send) / dt,
+                                  receiveFps: Double(cur.recv - last.recv) / dt,
+                                  receiveAudioPerSecond: Double(cur.audio - last.audio) / dt,
+                                  bitrateKbps: Double(max(0, cur.bytes - last.bytes)) * 8 / 1000 / dt,
+                                  roundTripMs: stats.roundTripMs ?? recvStats?.roundTripMs,
+                                  iceState: iceState))
+                last = cur
+                lastStats = stats
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+
+        let duration = (ContinuousClock.now - started).seconds
+        let finalStats = await sender.stats().map(WebRTCStats.init) ?? lastStats
+        let receiverStats = await receiver.stats().map(WebRTCStats.init) ?? WebRTCStats()
+        iceState = sender.states.iceConnection
+        await drain(pipeline: pipeline, builder: builder, timeout: options.drainTimeout)
+        pipeline.setState(.null)
+        stopped = true
+        let cpu = processCPUSeconds() - cpuStart
+        return summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
+                       received: receiverStats, iceState: iceState)
+    }
+
+    // MARK: Build
+
+    private func makeWebRTCBin(_ name: String) throws(RunError) -> Element {
+        let t = spec.transport
+        let bin: Element
+        do { bin = try Element.make("webrtcbin", name: name) } catch {
+            throw RunError(KnownElements.missingHint(for: "webrtcbin"), at: t.location)
+        }
+        do {
+            try bin.set("bundle-policy", fromString: t.bundlePolicy.rawValue)
+            try bin.set("latency", UInt32(t.latencyMs))
+            if let stun = t.ice.stun { try bin.set("stun-server", stun) }
+            if let turn = t.ice.turn.first { try bin.set("turn-server", turn) }
+            for extra in t.ice.turn.dropFirst() { _ = try bin.emit("add-turn-server", extra) }
+            if bin.hasProperty("ice-transport-policy") {
+                try bin.set("ice-transport-policy", fromString: t.ice.policy.rawValue)
+            }
+        } catch {
+            throw RunError("cannot configure webrtcbin: \(error.message)", at: t.location)
+        }
+        return bin
+    }
+
+    private func buildLoopback(pipeline: Pipeline, builder: GraphBuilder) throws(RunError) -> (WebRTCPeer, WebRTCPeer) {
+        let sendBin = try makeWebRTCBin("send")
+        let recvBin = try makeWebRTCBin("recv")
+        do { try pipeline.add([sendBin, recvBin]) } catch { throw RunError(error.message) }
+        let sender = WebRTCPeer(sendBin, label: "sender")
+        let receiver = WebRTCPeer(recvBin, label: "receiver")
+
+        if !spec.transport.ice.addresses.isEmpty {
+            for bin in [sendBin, recvBin] {
+                do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
+                    throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
+                }
+            }
+        }
+        // Loopback signalling: candidates go straight to the other peer (queued by the peer
+        // until its remote description is set).
+        sender.onLocalCandidate { [weak receiver] c in receiver?.addRemoteCandidate(c) }
+        receiver.onLocalCandidate { [weak sender] c in sender?.addRemoteCandidate(c) }
+
+        recvBin.connect("pad-added") { (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            builder.buildReceive(for: pad)
+        }
+
+        // A receive side that only accepts some codecs declares them up front, the way a
+        // remote peer's capabilities would constrain the answer.
+        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !branch.codecs.isEmpty {
+            let caps = branch.codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";")
+            do {
+                let c = try Caps(caps)
+                _ = try recvBin.emit("add-transceiver", UInt32(2) /* RECVONLY */, c)
+            } catch {
+                throw RunError("cannot declare accepted codecs: \(error.message)", at: branch.location)
+            }
+        }
+
+        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+            try builder.buildSend(branch, into: sendBin)
+        }
+        return (sender, receiver)
+    }
+
+    // MARK: Negotiate
+
+    private func negotiate(sender: WebRTCPeer, receiver: WebRTCPeer) async throws(RunError) {
+        do {
+            let offer = try await sender.createOffer()
+            let offered = SDPSummary(offer.sdp).media.filter { !$0.rejected }.count
+            let branches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
+            if offered < branches {
+                throw RunError("the offer describes \(offered) of \(branches) send branches: webrtcbin could not read the encoded caps", at: spec.transport.location)
+            }
+            try await sender.setLocalDescription(offer)
+            try await receiver.setRemoteDescription(offer)
+            let answer = try await receiver.createAnswer()
+            try await receiver.setLocalDescription(answer)
+            try await sender.setRemoteDescription(answer)
+            logger.debug("offer:\n\(offer.sdp)\nanswer:\n\(answer.sdp)")
+
+            var accepts: [MediaKind: [String]] = [:]
+            for b in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
+                accepts[b.media] = (b.codecs.isEmpty ? Codec.allCases.filter { $0.media == b.media } : b.codecs).map(\.encodingName)
+            }
+            let rejected = SDPSummary.rejections(offer: SDPSummary(offer.sdp), answer: SDPSummary(answer.sdp),
+                                                 answererAccepts: accepts)
+            if let first = rejected.first {
+                throw RunError(first + "; make send.<media>.encode.codec one the receiver accepts", at: spec.transport.location)
+            }
+        } catch let e as NegotiationError {
+            throw RunError("negotiation failed: \(e.message)", at: spec.transport.location)
+        } catch let e as RunError {
+            throw e
+        } catch {
+            throw RunError("negotiation failed: \(error)")
+        }
+    }
+
+    private func waitForICE(_ peers: [WebRTCPeer]) async throws(RunError) {
+        let timeout = spec.transport.ice.connectTimeout
+        for peer in peers {
+            let ok = await peer.wait(timeout: timeout) { $0.iceConnected || $0.iceFailed }
+            if let e = failed { throw e }
+            if ok && peer.states.iceConnected { continue }
+            var why = "ICE did not connect within \(String(format: "%g", timeout)) s (state \(peer.states.iceConnection))"
+            if peer.gatheredCandidateCount == 0 {
+                why += ": the \(peer.label) gathered no candidates. libnice skips loopback and finds no other interface here;"
+                    + " set transport.ice.addresses (e.g. [127.0.0.1]) to gather on a given address"
+            } else if spec.transport.ice.policy == .relay {
+                why += ": policy 'relay' allows only TURN candidates; check transport.ice.turn"
+            } else {
+                why += ": check transport.ice (addresses, stun, turn) and that the peers can reach each other"
+            }
+            throw RunError(why, at: spec.transport.ice.location ?? spec.transport.location)
+        }
+    }
+
+    // MARK: Bus
+
+    private func watchBus(_ pipeline: Pipeline) -> Task<Void, Never> {
+        let bus = pipeline.bus
+        let logger = logger
+        return Task.detached { [weak self] in
+            for await message in bus.messages() {
+                switch message.kind {
+                case .error:
+                    let (text, debug) = message.parsedError ?? ("unknown error", nil)
+                    logger.debug("error from \(message.sourceName): \(text) \(debug ?? "")")
+                    self?.fail(RunError("\(message.sourceName): \(text)"))
+                case .warning:
+                    let (text, _) = message.parsedError ?? ("", nil)
+                    logger.warning("\(message.sourceName): \(text)")
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    // MARK: Stop
+
+    /// EOS into every source and every receive branch (RTP carries no end-of-stream), then
+    /// waits until each receive sink has seen it, so files are finalized.
+    private func drain(pipeline: Pipeline, builder: GraphBuilder, timeout: Double) async {
+        let sinks = builder.receiveSinkPads
+        let remaining = Atomic<Int>(sinks.count)
+        var probes: [(Pad, UInt)] = []
+        for pad in sinks {
+            let id = pad.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+                if info.event == .eos { remaining.subtract(1, ordering: .relaxed) ; return .remove }
+                return .ok
+            }
+            probes.append((pad, id))
+        }
+        _ = pipeline.sendEvent(.eos())
+        for entrance in builder.receiveEntrances { entrance.sendEvent(.eos()) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while remaining.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if remaining.load(ordering: .relaxed) > 0 {
+            logger.warning("end-of-stream did not reach every receive sink within \(timeout) s; stopping anyway")
+        }
+    }
+
+    private func summary(counters: RunCounters, duration: Double, cpu: Double, sent: WebRTCStats,
+                         received: WebRTCStats, iceState: String) -> RunSummary {
+        let vFrames = counters.receiveVideoFrames.load(ordering: .relaxed)
+        let first = counters.firstFrameNanos.load(ordering: .relaxed)
+        return RunSummary(
+            pipeline: spec.file, duration_s: duration,
+            send: .init(
+                video: spec.send?.video.map { _ in .init(frames: counters.sendVideoFrames.load(ordering: .relaxed),
+                                                         codec: counters.noted("send.video.codec"),
+                                                         bytes: counters.sendVideoBytes.load(ordering: .relaxed)) },
+                audio: spec.send?.audio.map { _ in .init(buffers: counters.sendAudioBuffers.load(ordering: .relaxed),
+                                                         codec: counters.noted("send.audio.codec")) }),
+            receive: .init(
+                video: spec.receive?.video.map { _ in .init(frames: vFrames,
+                                                            width: counters.receiveVideoWidth.load(ordering: .relaxed),
+                                                            height: counters.receiveVideoHeight.load(ordering: .relaxed),
+                                                            fps: duration > 0 ? Double(vFrames) / duration : 0,
+                                                            codec: counters.noted("receive.video.codec")) },
+                audio: spec.receive?.audio.map { _ in .init(buffers: counters.receiveAudioBuffers.load(ordering: .relaxed),
+                                                            codec: counters.noted("receive.audio.codec")) }),
+            time_to_first_frame_ms: first > 0 ? Double(first) / 1e6 : nil,
+            ice_state: iceState,
+            network: .init(bytes_sent: sent.bytesSent, packets_sent: sent.packetsSent,
+                           bytes_received: received.bytesReceived, packets_received: received.packetsReceived,
+                           packets_lost: sent.packetsLost, rtt_ms: sent.roundTripMs, jitter_ms: received.jitterMs,
+                           bitrate_kbps: duration > 0 ? Double(sent.bytesSent) * 8 / 1000 / duration : 0),
+            cpu_seconds: cpu, gstreamer_version: Gst.version)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

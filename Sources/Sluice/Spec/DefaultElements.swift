@@ -1,0 +1,103 @@
+/// The GStreamer elements Sluice uses for each stage when the file does not name one.
+///
+/// The graph builder builds from these names and the validator checks they are installed,
+/// so the two can never disagree about what a pipeline file needs.
+public enum DefaultElements {
+    public static func encoder(for codec: Codec) -> String {
+        switch codec {
+        case .vp8: "vp8enc"
+        case .vp9: "vp9enc"
+        case .h264: "x264enc"
+        case .opus: "opusenc"
+        }
+    }
+
+    public static func payloader(for codec: Codec) -> String {
+        switch codec {
+        case .vp8: "rtpvp8pay"
+        case .vp9: "rtpvp9pay"
+        case .h264: "rtph264pay"
+        case .opus: "rtpopuspay"
+        }
+    }
+
+    public static func depayloader(for codec: Codec) -> String {
+        switch codec {
+        case .vp8: "rtpvp8depay"
+        case .vp9: "rtpvp9depay"
+        case .h264: "rtph264depay"
+        case .opus: "rtpopusdepay"
+        }
+    }
+
+    public static func decoder(for codec: Codec) -> String {
+        switch codec {
+        case .vp8: "vp8dec"
+        case .vp9: "vp9dec"
+        case .h264: "avdec_h264"
+        case .opus: "opusdec"
+        }
+    }
+
+    /// A parser placed between encoder and payloader or muxer, if the codec needs one.
+    public static func parser(for codec: Codec) -> String? {
+        switch codec {
+        case .h264: "h264parse"
+        case .vp8, .vp9, .opus: nil
+        }
+    }
+
+    public static func muxer(for container: Container) -> String {
+        switch container {
+        case .webm: "webmmux"
+        case .mkv: "matroskamux"
+        case .mp4: "mp4mux"
+        }
+    }
+
+    /// Every element a spec needs that Sluice picks itself (not named in the file), with the
+    /// location of the stage that needs it.
+    public static func required(for spec: PipelineSpec) -> [(factory: String, location: SourceLocation?)] {
+        var out: [(String, SourceLocation?)] = [("webrtcbin", spec.transport.location)]
+        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+            let video = branch.media == .video
+            switch branch.capture.kind {
+            case .test: out.append((video ? "videotestsrc" : "audiotestsrc", branch.capture.location))
+            case .camera: out.append(("v4l2src", branch.capture.location))
+            case .file: out.append(("uridecodebin", branch.capture.location))
+            case .gst: break
+            }
+            out += (video ? ["videoconvert", "videoscale", "videorate", "capsfilter"]
+                          : ["audioconvert", "audioresample", "capsfilter"]).map { ($0, branch.location) }
+            let enc = branch.encode
+            if enc.gst == nil { out.append((enc.element ?? encoder(for: enc.codec), enc.location)) }
+            if let p = parser(for: enc.codec) { out.append((p, enc.location)) }
+            out.append((payloader(for: enc.codec), enc.location))
+        }
+        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
+            let video = branch.media == .video
+            let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
+            if branch.decode.element == nil {
+                // Only the codecs the send side can actually produce matter in loopback.
+                let sent = [spec.send?.video, spec.send?.audio].compactMap { $0?.encode.codec }
+                for c in codecs where sent.isEmpty || sent.contains(c) {
+                    out.append((depayloader(for: c), branch.decode.location ?? branch.location))
+                    out.append((decoder(for: c), branch.decode.location ?? branch.location))
+                }
+            }
+            out.append((video ? "videoconvert" : "audioconvert", branch.location))
+            switch branch.sink.kind {
+            case .stats, .null: out.append(("fakesink", branch.sink.location))
+            case .display: out.append((video ? "autovideosink" : "autoaudiosink", branch.sink.location))
+            case .file(_, let container, let encode):
+                let codec = encode?.codec ?? container.defaultCodec(for: branch.media)
+                if encode?.gst == nil { out.append((encode?.element ?? encoder(for: codec), branch.sink.location)) }
+                if let p = parser(for: codec) { out.append((p, branch.sink.location)) }
+                out.append((muxer(for: container), branch.sink.location))
+                out.append(("filesink", branch.sink.location))
+            case .gst: break
+            }
+        }
+        return out
+    }
+}

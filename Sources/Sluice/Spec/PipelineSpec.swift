@@ -1,0 +1,311 @@
+/// The validated, typed form of a pipeline file.
+///
+/// A pipeline file is YAML (see README, "The pipeline file"). `PipelineLoader` reads it,
+/// substitutes `${VAR}` / `${VAR:-default}`, applies `--set` overrides, checks every key,
+/// type and combination, and produces a `PipelineSpec`. Every value that the graph builder
+/// may later need to blame carries the `SourceLocation` it came from, so runtime errors can
+/// point back into the file too.
+public struct PipelineSpec: Sendable, Equatable {
+    /// Path of the file the spec was loaded from (as given by the user).
+    public var file: String
+    /// Optional human name (`name:`); defaults to the file's base name.
+    public var name: String
+    public var description: String?
+    public var transport: TransportSpec
+    public var send: SendSpec?
+    public var receive: ReceiveSpec?
+
+    public init(file: String, name: String, description: String? = nil,
+                transport: TransportSpec, send: SendSpec?, receive: ReceiveSpec?) {
+        self.file = file; self.name = name; self.description = description
+        self.transport = transport; self.send = send; self.receive = receive
+    }
+}
+
+/// Where a value came from: a line and column of a file, or a `--set` override.
+public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public init(file: String, line: Int, column: Int) {
+        self.file = file; self.line = line; self.column = column
+    }
+    /// The whole file, no particular position (line and column 0), e.g. for "cannot read file".
+    public init(file: String) {
+        self.init(file: file, line: 0, column: 0)
+    }
+    /// `FILE:LINE:COL`, the prefix of every pipeline-file error; just `FILE` for a location
+    /// naming the whole file (line 0).
+    public var description: String { line > 0 ? "\(file):\(line):\(column)" : file }
+}
+
+/// Audio or video.
+public enum MediaKind: String, Sendable, CaseIterable {
+    case video, audio
+}
+
+// MARK: - Transport
+
+public struct TransportSpec: Sendable, Equatable {
+    public var kind: TransportKind
+    public var ice: ICESpec
+    /// Receiver jitter-buffer latency in milliseconds (webrtcbin `latency`). Default 50.
+    public var latencyMs: Int
+    public var bundlePolicy: BundlePolicy
+    public var location: SourceLocation?
+
+    public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
+                bundlePolicy: BundlePolicy = .maxBundle, location: SourceLocation? = nil) {
+        self.kind = kind; self.ice = ice; self.latencyMs = latencyMs
+        self.bundlePolicy = bundlePolicy; self.location = location
+    }
+}
+
+/// How the two peers find each other. Only `loopback` exists today; network
+/// signalling kinds (apprtc, whip, whep, camera) slot in here.
+public enum TransportKind: String, Sendable, CaseIterable {
+    /// The receive section is a second webrtcbin in the same process.
+    case loopback
+}
+
+public struct ICESpec: Sendable, Equatable {
+    /// Local addresses to gather host candidates on (e.g. `[127.0.0.1]`). Empty: let libnice
+    /// enumerate interfaces (which skips loopback).
+    public var addresses: [String]
+    /// `stun://host:port`.
+    public var stun: String?
+    /// `turn://user:password@host:port` (or `turns://`).
+    public var turn: [String]
+    public var policy: ICEPolicy
+    /// Seconds to wait for ICE to reach connected/completed before failing with exit 3.
+    public var connectTimeout: Double
+    public var location: SourceLocation?
+
+    public init(addresses: [String] = [], stun: String? = nil, turn: [String] = [],
+                policy: ICEPolicy = .all, connectTimeout: Double = 10, location: SourceLocation? = nil) {
+        self.addresses = addresses; self.stun = stun; self.turn = turn
+        self.policy = policy; self.connectTimeout = connectTimeout; self.location = location
+    }
+}
+
+public enum ICEPolicy: String, Sendable, CaseIterable {
+    case all, relay
+}
+
+/// webrtcbin `bundle-policy`.
+public enum BundlePolicy: String, Sendable, CaseIterable {
+    case none, balanced
+    case maxCompat = "max-compat"
+    case maxBundle = "max-bundle"
+}
+
+// MARK: - Send side
+
+public struct SendSpec: Sendable, Equatable {
+    public var video: SendBranchSpec?
+    public var audio: SendBranchSpec?
+    public init(video: SendBranchSpec? = nil, audio: SendBranchSpec? = nil) {
+        self.video = video; self.audio = audio
+    }
+}
+
+/// capture → filters → encode → send, for one medium.
+public struct SendBranchSpec: Sendable, Equatable {
+    public var media: MediaKind
+    public var capture: CaptureSpec
+    public var filters: [FilterSpec]
+    public var encode: EncodeSpec
+    public var location: SourceLocation?
+    public init(media: MediaKind, capture: CaptureSpec, filters: [FilterSpec] = [],
+                encode: EncodeSpec, location: SourceLocation? = nil) {
+        self.media = media; self.capture = capture; self.filters = filters
+        self.encode = encode; self.location = location
+    }
+}
+
+public struct CaptureSpec: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// videotestsrc / audiotestsrc.
+        case test
+        /// v4l2src on `device` (video only).
+        case camera(device: String)
+        /// Any file path or URI, decoded (uridecodebin). `loop` restarts it at EOS.
+        case file(uri: String, loop: Bool)
+        /// A raw gst-launch fragment producing raw media.
+        case gst(String)
+    }
+    public var kind: Kind
+    /// Video: videotestsrc `pattern` (e.g. smpte, ball, snow). Default smpte.
+    public var pattern: String
+    /// Video size and rate the branch produces (capture is scaled/converted to it).
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    /// Audio: audiotestsrc `wave` (sine, square, ticks, …). Default sine.
+    public var wave: String
+    /// Audio: tone frequency in Hz. Default 440.
+    public var frequency: Double
+    /// Audio: sample rate and channels. Default 48000 Hz, 2 channels.
+    public var rate: Int
+    public var channels: Int
+    /// Test sources only: run live (paced by the clock). Default true.
+    public var live: Bool
+    public var location: SourceLocation?
+
+    public init(kind: Kind = .test, pattern: String = "smpte", width: Int = 1280, height: Int = 720,
+                fps: Int = 30, wave: String = "sine", frequency: Double = 440, rate: Int = 48000,
+                channels: Int = 2, live: Bool = true, location: SourceLocation? = nil) {
+        self.kind = kind; self.pattern = pattern; self.width = width; self.height = height
+        self.fps = fps; self.wave = wave; self.frequency = frequency; self.rate = rate
+        self.channels = channels; self.live = live; self.location = location
+    }
+}
+
+/// One entry of a `filters:` list.
+public struct FilterSpec: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A GStreamer element by factory name with properties (values as strings, parsed
+        /// by GStreamer the way gst-launch parses them).
+        case element(factory: String, properties: [Property])
+        /// A raw gst-launch fragment, e.g. `videoflip method=horizontal-flip ! videobalance`.
+        case gst(String)
+    }
+    public var kind: Kind
+    public var location: SourceLocation?
+    public init(kind: Kind, location: SourceLocation? = nil) {
+        self.kind = kind; self.location = location
+    }
+}
+
+/// A property assignment `name: value` as written in the file.
+public struct Property: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public var location: SourceLocation?
+    public init(name: String, value: String, location: SourceLocation? = nil) {
+        self.name = name; self.value = value; self.location = location
+    }
+}
+
+public enum Codec: String, Sendable, CaseIterable {
+    case vp8, vp9, h264, opus
+
+    public var media: MediaKind { self == .opus ? .audio : .video }
+    /// The RTP encoding name as it appears in SDP (`a=rtpmap`).
+    public var encodingName: String {
+        switch self {
+        case .vp8: "VP8"
+        case .vp9: "VP9"
+        case .h264: "H264"
+        case .opus: "OPUS"
+        }
+    }
+}
+
+public enum EncoderPreset: String, Sendable, CaseIterable {
+    /// Low latency: no lookahead, no B-frames, CBR, fast speed settings.
+    case realtime
+    /// The encoder element's own defaults (only codec, bitrate and keyframe interval set).
+    case `default`
+}
+
+public struct EncodeSpec: Sendable, Equatable {
+    public var codec: Codec
+    /// Target bitrate in kbit/s. Default 2000 for video, 64 for Opus.
+    public var bitrateKbps: Int
+    /// Frames between keyframes (video). Default 2 s worth of frames at the branch's fps.
+    public var keyframeInterval: Int?
+    public var preset: EncoderPreset
+    /// Use this encoder element instead of the default for the codec (e.g. `openh264enc`).
+    public var element: String?
+    /// Extra properties for the encoder element, applied after the preset's.
+    public var properties: [Property]
+    /// A raw gst-launch fragment used as the encoder (codec still names the payloader).
+    public var gst: String?
+    public var location: SourceLocation?
+
+    public init(codec: Codec, bitrateKbps: Int, keyframeInterval: Int? = nil,
+                preset: EncoderPreset = .realtime, element: String? = nil,
+                properties: [Property] = [], gst: String? = nil, location: SourceLocation? = nil) {
+        self.codec = codec; self.bitrateKbps = bitrateKbps; self.keyframeInterval = keyframeInterval
+        self.preset = preset; self.element = element; self.properties = properties
+        self.gst = gst; self.location = location
+    }
+}
+
+// MARK: - Receive side
+
+public struct ReceiveSpec: Sendable, Equatable {
+    public var video: ReceiveBranchSpec?
+    public var audio: ReceiveBranchSpec?
+    public init(video: ReceiveBranchSpec? = nil, audio: ReceiveBranchSpec? = nil) {
+        self.video = video; self.audio = audio
+    }
+}
+
+/// receive → decode → filters → sink, for one medium.
+public struct ReceiveBranchSpec: Sendable, Equatable {
+    public var media: MediaKind
+    /// Codecs this side accepts. Empty: every codec Sluice can decode for the medium.
+    public var codecs: [Codec]
+    public var decode: DecodeSpec
+    public var filters: [FilterSpec]
+    public var sink: SinkSpec
+    public var location: SourceLocation?
+    public init(media: MediaKind, codecs: [Codec] = [], decode: DecodeSpec = DecodeSpec(),
+                filters: [FilterSpec] = [], sink: SinkSpec = SinkSpec(), location: SourceLocation? = nil) {
+        self.media = media; self.codecs = codecs; self.decode = decode; self.filters = filters
+        self.sink = sink; self.location = location
+    }
+}
+
+public struct DecodeSpec: Sendable, Equatable {
+    /// nil: pick the decoder by the negotiated codec. Otherwise this decoder element.
+    public var element: String?
+    public var properties: [Property]
+    public var location: SourceLocation?
+    public init(element: String? = nil, properties: [Property] = [], location: SourceLocation? = nil) {
+        self.element = element; self.properties = properties; self.location = location
+    }
+}
+
+public struct SinkSpec: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// Count buffers (and frames, sizes) and discard them.
+        case stats
+        /// Discard without counting beyond the run statistics.
+        case null
+        /// autovideosink / autoaudiosink.
+        case display
+        /// Encode and mux to `path`; the container follows the extension (.webm, .mkv, .mp4).
+        case file(path: String, container: Container, encode: EncodeSpec?)
+        /// A raw gst-launch fragment that consumes raw media.
+        case gst(String)
+    }
+    public var kind: Kind
+    public var location: SourceLocation?
+    public init(kind: Kind = .stats, location: SourceLocation? = nil) {
+        self.kind = kind; self.location = location
+    }
+}
+
+public enum Container: String, Sendable, CaseIterable {
+    case webm, mkv, mp4
+
+    /// Codecs this container can hold.
+    public var codecs: Set<Codec> {
+        switch self {
+        case .webm: [.vp8, .vp9, .opus]
+        case .mkv: [.vp8, .vp9, .h264, .opus]
+        case .mp4: [.h264, .vp9, .opus]
+        }
+    }
+    /// The codec used when the file sink has no `encode:` of its own.
+    public func defaultCodec(for media: MediaKind) -> Codec {
+        switch (self, media) {
+        case (_, .audio): .opus
+        case (.webm, .video): .vp8
+        case (_, .video): .h264
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// `filters:` lists (send and receive).
+extension SpecDecoder {
+    /// The kinds of filter item, each selected by one key, with the other keys it allows.
+    /// A new kind (e.g. Swift filters, `- filter: NAME` with inline config) is one more case
+    /// here and one more branch in `decodeFilterItem`.
+    enum FilterItemKind: String, CaseIterable {
+        case element, gst, filter
+
+        var extraKeys: [String] {
+            switch self {
+            case .element: ["properties"]
+            case .gst, .filter: []
+            }
+        }
+    }
+
+    static let filterItemUsage = "a filter is a mapping such as `- element: videoflip` or `- gst: \"videoflip method=clockwise\"`"
+
+    mutating func decodeFilters(_ entry: SpecEntry, media: MediaKind) -> [FilterSpec] {
+        let items: [SpecNode]
+        switch entry.value.content {
+        case .sequence(let list): items = list
+        case .scalar(_, isNull: true), .reported: return []
+        case .scalar, .mapping:
+            fail("expected a list for 'filters', got \(entry.value.kindDescription); write one `- element: NAME` or `- gst: \"...\"` per line",
+                 at: entry.value.location)
+            return []
+        }
+        var filters: [FilterSpec] = []
+        for item in items {
+            switch item.content {
+            case .mapping(let map):
+                if let filter = decodeFilterItem(map, at: item.location) { filters.append(filter) }
+            case .reported:
+                continue
+            case .scalar, .sequence:
+                fail(Self.filterItemUsage + ", got \(item.kindDescription)", at: item.location)
+            }
+        }
+        return filters
+    }
+
+    private mutating func decodeFilterItem(_ map: [SpecEntry], at location: SourceLocation) -> FilterSpec? {
+        let selectors = map.filter { FilterItemKind(rawValue: $0.key) != nil }
+        let kind = selectors.count == 1 ? selectors.first.flatMap { FilterItemKind(rawValue: $0.key) } : nil
+        let allowed = kind.map { [$0.rawValue] + $0.extraKeys }
+            ?? FilterItemKind.allCases.flatMap { [$0.rawValue] + $0.extraKeys }
+        let before = diagnostics.count
+        checkKeys(map, allowed: allowed, context: "in filter") { key in
+            FilterItemKind(rawValue: key) != nil ? "a filter item has exactly one of 'element' or 'gst'" : nil
+        }
+        if selectors.count > 1 {
+            fail("a filter item has both '\(selectors[0].key)' and '\(selectors[1].key)'; split it into two items, one per filter",
+                 at: location)
+            return nil
+        }
+        guard let kind, let selector = selectors.first else {
+            if diagnostics.count == before {
+                fail("a filter item needs 'element' or 'gst'; " + Self.filterItemUsage, at: location)
+            }
+            return nil
+        }
+        switch kind {
+        case .element:
+            guard let factory = factoryName(selector) else { return nil }
+            var specs: [Property] = [], uses: [SpecPropertyUse] = []
+            if let properties = map.entry("properties") { (specs, uses) = self.properties(properties) }
+            elements.append(SpecElementUse(factory: factory, location: selector.value.location,
+                                           named: true, properties: uses))
+            return FilterSpec(kind: .element(factory: factory, properties: specs), location: selector.keyLocation)
+        case .gst:
+            guard let text = fragment(selector) else { return nil }
+            return FilterSpec(kind: .gst(text), location: selector.keyLocation)
+        case .filter:
+            fail("Swift filters ('filter:') are not available yet; use `element:` or `gst:`", at: selector.keyLocation)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+
+/// `send:`, its branches, `capture:` and `encode:`.
+extension SpecDecoder {
+    static let sideKeys = ["video", "audio"]
+    static let sendBranchKeys = ["capture", "filters", "encode", "send"]
+
+    mutating func decodeSend(_ entry: SpecEntry) -> Side<SendBranchSpec> {
+        var side = Side<SendBranchSpec>(key: entry)
+        guard let map = mapping(entry) else { return side }
+        checkKeys(map, allowed: Self.sideKeys, context: "in send")
+        for media in MediaKind.allCases {
+            guard let branch = map.entry(media.rawValue) else { continue }
+            side.present[media] = branch.keyLocation
+            let decoded = decodeSendBranch(branch, media: media)
+            if media == .video { side.video = decoded } else { side.audio = decoded }
+        }
+        return side
+    }
+
+    mutating func decodeSendBranch(_ entry: SpecEntry, media: MediaKind) -> SendBranchSpec? {
+        guard let map = mapping(entry) else { return nil }
+        checkKeys(map, allowed: Self.sendBranchKeys, context: "in send.\(media)")
+        var capture = CaptureSpec(location: entry.keyLocation)
+        if let captureEntry = map.entry("capture") {
+            capture = decodeCapture(captureEntry, media: media)
+        } else {
+            fail("send.\(media) needs a 'capture' section, e.g. `capture: {kind: test}`", at: entry.keyLocation)
+        }
+        let filters = map.entry("filters").map { decodeFilters($0, media: media) } ?? []
+        var encode = Self.defaultEncode(for: media, location: entry.keyLocation)
+        if let encodeEntry = map.entry("encode") {
+            encode = decodeEncode(encodeEntry, media: media, branch: "send.\(media)").spec
+        }
+        if let send = map.entry("send") {
+            _ = word(send.value, name: "send", what: "send target", choices: ["webrtc"])
+        }
+        return SendBranchSpec(media: media, capture: capture, filters: filters, encode: encode,
+                              location: entry.keyLocation)
+    }
+
+    /// The encoder settings used when a branch has no `encode:`: VP8 at 2000 kbit/s for
+    /// video, Opus at 64 kbit/s for audio.
+    static func defaultEncode(for media: MediaKind, location: SourceLocation?) -> EncodeSpec {
+        media == .video ? EncodeSpec(codec: .vp8, bitrateKbps: 2000, location: location)
+                        : EncodeSpec(codec: .opus, bitrateKbps: 64, location: location)
+    }
+
+    // MARK: - Capture
+
+    /// videotestsrc patterns (GStreamer 1.22).
+    static let testPatterns = [
+        "smpte", "snow", "black", "white", "red", "green", "blue", "checkers-1", "checkers-2",
+        "checkers-4", "checkers-8", "circular", "blink", "smpte75", "zone-plate", "gamut",
+        "chroma-zone-plate", "solid-color", "ball", "smpte100", "bar", "pinwheel", "spokes",
+        "gradient", "colors", "smpte-rp-219",
+    ]
+    /// audiotestsrc waves (GStreamer 1.22).
+    static let testWaves = [
+        "sine", "square", "saw", "triangle", "silence", "white-noise", "pink-noise", "sine-table",
+        "ticks", "gaussian-noise", "red-noise", "blue-noise", "violet-noise",
+    ]
+
+    private enum CaptureKind: String, CaseIterable {
+        case test, camera, file
+    }
+
+    /// Keys of `capture:` that only one medium has.
+    private static let videoOnlyCaptureKeys: Set = ["pattern", "width", "height", "fps", "device"]
+    private static let audioOnlyCaptureKeys: Set = ["wave", "frequency", "rate", "channels"]
+    /// The capture kind a kind-specific key belongs to.
+    private static let captureKeyKinds = [
+        "pattern": "test", "wave": "test", "frequency": "test", "live": "test",
+        "device": "camera", "path": "file", "uri": "file", "loop": "file",
+    ]
+
+    private static func captureKeys(kind: CaptureKind?, gst: Bool, media: MediaKind) -> [String] {
+        let video = media == .video
+        let common = video ? ["width", "height", "fps"] : ["rate", "channels"]
+        if gst { return ["gst"] + common }
+        let perKind: [String]
+        switch kind {
+        case .test: perKind = video ? ["pattern", "live"] : ["wave", "frequency", "live"]
+        case .camera: perKind = video ? ["device"] : []
+        case .file: perKind = ["path", "uri", "loop"]
+        case nil:
+            perKind = video ? ["pattern", "live", "device", "path", "uri", "loop", "gst"]
+                            : ["wave", "frequency", "live", "path", "uri", "loop", "gst"]
+        }
+        return ["kind"] + perKind + common
+    }
+
+    mutating func decodeCapture(_ entry: SpecEntry, media: MediaKind) -> CaptureSpec {
+        var capture = CaptureSpec(location: entry.keyLocation)
+        guard let map = mapping(entry) else { return capture }
+        let kindEntry = map.entry("kind"), gstEntry = map.entry("gst")
+
+        var kind: CaptureKind?
+        var kindValid = false
+        if let kindEntry {
+            if let word = word(kindEntry.value, name: "kind", what: "capture kind",
+                               choices: CaptureKind.allCases.map(\.rawValue)) {
+                kind = CaptureKind(rawValue: word)
+                kindValid = true
+            }
+        }
+        if kindEntry != nil, let gstEntry {
+            fail("capture has both 'kind' and 'gst'; keep one of them", at: gstEntry.keyLocation)
+        } else if kindEntry == nil, gstEntry == nil {
+            fail("capture needs a 'kind' (test, camera or file) or a 'gst' launch fragment", at: entry.keyLocation)
+        }
+        if kind == .camera, media == .audio, let kindEntry {
+            fail("camera capture is video-only; for audio use kind test or file, or a gst fragment such as `gst: pulsesrc`",
+                 at: kindEntry.value.location)
+            kind = nil
+            kindValid = false
+        }
+        let isGst = gstEntry != nil && kindEntry == nil
+        var allowed = Self.captureKeys(kind: kindValid ? kind : nil, gst: isGst, media: media)
+        if kindEntry != nil, gstEntry != nil { allowed.append("gst") }  // reported above
+        checkKeys(map, allowed: allowed, context: "in capture") { key in
+            let video = media == .video
+            if video, Self.audioOnlyCaptureKeys.contains(key) {
+                return "'\(key)' is an audio key and this is the video branch"
+            }
+            if !video, Self.videoOnlyCaptureKeys.contains(key) {
+                return "'\(key)' is a video key and this is the audio branch"
+            }
+            if let owner = Self.captureKeyKinds[key] {
+                return "'\(key)' only applies to kind \(owner)"
+            }
+            if key == "gst" { return "'gst' replaces 'kind'; keep one of them" }
+            return nil
+        }
+
+        // Values. Keys not allowed for this kind were reported above and are ignored here.
+        func value(_ key: String) -> SpecEntry? { allowed.contains(key) ? map.entry(key) : nil }
+        switch media {
+        case .video:
+            if let e = value("width"), let v = evenDimension(e) { capture.width = v }
+            if let e = value("height"), let v = evenDimension(e) { capture.height = v }
+            if let e = value("fps"), let v = integer(e, range: 1...240) { capture.fps = v }
+            if let e = value("pattern"),
+               let v = word(e.value, name: "pattern", what: "test pattern", choices: Self.testPatterns) {
+                capture.pattern = v
+            }
+        case .audio:
+            if let e = value("rate"), let v = integer(e, range: 8000...192000) { capture.rate = v }
+            if let e = value("channels"), let v = integer(e, range: 1...8) { capture.channels = v }
+            if let e = value("wave"),
+               let v = word(e.value, name: "wave", what: "test wave", choices: Self.testWaves) {
+                capture.wave = v
+            }
+            if let e = value("frequency"), let v = number(e) {
+                let nyquist = Double(capture.rate) / 2
+                if v > 0, v < nyquist {
+                    capture.frequency = v
+                } else {
+                    fail("'frequency' must be above 0 and below half the sample rate (\(Int(nyquist)) Hz), got \(e.value.scalarText ?? "")",
+                         at: e.value.location)
+                }
+            }
+        }
+        if let e = value("live"), let v = bool(e) { capture.live = v }
+
+        if isGst, let gstEntry, let text = fragment(gstEntry) {
+            capture.kind = .gst(text)
+        }
+        switch kind {
+        case .test, nil:
+            break
+        case .camera:
+            var device = "/dev/video0"
+            if let e = value("device"), let v = nonEmptyText(e) { device = v }
+            capture.kind = .camera(device: device)
+        case .file:
+            let loop = value("loop").flatMap { bool($0) } ?? false
+            let pathEntry = value("path"), uriEntry = value("uri")
+            if pathEntry != nil, let uriEntry {
+                fail("file capture has both 'path' and 'uri'; keep one of them", at: uriEntry.keyLocation)
+            } else if let pathEntry, let path = nonEmptyText(pathEntry) {
+                capture.kind = .file(uri: fileURI(forPath: path), loop: loop)
+            } else if let uriEntry, let uri = nonEmptyText(uriEntry) {
+                if Self.looksLikeURI(uri) {
+                    capture.kind = .file(uri: uri, loop: loop)
+                } else {
+                    fail("'\(uri)' is not a URI; write e.g. file:///home/me/clip.webm, or use 'path:' for a file",
+                         at: uriEntry.value.location)
+                }
+            } else if pathEntry == nil, uriEntry == nil {
+                fail("file capture needs 'path' (a file) or 'uri'", at: entry.keyLocation)
+            }
+        }
+        return capture
+    }
+
+    /// Video width/height: an even integer from 16 to 7680.
+    private mutating func evenDimension(_ entry: SpecEntry) -> Int? {
+        guard let value = integer(entry, range: 16...7680) else { return nil }
+        guard value % 2 == 0 else {
+            fail("\(entry.key) must be even for 4:2:0 video, got \(value); use \(value - 1) or \(value + 1)",
+                 at: entry.value.location)
+            return nil
+        }
+        return value
+    }
+
+    /// `file://` URI for a capture path; a relative path is relative to the pipeline file's
+    /// directory.
+    func fileURI(forPath path: String) -> String {
+        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+        return URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL.absoluteString
+    }
+
+    /// `scheme:rest` with an RFC 3986 scheme.
+    static func looksLikeURI(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), colon > text.startIndex else { return false }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+            && text.index(after: colon) < text.endIndex
+    }
+
+    // MARK: - Encode
+
+    static func encodeKeys(media: MediaKind) -> [String] {
+        media == .video
+            ? ["codec", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst"]
+            : ["codec", "bitrate", "preset", "element", "properties", "gst"]
+    }
+
+    /// Decodes an `encode:` mapping; also returns where its codec was written (for container
+    /// checks).
+    mutating func decodeEncode(_ entry: SpecEntry, media: MediaKind, branch: String,
+                               defaultCodec: Codec? = nil) -> (spec: EncodeSpec, codecLocation: SourceLocation?) {
+        var encode = Self.defaultEncode(for: media, location: entry.keyLocation)
+        if let defaultCodec { encode.codec = defaultCodec }
+        guard let map = mapping(entry) else { return (encode, nil) }
+        checkKeys(map, allowed: Self.encodeKeys(media: media), context: "in encode") { key in
+            key == "keyframe_interval" ? "'keyframe_interval' is a video key and this is the audio branch" : nil
+        }
+        var codecLocation: SourceLocation?
+        if let e = map.entry("codec"), let codec: Codec = choice(e, what: "codec") {
+            codecLocation = e.value.location
+            if codec.media == media {
+                encode.codec = codec
+            } else {
+                let fitting = Codec.allCases.filter { $0.media == media }.map(\.rawValue)
+                fail("codec '\(codec.rawValue)' is \(codec.media == .audio ? "an audio" : "a video") codec but this is the \(media) branch; use \(Self.orList(fitting))",
+                     at: e.value.location)
+            }
+        }
+        if let e = map.entry("bitrate"), let text = text(e) {
+            if let kbps = SpecScalars.bitrateKbps(text) {
+                if (1...100_000).contains(kbps) {
+                    encode.bitrateKbps = kbps
+                } else {
+                    fail("'bitrate' must be between 1 and 100000 kbit/s, got \(text)", at: e.value.location)
+                }
+            } else {
+                fail("invalid bitrate '\(text)'; write kbit/s as an integer (2000) or with a unit (2000k, 2M)",
+                     at: e.value.location)
+            }
+        }
+        if media == .video, let e = map.entry("keyframe_interval"), let v = integer(e, range: 1...10_000) {
+            encode.keyframeInterval = v
+        }
+        if let e = map.entry("preset"), let preset: EncoderPreset = choice(e, what: "encoder preset") {
+            encode.preset = preset
+        }
+        let elementEntry = map.entry("element"), propertiesEntry = map.entry("properties")
+        if let gstEntry = map.entry("gst") {
+            if elementEntry != nil || propertiesEntry != nil {
+                fail("encode 'gst' replaces the encoder element, so it cannot be combined with 'element' or 'properties'; keep one",
+                     at: gstEntry.keyLocation)
+            } else if let text = fragment(gstEntry) {
+                encode.gst = text
+            }
+            return (encode, codecLocation)
+        }
+        var factory: String?
+        if let elementEntry, let name = factoryName(elementEntry) {
+            factory = name
+            encode.element = name
+        }
+        var uses: [SpecPropertyUse] = []
+        if let propertiesEntry {
+            (encode.properties, uses) = properties(propertiesEntry)
+        }
+        if let factory, let elementEntry {
+            elements.append(SpecElementUse(factory: factory, location: elementEntry.value.location,
+                                           named: true, properties: uses))
+        } else if elementEntry == nil, !uses.isEmpty {
+            elements.append(SpecElementUse(factory: DefaultElements.encoder(for: encode.codec),
+                                           location: entry.keyLocation, named: false, properties: uses))
+        }
+        return (encode, codecLocation)
+    }
+
+    /// `a`, `a or b`, `a, b or c`.
+    static func orList(_ items: [String]) -> String {
+        guard let last = items.last else { return "" }
+        let head = items.dropLast()
+        return head.isEmpty ? last : head.joined(separator: ", ") + " or " + last
+    }
+}
+
+extension SpecNode {
+    /// The text of a non-null scalar.
+    var scalarText: String? {
+        if case .scalar(let text, false) = content { return text }
+        return nil
+    }
+}

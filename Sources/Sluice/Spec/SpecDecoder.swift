@@ -1,0 +1,339 @@
+import Foundation
+
+/// An element the file names (or whose properties it sets), kept with the positions needed
+/// to blame it once the element catalog is consulted.
+struct SpecElementUse: Sendable {
+    var factory: String
+    /// Position of the factory name (or, for an encoder Sluice picks, of the `encode:` key).
+    var location: SourceLocation
+    /// False for an element Sluice picks itself (only its properties are checked here; whether
+    /// it is installed is checked with `DefaultElements.required(for:)`).
+    var named: Bool
+    var properties: [SpecPropertyUse]
+}
+
+/// A `name: value` property with the positions of both.
+struct SpecPropertyUse: Sendable {
+    var name: String
+    var nameLocation: SourceLocation
+    var value: String
+    var valueLocation: SourceLocation
+}
+
+/// A raw gst-launch fragment and the position of its scalar.
+struct SpecFragmentUse: Sendable {
+    var text: String
+    var location: SourceLocation
+}
+
+/// Decodes a `SpecNode` tree into a `PipelineSpec`, collecting every problem as a
+/// `Diagnostic` rather than stopping at the first. Each section decoder returns a best-effort
+/// value (defaults where the file is wrong) so later checks still run; the spec is only
+/// returned to callers when there are no diagnostics.
+///
+/// Locations: every model value with a `location` gets the position of the key that
+/// introduced it (`video:` for a branch, `capture:` for a capture, a property's name for a
+/// property). A value filled in by default gets the location of the section it defaults
+/// within (e.g. a default `encode` gets its branch's location).
+struct SpecDecoder {
+    let file: String
+    var diagnostics: [Diagnostic] = []
+    var elements: [SpecElementUse] = []
+    var fragments: [SpecFragmentUse] = []
+
+    init(file: String) { self.file = file }
+
+    mutating func fail(_ message: String, at location: SourceLocation) {
+        diagnostics.append(Diagnostic(message, at: location))
+    }
+
+    // MARK: - Root
+
+    static let rootKeys = ["version", "name", "description", "transport", "send", "receive"]
+
+    mutating func decode(root: SpecNode) -> PipelineSpec? {
+        guard let entries = root.entries else {
+            fail("expected a mapping of sections (send, receive, transport, ...) at the top level, got \(root.kindDescription); start the file with e.g. `send:`",
+                 at: SourceLocation(file: file, line: 1, column: 1))
+            return nil
+        }
+        checkKeys(entries, allowed: Self.rootKeys, context: "at the top level")
+
+        if let entry = entries.entry("version"), let version = integer(entry, range: 0...Int.max), version != 1 {
+            fail("unsupported version \(version); this Sluice reads version 1 (write `version: 1` or leave it out)",
+                 at: entry.value.location)
+        }
+        var name = Self.defaultName(for: file)
+        if let entry = entries.entry("name"), let text = text(entry) { name = text }
+        var description: String?
+        if let entry = entries.entry("description"), !entry.value.isNull { description = text(entry) }
+
+        let transport = decodeTransport(entries.entry("transport"))
+        let sendEntry = entries.entry("send"), receiveEntry = entries.entry("receive")
+        let send = sendEntry.map { decodeSend($0) }
+        let receive = receiveEntry.map { decodeReceive($0, transport: transport) }
+        return combine(root: entries, transport: transport, send: send, receive: receive,
+                       name: name, description: description)
+    }
+
+    /// The file's base name without extension (`pipelines/loopback.yaml` → `loopback`).
+    static func defaultName(for file: String) -> String {
+        let base = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        return base.isEmpty ? "pipeline" : base
+    }
+
+    // MARK: - Combination rules
+
+    /// What decoding one side (`send` or `receive`) produced: the spec and which media keys
+    /// were present (even if their branch had errors, so one mistake is reported once).
+    struct Side<Branch> {
+        var key: SpecEntry
+        var video: Branch?
+        var audio: Branch?
+        var present: [MediaKind: SourceLocation] = [:]
+    }
+
+    /// Applies the rules that involve several sections: at least one branch; for loopback, a
+    /// receive branch needs the matching send branch, and a send branch without a receive
+    /// branch gets a default one: `ReceiveBranchSpec(media:)` with a `stats` sink, located at
+    /// the send branch's key.
+    private mutating func combine(root: [SpecEntry], transport: TransportSpec,
+                                  send: Side<SendBranchSpec>?, receive: Side<ReceiveBranchSpec>?,
+                                  name: String, description: String?) -> PipelineSpec? {
+        let sendPresent = send?.present ?? [:], receivePresent = receive?.present ?? [:]
+        if sendPresent.isEmpty, receivePresent.isEmpty {
+            if let send {
+                fail("send has no video or audio branch; add one, e.g. `video: {capture: {kind: test}}`",
+                     at: send.key.keyLocation)
+            } else if let receive {
+                fail("receive has no video or audio branch, and there is no send section; add `send:` with a video or audio branch",
+                     at: receive.key.keyLocation)
+            } else {
+                fail("the file has no send or receive section; add e.g. `send: {video: {capture: {kind: test}}}`",
+                     at: SourceLocation(file: file, line: 1, column: 1))
+            }
+        }
+        var receiveVideo = receive?.video, receiveAudio = receive?.audio
+        switch transport.kind {
+        case .loopback:
+            for media in MediaKind.allCases {
+                if let location = receivePresent[media], sendPresent[media] == nil {
+                    fail("receive.\(media) has nothing to receive: send has no \(media) branch; add send.\(media) or remove receive.\(media)",
+                         at: location)
+                }
+            }
+            if receiveVideo == nil, receivePresent[.video] == nil, let branch = send?.video {
+                receiveVideo = Self.defaultReceiveBranch(for: branch)
+            }
+            if receiveAudio == nil, receivePresent[.audio] == nil, let branch = send?.audio {
+                receiveAudio = Self.defaultReceiveBranch(for: branch)
+            }
+            checkLoopbackCodecs(send: send, receive: [receiveVideo, receiveAudio].compactMap { $0 })
+        }
+        guard diagnostics.isEmpty else { return nil }
+        let sendSpec = send.map { SendSpec(video: $0.video, audio: $0.audio) }
+        let receiveSpec: ReceiveSpec? = (receiveVideo == nil && receiveAudio == nil && receive == nil)
+            ? nil : ReceiveSpec(video: receiveVideo, audio: receiveAudio)
+        return PipelineSpec(file: file, name: name, description: description, transport: transport,
+                            send: sendSpec, receive: receiveSpec)
+    }
+
+    /// The receive branch loopback adds for a send branch the file gives no receiver:
+    /// automatic decoding, no filters, a `stats` sink, located at the send branch.
+    static func defaultReceiveBranch(for send: SendBranchSpec) -> ReceiveBranchSpec {
+        ReceiveBranchSpec(media: send.media, sink: SinkSpec(kind: .stats, location: send.location),
+                          location: send.location)
+    }
+
+    /// In loopback, a receive branch that restricts `codecs` must accept what is sent.
+    private mutating func checkLoopbackCodecs(send: Side<SendBranchSpec>?, receive: [ReceiveBranchSpec]) {
+        for branch in receive where !branch.codecs.isEmpty {
+            let sent = branch.media == .video ? send?.video : send?.audio
+            guard let sent, !branch.codecs.contains(sent.encode.codec) else { continue }
+            fail("receive.\(branch.media) accepts \(branch.codecs.map(\.rawValue).joined(separator: ", ")) but send.\(branch.media) sends \(sent.encode.codec.rawValue); add \(sent.encode.codec.rawValue) to codecs or change send.\(branch.media).encode.codec",
+                 at: codecsLocations[branch.media] ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1))
+        }
+    }
+
+    /// Where each receive branch's `codecs:` value is, for the loopback codec check.
+    var codecsLocations: [MediaKind: SourceLocation] = [:]
+
+    // MARK: - Keys
+
+    /// Reports every key of `entries` not in `allowed`, at the key, with `hint(key)` or a
+    /// did-you-mean (or the list of valid keys when nothing is close).
+    mutating func checkKeys(_ entries: [SpecEntry], allowed: [String], context: String,
+                            hint: (String) -> String? = { _ in nil }) {
+        for entry in entries where !allowed.contains(entry.key) {
+            var message = "unknown key '\(entry.key)' \(context)"
+            if let hint = hint(entry.key) {
+                message += "; " + hint
+            } else {
+                let suggestion = Suggestions.didYouMean(entry.key, in: allowed)
+                message += suggestion.isEmpty ? "; valid keys are \(allowed.joined(separator: ", "))" : suggestion
+            }
+            fail(message, at: entry.keyLocation)
+        }
+    }
+
+    // MARK: - Typed values
+
+    /// The entries of a mapping value; a null value is an empty mapping.
+    mutating func mapping(_ entry: SpecEntry) -> [SpecEntry]? {
+        switch entry.value.content {
+        case .mapping(let entries): return entries
+        case .scalar(_, isNull: true): return []
+        case .reported: return nil
+        case .scalar, .sequence:
+            fail("expected a mapping for '\(entry.key)', got \(entry.value.kindDescription); write its keys indented below `\(entry.key):`",
+                 at: entry.value.location)
+            return nil
+        }
+    }
+
+    /// The items of a list value; a single scalar is a one-item list, null an empty one.
+    mutating func list(_ entry: SpecEntry) -> [SpecNode]? {
+        switch entry.value.content {
+        case .sequence(let items): return items
+        case .scalar(_, isNull: true): return []
+        case .scalar: return [entry.value]
+        case .reported: return nil
+        case .mapping:
+            fail("expected a list for '\(entry.key)', got a mapping; write `\(entry.key): [a, b]` or one `- item` per line",
+                 at: entry.value.location)
+            return nil
+        }
+    }
+
+    /// A scalar's text (for a value named `name`, in messages).
+    mutating func text(_ node: SpecNode, name: String) -> String? {
+        switch node.content {
+        case .scalar(let text, let isNull):
+            if isNull {
+                fail("missing value for '\(name)'; give it a value or remove the key", at: node.location)
+                return nil
+            }
+            return text
+        case .reported:
+            return nil
+        case .mapping, .sequence:
+            fail("expected a single value for '\(name)', got \(node.kindDescription)", at: node.location)
+            return nil
+        }
+    }
+
+    mutating func text(_ entry: SpecEntry) -> String? { text(entry.value, name: entry.key) }
+
+    /// A non-empty text value.
+    mutating func nonEmptyText(_ entry: SpecEntry) -> String? {
+        guard let text = text(entry) else { return nil }
+        if text.trimmingCharacters(in: .whitespaces).isEmpty {
+            fail("'\(entry.key)' is empty; give it a value or remove the key", at: entry.value.location)
+            return nil
+        }
+        return text
+    }
+
+    mutating func integer(_ node: SpecNode, name: String, range: ClosedRange<Int>) -> Int? {
+        guard let text = text(node, name: name) else { return nil }
+        switch SpecScalars.integer(text) {
+        case .value(let value):
+            if range.contains(value) { return value }
+            fail("'\(name)' must be \(Self.describe(range)), got \(value)", at: node.location)
+        case .tooLarge:
+            fail("'\(name)' must be \(Self.describe(range)), got \(text)", at: node.location)
+        case .notAnInteger:
+            fail("expected an integer for '\(name)', got '\(text)'", at: node.location)
+        }
+        return nil
+    }
+
+    mutating func integer(_ entry: SpecEntry, range: ClosedRange<Int>) -> Int? {
+        integer(entry.value, name: entry.key, range: range)
+    }
+
+    static func describe(_ range: ClosedRange<Int>) -> String {
+        if range.upperBound == Int.max { return "at least \(range.lowerBound)" }
+        return "between \(range.lowerBound) and \(range.upperBound)"
+    }
+
+    mutating func number(_ entry: SpecEntry) -> Double? {
+        guard let text = text(entry) else { return nil }
+        guard let value = SpecScalars.number(text) else {
+            fail("expected a number for '\(entry.key)', got '\(text)'", at: entry.value.location)
+            return nil
+        }
+        return value
+    }
+
+    mutating func bool(_ entry: SpecEntry) -> Bool? {
+        guard let text = text(entry) else { return nil }
+        guard let value = SpecScalars.bool(text) else {
+            fail("expected true or false for '\(entry.key)', got '\(text)'", at: entry.value.location)
+            return nil
+        }
+        return value
+    }
+
+    /// One of a fixed set of words, e.g. a codec; `what` names the set in the message:
+    /// `unknown codec 'vp7'; expected one of vp8, vp9, h264, opus`.
+    mutating func word(_ node: SpecNode, name: String, what: String, choices: [String]) -> String? {
+        guard let text = text(node, name: name) else { return nil }
+        if choices.contains(text) { return text }
+        fail("unknown \(what) '\(text)'; expected one of \(choices.joined(separator: ", "))"
+             + Suggestions.didYouMean(text, in: choices), at: node.location)
+        return nil
+    }
+
+    mutating func choice<E: RawRepresentable & CaseIterable>(_ entry: SpecEntry, what: String,
+                                                            as type: E.Type = E.self) -> E? where E.RawValue == String {
+        word(entry.value, name: entry.key, what: what, choices: E.allCases.map(\.rawValue))
+            .flatMap(E.init(rawValue:))
+    }
+
+    // MARK: - Properties and elements
+
+    /// A `properties:` mapping: every value a scalar, kept as written.
+    mutating func properties(_ entry: SpecEntry) -> (specs: [Property], uses: [SpecPropertyUse]) {
+        guard let entries = mapping(entry) else { return ([], []) }
+        var specs: [Property] = [], uses: [SpecPropertyUse] = []
+        for property in entries {
+            guard case .scalar(let value, let isNull) = property.value.content else {
+                if case .reported = property.value.content { continue }
+                fail("property '\(property.key)' needs a single value such as 5 or horizontal-flip, got \(property.value.kindDescription)",
+                     at: property.value.location)
+                continue
+            }
+            if isNull {
+                fail("missing value for property '\(property.key)'; give it a value or remove it",
+                     at: property.value.location)
+                continue
+            }
+            specs.append(Property(name: property.key, value: value, location: property.keyLocation))
+            uses.append(SpecPropertyUse(name: property.key, nameLocation: property.keyLocation,
+                                        value: value, valueLocation: property.value.location))
+        }
+        return (specs, uses)
+    }
+
+    /// An element factory name (`element: videoflip`).
+    mutating func factoryName(_ entry: SpecEntry) -> String? {
+        guard let name = nonEmptyText(entry) else { return nil }
+        let valid = name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.+".unicodeScalars.contains($0))
+        }
+        guard valid else {
+            fail("'\(name)' is not an element name; put properties under `properties:`, or use `gst:` for a launch fragment",
+                 at: entry.value.location)
+            return nil
+        }
+        return name
+    }
+
+    /// A gst-launch fragment, remembered for the catalog check.
+    mutating func fragment(_ entry: SpecEntry) -> String? {
+        guard let text = nonEmptyText(entry) else { return nil }
+        fragments.append(SpecFragmentUse(text: text, location: entry.value.location))
+        return text
+    }
+}

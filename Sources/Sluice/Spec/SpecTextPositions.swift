@@ -1,0 +1,69 @@
+/// Maps between 1-based line/column positions (as libyaml counts them: columns in Unicode
+/// scalars; `\n`, `\r`, `\r\n`, U+0085, U+2028 and U+2029 end a line) and offsets in a text.
+struct SpecTextPositions {
+    let scalars: [Unicode.Scalar]
+    /// Scalar offset where each line starts; never empty.
+    private(set) var lineStarts: [Int] = [0]
+
+    init(_ text: String) {
+        scalars = Array(text.unicodeScalars)
+        var i = 0
+        while i < scalars.count {
+            let c = scalars[i]
+            if c == "\r", i + 1 < scalars.count, scalars[i + 1] == "\n" {
+                i += 2
+                lineStarts.append(i)
+            } else if c == "\n" || c == "\r" || c == "\u{85}" || c == "\u{2028}" || c == "\u{2029}" {
+                i += 1
+                lineStarts.append(i)
+            } else {
+                i += 1
+            }
+        }
+    }
+
+    /// Lines a text editor shows: a final line break does not start another line.
+    var lineCount: Int {
+        if lineStarts.count > 1, lineStarts[lineStarts.count - 1] == scalars.count {
+            return lineStarts.count - 1
+        }
+        return lineStarts.count
+    }
+
+    /// The scalar offset of `line:column`, if it lies inside the text (or at its very end).
+    func offset(line: Int, column: Int) -> Int? {
+        guard line >= 1, line <= lineStarts.count, column >= 1 else { return nil }
+        let offset = lineStarts[line - 1] + (column - 1)
+        let lineEnd = line < lineStarts.count ? lineStarts[line] : scalars.count
+        guard offset <= lineEnd, offset <= scalars.count else { return nil }
+        return offset
+    }
+
+    /// The 1-based line and column of a scalar offset (clamped into the text).
+    func position(ofOffset offset: Int) -> (line: Int, column: Int) {
+        let offset = max(0, min(offset, scalars.count))
+        var low = 0, high = lineStarts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
+        }
+        return clamp(line: low + 1, column: offset - lineStarts[low] + 1)
+    }
+
+    /// Moves a position that lies past the last line (libyaml reports "end of input" there)
+    /// to the end of the last line, so every diagnostic names a line the file has.
+    func clamp(line: Int, column: Int) -> (line: Int, column: Int) {
+        let lines = lineCount
+        if line < 1 { return (1, 1) }
+        if line > lines {
+            let start = lineStarts[lines - 1]
+            var end = lines < lineStarts.count ? lineStarts[lines] : scalars.count
+            // Exclude the line break itself.
+            while end > start, ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"].contains(scalars[end - 1]) {
+                end -= 1
+            }
+            return (lines, end - start + 1)
+        }
+        return (line, max(1, column))
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// One line of live statistics, produced about once a second.
+public struct LiveStats: Sendable {
+    public var elapsed: Double
+    public var sendFps: Double
+    public var receiveFps: Double
+    public var receiveAudioPerSecond: Double
+    /// Outgoing RTP bitrate in kbit/s over the last interval.
+    public var bitrateKbps: Double
+    public var roundTripMs: Double?
+    public var iceState: String
+
+    /// `  3.0s  send 30.0 fps  recv 29.9 fps  1984 kbit/s  rtt 0.4 ms  ice connected`
+    public var line: String {
+        var s = String(format: "%6.1fs  send %5.1f fps  recv %5.1f fps", elapsed, sendFps, receiveFps)
+        if receiveAudioPerSecond > 0 { s += String(format: "  audio %5.1f/s", receiveAudioPerSecond) }
+        s += String(format: "  %6.0f kbit/s", bitrateKbps)
+        s += roundTripMs.map { String(format: "  rtt %5.1f ms", $0) } ?? "  rtt     - ms"
+        s += "  ice \(iceState)"
+        return s
+    }
+}
+
+/// What a run delivered; written by `--report` as JSON.
+public struct RunSummary: Sendable, Codable, Equatable {
+    public struct SendVideo: Sendable, Codable, Equatable {
+        public var frames: Int
+        public var codec: String?
+        public var bytes: Int
+    }
+    public struct SendAudio: Sendable, Codable, Equatable {
+        public var buffers: Int
+        public var codec: String?
+    }
+    public struct Send: Sendable, Codable, Equatable {
+        public var video: SendVideo?
+        public var audio: SendAudio?
+    }
+    public struct ReceiveVideo: Sendable, Codable, Equatable {
+        /// Decoded frames.
+        public var frames: Int
+        public var width: Int
+        public var height: Int
+        public var fps: Double
+        public var codec: String?
+    }
+    public struct ReceiveAudio: Sendable, Codable, Equatable {
+        /// Decoded audio buffers.
+        public var buffers: Int
+        public var codec: String?
+    }
+    public struct Receive: Sendable, Codable, Equatable {
+        public var video: ReceiveVideo?
+        public var audio: ReceiveAudio?
+    }
+    public struct Network: Sendable, Codable, Equatable {
+        public var bytes_sent: Int
+        public var packets_sent: Int
+        public var bytes_received: Int
+        public var packets_received: Int
+        public var packets_lost: Int
+        public var rtt_ms: Double?
+        public var jitter_ms: Double?
+        public var bitrate_kbps: Double
+    }
+
+    public var pipeline: String
+    public var duration_s: Double
+    public var send: Send
+    public var receive: Receive
+    /// Milliseconds from PLAYING to the first decoded frame; nil if none arrived.
+    public var time_to_first_frame_ms: Double?
+    public var ice_state: String
+    public var network: Network
+    /// CPU seconds (user + system) the process used during the run.
+    public var cpu_seconds: Double
+    public var gstreamer_version: String
+
+    /// Human summary printed at the end of `sluice run`.
+    public var text: String {
+        var lines = ["summary of \(pipeline) (\(String(format: "%.1f", duration_s)) s)"]
+        if let v = send.video { lines.append("  send video     \(v.frames) frames \(v.codec ?? "")") }
+        if let a = send.audio { lines.append("  send audio     \(a.buffers) packets \(a.codec ?? "")") }
+        if let v = receive.video {
+            lines.append(String(format: "  receive video  %d frames %dx%d %.1f fps %@", v.frames, v.width, v.height, v.fps, v.codec ?? ""))
+        }
+        if let a = receive.audio { lines.append("  receive audio  \(a.buffers) buffers \(a.codec ?? "")") }
+        lines.append("  first frame    " + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) } ?? "never"))
+        lines.append(String(format: "  network        %.0f kbit/s, %d packets lost, rtt %@", network.bitrate_kbps,
+                            network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
+        lines.append("  ice            \(ice_state)")
+        lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds,
+                            duration_s > 0 ? cpu_seconds / duration_s * 100 : 0))
+        return lines.joined(separator: "\n")
+    }
+
+    /// Pretty JSON with stable key order.
+    public func json() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try e.encode(self)
+    }
+}
+
+/// CPU seconds used by this process so far (user + system).
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return s(usage.ru_utime) + s(usage.ru_stime)
+}

@@ -1,0 +1,203 @@
+import GStreamer
+import Synchronization
+
+/// The connection states of a peer, as the native WebRTC API tracks them
+/// (signalling stable, ICE connected, gathering complete).
+public struct PeerStates: Sendable, Equatable {
+    public var signaling: String = "stable"
+    public var iceConnection: String = "new"
+    public var iceGathering: String = "new"
+    public var connection: String = "new"
+
+    /// ICE reached connected or completed.
+    public var iceConnected: Bool { iceConnection == "connected" || iceConnection == "completed" }
+    /// ICE gave up.
+    public var iceFailed: Bool { iceConnection == "failed" }
+}
+
+/// An ICE candidate as signalling carries it.
+public struct ICECandidate: Sendable, Equatable {
+    public var mlineIndex: UInt32
+    public var candidate: String
+    public init(mlineIndex: UInt32, candidate: String) {
+        self.mlineIndex = mlineIndex; self.candidate = candidate
+    }
+}
+
+/// One webrtcbin and the operations signalling needs: offer/answer through promises,
+/// candidates (queued until the remote description arrives) and state tracking.
+public final class WebRTCPeer: Sendable {
+    public let webrtcbin: Element
+    public let label: String
+
+    private struct Shared {
+        var states = PeerStates()
+        var hasRemoteDescription = false
+        var pendingCandidates: [ICECandidate] = []
+        var onCandidate: (@Sendable (ICECandidate) -> Void)?
+        var gatheredCandidates = 0
+        var waiters: [(id: Int, predicate: @Sendable (PeerStates) -> Bool, resume: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter = 0
+    }
+    private let shared = Mutex(Shared())
+
+    /// Wraps `webrtcbin` and starts tracking its states.
+    public init(_ webrtcbin: Element, label: String) {
+        self.webrtcbin = webrtcbin
+        self.label = label
+        for (property, keyPath) in [("signaling-state", \PeerStates.signaling),
+                                    ("ice-connection-state", \PeerStates.iceConnection),
+                                    ("ice-gathering-state", \PeerStates.iceGathering),
+                                    ("connection-state", \PeerStates.connection)] {
+            webrtcbin.connect("notify::\(property)") { [weak self] (_: borrowing SignalArguments) in
+                guard let self else { return }
+                let value = self.webrtcbin.property(property)?.serialized ?? "unknown"
+                self.update { $0[keyPath: keyPath] = value }
+            }
+        }
+        webrtcbin.connect("on-ice-candidate") { [weak self] (args: borrowing SignalArguments) in
+            guard let self, let mline = args.get(1, as: UInt32.self), let cand = args.get(2, as: String.self) else { return }
+            let handler = self.shared.withLock { s -> (@Sendable (ICECandidate) -> Void)? in
+                s.gatheredCandidates += 1
+                return s.onCandidate
+            }
+            handler?(ICECandidate(mlineIndex: mline, candidate: cand))
+        }
+    }
+
+    /// Current states.
+    public var states: PeerStates { shared.withLock { $0.states } }
+
+    /// Local candidates gathered so far.
+    public var gatheredCandidateCount: Int { shared.withLock { $0.gatheredCandidates } }
+
+    /// Where local ICE candidates go (to the remote peer through signalling).
+    public func onLocalCandidate(_ handler: @escaping @Sendable (ICECandidate) -> Void) {
+        shared.withLock { $0.onCandidate = handler }
+    }
+
+    private func update(_ change: (inout PeerStates) -> Void) {
+        let ready = shared.withLock { s -> [CheckedContinuation<Bool, Never>] in
+            change(&s.states)
+            let st = s.states
+            let hit = s.waiters.filter { $0.predicate(st) }
+            s.waiters.removeAll { $0.predicate(st) }
+            return hit.map(\.resume)
+        }
+        for r in ready { r.resume(returning: true) }
+    }
+
+    /// Waits until `predicate` holds for the peer's states, or `timeout` seconds pass.
+    /// Returns whether the predicate held.
+    public func wait(timeout: Double, until predicate: @escaping @Sendable (PeerStates) -> Bool) async -> Bool {
+        let id = shared.withLock { s -> Int in s.nextWaiter += 1; return s.nextWaiter }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+            self?.expire(waiter: id)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+            let now = shared.withLock { s -> Bool in
+                if predicate(s.states) { return true }
+                s.waiters.append((id, predicate, c))
+                return false
+            }
+            if now { c.resume(returning: true) }
+        }
+    }
+
+    private func expire(waiter id: Int) {
+        let c = shared.withLock { s -> CheckedContinuation<Bool, Never>? in
+            guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return s.waiters.remove(at: i).resume
+        }
+        c?.resume(returning: false)
+    }
+
+    // MARK: Offer / answer
+
+    /// Creates an SDP offer (`create-offer`).
+    public func createOffer() async throws(NegotiationError) -> SessionDescription {
+        try await create("create-offer", field: "offer")
+    }
+
+    /// Creates an SDP answer to the remote offer (`create-answer`).
+    public func createAnswer() async throws(NegotiationError) -> SessionDescription {
+        try await create("create-answer", field: "answer")
+    }
+
+    private func create(_ signal: String, field: String) async throws(NegotiationError) -> SessionDescription {
+        let promise = Promise()
+        do { try webrtcbin.emit(signal, NullArgument(), promise) } catch {
+            throw NegotiationError("\(label): \(signal) failed: \(error.message)")
+        }
+        guard case .replied(let reply?) = await promise.reply() else {
+            throw NegotiationError("\(label): \(signal) got no reply")
+        }
+        if let desc = SessionDescription(from: reply, field: field) { return desc }
+        let why = reply.string(describing: "error") ?? reply.description
+        throw NegotiationError("\(label): \(signal) failed: \(why)")
+    }
+
+    public func setLocalDescription(_ desc: SessionDescription) async throws(NegotiationError) {
+        try await setDescription("set-local-description", desc)
+    }
+
+    /// Sets the remote description and then adds candidates that arrived before it.
+    public func setRemoteDescription(_ desc: SessionDescription) async throws(NegotiationError) {
+        try await setDescription("set-remote-description", desc)
+        let queued = shared.withLock { s -> [ICECandidate] in
+            s.hasRemoteDescription = true
+            defer { s.pendingCandidates = [] }
+            return s.pendingCandidates
+        }
+        for c in queued { addRemoteCandidateNow(c) }
+    }
+
+    private func setDescription(_ signal: String, _ desc: SessionDescription) async throws(NegotiationError) {
+        let promise = Promise()
+        do { try webrtcbin.emit(signal, desc, promise) } catch {
+            throw NegotiationError("\(label): \(signal) failed: \(error.message)")
+        }
+        switch await promise.reply() {
+        case .replied(let reply):
+            if let reply, reply.has("error") {
+                throw NegotiationError("\(label): \(signal) failed: \(reply.string(describing: "error") ?? "")")
+            }
+        case .interrupted, .expired:
+            throw NegotiationError("\(label): \(signal) was interrupted")
+        }
+    }
+
+    /// Adds a remote candidate, queuing it until the remote description is set (as the
+    /// room-server pattern requires: candidates can overtake the SDP).
+    public func addRemoteCandidate(_ candidate: ICECandidate) {
+        let now = shared.withLock { s -> Bool in
+            if s.hasRemoteDescription { return true }
+            s.pendingCandidates.append(candidate)
+            return false
+        }
+        if now { addRemoteCandidateNow(candidate) }
+    }
+
+    private func addRemoteCandidateNow(_ c: ICECandidate) {
+        _ = try? webrtcbin.emit("add-ice-candidate", c.mlineIndex, c.candidate)
+    }
+
+    // MARK: Statistics
+
+    /// webrtcbin's `get-stats` for the whole connection.
+    public func stats() async -> Structure? {
+        let promise = Promise()
+        do { try webrtcbin.emit("get-stats", NullArgument(), promise) } catch { return nil }
+        if case .replied(let s) = await promise.reply() { return s }
+        return nil
+    }
+}
+
+/// Offer/answer or ICE went wrong.
+public struct NegotiationError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

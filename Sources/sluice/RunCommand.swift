@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import GStreamer
+import Logging
+import Sluice
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a pipeline file, printing live statistics each second.")
+
+    @Argument(help: "The pipeline file (YAML).")
+    var file: String
+
+    @Option(help: "Stop after this many seconds (default: run until Ctrl-C).")
+    var duration: Double?
+
+    @Option(help: "Write the summary as JSON to this path.")
+    var report: String?
+
+    @Option(name: .customLong("set"), help: "Override a value: dotted.path=value (repeatable).")
+    var overrides: [String] = []
+
+    @Flag(help: "Print only the summary, no live lines.")
+    var quiet = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let spec = try loadOrExit(file, overrides: overrides)
+        let stop = StopFlag()
+        let signals = SignalTrap(stop: stop)
+        defer { signals.cancel() }
+
+        let runner = PipelineRun(spec: spec, logger: Logger(label: "sluice"))
+        let quiet = quiet
+        do {
+            let summary = try await runner.run(options: RunOptions(duration: duration), stop: stop) { live in
+                if !quiet { printLine(live.line) }
+            }
+            printLine(summary.text)
+            if let report {
+                do { try summary.json().write(to: URL(fileURLWithPath: report)) } catch {
+                    printError("error: cannot write report to \(report): \(error.localizedDescription)")
+                    throw ExitCode(3)
+                }
+            }
+        } catch let e as RunError {
+            printError("error: \(e)")
+            throw ExitCode(3)
+        }
+    }
+}
+
+/// Loads and validates a pipeline file, or prints its problems and exits 2 (file errors)
+/// or 3 (only elements missing from this machine).
+func loadOrExit(_ file: String, overrides: [String]) throws -> PipelineSpec {
+    do {
+        return try PipelineLoader(catalog: GStreamerCatalog()).load(path: file, overrides: overrides)
+    } catch let e as PipelineFileError {
+        for d in e.diagnostics { printError(d.description) }
+        throw ExitCode(e.onlyMissingElements ? 3 : 2)
+    }
+}
+
+/// Turns SIGINT/SIGTERM into a stop request (the run then drains and exits 0).
+final class SignalTrap {
+    private let sources: [DispatchSourceSignal]
+
+    init(stop: StopFlag) {
+        sources = [SIGINT, SIGTERM].map { sig in
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { stop.set() }
+            s.resume()
+            return s
+        }
+    }
+
+    func cancel() { sources.forEach { $0.cancel() } }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `sluice`: run, validate and inspect declarative WebRTC pipelines.
+@main
+struct SluiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sluice",
+        abstract: "Run declarative GStreamer/WebRTC pipeline files.",
+        discussion: """
+        Exit codes: 0 ok, 2 invalid pipeline file or arguments, 3 runtime failure \
+        (missing element, negotiation failure, ICE not connected in time).
+        """,
+        subcommands: [Run.self, Validate.self, Inspect.self])
+
+    /// Parses and runs, mapping argument errors to exit code 2 as documented.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// Options every subcommand shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: Logger.Level = .warning
+
+    func bootstrapLogging() {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = level
+            return h
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Writes a line to standard output unbuffered (live lines must show up at once in a pipe).
+func printLine(_ s: String) {
+    FileHandle.standardOutput.write(Data((s + "\n").utf8))
+}
+
+/// Writes a line to standard error.
+func printError(_ s: String) {
+    FileHandle.standardError.write(Data((s + "\n").utf8))
+}

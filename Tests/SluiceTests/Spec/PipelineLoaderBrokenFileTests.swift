@@ -1,0 +1,361 @@
+import Foundation
+import Sluice
+import XCTest
+
+/// One broken pipeline file and the single diagnostic it must produce.
+private struct BrokenCase {
+    var name: String
+    var yaml: String
+    var overrides: [String] = []
+    var environment: [String: String] = [:]
+    var catalog: SpecFakeCatalog?
+    /// `LINE:COL` in test.yaml, or a whole location such as `--set a=b:1:3`.
+    var at: String
+    var message: String
+    var category: Diagnostic.Category = .invalidFile
+}
+
+/// A valid send section to build broken files around.
+private let validSend = """
+    send:
+      video:
+        capture: {kind: test}
+    """
+
+private let brokenCases: [BrokenCase] = [
+    // MARK: YAML itself
+    BrokenCase(name: "syntax error: unclosed flow mapping", yaml: """
+        send:
+          video:
+            capture: {kind: test
+        """, at: "3:25", message: "YAML syntax error: did not find expected ',' or '}'"),
+    BrokenCase(name: "syntax error: bad indentation", yaml: """
+        send:
+          video:
+            capture:
+              kind: test
+             encode: {}
+        """, at: "5:6", message: "YAML syntax error"),
+    BrokenCase(name: "tab indentation", yaml: "send:\n\tvideo: {}\n", at: "2:1", message: "indent with spaces, not tabs"),
+    BrokenCase(name: "duplicate key", yaml: """
+        send:
+          video:
+            capture:
+              kind: test
+              kind: camera
+        """, at: "5:7", message: "duplicate key 'kind'"),
+    BrokenCase(name: "two documents", yaml: validSend + "\n---\nname: x\n", at: "4:1",
+               message: "remove the extra '---'"),
+    BrokenCase(name: "undefined alias", yaml: """
+        send:
+          video:
+            capture: *cap
+        """, at: "3:14", message: "define the anchor"),
+    BrokenCase(name: "root is a list", yaml: "- send\n- receive\n", at: "1:1",
+               message: "expected a mapping of sections (send, receive, transport, ...) at the top level, got a list"),
+    BrokenCase(name: "root is a scalar", yaml: "  hello\n", at: "1:1", message: "got a scalar"),
+    BrokenCase(name: "empty file", yaml: "", at: "1:1", message: "the file is empty"),
+    BrokenCase(name: "only comments", yaml: "# nothing here\n", at: "1:1", message: "the file is empty"),
+
+    // MARK: Unknown keys
+    BrokenCase(name: "unknown top-level key", yaml: validSend + "\nrecieve: {}\n", at: "4:1",
+               message: "unknown key 'recieve' at the top level; did you mean 'receive'?"),
+    BrokenCase(name: "unknown key in encode", yaml: validSend + "\n    encode: {bitrat: 100}\n", at: "4:14",
+               message: "unknown key 'bitrat' in encode; did you mean 'bitrate'?"),
+    BrokenCase(name: "unknown key in ice", yaml: """
+        transport:
+          ice:
+            adresses: [127.0.0.1]
+        """ + "\n" + validSend, at: "3:5", message: "unknown key 'adresses' in ice; did you mean 'addresses'?"),
+    BrokenCase(name: "unknown key without suggestion lists valid keys", yaml: """
+        transport:
+          colour: blue
+        """ + "\n" + validSend, at: "2:3", message: "valid keys are kind, ice, latency, bundle"),
+    BrokenCase(name: "audio key on video capture", yaml: """
+        send:
+          video:
+            capture: {kind: test, wave: sine}
+        """, at: "3:27", message: "unknown key 'wave' in capture; 'wave' is an audio key and this is the video branch"),
+    BrokenCase(name: "unknown key in send branch", yaml: validSend + "\n    filter: []\n", at: "4:5",
+               message: "unknown key 'filter' in send.video; did you mean 'filters'?"),
+
+    // MARK: Types and values
+    BrokenCase(name: "capture is a scalar", yaml: """
+        send:
+          video:
+            capture: test
+        """, at: "3:14", message: "expected a mapping for 'capture', got a scalar"),
+    BrokenCase(name: "unknown codec", yaml: validSend + "\n    encode: {codec: vp7}\n", at: "4:21",
+               message: "unknown codec 'vp7'; expected one of vp8, vp9, h264, opus; did you mean 'vp8'?"),
+    BrokenCase(name: "unknown transport kind", yaml: "transport: {kind: loopbak}\n" + validSend, at: "1:19",
+               message: "unknown transport kind 'loopbak'; expected one of loopback; did you mean 'loopback'?"),
+    BrokenCase(name: "unknown capture kind", yaml: """
+        send:
+          video:
+            capture: {kind: tset}
+        """, at: "3:21", message: "unknown capture kind 'tset'; expected one of test, camera, file; did you mean 'test'?"),
+    BrokenCase(name: "unknown test pattern", yaml: """
+        send:
+          video:
+            capture: {kind: test, pattern: smtpe}
+        """, at: "3:36", message: "unknown test pattern 'smtpe'"),
+    BrokenCase(name: "unknown bundle policy", yaml: "transport: {bundle: max-bundel}\n" + validSend, at: "1:21",
+               message: "unknown bundle policy 'max-bundel'; expected one of none, balanced, max-compat, max-bundle; did you mean 'max-bundle'?"),
+    BrokenCase(name: "unknown ICE policy", yaml: "transport: {ice: {policy: relayy}}\n" + validSend, at: "1:27",
+               message: "unknown ICE policy 'relayy'"),
+    BrokenCase(name: "codec of the wrong medium", yaml: validSend + "\n    encode: {codec: opus}\n", at: "4:21",
+               message: "codec 'opus' is an audio codec but this is the video branch; use vp8, vp9 or h264"),
+    BrokenCase(name: "odd width", yaml: """
+        send:
+          video:
+            capture: {kind: test, width: 641}
+        """, at: "3:34", message: "width must be even for 4:2:0 video"),
+    BrokenCase(name: "fps out of range", yaml: """
+        send:
+          video:
+            capture: {kind: test, fps: 500}
+        """, at: "3:32", message: "'fps' must be between 1 and 240, got 500"),
+    BrokenCase(name: "huge integer", yaml: """
+        send:
+          video:
+            capture: {kind: test, width: 99999999999999999999}
+        """, at: "3:34", message: "'width' must be between 16 and 7680, got 99999999999999999999"),
+    BrokenCase(name: "float for an integer", yaml: """
+        send:
+          video:
+            capture:
+              kind: test
+              height: 12.5
+        """, at: "5:15", message: "expected an integer for 'height', got '12.5'"),
+    BrokenCase(name: "not a boolean", yaml: """
+        send:
+          video:
+            capture: {kind: test, live: maybe}
+        """, at: "3:33", message: "expected true or false for 'live', got 'maybe'"),
+    BrokenCase(name: "bad bitrate unit", yaml: validSend + "\n    encode: {bitrate: 2X}\n", at: "4:23",
+               message: "invalid bitrate '2X'"),
+    BrokenCase(name: "bitrate out of range", yaml: validSend + "\n    encode: {bitrate: 200M}\n", at: "4:23",
+               message: "'bitrate' must be between 1 and 100000 kbit/s"),
+    BrokenCase(name: "frequency above Nyquist", yaml: """
+        send:
+          audio:
+            capture: {kind: test, rate: 8000, frequency: 5000}
+        """, at: "3:50", message: "below half the sample rate (4000 Hz)"),
+    BrokenCase(name: "latency out of range", yaml: "transport: {latency: 20s}\n" + validSend, at: "1:22",
+               message: "'latency' must be between 0 and 10000 ms, got 20000"),
+    BrokenCase(name: "connect timeout zero", yaml: "transport: {ice: {connect_timeout: 0ms}}\n" + validSend, at: "1:36",
+               message: "'connect_timeout' must be more than 0 and at most 600 seconds"),
+    BrokenCase(name: "unsupported version", yaml: "version: 2\n" + validSend, at: "1:10",
+               message: "unsupported version 2; this Sluice reads version 1"),
+
+    // MARK: Transport rules
+    BrokenCase(name: "relay without turn", yaml: """
+        transport:
+          ice:
+            policy: relay
+        """ + "\n" + validSend, at: "3:13", message: "policy 'relay' needs at least one turn server"),
+    BrokenCase(name: "bad IP address", yaml: """
+        transport:
+          ice:
+            addresses: [127.0.0.1, 1.2.3]
+        """ + "\n" + validSend, at: "3:28", message: "'1.2.3' is not an IP address"),
+    BrokenCase(name: "bad STUN URL", yaml: "transport: {ice: {stun: 'stnu://127.0.0.1'}}\n" + validSend, at: "1:25",
+               message: "invalid STUN server 'stnu://127.0.0.1'"),
+    BrokenCase(name: "STUN port out of range", yaml: "transport: {ice: {stun: 'stun:host:99999'}}\n" + validSend,
+               at: "1:25", message: "port '99999' is not a number from 1 to 65535"),
+    BrokenCase(name: "TURN without credentials", yaml: "transport: {ice: {turn: [turn://127.0.0.1:3478]}}\n" + validSend,
+               at: "1:26", message: "it must contain user:pass@"),
+
+    // MARK: Capture and sink rules
+    BrokenCase(name: "missing capture", yaml: """
+        send:
+          video:
+            encode: {codec: vp8}
+        """, at: "2:3", message: "send.video needs a 'capture' section"),
+    BrokenCase(name: "camera on audio", yaml: """
+        send:
+          audio:
+            capture: {kind: camera}
+        """, at: "3:21", message: "camera capture is video-only"),
+    BrokenCase(name: "file capture with path and uri", yaml: """
+        send:
+          video:
+            capture: {kind: file, path: a.webm, uri: 'file:///a.webm'}
+        """, at: "3:41", message: "file capture has both 'path' and 'uri'"),
+    BrokenCase(name: "capture with kind and gst", yaml: """
+        send:
+          video:
+            capture: {kind: test, gst: videotestsrc}
+        """, at: "3:27", message: "capture has both 'kind' and 'gst'"),
+    BrokenCase(name: "file sink with bad extension", yaml: validSend + """
+
+        receive:
+          video:
+            sink: {kind: file, path: out.avi}
+        """, at: "6:30", message: "use a .webm, .mkv or .mp4 extension"),
+    BrokenCase(name: "container cannot hold codec", yaml: validSend + """
+
+        receive:
+          video:
+            sink: {kind: file, path: out.mp4, encode: {codec: vp8}}
+        """, at: "6:55", message: "mp4 cannot hold vp8; use vp9 or h264"),
+    BrokenCase(name: "file sink shorthand without path", yaml: validSend + """
+
+        receive:
+          video:
+            sink: file
+        """, at: "6:11", message: "a file sink needs a path"),
+    BrokenCase(name: "unknown sink kind", yaml: validSend + """
+
+        receive:
+          video:
+            sink: screen
+        """, at: "6:11", message: "unknown sink kind 'screen'; expected one of stats, null, display, file"),
+    BrokenCase(name: "decode mapping without element", yaml: validSend + """
+
+        receive:
+          video:
+            decode: {properties: {a: 1}}
+        """, at: "6:5", message: "decode needs 'element'"),
+    BrokenCase(name: "keyframe interval on audio", yaml: """
+        send:
+          audio:
+            capture: {kind: test}
+            encode: {keyframe_interval: 10}
+        """, at: "4:14", message: "'keyframe_interval' is a video key"),
+    BrokenCase(name: "encode gst with element", yaml: validSend + "\n    encode: {element: x264enc, gst: x264enc}\n",
+               at: "4:32", message: "encode 'gst' replaces the encoder element"),
+
+    // MARK: Filters
+    BrokenCase(name: "filter item with element and gst", yaml: validSend + """
+
+            filters:
+              - element: videoflip
+                gst: videoflip
+        """, at: "5:9", message: "a filter item has both 'element' and 'gst'"),
+    BrokenCase(name: "scalar filter item", yaml: validSend + """
+
+            filters:
+              - videoflip
+        """, at: "5:9", message: "a filter is a mapping such as `- element: videoflip` or `- gst: "),
+    BrokenCase(name: "filter item with neither key", yaml: validSend + """
+
+            filters:
+              - properties: {method: clockwise}
+        """, at: "5:9", message: "a filter item needs 'element' or 'gst'"),
+    BrokenCase(name: "swift filter not available", yaml: validSend + """
+
+            filters:
+              - filter: blur
+        """, at: "5:9", message: "Swift filters ('filter:') are not available yet"),
+    BrokenCase(name: "filters not a list", yaml: validSend + "\n    filters: {element: videoflip}\n", at: "4:14",
+               message: "expected a list for 'filters', got a mapping"),
+
+    // MARK: Combinations
+    BrokenCase(name: "no branches at all", yaml: "transport: {kind: loopback}\n", at: "1:1",
+               message: "the file has no send or receive section"),
+    BrokenCase(name: "empty send", yaml: "name: x\nsend: {}\n", at: "2:1", message: "send has no video or audio branch"),
+    BrokenCase(name: "receive without matching send", yaml: validSend + """
+
+        receive:
+          audio: {sink: stats}
+        """, at: "5:3", message: "receive.audio has nothing to receive: send has no audio branch"),
+    BrokenCase(name: "receive codecs of the wrong medium", yaml: validSend + """
+
+        receive:
+          video: {codecs: [vp8, opus]}
+        """, at: "5:25", message: "codec 'opus' is an audio codec but this is the video branch"),
+    BrokenCase(name: "receive codecs exclude the sent codec", yaml: validSend + """
+
+        receive:
+          video: {codecs: [h264]}
+        """, at: "5:19", message: "receive.video accepts h264 but send.video sends vp8"),
+
+    // MARK: Environment
+    BrokenCase(name: "missing environment variable", yaml: """
+        send:
+          video:
+            capture: {kind: test, width: "${W}"}
+        """, at: "3:34", message: "environment variable 'W' is not set; set it or write ${W:-default}"),
+    BrokenCase(name: "malformed substitution", yaml: """
+        send:
+          video:
+            capture: {kind: test, pattern: "${PATTERN"}
+        """, at: "3:36", message: "unterminated '${'"),
+    BrokenCase(name: "invalid variable name", yaml: """
+        send:
+          video:
+            capture: {kind: test, pattern: "${1X}"}
+        """, at: "3:36", message: "invalid environment variable name '1X'"),
+
+    // MARK: --set
+    BrokenCase(name: "--set without =", yaml: validSend, overrides: ["send.video.encode.codec"],
+               at: "--set send.video.encode.codec:1:1", message: "missing '=' in --set"),
+    BrokenCase(name: "--set with empty path", yaml: validSend, overrides: ["=vp9"],
+               at: "--set =vp9:1:1", message: "empty path in --set"),
+    BrokenCase(name: "--set with empty key", yaml: validSend, overrides: ["send..video=1"],
+               at: "--set send..video=1:1:6", message: "empty key in path 'send..video'"),
+    BrokenCase(name: "--set through a scalar", yaml: validSend, overrides: ["send.video.capture.kind.x=1"],
+               at: "--set send.video.capture.kind.x=1:1:20",
+               message: "goes through 'kind', which is a scalar, not a mapping"),
+    BrokenCase(name: "--set through a list", yaml: validSend + "\n    filters: [{element: videoflip}]\n",
+               overrides: ["send.video.filters.element=x"],
+               at: "--set send.video.filters.element=x:1:12", message: "goes through 'filters', which is a list"),
+    BrokenCase(name: "--set unknown key", yaml: validSend, overrides: ["send.video.encode.codc=vp9"],
+               at: "--set send.video.encode.codc=vp9:1:19",
+               message: "unknown key 'codc' in encode; did you mean 'codec'?"),
+    BrokenCase(name: "--set bad value", yaml: validSend, overrides: ["send.video.encode.codec=vp99"],
+               at: "--set send.video.encode.codec=vp99:1:25", message: "unknown codec 'vp99'"),
+
+    // MARK: Elements (fake catalog)
+    BrokenCase(name: "unknown element with did-you-mean", yaml: validSend + "\n    filters: [{element: videoflipp}]\n",
+               catalog: SpecFakeCatalog(), at: "4:25", message: "unknown element 'videoflipp'; did you mean 'videoflip'?"),
+    BrokenCase(name: "known element not installed", yaml: validSend + "\n    filters: [{element: videoflip}]\n",
+               catalog: SpecFakeCatalog(missing: ["videoflip"]), at: "4:25",
+               message: "element 'videoflip' is not installed: it is in GStreamer plugin 'videofilter'; install it with: apt-get install gstreamer1.0-plugins-good",
+               category: .missingElement),
+    BrokenCase(name: "unknown property", yaml: validSend + "\n    filters: [{element: videoflip, properties: {methd: clockwise}}]\n",
+               catalog: SpecFakeCatalog(), at: "4:49", message: "element 'videoflip' has no property 'methd'; did you mean 'method'?"),
+    BrokenCase(name: "bad property value", yaml: validSend + "\n    filters: [{element: videoflip, properties: {method: sideways}}]\n",
+               catalog: SpecFakeCatalog(), at: "4:57", message: "invalid value 'sideways' for videoflip property 'method': expected one of none"),
+    BrokenCase(name: "bad encoder property on the default encoder", yaml: validSend
+               + "\n    encode: {codec: h264, properties: {tune: slow}}\n",
+               catalog: SpecFakeCatalog(), at: "4:46", message: "invalid value 'slow' for x264enc property 'tune'"),
+    BrokenCase(name: "bad gst fragment", yaml: validSend + "\n    filters: [{gst: 'videoflip ! nosuchfilter'}]\n",
+               catalog: SpecFakeCatalog(), at: "4:21", message: "invalid gst fragment 'videoflip ! nosuchfilter': no element \"nosuchfilter\""),
+    BrokenCase(name: "missing default encoder", yaml: validSend + "\n    encode: {codec: vp9}\n",
+               catalog: SpecFakeCatalog(missing: ["vp9enc"]), at: "4:5",
+               message: "element 'vp9enc' is not installed", category: .missingElement),
+]
+
+final class PipelineLoaderBrokenFileTests: XCTestCase {
+    func testBrokenFiles() {
+        XCTAssertGreaterThanOrEqual(brokenCases.count, 35)
+        for testCase in brokenCases {
+            let result = specLoad(testCase.yaml, overrides: testCase.overrides,
+                                  environment: testCase.environment, catalog: testCase.catalog)
+            guard case .failure(let error) = result else {
+                XCTFail("\(testCase.name): loaded without error")
+                continue
+            }
+            if ProcessInfo.processInfo.environment["SPEC_PRINT"] != nil { print("DIAG", error) }
+            guard error.diagnostics.count == 1, let diagnostic = error.diagnostics.first else {
+                XCTFail("\(testCase.name): expected one diagnostic, got \(error.diagnostics.count):\n\(error)")
+                continue
+            }
+            let location = diagnostic.location.map { location in
+                location.file == "test.yaml" ? "\(location.line):\(location.column)" : location.description
+            } ?? "nil"
+            XCTAssertEqual(location, testCase.at, "\(testCase.name): \(diagnostic)")
+            XCTAssertTrue(diagnostic.message.contains(testCase.message),
+                          "\(testCase.name): message\n  \(diagnostic.message)\ndoes not contain\n  \(testCase.message)")
+            XCTAssertEqual(diagnostic.category, testCase.category, "\(testCase.name)")
+            XCTAssertEqual(error.onlyMissingElements, testCase.category == .missingElement, "\(testCase.name)")
+            // Messages start lower-case (the YAML/env prefixes are the only capitals allowed).
+            if let first = diagnostic.message.first, first.isUppercase {
+                XCTAssertTrue(diagnostic.message.hasPrefix("YAML") || diagnostic.message.hasPrefix("Swift"),
+                              "\(testCase.name): \(diagnostic.message)")
+            }
+        }
+    }
+}
