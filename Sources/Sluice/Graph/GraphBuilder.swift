@@ -55,8 +55,8 @@ final class GraphBuilder: Sendable {
         return element
     }
 
-    private func make(_ factory: String, _ properties: [Property], at location: SourceLocation?) throws(RunError) -> Element {
-        let element = try make(factory, [], at: location)
+    private func make(_ factory: String, configuredBy properties: [Property], at location: SourceLocation?) throws(RunError) -> Element {
+        let element = try make(factory, [(String, String)](), at: location)
         for p in properties {
             do { try element.set(p.name, fromString: p.value) } catch {
                 throw RunError(error.message, at: p.location ?? location)
@@ -66,7 +66,7 @@ final class GraphBuilder: Sendable {
     }
 
     private func parse(_ fragment: String, at location: SourceLocation?) throws(RunError) -> Element {
-        do { return try Bin.parse(fragment) } catch {
+        do { return try Bin.parse(GstLaunchFragment.normalized(fragment)) } catch {
             throw RunError("cannot build gst fragment '\(fragment)': \(error.message)", at: location)
         }
     }
@@ -98,7 +98,7 @@ final class GraphBuilder: Sendable {
         var out: [Element] = []
         for f in filters {
             switch f.kind {
-            case .element(let factory, let properties): out.append(try make(factory, properties, at: f.location))
+            case .element(let factory, let properties): out.append(try make(factory, configuredBy: properties, at: f.location))
             case .gst(let fragment): out.append(try parse(fragment, at: f.location))
             }
         }
@@ -269,19 +269,19 @@ final class GraphBuilder: Sendable {
         if let parser = DefaultElements.parser(for: codec) { chain.append(try make(parser, at: branch.location)) }
         let decoder: Element
         if let factory = branch.decode.element {
-            decoder = try make(factory, branch.decode.properties, at: branch.decode.location)
+            decoder = try make(factory, configuredBy: branch.decode.properties, at: branch.decode.location)
         } else {
             decoder = try make(DefaultElements.decoder(for: codec), at: branch.location)
         }
         chain.append(decoder)
         chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
         chain += try filterElements(branch.filters)
-        let (sinkChain, finalSink) = try sinkElements(branch, media: media)
-        chain += sinkChain
-
-        try add(chain)
-        try linkChain(chain, media: media, at: branch.location)
+        let sink = try sinkElements(branch, media: media)
+        try add(chain + sink.owned)
+        chain += sink.owned
+        try linkChain(chain + sink.shared, media: media, at: branch.location)
         for e in chain { e.syncStateWithParent() }
+        let finalSink = sink.final
         if let sinkPad = finalSink.staticPad("sink") { state.withLock { $0.sinkPads.append(sinkPad) } }
 
         // Count decoded frames and learn their size.
@@ -320,21 +320,28 @@ final class GraphBuilder: Sendable {
         }
     }
 
-    /// The sink stage's elements; returns the chain to link and the element whose sink pad
-    /// marks the end of the branch.
-    private func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind) throws(RunError) -> ([Element], Element) {
+    /// A sink stage: elements this branch owns (to add and link), an element shared with
+    /// another branch and already in the pipeline (to link only), and the element whose
+    /// sink pad marks the end of the branch.
+    private struct SinkStage {
+        var owned: [Element]
+        var shared: [Element] = []
+        var final: Element
+    }
+
+    private func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind) throws(RunError) -> SinkStage {
         let video = media == .video
         let sink = branch.sink
         switch sink.kind {
         case .stats, .null:
             let e = try make("fakesink", [("sync", "false"), ("async", "false")], at: sink.location)
-            return ([e], e)
+            return SinkStage(owned: [e], final: e)
         case .display:
             let e = try make(video ? "autovideosink" : "autoaudiosink", [("sync", "true")], at: sink.location)
-            return ([e], e)
+            return SinkStage(owned: [e], final: e)
         case .gst(let fragment):
             let e = try parse(fragment, at: sink.location)
-            return ([e], e)
+            return SinkStage(owned: [e], final: e)
         case .file(let path, let container, let encode):
             let enc = encode ?? EncodeSpec(codec: container.defaultCodec(for: media),
                                            bitrateKbps: video ? 2000 : 64, location: sink.location)
@@ -343,9 +350,13 @@ final class GraphBuilder: Sendable {
             chain += try encoderChain(enc, fps: spec.send?.video?.capture.fps ?? 30)
             // One muxer per output path: video and audio recorded to the same file share it.
             let (mux, fileSink, isNew) = try muxer(for: path, container: container, at: sink.location)
-            if isNew { try add([mux, fileSink]); try mux.link(fileSinkOrThrow: fileSink); mux.syncStateWithParent(); fileSink.syncStateWithParent() }
-            chain.append(mux)
-            return (chain, fileSink)
+            if isNew {
+                try add([mux, fileSink])
+                try mux.link(fileSinkOrThrow: fileSink)
+                mux.syncStateWithParent()
+                fileSink.syncStateWithParent()
+            }
+            return SinkStage(owned: chain, shared: [mux], final: fileSink)
         }
     }
 

@@ -67,7 +67,7 @@ public final class PipelineRun: Sendable {
         var lastStats = WebRTCStats()
         var iceState = sender.states.iceConnection
         while true {
-            if let e = failed ?? builder.asyncError { throw e }
+            if let e = builder.asyncError ?? failed { throw e }
             let now = ContinuousClock.now
             let elapsed = (now - started).seconds
             if stop.isSet { break }
@@ -236,7 +236,8 @@ public final class PipelineRun: Sendable {
                 case .error:
                     let (text, debug) = message.parsedError ?? ("unknown error", nil)
                     logger.debug("error from \(message.sourceName): \(text) \(debug ?? "")")
-                    self?.fail(RunError("\(message.sourceName): \(text)"))
+                    let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
+                    self?.fail(RunError("\(message.sourceName): \(text)\(reason)"))
                 case .warning:
                     let (text, _) = message.parsedError ?? ("", nil)
                     logger.warning("\(message.sourceName): \(text)")

@@ -41,28 +41,40 @@ struct SpecTextPositions {
 
     /// The 1-based line and column of a scalar offset (clamped into the text).
     func position(ofOffset offset: Int) -> (line: Int, column: Int) {
+        let (line, column) = rawPosition(ofOffset: offset)
+        return clamp(line: line, column: column)
+    }
+
+    private func rawPosition(ofOffset offset: Int) -> (line: Int, column: Int) {
         let offset = max(0, min(offset, scalars.count))
         var low = 0, high = lineStarts.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
             if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
         }
-        return clamp(line: low + 1, column: offset - lineStarts[low] + 1)
+        return (low + 1, offset - lineStarts[low] + 1)
     }
 
-    /// Moves a position that lies past the last line (libyaml reports "end of input" there)
-    /// to the end of the last line, so every diagnostic names a line the file has.
+    /// Offset just after the last character that is not white space or a line break.
+    private var contentEnd: Int {
+        var end = scalars.count
+        while end > 0, [" ", "\t", "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"].contains(scalars[end - 1]) {
+            end -= 1
+        }
+        return end
+    }
+
+    /// Moves a position in the trailing white space of the text, or past its end (libyaml
+    /// reports "end of input" there), to just after the last character, so every diagnostic
+    /// names a line the file has and points where the problem shows.
     func clamp(line: Int, column: Int) -> (line: Int, column: Int) {
-        let lines = lineCount
-        if line < 1 { return (1, 1) }
-        if line > lines {
-            let start = lineStarts[lines - 1]
-            var end = lines < lineStarts.count ? lineStarts[lines] : scalars.count
-            // Exclude the line break itself.
-            while end > start, ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"].contains(scalars[end - 1]) {
-                end -= 1
-            }
-            return (lines, end - start + 1)
+        guard line >= 1 else { return (1, 1) }
+        let end = contentEnd
+        if let offset = offset(line: line, column: max(1, column)) {
+            return offset > end ? rawPosition(ofOffset: end) : (line, max(1, column))
+        }
+        if line > lineStarts.count || (line == lineStarts.count && line > lineCount) {
+            return rawPosition(ofOffset: end)
         }
         return (line, max(1, column))
     }

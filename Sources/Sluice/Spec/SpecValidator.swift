@@ -19,7 +19,7 @@ struct SpecValidator {
     mutating func check(elements: [SpecElementUse], fragments: [SpecFragmentUse]) {
         for use in elements { check(use) }
         for fragment in fragments {
-            if let message = catalog.checkFragment(fragment.text) {
+            if let message = catalog.checkFragment(GstLaunchFragment.normalized(fragment.text)) {
                 diagnostics.append(Diagnostic(
                     "invalid gst fragment '\(fragment.text)': \(message); check it with gst-launch-1.0",
                     at: fragment.location))

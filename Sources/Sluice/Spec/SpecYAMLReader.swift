@@ -12,6 +12,8 @@ import Yams
 enum SpecYAMLReader {
     /// At most this many nodes after expanding aliases (guards against "billion laughs").
     static let nodeBudget = 100_000
+    /// At most this many levels of nesting (a pipeline file needs about eight).
+    static let depthLimit = 64
     /// At most this many duplicate keys are resolved before giving up.
     static let duplicateLimit = 32
 
@@ -53,6 +55,11 @@ enum SpecYAMLReader {
                 return (nil, [Diagnostic(
                     "the file expands to more than \(nodeBudget) YAML nodes (through aliases); simplify it",
                     at: locationAt(1, 1))])
+            }
+            if let tooDeep = converter.tooDeep {
+                return (nil, [Diagnostic(
+                    "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
+                    at: tooDeep)])
             }
             return (root, converter.diagnostics)
         }
@@ -100,6 +107,9 @@ enum SpecYAMLReader {
         var diagnostics: [Diagnostic] = []
         var count = 0
         var overBudget: Bool { count > SpecYAMLReader.nodeBudget }
+        /// Where nesting first exceeded `depthLimit`.
+        var tooDeep: SourceLocation?
+        private var depth = 0
 
         init(location: @escaping (Mark?) -> SourceLocation, originals: [String]) {
             self.location = location
@@ -109,7 +119,13 @@ enum SpecYAMLReader {
         mutating func convert(_ node: Node) -> SpecNode {
             count += 1
             let here = location(node.mark)
-            if overBudget { return SpecNode(.reported, at: here) }
+            if overBudget || tooDeep != nil { return SpecNode(.reported, at: here) }
+            if depth >= SpecYAMLReader.depthLimit {
+                tooDeep = here
+                return SpecNode(.reported, at: here)
+            }
+            depth += 1
+            defer { depth -= 1 }
             switch node {
             case .scalar(let scalar):
                 let isNull = scalar.style == .plain && SpecNode.isNullText(scalar.string)
@@ -132,7 +148,6 @@ enum SpecYAMLReader {
         private mutating func convertMapping(_ mapping: Node.Mapping) -> [SpecEntry] {
             var entries: [SpecEntry] = []
             var placeholders: [(position: Int, original: String)] = []
-            var merges: [SpecNode] = []
             for (keyNode, valueNode) in mapping {
                 guard case .scalar(let keyScalar) = keyNode else {
                     diagnostics.append(Diagnostic(
@@ -142,13 +157,10 @@ enum SpecYAMLReader {
                 }
                 let value = convert(valueNode)
                 if overBudget { return entries }
-                let key = keyScalar.string
-                if keyScalar.style == .plain, key == "<<" {
-                    merges.append(value)
-                    continue
-                }
+                var key = keyScalar.string
+                if keyScalar.style == .plain, key == "<<" { key = Self.mergeKey }
                 if let index = SpecYAMLReader.placeholderIndex(of: key), index < originals.count {
-                    placeholders.append((entries.count, originals[index]))
+                    placeholders.append((entries.count, originals[index] == "<<" ? Self.mergeKey : originals[index]))
                 }
                 entries.append(SpecEntry(key: key, keyLocation: location(keyNode.mark), value: value))
             }
@@ -180,11 +192,16 @@ enum SpecYAMLReader {
                 seen[entry.key] = entry.keyLocation
                 unique.append(entry)
             }
-            return merge(merges, into: unique)
+            let merges = unique.filter { $0.key == Self.mergeKey }.map(\.value)
+            return merge(merges, into: unique.filter { $0.key != Self.mergeKey })
         }
 
+        /// Stands for a plain `<<` key until merging (a quoted "<<" is an ordinary key).
+        private static let mergeKey = "\u{F00FF}<<"
+
         private func duplicate(_ name: String, second: SpecEntry, first: SourceLocation) -> Diagnostic {
-            Diagnostic("duplicate key '\(name)' (first at line \(first.line)); keep only one of them",
+            let name = name == Self.mergeKey ? "<<" : name
+            return Diagnostic("duplicate key '\(name)' (first at line \(first.line)); keep only one of them",
                        at: second.keyLocation)
         }
 
@@ -241,6 +258,9 @@ enum SpecYAMLReader {
 
     private static func syntaxMessage(problem: String, context: YamlError.Context?, mark: Mark,
                                       positions: SpecTextPositions) -> String {
+        if problem.contains("another document") {
+            return "more than one YAML document; a pipeline file holds a single document, so remove the extra '---'"
+        }
         var message = "YAML syntax error: \(problem)"
         if let context, !context.text.isEmpty {
             message += " (\(context.text) at line \(context.mark.line))"
@@ -258,8 +278,6 @@ enum SpecYAMLReader {
             hint = "quote the value"
         } else if problem.contains("undefined alias") {
             hint = "define the anchor (&name) before using *name"
-        } else if problem.contains("another document") {
-            hint = "a pipeline file holds a single YAML document; remove the extra '---'"
         } else if problem.contains("end of the stream") || problem.contains("unexpected end") {
             hint = "close the open quote or bracket"
         } else {
