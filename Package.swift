@@ -48,5 +48,7 @@ let package = Package(
         ),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice"]),
+        // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
+        .testTarget(name: "SluiceCLITests", dependencies: ["sluice"]),
     ]
 )

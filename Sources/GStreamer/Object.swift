@@ -147,6 +147,13 @@ open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
         return T(none: obj)
     }
 
+    /// Reads a caps-valued property (capsfilter's `caps`).
+    public func capsProperty(_ name: String) -> Caps? {
+        guard let value = property(name), value.type == sluice_type_caps(),
+              let boxed = g_value_get_boxed(&value.raw) else { return nil }
+        return Caps(none: boxed.assumingMemoryBound(to: GstCaps.self))
+    }
+
     /// Reads an enum property as its integer value.
     public func enumProperty(_ name: String) -> Int32? {
         guard let value = property(name), g_type_is_a(value.type, sluice_type_enum()) != 0 else { return nil }

@@ -43,6 +43,11 @@ public final class Promise: @unchecked Sendable {
         }
     }
 
+    /// Replies as an element would (copies `structure`). For tests and Swift-side producers.
+    public func replyForTesting(_ structure: Structure) {
+        gst_promise_reply(raw, gst_structure_copy(structure.raw))
+    }
+
     /// Interrupts a pending promise (e.g. on shutdown).
     public func interrupt() { gst_promise_interrupt(raw) }
 

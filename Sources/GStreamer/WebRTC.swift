@@ -25,6 +25,13 @@ public final class SessionDescription: @unchecked Sendable, CustomStringConverti
     /// Parses SDP text; throws with GStreamer's reason if it does not parse.
     public init(kind: Kind, sdp text: String) throws(GstError) {
         Gst.initialize()
+        // gst_sdp_message_new_from_text accepts almost anything; insist on the version line
+        // and at least an origin and a session name, as RFC 8866 requires.
+        let lines = text.split(whereSeparator: \.isNewline)
+        guard lines.first == "v=0", lines.contains(where: { $0.hasPrefix("o=") }),
+              lines.contains(where: { $0.hasPrefix("s=") }) else {
+            throw GstError("the SDP does not parse: it must start with v=0 and have o= and s= lines")
+        }
         var msg: UnsafeMutablePointer<GstSDPMessage>?
         guard gst_sdp_message_new_from_text(text, &msg) == GST_SDP_OK, let msg else {
             throw GstError("the SDP does not parse")

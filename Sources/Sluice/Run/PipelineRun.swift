@@ -182,6 +182,13 @@ public final class PipelineRun: Sendable {
                 throw RunError("the offer describes \(offered) of \(branches) send branches: webrtcbin could not read the encoded caps", at: spec.transport.location)
             }
             try await sender.setLocalDescription(offer)
+            var restricted: [MediaKind: [String]] = [:]
+            for b in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !b.codecs.isEmpty {
+                restricted[b.media] = b.codecs.map(\.encodingName)
+            }
+            if let refused = SDPSummary.incompatibilities(offer: SDPSummary(offer.sdp), accepts: restricted).first {
+                throw RunError(refused + "; make send.<media>.encode.codec one the receiver accepts", at: spec.transport.location)
+            }
             try await receiver.setRemoteDescription(offer)
             let answer = try await receiver.createAnswer()
             try await receiver.setLocalDescription(answer)

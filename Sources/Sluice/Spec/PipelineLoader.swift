@@ -8,9 +8,17 @@ import Foundation
 /// and the default elements are installed and that properties and gst fragments are valid.
 ///
 /// All problems are reported together, as `FILE:LINE:COL: message` diagnostics.
+///
+/// With the `loopback` transport, a medium that is sent but has no `receive` branch gets a
+/// default one (`ReceiveBranchSpec(media:)`: automatic decoding, no filters, a `stats` sink)
+/// located at the send branch's key, so the spec always describes both ends.
+///
+/// `--set` values are not `${VAR}`-substituted (the shell has already expanded them).
 public struct PipelineLoader: Sendable {
-    public var environment: [String: String]
-    public var catalog: (any ElementCatalog)?
+    /// Variables for `${VAR}` substitution.
+    public let environment: [String: String]
+    /// Installed GStreamer elements; nil skips element checks.
+    public let catalog: (any ElementCatalog)?
 
     /// - Parameters:
     ///   - environment: variables for `${VAR}` substitution.

@@ -27,6 +27,20 @@ enum SpecYAMLReader {
             return SourceLocation(file: file, line: line, column: column)
         }
 
+        // Yams composes recursively; refuse absurd nesting before it can exhaust a small
+        // thread stack (libyaml's own limit, 1000 levels, is too deep for 512 KiB).
+        if let line = nestingTooDeep(positions) {
+            return (nil, [Diagnostic(
+                "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
+                at: locationAt(line, 1))])
+        }
+        // Yams hashes mapping keys to find duplicates; a key built from nested aliases takes
+        // exponential time to hash. Pipeline keys are plain names, so refuse such keys early.
+        if let line = aliasedComplexKeyLine(text) {
+            return (nil, [Diagnostic(
+                "a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`",
+                at: locationAt(line, 1))])
+        }
         var source = positions.scalars
         var originals: [String] = []  // placeholder index → the key it replaced
         while true {
@@ -63,6 +77,99 @@ enum SpecYAMLReader {
             }
             return (root, converter.diagnostics)
         }
+    }
+
+    // MARK: - Nesting
+
+    /// The first line where an over-estimate of the nesting depth (open flow brackets plus
+    /// the block indentation stack plus leading `- ` / `? ` indicators) exceeds twice
+    /// `depthLimit`, if any. Over-estimating is safe: the exact depth is checked again while
+    /// converting, against `depthLimit`.
+    static func nestingTooDeep(_ positions: SpecTextPositions) -> Int? {
+        let limit = 2 * depthLimit
+        let scalars = positions.scalars
+        var flow = 0
+        var indents: [Int] = []
+        var line = 1
+        var i = 0
+        while i < scalars.count {
+            // Start of a line: measure indentation and leading sequence/key indicators.
+            var indent = 0
+            while i < scalars.count, scalars[i] == " " { indent += 1; i += 1 }
+            var compact = 0
+            while i + 1 < scalars.count, scalars[i] == "-" || scalars[i] == "?", scalars[i + 1] == " " {
+                compact += 1
+                i += 2
+                while i < scalars.count, scalars[i] == " " { i += 1 }
+            }
+            let blank = i >= scalars.count || ["\n", "\r", "#"].contains(scalars[i])
+            if !blank {
+                while let last = indents.last, last > indent { indents.removeLast() }
+                if indents.last.map({ $0 < indent }) ?? true { indents.append(indent) }
+            }
+            // Rest of the line: count flow brackets.
+            while i < scalars.count, scalars[i] != "\n", scalars[i] != "\r" {
+                switch scalars[i] {
+                case "[", "{": flow += 1
+                case "]", "}": flow = max(0, flow - 1)
+                default: break
+                }
+                if flow + indents.count + compact > limit { return line }
+                i += 1
+            }
+            if indents.count + compact > limit { return line }
+            if i < scalars.count, scalars[i] == "\r", i + 1 < scalars.count, scalars[i + 1] == "\n" { i += 1 }
+            i += 1
+            line += 1
+        }
+        return nil
+    }
+
+    /// The first line with an explicit (`? `) key, a flow collection used as a key (`]: `,
+    /// `}: `) or an alias used as a key (`*a: `) — checked only when the text has anchors and
+    /// aliases, since only they make such keys expensive.
+    static func aliasedComplexKeyLine(_ text: String) -> Int? {
+        guard text.contains("&"), text.contains("*") else { return nil }
+        let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-".unicodeScalars)
+        func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" }
+        /// Whether `line[i...]` is optional spaces, then ':' at the end or before a space.
+        func colonFollows(_ line: [Unicode.Scalar], _ i: Int) -> Bool {
+            var j = i
+            while j < line.count, isSpace(line[j]) { j += 1 }
+            return j < line.count && line[j] == ":" && (j + 1 == line.count || isSpace(line[j + 1]))
+        }
+        /// Whether `line[i]` is a '?' indicator (followed by a space or the end).
+        func questionIndicator(_ line: [Unicode.Scalar], _ i: Int) -> Bool {
+            i < line.count && line[i] == "?" && (i + 1 == line.count || isSpace(line[i + 1]))
+        }
+        var number = 0
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            number += 1
+            let line = Array(rawLine.unicodeScalars)
+            var i = 0
+            while i < line.count, isSpace(line[i]) || (line[i] == "-" && (i + 1 == line.count || isSpace(line[i + 1]))) {
+                i += 1
+            }
+            if questionIndicator(line, i) { return number }
+            var previous: Unicode.Scalar = " "
+            var k = 0
+            while k < line.count {
+                let c = line[k]
+                if c == "#", isSpace(previous) { break }
+                if c == "]" || c == "}", colonFollows(line, k + 1) { return number }
+                if (c == "{" || c == ","), questionIndicator(line, (k + 1..<line.count).first { !isSpace(line[$0]) } ?? line.count) {
+                    return number
+                }
+                if c == "*", isSpace(previous) || "[{,".unicodeScalars.contains(previous) {
+                    var end = k + 1
+                    while end < line.count, nameCharacters.contains(line[end]) { end += 1 }
+                    if end > k + 1, colonFollows(line, end) { return number }
+                }
+                previous = c
+                k += 1
+            }
+        }
+        return nil
     }
 
     // MARK: - Duplicate keys
@@ -267,19 +374,28 @@ enum SpecYAMLReader {
         }
         let atTab = positions.offset(line: mark.line, column: mark.column)
             .map { $0 < positions.scalars.count && positions.scalars[$0] == "\t" } ?? false
+        let opened = context.map { " opened at line \($0.mark.line)" } ?? ""
         let hint: String
         if atTab {
             hint = "indent with spaces, not tabs"
         } else if problem.contains("mapping values are not allowed") {
             hint = "check the indentation, and quote values that contain ': '"
+        } else if problem.contains("expected ',' or '}'") {
+            hint = "close the '{'\(opened) with '}', and separate its entries with ','"
+        } else if problem.contains("expected ',' or ']'") {
+            hint = "close the '['\(opened) with ']', and separate its items with ','"
+        } else if problem.contains("could not find expected ':'") {
+            hint = "write `key: value` with a space after the colon, or quote the text"
         } else if problem.contains("did not find expected key") || problem.contains("did not find expected '-'") {
             hint = "check the indentation of this line"
+        } else if problem.contains("expected node content") {
+            hint = "a value is missing here, or starts with a reserved character; quote it"
         } else if problem.contains("cannot start any token") {
             hint = "quote the value"
         } else if problem.contains("undefined alias") {
             hint = "define the anchor (&name) before using *name"
-        } else if problem.contains("end of the stream") || problem.contains("unexpected end") {
-            hint = "close the open quote or bracket"
+        } else if problem.contains("end of stream") || problem.contains("unexpected end") {
+            hint = context?.text.contains("quoted") == true ? "close the quote\(opened)" : "close the open quote or bracket"
         } else {
             hint = "check the YAML syntax here"
         }

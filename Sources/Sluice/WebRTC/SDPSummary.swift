@@ -66,11 +66,24 @@ public struct SDPSummary: Sendable, Equatable {
         for (i, m) in answer.media.enumerated() where m.rejected {
             let offered = i < offer.media.count ? offer.media[i].codecs : []
             let accepted = MediaKind(rawValue: m.kind).flatMap { answererAccepts[$0] } ?? []
-            out.append("the answer rejected the \(m.kind) media line (port 0: no common codec): the offer had "
-                + (offered.isEmpty ? "no codecs" : offered.joined(separator: ", "))
-                + ", the answering side accepts "
-                + (accepted.isEmpty ? "none" : accepted.joined(separator: ", ")))
+            out.append(noCommonCodec("the answer rejected the \(m.kind) media line (port 0: no common codec)", offered, accepted))
         }
         return out
+    }
+
+    /// What an answering side that accepts only `accepts` (per medium; a medium absent from
+    /// the dictionary accepts anything) must refuse in `offer`, explained. webrtcbin itself
+    /// answers any codec, so Sluice checks before answering.
+    public static func incompatibilities(offer: SDPSummary, accepts: [MediaKind: [String]]) -> [String] {
+        offer.media.compactMap { m in
+            guard !m.rejected, let kind = MediaKind(rawValue: m.kind), let accepted = accepts[kind],
+                  Set(m.codecs).isDisjoint(with: accepted) else { return nil }
+            return noCommonCodec("the \(m.kind) media line cannot be accepted (no common codec)", m.codecs, accepted)
+        }
+    }
+
+    private static func noCommonCodec(_ what: String, _ offered: [String], _ accepted: [String]) -> String {
+        "\(what): the offer had " + (offered.isEmpty ? "no codecs" : offered.joined(separator: ", "))
+            + ", the answering side accepts " + (accepted.isEmpty ? "none" : accepted.joined(separator: ", "))
     }
 }

@@ -338,7 +338,6 @@ final class PipelineLoaderBrokenFileTests: XCTestCase {
                 XCTFail("\(testCase.name): loaded without error")
                 continue
             }
-            if ProcessInfo.processInfo.environment["SPEC_PRINT"] != nil { print("DIAG", error) }
             guard error.diagnostics.count == 1, let diagnostic = error.diagnostics.first else {
                 XCTFail("\(testCase.name): expected one diagnostic, got \(error.diagnostics.count):\n\(error)")
                 continue

@@ -160,6 +160,16 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
         XCTAssertEqual(error?.diagnostics.count, 1)
         XCTAssertTrue(error?.diagnostics.first?.message.contains("more than 100000 YAML nodes") ?? false, "\(String(describing: error))")
 
+        // Keys made of nested aliases would take exponential time to hash for duplicate checks.
+        let laughKeys = laughs + "\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n? *h\n: 1\n? *h\n: 2\n"
+        let keyError = specLoadErrors(laughKeys)
+        XCTAssertEqual(keyError?.diagnostics.map(\.description),
+                       ["test.yaml:9:1: a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`"])
+        check("a: &a [x]\n*a : 1\n", "alias key")
+        check("a: &a [x]\n{*a : 1}\n", "flow alias key")
+        check("a: &a [x]\n[*a, *a]: 1\n", "flow sequence key")
+        check("a: &a [x]\nb: {? *a : 1}\n", "flow explicit key")
+
         let deep = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
         check("send: " + deep, "deep flow nesting")
         let deepMap = String(repeating: "{a: ", count: 990) + "1" + String(repeating: "}", count: 990)
@@ -173,6 +183,30 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
         check("send: !!binary aGVsbG8=\n", "tagged value")
         check("send: {video: {capture: {kind: test, pattern: \"\\ud800\"}}}", "surrogate escape")
         check("send: {video: {capture: {kind: test, pattern: \"\\x00\\U0010FFFF\"}}}", "escapes")
+    }
+
+    /// Deep nesting is refused before Yams' recursive composer can exhaust a small stack
+    /// (512 KiB, the size of secondary threads on some platforms).
+    func testDeepNestingOnASmallStack() {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let inputs = [
+                "send: " + String(repeating: "{a: ", count: 990) + "1" + String(repeating: "}", count: 990),
+                "send: " + String(repeating: "[", count: 999) + String(repeating: "]", count: 999),
+                (0..<990).map { String(repeating: " ", count: $0) + "a:" }.joined(separator: "\n") + " 1",
+                String(repeating: "- ", count: 990) + "x",
+                "send: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
+            ]
+            for input in inputs {
+                let error = specLoadErrors(input)
+                XCTAssertTrue(error?.diagnostics.first?.message.contains("levels deep") ?? false,
+                              "\(String(describing: error))")
+            }
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        done.wait()
     }
 
     /// Positions after multi-byte characters and CRLF line ends are counted in characters

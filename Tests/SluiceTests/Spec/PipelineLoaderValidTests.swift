@@ -364,4 +364,45 @@ final class PipelineLoaderValidTests: XCTestCase {
             "test.yaml:5:5: element 'x264enc' is not installed: it is in GStreamer plugin 'x264'; install it with: apt-get install gstreamer1.0-plugins-ugly",
         ])
     }
+
+    func testAddressAndServerForms() throws {
+        let good = try XCTUnwrap(specLoadValid("""
+            transport:
+              ice:
+                addresses: ["::", "fe80::1%eth0", "::ffff:192.168.0.1", "2001:db8:0:0:0:0:2:1", 0.0.0.0]
+                stun: "stun:[::1]:3478"
+                turn: turns://user:pw@turn.example.org
+            send: {video: {capture: {kind: test}}}
+            """))
+        XCTAssertEqual(good.transport.ice.addresses.count, 5)
+        XCTAssertEqual(good.transport.ice.stun, "stun:[::1]:3478")
+
+        let error = try XCTUnwrap(specLoadErrors("""
+            transport:
+              ice:
+                addresses: ["1:2:3:4:5:6:7:8:9", "1::2::3", "256.0.0.1", "localhost", "::g"]
+                turn: ["turn://host:3478", "turn://:pw@host", "turn://u:p@host:0"]
+            send: {video: {capture: {kind: test}}}
+            """))
+        XCTAssertEqual(error.diagnostics.map(\.location), [
+            specLoc(3, 17), specLoc(3, 38), specLoc(3, 49), specLoc(3, 62), specLoc(3, 75),
+            specLoc(4, 12), specLoc(4, 32), specLoc(4, 51),
+        ])
+    }
+
+    func testSubstitutionHappensBeforeOverridesAndNotInKeys() throws {
+        let spec = try XCTUnwrap(specLoadValid("""
+            send:
+              video:
+                capture: {kind: test, pattern: "${P}"}
+            """, overrides: ["description=${NOT_SUBSTITUTED}"], environment: ["P": "snow"]))
+        XCTAssertEqual(spec.send?.video?.capture.pattern, "snow")
+        XCTAssertEqual(spec.description, "${NOT_SUBSTITUTED}")
+
+        let error = try XCTUnwrap(specLoadErrors("${KEY}: 1\nsend: {video: {capture: {kind: test}}}",
+                                                 environment: ["KEY": "name"]))
+        XCTAssertEqual(error.diagnostics.map(\.description), [
+            "test.yaml:1:1: unknown key '${KEY}' at the top level; valid keys are version, name, description, transport, send, receive",
+        ])
+    }
 }

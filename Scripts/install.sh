@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Sluice needs to build, run and test, if any are missing.
+# Safe to run again: installs nothing when everything is there.
+set -euo pipefail
+packages=(
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  gstreamer1.0-plugins-ugly gstreamer1.0-nice gstreamer1.0-libav libnice-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base-apps   # gst-launch-1.0, gst-discoverer-1.0 (tests, benchmarks)
+  iproute2 util-linux                                  # ip, unshare: loopback-only namespaces
+  valgrind                                             # the bindings' memory check
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install.sh: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install.sh: installing ${missing[*]}"
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

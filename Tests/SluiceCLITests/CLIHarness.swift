@@ -1,0 +1,130 @@
+import Foundation
+import XCTest
+
+/// The result of one `sluice` invocation.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var seconds: Double
+    /// The `--report` JSON, if one was requested and written.
+    var report: [String: Any]?
+
+    func value(_ dotted: String) -> Any? {
+        var cur: Any? = report
+        for key in dotted.split(separator: ".") { cur = (cur as? [String: Any])?[String(key)] }
+        return cur
+    }
+    func int(_ dotted: String) -> Int? { (value(dotted) as? NSNumber)?.intValue }
+    func double(_ dotted: String) -> Double? { (value(dotted) as? NSNumber)?.doubleValue }
+}
+
+enum CLI {
+    /// The package root (…/Tests/SluiceCLITests/CLIHarness.swift → …).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `sluice` executable next to the test bundle.
+    static var binary: URL {
+        var dir = Bundle(for: Marker.self).bundleURL.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: dir.appendingPathComponent("sluice").path) {
+            dir = root.appendingPathComponent(".build/debug")
+        }
+        return dir.appendingPathComponent("sluice")
+    }
+    final class Marker {}
+
+    /// Runs `sluice args…` inside a fresh network namespace that has only loopback, so no
+    /// test can reach anything else. Waits at most `timeout` seconds, then kills it.
+    static func run(_ args: [String], env: [String: String] = [:], timeout: Double = 60,
+                    isolated: Bool = true, report: Bool = false,
+                    onStdoutLine: (@Sendable (String, Process) -> Void)? = nil) throws -> CLIResult {
+        var args = args
+        let reportPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sluice-report-\(UUID().uuidString).json").path
+        if report { args += ["--report", reportPath] }
+        let p = Process()
+        if isolated {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            p.arguments = ["-n", "sh", "-c", "ip link set lo up && exec \"$0\" \"$@\"", binary.path] + args
+        } else {
+            p.executableURL = binary
+            p.arguments = args
+        }
+        p.currentDirectoryURL = root
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in env { environment[k] = v }
+        p.environment = environment
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+
+        let collected = OutputCollector()
+        // Blocking reads on their own threads: reliable EOF, and lines as they come.
+        Thread.detachNewThread {
+            let h = out.fileHandleForReading
+            while true {
+                let d = h.availableData
+                if d.isEmpty { break }
+                for line in collected.append(d, to: .out) { onStdoutLine?(line, p) }
+            }
+            collected.finish(.out)
+        }
+        Thread.detachNewThread {
+            let h = err.fileHandleForReading
+            while true {
+                let d = h.availableData
+                if d.isEmpty { break }
+                _ = collected.append(d, to: .err)
+            }
+            collected.finish(.err)
+        }
+        let exited = DispatchSemaphore(value: 0)
+        p.terminationHandler = { _ in exited.signal() }
+        let start = Date()
+        try p.run()
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            p.interrupt(); kill(p.processIdentifier, SIGKILL)
+            _ = exited.wait(timeout: .now() + 5)
+            XCTFail("sluice \(args.joined(separator: " ")) did not finish within \(timeout) s")
+        }
+        collected.waitForEnd(timeout: 5)
+        let seconds = Date().timeIntervalSince(start)
+        var json: [String: Any]?
+        if report, let data = FileManager.default.contents(atPath: reportPath) {
+            json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            try? FileManager.default.removeItem(atPath: reportPath)
+        }
+        return CLIResult(status: p.terminationStatus, stdout: collected.text(.out), stderr: collected.text(.err),
+                         seconds: seconds, report: json)
+    }
+}
+
+/// Gathers a child's output from GLib-free reader threads.
+final class OutputCollector: @unchecked Sendable {  // all state behind `lock`
+    enum Stream { case out, err }
+    private let lock = NSCondition()
+    private var data: [Stream: Data] = [.out: Data(), .err: Data()]
+    private var pendingLine = ""
+    private var ended: Set<Stream> = []
+
+    func append(_ d: Data, to s: Stream) -> [String] {
+        lock.lock(); defer { lock.unlock() }
+        data[s, default: Data()].append(d)
+        guard s == .out else { return [] }
+        pendingLine += String(decoding: d, as: UTF8.self)
+        var lines = pendingLine.components(separatedBy: "\n")
+        pendingLine = lines.removeLast()
+        return lines
+    }
+    func finish(_ s: Stream) { lock.lock(); ended.insert(s); lock.broadcast(); lock.unlock() }
+    func waitForEnd(timeout: Double) {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock(); defer { lock.unlock() }
+        while ended.count < 2 && lock.wait(until: deadline) {}
+    }
+    func text(_ s: Stream) -> String {
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: data[s] ?? Data(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+
+/// Runtime failures (exit 3) and file/argument errors (exit 2), each with a reason that
+/// names the fix.
+final class FailureEndToEndTests: XCTestCase {
+    func testMissingElementExitsThreeWithPackageHint() throws {
+        // A plugin directory with every installed plugin except x264, and a fresh registry.
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("sluice-plugins-\(UUID().uuidString)")
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: dir) }
+        let system = "/usr/lib/x86_64-linux-gnu/gstreamer-1.0"
+        for name in try fm.contentsOfDirectory(atPath: system) where name.hasSuffix(".so") && name != "libgstx264.so" {
+            try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: "\(system)/\(name)")
+        }
+        let r = try CLI.run(["run", "Pipelines/loopback-h264.yaml", "--duration", "2"],
+                            env: ["GST_PLUGIN_SYSTEM_PATH_1_0": dir.path,
+                                  "GST_REGISTRY_1_0": dir.appendingPathComponent("registry.bin").path])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("x264enc"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("apt-get install gstreamer1.0-plugins-ugly"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("Pipelines/loopback-h264.yaml:"), "points into the file: \(r.stderr)")
+    }
+
+    func testICEWithoutUsableAddressFailsWithinTimeout() throws {
+        let r = try CLI.run(["run", "Pipelines/loopback.yaml", "--duration", "5",
+                             "--set", "transport.ice.addresses=[]", "--set", "transport.ice.connect_timeout=2"],
+                            timeout: 30)
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("ICE did not connect within 2 s"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("transport.ice.addresses"), r.stderr)
+        XCTAssertLessThan(r.seconds, 15, "must fail at the timeout, not hang")
+    }
+
+    func testCodecTheReceiverDoesNotAcceptIsAFileError() throws {
+        // In loopback both sides are in the file, so the mismatch is caught before running
+        // (the runtime check for remote peers is in NegotiationTests).
+        let r = try CLI.run(["run", "Pipelines/loopback.yaml", "--duration", "3",
+                             "--set", "receive.video.codecs=[h264]"], timeout: 30)
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("--set receive.video.codecs=[h264]:1:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("h264") && r.stderr.contains("vp8"), r.stderr)
+    }
+
+    func testInvalidFileExitsTwoWithLocation() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).yaml").path
+        try "send:\n  video:\n    encode:\n      codec: vp7\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for command in ["run", "validate"] {
+            let r = try CLI.run([command, path], timeout: 30)
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(path):4:14:"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("vp7"), r.stderr)
+        }
+    }
+
+    func testEveryExampleFileValidates() throws {
+        let dir = CLI.root.appendingPathComponent("Pipelines")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") }.sorted()
+        let r = try CLI.run(["validate"] + files.map { "Pipelines/\($0)" }, timeout: 30)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for f in files { XCTAssertTrue(r.stdout.contains("Pipelines/\(f): ok"), r.stdout) }
+    }
+
+    func testBadArgumentsExitTwo() throws {
+        XCTAssertEqual(try CLI.run(["run"], timeout: 30).status, 2)
+        XCTAssertEqual(try CLI.run(["run", "Pipelines/loopback.yaml", "--duration", "-1"], timeout: 30).status, 2)
+        XCTAssertEqual(try CLI.run(["frobnicate"], timeout: 30).status, 2)
+        XCTAssertEqual(try CLI.run(["run", "/nonexistent/file.yaml"], timeout: 30).status, 2)
+    }
+
+    func testInspectReportsCodecs() throws {
+        let r = try CLI.run(["inspect"], timeout: 30)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for codec in ["vp8", "vp9", "h264", "opus"] { XCTAssertTrue(r.stdout.contains("  \(codec)"), r.stdout) }
+        XCTAssertTrue(r.stdout.contains("x264enc yes"), r.stdout)
+        let json = try CLI.run(["inspect", "--json"], timeout: 30)
+        let obj = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        XCTAssertNotNil(obj?["encoders"])
+    }
+}
