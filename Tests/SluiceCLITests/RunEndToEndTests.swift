@@ -92,13 +92,18 @@ final class RunEndToEndTests: XCTestCase {
             let r = try CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"],
                                 env: ["SLUICE_RECORDING": rec], report: true)
             XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
+            // Whatever is sent must arrive, for each medium the file receives.
             if let sent = r.int("send.video.frames") {
                 XCTAssertGreaterThan(sent, 0, file)
-                XCTAssertGreaterThanOrEqual(Double(r.int("receive.video.frames") ?? 0), 0.85 * Double(sent), file)
+                if r.value("receive.video") != nil {
+                    XCTAssertGreaterThanOrEqual(Double(r.int("receive.video.frames") ?? 0), 0.85 * Double(sent), file)
+                }
             }
             if let sent = r.int("send.audio.buffers") {
                 XCTAssertGreaterThan(sent, 0, file)
-                XCTAssertGreaterThanOrEqual(Double(r.int("receive.audio.buffers") ?? 0), 0.85 * Double(sent), file)
+                if r.value("receive.audio") != nil {
+                    XCTAssertGreaterThanOrEqual(Double(r.int("receive.audio.buffers") ?? 0), 0.85 * Double(sent), file)
+                }
             }
         }
     }

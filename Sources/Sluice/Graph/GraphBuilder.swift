@@ -107,8 +107,9 @@ final class GraphBuilder: Sendable {
 
     // MARK: Send side
 
-    /// Builds capture → filters → encode → pay for one branch and links it to `webrtcbin`.
-    func buildSend(_ branch: SendBranchSpec, into webrtcbin: Element) throws(RunError) {
+    /// Builds capture → filters → encode → pay for one branch and links it to `webrtcbin`
+    /// (or, without one, ends it in a fakesink after the encoder).
+    func buildSend(_ branch: SendBranchSpec, into webrtcbin: Element?) throws(RunError) {
         let video = branch.media == .video
         let cap = branch.capture
         var chain: [Element] = []
@@ -167,7 +168,7 @@ final class GraphBuilder: Sendable {
     }
 
     private func finishSend(_ branch: SendBranchSpec, from capture: [Element], startIndex: Int,
-                            into webrtcbin: Element) throws(RunError) {
+                            into webrtcbin: Element?) throws(RunError) {
         let video = branch.media == .video
         let enc = branch.encode
         let filters = try filterElements(branch.filters)
@@ -176,6 +177,15 @@ final class GraphBuilder: Sendable {
         var tail: [Element] = [queue]
         if !video { tail.append(try make("audioconvert", at: enc.location)); tail.append(try make("audioresample", at: enc.location)) }
         tail += try encoderChain(enc, fps: branch.capture.fps)
+        guard let webrtcbin else {
+            let sink = try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
+            tail.append(sink)
+            try add(filters + tail)
+            try linkChain(Array(capture[startIndex...]) + filters + tail, media: branch.media, at: branch.location)
+            countSent(at: sink.staticPad("sink"), video: video, marksFirstFrame: true)
+            counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
+            return
+        }
         let pay = try make(DefaultElements.payloader(for: enc.codec), EncoderPresets.payloaderProperties(for: enc.codec), at: enc.location)
         tail.append(pay)
         let rtpCaps = try make("capsfilter", [("caps", EncoderPresets.rtpCaps(for: enc.codec))], at: enc.location)
@@ -183,19 +193,7 @@ final class GraphBuilder: Sendable {
         try add(filters + tail)
         try linkChain(Array(capture[startIndex...]) + filters + tail, media: branch.media, at: branch.location)
 
-        // Count what is handed to the payloader: encoded frames (video) or packets (audio).
-        if let sink = pay.staticPad("sink") {
-            let counters = counters
-            sink.addProbe { (info: borrowing Pad.ProbeInfo) in
-                if video {
-                    counters.sendVideoFrames.add(1, ordering: .relaxed)
-                    counters.sendVideoBytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
-                } else {
-                    counters.sendAudioBuffers.add(1, ordering: .relaxed)
-                }
-                return .ok
-            }
-        }
+        countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
         guard let src = rtpCaps.staticPad("src"), let sinkPad = webrtcbin.requestPad("sink_%u") else {
             throw RunError("webrtcbin refused a new \(branch.media.rawValue) input", at: branch.location)
         }
@@ -203,6 +201,23 @@ final class GraphBuilder: Sendable {
             throw RunError("cannot link the \(branch.media.rawValue) payloader to webrtcbin: \(error.message)", at: enc.location)
         }
         counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
+    }
+
+    /// Counts what is handed on after encoding: frames (video) or packets (audio).
+    /// Without a receiver (`transport: none`) the first encoded frame is the first frame.
+    private func countSent(at pad: Pad?, video: Bool, marksFirstFrame: Bool) {
+        guard let pad else { return }
+        let counters = counters
+        pad.addProbe { (info: borrowing Pad.ProbeInfo) in
+            if video {
+                counters.sendVideoFrames.add(1, ordering: .relaxed)
+                counters.sendVideoBytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+                if marksFirstFrame && counters.sendVideoFrames.load(ordering: .relaxed) == 1 { counters.markFirstFrame() }
+            } else {
+                counters.sendAudioBuffers.add(1, ordering: .relaxed)
+            }
+            return .ok
+        }
     }
 
     /// encoder (+ profile caps) (+ parser), from an `encode` section.

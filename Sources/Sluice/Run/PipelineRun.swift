@@ -44,7 +44,16 @@ public final class PipelineRun: Sendable {
         let pipeline = Pipeline(name: "sluice")
         let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters)
 
-        let (sender, receiver) = try buildLoopback(pipeline: pipeline, builder: builder)
+        let peers: (sender: WebRTCPeer, receiver: WebRTCPeer)?
+        switch spec.transport.kind {
+        case .loopback:
+            peers = try buildLoopback(pipeline: pipeline, builder: builder)
+        case .noTransport:
+            peers = nil
+            for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+                try builder.buildSend(branch, into: nil)
+            }
+        }
         let busTask = watchBus(pipeline)
         defer { busTask.cancel() }
 
@@ -58,14 +67,16 @@ public final class PipelineRun: Sendable {
             throw failed ?? RunError("the pipeline could not start (GStreamer refused the PLAYING state)")
         }
 
-        try await negotiate(sender: sender, receiver: receiver)
-        try await waitForICE([sender, receiver])
+        if let peers {
+            try await negotiate(sender: peers.sender, receiver: peers.receiver)
+            try await waitForICE([peers.sender, peers.receiver])
+        }
 
         // Running: tick statistics until duration, stop or failure.
         var lastTick = ContinuousClock.now
         var last = (send: 0, recv: 0, audio: 0, bytes: 0)
         var lastStats = WebRTCStats()
-        var iceState = sender.states.iceConnection
+        var iceState = peers?.sender.states.iceConnection ?? "none"
         while true {
             if let e = builder.asyncError ?? failed { throw e }
             let now = ContinuousClock.now
@@ -75,9 +86,9 @@ public final class PipelineRun: Sendable {
             if (now - lastTick).seconds >= options.statsInterval {
                 let dt = (now - lastTick).seconds
                 lastTick = now
-                let stats = await sender.stats().map(WebRTCStats.init) ?? lastStats
-                let recvStats = await receiver.stats().map(WebRTCStats.init)
-                iceState = sender.states.iceConnection
+                let stats = await currentStats(peers?.sender, counters: counters) ?? lastStats
+                let recvStats = await currentStats(peers?.receiver, counters: counters)
+                iceState = peers?.sender.states.iceConnection ?? "none"
                 let cur = (send: counters.sendVideoFrames.load(ordering: .relaxed),
                            recv: counters.receiveVideoFrames.load(ordering: .relaxed),
                            audio: counters.receiveAudioBuffers.load(ordering: .relaxed),
@@ -95,15 +106,24 @@ public final class PipelineRun: Sendable {
         }
 
         let duration = (ContinuousClock.now - started).seconds
-        let finalStats = await sender.stats().map(WebRTCStats.init) ?? lastStats
-        let receiverStats = await receiver.stats().map(WebRTCStats.init) ?? WebRTCStats()
-        iceState = sender.states.iceConnection
+        let finalStats = await currentStats(peers?.sender, counters: counters) ?? lastStats
+        let receiverStats = await currentStats(peers?.receiver, counters: counters) ?? WebRTCStats()
+        iceState = peers?.sender.states.iceConnection ?? "none"
         await drain(pipeline: pipeline, builder: builder, timeout: options.drainTimeout)
         pipeline.setState(.null)
         stopped = true
         let cpu = processCPUSeconds() - cpuStart
         return summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
                        received: receiverStats, iceState: iceState)
+    }
+
+    /// webrtcbin's statistics for a peer; without WebRTC, the encoded bytes stand in for
+    /// the bytes sent.
+    private func currentStats(_ peer: WebRTCPeer?, counters: RunCounters) async -> WebRTCStats? {
+        if let peer { return await peer.stats().map(WebRTCStats.init) }
+        var s = WebRTCStats()
+        s.bytesSent = counters.sendVideoBytes.load(ordering: .relaxed)
+        return s
     }
 
     // MARK: Build

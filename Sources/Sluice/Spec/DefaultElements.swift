@@ -58,7 +58,8 @@ public enum DefaultElements {
     /// Every element a spec needs that Sluice picks itself (not named in the file), with the
     /// location of the stage that needs it.
     public static func required(for spec: PipelineSpec) -> [(factory: String, location: SourceLocation?)] {
-        var out: [(String, SourceLocation?)] = [("webrtcbin", spec.transport.location)]
+        var out: [(String, SourceLocation?)] = spec.transport.kind == .noTransport
+            ? [("fakesink", spec.transport.location)] : [("webrtcbin", spec.transport.location)]
         for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
             let video = branch.media == .video
             switch branch.capture.kind {

@@ -61,11 +61,14 @@ public struct TransportSpec: Sendable, Equatable {
     }
 }
 
-/// How the two peers find each other. Only `loopback` exists today; network
-/// signalling kinds (apprtc, whip, whep, camera) slot in here.
+/// How the two peers find each other. Network signalling kinds (apprtc, whip, whep,
+/// camera) slot in here.
 public enum TransportKind: String, Sendable, CaseIterable {
     /// The receive section is a second webrtcbin in the same process.
     case loopback
+    /// No WebRTC at all: each send branch's encoded stream is discarded. Measures what
+    /// capture and encoding cost; a file with this kind has no receive section.
+    case noTransport = "none"
 }
 
 public struct ICESpec: Sendable, Equatable {

@@ -129,6 +129,11 @@ struct SpecDecoder {
                 receiveAudio = Self.defaultReceiveBranch(for: branch)
             }
             checkLoopbackCodecs(send: send, receive: [receiveVideo, receiveAudio].compactMap { $0 })
+        case .noTransport:
+            if let receive {
+                fail("transport kind 'none' sends nowhere, so there is nothing to receive; remove receive or use kind: loopback",
+                     at: receive.key.keyLocation)
+            }
         }
         guard diagnostics.isEmpty else { return nil }
         let sendSpec = send.map { SendSpec(video: $0.video, audio: $0.audio) }
