@@ -42,6 +42,14 @@ public final class Event: @unchecked Sendable {
     /// End of stream.
     public static func eos() -> Event { Gst.initialize(); return Event(full: gst_event_new_eos()) }
 
+    /// A flushing, key-unit seek to `position` nanoseconds (time format).
+    public static func seek(to position: ClockTime) -> Event {
+        Gst.initialize()
+        let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue)
+        return Event(full: gst_event_new_seek(1.0, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET, gint64(position),
+                                              GST_SEEK_TYPE_NONE, -1))
+    }
+
     /// Asks upstream encoders for a keyframe (force-key-unit, all headers).
     public static func forceKeyUnit() -> Event {
         Gst.initialize()

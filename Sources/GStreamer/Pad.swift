@@ -51,9 +51,19 @@ public final class Pad: Object, @unchecked Sendable {
     @discardableResult
     public func unlink(_ sink: Pad) -> Bool { gst_pad_unlink(pad, sink.pad) != 0 }
 
-    /// Sends an event through the pad.
+    /// Sends an event into the pad (downstream events into a sink pad).
     @discardableResult
     public func sendEvent(_ event: Event) -> Bool { gst_pad_send_event(pad, event.takeForTransfer()) != 0 }
+
+    /// Pushes an event to the pad's peer (upstream events such as seeks from a sink pad).
+    @discardableResult
+    public func pushEvent(_ event: Event) -> Bool { gst_pad_push_event(pad, event.takeForTransfer()) != 0 }
+
+    /// The running-time offset applied to data passing this pad, in nanoseconds.
+    public var offset: Int64 {
+        get { Int64(gst_pad_get_offset(pad)) }
+        set { gst_pad_set_offset(pad, gint64(newValue)) }
+    }
 
     // MARK: Probes
 

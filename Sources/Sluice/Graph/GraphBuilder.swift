@@ -18,6 +18,7 @@ final class GraphBuilder: Sendable {
         var muxers: [String: Element] = [:]
         var builtMedia: Set<MediaKind> = []
         var error: RunError?
+        var fileSources: [FileLooper] = []
     }
     private let state = Mutex(State())
     /// Serializes receive-branch builds (video and audio pads can appear on two threads at
@@ -131,22 +132,19 @@ final class GraphBuilder: Sendable {
         case .camera(let device):
             chain.append(try make("v4l2src", [("device", device)], at: cap.location))
             chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
-        case .file(let uri, _):
-            let decode = try make("uridecodebin", [("uri", Self.uri(for: uri))], at: cap.location)
-            let norm = try normalizer(video: video, caps: rawCaps, at: cap.location)
-            try add([decode])
-            let first = norm[0]
-            decode.connect("pad-added") { (args: borrowing SignalArguments) in
-                guard let pad = args.object(1, as: Pad.self),
-                      let caps = pad.currentCaps ?? pad.queryCaps(),
-                      let name = caps.structure(at: 0)?.name,
-                      name.hasPrefix(video ? "video/" : "audio/"),
-                      let sink = first.staticPad("sink"), !sink.isLinked else { return }
-                try? pad.link(sink)
+        case .file(let uri, let loop):
+            // A file is not a live source: clocksync paces it to the pipeline clock.
+            let pace = try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: cap.location)
+            chain = [pace] + (try normalizer(video: video, caps: rawCaps, at: cap.location))
+            try add(chain)
+            guard let entrance = pace.staticPad("sink") else { throw RunError("clocksync has no sink pad") }
+            let source = FileLooper(uri: Self.uri(for: uri), media: branch.media, entrance: entrance,
+                                    bin: pipeline, loop: loop)
+            do { _ = try source.start() } catch {
+                throw RunError(KnownElements.missingHint(for: "uridecodebin") + " (\(error.message))", at: cap.location)
             }
-            chain += norm
-            try add(chain.filter { $0 != decode })
-            try finishSend(branch, from: chain, startIndex: 1, into: webrtcbin)
+            state.withLock { $0.fileSources.append(source) }
+            try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
             return
         case .gst(let fragment):
             chain.append(try parse(fragment, at: cap.location))
@@ -182,6 +180,7 @@ final class GraphBuilder: Sendable {
             tail.append(sink)
             try add(filters + tail)
             try linkChain(Array(capture[startIndex...]) + filters + tail, media: branch.media, at: branch.location)
+            watchEnd(of: queue)
             countSent(at: sink.staticPad("sink"), video: video, marksFirstFrame: true)
             counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
             return
@@ -192,6 +191,7 @@ final class GraphBuilder: Sendable {
         tail.append(rtpCaps)
         try add(filters + tail)
         try linkChain(Array(capture[startIndex...]) + filters + tail, media: branch.media, at: branch.location)
+        watchEnd(of: queue)
 
         countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
         guard let src = rtpCaps.staticPad("src"), let sinkPad = webrtcbin.requestPad("sink_%u") else {
@@ -204,6 +204,19 @@ final class GraphBuilder: Sendable {
     }
 
     /// Counts what is handed on after encoding: frames (video) or packets (audio).
+    /// Counts a send branch as ended when its source's end-of-stream reaches the encoder
+    /// queue (a file without `loop`, a fragment with `num-buffers`).
+    private func watchEnd(of queue: Element) {
+        let counters = counters
+        queue.staticPad("sink")?.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+            if info.event == .eos {
+                counters.endedSendBranches.add(1, ordering: .relaxed)
+                return .remove
+            }
+            return .ok
+        }
+    }
+
     /// Without a receiver (`transport: none`) the first encoded frame is the first frame.
     private func countSent(at pad: Pad?, video: Bool, marksFirstFrame: Bool) {
         guard let pad else { return }

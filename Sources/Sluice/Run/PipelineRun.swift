@@ -83,6 +83,13 @@ public final class PipelineRun: Sendable {
             let elapsed = (now - started).seconds
             if stop.isSet { break }
             if let d = options.duration, elapsed >= d { break }
+            let sendBranches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
+            if sendBranches > 0, counters.endedSendBranches.load(ordering: .relaxed) >= sendBranches {
+                logger.info("every send branch reached the end of its source; stopping")
+                // Let what is in flight cross the jitter buffer before draining.
+                try? await Task.sleep(for: .milliseconds(spec.transport.latencyMs * 2 + 100))
+                break
+            }
             if (now - lastTick).seconds >= options.statsInterval {
                 let dt = (now - lastTick).seconds
                 lastTick = now

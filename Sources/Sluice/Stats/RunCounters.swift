@@ -10,6 +10,8 @@ public final class RunCounters: Sendable {
     public let receiveAudioBuffers = Atomic<Int>(0)
     public let receiveVideoWidth = Atomic<Int>(0)
     public let receiveVideoHeight = Atomic<Int>(0)
+    /// Send branches whose source reached end-of-stream.
+    public let endedSendBranches = Atomic<Int>(0)
     /// Nanoseconds from the start of the run to the first decoded frame (video, or audio
     /// when there is no video); 0 until it happens.
     public let firstFrameNanos = Atomic<Int>(0)
