@@ -2,6 +2,8 @@ import CGStreamer
 import CGStreamerShim
 
 /// A GstBin: a container of elements.
+///
+/// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 open class Bin: Element, @unchecked Sendable {
     var bin: UnsafeMutablePointer<GstBin> { pointer.assumingMemoryBound(to: GstBin.self) }
 
@@ -63,6 +65,8 @@ open class Bin: Element, @unchecked Sendable {
 }
 
 /// A GstPipeline: the top-level bin with a clock and a bus.
+///
+/// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 public final class Pipeline: Bin, @unchecked Sendable {
     public convenience init(name: String? = nil) {
         Gst.initialize()

@@ -30,6 +30,8 @@ public enum StateChangeResult: Sendable, Equatable {
 }
 
 /// A GstElement.
+///
+/// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 open class Element: Object, @unchecked Sendable {
     open override class var staticType: GType { sluice_type_element() }
 

@@ -88,6 +88,8 @@ public final class Message: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// A GstBus.
+///
+/// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 public final class Bus: Object, @unchecked Sendable {
     var bus: UnsafeMutablePointer<GstBus> { pointer.assumingMemoryBound(to: GstBus.self) }
 

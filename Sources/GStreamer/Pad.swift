@@ -2,6 +2,8 @@ import CGStreamer
 import CGStreamerShim
 
 /// A GstPad.
+///
+/// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 public final class Pad: Object, @unchecked Sendable {
     public override class var staticType: GType { sluice_type_pad() }
     var pad: UnsafeMutablePointer<GstPad> { pointer.assumingMemoryBound(to: GstPad.self) }

@@ -6,8 +6,9 @@ import CGStreamerShim
 /// Either owned (freed with the wrapper) or borrowed from a parent (caps, message, promise
 /// reply) that the wrapper keeps alive through `owner`.
 ///
-/// `@unchecked Sendable`: wrappers only read the structure; a borrowed one keeps its
-/// immutable owner alive, an owned one is never shared with C code that could write it.
+/// `@unchecked Sendable`: a borrowed structure is read-only (`set` refuses it) and keeps its
+/// immutable owner alive; an owned one is only written through `set`, which callers use
+/// while building it, before handing it to other threads or to C.
 public final class Structure: @unchecked Sendable, CustomStringConvertible {
     let raw: UnsafeMutablePointer<GstStructure>
     private let owned: Bool

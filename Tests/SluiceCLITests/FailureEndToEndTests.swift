@@ -80,3 +80,16 @@ final class FailureEndToEndTests: XCTestCase {
         XCTAssertNotNil(obj?["encoders"])
     }
 }
+
+extension FailureEndToEndTests {
+    func testMissingCameraDeviceNamesTheFix() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cam-\(UUID().uuidString).yaml").path
+        try "send:\n  video:\n    capture: { kind: camera, device: /dev/video-sluice-none }\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try CLI.run(["run", path, "--duration", "2"], timeout: 30)
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(path):3:5: camera device /dev/video-sluice-none does not exist"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("capture.kind: test"), r.stderr)
+    }
+}

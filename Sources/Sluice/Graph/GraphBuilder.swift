@@ -130,6 +130,10 @@ final class GraphBuilder: Sendable {
                 chain.append(try make("capsfilter", [("caps", rawCaps)], at: cap.location))
             }
         case .camera(let device):
+            guard FileManager.default.fileExists(atPath: device) else {
+                throw RunError("camera device \(device) does not exist: connect a camera, set capture.device to one "
+                               + "that exists (ls /dev/video*), or use capture.kind: test", at: cap.location)
+            }
             chain.append(try make("v4l2src", [("device", device)], at: cap.location))
             chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
         case .file(let uri, let loop):
