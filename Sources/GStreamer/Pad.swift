@@ -70,8 +70,15 @@ public final class Pad: Object, @unchecked Sendable {
     // MARK: Probes
 
     /// What a buffer probe sees.
+    ///
+    /// A handler must not capture its own `Pad` wrapper: the pad owns the handler, so that
+    /// would be a reference cycle. Use `currentCaps` here instead.
     public struct ProbeInfo: ~Copyable {
+        let pad: UnsafeMutablePointer<GstPad>
         let info: UnsafeMutablePointer<GstPadProbeInfo>
+
+        /// The probed pad's negotiated caps.
+        public var currentCaps: Caps? { gst_pad_get_current_caps(pad).map { Caps(full: $0) } }
         /// The buffer passing, if this is a buffer probe.
         public var buffer: BufferRef? {
             sluice_pad_probe_info_buffer(info).map { BufferRef(raw: $0) }
@@ -123,10 +130,10 @@ private final class ProbeBox {
     init(_ h: @escaping @Sendable (borrowing Pad.ProbeInfo) -> Pad.ProbeReturn) { handler = h }
 }
 
-private let probeTrampoline: GstPadProbeCallback = { _, info, data in
-    guard let info, let data else { return GST_PAD_PROBE_OK }
+private let probeTrampoline: GstPadProbeCallback = { pad, info, data in
+    guard let pad, let info, let data else { return GST_PAD_PROBE_OK }
     let box = Unmanaged<ProbeBox>.fromOpaque(data).takeUnretainedValue()
-    switch box.handler(Pad.ProbeInfo(info: info)) {
+    switch box.handler(Pad.ProbeInfo(pad: pad, info: info)) {
     case .ok: return GST_PAD_PROBE_OK
     case .drop: return GST_PAD_PROBE_DROP
     case .remove: return GST_PAD_PROBE_REMOVE

@@ -102,3 +102,25 @@ final class ObjectLifetimeTests: XCTestCase {
         XCTAssertNil(e.cast(to: Pad.self))
     }
 }
+
+extension ObjectLifetimeTests {
+    /// A probe handler is released with its pad, and may read the pad's caps through the
+    /// probe info without capturing (and so keeping alive) the pad itself.
+    func testProbeHandlerIsReleasedWithItsPad() throws {
+        let flag = DeinitFlag()
+        var watch: FinalizationWatch?
+        do {
+            let e = try Element.make("identity")
+            let pad = try XCTUnwrap(e.staticPad("src"))
+            watch = FinalizationWatch(pad)
+            let token = DeinitFlag.Token { [flag] in flag.released = true }
+            pad.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+                _ = token
+                _ = info.currentCaps
+                return .ok
+            }
+        }
+        XCTAssertTrue(watch!.finalized, "the pad must not be kept alive by its probe")
+        XCTAssertTrue(flag.released, "the probe's closure must be released with the pad")
+    }
+}

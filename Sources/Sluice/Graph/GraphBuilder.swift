@@ -15,7 +15,7 @@ final class GraphBuilder: Sendable {
     private struct State {
         var receiveEntrances: [Pad] = []
         var sinkPads: [Pad] = []
-        var muxers: [String: Element] = [:]
+        var recordings: [String: Recording] = [:]
         var builtMedia: Set<MediaKind> = []
         var error: RunError?
         var fileSources: [FileLooper] = []
@@ -174,8 +174,16 @@ final class GraphBuilder: Sendable {
         let video = branch.media == .video
         let enc = branch.encode
         let filters = try filterElements(branch.filters)
+        // Live captures drop the oldest frame when the encoder falls behind (latency beats
+        // completeness); a file waits instead, since clocksync paces it anyway.
+        let live: Bool
+        switch branch.capture.kind {
+        case .file: live = false
+        case .test: live = branch.capture.live
+        case .camera, .gst: live = true
+        }
         let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
-                                       ("max-size-time", "0"), ("leaky", "downstream")], at: branch.location)
+                                       ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
         var tail: [Element] = [queue]
         if !video { tail.append(try make("audioconvert", at: enc.location)); tail.append(try make("audioresample", at: enc.location)) }
         tail += try encoderChain(enc, fps: branch.capture.fps)
@@ -311,22 +319,29 @@ final class GraphBuilder: Sendable {
         let sink = try sinkElements(branch, media: media)
         try add(chain + sink.owned)
         chain += sink.owned
-        try linkChain(chain + sink.shared, media: media, at: branch.location)
+        try linkChain(chain, media: media, at: branch.location)
+        if let muxPad = sink.muxPad {
+            guard let out = chain.last?.staticPad("src") else { throw RunError("the encoder has no output pad", at: branch.location) }
+            do { try out.link(muxPad) } catch { throw RunError(error.message, at: branch.sink.location) }
+        }
         for e in chain { e.syncStateWithParent() }
-        let finalSink = sink.final
-        if let sinkPad = finalSink.staticPad("sink") { state.withLock { $0.sinkPads.append(sinkPad) } }
+        if let sinkPad = sink.final.staticPad("sink") {
+            state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
+        }
 
         // Count decoded frames and learn their size.
         if let src = decoder.staticPad("src") {
+            // Probe handlers capture only the counters: never the pad, the builder or the
+            // pipeline, which own the probe (that would be a reference cycle).
             let counters = counters
+            let audioIsFirstFrame = spec.send?.video == nil || spec.receive?.video == nil
             src.addProbe { (_: borrowing Pad.ProbeInfo) in
                 if video {
                     if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 {
                         counters.markFirstFrame()
                     }
                 } else {
-                    if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1,
-                       (self.spec.send?.video == nil || self.spec.receive?.video == nil) {
+                    if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1, audioIsFirstFrame {
                         counters.markFirstFrame()
                     }
                 }
@@ -334,7 +349,7 @@ final class GraphBuilder: Sendable {
             }
             if video {
                 src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
-                    if info.event == .caps, let caps = src.currentCaps, let st = caps.structure(at: 0) {
+                    if info.event == .caps, let caps = info.currentCaps, let st = caps.structure(at: 0) {
                         counters.receiveVideoWidth.store(st.get("width", as: Int.self) ?? 0, ordering: .relaxed)
                         counters.receiveVideoHeight.store(st.get("height", as: Int.self) ?? 0, ordering: .relaxed)
                     }
@@ -352,12 +367,12 @@ final class GraphBuilder: Sendable {
         }
     }
 
-    /// A sink stage: elements this branch owns (to add and link), an element shared with
-    /// another branch and already in the pipeline (to link only), and the element whose
-    /// sink pad marks the end of the branch.
+    /// A sink stage: elements this branch owns (to add and link), maybe a muxer pad to end
+    /// in, and the element whose sink pad marks the end of the branch.
     private struct SinkStage {
         var owned: [Element]
-        var shared: [Element] = []
+        /// A reserved pad of a muxer shared with other branches, linked to last.
+        var muxPad: Pad? = nil
         var final: Element
     }
 
@@ -380,28 +395,53 @@ final class GraphBuilder: Sendable {
             var chain: [Element] = [try make("queue", at: sink.location)]
             if !video { chain += [try make("audioresample", at: sink.location)] }
             chain += try encoderChain(enc, fps: spec.send?.video?.capture.fps ?? 30)
-            // One muxer per output path: video and audio recorded to the same file share it.
-            let (mux, fileSink, isNew) = try muxer(for: path, container: container, at: sink.location)
-            if isNew {
-                try add([mux, fileSink])
-                try mux.link(fileSinkOrThrow: fileSink)
-                mux.syncStateWithParent()
-                fileSink.syncStateWithParent()
+            // One muxer per output path (prepareRecordings): video and audio recorded to the
+            // same file share it, each through its reserved pad.
+            guard let recording = state.withLock({ $0.recordings[path] }), let pad = recording.reserved[media] else {
+                throw RunError("no muxer was prepared for \(path)", at: sink.location)
             }
-            return SinkStage(owned: chain, shared: [mux], final: fileSink)
+            return SinkStage(owned: chain, muxPad: pad, final: recording.fileSink)
         }
     }
 
-    private func muxer(for path: String, container: Container, at location: SourceLocation?) throws(RunError) -> (Element, Element, Bool) {
-        let existing = state.withLock { $0.muxers[path] }
-        if let existing, let fileSink = existing.staticPad("src")?.peer?.parentElement { return (existing, fileSink, false) }
-        var props: [(String, String)] = []
-        if container == .mkv || container == .webm { props.append(("streamable", "false")) }
-        let mux = try make(DefaultElements.muxer(for: container), props, at: location)
-        let fileSink = try make("filesink", [("location", path), ("async", "false")], at: location)
-        state.withLock { $0.muxers[path] = mux }
-        return (mux, fileSink, true)
+    /// Creates the muxer and file sink of every recording, with one muxer pad reserved per
+    /// medium that writes to it. This runs before any data flows: a muxer that gets audio
+    /// before its video pad exists writes its headers without the video stream.
+    func prepareRecordings() throws(RunError) {
+        var byPath: [String: (Container, [MediaKind], SourceLocation?)] = [:]
+        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
+            guard case .file(let path, let container, _) = branch.sink.kind else { continue }
+            byPath[path, default: (container, [], branch.sink.location)].1.append(branch.media)
+        }
+        for (path, (container, media, location)) in byPath.sorted(by: { $0.key < $1.key }) {
+            var props: [(String, String)] = []
+            if container == .mkv || container == .webm { props.append(("streamable", "false")) }
+            let mux = try make(DefaultElements.muxer(for: container), props, at: location)
+            let fileSink = try make("filesink", [("location", path), ("async", "false")], at: location)
+            try add([mux, fileSink])
+            try mux.link(fileSinkOrThrow: fileSink)
+            var reserved: [MediaKind: Pad] = [:]
+            for m in media {
+                guard let pad = mux.requestPad(m == .video ? "video_%u" : "audio_%u") else {
+                    throw RunError("\(DefaultElements.muxer(for: container)) refused a \(m.rawValue) stream for \(path)", at: location)
+                }
+                reserved[m] = pad
+            }
+            state.withLock { $0.recordings[path] = Recording(fileSink: fileSink, reserved: reserved) }
+        }
     }
+
+    /// Muxer pads reserved for a medium that never arrived; they get EOS on stop so the
+    /// file is finalized with what did arrive.
+    var unusedRecordingPads: [Pad] {
+        state.withLock { $0.recordings.values.flatMap { $0.reserved.values.filter { !$0.isLinked } } }
+    }
+}
+
+/// A file being recorded: its sink and the muxer pads reserved per medium.
+private struct Recording {
+    var fileSink: Element
+    var reserved: [MediaKind: Pad]
 }
 
 private extension Element {

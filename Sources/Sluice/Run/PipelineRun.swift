@@ -175,9 +175,10 @@ public final class PipelineRun: Sendable {
         sender.onLocalCandidate { [weak receiver] c in receiver?.addRemoteCandidate(c) }
         receiver.onLocalCandidate { [weak sender] c in sender?.addRemoteCandidate(c) }
 
-        recvBin.connect("pad-added") { (args: borrowing SignalArguments) in
+        // Weak: the builder owns the pipeline, which owns recvBin and so this handler.
+        recvBin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
-            builder.buildReceive(for: pad)
+            builder?.buildReceive(for: pad)
         }
 
         // A receive side that only accepts some codecs declares them up front, the way a
@@ -195,6 +196,7 @@ public final class PipelineRun: Sendable {
         for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
             try builder.buildSend(branch, into: sendBin)
         }
+        try builder.prepareRecordings()
         return (sender, receiver)
     }
 
@@ -299,6 +301,7 @@ public final class PipelineRun: Sendable {
         }
         _ = pipeline.sendEvent(.eos())
         for entrance in builder.receiveEntrances { entrance.sendEvent(.eos()) }
+        for pad in builder.unusedRecordingPads { pad.sendEvent(.eos()) }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while remaining.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Memory check of the GStreamer bindings and the in-process WebRTC run.
+#
+# 1. valgrind memcheck: runs every GStreamerTests class and SluiceTests.NegotiationTests
+#    (a full webrtcbin loopback run) in a loopback-only network namespace, with
+#    Scripts/valgrind.supp, and fails if a definitely-lost block or an invalid access
+#    (read, write, free) or use of uninitialised memory involves our code: a frame of
+#    Sources/GStreamer or Sources/Sluice (Swift symbols with 9GStreamer / 6Sluice /
+#    6sluice) or of the C shim (sluice_*), in the access, allocation or free stack.
+# 2. GStreamer's `leaks` tracer: the same tests natively, then fails if any GstObject or
+#    GstMiniObject is still alive at exit. This is the check for reference cycles between
+#    GObjects and Swift closures (a signal handler or pad probe that captures what owns
+#    it), which valgrind cannot see: GLib's global signal-handler table keeps such a
+#    cycle reachable, so it is never "definitely lost".
+#
+# Builds its own copy in .build-memcheck (DWARF 4: valgrind 3.19 cannot read the DWARF 5
+# that clang emits for the C targets). Needs root (unshare -n), valgrind, gcc, pkg-config
+# and python3. Takes about a minute plus the build. Logs stay in .build-memcheck/memcheck/.
+#
+# Usage: Scripts/memcheck.sh [--no-build] [--strict]
+#   --no-build  reuse the last build in .build-memcheck
+#   --strict    also fail on invalid accesses with no frame of ours
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=1 strict=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) build=0 ;;
+    --strict) strict=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "memcheck.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+for tool in valgrind unshare ip gcc pkg-config python3; do
+  command -v "$tool" >/dev/null || { echo "memcheck.sh: '$tool' is missing (Scripts/install.sh installs valgrind)" >&2; exit 2; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "memcheck.sh: needs root for 'unshare -n' (loopback-only namespace)" >&2; exit 2; }
+
+scratch=.build-memcheck
+out=$scratch/memcheck
+bundle=$scratch/debug/SluicePackageTests.xctest
+
+if [ "$build" -eq 1 ]; then
+  echo "memcheck: building into $scratch"
+  swift build --build-tests --scratch-path "$scratch" -Xcc -gdwarf-4 -Xswiftc -dwarf-version=4 \
+    > "$scratch.build.log" 2>&1 || { tail -30 "$scratch.build.log"; echo "memcheck.sh: build failed" >&2; exit 2; }
+fi
+[ -x "$bundle" ] || { echo "memcheck.sh: no test bundle at $bundle (run without --no-build)" >&2; exit 2; }
+
+mkdir -p "$out"
+rm -f "$out"/*.log "$out"/*.out
+# shellcheck disable=SC2046  # pkg-config's flags are meant to split
+gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $(pkg-config --cflags --libs gstreamer-1.0)
+
+gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
+negotiation=SluiceTests.NegotiationTests
+[ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }
+
+# GLib: plain malloc for slices, and zero freed memory so stale pointers do not look live.
+export G_SLICE=always-malloc G_DEBUG=gc-friendly
+
+in_namespace() { unshare -n sh -c 'ip link set lo up && exec "$@"' memcheck "$@"; }
+
+valgrind_args=(--tool=memcheck --leak-check=full --show-leak-kinds=definite
+               --errors-for-leak-kinds=definite --num-callers=64
+               --suppressions=Scripts/valgrind.supp --gen-suppressions=all)
+
+start=$SECONDS
+for run in gstreamer:"$gst_tests" negotiation:"$negotiation"; do
+  name=${run%%:*} filter=${run#*:}
+  echo "memcheck: valgrind $name tests"
+  in_namespace timeout 1800 valgrind "${valgrind_args[@]}" --log-file="$out/valgrind-$name.log" \
+    "$bundle" "$filter" > "$out/valgrind-$name.out" 2>&1 || true
+done
+
+echo "memcheck: live GStreamer objects at exit (leaks tracer, native run)"
+in_namespace env GST_TRACERS=leaks SLUICE_LEAKS_GRACE_MS=500 LD_PRELOAD="$PWD/$out/gst-live-objects.so" \
+  timeout 600 "$bundle" "$gst_tests,$negotiation" > "$out/live-objects.out" 2>&1 || true
+
+python3 - "$out" "$strict" "$((SECONDS - start))" <<'PY'
+import re, sys, pathlib
+
+out, strict, seconds = pathlib.Path(sys.argv[1]), sys.argv[2] == "1", sys.argv[3]
+OURS = re.compile(r"(?:at|by) 0x[0-9A-Fa-f]+: (?:\S*(?:9GStreamer|6Sluice|6sluice)\S*|sluice_\w+) ")
+INVALID = re.compile(r"^(Invalid (read|write|free)|Mismatched free|Source and destination overlap)")
+UNINIT = re.compile(r"^(Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised)")
+DEFINITE = re.compile(r"^([\d,]+)(?: \(([\d,]+) direct, ([\d,]+) indirect\))? bytes in ([\d,]+) blocks are definitely lost")
+SUMMARY = re.compile(r"^\s+(definitely|indirectly|possibly) lost: ([\d,]+) bytes in ([\d,]+) blocks")
+# Objects that live for the whole process by design.
+PROCESS_WIDE = {"GstDtlsAgent"}  # dtls plugin: the one agent with the generated certificate
+
+def num(s): return int(s.replace(",", "")) if s else 0
+
+def records(path):
+    """Valgrind's log as records (blank ==PID== lines separate them)."""
+    recs, cur = [], []
+    for line in path.read_text(errors="replace").splitlines():
+        m = re.match(r"==\d+== ?(.*)$", line)
+        if not m:
+            continue  # --gen-suppressions blocks, debuginfo warnings
+        text = m.group(1)
+        if not text.strip():
+            if cur: recs.append(cur)
+            cur = []
+        elif not re.match(r"Thread \d+", text):
+            cur.append(text)
+    if cur: recs.append(cur)
+    return recs
+
+failures, report = [], []
+totals = {"definitely": [0, 0], "indirectly": [0, 0], "possibly": [0, 0]}
+ours_lost = [0, 0]
+invalid_all = invalid_ours = uninit_ours = 0
+for name in ("gstreamer", "negotiation"):
+    log = out / f"valgrind-{name}.log"
+    if not log.exists():
+        failures.append(f"valgrind {name}: no log"); continue
+    text = log.read_text(errors="replace")
+    if "LEAK SUMMARY" not in text and "All heap blocks were freed" not in text:
+        failures.append(f"valgrind {name}: did not finish (see {log})")
+    if "Process terminating with default action of signal" in text:
+        failures.append(f"valgrind {name}: the test process crashed (see {log})")
+    for rec in records(log):
+        head, ours = rec[0], any(OURS.search(l) for l in rec)
+        if INVALID.match(head):
+            invalid_all += 1
+            invalid_ours += ours
+            if ours or strict:
+                failures.append(f"valgrind {name}: {head}")
+                report.append("\n".join(rec[:40]))
+        elif UNINIT.match(head) and ours:
+            uninit_ours += 1
+            failures.append(f"valgrind {name}: {head}")
+            report.append("\n".join(rec[:40]))
+        elif (m := DEFINITE.match(head)) and ours:
+            direct = num(m.group(2)) if m.group(2) else num(m.group(1))
+            ours_lost[0] += direct; ours_lost[1] += num(m.group(4))
+            failures.append(f"valgrind {name}: {head}")
+            report.append("\n".join(rec[:40]))
+    for line in text.splitlines():
+        m = re.match(r"==\d+== (.*)$", line)
+        if m and (s := SUMMARY.match(m.group(1))):
+            totals[s.group(1)][0] += num(s.group(2)); totals[s.group(1)][1] += num(s.group(3))
+    tests = re.findall(r"Executed (\d+) tests?, with (\d+) failures?", (out / f"valgrind-{name}.out").read_text(errors="replace"))
+    if tests:
+        n, f = tests[-1]
+        print(f"valgrind {name}: {n} tests, {f} assertion failures (timing assertions may fail under valgrind; not counted)")
+
+live = (out / "live-objects.out").read_text(errors="replace")
+alive = re.findall(r"^gst-live-objects: (\S+) '([^']*)' refcount=(\d+)$", live, re.M)
+leaked = [a for a in alive if a[0] not in PROCESS_WIDE]
+if "gst-live-objects:" not in live:
+    failures.append("leaks tracer: no report (did the test process crash? see live-objects.out)")
+elif "no leaks tracer" in live:
+    failures.append("leaks tracer: GST_TRACERS=leaks did not load")
+for t, n, r in leaked[:30]:
+    failures.append(f"leaks tracer: {t} '{n}' alive at exit (refcount {r})")
+if len(leaked) > 30:
+    failures.append(f"leaks tracer: ... and {len(leaked) - 30} more")
+tests = re.findall(r"Executed (\d+) tests?, with (\d+) failures?", live)
+native = f"{tests[-1][0]} tests, {tests[-1][1]} failures" if tests else "no test summary"
+
+d, i, p = totals["definitely"], totals["indirectly"], totals["possibly"]
+print(f"memcheck ({seconds} s):")
+print(f"  definitely lost (after suppressions): {d[0]} bytes in {d[1]} blocks; ours: {ours_lost[0]} bytes in {ours_lost[1]} blocks")
+print(f"  indirectly lost: {i[0]} bytes in {i[1]} blocks; possibly lost: {p[0]} bytes in {p[1]} blocks (not checked)")
+print(f"  invalid reads/writes/frees: {invalid_all} (ours: {invalid_ours}); uninitialised uses in our code: {uninit_ours}")
+print(f"  GStreamer objects alive at exit: {len(leaked)} (+{len(alive) - len(leaked)} process-wide); native run: {native}")
+if failures:
+    print("\n".join(report))
+    print("memcheck: FAILED")
+    for f in failures: print("  - " + f)
+    print(f"logs: {out}/")
+    sys.exit(1)
+print("memcheck: OK")
+PY
