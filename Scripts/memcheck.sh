@@ -13,21 +13,26 @@
 #    it), which valgrind cannot see: GLib's global signal-handler table keeps such a
 #    cycle reachable, so it is never "definitely lost".
 #
+# 3. With --asan: the same tests built with AddressSanitizer in .build-asan, run with
+#    LeakSanitizer and Scripts/lsan.supp; fails on any ASan or LSan report.
+#
 # Builds its own copy in .build-memcheck (DWARF 4: valgrind 3.19 cannot read the DWARF 5
 # that clang emits for the C targets). Needs root (unshare -n), valgrind, gcc, pkg-config
-# and python3. Takes about a minute plus the build. Logs stay in .build-memcheck/memcheck/.
+# and python3. Takes under a minute plus the build. Logs stay in .build-memcheck/memcheck/.
 #
-# Usage: Scripts/memcheck.sh [--no-build] [--strict]
-#   --no-build  reuse the last build in .build-memcheck
+# Usage: Scripts/memcheck.sh [--no-build] [--strict] [--asan]
+#   --no-build  reuse the last builds
 #   --strict    also fail on invalid accesses with no frame of ours
+#   --asan      also run the AddressSanitizer/LeakSanitizer stage
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-build=1 strict=0
+build=1 strict=0 asan=0
 for arg in "$@"; do
   case "$arg" in
     --no-build) build=0 ;;
     --strict) strict=1 ;;
+    --asan) asan=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "memcheck.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
@@ -41,13 +46,22 @@ done
 scratch=.build-memcheck
 out=$scratch/memcheck
 bundle=$scratch/debug/SluicePackageTests.xctest
+asan_scratch=.build-asan
+asan_bundle=$asan_scratch/debug/SluicePackageTests.xctest
 
 if [ "$build" -eq 1 ]; then
   echo "memcheck: building into $scratch"
+  mkdir -p "$out"
   swift build --build-tests --scratch-path "$scratch" -Xcc -gdwarf-4 -Xswiftc -dwarf-version=4 \
-    > "$scratch.build.log" 2>&1 || { tail -30 "$scratch.build.log"; echo "memcheck.sh: build failed" >&2; exit 2; }
+    > "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; echo "memcheck.sh: build failed" >&2; exit 2; }
+  if [ "$asan" -eq 1 ]; then
+    echo "memcheck: building with AddressSanitizer into $asan_scratch"
+    swift build --build-tests --scratch-path "$asan_scratch" -Xswiftc -sanitize=address -Xcc -fsanitize=address \
+      > "$out/asan-build.txt" 2>&1 || { tail -30 "$out/asan-build.txt"; echo "memcheck.sh: ASan build failed" >&2; exit 2; }
+  fi
 fi
 [ -x "$bundle" ] || { echo "memcheck.sh: no test bundle at $bundle (run without --no-build)" >&2; exit 2; }
+[ "$asan" -eq 0 ] || [ -x "$asan_bundle" ] || { echo "memcheck.sh: no ASan test bundle at $asan_bundle" >&2; exit 2; }
 
 mkdir -p "$out"
 rm -f "$out"/*.log "$out"/*.out
@@ -79,15 +93,23 @@ echo "memcheck: live GStreamer objects at exit (leaks tracer, native run)"
 in_namespace env GST_TRACERS=leaks SLUICE_LEAKS_GRACE_MS=500 LD_PRELOAD="$PWD/$out/gst-live-objects.so" \
   timeout 600 "$bundle" "$gst_tests,$negotiation" > "$out/live-objects.out" 2>&1 || true
 
-python3 - "$out" "$strict" "$((SECONDS - start))" <<'PY'
+if [ "$asan" -eq 1 ]; then
+  echo "memcheck: AddressSanitizer + LeakSanitizer run"
+  in_namespace env ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:malloc_context_size=40 \
+    LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan.supp" \
+    timeout 900 "$asan_bundle" "$gst_tests,$negotiation" > "$out/asan.out" 2>&1 || true
+fi
+
+python3 - "$out" "$strict" "$((SECONDS - start))" "$asan" <<'PY'
 import re, sys, pathlib
 
-out, strict, seconds = pathlib.Path(sys.argv[1]), sys.argv[2] == "1", sys.argv[3]
+out, strict, seconds, asan = pathlib.Path(sys.argv[1]), sys.argv[2] == "1", sys.argv[3], sys.argv[4] == "1"
 OURS = re.compile(r"(?:at|by) 0x[0-9A-Fa-f]+: (?:\S*(?:9GStreamer|6Sluice|6sluice)\S*|sluice_\w+) ")
 INVALID = re.compile(r"^(Invalid (read|write|free)|Mismatched free|Source and destination overlap)")
 UNINIT = re.compile(r"^(Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised)")
 DEFINITE = re.compile(r"^([\d,]+)(?: \(([\d,]+) direct, ([\d,]+) indirect\))? bytes in ([\d,]+) blocks are definitely lost")
-SUMMARY = re.compile(r"^\s+(definitely|indirectly|possibly) lost: ([\d,]+) bytes in ([\d,]+) blocks")
+SUMMARY = re.compile(r"^\s+(definitely|indirectly|possibly|suppressed)(?: lost)?: ([\d,]+) bytes in ([\d,]+) blocks")
+OURS_ASAN = re.compile(r"#\d+ 0x[0-9a-f]+ in \S*(?:9GStreamer|6Sluice|6sluice|sluice_)")
 # Objects that live for the whole process by design.
 PROCESS_WIDE = {"GstDtlsAgent"}  # dtls plugin: the one agent with the generated certificate
 
@@ -110,7 +132,7 @@ def records(path):
     return recs
 
 failures, report = [], []
-totals = {"definitely": [0, 0], "indirectly": [0, 0], "possibly": [0, 0]}
+totals = {"definitely": [0, 0], "indirectly": [0, 0], "possibly": [0, 0], "suppressed": [0, 0]}
 ours_lost = [0, 0]
 invalid_all = invalid_ours = uninit_ours = 0
 for name in ("gstreamer", "negotiation"):
@@ -129,16 +151,16 @@ for name in ("gstreamer", "negotiation"):
             invalid_ours += ours
             if ours or strict:
                 failures.append(f"valgrind {name}: {head}")
-                report.append("\n".join(rec[:40]))
+                report.append("\n".join(rec[:80]))
         elif UNINIT.match(head) and ours:
             uninit_ours += 1
             failures.append(f"valgrind {name}: {head}")
-            report.append("\n".join(rec[:40]))
+            report.append("\n".join(rec[:80]))
         elif (m := DEFINITE.match(head)) and ours:
             direct = num(m.group(2)) if m.group(2) else num(m.group(1))
             ours_lost[0] += direct; ours_lost[1] += num(m.group(4))
             failures.append(f"valgrind {name}: {head}")
-            report.append("\n".join(rec[:40]))
+            report.append("\n".join(rec[:80]))
     for line in text.splitlines():
         m = re.match(r"==\d+== (.*)$", line)
         if m and (s := SUMMARY.match(m.group(1))):
@@ -150,7 +172,9 @@ for name in ("gstreamer", "negotiation"):
 
 live = (out / "live-objects.out").read_text(errors="replace")
 alive = re.findall(r"^gst-live-objects: (\S+) '([^']*)' refcount=(\d+)$", live, re.M)
-leaked = [a for a in alive if a[0] not in PROCESS_WIDE]
+# Top-level containers first: they are what a reference cycle usually keeps alive.
+leaked = sorted((a for a in alive if a[0] not in PROCESS_WIDE),
+                key=lambda a: (a[0] != "GstPipeline", not a[0].endswith("Bin"), a[0], a[1]))
 if "gst-live-objects:" not in live:
     failures.append("leaks tracer: no report (did the test process crash? see live-objects.out)")
 elif "no leaks tracer" in live:
@@ -162,12 +186,27 @@ if len(leaked) > 30:
 tests = re.findall(r"Executed (\d+) tests?, with (\d+) failures?", live)
 native = f"{tests[-1][0]} tests, {tests[-1][1]} failures" if tests else "no test summary"
 
-d, i, p = totals["definitely"], totals["indirectly"], totals["possibly"]
+asan_line = "not run (--asan)"
+if asan:
+    text = (out / "asan.out").read_text(errors="replace")
+    errors = re.findall(r"ERROR: (AddressSanitizer|LeakSanitizer): .*", text)
+    tests = re.findall(r"Executed (\d+) tests?, with (\d+) failures?", text)
+    ours = bool(OURS_ASAN.search(text))
+    asan_line = (f"{len(errors)} reports" + (" (ours)" if ours and errors else "")
+                 + (f"; {tests[-1][0]} tests, {tests[-1][1]} failures" if tests else "; no test summary"))
+    for e in errors:
+        failures.append(f"asan: {e}")
+    if not tests:
+        failures.append("asan: the test process did not finish (see asan.out)")
+
+d, i, p, sup = totals["definitely"], totals["indirectly"], totals["possibly"], totals["suppressed"]
 print(f"memcheck ({seconds} s):")
-print(f"  definitely lost (after suppressions): {d[0]} bytes in {d[1]} blocks; ours: {ours_lost[0]} bytes in {ours_lost[1]} blocks")
+print(f"  definitely lost: {d[0]} bytes in {d[1]} blocks; ours: {ours_lost[0]} bytes in {ours_lost[1]} blocks"
+      f" (suppressed as library-internal: {sup[0]} bytes in {sup[1]} blocks)")
 print(f"  indirectly lost: {i[0]} bytes in {i[1]} blocks; possibly lost: {p[0]} bytes in {p[1]} blocks (not checked)")
 print(f"  invalid reads/writes/frees: {invalid_all} (ours: {invalid_ours}); uninitialised uses in our code: {uninit_ours}")
 print(f"  GStreamer objects alive at exit: {len(leaked)} (+{len(alive) - len(leaked)} process-wide); native run: {native}")
+print(f"  AddressSanitizer/LeakSanitizer: {asan_line}")
 if failures:
     print("\n".join(report))
     print("memcheck: FAILED")

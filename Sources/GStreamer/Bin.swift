@@ -54,13 +54,15 @@ open class Bin: Element, @unchecked Sendable {
 
     /// The direct children of the bin.
     public var children: [Element] {
-        var out: [Element] = []
-        var list = bin.pointee.children
-        while let node = list {
-            if let p = node.pointee.data { out.append(Element(none: p)) }
-            list = node.pointee.next
+        withObjectLock {
+            var out: [Element] = []
+            var list = bin.pointee.children
+            while let node = list {
+                if let p = node.pointee.data { out.append(Element(none: p)) }
+                list = node.pointee.next
+            }
+            return out
         }
-        return out
     }
 }
 

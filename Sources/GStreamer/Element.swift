@@ -112,15 +112,26 @@ open class Element: Object, @unchecked Sendable {
 
     public func releaseRequestPad(_ pad: Pad) { gst_element_release_request_pad(element, pad.pad) }
 
-    /// All pads of the element at this moment.
+    /// All pads of the element at this moment (read under the object lock, so a streaming
+    /// thread removing a pad cannot free it under us).
     public var pads: [Pad] {
-        var out: [Pad] = []
-        var list = element.pointee.pads
-        while let node = list {
-            if let p = node.pointee.data { out.append(Pad(none: p)) }
-            list = node.pointee.next
+        withObjectLock {
+            var out: [Pad] = []
+            var list = element.pointee.pads
+            while let node = list {
+                if let p = node.pointee.data { out.append(Pad(none: p)) }
+                list = node.pointee.next
+            }
+            return out
         }
-        return out
+    }
+
+    /// Runs `body` holding GST_OBJECT_LOCK. Keep it short and do not call back into GStreamer.
+    func withObjectLock<T>(_ body: () -> T) -> T {
+        let lock = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstObject.self)
+        withUnsafeMutablePointer(to: &lock.pointee.lock) { g_mutex_lock($0) }
+        defer { withUnsafeMutablePointer(to: &lock.pointee.lock) { g_mutex_unlock($0) } }
+        return body()
     }
 
     /// Sends an event to the element (e.g. EOS to a source).

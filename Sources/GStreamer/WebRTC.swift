@@ -34,6 +34,7 @@ public final class SessionDescription: @unchecked Sendable, CustomStringConverti
         }
         var msg: UnsafeMutablePointer<GstSDPMessage>?
         guard gst_sdp_message_new_from_text(text, &msg) == GST_SDP_OK, let msg else {
+            if let msg { gst_sdp_message_free(msg) }
             throw GstError("the SDP does not parse")
         }
         raw = gst_webrtc_session_description_new(kind.raw, msg)
@@ -82,6 +83,15 @@ public enum ICEAgent {
     ///
     /// libnice skips loopback when it enumerates interfaces, and gathers on every interface
     /// otherwise; a list of local addresses replaces that enumeration.
+    /// Turns off libnice's UPnP port mapping for a webrtcbin. UPnP multicasts discovery on
+    /// the local network and starts a thread whose library (gssdp 1.6.2) leaks; WebRTC
+    /// peers reach each other through STUN/TURN instead.
+    public static func disableUPnP(on webrtcbin: Element) {
+        guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self),
+              let agent = ice.objectProperty("agent", as: Object.self), agent.hasProperty("upnp") else { return }
+        try? agent.set("upnp", false)
+    }
+
     public static func addLocalAddresses(_ addresses: [String], to webrtcbin: Element) throws(GstError) {
         guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self) else {
             throw GstError("webrtcbin has no ICE agent")

@@ -48,6 +48,13 @@ final class PropertyTests: XCTestCase {
         XCTAssertThrowsError(try ICEAgent.addLocalAddresses(["999.1.1.1"], to: webrtc))
     }
 
+    func testUPnPCanBeTurnedOff() throws {
+        let webrtc = try Element.make("webrtcbin")
+        let agent = webrtc.objectProperty("ice-agent", as: Object.self)?.objectProperty("agent", as: Object.self)
+        ICEAgent.disableUPnP(on: webrtc)
+        XCTAssertEqual(agent?.get("upnp", as: Bool.self), false)
+    }
+
     func testWritablePropertyNames() throws {
         let names = try Element.make("videotestsrc").writablePropertyNames
         XCTAssertTrue(names.contains("pattern"))

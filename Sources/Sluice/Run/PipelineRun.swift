@@ -153,6 +153,7 @@ public final class PipelineRun: Sendable {
         } catch {
             throw RunError("cannot configure webrtcbin: \(error.message)", at: t.location)
         }
+        ICEAgent.disableUPnP(on: bin)
         return bin
     }
 

@@ -1,0 +1,257 @@
+#include "SluiceElements.h"
+
+/* ------------------------------------------------------------------ filter ---------- */
+
+typedef struct {
+    GstVideoFilter parent;
+    gpointer state;
+    guint64 frames;
+} SluiceFilter;
+
+typedef struct {
+    GstVideoFilterClass parent;
+    const SluiceFilterClassData *data;
+} SluiceFilterClass;
+
+static const SluiceFilterClassData *filter_data(gpointer instance) {
+    return ((SluiceFilterClass *) G_OBJECT_GET_CLASS(instance))->data;
+}
+
+static void filter_set_property(GObject *obj, guint id, const GValue *value, GParamSpec *pspec) {
+    const SluiceFilterClassData *d = filter_data(obj);
+    if (id == 0 || id > d->n_properties) { G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); return; }
+    d->vtable.set_property(((SluiceFilter *) obj)->state, id - 1, value);
+}
+
+static void filter_get_property(GObject *obj, guint id, GValue *value, GParamSpec *pspec) {
+    const SluiceFilterClassData *d = filter_data(obj);
+    if (id == 0 || id > d->n_properties) { G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); return; }
+    d->vtable.get_property(((SluiceFilter *) obj)->state, id - 1, value);
+}
+
+static gboolean filter_set_info(GstVideoFilter *f, GstCaps *in, GstVideoInfo *in_info, GstCaps *out, GstVideoInfo *out_info) {
+    (void) in; (void) out; (void) out_info;
+    return filter_data(f)->vtable.set_info(((SluiceFilter *) f)->state, in_info);
+}
+
+static GstFlowReturn filter_transform_frame_ip(GstVideoFilter *f, GstVideoFrame *frame) {
+    SluiceFilter *self = (SluiceFilter *) f;
+    gint r = filter_data(f)->vtable.process(self->state, frame, self->frames++);
+    if (r == 0) return GST_FLOW_OK;
+    if (r == 1) return GST_BASE_TRANSFORM_FLOW_DROPPED;
+    return GST_FLOW_ERROR;
+}
+
+static void filter_finalize(GObject *obj) {
+    SluiceFilter *self = (SluiceFilter *) obj;
+    if (self->state) filter_data(obj)->vtable.destroy(self->state);
+    self->state = NULL;
+    G_OBJECT_CLASS(g_type_class_peek_parent(G_OBJECT_GET_CLASS(obj)))->finalize(obj);
+}
+
+static void filter_class_init(gpointer klass, gpointer class_data) {
+    const SluiceFilterClassData *d = class_data;
+    ((SluiceFilterClass *) klass)->data = d;
+    GObjectClass *oc = G_OBJECT_CLASS(klass);
+    oc->set_property = filter_set_property;
+    oc->get_property = filter_get_property;
+    oc->finalize = filter_finalize;
+    for (guint i = 0; i < d->n_properties; i++) g_object_class_install_property(oc, i + 1, d->properties[i]);
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    gst_element_class_set_static_metadata(ec, d->longname, "Filter/Effect/Video", d->description, "Sluice");
+    GstCaps *caps = gst_caps_from_string(d->caps);
+    gst_element_class_add_pad_template(ec, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(ec, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+    GstVideoFilterClass *vf = GST_VIDEO_FILTER_CLASS(klass);
+    vf->set_info = filter_set_info;
+    vf->transform_frame_ip = filter_transform_frame_ip;
+    GST_BASE_TRANSFORM_CLASS(klass)->transform_ip_on_passthrough = d->analysis_only;
+}
+
+static void filter_instance_init(GTypeInstance *instance, gpointer klass) {
+    const SluiceFilterClassData *d = ((SluiceFilterClass *) klass)->data;
+    SluiceFilter *self = (SluiceFilter *) instance;
+    self->frames = 0;
+    self->state = d->vtable.create(d->context);
+    GstBaseTransform *bt = GST_BASE_TRANSFORM(instance);
+    gst_base_transform_set_in_place(bt, TRUE);
+    gst_base_transform_set_qos_enabled(bt, TRUE);
+    if (d->analysis_only) gst_base_transform_set_passthrough(bt, TRUE);
+}
+
+GType sluice_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceFilterClassData *data) {
+    if (g_type_from_name(type_name)) return 0;
+    GTypeInfo info = {
+        sizeof(SluiceFilterClass), NULL, NULL, filter_class_init, NULL, data,
+        sizeof(SluiceFilter), 0, filter_instance_init, NULL,
+    };
+    GType t = g_type_register_static(GST_TYPE_VIDEO_FILTER, type_name, &info, 0);
+    if (!t || !gst_element_register(NULL, factory_name, GST_RANK_NONE, t)) return 0;
+    return t;
+}
+
+void sluice_element_post_error(gpointer element, const gchar *text) {
+    GST_ELEMENT_ERROR(element, STREAM, FAILED, ("%s", text), (NULL));
+}
+
+/* ------------------------------------------------------------------ source ---------- */
+
+typedef struct {
+    GstPushSrc parent;
+    gpointer state;
+    gint width, height, fps;
+    gchar *format;
+    GstVideoInfo info;
+    guint64 frames;
+} SluiceSource;
+
+typedef struct {
+    GstPushSrcClass parent;
+    const SluiceSourceClassData *data;
+} SluiceSourceClass;
+
+enum { SRC_PROP_0, SRC_PROP_WIDTH, SRC_PROP_HEIGHT, SRC_PROP_FPS, SRC_PROP_FORMAT };
+
+static const SluiceSourceClassData *source_data(gpointer instance) {
+    return ((SluiceSourceClass *) G_OBJECT_GET_CLASS(instance))->data;
+}
+
+static void source_set_property(GObject *obj, guint id, const GValue *value, GParamSpec *pspec) {
+    SluiceSource *s = (SluiceSource *) obj;
+    switch (id) {
+    case SRC_PROP_WIDTH: s->width = g_value_get_int(value); break;
+    case SRC_PROP_HEIGHT: s->height = g_value_get_int(value); break;
+    case SRC_PROP_FPS: s->fps = g_value_get_int(value); break;
+    case SRC_PROP_FORMAT: g_free(s->format); s->format = g_value_dup_string(value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
+    }
+}
+
+static void source_get_property(GObject *obj, guint id, GValue *value, GParamSpec *pspec) {
+    SluiceSource *s = (SluiceSource *) obj;
+    switch (id) {
+    case SRC_PROP_WIDTH: g_value_set_int(value, s->width); break;
+    case SRC_PROP_HEIGHT: g_value_set_int(value, s->height); break;
+    case SRC_PROP_FPS: g_value_set_int(value, s->fps); break;
+    case SRC_PROP_FORMAT: g_value_set_string(value, s->format); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
+    }
+}
+
+/* The one format the properties describe, intersected with what downstream accepts. */
+static GstCaps *source_get_caps(GstBaseSrc *src, GstCaps *filter) {
+    SluiceSource *s = (SluiceSource *) src;
+    GstCaps *caps = gst_caps_new_simple("video/x-raw",
+        "format", G_TYPE_STRING, s->format, "width", G_TYPE_INT, s->width,
+        "height", G_TYPE_INT, s->height, "framerate", GST_TYPE_FRACTION, s->fps, 1,
+        "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, NULL);
+    if (filter) {
+        GstCaps *i = gst_caps_intersect_full(filter, caps, GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref(caps);
+        caps = i;
+    }
+    return caps;
+}
+
+static gboolean source_set_caps(GstBaseSrc *src, GstCaps *caps) {
+    SluiceSource *s = (SluiceSource *) src;
+    if (!gst_video_info_from_caps(&s->info, caps)) return FALSE;
+    gst_base_src_set_blocksize(src, (guint) GST_VIDEO_INFO_SIZE(&s->info));
+    return source_data(src)->vtable.set_info(s->state, &s->info);
+}
+
+static gboolean source_start(GstBaseSrc *src) {
+    ((SluiceSource *) src)->frames = 0;
+    return TRUE;
+}
+
+static GstFlowReturn source_fill(GstPushSrc *src, GstBuffer *buf) {
+    SluiceSource *s = (SluiceSource *) src;
+    GstClockTime duration = gst_util_uint64_scale_int(GST_SECOND, 1, s->fps > 0 ? s->fps : 30);
+    GST_BUFFER_PTS(buf) = s->frames * duration;
+    GST_BUFFER_DTS(buf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION(buf) = duration;
+    GST_BUFFER_OFFSET(buf) = s->frames;
+    GST_BUFFER_OFFSET_END(buf) = s->frames + 1;
+    GstVideoFrame frame;
+    if (!gst_video_frame_map(&frame, &s->info, buf, GST_MAP_WRITE)) return GST_FLOW_ERROR;
+    gboolean more = source_data(src)->vtable.fill(s->state, &frame, s->frames);
+    gst_video_frame_unmap(&frame);
+    s->frames++;
+    return more ? GST_FLOW_OK : GST_FLOW_EOS;
+}
+
+static void source_get_times(GstBaseSrc *src, GstBuffer *buf, GstClockTime *start, GstClockTime *end) {
+    (void) src;
+    /* Live: sync each buffer to the clock at its timestamp. */
+    *start = GST_BUFFER_PTS(buf);
+    *end = GST_CLOCK_TIME_IS_VALID(*start) && GST_BUFFER_DURATION_IS_VALID(buf)
+        ? *start + GST_BUFFER_DURATION(buf) : GST_CLOCK_TIME_NONE;
+}
+
+static void source_finalize(GObject *obj) {
+    SluiceSource *s = (SluiceSource *) obj;
+    if (s->state) source_data(obj)->vtable.destroy(s->state);
+    s->state = NULL;
+    g_free(s->format);
+    G_OBJECT_CLASS(g_type_class_peek_parent(G_OBJECT_GET_CLASS(obj)))->finalize(obj);
+}
+
+static void source_class_init(gpointer klass, gpointer class_data) {
+    const SluiceSourceClassData *d = class_data;
+    ((SluiceSourceClass *) klass)->data = d;
+    GObjectClass *oc = G_OBJECT_CLASS(klass);
+    oc->set_property = source_set_property;
+    oc->get_property = source_get_property;
+    oc->finalize = source_finalize;
+    GParamFlags rw = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+    g_object_class_install_property(oc, SRC_PROP_WIDTH, g_param_spec_int("width", "Width", "Frame width", 16, 7680, 1280, rw));
+    g_object_class_install_property(oc, SRC_PROP_HEIGHT, g_param_spec_int("height", "Height", "Frame height", 16, 4320, 720, rw));
+    g_object_class_install_property(oc, SRC_PROP_FPS, g_param_spec_int("fps", "FPS", "Frames per second", 1, 240, 30, rw));
+    g_object_class_install_property(oc, SRC_PROP_FORMAT, g_param_spec_string("format", "Format", "Raw video format", "I420", rw));
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    gst_element_class_set_static_metadata(ec, d->longname, "Source/Video", d->description, "Sluice");
+    GstCaps *caps = gst_caps_from_string(d->caps);
+    gst_element_class_add_pad_template(ec, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+    GstBaseSrcClass *bs = GST_BASE_SRC_CLASS(klass);
+    bs->get_caps = source_get_caps;
+    bs->set_caps = source_set_caps;
+    bs->start = source_start;
+    bs->get_times = source_get_times;
+    GST_PUSH_SRC_CLASS(klass)->fill = source_fill;
+}
+
+static void source_instance_init(GTypeInstance *instance, gpointer klass) {
+    const SluiceSourceClassData *d = ((SluiceSourceClass *) klass)->data;
+    SluiceSource *s = (SluiceSource *) instance;
+    s->width = 1280; s->height = 720; s->fps = 30; s->format = g_strdup("I420"); s->frames = 0;
+    gst_video_info_init(&s->info);
+    s->state = d->vtable.create(d->context);
+    gst_base_src_set_live(GST_BASE_SRC(instance), TRUE);
+    gst_base_src_set_format(GST_BASE_SRC(instance), GST_FORMAT_TIME);
+}
+
+GType sluice_source_register(const gchar *type_name, const gchar *factory_name, const SluiceSourceClassData *data) {
+    if (g_type_from_name(type_name)) return 0;
+    GTypeInfo info = {
+        sizeof(SluiceSourceClass), NULL, NULL, source_class_init, NULL, data,
+        sizeof(SluiceSource), 0, source_instance_init, NULL,
+    };
+    GType t = g_type_register_static(GST_TYPE_PUSH_SRC, type_name, &info, 0);
+    if (!t || !gst_element_register(NULL, factory_name, GST_RANK_NONE, t)) return 0;
+    return t;
+}
+
+/* ------------------------------------------------------------------ frames ---------- */
+
+GstVideoFormat sluice_frame_format(const GstVideoFrame *f) { return GST_VIDEO_FRAME_FORMAT(f); }
+gint sluice_frame_width(const GstVideoFrame *f) { return GST_VIDEO_FRAME_WIDTH(f); }
+gint sluice_frame_height(const GstVideoFrame *f) { return GST_VIDEO_FRAME_HEIGHT(f); }
+guint sluice_frame_n_planes(const GstVideoFrame *f) { return GST_VIDEO_FRAME_N_PLANES(f); }
+guint8 *sluice_frame_plane_data(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_DATA(f, p); }
+gint sluice_frame_plane_stride(const GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_STRIDE(f, p); }
+GstClockTime sluice_frame_pts(const GstVideoFrame *f) { return GST_BUFFER_PTS(f->buffer); }
+GstClockTime sluice_frame_duration(const GstVideoFrame *f) { return GST_BUFFER_DURATION(f->buffer); }
+

@@ -1,0 +1,80 @@
+#ifndef SLUICE_ELEMENTS_H
+#define SLUICE_ELEMENTS_H
+/*
+ * GObject subclass boilerplate for GStreamer elements written in Swift: a GstVideoFilter
+ * (in-place frame filter) and a GstPushSrc (frame source). Each registered element type
+ * carries a class-data record whose function pointers call into Swift; all behaviour lives
+ * there. No logic here beyond GObject/GStreamer plumbing.
+ */
+#include <gst/gst.h>
+#include <gst/base/gstpushsrc.h>
+#include <gst/video/video.h>
+
+/* --- Filters ----------------------------------------------------------------------- */
+
+typedef struct {
+    /* Makes the Swift state of one element instance. */
+    gpointer (*create)(gpointer context);
+    void (*destroy)(gpointer state);
+    /* Negotiated format; return FALSE to refuse it. */
+    gboolean (*set_info)(gpointer state, const GstVideoInfo *info);
+    /* One frame, in place. Return 0 to keep it, 1 to drop it, -1 for a fatal error
+       (the element then posts `error_text` and stops the stream). */
+    gint (*process)(gpointer state, GstVideoFrame *frame, guint64 frame_number);
+    void (*set_property)(gpointer state, guint index, const GValue *value);
+    void (*get_property)(gpointer state, guint index, GValue *value);
+} SluiceFilterVTable;
+
+typedef struct {
+    SluiceFilterVTable vtable;
+    gpointer context;
+    const gchar *longname;
+    const gchar *description;
+    /* Caps of both pads, e.g. "video/x-raw, format=(string){ I420, NV12 }". */
+    const gchar *caps;
+    /* The filter never writes pixels: run on non-writable buffers without copying. */
+    gboolean analysis_only;
+    guint n_properties;
+    GParamSpec **properties; /* index i is property id i + 1 */
+} SluiceFilterClassData;
+
+/* Registers an element factory `factory_name` (type `type_name`) backed by `data`, which
+   must outlive the process. Returns 0 if a type of that name exists or registration fails. */
+GType sluice_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceFilterClassData *data);
+
+/* Posts an element error (stream, failed) with a message, from Swift code in `process`. */
+void sluice_element_post_error(gpointer element, const gchar *text);
+
+/* --- Sources ----------------------------------------------------------------------- */
+
+typedef struct {
+    gpointer (*create)(gpointer context);
+    void (*destroy)(gpointer state);
+    /* The negotiated format; the source then fills frames of it. */
+    gboolean (*set_info)(gpointer state, const GstVideoInfo *info);
+    /* Draws frame `frame_number` into `frame`. Return FALSE to end the stream (EOS). */
+    gboolean (*fill)(gpointer state, GstVideoFrame *frame, guint64 frame_number);
+} SluiceSourceVTable;
+
+typedef struct {
+    SluiceSourceVTable vtable;
+    gpointer context;
+    const gchar *longname;
+    const gchar *description;
+    const gchar *caps; /* template caps of the src pad (formats it can draw) */
+} SluiceSourceClassData;
+
+/* Registers a live video source. Instances have `width`, `height`, `fps` and `format`
+   properties, produce exactly that, and are paced by the pipeline clock. */
+GType sluice_source_register(const gchar *type_name, const gchar *factory_name, const SluiceSourceClassData *data);
+
+/* GstVideoFrame accessors (macros in C). */
+GstVideoFormat sluice_frame_format(const GstVideoFrame *frame);
+gint sluice_frame_width(const GstVideoFrame *frame);
+gint sluice_frame_height(const GstVideoFrame *frame);
+guint sluice_frame_n_planes(const GstVideoFrame *frame);
+guint8 *sluice_frame_plane_data(GstVideoFrame *frame, guint plane);
+gint sluice_frame_plane_stride(const GstVideoFrame *frame, guint plane);
+GstClockTime sluice_frame_pts(const GstVideoFrame *frame);
+GstClockTime sluice_frame_duration(const GstVideoFrame *frame);
+#endif

@@ -1,0 +1,137 @@
+/// A typed setting a filter or source accepts from the pipeline file.
+public struct FilterParameter: Sendable, Equatable, Codable {
+    public enum Kind: Sendable, Equatable, Codable {
+        case integer(min: Int, max: Int)
+        case number(min: Double, max: Double)
+        case boolean
+        case string(choices: [String]?)
+        /// A list of exactly `count` integers, each in `min...max` (e.g. a region `[x, y, w, h]`).
+        case integers(count: Int, min: Int, max: Int)
+    }
+    public var name: String
+    public var kind: Kind
+    /// The default, used when the file omits the setting; nil makes it required.
+    public var defaultValue: FilterValue?
+    public var summary: String
+
+    public init(_ name: String, _ kind: Kind, default defaultValue: FilterValue? = nil, summary: String = "") {
+        self.name = name; self.kind = kind; self.defaultValue = defaultValue; self.summary = summary
+    }
+
+    /// Checks `value` against the kind; returns a message saying what is expected, or nil.
+    public func problem(with value: FilterValue) -> String? {
+        switch (kind, value) {
+        case (.integer(let lo, let hi), .integer(let v)):
+            return (lo...hi).contains(v) ? nil : "\(name) must be between \(lo) and \(hi), got \(v)"
+        case (.number(let lo, let hi), .number(let v)):
+            return (lo...hi).contains(v) ? nil : "\(name) must be between \(lo) and \(hi), got \(v)"
+        case (.number(let lo, let hi), .integer(let v)):
+            return (lo...hi).contains(Double(v)) ? nil : "\(name) must be between \(lo) and \(hi), got \(v)"
+        case (.boolean, .boolean):
+            return nil
+        case (.string(let choices), .string(let s)):
+            guard let choices, !choices.contains(s) else { return nil }
+            return "\(name) must be one of \(choices.joined(separator: ", ")), got '\(s)'"
+        case (.integers(let count, let lo, let hi), .integers(let list)):
+            if list.count != count { return "\(name) must be a list of \(count) integers, got \(list.count)" }
+            if let bad = list.first(where: { !(lo...hi).contains($0) }) {
+                return "\(name) values must be between \(lo) and \(hi), got \(bad)"
+            }
+            return nil
+        default:
+            return "\(name) must be \(kind.expected), got \(value.description)"
+        }
+    }
+}
+
+extension FilterParameter.Kind {
+    /// "an integer", "a number", … for messages.
+    public var expected: String {
+        switch self {
+        case .integer: "an integer"
+        case .number: "a number"
+        case .boolean: "true or false"
+        case .string(let choices): choices.map { "one of \($0.joined(separator: ", "))" } ?? "a string"
+        case .integers(let count, _, _): "a list of \(count) integers"
+        }
+    }
+}
+
+/// A configuration value.
+public enum FilterValue: Sendable, Equatable, Codable, CustomStringConvertible {
+    case integer(Int)
+    case number(Double)
+    case boolean(Bool)
+    case string(String)
+    case integers([Int])
+
+    public var description: String {
+        switch self {
+        case .integer(let v): "\(v)"
+        case .number(let v): "\(v)"
+        case .boolean(let v): "\(v)"
+        case .string(let v): "'\(v)'"
+        case .integers(let v): "[\(v.map(String.init).joined(separator: ", "))]"
+        }
+    }
+}
+
+/// A validated configuration: every declared parameter has a value of its kind.
+public struct FilterConfiguration: Sendable, Equatable, Codable {
+    public private(set) var values: [String: FilterValue]
+
+    /// Applies defaults and checks every value; throws with a message naming the setting.
+    public init(_ given: [String: FilterValue], parameters: [FilterParameter]) throws(FilterConfigurationError) {
+        var values: [String: FilterValue] = [:]
+        let known = Set(parameters.map(\.name))
+        if let unknown = given.keys.sorted().first(where: { !known.contains($0) }) {
+            throw FilterConfigurationError(key: unknown, message: "unknown setting '\(unknown)'"
+                + (known.isEmpty ? "; this filter takes no settings" : "; it takes \(parameters.map(\.name).joined(separator: ", "))"))
+        }
+        for p in parameters {
+            guard let v = given[p.name] ?? p.defaultValue else {
+                throw FilterConfigurationError(key: p.name, message: "missing setting '\(p.name)' (\(p.kind.expected))")
+            }
+            if let problem = p.problem(with: v) { throw FilterConfigurationError(key: p.name, message: problem) }
+            if case .number = p.kind, case .integer(let i) = v { values[p.name] = .number(Double(i)) } else { values[p.name] = v }
+        }
+        self.values = values
+    }
+
+    /// An empty configuration (for filters without parameters).
+    public static let empty = FilterConfiguration(unchecked: [:])
+    init(unchecked values: [String: FilterValue]) { self.values = values }
+
+    public func integer(_ name: String) -> Int {
+        if case .integer(let v)? = values[name] { return v }
+        return 0
+    }
+    public func number(_ name: String) -> Double {
+        switch values[name] {
+        case .number(let v)?: return v
+        case .integer(let v)?: return Double(v)
+        default: return 0
+        }
+    }
+    public func boolean(_ name: String) -> Bool {
+        if case .boolean(let v)? = values[name] { return v }
+        return false
+    }
+    public func string(_ name: String) -> String {
+        if case .string(let v)? = values[name] { return v }
+        return ""
+    }
+    public func integers(_ name: String) -> [Int] {
+        if case .integers(let v)? = values[name] { return v }
+        return []
+    }
+}
+
+/// A configuration value is missing, unknown or out of range.
+public struct FilterConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The setting at fault.
+    public var key: String
+    public var message: String
+    public init(key: String, message: String) { self.key = key; self.message = message }
+    public var description: String { message }
+}
