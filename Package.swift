@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "sluice", targets: ["sluice"]),
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
+        .library(name: "SluiceFilterKit", targets: ["SluiceFilterKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +27,11 @@ let package = Package(
         ),
         // Layer 1b: what Swift cannot call directly (variadics, cast macros). No logic.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
+        // The API frame filters and sources are written against; no GStreamer. Built-in
+        // plugins and third-party dynamic plugins depend on this only.
+        .target(name: "SluiceFilterKit", dependencies: ["CSluicePluginABI"]),
+        // The versioned C interface of dynamic filter plugins (header only).
+        .target(name: "CSluicePluginABI"),
         // Layer 2: safe Swift bindings.
         .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
         // Layer 3: the product.
@@ -33,21 +39,38 @@ let package = Package(
             name: "Sluice",
             dependencies: [
                 "GStreamer",
+                "SluiceFilterKit",
+                "CSluicePluginABI",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.
+        .target(name: "SluiceGrayscale", dependencies: ["SluiceFilterKit"], path: "Plugins/grayscale"),
+        .target(name: "SluiceInvert", dependencies: ["SluiceFilterKit"], path: "Plugins/invert"),
+        .target(name: "SluicePixelate", dependencies: ["SluiceFilterKit"], path: "Plugins/pixelate"),
+        .target(name: "SluiceMotion", dependencies: ["SluiceFilterKit"], path: "Plugins/motion"),
+        .target(name: "SluiceFramestamp", dependencies: ["SluiceFilterKit"], path: "Plugins/framestamp"),
+        .target(name: "SluiceScene", dependencies: ["SluiceFilterKit"], path: "Plugins/scene"),
+        .target(
+            name: "SluiceBuiltInPlugins",
+            dependencies: ["SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
+                           "SluiceFramestamp", "SluiceScene", "SluiceFilterKit"],
+            path: "Plugins/builtin"),
         // Layer 4: the command line.
         .executableTarget(
             name: "sluice",
             dependencies: [
                 "Sluice",
+                "SluiceBuiltInPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice"]),
+        .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
+        .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
         .testTarget(name: "SluiceCLITests", dependencies: ["sluice"]),
     ]

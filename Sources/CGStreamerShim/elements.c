@@ -73,7 +73,7 @@ static void filter_instance_init(GTypeInstance *instance, gpointer klass) {
     const SluiceFilterClassData *d = ((SluiceFilterClass *) klass)->data;
     SluiceFilter *self = (SluiceFilter *) instance;
     self->frames = 0;
-    self->state = d->vtable.create(d->context);
+    self->state = d->vtable.create(d->context, instance);
     GstBaseTransform *bt = GST_BASE_TRANSFORM(instance);
     gst_base_transform_set_in_place(bt, TRUE);
     gst_base_transform_set_qos_enabled(bt, TRUE);
@@ -93,6 +93,10 @@ GType sluice_filter_register(const gchar *type_name, const gchar *factory_name, 
 
 void sluice_element_post_error(gpointer element, const gchar *text) {
     GST_ELEMENT_ERROR(element, STREAM, FAILED, ("%s", text), (NULL));
+}
+
+gboolean sluice_element_post_structure(gpointer element, GstStructure *structure) {
+    return gst_element_post_message(GST_ELEMENT(element), gst_message_new_element(GST_OBJECT(element), structure));
 }
 
 /* ------------------------------------------------------------------ source ---------- */
@@ -228,7 +232,7 @@ static void source_instance_init(GTypeInstance *instance, gpointer klass) {
     SluiceSource *s = (SluiceSource *) instance;
     s->width = 1280; s->height = 720; s->fps = 30; s->format = g_strdup("I420"); s->frames = 0;
     gst_video_info_init(&s->info);
-    s->state = d->vtable.create(d->context);
+    s->state = d->vtable.create(d->context, instance);
     gst_base_src_set_live(GST_BASE_SRC(instance), TRUE);
     gst_base_src_set_format(GST_BASE_SRC(instance), GST_FORMAT_TIME);
 }

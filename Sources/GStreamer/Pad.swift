@@ -107,6 +107,7 @@ public final class Pad: Object, @unchecked Sendable {
         public static let buffer = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
         public static let eventDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
         public static let block = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)
+        /// Called once the pad is not pushing; data waits while the handler runs.
         public static let idle = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_IDLE.rawValue)
     }
 

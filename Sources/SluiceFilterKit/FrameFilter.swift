@@ -6,13 +6,19 @@ public enum FilterVerdict: Sendable {
     case drop
 }
 
+/// Something that processes frames one at a time: a `FrameFilter`, or a filter of a dynamic
+/// plugin seen through its C interface.
+public protocol FrameProcessor: AnyObject {
+    func process(_ frame: borrowing Frame, context: FilterContext) throws -> FilterVerdict
+}
+
 /// A frame filter: processes one video frame in place, the way an iOS app puts a filter
 /// between the camera capturer and the video source.
 ///
 /// Sluice creates one instance per element from the validated configuration of the
 /// pipeline file (`- filter: pixelate  region: [0, 0, 320, 180]  block: 16`) and calls
 /// `process` for every frame on a GStreamer streaming thread, one frame at a time.
-public protocol FrameFilter: AnyObject {
+public protocol FrameFilter: FrameProcessor {
     /// The name pipeline files use (`filter: pixelate`); also the element factory name,
     /// prefixed `sluice-` (`sluice-pixelate`) for gst-launch fragments.
     static var name: String { get }

@@ -23,6 +23,9 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Print only the summary, no live lines.")
     var quiet = false
 
+    @Flag(help: "Apply edits of the file's filters live; report other edits as needing a restart.")
+    var watch = false
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -38,6 +41,20 @@ struct Run: AsyncParsableCommand {
 
         let runner = PipelineRun(spec: spec, logger: Logger(label: "sluice"))
         let quiet = quiet
+        let watcher = watch ? Task {
+            await PipelineWatcher(path: file, overrides: overrides, loader: makeLoader(), run: runner).watch { report in
+                switch report {
+                case .applied(let parts): printLine("watch: applied \(parts.joined(separator: ", ")) without restarting")
+                case .needsRestart(let parts):
+                    printLine("watch: changes to \(parts.joined(separator: ", ")) need a restart; the running pipeline is unchanged")
+                case .invalid(let diagnostics):
+                    printLine("watch: the file is invalid now; keeping the running pipeline")
+                    for d in diagnostics { printError(d.description) }
+                case .failed(let error): printError("watch: \(error)")
+                }
+            }
+        } : nil
+        defer { watcher?.cancel() }
         do {
             let summary = try await runner.run(options: RunOptions(duration: duration), stop: stop) { live in
                 if !quiet { printLine(live.line) }
@@ -56,11 +73,17 @@ struct Run: AsyncParsableCommand {
     }
 }
 
+/// The loader with this machine's GStreamer elements and the registered Swift filters.
+func makeLoader() -> PipelineLoader {
+    BuiltInRegistration.ensure()
+    return PipelineLoader(catalog: GStreamerCatalog(), filters: FilterRegistry.shared)
+}
+
 /// Loads and validates a pipeline file, or prints its problems and exits 2 (file errors)
 /// or 3 (only elements missing from this machine).
 func loadOrExit(_ file: String, overrides: [String]) throws -> PipelineSpec {
     do {
-        return try PipelineLoader(catalog: GStreamerCatalog()).load(path: file, overrides: overrides)
+        return try makeLoader().load(path: file, overrides: overrides)
     } catch let e as PipelineFileError {
         for d in e.diagnostics { printError(d.description) }
         throw ExitCode(e.onlyMissingElements ? 3 : 2)

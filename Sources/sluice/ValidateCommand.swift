@@ -17,7 +17,7 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         global.bootstrapLogging()
-        let loader = PipelineLoader(catalog: GStreamerCatalog())
+        let loader = makeLoader()
         var worst: Int32 = 0
         for file in files {
             do {

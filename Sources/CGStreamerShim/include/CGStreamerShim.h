@@ -7,6 +7,7 @@
 #define GST_USE_UNSTABLE_API 1
 #include <gst/gst.h>
 #include <gst/webrtc/webrtc.h>
+#include "SluiceElements.h"
 
 GType sluice_type_boolean(void);
 GType sluice_type_int(void);

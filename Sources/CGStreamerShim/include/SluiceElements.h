@@ -13,8 +13,9 @@
 /* --- Filters ----------------------------------------------------------------------- */
 
 typedef struct {
-    /* Makes the Swift state of one element instance. */
-    gpointer (*create)(gpointer context);
+    /* Makes the Swift state of one element instance. `element` is the instance being
+       initialized: keep it unretained (the state dies in its finalize). */
+    gpointer (*create)(gpointer context, gpointer element);
     void (*destroy)(gpointer state);
     /* Negotiated format; return FALSE to refuse it. */
     gboolean (*set_info)(gpointer state, const GstVideoInfo *info);
@@ -45,10 +46,13 @@ GType sluice_filter_register(const gchar *type_name, const gchar *factory_name, 
 /* Posts an element error (stream, failed) with a message, from Swift code in `process`. */
 void sluice_element_post_error(gpointer element, const gchar *text);
 
+/* Posts an element message carrying `structure` (taken). */
+gboolean sluice_element_post_structure(gpointer element, GstStructure *structure);
+
 /* --- Sources ----------------------------------------------------------------------- */
 
 typedef struct {
-    gpointer (*create)(gpointer context);
+    gpointer (*create)(gpointer context, gpointer element);
     void (*destroy)(gpointer state);
     /* The negotiated format; the source then fills frames of it. */
     gboolean (*set_info)(gpointer state, const GstVideoInfo *info);

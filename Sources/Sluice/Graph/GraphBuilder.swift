@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import SluiceFilterKit
 import Synchronization
 
 /// Turns a `PipelineSpec` into GStreamer elements inside one pipeline.
@@ -19,6 +20,11 @@ final class GraphBuilder: Sendable {
         var builtMedia: Set<MediaKind> = []
         var error: RunError?
         var fileSources: [FileLooper] = []
+        var sections: [BranchKey: FilterSection] = [:]
+        /// Every Swift filter element made during the run (kept for their statistics).
+        var swiftFilters: [Element] = []
+        /// Receive filters swapped in before that branch was built.
+        var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }
     private let state = Mutex(State())
     /// Serializes receive-branch builds (video and audio pads can appear on two threads at
@@ -35,6 +41,11 @@ final class GraphBuilder: Sendable {
     var receiveSinkPads: [Pad] { state.withLock { $0.sinkPads } }
     /// The first error a streaming-thread build hit, if any.
     var asyncError: RunError? { state.withLock { $0.error } }
+    /// Statistics of the Swift filter elements made so far, in creation order.
+    var swiftFilterStatistics: [FilterStatistics] {
+        state.withLock { $0.swiftFilters }.compactMap(FilterStatisticsDirectory.statistics(of:))
+    }
+
     /// The media whose receive branches are built.
     var builtReceiveMedia: Set<MediaKind> { state.withLock { $0.builtMedia } }
 
@@ -76,23 +87,41 @@ final class GraphBuilder: Sendable {
         do { try pipeline.add(elements) } catch { throw RunError(error.message) }
     }
 
-    /// Links a → b, inserting a converter when their formats do not match directly.
-    private func link(_ a: Element, _ b: Element, media: MediaKind, at location: SourceLocation?) throws(RunError) {
-        do { try a.link(b); return } catch {}
+    /// Links a → b, inserting a converter only when their formats do not match directly.
+    /// Returns the converter it inserted, if any.
+    @discardableResult
+    private func link(_ a: Element, _ b: Element, media: MediaKind, at location: SourceLocation?) throws(RunError) -> Element? {
+        do { try a.link(b); return nil } catch {}
         let converter = try make(media == .video ? "videoconvert" : "audioconvert", at: location)
         try add([converter])
-        if a.currentState() != .null { converter.syncStateWithParent() }
         do {
             try a.link(converter)
             try converter.link(b)
         } catch {
             throw RunError("\(error.message) (even through \(media == .video ? "videoconvert" : "audioconvert"))", at: location)
         }
+        return converter
     }
 
-    private func linkChain(_ chain: [Element], media: MediaKind, at location: SourceLocation?) throws(RunError) {
-        guard chain.count > 1 else { return }
-        for i in 0..<(chain.count - 1) { try link(chain[i], chain[i + 1], media: media, at: location) }
+    /// Links a chain from its end backwards, so each link is checked against what the rest
+    /// of the chain really accepts (a queue's caps stand for its downstream's once linked).
+    /// Returns the converters it inserted.
+    @discardableResult
+    private func linkChain(_ chain: [Element], media: MediaKind, at location: SourceLocation?) throws(RunError) -> [Element] {
+        guard chain.count > 1 else { return [] }
+        var converters: [Element] = []
+        for i in (0..<(chain.count - 1)).reversed() {
+            if let c = try link(chain[i], chain[i + 1], media: media, at: location) { converters.append(c) }
+        }
+        return converters
+    }
+
+    /// Links head → filters → tail and records that span as the branch's filter section,
+    /// which `replaceFilters` can swap while the pipeline runs.
+    private func linkSection(_ key: BranchKey, head: Element, filters: [Element], tail: Element,
+                             at location: SourceLocation?) throws(RunError) {
+        let converters = try linkChain([head] + filters + [tail], media: key.media, at: location)
+        state.withLock { $0.sections[key] = FilterSection(head: head, tail: tail, elements: filters + converters) }
     }
 
     private func filterElements(_ filters: [FilterSpec]) throws(RunError) -> [Element] {
@@ -101,9 +130,28 @@ final class GraphBuilder: Sendable {
             switch f.kind {
             case .element(let factory, let properties): out.append(try make(factory, configuredBy: properties, at: f.location))
             case .gst(let fragment): out.append(try parse(fragment, at: f.location))
+            case .swift(let name, let settings, let onError):
+                out.append(try swiftFilter(name, settings: settings, onError: onError, at: f.location))
             }
         }
         return out
+    }
+
+    /// A `sluice-NAME` element configured from the file's settings.
+    func swiftFilter(_ name: String, settings: [FilterSetting], onError: FilterErrorPolicy,
+                     at location: SourceLocation?) throws(RunError) -> Element {
+        guard FilterRegistry.shared.filter(named: name) != nil else {
+            throw RunError("no Swift filter named '\(name)' is registered in this program", at: location)
+        }
+        let element = try make("sluice-" + name, [(String, String)](), at: location)
+        state.withLock { $0.swiftFilters.append(element) }
+        do {
+            for s in settings { try element.set(s.name, value: s.value.gValue) }
+            try element.set("on-error", onError.rawValue)
+        } catch {
+            throw RunError("cannot configure filter '\(name)': \(error.message)", at: location)
+        }
+        return element
     }
 
     // MARK: Send side
@@ -153,6 +201,20 @@ final class GraphBuilder: Sendable {
         case .gst(let fragment):
             chain.append(try parse(fragment, at: cap.location))
             chain += try normalizer(video: video, caps: rawCaps, at: cap.location)
+        case .swift(let name, let settings):
+            guard let factory = FilterRegistry.shared.source(named: name) else {
+                throw RunError("no Swift source named '\(name)' is registered in this program", at: cap.location)
+            }
+            let src = try make(factory.elementName, [("width", "\(cap.width)"), ("height", "\(cap.height)"),
+                                                     ("fps", "\(cap.fps)"), ("format", factory.formats.first?.rawValue ?? "I420")],
+                               at: cap.location)
+            do {
+                try SourceStateDirectory.state(of: src)?.configure(Dictionary(settings.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
+            } catch {
+                throw RunError("source '\(name)': \(error.message)", at: cap.location)
+            }
+            chain.append(src)
+            chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
         }
         try add(chain)
         try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
@@ -180,7 +242,7 @@ final class GraphBuilder: Sendable {
         switch branch.capture.kind {
         case .file: live = false
         case .test: live = branch.capture.live
-        case .camera, .gst: live = true
+        case .camera, .gst, .swift: live = true
         }
         let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
                                        ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
@@ -191,7 +253,7 @@ final class GraphBuilder: Sendable {
             let sink = try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
             tail.append(sink)
             try add(filters + tail)
-            try linkChain(Array(capture[startIndex...]) + filters + tail, media: branch.media, at: branch.location)
+            try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)
             watchEnd(of: queue)
             countSent(at: sink.staticPad("sink"), video: video, marksFirstFrame: true)
             counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
@@ -202,7 +264,7 @@ final class GraphBuilder: Sendable {
         let rtpCaps = try make("capsfilter", [("caps", EncoderPresets.rtpCaps(for: enc.codec))], at: enc.location)
         tail.append(rtpCaps)
         try add(filters + tail)
-        try linkChain(Array(capture[startIndex...]) + filters + tail, media: branch.media, at: branch.location)
+        try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)
         watchEnd(of: queue)
 
         countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
@@ -216,6 +278,27 @@ final class GraphBuilder: Sendable {
     }
 
     /// Counts what is handed on after encoding: frames (video) or packets (audio).
+    /// Links encoder side, capture side, then the filter section between them.
+    private func linkSend(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element]) throws(RunError) {
+        try linkChain(tail, media: branch.media, at: branch.location)
+        try linkChain(capture, media: branch.media, at: branch.location)
+        guard let head = capture.last, let first = tail.first else { throw RunError("empty send branch", at: branch.location) }
+        try linkSection(BranchKey(side: .send, media: branch.media), head: head, filters: filters, tail: first,
+                        at: branch.location)
+        if branch.media == .video {
+            // Frames in and out of the filter stage: what filters (or a swap) lose shows here.
+            let counters = counters
+            head.staticPad("src")?.addProbe { (_: borrowing Pad.ProbeInfo) in
+                counters.captureVideoFrames.add(1, ordering: .relaxed)
+                return .ok
+            }
+            first.staticPad("sink")?.addProbe { (_: borrowing Pad.ProbeInfo) in
+                counters.filteredVideoFrames.add(1, ordering: .relaxed)
+                return .ok
+            }
+        }
+    }
+
     /// Counts a send branch as ended when its source's end-of-stream reaches the encoder
     /// queue (a file without `loop`, a fragment with `num-buffers`).
     private func watchEnd(of queue: Element) {
@@ -314,17 +397,24 @@ final class GraphBuilder: Sendable {
             decoder = try make(DefaultElements.decoder(for: codec), at: branch.location)
         }
         chain.append(decoder)
-        chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
-        chain += try filterElements(branch.filters)
+        let convert = try make(video ? "videoconvert" : "audioconvert", at: branch.location)
+        chain.append(convert)
+        let filterSpecs = state.withLock { $0.pendingReceiveFilters[media] } ?? branch.filters
+        let filters = try filterElements(filterSpecs)
         let sink = try sinkElements(branch, media: media)
-        try add(chain + sink.owned)
-        chain += sink.owned
-        try linkChain(chain, media: media, at: branch.location)
+        try add(chain + filters + sink.owned)
         if let muxPad = sink.muxPad {
-            guard let out = chain.last?.staticPad("src") else { throw RunError("the encoder has no output pad", at: branch.location) }
+            guard let out = sink.owned.last?.staticPad("src") else { throw RunError("the encoder has no output pad", at: branch.location) }
             do { try out.link(muxPad) } catch { throw RunError(error.message, at: branch.sink.location) }
         }
-        for e in chain { e.syncStateWithParent() }
+        try linkChain(sink.owned, media: media, at: branch.location)
+        try linkChain(chain, media: media, at: branch.location)
+        guard let sinkFirst = sink.owned.first else { throw RunError("empty sink stage", at: branch.sink.location) }
+        try linkSection(BranchKey(side: .receive, media: media), head: convert, filters: filters, tail: sinkFirst,
+                        at: branch.location)
+        let section = state.withLock { $0.sections[BranchKey(side: .receive, media: media)]?.elements } ?? []
+        chain += section + sink.owned
+        for e in chain.reversed() { e.syncStateWithParent() }
         if let sinkPad = sink.final.staticPad("sink") {
             state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
         }
@@ -447,5 +537,111 @@ private struct Recording {
 private extension Element {
     func link(fileSinkOrThrow other: Element) throws(RunError) {
         do { try link(other) } catch { throw RunError(error.message) }
+    }
+}
+
+/// A branch: side and medium.
+struct BranchKey: Hashable, Sendable {
+    var side: BranchSide
+    var media: MediaKind
+}
+
+/// The filters of a branch and the fixed elements around them.
+struct FilterSection: Sendable {
+    /// The element whose src pad feeds the first filter.
+    var head: Element
+    /// The element whose sink pad takes the last filter's output.
+    var tail: Element
+    /// The filters and any converters inserted between them.
+    var elements: [Element]
+}
+
+// MARK: - Hot swap
+
+extension GraphBuilder {
+    /// Replaces a branch's filters while the pipeline runs: new elements are built first,
+    /// then swapped in while the section's upstream pad is idle (a probe holds the next
+    /// frame until the relink is done, so no frame is lost). The encoder downstream keeps
+    /// its format (converters are inserted as needed), so the WebRTC session is untouched.
+    /// A receive branch not built yet takes the filters when it is.
+    func replaceFilters(side: BranchSide, media: MediaKind, with specs: [FilterSpec],
+                        timeout: Double = 3) async throws(RunError) {
+        let key = BranchKey(side: side, media: media)
+        guard let section = state.withLock({ $0.sections[key] }) else {
+            if side == .receive {
+                state.withLock { $0.pendingReceiveFilters[media] = specs }
+                return
+            }
+            throw RunError("there is no send.\(media.rawValue) branch whose filters could be replaced")
+        }
+        let fresh = try filterElements(specs)
+        guard let headPad = section.head.staticPad("src") else { throw RunError("the filter section has no input pad") }
+        let outcome = SwapOutcome()
+        headPad.addProbe(.idle) { [weak self] (_: borrowing Pad.ProbeInfo) in
+            guard let self, outcome.begin() else { return .remove }
+            outcome.finish(self.swap(key, section, to: fresh))
+            return .remove
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while ContinuousClock.now < deadline {
+            if let result = outcome.result { return try result.get() }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if outcome.cancelIfNotStarted() {
+            throw RunError("the \(side.rawValue).\(media.rawValue) branch did not become idle within \(timeout) s; filters unchanged")
+        }
+        while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) }  // started: it finishes promptly
+        try outcome.result?.get()
+    }
+
+    /// Runs with the section's input idle-blocked. Links the new filters in; on failure puts
+    /// the old ones back and reports why.
+    private func swap(_ key: BranchKey, _ section: FilterSection, to fresh: [Element]) -> Result<Void, RunError> {
+        let old = section.elements
+        let oldChain = [section.head] + old + [section.tail]
+        for i in 0..<(oldChain.count - 1) { oldChain[i].unlink(oldChain[i + 1]) }
+        do {
+            try add(fresh)
+            let converters = try linkChain([section.head] + fresh + [section.tail], media: key.media, at: nil)
+            for e in (fresh + converters).reversed() { e.syncStateWithParent() }
+            for e in old {
+                e.setState(.null)
+                try? pipeline.remove(e)
+            }
+            state.withLock { $0.sections[key]?.elements = fresh + converters }
+            return .success(())
+        } catch {
+            // Put the running filters back: they were only unlinked.
+            let partial = [section.head] + fresh + [section.tail]
+            for i in 0..<(partial.count - 1) { partial[i].unlink(partial[i + 1]) }
+            for e in fresh { e.setState(.null); try? pipeline.remove(e) }
+            for i in 0..<(oldChain.count - 1) { try? oldChain[i].link(oldChain[i + 1]) }
+            return .failure(error)
+        }
+    }
+}
+
+/// The result of a swap, handed from the probe's thread to the waiting task.
+private final class SwapOutcome: Sendable {
+    private enum Phase { case waiting, started, cancelled }
+    private let state = Mutex<(phase: Phase, result: Result<Void, RunError>?)>((.waiting, nil))
+
+    /// Claims the swap for the probe; false if the waiter gave up first.
+    func begin() -> Bool {
+        state.withLock { s in
+            guard s.phase == .waiting else { return false }
+            s.phase = .started
+            return true
+        }
+    }
+    func finish(_ r: Result<Void, RunError>) { state.withLock { $0.result = r } }
+    var result: Result<Void, RunError>? { state.withLock { $0.result } }
+    /// Gives up if the probe has not started; false if it has (the caller must wait).
+    func cancelIfNotStarted() -> Bool {
+        state.withLock { s in
+            guard s.phase == .waiting else { return false }
+            s.phase = .cancelled
+            return true
+        }
     }
 }

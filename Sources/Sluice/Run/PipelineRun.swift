@@ -23,6 +23,9 @@ public final class PipelineRun: Sendable {
     public let spec: PipelineSpec
     private let logger: Logger
     private let failure = Mutex<RunError?>(nil)
+    /// The graph and peers of the run in progress (for hot swap and inspection).
+    private let live = Mutex<(builder: GraphBuilder, sender: WebRTCPeer?)?>(nil)
+    private let offers = Atomic<Int>(0)
 
     public init(spec: PipelineSpec, logger: Logger = Logger(label: "sluice")) {
         self.spec = spec
@@ -43,6 +46,7 @@ public final class PipelineRun: Sendable {
         let counters = RunCounters(start: started)
         let pipeline = Pipeline(name: "sluice")
         let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters)
+        defer { live.withLock { $0 = nil } }
 
         let peers: (sender: WebRTCPeer, receiver: WebRTCPeer)?
         switch spec.transport.kind {
@@ -67,6 +71,7 @@ public final class PipelineRun: Sendable {
             throw failed ?? RunError("the pipeline could not start (GStreamer refused the PLAYING state)")
         }
 
+        live.withLock { $0 = (builder, peers?.sender) }
         if let peers {
             try await negotiate(sender: peers.sender, receiver: peers.receiver)
             try await waitForICE([peers.sender, peers.receiver])
@@ -109,7 +114,9 @@ public final class PipelineRun: Sendable {
                 last = cur
                 lastStats = stats
             }
-            try? await Task.sleep(for: .milliseconds(50))
+            // 5 wake-ups a second: enough for Ctrl-C and failures to act within 200 ms, few
+            // enough not to show in the process's CPU time next to the media threads.
+            try? await Task.sleep(for: .milliseconds(200))
         }
 
         let duration = (ContinuousClock.now - started).seconds
@@ -120,8 +127,14 @@ public final class PipelineRun: Sendable {
         pipeline.setState(.null)
         stopped = true
         let cpu = processCPUSeconds() - cpuStart
-        return summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
-                       received: receiverStats, iceState: iceState)
+        var result = summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
+                             received: receiverStats, iceState: iceState)
+        result.filters = builder.swiftFilterStatistics.map {
+            RunSummary.FilterReport(filter: $0.filter, element: $0.element, frames: $0.frames.load(ordering: .relaxed),
+                                    dropped: $0.dropped.load(ordering: .relaxed), errors: $0.errors.load(ordering: .relaxed),
+                                    events: $0.events, last_error: $0.lastError)
+        }
+        return result
     }
 
     /// webrtcbin's statistics for a peer; without WebRTC, the encoded bytes stand in for
@@ -132,6 +145,27 @@ public final class PipelineRun: Sendable {
         s.bytesSent = counters.sendVideoBytes.load(ordering: .relaxed)
         return s
     }
+
+    // MARK: Live changes
+
+    /// Replaces the filters of a branch of the running pipeline (insert, remove, reorder or
+    /// reconfigure) without stopping it or renegotiating the WebRTC session.
+    public func replaceFilters(_ side: BranchSide, _ media: MediaKind, with filters: [FilterSpec]) async throws(RunError) {
+        guard let builder = live.withLock({ $0?.builder }) else { throw RunError("the pipeline is not running") }
+        try await builder.replaceFilters(side: side, media: media, with: filters)
+    }
+
+    /// Offers this run has made (1 after the initial negotiation; a renegotiation adds one).
+    public var offersMade: Int { offers.load(ordering: .relaxed) }
+
+    /// How often the sending webrtcbin asked for negotiation during this run.
+    public var negotiationRequests: Int { live.withLock { $0?.sender?.negotiationNeededCount } ?? 0 }
+
+    /// The running pipeline's counters (nil when not running).
+    public var counters: RunCounters? { live.withLock { $0?.builder.counters } }
+
+    /// Statistics of every Swift filter element the run created so far.
+    public var filterStatistics: [FilterStatistics] { live.withLock { $0?.builder.swiftFilterStatistics } ?? [] }
 
     // MARK: Build
 
@@ -205,6 +239,7 @@ public final class PipelineRun: Sendable {
 
     private func negotiate(sender: WebRTCPeer, receiver: WebRTCPeer) async throws(RunError) {
         do {
+            offers.add(1, ordering: .relaxed)
             let offer = try await sender.createOffer()
             let offered = SDPSummary(offer.sdp).media.filter { !$0.rejected }.count
             let branches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
@@ -278,6 +313,10 @@ public final class PipelineRun: Sendable {
                 case .warning:
                     let (text, _) = message.parsedError ?? ("", nil)
                     logger.warning("\(message.sourceName): \(text)")
+                case .element:
+                    if let s = message.structure, s.name == "sluice-filter-warning" {
+                        logger.warning("\(s.get("message", as: String.self) ?? "a filter reported a problem")")
+                    }
                 default:
                     break
                 }
@@ -319,7 +358,9 @@ public final class PipelineRun: Sendable {
         return RunSummary(
             pipeline: spec.file, duration_s: duration,
             send: .init(
-                video: spec.send?.video.map { _ in .init(frames: counters.sendVideoFrames.load(ordering: .relaxed),
+                video: spec.send?.video.map { _ in .init(captured: counters.captureVideoFrames.load(ordering: .relaxed),
+                                                         filtered: counters.filteredVideoFrames.load(ordering: .relaxed),
+                                                         frames: counters.sendVideoFrames.load(ordering: .relaxed),
                                                          codec: counters.noted("send.video.codec"),
                                                          bytes: counters.sendVideoBytes.load(ordering: .relaxed)) },
                 audio: spec.send?.audio.map { _ in .init(buffers: counters.sendAudioBuffers.load(ordering: .relaxed),

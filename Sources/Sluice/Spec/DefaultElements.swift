@@ -66,7 +66,7 @@ public enum DefaultElements {
             case .test: out.append((video ? "videotestsrc" : "audiotestsrc", branch.capture.location))
             case .camera: out.append(("v4l2src", branch.capture.location))
             case .file: out.append(("uridecodebin", branch.capture.location))
-            case .gst: break
+            case .gst, .swift: break
             }
             out += (video ? ["videoconvert", "videoscale", "videorate", "capsfilter"]
                           : ["audioconvert", "audioresample", "capsfilter"]).map { ($0, branch.location) }

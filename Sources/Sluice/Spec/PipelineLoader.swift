@@ -19,14 +19,18 @@ public struct PipelineLoader: Sendable {
     public let environment: [String: String]
     /// Installed GStreamer elements; nil skips element checks.
     public let catalog: (any ElementCatalog)?
+    /// Known Swift filters and sources, and the loader for `plugins:`; nil skips their checks.
+    public let filters: (any SwiftFilterCatalog)?
 
     /// - Parameters:
     ///   - environment: variables for `${VAR}` substitution.
     ///   - catalog: installed GStreamer elements; nil skips element checks.
+    ///   - filters: Swift filters and sources; nil skips their checks.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment,
-                catalog: (any ElementCatalog)? = nil) {
+                catalog: (any ElementCatalog)? = nil, filters: (any SwiftFilterCatalog)? = nil) {
         self.environment = environment
         self.catalog = catalog
+        self.filters = filters
     }
 
     /// Reads, substitutes, overrides, decodes and validates the file at `path`.
@@ -72,7 +76,7 @@ public struct PipelineLoader: Sendable {
         if root.entries != nil {
             diagnostics += SpecOverrides.apply(parsedOverrides, to: &root)
         }
-        var decoder = SpecDecoder(file: file)
+        var decoder = SpecDecoder(file: file, swiftCatalog: filters)
         let spec = decoder.decode(root: root)
         diagnostics += decoder.diagnostics
 

@@ -1,3 +1,5 @@
+import SluiceFilterKit
+
 /// The validated, typed form of a pipeline file.
 ///
 /// A pipeline file is YAML (see README, "The pipeline file"). `PipelineLoader` reads it,
@@ -14,12 +16,42 @@ public struct PipelineSpec: Sendable, Equatable {
     public var transport: TransportSpec
     public var send: SendSpec?
     public var receive: ReceiveSpec?
+    /// Dynamic filter plugins (`plugins:`), loaded before the filters are checked.
+    public var plugins: [PluginReference]
 
     public init(file: String, name: String, description: String? = nil,
-                transport: TransportSpec, send: SendSpec?, receive: ReceiveSpec?) {
+                transport: TransportSpec, send: SendSpec?, receive: ReceiveSpec?, plugins: [PluginReference] = []) {
         self.file = file; self.name = name; self.description = description
-        self.transport = transport; self.send = send; self.receive = receive
+        self.transport = transport; self.send = send; self.receive = receive; self.plugins = plugins
     }
+}
+
+/// A dynamic plugin library named in `plugins:`.
+public struct PluginReference: Sendable, Equatable {
+    /// The path as resolved (relative paths are relative to the pipeline file).
+    public var path: String
+    public var location: SourceLocation?
+    public init(path: String, location: SourceLocation? = nil) { self.path = path; self.location = location }
+}
+
+/// One `name: value` setting of a Swift filter or source, checked against its parameters.
+public struct FilterSetting: Sendable, Equatable {
+    public var name: String
+    public var value: FilterValue
+    public var location: SourceLocation?
+    public init(name: String, value: FilterValue, location: SourceLocation? = nil) {
+        self.name = name; self.value = value; self.location = location
+    }
+}
+
+/// What happens when a Swift filter throws (`on_error`).
+public enum FilterErrorPolicy: String, Sendable, CaseIterable {
+    /// Pass the frame on unchanged and count a warning (the default).
+    case pass
+    /// Drop the frame.
+    case drop
+    /// Stop the run with the filter's error (exit 3).
+    case fail
 }
 
 /// Where a value came from: a line and column of a file, or a `--set` override.
@@ -37,6 +69,11 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// `FILE:LINE:COL`, the prefix of every pipeline-file error; just `FILE` for a location
     /// naming the whole file (line 0).
     public var description: String { line > 0 ? "\(file):\(line):\(column)" : file }
+}
+
+/// Which side of the pipeline a branch is on.
+public enum BranchSide: String, Sendable, CaseIterable {
+    case send, receive
 }
 
 /// Audio or video.
@@ -136,6 +173,8 @@ public struct CaptureSpec: Sendable, Equatable {
         case file(uri: String, loop: Bool)
         /// A raw gst-launch fragment producing raw media.
         case gst(String)
+        /// A Swift `FrameSource` by name, with its settings (video only).
+        case swift(name: String, settings: [FilterSetting])
     }
     public var kind: Kind
     /// Video: videotestsrc `pattern` (e.g. smpte, ball, snow). Default smpte.
@@ -172,6 +211,8 @@ public struct FilterSpec: Sendable, Equatable {
         case element(factory: String, properties: [Property])
         /// A raw gst-launch fragment, e.g. `videoflip method=horizontal-flip ! videobalance`.
         case gst(String)
+        /// A Swift `FrameFilter` by name (built in or from a plugin), with its settings.
+        case swift(name: String, settings: [FilterSetting], onError: FilterErrorPolicy)
     }
     public var kind: Kind
     public var location: SourceLocation?

@@ -14,7 +14,7 @@ extension SpecDecoder {
         }
     }
 
-    static let filterItemUsage = "a filter is a mapping such as `- element: videoflip` or `- gst: \"videoflip method=clockwise\"`"
+    static let filterItemUsage = "a filter is a mapping such as `- element: videoflip`, `- gst: \"videoflip method=clockwise\"` or `- filter: pixelate`"
 
     mutating func decodeFilters(_ entry: SpecEntry, media: MediaKind) -> [FilterSpec] {
         let items: [SpecNode]
@@ -46,8 +46,10 @@ extension SpecDecoder {
         let allowed = kind.map { [$0.rawValue] + $0.extraKeys }
             ?? FilterItemKind.allCases.flatMap { [$0.rawValue] + $0.extraKeys }
         let before = diagnostics.count
-        checkKeys(map, allowed: allowed, context: "in filter") { key in
-            FilterItemKind(rawValue: key) != nil ? "a filter item has exactly one of 'element' or 'gst'" : nil
+        if kind != .filter {  // a Swift filter's other keys are its settings, checked by decodeSwiftFilter
+            checkKeys(map, allowed: allowed, context: "in filter") { key in
+                FilterItemKind(rawValue: key) != nil ? "a filter item has exactly one of 'element', 'gst' or 'filter'" : nil
+            }
         }
         if selectors.count > 1 {
             fail("a filter item has both '\(selectors[0].key)' and '\(selectors[1].key)'; split it into two items, one per filter",
@@ -56,7 +58,7 @@ extension SpecDecoder {
         }
         guard let kind, let selector = selectors.first else {
             if diagnostics.count == before {
-                fail("a filter item needs 'element' or 'gst'; " + Self.filterItemUsage, at: location)
+                fail("a filter item needs 'element', 'gst' or 'filter'; " + Self.filterItemUsage, at: location)
             }
             return nil
         }
@@ -72,8 +74,7 @@ extension SpecDecoder {
             guard let text = fragment(selector) else { return nil }
             return FilterSpec(kind: .gst(text), location: selector.keyLocation)
         case .filter:
-            fail("Swift filters ('filter:') are not available yet; use `element:` or `gst:`", at: selector.keyLocation)
-            return nil
+            return decodeSwiftFilter(map, selector: selector)
         }
     }
 }

@@ -62,7 +62,7 @@ extension SpecDecoder {
     ]
 
     private enum CaptureKind: String, CaseIterable {
-        case test, camera, file
+        case test, camera, file, swift
     }
 
     /// Keys of `capture:` that only one medium has.
@@ -83,6 +83,7 @@ extension SpecDecoder {
         case .test: perKind = video ? ["pattern", "live"] : ["wave", "frequency", "live"]
         case .camera: perKind = video ? ["device"] : []
         case .file: perKind = ["path", "uri", "loop"]
+        case .swift: perKind = ["name"]
         case nil:
             perKind = video ? ["pattern", "live", "device", "path", "uri", "loop", "gst"]
                             : ["wave", "frequency", "live", "path", "uri", "loop", "gst"]
@@ -107,7 +108,7 @@ extension SpecDecoder {
         if kindEntry != nil, let gstEntry {
             fail("capture has both 'kind' and 'gst'; keep one of them", at: gstEntry.keyLocation)
         } else if kindEntry == nil, gstEntry == nil {
-            fail("capture needs a 'kind' (test, camera or file) or a 'gst' launch fragment", at: entry.keyLocation)
+            fail("capture needs a 'kind' (test, camera, file or swift) or a 'gst' launch fragment", at: entry.keyLocation)
         }
         if kind == .camera, media == .audio, let kindEntry {
             fail("camera capture is video-only; for audio use kind test or file, or a gst fragment such as `gst: pulsesrc`",
@@ -115,9 +116,16 @@ extension SpecDecoder {
             kind = nil
             kindValid = false
         }
+        if kind == .swift, media == .audio, let kindEntry {
+            fail("swift capture is video-only (a FrameSource draws frames)", at: kindEntry.value.location)
+            kind = nil
+            kindValid = false
+        }
         let isGst = gstEntry != nil && kindEntry == nil
         var allowed = Self.captureKeys(kind: kindValid ? kind : nil, gst: isGst, media: media)
         if kindEntry != nil, gstEntry != nil { allowed.append("gst") }  // reported above
+        // A Swift source's other keys are its settings, checked by decodeSwiftCapture.
+        if kind == .swift { allowed += map.map(\.key).filter { !Self.captureKeyKinds.keys.contains($0) && $0 != "gst" } }
         checkKeys(map, allowed: allowed, context: "in capture") { key in
             let video = media == .video
             if video, Self.audioOnlyCaptureKeys.contains(key) {
@@ -169,6 +177,8 @@ extension SpecDecoder {
         switch kind {
         case .test, nil:
             break
+        case .swift:
+            if let k = decodeSwiftCapture(map, nameEntry: map.entry("name"), at: entry.keyLocation) { capture.kind = k }
         case .camera:
             var device = "/dev/video0"
             if let e = value("device"), let v = nonEmptyText(e) { device = v }

@@ -40,8 +40,14 @@ struct SpecDecoder {
     var diagnostics: [Diagnostic] = []
     var elements: [SpecElementUse] = []
     var fragments: [SpecFragmentUse] = []
+    /// Known Swift filters and sources (and the plugin loader); nil leaves their names and
+    /// settings unchecked.
+    var swiftCatalog: (any SwiftFilterCatalog)?
 
-    init(file: String) { self.file = file }
+    init(file: String, swiftCatalog: (any SwiftFilterCatalog)? = nil) {
+        self.file = file
+        self.swiftCatalog = swiftCatalog
+    }
 
     mutating func fail(_ message: String, at location: SourceLocation) {
         diagnostics.append(Diagnostic(message, at: location))
@@ -49,7 +55,7 @@ struct SpecDecoder {
 
     // MARK: - Root
 
-    static let rootKeys = ["version", "name", "description", "transport", "send", "receive"]
+    static let rootKeys = ["version", "name", "description", "plugins", "transport", "send", "receive"]
 
     mutating func decode(root: SpecNode) -> PipelineSpec? {
         guard let entries = root.entries else {
@@ -68,12 +74,16 @@ struct SpecDecoder {
         var description: String?
         if let entry = entries.entry("description"), !entry.value.isNull { description = text(entry) }
 
+        // Plugins first: they define filters that the sections below may use.
+        let plugins = entries.entry("plugins").map { decodePlugins($0) } ?? []
         let transport = decodeTransport(entries.entry("transport"))
         let sendEntry = entries.entry("send"), receiveEntry = entries.entry("receive")
         let send = sendEntry.map { decodeSend($0) }
         let receive = receiveEntry.map { decodeReceive($0, transport: transport) }
-        return combine(root: entries, transport: transport, send: send, receive: receive,
-                       name: name, description: description)
+        var spec = combine(root: entries, transport: transport, send: send, receive: receive,
+                           name: name, description: description)
+        spec?.plugins = plugins
+        return spec
     }
 
     /// The file's base name without extension (`pipelines/loopback.yaml` → `loopback`).

@@ -3,6 +3,10 @@ import Synchronization
 /// Counters updated from GStreamer streaming threads (pad probes) and read by the runner.
 /// Lock-free on the media path: each probe does one relaxed atomic add.
 public final class RunCounters: Sendable {
+    /// Video frames out of the capture stage (before filters).
+    public let captureVideoFrames = Atomic<Int>(0)
+    /// Video frames out of the filter stage (into the encoder queue).
+    public let filteredVideoFrames = Atomic<Int>(0)
     public let sendVideoFrames = Atomic<Int>(0)
     public let sendVideoBytes = Atomic<Int>(0)
     public let sendAudioBuffers = Atomic<Int>(0)

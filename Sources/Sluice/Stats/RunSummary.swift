@@ -25,6 +25,11 @@ public struct LiveStats: Sendable {
 /// What a run delivered; written by `--report` as JSON.
 public struct RunSummary: Sendable, Codable, Equatable {
     public struct SendVideo: Sendable, Codable, Equatable {
+        /// Frames out of the capture stage.
+        public var captured: Int
+        /// Frames out of the filter stage.
+        public var filtered: Int
+        /// Encoded frames handed to the payloader (or to the discard sink).
         public var frames: Int
         public var codec: String?
         public var bytes: Int
@@ -65,6 +70,17 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var bitrate_kbps: Double
     }
 
+    /// One Swift filter element's counters.
+    public struct FilterReport: Sendable, Codable, Equatable {
+        public var filter: String
+        public var element: String
+        public var frames: Int
+        public var dropped: Int
+        public var errors: Int
+        public var events: [String: Int]
+        public var last_error: String?
+    }
+
     public var pipeline: String
     public var duration_s: Double
     public var send: Send
@@ -76,6 +92,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// CPU seconds (user + system) the process used during the run.
     public var cpu_seconds: Double
     public var gstreamer_version: String
+    /// Swift filters that ran, in creation order (hot-swapped ones included).
+    public var filters: [FilterReport] = []
 
     /// Human summary printed at the end of `sluice run`.
     public var text: String {
@@ -90,6 +108,13 @@ public struct RunSummary: Sendable, Codable, Equatable {
         lines.append(String(format: "  network        %.0f kbit/s, %d packets lost, rtt %@", network.bitrate_kbps,
                             network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
         lines.append("  ice            \(ice_state)")
+        for f in filters {
+            var line = "  filter \(f.filter.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f.frames) frames"
+            if f.dropped > 0 { line += ", \(f.dropped) dropped" }
+            if f.errors > 0 { line += ", \(f.errors) errors (last: \(f.last_error ?? "?"))" }
+            for (k, v) in f.events.sorted(by: { $0.key < $1.key }) { line += ", \(v) \(k) events" }
+            lines.append(line)
+        }
         lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds,
                             duration_s > 0 ? cpu_seconds / duration_s * 100 : 0))
         return lines.joined(separator: "\n")

@@ -36,6 +36,7 @@ public final class WebRTCPeer: Sendable {
         var pendingCandidates: [ICECandidate] = []
         var onCandidate: (@Sendable (ICECandidate) -> Void)?
         var gatheredCandidates = 0
+        var negotiationNeeded = 0
         var waiters: [(id: Int, predicate: @Sendable (PeerStates) -> Bool, resume: CheckedContinuation<Bool, Never>)] = []
         var nextWaiter = 0
     }
@@ -55,6 +56,9 @@ public final class WebRTCPeer: Sendable {
                 self.update { $0[keyPath: keyPath] = value }
             }
         }
+        webrtcbin.connect("on-negotiation-needed") { [weak self] (_: borrowing SignalArguments) in
+            self?.shared.withLock { $0.negotiationNeeded += 1 }
+        }
         webrtcbin.connect("on-ice-candidate") { [weak self] (args: borrowing SignalArguments) in
             guard let self, let mline = args.get(1, as: UInt32.self), let cand = args.get(2, as: String.self) else { return }
             let handler = self.shared.withLock { s -> (@Sendable (ICECandidate) -> Void)? in
@@ -67,6 +71,9 @@ public final class WebRTCPeer: Sendable {
 
     /// Current states.
     public var states: PeerStates { shared.withLock { $0.states } }
+
+    /// How often webrtcbin asked for (re)negotiation.
+    public var negotiationNeededCount: Int { shared.withLock { $0.negotiationNeeded } }
 
     /// Local candidates gathered so far.
     public var gatheredCandidateCount: Int { shared.withLock { $0.gatheredCandidates } }

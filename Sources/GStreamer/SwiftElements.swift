@@ -1,0 +1,292 @@
+import CGStreamer
+import CGStreamerShim
+
+/// A raw video frame mapped by GStreamer; valid only during the call that hands it out.
+public struct VideoFrameRef: ~Copyable {
+    let raw: UnsafeMutablePointer<GstVideoFrame>
+
+    /// GStreamer's name of the format (`I420`, `NV12`, `RGBA`, `BGRx`, …).
+    public var formatName: String { String(cString: gst_video_format_to_string(sluice_frame_format(raw))) }
+    public var width: Int { Int(sluice_frame_width(raw)) }
+    public var height: Int { Int(sluice_frame_height(raw)) }
+    public var planeCount: Int { Int(sluice_frame_n_planes(raw)) }
+    /// First byte of plane `i`.
+    public func planeData(_ i: Int) -> UnsafeMutablePointer<UInt8>? { sluice_frame_plane_data(raw, guint(i)) }
+    /// Bytes between rows of plane `i`.
+    public func planeStride(_ i: Int) -> Int { Int(sluice_frame_plane_stride(raw, guint(i))) }
+    public var pts: ClockTime? { let t = sluice_frame_pts(raw); return t == ClockTime.none ? nil : t }
+    public var duration: ClockTime? { let t = sluice_frame_duration(raw); return t == ClockTime.none ? nil : t }
+}
+
+/// An unretained reference to the element that owns a Swift element state. Valid as long as
+/// the state lives: GStreamer destroys the state in the element's finalize.
+///
+/// `@unchecked Sendable`: the pointer is only used for MT-safe GStreamer calls (posting
+/// messages and errors), and the element outlives every call made through the handle.
+public struct ElementHandle: @unchecked Sendable {
+    public let pointer: UnsafeMutableRawPointer
+
+    /// The element's name.
+    public var name: String { Element.objectName(pointer) }
+
+    /// Posts an element error (the pipeline reports it and stops).
+    public func postError(_ text: String) { sluice_element_post_error(pointer, text) }
+
+    /// Posts an element message on the bus carrying a copy of `structure`.
+    @discardableResult
+    public func postMessage(_ structure: Structure) -> Bool {
+        sluice_element_post_structure(pointer, gst_structure_copy(structure.raw)) != 0
+    }
+}
+
+/// A GObject property a Swift element declares.
+public enum PropertySpec: Sendable {
+    case int(name: String, blurb: String, min: Int32, max: Int32, default: Int32)
+    case double(name: String, blurb: String, min: Double, max: Double, default: Double)
+    case bool(name: String, blurb: String, default: Bool)
+    case string(name: String, blurb: String, default: String?)
+    /// A GstValueArray of ints (`region=<0,0,320,180>` in gst-launch).
+    case intArray(name: String, blurb: String, min: Int32, max: Int32)
+
+    var name: String {
+        switch self {
+        case .int(let n, _, _, _, _), .double(let n, _, _, _, _), .bool(let n, _, _),
+             .string(let n, _, _), .intArray(let n, _, _, _): n
+        }
+    }
+
+    func make() -> UnsafeMutablePointer<GParamSpec> {
+        let flags = GParamFlags(rawValue: G_PARAM_READWRITE.rawValue)
+        switch self {
+        case .int(let n, let b, let lo, let hi, let d): return g_param_spec_int(n, n, b, lo, hi, d, flags)
+        case .double(let n, let b, let lo, let hi, let d): return g_param_spec_double(n, n, b, lo, hi, d, flags)
+        case .bool(let n, let b, let d): return g_param_spec_boolean(n, n, b, d ? 1 : 0, flags)
+        case .string(let n, let b, let d): return g_param_spec_string(n, n, b, d, flags)
+        case .intArray(let n, let b, let lo, let hi):
+            let element = g_param_spec_int(n, n, b, lo, hi, lo, flags)
+            return gst_param_spec_array(n, n, b, element, flags)
+        }
+    }
+}
+
+/// A property value GStreamer hands a Swift element state to read (set) or fill (get);
+/// valid only during that call.
+public struct PropertySlot: ~Copyable {
+    let raw: UnsafeMutablePointer<GValue>
+
+    public var int: Int? { Value.read(raw).map { (x: Int32) in Int(x) } }
+    public var double: Double? { Value.read(raw) }
+    public var bool: Bool? { Value.read(raw) }
+    public var string: String? { Value.read(raw) }
+    /// The ints of a GstValueArray value.
+    public var ints: [Int]? {
+        guard sluice_value_type(raw) == gst_value_array_get_type() else { return nil }
+        return (0..<gst_value_array_get_size(raw)).compactMap { i in
+            gst_value_array_get_value(raw, i).flatMap { Value.read($0) }.map { (x: Int32) in Int(x) }
+        }
+    }
+
+    public func set(int: Int) { g_value_set_int(raw, Int32(clamping: int)) }
+    public func set(double: Double) { g_value_set_double(raw, double) }
+    public func set(bool: Bool) { g_value_set_boolean(raw, bool ? 1 : 0) }
+    public func set(string: String) { g_value_set_string(raw, string) }
+    public func set(ints: [Int]) { PropertySlot.append(ints, to: raw) }
+
+    static func append(_ ints: [Int], to v: UnsafeMutablePointer<GValue>) {
+        for i in ints {
+            var item = GValue()
+            g_value_init(&item, sluice_type_int())
+            g_value_set_int(&item, Int32(clamping: i))
+            gst_value_array_append_value(v, &item)
+            g_value_unset(&item)
+        }
+    }
+}
+
+extension Value {
+    /// A GstValueArray of ints (for array properties such as `region`).
+    public static func intArray(_ ints: [Int]) -> Value {
+        let v = Value(type: gst_value_array_get_type())
+        PropertySlot.append(ints, to: &v.raw)
+        return v
+    }
+}
+
+extension Object {
+    /// Sets a property from an owned GValue (converted to the property's type if needed).
+    public func set(_ name: String, value: Value) throws(GstError) {
+        guard let type = propertyType(name) else { throw GstError("\(typeName) has no property '\(name)'") }
+        if value.type == type || g_type_is_a(value.type, type) != 0 {
+            g_object_set_property(gobject, name, &value.raw)
+            return
+        }
+        let converted = Value(type: type)
+        guard g_value_type_transformable(value.type, type) != 0, g_value_transform(&value.raw, &converted.raw) != 0 else {
+            throw GstError("cannot set \(typeName).\(name) (\(Value.typeName(type))) from \(Value.typeName(value.type))")
+        }
+        g_object_set_property(gobject, name, &converted.raw)
+    }
+}
+
+/// What a filter state decides about a frame.
+public enum VideoFilterResult: Sendable {
+    case keep, drop
+    /// Fatal: the element posts an error and the stream stops.
+    case error
+}
+
+/// The Swift state of one filter element instance. GStreamer calls `process` on a streaming
+/// thread, one frame at a time; properties may be set from any thread.
+public protocol VideoFilterState: AnyObject {
+    func setInfo(formatName: String, width: Int, height: Int) -> Bool
+    func process(_ frame: borrowing VideoFrameRef, number: UInt64) -> VideoFilterResult
+    func setProperty(_ index: Int, _ value: borrowing PropertySlot)
+    func getProperty(_ index: Int, _ value: borrowing PropertySlot)
+}
+
+/// The Swift state of one source element instance; `fill` draws frame `number`.
+public protocol VideoSourceState: AnyObject {
+    func setInfo(formatName: String, width: Int, height: Int) -> Bool
+    /// Returns false to end the stream.
+    func fill(_ frame: borrowing VideoFrameRef, number: UInt64) -> Bool
+}
+
+/// Registers GStreamer element types implemented in Swift: in-place video filters
+/// (GstVideoFilter subclasses) and live video sources (GstPushSrc subclasses). Once
+/// registered, a factory name works everywhere an element name does, including
+/// gst-launch fragments.
+public enum SwiftElements {
+    /// Registers filter factory `factory`. `caps` lists the raw formats it accepts, e.g.
+    /// `video/x-raw, format=(string){ I420, NV12 }`. `make` creates the state of each new
+    /// element. Returns false if the name is taken.
+    @discardableResult
+    public static func registerFilter(factory: String, longname: String, description: String, caps: String,
+                                      analysisOnly: Bool, properties: [PropertySpec],
+                                      make: @escaping @Sendable (ElementHandle) -> any VideoFilterState) -> Bool {
+        Gst.initialize()
+        guard !Registry.hasElement(factory) else { return false }
+        let data = UnsafeMutablePointer<SluiceFilterClassData>.allocate(capacity: 1)  // lives for the process
+        let specs = UnsafeMutablePointer<UnsafeMutablePointer<GParamSpec>?>.allocate(capacity: max(1, properties.count))
+        for (i, p) in properties.enumerated() { specs[i] = p.make() }
+        let context = Unmanaged.passRetained(FilterRegistration(make)).toOpaque()
+        data.initialize(to: SluiceFilterClassData(
+            vtable: SluiceFilterVTable(create: filterCreate, destroy: filterDestroy, set_info: filterSetInfo,
+                                       process: filterProcess, set_property: filterSetProperty,
+                                       get_property: filterGetProperty),
+            context: context, longname: strdup(longname), description: strdup(description), caps: strdup(caps),
+            analysis_only: analysisOnly ? 1 : 0, n_properties: guint(properties.count), properties: specs))
+        return sluice_filter_register(typeName(factory), factory, data) != 0
+    }
+
+    /// Registers live source factory `factory` (properties `width`, `height`, `fps`,
+    /// `format`; paced by the pipeline clock).
+    @discardableResult
+    public static func registerSource(factory: String, longname: String, description: String, caps: String,
+                                      make: @escaping @Sendable (ElementHandle) -> any VideoSourceState) -> Bool {
+        Gst.initialize()
+        guard !Registry.hasElement(factory) else { return false }
+        let data = UnsafeMutablePointer<SluiceSourceClassData>.allocate(capacity: 1)  // lives for the process
+        let context = Unmanaged.passRetained(SourceRegistration(make)).toOpaque()
+        data.initialize(to: SluiceSourceClassData(
+            vtable: SluiceSourceVTable(create: sourceCreate, destroy: sourceDestroy, set_info: sourceSetInfo, fill: sourceFill),
+            context: context, longname: strdup(longname), description: strdup(description), caps: strdup(caps)))
+        return sluice_source_register(typeName(factory), factory, data) != 0
+    }
+
+    /// `sluice-pixelate` → `SluiceSwift_sluice_pixelate` (a valid, unique GType name).
+    static func typeName(_ factory: String) -> String {
+        "SluiceSwift_" + String(factory.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+    }
+}
+
+// MARK: - Trampolines
+
+private final class FilterRegistration {
+    let make: @Sendable (ElementHandle) -> any VideoFilterState
+    init(_ make: @escaping @Sendable (ElementHandle) -> any VideoFilterState) { self.make = make }
+}
+
+private final class SourceRegistration {
+    let make: @Sendable (ElementHandle) -> any VideoSourceState
+    init(_ make: @escaping @Sendable (ElementHandle) -> any VideoSourceState) { self.make = make }
+}
+
+/// Holds a state behind a concrete class so the per-frame path needs no dynamic cast.
+private final class FilterStateBox {
+    let state: any VideoFilterState
+    init(_ s: any VideoFilterState) { state = s }
+}
+
+private final class SourceStateBox {
+    let state: any VideoSourceState
+    init(_ s: any VideoSourceState) { state = s }
+}
+
+private func filterBox(_ p: gpointer?) -> FilterStateBox? {
+    p.map { Unmanaged<FilterStateBox>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func sourceBox(_ p: gpointer?) -> SourceStateBox? {
+    p.map { Unmanaged<SourceStateBox>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func frameInfo(_ info: UnsafePointer<GstVideoInfo>?) -> (String, Int, Int)? {
+    guard let info, let finfo = info.pointee.finfo else { return nil }
+    return (String(cString: gst_video_format_to_string(finfo.pointee.format)), Int(info.pointee.width), Int(info.pointee.height))
+}
+
+private let filterCreate: @convention(c) (gpointer?, gpointer?) -> gpointer? = { context, element in
+    guard let context, let element else { return nil }
+    let reg = Unmanaged<FilterRegistration>.fromOpaque(context).takeUnretainedValue()
+    return Unmanaged.passRetained(FilterStateBox(reg.make(ElementHandle(pointer: element)))).toOpaque()
+}
+
+private let filterDestroy: @convention(c) (gpointer?) -> Void = { state in
+    guard let state else { return }
+    Unmanaged<FilterStateBox>.fromOpaque(state).release()
+}
+
+private let filterSetInfo: @convention(c) (gpointer?, UnsafePointer<GstVideoInfo>?) -> gboolean = { state, info in
+    guard let box = filterBox(state), let (format, w, h) = frameInfo(info) else { return 0 }
+    return box.state.setInfo(formatName: format, width: w, height: h) ? 1 : 0
+}
+
+private let filterProcess: @convention(c) (gpointer?, UnsafeMutablePointer<GstVideoFrame>?, guint64) -> gint = { state, frame, number in
+    guard let box = filterBox(state), let frame else { return -1 }
+    switch box.state.process(VideoFrameRef(raw: frame), number: UInt64(number)) {
+    case .keep: return 0
+    case .drop: return 1
+    case .error: return -1
+    }
+}
+
+private let filterSetProperty: @convention(c) (gpointer?, guint, UnsafePointer<GValue>?) -> Void = { state, index, value in
+    guard let box = filterBox(state), let value else { return }
+    box.state.setProperty(Int(index), PropertySlot(raw: UnsafeMutablePointer(mutating: value)))
+}
+
+private let filterGetProperty: @convention(c) (gpointer?, guint, UnsafeMutablePointer<GValue>?) -> Void = { state, index, value in
+    guard let box = filterBox(state), let value else { return }
+    box.state.getProperty(Int(index), PropertySlot(raw: value))
+}
+
+private let sourceCreate: @convention(c) (gpointer?, gpointer?) -> gpointer? = { context, element in
+    guard let context, let element else { return nil }
+    let reg = Unmanaged<SourceRegistration>.fromOpaque(context).takeUnretainedValue()
+    return Unmanaged.passRetained(SourceStateBox(reg.make(ElementHandle(pointer: element)))).toOpaque()
+}
+
+private let sourceDestroy: @convention(c) (gpointer?) -> Void = { state in
+    guard let state else { return }
+    Unmanaged<SourceStateBox>.fromOpaque(state).release()
+}
+
+private let sourceSetInfo: @convention(c) (gpointer?, UnsafePointer<GstVideoInfo>?) -> gboolean = { state, info in
+    guard let box = sourceBox(state), let (format, w, h) = frameInfo(info) else { return 0 }
+    return box.state.setInfo(formatName: format, width: w, height: h) ? 1 : 0
+}
+
+private let sourceFill: @convention(c) (gpointer?, UnsafeMutablePointer<GstVideoFrame>?, guint64) -> gboolean = { state, frame, number in
+    guard let box = sourceBox(state), let frame else { return 0 }
+    return box.state.fill(VideoFrameRef(raw: frame), number: UInt64(number)) ? 1 : 0
+}

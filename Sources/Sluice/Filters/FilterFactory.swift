@@ -1,0 +1,70 @@
+import GStreamer
+import SluiceFilterKit
+
+/// Everything Sluice knows about one Swift filter, whatever it came from (built in, or a
+/// dynamic plugin through its C interface).
+public struct FilterFactory: Sendable {
+    public var name: String
+    public var summary: String
+    public var formats: [PixelFormat]
+    public var parameters: [FilterParameter]
+    public var modifiesPixels: Bool
+    /// `built-in` or the plugin library's path.
+    public var origin: String
+    /// Makes one instance from a validated configuration.
+    public var make: @Sendable (FilterConfiguration) throws -> any FrameProcessor
+
+    public init(name: String, summary: String, formats: [PixelFormat], parameters: [FilterParameter],
+                modifiesPixels: Bool, origin: String, make: @escaping @Sendable (FilterConfiguration) throws -> any FrameProcessor) {
+        self.name = name; self.summary = summary; self.formats = formats; self.parameters = parameters
+        self.modifiesPixels = modifiesPixels; self.origin = origin; self.make = make
+    }
+
+    /// The factory of a `FrameFilter` type compiled into this program.
+    public init<F: FrameFilter>(_ type: F.Type, origin: String = "built-in") {
+        self.init(name: F.name, summary: F.summary, formats: F.formats, parameters: F.parameters,
+                  modifiesPixels: F.modifiesPixels, origin: origin) { try F(configuration: $0) }
+    }
+
+    /// The GStreamer element factory name (`sluice-pixelate`).
+    public var elementName: String { "sluice-" + name }
+}
+
+/// Everything Sluice knows about one Swift frame source.
+public struct SourceFactory: Sendable {
+    public var name: String
+    public var summary: String
+    public var formats: [PixelFormat]
+    public var parameters: [FilterParameter]
+    public var origin: String
+    public var make: @Sendable (FilterConfiguration) throws -> any FrameSource
+
+    public init<S: FrameSource>(_ type: S.Type, origin: String = "built-in") {
+        name = S.name; summary = S.summary; formats = S.formats; parameters = S.parameters; self.origin = origin
+        make = { try S(configuration: $0) }
+    }
+
+    /// The GStreamer element factory name (`sluice-src-scene`).
+    public var elementName: String { "sluice-src-" + name }
+}
+
+extension PixelFormat {
+    /// GStreamer caps accepting these formats.
+    static func caps(_ formats: [PixelFormat]) -> String {
+        "video/x-raw, format=(string){ \(formats.map(\.rawValue).joined(separator: ", ")) }, "
+            + "width=(int)[ 1, 2147483647 ], height=(int)[ 1, 2147483647 ], framerate=(fraction)[ 0/1, 2147483647/1 ]"
+    }
+}
+
+extension FilterValue {
+    /// The GValue a `sluice-*` element property of this kind takes.
+    var gValue: Value {
+        switch self {
+        case .integer(let v): Value(Int32(clamping: v))
+        case .number(let v): Value(v)
+        case .boolean(let v): Value(v)
+        case .string(let v): Value(v)
+        case .integers(let v): Value.intArray(v)
+        }
+    }
+}

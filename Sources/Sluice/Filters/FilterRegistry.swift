@@ -1,0 +1,89 @@
+import GStreamer
+import SluiceFilterKit
+import Synchronization
+
+/// The Swift filters and sources this process knows: registered from code (built-in
+/// plugins, tests) or loaded from dynamic plugin libraries. Registering one also registers
+/// its GStreamer element type (`sluice-NAME`, `sluice-src-NAME`), so it works by name in
+/// pipeline files and in gst-launch fragments alike.
+public final class FilterRegistry: SwiftFilterCatalog {
+    /// The process-wide registry.
+    public static let shared = FilterRegistry()
+
+    private struct State {
+        var filters: [String: FilterFactory] = [:]
+        var sources: [String: SourceFactory] = [:]
+        var plugins: [String: LoadedPlugin] = [:]
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A filter or source name is already taken.
+    public struct DuplicateName: Error, CustomStringConvertible, Sendable {
+        public let name: String
+        public let existingOrigin: String
+        public var description: String { "a filter named '\(name)' is already registered (from \(existingOrigin))" }
+    }
+
+    /// Registers a filter and its element type.
+    public func register(_ factory: FilterFactory) throws(DuplicateName) {
+        try state.withLock { s throws(DuplicateName) in
+            if let existing = s.filters[factory.name] {
+                throw DuplicateName(name: factory.name, existingOrigin: existing.origin)
+            }
+            s.filters[factory.name] = factory
+        }
+        SwiftElements.registerFilter(
+            factory: factory.elementName, longname: "Sluice \(factory.name) (Swift)", description: factory.summary,
+            caps: PixelFormat.caps(factory.formats), analysisOnly: !factory.modifiesPixels,
+            properties: FilterElementState.properties(for: factory)) { handle in
+                FilterElementState(factory: factory, handle: handle)
+            }
+    }
+
+    /// Registers a `FrameFilter` type compiled into this program.
+    public func register<F: FrameFilter>(_ type: F.Type) throws(DuplicateName) { try register(FilterFactory(type)) }
+
+    /// Registers a source and its element type.
+    public func register(_ factory: SourceFactory) throws(DuplicateName) {
+        try state.withLock { s throws(DuplicateName) in
+            if let existing = s.sources[factory.name] {
+                throw DuplicateName(name: factory.name, existingOrigin: existing.origin)
+            }
+            s.sources[factory.name] = factory
+        }
+        SwiftElements.registerSource(factory: factory.elementName, longname: "Sluice \(factory.name) (Swift)",
+                                     description: factory.summary, caps: PixelFormat.caps(factory.formats)) { handle in
+            SourceElementState(factory: factory, handle: handle)
+        }
+    }
+
+    public func register<S: FrameSource>(_ type: S.Type) throws(DuplicateName) { try register(SourceFactory(type)) }
+
+    public func filter(named name: String) -> FilterFactory? { state.withLock { $0.filters[name] } }
+    public func source(named name: String) -> SourceFactory? { state.withLock { $0.sources[name] } }
+    public var allFilters: [FilterFactory] { state.withLock { $0.filters.values.sorted { $0.name < $1.name } } }
+    public var allSources: [SourceFactory] { state.withLock { $0.sources.values.sorted { $0.name < $1.name } } }
+
+    // MARK: SwiftFilterCatalog
+
+    public func filterParameters(_ name: String) -> [FilterParameter]? { filter(named: name)?.parameters }
+    public func sourceParameters(_ name: String) -> [FilterParameter]? { source(named: name)?.parameters }
+    public var filterNames: [String] { state.withLock { Array($0.filters.keys) } }
+    public var sourceNames: [String] { state.withLock { Array($0.sources.keys) } }
+
+    public func loadPlugin(at path: String) -> String? {
+        if state.withLock({ $0.plugins[path] != nil }) { return nil }
+        do {
+            let plugin = try LoadedPlugin(path: path)
+            for factory in plugin.filters { try register(factory) }
+            state.withLock { $0.plugins[path] = plugin }
+            return nil
+        } catch let e as PluginLoadError {
+            return e.description
+        } catch {
+            return "\(error)"
+        }
+    }
+}

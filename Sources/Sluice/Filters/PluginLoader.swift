@@ -1,0 +1,153 @@
+import CSluicePluginABI
+import Foundation
+import SluiceFilterKit
+
+/// Why a plugin library could not be loaded; each says what to do.
+public enum PluginLoadError: Error, CustomStringConvertible, Sendable {
+    case fileNotFound(String)
+    case cannotOpen(String, reason: String)
+    case noEntryPoint(String)
+    case versionMismatch(String, found: UInt32, expected: UInt32)
+    case malformed(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let p):
+            "file not found: \(p); build the plugin first (e.g. `swift build -c release` in its package) and check the path"
+        case .cannotOpen(let p, let reason):
+            "cannot load \(p): \(reason)"
+        case .noEntryPoint(let p):
+            "\(p) has no entry point '\(SLUICE_PLUGIN_ENTRY)': it is not a Sluice plugin (export it with SluicePluginExport; see Plugins/ExamplePlugin)"
+        case .versionMismatch(let p, let found, let expected):
+            "\(p) was built for plugin ABI version \(found), but this Sluice speaks version \(expected); rebuild the plugin against this Sluice"
+        case .malformed(let p, let reason):
+            "\(p) describes its filters wrongly: \(reason)"
+        }
+    }
+}
+
+/// A dynamic plugin library, opened and checked, with a factory per filter it exports.
+///
+/// The library stays loaded for the life of the process (its code backs registered
+/// element types), so it is never dlclose()d.
+final class LoadedPlugin: Sendable {
+    let path: String
+    let name: String
+    let filters: [FilterFactory]
+
+    init(path: String) throws(PluginLoadError) {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path) }
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            throw .cannotOpen(path, reason: dlerror().map { String(cString: $0) } ?? "unknown error")
+        }
+        guard let symbol = dlsym(handle, SLUICE_PLUGIN_ENTRY) else { throw .noEntryPoint(path) }
+        let entry = unsafeBitCast(symbol, to: SluicePluginEntryV1.self)
+        guard let table = entry() else { throw .malformed(path, reason: "the entry point returned nothing") }
+        guard table.pointee.abi_version == SLUICE_PLUGIN_ABI_VERSION else {
+            throw .versionMismatch(path, found: table.pointee.abi_version, expected: SLUICE_PLUGIN_ABI_VERSION)
+        }
+        name = table.pointee.plugin_name.map { String(cString: $0) } ?? path
+        var factories: [FilterFactory] = []
+        for i in 0..<Int(table.pointee.filter_count) {
+            guard let descriptors = table.pointee.filters else { throw .malformed(path, reason: "no filter table") }
+            factories.append(try Self.factory(descriptors + i, path: path))
+        }
+        filters = factories
+    }
+
+    private static func factory(_ d: UnsafePointer<SluiceFilterV1>, path: String) throws(PluginLoadError) -> FilterFactory {
+        let c = d.pointee
+        guard let namePtr = c.name, let create = c.create, let destroy = c.destroy, let process = c.process else {
+            throw .malformed(path, reason: "a filter lacks its name or functions")
+        }
+        let name = String(cString: namePtr)
+        let formats = (c.formats.map { String(cString: $0) } ?? "").split(separator: ",")
+            .compactMap { PixelFormat(rawValue: String($0).trimmingCharacters(in: .whitespaces)) }
+        guard !formats.isEmpty else { throw .malformed(path, reason: "filter '\(name)' declares no known pixel format") }
+        let parameters: [FilterParameter]
+        do {
+            parameters = try JSONDecoder().decode([FilterParameter].self, from: Data((c.parameters_json.map { String(cString: $0) } ?? "[]").utf8))
+        } catch {
+            throw .malformed(path, reason: "filter '\(name)' has unreadable parameters: \(error)")
+        }
+        let descriptor = PluginDescriptor(d)
+        return FilterFactory(name: name, summary: c.summary.map { String(cString: $0) } ?? "", formats: formats,
+                             parameters: parameters, modifiesPixels: c.modifies_pixels != 0, origin: path) { config in
+            try PluginFilterInstance(descriptor, create: create, destroy: destroy, process: process, configuration: config)
+        }
+    }
+}
+
+/// A filter descriptor inside a loaded library (which is never unloaded).
+struct PluginDescriptor: @unchecked Sendable {  // points into the library's immutable, never-freed table
+    let raw: UnsafePointer<SluiceFilterV1>
+    init(_ raw: UnsafePointer<SluiceFilterV1>) { self.raw = raw }
+}
+
+/// One instance of a plugin filter, driven through the C ABI.
+final class PluginFilterInstance: FrameProcessor {
+    private let descriptor: PluginDescriptor
+    private let instance: UnsafeMutableRawPointer
+    private let destroyFn: @convention(c) (UnsafeMutableRawPointer?) -> Void
+    private let processFn: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32
+
+    struct PluginError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(_ descriptor: PluginDescriptor,
+         create: @convention(c) (UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer?,
+         destroy: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+         process: @escaping @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32,
+         configuration: FilterConfiguration) throws {
+        self.descriptor = descriptor
+        destroyFn = destroy
+        processFn = process
+        let json = String(decoding: try JSONEncoder().encode(configuration.values), as: UTF8.self)
+        var error: UnsafeMutablePointer<CChar>?
+        guard let made = create(descriptor.raw.pointee.type_context, json, &error) else {
+            throw PluginError(description: Self.takeString(error, descriptor) ?? "the plugin could not create the filter")
+        }
+        instance = made
+    }
+
+    deinit { destroyFn(instance) }
+
+    /// A message the plugin allocated, freed with its own allocator.
+    private static func takeString(_ p: UnsafeMutablePointer<CChar>?, _ descriptor: PluginDescriptor) -> String? {
+        guard let p else { return nil }
+        defer { descriptor.raw.pointee.free_string?(p) }
+        return String(cString: p)
+    }
+
+    /// The event box handed to the plugin; made once (the element's context never changes).
+    private var emitBox: EmitBox?
+
+    func process(_ frame: borrowing Frame, context: FilterContext) throws -> FilterVerdict {
+        var c = FrameABI.cFrame(frame)
+        var error: UnsafeMutablePointer<CChar>?
+        let box = emitBox ?? EmitBox(context)
+        emitBox = box
+        let result = withExtendedLifetime(box) {
+            processFn(instance, &c, pluginEmit, Unmanaged.passUnretained(box).toOpaque(), &error)
+        }
+        switch result {
+        case 0: return .keep
+        case 1: return .drop
+        default: throw PluginError(description: Self.takeString(error, descriptor) ?? "the plugin filter failed")
+        }
+    }
+}
+
+private final class EmitBox {
+    let context: FilterContext
+    init(_ c: FilterContext) { context = c }
+}
+
+private let pluginEmit: SluiceEmitV1 = { context, event, json in
+    guard let context, let event else { return }
+    let box = Unmanaged<EmitBox>.fromOpaque(context).takeUnretainedValue()
+    let fields = (try? JSONDecoder().decode([String: Double].self, from: Data((json.map { String(cString: $0) } ?? "{}").utf8))) ?? [:]
+    box.context.emit(String(cString: event), fields)
+}

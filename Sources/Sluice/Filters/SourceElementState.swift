@@ -1,0 +1,83 @@
+import GStreamer
+import SluiceFilterKit
+import Synchronization
+
+/// The Swift state behind one `sluice-src-NAME` element: builds the `FrameSource` from the
+/// element's `settings` (set by the graph builder before it starts) and draws each frame.
+///
+/// `@unchecked Sendable`: `setInfo` and `fill` run on the source's streaming thread, one at
+/// a time; `configure` happens before the element leaves NULL (the builder calls it right
+/// after creating the element), and its result is published through a Mutex.
+final class SourceElementState: VideoSourceState, @unchecked Sendable {
+    private let factory: SourceFactory
+    private let handle: ElementHandle
+    private let configuration = Mutex<FilterConfiguration?>(nil)
+    private var source: (any FrameSource)?
+    private var format: PixelFormat?
+    private var width = 0, height = 0
+
+    init(factory: SourceFactory, handle: ElementHandle) {
+        self.factory = factory
+        self.handle = handle
+        SourceStateDirectory.add(self, for: handle.pointer)
+    }
+
+    deinit { SourceStateDirectory.remove(handle.pointer) }
+
+    /// Sets the settings the source is built from (defaults apply to the rest).
+    func configure(_ settings: [String: FilterValue]) throws(FilterConfigurationError) {
+        let config = try FilterConfiguration(settings, parameters: factory.parameters)
+        configuration.withLock { $0 = config }
+    }
+
+    func setInfo(formatName: String, width: Int, height: Int) -> Bool {
+        guard let f = PixelFormat(rawValue: formatName), factory.formats.contains(f) else { return false }
+        format = f
+        self.width = width
+        self.height = height
+        if source == nil {
+            do {
+                let config = try configuration.withLock { $0 } ?? FilterConfiguration([:], parameters: factory.parameters)
+                source = try factory.make(config)
+            } catch {
+                handle.postError("source '\(factory.name)' cannot start: \(error)")
+                return false
+            }
+        }
+        return true
+    }
+
+    func fill(_ frame: borrowing VideoFrameRef, number: UInt64) -> Bool {
+        guard let format, let source, let base = frame.planeData(0) else { return false }
+        func plane(_ i: Int) -> Plane? {
+            guard i < format.planeCount, let b = frame.planeData(i) else { return nil }
+            let (w, h) = format.planeSize(i, width: width, height: height)
+            return Plane(base: b, stride: frame.planeStride(i), width: w, height: h)
+        }
+        let (w0, h0) = format.planeSize(0, width: width, height: height)
+        let view = Frame(format: format, width: width, height: height,
+                         planes: (Plane(base: base, stride: frame.planeStride(0), width: w0, height: h0), plane(1), plane(2)),
+                         pts: frame.pts.map(UInt64.init), duration: frame.duration.map(UInt64.init), frameNumber: number)
+        return source.draw(into: view)
+    }
+}
+
+/// Finds the state of a source element the graph builder just created, to configure it.
+enum SourceStateDirectory {
+    /// Keyed by the element's address.
+    private static let table = Mutex<[UInt: SourceStateRef]>([:])
+    /// Weak, so the directory never keeps a finalized element's state alive.
+    private struct SourceStateRef: @unchecked Sendable {  // only dereferenced under the table's lock
+        weak var state: SourceElementState?
+    }
+
+    static func state(of element: Element) -> SourceElementState? {
+        table.withLock { $0[UInt(bitPattern: element.pointer)]?.state }
+    }
+    static func add(_ s: SourceElementState, for element: UnsafeMutableRawPointer) {
+        table.withLock { $0[UInt(bitPattern: element)] = SourceStateRef(state: s) }
+    }
+    static func remove(_ element: UnsafeMutableRawPointer) {
+        table.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: element)) }
+    }
+}

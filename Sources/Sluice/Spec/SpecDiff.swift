@@ -1,0 +1,131 @@
+/// What changed between two versions of a pipeline file, for `sluice run --watch`: the
+/// branches whose filters changed (applied live) and whether anything else changed
+/// (which needs a restart). Positions are ignored, since editing a file moves lines.
+public struct SpecDiff: Sendable, Equatable {
+    /// Branches whose filter lists differ, with their new filters.
+    public var filterChanges: [(side: BranchSide, media: MediaKind, filters: [FilterSpec])]
+    /// Top-level parts other than filters that differ (`transport`, `send.video`, …).
+    public var needsRestart: [String]
+
+    public var isEmpty: Bool { filterChanges.isEmpty && needsRestart.isEmpty }
+
+    public static func == (a: SpecDiff, b: SpecDiff) -> Bool {
+        a.needsRestart == b.needsRestart && a.filterChanges.count == b.filterChanges.count
+            && zip(a.filterChanges, b.filterChanges).allSatisfy { $0.side == $1.side && $0.media == $1.media && $0.filters == $1.filters }
+    }
+
+    public init(from old: PipelineSpec, to new: PipelineSpec) {
+        let a = old.positionFree, b = new.positionFree
+        var changes: [(BranchSide, MediaKind, [FilterSpec])] = []
+        var restart: [String] = []
+        if a.transport != b.transport { restart.append("transport") }
+        if a.plugins != b.plugins { restart.append("plugins") }
+        for media in MediaKind.allCases {
+            let (os, ns) = (a.send?.branch(media), b.send?.branch(media))
+            if var o = os, var n = ns {
+                if o.filters != n.filters { changes.append((.send, media, new.send?.branch(media)?.filters ?? [])) }
+                o.filters = []; n.filters = []
+                if o != n { restart.append("send.\(media.rawValue)") }
+            } else if (os == nil) != (ns == nil) {
+                restart.append("send.\(media.rawValue)")
+            }
+            let (orc, nrc) = (a.receive?.branch(media), b.receive?.branch(media))
+            if var o = orc, var n = nrc {
+                if o.filters != n.filters { changes.append((.receive, media, new.receive?.branch(media)?.filters ?? [])) }
+                o.filters = []; n.filters = []
+                if o != n { restart.append("receive.\(media.rawValue)") }
+            } else if (orc == nil) != (nrc == nil) {
+                restart.append("receive.\(media.rawValue)")
+            }
+        }
+        filterChanges = changes.map { (side: $0.0, media: $0.1, filters: $0.2) }
+        needsRestart = restart
+    }
+}
+
+extension SendSpec {
+    func branch(_ m: MediaKind) -> SendBranchSpec? { m == .video ? video : audio }
+}
+
+extension ReceiveSpec {
+    func branch(_ m: MediaKind) -> ReceiveBranchSpec? { m == .video ? video : audio }
+}
+
+extension PipelineSpec {
+    /// The same spec with every source position removed (for comparisons).
+    var positionFree: PipelineSpec {
+        var s = self
+        s.transport.location = nil
+        s.transport.ice.location = nil
+        s.plugins = plugins.map { PluginReference(path: $0.path) }
+        if var send = s.send {
+            send.video = send.video?.positionFree
+            send.audio = send.audio?.positionFree
+            s.send = send
+        }
+        if var receive = s.receive {
+            receive.video = receive.video?.positionFree
+            receive.audio = receive.audio?.positionFree
+            s.receive = receive
+        }
+        return s
+    }
+}
+
+private extension SendBranchSpec {
+    var positionFree: SendBranchSpec {
+        var b = self
+        b.location = nil
+        b.capture.location = nil
+        if case .swift(let name, let settings) = b.capture.kind { b.capture.kind = .swift(name: name, settings: settings.positionFree) }
+        b.filters = filters.map(\.positionFree)
+        b.encode = encode.positionFree
+        return b
+    }
+}
+
+private extension ReceiveBranchSpec {
+    var positionFree: ReceiveBranchSpec {
+        var b = self
+        b.location = nil
+        b.decode.location = nil
+        b.decode.properties = decode.properties.positionFree
+        b.filters = filters.map(\.positionFree)
+        b.sink.location = nil
+        if case .file(let path, let container, let encode) = sink.kind {
+            b.sink.kind = .file(path: path, container: container, encode: encode?.positionFree)
+        }
+        return b
+    }
+}
+
+private extension EncodeSpec {
+    var positionFree: EncodeSpec {
+        var e = self
+        e.location = nil
+        e.properties = properties.positionFree
+        return e
+    }
+}
+
+extension FilterSpec {
+    /// The filter without source positions.
+    var positionFree: FilterSpec {
+        switch kind {
+        case .element(let factory, let properties):
+            return FilterSpec(kind: .element(factory: factory, properties: properties.positionFree))
+        case .gst(let text):
+            return FilterSpec(kind: .gst(text))
+        case .swift(let name, let settings, let onError):
+            return FilterSpec(kind: .swift(name: name, settings: settings.positionFree, onError: onError))
+        }
+    }
+}
+
+private extension Array where Element == Property {
+    var positionFree: [Property] { map { Property(name: $0.name, value: $0.value) } }
+}
+
+private extension Array where Element == FilterSetting {
+    var positionFree: [FilterSetting] { map { FilterSetting(name: $0.name, value: $0.value) } }
+}

@@ -1,0 +1,15 @@
+import SluiceFilterKit
+
+/// The Swift filters and sources the validator can check a file against: the built-in ones
+/// and those of dynamic plugins loaded through `loadPlugin`.
+public protocol SwiftFilterCatalog: Sendable {
+    /// The parameters of filter `name`, or nil if there is no such filter.
+    func filterParameters(_ name: String) -> [FilterParameter]?
+    /// The parameters of source `name`, or nil if there is no such source.
+    func sourceParameters(_ name: String) -> [FilterParameter]?
+    var filterNames: [String] { get }
+    var sourceNames: [String] { get }
+    /// Loads the dynamic plugin library at `path` (registering its filters). Returns nil on
+    /// success (or if it is already loaded), otherwise what went wrong and how to fix it.
+    func loadPlugin(at path: String) -> String?
+}

@@ -1,0 +1,13 @@
+import Sluice
+import SluiceBuiltInPlugins
+
+/// Registers the filters and sources under Plugins/ once per process.
+enum BuiltInRegistration {
+    private static let done: Bool = {
+        for f in BuiltInPlugins.filters { try? FilterRegistry.shared.register(FilterFactory(f)) }
+        for s in BuiltInPlugins.sources { try? FilterRegistry.shared.register(SourceFactory(s)) }
+        return true
+    }()
+
+    static func ensure() { _ = done }
+}
