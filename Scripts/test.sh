@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests
+# The dynamic-plugin tests load the example plugin, built as its own package.
+swift build -c release --package-path Plugins/ExamplePlugin
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e

@@ -21,7 +21,6 @@ GType sluice_type_pad(void) { return GST_TYPE_PAD; }
 GType sluice_type_webrtc_session_description(void) { return GST_TYPE_WEBRTC_SESSION_DESCRIPTION; }
 GType sluice_type_webrtc_rtp_transceiver(void) { return GST_TYPE_WEBRTC_RTP_TRANSCEIVER; }
 
-GstElementFactoryListType sluice_element_factory_type_any(void) { return GST_ELEMENT_FACTORY_TYPE_ANY; }
 
 GType sluice_param_spec_value_type(GParamSpec *pspec) { return G_PARAM_SPEC_VALUE_TYPE(pspec); }
 GType sluice_value_type(const GValue *value) { return G_VALUE_TYPE(value); }

@@ -24,7 +24,9 @@ public enum Registry {
     /// All installed element factories, sorted by name.
     public static func factories() -> [Factory] {
         Gst.initialize()
-        let list = gst_element_factory_list_get_elements(sluice_element_factory_type_any(), GST_RANK_NONE)
+        // Every element factory (GST_ELEMENT_FACTORY_TYPE_ANY would skip plain filters such
+        // as webrtcbin, whose class names no encoder/sink/parser/... type).
+        let list = gst_registry_get_feature_list(gst_registry_get(), gst_element_factory_get_type())
         defer { gst_plugin_feature_list_free(list) }
         var out: [Factory] = []
         var node = list

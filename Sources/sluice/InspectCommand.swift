@@ -13,6 +13,7 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         global.bootstrapLogging()
+        BuiltInRegistration.ensure()
         let report = MachineInspection.current()
         if json {
             let e = JSONEncoder()

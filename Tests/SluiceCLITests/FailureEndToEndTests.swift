@@ -75,6 +75,8 @@ final class FailureEndToEndTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         for codec in ["vp8", "vp9", "h264", "opus"] { XCTAssertTrue(r.stdout.contains("  \(codec)"), r.stdout) }
         XCTAssertTrue(r.stdout.contains("x264enc yes"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("webrtcbin yes") && !r.stdout.contains("MISSING"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("pixelate") && r.stdout.contains("scene"), "Swift filters and sources are listed")
         let json = try CLI.run(["inspect", "--json"], timeout: 30)
         let obj = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         XCTAssertNotNil(obj?["encoders"])

@@ -30,7 +30,6 @@ GType sluice_type_pad(void);
 GType sluice_type_webrtc_session_description(void);
 GType sluice_type_webrtc_rtp_transceiver(void);
 
-GstElementFactoryListType sluice_element_factory_type_any(void);
 
 /* G_PARAM_SPEC_VALUE_TYPE and friends. */
 GType sluice_param_spec_value_type(GParamSpec *pspec);

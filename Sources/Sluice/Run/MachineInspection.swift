@@ -17,7 +17,18 @@ public struct MachineInspection: Sendable, Codable {
         public var description: String
     }
 
+    public struct SwiftFilter: Sendable, Codable {
+        public var name: String
+        public var kind: String
+        public var summary: String
+        public var formats: [String]
+        public var settings: [String]
+        public var origin: String
+    }
+
     public var gstreamer_version: String
+    /// Swift filters and sources registered in this program (built in and plugins).
+    public var swift: [SwiftFilter] = []
     public var codecs: [CodecSupport]
     public var webrtc: [String: Bool]
     public var encoders: [Entry]
@@ -43,8 +54,17 @@ public struct MachineInspection: Sendable, Codable {
             factories.filter { test($0.klass) }.map { Entry(name: $0.name, klass: $0.klass, description: $0.description) }
         }
         let media: (String) -> Bool = { $0.contains("Video") || $0.contains("Audio") }
+        let registry = FilterRegistry.shared
+        let swift = registry.allFilters.map {
+            SwiftFilter(name: $0.name, kind: $0.modifiesPixels ? "filter" : "analysis", summary: $0.summary,
+                        formats: $0.formats.map(\.rawValue), settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" },
+                        origin: $0.origin)
+        } + registry.allSources.map {
+            SwiftFilter(name: $0.name, kind: "source", summary: $0.summary, formats: $0.formats.map(\.rawValue),
+                        settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" }, origin: $0.origin)
+        }
         return MachineInspection(
-            gstreamer_version: Gst.version,
+            gstreamer_version: Gst.version, swift: swift,
             codecs: codecs,
             webrtc: Dictionary(uniqueKeysWithValues: webrtcNames.map { ($0, installed.contains($0)) }),
             encoders: pick { $0.contains("Encoder") && media($0) },
@@ -60,6 +80,12 @@ public struct MachineInspection: Sendable, Codable {
             let detail = c.elements.keys.sorted().map { "\($0) \((c.elements[$0] ?? false) ? "yes" : "MISSING")" }.joined(separator: ", ")
             out.append("  \(c.codec.padding(toLength: 5, withPad: " ", startingAt: 0)) \(c.usable ? "ok     " : "missing") \(detail)")
             for h in c.hints { out.append("        \(h)") }
+        }
+        out.append("")
+        out.append("Swift filters and sources (use as `- filter: NAME` or `capture: {kind: swift, name: NAME}`):")
+        for f in swift {
+            out.append("  \(f.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(f.kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f.summary)")
+            if !f.settings.isEmpty { out.append("  \(String(repeating: " ", count: 26))settings: \(f.settings.joined(separator: ", "))") }
         }
         out.append("")
         out.append("WebRTC: " + webrtc.keys.sorted().map { "\($0) \((webrtc[$0] ?? false) ? "yes" : "MISSING")" }.joined(separator: ", "))

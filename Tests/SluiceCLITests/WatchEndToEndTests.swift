@@ -1,0 +1,66 @@
+import Foundation
+import XCTest
+
+/// `sluice run --watch`: editing the file's filters applies them live; editing anything
+/// else is reported as needing a restart; an invalid edit keeps the pipeline running.
+final class WatchEndToEndTests: XCTestCase {
+    func testEditsAreAppliedOrReported() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("w.yaml").path
+        func write(filters: String, fps: Int = 30) throws {
+            try """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 160, height: 120, fps: \(fps) }
+                filters:
+            \(filters)
+                encode: { codec: vp8, bitrate: 300 }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        try write(filters: "      - filter: grayscale")
+
+        // Drive the edits from the process's own output: each edit waits for the line the
+        // previous one produced (no sleeping on guesses).
+        let script = EditScript(steps: [
+            ("fps", { try write(filters: "      - filter: invert\n      - filter: pixelate\n        block: 8") }),
+            ("applied send.video.filters", { try write(filters: "      - filter: invert", fps: 15) }),
+            ("need a restart", { try write(filters: "      - filter: nosuchfilter") }),
+            ("the file is invalid now", nil),
+        ])
+        let r = try CLI.run(["run", file, "--watch", "--report", dir.appendingPathComponent("r.json").path],
+                            timeout: 60) { line, process in
+            if script.advance(on: line) { process.interrupt() }
+        }
+        XCTAssertTrue(script.finished, "stopped at step \(script.step): \(r.stdout)\n\(r.stderr)")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("watch: applied send.video.filters without restarting"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("watch: changes to send.video need a restart"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("unknown Swift filter 'nosuchfilter'"), r.stderr)
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any]
+        let filters = (report?["filters"] as? [[String: Any]])?.compactMap { $0["filter"] as? String } ?? []
+        XCTAssertEqual(filters, ["grayscale", "invert", "pixelate", "invert"], "each applied chain ran")
+    }
+}
+
+/// Steps triggered by output lines; the last step's trigger ends the run.
+final class EditScript: @unchecked Sendable {  // all state behind `lock`
+    private let lock = NSLock()
+    private let steps: [(trigger: String, edit: (() throws -> Void)?)]
+    private(set) var step = 0
+    var finished: Bool { lock.lock(); defer { lock.unlock() }; return step >= steps.count }
+
+    init(steps: [(String, (() throws -> Void)?)]) { self.steps = steps.map { (trigger: $0.0, edit: $0.1) } }
+
+    /// Returns true when the final trigger appeared.
+    func advance(on line: String) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard step < steps.count, line.contains(steps[step].trigger) else { return false }
+        let edit = steps[step].edit
+        step += 1
+        try? edit?()
+        return step == steps.count
+    }
+}
