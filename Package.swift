@@ -67,6 +67,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Benchmarks (Benchmarks/README in the main README): filter cost against C and GStreamer.
+        .target(name: "BenchCFilters", dependencies: ["CGStreamer"], path: "Benchmarks/CFilters"),
+        .executableTarget(
+            name: "sluice-filter-bench",
+            dependencies: ["Sluice", "SluiceBuiltInPlugins", "GStreamer", "SluiceFilterKit", "BenchCFilters"],
+            path: "Benchmarks/FilterBench"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),

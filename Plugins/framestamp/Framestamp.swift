@@ -83,11 +83,11 @@ public enum Framestamp {
 
     static let parameters: [FilterParameter] = [
         FilterParameter("block", .integer(min: 4, max: 64), default: .integer(16),
-                        summary: "square size in pixels (scaled down to fit small frames, min 2)"),
+                        summary: "square size in pixels (shrunk to fit small frames, min 2); framestamp-read must use the writer's"),
         FilterParameter("x", .integer(min: 0, max: 16384), default: .integer(0),
-                        summary: "left edge of the pattern"),
+                        summary: "left edge of the pattern (the same for writer and reader)"),
         FilterParameter("y", .integer(min: 0, max: 16384), default: .integer(0),
-                        summary: "top edge of the pattern"),
+                        summary: "top edge of the pattern (the same for writer and reader)"),
     ]
 }
 

@@ -50,18 +50,25 @@ public final class Grayscale: FrameFilter {
         }
     }
 
-    /// One row of `count` 4-byte pixels; `w0` and `w2` are the weights of bytes 0 and 2 (byte 1
-    /// is G, weight 150; byte 3 is kept). Whole pixels are loaded and stored as 32-bit words so
-    /// the loop vectorizes (a 3-of-4-byte store would not). 77 + 150 + 29 = 256, so the result
-    /// is at most 255 and fits the low byte.
+    /// One row of `count` 4-byte pixels. `w0` and `w2` are the weights of bytes 0 and 2 (byte 1
+    /// is G, weight 150; byte 3 is kept).
+    ///
+    /// Whole pixels are loaded and stored as little-endian 32-bit words so the loop vectorizes
+    /// (a 3-of-4-byte store would not). Bytes 0 and 2 are weighted with one multiply:
+    /// `(b0 | b2 << 16) · (w0 << 16 | w2)` holds `b0·w0 + b2·w2` in bits 16...31 (the low
+    /// product `b0·w2` < 2^16 cannot carry into it, and the sum ≤ 255·106 fits 16 bits).
+    /// 77 + 150 + 29 = 256, so the rounded luma is at most 255.
     @inline(__always)
     static func grayRow(_ row: UnsafeMutablePointer<UInt8>, count: Int, w0: UInt32, w2: UInt32) {
         let raw = UnsafeMutableRawPointer(row)
+        let k = w0 &<< 16 | w2
         var i = 0
         while i < count {
             let v = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self))
-            let l = ((v & 0xFF) &* w0 &+ ((v &>> 8) & 0xFF) &* 150 &+ ((v &>> 16) & 0xFF) &* w2 &+ 128) &>> 8
-            raw.storeBytes(of: ((v & 0xFF00_0000) | l &* 0x0001_0101).littleEndian, toByteOffset: i &* 4, as: UInt32.self)
+            let outer = ((v & 0x00FF_00FF) &* k) &>> 16
+            let l = (outer &+ ((v &>> 8) & 0xFF) &* 150 &+ 128) &>> 8
+            let out = (v & 0xFF00_0000) | l | l &<< 8 | l &<< 16
+            raw.storeBytes(of: out.littleEndian, toByteOffset: i &* 4, as: UInt32.self)
             i &+= 1
         }
     }

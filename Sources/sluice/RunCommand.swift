@@ -84,9 +84,9 @@ func makeLoader() -> PipelineLoader {
 func loadOrExit(_ file: String, overrides: [String]) throws -> PipelineSpec {
     do {
         return try makeLoader().load(path: file, overrides: overrides)
-    } catch let e as PipelineFileError {
-        for d in e.diagnostics { printError(d.description) }
-        throw ExitCode(e.onlyMissingElements ? 3 : 2)
+    } catch {
+        for d in error.diagnostics { printError(d.description) }
+        throw ExitCode(error.onlyMissingElements ? 3 : 2)
     }
 }
 

@@ -93,7 +93,7 @@ private let brokenCases: [BrokenCase] = [
         send:
           video:
             capture: {kind: tset}
-        """, at: "3:21", message: "unknown capture kind 'tset'; expected one of test, camera, file; did you mean 'test'?"),
+        """, at: "3:21", message: "unknown capture kind 'tset'; expected one of test, camera, file, swift; did you mean 'test'?"),
     BrokenCase(name: "unknown test pattern", yaml: """
         send:
           video:
@@ -237,17 +237,18 @@ private let brokenCases: [BrokenCase] = [
 
             filters:
               - videoflip
-        """, at: "5:9", message: "a filter is a mapping such as `- element: videoflip` or `- gst: "),
+        """, at: "5:9", message: "a filter is a mapping such as `- element: videoflip`, `- gst: "),
     BrokenCase(name: "filter item with neither key", yaml: validSend + """
 
             filters:
               - properties: {method: clockwise}
-        """, at: "5:9", message: "a filter item needs 'element' or 'gst'"),
-    BrokenCase(name: "swift filter not available", yaml: validSend + """
+        """, at: "5:9", message: "a filter item needs 'element', 'gst' or 'filter'"),
+    BrokenCase(name: "swift filter and element in one item", yaml: validSend + """
 
             filters:
               - filter: blur
-        """, at: "5:9", message: "Swift filters ('filter:') are not available yet"),
+                element: videoflip
+        """, at: "5:9", message: "a filter item has both"),
     BrokenCase(name: "filters not a list", yaml: validSend + "\n    filters: {element: videoflip}\n", at: "4:14",
                message: "expected a list for 'filters', got a mapping"),
 

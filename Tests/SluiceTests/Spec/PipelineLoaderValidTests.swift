@@ -402,7 +402,7 @@ final class PipelineLoaderValidTests: XCTestCase {
         let error = try XCTUnwrap(specLoadErrors("${KEY}: 1\nsend: {video: {capture: {kind: test}}}",
                                                  environment: ["KEY": "name"]))
         XCTAssertEqual(error.diagnostics.map(\.description), [
-            "test.yaml:1:1: unknown key '${KEY}' at the top level; valid keys are version, name, description, transport, send, receive",
+            "test.yaml:1:1: unknown key '${KEY}' at the top level; valid keys are version, name, description, plugins, transport, send, receive",
         ])
     }
 }
