@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory check of the GStreamer bindings and the in-process WebRTC run.
 #
-# 1. valgrind memcheck: runs every GStreamerTests class and SluiceTests.NegotiationTests
+# 1. valgrind memcheck: runs every GStreamerTests class, SluiceTests.NegotiationTests and two
+#    Swift-element tests
 #    (a full webrtcbin loopback run) in a loopback-only network namespace, with
 #    Scripts/valgrind.supp, and fails if a definitely-lost block or an invalid access
 #    (read, write, free) or use of uninitialised memory involves our code: a frame of
@@ -69,7 +70,11 @@ rm -f "$out"/*.log "$out"/*.out
 gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $(pkg-config --cflags --libs gstreamer-1.0)
 
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
-negotiation=SluiceTests.NegotiationTests
+# WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
+# state and closures live in Swift) including errors thrown inside a filter.
+negotiation=SluiceTests.NegotiationTests,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy
+# The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
+live_objects="$gst_tests,$negotiation,SluiceTests.SwiftFilterPipelineTests,SluiceTests.HotSwapTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }
 
 # GLib: plain malloc for slices, and zero freed memory so stale pointers do not look live.
@@ -91,7 +96,7 @@ done
 
 echo "memcheck: live GStreamer objects at exit (leaks tracer, native run)"
 in_namespace env GST_TRACERS=leaks SLUICE_LEAKS_GRACE_MS=500 LD_PRELOAD="$PWD/$out/gst-live-objects.so" \
-  timeout 600 "$bundle" "$gst_tests,$negotiation" > "$out/live-objects.out" 2>&1 || true
+  timeout 600 "$bundle" "$live_objects" > "$out/live-objects.out" 2>&1 || true
 
 if [ "$asan" -eq 1 ]; then
   echo "memcheck: AddressSanitizer + LeakSanitizer run"
@@ -111,7 +116,16 @@ DEFINITE = re.compile(r"^([\d,]+)(?: \(([\d,]+) direct, ([\d,]+) indirect\))? by
 SUMMARY = re.compile(r"^\s+(definitely|indirectly|possibly|suppressed)(?: lost)?: ([\d,]+) bytes in ([\d,]+) blocks")
 OURS_ASAN = re.compile(r"#\d+ 0x[0-9a-f]+ in \S*(?:9GStreamer|6Sluice|6sluice|sluice_)")
 # Objects that live for the whole process by design.
-PROCESS_WIDE = {"GstDtlsAgent"}  # dtls plugin: the one agent with the generated certificate
+PROCESS_WIDE = {
+    "GstDtlsAgent",        # dtls plugin: the one agent with the generated certificate
+    "GstElementFactory",   # registry features: element types registered (Swift filters) live for the process
+    "GstTypeFindFactory",  # registry features of plugins loaded mid-run (libav's typefinders)
+}
+# Known library leak, reported but not failed: after a run is aborted by an element error
+# (a filter with on_error: fail), GStreamer 1.22's dtls plugin keeps that run's
+# GstDtlsConnection objects referenced internally although every element, webrtcbin and
+# the pipeline itself are finalized. Sluice holds no reference to them.
+KNOWN_LIBRARY = {"GstDtlsConnection"}
 
 def num(s): return int(s.replace(",", "")) if s else 0
 
@@ -173,7 +187,8 @@ for name in ("gstreamer", "negotiation"):
 live = (out / "live-objects.out").read_text(errors="replace")
 alive = re.findall(r"^gst-live-objects: (\S+) '([^']*)' refcount=(\d+)$", live, re.M)
 # Top-level containers first: they are what a reference cycle usually keeps alive.
-leaked = sorted((a for a in alive if a[0] not in PROCESS_WIDE),
+known = [a for a in alive if a[0] in KNOWN_LIBRARY]
+leaked = sorted((a for a in alive if a[0] not in PROCESS_WIDE and a[0] not in KNOWN_LIBRARY),
                 key=lambda a: (a[0] != "GstPipeline", not a[0].endswith("Bin"), a[0], a[1]))
 if "gst-live-objects:" not in live:
     failures.append("leaks tracer: no report (did the test process crash? see live-objects.out)")
@@ -183,6 +198,9 @@ for t, n, r in leaked[:30]:
     failures.append(f"leaks tracer: {t} '{n}' alive at exit (refcount {r})")
 if len(leaked) > 30:
     failures.append(f"leaks tracer: ... and {len(leaked) - 30} more")
+if known:
+    print(f"known library leak (not failed): {len(known)} x " + ", ".join(sorted({a[0] for a in known}))
+          + " after a run aborted by an element error (GStreamer 1.22 dtls; see KNOWN_LIBRARY)")
 tests = re.findall(r"Executed (\d+) tests?, with (\d+) failures?", live)
 native = f"{tests[-1][0]} tests, {tests[-1][1]} failures" if tests else "no test summary"
 

@@ -83,7 +83,13 @@ public final class PipelineRun: Sendable {
         var lastStats = WebRTCStats()
         var iceState = peers?.sender.states.iceConnection ?? "none"
         while true {
-            if let e = builder.asyncError ?? failed { throw e }
+            if let e = builder.asyncError ?? failed {
+                // Tear down as cleanly as a normal stop: end-of-stream first (bounded), so
+                // elements such as the DTLS connections shut down before NULL. Going straight
+                // to NULL from an error left webrtcbin's DTLS connections alive in 1.22.
+                await drain(pipeline: pipeline, builder: builder, timeout: 1)
+                throw e
+            }
             let now = ContinuousClock.now
             let elapsed = (now - started).seconds
             if stop.isSet { break }
