@@ -9,17 +9,11 @@ let sentinel: UInt8 = 0xA5
 let testSizes: [(width: Int, height: Int)] = [(33, 17), (1, 1), (7, 3), (2, 2), (16, 8), (64, 48)]
 let testPaddings = [0, 13]
 
-/// A deterministic generator for test data (SplitMix64).
+/// A deterministic generator for test data (SluiceFilterKit's SplitMix64).
 struct TestRandom {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var generator: SplitMix64
+    init(_ seed: UInt64) { generator = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { generator.next() }
     mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next() >> 24) }
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
