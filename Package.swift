@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "SluiceFilterKit", targets: ["SluiceFilterKit"]),
+        .library(name: "SluiceSignalling", targets: ["SluiceSignalling"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -32,6 +33,9 @@ let package = Package(
         .target(name: "SluiceFilterKit", dependencies: ["CSluicePluginABI"]),
         // The versioned C interface of dynamic filter plugins (header only).
         .target(name: "CSluicePluginABI"),
+        // Signalling protocols as text (SDP, AppRTC rooms, WHIP/WHEP, camera API): no GStreamer,
+        // testable alone; the server and the client transports build on it.
+        .target(name: "SluiceSignalling"),
         // Layer 2: safe Swift bindings.
         .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
         // Layer 3: the product.
@@ -40,6 +44,7 @@ let package = Package(
             dependencies: [
                 "GStreamer",
                 "SluiceFilterKit",
+                "SluiceSignalling",
                 "CSluicePluginABI",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -75,6 +80,7 @@ let package = Package(
             path: "Benchmarks/FilterBench"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
+        .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling"]),
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.

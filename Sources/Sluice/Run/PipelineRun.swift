@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import SluiceSignalling
 import Logging
 import Synchronization
 
@@ -253,9 +254,9 @@ public final class PipelineRun: Sendable {
                 throw RunError("the offer describes \(offered) of \(branches) send branches: webrtcbin could not read the encoded caps", at: spec.transport.location)
             }
             try await sender.setLocalDescription(offer)
-            var restricted: [MediaKind: [String]] = [:]
+            var restricted: [String: [String]] = [:]
             for b in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !b.codecs.isEmpty {
-                restricted[b.media] = b.codecs.map(\.encodingName)
+                restricted[b.media.rawValue] = b.codecs.map(\.encodingName)
             }
             if let refused = SDPSummary.incompatibilities(offer: SDPSummary(offer.sdp), accepts: restricted).first {
                 throw RunError(refused + "; make send.<media>.encode.codec one the receiver accepts", at: spec.transport.location)
@@ -266,9 +267,9 @@ public final class PipelineRun: Sendable {
             try await sender.setRemoteDescription(answer)
             logger.debug("offer:\n\(offer.sdp)\nanswer:\n\(answer.sdp)")
 
-            var accepts: [MediaKind: [String]] = [:]
+            var accepts: [String: [String]] = [:]
             for b in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
-                accepts[b.media] = (b.codecs.isEmpty ? Codec.allCases.filter { $0.media == b.media } : b.codecs).map(\.encodingName)
+                accepts[b.media.rawValue] = (b.codecs.isEmpty ? Codec.allCases.filter { $0.media == b.media } : b.codecs).map(\.encodingName)
             }
             let rejected = SDPSummary.rejections(offer: SDPSummary(offer.sdp), answer: SDPSummary(answer.sdp),
                                                  answererAccepts: accepts)

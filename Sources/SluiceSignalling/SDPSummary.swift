@@ -1,6 +1,6 @@
 /// The media lines of an SDP, enough to explain a negotiation outcome.
 ///
-/// Plain text parsing, independent of GStreamer, so signalling code can use it too.
+/// Plain text parsing, independent of GStreamer, so signalling code and servers use it too.
 public struct SDPSummary: Sendable, Equatable {
     public struct Media: Sendable, Equatable {
         /// `video`, `audio`, `application`.
@@ -61,11 +61,12 @@ public struct SDPSummary: Sendable, Equatable {
 
     /// Explains each media line the answer rejected, naming what each side offered.
     /// Returns an empty list if nothing was rejected.
-    public static func rejections(offer: SDPSummary, answer: SDPSummary, answererAccepts: [MediaKind: [String]]) -> [String] {
+    /// `answererAccepts` is keyed by media name (`video`, `audio`).
+    public static func rejections(offer: SDPSummary, answer: SDPSummary, answererAccepts: [String: [String]]) -> [String] {
         var out: [String] = []
         for (i, m) in answer.media.enumerated() where m.rejected {
             let offered = i < offer.media.count ? offer.media[i].codecs : []
-            let accepted = MediaKind(rawValue: m.kind).flatMap { answererAccepts[$0] } ?? []
+            let accepted = answererAccepts[m.kind] ?? []
             out.append(noCommonCodec("the answer rejected the \(m.kind) media line (port 0: no common codec)", offered, accepted))
         }
         return out
@@ -74,9 +75,9 @@ public struct SDPSummary: Sendable, Equatable {
     /// What an answering side that accepts only `accepts` (per medium; a medium absent from
     /// the dictionary accepts anything) must refuse in `offer`, explained. webrtcbin itself
     /// answers any codec, so Sluice checks before answering.
-    public static func incompatibilities(offer: SDPSummary, accepts: [MediaKind: [String]]) -> [String] {
+    public static func incompatibilities(offer: SDPSummary, accepts: [String: [String]]) -> [String] {
         offer.media.compactMap { m in
-            guard !m.rejected, let kind = MediaKind(rawValue: m.kind), let accepted = accepts[kind],
+            guard !m.rejected, let accepted = accepts[m.kind],
                   Set(m.codecs).isDisjoint(with: accepted) else { return nil }
             return noCommonCodec("the \(m.kind) media line cannot be accepted (no common codec)", m.codecs, accepted)
         }
