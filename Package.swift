@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // Layer 1: the C libraries, as pkg-config sees them.
@@ -62,11 +64,22 @@ let package = Package(
             dependencies: ["SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
                            "SluiceFramestamp", "SluiceScene", "SluiceFilterKit"],
             path: "Plugins/builtin"),
+        // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the
+        // library, so the core builds and tests without Hummingbird.
+        .target(
+            name: "SluiceServer",
+            dependencies: [
+                "Sluice", "SluiceSignalling",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ]
+        ),
         // Layer 4: the command line.
         .executableTarget(
             name: "sluice",
             dependencies: [
                 "Sluice",
+                "SluiceServer",
                 "SluiceBuiltInPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -81,6 +94,14 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
         .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling"]),
+        .testTarget(
+            name: "SluiceServerTests",
+            dependencies: [
+                "SluiceServer", "SluiceSignalling",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+            ]
+        ),
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.

@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import SluiceSignalling
+import Synchronization
+
+/// `sluice serve`: the HTTP and WebSocket server. It hosts AppRTC-compatible rooms, with
+/// `POST /join/<room>`, WebSocket `/ws`, `POST /message/<room>/<client>` and
+/// `POST /leave/<room>/<client>`, plus a status document at `/status.json`.
+///
+/// The rooms' rules live in `SluiceSignalling.RoomRegistry`; this type only carries them
+/// over HTTP and WebSocket.
+public struct SignallingServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public init(host: String = "127.0.0.1", port: Int = 8443) { self.host = host; self.port = port }
+    }
+
+    public let configuration: Configuration
+    public let rooms: RoomRegistry
+    let sockets = SocketCount()
+    private let logger: Logger
+
+    public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
+                logger: Logger = Logger(label: "sluice.serve")) {
+        self.configuration = configuration
+        self.rooms = rooms
+        self.logger = logger
+    }
+
+    /// Open WebSocket connections.
+    public var openSockets: Int { sockets.value }
+
+    /// The Hummingbird application: build it, then `runService()` it (or test it).
+    public func application() -> some ApplicationProtocol {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        addRoomRoutes(to: router)
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router,
+                                           configuration: .init(maxFrameSize: 1 << 20)),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sluice"),
+            logger: logger)
+    }
+
+    /// Runs until cancelled (Ctrl-C stops it gracefully).
+    public func run() async throws {
+        try await application().runService()
+    }
+
+    // MARK: Rooms
+
+    /// A room name the server accepts: 1 to 128 letters, digits, `-` or `_`.
+    static func validRoom(_ s: String) -> Bool {
+        !s.isEmpty && s.count <= 128 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
+    private func addRoomRoutes(to router: Router<BasicWebSocketRequestContext>) {
+        let rooms = rooms, configuration = configuration, sockets = sockets
+
+        router.post("/join/:room") { _, context -> Response in
+            let room = context.parameters.get("room") ?? ""
+            guard Self.validRoom(room) else { return Self.json(AppRTC.result("INVALID_ROOM"), status: .badRequest) }
+            let base = "\(configuration.host):\(configuration.port)"
+            return Self.json(AppRTC.joinResponse(rooms.join(room: room), wssURL: "ws://\(base)/ws", wssPostURL: "http://\(base)"))
+        }
+
+        router.post("/message/:room/:client") { request, context -> Response in
+            let room = context.parameters.get("room") ?? "", client = context.parameters.get("client") ?? ""
+            let body: ByteBuffer
+            do { body = try await request.body.collect(upTo: AppRTC.maxMessageBytes) } catch {
+                return Self.json(AppRTC.result("MESSAGE_TOO_LARGE"), status: .contentTooLarge)
+            }
+            do {
+                try rooms.send(room: room, from: client, message: String(buffer: body), requireRegistered: false)
+                return Self.json(AppRTC.result("SUCCESS"))
+            } catch let e as RoomRegistry.Failure {
+                return Self.json(AppRTC.result(Self.resultWord(e)), status: Self.status(e))
+            }
+        }
+
+        router.post("/leave/:room/:client") { _, context -> Response in
+            rooms.leave(room: context.parameters.get("room") ?? "", client: context.parameters.get("client") ?? "")
+            return Self.json(AppRTC.result("SUCCESS"))
+        }
+
+        router.get("/status.json") { _, _ -> Response in
+            let c = rooms.counts
+            return Self.json(#"{"clients":\#(c.clients),"rooms":\#(c.rooms),"sockets":\#(sockets.value)}"#)
+        }
+
+        router.ws("/ws") { _, _ in
+            .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            sockets.add(1)
+            defer { sockets.add(-1) }
+            // Everything written to this socket goes through one stream, so messages relayed
+            // from other connections and our own replies never interleave mid-frame.
+            let (outbox, post) = AsyncStream<String>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await text in outbox { try await outbound.write(.text(text)) }
+                }
+                var registered: (room: String, client: String)?
+                do {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message else {
+                            post.yield(AppRTC.error("binary frames are not part of the protocol"))
+                            continue
+                        }
+                        switch AppRTC.command(from: text) {
+                        case .failure(let e):
+                            post.yield(AppRTC.error(e.message))
+                        case .success(.register(let room, let client)):
+                            if registered != nil {
+                                post.yield(AppRTC.error(RoomRegistry.Failure.alreadyRegistered.description))
+                                continue
+                            }
+                            do {
+                                try rooms.register(room: room, client: client) { post.yield($0) }
+                                registered = (room, client)
+                            } catch let e as RoomRegistry.Failure {
+                                post.yield(AppRTC.error(e.description))
+                            }
+                        case .success(.send(let msg)):
+                            guard let r = registered else {
+                                post.yield(AppRTC.error(RoomRegistry.Failure.notRegistered.description))
+                                continue
+                            }
+                            do { try rooms.send(room: r.room, from: r.client, message: msg, requireRegistered: true) } catch let e as RoomRegistry.Failure {
+                                post.yield(AppRTC.error(e.description))
+                            }
+                        }
+                    }
+                } catch {
+                    // A broken connection ends the loop like a close does.
+                }
+                // The socket is gone (closed, or the client vanished): leave, so the other
+                // peer gets `bye` and the room does not keep a ghost.
+                if let r = registered { rooms.leave(room: r.room, client: r.client) }
+                post.finish()
+                group.cancelAll()
+            }
+        }
+    }
+
+    private static func resultWord(_ e: RoomRegistry.Failure) -> String {
+        switch e {
+        case .unknownRoom: "UNKNOWN_ROOM"
+        case .unknownClient: "UNKNOWN_CLIENT"
+        case .tooLarge: "MESSAGE_TOO_LARGE"
+        case .notRegistered, .alreadyRegistered: "INVALID_REQUEST"
+        }
+    }
+
+    private static func status(_ e: RoomRegistry.Failure) -> HTTPResponse.Status {
+        switch e {
+        case .unknownRoom, .unknownClient: .notFound
+        case .tooLarge: .contentTooLarge
+        case .notRegistered, .alreadyRegistered: .badRequest
+        }
+    }
+
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Open WebSocket connections, counted for the status document and leak checks.
+final class SocketCount: Sendable {
+    private let n = Atomic<Int>(0)
+    func add(_ d: Int) { n.add(d, ordering: .relaxed) }
+    var value: Int { n.load(ordering: .relaxed) }
+}
