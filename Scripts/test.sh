@@ -14,10 +14,9 @@ set +e
 unshare -n sh -c 'ip link set lo up && exec swift test --skip-build --disable-swift-testing "$@"' sluice-tests "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-# XCTest's last "Executed N tests, with F failures" line is the total.
-total=$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -1 || true)
-n=$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$total")
-f=$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$total")
-if [ -n "$total" ]; then echo "tests: $((n - f)) passed, $f failed"; fi
-[ -n "$total" ] && [ "$n" -gt 0 ] || { echo "test.sh: no tests ran"; exit 1; }
+# Count test cases (a failing test may report several failed assertions).
+passed=$(grep -cE "^Test Case '.*' passed" "$log" || true)
+failed=$(grep -cE "^Test Case '.*' failed" "$log" || true)
+echo "tests: $passed passed, $failed failed"
+[ "$((passed + failed))" -gt 0 ] || { echo "test.sh: no tests ran"; exit 1; }
 exit "$status"

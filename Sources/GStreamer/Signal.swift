@@ -112,6 +112,15 @@ extension Object {
             let type = query.param_types[i] & ~staticScope
             g_value_init(&values[i + 1], type)
             if arg is NullArgument { continue }  // a zeroed value is NULL for pointers and objects
+            // Enum and flags parameters take their nick as a string ("recvonly"), parsed by
+            // GStreamer: numeric enum values are too easy to get wrong.
+            if let text = arg as? String, type != sluice_type_string(),
+               g_type_is_a(type, sluice_type_enum()) != 0 || g_type_is_a(type, sluice_type_flags()) != 0 {
+                guard gst_value_deserialize(&values[i + 1], text) != 0 else {
+                    throw GstError("'\(text)' is not a valid \(Value.typeName(type)) for argument \(i + 1) of '\(signal)'")
+                }
+                continue
+            }
             let source = arg.asValue()
             if source.type == type || g_type_is_a(source.type, type) != 0 {
                 g_value_copy(&source.raw, &values[i + 1])

@@ -54,6 +54,12 @@ public final class Value {
         return withUnsafePointer(to: &tmp) { T.load(from: $0) }
     }
 
+    /// The object this value holds, if it holds one (borrowing a new reference).
+    public var objectValue: Object? {
+        guard g_type_is_a(type, sluice_type_object()) != 0, let p = g_value_get_object(&raw) else { return nil }
+        return Object(none: p)
+    }
+
     /// GStreamer's serialization of the value (as gst-launch would write it).
     public var serialized: String? {
         withUnsafePointer(to: &raw) { ptr in

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import Sluice
 import SluiceSignalling
 import Synchronization
 
@@ -15,18 +16,29 @@ public struct SignallingServer: Sendable {
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
-        public init(host: String = "127.0.0.1", port: Int = 8443) { self.host = host; self.port = port }
+        /// Bearer token WHIP/WHEP requests must carry; nil: no authentication.
+        public var token: String?
+        /// ICE servers announced in `Link: rel="ice-server"` headers.
+        public var stun: [String]
+        public var turn: [String]
+        public init(host: String = "127.0.0.1", port: Int = 8443, token: String? = nil,
+                    stun: [String] = [], turn: [String] = []) {
+            self.host = host; self.port = port; self.token = token; self.stun = stun; self.turn = turn
+        }
     }
 
     public let configuration: Configuration
     public let rooms: RoomRegistry
+    /// Pipelines served to WHEP viewers, by stream name.
+    public let streams: [String: StreamHub]
     let sockets = SocketCount()
     private let logger: Logger
 
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
-                logger: Logger = Logger(label: "sluice.serve")) {
+                streams: [StreamHub] = [], logger: Logger = Logger(label: "sluice.serve")) {
         self.configuration = configuration
         self.rooms = rooms
+        self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
     }
 
@@ -37,6 +49,7 @@ public struct SignallingServer: Sendable {
     public func application() -> some ApplicationProtocol {
         let router = Router(context: BasicWebSocketRequestContext.self)
         addRoomRoutes(to: router)
+        addWHEPRoutes(to: router)
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: router,

@@ -61,3 +61,14 @@ final class PropertyTests: XCTestCase {
         XCTAssertTrue(names.contains("is-live"))
     }
 }
+
+extension PropertyTests {
+    func testEmitTakesEnumNicks() throws {
+        let webrtc = try Element.make("webrtcbin")
+        let caps = try Caps("application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000")
+        let made = try XCTUnwrap(try webrtc.emit("add-transceiver", "recvonly", caps))
+        let transceiver = try XCTUnwrap(made.objectValue)
+        XCTAssertEqual(transceiver.property("direction")?.serialized, "recvonly")
+        XCTAssertThrowsError(try webrtc.emit("add-transceiver", "sideways", caps))
+    }
+}

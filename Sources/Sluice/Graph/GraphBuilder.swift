@@ -23,6 +23,7 @@ final class GraphBuilder: Sendable {
         var sections: [BranchKey: FilterSection] = [:]
         /// Every Swift filter element made during the run (kept for their statistics).
         var swiftFilters: [Element] = []
+        var tees: [MediaKind: Element] = [:]
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }
@@ -31,9 +32,16 @@ final class GraphBuilder: Sendable {
     /// once and may share a muxer).
     private let buildLock = NSLock()
 
-    init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters) {
-        self.spec = spec; self.pipeline = pipeline; self.counters = counters
+    /// Without a webrtcbin, send branches end in a `tee` (for viewers to attach to) instead
+    /// of a discarding sink.
+    let sendEndsInTee: Bool
+
+    init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false) {
+        self.spec = spec; self.pipeline = pipeline; self.counters = counters; self.sendEndsInTee = sendEndsInTee
     }
+
+    /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
+    var tees: [MediaKind: Element] { state.withLock { $0.tees } }
 
     /// Pads where EOS is injected on stop (RTP does not carry end-of-stream).
     var receiveEntrances: [Pad] { state.withLock { $0.receiveEntrances } }
@@ -250,7 +258,10 @@ final class GraphBuilder: Sendable {
         if !video { tail.append(try make("audioconvert", at: enc.location)); tail.append(try make("audioresample", at: enc.location)) }
         tail += try encoderChain(enc, fps: branch.capture.fps)
         guard let webrtcbin else {
-            let sink = try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
+            let sink = sendEndsInTee
+                ? try make("tee", [("allow-not-linked", "true")], at: branch.location)
+                : try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
+            if sendEndsInTee { state.withLock { $0.tees[branch.media] = sink } }
             tail.append(sink)
             try add(filters + tail)
             try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)

@@ -229,7 +229,7 @@ public final class PipelineRun: Sendable {
             let caps = branch.codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";")
             do {
                 let c = try Caps(caps)
-                _ = try recvBin.emit("add-transceiver", UInt32(2) /* RECVONLY */, c)
+                _ = try recvBin.emit("add-transceiver", "recvonly", c)
             } catch {
                 throw RunError("cannot declare accepted codecs: \(error.message)", at: branch.location)
             }

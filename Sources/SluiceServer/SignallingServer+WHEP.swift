@@ -1,0 +1,82 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Sluice
+import SluiceSignalling
+
+/// WHEP: viewers play the server's pipelines. `POST /whep/<stream>` with an SDP offer →
+/// `201 Created`, `Location: /whep/<stream>/<session>`, `ETag`, the complete answer;
+/// `PATCH` on the session adds trickled candidates; `DELETE` ends it.
+extension SignallingServer {
+    static let maxSDPBytes = 256 * 1024
+
+    func addWHEPRoutes(to router: Router<BasicWebSocketRequestContext>) {
+        let streams = streams, configuration = configuration
+        let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
+
+        router.get("/streams.json") { _, _ -> Response in
+            let list = streams.values.sorted { $0.name < $1.name }
+                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)"] as [String: Any] }
+            let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)
+            return Self.json(String(decoding: data, as: UTF8.self))
+        }
+
+        router.post("/whep/:stream") { request, context -> Response in
+            let name = context.parameters.get("stream") ?? ""
+            let body: ByteBuffer
+            do { body = try await request.body.collect(upTo: Self.maxSDPBytes) } catch {
+                return Self.problem(WHIP.HTTPError(413, "the offer is larger than \(Self.maxSDPBytes) bytes"))
+            }
+            let offer: String
+            switch WHIP.checkOffer(contentType: request.headers[.contentType], body: String(buffer: body),
+                                   authorization: request.headers[.authorization], token: configuration.token) {
+            case .failure(let e): return Self.problem(e)
+            case .success(let sdp): offer = sdp
+            }
+            guard let hub = streams[name] else {
+                return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'; GET /streams.json lists them"))
+            }
+            do {
+                let (id, answer) = try await hub.addViewer(offer: offer)
+                var headers: HTTPFields = [.contentType: WHIP.sdpType, .location: "/whep/\(name)/\(id)", .eTag: "\"\(id)\""]
+                for link in links { if let name = HTTPField.Name("Link") { headers.append(HTTPField(name: name, value: link)) } }
+                return Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer)))
+            } catch let e as RunError {
+                return Self.problem(WHIP.HTTPError(422, e.message))
+            }
+        }
+
+        router.patch("/whep/:stream/:session") { request, context -> Response in
+            let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
+            guard let hub = streams[name] else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
+            let body = (try? await request.body.collect(upTo: Self.maxSDPBytes)).map { String(buffer: $0) } ?? ""
+            switch WHIP.checkPatch(contentType: request.headers[.contentType], ifMatch: request.headers[.ifMatch],
+                                   etag: "\"\(id)\"", body: body, authorization: request.headers[.authorization],
+                                   token: configuration.token) {
+            case .failure(let e): return Self.problem(e)
+            case .success(.candidates(let candidates, _)):
+                guard hub.addCandidates(candidates, toViewer: id) else {
+                    return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
+                }
+                return Response(status: .noContent)
+            }
+        }
+
+        router.delete("/whep/:stream/:session") { request, context -> Response in
+            if let e = WHIP.checkAuthorization(request.headers[.authorization], token: configuration.token) { return Self.problem(e) }
+            let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
+            guard let hub = streams[name], hub.removeViewer(id) else {
+                return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
+            }
+            return Response(status: .ok)
+        }
+    }
+
+    /// An error answer: the status, its headers, and the reason as plain text.
+    static func problem(_ e: WHIP.HTTPError) -> Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        for (k, v) in e.headers { if let name = HTTPField.Name(k) { headers[name] = v } }
+        return Response(status: .init(code: e.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: e.message + "\n")))
+    }
+}

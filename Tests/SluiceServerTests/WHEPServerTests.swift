@@ -1,0 +1,134 @@
+import Foundation
+import GStreamer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Sluice
+import SluiceSignalling
+import Synchronization
+import XCTest
+@testable import SluiceServer
+
+/// A viewer: a webrtcbin that receives VP8, counting the RTP buffers it gets.
+final class TestViewer: Sendable {
+    let pipeline = Pipeline()
+    let webrtcbin: Element
+    let peer: WebRTCPeer
+    let received = PacketCounter()
+
+    init() throws {
+        webrtcbin = try Element.make("webrtcbin")
+        try webrtcbin.set("bundle-policy", fromString: "max-bundle")
+        try pipeline.add(webrtcbin)
+        try ICEAgent.addLocalAddresses(["127.0.0.1"], to: webrtcbin)
+        ICEAgent.disableUPnP(on: webrtcbin)
+        try webrtcbin.emit("add-transceiver", "recvonly", try Caps(EncoderPresets.rtpCaps(for: .vp8)))
+        peer = WebRTCPeer(webrtcbin, label: "test viewer")
+        let pipeline = pipeline, received = received
+        webrtcbin.connect("pad-added") { (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self), pad.direction == .src, let sink = try? Element.make("fakesink") else { return }
+            try? pipeline.add(sink)
+            sink.syncStateWithParent()
+            if let sp = sink.staticPad("sink") {
+                try? pad.link(sp)
+                sp.addProbe { (_: borrowing Pad.ProbeInfo) in received.n.add(1, ordering: .relaxed); return .ok }
+            }
+        }
+        pipeline.setState(.playing)
+    }
+
+    deinit { pipeline.setState(.null) }
+
+    func waitForPackets(_ n: Int, timeout: Double = 10) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while ContinuousClock.now < deadline {
+            if received.n.load(ordering: .relaxed) >= n { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
+
+/// A counter a probe closure can capture (the atomic itself cannot be copied into it).
+final class PacketCounter: Sendable {
+    let n = Atomic<Int>(0)
+}
+
+final class WHEPServerTests: XCTestCase {
+    private func hub() throws -> StreamHub {
+        let spec = try PipelineLoader(environment: [:]).load(yaml: """
+        name: cam
+        send:
+          video:
+            capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
+            encode: { codec: vp8, bitrate: 400 }
+        """, file: "cam.yaml")
+        return try StreamHub(spec: spec, iceAddresses: ["127.0.0.1"])
+    }
+
+    func testViewersPlayAServedPipelineSharingOneEncoder() async throws {
+        let hub = try hub()
+        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0, stun: ["stun://127.0.0.1:3478"]), streams: [hub])
+        try await server.application().test(.live) { client in
+            let list = try await client.execute(uri: "/streams.json", method: .get)
+            XCTAssertTrue(String(buffer: list.body).contains(#""name":"cam""#))
+
+            var sessions: [String] = []
+            var viewers: [TestViewer] = []
+            for _ in 0..<2 {
+                let viewer = try TestViewer()
+                let offer = try await viewer.peer.offerWithCandidates()
+                let r = try await client.execute(uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
+                                                 body: ByteBuffer(string: offer))
+                XCTAssertEqual(r.status, .created, String(buffer: r.body))
+                XCTAssertEqual(r.headers[.contentType], "application/sdp")
+                let location = try XCTUnwrap(r.headers[.location])
+                XCTAssertTrue(location.hasPrefix("/whep/cam/"))
+                XCTAssertEqual(r.headers[.eTag], "\"\(location.split(separator: "/").last ?? "")\"")
+                XCTAssertTrue(r.headers[values: HTTPField.Name("Link")!].contains("<stun:127.0.0.1:3478>; rel=\"ice-server\""))
+                try await viewer.peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: String(buffer: r.body)))
+                sessions.append(location)
+                viewers.append(viewer)
+            }
+            for v in viewers {
+                let got = await v.waitForPackets(30)
+                XCTAssertTrue(got, "each viewer receives media")
+            }
+            XCTAssertEqual(hub.viewerCount, 2)
+            // One encoder for both viewers: encoded frames follow the clock, not the viewer count.
+            let before = hub.encodedVideoFrames
+            try await Task.sleep(for: .seconds(1))
+            let perSecond = hub.encodedVideoFrames - before
+            XCTAssertLessThan(perSecond, 45, "about 30 fps encoded once, not once per viewer (\(perSecond))")
+
+            for s in sessions {
+                let status = try await client.execute(uri: s, method: .delete).status
+                XCTAssertEqual(status, .ok)
+            }
+            XCTAssertEqual(hub.viewerCount, 0)
+            let again = try await client.execute(uri: sessions[0], method: .delete).status
+            XCTAssertEqual(again, .notFound)
+        }
+    }
+
+    func testBadRequestsGetWHIPStatuses() async throws {
+        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0, token: "s3cret"), streams: [try hub()])
+        try await server.application().test(.live) { client in
+            let offer = "v=0\r\no=- 1 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=recvonly\r\na=rtpmap:96 VP8/90000\r\n"
+            func post(_ uri: String, _ type: String, _ body: String, token: String? = "s3cret") async throws -> HTTPResponse.Status {
+                var h: HTTPFields = [.contentType: type]
+                if let token { h[.authorization] = "Bearer \(token)" }
+                return try await client.execute(uri: uri, method: .post, headers: h, body: ByteBuffer(string: body)).status
+            }
+            do { let status = try await post("/whep/cam", "application/sdp", offer, token: nil); XCTAssertEqual(status, .unauthorized) }
+            do { let status = try await post("/whep/cam", "application/sdp", offer, token: "wrong"); XCTAssertEqual(status, .forbidden) }
+            do { let status = try await post("/whep/cam", "application/json", offer); XCTAssertEqual(status, .unsupportedMediaType) }
+            do { let status = try await post("/whep/cam", "application/sdp", "not sdp"); XCTAssertEqual(status, .badRequest) }
+            do { let status = try await post("/whep/nope", "application/sdp", offer); XCTAssertEqual(status, .notFound) }
+            let noMedia = "v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"
+            do { let status = try await post("/whep/cam", "application/sdp", noMedia); XCTAssertEqual(status, .unprocessableContent) }
+            let del = try await client.execute(uri: "/whep/cam/unknown", method: .delete, headers: [.authorization: "Bearer s3cret"])
+            XCTAssertEqual(del.status, .notFound)
+        }
+    }
+}
