@@ -7,7 +7,7 @@ packages=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-nice gstreamer1.0-libav libnice-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base-apps   # gst-launch-1.0, gst-discoverer-1.0 (tests, benchmarks)
-  iproute2 util-linux                                  # ip, unshare: loopback-only namespaces
+  iproute2 util-linux curl                             # ip, unshare: loopback-only namespaces; curl: test readiness checks
   valgrind                                             # the bindings' memory check
 )
 missing=()

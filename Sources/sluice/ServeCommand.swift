@@ -1,18 +1,36 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Sluice
 import SluiceServer
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the signalling server: AppRTC-compatible rooms over HTTP and WebSocket.",
-        discussion: "Binds 127.0.0.1:8443 by default. Rooms: POST /join/<room>, WebSocket /ws, POST /message/<room>/<client>, POST /leave/<room>/<client>; GET /status.json.")
+        discussion: """
+        Binds 127.0.0.1:8443 by default. Rooms: POST /join/<room>, WebSocket /ws, \
+        POST /message/<room>/<client>, POST /leave/<room>/<client>; GET /status.json. \
+        With --pipeline, each file's send section is served to WHEP viewers at \
+        POST /whep/<name> (one encoder per stream, however many viewers); GET /streams.json lists them.
+        """)
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
     @Option(help: "Port to listen on.")
     var port = 8443
+
+    @Option(name: .customLong("pipeline"), help: "A pipeline file to serve over WHEP (repeatable).")
+    var pipelines: [String] = []
+
+    @Option(help: "Bearer token WHIP/WHEP requests must carry.")
+    var token: String?
+
+    @Option(help: "STUN server to announce in Link headers (stun://host:port; repeatable).")
+    var stun: [String] = []
+
+    @Option(help: "TURN server to announce (turn://user:pass@host:port; repeatable).")
+    var turn: [String] = []
 
     @OptionGroup var global: GlobalOptions
 
@@ -22,7 +40,18 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
+        var hubs: [StreamHub] = []
+        for file in pipelines {
+            let spec = try loadOrExit(file, overrides: [])
+            let addresses = spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses
+            do { hubs.append(try StreamHub(spec: spec, iceAddresses: addresses)) } catch {
+                printError("error: \(error)")
+                throw ExitCode(3)
+            }
+            printLine("sluice serve: stream '\(spec.name)' from \(file) at /whep/\(spec.name)")
+        }
         printLine("sluice serve: listening on http://\(host):\(port)")
-        try await SignallingServer(configuration: .init(host: host, port: port)).run()
+        let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn)
+        try await SignallingServer(configuration: configuration, streams: hubs).run()
     }
 }

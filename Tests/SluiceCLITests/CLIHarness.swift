@@ -100,6 +100,68 @@ enum CLI {
     }
 }
 
+extension CLI {
+    /// Runs `sluice serve serveArgs…` and, once it answers on `port`, `sluice runArgs…`, both
+    /// in one loopback-only namespace; the server is stopped afterwards. Returns the run's result.
+    static func runWithServer(serve serveArgs: [String], port: Int, run runArgs: [String], env: [String: String] = [:],
+                              timeout: Double = 90) throws -> CLIResult {
+        let reportPath = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-report-\(UUID().uuidString).json").path
+        let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
+        let script = """
+        ip link set lo up
+        "$SLUICE" serve --port \(port) \(q(serveArgs)) >/dev/null 2>&1 &
+        server=$!
+        # Wait (bounded) until the server answers.
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+        "$SLUICE" run \(q(runArgs)) --report '\(reportPath)'
+        status=$?
+        kill -INT $server; wait $server
+        exit $status
+        """
+        return try runScript(script, env: env.merging(["SLUICE": binary.path]) { a, _ in a }, timeout: timeout, reportPath: reportPath)
+    }
+
+    private static func runScript(_ script: String, env: [String: String], timeout: Double, reportPath: String) throws -> CLIResult {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        p.arguments = ["-n", "sh", "-c", script]
+        p.currentDirectoryURL = root
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in env { environment[k] = v }
+        p.environment = environment
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        p.terminationHandler = { _ in exited.signal() }
+        let start = Date()
+        try p.run()
+        let outData = OutputCollector()
+        Thread.detachNewThread {
+            while true { let d = out.fileHandleForReading.availableData; if d.isEmpty { break }; _ = outData.append(d, to: .out) }
+            outData.finish(.out)
+        }
+        Thread.detachNewThread {
+            while true { let d = err.fileHandleForReading.availableData; if d.isEmpty { break }; _ = outData.append(d, to: .err) }
+            outData.finish(.err)
+        }
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            kill(p.processIdentifier, SIGKILL)
+            _ = exited.wait(timeout: .now() + 5)
+            XCTFail("server+client script did not finish within \(timeout) s")
+        }
+        outData.waitForEnd(timeout: 5)
+        var json: [String: Any]?
+        if let data = FileManager.default.contents(atPath: reportPath) {
+            json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            try? FileManager.default.removeItem(atPath: reportPath)
+        }
+        return CLIResult(status: p.terminationStatus, stdout: outData.text(.out), stderr: outData.text(.err),
+                         seconds: Date().timeIntervalSince(start), report: json)
+    }
+}
+
 /// Gathers a child's output from GLib-free reader threads.
 final class OutputCollector: @unchecked Sendable {  // all state behind `lock`
     enum Stream { case out, err }

@@ -89,8 +89,13 @@ final class RunEndToEndTests: XCTestCase {
         for file in files {
             let rec = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-\(UUID().uuidString).webm").path
             defer { try? FileManager.default.removeItem(atPath: rec) }
-            let r = try CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"],
-                                env: ["SLUICE_RECORDING": rec], report: true)
+            // A WHEP player needs a server: run it against `sluice serve` in the same namespace.
+            let r = file == "whep-play.yaml"
+                ? try CLI.runWithServer(serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18443,
+                                        run: ["Pipelines/\(file)", "--duration", "3", "--quiet"],
+                                        env: ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/loopback"])
+                : try CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"],
+                              env: ["SLUICE_RECORDING": rec], report: true)
             XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
             // Whatever is sent must arrive, for each medium the file receives.
             if let sent = r.int("send.video.frames") {
@@ -123,4 +128,27 @@ final class SignalOnce: @unchecked Sendable {  // guarded by lock
     private let lock = NSLock()
     private(set) var fired = false
     func first() -> Bool { lock.lock(); defer { lock.unlock() }; if fired { return false }; fired = true; return true }
+}
+
+/// Two Sluice processes: `sluice serve` publishes a pipeline over WHEP, `sluice run` plays it.
+final class TwoProcessEndToEndTests: XCTestCase {
+    func testWHEPPlayOfAServedPipeline() throws {
+        let r = try CLI.runWithServer(serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18444,
+                                      run: ["Pipelines/whep-play.yaml", "--duration", "4", "--quiet"],
+                                      env: ["SLUICE_WHEP": "http://127.0.0.1:18444/whep/loopback"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 60, "about 30 fps for 4 s: \(r.stdout)")
+        XCTAssertEqual(r.int("receive.video.width"), 1280)
+        XCTAssertEqual(r.value("receive.video.codec") as? String, "vp8")
+        XCTAssertGreaterThan(r.int("receive.audio.buffers") ?? 0, 100)
+        XCTAssertGreaterThan(r.double("network.bitrate_kbps") ?? 0, 100, "the received bitrate is reported")
+    }
+
+    func testWHEPPlayOfAnUnknownStreamFailsClearly() throws {
+        let r = try CLI.runWithServer(serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18445,
+                                      run: ["Pipelines/whep-play.yaml", "--duration", "2"],
+                                      env: ["SLUICE_WHEP": "http://127.0.0.1:18445/whep/nosuch"])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("answered 404") && r.stderr.contains("no stream named 'nosuch'"), r.stderr)
+    }
 }

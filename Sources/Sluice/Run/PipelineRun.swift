@@ -50,6 +50,7 @@ public final class PipelineRun: Sendable {
         defer { live.withLock { $0 = nil } }
 
         let peers: (sender: WebRTCPeer, receiver: WebRTCPeer)?
+        var player: WebRTCPeer?
         switch spec.transport.kind {
         case .loopback:
             peers = try buildLoopback(pipeline: pipeline, builder: builder)
@@ -58,6 +59,9 @@ public final class PipelineRun: Sendable {
             for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
                 try builder.buildSend(branch, into: nil)
             }
+        case .whep:
+            peers = nil
+            player = try buildPlayer(pipeline: pipeline, builder: builder)
         }
         let busTask = watchBus(pipeline)
         defer { busTask.cancel() }
@@ -77,12 +81,23 @@ public final class PipelineRun: Sendable {
             try await negotiate(sender: peers.sender, receiver: peers.receiver)
             try await waitForICE([peers.sender, peers.receiver])
         }
+        var whepSession: (client: WHIPClient, session: URL)?
+        if let player {
+            whepSession = try await play(player)
+            try await waitForICE([player])
+        }
+        let sessionEnded = StopFlag()
+        defer {
+            // On a failure, still tell the server (best effort) so it does not keep a viewer.
+            if let s = whepSession, !sessionEnded.isSet { Task.detached { await s.client.delete(session: s.session) } }
+        }
 
         // Running: tick statistics until duration, stop or failure.
         var lastTick = ContinuousClock.now
         var last = (send: 0, recv: 0, audio: 0, bytes: 0)
         var lastStats = WebRTCStats()
-        var iceState = peers?.sender.states.iceConnection ?? "none"
+        let statsPeer = peers?.sender ?? player
+        var iceState = statsPeer?.states.iceConnection ?? "none"
         while true {
             if let e = builder.asyncError ?? failed {
                 // Tear down as cleanly as a normal stop: end-of-stream first (bounded), so
@@ -105,13 +120,14 @@ public final class PipelineRun: Sendable {
             if (now - lastTick).seconds >= options.statsInterval {
                 let dt = (now - lastTick).seconds
                 lastTick = now
-                let stats = await currentStats(peers?.sender, counters: counters) ?? lastStats
-                let recvStats = await currentStats(peers?.receiver, counters: counters)
-                iceState = peers?.sender.states.iceConnection ?? "none"
+                let stats = await currentStats(peers?.sender ?? player, counters: counters) ?? lastStats
+                let recvStats = await currentStats(peers?.receiver ?? player, counters: counters)
+                iceState = statsPeer?.states.iceConnection ?? "none"
                 let cur = (send: counters.sendVideoFrames.load(ordering: .relaxed),
                            recv: counters.receiveVideoFrames.load(ordering: .relaxed),
                            audio: counters.receiveAudioBuffers.load(ordering: .relaxed),
-                           bytes: stats.bytesSent)
+                           // A receive-only run (WHEP) counts what arrives.
+                           bytes: stats.bytesSent > 0 ? stats.bytesSent : (recvStats?.bytesReceived ?? 0))
                 onStats(LiveStats(elapsed: elapsed, sendFps: Double(cur.send - last.send) / dt,
                                   receiveFps: Double(cur.recv - last.recv) / dt,
                                   receiveAudioPerSecond: Double(cur.audio - last.audio) / dt,
@@ -127,12 +143,16 @@ public final class PipelineRun: Sendable {
         }
 
         let duration = (ContinuousClock.now - started).seconds
-        let finalStats = await currentStats(peers?.sender, counters: counters) ?? lastStats
-        let receiverStats = await currentStats(peers?.receiver, counters: counters) ?? WebRTCStats()
-        iceState = peers?.sender.states.iceConnection ?? "none"
+        let finalStats = await currentStats(peers?.sender ?? player, counters: counters) ?? lastStats
+        let receiverStats = await currentStats(peers?.receiver ?? player, counters: counters) ?? WebRTCStats()
+        iceState = statsPeer?.states.iceConnection ?? "none"
         await drain(pipeline: pipeline, builder: builder, timeout: options.drainTimeout)
         pipeline.setState(.null)
         stopped = true
+        if let s = whepSession {
+            await s.client.delete(session: s.session)
+            sessionEnded.set()
+        }
         let cpu = processCPUSeconds() - cpuStart
         var result = summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
                              received: receiverStats, iceState: iceState)
@@ -240,6 +260,52 @@ public final class PipelineRun: Sendable {
         }
         try builder.prepareRecordings()
         return (sender, receiver)
+    }
+
+    // MARK: WHEP
+
+    /// A receive-only webrtcbin for the receive section, with a transceiver per branch that
+    /// offers every codec the branch accepts.
+    private func buildPlayer(pipeline: Pipeline, builder: GraphBuilder) throws(RunError) -> WebRTCPeer {
+        let bin = try makeWebRTCBin("play")
+        do { try pipeline.add(bin) } catch { throw RunError(error.message) }
+        if !spec.transport.ice.addresses.isEmpty {
+            do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
+                throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
+            }
+        }
+        bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            builder?.buildReceive(for: pad)
+        }
+        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
+            let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
+            do {
+                let caps = try Caps(codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";"))
+                _ = try bin.emit("add-transceiver", "recvonly", caps)
+            } catch {
+                throw RunError("cannot set up receiving \(branch.media.rawValue): \(error.message)", at: branch.location)
+            }
+        }
+        return WebRTCPeer(bin, label: "player")
+    }
+
+    /// Offers to the WHEP endpoint and applies its answer; returns the session to delete.
+    private func play(_ player: WebRTCPeer) async throws(RunError) -> (client: WHIPClient, session: URL) {
+        let endpoint = spec.transport.endpoint ?? ""
+        do {
+            let client = try WHIPClient(endpoint: endpoint, token: spec.transport.token)
+            let offer = try await player.offerWithCandidates()
+            let (answer, session) = try await client.post(offer: offer)
+            try await player.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
+            return (client, session)
+        } catch let e as WHIPClient.Failure {
+            throw RunError("WHEP: \(e.description)", at: spec.transport.location)
+        } catch let e as NegotiationError {
+            throw RunError("WHEP: \(e.message)", at: spec.transport.location)
+        } catch {
+            throw RunError("WHEP: \(error)", at: spec.transport.location)
+        }
     }
 
     // MARK: Negotiate
@@ -385,7 +451,7 @@ public final class PipelineRun: Sendable {
             network: .init(bytes_sent: sent.bytesSent, packets_sent: sent.packetsSent,
                            bytes_received: received.bytesReceived, packets_received: received.packetsReceived,
                            packets_lost: sent.packetsLost, rtt_ms: sent.roundTripMs, jitter_ms: received.jitterMs,
-                           bitrate_kbps: duration > 0 ? Double(sent.bytesSent) * 8 / 1000 / duration : 0),
+                           bitrate_kbps: duration > 0 ? Double(sent.bytesSent > 0 ? sent.bytesSent : received.bytesReceived) * 8 / 1000 / duration : 0),
             cpu_seconds: cpu, gstreamer_version: Gst.version)
     }
 }

@@ -89,12 +89,17 @@ public struct TransportSpec: Sendable, Equatable {
     /// Receiver jitter-buffer latency in milliseconds (webrtcbin `latency`). Default 50.
     public var latencyMs: Int
     public var bundlePolicy: BundlePolicy
+    /// The HTTP endpoint of a `whep` transport.
+    public var endpoint: String?
+    /// Bearer token sent to the endpoint.
+    public var token: String?
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
-                bundlePolicy: BundlePolicy = .maxBundle, location: SourceLocation? = nil) {
+                bundlePolicy: BundlePolicy = .maxBundle, endpoint: String? = nil, token: String? = nil,
+                location: SourceLocation? = nil) {
         self.kind = kind; self.ice = ice; self.latencyMs = latencyMs
-        self.bundlePolicy = bundlePolicy; self.location = location
+        self.bundlePolicy = bundlePolicy; self.endpoint = endpoint; self.token = token; self.location = location
     }
 }
 
@@ -106,6 +111,9 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// No WebRTC at all: each send branch's encoded stream is discarded. Measures what
     /// capture and encoding cost; a file with this kind has no receive section.
     case noTransport = "none"
+    /// Play a WHEP endpoint (`endpoint`, optional `token`): the receive section gets the
+    /// stream; a file with this kind has no send section.
+    case whep
 }
 
 public struct ICESpec: Sendable, Equatable {

@@ -1,6 +1,6 @@
 /// `transport:` and `transport.ice:`.
 extension SpecDecoder {
-    static let transportKeys = ["kind", "ice", "latency", "bundle"]
+    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
 
     mutating func decodeTransport(_ entry: SpecEntry?) -> TransportSpec {
@@ -29,6 +29,23 @@ extension SpecDecoder {
         }
         if let bundle = map.entry("bundle"), let value: BundlePolicy = choice(bundle, what: "bundle policy") {
             transport.bundlePolicy = value
+        }
+        let endpoint = map.entry("endpoint"), token = map.entry("token")
+        if transport.kind == .whep {
+            if let endpoint, let url = nonEmptyText(endpoint) {
+                if url.hasPrefix("http://") || url.hasPrefix("https://") {
+                    transport.endpoint = url
+                } else {
+                    fail("'endpoint' must be an http:// or https:// URL, got '\(url)'", at: endpoint.value.location)
+                }
+            } else if endpoint == nil {
+                fail("transport kind 'whep' needs an 'endpoint' (e.g. http://127.0.0.1:8443/whep/NAME)", at: entry.keyLocation)
+            }
+            if let token, let t = nonEmptyText(token) { transport.token = t }
+        } else {
+            for e in [endpoint, token].compactMap({ $0 }) {
+                fail("'\(e.key)' only applies to transport kind whep", at: e.keyLocation)
+            }
         }
         return transport
     }

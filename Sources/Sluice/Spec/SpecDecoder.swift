@@ -139,6 +139,13 @@ struct SpecDecoder {
                 receiveAudio = Self.defaultReceiveBranch(for: branch)
             }
             checkLoopbackCodecs(send: send, receive: [receiveVideo, receiveAudio].compactMap { $0 })
+        case .whep:
+            if let send {
+                fail("transport kind 'whep' plays a stream: remove send (the endpoint's server sends)", at: send.key.keyLocation)
+            }
+            if receivePresent.isEmpty, receive == nil {
+                fail("transport kind 'whep' needs a receive section for the stream it plays", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
+            }
         case .noTransport:
             if let receive {
                 fail("transport kind 'none' sends nowhere, so there is nothing to receive; remove receive or use kind: loopback",
