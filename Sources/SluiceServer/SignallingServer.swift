@@ -31,13 +31,17 @@ public struct SignallingServer: Sendable {
     public let rooms: RoomRegistry
     /// Pipelines served to WHEP viewers, by stream name.
     public let streams: [String: StreamHub]
+    /// Receive pipelines for WHIP publishers.
+    public let ingest: WHIPIngest
     let sockets = SocketCount()
     private let logger: Logger
 
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
-                streams: [StreamHub] = [], logger: Logger = Logger(label: "sluice.serve")) {
+                streams: [StreamHub] = [], receivers: [WHIPIngest.Receiver] = [],
+                logger: Logger = Logger(label: "sluice.serve")) {
         self.configuration = configuration
         self.rooms = rooms
+        self.ingest = WHIPIngest(receivers)
         self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
     }
@@ -50,6 +54,7 @@ public struct SignallingServer: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         addRoomRoutes(to: router)
         addWHEPRoutes(to: router)
+        addWHIPRoutes(to: router)
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: router,

@@ -23,6 +23,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("pipeline"), help: "A pipeline file to serve over WHEP (repeatable).")
     var pipelines: [String] = []
 
+    @Option(name: .customLong("receive"), help: "A pipeline file whose receive section takes WHIP publishers at POST /whip/<name> (repeatable).")
+    var receivePipelines: [String] = []
+
     @Option(help: "Bearer token WHIP/WHEP requests must carry.")
     var token: String?
 
@@ -50,8 +53,14 @@ struct Serve: AsyncParsableCommand {
             }
             printLine("sluice serve: stream '\(spec.name)' from \(file) at /whep/\(spec.name)")
         }
+        var receivers: [WHIPIngest.Receiver] = []
+        for file in receivePipelines {
+            let spec = try loadOrExit(file, overrides: [])
+            receivers.append(.init(spec: spec, iceAddresses: spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses))
+            printLine("sluice serve: WHIP publishers to /whip/\(spec.name) go through \(file)")
+        }
         printLine("sluice serve: listening on http://\(host):\(port)")
         let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn)
-        try await SignallingServer(configuration: configuration, streams: hubs).run()
+        try await SignallingServer(configuration: configuration, streams: hubs, receivers: receivers).run()
     }
 }

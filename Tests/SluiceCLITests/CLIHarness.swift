@@ -103,8 +103,9 @@ enum CLI {
 extension CLI {
     /// Runs `sluice serve serveArgs…` and, once it answers on `port`, `sluice runArgs…`, both
     /// in one loopback-only namespace; the server is stopped afterwards. Returns the run's result.
+    /// `after`: a server path whose body is appended to stdout after the run (e.g. `/whip.json`).
     static func runWithServer(serve serveArgs: [String], port: Int, run runArgs: [String], env: [String: String] = [:],
-                              timeout: Double = 90) throws -> CLIResult {
+                              after: String? = nil, timeout: Double = 90) throws -> CLIResult {
         let reportPath = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-report-\(UUID().uuidString).json").path
         let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
         let script = """
@@ -115,6 +116,7 @@ extension CLI {
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
         "$SLUICE" run \(q(runArgs)) --report '\(reportPath)'
         status=$?
+        \(after.map { "echo; echo AFTER:; curl -s -m 5 http://127.0.0.1:\(port)\($0); echo" } ?? "")
         kill -INT $server; wait $server
         exit $status
         """

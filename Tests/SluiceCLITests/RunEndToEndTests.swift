@@ -89,13 +89,19 @@ final class RunEndToEndTests: XCTestCase {
         for file in files {
             let rec = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-\(UUID().uuidString).webm").path
             defer { try? FileManager.default.removeItem(atPath: rec) }
-            // A WHEP player needs a server: run it against `sluice serve` in the same namespace.
-            let r = file == "whep-play.yaml"
-                ? try CLI.runWithServer(serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18443,
-                                        run: ["Pipelines/\(file)", "--duration", "3", "--quiet"],
-                                        env: ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/loopback"])
-                : try CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"],
-                              env: ["SLUICE_RECORDING": rec], report: true)
+            // Files that talk to a server run against `sluice serve` in the same namespace;
+            // server.yaml is itself served (to a WHEP player).
+            let withServer: [String: (serve: [String], run: String, env: [String: String])] = [
+                "whep-play.yaml": (["--pipeline", "Pipelines/loopback.yaml"], "Pipelines/whep-play.yaml",
+                                   ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/loopback"]),
+                "whip-publish.yaml": (["--receive", "Pipelines/server.yaml"], "Pipelines/whip-publish.yaml",
+                                      ["SLUICE_WHIP": "http://127.0.0.1:18443/whip/server"]),
+                "server.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/whep-play.yaml",
+                                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/server"]),
+            ]
+            let r = try withServer[file].map {
+                try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", "3", "--quiet"], env: $0.env)
+            } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)
             XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
             // Whatever is sent must arrive, for each medium the file receives.
             if let sent = r.int("send.video.frames") {
@@ -150,5 +156,26 @@ final class TwoProcessEndToEndTests: XCTestCase {
                                       env: ["SLUICE_WHEP": "http://127.0.0.1:18445/whep/nosuch"])
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.contains("answered 404") && r.stderr.contains("no stream named 'nosuch'"), r.stderr)
+    }
+}
+
+extension TwoProcessEndToEndTests {
+    /// `sluice run` publishes over WHIP into `sluice serve --receive`'s receive pipeline, which
+    /// decodes it (and runs a Swift motion filter on it).
+    func testWHIPPublishIntoAServerReceivePipeline() throws {
+        let r = try CLI.runWithServer(serve: ["--receive", "Pipelines/server.yaml"], port: 18446,
+                                      run: ["Pipelines/whip-publish.yaml", "--duration", "4", "--quiet"],
+                                      env: ["SLUICE_WHIP": "http://127.0.0.1:18446/whip/server"], after: "/whip.json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let sent = try XCTUnwrap(r.int("send.video.frames"))
+        XCTAssertGreaterThan(sent, 90)
+        XCTAssertTrue(["connected", "completed"].contains(r.value("ice_state") as? String ?? ""))
+        let json = try XCTUnwrap(r.stdout.components(separatedBy: "AFTER:").last)
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let ended = try XCTUnwrap((o["ended"] as? [String: Any])?["server"] as? [String: Int], json)
+        XCTAssertEqual(ended["sessions"], 1, "the publisher ended its session with DELETE")
+        XCTAssertGreaterThanOrEqual(Double(ended["video_frames"] ?? 0), 0.85 * Double(sent), "the server decoded what was sent: \(json)")
+        XCTAssertGreaterThan(ended["audio_buffers"] ?? 0, 100)
+        XCTAssertEqual((o["sessions"] as? [Any])?.count, 0)
     }
 }

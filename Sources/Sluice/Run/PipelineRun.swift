@@ -59,9 +59,25 @@ public final class PipelineRun: Sendable {
             for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
                 try builder.buildSend(branch, into: nil)
             }
+        case .server:
+            throw RunError("this file is for `sluice serve` (transport kind server): serve it with "
+                + "`sluice serve --pipeline \(spec.file)` or `--receive \(spec.file)`", at: spec.transport.location)
         case .whep:
             peers = nil
             player = try buildPlayer(pipeline: pipeline, builder: builder)
+        case .whip:
+            peers = nil
+            let bin = try makeWebRTCBin("publish")
+            do { try pipeline.add(bin) } catch { throw RunError(error.message) }
+            if !spec.transport.ice.addresses.isEmpty {
+                do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
+                    throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
+                }
+            }
+            for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+                try builder.buildSend(branch, into: bin)
+            }
+            player = WebRTCPeer(bin, label: "publisher")
         }
         let busTask = watchBus(pipeline)
         defer { busTask.cancel() }
@@ -290,9 +306,10 @@ public final class PipelineRun: Sendable {
         return WebRTCPeer(bin, label: "player")
     }
 
-    /// Offers to the WHEP endpoint and applies its answer; returns the session to delete.
+    /// Offers to the WHEP/WHIP endpoint and applies its answer; returns the session to delete.
     private func play(_ player: WebRTCPeer) async throws(RunError) -> (client: WHIPClient, session: URL) {
         let endpoint = spec.transport.endpoint ?? ""
+        let what = spec.transport.kind == .whip ? "WHIP" : "WHEP"
         do {
             let client = try WHIPClient(endpoint: endpoint, token: spec.transport.token)
             let offer = try await player.offerWithCandidates()
@@ -300,11 +317,11 @@ public final class PipelineRun: Sendable {
             try await player.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
             return (client, session)
         } catch let e as WHIPClient.Failure {
-            throw RunError("WHEP: \(e.description)", at: spec.transport.location)
+            throw RunError("\(what): \(e.description)", at: spec.transport.location)
         } catch let e as NegotiationError {
-            throw RunError("WHEP: \(e.message)", at: spec.transport.location)
+            throw RunError("\(what): \(e.message)", at: spec.transport.location)
         } catch {
-            throw RunError("WHEP: \(error)", at: spec.transport.location)
+            throw RunError("\(what): \(error)", at: spec.transport.location)
         }
     }
 

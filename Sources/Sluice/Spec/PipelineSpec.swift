@@ -114,6 +114,12 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// Play a WHEP endpoint (`endpoint`, optional `token`): the receive section gets the
     /// stream; a file with this kind has no send section.
     case whep
+    /// Publish the send section to a WHIP endpoint (`endpoint`, optional `token`); a file
+    /// with this kind has no receive section.
+    case whip
+    /// For `sluice serve`: the receive section handles what WHIP publishers send, the send
+    /// section is what WHEP viewers play.
+    case server
 }
 
 public struct ICESpec: Sendable, Equatable {

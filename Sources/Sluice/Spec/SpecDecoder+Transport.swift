@@ -31,7 +31,7 @@ extension SpecDecoder {
             transport.bundlePolicy = value
         }
         let endpoint = map.entry("endpoint"), token = map.entry("token")
-        if transport.kind == .whep {
+        if transport.kind == .whep || transport.kind == .whip {
             if let endpoint, let url = nonEmptyText(endpoint) {
                 if url.hasPrefix("http://") || url.hasPrefix("https://") {
                     transport.endpoint = url
@@ -39,12 +39,12 @@ extension SpecDecoder {
                     fail("'endpoint' must be an http:// or https:// URL, got '\(url)'", at: endpoint.value.location)
                 }
             } else if endpoint == nil {
-                fail("transport kind 'whep' needs an 'endpoint' (e.g. http://127.0.0.1:8443/whep/NAME)", at: entry.keyLocation)
+                fail("transport kind '\(transport.kind.rawValue)' needs an 'endpoint' (e.g. http://127.0.0.1:8443/\(transport.kind.rawValue)/NAME)", at: entry.keyLocation)
             }
             if let token, let t = nonEmptyText(token) { transport.token = t }
         } else {
             for e in [endpoint, token].compactMap({ $0 }) {
-                fail("'\(e.key)' only applies to transport kind whep", at: e.keyLocation)
+                fail("'\(e.key)' only applies to transport kinds whep and whip", at: e.keyLocation)
             }
         }
         return transport

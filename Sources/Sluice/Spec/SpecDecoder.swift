@@ -146,6 +146,12 @@ struct SpecDecoder {
             if receivePresent.isEmpty, receive == nil {
                 fail("transport kind 'whep' needs a receive section for the stream it plays", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
             }
+        case .server:
+            break
+        case .whip:
+            if let receive {
+                fail("transport kind 'whip' publishes the send section: remove receive (the endpoint's server receives)", at: receive.key.keyLocation)
+            }
         case .noTransport:
             if let receive {
                 fail("transport kind 'none' sends nowhere, so there is nothing to receive; remove receive or use kind: loopback",

@@ -88,7 +88,7 @@ private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "unknown codec", yaml: validSend + "\n    encode: {codec: vp7}\n", at: "4:21",
                message: "unknown codec 'vp7'; expected one of vp8, vp9, h264, opus; did you mean 'vp8'?"),
     BrokenCase(name: "unknown transport kind", yaml: "transport: {kind: loopbak}\n" + validSend, at: "1:19",
-               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep; did you mean 'loopback'?"),
+               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server; did you mean 'loopback'?"),
     BrokenCase(name: "unknown capture kind", yaml: """
         send:
           video:

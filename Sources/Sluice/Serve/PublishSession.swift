@@ -1,0 +1,81 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// One WHIP publisher: a pipeline of its own whose webrtcbin answers the publisher's offer
+/// and whose receive branches come from the server's receive pipeline file (decode,
+/// filters, sink), built as the publisher's media arrives.
+public final class PublishSession: Sendable {
+    public let id: String
+    private let spec: PipelineSpec
+    private let pipeline: Pipeline
+    private let builder: GraphBuilder
+    private let peer: WebRTCPeer
+
+    /// Prepares the session from `spec`'s receive section; ICE gathers on `iceAddresses`.
+    public init(receive spec: PipelineSpec, iceAddresses: [String]) throws(RunError) {
+        guard spec.receive?.video != nil || spec.receive?.audio != nil else {
+            throw RunError("'\(spec.name)' has no receive section for WHIP publishers", at: spec.transport.location)
+        }
+        id = UUID().uuidString.lowercased()
+        self.spec = spec
+        pipeline = Pipeline(name: "publish-\(id)")
+        builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters())
+        let bin: Element
+        do {
+            bin = try Element.make("webrtcbin", name: "whip")
+            try bin.set("bundle-policy", fromString: "max-bundle")
+            try bin.set("latency", UInt32(spec.transport.latencyMs))
+            if !iceAddresses.isEmpty { try ICEAgent.addLocalAddresses(iceAddresses, to: bin) }
+            try pipeline.add(bin)
+        } catch {
+            throw RunError("cannot set up the WHIP session: \(error.message)")
+        }
+        ICEAgent.disableUPnP(on: bin)
+        bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            builder?.buildReceive(for: pad)
+        }
+        peer = WebRTCPeer(bin, label: "whip")
+        try builder.prepareRecordings()
+    }
+
+    /// Starts the pipeline and answers the publisher's offer (complete, with candidates).
+    public func answer(offer: String) async throws(RunError) -> String {
+        guard pipeline.setState(.playing) != .failure else { throw RunError("the receive pipeline could not start") }
+        do { return try await peer.answer(offer: offer) } catch {
+            pipeline.setState(.null)
+            throw RunError(error.message)
+        }
+    }
+
+    /// Decoded video frames so far.
+    public var receivedVideoFrames: Int { builder.counters.receiveVideoFrames.load(ordering: .relaxed) }
+    /// Decoded audio buffers so far.
+    public var receivedAudioBuffers: Int { builder.counters.receiveAudioBuffers.load(ordering: .relaxed) }
+
+    /// Ends the session: end-of-stream into the receive branches (so recordings are
+    /// finalized, bounded wait), then NULL.
+    public func stop(drainTimeout: Double = 3) async {
+        let sinks = builder.receiveSinkPads
+        let remaining = EOSCountdown(sinks.count)
+        for pad in sinks {
+            pad.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+                if info.event == .eos { remaining.tick(); return .remove }
+                return .ok
+            }
+        }
+        for entrance in builder.receiveEntrances { entrance.sendEvent(.eos()) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(drainTimeout * 1000))
+        while remaining.left > 0 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        pipeline.setState(.null)
+    }
+}
+
+/// Counts end-of-stream arrivals down to zero.
+final class EOSCountdown: Sendable {
+    private let n: Atomic<Int>
+    init(_ count: Int) { n = Atomic(count) }
+    func tick() { n.subtract(1, ordering: .relaxed) }
+    var left: Int { n.load(ordering: .relaxed) }
+}

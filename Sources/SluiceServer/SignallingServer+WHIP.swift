@@ -1,0 +1,118 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Sluice
+import SluiceSignalling
+import Synchronization
+
+/// WHIP ingest: publishers send media into the server's receive pipelines.
+/// `POST /whip/<name>` (SDP offer) → `201 Created`, `Location: /whip/<name>/<session>`, the
+/// answer; `DELETE` on the session ends it (its receive pipeline drains, files are finalized).
+/// `GET /whip.json` lists the sessions and what each has received.
+public final class WHIPIngest: Sendable {
+    /// A receive pipeline publishers can send to, and the addresses its ICE gathers on.
+    public struct Receiver: Sendable {
+        public var spec: PipelineSpec
+        public var iceAddresses: [String]
+        public init(spec: PipelineSpec, iceAddresses: [String]) { self.spec = spec; self.iceAddresses = iceAddresses }
+    }
+
+    private let receivers: [String: Receiver]
+    private let sessions = Mutex<[String: (name: String, session: PublishSession)]>([:])
+    /// What ended sessions received, per receive pipeline: (sessions, video frames, audio buffers).
+    private let totals = Mutex<[String: (sessions: Int, video: Int, audio: Int)]>([:])
+
+    public init(_ receivers: [Receiver]) {
+        self.receivers = Dictionary(receivers.map { ($0.spec.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    public var sessionCount: Int { sessions.withLock { $0.count } }
+
+    func start(_ name: String, offer: String) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
+        guard let r = receivers[name] else { throw WHIP.HTTPError(404, "no receive pipeline named '\(name)'") }
+        let session: PublishSession
+        do { session = try PublishSession(receive: r.spec, iceAddresses: r.iceAddresses) } catch {
+            throw WHIP.HTTPError(500, error.message)
+        }
+        do {
+            let answer = try await session.answer(offer: offer)
+            sessions.withLock { $0[session.id] = (name, session) }
+            return (session.id, answer)
+        } catch {
+            throw WHIP.HTTPError(422, error.message)
+        }
+    }
+
+    func stop(_ name: String, _ id: String) async -> Bool {
+        guard let s = sessions.withLock({ t -> PublishSession? in
+            guard t[id]?.name == name else { return nil }
+            return t.removeValue(forKey: id)?.session
+        }) else { return false }
+        await s.stop()
+        totals.withLock { t in
+            var x = t[name] ?? (0, 0, 0)
+            x.sessions += 1; x.video += s.receivedVideoFrames; x.audio += s.receivedAudioBuffers
+            t[name] = x
+        }
+        return true
+    }
+
+    /// `{"sessions": [{id, stream, video_frames, audio_buffers}], "ended": {stream: {sessions, video_frames, audio_buffers}}}`
+    var listing: String {
+        let rows = sessions.withLock { t in
+            t.map { ["id": $0.key, "stream": $0.value.name, "video_frames": $0.value.session.receivedVideoFrames,
+                     "audio_buffers": $0.value.session.receivedAudioBuffers] as [String: Any] }
+        }
+        let ended = totals.withLock { t in
+            t.mapValues { ["sessions": $0.sessions, "video_frames": $0.video, "audio_buffers": $0.audio] }
+        }
+        let object: [String: Any] = ["sessions": rows, "ended": ended]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension SignallingServer {
+    func addWHIPRoutes(to router: Router<BasicWebSocketRequestContext>) {
+        let ingest = ingest, configuration = configuration
+        let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
+
+        router.get("/whip.json") { _, _ -> Response in Self.json(ingest.listing) }
+
+        router.post("/whip/:name") { request, context -> Response in
+            let name = context.parameters.get("name") ?? ""
+            let body: ByteBuffer
+            do { body = try await request.body.collect(upTo: Self.maxSDPBytes) } catch {
+                return Self.problem(WHIP.HTTPError(413, "the offer is larger than \(Self.maxSDPBytes) bytes"))
+            }
+            let offer: String
+            switch WHIP.checkOffer(contentType: request.headers[.contentType], body: String(buffer: body),
+                                   authorization: request.headers[.authorization], token: configuration.token) {
+            case .failure(let e): return Self.problem(e)
+            case .success(let sdp): offer = sdp
+            }
+            do {
+                let (id, answer) = try await ingest.start(name, offer: offer)
+                var headers: HTTPFields = [.contentType: WHIP.sdpType, .location: "/whip/\(name)/\(id)", .eTag: "\"\(id)\""]
+                for link in links { if let n = HTTPField.Name("Link") { headers.append(HTTPField(name: n, value: link)) } }
+                return Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer)))
+            } catch let e as WHIP.HTTPError {
+                return Self.problem(e)
+            }
+        }
+
+        router.patch("/whip/:name/:session") { request, _ -> Response in
+            if let e = WHIP.checkAuthorization(request.headers[.authorization], token: configuration.token) { return Self.problem(e) }
+            return Self.problem(WHIP.HTTPError(405, "this server takes complete offers; trickle ICE is not needed",
+                                               headers: ["Allow": "POST, DELETE"]))
+        }
+
+        router.delete("/whip/:name/:session") { request, context -> Response in
+            if let e = WHIP.checkAuthorization(request.headers[.authorization], token: configuration.token) { return Self.problem(e) }
+            let name = context.parameters.get("name") ?? "", id = context.parameters.get("session") ?? ""
+            guard await ingest.stop(name, id) else { return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on '\(name)'")) }
+            return Response(status: .ok)
+        }
+    }
+}
