@@ -57,6 +57,7 @@ public final class StreamHub: Sendable {
         ICEAgent.disableUPnP(on: webrtcbin)
         var elements: [Element] = [webrtcbin]
         var teePads: [(Element, Pad)] = []
+        var pending: [(teePad: Pad, queueSink: Pad)] = []
         do {
             try pipeline.add(webrtcbin)
             for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
@@ -81,7 +82,9 @@ public final class StreamHub: Sendable {
                     try transceiver.set("codec-preferences", value: try Caps(EncoderPresets.rtpCaps(for: codec)).asValue())
                 }
                 try capsSrc.link(sink)
-                try teePad.link(queueSink)
+                // The tee is linked only once the answer exists (below): data pushed into a
+                // webrtcbin input before negotiation can stop that branch for good.
+                pending.append((teePad, queueSink))
                 elements += [queue, pay, caps]
                 teePads.append((tee, teePad))
             }
@@ -96,13 +99,22 @@ public final class StreamHub: Sendable {
         let peer = WebRTCPeer(webrtcbin, label: "viewer")
         do {
             let answer = try await peer.answer(offer: offer)
+            for p in pending {
+                do { try p.teePad.link(p.queueSink) } catch {
+                    remove(elements: elements, teePads: teePads)
+                    throw NegotiationError("cannot attach the viewer to the stream: \(error.message)")
+                }
+            }
             viewers.withLock { $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads) }
             // A new viewer needs a keyframe to start decoding: ask the shared encoders.
-            for (_, pad) in teePads { pad.peer?.pushEvent(.forceKeyUnit()) }
+            for p in pending { p.queueSink.pushEvent(.forceKeyUnit()) }
             return (id, answer)
+        } catch let e as NegotiationError {
+            remove(elements: elements, teePads: teePads)
+            throw RunError("negotiation with the viewer failed: \(e.message)")
         } catch {
             remove(elements: elements, teePads: teePads)
-            throw RunError("negotiation with the viewer failed: \(error.message)")
+            throw RunError("negotiation with the viewer failed: \(error)")
         }
     }
 
