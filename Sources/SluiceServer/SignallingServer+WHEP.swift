@@ -24,13 +24,8 @@ extension SignallingServer {
 
         router.post("/whep/:stream") { request, context -> Response in
             let name = context.parameters.get("stream") ?? ""
-            let body: ByteBuffer
-            do { body = try await request.body.collect(upTo: Self.maxSDPBytes) } catch {
-                return Self.problem(WHIP.HTTPError(413, "the offer is larger than \(Self.maxSDPBytes) bytes"))
-            }
             let offer: String
-            switch WHIP.checkOffer(contentType: request.headers[.contentType], body: String(buffer: body),
-                                   authorization: request.headers[.authorization], token: configuration.token) {
+            switch await Self.readOffer(request, token: configuration.token) {
             case .failure(let e): return Self.problem(e)
             case .success(let sdp): offer = sdp
             }
@@ -39,9 +34,7 @@ extension SignallingServer {
             }
             do {
                 let (id, answer) = try await hub.addViewer(offer: offer)
-                var headers: HTTPFields = [.contentType: WHIP.sdpType, .location: "/whep/\(name)/\(id)", .eTag: "\"\(id)\""]
-                for link in links { if let name = HTTPField.Name("Link") { headers.append(HTTPField(name: name, value: link)) } }
-                return Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer)))
+                return Self.created(answer: answer, session: "/whep/\(name)/\(id)", id: id, links: links)
             } catch let e as RunError {
                 return Self.problem(WHIP.HTTPError(422, e.message))
             }
@@ -71,6 +64,23 @@ extension SignallingServer {
             }
             return Response(status: .ok)
         }
+    }
+
+    /// The body of a WHIP/WHEP `POST`, checked (size, authorization, content type, SDP).
+    static func readOffer(_ request: Request, token: String?) async -> Result<String, WHIP.HTTPError> {
+        let body: ByteBuffer
+        do { body = try await request.body.collect(upTo: maxSDPBytes) } catch {
+            return .failure(WHIP.HTTPError(413, "the offer is larger than \(maxSDPBytes) bytes"))
+        }
+        return WHIP.checkOffer(contentType: request.headers[.contentType], body: String(buffer: body),
+                               authorization: request.headers[.authorization], token: token)
+    }
+
+    /// `201 Created` with the answer, the session's `Location` and `ETag`, and the ICE servers.
+    static func created(answer: String, session: String, id: String, links: [String]) -> Response {
+        var headers: HTTPFields = [.contentType: WHIP.sdpType, .location: session, .eTag: "\"\(id)\""]
+        for link in links { if let name = HTTPField.Name("Link") { headers.append(HTTPField(name: name, value: link)) } }
+        return Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer)))
     }
 
     /// An error answer: the status, its headers, and the reason as plain text.

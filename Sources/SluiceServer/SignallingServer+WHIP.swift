@@ -82,21 +82,14 @@ extension SignallingServer {
 
         router.post("/whip/:name") { request, context -> Response in
             let name = context.parameters.get("name") ?? ""
-            let body: ByteBuffer
-            do { body = try await request.body.collect(upTo: Self.maxSDPBytes) } catch {
-                return Self.problem(WHIP.HTTPError(413, "the offer is larger than \(Self.maxSDPBytes) bytes"))
-            }
             let offer: String
-            switch WHIP.checkOffer(contentType: request.headers[.contentType], body: String(buffer: body),
-                                   authorization: request.headers[.authorization], token: configuration.token) {
+            switch await Self.readOffer(request, token: configuration.token) {
             case .failure(let e): return Self.problem(e)
             case .success(let sdp): offer = sdp
             }
             do {
                 let (id, answer) = try await ingest.start(name, offer: offer)
-                var headers: HTTPFields = [.contentType: WHIP.sdpType, .location: "/whip/\(name)/\(id)", .eTag: "\"\(id)\""]
-                for link in links { if let n = HTTPField.Name("Link") { headers.append(HTTPField(name: n, value: link)) } }
-                return Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer)))
+                return Self.created(answer: answer, session: "/whip/\(name)/\(id)", id: id, links: links)
             } catch let e as WHIP.HTTPError {
                 return Self.problem(e)
             }

@@ -42,14 +42,22 @@ enum CLI {
         let reportPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("sluice-report-\(UUID().uuidString).json").path
         if report { args += ["--report", reportPath] }
-        let p = Process()
         if isolated {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            p.arguments = ["-n", "sh", "-c", "ip link set lo up && exec \"$0\" \"$@\"", binary.path] + args
-        } else {
-            p.executableURL = binary
-            p.arguments = args
+            return try execute(URL(fileURLWithPath: "/usr/bin/unshare"),
+                               ["-n", "sh", "-c", "ip link set lo up && exec \"$0\" \"$@\"", binary.path] + args,
+                               env: env, timeout: timeout, reportPath: report ? reportPath : nil, onStdoutLine: onStdoutLine)
         }
+        return try execute(binary, args, env: env, timeout: timeout, reportPath: report ? reportPath : nil,
+                           onStdoutLine: onStdoutLine)
+    }
+
+    /// Runs a process, collecting its output (lines as they come), killing it after `timeout`,
+    /// and reading the JSON report at `reportPath` if given.
+    static func execute(_ executable: URL, _ arguments: [String], env: [String: String], timeout: Double,
+                        reportPath: String?, onStdoutLine: (@Sendable (String, Process) -> Void)? = nil) throws -> CLIResult {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
         p.currentDirectoryURL = root
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in env { environment[k] = v }
@@ -86,17 +94,16 @@ enum CLI {
         if exited.wait(timeout: .now() + timeout) == .timedOut {
             p.interrupt(); kill(p.processIdentifier, SIGKILL)
             _ = exited.wait(timeout: .now() + 5)
-            XCTFail("sluice \(args.joined(separator: " ")) did not finish within \(timeout) s")
+            XCTFail("\(executable.lastPathComponent) \(arguments.prefix(6).joined(separator: " ")) did not finish within \(timeout) s")
         }
         collected.waitForEnd(timeout: 5)
-        let seconds = Date().timeIntervalSince(start)
         var json: [String: Any]?
-        if report, let data = FileManager.default.contents(atPath: reportPath) {
+        if let reportPath, let data = FileManager.default.contents(atPath: reportPath) {
             json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             try? FileManager.default.removeItem(atPath: reportPath)
         }
         return CLIResult(status: p.terminationStatus, stdout: collected.text(.out), stderr: collected.text(.err),
-                         seconds: seconds, report: json)
+                         seconds: Date().timeIntervalSince(start), report: json)
     }
 }
 
@@ -120,47 +127,8 @@ extension CLI {
         kill -INT $server; wait $server
         exit $status
         """
-        return try runScript(script, env: env.merging(["SLUICE": binary.path]) { a, _ in a }, timeout: timeout, reportPath: reportPath)
-    }
-
-    private static func runScript(_ script: String, env: [String: String], timeout: Double, reportPath: String) throws -> CLIResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        p.arguments = ["-n", "sh", "-c", script]
-        p.currentDirectoryURL = root
-        var environment = ProcessInfo.processInfo.environment
-        for (k, v) in env { environment[k] = v }
-        p.environment = environment
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        p.terminationHandler = { _ in exited.signal() }
-        let start = Date()
-        try p.run()
-        let outData = OutputCollector()
-        Thread.detachNewThread {
-            while true { let d = out.fileHandleForReading.availableData; if d.isEmpty { break }; _ = outData.append(d, to: .out) }
-            outData.finish(.out)
-        }
-        Thread.detachNewThread {
-            while true { let d = err.fileHandleForReading.availableData; if d.isEmpty { break }; _ = outData.append(d, to: .err) }
-            outData.finish(.err)
-        }
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            kill(p.processIdentifier, SIGKILL)
-            _ = exited.wait(timeout: .now() + 5)
-            XCTFail("server+client script did not finish within \(timeout) s")
-        }
-        outData.waitForEnd(timeout: 5)
-        var json: [String: Any]?
-        if let data = FileManager.default.contents(atPath: reportPath) {
-            json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            try? FileManager.default.removeItem(atPath: reportPath)
-        }
-        return CLIResult(status: p.terminationStatus, stdout: outData.text(.out), stderr: outData.text(.err),
-                         seconds: Date().timeIntervalSince(start), report: json)
+        return try execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                           env: env.merging(["SLUICE": binary.path]) { a, _ in a }, timeout: timeout, reportPath: reportPath)
     }
 }
 
