@@ -33,14 +33,17 @@ public struct SignallingServer: Sendable {
     public let streams: [String: StreamHub]
     /// Receive pipelines for WHIP publishers.
     public let ingest: WHIPIngest
+    /// Camera API media sessions.
+    public let cameras: CameraSessions
     let sockets = SocketCount()
     private let logger: Logger
 
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
                 streams: [StreamHub] = [], receivers: [WHIPIngest.Receiver] = [],
-                logger: Logger = Logger(label: "sluice.serve")) {
+                cameraLifetime: TimeInterval = CameraAPI.lifetime, logger: Logger = Logger(label: "sluice.serve")) {
         self.configuration = configuration
         self.rooms = rooms
+        self.cameras = CameraSessions(lifetime: cameraLifetime)
         self.ingest = WHIPIngest(receivers)
         self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
@@ -55,11 +58,13 @@ public struct SignallingServer: Sendable {
         addRoomRoutes(to: router)
         addWHEPRoutes(to: router)
         addWHIPRoutes(to: router)
+        addCameraRoutes(to: router)
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: router,
                                            configuration: .init(maxFrameSize: 1 << 20)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sluice"),
+            services: [CameraExpiryService(cameras: cameras, streams: streams, interval: 0.25)],
             logger: logger)
     }
 

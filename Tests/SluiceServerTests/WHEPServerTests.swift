@@ -16,13 +16,14 @@ final class TestViewer: Sendable {
     let peer: WebRTCPeer
     let received = PacketCounter()
 
-    init() throws {
+    /// `transceivers`: (direction, RTP caps) in m-line order; default one recvonly VP8.
+    init(transceivers: [(String, String)] = [("recvonly", EncoderPresets.rtpCaps(for: .vp8))]) throws {
         webrtcbin = try Element.make("webrtcbin")
         try webrtcbin.set("bundle-policy", fromString: "max-bundle")
         try pipeline.add(webrtcbin)
         try ICEAgent.addLocalAddresses(["127.0.0.1"], to: webrtcbin)
         ICEAgent.disableUPnP(on: webrtcbin)
-        try webrtcbin.emit("add-transceiver", "recvonly", try Caps(EncoderPresets.rtpCaps(for: .vp8)))
+        for (direction, caps) in transceivers { try webrtcbin.emit("add-transceiver", direction, try Caps(caps)) }
         peer = WebRTCPeer(webrtcbin, label: "test viewer")
         let pipeline = pipeline, received = received
         webrtcbin.connect("pad-added") { (args: borrowing SignalArguments) in
