@@ -89,32 +89,22 @@ public final class StreamHub: Sendable {
                 teePads.append((tee, teePad))
             }
             for e in elements.reversed() { e.syncStateWithParent() }
-        } catch let e as GstError {
-            remove(elements: elements, teePads: teePads)
-            throw RunError("cannot attach a viewer: \(e.message)")
-        } catch {
-            remove(elements: elements, teePads: teePads)
-            throw RunError("cannot attach a viewer: \(error)")
-        }
-        let peer = WebRTCPeer(webrtcbin, label: "viewer")
-        do {
+
+            let peer = WebRTCPeer(webrtcbin, label: "viewer")
             let answer = try await peer.answer(offer: offer)
-            for p in pending {
-                do { try p.teePad.link(p.queueSink) } catch {
-                    remove(elements: elements, teePads: teePads)
-                    throw NegotiationError("cannot attach the viewer to the stream: \(error.message)")
-                }
-            }
+            for p in pending { try p.teePad.link(p.queueSink) }
             viewers.withLock { $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads) }
             // A new viewer needs a keyframe to start decoding: ask the shared encoders.
             for p in pending { p.queueSink.pushEvent(.forceKeyUnit()) }
             return (id, answer)
-        } catch let e as NegotiationError {
-            remove(elements: elements, teePads: teePads)
-            throw RunError("negotiation with the viewer failed: \(e.message)")
         } catch {
+            // One place undoes a half-made viewer, whatever step failed.
             remove(elements: elements, teePads: teePads)
-            throw RunError("negotiation with the viewer failed: \(error)")
+            switch error {
+            case let e as NegotiationError: throw RunError("negotiation with the viewer failed: \(e.message)")
+            case let e as GstError: throw RunError("cannot attach a viewer: \(e.message)")
+            default: throw RunError("cannot attach a viewer: \(error)")
+            }
         }
     }
 
