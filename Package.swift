@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -39,7 +40,13 @@ let package = Package(
         .target(name: "CSluicePluginABI"),
         // Signalling protocols as text (SDP, AppRTC rooms, WHIP/WHEP, camera API): no GStreamer,
         // testable alone; the server and the client transports build on it.
-        .target(name: "SluiceSignalling"),
+        // The room client speaks WebSocket through WSClient (SwiftNIO), not Hummingbird.
+        .target(
+            name: "SluiceSignalling",
+            dependencies: [
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Layer 2: safe Swift bindings.
         .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
         // Layer 3: the product.

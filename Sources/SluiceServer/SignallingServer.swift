@@ -75,18 +75,26 @@ public struct SignallingServer: Sendable {
 
     // MARK: Rooms
 
+    /// A Host value safe to echo into a URL: host[:port] of letters, digits, '.', '-', ':', '[' and ']'.
+    static func validAuthority(_ s: String) -> Bool {
+        !s.isEmpty && s.count <= 255 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) }
+    }
+
     /// A room name the server accepts: 1 to 128 letters, digits, `-` or `_`.
     static func validRoom(_ s: String) -> Bool {
         !s.isEmpty && s.count <= 128 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     private func addRoomRoutes(to router: Router<BasicWebSocketRequestContext>) {
-        let rooms = rooms, configuration = configuration, sockets = sockets
+        let rooms = rooms, configuration = configuration, sockets = sockets, cameras = cameras
 
-        router.post("/join/:room") { _, context -> Response in
+        router.post("/join/:room") { request, context -> Response in
             let room = context.parameters.get("room") ?? ""
             guard Self.validRoom(room) else { return Self.json(AppRTC.result("INVALID_ROOM"), status: .badRequest) }
-            let base = "\(configuration.host):\(configuration.port)"
+            // The WebSocket is where the client reached us (the Host it asked for), so the
+            // URL works behind another name or an ephemeral port.
+            let base = request.head.authority.flatMap { Self.validAuthority($0) ? $0 : nil }
+                ?? "\(configuration.host):\(configuration.port)"
             return Self.json(AppRTC.joinResponse(rooms.join(room: room), wssURL: "ws://\(base)/ws", wssPostURL: "http://\(base)"))
         }
 
@@ -111,7 +119,7 @@ public struct SignallingServer: Sendable {
 
         router.get("/status.json") { _, _ -> Response in
             let c = rooms.counts
-            return Self.json(#"{"clients":\#(c.clients),"rooms":\#(c.rooms),"sockets":\#(sockets.value)}"#)
+            return Self.json(#"{"camera_sessions":\#(cameras.count),"clients":\#(c.clients),"rooms":\#(c.rooms),"sockets":\#(sockets.value)}"#)
         }
 
         router.ws("/ws") { _, _ in

@@ -56,7 +56,10 @@ struct Run: AsyncParsableCommand {
         } : nil
         defer { watcher?.cancel() }
         do {
-            let summary = try await runner.run(options: RunOptions(duration: duration), stop: stop) { live in
+            var options = RunOptions(duration: duration)
+            options.onDataMessage = { label, text in printLine("[\(label)] \(text)") }
+            if spec.transport.dataChannels.contains(where: \.stdin) { options.dataInput = standardInputLines() }
+            let summary = try await runner.run(options: options, stop: stop) { live in
                 if !quiet { printLine(live.line) }
             }
             printLine(summary.text)
@@ -71,6 +74,17 @@ struct Run: AsyncParsableCommand {
             throw ExitCode(3)
         }
     }
+}
+
+/// Lines typed on standard input, read on a thread of their own (reading blocks); the
+/// stream finishes at end of input.
+func standardInputLines() -> AsyncStream<String> {
+    let (lines, sink) = AsyncStream<String>.makeStream()
+    Thread.detachNewThread {
+        while let line = readLine(strippingNewline: true) { sink.yield(line) }
+        sink.finish()
+    }
+    return lines
 }
 
 /// The loader with this machine's GStreamer elements and the registered Swift filters.

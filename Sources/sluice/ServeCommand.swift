@@ -35,10 +35,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "TURN server to announce (turn://user:pass@host:port; repeatable).")
     var turn: [String] = []
 
+    @Option(name: .customLong("camera-lifetime"), help: "Seconds a camera API stream lives unless extended (the API's default: 300).")
+    var cameraLifetime: Double = 300
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        guard cameraLifetime >= 1, cameraLifetime <= 86400 else { throw ValidationError("--camera-lifetime must be between 1 and 86400 seconds") }
     }
 
     func run() async throws {
@@ -61,6 +65,7 @@ struct Serve: AsyncParsableCommand {
         }
         printLine("sluice serve: listening on http://\(host):\(port)")
         let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn)
-        try await SignallingServer(configuration: configuration, streams: hubs, receivers: receivers).run()
+        try await SignallingServer(configuration: configuration, streams: hubs, receivers: receivers,
+                                   cameraLifetime: cameraLifetime).run()
     }
 }

@@ -98,7 +98,21 @@ final class RunEndToEndTests: XCTestCase {
                                       ["SLUICE_WHIP": "http://127.0.0.1:18443/whip/server"]),
                 "server.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/whep-play.yaml",
                                 ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/server"]),
+                "camera-view.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
+                                     ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]),
             ]
+            // The two room files are one call: each runs with the other.
+            if file == "room-receive.yaml" { continue }
+            if file == "room-send.yaml" {
+                let pair = try CLI.runPairWithServer(serve: [], port: 18443,
+                                                     first: ["Pipelines/room-send.yaml", "--duration", "6", "--quiet"],
+                                                     second: ["Pipelines/room-receive.yaml", "--duration", "4", "--quiet"],
+                                                     env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18443"])
+                XCTAssertEqual(pair.first.status, 0, "room-send.yaml: \(pair.first.stderr)")
+                XCTAssertEqual(pair.second.status, 0, "room-receive.yaml: \(pair.second.stderr)")
+                XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "room-receive.yaml: \(pair.second.stdout)")
+                continue
+            }
             let r = try withServer[file].map {
                 try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", "3", "--quiet"], env: $0.env)
             } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)

@@ -24,6 +24,8 @@ final class GraphBuilder: Sendable {
         /// Every Swift filter element made during the run (kept for their statistics).
         var swiftFilters: [Element] = []
         var tees: [MediaKind: Element] = [:]
+        /// The webrtcbin input pad of each send branch.
+        var webrtcInputs: [MediaKind: Pad] = [:]
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }
@@ -42,6 +44,8 @@ final class GraphBuilder: Sendable {
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
     var tees: [MediaKind: Element] { state.withLock { $0.tees } }
+    /// The webrtcbin input pad each send branch feeds, by medium.
+    var webrtcInputs: [MediaKind: Pad] { state.withLock { $0.webrtcInputs } }
 
     /// Pads where EOS is injected on stop (RTP does not carry end-of-stream).
     var receiveEntrances: [Pad] { state.withLock { $0.receiveEntrances } }
@@ -286,6 +290,7 @@ final class GraphBuilder: Sendable {
             throw RunError("cannot link the \(branch.media.rawValue) payloader to webrtcbin: \(error.message)", at: enc.location)
         }
         counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
+        state.withLock { $0.webrtcInputs[branch.media] = sinkPad }
     }
 
     /// Counts what is handed on after encoding: frames (video) or packets (audio).

@@ -13,8 +13,15 @@ public struct RunOptions: Sendable {
     /// Seconds to wait for end-of-stream to drain before forcing the pipeline to NULL.
     public var drainTimeout: Double
 
-    public init(duration: Double? = nil, statsInterval: Double = 1, drainTimeout: Double = 5) {
+    /// Lines to send on the data channel that takes standard input (`stdin: true`).
+    public var dataInput: AsyncStream<String>?
+    /// Called with (label, text) for each message arriving on a data channel that prints.
+    public var onDataMessage: (@Sendable (String, String) -> Void)?
+
+    public init(duration: Double? = nil, statsInterval: Double = 1, drainTimeout: Double = 5,
+                dataInput: AsyncStream<String>? = nil, onDataMessage: (@Sendable (String, String) -> Void)? = nil) {
         self.duration = duration; self.statsInterval = statsInterval; self.drainTimeout = drainTimeout
+        self.dataInput = dataInput; self.onDataMessage = onDataMessage
     }
 }
 
@@ -51,9 +58,16 @@ public final class PipelineRun: Sendable {
 
         let peers: (sender: WebRTCPeer, receiver: WebRTCPeer)?
         var player: WebRTCPeer?
+        var remote: (any RemoteSession)?
+        let channels = dataChannels(onMessage: options.onDataMessage)
+        /// The webrtcbin that opens the data channels (the offering side); webrtcbin takes
+        /// `create-data-channel` only once it has left the NULL state.
+        var opensChannels: Element?
         switch spec.transport.kind {
         case .loopback:
             peers = try buildLoopback(pipeline: pipeline, builder: builder)
+            opensChannels = peers?.sender.webrtcbin
+            if let channels, let p = peers { channels.accept(on: p.receiver.webrtcbin) }
         case .noTransport:
             peers = nil
             for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
@@ -64,20 +78,50 @@ public final class PipelineRun: Sendable {
                 + "`sluice serve --pipeline \(spec.file)` or `--receive \(spec.file)`", at: spec.transport.location)
         case .whep:
             peers = nil
-            player = try buildPlayer(pipeline: pipeline, builder: builder)
+            let p = try buildPlayer(pipeline: pipeline, builder: builder, media: [.video, .audio])
+            player = p
+            opensChannels = p.webrtcbin
+            remote = try HTTPSession(peer: p, transport: spec.transport)
+        case .camera:
+            peers = nil
+            // The camera API takes audio, video and a data channel, in that order, whatever
+            // the file receives (what it does not receive ends in a fakesink).
+            let p = try buildPlayer(pipeline: pipeline, builder: builder, media: [.audio, .video], always: true)
+            player = p
+            opensChannels = p.webrtcbin
+            remote = try CameraSession(peer: p, transport: spec.transport, logger: logger)
         case .whip:
             peers = nil
             let bin = try makeWebRTCBin("publish")
             do { try pipeline.add(bin) } catch { throw RunError(error.message) }
-            if !spec.transport.ice.addresses.isEmpty {
-                do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
-                    throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
-                }
-            }
+            try addICEAddresses(to: bin)
             for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
                 try builder.buildSend(branch, into: bin)
             }
-            player = WebRTCPeer(bin, label: "publisher")
+            let p = WebRTCPeer(bin, label: "publisher")
+            player = p
+            opensChannels = bin
+            remote = try HTTPSession(peer: p, transport: spec.transport)
+        case .apprtc:
+            peers = nil
+            let joined: AppRTCClient.Joined
+            do {
+                joined = try await AppRTCClient.join(server: spec.transport.endpoint ?? "", room: spec.transport.room ?? "")
+            } catch {
+                throw RunError("apprtc: \(error.description)", at: spec.transport.location)
+            }
+            logger.info("room '\(joined.room)': joined as \(joined.isInitiator ? "initiator (offers)" : "second peer (answers)")")
+            let p = try buildRoomPeer(pipeline: pipeline, builder: builder, initiator: joined.isInitiator)
+            player = p
+            if joined.isInitiator { opensChannels = p.webrtcbin } else { channels?.accept(on: p.webrtcbin) }
+            remote = RoomSession(peer: p, joined: joined, accepts: RoomSession.accepts(spec),
+                                 location: spec.transport.location, logger: logger)
+        }
+        let remoteSession = remote, sessionEnded = StopFlag()
+        defer {
+            // On a failure, still end the session (best effort) so the other side does not
+            // keep it: the WHEP viewer, the camera stream, the room.
+            if let remoteSession, !sessionEnded.isSet { Task.detached { await remoteSession.end() } }
         }
         let busTask = watchBus(pipeline)
         defer { busTask.cancel() }
@@ -92,22 +136,24 @@ public final class PipelineRun: Sendable {
             throw failed ?? RunError("the pipeline could not start (GStreamer refused the PLAYING state)")
         }
 
+        if let channels, let bin = opensChannels { try channels.open(on: bin) }
         live.withLock { $0 = (builder, peers?.sender) }
         if let peers {
             try await negotiate(sender: peers.sender, receiver: peers.receiver)
             try await waitForICE([peers.sender, peers.receiver])
         }
-        var whepSession: (client: WHIPClient, session: URL)?
-        if let player {
-            whepSession = try await play(player)
-            try await waitForICE([player])
+        var inputTask: Task<Void, Never>?
+        if let channels, let label = channels.stdinLabel, let input = options.dataInput {
+            inputTask = Task.detached { for await line in input { channels.send(line, on: label) } }
         }
-        let sessionEnded = StopFlag()
-        defer {
-            // On a failure, still tell the server (best effort) so it does not keep a viewer.
-            if let s = whepSession, !sessionEnded.isSet { Task.detached { await s.client.delete(session: s.session) } }
+        defer { inputTask?.cancel() }
+        if let remote, let player {
+            let deadline = options.duration.map { started + .milliseconds(Int($0 * 1000)) }
+            if try await remote.negotiate(stop: stop, deadline: deadline) {
+                try await waitForICE([player])
+            }
         }
-
+        var endedByPeer: String?
         // Running: tick statistics until duration, stop or failure.
         var lastTick = ContinuousClock.now
         var last = (send: 0, recv: 0, audio: 0, bytes: 0)
@@ -120,12 +166,21 @@ public final class PipelineRun: Sendable {
                 // elements such as the DTLS connections shut down before NULL. Going straight
                 // to NULL from an error left webrtcbin's DTLS connections alive in 1.22.
                 await drain(pipeline: pipeline, builder: builder, timeout: 1)
+                if let remote {
+                    await remote.end()
+                    sessionEnded.set()
+                }
                 throw e
             }
             let now = ContinuousClock.now
             let elapsed = (now - started).seconds
             if stop.isSet { break }
             if let d = options.duration, elapsed >= d { break }
+            if let remote, let why = try await remote.tick() {
+                logger.info("\(why); stopping")
+                endedByPeer = why
+                break
+            }
             let sendBranches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
             if sendBranches > 0, counters.endedSendBranches.load(ordering: .relaxed) >= sendBranches {
                 logger.info("every send branch reached the end of its source; stopping")
@@ -163,12 +218,14 @@ public final class PipelineRun: Sendable {
         let receiverStats = await currentStats(peers?.receiver ?? player, counters: counters) ?? WebRTCStats()
         iceState = statsPeer?.states.iceConnection ?? "none"
         await drain(pipeline: pipeline, builder: builder, timeout: options.drainTimeout)
+        channels?.close()
         pipeline.setState(.null)
         stopped = true
-        if let s = whepSession {
-            await s.client.delete(session: s.session)
+        if let remote {
+            await remote.end()
             sessionEnded.set()
         }
+        _ = endedByPeer
         let cpu = processCPUSeconds() - cpuStart
         var result = summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
                              received: receiverStats, iceState: iceState)
@@ -177,7 +234,18 @@ public final class PipelineRun: Sendable {
                                     dropped: $0.dropped.load(ordering: .relaxed), errors: $0.errors.load(ordering: .relaxed),
                                     events: $0.events, last_error: $0.lastError)
         }
+        result.data_channels = channels?.report ?? []
+        result.session = remote?.report
         return result
+    }
+
+    /// The data channels the file declares (the camera API requires one: a file that
+    /// declares none gets one named `sluice`).
+    private func dataChannels(onMessage: (@Sendable (String, String) -> Void)?) -> DataChannelHub? {
+        var specs = spec.transport.dataChannels
+        if spec.transport.kind == .camera, specs.isEmpty { specs = [DataChannelSpec(label: "sluice")] }
+        guard !specs.isEmpty else { return nil }
+        return DataChannelHub(specs: specs, onMessage: onMessage ?? { _, _ in })
     }
 
     /// webrtcbin's statistics for a peer; without WebRTC, the encoded bytes stand in for
@@ -281,47 +349,75 @@ public final class PipelineRun: Sendable {
     // MARK: WHEP
 
     /// A receive-only webrtcbin for the receive section, with a transceiver per branch that
-    /// offers every codec the branch accepts.
-    private func buildPlayer(pipeline: Pipeline, builder: GraphBuilder) throws(RunError) -> WebRTCPeer {
+    /// offers every codec the branch accepts, in the order of `media`. With `always`, media
+    /// the file does not receive get a transceiver too (what arrives ends in a fakesink).
+    private func buildPlayer(pipeline: Pipeline, builder: GraphBuilder, media: [MediaKind],
+                             always: Bool = false) throws(RunError) -> WebRTCPeer {
         let bin = try makeWebRTCBin("play")
         do { try pipeline.add(bin) } catch { throw RunError(error.message) }
-        if !spec.transport.ice.addresses.isEmpty {
-            do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
-                throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
-            }
-        }
+        try addICEAddresses(to: bin)
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)
         }
-        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
-            let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
+        for m in media {
+            let branch = m == .video ? spec.receive?.video : spec.receive?.audio
+            guard branch != nil || always else { continue }
+            let codecs = (branch?.codecs.isEmpty ?? true) ? Codec.allCases.filter { $0.media == m } : branch!.codecs
             do {
                 let caps = try Caps(codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";"))
                 _ = try bin.emit("add-transceiver", "recvonly", caps)
             } catch {
-                throw RunError("cannot set up receiving \(branch.media.rawValue): \(error.message)", at: branch.location)
+                throw RunError("cannot set up receiving \(m.rawValue): \(error.message)", at: branch?.location ?? spec.transport.location)
             }
         }
         return WebRTCPeer(bin, label: "player")
     }
 
-    /// Offers to the WHEP/WHIP endpoint and applies its answer; returns the session to delete.
-    private func play(_ player: WebRTCPeer) async throws(RunError) -> (client: WHIPClient, session: URL) {
-        let endpoint = spec.transport.endpoint ?? ""
-        let what = spec.transport.kind == .whip ? "WHIP" : "WHEP"
-        do {
-            let client = try WHIPClient(endpoint: endpoint, token: spec.transport.token)
-            let offer = try await player.offerWithCandidates()
-            let (answer, session) = try await client.post(offer: offer)
-            try await player.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
-            return (client, session)
-        } catch let e as WHIPClient.Failure {
-            throw RunError("\(what): \(e.description)", at: spec.transport.location)
-        } catch let e as NegotiationError {
-            throw RunError("\(what): \(e.message)", at: spec.transport.location)
-        } catch {
-            throw RunError("\(what): \(error)", at: spec.transport.location)
+    /// The one webrtcbin of a room peer: send branches on transceivers that say what they
+    /// send (so the other peer's offer matches them), and, for the initiator, receive-only
+    /// transceivers for what it only receives.
+    private func buildRoomPeer(pipeline: Pipeline, builder: GraphBuilder, initiator: Bool) throws(RunError) -> WebRTCPeer {
+        let bin = try makeWebRTCBin("peer")
+        do { try pipeline.add(bin) } catch { throw RunError(error.message) }
+        try addICEAddresses(to: bin)
+        bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            builder?.buildReceive(for: pad)
+        }
+        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+            try builder.buildSend(branch, into: bin)
+            let receives = (branch.media == .video ? spec.receive?.video : spec.receive?.audio) != nil
+            // In 1.22 a requested pad's transceiver has no kind until caps flow: declare it.
+            guard let pad = builder.webrtcInputs[branch.media],
+                  let transceiver = pad.objectProperty("transceiver", as: Object.self) else { continue }
+            do {
+                try transceiver.set("direction", fromString: receives ? "sendrecv" : "sendonly")
+                try transceiver.set("codec-preferences", value: try Caps(EncoderPresets.rtpCaps(for: branch.encode.codec)).asValue())
+            } catch {
+                throw RunError("cannot set up sending \(branch.media.rawValue): \(error.message)", at: branch.location)
+            }
+        }
+        if initiator {
+            for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 })
+            where (branch.media == .video ? spec.send?.video : spec.send?.audio) == nil {
+                let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
+                do {
+                    let caps = try Caps(codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";"))
+                    _ = try bin.emit("add-transceiver", "recvonly", caps)
+                } catch {
+                    throw RunError("cannot set up receiving \(branch.media.rawValue): \(error.message)", at: branch.location)
+                }
+            }
+        }
+        return WebRTCPeer(bin, label: initiator ? "offerer" : "answerer")
+    }
+
+    /// `transport.ice.addresses`: host candidates on these addresses.
+    private func addICEAddresses(to bin: Element) throws(RunError) {
+        guard !spec.transport.ice.addresses.isEmpty else { return }
+        do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
+            throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
         }
     }
 

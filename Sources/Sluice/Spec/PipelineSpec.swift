@@ -93,6 +93,10 @@ public struct TransportSpec: Sendable, Equatable {
     public var endpoint: String?
     /// Bearer token sent to the endpoint.
     public var token: String?
+    /// The room of an `apprtc` transport.
+    public var room: String?
+    /// Data channels of the session, opened by the side that offers.
+    public var dataChannels: [DataChannelSpec] = []
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
@@ -120,6 +124,28 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// For `sluice serve`: the receive section handles what WHIP publishers send, the send
     /// section is what WHEP viewers play.
     case server
+    /// Meet the other peer in a room of an AppRTC-compatible server (`endpoint`, `room`):
+    /// the first to join offers, the second answers. Both sections may be present.
+    case apprtc
+    /// Play a camera through the camera API's `executeCommand` (`endpoint`: the device URL,
+    /// optional `token`): a recvonly audio + video + data channel offer, extended before
+    /// each `expiresAt`, stopped on exit. A file with this kind has no send section.
+    case camera
+}
+
+/// A data channel: `transport.data_channels: [{label: chat}]`.
+public struct DataChannelSpec: Sendable, Equatable {
+    public var label: String
+    /// Messages arrive in order (SCTP ordered delivery). Default true.
+    public var ordered: Bool = true
+    /// Partial reliability: give up on a message after this many retransmissions.
+    public var maxRetransmits: Int?
+    /// Print each message that arrives, as `[label] text`. Default true.
+    public var print: Bool = true
+    /// Send each line typed on standard input. At most one channel.
+    public var stdin: Bool = false
+    public var location: SourceLocation?
+    public init(label: String, location: SourceLocation? = nil) { self.label = label; self.location = location }
 }
 
 public struct ICESpec: Sendable, Equatable {

@@ -1,6 +1,7 @@
 /// `transport:` and `transport.ice:`.
 extension SpecDecoder {
-    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token"]
+    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "data_channels"]
+    static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
 
     mutating func decodeTransport(_ entry: SpecEntry?) -> TransportSpec {
@@ -30,24 +31,100 @@ extension SpecDecoder {
         if let bundle = map.entry("bundle"), let value: BundlePolicy = choice(bundle, what: "bundle policy") {
             transport.bundlePolicy = value
         }
-        let endpoint = map.entry("endpoint"), token = map.entry("token")
-        if transport.kind == .whep || transport.kind == .whip {
+        let endpoint = map.entry("endpoint"), token = map.entry("token"), room = map.entry("room")
+        let kind = transport.kind
+        if [.whep, .whip, .apprtc, .camera].contains(kind) {
+            let example = switch kind {
+            case .apprtc: "http://127.0.0.1:8443 (the server; the room goes in 'room')"
+            case .camera: "http://127.0.0.1:8443/enterprises/PROJECT/devices/NAME"
+            default: "http://127.0.0.1:8443/\(kind.rawValue)/NAME"
+            }
             if let endpoint, let url = nonEmptyText(endpoint) {
-                if url.hasPrefix("http://") || url.hasPrefix("https://") {
-                    transport.endpoint = url
-                } else {
+                if !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
                     fail("'endpoint' must be an http:// or https:// URL, got '\(url)'", at: endpoint.value.location)
+                } else if kind == .camera, !url.contains("/devices/") {
+                    fail("a camera endpoint is a device URL ending in /devices/NAME, e.g. \(example)", at: endpoint.value.location)
+                } else {
+                    transport.endpoint = url
                 }
             } else if endpoint == nil {
-                fail("transport kind '\(transport.kind.rawValue)' needs an 'endpoint' (e.g. http://127.0.0.1:8443/\(transport.kind.rawValue)/NAME)", at: entry.keyLocation)
+                fail("transport kind '\(kind.rawValue)' needs an 'endpoint' (e.g. \(example))", at: entry.keyLocation)
             }
-            if let token, let t = nonEmptyText(token) { transport.token = t }
-        } else {
-            for e in [endpoint, token].compactMap({ $0 }) {
-                fail("'\(e.key)' only applies to transport kinds whep and whip", at: e.keyLocation)
+        } else if let endpoint {
+            fail("'endpoint' only applies to transport kinds whep, whip, apprtc and camera", at: endpoint.keyLocation)
+        }
+        if let token {
+            if [.whep, .whip, .camera].contains(kind) {
+                if let t = nonEmptyText(token) { transport.token = t }
+            } else {
+                fail("'token' only applies to transport kinds whep, whip and camera", at: token.keyLocation)
+            }
+        }
+        if kind == .apprtc {
+            if let room, let name = nonEmptyText(room) {
+                if name.count <= 128, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+                    transport.room = name
+                } else {
+                    fail("room names are 1 to 128 letters, digits, '-' or '_', got '\(name)'", at: room.value.location)
+                }
+            } else if room == nil {
+                fail("transport kind 'apprtc' needs a 'room' to join", at: entry.keyLocation)
+            }
+        } else if let room {
+            fail("'room' only applies to transport kind apprtc", at: room.keyLocation)
+        }
+        if let channels = map.entry("data_channels") {
+            if [.noTransport, .server].contains(kind) {
+                fail("transport kind '\(kind.rawValue)' has no peer to open data channels with", at: channels.keyLocation)
+            } else if let items = list(channels) {
+                transport.dataChannels = decodeDataChannels(items)
             }
         }
         return transport
+    }
+
+    mutating func decodeDataChannels(_ items: [SpecNode]) -> [DataChannelSpec] {
+        var out: [DataChannelSpec] = []
+        var stdinAt: SourceLocation?
+        for item in items {
+            // `- chat` is short for `- label: chat`.
+            let map: [SpecEntry]
+            switch item.content {
+            case .mapping(let entries): map = entries
+            case .scalar(_, isNull: false): map = [SpecEntry(key: "label", keyLocation: item.location, value: item)]
+            case .reported: continue
+            default:
+                fail("a data channel is a label or a mapping such as `{label: chat, stdin: true}`", at: item.location)
+                continue
+            }
+            checkKeys(map, allowed: Self.dataChannelKeys, context: "in a data channel")
+            guard let labelEntry = map.entry("label") else {
+                fail("a data channel needs a 'label'", at: item.location)
+                continue
+            }
+            guard let label = nonEmptyText(labelEntry) else { continue }
+            if label.utf8.count > 65535 {
+                fail("a data channel label is at most 65535 bytes", at: labelEntry.value.location); continue
+            }
+            if out.contains(where: { $0.label == label }) {
+                fail("two data channels are labelled '\(label)'; labels must be unique", at: labelEntry.value.location); continue
+            }
+            var channel = DataChannelSpec(label: label, location: item.location)
+            if let e = map.entry("ordered"), let b = bool(e) { channel.ordered = b }
+            if let e = map.entry("print"), let b = bool(e) { channel.print = b }
+            if let e = map.entry("max_retransmits"), let n = integer(e, range: 0...65535) { channel.maxRetransmits = n }
+            if let e = map.entry("stdin"), let b = bool(e) {
+                if b, let first = stdinAt {
+                    fail("only one data channel can take standard input; '\(out.first { $0.stdin }?.label ?? "")' at line \(first.line) already does",
+                         at: e.value.location)
+                } else if b {
+                    stdinAt = e.value.location
+                }
+                channel.stdin = b
+            }
+            out.append(channel)
+        }
+        return out
     }
 
     mutating func decodeICE(_ entry: SpecEntry) -> ICESpec {

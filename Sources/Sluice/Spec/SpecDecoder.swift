@@ -146,8 +146,15 @@ struct SpecDecoder {
             if receivePresent.isEmpty, receive == nil {
                 fail("transport kind 'whep' needs a receive section for the stream it plays", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
             }
-        case .server:
+        case .server, .apprtc:
             break
+        case .camera:
+            if let send {
+                fail("transport kind 'camera' plays a camera: remove send (the camera sends)", at: send.key.keyLocation)
+            }
+            if receivePresent.isEmpty, receive == nil {
+                fail("transport kind 'camera' needs a receive section for what the camera sends", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
+            }
         case .whip:
             if let receive {
                 fail("transport kind 'whip' publishes the send section: remove receive (the endpoint's server receives)", at: receive.key.keyLocation)

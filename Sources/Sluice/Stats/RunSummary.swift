@@ -81,6 +81,26 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var last_error: String?
     }
 
+    /// One data channel's counters.
+    public struct DataChannelReport: Sendable, Codable, Equatable {
+        public var label: String
+        public var opened: Bool
+        public var sent: Int
+        public var received: Int
+    }
+
+    /// The network session of a signalled transport (apprtc, camera).
+    public struct Session: Sendable, Codable, Equatable {
+        /// `offerer` or `answerer` (apprtc), `viewer` (camera).
+        public var role: String
+        /// The camera's media session, or the room.
+        public var id: String?
+        /// How often the camera session was extended.
+        public var extensions: Int = 0
+        /// Why the session ended, when the other side ended it.
+        public var ended_by_peer: String?
+    }
+
     public var pipeline: String
     public var duration_s: Double
     public var send: Send
@@ -94,6 +114,10 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var gstreamer_version: String
     /// Swift filters that ran, in creation order (hot-swapped ones included).
     public var filters: [FilterReport] = []
+    /// Declared data channels.
+    public var data_channels: [DataChannelReport] = []
+    /// The signalled session, for apprtc and camera transports.
+    public var session: Session?
 
     /// Human summary printed at the end of `sluice run`.
     public var text: String {
@@ -113,6 +137,15 @@ public struct RunSummary: Sendable, Codable, Equatable {
             if f.dropped > 0 { line += ", \(f.dropped) dropped" }
             if f.errors > 0 { line += ", \(f.errors) errors (last: \(f.last_error ?? "?"))" }
             for (k, v) in f.events.sorted(by: { $0.key < $1.key }) { line += ", \(v) \(k) events" }
+            lines.append(line)
+        }
+        for d in data_channels {
+            lines.append("  data \(d.label.padding(toLength: 10, withPad: " ", startingAt: 0)) \(d.opened ? "open" : "never opened"), \(d.sent) sent, \(d.received) received")
+        }
+        if let s = session {
+            var line = "  session        \(s.role)" + (s.id.map { " \($0)" } ?? "")
+            if s.extensions > 0 { line += ", extended \(s.extensions) times" }
+            if let why = s.ended_by_peer { line += ", ended by the other side (\(why))" }
             lines.append(line)
         }
         lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds,

@@ -88,7 +88,7 @@ private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "unknown codec", yaml: validSend + "\n    encode: {codec: vp7}\n", at: "4:21",
                message: "unknown codec 'vp7'; expected one of vp8, vp9, h264, opus; did you mean 'vp8'?"),
     BrokenCase(name: "unknown transport kind", yaml: "transport: {kind: loopbak}\n" + validSend, at: "1:19",
-               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server; did you mean 'loopback'?"),
+               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server, apprtc, camera; did you mean 'loopback'?"),
     BrokenCase(name: "unknown capture kind", yaml: """
         send:
           video:
@@ -327,6 +327,62 @@ private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "missing default encoder", yaml: validSend + "\n    encode: {codec: vp9}\n",
                catalog: SpecFakeCatalog(missing: ["vp9enc"]), at: "4:5",
                message: "element 'vp9enc' is not installed", category: .missingElement),
+    // MARK: Signalled transports and data channels
+    BrokenCase(name: "apprtc without a room", yaml: """
+        transport: {kind: apprtc, endpoint: "http://127.0.0.1:8443"}
+        """ + "\n" + validSend, at: "1:1", message: "transport kind 'apprtc' needs a 'room' to join"),
+    BrokenCase(name: "apprtc without an endpoint", yaml: """
+        transport: {kind: apprtc, room: demo}
+        """ + "\n" + validSend, at: "1:1", message: "transport kind 'apprtc' needs an 'endpoint' (e.g. http://127.0.0.1:8443"),
+    BrokenCase(name: "apprtc room with a slash", yaml: """
+        transport: {kind: apprtc, endpoint: "http://127.0.0.1:8443", room: "a/b"}
+        """ + "\n" + validSend, at: "1:68", message: "room names are 1 to 128 letters, digits, '-' or '_', got 'a/b'"),
+    BrokenCase(name: "room on loopback", yaml: """
+        transport: {kind: loopback, room: demo}
+        """ + "\n" + validSend, at: "1:29", message: "'room' only applies to transport kind apprtc"),
+    BrokenCase(name: "token on apprtc", yaml: """
+        transport: {kind: apprtc, endpoint: "http://h:1", room: r, token: t}
+        """ + "\n" + validSend, at: "1:60", message: "'token' only applies to transport kinds whep, whip and camera"),
+    BrokenCase(name: "camera endpoint is not a device", yaml: """
+        transport: {kind: camera, endpoint: "http://127.0.0.1:8443/whep/x"}
+        receive:
+          video: {sink: stats}
+        """, at: "1:37", message: "a camera endpoint is a device URL ending in /devices/NAME"),
+    BrokenCase(name: "camera with a send section", yaml: """
+        transport: {kind: camera, endpoint: "http://127.0.0.1:8443/enterprises/p/devices/cam"}
+        receive:
+          video: {sink: stats}
+        """ + "\n" + validSend, at: "4:1", message: "transport kind 'camera' plays a camera: remove send"),
+    BrokenCase(name: "data channels without a peer", yaml: """
+        transport:
+          kind: none
+          data_channels: [chat]
+        """ + "\n" + validSend, at: "3:3", message: "transport kind 'none' has no peer to open data channels with"),
+    BrokenCase(name: "duplicate data channel label", yaml: """
+        transport:
+          data_channels: [chat, {label: chat}]
+        """ + "\n" + validSend, at: "2:33", message: "two data channels are labelled 'chat'; labels must be unique"),
+    BrokenCase(name: "two stdin data channels", yaml: """
+        transport:
+          data_channels:
+            - {label: a, stdin: true}
+            - {label: b, stdin: true}
+        """ + "\n" + validSend, at: "4:25", message: "only one data channel can take standard input; 'a' at line 3 already does"),
+    BrokenCase(name: "unknown data channel key", yaml: """
+        transport:
+          data_channels:
+            - {label: a, reliable: true}
+        """ + "\n" + validSend, at: "3:18", message: "unknown key 'reliable' in a data channel"),
+    BrokenCase(name: "data channel without label", yaml: """
+        transport:
+          data_channels:
+            - {ordered: false}
+        """ + "\n" + validSend, at: "3:7", message: "a data channel needs a 'label'"),
+    BrokenCase(name: "max_retransmits out of range", yaml: """
+        transport:
+          data_channels:
+            - {label: a, max_retransmits: -1}
+        """ + "\n" + validSend, at: "3:35", message: "'max_retransmits' must be between 0 and 65535, got -1"),
 ]
 
 final class PipelineLoaderBrokenFileTests: XCTestCase {

@@ -1,0 +1,65 @@
+import Foundation
+import GStreamer
+import SluiceSignalling
+import Synchronization
+
+/// A session with a remote peer found through a signalling service (WHIP/WHEP endpoint,
+/// camera API, room server): negotiated once the pipeline plays, looked after while the
+/// run goes on, ended when it stops.
+protocol RemoteSession: Sendable {
+    /// The local webrtcbin of the session.
+    var peer: WebRTCPeer { get }
+    /// Runs the offer/answer exchange. Returns false if `stop` was set before the other
+    /// side turned up (a room's initiator waits for a second peer).
+    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool
+    /// Called about five times a second while the run goes on. Returns why the run should
+    /// stop when the other side ended the session; throws when the session failed.
+    func tick() async throws(RunError) -> String?
+    /// Ends the session (best effort: the other side may be gone).
+    func end() async
+    /// What the summary says about the session.
+    var report: RunSummary.Session? { get }
+}
+
+/// WHEP playing or WHIP publishing: one complete offer POSTed, the answer applied, the
+/// session URL DELETEd at the end.
+final class HTTPSession: RemoteSession {
+    let peer: WebRTCPeer
+    private let client: WHIPClient
+    private let what: String
+    private let location: SourceLocation?
+    private let sessionURL = Mutex<URL?>(nil)
+
+    init(peer: WebRTCPeer, transport: TransportSpec) throws(RunError) {
+        self.peer = peer
+        self.what = transport.kind == .whip ? "WHIP" : "WHEP"
+        self.location = transport.location
+        do { client = try WHIPClient(endpoint: transport.endpoint ?? "", token: transport.token) } catch {
+            throw RunError("\(what): \(error.description)", at: transport.location)
+        }
+    }
+
+    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+        do {
+            let offer = try await peer.offerWithCandidates()
+            let (answer, session) = try await client.post(offer: offer)
+            sessionURL.withLock { $0 = session }
+            try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
+            return true
+        } catch let e as WHIPClient.Failure {
+            throw RunError("\(what): \(e.description)", at: location)
+        } catch let e as NegotiationError {
+            throw RunError("\(what): \(e.message)", at: location)
+        } catch {
+            throw RunError("\(what): \(error)", at: location)
+        }
+    }
+
+    func tick() async throws(RunError) -> String? { nil }
+
+    func end() async {
+        if let url = sessionURL.withLock({ u in defer { u = nil }; return u }) { await client.delete(session: url) }
+    }
+
+    var report: RunSummary.Session? { nil }
+}
