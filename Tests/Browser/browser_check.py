@@ -106,8 +106,15 @@ def check_page_error(driver):
         raise Failure(f"the page shows an error: {err}")
 
 
-def run_play(driver, base, name, args):
+def open_page(driver, base, args):
     driver.get(base + "/")
+    wait_for("the page script", 10, lambda: driver.execute_script("return !!window.sluice"))
+    if args.token:
+        driver.find_element(By.ID, "token").send_keys(args.token)
+
+
+def run_play(driver, base, name, args):
+    open_page(driver, base, args)
     button = wait_for(f"a Play button for stream '{name}'", 10, lambda: driver.find_elements(
         By.CSS_SELECTOR, f'button.play[data-stream="{name}"]'))
     started = time.monotonic()
@@ -142,8 +149,7 @@ def run_play(driver, base, name, args):
 
 
 def run_publish(driver, base, name, args):
-    driver.get(base + "/")
-    wait_for("the page script", 10, lambda: driver.execute_script("return !!window.sluice"))
+    open_page(driver, base, args)
     field = driver.find_element(By.ID, "publish-name")
     field.clear()
     field.send_keys(name)
@@ -191,6 +197,7 @@ def main():
     p.add_argument("--min-frames", type=int, default=30)
     p.add_argument("--measure", type=float, default=2, help="seconds to keep measuring after --min-frames")
     p.add_argument("--timeout", type=float, default=30, help="seconds to wait for --min-frames")
+    p.add_argument("--token", help="fill in the page's bearer token field")
     p.add_argument("--flag", action="append", default=[], help="an extra Chromium flag")
     p.add_argument("--drop-flag", action="append", default=[], help="leave out one of the default flags")
     args = p.parse_args()

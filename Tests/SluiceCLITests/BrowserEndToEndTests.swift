@@ -45,6 +45,15 @@ final class BrowserEndToEndTests: XCTestCase {
         XCTAssertEqual(json["viewersWhilePlaying"] as? Int, 1, "\(json)")
     }
 
+    /// With `--token`, the page sends the token field as `Authorization: Bearer` on POST and
+    /// DELETE (browser_check.py waits for the viewer to be gone after Stop).
+    func testBrowserPlaysWithABearerToken() throws {
+        try CLI.requireBrowserTools()
+        let (_, json, _) = try CLI.browserCheck("play", "server", serve: ["--pipeline", "Pipelines/server.yaml", "--token", "s3cret"],
+                                                port: 18474, extra: ["--token", "s3cret", "--measure", "0", "--timeout", "40"])
+        XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
+    }
+
     /// Chromium publishes its fake camera and microphone over WHIP from the page into
     /// `sluice serve --receive Pipelines/server.yaml`, whose receive pipeline decodes them.
     func testBrowserPublishesCameraOverWHIP() throws {
