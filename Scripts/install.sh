@@ -9,6 +9,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base-apps   # gst-launch-1.0, gst-discoverer-1.0 (tests, benchmarks)
   iproute2 util-linux curl                             # ip, unshare: loopback-only namespaces; curl: test readiness checks
   valgrind                                             # the bindings' memory check
+  chromium chromium-driver python3-venv                # the browser tests (selenium drives /usr/bin/chromedriver)
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -16,9 +17,20 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install.sh: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install.sh: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install.sh: installing ${missing[*]}"
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# The browser tests' driver: selenium (PyPI) in a virtual environment at .venv (gitignored),
+# made with Debian's python3. The tests point selenium at /usr/bin/chromedriver and
+# /usr/bin/chromium, so Selenium Manager never downloads anything.
+cd "$(dirname "$0")/.."
+if ! .venv/bin/python -c 'import selenium' 2>/dev/null; then
+  echo "install.sh: creating .venv with selenium"
+  /usr/bin/python3 -m venv .venv
+  .venv/bin/pip install -q selenium
+fi
+echo "install.sh: selenium $(.venv/bin/python -c 'import selenium; print(selenium.__version__)') in .venv"

@@ -18,7 +18,7 @@ public final class WHIPIngest: Sendable {
         public init(spec: PipelineSpec, iceAddresses: [String]) { self.spec = spec; self.iceAddresses = iceAddresses }
     }
 
-    private let receivers: [String: Receiver]
+    let receivers: [String: Receiver]
     private let sessions = Mutex<[String: (name: String, session: PublishSession)]>([:])
     /// What ended sessions received, per receive pipeline: (sessions, video frames, audio buffers).
     private let totals = Mutex<[String: (sessions: Int, video: Int, audio: Int)]>([:])

@@ -59,6 +59,7 @@ public struct SignallingServer: Sendable {
         addWHEPRoutes(to: router)
         addWHIPRoutes(to: router)
         addCameraRoutes(to: router)
+        addPageRoutes(to: router)
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: router,

@@ -1,0 +1,20 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+
+/// The web page at `GET /` (see `WebPage`), and the list of WHIP receivers it shows,
+/// `GET /receivers.json`: `[{"name": ..., "whip": "/whip/<name>"}]`.
+extension SignallingServer {
+    func addPageRoutes(to router: Router<BasicWebSocketRequestContext>) {
+        let page = ByteBuffer(string: WebPage.html)
+        router.get("/") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
+                     body: .init(byteBuffer: page))
+        }
+
+        let list = ingest.receivers.keys.sorted().map { ["name": $0, "whip": "/whip/\($0)"] }
+        let receivers = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        router.get("/receivers.json") { _, _ -> Response in Self.json(receivers) }
+    }
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Drives headless Chromium against `sluice serve`'s web page (GET /) with selenium.
+
+    browser_check.py play    URL STREAM  [--min-frames N] [--measure S] [--timeout T]
+    browser_check.py publish URL NAME    [--min-frames N] [--measure S] [--timeout T]
+
+play:    opens URL/, clicks Play on STREAM (WHEP), waits until the page's getStats figures
+         show more than N decoded frames and a resolution, measures S more seconds, clicks
+         Stop and waits until the server's /streams.json shows no viewer.
+publish: opens URL/, publishes the fake camera and microphone to NAME (WHIP), waits until the
+         browser has sent N frames and the server's /whip.json shows N decoded frames for the
+         session, measures S more seconds, clicks Stop and waits until the session has ended.
+
+Prints one JSON line with the results; exits 1 with a message on stderr on failure or timeout.
+Every wait is a bounded poll. Chromium and chromedriver are Debian's (/usr/bin); nothing is
+downloaded (no Selenium Manager) and the browser is told not to phone home. Run it inside a
+loopback-only network namespace.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import urllib.request
+
+os.environ.setdefault("SE_AVOID_STATS", "true")  # no selenium usage statistics
+os.environ.setdefault("SE_OFFLINE", "true")      # Selenium Manager must not download anything
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+# What ICE over 127.0.0.1 needs, in a headless browser with fake media (see README, "Browser").
+NEEDED_FLAGS = [
+    "--allow-loopback-in-peer-connection",  # without it Chromium gathers no candidate on lo
+    "--headless=new",
+    "--no-sandbox",                         # root in a container
+    "--use-fake-device-for-media-stream",   # a synthetic camera and microphone
+    "--use-fake-ui-for-media-stream",       # grant getUserMedia without a prompt
+]
+# Quiet: nothing to fetch, nothing to report, nothing to update.
+QUIET_FLAGS = [
+    "--disable-background-networking", "--no-first-run", "--disable-sync",
+    "--disable-component-update", "--disable-default-apps", "--disable-extensions",
+    "--disable-domain-reliability", "--disable-breakpad", "--no-default-browser-check",
+    "--metrics-recording-only", "--disable-client-side-phishing-detection",
+    "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required",
+]
+
+
+class Failure(Exception):
+    pass
+
+
+def log(msg):
+    print(f"browser_check: {msg}", file=sys.stderr, flush=True)
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.load(r)
+
+
+def wait_for(what, timeout, check, interval=0.2):
+    """Polls check() until it returns something truthy; Failure after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        last = check()
+        if last:
+            return last
+        if time.monotonic() >= deadline:
+            raise Failure(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+def start_browser(extra_flags, drop_flags):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="sluice-chromium-")
+    flags = [f for f in NEEDED_FLAGS + QUIET_FLAGS if f not in drop_flags] + extra_flags
+    for f in flags + [f"--user-data-dir={profile}"]:
+        options.add_argument(f)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path=CHROMEDRIVER)
+    driver = webdriver.Chrome(service=service, options=options)
+    return driver, profile
+
+
+def page_error(driver):
+    return driver.find_element(By.ID, "error").text.strip()
+
+
+def stats(driver, kind):
+    return driver.execute_script("return window.sluice ? window.sluice.stats()[arguments[0]] : {}", kind) or {}
+
+
+def check_page_error(driver):
+    err = page_error(driver)
+    if err:
+        raise Failure(f"the page shows an error: {err}")
+
+
+def open_page(driver, base, args):
+    driver.get(base + "/")
+    wait_for("the page script", 10, lambda: driver.execute_script("return !!window.sluice"))
+    if args.token:
+        driver.find_element(By.ID, "token").send_keys(args.token)
+
+
+def run_play(driver, base, name, args):
+    open_page(driver, base, args)
+    button = wait_for(f"a Play button for stream '{name}'", 10, lambda: driver.find_elements(
+        By.CSS_SELECTOR, f'button.play[data-stream="{name}"]'))
+    started = time.monotonic()
+    button[0].click()
+
+    def decoded():
+        check_page_error(driver)
+        s = stats(driver, "play")
+        return s if s.get("framesDecoded", 0) > args.min_frames and s.get("width") and s.get("height") else None
+    try:
+        s = wait_for(f"more than {args.min_frames} decoded frames with a resolution", args.timeout, decoded)
+    except Failure as e:
+        raise Failure(f"{e}; last stats: {json.dumps(stats(driver, 'play'))}")
+    reached = time.monotonic() - started
+    viewers = get_json(base + "/streams.json")
+    if args.measure > 0:
+        time.sleep(args.measure)  # a measuring window, not synchronisation
+        check_page_error(driver)
+        s = stats(driver, "play")
+    driver.find_element(By.ID, "play-stop").click()
+    wait_for("the server to drop the viewer after Stop", 10, lambda: all(
+        x["viewers"] == 0 for x in get_json(base + "/streams.json") if x["name"] == name))
+    return {
+        "mode": "play", "stream": name,
+        "framesDecoded": s.get("framesDecoded"), "width": s.get("width"), "height": s.get("height"),
+        "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"),
+        "packetsLost": s.get("packetsLost"), "firstFrameMs": s.get("firstFrameMs"),
+        "iceState": s.get("iceState"),
+        "secondsToMinFrames": round(reached, 2),
+        "viewersWhilePlaying": next((x["viewers"] for x in viewers if x["name"] == name), None),
+    }
+
+
+def run_publish(driver, base, name, args):
+    open_page(driver, base, args)
+    field = driver.find_element(By.ID, "publish-name")
+    field.clear()
+    field.send_keys(name)
+    started = time.monotonic()
+    driver.find_element(By.ID, "publish-start").click()
+
+    def server_frames():
+        live = [x for x in get_json(base + "/whip.json")["sessions"] if x["stream"] == name]
+        return live[0]["video_frames"] if live else 0
+
+    def sent():
+        check_page_error(driver)
+        s = stats(driver, "publish")
+        return s if s.get("framesSent", 0) >= args.min_frames and server_frames() >= args.min_frames else None
+    try:
+        s = wait_for(f"{args.min_frames} frames sent by the browser and decoded by the server", args.timeout, sent)
+    except Failure as e:
+        raise Failure(f"{e}; last browser stats: {json.dumps(stats(driver, 'publish'))}; "
+                      f"server: {json.dumps(get_json(base + '/whip.json'))}")
+    reached = time.monotonic() - started
+    if args.measure > 0:
+        time.sleep(args.measure)  # a measuring window, not synchronisation
+        check_page_error(driver)
+        s = stats(driver, "publish")
+    driver.find_element(By.ID, "publish-stop").click()
+    ended = wait_for("the server to end the session after Stop", 15, lambda: (
+        get_json(base + "/whip.json")["ended"].get(name) if not any(
+            x["stream"] == name for x in get_json(base + "/whip.json")["sessions"]) else None))
+    return {
+        "mode": "publish", "receiver": name,
+        "framesSent": s.get("framesSent"), "width": s.get("width"), "height": s.get("height"),
+        "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"),
+        "iceState": s.get("iceState"),
+        "secondsToMinFrames": round(reached, 2),
+        "serverVideoFrames": ended.get("video_frames"), "serverAudioBuffers": ended.get("audio_buffers"),
+        "serverSessionsEnded": ended.get("sessions"),
+    }
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("mode", choices=["play", "publish"])
+    p.add_argument("url", help="the server, e.g. http://127.0.0.1:8443")
+    p.add_argument("name", help="the stream to play, or the receiver to publish to")
+    p.add_argument("--min-frames", type=int, default=30)
+    p.add_argument("--measure", type=float, default=2, help="seconds to keep measuring after --min-frames")
+    p.add_argument("--timeout", type=float, default=30, help="seconds to wait for --min-frames")
+    p.add_argument("--token", help="fill in the page's bearer token field")
+    p.add_argument("--flag", action="append", default=[], help="an extra Chromium flag")
+    p.add_argument("--drop-flag", action="append", default=[], help="leave out one of the default flags")
+    args = p.parse_args()
+    base = args.url.rstrip("/")
+
+    t0 = time.monotonic()
+    driver, profile = start_browser(args.flag, args.drop_flag)
+    try:
+        result = (run_play if args.mode == "play" else run_publish)(driver, base, args.name, args)
+        result["browser"] = driver.capabilities.get("browserVersion")
+        result["seconds"] = round(time.monotonic() - t0, 2)
+        print(json.dumps(result, sort_keys=True), flush=True)
+        return 0
+    except Failure as e:
+        log(f"FAILED: {e}")
+        try:
+            for entry in driver.get_log("browser"):
+                log(f"console: {entry.get('level')} {entry.get('message')}")
+        except Exception:  # noqa: BLE001 - the log is a diagnostic extra
+            pass
+        return 1
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

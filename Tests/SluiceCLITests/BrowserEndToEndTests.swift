@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+/// `sluice serve`'s web page in a real browser: headless Chromium (Debian's), driven by
+/// selenium through `Tests/Browser/browser_check.py`, plays a stream over WHEP and publishes
+/// its fake camera and microphone over WHIP. Each test runs the server and the browser in one
+/// loopback-only network namespace. Without Chromium, chromedriver or selenium the tests fail
+/// and say to run `Scripts/install.sh`.
+final class BrowserEndToEndTests: XCTestCase {
+    /// `GET /` is the page: HTML, with the lists, the player, the publisher and the stats hooks.
+    func testPageIsServedAtRoot() throws {
+        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/server.yaml", "--receive", "Pipelines/server.yaml"],
+                                            port: 18471, client: """
+            curl -s -m 5 -D - "$URL/" && echo RECEIVERS: && curl -s -m 5 "$URL/receivers.json"
+            """, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let page = try XCTUnwrap(r.stdout.components(separatedBy: "RECEIVERS:").first)
+        XCTAssertTrue(page.hasPrefix("HTTP/1.1 200"), page.prefix(200).description)
+        XCTAssertTrue(page.lowercased().contains("content-type: text/html; charset=utf-8"), page.prefix(400).description)
+        for marker in ["<!doctype html>", "<video id=\"play-video\"", "<video id=\"publish-video\"", "id=\"token\"",
+                       "/streams.json", "/whip.json", "/receivers.json", "application/sdp", "Bearer ", "\"DELETE\"",
+                       "recvonly", "sendonly", "getUserMedia", "getStats", "currentRoundTripTime", "window.sluice",
+                       "data-stat=\"framesDecoded\"", "data-stat=\"framesSent\"", "data-stat=\"bitrate\"",
+                       "data-stat=\"rtt\"", "data-stat=\"fps\"", "data-stat=\"packetsLost\"", "</html>"] {
+            XCTAssertTrue(page.contains(marker), "the page lacks \(marker)")
+        }
+        XCTAssertFalse(page.contains("src=\"http"), "the page must not load anything from elsewhere")
+        let receivers = try XCTUnwrap(r.stdout.components(separatedBy: "RECEIVERS:").last?.components(separatedBy: "AFTER:").first)
+        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(receivers.utf8)) as? [[String: String]], receivers)
+        XCTAssertEqual(list, [["name": "server", "whip": "/whip/server"]])
+    }
+
+    /// Chromium plays `Pipelines/server.yaml` (640×360 VP8 at 30 fps) over WHEP from the page.
+    func testBrowserPlaysAStreamOverWHEP() throws {
+        try CLI.requireBrowserTools()
+        let (_, json, _) = try CLI.browserCheck("play", "server", serve: ["--pipeline", "Pipelines/server.yaml"], port: 18472,
+                                                extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"])
+        print("BrowserEndToEnd play:", json)
+        XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
+        XCTAssertEqual(json["width"] as? Int, 640, "\(json)")
+        XCTAssertEqual(json["height"] as? Int, 360, "\(json)")
+        XCTAssertGreaterThan((json["fps"] as? NSNumber)?.doubleValue ?? 0, 15, "\(json)")
+        XCTAssertGreaterThan((json["bitrate"] as? NSNumber)?.doubleValue ?? 0, 0, "\(json)")
+        XCTAssertNotNil(json["rtt"] as? NSNumber, "the selected candidate pair has an RTT: \(json)")
+        XCTAssertEqual(json["viewersWhilePlaying"] as? Int, 1, "\(json)")
+    }
+
+    /// With `--token`, the page sends the token field as `Authorization: Bearer` on POST and
+    /// DELETE (browser_check.py waits for the viewer to be gone after Stop).
+    func testBrowserPlaysWithABearerToken() throws {
+        try CLI.requireBrowserTools()
+        let (_, json, _) = try CLI.browserCheck("play", "server", serve: ["--pipeline", "Pipelines/server.yaml", "--token", "s3cret"],
+                                                port: 18474, extra: ["--token", "s3cret", "--measure", "0", "--timeout", "40"])
+        XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
+    }
+
+    /// Chromium publishes its fake camera and microphone over WHIP from the page into
+    /// `sluice serve --receive Pipelines/server.yaml`, whose receive pipeline decodes them.
+    func testBrowserPublishesCameraOverWHIP() throws {
+        try CLI.requireBrowserTools()
+        let (_, json, whip) = try CLI.browserCheck("publish", "server", serve: ["--receive", "Pipelines/server.yaml"], port: 18473,
+                                                   extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"])
+        print("BrowserEndToEnd publish:", json, "server:", whip)
+        XCTAssertGreaterThanOrEqual(json["framesSent"] as? Int ?? 0, 30, "\(json)")
+        // The server's own account, after the browser's DELETE ended the session.
+        let ended = try XCTUnwrap((whip["ended"] as? [String: Any])?["server"] as? [String: Int], "\(whip)")
+        XCTAssertEqual(ended["sessions"], 1, "Stop ended the session with DELETE: \(whip)")
+        XCTAssertGreaterThanOrEqual(ended["video_frames"] ?? 0, 30, "the server decoded the browser's video: \(whip)")
+        XCTAssertGreaterThan(ended["audio_buffers"] ?? 0, 0, "the server decoded the browser's audio: \(whip)")
+        XCTAssertEqual((whip["sessions"] as? [Any])?.count, 0, "\(whip)")
+    }
+}
