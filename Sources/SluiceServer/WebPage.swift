@@ -163,29 +163,8 @@ enum WebPage {
     });
     const text = await r.text();
     if (r.status !== 201) throw new Error(`POST ${url}: ${r.status} ${r.statusText}\n${text}`);
-    await pc.setRemoteDescription({ type: "answer", sdp: rejectInactive(text) });
+    await pc.setRemoteDescription({ type: "answer", sdp: text });
     return new URL(r.headers.get("Location"), location.href).href;
-  }
-
-  // The server answers a medium its pipeline lacks (e.g. audio for a video-only stream) as
-  // "a=inactive" but leaves it in the BUNDLE group. Its RTP carries neither a MID header
-  // extension nor signalled SSRCs, and Chromium then cannot tell which section the video
-  // packets belong to ("Failed to demux RTP packet") and decodes nothing. Treating such a
-  // section as rejected (port 0, out of the BUNDLE group) leaves one receiving section, which
-  // Chromium demultiplexes by payload type.
-  function rejectInactive(sdp) {
-    const [head, ...sections] = sdp.split(/\r\n(?=m=)/);
-    const gone = [];
-    const kept = sections.map((section) => {
-      if (!/^a=inactive$/m.test(section)) return section;
-      const mid = /^a=mid:(\S+)/m.exec(section);
-      if (mid) gone.push(mid[1]);
-      return section.replace(/^m=(\S+) \d+/, "m=$1 0");
-    });
-    if (!gone.length) return sdp;
-    const group = head.replace(/^a=group:BUNDLE (.*)$/m,
-      (_, ids) => "a=group:BUNDLE " + ids.split(" ").filter((id) => !gone.includes(id)).join(" "));
-    return [group, ...kept].join("\r\n");
   }
 
   async function stop(kind) {

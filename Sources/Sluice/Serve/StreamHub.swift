@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import SluiceSignalling
 import Synchronization
 
 /// A pipeline file's send section served to any number of WebRTC viewers (WHEP): capture,
@@ -91,7 +92,7 @@ public final class StreamHub: Sendable {
             for e in elements.reversed() { e.syncStateWithParent() }
 
             let peer = WebRTCPeer(webrtcbin, label: "viewer")
-            let answer = try await peer.answer(offer: offer)
+            let answer = SDPRewrite.rejectingInactive(try await peer.answer(offer: offer))
             for p in pending { try p.teePad.link(p.queueSink) }
             viewers.withLock { $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads) }
             // A new viewer needs a keyframe to start decoding: ask the shared encoders.
