@@ -8,6 +8,7 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-nice gstreamer1.0-libav libnice-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base-apps   # gst-launch-1.0, gst-discoverer-1.0 (tests, benchmarks)
   iproute2 util-linux curl                             # ip, unshare: loopback-only namespaces; curl: test readiness checks
+  openssl                                              # a throwaway certificate for the HTTPS test
   valgrind                                             # the bindings' memory check
   chromium chromium-driver python3-venv                # the browser tests (selenium drives /usr/bin/chromedriver)
 )

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import Sluice
@@ -21,10 +23,14 @@ public struct SignallingServer: Sendable {
         /// ICE servers announced in `Link: rel="ice-server"` headers.
         public var stun: [String]
         public var turn: [String]
+        /// PEM certificate chain and private key files: serve HTTPS and WSS instead of HTTP.
+        public var tls: (certificate: String, key: String)?
         public init(host: String = "127.0.0.1", port: Int = 8443, token: String? = nil,
-                    stun: [String] = [], turn: [String] = []) {
-            self.host = host; self.port = port; self.token = token; self.stun = stun; self.turn = turn
+                    stun: [String] = [], turn: [String] = [], tls: (certificate: String, key: String)? = nil) {
+            self.host = host; self.port = port; self.token = token; self.stun = stun; self.turn = turn; self.tls = tls
         }
+        /// `https`/`http` (and `wss`/`ws` for the room socket).
+        var secure: Bool { tls != nil }
     }
 
     public let configuration: Configuration
@@ -53,20 +59,35 @@ public struct SignallingServer: Sendable {
     public var openSockets: Int { sockets.value }
 
     /// The Hummingbird application: build it, then `runService()` it (or test it).
-    public func application() -> some ApplicationProtocol {
+    /// Throws when the TLS certificate or key cannot be read.
+    public func application() throws -> some ApplicationProtocol {
         let router = Router(context: BasicWebSocketRequestContext.self)
         addRoomRoutes(to: router)
         addWHEPRoutes(to: router)
         addWHIPRoutes(to: router)
         addCameraRoutes(to: router)
         addPageRoutes(to: router)
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 20))
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router,
-                                           configuration: .init(maxFrameSize: 1 << 20)),
+            server: try configuration.tls.map { try .tls(plain, tlsConfiguration: try Self.tlsConfiguration($0)) } ?? plain,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sluice"),
             services: [CameraExpiryService(cameras: cameras, streams: streams, interval: 0.25)],
             logger: logger)
+    }
+
+    /// A server TLS configuration from PEM files, with errors that name the file.
+    static func tlsConfiguration(_ files: (certificate: String, key: String)) throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(files.certificate) } catch {
+            throw TLSFileError(message: "cannot read the certificate \(files.certificate) (a PEM file): \(error)")
+        }
+        guard !chain.isEmpty else { throw TLSFileError(message: "\(files.certificate) holds no PEM certificate") }
+        let key: NIOSSLPrivateKey
+        do { key = try NIOSSLPrivateKey(file: files.key, format: .pem) } catch {
+            throw TLSFileError(message: "cannot read the private key \(files.key) (a PEM file): \(error)")
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
     /// Runs until cancelled (Ctrl-C stops it gracefully).
@@ -96,7 +117,8 @@ public struct SignallingServer: Sendable {
             // URL works behind another name or an ephemeral port.
             let base = request.head.authority.flatMap { Self.validAuthority($0) ? $0 : nil }
                 ?? "\(configuration.host):\(configuration.port)"
-            return Self.json(AppRTC.joinResponse(rooms.join(room: room), wssURL: "ws://\(base)/ws", wssPostURL: "http://\(base)"))
+            let (ws, http) = configuration.secure ? ("wss", "https") : ("ws", "http")
+            return Self.json(AppRTC.joinResponse(rooms.join(room: room), wssURL: "\(ws)://\(base)/ws", wssPostURL: "\(http)://\(base)"))
         }
 
         router.post("/message/:room/:client") { request, context -> Response in
@@ -205,4 +227,10 @@ final class SocketCount: Sendable {
     private let n = Atomic<Int>(0)
     func add(_ d: Int) { n.add(d, ordering: .relaxed) }
     var value: Int { n.load(ordering: .relaxed) }
+}
+
+/// A TLS certificate or key file that cannot be used.
+public struct TLSFileError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

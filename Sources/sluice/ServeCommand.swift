@@ -35,6 +35,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "TURN server to announce (turn://user:pass@host:port; repeatable).")
     var turn: [String] = []
 
+    @Option(help: "PEM certificate (chain) file: serve HTTPS and WSS. Needs --key.")
+    var cert: String?
+
+    @Option(help: "PEM private key file for --cert.")
+    var key: String?
+
     @Option(name: .customLong("camera-lifetime"), help: "Seconds a camera API stream lives unless extended (the API's default: 300).")
     var cameraLifetime: Double = 300
 
@@ -42,6 +48,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both for HTTPS, or neither") }
         guard cameraLifetime >= 1, cameraLifetime <= 86400 else { throw ValidationError("--camera-lifetime must be between 1 and 86400 seconds") }
     }
 
@@ -63,9 +70,13 @@ struct Serve: AsyncParsableCommand {
             receivers.append(.init(spec: spec, iceAddresses: spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses))
             printLine("sluice serve: WHIP publishers to /whip/\(spec.name) go through \(file)")
         }
-        printLine("sluice serve: listening on http://\(host):\(port)")
-        let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn)
-        try await SignallingServer(configuration: configuration, streams: hubs, receivers: receivers,
-                                   cameraLifetime: cameraLifetime).run()
+        let tls = cert.flatMap { c in key.map { (certificate: c, key: $0) } }
+        let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn, tls: tls)
+        let server = SignallingServer(configuration: configuration, streams: hubs, receivers: receivers, cameraLifetime: cameraLifetime)
+        printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port)")
+        do { try await server.run() } catch let e as TLSFileError {
+            printError("error: \(e)")
+            throw ExitCode(2)
+        }
     }
 }

@@ -118,7 +118,7 @@ final class RoomServerTests: XCTestCase {
                 }
             }
             let status = try await Self.waitForStatus(client) { $0["rooms"] == 0 && $0["clients"] == 0 && $0["sockets"] == 0 }
-            XCTAssertEqual(status, ["rooms": 0, "clients": 0, "sockets": 0])
+            XCTAssertEqual(status, ["rooms": 0, "clients": 0, "sockets": 0, "camera_sessions": 0])
             // Still serving.
             let again = try await Self.join(client, "after")
             XCTAssertTrue(again.initiator)
