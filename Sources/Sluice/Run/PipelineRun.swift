@@ -17,6 +17,9 @@ public struct RunOptions: Sendable {
     public var dataInput: AsyncStream<String>?
     /// Called with (label, text) for each message arriving on a data channel that prints.
     public var onDataMessage: (@Sendable (String, String) -> Void)?
+    /// Called with (filter, event, fields) for each event a Swift filter emits (e.g.
+    /// `framestamp` with `latency_us`), from the bus watcher.
+    public var onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
 
     public init(duration: Double? = nil, statsInterval: Double = 1, drainTimeout: Double = 5,
                 dataInput: AsyncStream<String>? = nil, onDataMessage: (@Sendable (String, String) -> Void)? = nil) {
@@ -123,7 +126,7 @@ public final class PipelineRun: Sendable {
             // keep it: the WHEP viewer, the camera stream, the room.
             if let remoteSession, !sessionEnded.isSet { Task.detached { await remoteSession.end() } }
         }
-        let busTask = watchBus(pipeline)
+        let busTask = watchBus(pipeline, onFilterEvent: options.onFilterEvent)
         defer { busTask.cancel() }
 
         var stopped = false
@@ -485,7 +488,8 @@ public final class PipelineRun: Sendable {
 
     // MARK: Bus
 
-    private func watchBus(_ pipeline: Pipeline) -> Task<Void, Never> {
+    private func watchBus(_ pipeline: Pipeline,
+                          onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?) -> Task<Void, Never> {
         let bus = pipeline.bus
         let logger = logger
         return Task.detached { [weak self] in
@@ -500,8 +504,16 @@ public final class PipelineRun: Sendable {
                     let (text, _) = message.parsedError ?? ("", nil)
                     logger.warning("\(message.sourceName): \(text)")
                 case .element:
-                    if let s = message.structure, s.name == "sluice-filter-warning" {
+                    guard let s = message.structure else { break }
+                    if s.name == "sluice-filter-warning" {
                         logger.warning("\(s.get("message", as: String.self) ?? "a filter reported a problem")")
+                    } else if s.name == "sluice-filter-event", let onFilterEvent,
+                              let filter = s.get("filter", as: String.self), let event = s.get("event", as: String.self) {
+                        var fields: [String: Double] = [:]
+                        for name in s.fieldNames where name != "filter" && name != "event" {
+                            if let v = s.get(name, as: Double.self) { fields[name] = v }
+                        }
+                        onFilterEvent(filter, event, fields)
                     }
                 default:
                     break

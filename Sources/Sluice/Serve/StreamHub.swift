@@ -45,6 +45,10 @@ public final class StreamHub: Sendable {
     public var viewerCount: Int { viewers.withLock { $0.count } }
     /// Frames encoded so far (one encoder per stream, however many viewers).
     public var encodedVideoFrames: Int { builder.counters.sendVideoFrames.load(ordering: .relaxed) }
+    /// Bytes of encoded video so far.
+    public var encodedVideoBytes: Int { builder.counters.sendVideoBytes.load(ordering: .relaxed) }
+    /// Statistics of the stream's Swift filters.
+    public var filterStatistics: [FilterStatistics] { builder.swiftFilterStatistics }
 
     /// Adds a viewer for a WHEP offer; returns its id and the complete answer.
     public func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {

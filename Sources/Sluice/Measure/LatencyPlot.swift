@@ -1,0 +1,135 @@
+import Foundation
+
+/// Draws a measurement as a self-contained SVG: latency over time (every frame, with the
+/// p50 and p95 lines) above its histogram. No scripts, no external resources.
+public enum LatencyPlot {
+    public static func svg(_ report: MeasureReport) -> String {
+        let width = 960.0, left = 70.0, right = 30.0
+        let plotW = width - left - right
+        let top1 = 70.0, h1 = 260.0          // time series panel
+        let top2 = top1 + h1 + 70, h2 = 200.0 // histogram panel
+        let height = top2 + h2 + 60
+        let points = report.samples.compactMap { s -> (t: Double, ms: Double)? in s.count >= 3 ? (s[0], s[2]) : nil }
+        var out: [String] = []
+        out.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
+        out.append(##"<rect width="100%" height="100%" fill="white"/>"##)
+        let l = report.latency
+        let title = "\(escape(report.pipeline)) — \(report.width)x\(report.height) \(report.codec ?? ""), "
+            + (report.processes == 1 ? "one process" : "two processes") + (report.netem.map { ", netem \(escape($0))" } ?? "")
+        out.append(text(left, 24, title, size: 16, weight: "bold"))
+        out.append(text(left, 46, String(format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered",
+                                         f(l.p50_ms), f(l.p95_ms), f(l.p99_ms), f(l.max_ms), report.frames.received,
+                                         report.frames.lost, report.delivered_fps), size: 13))
+        guard !points.isEmpty else {
+            out.append(text(left, top1 + h1 / 2, "no frame was read back: nothing to plot", size: 14))
+            out.append("</svg>")
+            return out.joined(separator: "\n")
+        }
+
+        // Panel 1: latency over time.
+        let tMax = max(report.duration_s, points.map(\.t).max() ?? 1, 1)
+        let yMax = niceCeiling(max(points.map(\.ms).max() ?? 1, 1) * 1.05)
+        func x(_ t: Double) -> Double { left + t / tMax * plotW }
+        func y1(_ ms: Double) -> Double { top1 + h1 - min(ms, yMax) / yMax * h1 }
+        out.append(text(left, top1 - 10, "glass-to-glass latency per frame (ms) over time (s)", size: 13, weight: "bold"))
+        out += axes(left: left, top: top1, width: plotW, height: h1)
+        for v in ticks(0, yMax) {
+            out.append(line(left - 4, y1(v), left + plotW, y1(v), stroke: "#e5e5e5"))
+            out.append(text(left - 8, y1(v) + 4, label(v), anchor: "end"))
+        }
+        for v in ticks(0, tMax) {
+            out.append(text(x(v), top1 + h1 + 16, label(v), anchor: "middle"))
+        }
+        var path = ""
+        for (i, p) in points.enumerated() { path += (i == 0 ? "M" : "L") + String(format: "%.1f %.1f", x(p.t), y1(p.ms)) }
+        out.append(##"<path d="\##(path)" fill="none" stroke="#9ab" stroke-width="0.8"/>"##)
+        for p in points { out.append(String(format: ##"<circle cx="%.1f" cy="%.1f" r="1.6" fill="#1f77b4"/>"##, x(p.t), y1(p.ms))) }
+        for (name, v, color) in [("p50", l.p50_ms, "#2ca02c"), ("p95", l.p95_ms, "#ff7f0e"), ("p99", l.p99_ms, "#d62728")] {
+            guard let v else { continue }
+            out.append(line(left, y1(v), left + plotW, y1(v), stroke: color, dash: "6 4"))
+            out.append(text(left + plotW - 4, y1(v) - 4, "\(name) \(f(v))", anchor: "end", fill: color))
+        }
+
+        // Panel 2: histogram.
+        let values = points.map(\.ms)
+        let lo = floor(values.min() ?? 0), hi = max(ceil(values.max() ?? 1), lo + 1)
+        let binWidth = niceBin((hi - lo) / 40)
+        let start = floor(lo / binWidth) * binWidth
+        let count = max(1, Int(ceil((hi - start) / binWidth)) + 1)
+        var bins = Array(repeating: 0, count: count)
+        for v in values { bins[min(count - 1, max(0, Int((v - start) / binWidth)))] += 1 }
+        let cMax = Double(bins.max() ?? 1)
+        func x2(_ ms: Double) -> Double { left + (ms - start) / (Double(count) * binWidth) * plotW }
+        func y2(_ c: Double) -> Double { top2 + h2 - c / niceCeiling(cMax) * h2 }
+        out.append(text(left, top2 - 10, String(format: "histogram: frames per %@ ms of latency", label(binWidth)), size: 13, weight: "bold"))
+        out += axes(left: left, top: top2, width: plotW, height: h2)
+        for v in ticks(0, niceCeiling(cMax)) {
+            out.append(line(left - 4, y2(v), left + plotW, y2(v), stroke: "#e5e5e5"))
+            out.append(text(left - 8, y2(v) + 4, label(v), anchor: "end"))
+        }
+        for v in ticks(start, start + Double(count) * binWidth) {
+            out.append(text(x2(v), top2 + h2 + 16, label(v), anchor: "middle"))
+        }
+        for (i, c) in bins.enumerated() where c > 0 {
+            let x0 = x2(start + Double(i) * binWidth), x1 = x2(start + Double(i + 1) * binWidth)
+            out.append(String(format: ##"<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#1f77b4"/>"##,
+                              x0 + 0.5, y2(Double(c)), max(0.5, x1 - x0 - 1), top2 + h2 - y2(Double(c))))
+        }
+        for (v, color) in [(l.p50_ms, "#2ca02c"), (l.p95_ms, "#ff7f0e"), (l.p99_ms, "#d62728")] {
+            guard let v else { continue }
+            out.append(line(x2(v), top2, x2(v), top2 + h2, stroke: color, dash: "6 4"))
+        }
+        out.append(text(left + plotW / 2, top2 + h2 + 36, "latency (ms)", anchor: "middle"))
+        out.append("</svg>")
+        return out.joined(separator: "\n")
+    }
+
+    // MARK: Drawing helpers
+
+    private static func f(_ v: Double?) -> String { v.map { String(format: "%.1f ms", $0) } ?? "-" }
+
+    private static func axes(left: Double, top: Double, width: Double, height: Double) -> [String] {
+        [line(left, top, left, top + height, stroke: "#333"), line(left, top + height, left + width, top + height, stroke: "#333")]
+    }
+
+    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, dash: String? = nil) -> String {
+        String(format: ##"<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%@" stroke-width="1"%@/>"##,
+               x1, y1, x2, y2, stroke, dash.map { ##" stroke-dasharray="\##($0)""## } ?? "")
+    }
+
+    private static func text(_ x: Double, _ y: Double, _ s: String, anchor: String = "start", size: Int = 12,
+                             weight: String = "normal", fill: String = "#222") -> String {
+        String(format: ##"<text x="%.1f" y="%.1f" text-anchor="%@" font-size="%d" font-weight="%@" fill="%@">%@</text>"##,
+               x, y, anchor, size, weight, fill, escape(s))
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// 1, 2 or 5 × 10^k at or above `v`.
+    static func niceCeiling(_ v: Double) -> Double {
+        guard v > 0, v.isFinite else { return 1 }
+        let p = pow(10, floor(log10(v)))
+        for m in [1.0, 2, 5, 10] where m * p >= v { return m * p }
+        return 10 * p
+    }
+
+    /// A bin width of 1, 2 or 5 × 10^k, at least 0.1 ms.
+    static func niceBin(_ v: Double) -> Double { max(0.1, niceCeiling(v)) }
+
+    /// About five round ticks from `lo` to `hi`.
+    static func ticks(_ lo: Double, _ hi: Double) -> [Double] {
+        guard hi > lo else { return [lo] }
+        let step = niceCeiling((hi - lo) / 5)
+        var out: [Double] = []
+        var v = ceil(lo / step) * step
+        while v <= hi + step * 1e-9 && out.count < 20 { out.append(v); v += step }
+        return out
+    }
+
+    private static func label(_ v: Double) -> String {
+        v == v.rounded() ? String(Int(v)) : String(format: "%.1f", v)
+    }
+}

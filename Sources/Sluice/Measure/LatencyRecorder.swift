@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+
+/// Collects the stamps the `framestamp-read` filter reads: frame number, glass-to-glass
+/// latency, and when it arrived. Safe to feed from GStreamer's threads.
+public final class LatencyRecorder: Sendable {
+    /// One frame read back.
+    public struct Sample: Sendable, Equatable {
+        public var number: UInt32
+        /// Capture (stamp written) to decoded frame (stamp read), microseconds.
+        public var latencyMicroseconds: Int
+        /// Seconds since the recorder was made.
+        public var at: Double
+    }
+
+    private let start = ContinuousClock.now
+    private let samples = Mutex<[Sample]>([])
+    private let unreadable = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Records a frame read back.
+    public func record(number: UInt32, latencyMicroseconds: Int) {
+        let at = (ContinuousClock.now - start).seconds
+        samples.withLock { $0.append(Sample(number: number, latencyMicroseconds: latencyMicroseconds, at: at)) }
+    }
+
+    /// Records a frame whose stamp could not be read.
+    public func recordUnreadable() { unreadable.add(1, ordering: .relaxed) }
+
+    /// Feeds a filter event from the bus (`framestamp` with `number` and `latency_us`, or
+    /// `framestamp-unreadable`); other events are ignored.
+    public func take(event: String, fields: [String: Double]) {
+        switch event {
+        case "framestamp":
+            guard let n = fields["number"], let l = fields["latency_us"], n >= 0, n <= Double(UInt32.max), l.isFinite else { return }
+            record(number: UInt32(n), latencyMicroseconds: Int(l))
+        case "framestamp-unreadable":
+            recordUnreadable()
+        default:
+            break
+        }
+    }
+
+    public var all: [Sample] { samples.withLock { $0 } }
+    public var unreadableCount: Int { unreadable.load(ordering: .relaxed) }
+
+    /// Samples that arrived at or after `t` seconds.
+    public func since(_ t: Double) -> [Sample] { samples.withLock { s in s.filter { $0.at >= t } } }
+}
+
+/// Glass-to-glass figures computed from samples.
+public struct LatencyFigures: Sendable, Codable, Equatable {
+    public var samples: Int
+    public var p50_ms: Double?
+    public var p95_ms: Double?
+    public var p99_ms: Double?
+    public var max_ms: Double?
+    public var mean_ms: Double?
+    public var min_ms: Double?
+
+    public init(_ samples: [LatencyRecorder.Sample]) {
+        self.samples = samples.count
+        let sorted = samples.map { Double($0.latencyMicroseconds) / 1000 }.sorted()
+        guard !sorted.isEmpty else { return }
+        p50_ms = Self.percentile(sorted, 50)
+        p95_ms = Self.percentile(sorted, 95)
+        p99_ms = Self.percentile(sorted, 99)
+        max_ms = sorted.last
+        min_ms = sorted.first
+        mean_ms = sorted.reduce(0, +) / Double(sorted.count)
+    }
+
+    /// Nearest-rank percentile of sorted values.
+    public static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        precondition(!sorted.isEmpty)
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}
+
+/// Frame accounting from the stamp numbers read back.
+public struct FrameAccounting: Sendable, Codable, Equatable {
+    /// Frames the writer stamped.
+    public var stamped: Int
+    /// Stamps read back (duplicates included).
+    public var received: Int
+    /// Numbers never read, between the first and the newest number read.
+    public var lost: Int
+    /// Reads of a number already read.
+    public var duplicated: Int
+    /// Reads of a number lower than one read before it.
+    public var out_of_order: Int
+    /// Frames with no readable stamp at the reader.
+    public var unreadable: Int
+    /// Stamped frames older than the first one read: sent before the session carried media.
+    public var before_first_frame: Int
+    /// Stamped frames newer than the newest one read: still in flight when the run stopped.
+    public var in_flight_at_stop: Int
+
+    public init(samples: [LatencyRecorder.Sample], stamped: Int, unreadable: Int) {
+        self.stamped = stamped
+        self.received = samples.count
+        self.unreadable = unreadable
+        var seen = Set<UInt32>()
+        var newest: UInt32?
+        var duplicated = 0, outOfOrder = 0
+        for s in samples {
+            if !seen.insert(s.number).inserted { duplicated += 1; continue }
+            if let n = newest, s.number < n { outOfOrder += 1 }
+            newest = max(newest ?? s.number, s.number)
+        }
+        self.duplicated = duplicated
+        self.out_of_order = outOfOrder
+        if let lo = seen.min(), let hi = seen.max() {
+            lost = Int(hi - lo) + 1 - seen.count
+            before_first_frame = Int(lo)
+            in_flight_at_stop = max(0, stamped - 1 - Int(hi))
+        } else {
+            lost = 0
+            before_first_frame = 0
+            in_flight_at_stop = stamped
+        }
+    }
+}

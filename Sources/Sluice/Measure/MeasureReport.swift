@@ -1,0 +1,85 @@
+import Foundation
+
+/// What `sluice measure` reports for one run.
+public struct MeasureReport: Sendable, Codable, Equatable {
+    /// Latency over one second of the run.
+    public struct Second: Sendable, Codable, Equatable {
+        public var t: Int
+        public var frames: Int
+        public var p50_ms: Double?
+        public var p95_ms: Double?
+    }
+
+    public var pipeline: String
+    public var duration_s: Double
+    /// 1: sender and receiver in this process; 2: two processes (and namespaces).
+    public var processes: Int
+    /// The `tc netem` settings applied between the two processes, if any.
+    public var netem: String?
+    public var codec: String?
+    public var width: Int
+    public var height: Int
+    public var latency: LatencyFigures
+    public var frames: FrameAccounting
+    /// Frames the encoder produced (the writer's frames that a leaky queue did not drop).
+    public var encoded_frames: Int
+    /// Distinct frames read back per second, from the first one to the end.
+    public var delivered_fps: Double
+    /// Encoder output, kbit/s over the run.
+    public var encoder_bitrate_kbps: Double
+    /// CPU seconds (user + system) of the measured process(es).
+    public var cpu_seconds: Double
+    /// Largest resident set of any measured process, MiB.
+    public var peak_memory_mib: Double
+    public var time_to_first_frame_ms: Double?
+    public var per_second: [Second]
+    /// Every sample: seconds since start, frame number, latency in ms.
+    public var samples: [[Double]]
+
+    /// The human summary.
+    public var text: String {
+        func ms(_ v: Double?) -> String { v.map { String(format: "%.1f ms", $0) } ?? "-" }
+        var lines = ["measure \(pipeline) (\(String(format: "%.1f", duration_s)) s, \(processes == 1 ? "one process" : "two processes")"
+            + (netem.map { ", netem \($0)" } ?? "") + ")"]
+        lines.append("  video          \(width)x\(height) \(codec ?? "?")")
+        lines.append("  latency        p50 \(ms(latency.p50_ms))  p95 \(ms(latency.p95_ms))  p99 \(ms(latency.p99_ms))  max \(ms(latency.max_ms))  (\(latency.samples) frames)")
+        lines.append("  frames         \(frames.stamped) stamped, \(encoded_frames) encoded, \(frames.received) read back; "
+            + "\(frames.lost) lost, \(frames.duplicated) duplicated, \(frames.out_of_order) out of order, \(frames.unreadable) unreadable")
+        lines.append("                 \(frames.before_first_frame) before the first frame arrived, \(frames.in_flight_at_stop) in flight at stop")
+        lines.append(String(format: "  delivered      %.1f fps", delivered_fps))
+        lines.append(String(format: "  encoder        %.0f kbit/s", encoder_bitrate_kbps))
+        lines.append("  first frame    " + ms(time_to_first_frame_ms))
+        lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds, duration_s > 0 ? cpu_seconds / duration_s * 100 : 0))
+        lines.append(String(format: "  peak memory    %.0f MiB", peak_memory_mib))
+        return lines.joined(separator: "\n")
+    }
+
+    public func json() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try e.encode(self)
+    }
+
+    /// Per-second latency from samples.
+    static func perSecond(_ samples: [LatencyRecorder.Sample], duration: Double) -> [Second] {
+        let seconds = max(0, Int(duration.rounded(.up)))
+        var buckets = Array(repeating: [Double](), count: seconds)
+        for s in samples {
+            let i = Int(s.at)
+            if i >= 0 && i < seconds { buckets[i].append(Double(s.latencyMicroseconds) / 1000) }
+        }
+        return buckets.enumerated().map { i, b in
+            let sorted = b.sorted()
+            return Second(t: i, frames: b.count,
+                          p50_ms: sorted.isEmpty ? nil : LatencyFigures.percentile(sorted, 50),
+                          p95_ms: sorted.isEmpty ? nil : LatencyFigures.percentile(sorted, 95))
+        }
+    }
+}
+
+/// Peak resident set size of this process, MiB (`ru_maxrss`).
+func peakResidentMiB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}

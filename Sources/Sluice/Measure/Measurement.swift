@@ -1,0 +1,66 @@
+import Foundation
+import GStreamer
+
+/// A progress line while a measurement runs.
+public struct MeasureProgress: Sendable {
+    public var elapsed: Double
+    public var receiveFps: Double
+    /// Latency over the last second.
+    public var p50ms: Double?
+    public var p95ms: Double?
+    public var framesRead: Int
+
+    public var line: String {
+        func ms(_ v: Double?) -> String { v.map { String(format: "%6.1f ms", $0) } ?? "     - ms" }
+        return String(format: "%6.1fs  recv %5.1f fps  latency p50 %@  p95 %@  %6d frames read", elapsed, receiveFps,
+                      ms(p50ms), ms(p95ms), framesRead)
+    }
+}
+
+/// `sluice measure` in one process: the file runs with the stamp writer after capture and
+/// the reader before the sink, and every stamp read becomes a latency sample.
+public enum Measurement {
+    public static func run(spec: PipelineSpec, duration: Double, stop: StopFlag = StopFlag(),
+                           progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }) async throws(RunError) -> MeasureReport {
+        let instrumented = try MeasurePlan.instrument(spec)
+        let recorder = LatencyRecorder()
+        var options = RunOptions(duration: duration)
+        options.onFilterEvent = { filter, event, fields in
+            if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
+        }
+        let run = PipelineRun(spec: instrumented)
+        let cpuBefore = processCPUSeconds()
+        let summary = try await run.run(options: options, stop: stop) { live in
+            let recent = recorder.since(max(0, live.elapsed - 1))
+            let figures = LatencyFigures(recent)
+            progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
+                                     p95ms: figures.p95_ms, framesRead: recorder.all.count))
+        }
+        let cpu = processCPUSeconds() - cpuBefore
+        let writer = summary.filters.first { $0.filter == MeasurePlan.writer }
+        let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
+        return report(spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
+                      unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil)
+    }
+
+    /// Builds the report from a run's summary and its samples.
+    static func report(spec: PipelineSpec, summary: RunSummary, samples: [LatencyRecorder.Sample], stamped: Int,
+                       unreadable: Int, cpu: Double, peakMiB: Double, processes: Int, netem: String?) -> MeasureReport {
+        let accounting = FrameAccounting(samples: samples, stamped: stamped, unreadable: unreadable)
+        let distinct = Set(samples.map(\.number)).count
+        let firstAt = samples.first?.at ?? summary.duration_s
+        let window = summary.duration_s - firstAt
+        let bytes = summary.send.video?.bytes ?? 0
+        return MeasureReport(
+            pipeline: spec.file, duration_s: summary.duration_s, processes: processes, netem: netem,
+            codec: summary.receive.video?.codec ?? summary.send.video?.codec,
+            width: summary.receive.video?.width ?? 0, height: summary.receive.video?.height ?? 0,
+            latency: LatencyFigures(samples), frames: accounting,
+            encoded_frames: summary.send.video?.frames ?? 0,
+            delivered_fps: window > 0.5 ? Double(distinct) / window : 0,
+            encoder_bitrate_kbps: summary.duration_s > 0 ? Double(bytes) * 8 / 1000 / summary.duration_s : 0,
+            cpu_seconds: cpu, peak_memory_mib: peakMiB, time_to_first_frame_ms: summary.time_to_first_frame_ms,
+            per_second: MeasureReport.perSecond(samples, duration: summary.duration_s),
+            samples: samples.map { [($0.at * 1000).rounded() / 1000, Double($0.number), Double($0.latencyMicroseconds) / 1000] })
+    }
+}

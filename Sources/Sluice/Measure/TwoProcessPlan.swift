@@ -1,0 +1,90 @@
+import Foundation
+import GStreamer
+
+/// `sluice measure --processes 2`: the file's send section runs in one process (served over
+/// WHEP, with the stamp writer), its receive section in another (playing that stream, with
+/// the stamp reader). Each half writes a `PeerReport`; `Measurement.combine` makes one
+/// report of the two.
+extension MeasurePlan {
+    /// The sending half: the send section (writer first), served to WHEP viewers.
+    public static func sendHalf(_ spec: PipelineSpec) throws(RunError) -> PipelineSpec {
+        var out = try instrument(spec)
+        out.receive = nil
+        out.transport.kind = .server
+        return out
+    }
+
+    /// The receiving half: the receive section (reader last), playing `endpoint` over WHEP
+    /// with ICE on `address`.
+    public static func receiveHalf(_ spec: PipelineSpec, endpoint: String, address: String) throws(RunError) -> PipelineSpec {
+        var out = try instrument(spec)
+        out.send = nil
+        out.transport.kind = .whep
+        out.transport.endpoint = endpoint
+        out.transport.ice.addresses = [address]
+        out.transport.dataChannels = []
+        // What the sender does not send, the receiver does not wait for.
+        if spec.send?.audio == nil { out.receive?.audio = nil }
+        return out
+    }
+}
+
+/// What one half of a two-process measurement reports.
+public struct PeerReport: Sendable, Codable, Equatable {
+    public var role: String
+    public var cpu_seconds: Double
+    public var peak_memory_mib: Double
+    /// Sender: frames the writer stamped, and what the encoder produced.
+    public var stamped: Int?
+    public var encoded_frames: Int?
+    public var encoded_bytes: Int?
+    /// Receiver: the run's summary, the stamps read back, unreadable frames.
+    public var summary: RunSummary?
+    public var samples: [[Double]]?
+    public var unreadable: Int?
+
+    public init(role: String, cpu: Double, peakMiB: Double) {
+        self.role = role; cpu_seconds = cpu; peak_memory_mib = peakMiB
+    }
+
+    /// This process's CPU seconds and peak resident set.
+    public static func ownUsage() -> (cpu: Double, peakMiB: Double) { (processCPUSeconds(), peakResidentMiB()) }
+}
+
+extension Measurement {
+    /// Runs the receiving half for `duration`, recording every stamp read.
+    public static func runReceiver(spec: PipelineSpec, duration: Double, stop: StopFlag,
+                                   progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> PeerReport {
+        let recorder = LatencyRecorder()
+        var options = RunOptions(duration: duration)
+        options.onFilterEvent = { filter, event, fields in
+            if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
+        }
+        let summary = try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in
+            let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
+            progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
+                                     p95ms: figures.p95_ms, framesRead: recorder.all.count))
+        }
+        let usage = PeerReport.ownUsage()
+        var report = PeerReport(role: "receive", cpu: usage.cpu, peakMiB: usage.peakMiB)
+        report.summary = summary
+        report.samples = recorder.all.map { [$0.at, Double($0.number), Double($0.latencyMicroseconds)] }
+        report.unreadable = recorder.unreadableCount
+        return report
+    }
+
+    /// One report from the two halves.
+    public static func combine(spec: PipelineSpec, send: PeerReport, receive: PeerReport, netem: String?) throws(RunError) -> MeasureReport {
+        guard var summary = receive.summary else { throw RunError("the receiving process reported no run") }
+        let samples = (receive.samples ?? []).compactMap { s -> LatencyRecorder.Sample? in
+            guard s.count >= 3, s[1] >= 0, s[1] <= Double(UInt32.max) else { return nil }
+            return LatencyRecorder.Sample(number: UInt32(s[1]), latencyMicroseconds: Int(s[2]), at: s[0])
+        }
+        // The encoder ran in the sender: its counts stand in for the receiver's (empty) send side.
+        summary.send.video = .init(captured: send.stamped ?? 0, filtered: send.stamped ?? 0, frames: send.encoded_frames ?? 0,
+                                   codec: spec.send?.video?.encode.codec.rawValue, bytes: send.encoded_bytes ?? 0)
+        return report(spec: spec, summary: summary, samples: samples, stamped: send.stamped ?? 0,
+                      unreadable: receive.unreadable ?? 0, cpu: send.cpu_seconds + receive.cpu_seconds,
+                      peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem)
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import GStreamer
+import Logging
+import Sluice
+
+struct Measure: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure glass-to-glass latency, loss and cost of a pipeline file.",
+        discussion: """
+        Runs FILE with a framestamp writer right after capture and a reader right before the \
+        sink (inserted unless the file places them), and reports latency p50/p95/p99/max, \
+        frames stamped, read back, lost, duplicated and out of order, delivered fps, encoder \
+        bitrate, CPU, peak memory and time to first frame.
+        """)
+
+    @Argument(help: "The pipeline file (YAML): a loopback file with send.video and receive.video.")
+    var file: String
+
+    @Option(help: "Seconds to measure.")
+    var duration: Double = 10
+
+    @Option(help: "Write the report as JSON to this path.")
+    var json: String?
+
+    @Option(help: "Draw latency over time and its histogram into this SVG file.")
+    var plot: String?
+
+    @Option(name: .customLong("set"), help: "Override a value: dotted.path=value (repeatable).")
+    var overrides: [String] = []
+
+    @Flag(help: "Print only the summary, no progress lines.")
+    var quiet = false
+
+    @Option(help: "1: sender and receiver in this process (loopback); 2: in two processes, each in a network namespace of its own, joined by a veth pair (needs root).")
+    var processes = 1
+
+    @Option(help: "With --processes 2: tc netem settings for the sender's side of the link, e.g. \"delay 40ms loss 2%\".")
+    var netem: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard duration > 0, duration.isFinite, duration <= 86400 else { throw ValidationError("--duration must be between 0 and 86400 seconds") }
+        if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: give a path ending in .svg") }
+        guard [1, 2].contains(processes) else { throw ValidationError("--processes is 1 or 2") }
+        if netem != nil && processes != 2 { throw ValidationError("--netem needs --processes 2 (the link between the two processes is what it shapes)") }
+        if let netem { do { _ = try TwoProcessMeasure.netemArguments(netem) } catch { throw ValidationError("\(error)") } }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let spec = try loadOrExit(file, overrides: overrides)
+        let stop = StopFlag()
+        let signals = SignalTrap(stop: stop)
+        defer { signals.cancel() }
+        let quiet = quiet
+        do {
+            let report: MeasureReport
+            if processes == 2 {
+                _ = try MeasurePlan.instrument(spec)  // the same checks, before any namespace exists
+                report = try await TwoProcessMeasure(file: file, overrides: overrides, duration: duration, netem: netem, quiet: quiet)
+                    .run(spec: spec, stop: stop)
+            } else {
+                report = try await Measurement.run(spec: spec, duration: duration, stop: stop) { p in
+                    if !quiet { printLine(p.line) }
+                }
+            }
+            printLine(report.text)
+            try write(report)
+        } catch let e as RunError {
+            printError("error: \(e)")
+            throw ExitCode(3)
+        } catch let e as TwoProcessMeasure.Failure {
+            printError("error: \(e)")
+            throw ExitCode(3)
+        }
+    }
+
+    private func write(_ report: MeasureReport) throws {
+        if let json {
+            do { try report.json().write(to: URL(fileURLWithPath: json)) } catch {
+                printError("error: cannot write \(json): \(error.localizedDescription)")
+                throw ExitCode(3)
+            }
+        }
+        if let plot {
+            do { try Data(LatencyPlot.svg(report).utf8).write(to: URL(fileURLWithPath: plot)) } catch {
+                printError("error: cannot write \(plot): \(error.localizedDescription)")
+                throw ExitCode(3)
+            }
+            printLine("plot: \(plot)")
+        }
+    }
+}
