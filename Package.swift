@@ -92,6 +92,7 @@ let package = Package(
             name: "sluice",
             dependencies: [
                 "Sluice",
+                "CGStreamerShim",
                 "SluiceServer",
                 "SluiceBuiltInPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

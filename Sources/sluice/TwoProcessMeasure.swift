@@ -13,7 +13,7 @@ struct TwoProcessMeasure {
     let netem: String?
     let quiet: Bool
 
-    static let senderAddress = "10.99.0.1", receiverAddress = "10.99.0.2", port = 18999
+    static let port = 18999
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -40,27 +40,49 @@ struct TwoProcessMeasure {
             _ = try? Self.exec(ip, ["netns", "del", nsB])
             try? FileManager.default.removeItem(at: tmp)
         }
-        // The two hosts and the wire between them.
+        // The two hosts and the wire between them: a veth pair, with the kernel's netem on the
+        // sender's end; or, on a kernel without netem, through a router namespace whose
+        // sender-to-receiver traffic passes Sluice's TUN relay.
         try Self.exec(ip, ["netns", "add", nsA])
         try Self.exec(ip, ["netns", "add", nsB])
-        try Self.exec(ip, ["link", "add", "slm\(tag)a", "netns", nsA, "type", "veth", "peer", "name", "slm\(tag)b", "netns", nsB])
-        for (ns, dev, addr) in [(nsA, "slm\(tag)a", Self.senderAddress), (nsB, "slm\(tag)b", Self.receiverAddress)] {
-            try Self.exec(ip, ["-n", ns, "addr", "add", "\(addr)/24", "dev", dev])
-            try Self.exec(ip, ["-n", ns, "link", "set", "lo", "up"])
-            try Self.exec(ip, ["-n", ns, "link", "set", dev, "up"])
+        var relay: Process?, router: String?
+        defer {
+            if let relay, relay.isRunning { relay.interrupt(); relay.waitUntilExit() }
+            if let router { _ = try? Self.exec(ip, ["netns", "del", router]) }
         }
-        if let netemArgs {
-            // On the sender's side: media from sender to receiver crosses it.
-            try Self.exec(tc, ["-n", nsA, "qdisc", "add", "dev", "slm\(tag)a", "root", "netem"] + netemArgs)
+        let addresses: (send: String, receive: String)
+        var netemNote = netem
+        if let netemArgs, !Self.kernelHasNetem(tc: tc, ip: ip, namespace: nsA) {
+            do { _ = try Impairment.parse(netemArgs.joined(separator: " ")) } catch {
+                throw Failure(description: "--netem: this kernel has no netem, and Sluice's relay cannot do it: \(error.description)")
+            }
+            let nsR = "sluice-m\(tag)r"
+            try Self.exec(ip, ["netns", "add", nsR])
+            router = nsR
+            relay = try Self.buildRelayLink(ip: ip, tag: tag, a: nsA, b: nsB, r: nsR, netem: netemArgs.joined(separator: " "), executable: self_)
+            addresses = ("10.99.1.1", "10.99.2.1")
+            netemNote = (netem ?? "") + " (Sluice's TUN relay: this kernel has no netem)"
+        } else {
+            try Self.exec(ip, ["link", "add", "slm\(tag)a", "netns", nsA, "type", "veth", "peer", "name", "slm\(tag)b", "netns", nsB])
+            for (ns, dev, addr) in [(nsA, "slm\(tag)a", "10.99.0.1"), (nsB, "slm\(tag)b", "10.99.0.2")] {
+                try Self.exec(ip, ["-n", ns, "addr", "add", "\(addr)/24", "dev", dev])
+                try Self.exec(ip, ["-n", ns, "link", "set", "lo", "up"])
+                try Self.exec(ip, ["-n", ns, "link", "set", dev, "up"])
+            }
+            if let netemArgs {
+                try Self.exec(tc, ["-n", nsA, "qdisc", "add", "dev", "slm\(tag)a", "root", "netem"] + netemArgs)
+                netemNote = (netem ?? "") + " (tc netem)"
+            }
+            addresses = ("10.99.0.1", "10.99.0.2")
         }
 
         let sendOut = tmp.appendingPathComponent("send.json").path, recvOut = tmp.appendingPathComponent("receive.json").path
         let sets = overrides.flatMap { ["--set", $0] }
-        let sender = try Self.start(ip, ["netns", "exec", nsA, self_, "measure-peer", "send", file, "--address", Self.senderAddress,
+        let sender = try Self.start(ip, ["netns", "exec", nsA, self_, "measure-peer", "send", file, "--address", addresses.send,
                                          "--port", "\(Self.port)", "--out", sendOut] + sets, forward: false)
         defer { if sender.isRunning { sender.terminate() } }
-        let endpoint = "http://\(Self.senderAddress):\(Self.port)/whep/\(spec.name)"
-        let receiver = try Self.start(ip, ["netns", "exec", nsB, self_, "measure-peer", "receive", file, "--address", Self.receiverAddress,
+        let endpoint = "http://\(addresses.send):\(Self.port)/whep/\(spec.name)"
+        let receiver = try Self.start(ip, ["netns", "exec", nsB, self_, "measure-peer", "receive", file, "--address", addresses.receive,
                                            "--endpoint", endpoint, "--duration", "\(duration)", "--out", recvOut] + sets,
                                       forward: !quiet)
         defer { if receiver.isRunning { receiver.terminate() } }
@@ -89,7 +111,61 @@ struct TwoProcessMeasure {
         guard let r = FileManager.default.contents(atPath: recvOut), let receive = try? decoder.decode(PeerReport.self, from: r) else {
             throw Failure(description: "the receiving process wrote no report")
         }
-        return try Measurement.combine(spec: spec, send: send, receive: receive, netem: netem)
+        return try Measurement.combine(spec: spec, send: send, receive: receive, netem: netemNote)
+    }
+
+    // MARK: Links
+
+    /// Whether this kernel has the netem qdisc (tried on a namespace's loopback).
+    static func kernelHasNetem(tc: String, ip: String, namespace: String) -> Bool {
+        guard (try? exec(tc, ["-n", namespace, "qdisc", "add", "dev", "lo", "root", "netem", "delay", "0ms"])) != nil else { return false }
+        _ = try? exec(tc, ["-n", namespace, "qdisc", "del", "dev", "lo", "root"])
+        return true
+    }
+
+    /// A (10.99.1.1) — R — B (10.99.2.1). In R, what comes from A is routed into a TUN
+    /// device whose relay writes it back after the impairment; R then forwards it to B. What
+    /// B sends to A takes the plain route. Returns the running relay.
+    static func buildRelayLink(ip: String, tag: String, a: String, b: String, r: String, netem: String,
+                               executable: String) throws -> Process {
+        let ra = "slm\(tag)ra", rb = "slm\(tag)rb", tun = "slm\(tag)t"
+        try exec(ip, ["link", "add", "slm\(tag)a", "netns", a, "type", "veth", "peer", "name", ra, "netns", r])
+        try exec(ip, ["link", "add", "slm\(tag)b", "netns", b, "type", "veth", "peer", "name", rb, "netns", r])
+        for (ns, dev, addr, gateway) in [(a, "slm\(tag)a", "10.99.1.1/24", "10.99.1.254"), (b, "slm\(tag)b", "10.99.2.1/24", "10.99.2.254")] {
+            try exec(ip, ["-n", ns, "addr", "add", addr, "dev", dev])
+            try exec(ip, ["-n", ns, "link", "set", "lo", "up"])
+            try exec(ip, ["-n", ns, "link", "set", dev, "up"])
+            try exec(ip, ["-n", ns, "route", "add", "default", "via", gateway])
+        }
+        try exec(ip, ["-n", r, "addr", "add", "10.99.1.254/24", "dev", ra])
+        try exec(ip, ["-n", r, "addr", "add", "10.99.2.254/24", "dev", rb])
+        try exec(ip, ["-n", r, "tuntap", "add", "dev", tun, "mode", "tun"])
+        for dev in ["lo", ra, rb, tun] { try exec(ip, ["-n", r, "link", "set", dev, "up"]) }
+        // Forwarding on; reverse-path filtering off (packets from A come back in on the TUN).
+        let sysctls = ["net/ipv4/ip_forward"] + ["all", "default", ra, rb, tun].map { "net/ipv4/conf/\($0)/rp_filter" }
+        let script = sysctls.map { "echo \($0 == "net/ipv4/ip_forward" ? 1 : 0) > /proc/sys/\($0)" }.joined(separator: " && ")
+        try exec(ip, ["netns", "exec", r, "sh", "-c", script])
+        try exec(ip, ["-n", r, "rule", "add", "iif", ra, "lookup", "100"])
+        try exec(ip, ["-n", r, "route", "add", "default", "dev", tun, "table", "100"])
+        // The relay, and (bounded) its word that it is attached.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ip)
+        p.arguments = ["netns", "exec", r, executable, "netem-relay", "--tun", tun, "--netem", netem]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.standardError
+        let seen = ReadyLine()
+        out.fileHandleForReading.readabilityHandler = { h in
+            let d = h.availableData
+            if d.isEmpty { h.readabilityHandler = nil } else { seen.append(d) }
+        }
+        try p.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !seen.contains("relay: ready") {
+            guard p.isRunning, Date() < deadline else { throw Failure(description: "the netem relay did not start") }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return p
     }
 
     // MARK: Processes
@@ -136,4 +212,12 @@ struct TwoProcessMeasure {
         try p.run()
         return p
     }
+}
+
+/// Output of a child, gathered from its pipe's handler thread.
+final class ReadyLine: @unchecked Sendable {  // `text` is only touched with `lock` held
+    private let lock = NSLock()
+    private var text = ""
+    func append(_ d: Data) { lock.lock(); text += String(decoding: d, as: UTF8.self); lock.unlock() }
+    func contains(_ s: String) -> Bool { lock.lock(); defer { lock.unlock() }; return text.contains(s) }
 }

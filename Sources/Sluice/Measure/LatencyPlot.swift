@@ -6,7 +6,7 @@ public enum LatencyPlot {
     public static func svg(_ report: MeasureReport) -> String {
         let width = 960.0, left = 70.0, right = 30.0
         let plotW = width - left - right
-        let top1 = 70.0, h1 = 260.0          // time series panel
+        let top1 = 110.0, h1 = 260.0         // time series panel
         let top2 = top1 + h1 + 70, h2 = 200.0 // histogram panel
         let height = top2 + h2 + 60
         let points = report.samples.compactMap { s -> (t: Double, ms: Double)? in s.count >= 3 ? (s[0], s[2]) : nil }
@@ -14,12 +14,14 @@ public enum LatencyPlot {
         out.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
         out.append(##"<rect width="100%" height="100%" fill="white"/>"##)
         let l = report.latency
-        let title = "\(escape(report.pipeline)) — \(report.width)x\(report.height) \(report.codec ?? ""), "
-            + (report.processes == 1 ? "one process" : "two processes") + (report.netem.map { ", netem \(escape($0))" } ?? "")
+        let title = "\(report.pipeline) — \(report.width)x\(report.height) \(report.codec ?? "")"
+        let setup = (report.processes == 1 ? "one process" : "two processes") + (report.netem.map { ", netem \($0)" } ?? "")
+            + String(format: ", %.1f s", report.duration_s)
         out.append(text(left, 24, title, size: 16, weight: "bold"))
-        out.append(text(left, 46, String(format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered",
+        out.append(text(left, 44, setup, size: 12, fill: "#555"))
+        out.append(text(left, 66, String(format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered, %d unreadable",
                                          f(l.p50_ms), f(l.p95_ms), f(l.p99_ms), f(l.max_ms), report.frames.received,
-                                         report.frames.lost, report.delivered_fps), size: 13))
+                                         report.frames.lost, report.delivered_fps, report.frames.unreadable), size: 13))
         guard !points.isEmpty else {
             out.append(text(left, top1 + h1 / 2, "no frame was read back: nothing to plot", size: 14))
             out.append("</svg>")
@@ -40,8 +42,12 @@ public enum LatencyPlot {
         for v in ticks(0, tMax) {
             out.append(text(x(v), top1 + h1 + 16, label(v), anchor: "middle"))
         }
+        // Consecutive frames are joined; a gap (frames lost or unreadable) breaks the line.
         var path = ""
-        for (i, p) in points.enumerated() { path += (i == 0 ? "M" : "L") + String(format: "%.1f %.1f", x(p.t), y1(p.ms)) }
+        for (i, p) in points.enumerated() {
+            let joined = i > 0 && p.t - points[i - 1].t < 0.25
+            path += (joined ? "L" : "M") + String(format: "%.1f %.1f", x(p.t), y1(p.ms))
+        }
         out.append(##"<path d="\##(path)" fill="none" stroke="#9ab" stroke-width="0.8"/>"##)
         for p in points { out.append(String(format: ##"<circle cx="%.1f" cy="%.1f" r="1.6" fill="#1f77b4"/>"##, x(p.t), y1(p.ms))) }
         for (name, v, color) in [("p50", l.p50_ms, "#2ca02c"), ("p95", l.p95_ms, "#ff7f0e"), ("p99", l.p99_ms, "#d62728")] {
