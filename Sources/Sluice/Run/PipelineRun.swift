@@ -302,6 +302,7 @@ public final class PipelineRun: Sendable {
             throw RunError("cannot configure webrtcbin: \(error.message)", at: t.location)
         }
         ICEAgent.disableUPnP(on: bin)
+        WebRTCDefaults.apply(to: bin)
         return bin
     }
 

@@ -32,6 +32,7 @@ public final class PublishSession: Sendable {
             throw RunError("cannot set up the WHIP session: \(error.message)")
         }
         ICEAgent.disableUPnP(on: bin)
+        WebRTCDefaults.apply(to: bin)
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)

@@ -60,6 +60,7 @@ public final class StreamHub: Sendable {
             if !addresses.isEmpty { try ICEAgent.addLocalAddresses(addresses, to: webrtcbin) }
         } catch { throw RunError("cannot set up the viewer's webrtcbin: \(error.message)") }
         ICEAgent.disableUPnP(on: webrtcbin)
+        WebRTCDefaults.apply(to: webrtcbin)
         var elements: [Element] = [webrtcbin]
         var teePads: [(Element, Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []

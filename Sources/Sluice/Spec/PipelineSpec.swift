@@ -346,6 +346,9 @@ public struct ReceiveBranchSpec: Sendable, Equatable {
 public struct DecodeSpec: Sendable, Equatable {
     /// nil: pick the decoder by the negotiated codec. Otherwise this decoder element.
     public var element: String?
+    /// `decode: none`: count encoded frames after the depayloader and discard them, without
+    /// decoding (a cheap receiving peer for load tests). No filters; sink stats or null.
+    public var none = false
     public var properties: [Property]
     public var location: SourceLocation?
     public init(element: String? = nil, properties: [Property] = [], location: SourceLocation? = nil) {

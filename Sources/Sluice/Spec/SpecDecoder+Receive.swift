@@ -44,6 +44,15 @@ extension SpecDecoder {
         if let decode = map.entry("decode") { branch.decode = decodeDecode(decode) }
         if let filters = map.entry("filters") { branch.filters = decodeFilters(filters, media: media) }
         if let sink = map.entry("sink") { branch.sink = decodeSink(sink, media: media) }
+        if branch.decode.none, let decode = map.entry("decode") {
+            if let filters = map.entry("filters"), !branch.filters.isEmpty {
+                fail("filters work on decoded frames: with `decode: none` remove the filters, or decode", at: filters.keyLocation)
+            }
+            if let sink = map.entry("sink"), ![SinkSpec.Kind.stats, .null].contains(branch.sink.kind) {
+                fail("with `decode: none` nothing is decoded to show or record: use sink stats or null", at: sink.value.location)
+            }
+            _ = decode
+        }
         return branch
     }
 
@@ -55,8 +64,9 @@ extension SpecDecoder {
         switch entry.value.content {
         case .scalar(let text, let isNull):
             if isNull || text == "auto" { return decode }
-            fail("unknown decode '\(text)'; write `decode: auto` or `decode: {element: avdec_h264}`"
-                 + Suggestions.didYouMean(text, in: ["auto"]), at: entry.value.location)
+            if text == "none" { decode.none = true; return decode }
+            fail("unknown decode '\(text)'; write `decode: auto`, `decode: none` or `decode: {element: avdec_h264}`"
+                 + Suggestions.didYouMean(text, in: ["auto", "none"]), at: entry.value.location)
             return decode
         case .sequence:
             fail("expected `auto` or a mapping for 'decode', got a list; write e.g. `decode: {element: avdec_h264}`",

@@ -383,6 +383,26 @@ private let brokenCases: [BrokenCase] = [
           data_channels:
             - {label: a, max_retransmits: -1}
         """ + "\n" + validSend, at: "3:35", message: "'max_retransmits' must be between 0 and 65535, got -1"),
+    BrokenCase(name: "decode none with filters", yaml: validSend + """
+
+        receive:
+          video:
+            decode: none
+            filters: [{ element: videoflip }]
+        """, at: "7:5", message: "filters work on decoded frames: with `decode: none` remove the filters, or decode"),
+    BrokenCase(name: "decode none into a file", yaml: validSend + """
+
+        receive:
+          video:
+            decode: none
+            sink: { kind: file, path: x.webm }
+        """, at: "7:11", message: "with `decode: none` nothing is decoded to show or record: use sink stats or null"),
+    BrokenCase(name: "unknown decode word", yaml: validSend + """
+
+        receive:
+          video:
+            decode: nope
+        """, at: "6:13", message: "unknown decode 'nope'; write `decode: auto`, `decode: none` or"),
 ]
 
 final class PipelineLoaderBrokenFileTests: XCTestCase {
