@@ -17,7 +17,7 @@ extension SignallingServer {
 
         router.get("/streams.json") { _, _ -> Response in
             let list = streams.values.sorted { $0.name < $1.name }
-                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)"] as [String: Any] }
+                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "encoded_video_frames": $0.encodedVideoFrames] as [String: Any] }
             let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)
             return Self.json(String(decoding: data, as: UTF8.self))
         }

@@ -20,6 +20,9 @@ struct Measure: AsyncParsableCommand {
     @Option(help: "Seconds to measure.")
     var duration: Double = 10
 
+    @Option(help: "Seconds after the first frame to leave out of the latency figures (start-up).")
+    var warmup: Double = 0
+
     @Option(help: "Write the report as JSON to this path.")
     var json: String?
 
@@ -43,6 +46,7 @@ struct Measure: AsyncParsableCommand {
     func validate() throws {
         guard duration > 0, duration.isFinite, duration <= 86400 else { throw ValidationError("--duration must be between 0 and 86400 seconds") }
         if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: give a path ending in .svg") }
+        guard warmup >= 0, warmup < duration else { throw ValidationError("--warmup must be at least 0 and less than --duration") }
         guard [1, 2].contains(processes) else { throw ValidationError("--processes is 1 or 2") }
         if netem != nil && processes != 2 { throw ValidationError("--netem needs --processes 2 (the link between the two processes is what it shapes)") }
         if let netem { do { _ = try TwoProcessMeasure.netemArguments(netem) } catch { throw ValidationError("\(error)") } }
@@ -59,10 +63,10 @@ struct Measure: AsyncParsableCommand {
             let report: MeasureReport
             if processes == 2 {
                 _ = try MeasurePlan.instrument(spec)  // the same checks, before any namespace exists
-                report = try await TwoProcessMeasure(file: file, overrides: overrides, duration: duration, netem: netem, quiet: quiet)
+                report = try await TwoProcessMeasure(file: file, overrides: overrides, duration: duration, warmup: warmup, netem: netem, quiet: quiet)
                     .run(spec: spec, stop: stop)
             } else {
-                report = try await Measurement.run(spec: spec, duration: duration, stop: stop) { p in
+                report = try await Measurement.run(spec: spec, duration: duration, warmup: warmup, stop: stop) { p in
                     if !quiet { printLine(p.line) }
                 }
             }

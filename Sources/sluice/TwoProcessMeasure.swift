@@ -10,6 +10,7 @@ struct TwoProcessMeasure {
     let file: String
     let overrides: [String]
     let duration: Double
+    let warmup: Double
     let netem: String?
     let quiet: Bool
 
@@ -111,7 +112,7 @@ struct TwoProcessMeasure {
         guard let r = FileManager.default.contents(atPath: recvOut), let receive = try? decoder.decode(PeerReport.self, from: r) else {
             throw Failure(description: "the receiving process wrote no report")
         }
-        return try Measurement.combine(spec: spec, send: send, receive: receive, netem: netemNote)
+        return try Measurement.combine(spec: spec, send: send, receive: receive, netem: netemNote, warmup: warmup)
     }
 
     // MARK: Links

@@ -18,4 +18,23 @@ final class BinTests: XCTestCase {
             XCTAssertTrue((error as? GstError)?.message.contains("nosuchelement") ?? false, "\(error)")
         }
     }
+
+    /// A checked cast only succeeds for the right GType: an element is not a bin, a bin is
+    /// not a pipeline (the wrappers read GstBin/GstPipeline fields, so a wrong cast would
+    /// read another struct's memory).
+    func testCastsCheckTheGType() throws {
+        let identity = try Element.make("identity")
+        XCTAssertNil(identity.cast(to: Bin.self))
+        XCTAssertNil(identity.cast(to: Pipeline.self))
+        let bin: Element = Bin.make(name: "b")
+        XCTAssertNotNil(bin.cast(to: Bin.self))
+        XCTAssertNil(bin.cast(to: Pipeline.self))
+        let pipeline: Element = Pipeline(name: "p")
+        XCTAssertNotNil(pipeline.cast(to: Bin.self))
+        XCTAssertNotNil(pipeline.cast(to: Pipeline.self))
+        let webrtc = try Element.make("webrtcbin")
+        let children = try XCTUnwrap(webrtc.cast(to: Bin.self)).children
+        XCTAssertFalse(children.isEmpty, "webrtcbin is a bin with children")
+        XCTAssertTrue(children.allSatisfy { $0.cast(to: Element.self) != nil })
+    }
 }

@@ -25,7 +25,7 @@ final class MeasureEndToEndTests: XCTestCase {
     }
 
     func testMeasureLoopbackReportsLatencyAndFrames() throws {
-        let (r, report, plot) = try measure(["Pipelines/loopback.yaml", "--duration", "5"])
+        let (r, report, plot) = try measure(["Pipelines/loopback.yaml", "--duration", "5", "--warmup", "1"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("latency p50"), "progress lines while it runs: \(r.stdout)")
         let o = try XCTUnwrap(report, r.stdout)
@@ -44,6 +44,18 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(number(o, "cpu_seconds") ?? 0, 0)
         XCTAssertGreaterThan(number(o, "peak_memory_mib") ?? 0, 10)
         XCTAssertEqual(number(o, "processes"), 1)
+        XCTAssertEqual(number(o, "warmup_s"), 1)
+        XCTAssertLessThan(number(o, "latency.samples") ?? 0, read, "the first second is left out of the latency figures")
+        // Where the time goes: encoder, jitter buffer and decoder residence, each measured.
+        let stages = Dictionary(uniqueKeysWithValues: ((o["stages"] as? [[String: Any]]) ?? []).compactMap { s in
+            (s["stage"] as? String).map { ($0, s) } })
+        XCTAssertEqual(Set(stages.keys), ["encode", "jitter buffer", "decode"], "\(o["stages"] ?? "none")")
+        for (name, s) in stages {
+            let p50 = (s["p50_ms"] as? NSNumber)?.doubleValue ?? -1
+            XCTAssertGreaterThanOrEqual(p50, 0, name)
+            XCTAssertLessThan(p50, p99, "\(name) alone is not slower than glass-to-glass")
+            XCTAssertGreaterThan((s["samples"] as? NSNumber)?.intValue ?? 0, 30, name)
+        }
         let svg = try XCTUnwrap(plot)
         XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse(), "the plot is well-formed SVG")
         XCTAssertEqual(svg.components(separatedBy: "<circle").count - 1, Int(read), "one point per frame read")

@@ -38,8 +38,13 @@ final class GraphBuilder: Sendable {
     /// of a discarding sink.
     let sendEndsInTee: Bool
 
-    init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false) {
+    /// Times encoder and decoder residence when measuring (`sluice measure`).
+    let stageTimer: StageTimer?
+
+    init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
+         stageTimer: StageTimer? = nil) {
         self.spec = spec; self.pipeline = pipeline; self.counters = counters; self.sendEndsInTee = sendEndsInTee
+        self.stageTimer = stageTimer
     }
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
@@ -274,6 +279,9 @@ final class GraphBuilder: Sendable {
             counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
             return
         }
+        if video, let stageTimer, tail.count >= 2, let exit = tail.last {
+            stageTimer.timeInOrder(StageTimer.encode, from: tail[1], to: exit)  // encoder (+ caps, parser)
+        }
         let pay = try make(DefaultElements.payloader(for: enc.codec), EncoderPresets.payloaderProperties(for: enc.codec), at: enc.location)
         tail.append(pay)
         let rtpCaps = try make("capsfilter", [("caps", EncoderPresets.rtpCaps(for: enc.codec))], at: enc.location)
@@ -420,6 +428,7 @@ final class GraphBuilder: Sendable {
             decoder = try make(DefaultElements.decoder(for: codec), at: branch.location)
         }
         chain.append(decoder)
+        if video { stageTimer?.time(StageTimer.decode, from: decoder) }
         let convert = try make(video ? "videoconvert" : "audioconvert", at: branch.location)
         chain.append(convert)
         let filterSpecs = state.withLock { $0.pendingReceiveFilters[media] } ?? branch.filters

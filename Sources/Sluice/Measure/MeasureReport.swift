@@ -20,6 +20,8 @@ public struct MeasureReport: Sendable, Codable, Equatable {
     public var width: Int
     public var height: Int
     public var latency: LatencyFigures
+    /// Seconds after the first frame left out of `latency` (start-up); 0: nothing left out.
+    public var warmup_s: Double
     public var frames: FrameAccounting
     /// Frames the encoder produced (the writer's frames that a leaky queue did not drop).
     public var encoded_frames: Int
@@ -32,6 +34,8 @@ public struct MeasureReport: Sendable, Codable, Equatable {
     /// Largest resident set of any measured process, MiB.
     public var peak_memory_mib: Double
     public var time_to_first_frame_ms: Double?
+    /// Time spent in the encoder, the receiver's jitter buffer and the decoder (pad probes).
+    public var stages: [StageFigures] = []
     public var per_second: [Second]
     /// Every sample: seconds since start, frame number, latency in ms.
     public var samples: [[Double]]
@@ -42,13 +46,18 @@ public struct MeasureReport: Sendable, Codable, Equatable {
         var lines = ["measure \(pipeline) (\(String(format: "%.1f", duration_s)) s, \(processes == 1 ? "one process" : "two processes")"
             + (netem.map { ", netem \($0)" } ?? "") + ")"]
         lines.append("  video          \(width)x\(height) \(codec ?? "?")")
-        lines.append("  latency        p50 \(ms(latency.p50_ms))  p95 \(ms(latency.p95_ms))  p99 \(ms(latency.p99_ms))  max \(ms(latency.max_ms))  (\(latency.samples) frames)")
+        lines.append("  latency        p50 \(ms(latency.p50_ms))  p95 \(ms(latency.p95_ms))  p99 \(ms(latency.p99_ms))  max \(ms(latency.max_ms))  (\(latency.samples) frames"
+            + (warmup_s > 0 ? String(format: ", after the first %.1f s", warmup_s) : "") + ")")
         lines.append("  frames         \(frames.stamped) stamped, \(encoded_frames) encoded, \(frames.received) read back; "
             + "\(frames.lost) lost, \(frames.duplicated) duplicated, \(frames.out_of_order) out of order, \(frames.unreadable) unreadable")
         lines.append("                 \(frames.before_first_frame) before the first frame arrived, \(frames.in_flight_at_stop) in flight at stop")
         lines.append(String(format: "  delivered      %.1f fps", delivered_fps))
         lines.append(String(format: "  encoder        %.0f kbit/s", encoder_bitrate_kbps))
         lines.append("  first frame    " + ms(time_to_first_frame_ms))
+        for st in stages {
+            lines.append(String(format: "  %-14@ p50 %.1f ms  p95 %.1f ms  mean %.1f ms  (%d %@)", st.stage as NSString, st.p50_ms, st.p95_ms,
+                                st.mean_ms, st.samples, st.stage == StageTimer.jitterBuffer ? "packets" : "frames"))
+        }
         lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds, duration_s > 0 ? cpu_seconds / duration_s * 100 : 0))
         lines.append(String(format: "  peak memory    %.0f MiB", peak_memory_mib))
         return lines.joined(separator: "\n")

@@ -20,11 +20,13 @@ public struct MeasureProgress: Sendable {
 /// `sluice measure` in one process: the file runs with the stamp writer after capture and
 /// the reader before the sink, and every stamp read becomes a latency sample.
 public enum Measurement {
-    public static func run(spec: PipelineSpec, duration: Double, stop: StopFlag = StopFlag(),
+    public static func run(spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag = StopFlag(),
                            progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec)
         let recorder = LatencyRecorder()
+        let timer = StageTimer()
         var options = RunOptions(duration: duration)
+        options.stageTimer = timer
         options.onFilterEvent = { filter, event, fields in
             if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
         }
@@ -39,13 +41,18 @@ public enum Measurement {
         let cpu = processCPUSeconds() - cpuBefore
         let writer = summary.filters.first { $0.filter == MeasurePlan.writer }
         let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
-        return report(spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
-                      unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil)
+        var result = report(spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
+                            unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil, warmup: warmup)
+        result.stages = timer.figures
+        return result
     }
 
     /// Builds the report from a run's summary and its samples.
     static func report(spec: PipelineSpec, summary: RunSummary, samples: [LatencyRecorder.Sample], stamped: Int,
-                       unreadable: Int, cpu: Double, peakMiB: Double, processes: Int, netem: String?) -> MeasureReport {
+                       unreadable: Int, cpu: Double, peakMiB: Double, processes: Int, netem: String?,
+                       warmup: Double = 0) -> MeasureReport {
+        // Latency figures leave out the first `warmup` seconds after the first frame.
+        let steady = samples.filter { $0.at >= (samples.first?.at ?? 0) + warmup }
         let accounting = FrameAccounting(samples: samples, stamped: stamped, unreadable: unreadable)
         let distinct = Set(samples.map(\.number)).count
         let firstAt = samples.first?.at ?? summary.duration_s
@@ -55,7 +62,7 @@ public enum Measurement {
             pipeline: spec.file, duration_s: summary.duration_s, processes: processes, netem: netem,
             codec: summary.receive.video?.codec ?? summary.send.video?.codec,
             width: summary.receive.video?.width ?? 0, height: summary.receive.video?.height ?? 0,
-            latency: LatencyFigures(samples), frames: accounting,
+            latency: LatencyFigures(steady), warmup_s: warmup, frames: accounting,
             encoded_frames: summary.send.video?.frames ?? 0,
             delivered_fps: window > 0.5 ? Double(distinct) / window : 0,
             encoder_bitrate_kbps: summary.duration_s > 0 ? Double(bytes) * 8 / 1000 / summary.duration_s : 0,

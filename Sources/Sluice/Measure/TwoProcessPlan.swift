@@ -42,6 +42,8 @@ public struct PeerReport: Sendable, Codable, Equatable {
     public var summary: RunSummary?
     public var samples: [[Double]]?
     public var unreadable: Int?
+    /// Receiver: jitter buffer and decoder residence.
+    public var stages: [StageFigures]?
 
     public init(role: String, cpu: Double, peakMiB: Double) {
         self.role = role; cpu_seconds = cpu; peak_memory_mib = peakMiB
@@ -56,7 +58,9 @@ extension Measurement {
     public static func runReceiver(spec: PipelineSpec, duration: Double, stop: StopFlag,
                                    progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> PeerReport {
         let recorder = LatencyRecorder()
+        let timer = StageTimer()
         var options = RunOptions(duration: duration)
+        options.stageTimer = timer
         options.onFilterEvent = { filter, event, fields in
             if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
         }
@@ -70,11 +74,13 @@ extension Measurement {
         report.summary = summary
         report.samples = recorder.all.map { [$0.at, Double($0.number), Double($0.latencyMicroseconds)] }
         report.unreadable = recorder.unreadableCount
+        report.stages = timer.figures
         return report
     }
 
     /// One report from the two halves.
-    public static func combine(spec: PipelineSpec, send: PeerReport, receive: PeerReport, netem: String?) throws(RunError) -> MeasureReport {
+    public static func combine(spec: PipelineSpec, send: PeerReport, receive: PeerReport, netem: String?,
+                               warmup: Double = 0) throws(RunError) -> MeasureReport {
         guard var summary = receive.summary else { throw RunError("the receiving process reported no run") }
         let samples = (receive.samples ?? []).compactMap { s -> LatencyRecorder.Sample? in
             guard s.count >= 3, s[1] >= 0, s[1] <= Double(UInt32.max) else { return nil }
@@ -83,8 +89,10 @@ extension Measurement {
         // The encoder ran in the sender: its counts stand in for the receiver's (empty) send side.
         summary.send.video = .init(captured: send.stamped ?? 0, filtered: send.stamped ?? 0, frames: send.encoded_frames ?? 0,
                                    codec: spec.send?.video?.encode.codec.rawValue, bytes: send.encoded_bytes ?? 0)
-        return report(spec: spec, summary: summary, samples: samples, stamped: send.stamped ?? 0,
-                      unreadable: receive.unreadable ?? 0, cpu: send.cpu_seconds + receive.cpu_seconds,
-                      peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem)
+        var result = report(spec: spec, summary: summary, samples: samples, stamped: send.stamped ?? 0,
+                            unreadable: receive.unreadable ?? 0, cpu: send.cpu_seconds + receive.cpu_seconds,
+                            peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem, warmup: warmup)
+        result.stages = receive.stages ?? []
+        return result
     }
 }

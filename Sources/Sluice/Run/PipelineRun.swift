@@ -17,6 +17,8 @@ public struct RunOptions: Sendable {
     public var dataInput: AsyncStream<String>?
     /// Called with (label, text) for each message arriving on a data channel that prints.
     public var onDataMessage: (@Sendable (String, String) -> Void)?
+    /// Times encoder, jitter buffer and decoder residence (`sluice measure`).
+    public var stageTimer: StageTimer?
     /// Called with (filter, event, fields) for each event a Swift filter emits (e.g.
     /// `framestamp` with `latency_us`), from the bus watcher.
     public var onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
@@ -56,7 +58,7 @@ public final class PipelineRun: Sendable {
         let cpuStart = processCPUSeconds()
         let counters = RunCounters(start: started)
         let pipeline = Pipeline(name: "sluice")
-        let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters)
+        let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer)
         defer { live.withLock { $0 = nil } }
 
         let peers: (sender: WebRTCPeer, receiver: WebRTCPeer)?
@@ -329,6 +331,7 @@ public final class PipelineRun: Sendable {
         recvBin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)
+            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
         }
 
         // A receive side that only accepts some codecs declares them up front, the way a
@@ -363,6 +366,7 @@ public final class PipelineRun: Sendable {
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)
+            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
         }
         for m in media {
             let branch = m == .video ? spec.receive?.video : spec.receive?.audio
@@ -388,6 +392,7 @@ public final class PipelineRun: Sendable {
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)
+            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
         }
         for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
             try builder.buildSend(branch, into: bin)
