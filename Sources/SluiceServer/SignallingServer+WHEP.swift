@@ -12,12 +12,18 @@ extension SignallingServer {
     static let maxSDPBytes = 256 * 1024
 
     func addWHEPRoutes(to router: Router<BasicWebSocketRequestContext>) {
-        let streams = streams, configuration = configuration
+        let streams = streams, configuration = configuration, ingest = ingest
+        // A served pipeline, or else a relayed WHIP publisher of that name.
+        let source: @Sendable (String) -> (any ViewerSource)? = { streams[$0] ?? ingest.relay(named: $0) }
         let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
 
         router.get("/streams.json") { _, _ -> Response in
-            let list = streams.values.sorted { $0.name < $1.name }
+            let served = streams.values.sorted { $0.name < $1.name }
                 .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "encoded_video_frames": $0.encodedVideoFrames] as [String: Any] }
+            let relayed = ingest.relayNames.compactMap { ingest.relay(named: $0) }
+                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "relayed": true, "live": $0.isLive,
+                        "relayed_video_frames": $0.relayedVideoFrames] as [String: Any] }
+            let list = served + relayed
             let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)
             return Self.json(String(decoding: data, as: UTF8.self))
         }
@@ -29,7 +35,7 @@ extension SignallingServer {
             case .failure(let e): return Self.problem(e)
             case .success(let sdp): offer = sdp
             }
-            guard let hub = streams[name] else {
+            guard let hub = source(name) else {
                 return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'; GET /streams.json lists them"))
             }
             do {
@@ -42,7 +48,7 @@ extension SignallingServer {
 
         router.patch("/whep/:stream/:session") { request, context -> Response in
             let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
-            guard let hub = streams[name] else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
+            guard let hub = source(name) else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
             let body = (try? await request.body.collect(upTo: Self.maxSDPBytes)).map { String(buffer: $0) } ?? ""
             switch WHIP.checkPatch(contentType: request.headers[.contentType], ifMatch: request.headers[.ifMatch],
                                    etag: "\"\(id)\"", body: body, authorization: request.headers[.authorization],
@@ -59,7 +65,7 @@ extension SignallingServer {
         router.delete("/whep/:stream/:session") { request, context -> Response in
             if let e = WHIP.checkAuthorization(request.headers[.authorization], token: configuration.token) { return Self.problem(e) }
             let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
-            guard let hub = streams[name], hub.removeViewer(id) else {
+            guard let hub = source(name), hub.removeViewer(id) else {
                 return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
             }
             return Response(status: .ok)

@@ -19,17 +19,48 @@ public final class WHIPIngest: Sendable {
     }
 
     let receivers: [String: Receiver]
+    /// With `--relay`: publishers to names without a receive pipeline are forwarded to WHEP
+    /// viewers (ICE on these addresses).
+    let relayAddresses: [String]?
+    private let relays = Mutex<[String: RelayStream]>([:])
     private let sessions = Mutex<[String: (name: String, session: PublishSession)]>([:])
     /// What ended sessions received, per receive pipeline: (sessions, video frames, audio buffers).
     private let totals = Mutex<[String: (sessions: Int, video: Int, audio: Int)]>([:])
 
-    public init(_ receivers: [Receiver]) {
+    public init(_ receivers: [Receiver], relayAddresses: [String]? = nil) {
         self.receivers = Dictionary(receivers.map { ($0.spec.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.relayAddresses = relayAddresses
+    }
+
+    /// The relayed publisher of `name`, if one is publishing.
+    public func relay(named name: String) -> RelayStream? { relays.withLock { $0[name] } }
+    public var relayNames: [String] { relays.withLock { $0.keys.sorted() } }
+
+    private func startRelay(_ name: String, offer: String, addresses: [String]) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
+        let relay: RelayStream
+        do { relay = try RelayStream(name: name, iceAddresses: addresses) } catch { throw WHIP.HTTPError(500, error.message) }
+        let taken = relays.withLock { t -> Bool in
+            if t[name] != nil { return true }
+            t[name] = relay
+            return false
+        }
+        if taken { throw WHIP.HTTPError(409, "'\(name)' already has a publisher; DELETE its session first or publish under another name") }
+        do {
+            return (relay.id, try await relay.answer(offer: offer))
+        } catch {
+            relays.withLock { t in if t[name] === relay { t[name] = nil } }
+            relay.stop()
+            throw WHIP.HTTPError(422, error.message)
+        }
     }
 
     public var sessionCount: Int { sessions.withLock { $0.count } }
 
     func start(_ name: String, offer: String) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
+        if receivers[name] == nil, let relayAddresses {
+            guard SignallingServer.validRoom(name) else { throw WHIP.HTTPError(400, "stream names are 1 to 128 letters, digits, '-' or '_'") }
+            return try await startRelay(name, offer: offer, addresses: relayAddresses)
+        }
         guard let r = receivers[name] else { throw WHIP.HTTPError(404, "no receive pipeline named '\(name)'") }
         let session: PublishSession
         do { session = try PublishSession(receive: r.spec, iceAddresses: r.iceAddresses) } catch {
@@ -45,6 +76,18 @@ public final class WHIPIngest: Sendable {
     }
 
     func stop(_ name: String, _ id: String) async -> Bool {
+        if let relay = relays.withLock({ t -> RelayStream? in
+            guard let r = t[name], r.id == id else { return nil }
+            return t.removeValue(forKey: name)
+        }) {
+            relay.stop()
+            totals.withLock { t in
+                var x = t[name] ?? (0, 0, 0)
+                x.sessions += 1; x.video += relay.relayedVideoFrames
+                t[name] = x
+            }
+            return true
+        }
         guard let s = sessions.withLock({ t -> PublishSession? in
             guard t[id]?.name == name else { return nil }
             return t.removeValue(forKey: id)?.session
@@ -67,7 +110,11 @@ public final class WHIPIngest: Sendable {
         let ended = totals.withLock { t in
             t.mapValues { ["sessions": $0.sessions, "video_frames": $0.video, "audio_buffers": $0.audio] }
         }
-        let object: [String: Any] = ["sessions": rows, "ended": ended]
+        let relayed = relays.withLock { t in
+            t.values.map { ["id": $0.id, "stream": $0.name, "live": $0.isLive, "viewers": $0.viewerCount,
+                            "video_frames": $0.relayedVideoFrames] as [String: Any] }
+        }
+        let object: [String: Any] = ["sessions": rows, "relays": relayed, "ended": ended]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }

@@ -45,12 +45,12 @@ public struct SignallingServer: Sendable {
     private let logger: Logger
 
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
-                streams: [StreamHub] = [], receivers: [WHIPIngest.Receiver] = [],
+                streams: [StreamHub] = [], receivers: [WHIPIngest.Receiver] = [], relayAddresses: [String]? = nil,
                 cameraLifetime: TimeInterval = CameraAPI.lifetime, logger: Logger = Logger(label: "sluice.serve")) {
         self.configuration = configuration
         self.rooms = rooms
         self.cameras = CameraSessions(lifetime: cameraLifetime)
-        self.ingest = WHIPIngest(receivers)
+        self.ingest = WHIPIngest(receivers, relayAddresses: relayAddresses)
         self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
     }

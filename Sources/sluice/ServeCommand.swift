@@ -26,6 +26,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("receive"), help: "A pipeline file whose receive section takes WHIP publishers at POST /whip/<name> (repeatable).")
     var receivePipelines: [String] = []
 
+    @Flag(help: "Forward WHIP publishers of names without a --receive pipeline to WHEP viewers at /whep/<name>, without decoding or re-encoding.")
+    var relay = false
+
     @Option(help: "Bearer token WHIP/WHEP requests must carry.")
     var token: String?
 
@@ -72,7 +75,9 @@ struct Serve: AsyncParsableCommand {
         }
         let tls = cert.flatMap { c in key.map { (certificate: c, key: $0) } }
         let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn, tls: tls)
-        let server = SignallingServer(configuration: configuration, streams: hubs, receivers: receivers, cameraLifetime: cameraLifetime)
+        if relay { printLine("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>") }
+        let server = SignallingServer(configuration: configuration, streams: hubs, receivers: receivers,
+                                      relayAddresses: relay ? [host] : nil, cameraLifetime: cameraLifetime)
         printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port)")
         do { try await server.run() } catch let e as TLSFileError {
             printError("error: \(e)")
