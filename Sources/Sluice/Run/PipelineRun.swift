@@ -86,7 +86,7 @@ public final class PipelineRun: Sendable {
             let p = try buildPlayer(pipeline: pipeline, builder: builder, media: [.video, .audio])
             player = p
             opensChannels = p.webrtcbin
-            remote = try HTTPSession(peer: p, transport: spec.transport)
+            remote = try HTTPSession(peer: p, transport: spec.transport, logger: logger)
         case .camera:
             peers = nil
             // The camera API takes audio, video and a data channel, in that order, whatever
@@ -106,7 +106,7 @@ public final class PipelineRun: Sendable {
             let p = WebRTCPeer(bin, label: "publisher")
             player = p
             opensChannels = bin
-            remote = try HTTPSession(peer: p, transport: spec.transport)
+            remote = try HTTPSession(peer: p, transport: spec.transport, logger: logger)
         case .apprtc:
             peers = nil
             let joined: AppRTCClient.Joined

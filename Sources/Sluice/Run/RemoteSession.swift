@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import GStreamer
 import SluiceSignalling
 import Synchronization
@@ -29,9 +30,11 @@ final class HTTPSession: RemoteSession {
     private let what: String
     private let location: SourceLocation?
     private let sessionURL = Mutex<URL?>(nil)
+    private let logger: Logger
 
-    init(peer: WebRTCPeer, transport: TransportSpec) throws(RunError) {
+    init(peer: WebRTCPeer, transport: TransportSpec, logger: Logger) throws(RunError) {
         self.peer = peer
+        self.logger = logger
         self.what = transport.kind == .whip ? "WHIP" : "WHEP"
         self.location = transport.location
         do { client = try WHIPClient(endpoint: transport.endpoint ?? "", token: transport.token) } catch {
@@ -43,6 +46,7 @@ final class HTTPSession: RemoteSession {
         do {
             let offer = try await peer.offerWithCandidates()
             let (answer, session) = try await client.post(offer: offer)
+            logger.debug("\(what) offer:\n\(offer)\nanswer:\n\(answer)")
             sessionURL.withLock { $0 = session }
             try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
             return true

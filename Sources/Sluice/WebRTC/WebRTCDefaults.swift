@@ -10,8 +10,23 @@ import GStreamer
 ///   encoder answers with one.
 /// - Receiving depayloaders wait for a keyframe after a loss they cannot repair, and ask
 ///   for one, instead of passing damaged pictures to the decoder (`GraphBuilder`).
+/// - Each RTP session may send RTCP every `rtcpMinInterval` (RTPSession's default is 5 s):
+///   NACKs that cannot go out "early" wait for the next regular RTCP packet, and with 5 s
+///   between them they came too late for any jitter buffer and expired.
 public enum WebRTCDefaults {
+    /// Shortest time between regular RTCP packets of a session.
+    public static let rtcpMinInterval: UInt64 = 100_000_000
+
     public static func apply(to webrtcbin: Element) {
+        if let rtpbin = webrtcbin.cast(to: Bin.self)?.child(named: "rtpbin") {
+            // The rtpbin is the signal's first argument: the handler captures nothing.
+            rtpbin.connect("on-new-ssrc") { (args: borrowing SignalArguments) -> Void in
+                guard let bin = args.object(0, as: Element.self), let id = args.get(1, as: UInt32.self),
+                      let session = (try? bin.emit("get-internal-session", id))??.objectValue,
+                      session.hasProperty("rtcp-min-interval") else { return }
+                try? session.set("rtcp-min-interval", rtcpMinInterval)
+            }
+        }
         // The transceiver is the signal's argument: the handler captures nothing.
         webrtcbin.connect("on-new-transceiver") { (args: borrowing SignalArguments) -> Void in
             guard let transceiver = args.object(1, as: Object.self), transceiver.hasProperty("do-nack") else { return }
