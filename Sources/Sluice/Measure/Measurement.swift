@@ -23,21 +23,10 @@ public enum Measurement {
     public static func run(spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag = StopFlag(),
                            progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec)
-        let recorder = LatencyRecorder()
-        let timer = StageTimer()
-        var options = RunOptions(duration: duration)
-        options.stageTimer = timer
-        options.onFilterEvent = { filter, event, fields in
-            if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
-        }
-        let run = PipelineRun(spec: instrumented)
+        let recorder = LatencyRecorder(), timer = StageTimer()
         let cpuBefore = processCPUSeconds()
-        let summary = try await run.run(options: options, stop: stop) { live in
-            let recent = recorder.since(max(0, live.elapsed - 1))
-            let figures = LatencyFigures(recent)
-            progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
-                                     p95ms: figures.p95_ms, framesRead: recorder.all.count))
-        }
+        let summary = try await instrumentedRun(instrumented, duration: duration, recorder: recorder, timer: timer,
+                                                stop: stop, progress: progress)
         let cpu = processCPUSeconds() - cpuBefore
         let writer = summary.filters.first { $0.filter == MeasurePlan.writer }
         let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
@@ -45,6 +34,22 @@ public enum Measurement {
                             unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil, warmup: warmup)
         result.stages = timer.figures
         return result
+    }
+
+    /// Runs an instrumented spec, feeding every stamp read to `recorder` and the stage
+    /// probes to `timer`, with a progress line each second.
+    static func instrumentedRun(_ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
+                                stop: StopFlag, progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> RunSummary {
+        var options = RunOptions(duration: duration)
+        options.stageTimer = timer
+        options.onFilterEvent = { filter, event, fields in
+            if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
+        }
+        return try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in
+            let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
+            progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
+                                     p95ms: figures.p95_ms, framesRead: recorder.all.count))
+        }
     }
 
     /// Builds the report from a run's summary and its samples.

@@ -57,18 +57,9 @@ extension Measurement {
     /// Runs the receiving half for `duration`, recording every stamp read.
     public static func runReceiver(spec: PipelineSpec, duration: Double, stop: StopFlag,
                                    progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> PeerReport {
-        let recorder = LatencyRecorder()
-        let timer = StageTimer()
-        var options = RunOptions(duration: duration)
-        options.stageTimer = timer
-        options.onFilterEvent = { filter, event, fields in
-            if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
-        }
-        let summary = try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in
-            let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
-            progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
-                                     p95ms: figures.p95_ms, framesRead: recorder.all.count))
-        }
+        let recorder = LatencyRecorder(), timer = StageTimer()
+        let summary = try await instrumentedRun(spec, duration: duration, recorder: recorder, timer: timer,
+                                                stop: stop, progress: progress)
         let usage = PeerReport.ownUsage()
         var report = PeerReport(role: "receive", cpu: usage.cpu, peakMiB: usage.peakMiB)
         report.summary = summary

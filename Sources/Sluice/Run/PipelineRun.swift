@@ -360,24 +360,11 @@ public final class PipelineRun: Sendable {
     /// the file does not receive get a transceiver too (what arrives ends in a fakesink).
     private func buildPlayer(pipeline: Pipeline, builder: GraphBuilder, media: [MediaKind],
                              always: Bool = false) throws(RunError) -> WebRTCPeer {
-        let bin = try makeWebRTCBin("play")
-        do { try pipeline.add(bin) } catch { throw RunError(error.message) }
-        try addICEAddresses(to: bin)
-        bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
-            guard let pad = args.object(1, as: Pad.self) else { return }
-            builder?.buildReceive(for: pad)
-            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
-        }
+        let bin = try receivingBin("play", pipeline: pipeline, builder: builder)
         for m in media {
             let branch = m == .video ? spec.receive?.video : spec.receive?.audio
             guard branch != nil || always else { continue }
-            let codecs = (branch?.codecs.isEmpty ?? true) ? Codec.allCases.filter { $0.media == m } : branch!.codecs
-            do {
-                let caps = try Caps(codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";"))
-                _ = try bin.emit("add-transceiver", "recvonly", caps)
-            } catch {
-                throw RunError("cannot set up receiving \(m.rawValue): \(error.message)", at: branch?.location ?? spec.transport.location)
-            }
+            try addReceiveOnly(m, codecs: branch?.codecs ?? [], to: bin, at: branch?.location ?? spec.transport.location)
         }
         return WebRTCPeer(bin, label: "player")
     }
@@ -386,14 +373,7 @@ public final class PipelineRun: Sendable {
     /// send (so the other peer's offer matches them), and, for the initiator, receive-only
     /// transceivers for what it only receives.
     private func buildRoomPeer(pipeline: Pipeline, builder: GraphBuilder, initiator: Bool) throws(RunError) -> WebRTCPeer {
-        let bin = try makeWebRTCBin("peer")
-        do { try pipeline.add(bin) } catch { throw RunError(error.message) }
-        try addICEAddresses(to: bin)
-        bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
-            guard let pad = args.object(1, as: Pad.self) else { return }
-            builder?.buildReceive(for: pad)
-            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
-        }
+        let bin = try receivingBin("peer", pipeline: pipeline, builder: builder)
         for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
             try builder.buildSend(branch, into: bin)
             let receives = (branch.media == .video ? spec.receive?.video : spec.receive?.audio) != nil
@@ -410,16 +390,36 @@ public final class PipelineRun: Sendable {
         if initiator {
             for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 })
             where (branch.media == .video ? spec.send?.video : spec.send?.audio) == nil {
-                let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
-                do {
-                    let caps = try Caps(codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";"))
-                    _ = try bin.emit("add-transceiver", "recvonly", caps)
-                } catch {
-                    throw RunError("cannot set up receiving \(branch.media.rawValue): \(error.message)", at: branch.location)
-                }
+                try addReceiveOnly(branch.media, codecs: branch.codecs, to: bin, at: branch.location)
             }
         }
         return WebRTCPeer(bin, label: initiator ? "offerer" : "answerer")
+    }
+
+    /// A webrtcbin in `pipeline` whose incoming streams get receive branches (and, when
+    /// measuring, timed jitter buffers).
+    private func receivingBin(_ name: String, pipeline: Pipeline, builder: GraphBuilder) throws(RunError) -> Element {
+        let bin = try makeWebRTCBin(name)
+        do { try pipeline.add(bin) } catch { throw RunError(error.message) }
+        try addICEAddresses(to: bin)
+        // Weak: the builder owns the pipeline, which owns the bin and so this handler.
+        bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            builder?.buildReceive(for: pad)
+            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
+        }
+        return bin
+    }
+
+    /// A receive-only transceiver offering `codecs` (every codec of the medium if empty).
+    private func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
+        let offered = codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : codecs
+        do {
+            let caps = try Caps(offered.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";"))
+            _ = try bin.emit("add-transceiver", "recvonly", caps)
+        } catch {
+            throw RunError("cannot set up receiving \(media.rawValue): \(error.message)", at: location)
+        }
     }
 
     /// `transport.ice.addresses`: host candidates on these addresses.

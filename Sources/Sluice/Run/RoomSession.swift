@@ -68,12 +68,8 @@ final class RoomSession: RemoteSession {
                     return fail(first + "; the peers in room '\(joined.room)' share no codec for that medium")
                 }
                 state.withLock { $0.negotiated = true }
-            } catch let e as GstError {
-                fail("room '\(joined.room)': the other peer's answer: \(e.message)")
-            } catch let e as NegotiationError {
-                fail("room '\(joined.room)': \(e.message)")
             } catch {
-                fail("room '\(joined.room)': \(error)")
+                fail(describe(error, reading: "answer"))
             }
         case .message(.candidate(let label, _, let candidate)):
             guard label >= 0, label < 1024 else { return logger.warning("ignoring a candidate for m-line \(label)") }
@@ -98,12 +94,17 @@ final class RoomSession: RemoteSession {
             try await peer.setLocalDescription(answer)
             client.send(.answer(sdp: answer.sdp))
             state.withLock { $0.negotiated = true }
-        } catch let e as GstError {
-            fail("room '\(joined.room)': the other peer's offer: \(e.message)")
-        } catch let e as NegotiationError {
-            fail("room '\(joined.room)': \(e.message)")
         } catch {
-            fail("room '\(joined.room)': \(error)")
+            fail(describe(error, reading: "offer"))
+        }
+    }
+
+    /// A failed step with the other peer's `what` (offer or answer), in the user's words.
+    private func describe(_ error: any Error, reading what: String) -> String {
+        switch error {
+        case let e as GstError: "room '\(joined.room)': the other peer's \(what): \(e.message)"
+        case let e as NegotiationError: "room '\(joined.room)': \(e.message)"
+        default: "room '\(joined.room)': \(error)"
         }
     }
 

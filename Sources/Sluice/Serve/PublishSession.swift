@@ -23,16 +23,10 @@ public final class PublishSession: Sendable {
         builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters())
         let bin: Element
         do {
-            bin = try Element.make("webrtcbin", name: "whip")
-            try bin.set("bundle-policy", fromString: "max-bundle")
-            try bin.set("latency", UInt32(spec.transport.latencyMs))
-            if !iceAddresses.isEmpty { try ICEAgent.addLocalAddresses(iceAddresses, to: bin) }
-            try pipeline.add(bin)
+            bin = try WebRTCDefaults.serverBin("whip", in: pipeline, latencyMs: spec.transport.latencyMs, addresses: iceAddresses)
         } catch {
             throw RunError("cannot set up the WHIP session: \(error.message)")
         }
-        ICEAgent.disableUPnP(on: bin)
-        WebRTCDefaults.apply(to: bin)
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)

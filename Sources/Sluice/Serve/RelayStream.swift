@@ -22,17 +22,9 @@ public final class RelayStream: Sendable {
         id = UUID().uuidString.lowercased()
         pipeline = Pipeline(name: "relay-\(name)")
         let bin: Element
-        do {
-            bin = try Element.make("webrtcbin", name: "publisher")
-            try bin.set("bundle-policy", fromString: "max-bundle")
-            try bin.set("latency", UInt32(latencyMs))
-            if !iceAddresses.isEmpty { try ICEAgent.addLocalAddresses(iceAddresses, to: bin) }
-            try pipeline.add(bin)
-        } catch {
+        do { bin = try WebRTCDefaults.serverBin("publisher", in: pipeline, latencyMs: latencyMs, addresses: iceAddresses) } catch {
             throw RunError("cannot set up the relay of '\(name)': \(error.message)")
         }
-        ICEAgent.disableUPnP(on: bin)
-        WebRTCDefaults.apply(to: bin)
         peer = WebRTCPeer(bin, label: "relay-publisher")
         let outputs = outputs
         viewers = ViewerSet(pipeline: pipeline, addresses: iceAddresses) {
