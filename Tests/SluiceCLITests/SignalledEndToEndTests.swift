@@ -49,7 +49,7 @@ final class SignalledEndToEndTests: XCTestCase {
         XCTAssertNil(r.value("session.ended_by_peer"), r.stdout)
         XCTAssertFalse((r.value("session.id") as? String ?? "").isEmpty)
         // Media for the whole run, not just the first lease.
-        XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 110, "far more than one 2 s lease of frames: \(r.stdout)")
+        XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 60, "more than one 2 s lease of frames: \(r.stdout)")
         XCTAssertEqual(r.int("receive.video.width"), 640)
         let channel = (r.value("data_channels") as? [[String: Any]])?.first
         XCTAssertEqual(channel?["label"] as? String, "sluice", "the API's data channel is opened even when the file declares none")
