@@ -45,7 +45,8 @@ struct MeasurePeer: AsyncParsableCommand {
     /// and encoded.
     private func runSender(_ spec: PipelineSpec) async throws -> PeerReport {
         let half = try MeasurePlan.sendHalf(spec)
-        let hub = try StreamHub(spec: half, iceAddresses: [address])
+        let timer = StageTimer()
+        let hub = try StreamHub(spec: half, iceAddresses: [address], stageTimer: timer)
         let server = SignallingServer(configuration: .init(host: address, port: port), streams: [hub])
         printLine("measure-peer: serving /whep/\(half.name) on \(address):\(port)")
         try await server.run()
@@ -55,6 +56,7 @@ struct MeasurePeer: AsyncParsableCommand {
         report.stamped = (writer?.frames.load(ordering: .relaxed) ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
         report.encoded_frames = hub.encodedVideoFrames
         report.encoded_bytes = hub.encodedVideoBytes
+        report.stages = timer.figures
         return report
     }
 

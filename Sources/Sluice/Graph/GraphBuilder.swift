@@ -266,6 +266,9 @@ final class GraphBuilder: Sendable {
         var tail: [Element] = [queue]
         if !video { tail.append(try make("audioconvert", at: enc.location)); tail.append(try make("audioresample", at: enc.location)) }
         tail += try encoderChain(enc, fps: branch.capture.fps)
+        if video, let stageTimer, tail.count >= 2, let exit = tail.last {
+            stageTimer.timeInOrder(StageTimer.encode, from: tail[1], to: exit)  // encoder (+ caps, parser)
+        }
         guard let webrtcbin else {
             let sink = sendEndsInTee
                 ? try make("tee", [("allow-not-linked", "true")], at: branch.location)
@@ -278,9 +281,6 @@ final class GraphBuilder: Sendable {
             countSent(at: sink.staticPad("sink"), video: video, marksFirstFrame: true)
             counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
             return
-        }
-        if video, let stageTimer, tail.count >= 2, let exit = tail.last {
-            stageTimer.timeInOrder(StageTimer.encode, from: tail[1], to: exit)  // encoder (+ caps, parser)
         }
         let pay = try make(DefaultElements.payloader(for: enc.codec), EncoderPresets.payloaderProperties(for: enc.codec), at: enc.location)
         tail.append(pay)

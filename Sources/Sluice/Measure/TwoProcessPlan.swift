@@ -42,7 +42,7 @@ public struct PeerReport: Sendable, Codable, Equatable {
     public var summary: RunSummary?
     public var samples: [[Double]]?
     public var unreadable: Int?
-    /// Receiver: jitter buffer and decoder residence.
+    /// Sender: encoder residence. Receiver: jitter buffer and decoder residence.
     public var stages: [StageFigures]?
 
     public init(role: String, cpu: Double, peakMiB: Double) {
@@ -83,7 +83,8 @@ extension Measurement {
         var result = report(spec: spec, summary: summary, samples: samples, stamped: send.stamped ?? 0,
                             unreadable: receive.unreadable ?? 0, cpu: send.cpu_seconds + receive.cpu_seconds,
                             peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem, warmup: warmup)
-        result.stages = receive.stages ?? []
+        // The encoder ran in the sender; jitter buffer and decoder in the receiver.
+        result.stages = (send.stages ?? []) + (receive.stages ?? [])
         return result
     }
 }

@@ -16,14 +16,15 @@ public final class StreamHub: Sendable {
 
     /// Builds and starts the send branches of `spec` (its transport and receive sections are
     /// not used: each viewer is a peer of its own). ICE gathers on `addresses`.
-    public init(spec: PipelineSpec, iceAddresses: [String]) throws(RunError) {
+    /// `stageTimer`: time the encoder (`sluice measure --processes 2`).
+    public init(spec: PipelineSpec, iceAddresses: [String], stageTimer: StageTimer? = nil) throws(RunError) {
         guard spec.send?.video != nil || spec.send?.audio != nil else {
             throw RunError("pipeline '\(spec.name)' has nothing to serve: it has no send section", at: spec.transport.location)
         }
         self.spec = spec
         addresses = iceAddresses
         pipeline = Pipeline(name: "hub-\(spec.name)")
-        builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true)
+        builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer)
         for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
             try builder.buildSend(branch, into: nil)
         }
