@@ -16,7 +16,8 @@
  * candidates handed straight to the other peer (queued until its remote description is
  * set). Counts decoded frames (probe on the decoder's src pad).
  *
- * Usage: webrtc-loopback CODEC(vp8|h264) WIDTH HEIGHT FPS KBPS SECONDS [PATTERN]
+ * Usage: webrtc-loopback CODEC(vp8|h264) WIDTH HEIGHT FPS KBPS SECONDS [PATTERN [VP8_THREADS]]
+ * (VP8_THREADS defaults to 2, the realtime preset's value.)
  * Prints one JSON line: frames, duration_s, time_to_first_frame_ms, cpu_seconds.
  * No framestamps: latency is not measured here.
  */
@@ -212,7 +213,7 @@ static gboolean on_timeout(gpointer u) {
 
 int main(int argc, char **argv) {
   if (argc < 7) {
-    fprintf(stderr, "usage: %s vp8|h264 WIDTH HEIGHT FPS KBPS SECONDS [PATTERN]\n", argv[0]);
+    fprintf(stderr, "usage: %s vp8|h264 WIDTH HEIGHT FPS KBPS SECONDS [PATTERN [VP8_THREADS]]\n", argv[0]);
     return 64;
   }
   gst_init(NULL, NULL);
@@ -220,6 +221,7 @@ int main(int argc, char **argv) {
   int w = atoi(argv[2]), h = atoi(argv[3]), fps = atoi(argv[4]), kbps = atoi(argv[5]);
   double seconds = atof(argv[6]);
   const char *pattern = argc > 7 ? argv[7] : "ball";
+  const char *vp8_threads = argc > 8 ? argv[8] : "2";
   gboolean h264 = strcmp(codec, "h264") == 0;
   if (!h264 && strcmp(codec, "vp8") != 0) fail("codec is vp8 or h264");
   g_mutex_init(&lock);
@@ -267,7 +269,7 @@ int main(int argc, char **argv) {
     snprintf(buf, sizeof buf, "%d", kbps * 1000); setp(enc, "target-bitrate", buf);
     snprintf(buf, sizeof buf, "%d", gop); setp(enc, "keyframe-max-dist", buf);
     setp(enc, "deadline", "1"); setp(enc, "cpu-used", "8"); setp(enc, "end-usage", "cbr");
-    setp(enc, "lag-in-frames", "0"); setp(enc, "error-resilient", "default"); setp(enc, "threads", "2");
+    setp(enc, "lag-in-frames", "0"); setp(enc, "error-resilient", "default"); setp(enc, "threads", vp8_threads);
     setp(enc, "buffer-size", "300"); setp(enc, "buffer-initial-size", "200");
     setp(enc, "buffer-optimal-size", "250"); setp(enc, "undershoot", "95");
     pay = make("rtpvp8pay", NULL);
