@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Sluice loopback against a plain C webrtcbin program with the same graph
+(Benchmarks/c-compare.sh).
+
+For 720p30 VP8 and H.264 (2500 kbit/s, realtime preset, videotestsrc), alternating, RUNS
+pairs of SECONDS_PER_RUN each: `sluice run Benchmarks/c-loopback.yaml --report` and
+`Benchmarks/c-webrtcbin/webrtc-loopback`. CPU is user+system of the whole process (wait4,
+start-up included) per minute of wall time; delivered fps is decoded frames per second after
+the first decoded frame. Latency is not measured (the C program does not stamp frames).
+"""
+import json, os, signal, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLUICE = os.path.join(ROOT, ".build/release/sluice")
+CPROG = os.path.join(ROOT, "Benchmarks/c-webrtcbin/webrtc-loopback")
+RUNS = int(os.environ.get("RUNS", "5"))
+SECONDS = float(os.environ.get("SECONDS_PER_RUN", "20"))
+PATTERN = os.environ.get("PATTERN", "smpte")
+W, H, FPS, KBPS = 1280, 720, 30, 2500
+# (name, codec, Sluice file, vp8enc threads for the C program). "vp8-threads1" is VP8 with
+# vp8enc threads=1 on both sides: with the preset's threads=2, libvpx collapses to a few fps
+# at a full core whenever the 2 cores are contended (see README-aiortc-c.md).
+ALL_CONFIGS = [
+    ("vp8", "vp8", "Benchmarks/c-loopback.yaml", "2"),
+    ("h264", "h264", "Benchmarks/c-loopback.yaml", "2"),
+    ("vp8-threads1", "vp8", "Benchmarks/c-loopback-vp8-threads1.yaml", "1"),
+]
+CONFIGS = [c for c in ALL_CONFIGS if c[0] in os.environ.get("CODECS", "vp8,h264,vp8-threads1").split(",")]
+
+
+def run(cmd, env=None):
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.monotonic() - start
+    out, err = p.stdout.read().decode(), p.stderr.read().decode(errors="replace")
+    rc = os.waitstatus_to_exitcode(status)
+    if rc != 0:
+        sys.exit(f"{cmd[0]} failed ({rc}): {err[-1500:]}")
+    return usage.ru_utime + usage.ru_stime, wall, out
+
+
+def sluice(codec, file):
+    fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
+    env = dict(os.environ, CODEC=codec, W=str(W), H=str(H), BITRATE=str(KBPS), PATTERN=PATTERN)
+    cpu, wall, _ = run([SLUICE, "run", file, "--duration", str(SECONDS), "--quiet",
+                        "--report", path], env)
+    with open(path) as f:
+        rep = json.load(f)
+    os.unlink(path)
+    frames = rep["receive"]["video"]["frames"]
+    ttff = (rep.get("time_to_first_frame_ms") or 0) / 1000
+    return {"cpu_s_per_min": cpu / wall * 60, "cpu_seconds": cpu, "wall_s": wall, "frames": frames,
+            "fps": frames / max(1e-9, rep["duration_s"] - ttff), "ttff_ms": ttff * 1000,
+            "encoded_kbps": rep["send"]["video"].get("bytes", 0) * 8 / 1000 / rep["duration_s"]}
+
+
+def cprog(codec, threads):
+    cpu, wall, out = run([CPROG, codec, str(W), str(H), str(FPS), str(KBPS), str(SECONDS), PATTERN, threads])
+    rep = json.loads(out.strip().splitlines()[-1])
+    ttff = rep["time_to_first_frame_ms"] / 1000
+    return {"cpu_s_per_min": cpu / wall * 60, "cpu_seconds": cpu, "wall_s": wall, "frames": rep["frames"],
+            "fps": rep["frames"] / max(1e-9, rep["duration_s"] - ttff), "ttff_ms": ttff * 1000}
+
+
+def med(rows, k):
+    return statistics.median(r[k] for r in rows)
+
+
+def main():
+    results = []
+    for name, codec, file, threads in CONFIGS:
+        s_rows, c_rows = [], []
+        for i in range(RUNS):
+            for who in (["sluice", "c"] if i % 2 == 0 else ["c", "sluice"]):
+                (s_rows if who == "sluice" else c_rows).append(sluice(codec, file) if who == "sluice" else cprog(codec, threads))
+            print(f"{name} run {i+1}/{RUNS}: sluice {s_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {s_rows[-1]['fps']:.1f} fps"
+                  f" | C {c_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {c_rows[-1]['fps']:.1f} fps", file=sys.stderr)
+        pair = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
+        results.append({"config": name, "codec": codec, "sluice_file": file, "vp8_threads": threads if codec == "vp8" else None, "width": W, "height": H, "fps": FPS, "bitrate_kbps": KBPS, "pattern": PATTERN,
+                        "sluice": s_rows, "c": c_rows,
+                        "median": {"sluice_cpu_s_per_min": med(s_rows, "cpu_s_per_min"), "c_cpu_s_per_min": med(c_rows, "cpu_s_per_min"),
+                                   "sluice_fps": med(s_rows, "fps"), "c_fps": med(c_rows, "fps"),
+                                   "sluice_ttff_ms": med(s_rows, "ttff_ms"), "c_ttff_ms": med(c_rows, "ttff_ms"),
+                                   "ratio": med(s_rows, "cpu_s_per_min") / med(c_rows, "cpu_s_per_min"),
+                                   "pair_ratio": pair}})
+    print(f"\nSluice vs plain C webrtcbin, 720p30 loopback, {KBPS} kbit/s, videotestsrc pattern={PATTERN}, "
+          f"{RUNS} alternating pairs of {SECONDS:.0f} s, medians (CPU s per minute of the whole process; 60 = one core)\n")
+    print("| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | Sluice fps | C fps | target ≤ 1.05 |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        m = r["median"]
+        ok = "met" if m["pair_ratio"] <= 1.05 and m["ratio"] <= 1.05 else "NOT met"
+        if min(m["sluice_fps"], m["c_fps"]) < 28:
+            ok += " (but fps collapsed: not a like-for-like load)"
+        print(f"| {r['config']} | {m['sluice_cpu_s_per_min']:.2f} | {m['c_cpu_s_per_min']:.2f} | {m['ratio']:.3f} ({m['pair_ratio']:.3f}) "
+              f"| {m['sluice_fps']:.1f} | {m['c_fps']:.1f} | {ok} |")
+    with open(os.path.join(ROOT, "Benchmarks/results-c-webrtcbin.json"), "w") as f:
+        json.dump({"runs": RUNS, "seconds": SECONDS, "latency": "not measured (no framestamps in the C program)",
+                   "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
