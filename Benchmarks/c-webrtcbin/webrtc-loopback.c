@@ -221,7 +221,7 @@ int main(int argc, char **argv) {
   int w = atoi(argv[2]), h = atoi(argv[3]), fps = atoi(argv[4]), kbps = atoi(argv[5]);
   double seconds = atof(argv[6]);
   const char *pattern = argc > 7 ? argv[7] : "ball";
-  const char *vp8_threads = argc > 8 ? argv[8] : "2";
+  const char *vp8_threads = argc > 8 ? argv[8] : "1";
   gboolean h264 = strcmp(codec, "h264") == 0;
   if (!h264 && strcmp(codec, "vp8") != 0) fail("codec is vp8 or h264");
   g_mutex_init(&lock);
@@ -268,7 +268,7 @@ int main(int argc, char **argv) {
     enc = make("vp8enc", NULL);
     snprintf(buf, sizeof buf, "%d", kbps * 1000); setp(enc, "target-bitrate", buf);
     snprintf(buf, sizeof buf, "%d", gop); setp(enc, "keyframe-max-dist", buf);
-    setp(enc, "deadline", "1"); setp(enc, "cpu-used", "8"); setp(enc, "end-usage", "cbr");
+    setp(enc, "deadline", "1"); setp(enc, "cpu-used", "16"); setp(enc, "end-usage", "cbr");
     setp(enc, "lag-in-frames", "0"); setp(enc, "error-resilient", "default"); setp(enc, "threads", vp8_threads);
     setp(enc, "buffer-size", "300"); setp(enc, "buffer-initial-size", "200");
     setp(enc, "buffer-optimal-size", "250"); setp(enc, "undershoot", "95");

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Encoder and payloader settings per codec and preset.
 ///
 /// The `realtime` preset avoids what bites webrtcbin users by default: x264enc's lookahead
@@ -23,9 +25,11 @@ public enum EncoderPresets {
         case "vp8enc", "vp9enc":
             props = [("target-bitrate", "\(kbps * 1000)"), ("keyframe-max-dist", "\(gop)")]
             if encode.preset == .realtime {
-                props += [("deadline", "1"), ("cpu-used", element == "vp8enc" ? "8" : "8"),
+                // vp8enc's fastest realtime speed: half the encoder CPU of cpu-used 8 at 720p
+                // (measured with gst-launch, 300 frames); vp9enc's scale ends at 9.
+                props += [("deadline", "1"), ("cpu-used", element == "vp8enc" ? "16" : "8"),
                           ("end-usage", "cbr"), ("lag-in-frames", "0"), ("error-resilient", "default"),
-                          ("threads", "2"), ("buffer-size", "300"), ("buffer-initial-size", "200"),
+                          ("threads", "\(vpxThreads())"), ("buffer-size", "300"), ("buffer-initial-size", "200"),
                           ("buffer-optimal-size", "250"), ("undershoot", "95")]
                 if element == "vp9enc" { props += [("row-mt", "true")] }
             }
@@ -36,6 +40,14 @@ public enum EncoderPresets {
             break
         }
         return props
+    }
+
+    /// libvpx encoder threads: 1 on machines with 2 cores or fewer, else 2. With 2 threads on
+    /// 2 cores, vp8enc sometimes collapses to 6–22 fps while using a whole core (seen in
+    /// Benchmarks/aiortc-compare.sh and c-compare.sh, in Sluice and in a plain C program
+    /// alike); with 1 thread it kept 30 fps in every run.
+    public static func vpxThreads(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+        cores <= 2 ? 1 : 2
     }
 
     /// Caps forced right after the encoder, if the codec needs a specific profile.
