@@ -5,9 +5,11 @@ One capture and one H.264 encoder at 720p30 (`sluice serve --pipeline
 Benchmarks/fanout-720p-h264.yaml`), N receiving peers, each a `sluice run` process with its own
 webrtcbin playing the stream over WHEP and counting frames without decoding
 (Benchmarks/fanout-viewer.yaml, `decode: none`). For N = 1, 2, 4, ... it reports the slowest
-peer's frame rate (frames after its first one, over the time since), the server's encoded
-frame rate (one encoder whatever N is) and the server's CPU. The answer is the largest N at
-which every peer still gets at least 29 of 30 fps (median of RUNS runs per N).
+peer's steady frame rate (the median of its per-second receive rates from second STEADY_FROM
+on: frames queued while a peer connects arrive in a burst, which would inflate an average
+from its first frame), the server's encoded frame rate (one encoder whatever N is) and the
+server's CPU. The answer is the largest N at which every peer still gets at least 29 of
+30 fps (median of RUNS runs per N).
 
 Run through Benchmarks/fanout.sh (release build, loopback-only namespace).
 Env: RUNS (3), SECONDS_PER_RUN (10), MAX_N (40).
@@ -18,7 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLUICE = os.path.join(ROOT, ".build/release/sluice")
 RUNS = int(os.environ.get("RUNS", "3"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "10"))
-MAX_N = int(os.environ.get("MAX_N", "40"))
+MAX_N = int(os.environ.get("MAX_N", "48"))
+STEADY_FROM = float(os.environ.get("STEADY_FROM", "4"))
 PORT = 18600
 STEPS = [n for n in [1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 24, 28, 32, 40, 48] if n <= MAX_N]
 
@@ -52,21 +55,26 @@ def one_run(n):
             fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
             reports.append(path)
             procs.append(subprocess.Popen([SLUICE, "run", "Benchmarks/fanout-viewer.yaml", "--duration", str(SECONDS),
-                                           "--quiet", "--report", path], cwd=ROOT, env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+                                           "--report", path], cwd=ROOT, env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        outputs = []
         for p in procs:
-            _, err = p.communicate(timeout=SECONDS + 60)
+            out, err = p.communicate(timeout=SECONDS + 60)
             if p.returncode != 0:
                 sys.exit(f"a viewer failed ({p.returncode}): {err.decode(errors='replace')[-600:]}")
+            outputs.append(out.decode(errors="replace"))
         cpu1, enc1, t1 = cpu_of(server.pid), streams()["encoded_video_frames"], time.monotonic()
         fps = []
-        for path in reports:
-            with open(path) as f:
-                rep = json.load(f)
+        for path, out in zip(reports, outputs):
             os.unlink(path)
-            frames = rep["receive"]["video"]["frames"]
-            first = (rep.get("time_to_first_frame_ms") or 0) / 1000
-            fps.append((frames - 1) / max(0.001, rep["duration_s"] - first))
+            # Live lines: "   5.0s  send   0.0 fps  recv  29.9 fps ..."
+            rates = []
+            for line in out.splitlines():
+                parts = line.split()
+                if len(parts) > 5 and parts[0].endswith("s") and parts[4] == "recv":
+                    if float(parts[0][:-1]) >= STEADY_FROM:
+                        rates.append(float(parts[5]))
+            fps.append(statistics.median(rates) if rates else 0.0)
         return {"min_fps": min(fps), "median_fps": statistics.median(fps),
                 "server_encoded_fps": (enc1 - enc0) / (t1 - t0), "server_cpu_cores": (cpu1 - cpu0) / (t1 - t0)}
     finally:
