@@ -9,7 +9,7 @@ peer's steady frame rate (the median of its per-second receive rates from second
 on: frames queued while a peer connects arrive in a burst, which would inflate an average
 from its first frame), the server's encoded frame rate (one encoder whatever N is) and the
 server's CPU. The answer is the largest N at which every peer still gets at least 29 of
-30 fps (median of RUNS runs per N).
+30 fps and the encoder still makes at least 29 (median of RUNS runs per N).
 
 Run through Benchmarks/fanout.sh (release build, loopback-only namespace).
 Env: RUNS (3), SECONDS_PER_RUN (10), MAX_N (40).
@@ -87,7 +87,9 @@ def main():
         runs = [one_run(n) for _ in range(RUNS)]
         row = {"n": n, **{k: statistics.median(r[k] for r in runs) for k in runs[0]}}
         rows.append(row)
-        ok = row["min_fps"] >= 29
+        # Every peer gets at least 29 fps, and there are 29 to get: an overloaded machine also
+        # shows as an encoder below 29 fps (and bursts that push some peers above 30).
+        ok = row["min_fps"] >= 29 and row["server_encoded_fps"] >= 29
         print(f"N={n:3d}  slowest peer {row['min_fps']:5.1f} fps  median peer {row['median_fps']:5.1f} fps  "
               f"server encodes {row['server_encoded_fps']:4.1f} fps using {row['server_cpu_cores']:.2f} cores  "
               f"{'ok' if ok else 'below 29 fps'}", flush=True)
