@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product sluice
 gcc -O2 -Wall -o Benchmarks/c-webrtcbin/webrtc-loopback Benchmarks/c-webrtcbin/webrtc-loopback.c \
-    $(pkg-config --cflags --libs gstreamer-1.0 gstreamer-webrtc-1.0 gstreamer-sdp-1.0 nice)
+    $(pkg-config --cflags --libs gstreamer-1.0 gstreamer-video-1.0 gstreamer-webrtc-1.0 gstreamer-sdp-1.0 nice) -lm
 exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/c_compare.py'

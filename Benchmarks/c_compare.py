@@ -44,18 +44,20 @@ def run(cmd, env=None):
 
 
 def sluice(codec, file):
+    """`sluice measure`: both sides stamp every frame after capture and read it before the
+    sink, and both leave the first 2 s after the first frame out of the latency figures."""
     fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
     env = dict(os.environ, CODEC=codec, W=str(W), H=str(H), BITRATE=str(KBPS), PATTERN=PATTERN)
-    cpu, wall, _ = run([SLUICE, "run", file, "--duration", str(SECONDS), "--quiet",
-                        "--report", path], env)
+    cpu, wall, _ = run([SLUICE, "measure", file, "--duration", str(SECONDS), "--warmup", "2", "--quiet",
+                        "--json", path], env)
     with open(path) as f:
         rep = json.load(f)
     os.unlink(path)
-    frames = rep["receive"]["video"]["frames"]
-    ttff = (rep.get("time_to_first_frame_ms") or 0) / 1000
-    return {"cpu_s_per_min": cpu / wall * 60, "cpu_seconds": cpu, "wall_s": wall, "frames": frames,
-            "fps": frames / max(1e-9, rep["duration_s"] - ttff), "ttff_ms": ttff * 1000,
-            "encoded_kbps": rep["send"]["video"].get("bytes", 0) * 8 / 1000 / rep["duration_s"]}
+    lat = rep["latency"]
+    return {"cpu_s_per_min": cpu / wall * 60, "cpu_seconds": cpu, "wall_s": wall, "frames": rep["frames"]["received"],
+            "fps": rep["delivered_fps"], "ttff_ms": rep.get("time_to_first_frame_ms") or 0,
+            "p50_ms": lat["p50_ms"], "p95_ms": lat["p95_ms"], "p99_ms": lat["p99_ms"],
+            "encoded_kbps": rep["encoder_bitrate_kbps"]}
 
 
 def cprog(codec, threads):
@@ -63,7 +65,9 @@ def cprog(codec, threads):
     rep = json.loads(out.strip().splitlines()[-1])
     ttff = rep["time_to_first_frame_ms"] / 1000
     return {"cpu_s_per_min": cpu / wall * 60, "cpu_seconds": cpu, "wall_s": wall, "frames": rep["frames"],
-            "fps": rep["frames"] / max(1e-9, rep["duration_s"] - ttff), "ttff_ms": ttff * 1000}
+            "fps": rep["frames"] / max(1e-9, rep["duration_s"] - ttff), "ttff_ms": ttff * 1000,
+            "p50_ms": rep["latency_p50_ms"], "p95_ms": rep["latency_p95_ms"], "p99_ms": rep["latency_p99_ms"],
+            "stamps_unreadable": rep["stamps_unreadable"]}
 
 
 def med(rows, k):
@@ -78,28 +82,34 @@ def main():
             for who in (["sluice", "c"] if i % 2 == 0 else ["c", "sluice"]):
                 (s_rows if who == "sluice" else c_rows).append(sluice(codec, file) if who == "sluice" else cprog(codec, threads))
             print(f"{name} run {i+1}/{RUNS}: sluice {s_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {s_rows[-1]['fps']:.1f} fps"
-                  f" | C {c_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {c_rows[-1]['fps']:.1f} fps", file=sys.stderr)
+                  f" p50 {s_rows[-1]['p50_ms']:.1f} p95 {s_rows[-1]['p95_ms']:.1f} ms"
+                  f" | C {c_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {c_rows[-1]['fps']:.1f} fps"
+                  f" p50 {c_rows[-1]['p50_ms']:.1f} p95 {c_rows[-1]['p95_ms']:.1f} ms", file=sys.stderr)
         pair = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
         results.append({"config": name, "codec": codec, "sluice_file": file, "vp8_threads": threads if codec == "vp8" else None, "width": W, "height": H, "fps": FPS, "bitrate_kbps": KBPS, "pattern": PATTERN,
                         "sluice": s_rows, "c": c_rows,
                         "median": {"sluice_cpu_s_per_min": med(s_rows, "cpu_s_per_min"), "c_cpu_s_per_min": med(c_rows, "cpu_s_per_min"),
                                    "sluice_fps": med(s_rows, "fps"), "c_fps": med(c_rows, "fps"),
                                    "sluice_ttff_ms": med(s_rows, "ttff_ms"), "c_ttff_ms": med(c_rows, "ttff_ms"),
+                                   "sluice_p50_ms": med(s_rows, "p50_ms"), "c_p50_ms": med(c_rows, "p50_ms"),
+                                   "sluice_p95_ms": med(s_rows, "p95_ms"), "c_p95_ms": med(c_rows, "p95_ms"),
+                                   "sluice_p99_ms": med(s_rows, "p99_ms"), "c_p99_ms": med(c_rows, "p99_ms"),
                                    "ratio": med(s_rows, "cpu_s_per_min") / med(c_rows, "cpu_s_per_min"),
                                    "pair_ratio": pair}})
     print(f"\nSluice vs plain C webrtcbin, 720p30 loopback, {KBPS} kbit/s, videotestsrc pattern={PATTERN}, "
           f"{RUNS} alternating pairs of {SECONDS:.0f} s, medians (CPU s per minute of the whole process; 60 = one core)\n")
-    print("| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | Sluice fps | C fps | target ≤ 1.05 |")
-    print("|---|---|---|---|---|---|---|")
+    print("| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | Sluice fps | C fps | p50 ms S / C | p95 ms S / C | target ≤ 1.05 |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         m = r["median"]
         ok = "met" if m["pair_ratio"] <= 1.05 and m["ratio"] <= 1.05 else "NOT met"
         if min(m["sluice_fps"], m["c_fps"]) < 28:
             ok += " (but fps collapsed: not a like-for-like load)"
         print(f"| {r['config']} | {m['sluice_cpu_s_per_min']:.2f} | {m['c_cpu_s_per_min']:.2f} | {m['ratio']:.3f} ({m['pair_ratio']:.3f}) "
-              f"| {m['sluice_fps']:.1f} | {m['c_fps']:.1f} | {ok} |")
+              f"| {m['sluice_fps']:.1f} | {m['c_fps']:.1f} | {m['sluice_p50_ms']:.1f} / {m['c_p50_ms']:.1f} "
+              f"| {m['sluice_p95_ms']:.1f} / {m['c_p95_ms']:.1f} | {ok} |")
     with open(os.path.join(ROOT, "Benchmarks/results-c-webrtcbin.json"), "w") as f:
-        json.dump({"runs": RUNS, "seconds": SECONDS, "latency": "not measured (no framestamps in the C program)",
+        json.dump({"runs": RUNS, "seconds": SECONDS, "latency": "both sides stamp frames after capture and read them before the sink (framestamp); first 2 s after the first frame left out",
                    "results": results}, f, indent=2)
 
 

@@ -14,10 +14,14 @@
  * Both webrtcbins: bundle-policy max-bundle, latency 50, libnice upnp off, 127.0.0.1 added
  * with nice_agent_add_local_address before negotiation. Offer/answer through promises,
  * candidates handed straight to the other peer (queued until its remote description is
- * set). Counts decoded frames (probe on the decoder's src pad).
+ * set). Sluice's loss-repair defaults: do-nack on every transceiver, rtcp-fb nack/pli/fir in
+ * the RTP caps, RTCP at least every 100 ms, depayloaders that request and wait for keyframes.
+ * Counts decoded frames (probe on the decoder's src pad), and stamps every frame as
+ * Plugins/framestamp does: written after the capture capsfilter, read after videoconvert;
+ * latency percentiles leave out the first 2 s after the first stamp read.
  *
  * Usage: webrtc-loopback CODEC(vp8|h264) WIDTH HEIGHT FPS KBPS SECONDS [PATTERN [VP8_THREADS]]
- * (VP8_THREADS defaults to 2, the realtime preset's value.)
+ * (VP8_THREADS defaults to 1, the realtime preset's value on 2-core machines.)
  * Prints one JSON line: frames, duration_s, time_to_first_frame_ms, cpu_seconds.
  * No framestamps: latency is not measured here.
  */
@@ -25,6 +29,8 @@
 #include <gst/sdp/sdp.h>
 #define GST_USE_UNSTABLE_API
 #include <gst/webrtc/webrtc.h>
+#include <gst/video/video.h>
+#include <math.h>
 #include <nice/agent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +145,104 @@ static void on_offer(GstPromise *promise, gpointer u) {
   gst_webrtc_session_description_free(offer);
 }
 
+
+/* ---- framestamp, as Plugins/framestamp writes and reads it (3 rows of 32 squares on the
+ * luma plane at (0,0): frame number, 48-bit CLOCK_MONOTONIC µs, CRC-16/CCITT-FALSE) ---- */
+static int stamp_block = 16;
+static guint32 stamp_number = 0;
+static GArray *latencies_ms;          /* double, after the warm-up */
+static gint64 first_read_us = 0;
+static volatile gint stamps_unreadable = 0;
+#define WARMUP_US 2000000
+
+static guint16 crc16(const guint8 *b, int n) {
+  guint16 crc = 0xFFFF;
+  for (int i = 0; i < n; i++) {
+    crc ^= (guint16)b[i] << 8;
+    for (int k = 0; k < 8; k++) crc = (crc & 0x8000) ? (guint16)((crc << 1) ^ 0x1021) : (guint16)(crc << 1);
+  }
+  return crc;
+}
+
+static guint16 stamp_crc(guint32 number, guint64 t) {
+  guint8 b[10] = {number >> 24, number >> 16, number >> 8, number, t >> 40, t >> 32, t >> 24, t >> 16, t >> 8, t};
+  return crc16(b, 10);
+}
+
+static GstPadProbeReturn write_stamp(GstPad *pad, GstPadProbeInfo *info, gpointer u) {
+  (void)u;
+  GstBuffer *buf = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+  GST_PAD_PROBE_INFO_DATA(info) = buf;
+  GstCaps *caps = gst_pad_get_current_caps(pad);
+  GstVideoInfo vi;
+  gboolean ok = caps && gst_video_info_from_caps(&vi, caps);
+  if (caps) gst_caps_unref(caps);
+  GstVideoFrame f;
+  if (!ok || !gst_video_frame_map(&f, &vi, buf, GST_MAP_WRITE)) return GST_PAD_PROBE_OK;
+  guint64 t = (guint64)g_get_monotonic_time() & ((1ULL << 48) - 1);
+  guint32 number = stamp_number++;
+  guint32 w[3] = {number, (guint32)(t >> 16), (guint32)((t & 0xFFFF) << 16) | stamp_crc(number, t)};
+  int b = stamp_block, stride = GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0);
+  guint8 *y = GST_VIDEO_FRAME_PLANE_DATA(&f, 0);
+  for (int r = 0; r < 3; r++)
+    for (int py = r * b; py < (r + 1) * b; py++)
+      for (int bit = 0; bit < 32; bit++)
+        memset(y + py * stride + bit * b, (w[r] >> (31 - bit)) & 1 ? 235 : 16, b);
+  for (int p = 1; p <= 2; p++) {  /* neutral chroma under the pattern */
+    int cs = GST_VIDEO_FRAME_PLANE_STRIDE(&f, p);
+    guint8 *c = GST_VIDEO_FRAME_PLANE_DATA(&f, p);
+    for (int cy = 0; cy < (3 * b + 1) / 2; cy++) memset(c + cy * cs, 128, (32 * b + 1) / 2);
+  }
+  gst_video_frame_unmap(&f);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn read_stamp(GstPad *pad, GstPadProbeInfo *info, gpointer u) {
+  (void)u;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(info);
+  GstCaps *caps = gst_pad_get_current_caps(pad);
+  GstVideoInfo vi;
+  gboolean ok = caps && gst_video_info_from_caps(&vi, caps);
+  if (caps) gst_caps_unref(caps);
+  GstVideoFrame f;
+  if (!ok || !gst_video_frame_map(&f, &vi, buf, GST_MAP_READ)) return GST_PAD_PROBE_OK;
+  int b = stamp_block, inset = b / 4, stride = GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0);
+  const guint8 *y = GST_VIDEO_FRAME_PLANE_DATA(&f, 0);
+  int n = (b - 2 * inset) * (b - 2 * inset);
+  guint32 w[3] = {0, 0, 0};
+  for (int r = 0; r < 3; r++)
+    for (int bit = 0; bit < 32; bit++) {
+      long sum = 0;
+      for (int py = r * b + inset; py < (r + 1) * b - inset; py++)
+        for (int px = bit * b + inset; px < (bit + 1) * b - inset; px++) sum += y[py * stride + px];
+      w[r] = (w[r] << 1) | (2 * sum > (long)(235 + 16) * n ? 1 : 0);
+    }
+  gst_video_frame_unmap(&f);
+  guint64 t = ((guint64)w[1] << 16) | (w[2] >> 16);
+  if ((guint16)(w[2] & 0xFFFF) != stamp_crc(w[0], t)) { g_atomic_int_inc(&stamps_unreadable); return GST_PAD_PROBE_OK; }
+  gint64 now = g_get_monotonic_time();
+  gint64 lat = (gint64)(((guint64)now - t) & ((1ULL << 48) - 1));
+  g_mutex_lock(&lock);
+  if (!first_read_us) first_read_us = now;
+  if (now - first_read_us >= WARMUP_US) { double ms = lat / 1000.0; g_array_append_val(latencies_ms, ms); }
+  g_mutex_unlock(&lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double percentile(const double *v, guint n, double p) {
+  if (!n) return -1;
+  guint rank = (guint)ceil(p / 100.0 * n);
+  if (rank < 1) rank = 1;
+  if (rank > n) rank = n;
+  return v[rank - 1];
+}
+
 static GstPadProbeReturn count_frame(GstPad *pad, GstPadProbeInfo *info, gpointer u) {
   (void)pad; (void)info; (void)u;
   if (g_atomic_int_add(&frames, 1) == 0) first_frame_us = g_get_monotonic_time();
@@ -150,6 +254,8 @@ static void on_pad_added(GstElement *bin, GstPad *pad, gpointer u) {
   if (GST_PAD_DIRECTION(pad) != GST_PAD_SRC) return;
   gboolean h264 = strcmp(codec, "h264") == 0;
   GstElement *depay = make(h264 ? "rtph264depay" : "rtpvp8depay", NULL);
+  setp(depay, "request-keyframe", "true");
+  setp(depay, "wait-for-keyframe", "true");
   GstElement *parse = h264 ? make("h264parse", NULL) : NULL;
   GstElement *dec = make(h264 ? "avdec_h264" : "vp8dec", NULL);
   GstElement *conv = make("videoconvert", NULL);
@@ -164,6 +270,10 @@ static void on_pad_added(GstElement *bin, GstPad *pad, gpointer u) {
   GstPad *src = gst_element_get_static_pad(dec, "src");
   gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, count_frame, NULL, NULL);
   gst_object_unref(src);
+  /* The stamp is read where Sluice's reader sits: after conversion, before the sink. */
+  GstPad *out = gst_element_get_static_pad(conv, "src");
+  gst_pad_add_probe(out, GST_PAD_PROBE_TYPE_BUFFER, read_stamp, NULL, NULL);
+  gst_object_unref(out);
   gst_element_sync_state_with_parent(sink);
   gst_element_sync_state_with_parent(conv);
   gst_element_sync_state_with_parent(dec);
@@ -172,6 +282,20 @@ static void on_pad_added(GstElement *bin, GstPad *pad, gpointer u) {
   GstPad *in = gst_element_get_static_pad(depay, "sink");
   if (gst_pad_link(pad, in) != GST_PAD_LINK_OK) fail("cannot link webrtcbin's pad");
   gst_object_unref(in);
+}
+
+/* Sluice's loss-repair defaults (WebRTCDefaults): NACK/RTX on every transceiver, RTCP at
+ * least every 100 ms per session. */
+static void on_new_transceiver(GstElement *bin, GObject *trans, gpointer u) {
+  (void)bin; (void)u;
+  g_object_set(trans, "do-nack", TRUE, NULL);
+}
+
+static void on_new_ssrc(GstElement *rtpbin, guint session, guint ssrc, gpointer u) {
+  (void)ssrc; (void)u;
+  GObject *s = NULL;
+  g_signal_emit_by_name(rtpbin, "get-internal-session", session, &s);
+  if (s) { g_object_set(s, "rtcp-min-interval", (guint64)100000000, NULL); g_object_unref(s); }
 }
 
 static GstElement *make_webrtcbin(const char *name) {
@@ -191,6 +315,9 @@ static GstElement *make_webrtcbin(const char *name) {
   nice_address_free(addr);
   g_object_unref(agent);
   gst_object_unref(ice);
+  g_signal_connect(bin, "on-new-transceiver", G_CALLBACK(on_new_transceiver), NULL);
+  GstElement *rtpbin = gst_bin_get_by_name(GST_BIN(bin), "rtpbin");
+  if (rtpbin) { g_signal_connect(rtpbin, "on-new-ssrc", G_CALLBACK(on_new_ssrc), NULL); gst_object_unref(rtpbin); }
   return bin;
 }
 
@@ -263,7 +390,7 @@ int main(int argc, char **argv) {
     pay = make("rtph264pay", NULL);
     setp(pay, "mtu", "1200"); setp(pay, "pt", "102");
     setp(pay, "config-interval", "-1"); setp(pay, "aggregate-mode", "zero-latency");
-    setp(rtpcaps, "caps", "application/x-rtp,media=video,encoding-name=H264,payload=102,clock-rate=90000");
+    setp(rtpcaps, "caps", "application/x-rtp,media=video,encoding-name=H264,payload=102,clock-rate=90000,rtcp-fb-nack=(boolean)true,rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true");
   } else {
     enc = make("vp8enc", NULL);
     snprintf(buf, sizeof buf, "%d", kbps * 1000); setp(enc, "target-bitrate", buf);
@@ -274,7 +401,7 @@ int main(int argc, char **argv) {
     setp(enc, "buffer-optimal-size", "250"); setp(enc, "undershoot", "95");
     pay = make("rtpvp8pay", NULL);
     setp(pay, "mtu", "1200"); setp(pay, "pt", "96"); setp(pay, "picture-id-mode", "15-bit");
-    setp(rtpcaps, "caps", "application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000");
+    setp(rtpcaps, "caps", "application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000,rtcp-fb-nack=(boolean)true,rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true");
   }
   gst_bin_add_many(GST_BIN(pipeline), src, caps, queue, enc, pay, rtpcaps, NULL);
   gboolean ok;
@@ -285,6 +412,12 @@ int main(int argc, char **argv) {
     ok = gst_element_link_many(src, caps, queue, enc, pay, rtpcaps, NULL);
   }
   if (!ok) fail("cannot link the send branch");
+  /* The stamp is written right after capture, where Sluice's writer sits. */
+  stamp_block = MIN(16, MAX(4, w / 32));
+  latencies_ms = g_array_new(FALSE, FALSE, sizeof(double));
+  GstPad *cs = gst_element_get_static_pad(caps, "src");
+  gst_pad_add_probe(cs, GST_PAD_PROBE_TYPE_BUFFER, write_stamp, NULL, NULL);
+  gst_object_unref(cs);
   GstPad *out = gst_element_get_static_pad(rtpcaps, "src");
   GstPad *in = gst_element_request_pad_simple(sendbin, "sink_%u");
   if (!in || gst_pad_link(out, in) != GST_PAD_LINK_OK) fail("cannot link to webrtcbin");
@@ -306,8 +439,14 @@ int main(int argc, char **argv) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-  printf("{\"frames\": %d, \"duration_s\": %.3f, \"time_to_first_frame_ms\": %.1f, \"cpu_seconds\": %.3f}\n", n,
-         duration, first_frame_us ? (first_frame_us - start_us) / 1e3 : -1.0, cpu);
+  g_array_sort(latencies_ms, cmp_double);
+  const double *lv = (const double *)latencies_ms->data;
+  guint ln = latencies_ms->len;
+  printf("{\"frames\": %d, \"duration_s\": %.3f, \"time_to_first_frame_ms\": %.1f, \"cpu_seconds\": %.3f, "
+         "\"latency_samples\": %u, \"latency_p50_ms\": %.3f, \"latency_p95_ms\": %.3f, \"latency_p99_ms\": %.3f, "
+         "\"stamps_unreadable\": %d}\n", n,
+         duration, first_frame_us ? (first_frame_us - start_us) / 1e3 : -1.0, cpu,
+         ln, percentile(lv, ln, 50), percentile(lv, ln, 95), percentile(lv, ln, 99), g_atomic_int_get(&stamps_unreadable));
   gst_object_unref(pipeline);
   return 0;
 }
