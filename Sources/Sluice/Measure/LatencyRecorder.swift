@@ -93,6 +93,9 @@ public struct FrameAccounting: Sendable, Codable, Equatable {
     public var out_of_order: Int
     /// Frames with no readable stamp at the reader.
     public var unreadable: Int
+    /// Stamped frames whose stamp was never read back, whatever the reason (the headline
+    /// loss figure; `lost`, `before_first_frame` and `in_flight_at_stop` tell where).
+    public var not_delivered: Int
     /// Stamped frames older than the first one read: sent before the session carried media.
     public var before_first_frame: Int
     /// Stamped frames newer than the newest one read: still in flight when the run stopped.
@@ -112,6 +115,7 @@ public struct FrameAccounting: Sendable, Codable, Equatable {
         }
         self.duplicated = duplicated
         self.out_of_order = outOfOrder
+        not_delivered = max(0, stamped - seen.count)
         if let lo = seen.min(), let hi = seen.max() {
             lost = Int(hi - lo) + 1 - seen.count
             before_first_frame = Int(lo)

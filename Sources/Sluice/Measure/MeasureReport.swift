@@ -50,7 +50,8 @@ public struct MeasureReport: Sendable, Codable, Equatable {
             + (warmup_s > 0 ? String(format: ", after the first %.1f s", warmup_s) : "") + ")")
         lines.append("  frames         \(frames.stamped) stamped, \(encoded_frames) encoded, \(frames.received) read back; "
             + "\(frames.lost) lost, \(frames.duplicated) duplicated, \(frames.out_of_order) out of order, \(frames.unreadable) unreadable")
-        lines.append("                 \(frames.before_first_frame) before the first frame arrived, \(frames.in_flight_at_stop) in flight at stop")
+        lines.append("                 \(frames.not_delivered) never read back: \(frames.before_first_frame) before the first frame arrived, "
+            + "\(frames.lost) lost after it, \(frames.in_flight_at_stop) in flight at stop")
         lines.append(String(format: "  delivered      %.1f fps", delivered_fps))
         lines.append(String(format: "  encoder        %.0f kbit/s", encoder_bitrate_kbps))
         lines.append("  first frame    " + ms(time_to_first_frame_ms))

@@ -36,10 +36,12 @@ final class MeasureMathTests: XCTestCase {
         XCTAssertEqual(a.lost, 1, "only 6 never arrived between 3 and 10")
         XCTAssertEqual(a.before_first_frame, 3)
         XCTAssertEqual(a.in_flight_at_stop, 9, "11...19 were stamped after the newest frame read")
+        XCTAssertEqual(a.not_delivered, 13, "20 stamped, 7 distinct read")
         XCTAssertEqual(a.unreadable, 2)
         let none = FrameAccounting(samples: [], stamped: 5, unreadable: 0)
         XCTAssertEqual(none.lost, 0)
         XCTAssertEqual(none.in_flight_at_stop, 5)
+        XCTAssertEqual(none.not_delivered, 5, "nothing read: every stamped frame is missing")
     }
 
     func testImpairmentParsing() throws {
