@@ -81,6 +81,11 @@ public enum Framestamp {
         return b >= 2 ? (x, y, b) : nil
     }
 
+    /// `block`, `x` and `y` clamped to the parameter ranges (writer and reader alike).
+    static func clamped(block: Int, x: Int, y: Int) -> (block: Int, x: Int, y: Int) {
+        (min(max(block, 4), 64), min(max(x, 0), 16384), min(max(y, 0), 16384))
+    }
+
     static let parameters: [FilterParameter] = [
         FilterParameter("block", .integer(min: 4, max: 64), default: .integer(16),
                         summary: "square size in pixels (shrunk to fit small frames, min 2); framestamp-read must use the writer's"),
@@ -120,8 +125,7 @@ public final class FramestampWriter: FrameFilter {
     /// Values are clamped to the parameter ranges. `clock` returns microseconds (tests).
     public init(block: Int = 16, x: Int = 0, y: Int = 0,
                 clock: @escaping () -> UInt64 = Framestamp.monotonicMicroseconds) {
-        self.block = min(max(block, 4), 64)
-        self.x = min(max(x, 0), 16384); self.y = min(max(y, 0), 16384)
+        (self.block, self.x, self.y) = Framestamp.clamped(block: block, x: x, y: y)
         self.clock = clock
     }
 
@@ -226,8 +230,7 @@ public final class FramestampReader: FrameFilter {
     /// Values are clamped to the parameter ranges. `clock` returns microseconds (tests).
     public init(block: Int = 16, x: Int = 0, y: Int = 0,
                 clock: @escaping () -> UInt64 = Framestamp.monotonicMicroseconds) {
-        self.block = min(max(block, 4), 64)
-        self.x = min(max(x, 0), 16384); self.y = min(max(y, 0), 16384)
+        (self.block, self.x, self.y) = Framestamp.clamped(block: block, x: x, y: y)
         self.clock = clock
     }
 

@@ -37,14 +37,17 @@ public final class WHIPIngest: Sendable {
     public var relayNames: [String] { relays.withLock { $0.keys.sorted() } }
 
     private func startRelay(_ name: String, offer: String, addresses: [String]) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
+        let conflict = WHIP.HTTPError(409, "'\(name)' already has a publisher; DELETE its session first or publish under another name")
+        if relays.withLock({ $0[name] != nil }) { throw conflict }
         let relay: RelayStream
         do { relay = try RelayStream(name: name, iceAddresses: addresses) } catch { throw WHIP.HTTPError(500, error.message) }
+        // Checked again as it is taken: two publishers may race for the name.
         let taken = relays.withLock { t -> Bool in
             if t[name] != nil { return true }
             t[name] = relay
             return false
         }
-        if taken { throw WHIP.HTTPError(409, "'\(name)' already has a publisher; DELETE its session first or publish under another name") }
+        if taken { throw conflict }
         do {
             return (relay.id, try await relay.answer(offer: offer))
         } catch {

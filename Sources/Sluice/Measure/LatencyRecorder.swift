@@ -43,6 +43,8 @@ public final class LatencyRecorder: Sendable {
     }
 
     public var all: [Sample] { samples.withLock { $0 } }
+    /// How many frames were read back so far (without copying them).
+    public var count: Int { samples.withLock { $0.count } }
     public var unreadableCount: Int { unreadable.load(ordering: .relaxed) }
 
     /// Samples that arrived at or after `t` seconds.

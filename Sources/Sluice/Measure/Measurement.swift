@@ -48,7 +48,7 @@ public enum Measurement {
         return try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in
             let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
             progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
-                                     p95ms: figures.p95_ms, framesRead: recorder.all.count))
+                                     p95ms: figures.p95_ms, framesRead: recorder.count))
         }
     }
 

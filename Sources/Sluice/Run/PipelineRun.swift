@@ -158,7 +158,6 @@ public final class PipelineRun: Sendable {
                 try await waitForICE([player])
             }
         }
-        var endedByPeer: String?
         // Running: tick statistics until duration, stop or failure.
         var lastTick = ContinuousClock.now
         var last = (send: 0, recv: 0, audio: 0, bytes: 0)
@@ -183,7 +182,6 @@ public final class PipelineRun: Sendable {
             if let d = options.duration, elapsed >= d { break }
             if let remote, let why = try await remote.tick() {
                 logger.info("\(why); stopping")
-                endedByPeer = why
                 break
             }
             let sendBranches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
@@ -230,7 +228,6 @@ public final class PipelineRun: Sendable {
             await remote.end()
             sessionEnded.set()
         }
-        _ = endedByPeer
         let cpu = processCPUSeconds() - cpuStart
         var result = summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
                              received: receiverStats, iceState: iceState)

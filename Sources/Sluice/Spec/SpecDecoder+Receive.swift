@@ -44,14 +44,13 @@ extension SpecDecoder {
         if let decode = map.entry("decode") { branch.decode = decodeDecode(decode) }
         if let filters = map.entry("filters") { branch.filters = decodeFilters(filters, media: media) }
         if let sink = map.entry("sink") { branch.sink = decodeSink(sink, media: media) }
-        if branch.decode.none, let decode = map.entry("decode") {
+        if branch.decode.none {
             if let filters = map.entry("filters"), !branch.filters.isEmpty {
                 fail("filters work on decoded frames: with `decode: none` remove the filters, or decode", at: filters.keyLocation)
             }
             if let sink = map.entry("sink"), ![SinkSpec.Kind.stats, .null].contains(branch.sink.kind) {
                 fail("with `decode: none` nothing is decoded to show or record: use sink stats or null", at: sink.value.location)
             }
-            _ = decode
         }
         return branch
     }
