@@ -20,12 +20,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Layer 1: the C libraries, as pkg-config sees them.
         .systemLibrary(
             name: "CGStreamer",
-            pkgConfig: "gstreamer-webrtc-1.0 gstreamer-webrtc-nice-1.0 gstreamer-sdp-1.0 gstreamer-video-1.0 gstreamer-app-1.0 gstreamer-base-1.0 gstreamer-1.0 nice",
+            pkgConfig: "gstreamer-webrtc-1.0 gstreamer-webrtc-nice-1.0 gstreamer-sdp-1.0 gstreamer-rtp-1.0 gstreamer-video-1.0 gstreamer-app-1.0 gstreamer-base-1.0 gstreamer-1.0 nice",
             providers: [.apt([
                 "libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev",
                 "libgstreamer-plugins-bad1.0-dev", "libnice-dev",
@@ -59,6 +61,9 @@ let package = Package(
                 "CSluicePluginABI",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
+                // DTLS certificates (ECDSA P-256) for webrtcbin.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.

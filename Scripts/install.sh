@@ -11,6 +11,8 @@ packages=(
   openssl                                              # a throwaway certificate for the HTTPS test
   valgrind                                             # the bindings' memory check
   chromium chromium-driver python3-venv                # the browser tests (selenium drives /usr/bin/chromedriver)
+  golang-go golang-github-pion-webrtc.v3-dev           # the Pion interop peer (Tests/Interop/pion/build.sh)
+  firefox-esr                                          # the Firefox interop peer (marionette-driver drives it)
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -35,3 +37,17 @@ if ! .venv/bin/python -c 'import selenium' 2>/dev/null; then
   .venv/bin/pip install -q selenium
 fi
 echo "install.sh: selenium $(.venv/bin/python -c 'import selenium; print(selenium.__version__)') in .venv"
+# The Firefox interop peer's driver (Tests/Interop/firefox): marionette-driver (PyPI) in the same
+# .venv; it talks to Debian's /usr/bin/firefox-esr started with --marionette.
+if ! .venv/bin/python -c 'import marionette_driver' 2>/dev/null; then
+  echo "install.sh: installing marionette-driver into .venv"
+  .venv/bin/pip install -q marionette-driver
+fi
+echo "install.sh: marionette-driver $(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("marionette-driver"))') in .venv"
+# The aiortc interop peer (Tests/Interop/aiortc): aiortc (PyPI, with its PyAV wheels), aiohttp
+# for its WHEP HTTP, numpy for its synthetic picture and pixel checks.
+if ! .venv/bin/python -c 'import aiortc, aiohttp, numpy' 2>/dev/null; then
+  echo "install.sh: installing aiortc, aiohttp and numpy into .venv"
+  .venv/bin/pip install -q aiortc aiohttp numpy
+fi
+echo "install.sh: aiortc $(.venv/bin/python -c 'import aiortc; print(aiortc.__version__)') in .venv"

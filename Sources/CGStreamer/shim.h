@@ -4,6 +4,7 @@
 #define GST_USE_UNSTABLE_API 1
 #include <gst/gst.h>
 #include <gst/sdp/sdp.h>
+#include <gst/rtp/rtp.h>
 #include <gst/webrtc/webrtc.h>
 #include <gst/webrtc/nice/nice.h>
 #include <gst/video/video.h>

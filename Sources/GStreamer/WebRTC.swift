@@ -111,3 +111,39 @@ public enum ICEAgent {
         }
     }
 }
+
+/// DTLS fingerprints as webrtcbin computes them.
+public enum DTLSFingerprint {
+    /// The `a=fingerprint:sha-256` value webrtcbin 1.22 writes for a DTLS agent given `pem`.
+    ///
+    /// webrtcbin base64-decodes every line of the transport's `certificate` that does not
+    /// start with `-----` and hashes the result. For the certificate it generates itself that
+    /// text is the certificate alone; for a `pem` given to the DTLS decoder it is the whole
+    /// text, private key included, so the SDP carries a hash no peer can match. This computes
+    /// that value exactly as webrtcbin does (same GLib decoder, same line split), so callers
+    /// can recognise it and put the certificate's real fingerprint in its place.
+    public static func asWrittenByWebRTCBin(pem: String) -> String {
+        var decoded: [UInt8] = []
+        var state: gint = 0
+        var save: guint = 0
+        for line in pem.split(separator: "\n", omittingEmptySubsequences: true) where !line.hasPrefix("-----") {
+            let bytes = Array(line.utf8)
+            var out = [UInt8](repeating: 0, count: bytes.count / 4 * 3 + 3)
+            let n = bytes.withUnsafeBufferPointer { inp in
+                out.withUnsafeMutableBufferPointer { o in
+                    g_base64_decode_step(UnsafeRawPointer(inp.baseAddress!).assumingMemoryBound(to: gchar.self),
+                                         gsize(bytes.count), o.baseAddress, &state, &save)
+                }
+            }
+            decoded += out.prefix(Int(n))
+        }
+        let checksum = g_checksum_new(G_CHECKSUM_SHA256)
+        defer { g_checksum_free(checksum) }
+        g_checksum_update(checksum, decoded, gssize(decoded.count))
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length = gsize(32)
+        g_checksum_get_digest(checksum, &digest, &length)
+        return digest.prefix(Int(length)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
+            .joined(separator: ":")
+    }
+}

@@ -41,7 +41,7 @@ struct CameraExpiryService: Service {
 }
 
 extension SignallingServer {
-    func addCameraRoutes(to router: Router<BasicWebSocketRequestContext>) {
+    func addCameraRoutes(to router: Routes) {
         let streams = streams, cameras = cameras
         router.post("/enterprises/:project/devices/:command") { request, context -> Response in
             let path = context.parameters.get("command") ?? ""
@@ -88,4 +88,12 @@ extension SignallingServer {
     static func cameraError(_ e: CameraAPI.APIError) -> Response {
         json(e.body, status: .init(code: e.code))
     }
+}
+
+extension CameraAPI {
+    /// What Google's APIs answer without credentials, and with credentials that do not reach
+    /// the device.
+    static let unauthenticated = APIError(401, "UNAUTHENTICATED",
+                                          "Request is missing a valid authentication credential: send Authorization: Bearer <token>.")
+    static let permissionDenied = APIError(403, "PERMISSION_DENIED", "The caller does not have permission")
 }

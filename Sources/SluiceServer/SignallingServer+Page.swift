@@ -5,13 +5,18 @@ import HummingbirdWebSocket
 /// The web page at `GET /` (see `WebPage`), and the list of WHIP receivers it shows,
 /// `GET /receivers.json`: `[{"name": ..., "whip": "/whip/<name>"}]`.
 extension SignallingServer {
-    func addPageRoutes(to router: Router<BasicWebSocketRequestContext>) {
+    /// The page itself: public, it holds no data (everything it shows, it fetches with the
+    /// token typed into it).
+    func addPageRoutes(to router: Routes) {
         let page = ByteBuffer(string: WebPage.html)
         router.get("/") { _, _ -> Response in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
                      body: .init(byteBuffer: page))
         }
+    }
 
+    /// The data the page polls besides `/streams.json` and `/whip.json`: protected.
+    func addPageDataRoutes(to router: Routes) {
         let list = ingest.receivers.keys.sorted().map { ["name": $0, "whip": "/whip/\($0)"] }
         let receivers = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "[]"

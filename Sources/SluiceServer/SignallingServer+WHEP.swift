@@ -11,7 +11,7 @@ import SluiceSignalling
 extension SignallingServer {
     static let maxSDPBytes = 256 * 1024
 
-    func addWHEPRoutes(to router: Router<BasicWebSocketRequestContext>) {
+    func addWHEPRoutes(to router: Routes) {
         let streams = streams, configuration = configuration, ingest = ingest
         // A served pipeline, or else a relayed WHIP publisher of that name.
         let source: @Sendable (String) -> (any ViewerSource)? = { streams[$0] ?? ingest.relay(named: $0) }
@@ -31,7 +31,7 @@ extension SignallingServer {
         router.post("/whep/:stream") { request, context -> Response in
             let name = context.parameters.get("stream") ?? ""
             let offer: String
-            switch await Self.readOffer(request, token: configuration.token) {
+            switch await Self.readOffer(request) {
             case .failure(let e): return Self.problem(e)
             case .success(let sdp): offer = sdp
             }
@@ -51,8 +51,7 @@ extension SignallingServer {
             guard let hub = source(name) else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
             let body = (try? await request.body.collect(upTo: Self.maxSDPBytes)).map { String(buffer: $0) } ?? ""
             switch WHIP.checkPatch(contentType: request.headers[.contentType], ifMatch: request.headers[.ifMatch],
-                                   etag: "\"\(id)\"", body: body, authorization: request.headers[.authorization],
-                                   token: configuration.token) {
+                                   etag: "\"\(id)\"", body: body) {
             case .failure(let e): return Self.problem(e)
             case .success(.candidates(let candidates, _)):
                 guard hub.addCandidates(candidates, toViewer: id) else {
@@ -62,8 +61,7 @@ extension SignallingServer {
             }
         }
 
-        router.delete("/whep/:stream/:session") { request, context -> Response in
-            if let e = WHIP.checkAuthorization(request.headers[.authorization], token: configuration.token) { return Self.problem(e) }
+        router.delete("/whep/:stream/:session") { _, context -> Response in
             let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
             guard let hub = source(name), hub.removeViewer(id) else {
                 return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
@@ -72,14 +70,14 @@ extension SignallingServer {
         }
     }
 
-    /// The body of a WHIP/WHEP `POST`, checked (size, authorization, content type, SDP).
-    static func readOffer(_ request: Request, token: String?) async -> Result<String, WHIP.HTTPError> {
+    /// The body of a WHIP/WHEP `POST`, checked (size, content type, SDP). Authorization is the
+    /// route group's (`BearerTokenMiddleware`).
+    static func readOffer(_ request: Request) async -> Result<String, WHIP.HTTPError> {
         let body: ByteBuffer
         do { body = try await request.body.collect(upTo: maxSDPBytes) } catch {
             return .failure(WHIP.HTTPError(413, "the offer is larger than \(maxSDPBytes) bytes"))
         }
-        return WHIP.checkOffer(contentType: request.headers[.contentType], body: String(buffer: body),
-                               authorization: request.headers[.authorization], token: token)
+        return WHIP.checkOffer(contentType: request.headers[.contentType], body: String(buffer: body))
     }
 
     /// `201 Created` with the answer, the session's `Location` and `ETag`, and the ICE servers.

@@ -108,6 +108,8 @@ public final class WHIPIngest: Sendable {
     var listing: String {
         let rows = sessions.withLock { t in
             t.map { ["id": $0.key, "stream": $0.value.name, "video_frames": $0.value.session.receivedVideoFrames,
+                     "video_width": $0.value.session.receivedVideoSize.width,
+                     "video_height": $0.value.session.receivedVideoSize.height,
                      "audio_buffers": $0.value.session.receivedAudioBuffers] as [String: Any] }
         }
         let ended = totals.withLock { t in
@@ -124,7 +126,7 @@ public final class WHIPIngest: Sendable {
 }
 
 extension SignallingServer {
-    func addWHIPRoutes(to router: Router<BasicWebSocketRequestContext>) {
+    func addWHIPRoutes(to router: Routes) {
         let ingest = ingest, configuration = configuration
         let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
 
@@ -133,7 +135,7 @@ extension SignallingServer {
         router.post("/whip/:name") { request, context -> Response in
             let name = context.parameters.get("name") ?? ""
             let offer: String
-            switch await Self.readOffer(request, token: configuration.token) {
+            switch await Self.readOffer(request) {
             case .failure(let e): return Self.problem(e)
             case .success(let sdp): offer = sdp
             }
@@ -145,14 +147,12 @@ extension SignallingServer {
             }
         }
 
-        router.patch("/whip/:name/:session") { request, _ -> Response in
-            if let e = WHIP.checkAuthorization(request.headers[.authorization], token: configuration.token) { return Self.problem(e) }
+        router.patch("/whip/:name/:session") { _, _ -> Response in
             return Self.problem(WHIP.HTTPError(405, "this server takes complete offers; trickle ICE is not needed",
                                                headers: ["Allow": "POST, DELETE"]))
         }
 
-        router.delete("/whip/:name/:session") { request, context -> Response in
-            if let e = WHIP.checkAuthorization(request.headers[.authorization], token: configuration.token) { return Self.problem(e) }
+        router.delete("/whip/:name/:session") { _, context -> Response in
             let name = context.parameters.get("name") ?? "", id = context.parameters.get("session") ?? ""
             guard await ingest.stop(name, id) else { return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on '\(name)'")) }
             return Response(status: .ok)

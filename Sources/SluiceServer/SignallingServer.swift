@@ -18,7 +18,7 @@ public struct SignallingServer: Sendable {
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
-        /// Bearer token WHIP/WHEP requests must carry; nil: no authentication.
+        /// Bearer token every protected route needs (see `router()`); nil: no authentication.
         public var token: String?
         /// ICE servers announced in `Link: rel="ice-server"` headers.
         public var stun: [String]
@@ -61,12 +61,7 @@ public struct SignallingServer: Sendable {
     /// The Hummingbird application: build it, then `runService()` it (or test it).
     /// Throws when the TLS certificate or key cannot be read.
     public func application() throws -> some ApplicationProtocol {
-        let router = Router(context: BasicWebSocketRequestContext.self)
-        addRoomRoutes(to: router)
-        addWHEPRoutes(to: router)
-        addWHIPRoutes(to: router)
-        addCameraRoutes(to: router)
-        addPageRoutes(to: router)
+        let router = router()
         let plain = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 20))
         return Application(
             router: router,
@@ -74,6 +69,49 @@ public struct SignallingServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sluice"),
             services: [CameraExpiryService(cameras: cameras, streams: streams, interval: 0.25)],
             logger: logger)
+    }
+
+    typealias Routes = RouterGroup<BasicWebSocketRequestContext>
+
+    /// Every route the server answers, registered in groups. Authentication is the groups'
+    /// business (`BearerTokenMiddleware`, with `--token`), never a handler's:
+    ///
+    /// - **public**: the web page `GET /` (it holds no data: it fetches everything else with
+    ///   the token typed into it), `GET /status.json` (the health and readiness document:
+    ///   counters only, no names, ids or SDP), and the AppRTC rooms (`/join`, `/message`,
+    ///   `/leave`, WebSocket `/ws`). The rooms are a rendezvous where two peers swap their own
+    ///   offers, answers and candidates; the server never puts its media into a room, so a
+    ///   room hands out none of the server's streams. AppRTC has no authentication (its
+    ///   clients, Sluice's `AppRTCClient` and the room transport included, send no token, and
+    ///   browsers cannot set headers on a WebSocket): the room name is the shared secret.
+    /// - **protected, WHIP/WHEP errors** (plain text, `WWW-Authenticate: Bearer` on 401):
+    ///   WHEP (`/whep/...`, served pipelines and relayed publishers), WHIP (`/whip/...`) and
+    ///   the data the page polls (`/streams.json`, `/whip.json`, `/receivers.json`).
+    /// - **protected, camera API errors** (Google's JSON, 401 `UNAUTHENTICATED` /
+    ///   403 `PERMISSION_DENIED`): `/enterprises/<project>/devices/<id>:executeCommand`.
+    ///
+    /// A new route goes into one of these groups; `AuthenticationTests` walks `router.routes`
+    /// and fails for any route that answers without a token and is not on its public list.
+    func router() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let token = configuration.token
+
+        let open = router.group()
+        addPageRoutes(to: open)
+        addRoomRoutes(to: open)
+
+        let media = router.group().add(middleware: BearerTokenMiddleware(token: token) { refusal in
+            Self.problem(refusal == .missing ? WHIP.unauthorized : WHIP.forbidden)
+        })
+        addWHEPRoutes(to: media)
+        addWHIPRoutes(to: media)
+        addPageDataRoutes(to: media)
+
+        let camera = router.group().add(middleware: BearerTokenMiddleware(token: token) { refusal in
+            Self.cameraError(refusal == .missing ? CameraAPI.unauthenticated : CameraAPI.permissionDenied)
+        })
+        addCameraRoutes(to: camera)
+        return router
     }
 
     /// A server TLS configuration from PEM files, with errors that name the file.
@@ -107,7 +145,7 @@ public struct SignallingServer: Sendable {
         !s.isEmpty && s.count <= 128 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
-    private func addRoomRoutes(to router: Router<BasicWebSocketRequestContext>) {
+    private func addRoomRoutes(to router: Routes) {
         let rooms = rooms, configuration = configuration, sockets = sockets, cameras = cameras
 
         router.post("/join/:room") { request, context -> Response in

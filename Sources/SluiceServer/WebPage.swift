@@ -89,7 +89,8 @@ enum WebPage {
 
   function showError(message) { $("error").textContent = message || ""; }
 
-  // Headers for every WHIP/WHEP request: the bearer token when one is filled in.
+  // Headers for every request to the server (WHIP, WHEP and the lists): the bearer token
+  // when one is filled in. With `sluice serve --token`, everything but this page needs it.
   function headers(extra) {
     const h = Object.assign({}, extra);
     const token = $("token").value.trim();
@@ -99,10 +100,14 @@ enum WebPage {
 
   // --- Lists, refreshed every two seconds -------------------------------------------------
   async function getJSON(path) {
-    const r = await fetch(path, { cache: "no-store" });
+    const r = await fetch(path, { cache: "no-store", headers: headers() });
     if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
     return r.json();
   }
+
+  // The last error the lists showed: cleared once they load again (say, after the token is
+  // filled in), while an error from Play or Publish stays.
+  let listError = null;
 
   function cell(row, text) { const td = row.insertCell(); td.textContent = text; return td; }
 
@@ -139,8 +144,11 @@ enum WebPage {
         const o = document.createElement("option"); o.value = r.name; names.append(o);
       }
       if (!$("publish-name").value && receivers.length) $("publish-name").value = receivers[0].name;
+      if (listError !== null && $("error").textContent === listError) showError("");
+      listError = null;
     } catch (e) {
-      showError(String(e.message || e));
+      listError = String(e.message || e);
+      showError(listError);
     }
   }
 
@@ -287,6 +295,7 @@ enum WebPage {
     }
   }
 
+  $("token").addEventListener("change", () => refreshLists());
   $("play-stop").onclick = () => stop("play");
   $("publish-start").onclick = () => publish($("publish-name").value.trim());
   $("publish-stop").onclick = () => stop("publish");

@@ -37,4 +37,42 @@ public enum SDPRewrite {
         sections[0][groupIndex] = "a=group:BUNDLE " + bundle.filter { !gone.contains($0) }.joined(separator: " ")
         return sections.flatMap { $0 }.joined(separator: "\r\n")
     }
+
+    /// Drops the `a=extmap` lines of header extensions not in `uris`, so that an answer made
+    /// from this offer negotiates only the extensions the answerer writes (webrtcbin 1.22
+    /// echoes every extension of the offer, implemented or not).
+    public static func keepingExtensions(_ uris: Set<String>, in sdp: String) -> String {
+        let lines = sdp.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        let kept = lines.filter { line in
+            guard line.hasPrefix("a=extmap:") else { return true }
+            let parts = line.split(separator: " ")
+            return parts.count >= 2 && uris.contains(String(parts[1]))
+        }
+        return kept.count == lines.count ? sdp : kept.joined(separator: "\r\n")
+    }
+
+    /// Adds a media-level `a=msid:<stream> <track>` (RFC 8830) to each section that signals
+    /// its stream only in `a=ssrc:<id> msid:` lines, as webrtcbin 1.22 does. Unified-plan
+    /// stacks (Firefox, Pion, current Chromium) read the media-level line to name the track
+    /// and group audio and video into one stream.
+    public static func addingMediaMsid(_ sdp: String) -> String {
+        let lines = sdp.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
+        var sections: [[String]] = [[]]
+        for line in lines {
+            if line.hasPrefix("m=") { sections.append([]) }
+            sections[sections.count - 1].append(line)
+        }
+        var changed = false
+        for i in sections.indices.dropFirst() where !sections[i].contains(where: { $0.hasPrefix("a=msid:") }) {
+            guard let ssrcLine = sections[i].first(where: { $0.hasPrefix("a=ssrc:") && $0.contains(" msid:") }),
+                  let range = ssrcLine.range(of: " msid:") else { continue }
+            let value = ssrcLine[range.upperBound...]
+            guard value.split(separator: " ").count == 2 else { continue }
+            // After the direction/mid attributes; before the first ssrc line keeps it readable.
+            let at = sections[i].firstIndex(where: { $0.hasPrefix("a=ssrc") }) ?? sections[i].count
+            sections[i].insert("a=msid:" + value, at: at)
+            changed = true
+        }
+        return changed ? sections.flatMap { $0 }.joined(separator: "\r\n") : sdp
+    }
 }

@@ -61,8 +61,12 @@ def log(msg):
     print(f"browser_check: {msg}", file=sys.stderr, flush=True)
 
 
+TOKEN = None  # set from --token: the server's JSON lists need it too
+
+
 def get_json(url):
-    with urllib.request.urlopen(url, timeout=5) as r:
+    headers = {"Authorization": f"Bearer {TOKEN}"} if TOKEN else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as r:
         return json.load(r)
 
 
@@ -201,6 +205,8 @@ def main():
     p.add_argument("--flag", action="append", default=[], help="an extra Chromium flag")
     p.add_argument("--drop-flag", action="append", default=[], help="leave out one of the default flags")
     args = p.parse_args()
+    global TOKEN
+    TOKEN = args.token
     base = args.url.rstrip("/")
 
     t0 = time.monotonic()

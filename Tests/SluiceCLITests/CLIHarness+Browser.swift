@@ -31,7 +31,7 @@ extension CLI {
     /// base URL, `$PYTHON` the selenium venv's Python), appends `AFTER:` and the server's
     /// `/whip.json` to stdout, and stops the server. The result's status is the client's.
     static func runClientWithServer(serve serveArgs: [String], port: Int, client: String,
-                                    timeout: Double = 150) throws -> CLIResult {
+                                    env: [String: String] = [:], timeout: Double = 150) throws -> CLIResult {
         let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
         let script = """
         ip link set lo up
@@ -51,7 +51,8 @@ extension CLI {
         exit $status
         """
         return try execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                           env: ["SLUICE": binary.path, "PYTHON": browserPython], timeout: timeout, reportPath: nil)
+                           env: env.merging(["SLUICE": binary.path, "PYTHON": browserPython]) { a, _ in a },
+                           timeout: timeout, reportPath: nil)
     }
 
     /// Runs `Tests/Browser/browser_check.py mode $URL name extra…` against a fresh server and

@@ -10,40 +10,56 @@ final class WHIPProtocolTests: XCTestCase {
     }
 
     func testValidOfferPasses() throws {
-        let sdp = try WHIP.checkOffer(contentType: "application/sdp", body: Self.offer, authorization: nil, token: nil).get()
+        let sdp = try WHIP.checkOffer(contentType: "application/sdp", body: Self.offer).get()
         XCTAssertEqual(sdp, Self.offer)
-        XCTAssertNoThrow(try WHIP.checkOffer(contentType: "Application/SDP; charset=utf-8", body: Self.offer,
-                                             authorization: "Bearer s3cret", token: "s3cret").get())
+        XCTAssertNoThrow(try WHIP.checkOffer(contentType: "Application/SDP; charset=utf-8", body: Self.offer).get())
     }
 
     func testEachMistakeGetsItsStatus() {
-        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/json", body: Self.offer, authorization: nil, token: nil)), 415)
-        XCTAssertEqual(status(WHIP.checkOffer(contentType: nil, body: Self.offer, authorization: nil, token: nil)), 415)
-        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: "hello", authorization: nil, token: nil)), 400)
-        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: "", authorization: nil, token: nil)), 400)
+        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/json", body: Self.offer)), 415)
+        XCTAssertEqual(status(WHIP.checkOffer(contentType: nil, body: Self.offer)), 415)
+        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: "hello")), 400)
+        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: "")), 400)
         let noMedia = "v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"
-        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: noMedia, authorization: nil, token: nil)), 422)
-        let missing = WHIP.checkOffer(contentType: "application/sdp", body: Self.offer, authorization: nil, token: "t")
-        XCTAssertEqual(status(missing), 401)
-        if case .failure(let e) = missing { XCTAssertEqual(e.headers["WWW-Authenticate"], "Bearer realm=\"sluice\"") }
-        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: Self.offer, authorization: "Bearer nope", token: "t")), 403)
-        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: Self.offer, authorization: "Basic dDp0", token: "t")), 401)
+        XCTAssertEqual(status(WHIP.checkOffer(contentType: "application/sdp", body: noMedia)), 422)
+    }
+
+    /// The bearer token rules the server's middleware applies to every protected route.
+    func testBearerTokens() {
+        XCTAssertNil(WHIP.checkAuthorization(nil, token: nil), "no token configured: everything passes")
+        XCTAssertNil(WHIP.checkAuthorization("Bearer whatever", token: nil))
+        XCTAssertNil(WHIP.checkAuthorization("Bearer s3cret", token: "s3cret"))
+        XCTAssertNil(WHIP.checkAuthorization("bearer  s3cret ", token: "s3cret"), "the scheme is case-insensitive")
+        let missing = WHIP.checkAuthorization(nil, token: "t")
+        XCTAssertEqual(missing?.status, 401)
+        XCTAssertEqual(missing?.headers["WWW-Authenticate"], "Bearer realm=\"sluice\"")
+        XCTAssertEqual(WHIP.checkAuthorization("Bearer nope", token: "t")?.status, 403)
+        XCTAssertEqual(WHIP.checkAuthorization("Basic dDp0", token: "t")?.status, 401)
+        XCTAssertEqual(WHIP.checkAuthorization("Bearer ", token: "t")?.status, 401, "an empty token is no token")
+        XCTAssertEqual(BearerToken.check("Bearer", token: "t"), .missing)
+        XCTAssertEqual(BearerToken.check("Bearer t", token: "t"), .accepted)
+        XCTAssertEqual(BearerToken.check("Bearer tt", token: "t"), .invalid, "a longer token is not a match")
+        XCTAssertEqual(BearerToken.check("Bearer s3cre", token: "s3cret"), .invalid, "a prefix is not a match")
+        XCTAssertEqual(BearerToken.check("Bearer s3cret", token: ""), .invalid, "an empty configured token admits nobody")
+        XCTAssertTrue(BearerToken.constantTimeEqual("", ""))
+        XCTAssertFalse(BearerToken.constantTimeEqual("a", ""))
+        XCTAssertFalse(BearerToken.constantTimeEqual("ab", "ac"))
     }
 
     func testTricklePatch() throws {
         let frag = "a=ice-ufrag:abcd\r\na=ice-pwd:efgh\r\nm=video 9 UDP/TLS/RTP/SAVPF 0\r\na=mid:0\r\na=candidate:1 1 UDP 2122252543 127.0.0.1 50000 typ host\r\na=end-of-candidates\r\n"
         let patch = try WHIP.checkPatch(contentType: "application/trickle-ice-sdpfrag", ifMatch: "\"e1\"", etag: "\"e1\"",
-                                        body: frag, authorization: nil, token: nil).get()
+                                        body: frag).get()
         XCTAssertEqual(patch, .candidates([(mid: "0", candidate: "candidate:1 1 UDP 2122252543 127.0.0.1 50000 typ host")], endOfCandidates: true))
         func patchStatus(_ type: String?, _ ifMatch: String?) -> Int? {
-            status(WHIP.checkPatch(contentType: type, ifMatch: ifMatch, etag: "\"e1\"", body: frag, authorization: nil, token: nil))
+            status(WHIP.checkPatch(contentType: type, ifMatch: ifMatch, etag: "\"e1\"", body: frag))
         }
         XCTAssertEqual(patchStatus("application/sdp", "\"e1\""), 415)
         XCTAssertEqual(patchStatus("application/trickle-ice-sdpfrag", nil), 428)
         XCTAssertEqual(patchStatus("application/trickle-ice-sdpfrag", "\"other\""), 412)
         XCTAssertEqual(patchStatus("application/trickle-ice-sdpfrag", "*"), 501, "ICE restarts are refused clearly")
         XCTAssertEqual(status(WHIP.checkPatch(contentType: "application/trickle-ice-sdpfrag", ifMatch: "\"e1\"", etag: "\"e1\"",
-                                              body: "garbage line", authorization: nil, token: nil)), 400)
+                                              body: "garbage line")), 400)
     }
 
     func testLinkHeadersForICEServers() {

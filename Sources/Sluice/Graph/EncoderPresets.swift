@@ -72,15 +72,28 @@ public enum EncoderPresets {
 
     /// The full RTP caps a payloader's output is pinned to, so webrtcbin can describe the
     /// stream in its offer before the first packet flows.
-    public static func rtpCaps(for codec: Codec) -> String {
+    public static func rtpCaps(for codec: Codec, payloadType pt: Int? = nil) -> String {
         var caps = "application/x-rtp,media=\(codec.media.rawValue),encoding-name=\(codec.encodingName),"
-            + "payload=\(payloadType(for: codec)),clock-rate=\(codec == .opus ? 48000 : 90000)"
+            + "payload=\(pt ?? payloadType(for: codec)),clock-rate=\(codec == .opus ? 48000 : 90000)"
         if codec == .opus { caps += ",encoding-params=(string)2" }
         // Keyframe requests (PLI, FIR) and NACK are offered for video; see WebRTCDefaults.
         if codec.media == .video {
             caps += ",rtcp-fb-nack=(boolean)true,rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true"
         }
         return caps
+    }
+
+    /// The RTP caps of a receive-only transceiver accepting `codec`: the payload format's
+    /// parameters other stacks match offers on (RFC 6184: an H.264 offer without
+    /// `packetization-mode=1` means single NAL units, which aiortc, Pion and browsers do not
+    /// send; VP9 profile 0).
+    public static func receiveCaps(for codec: Codec) -> String {
+        let caps = rtpCaps(for: codec)
+        switch codec {
+        case .h264: return caps + ",packetization-mode=(string)1,profile-level-id=(string)42e01f,level-asymmetry-allowed=(string)1"
+        case .vp9: return caps + ",profile-id=(string)0"
+        case .vp8, .opus: return caps
+        }
     }
 
     /// RTP payload types Sluice offers (distinct per codec so audio and video can share a

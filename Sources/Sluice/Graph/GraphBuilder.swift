@@ -282,9 +282,15 @@ final class GraphBuilder: Sendable {
             counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
             return
         }
-        let pay = try make(DefaultElements.payloader(for: enc.codec), EncoderPresets.payloaderProperties(for: enc.codec), at: enc.location)
+        // Payload type, SSRC and MID pinned on the payloader and in the caps webrtcbin reads,
+        // so the offer signals what the packets carry.
+        let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue)
+        let pay = try make(DefaultElements.payloader(for: enc.codec), [], at: enc.location)
+        do { try rtp.configure(pay) } catch {
+            throw RunError("cannot set up the \(branch.media.rawValue) payloader: \(error.message)", at: enc.location)
+        }
         tail.append(pay)
-        let rtpCaps = try make("capsfilter", [("caps", EncoderPresets.rtpCaps(for: enc.codec))], at: enc.location)
+        let rtpCaps = try make("capsfilter", [("caps", rtp.caps)], at: enc.location)
         tail.append(rtpCaps)
         try add(filters + tail)
         try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)

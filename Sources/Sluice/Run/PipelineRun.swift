@@ -282,27 +282,14 @@ public final class PipelineRun: Sendable {
 
     // MARK: Build
 
+    /// A webrtcbin made by the one recipe, from the file's transport section (addresses are
+    /// added where each path needs them).
     private func makeWebRTCBin(_ name: String) throws(RunError) -> Element {
-        let t = spec.transport
-        let bin: Element
-        do { bin = try Element.make("webrtcbin", name: name) } catch {
-            throw RunError(KnownElements.missingHint(for: "webrtcbin"), at: t.location)
+        var recipe = WebRTCRecipe(transport: spec.transport)
+        recipe.addresses = []
+        do { return try recipe.make(name) } catch {
+            throw RunError("cannot configure webrtcbin: \(error.message)", at: spec.transport.location)
         }
-        do {
-            try bin.set("bundle-policy", fromString: t.bundlePolicy.rawValue)
-            try bin.set("latency", UInt32(t.latencyMs))
-            if let stun = t.ice.stun { try bin.set("stun-server", stun) }
-            if let turn = t.ice.turn.first { try bin.set("turn-server", turn) }
-            for extra in t.ice.turn.dropFirst() { _ = try bin.emit("add-turn-server", extra) }
-            if bin.hasProperty("ice-transport-policy") {
-                try bin.set("ice-transport-policy", fromString: t.ice.policy.rawValue)
-            }
-        } catch {
-            throw RunError("cannot configure webrtcbin: \(error.message)", at: t.location)
-        }
-        ICEAgent.disableUPnP(on: bin)
-        WebRTCDefaults.apply(to: bin)
-        return bin
     }
 
     private func buildLoopback(pipeline: Pipeline, builder: GraphBuilder) throws(RunError) -> (WebRTCPeer, WebRTCPeer) {
@@ -334,7 +321,7 @@ public final class PipelineRun: Sendable {
         // A receive side that only accepts some codecs declares them up front, the way a
         // remote peer's capabilities would constrain the answer.
         for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !branch.codecs.isEmpty {
-            let caps = branch.codecs.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";")
+            let caps = branch.codecs.map { EncoderPresets.rtpCaps(for: $0) }.joined(separator: ";")
             do {
                 let c = try Caps(caps)
                 _ = try recvBin.emit("add-transceiver", "recvonly", c)
@@ -412,7 +399,7 @@ public final class PipelineRun: Sendable {
     private func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
         let offered = codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : codecs
         do {
-            let caps = try Caps(offered.map(EncoderPresets.rtpCaps(for:)).joined(separator: ";"))
+            let caps = try Caps(offered.map { EncoderPresets.receiveCaps(for: $0) }.joined(separator: ";"))
             _ = try bin.emit("add-transceiver", "recvonly", caps)
         } catch {
             throw RunError("cannot set up receiving \(media.rawValue): \(error.message)", at: location)

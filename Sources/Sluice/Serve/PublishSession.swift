@@ -13,7 +13,12 @@ public final class PublishSession: Sendable {
     private let peer: WebRTCPeer
 
     /// Prepares the session from `spec`'s receive section; ICE gathers on `iceAddresses`.
-    public init(receive spec: PipelineSpec, iceAddresses: [String]) throws(RunError) {
+    public convenience init(receive spec: PipelineSpec, iceAddresses: [String]) throws(RunError) {
+        try self.init(receive: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: iceAddresses))
+    }
+
+    /// Prepares the session from `spec`'s receive section, its webrtcbin made by `recipe`.
+    public init(receive spec: PipelineSpec, recipe: WebRTCRecipe) throws(RunError) {
         guard spec.receive?.video != nil || spec.receive?.audio != nil else {
             throw RunError("'\(spec.name)' has no receive section for WHIP publishers", at: spec.transport.location)
         }
@@ -23,7 +28,7 @@ public final class PublishSession: Sendable {
         builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters())
         let bin: Element
         do {
-            bin = try WebRTCDefaults.serverBin("whip", in: pipeline, latencyMs: spec.transport.latencyMs, addresses: iceAddresses)
+            bin = try recipe.make("whip", in: pipeline)
         } catch {
             throw RunError("cannot set up the WHIP session: \(error.message)")
         }
@@ -46,6 +51,10 @@ public final class PublishSession: Sendable {
 
     /// Decoded video frames so far.
     public var receivedVideoFrames: Int { builder.counters.receiveVideoFrames.load(ordering: .relaxed) }
+    /// Size of the decoded video (0 before the first frame).
+    public var receivedVideoSize: (width: Int, height: Int) {
+        (builder.counters.receiveVideoWidth.load(ordering: .relaxed), builder.counters.receiveVideoHeight.load(ordering: .relaxed))
+    }
     /// Decoded audio buffers so far.
     public var receivedAudioBuffers: Int { builder.counters.receiveAudioBuffers.load(ordering: .relaxed) }
 

@@ -17,17 +17,22 @@ public final class RelayStream: Sendable {
     private let viewers: ViewerSet
     private let frames = RelayCounter()
 
-    public init(name: String, iceAddresses: [String], latencyMs: Int = 50) throws(RunError) {
+    public convenience init(name: String, iceAddresses: [String], latencyMs: Int = 50) throws(RunError) {
+        try self.init(name: name, recipe: WebRTCRecipe(latencyMs: latencyMs, addresses: iceAddresses))
+    }
+
+    /// A relay whose publisher and viewers get webrtcbins made by `recipe`.
+    public init(name: String, recipe: WebRTCRecipe) throws(RunError) {
         self.name = name
         id = UUID().uuidString.lowercased()
         pipeline = Pipeline(name: "relay-\(name)")
         let bin: Element
-        do { bin = try WebRTCDefaults.serverBin("publisher", in: pipeline, latencyMs: latencyMs, addresses: iceAddresses) } catch {
+        do { bin = try recipe.make("publisher", in: pipeline) } catch {
             throw RunError("cannot set up the relay of '\(name)': \(error.message)")
         }
         peer = WebRTCPeer(bin, label: "relay-publisher")
         let outputs = outputs
-        viewers = ViewerSet(pipeline: pipeline, addresses: iceAddresses) {
+        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: name) {
             outputs.table.withLock { o in [MediaKind.video, .audio].compactMap { o[$0] } }
         }
         // Captures only the pipeline and the tables: not the webrtcbin that owns the handler.

@@ -11,25 +11,29 @@ public final class StreamHub: Sendable {
     public var name: String { spec.name }
     private let pipeline: Pipeline
     private let builder: GraphBuilder
-    private let addresses: [String]
     private let viewers: ViewerSet
 
     /// Builds and starts the send branches of `spec` (its transport and receive sections are
     /// not used: each viewer is a peer of its own). ICE gathers on `addresses`.
     /// `stageTimer`: time the encoder (`sluice measure --processes 2`).
-    public init(spec: PipelineSpec, iceAddresses: [String], stageTimer: StageTimer? = nil) throws(RunError) {
+    public convenience init(spec: PipelineSpec, iceAddresses: [String], stageTimer: StageTimer? = nil) throws(RunError) {
+        try self.init(spec: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: iceAddresses),
+                      stageTimer: stageTimer)
+    }
+
+    /// Builds and starts the send branches of `spec`; each viewer's webrtcbin is made by `recipe`.
+    public init(spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil) throws(RunError) {
         guard spec.send?.video != nil || spec.send?.audio != nil else {
             throw RunError("pipeline '\(spec.name)' has nothing to serve: it has no send section", at: spec.transport.location)
         }
         self.spec = spec
-        addresses = iceAddresses
         pipeline = Pipeline(name: "hub-\(spec.name)")
         builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer)
         for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
             try builder.buildSend(branch, into: nil)
         }
         let builder = builder, spec = spec
-        viewers = ViewerSet(pipeline: pipeline, addresses: iceAddresses) {
+        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name) {
             [spec.send?.video, spec.send?.audio].compactMap { branch in
                 branch.flatMap { b in builder.tees[b.media].map { ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0) } }
             }

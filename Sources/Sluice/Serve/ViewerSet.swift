@@ -7,89 +7,100 @@ import Synchronization
 /// from the stream's `tee` per medium (no re-encoding), linked once its answer exists.
 /// Used by `StreamHub` (a pipeline file's send section) and `RelayStream` (a WHIP
 /// publisher's media, forwarded).
+///
+/// Negotiation follows the viewer's offer (`ViewerPlan`): its payload types, MIDs and header
+/// extensions, with a fresh SSRC per viewer signalled correctly. One viewer never harms
+/// another: its branch starts with a leaky queue (a slow viewer loses its own frames) behind
+/// a pad that swallows its failures (a failing viewer cannot stop the tee), and viewers
+/// that fail, never connect, or fall silent are removed by `ViewerReaper`.
 final class ViewerSet: Sendable {
     /// What a viewer can be fed: the encoded stream of each medium, and its codec.
     struct Output { var media: MediaKind; var codec: Codec; var tee: Element }
 
     private let pipeline: Pipeline
-    private let addresses: [String]
+    private let recipe: WebRTCRecipe
+    private let stream: String
     private let outputs: @Sendable () -> [Output]
-    private let viewers = Mutex<[String: Viewer]>([:])
+    let viewers = Mutex<[String: Viewer]>([:])
+    let removals = Mutex<[String: Int]>([:])
+    private let reaper = Mutex<Task<Void, Never>?>(nil)
+    let limits: ViewerLimits
 
-    private struct Viewer: @unchecked Sendable {  // elements are MT-safe GstObjects; the struct is only touched under `viewers`
+    struct Viewer: @unchecked Sendable {  // elements are MT-safe GstObjects; the struct is only touched under `viewers`
         var webrtcbin: Element
         var peer: WebRTCPeer
         var elements: [Element]
         var teePads: [(tee: Element, pad: Pad)]
+        var health: ViewerHealth
     }
 
-    init(pipeline: Pipeline, addresses: [String], outputs: @escaping @Sendable () -> [Output]) {
-        self.pipeline = pipeline; self.addresses = addresses; self.outputs = outputs
+    init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
+         outputs: @escaping @Sendable () -> [Output]) {
+        self.pipeline = pipeline; self.recipe = recipe; self.stream = stream; self.outputs = outputs
+        self.limits = limits
     }
+
+    deinit { reaper.withLock { $0?.cancel() } }
 
     var count: Int { viewers.withLock { $0.count } }
 
+    /// Viewers removed so far, by reason (`deleted`, `failed`, `never-connected`, `ice-failed`,
+    /// `silent`, `shutdown`).
+    var removalCounts: [String: Int] { removals.withLock { $0 } }
+
     /// Ends every viewer's session.
     func removeAll() {
-        for id in viewers.withLock({ Array($0.keys) }) { removeViewer(id) }
+        for id in viewers.withLock({ Array($0.keys) }) { removeViewer(id, reason: "shutdown") }
     }
 
     /// Adds a viewer for a WHEP offer; returns its id and the complete answer.
+    /// Throws `ViewerError.badOffer` when the offer cannot be served (a 4xx for the client),
+    /// other errors when the server could not build the session.
     func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {
+        guard count < limits.maxViewers else {
+            throw RunError("'\(stream)' already has \(limits.maxViewers) viewers; try again later")
+        }
+        let plan: ViewerPlan
+        do { plan = try ViewerPlan(offer: offer, outputs: outputs().map { ($0.media, $0.codec) }) } catch {
+            throw RunError(error.description)
+        }
         let id = UUID().uuidString.lowercased()
         let webrtcbin: Element
-        do { webrtcbin = try Element.make("webrtcbin", name: "viewer-\(id)") } catch { throw RunError(error.message) }
-        do {
-            try webrtcbin.set("bundle-policy", fromString: "max-bundle")
-            if !addresses.isEmpty { try ICEAgent.addLocalAddresses(addresses, to: webrtcbin) }
-        } catch { throw RunError("cannot set up the viewer's webrtcbin: \(error.message)") }
-        ICEAgent.disableUPnP(on: webrtcbin)
-        WebRTCDefaults.apply(to: webrtcbin)
+        do { webrtcbin = try recipe.make("viewer-\(id)", in: pipeline) } catch {
+            throw RunError("cannot set up the viewer's webrtcbin: \(error.message)")
+        }
+        let health = ViewerHealth()
+        health.watchRTCP(of: webrtcbin)
         var elements: [Element] = [webrtcbin]
         var teePads: [(Element, Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []
         do {
-            try pipeline.add(webrtcbin)
-            for output in outputs() {
-                guard let teePad = output.tee.requestPad("src_%u") else { continue }
-                let codec = output.codec
-                let queue = try Element.make("queue")
-                try queue.set("leaky", fromString: "downstream")
-                try queue.set("max-size-buffers", 30)
-                let pay = try Element.make(DefaultElements.payloader(for: codec))
-                for (k, v) in EncoderPresets.payloaderProperties(for: codec) where pay.hasProperty(k) { try pay.set(k, fromString: v) }
-                let caps = try Element.make("capsfilter")
-                try caps.set("caps", fromString: EncoderPresets.rtpCaps(for: codec))
-                try pipeline.add([queue, pay, caps])
-                try Element.link([queue, pay, caps])
-                guard let sink = webrtcbin.requestPad("sink_%u"), let capsSrc = caps.staticPad("src"),
-                      let queueSink = queue.staticPad("sink") else { throw GstError("webrtcbin refused an input") }
-                // Declare the transceiver as sending this codec now: in 1.22 a requested pad's
-                // transceiver has no kind until caps flow, so the viewer's offer would not be
-                // matched to it and webrtcbin would answer with a new receive-only one.
-                if let transceiver = sink.objectProperty("transceiver", as: Object.self) {
-                    try transceiver.set("direction", fromString: "sendonly")
-                    try transceiver.set("codec-preferences", value: try Caps(EncoderPresets.rtpCaps(for: codec)).asValue())
-                }
-                try capsSrc.link(sink)
-                // The tee is linked only once the answer exists (below): data pushed into a
-                // webrtcbin input before negotiation can stop that branch for good.
-                pending.append((teePad, queueSink))
-                elements += [queue, pay, caps]
+            let byMedium = Dictionary(outputs().map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
+            for track in plan.tracks {
+                guard let output = byMedium[track.media], let teePad = output.tee.requestPad("src_%u") else { continue }
                 teePads.append((output.tee, teePad))
+                let branch = try ViewerBranch.build(track.parameters, into: pipeline, webrtcbin: webrtcbin,
+                                                    msid: "sluice-\(stream)")
+                elements += branch.elements
+                pending.append((teePad, branch.entrance))
             }
             for e in elements.reversed() { e.syncStateWithParent() }
 
             let peer = WebRTCPeer(webrtcbin, label: "viewer")
-            let answer = SDPRewrite.rejectingInactive(try await peer.answer(offer: offer))
-            for p in pending { try p.teePad.link(p.queueSink) }
-            viewers.withLock { $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads) }
+            let answer = try await peer.answer(offer: plan.offerToApply)
+            for p in pending {
+                try p.teePad.link(p.queueSink)
+                p.teePad.isolate(into: p.queueSink) { flow in health.fail("its branch stopped (\(flow))") }
+            }
+            viewers.withLock { $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health) }
+            startReaper()
             // A new viewer needs a keyframe to start decoding: ask the shared encoders.
             for p in pending { p.queueSink.pushEvent(.forceKeyUnit()) }
-            return (id, answer)
+            return (id, SDPRewrite.addingMediaMsid(SDPRewrite.rejectingInactive(answer)))
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
             remove(elements: elements, teePads: teePads)
+            count(removal: "failed")
             switch error {
             case let e as NegotiationError: throw RunError("negotiation with the viewer failed: \(e.message)")
             case let e as GstError: throw RunError("cannot attach a viewer: \(e.message)")
@@ -107,10 +118,15 @@ final class ViewerSet: Sendable {
 
     /// Ends a viewer's session. False if unknown.
     @discardableResult
-    func removeViewer(_ id: String) -> Bool {
+    func removeViewer(_ id: String, reason: String = "deleted") -> Bool {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         remove(elements: viewer.elements, teePads: viewer.teePads)
+        count(removal: reason)
         return true
+    }
+
+    private func count(removal reason: String) {
+        removals.withLock { $0[reason, default: 0] += 1 }
     }
 
     private func remove(elements: [Element], teePads: [(tee: Element, pad: Pad)]) {
@@ -122,5 +138,30 @@ final class ViewerSet: Sendable {
             e.setState(.null)
             try? pipeline.remove(e)
         }
+    }
+
+    /// Checks each viewer about once a second (see `ViewerReaper`).
+    private func startReaper() {
+        reaper.withLock { task in
+            guard task == nil else { return }
+            let interval = limits.checkInterval
+            task = Task.detached { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                    guard let self else { return }
+                    self.reap()
+                }
+            }
+        }
+    }
+
+    /// Removes the viewers `ViewerReaper` finds dead, with the reason.
+    func reap(now: ContinuousClock.Instant = .now) {
+        let verdicts = viewers.withLock { v in
+            v.compactMap { id, viewer in
+                ViewerReaper.verdict(health: viewer.health, states: viewer.peer.states, now: now, limits: limits).map { (id, $0) }
+            }
+        }
+        for (id, reason) in verdicts { removeViewer(id, reason: reason) }
     }
 }

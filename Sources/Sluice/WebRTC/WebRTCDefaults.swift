@@ -33,18 +33,4 @@ public enum WebRTCDefaults {
             try? transceiver.set("do-nack", true)
         }
     }
-
-    /// A webrtcbin for a server-side session (a WHIP publisher, a relay): bundled, with the
-    /// jitter-buffer latency, ICE on `addresses`, no UPnP, and the defaults above; added to
-    /// `pipeline`.
-    public static func serverBin(_ name: String, in pipeline: Pipeline, latencyMs: Int, addresses: [String]) throws(GstError) -> Element {
-        let bin = try Element.make("webrtcbin", name: name)
-        try bin.set("bundle-policy", fromString: "max-bundle")
-        try bin.set("latency", UInt32(latencyMs))
-        if !addresses.isEmpty { try ICEAgent.addLocalAddresses(addresses, to: bin) }
-        try pipeline.add(bin)
-        ICEAgent.disableUPnP(on: bin)
-        apply(to: bin)
-        return bin
-    }
 }

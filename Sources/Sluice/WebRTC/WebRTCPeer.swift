@@ -141,7 +141,15 @@ public final class WebRTCPeer: Sendable {
         guard case .replied(let reply?) = await promise.reply() else {
             throw NegotiationError("\(label): \(signal) got no reply")
         }
-        if let desc = SessionDescription(from: reply, field: field) { return desc }
+        if let desc = SessionDescription(from: reply, field: field) {
+            // webrtcbin miscomputes the fingerprint of a certificate given as PEM: what
+            // leaves Sluice carries the real one.
+            let sdp = DTLSFingerprintFix.correct(desc.sdp)
+            guard sdp != desc.sdp else { return desc }
+            do { return try SessionDescription(kind: desc.kind, sdp: sdp) } catch {
+                throw NegotiationError("\(label): \(signal) produced SDP that does not parse: \(error.message)")
+            }
+        }
         let why = reply.string(describing: "error") ?? reply.description
         throw NegotiationError("\(label): \(signal) failed: \(why)")
     }

@@ -8,7 +8,8 @@ import Foundation
 /// - `PATCH` with `application/trickle-ice-sdpfrag` adds candidates (`204`); it needs
 ///   `If-Match` with the session's ETag (`428` without, `412` if it does not match). An ICE
 ///   restart (`If-Match: *` with new credentials) is answered `501`: Sluice does not restart ICE.
-/// - With a token configured: no `Authorization: Bearer` → `401`, a wrong token → `403`.
+/// - With a token configured: no `Authorization: Bearer` → `401`, a wrong token → `403`
+///   (`BearerToken` decides; the server checks it once, in middleware, before any handler).
 /// - Wrong content type → `415`; SDP that does not parse → `400`; an offer Sluice cannot serve
 ///   (no audio or video) → `422`.
 public enum WHIP {
@@ -26,15 +27,22 @@ public enum WHIP {
         public var description: String { "\(status): \(message)" }
     }
 
-    /// Checks the `Authorization` header against the configured token (nil: no auth).
+    /// Checks the `Authorization` header against the configured token (nil: no auth), as
+    /// WHIP/WHEP answer it: `401` with `WWW-Authenticate: Bearer` when no bearer token is
+    /// sent, `403` when it is not the configured one.
     public static func checkAuthorization(_ header: String?, token: String?) -> HTTPError? {
         guard let token else { return nil }
-        guard let header, header.lowercased().hasPrefix("bearer ") else {
-            return HTTPError(401, "a bearer token is required", headers: ["WWW-Authenticate": "Bearer realm=\"sluice\""])
+        switch BearerToken.check(header, token: token) {
+        case .accepted: return nil
+        case .missing: return unauthorized
+        case .invalid: return forbidden
         }
-        let given = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        return constantTimeEqual(given, token) ? nil : HTTPError(403, "the bearer token is not valid for this endpoint")
     }
+
+    /// The answer to a request without a bearer token.
+    public static let unauthorized = HTTPError(401, "a bearer token is required", headers: ["WWW-Authenticate": BearerToken.challenge])
+    /// The answer to a request with the wrong bearer token.
+    public static let forbidden = HTTPError(403, "the bearer token is not valid for this endpoint")
 
     /// The media type without parameters, lower-cased (`Application/SDP; charset=x` → `application/sdp`).
     public static func mediaType(_ header: String?) -> String? {
@@ -42,8 +50,8 @@ public enum WHIP {
     }
 
     /// Checks a `POST` (offer). Returns the offer SDP.
-    public static func checkOffer(contentType: String?, body: String, authorization: String?, token: String?) -> Result<String, HTTPError> {
-        if let e = checkAuthorization(authorization, token: token) { return .failure(e) }
+    /// Authorization is not checked here: see `checkAuthorization`.
+    public static func checkOffer(contentType: String?, body: String) -> Result<String, HTTPError> {
         guard mediaType(contentType) == sdpType else {
             return .failure(HTTPError(415, "the offer must be sent as \(sdpType)", headers: ["Accept-Post": sdpType]))
         }
@@ -68,10 +76,9 @@ public enum WHIP {
         }
     }
 
-    /// Checks a trickle `PATCH` against the session's current ETag.
-    public static func checkPatch(contentType: String?, ifMatch: String?, etag: String, body: String,
-                                  authorization: String?, token: String?) -> Result<Patch, HTTPError> {
-        if let e = checkAuthorization(authorization, token: token) { return .failure(e) }
+    /// Checks a trickle `PATCH` against the session's current ETag. Authorization is not
+    /// checked here: see `checkAuthorization`.
+    public static func checkPatch(contentType: String?, ifMatch: String?, etag: String, body: String) -> Result<Patch, HTTPError> {
         guard mediaType(contentType) == trickleType else {
             return .failure(HTTPError(415, "a PATCH carries \(trickleType)", headers: ["Accept-Patch": trickleType]))
         }
@@ -128,11 +135,39 @@ public enum WHIP {
     }
 
     private static func stripSlashes(_ url: String) -> String { url.replacingOccurrences(of: "://", with: ":") }
+}
 
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+/// RFC 6750 bearer tokens (`Authorization: Bearer <token>`), as every protected Sluice endpoint
+/// checks them.
+public enum BearerToken {
+    public enum Verdict: Equatable, Sendable {
+        /// The configured token.
+        case accepted
+        /// No `Authorization` header, another scheme, or an empty token: `401`.
+        case missing
+        /// A bearer token that is not the configured one: `403`.
+        case invalid
+    }
+
+    /// The `WWW-Authenticate` value sent with a `401`.
+    public static let challenge = "Bearer realm=\"sluice\""
+
+    /// Checks an `Authorization` header value against `token`. The scheme is case-insensitive;
+    /// the token is compared in constant time (for a given length of the token sent).
+    public static func check(_ header: String?, token: String) -> Verdict {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return .missing }
+        let given = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard !given.isEmpty else { return .missing }
+        return constantTimeEqual(given, token) ? .accepted : .invalid
+    }
+
+    /// Equal bytes, in time that depends on the lengths only, not on where they differ.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
-        var diff = x.count ^ y.count
-        for i in 0..<min(x.count, y.count) { diff |= Int(x[i] ^ y[i]) }
+        var diff = UInt(bitPattern: x.count ^ y.count)
+        for i in 0..<max(x.count, y.count) {
+            diff |= UInt((i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0))
+        }
         return diff == 0
     }
 }

@@ -1,0 +1,65 @@
+import CGStreamer
+import CGStreamerShim
+import Synchronization
+
+/// The result of pushing data (GstFlowReturn).
+public struct FlowReturn: Sendable, Equatable, CustomStringConvertible {
+    public let raw: Int32
+    public static let ok = FlowReturn(raw: GST_FLOW_OK.rawValue)
+    public static let notLinked = FlowReturn(raw: GST_FLOW_NOT_LINKED.rawValue)
+    public static let flushing = FlowReturn(raw: GST_FLOW_FLUSHING.rawValue)
+    /// Whatever the push returned: OK, or a reason data stopped (`not-linked`, `eos`, `error`…).
+    public var isOK: Bool { raw >= 0 }
+    public var description: String { String(cString: gst_flow_get_name(GstFlowReturn(rawValue: raw))) }
+}
+
+extension Pad {
+    /// Makes what is downstream of this source pad unable to stop whoever pushes into it.
+    ///
+    /// Each buffer pushed on this pad is handed to the chain function of `target` (this
+    /// pad's peer) directly, and the pusher is told OK whatever `target` returned. The first
+    /// result that is not OK goes to `onFailure`, and from then on buffers are dropped here.
+    /// Events still travel the link as usual.
+    ///
+    /// A `tee` returns the first error any of its branches returns, so one branch that
+    /// fails (a WebRTC viewer whose transport failed, a branch being torn down) would stop
+    /// the shared encoder for every branch; with this, it stops only itself.
+    @discardableResult
+    public func isolate(into target: Pad, onFailure: @escaping @Sendable (FlowReturn) -> Void) -> UInt {
+        let box = Unmanaged.passRetained(IsolationBox(target: target, onFailure: onFailure)).toOpaque()
+        let kind = GstPadProbeType(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
+        return UInt(gst_pad_add_probe(pad, kind, isolationTrampoline, box, isolationDestroy))
+    }
+}
+
+/// `@unchecked Sendable`: `failed` is atomic; `target` is an immutable reference to a
+/// GstPad, which is MT-safe; `onFailure` is Sendable.
+private final class IsolationBox: @unchecked Sendable {
+    let target: UnsafeMutablePointer<GstPad>
+    let targetRef: Pad
+    let onFailure: @Sendable (FlowReturn) -> Void
+    let failed = Atomic<Bool>(false)
+    init(target: Pad, onFailure: @escaping @Sendable (FlowReturn) -> Void) {
+        self.targetRef = target
+        self.target = target.pointer.assumingMemoryBound(to: GstPad.self)
+        self.onFailure = onFailure
+    }
+}
+
+private let isolationTrampoline: GstPadProbeCallback = { _, info, data in
+    guard let info, let data, let buffer = sluice_pad_probe_info_buffer(info) else { return GST_PAD_PROBE_OK }
+    let box = Unmanaged<IsolationBox>.fromOpaque(data).takeUnretainedValue()
+    if box.failed.load(ordering: .relaxed) { return GST_PAD_PROBE_DROP }
+    // HANDLED: the probe owns the buffer; gst_pad_chain takes it (transfer full) and the
+    // push returns OK.
+    let result = FlowReturn(raw: gst_pad_chain(box.target, buffer).rawValue)
+    if !result.isOK, box.failed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+        box.onFailure(result)
+    }
+    return GST_PAD_PROBE_HANDLED
+}
+
+private let isolationDestroy: GDestroyNotify = { data in
+    guard let data else { return }
+    Unmanaged<IsolationBox>.fromOpaque(data).release()
+}

@@ -1,0 +1,65 @@
+import GStreamer
+import Synchronization
+
+/// Bounds on served viewers.
+public struct ViewerLimits: Sendable {
+    /// A viewer whose ICE has not connected this long after its answer is removed.
+    public var connectTimeout: Double = 8
+    /// A connected viewer that sends no RTCP for this long is gone (it vanished without
+    /// DELETE). Browsers, aiortc, Pion and webrtcbin report at least every few seconds.
+    public var silenceTimeout: Double = 6
+    /// How often viewers are checked.
+    public var checkInterval: Double = 1
+    /// Most viewers per stream.
+    public var maxViewers: Int = 500
+    public init() {}
+}
+
+/// What is known about a viewer's liveness, updated from GStreamer threads.
+final class ViewerHealth: Sendable {
+    let created = ContinuousClock.now
+    private let lastHeard = Mutex<ContinuousClock.Instant?>(nil)
+    private let connectedAt = Mutex<ContinuousClock.Instant?>(nil)
+    private let failure = Mutex<String?>(nil)
+
+    /// The last time RTCP (or RTP) arrived from the viewer.
+    var lastHeardFrom: ContinuousClock.Instant? { lastHeard.withLock { $0 } }
+    /// Why the viewer's branch failed, if it did.
+    var failed: String? { failure.withLock { $0 } }
+
+    func fail(_ why: String) { failure.withLock { if $0 == nil { $0 = why } } }
+    func heard() { lastHeard.withLock { $0 = .now } }
+
+    /// When ICE was first seen connected (nil before).
+    func connected(_ isConnected: Bool, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        connectedAt.withLock { at in
+            if at == nil, isConnected { at = now }
+            return at
+        }
+    }
+
+    /// Notes each RTCP report (and RTP) from the remote side: rtpbin's `on-ssrc-active`
+    /// fires for the sender of every report block it processes.
+    func watchRTCP(of webrtcbin: Element) {
+        guard let rtpbin = webrtcbin.cast(to: Bin.self)?.child(named: "rtpbin") else { return }
+        // Captures only this object, not the webrtcbin.
+        rtpbin.connect("on-ssrc-active") { [weak self] (_: borrowing SignalArguments) in self?.heard() }
+    }
+}
+
+/// Decides whether a viewer is dead (RFC 7675's idea — consent expires without traffic from
+/// the peer — applied to RTCP, since webrtcbin 1.22's libnice agent is made without consent
+/// freshness and cannot be told otherwise).
+enum ViewerReaper {
+    /// The reason to remove the viewer, or nil if it looks alive.
+    static func verdict(health: ViewerHealth, states: PeerStates, now: ContinuousClock.Instant,
+                        limits: ViewerLimits) -> String? {
+        if health.failed != nil { return "failed" }
+        if states.iceFailed || states.iceConnection == "closed" { return "ice-failed" }
+        guard let connected = health.connected(states.iceConnected, now: now) else {
+            return (now - health.created).seconds > limits.connectTimeout ? "never-connected" : nil
+        }
+        let heard = max(health.lastHeardFrom ?? connected, connected)
+        return (now - heard).seconds > limits.silenceTimeout ? "silent" : nil
+    }
+}

@@ -1,0 +1,60 @@
+import GStreamer
+import SluiceSignalling
+
+/// How one encoded stream goes into RTP towards one peer: payload type, SSRC, MID and its
+/// header extension. The same values are pinned on the payloader, on the caps webrtcbin
+/// reads before the first packet, and (through those caps) in the SDP, so that what the SDP
+/// signals (`a=ssrc`, `a=ssrc-group:FID`, `a=extmap` for MID) is what the packets carry.
+/// Peers that demultiplex by SSRC or MID (Pion, Chromium's tracks, Firefox) depend on it.
+struct RTPSendParameters: Sendable, Equatable {
+    var codec: Codec
+    var payloadType: Int
+    /// Never 0: webrtcbin would signal `a=ssrc-group:FID 0 …` and no packet has SSRC 0.
+    var ssrc: UInt32
+    /// The MID header extension id (nil: not negotiated, e.g. the offer lacks it).
+    var midExtensionID: Int?
+    /// The media section's MID the packets are tagged with.
+    var mid: String?
+
+    /// The id Sluice uses for the MID extension in its own offers (browsers use 4 or 9; any
+    /// id from 1 to 14 fits the one-byte header form).
+    static let offeredMidExtensionID = 9
+
+    /// For an offer Sluice makes: Sluice's payload type and MID, a fresh SSRC.
+    static func offering(_ codec: Codec, mid: String) -> RTPSendParameters {
+        RTPSendParameters(codec: codec, payloadType: EncoderPresets.payloadType(for: codec), ssrc: randomSSRC(),
+                          midExtensionID: offeredMidExtensionID, mid: mid)
+    }
+
+    /// For an answer: the payload type and MID extension id the offer chose.
+    static func answering(_ codec: Codec, choice: CodecMatch.Choice, mid: String?) -> RTPSendParameters {
+        RTPSendParameters(codec: codec, payloadType: choice.payloadType, ssrc: randomSSRC(),
+                          midExtensionID: mid == nil ? nil : choice.midExtensionID, mid: mid)
+    }
+
+    static func randomSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
+
+    /// The RTP caps for the payloader's output and the transceiver's codec preferences.
+    var caps: String {
+        var caps = EncoderPresets.rtpCaps(for: codec, payloadType: payloadType) + ",ssrc=(uint)\(ssrc)"
+        if let id = midExtensionID { caps += ",extmap-\(id)=(string)\(RTPHeaderExtension.mid)" }
+        return caps
+    }
+
+    /// Pins payload type and SSRC on `payloader` and gives it the MID header extension.
+    func configure(_ payloader: Element) throws(GstError) {
+        for (k, v) in EncoderPresets.payloaderProperties(for: codec) where payloader.hasProperty(k) {
+            try payloader.set(k, fromString: v)
+        }
+        try payloader.set("pt", UInt32(payloadType))
+        try payloader.set("ssrc", ssrc)
+        guard let id = midExtensionID, let mid else { return }
+        // Added by hand rather than left to `auto-header-extension`: only this way does the
+        // extension know which MID to write.
+        guard let ext = RTPHeaderExtensions.make(uri: RTPHeaderExtension.mid, id: id) else {
+            throw GstError("no RTP header extension for MID is installed (rtphdrextmid, gstreamer1.0-plugins-good)")
+        }
+        try ext.set("mid", mid)
+        try RTPHeaderExtensions.attach(ext, to: payloader)
+    }
+}

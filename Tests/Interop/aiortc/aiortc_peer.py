@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""aiortc (PyPI) as a WebRTC peer of Sluice, for the interop tests.
+
+    aiortc_peer.py whep-play    URL [--token T] [--seconds N] [--codec vp8|h264] [--no-audio]
+    aiortc_peer.py whip-publish URL [--token T] [--seconds N] [--codec vp8|h264] [--size 640x360]
+    aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--size 640x360]
+
+whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes what arrives for N
+              seconds after the first frame, DELETEs the session; prints JSON: frames, size,
+              fps, whether the picture moves (luma of the first and last frames differ), audio
+              frames, time from POST to the first decoded frame.
+whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
+              its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
+whep-serve:   a WHEP endpoint (POST /whep/<any> → 201 + Location, DELETE) serving the same
+              synthetic picture and tone to each viewer; prints "listening URL" on stderr.
+
+Every wait is bounded; failures exit 1 with a message on stderr. Run inside a loopback-only
+network namespace: aiortc's host discovery skips loopback, so it is told to use 127.0.0.1.
+"""
+import argparse
+import asyncio
+import fractions
+import json
+import math
+import sys
+import time
+import uuid
+
+import aioice.ice
+import numpy
+from aiortc import RTCPeerConnection, RTCRtpSender, RTCSessionDescription
+from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
+from av import AudioFrame, VideoFrame
+
+aioice.ice.get_host_addresses = lambda use_ipv4=True, use_ipv6=False: ["127.0.0.1"]
+
+
+class Failure(Exception):
+    pass
+
+
+def log(msg):
+    print(f"aiortc_peer: {msg}", file=sys.stderr, flush=True)
+
+
+def prefer(pc, codec):
+    """Restricts the video transceiver to `codec` (the offer then lists only it)."""
+    if not codec:
+        return
+    for t in pc.getTransceivers():
+        if t.kind != "video":
+            continue
+        caps = RTCRtpSender.getCapabilities("video").codecs
+        wanted = [c for c in caps if c.mimeType.lower() == f"video/{codec}"]
+        rtx = [c for c in caps if c.mimeType.lower() == "video/rtx"]
+        if not wanted:
+            raise Failure(f"aiortc has no {codec}")
+        t.setCodecPreferences(wanted + rtx)
+
+
+class MovingPicture(VideoStreamTrack):
+    """A bar sweeping across a gray field: each frame differs, and its size is known."""
+
+    def __init__(self, width, height, fps=30):
+        super().__init__()
+        self.width, self.height, self.fps = width, height, fps
+        self.count = 0
+        self.start = None
+
+    async def recv(self):
+        if self.start is None:
+            self.start = time.monotonic()
+        due = self.start + self.count / self.fps
+        await asyncio.sleep(max(0, due - time.monotonic()))
+        img = numpy.full((self.height, self.width, 3), 96, numpy.uint8)
+        x = (self.count * 8) % self.width
+        img[:, x:x + 32] = (230, 40, 40)
+        frame = VideoFrame.from_ndarray(img, format="rgb24")
+        frame.pts = self.count * 3000
+        frame.time_base = fractions.Fraction(1, 90000)
+        self.count += 1
+        return frame
+
+
+class Tone(AudioStreamTrack):
+    def __init__(self):
+        super().__init__()
+        self.samples = 0
+        self.start = None
+
+    async def recv(self):
+        if self.start is None:
+            self.start = time.monotonic()
+        n = 960
+        due = self.start + self.samples / 48000
+        await asyncio.sleep(max(0, due - time.monotonic()))
+        t = (numpy.arange(n) + self.samples) / 48000
+        pcm = (numpy.sin(2 * math.pi * 440 * t) * 8000).astype(numpy.int16)
+        frame = AudioFrame.from_ndarray(pcm.reshape(1, -1), format="s16", layout="mono")
+        frame.sample_rate = 48000
+        frame.pts = self.samples
+        frame.time_base = fractions.Fraction(1, 48000)
+        self.samples += n
+        return frame
+
+
+async def gathered(pc, timeout=10):
+    end = time.monotonic() + timeout
+    while pc.iceGatheringState != "complete":
+        if time.monotonic() > end:
+            raise Failure("ICE gathering did not complete")
+        await asyncio.sleep(0.05)
+
+
+async def http(method, url, body=None, token=None, timeout=15):
+    import aiohttp
+    headers = {}
+    if body is not None:
+        headers["Content-Type"] = "application/sdp"
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as s:
+        async with s.request(method, url, data=body, headers=headers) as r:
+            return r.status, dict(r.headers), await r.text()
+
+
+async def exchange(pc, url, token):
+    """Non-trickle offer → POST → answer. Returns the session URL."""
+    await pc.setLocalDescription(await pc.createOffer())
+    await gathered(pc)
+    status, headers, text = await http("POST", url, pc.localDescription.sdp, token)
+    if status != 201:
+        raise Failure(f"POST {url} answered {status}: {text.strip()[:300]}")
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=text, type="answer"))
+    location = headers.get("Location", "")
+    if location.startswith("/"):
+        base = url.split("/", 3)
+        location = f"{base[0]}//{base[2]}{location}"
+    return location, text
+
+
+async def whep_play(args):
+    pc = RTCPeerConnection()
+    stats = {"video_frames": 0, "audio_frames": 0, "width": 0, "height": 0}
+    lumas = []
+    first = {}
+    done = asyncio.Event()
+    pc.addTransceiver("video", direction="recvonly")
+    if not args.no_audio:
+        pc.addTransceiver("audio", direction="recvonly")
+    prefer(pc, args.codec)
+
+    async def read_video(track):
+        while True:
+            try:
+                frame = await track.recv()
+            except MediaStreamError:
+                return
+            now = time.monotonic()
+            stats["video_frames"] += 1
+            stats["width"], stats["height"] = frame.width, frame.height
+            if "video" not in first:
+                first["video"] = now
+            y = frame.to_ndarray(format="gray")
+            lumas.append(y[::8, ::8].astype(numpy.float32))
+            if len(lumas) > 2:
+                lumas.pop(1)  # keep the first and the latest
+            if now - first["video"] >= args.seconds:
+                done.set()
+                return
+
+    async def read_audio(track):
+        while True:
+            try:
+                await track.recv()
+            except MediaStreamError:
+                return
+            stats["audio_frames"] += 1
+
+    @pc.on("track")
+    def on_track(track):
+        asyncio.ensure_future(read_video(track) if track.kind == "video" else read_audio(track))
+
+    posted = time.monotonic()
+    location, answer = await exchange(pc, args.url, args.token)
+    try:
+        await asyncio.wait_for(done.wait(), args.seconds + args.timeout)
+    except asyncio.TimeoutError:
+        pass
+    if location:
+        await http("DELETE", location, token=args.token)
+    end = time.monotonic()
+    await pc.close()
+    if "video" not in first:
+        raise Failure(f"no video frame decoded within {args.seconds + args.timeout} s "
+                      f"(ICE {pc.iceConnectionState}); the answer was:\n{answer}")
+    span = max(1e-3, end - first["video"])
+    moved = bool(len(lumas) == 2 and float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0)
+    out = dict(stats, fps=round((stats["video_frames"] - 1) / span, 1),
+               first_frame_ms=round((first["video"] - posted) * 1000),
+               mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved,
+               answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")])
+    print(json.dumps(out), flush=True)
+
+
+async def whip_publish(args):
+    w, h = map(int, args.size.split("x"))
+    pc = RTCPeerConnection()
+    video = MovingPicture(w, h)
+    pc.addTransceiver(video, direction="sendonly")
+    pc.addTransceiver(Tone(), direction="sendonly")
+    prefer(pc, args.codec)
+    location, _ = await exchange(pc, args.url, args.token)
+    end = time.monotonic() + args.timeout
+    while pc.connectionState != "connected":
+        if time.monotonic() > end or pc.connectionState == "failed":
+            raise Failure(f"not connected (connection {pc.connectionState})")
+        await asyncio.sleep(0.05)
+    sent0 = video.count
+    await asyncio.sleep(args.seconds)
+    sent = video.count - sent0
+    if location:
+        await http("DELETE", location, token=args.token)
+    await pc.close()
+    print(json.dumps({"video_frames_sent": sent, "connection": "connected", "size": args.size}), flush=True)
+
+
+async def whep_serve(args):
+    from aiohttp import web
+    w, h = map(int, args.size.split("x"))
+    sessions = {}
+
+    async def post(request):
+        offer = await request.text()
+        pc = RTCPeerConnection()
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+        for t in pc.getTransceivers():
+            if t.kind == "video":
+                t.sender.replaceTrack(MovingPicture(w, h))
+                t.direction = "sendonly"
+            elif t.kind == "audio":
+                t.sender.replaceTrack(Tone())
+                t.direction = "sendonly"
+        prefer(pc, args.codec)
+        await pc.setLocalDescription(await pc.createAnswer())
+        await gathered(pc)
+        sid = uuid.uuid4().hex
+        sessions[sid] = pc
+        return web.Response(status=201, text=pc.localDescription.sdp, content_type="application/sdp",
+                            headers={"Location": f"/whep/session/{sid}"})
+
+    async def delete(request):
+        pc = sessions.pop(request.match_info["sid"], None)
+        if pc is None:
+            return web.Response(status=404)
+        await pc.close()
+        return web.Response(status=200)
+
+    app = web.Application()
+    app.router.add_post("/whep/{name}", post)
+    app.router.add_delete("/whep/session/{sid}", delete)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", args.port)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    log(f"listening http://127.0.0.1:{port}/whep/aiortc")
+    await asyncio.sleep(args.seconds)
+    for pc in sessions.values():
+        await pc.close()
+    await runner.cleanup()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve"])
+    p.add_argument("url", nargs="?")
+    p.add_argument("--token")
+    p.add_argument("--seconds", type=float, default=5)
+    p.add_argument("--timeout", type=float, default=15)
+    p.add_argument("--codec", choices=["vp8", "h264"])
+    p.add_argument("--size", default="640x360")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--no-audio", action="store_true")
+    args = p.parse_args()
+    if args.mode != "whep-serve" and not args.url:
+        p.error("URL is required")
+    run = {"whep-play": whep_play, "whip-publish": whip_publish, "whep-serve": whep_serve}[args.mode]
+    try:
+        asyncio.run(asyncio.wait_for(run(args), args.seconds + args.timeout + 30
+                                     if args.mode != "whep-serve" else None))
+    except Failure as e:
+        log(str(e))
+        sys.exit(1)
+    except asyncio.TimeoutError:
+        log("timed out")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

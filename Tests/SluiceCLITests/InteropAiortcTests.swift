@@ -1,0 +1,88 @@
+import Foundation
+import XCTest
+
+/// The interop matrix, aiortc column (PyPI `aiortc`, a WebRTC stack nobody here wrote):
+/// aiortc plays Sluice over WHEP, publishes to Sluice over WHIP, and serves WHEP to Sluice.
+/// Each cell asserts what a user would see: frames at the stream's size and rate (at least
+/// 80% of those sent), a picture that moves, and audio.
+final class InteropAiortcTests: XCTestCase {
+    static let peer = "Tests/Interop/aiortc/aiortc_peer.py"
+    static let seconds = 4.0
+
+    override func setUpWithError() throws {
+        try CLI.requireBrowserTools()
+        let r = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import aiortc"], env: [:], timeout: 30, reportPath: nil)
+        if r.status != 0 { throw CLI.BrowserToolsMissing(missing: ["aiortc in .venv"]) }
+    }
+
+    /// aiortc offers VP8 as payload type 97 and H.264 as 99/101: Sluice must answer with
+    /// those, with the SSRCs it really sends.
+    func testAiortcPlaysSluiceOverWHEP() throws {
+        for (codec, port) in [("vp8", 18601), ("h264", 18602)] {
+            let r = try CLI.runClientWithServer(
+                serve: ["--pipeline", "Pipelines/serve-av.yaml"], port: port,
+                client: "\"$PYTHON\" \(Self.peer) whep-play \"$URL/whep/serve-av\" --seconds \(Self.seconds) --codec \(codec)",
+                env: ["CODEC": codec], timeout: 90)
+            XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(4000))")
+            let j = try Self.json(r)
+            XCTAssertEqual(j["width"] as? Int, 640, codec)
+            XCTAssertEqual(j["height"] as? Int, 360, codec)
+            XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(codec): ≥ 80% of 30 fps: \(j)")
+            XCTAssertEqual(j["picture_moves"] as? Bool, true, "\(codec): the picture changes: \(j)")
+            XCTAssertGreaterThan(j["audio_frames"] as? Int ?? 0, Int(Self.seconds * 25), "\(codec): audio plays: \(j)")
+            let ssrcLines = j["answer_ssrc_lines"] as? [String] ?? []
+            XCTAssertFalse(ssrcLines.contains { $0.contains("FID 0 ") || $0.hasPrefix("a=ssrc:0 ") }, "no SSRC 0: \(ssrcLines)")
+        }
+    }
+
+    /// aiortc publishes its own encoding of a moving picture (VP8, then H.264) and a tone;
+    /// Sluice's receive pipeline decodes them.
+    func testAiortcPublishesToSluiceOverWHIP() throws {
+        for (codec, port) in [("vp8", 18603), ("h264", 18604)] {
+            let client = "\"$PYTHON\" \(Self.peer) whip-publish \"$URL/whip/server\" --seconds \(Self.seconds) --codec \(codec)"
+            let r = try CLI.runClientWithServer(serve: ["--receive", "Pipelines/server.yaml"], port: port, client: client, timeout: 90)
+            XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(4000))")
+            let sent = try Self.json(r)["video_frames_sent"] as? Int ?? 0
+            let after = try XCTUnwrap(r.stdout.components(separatedBy: "AFTER:").last)
+            let whip = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(after.utf8)) as? [String: Any], after)
+            let ended = (whip["ended"] as? [String: Any])?["server"] as? [String: Any] ?? [:]
+            let decoded = ended["video_frames"] as? Int ?? 0
+            XCTAssertGreaterThan(sent, Int(Self.seconds * 24), "\(codec): aiortc sent frames")
+            XCTAssertGreaterThanOrEqual(Double(decoded), 0.8 * Double(sent), "\(codec): Sluice decoded ≥ 80% of \(sent): \(after)")
+            XCTAssertGreaterThan(ended["audio_buffers"] as? Int ?? 0, Int(Self.seconds * 25), "\(codec): audio arrived: \(after)")
+        }
+    }
+
+    /// aiortc serves WHEP; `sluice run Pipelines/whep-play.yaml` plays it. aiortc's DTLS
+    /// client offers only ECDSA suites: this needs Sluice's ECDSA certificate. The H.264 cell
+    /// needs Sluice's offer to say `packetization-mode=1` (aiortc answers VP8 otherwise).
+    func testSluicePlaysAiortcOverWHEP() throws {
+        for (codec, port) in [("vp8", 18605), ("h264", 18606)] {
+            let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-aiortc-\(UUID().uuidString).json").path
+            let script = """
+            ip link set lo up
+            "$PYTHON" \(Self.peer) whep-serve --port \(port) --seconds 40 --codec \(codec) &
+            peer=$!
+            i=0; until curl -s -m 1 -o /dev/null -X OPTIONS http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            SLUICE_WHEP=http://127.0.0.1:\(port)/whep/aiortc "$SLUICE" run Pipelines/whep-play.yaml --set 'receive.video.codecs=[\(codec)]' --duration \(Int(Self.seconds) + 1) --quiet --report '\(report)'
+            status=$?
+            kill $peer; wait $peer
+            exit $status
+            """
+            let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                    env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
+            XCTAssertEqual(r.status, 0, "\(codec): \(r.stdout.suffix(2000))\(r.stderr.suffix(3000))")
+            XCTAssertEqual(r.int("receive.video.width"), 640, codec)
+            XCTAssertEqual(r.int("receive.video.height"), 360, codec)
+            XCTAssertGreaterThanOrEqual(r.double("receive.video.fps") ?? 0, 24, "\(codec): \(r.report ?? [:])")
+            XCTAssertEqual(r.value("receive.video.codec") as? String, codec)
+            XCTAssertGreaterThan(r.int("receive.audio.buffers") ?? 0, Int(Self.seconds * 25), "\(codec): audio")
+        }
+    }
+
+    static func json(_ r: CLIResult) throws -> [String: Any] {
+        let line = r.stdout.components(separatedBy: "AFTER:").first?.split(separator: "\n").last { $0.hasPrefix("{") }
+        let j = line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return try XCTUnwrap(j, "no JSON line from aiortc_peer.py:\n\(r.stdout.suffix(2000))\n\(r.stderr.suffix(3000))")
+    }
+}
