@@ -117,6 +117,46 @@ def open_page(driver, base, args):
         driver.find_element(By.ID, "token").send_keys(args.token)
 
 
+# What a person would see: the <video> element playing, and the received track's own frames
+# (MediaStreamTrackProcessor) carrying a picture that is neither black nor frozen. getStats'
+# framesDecoded alone once hid a stream Chromium decoded but never showed.
+PICTURE_JS = """
+const done = arguments[arguments.length - 1];
+const video = document.getElementById('play-video');
+const track = video.srcObject && video.srcObject.getVideoTracks()[0];
+const out = {readyState: video.readyState, videoWidth: video.videoWidth, videoHeight: video.videoHeight};
+if (!track || typeof MediaStreamTrackProcessor === 'undefined') { out.error = 'no track'; done(out); return; }
+const reader = new MediaStreamTrackProcessor({track: track.clone()}).readable.getReader();
+const canvas = new OffscreenCanvas(64, 36), ctx = canvas.getContext('2d', {willReadFrequently: true});
+const lumas = []; let frames = 0; let width = 0, height = 0; let last = null; let diff = 0;
+const deadline = performance.now() + 1500;
+(async () => {
+  while (performance.now() < deadline) {
+    const r = await Promise.race([reader.read(), new Promise(res => setTimeout(() => res({timeout: true}), 500))]);
+    if (r.timeout || r.done) break;
+    const f = r.value; frames++; width = f.displayWidth; height = f.displayHeight;
+    ctx.drawImage(f, 0, 0, 64, 36); f.close();
+    const px = ctx.getImageData(0, 0, 64, 36).data; let sum = 0;
+    for (let i = 0; i < px.length; i += 4) sum += (px[i] + px[i+1] + px[i+2]) / 3;
+    lumas.push(sum / (px.length / 4));
+    if (last) { let d = 0; for (let i = 0; i < px.length; i++) d += Math.abs(px[i] - last[i]); diff = Math.max(diff, d / px.length); }
+    last = px;
+  }
+  reader.cancel();
+  Object.assign(out, {trackFrames: frames, trackWidth: width, trackHeight: height,
+                      meanLuma: lumas.length ? lumas.reduce((a, b) => a + b) / lumas.length : 0, maxFrameDiff: diff});
+  done(out);
+})();
+"""
+
+
+def picture_check(driver):
+    p = driver.execute_async_script(PICTURE_JS)
+    ok = (p.get("readyState") == 4 and p.get("videoWidth", 0) > 0 and p.get("trackFrames", 0) >= 10
+          and p.get("meanLuma", 0) > 16 and p.get("maxFrameDiff", 0) > 0.5)
+    return p if ok else None
+
+
 def run_play(driver, base, name, args):
     open_page(driver, base, args)
     button = wait_for(f"a Play button for stream '{name}'", 10, lambda: driver.find_elements(
@@ -133,6 +173,8 @@ def run_play(driver, base, name, args):
     except Failure as e:
         raise Failure(f"{e}; last stats: {json.dumps(stats(driver, 'play'))}")
     reached = time.monotonic() - started
+    picture = wait_for("the picture in the page's <video> (readyState 4, frames from the track, moving pixels)",
+                       args.timeout, lambda: picture_check(driver))
     viewers = get_json(base + "/streams.json")
     if args.measure > 0:
         time.sleep(args.measure)  # a measuring window, not synchronisation
@@ -147,6 +189,7 @@ def run_play(driver, base, name, args):
         "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"),
         "packetsLost": s.get("packetsLost"), "firstFrameMs": s.get("firstFrameMs"),
         "iceState": s.get("iceState"),
+        "picture": picture,
         "secondsToMinFrames": round(reached, 2),
         "viewersWhilePlaying": next((x["viewers"] for x in viewers if x["name"] == name), None),
     }
@@ -187,6 +230,7 @@ def run_publish(driver, base, name, args):
         "framesSent": s.get("framesSent"), "width": s.get("width"), "height": s.get("height"),
         "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"),
         "iceState": s.get("iceState"),
+        "picture": picture,
         "secondsToMinFrames": round(reached, 2),
         "serverVideoFrames": ended.get("video_frames"), "serverAudioBuffers": ended.get("audio_buffers"),
         "serverSessionsEnded": ended.get("sessions"),

@@ -43,6 +43,15 @@ final class BrowserEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((json["bitrate"] as? NSNumber)?.doubleValue ?? 0, 0, "\(json)")
         XCTAssertNotNil(json["rtt"] as? NSNumber, "the selected candidate pair has an RTT: \(json)")
         XCTAssertEqual(json["viewersWhilePlaying"] as? Int, 1, "\(json)")
+        // What a person sees: the <video> plays at the stream's size, and the received track's
+        // own frames carry a picture that is not black and moves.
+        let picture = try XCTUnwrap(json["picture"] as? [String: Any], "\(json)")
+        XCTAssertEqual(picture["readyState"] as? Int, 4, "\(picture)")
+        XCTAssertEqual(picture["videoWidth"] as? Int, 640, "\(picture)")
+        XCTAssertEqual(picture["trackWidth"] as? Int, 640, "\(picture)")
+        XCTAssertEqual(picture["trackHeight"] as? Int, 360, "\(picture)")
+        XCTAssertGreaterThanOrEqual(picture["trackFrames"] as? Int ?? 0, 10, "\(picture)")
+        XCTAssertGreaterThan((picture["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "the picture moves: \(picture)")
     }
 
     /// With `--token`, the page sends the token field as `Authorization: Bearer` on POST and

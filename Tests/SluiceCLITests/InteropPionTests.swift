@@ -1,0 +1,104 @@
+import Foundation
+import XCTest
+
+/// The interop matrix, Pion column (Go; Debian `golang-github-pion-webrtc.v3-dev`, the stack
+/// under LiveKit, MediaMTX and go2rtc): Pion plays Sluice over WHEP, publishes pre-encoded
+/// files to Sluice over WHIP, and serves WHEP to Sluice — VP8, H.264 and VP9, with Opus.
+/// Pion demultiplexes by SSRC and MID: before Sluice signalled both correctly, it got ICE and
+/// DTLS up and then 0 frames ("mid RTP Extensions required").
+final class InteropPionTests: XCTestCase {
+    static let seconds = 4
+    static let codecs = ["vp8", "h264", "vp9"]
+
+    /// Built once per test run (`Tests/Interop/pion/build.sh`, offline, GOPATH mode), with
+    /// media files made by gst-launch: 10 s of 640x360 per codec and Opus in Ogg.
+    static let setup: Result<(peer: String, media: URL), Error> = Result {
+        let peer = CLI.root.appendingPathComponent(".build/interop/pionpeer").path
+        let build = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), [CLI.root.appendingPathComponent("Tests/Interop/pion/build.sh").path, peer],
+                                    env: [:], timeout: 400, reportPath: nil)
+        guard build.status == 0 else { throw Failure("Tests/Interop/pion/build.sh failed (run Scripts/install.sh):\n\(build.stderr.suffix(3000))") }
+        let media = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pion-media-\(getpid())")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let raw = "videotestsrc num-buffers=300 pattern=ball ! video/x-raw,width=640,height=360,framerate=30/1"
+        let pipelines = [
+            "vp8.ivf": "\(raw) ! vp8enc deadline=1 keyframe-max-dist=30 ! avmux_ivf",
+            "vp9.ivf": "\(raw) ! vp9enc deadline=1 cpu-used=8 keyframe-max-dist=30 ! avmux_ivf",
+            "h264.h264": "\(raw) ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 bframes=0 ! video/x-h264,profile=constrained-baseline,stream-format=byte-stream",
+            "a.ogg": "audiotestsrc num-buffers=500 ! audio/x-raw,rate=48000,channels=2 ! opusenc ! oggmux max-page-delay=1",
+        ]
+        for (file, p) in pipelines {
+            let args = ["-q"] + p.split(separator: " ").map(String.init) + ["!", "filesink", "location=\(media.appendingPathComponent(file).path)"]
+            let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"), args, env: [:], timeout: 120, reportPath: nil)
+            guard r.status == 0 else { throw Failure("gst-launch could not make \(file): \(r.stderr.suffix(2000))") }
+        }
+        return (peer, media)
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String; init(_ d: String) { description = d } }
+
+    var peer: String { (try? Self.setup.get().peer) ?? "" }
+    func video(_ codec: String) -> String {
+        ((try? Self.setup.get().media) ?? URL(fileURLWithPath: "/nonexistent")).appendingPathComponent(codec == "h264" ? "h264.h264" : "\(codec).ivf").path
+    }
+    var audio: String { ((try? Self.setup.get().media) ?? URL(fileURLWithPath: "/nonexistent")).appendingPathComponent("a.ogg").path }
+
+    override func setUpWithError() throws { _ = try Self.setup.get() }
+
+    func testPionPlaysSluiceOverWHEP() throws {
+        for (i, codec) in Self.codecs.enumerated() {
+            let r = try CLI.runClientWithServer(
+                serve: ["--pipeline", "Pipelines/serve-av.yaml"], port: 18611 + i,
+                client: "'\(peer)' whep-play --url \"$URL/whep/serve-av\" --seconds \(Self.seconds) --codec \(codec)",
+                env: ["CODEC": codec], timeout: 90)
+            XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(4000))")
+            let j = try InteropAiortcTests.json(r)
+            XCTAssertEqual(j["video_codec"] as? String, codec, "\(j)")
+            XCTAssertEqual(j["width"] as? Int, 640, "\(codec): \(j)")
+            XCTAssertEqual(j["height"] as? Int, 360, "\(codec): \(j)")
+            XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(codec): ≥ 80% of 30 fps: \(j)")
+            XCTAssertGreaterThan(j["audio_packets"] as? Int ?? 0, Self.seconds * 40, "\(codec): Opus arrives: \(j)")
+            let unhandled = (j["unhandled"] as? [String] ?? []).filter { $0.contains("RTP") && !$0.contains("RTCP") }
+            XCTAssertEqual(unhandled, [], "\(codec): every RTP stream is matched to its track")
+        }
+    }
+
+    func testPionPublishesToSluiceOverWHIP() throws {
+        for (i, codec) in Self.codecs.enumerated() {
+            let client = "'\(peer)' whip-publish --url \"$URL/whip/server\" --seconds \(Self.seconds) --video '\(video(codec))' --audio '\(audio)'"
+            let r = try CLI.runClientWithServer(serve: ["--receive", "Pipelines/server.yaml"], port: 18621 + i, client: client, timeout: 90)
+            XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(4000))")
+            let sent = try InteropAiortcTests.json(r)["video_frames_sent"] as? Int ?? 0
+            let after = try XCTUnwrap(r.stdout.components(separatedBy: "AFTER:").last)
+            let whip = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(after.utf8)) as? [String: Any], after)
+            let ended = (whip["ended"] as? [String: Any])?["server"] as? [String: Any] ?? [:]
+            XCTAssertGreaterThan(sent, Self.seconds * 25, "\(codec): Pion sent frames")
+            XCTAssertGreaterThanOrEqual(Double(ended["video_frames"] as? Int ?? 0), 0.8 * Double(sent), "\(codec): decoded ≥ 80% of \(sent): \(after)")
+            XCTAssertGreaterThan(ended["audio_buffers"] as? Int ?? 0, Self.seconds * 40, "\(codec): audio: \(after)")
+        }
+    }
+
+    func testSluicePlaysPionOverWHEP() throws {
+        for (i, codec) in Self.codecs.enumerated() {
+            let port = 18631 + i
+            let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pion-\(UUID().uuidString).json").path
+            let script = """
+            ip link set lo up
+            '\(peer)' whep-serve --listen 127.0.0.1:\(port) --video '\(video(codec))' --audio '\(audio)' --seconds 40 >/dev/null &
+            peer=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            SLUICE_WHEP=http://127.0.0.1:\(port)/whep "$SLUICE" run Pipelines/whep-play.yaml --set 'receive.video.codecs=[\(codec)]' --duration \(Self.seconds + 1) --quiet --report '\(report)'
+            status=$?
+            kill $peer; wait $peer
+            exit $status
+            """
+            let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                    env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: report)
+            XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(3000))")
+            XCTAssertEqual(r.value("receive.video.codec") as? String, codec)
+            XCTAssertEqual(r.int("receive.video.width"), 640, codec)
+            XCTAssertEqual(r.int("receive.video.height"), 360, codec)
+            XCTAssertGreaterThanOrEqual(r.double("receive.video.fps") ?? 0, 24, "\(codec): \(r.report ?? [:])")
+            XCTAssertGreaterThan(r.int("receive.audio.buffers") ?? 0, Self.seconds * 40, "\(codec): audio")
+        }
+    }
+}
