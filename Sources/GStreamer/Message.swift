@@ -123,3 +123,36 @@ public final class Bus: Object, @unchecked Sendable {
         }
     }
 }
+
+extension Bus {
+    /// Hands every message to `handler` on the thread that posts it, and then drops it, so
+    /// nothing queues on the bus.
+    ///
+    /// A bus nobody pops keeps every message, and each message holds a reference to the
+    /// element that posted it: a long-lived pipeline whose elements come and go (a served
+    /// stream's viewers) would keep every removed element alive, with its sockets and
+    /// threads. Keep `handler` short; it runs on streaming threads.
+    public func handleSynchronously(_ handler: @escaping @Sendable (Message) -> Void) {
+        let box = Unmanaged.passRetained(BusHandlerBox(handler)).toOpaque()
+        gst_bus_set_sync_handler(bus, busSyncTrampoline, box, busHandlerDestroy)
+    }
+}
+
+private final class BusHandlerBox: Sendable {
+    let handler: @Sendable (Message) -> Void
+    init(_ h: @escaping @Sendable (Message) -> Void) { handler = h }
+}
+
+private let busSyncTrampoline: GstBusSyncHandler = { _, message, data in
+    guard let message, let data else { return GST_BUS_DROP }
+    // GstBusSyncHandler: a handler that returns DROP owns the message and must unref it;
+    // the wrapper adopts it and unrefs it when the handler is done with it.
+    let box = Unmanaged<BusHandlerBox>.fromOpaque(data).takeUnretainedValue()
+    box.handler(Message(full: message))
+    return GST_BUS_DROP
+}
+
+private let busHandlerDestroy: GDestroyNotify = { data in
+    guard let data else { return }
+    Unmanaged<BusHandlerBox>.fromOpaque(data).release()
+}

@@ -19,10 +19,11 @@ extension SignallingServer {
 
         router.get("/streams.json") { _, _ -> Response in
             let served = streams.values.sorted { $0.name < $1.name }
-                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "encoded_video_frames": $0.encodedVideoFrames] as [String: Any] }
+                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "encoded_video_frames": $0.encodedVideoFrames,
+                        "viewers_removed": $0.viewerRemovals] as [String: Any] }
             let relayed = ingest.relayNames.compactMap { ingest.relay(named: $0) }
                 .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "relayed": true, "live": $0.isLive,
-                        "relayed_video_frames": $0.relayedVideoFrames] as [String: Any] }
+                        "relayed_video_frames": $0.relayedVideoFrames, "viewers_removed": $0.viewerRemovals] as [String: Any] }
             let list = served + relayed
             let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)
             return Self.json(String(decoding: data, as: UTF8.self))

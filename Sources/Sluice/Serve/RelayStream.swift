@@ -35,6 +35,9 @@ public final class RelayStream: Sendable {
         viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: name) {
             outputs.table.withLock { o in [MediaKind.video, .audio].compactMap { o[$0] } }
         }
+        // Viewers' elements come and go in this pipeline: nothing may queue on its bus (each
+        // message would keep its element, sockets and threads alive).
+        pipeline.bus.handleSynchronously { _ in }
         // Captures only the pipeline and the tables: not the webrtcbin that owns the handler.
         let pipeline = pipeline, frames = frames
         bin.connect("pad-added") { (args: borrowing SignalArguments) -> Void in
@@ -105,6 +108,9 @@ public final class RelayStream: Sendable {
 
     @discardableResult
     public func removeViewer(_ id: String) -> Bool { viewers.removeViewer(id) }
+
+    /// Viewers removed so far, by reason (see `ViewerSource.viewerRemovals`).
+    public var viewerRemovals: [String: Int] { viewers.removalCounts }
 
     /// Ends the relay: every viewer, then the publisher's session.
     public func stop() {

@@ -38,6 +38,9 @@ public final class StreamHub: Sendable {
                 branch.flatMap { b in builder.tees[b.media].map { ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0) } }
             }
         }
+        // Viewers' elements come and go in this long-lived pipeline: nothing may queue on its
+        // bus (each message would keep its element alive).
+        pipeline.bus.handleSynchronously { _ in }
         guard pipeline.setState(.playing) != .failure else {
             throw RunError("the served pipeline '\(spec.name)' could not start")
         }
@@ -67,4 +70,7 @@ public final class StreamHub: Sendable {
     /// Ends a viewer's session. False if unknown.
     @discardableResult
     public func removeViewer(_ id: String) -> Bool { viewers.removeViewer(id) }
+
+    /// Viewers removed so far, by reason (see `ViewerSource.viewerRemovals`).
+    public var viewerRemovals: [String: Int] { viewers.removalCounts }
 }

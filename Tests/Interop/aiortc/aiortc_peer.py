@@ -4,6 +4,7 @@
     aiortc_peer.py whep-play    URL [--token T] [--seconds N] [--codec vp8|h264] [--no-audio]
     aiortc_peer.py whip-publish URL [--token T] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--size 640x360]
+    aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--no-delete]
 
 whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes what arrives for N
               seconds after the first frame, DELETEs the session; prints JSON: frames, size,
@@ -11,6 +12,10 @@ whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes w
               frames, time from POST to the first decoded frame.
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
+whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
+              connected; prints JSON with each viewer's RTP packets received in the last
+              second and in all. With --no-delete it then prints "connected" and waits to be
+              killed (viewers that vanish without DELETE).
 whep-serve:   a WHEP endpoint (POST /whep/<any> → 201 + Location, DELETE) serving the same
               synthetic picture and tone to each viewer; prints "listening URL" on stderr.
 
@@ -225,6 +230,50 @@ async def whip_publish(args):
     print(json.dumps({"video_frames_sent": sent, "connection": "connected", "size": args.size}), flush=True)
 
 
+async def whep_crowd(args):
+    async def one():
+        pc = RTCPeerConnection()
+        pc.addTransceiver("video", direction="recvonly")
+        pc.addTransceiver("audio", direction="recvonly")
+
+        @pc.on("track")
+        def on_track(track):
+            async def drain():
+                while True:
+                    try:
+                        await track.recv()
+                    except MediaStreamError:
+                        return
+            asyncio.ensure_future(drain())
+        location, _ = await exchange(pc, args.url, args.token)
+        return pc, location
+
+    async def packets(pc):
+        report = await pc.getStats()
+        return sum(s.packetsReceived for s in report.values() if s.type == "inbound-rtp" and s.kind == "video")
+
+    viewers = await asyncio.gather(*[one() for _ in range(args.viewers)])
+    end = time.monotonic() + args.timeout
+    while not all(pc.connectionState == "connected" for pc, _ in viewers):
+        if time.monotonic() > end:
+            states = [pc.connectionState for pc, _ in viewers]
+            raise Failure(f"not all viewers connected: {states}")
+        await asyncio.sleep(0.1)
+    if args.no_delete:
+        print("connected", flush=True)
+        await asyncio.sleep(3600)
+    await asyncio.sleep(args.seconds - 1)
+    before = [await packets(pc) for pc, _ in viewers]
+    await asyncio.sleep(1)
+    after = [await packets(pc) for pc, _ in viewers]
+    for pc, location in viewers:
+        if location:
+            await http("DELETE", location, token=args.token)
+        await pc.close()
+    print(json.dumps({"viewers": len(viewers), "last_second": [a - b for a, b in zip(after, before)],
+                      "total": after}), flush=True)
+
+
 async def whep_serve(args):
     from aiohttp import web
     w, h = map(int, args.size.split("x"))
@@ -273,7 +322,7 @@ async def whep_serve(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve"])
+    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd"])
     p.add_argument("url", nargs="?")
     p.add_argument("--token")
     p.add_argument("--seconds", type=float, default=5)
@@ -282,13 +331,17 @@ def main():
     p.add_argument("--size", default="640x360")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--no-audio", action="store_true")
+    p.add_argument("--viewers", type=int, default=10)
+    p.add_argument("--no-delete", action="store_true")
     args = p.parse_args()
     if args.mode != "whep-serve" and not args.url:
         p.error("URL is required")
-    run = {"whep-play": whep_play, "whip-publish": whip_publish, "whep-serve": whep_serve}[args.mode]
+    run = {"whep-play": whep_play, "whip-publish": whip_publish, "whep-serve": whep_serve,
+           "whep-crowd": whep_crowd}[args.mode]
     try:
         asyncio.run(asyncio.wait_for(run(args), args.seconds + args.timeout + 30
-                                     if args.mode != "whep-serve" else None))
+                                     if args.mode not in ("whep-serve", "whep-crowd") or
+                                     (args.mode == "whep-crowd" and not args.no_delete) else None))
     except Failure as e:
         log(str(e))
         sys.exit(1)
