@@ -27,9 +27,21 @@ public final class WHIPIngest: Sendable {
     /// What ended sessions received, per receive pipeline: (sessions, video frames, audio buffers).
     private let totals = Mutex<[String: (sessions: Int, video: Int, audio: Int)]>([:])
 
-    public init(_ receivers: [Receiver], relayAddresses: [String]? = nil) {
+    /// How publishers' and relay viewers' webrtcbins are made (STUN, TURN, certificate);
+    /// addresses and latency come from each receiver.
+    let recipe: WebRTCRecipe
+
+    public init(_ receivers: [Receiver], relayAddresses: [String]? = nil, recipe: WebRTCRecipe = WebRTCRecipe()) {
         self.receivers = Dictionary(receivers.map { ($0.spec.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.relayAddresses = relayAddresses
+        self.recipe = recipe
+    }
+
+    private func recipe(addresses: [String], latencyMs: Int? = nil) -> WebRTCRecipe {
+        var r = recipe
+        r.addresses = addresses
+        if let latencyMs { r.latencyMs = latencyMs }
+        return r
     }
 
     /// The relayed publisher of `name`, if one is publishing.
@@ -40,7 +52,7 @@ public final class WHIPIngest: Sendable {
         let conflict = WHIP.HTTPError(409, "'\(name)' already has a publisher; DELETE its session first or publish under another name")
         if relays.withLock({ $0[name] != nil }) { throw conflict }
         let relay: RelayStream
-        do { relay = try RelayStream(name: name, iceAddresses: addresses) } catch { throw WHIP.HTTPError(500, error.message) }
+        do { relay = try RelayStream(name: name, recipe: recipe(addresses: addresses)) } catch { throw WHIP.HTTPError(500, error.message) }
         // Checked again as it is taken: two publishers may race for the name.
         let taken = relays.withLock { t -> Bool in
             if t[name] != nil { return true }
@@ -66,7 +78,7 @@ public final class WHIPIngest: Sendable {
         }
         guard let r = receivers[name] else { throw WHIP.HTTPError(404, "no receive pipeline named '\(name)'") }
         let session: PublishSession
-        do { session = try PublishSession(receive: r.spec, iceAddresses: r.iceAddresses) } catch {
+        do { session = try PublishSession(receive: r.spec, recipe: recipe(addresses: r.iceAddresses, latencyMs: r.spec.transport.latencyMs)) } catch {
             throw WHIP.HTTPError(500, error.message)
         }
         do {

@@ -46,11 +46,12 @@ public struct SignallingServer: Sendable {
 
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
                 streams: [StreamHub] = [], receivers: [WHIPIngest.Receiver] = [], relayAddresses: [String]? = nil,
+                webrtc: WebRTCRecipe = WebRTCRecipe(),
                 cameraLifetime: TimeInterval = CameraAPI.lifetime, logger: Logger = Logger(label: "sluice.serve")) {
         self.configuration = configuration
         self.rooms = rooms
         self.cameras = CameraSessions(lifetime: cameraLifetime)
-        self.ingest = WHIPIngest(receivers, relayAddresses: relayAddresses)
+        self.ingest = WHIPIngest(receivers, relayAddresses: relayAddresses, recipe: webrtc)
         self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
     }

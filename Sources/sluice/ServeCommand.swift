@@ -29,7 +29,7 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Forward WHIP publishers of names without a --receive pipeline to WHEP viewers at /whep/<name>, without decoding or re-encoding.")
     var relay = false
 
-    @Option(help: "Bearer token WHIP/WHEP requests must carry.")
+    @Option(help: "Bearer token every route but the page, /status.json and the rooms requires (WHEP, WHIP, relay, camera API, the JSON lists).")
     var token: String?
 
     @Option(help: "STUN server to announce in Link headers (stun://host:port; repeatable).")
@@ -44,6 +44,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM private key file for --cert.")
     var key: String?
 
+    @Option(name: .customLong("dtls-cert"), help: "PEM file with the DTLS certificate (and its key, unless --dtls-key) every WebRTC session presents, so fingerprints stay stable across restarts. Default: a new ECDSA P-256 certificate per run.")
+    var dtlsCert: String?
+
+    @Option(name: .customLong("dtls-key"), help: "PEM private key for --dtls-cert, if not in the same file.")
+    var dtlsKey: String?
+
     @Option(name: .customLong("camera-lifetime"), help: "Seconds a camera API stream lives unless extended (the API's default: 300).")
     var cameraLifetime: Double = 300
 
@@ -57,11 +63,23 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
+        // One recipe for every webrtcbin the server makes: viewers, publishers and relays all
+        // use --stun, --turn and the DTLS certificate.
+        var recipe = WebRTCRecipe(stun: stun.first, turn: turn)
+        if let dtlsCert {
+            do { recipe.certificate = try DTLSCertificate(certificateFile: dtlsCert, keyFile: dtlsKey) } catch {
+                printError("error: --dtls-cert \(dtlsCert): \(error)")
+                throw ExitCode(2)
+            }
+            printLine("sluice serve: DTLS certificate \(recipe.certificate.keyKind), fingerprint sha-256 \(recipe.certificate.fingerprint)")
+        }
         var hubs: [StreamHub] = []
         for file in pipelines {
             let spec = try loadOrExit(file, overrides: [])
-            let addresses = spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses
-            do { hubs.append(try StreamHub(spec: spec, iceAddresses: addresses)) } catch {
+            var hubRecipe = recipe
+            hubRecipe.addresses = spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses
+            hubRecipe.latencyMs = spec.transport.latencyMs
+            do { hubs.append(try StreamHub(spec: spec, recipe: hubRecipe)) } catch {
                 printError("error: \(error)")
                 throw ExitCode(3)
             }
@@ -77,7 +95,7 @@ struct Serve: AsyncParsableCommand {
         let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn, tls: tls)
         if relay { printLine("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>") }
         let server = SignallingServer(configuration: configuration, streams: hubs, receivers: receivers,
-                                      relayAddresses: relay ? [host] : nil, cameraLifetime: cameraLifetime)
+                                      relayAddresses: relay ? [host] : nil, webrtc: recipe, cameraLifetime: cameraLifetime)
         printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port)")
         do { try await server.run() } catch let e as TLSFileError {
             printError("error: \(e)")

@@ -80,6 +80,29 @@ final class InteropAiortcTests: XCTestCase {
         }
     }
 
+    /// `sluice serve --dtls-cert`: the answer carries the given certificate's fingerprint
+    /// (as openssl computes it), and aiortc, which checks it, connects.
+    func testAGivenDTLSCertificateIsUsedAndItsFingerprintSignalled() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cert-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cert = dir.appendingPathComponent("c.pem").path, key = dir.appendingPathComponent("k.pem").path
+        let make = try CLI.execute(URL(fileURLWithPath: "/usr/bin/openssl"),
+                                   ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                    "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=sluice-test"], env: [:], timeout: 30, reportPath: nil)
+        XCTAssertEqual(make.status, 0, make.stderr)
+        let fp = try CLI.execute(URL(fileURLWithPath: "/usr/bin/openssl"), ["x509", "-in", cert, "-noout", "-fingerprint", "-sha256"],
+                                 env: [:], timeout: 30, reportPath: nil)
+        let expected = try XCTUnwrap(fp.stdout.split(separator: "=").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        let r = try CLI.runClientWithServer(
+            serve: ["--pipeline", "Pipelines/serve-av.yaml", "--dtls-cert", cert, "--dtls-key", key], port: 18607,
+            client: "\"$PYTHON\" \(Self.peer) whep-play \"$URL/whep/serve-av\" --seconds 2", timeout: 90)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
+        let j = try Self.json(r)
+        XCTAssertEqual(j["answer_fingerprints"] as? [String], [expected])
+        XCTAssertGreaterThan(j["video_frames"] as? Int ?? 0, 30)
+    }
+
     static func json(_ r: CLIResult) throws -> [String: Any] {
         let line = r.stdout.components(separatedBy: "AFTER:").first?.split(separator: "\n").last { $0.hasPrefix("{") }
         let j = line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

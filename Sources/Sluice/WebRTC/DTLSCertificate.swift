@@ -37,6 +37,8 @@ public struct DTLSCertificate: Sendable, Equatable {
     /// A certificate and its private key from PEM text (one file holding both, or two).
     /// Throws with a reason a user can act on if either is missing or they do not match.
     public init(certificatePEM: String, keyPEM: String) throws {
+        // One file may hold both: each is parsed from its own PEM block.
+        let certificatePEM = Self.block(certificatePEM, "CERTIFICATE"), keyPEM = Self.privateKeyBlock(keyPEM)
         let certificate: Certificate
         do { certificate = try Certificate(pemEncoded: certificatePEM) } catch {
             throw DTLSCertificateError("no PEM certificate (-----BEGIN CERTIFICATE-----) could be read: \(error)")
@@ -51,7 +53,7 @@ public struct DTLSCertificate: Sendable, Equatable {
         let der = try certificate.serializeAsPEM().derBytes
         fingerprint = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
         keyKind = "\(key.publicKey)".contains("P256") ? "ECDSA P-256" : "\(certificate.signatureAlgorithm)"
-        pem = Self.block(certificatePEM, "CERTIFICATE") + "\n" + Self.privateKeyBlock(keyPEM)
+        pem = certificatePEM + "\n" + keyPEM + "\n"
     }
 
     /// Reads a PEM file holding the certificate and the private key, or two files.

@@ -204,7 +204,9 @@ async def whep_play(args):
     out = dict(stats, fps=round((stats["video_frames"] - 1) / span, 1),
                first_frame_ms=round((first["video"] - posted) * 1000),
                mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved,
-               answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")])
+               answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")],
+               answer_fingerprints=sorted({l.split(" ", 1)[1] for l in answer.splitlines()
+                                           if l.startswith("a=fingerprint:sha-256 ")}))
     print(json.dumps(out), flush=True)
 
 
