@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import GStreamer
+
+/// `Pad.isolate` (a failing tee branch cannot stop the others) and
+/// `Bus.handleSynchronously` (nothing queues on a long-lived pipeline's bus).
+final class IsolationAndBusTests: XCTestCase {
+    /// videotestsrc (50 buffers) → tee → [good: fakesink] and [bad: identity error-after=5].
+    /// Returns the buffers the good branch got, the bad branch's first failure, and EOS.
+    func run(isolated: Bool) async throws -> (good: Int, failure: FlowReturn?, eos: Bool) {
+        let pipeline = Pipeline(name: "iso")
+        let src = try Element.make("videotestsrc"), tee = try Element.make("tee")
+        try src.set("num-buffers", 50)
+        let goodQueue = try Element.make("queue"), good = try Element.make("fakesink")
+        let bad = try Element.make("identity"), badSink = try Element.make("fakesink")
+        try bad.set("error-after", 5)
+        try pipeline.add([src, tee, goodQueue, good, bad, badSink])
+        try src.link(tee, filter: try Caps("video/x-raw,width=32,height=24"))
+        try Element.link([goodQueue, good])
+        try bad.link(badSink)
+        let goodPad = try XCTUnwrap(tee.requestPad("src_%u")), badPad = try XCTUnwrap(tee.requestPad("src_%u"))
+        try goodPad.link(goodQueue.staticPad("sink")!)
+        try badPad.link(bad.staticPad("sink")!)
+        let failure = Mutex<FlowReturn?>(nil)
+        if isolated { badPad.isolate(into: bad.staticPad("sink")!) { f in failure.withLock { $0 = f } } }
+        let count = Atomic<Int>(0)
+        good.staticPad("sink")!.addProbe { (info: borrowing Pad.ProbeInfo) in
+            if info.buffer != nil { count.add(1, ordering: .relaxed) }
+            return .ok
+        }
+        XCTAssertNotEqual(pipeline.setState(.playing), .failure)
+        var eos = false
+        let deadline = ContinuousClock.now + .seconds(10)
+        for await m in pipeline.bus.messages() {
+            if m.kind == .eos { eos = true; break }
+            // Without isolation the tee's error stops the source: no EOS will come.
+            if m.kind == .error, m.sourceName == "videotestsrc0" || !isolated { break }
+            if ContinuousClock.now > deadline { break }
+        }
+        pipeline.setState(.null)
+        return (count.load(ordering: .relaxed), failure.withLock { $0 }, eos)
+    }
+
+    func testAFailingBranchStopsTheWholeTeeWithoutIsolation() async throws {
+        let r = try await run(isolated: false)
+        XCTAssertLessThan(r.good, 50, "the control: a plain tee passes the error upstream")
+    }
+
+    func testAnIsolatedBranchFailsAloneAndTheOthersGetEverything() async throws {
+        let r = try await run(isolated: true)
+        XCTAssertEqual(r.good, 50)
+        XCTAssertTrue(r.eos)
+        XCTAssertEqual(r.failure?.raw, -5, "GST_FLOW_ERROR")
+        XCTAssertEqual(r.failure?.description, "error")
+    }
+
+    /// Every message reaches the handler and none stays queued (a queued message would hold
+    /// the element that posted it; the memcheck's leaks tracer checks the objects).
+    func testSynchronousHandlingLeavesNothingOnTheBus() async throws {
+        let seen = Mutex<[Message.Kind]>([])
+        do {
+            let pipeline = Pipeline(name: "bus")
+            pipeline.bus.handleSynchronously { m in seen.withLock { $0.append(m.kind) } }
+            let src = try Element.make("fakesrc"), sink = try Element.make("fakesink")
+            try src.set("num-buffers", 3)
+            try pipeline.add([src, sink])
+            try src.link(sink)
+            pipeline.setState(.playing)
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !seen.withLock({ $0.contains(.eos) }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            XCTAssertNil(pipeline.bus.pop(timeout: 0), "nothing is queued")
+            pipeline.setState(.null)
+        }
+        XCTAssertTrue(seen.withLock { $0.contains(.eos) && $0.contains(.stateChanged) })
+    }
+}
