@@ -61,67 +61,18 @@ public final class PipelineRun: Sendable {
         let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer)
         defer { live.withLock { $0 = nil } }
 
-        let peers: (sender: WebRTCPeer, receiver: WebRTCPeer)?
-        var player: WebRTCPeer?
-        var remote: (any RemoteSession)?
+        // The transport kind builds its webrtcbins and says what the run drives
+        // (`Transport/`: one type per kind).
+        let setup = try await spec.transport.kind.transport.prepare(
+            TransportContext(spec: spec, pipeline: pipeline, builder: builder, logger: logger))
+        let peers = setup.loopback
+        let player = setup.player
+        let remote = setup.remote
         let channels = dataChannels(onMessage: options.onDataMessage)
         /// The webrtcbin that opens the data channels (the offering side); webrtcbin takes
         /// `create-data-channel` only once it has left the NULL state.
-        var opensChannels: Element?
-        switch spec.transport.kind {
-        case .loopback:
-            peers = try buildLoopback(pipeline: pipeline, builder: builder)
-            opensChannels = peers?.sender.webrtcbin
-            if let channels, let p = peers { channels.accept(on: p.receiver.webrtcbin) }
-        case .noTransport:
-            peers = nil
-            for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
-                try builder.buildSend(branch, into: nil)
-            }
-        case .server:
-            throw RunError("this file is for `sluice serve` (transport kind server): serve it with "
-                + "`sluice serve --pipeline \(spec.file)` or `--receive \(spec.file)`", at: spec.transport.location)
-        case .whep:
-            peers = nil
-            let p = try buildPlayer(pipeline: pipeline, builder: builder, media: [.video, .audio])
-            player = p
-            opensChannels = p.webrtcbin
-            remote = try HTTPSession(peer: p, transport: spec.transport, logger: logger)
-        case .camera:
-            peers = nil
-            // The camera API takes audio, video and a data channel, in that order, whatever
-            // the file receives (what it does not receive ends in a fakesink).
-            let p = try buildPlayer(pipeline: pipeline, builder: builder, media: [.audio, .video], always: true)
-            player = p
-            opensChannels = p.webrtcbin
-            remote = try CameraSession(peer: p, transport: spec.transport, logger: logger)
-        case .whip:
-            peers = nil
-            let bin = try makeWebRTCBin("publish")
-            do { try pipeline.add(bin) } catch { throw RunError(error.message) }
-            try addICEAddresses(to: bin)
-            for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
-                try builder.buildSend(branch, into: bin)
-            }
-            let p = WebRTCPeer(bin, label: "publisher")
-            player = p
-            opensChannels = bin
-            remote = try HTTPSession(peer: p, transport: spec.transport, logger: logger)
-        case .apprtc:
-            peers = nil
-            let joined: AppRTCClient.Joined
-            do {
-                joined = try await AppRTCClient.join(server: spec.transport.endpoint ?? "", room: spec.transport.room ?? "")
-            } catch {
-                throw RunError("apprtc: \(error.description)", at: spec.transport.location)
-            }
-            logger.info("room '\(joined.room)': joined as \(joined.isInitiator ? "initiator (offers)" : "second peer (answers)")")
-            let p = try buildRoomPeer(pipeline: pipeline, builder: builder, initiator: joined.isInitiator)
-            player = p
-            if joined.isInitiator { opensChannels = p.webrtcbin } else { channels?.accept(on: p.webrtcbin) }
-            remote = RoomSession(peer: p, joined: joined, accepts: RoomSession.accepts(spec),
-                                 location: spec.transport.location, logger: logger)
-        }
+        let opensChannels = setup.opensChannels
+        if let channels, let bin = setup.acceptsChannels { channels.accept(on: bin) }
         let remoteSession = remote, sessionEnded = StopFlag()
         defer {
             // On a failure, still end the session (best effort) so the other side does not
@@ -279,140 +230,6 @@ public final class PipelineRun: Sendable {
 
     /// Statistics of every Swift filter element the run created so far.
     public var filterStatistics: [FilterStatistics] { live.withLock { $0?.builder.swiftFilterStatistics } ?? [] }
-
-    // MARK: Build
-
-    /// A webrtcbin made by the one recipe, from the file's transport section (addresses are
-    /// added where each path needs them).
-    private func makeWebRTCBin(_ name: String) throws(RunError) -> Element {
-        var recipe = WebRTCRecipe(transport: spec.transport)
-        recipe.addresses = []
-        do { return try recipe.make(name) } catch {
-            throw RunError("cannot configure webrtcbin: \(error.message)", at: spec.transport.location)
-        }
-    }
-
-    private func buildLoopback(pipeline: Pipeline, builder: GraphBuilder) throws(RunError) -> (WebRTCPeer, WebRTCPeer) {
-        let sendBin = try makeWebRTCBin("send")
-        let recvBin = try makeWebRTCBin("recv")
-        do { try pipeline.add([sendBin, recvBin]) } catch { throw RunError(error.message) }
-        let sender = WebRTCPeer(sendBin, label: "sender")
-        let receiver = WebRTCPeer(recvBin, label: "receiver")
-
-        if !spec.transport.ice.addresses.isEmpty {
-            for bin in [sendBin, recvBin] {
-                do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
-                    throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
-                }
-            }
-        }
-        // Loopback signalling: candidates go straight to the other peer (queued by the peer
-        // until its remote description is set).
-        sender.onLocalCandidate { [weak receiver] c in receiver?.addRemoteCandidate(c) }
-        receiver.onLocalCandidate { [weak sender] c in sender?.addRemoteCandidate(c) }
-
-        // Weak: the builder owns the pipeline, which owns recvBin and so this handler.
-        recvBin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
-            guard let pad = args.object(1, as: Pad.self) else { return }
-            builder?.buildReceive(for: pad)
-            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
-        }
-
-        // A receive side that only accepts some codecs declares them up front, the way a
-        // remote peer's capabilities would constrain the answer.
-        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !branch.codecs.isEmpty {
-            let caps = branch.codecs.map { EncoderPresets.rtpCaps(for: $0) }.joined(separator: ";")
-            do {
-                let c = try Caps(caps)
-                _ = try recvBin.emit("add-transceiver", "recvonly", c)
-            } catch {
-                throw RunError("cannot declare accepted codecs: \(error.message)", at: branch.location)
-            }
-        }
-
-        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
-            try builder.buildSend(branch, into: sendBin)
-        }
-        try builder.prepareRecordings()
-        return (sender, receiver)
-    }
-
-    // MARK: WHEP
-
-    /// A receive-only webrtcbin for the receive section, with a transceiver per branch that
-    /// offers every codec the branch accepts, in the order of `media`. With `always`, media
-    /// the file does not receive get a transceiver too (what arrives ends in a fakesink).
-    private func buildPlayer(pipeline: Pipeline, builder: GraphBuilder, media: [MediaKind],
-                             always: Bool = false) throws(RunError) -> WebRTCPeer {
-        let bin = try receivingBin("play", pipeline: pipeline, builder: builder)
-        for m in media {
-            let branch = m == .video ? spec.receive?.video : spec.receive?.audio
-            guard branch != nil || always else { continue }
-            try addReceiveOnly(m, codecs: branch?.codecs ?? [], to: bin, at: branch?.location ?? spec.transport.location)
-        }
-        return WebRTCPeer(bin, label: "player")
-    }
-
-    /// The one webrtcbin of a room peer: send branches on transceivers that say what they
-    /// send (so the other peer's offer matches them), and, for the initiator, receive-only
-    /// transceivers for what it only receives.
-    private func buildRoomPeer(pipeline: Pipeline, builder: GraphBuilder, initiator: Bool) throws(RunError) -> WebRTCPeer {
-        let bin = try receivingBin("peer", pipeline: pipeline, builder: builder)
-        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
-            try builder.buildSend(branch, into: bin)
-            let receives = (branch.media == .video ? spec.receive?.video : spec.receive?.audio) != nil
-            // In 1.22 a requested pad's transceiver has no kind until caps flow: declare it.
-            guard let pad = builder.webrtcInputs[branch.media],
-                  let transceiver = pad.objectProperty("transceiver", as: Object.self) else { continue }
-            do {
-                try transceiver.set("direction", fromString: receives ? "sendrecv" : "sendonly")
-                try transceiver.set("codec-preferences", value: try Caps(EncoderPresets.rtpCaps(for: branch.encode.codec)).asValue())
-            } catch {
-                throw RunError("cannot set up sending \(branch.media.rawValue): \(error.message)", at: branch.location)
-            }
-        }
-        if initiator {
-            for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 })
-            where (branch.media == .video ? spec.send?.video : spec.send?.audio) == nil {
-                try addReceiveOnly(branch.media, codecs: branch.codecs, to: bin, at: branch.location)
-            }
-        }
-        return WebRTCPeer(bin, label: initiator ? "offerer" : "answerer")
-    }
-
-    /// A webrtcbin in `pipeline` whose incoming streams get receive branches (and, when
-    /// measuring, timed jitter buffers).
-    private func receivingBin(_ name: String, pipeline: Pipeline, builder: GraphBuilder) throws(RunError) -> Element {
-        let bin = try makeWebRTCBin(name)
-        do { try pipeline.add(bin) } catch { throw RunError(error.message) }
-        try addICEAddresses(to: bin)
-        // Weak: the builder owns the pipeline, which owns the bin and so this handler.
-        bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
-            guard let pad = args.object(1, as: Pad.self) else { return }
-            builder?.buildReceive(for: pad)
-            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
-        }
-        return bin
-    }
-
-    /// A receive-only transceiver offering `codecs` (every codec of the medium if empty).
-    private func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
-        let offered = codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : codecs
-        do {
-            let caps = try Caps(offered.map { EncoderPresets.receiveCaps(for: $0) }.joined(separator: ";"))
-            _ = try bin.emit("add-transceiver", "recvonly", caps)
-        } catch {
-            throw RunError("cannot set up receiving \(media.rawValue): \(error.message)", at: location)
-        }
-    }
-
-    /// `transport.ice.addresses`: host candidates on these addresses.
-    private func addICEAddresses(to bin: Element) throws(RunError) {
-        guard !spec.transport.ice.addresses.isEmpty else { return }
-        do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
-            throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)
-        }
-    }
 
     // MARK: Negotiate
 

@@ -1,0 +1,213 @@
+import Foundation
+import GStreamer
+import SluiceFilterKit
+import Synchronization
+
+/// The receive side: depayloader → decoder → filters → sink, built as webrtcbin exposes each
+/// stream; recordings shared by media.
+extension GraphBuilder {
+    // MARK: Receive side
+
+    /// Builds depay → decode → filters → sink for a new RTP pad of the receiving webrtcbin.
+    /// Called on a streaming thread; errors are recorded for the runner to report.
+    func buildReceive(for pad: Pad) {
+        buildLock.lock()
+        defer { buildLock.unlock() }
+        do throws(RunError) {
+            try buildReceiveThrowing(for: pad)
+        } catch {
+            state.withLock { if $0.error == nil { $0.error = error } }
+            _ = Message.postApplication(from: pipeline, Structure(name: "sluice-build-failed"))
+        }
+    }
+
+    func buildReceiveThrowing(for pad: Pad) throws(RunError) {
+        guard pad.direction == .src else { return }
+        guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0) else {
+            throw RunError("the receiving webrtcbin exposed a pad without caps")
+        }
+        let mediaName = s.get("media", as: String.self) ?? ""
+        let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
+        guard let media = MediaKind(rawValue: mediaName) else { return }
+        guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else {
+            throw RunError("the sender sent \(mediaName) as \(encodingName), which Sluice cannot decode")
+        }
+        let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
+            ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
+        counters.note("receive.\(media.rawValue).codec", codec.rawValue)
+
+        let video = media == .video
+        var chain: [Element] = []
+        // After a loss retransmission could not repair, wait for a keyframe and ask for one,
+        // rather than decode damaged pictures until the next scheduled keyframe.
+        chain.append(try make(DefaultElements.depayloader(for: codec),
+                              video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: branch.location))
+        if let parser = DefaultElements.parser(for: codec) { chain.append(try make(parser, at: branch.location)) }
+        if branch.decode.none {
+            try buildUndecoded(chain, branch: branch, media: media, pad: pad)
+            return
+        }
+        let decoder: Element
+        if let factory = branch.decode.element {
+            decoder = try make(factory, configuredBy: branch.decode.properties, at: branch.decode.location)
+        } else {
+            decoder = try make(DefaultElements.decoder(for: codec), at: branch.location)
+        }
+        chain.append(decoder)
+        if video { stageTimer?.time(StageTimer.decode, from: decoder) }
+        let convert = try make(video ? "videoconvert" : "audioconvert", at: branch.location)
+        chain.append(convert)
+        let filterSpecs = state.withLock { $0.pendingReceiveFilters[media] } ?? branch.filters
+        let filters = try filterElements(filterSpecs)
+        let sink = try sinkElements(branch, media: media)
+        try add(chain + filters + sink.owned)
+        if let muxPad = sink.muxPad {
+            guard let out = sink.owned.last?.staticPad("src") else { throw RunError("the encoder has no output pad", at: branch.location) }
+            do { try out.link(muxPad) } catch { throw RunError(error.message, at: branch.sink.location) }
+        }
+        try linkChain(sink.owned, media: media, at: branch.location)
+        try linkChain(chain, media: media, at: branch.location)
+        guard let sinkFirst = sink.owned.first else { throw RunError("empty sink stage", at: branch.sink.location) }
+        try linkSection(BranchKey(side: .receive, media: media), head: convert, filters: filters, tail: sinkFirst,
+                        at: branch.location)
+        let section = state.withLock { $0.sections[BranchKey(side: .receive, media: media)]?.elements } ?? []
+        chain += section + sink.owned
+        for e in chain.reversed() { e.syncStateWithParent() }
+        if let sinkPad = sink.final.staticPad("sink") {
+            state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
+        }
+
+        // Count decoded frames and learn their size.
+        if let src = decoder.staticPad("src") {
+            // Probe handlers capture only the counters: never the pad, the builder or the
+            // pipeline, which own the probe (that would be a reference cycle).
+            let counters = counters
+            let audioIsFirstFrame = spec.send?.video == nil || spec.receive?.video == nil
+            src.addProbe { (_: borrowing Pad.ProbeInfo) in
+                if video {
+                    if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 {
+                        counters.markFirstFrame()
+                    }
+                } else {
+                    if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1, audioIsFirstFrame {
+                        counters.markFirstFrame()
+                    }
+                }
+                return .ok
+            }
+            if video {
+                src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+                    if info.event == .caps, let caps = info.currentCaps, let st = caps.structure(at: 0) {
+                        counters.receiveVideoWidth.store(st.get("width", as: Int.self) ?? 0, ordering: .relaxed)
+                        counters.receiveVideoHeight.store(st.get("height", as: Int.self) ?? 0, ordering: .relaxed)
+                    }
+                    return .ok
+                }
+            }
+        }
+        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+        do { try pad.link(entrance) } catch {
+            throw RunError("cannot link received \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
+        }
+        state.withLock {
+            $0.receiveEntrances.append(entrance)
+            $0.builtMedia.insert(media)
+        }
+    }
+
+    /// A sink stage: elements this branch owns (to add and link), maybe a muxer pad to end
+    /// in, and the element whose sink pad marks the end of the branch.
+    struct SinkStage {
+        var owned: [Element]
+        /// A reserved pad of a muxer shared with other branches, linked to last.
+        var muxPad: Pad? = nil
+        var final: Element
+    }
+
+    /// `decode: none`: depayloader (and parser) → sink, counting encoded frames.
+    func buildUndecoded(_ chain: [Element], branch: ReceiveBranchSpec, media: MediaKind, pad: Pad) throws(RunError) {
+        let sink = try sinkElements(branch, media: media)
+        let all = chain + sink.owned
+        try add(all)
+        try linkChain(all, media: media, at: branch.location)
+        for e in all.reversed() { e.syncStateWithParent() }
+        if let sinkPad = sink.final.staticPad("sink") {
+            state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
+        }
+        if let src = chain.last?.staticPad("src") {
+            let counters = counters, video = media == .video
+            src.addProbe { (_: borrowing Pad.ProbeInfo) in
+                let n = video ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                              : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
+                if n == 1 { counters.markFirstFrame() }
+                return .ok
+            }
+        }
+        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+        do { try pad.link(entrance) } catch {
+            throw RunError("cannot link the received \(media.rawValue) stream: \(error.message)", at: branch.location)
+        }
+        state.withLock { $0.receiveEntrances.append(entrance); $0.builtMedia.insert(media) }
+    }
+
+    func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind) throws(RunError) -> SinkStage {
+        let video = media == .video
+        let sink = branch.sink
+        switch sink.kind {
+        case .stats, .null:
+            let e = try make("fakesink", [("sync", "false"), ("async", "false")], at: sink.location)
+            return SinkStage(owned: [e], final: e)
+        case .display:
+            let e = try make(video ? "autovideosink" : "autoaudiosink", [("sync", "true")], at: sink.location)
+            return SinkStage(owned: [e], final: e)
+        case .gst(let fragment):
+            let e = try parse(fragment, at: sink.location)
+            return SinkStage(owned: [e], final: e)
+        case .file(let path, let container, let encode):
+            let enc = encode ?? EncodeSpec(codec: container.defaultCodec(for: media),
+                                           bitrateKbps: video ? 2000 : 64, location: sink.location)
+            var chain: [Element] = [try make("queue", at: sink.location)]
+            if !video { chain += [try make("audioresample", at: sink.location)] }
+            chain += try encoderChain(enc, fps: spec.send?.video?.capture.fps ?? 30)
+            // One muxer per output path (prepareRecordings): video and audio recorded to the
+            // same file share it, each through its reserved pad.
+            guard let recording = state.withLock({ $0.recordings[path] }), let pad = recording.reserved[media] else {
+                throw RunError("no muxer was prepared for \(path)", at: sink.location)
+            }
+            return SinkStage(owned: chain, muxPad: pad, final: recording.fileSink)
+        }
+    }
+
+    /// Creates the muxer and file sink of every recording, with one muxer pad reserved per
+    /// medium that writes to it. This runs before any data flows: a muxer that gets audio
+    /// before its video pad exists writes its headers without the video stream.
+    func prepareRecordings() throws(RunError) {
+        var byPath: [String: (Container, [MediaKind], SourceLocation?)] = [:]
+        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
+            guard case .file(let path, let container, _) = branch.sink.kind else { continue }
+            byPath[path, default: (container, [], branch.sink.location)].1.append(branch.media)
+        }
+        for (path, (container, media, location)) in byPath.sorted(by: { $0.key < $1.key }) {
+            var props: [(String, String)] = []
+            if container == .mkv || container == .webm { props.append(("streamable", "false")) }
+            let mux = try make(DefaultElements.muxer(for: container), props, at: location)
+            let fileSink = try make("filesink", [("location", path), ("async", "false")], at: location)
+            try add([mux, fileSink])
+            try mux.link(fileSinkOrThrow: fileSink)
+            var reserved: [MediaKind: Pad] = [:]
+            for m in media {
+                guard let pad = mux.requestPad(m == .video ? "video_%u" : "audio_%u") else {
+                    throw RunError("\(DefaultElements.muxer(for: container)) refused a \(m.rawValue) stream for \(path)", at: location)
+                }
+                reserved[m] = pad
+            }
+            state.withLock { $0.recordings[path] = Recording(fileSink: fileSink, reserved: reserved) }
+        }
+    }
+
+    /// Muxer pads reserved for a medium that never arrived; they get EOS on stop so the
+    /// file is finalized with what did arrive.
+    var unusedRecordingPads: [Pad] {
+        state.withLock { $0.recordings.values.flatMap { $0.reserved.values.filter { !$0.isLinked } } }
+    }
+}

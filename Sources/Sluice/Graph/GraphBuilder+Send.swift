@@ -1,0 +1,222 @@
+import Foundation
+import GStreamer
+import SluiceFilterKit
+import Synchronization
+
+/// The send side: capture → filters → encoder (→ payloader → webrtcbin, or → tee/sink).
+extension GraphBuilder {
+    // MARK: Send side
+
+    /// Builds capture → filters → encode → pay for one branch and links it to `webrtcbin`
+    /// (or, without one, ends it in a fakesink after the encoder).
+    func buildSend(_ branch: SendBranchSpec, into webrtcbin: Element?) throws(RunError) {
+        let video = branch.media == .video
+        let cap = branch.capture
+        var chain: [Element] = []
+        let rawCaps = video
+            ? "video/x-raw,width=\(cap.width),height=\(cap.height),framerate=\(cap.fps)/1"
+            : "audio/x-raw,rate=\(cap.rate),channels=\(cap.channels)"
+
+        switch cap.kind {
+        case .test:
+            if video {
+                chain.append(try make("videotestsrc", [("is-live", "\(cap.live)"), ("pattern", cap.pattern)], at: cap.location))
+                chain.append(try make("capsfilter", [("caps", rawCaps + ",format=I420")], at: cap.location))
+            } else {
+                chain.append(try make("audiotestsrc", [("is-live", "\(cap.live)"), ("wave", cap.wave),
+                                                       ("freq", "\(cap.frequency)"),
+                                                       ("samplesperbuffer", "\(max(1, cap.rate / 50))")], at: cap.location))
+                chain.append(try make("capsfilter", [("caps", rawCaps)], at: cap.location))
+            }
+        case .camera(let device):
+            guard FileManager.default.fileExists(atPath: device) else {
+                throw RunError("camera device \(device) does not exist: connect a camera, set capture.device to one "
+                               + "that exists (ls /dev/video*), or use capture.kind: test", at: cap.location)
+            }
+            chain.append(try make("v4l2src", [("device", device)], at: cap.location))
+            chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
+        case .file(let uri, let loop):
+            // A file is not a live source: clocksync paces it to the pipeline clock.
+            let pace = try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: cap.location)
+            chain = [pace] + (try normalizer(video: video, caps: rawCaps, at: cap.location))
+            try add(chain)
+            guard let entrance = pace.staticPad("sink") else { throw RunError("clocksync has no sink pad") }
+            let source = FileLooper(uri: Self.uri(for: uri), media: branch.media, entrance: entrance,
+                                    bin: pipeline, loop: loop)
+            do { _ = try source.start() } catch {
+                throw RunError(KnownElements.missingHint(for: "uridecodebin") + " (\(error.message))", at: cap.location)
+            }
+            state.withLock { $0.fileSources.append(source) }
+            try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
+            return
+        case .gst(let fragment):
+            chain.append(try parse(fragment, at: cap.location))
+            chain += try normalizer(video: video, caps: rawCaps, at: cap.location)
+        case .swift(let name, let settings):
+            guard let factory = FilterRegistry.shared.source(named: name) else {
+                throw RunError("no Swift source named '\(name)' is registered in this program", at: cap.location)
+            }
+            let src = try make(factory.elementName, [("width", "\(cap.width)"), ("height", "\(cap.height)"),
+                                                     ("fps", "\(cap.fps)"), ("format", factory.formats.first?.rawValue ?? "I420")],
+                               at: cap.location)
+            do {
+                try SourceStateDirectory.state(of: src)?.configure(Dictionary(settings.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
+            } catch {
+                throw RunError("source '\(name)': \(error.message)", at: cap.location)
+            }
+            chain.append(src)
+            chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
+        }
+        try add(chain)
+        try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
+    }
+
+    /// convert → scale/resample → rate → capsfilter, so any capture ends in the branch's format.
+    func normalizer(video: Bool, caps: String, at location: SourceLocation?) throws(RunError) -> [Element] {
+        if video {
+            return [try make("videoconvert", at: location), try make("videoscale", at: location),
+                    try make("videorate", [("drop-only", "true")], at: location),
+                    try make("capsfilter", [("caps", caps + ",format=I420")], at: location)]
+        }
+        return [try make("audioconvert", at: location), try make("audioresample", at: location),
+                try make("capsfilter", [("caps", caps)], at: location)]
+    }
+
+    func finishSend(_ branch: SendBranchSpec, from capture: [Element], startIndex: Int,
+                            into webrtcbin: Element?) throws(RunError) {
+        let video = branch.media == .video
+        let enc = branch.encode
+        let filters = try filterElements(branch.filters)
+        // Live captures drop the oldest frame when the encoder falls behind (latency beats
+        // completeness); a file waits instead, since clocksync paces it anyway.
+        let live: Bool
+        switch branch.capture.kind {
+        case .file: live = false
+        case .test: live = branch.capture.live
+        case .camera, .gst, .swift: live = true
+        }
+        let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
+                                       ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
+        var tail: [Element] = [queue]
+        if !video { tail.append(try make("audioconvert", at: enc.location)); tail.append(try make("audioresample", at: enc.location)) }
+        tail += try encoderChain(enc, fps: branch.capture.fps)
+        if video, let stageTimer, tail.count >= 2, let exit = tail.last {
+            stageTimer.timeInOrder(StageTimer.encode, from: tail[1], to: exit)  // encoder (+ caps, parser)
+        }
+        guard let webrtcbin else {
+            let sink = sendEndsInTee
+                ? try make("tee", [("allow-not-linked", "true")], at: branch.location)
+                : try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
+            if sendEndsInTee { state.withLock { $0.tees[branch.media] = sink } }
+            tail.append(sink)
+            try add(filters + tail)
+            try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)
+            watchEnd(of: queue)
+            countSent(at: sink.staticPad("sink"), video: video, marksFirstFrame: true)
+            counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
+            return
+        }
+        // Payload type, SSRC and MID pinned on the payloader and in the caps webrtcbin reads,
+        // so the offer signals what the packets carry.
+        let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue)
+        let pay = try make(DefaultElements.payloader(for: enc.codec), [], at: enc.location)
+        do { try rtp.configure(pay) } catch {
+            throw RunError("cannot set up the \(branch.media.rawValue) payloader: \(error.message)", at: enc.location)
+        }
+        tail.append(pay)
+        let rtpCaps = try make("capsfilter", [("caps", rtp.caps)], at: enc.location)
+        tail.append(rtpCaps)
+        try add(filters + tail)
+        try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)
+        watchEnd(of: queue)
+
+        countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
+        guard let src = rtpCaps.staticPad("src"), let sinkPad = webrtcbin.requestPad("sink_%u") else {
+            throw RunError("webrtcbin refused a new \(branch.media.rawValue) input", at: branch.location)
+        }
+        do { try src.link(sinkPad) } catch {
+            throw RunError("cannot link the \(branch.media.rawValue) payloader to webrtcbin: \(error.message)", at: enc.location)
+        }
+        counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
+        state.withLock { $0.webrtcInputs[branch.media] = sinkPad }
+    }
+
+    /// Counts what is handed on after encoding: frames (video) or packets (audio).
+    /// Links encoder side, capture side, then the filter section between them.
+    func linkSend(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element]) throws(RunError) {
+        try linkChain(tail, media: branch.media, at: branch.location)
+        try linkChain(capture, media: branch.media, at: branch.location)
+        guard let head = capture.last, let first = tail.first else { throw RunError("empty send branch", at: branch.location) }
+        try linkSection(BranchKey(side: .send, media: branch.media), head: head, filters: filters, tail: first,
+                        at: branch.location)
+        if branch.media == .video {
+            // Frames in and out of the filter stage: what filters (or a swap) lose shows here.
+            let counters = counters
+            head.staticPad("src")?.addProbe { (_: borrowing Pad.ProbeInfo) in
+                counters.captureVideoFrames.add(1, ordering: .relaxed)
+                return .ok
+            }
+            first.staticPad("sink")?.addProbe { (_: borrowing Pad.ProbeInfo) in
+                counters.filteredVideoFrames.add(1, ordering: .relaxed)
+                return .ok
+            }
+        }
+    }
+
+    /// Counts a send branch as ended when its source's end-of-stream reaches the encoder
+    /// queue (a file without `loop`, a fragment with `num-buffers`).
+    func watchEnd(of queue: Element) {
+        let counters = counters
+        queue.staticPad("sink")?.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+            if info.event == .eos {
+                counters.endedSendBranches.add(1, ordering: .relaxed)
+                return .remove
+            }
+            return .ok
+        }
+    }
+
+    /// Without a receiver (`transport: none`) the first encoded frame is the first frame.
+    func countSent(at pad: Pad?, video: Bool, marksFirstFrame: Bool) {
+        guard let pad else { return }
+        let counters = counters
+        pad.addProbe { (info: borrowing Pad.ProbeInfo) in
+            if video {
+                counters.sendVideoFrames.add(1, ordering: .relaxed)
+                counters.sendVideoBytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+                if marksFirstFrame && counters.sendVideoFrames.load(ordering: .relaxed) == 1 { counters.markFirstFrame() }
+            } else {
+                counters.sendAudioBuffers.add(1, ordering: .relaxed)
+            }
+            return .ok
+        }
+    }
+
+    /// encoder (+ profile caps) (+ parser), from an `encode` section.
+    func encoderChain(_ enc: EncodeSpec, fps: Int) throws(RunError) -> [Element] {
+        var out: [Element] = []
+        if let fragment = enc.gst {
+            out.append(try parse(fragment, at: enc.location))
+        } else {
+            let factory = enc.element ?? DefaultElements.encoder(for: enc.codec)
+            let element = try make(factory, EncoderPresets.encoderProperties(enc, element: factory, fps: fps), at: enc.location)
+            for p in enc.properties {
+                do { try element.set(p.name, fromString: p.value) } catch { throw RunError(error.message, at: p.location) }
+            }
+            out.append(element)
+        }
+        if let caps = EncoderPresets.encodedCaps(for: enc.codec, preset: enc.preset) {
+            out.append(try make("capsfilter", [("caps", caps)], at: enc.location))
+        }
+        if let parser = DefaultElements.parser(for: enc.codec) {
+            out.append(try make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: enc.location))
+        }
+        return out
+    }
+
+    static func uri(for pathOrURI: String) -> String {
+        if pathOrURI.contains("://") { return pathOrURI }
+        let url = URL(fileURLWithPath: pathOrURI)
+        return url.absoluteString
+    }
+}

@@ -1,0 +1,34 @@
+import GStreamer
+
+/// `kind: loopback`: the receive section is a second webrtcbin in this process; offer,
+/// answer and candidates pass between the two directly.
+struct LoopbackTransport: Transport {
+    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+        let spec = c.spec
+        let sendBin = try c.makeWebRTCBin("send")
+        let recvBin = try c.makeWebRTCBin("recv")
+        do { try c.pipeline.add([sendBin, recvBin]) } catch { throw RunError(error.message) }
+        let sender = WebRTCPeer(sendBin, label: "sender")
+        let receiver = WebRTCPeer(recvBin, label: "receiver")
+        for bin in [sendBin, recvBin] { try c.addICEAddresses(to: bin) }
+        // Loopback signalling: candidates go straight to the other peer (queued by the peer
+        // until its remote description is set).
+        sender.onLocalCandidate { [weak receiver] cand in receiver?.addRemoteCandidate(cand) }
+        receiver.onLocalCandidate { [weak sender] cand in sender?.addRemoteCandidate(cand) }
+        c.watchIncomingStreams(of: recvBin)
+
+        // A receive side that only accepts some codecs declares them up front, the way a
+        // remote peer's capabilities would constrain the answer.
+        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !branch.codecs.isEmpty {
+            let caps = branch.codecs.map { EncoderPresets.rtpCaps(for: $0) }.joined(separator: ";")
+            do {
+                _ = try recvBin.emit("add-transceiver", "recvonly", try Caps(caps))
+            } catch {
+                throw RunError("cannot declare accepted codecs: \(error.message)", at: branch.location)
+            }
+        }
+        try c.buildSendBranches(into: sendBin)
+        try c.builder.prepareRecordings()
+        return TransportSetup(loopback: (sender, receiver), opensChannels: sendBin, acceptsChannels: recvBin)
+    }
+}
