@@ -103,6 +103,39 @@ final class InteropAiortcTests: XCTestCase {
         XCTAssertGreaterThan(j["video_frames"] as? Int ?? 0, 30)
     }
 
+    /// An AppRTC-room call: `sluice run Pipelines/room-send.yaml` joins first and offers;
+    /// aiortc, driven by the room client in `aiortc_peer.py room-answer`, answers, trickles,
+    /// decodes, says bye and leaves; Sluice stops cleanly on the bye.
+    func testSluiceCallsAiortcThroughARoom() throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-room-\(UUID().uuidString).json").path
+        let script = """
+        ip link set lo up
+        "$SLUICE" serve --port 18608 >/dev/null 2>&1 &
+        server=$!
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18608/status.json; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+        SLUICE_ROOM_SERVER=http://127.0.0.1:18608 SLUICE_ROOM=interop "$SLUICE" run Pipelines/room-send.yaml --duration 40 --quiet --report '\(report)' </dev/null &
+        run=$!
+        i=0; until curl -s -m 1 http://127.0.0.1:18608/status.json | grep -q '"clients":1'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+        "$PYTHON" \(Self.peer) room-answer http://127.0.0.1:18608 --room interop --seconds \(Self.seconds)
+        peer=$?
+        wait $run; status=$?
+        kill -INT $server; wait $server
+        [ $peer -eq 0 ] || exit 92
+        exit $status
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, "the run stops cleanly on the peer's bye: \(r.stderr.suffix(3000))")
+        let j = try Self.json(r)
+        XCTAssertEqual(j["width"] as? Int, 640)
+        XCTAssertEqual(j["height"] as? Int, 480)
+        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(j)")
+        XCTAssertEqual(j["picture_moves"] as? Bool, true, "\(j)")
+        XCTAssertGreaterThan(j["audio_frames"] as? Int ?? 0, Int(Self.seconds * 25), "\(j)")
+        XCTAssertEqual(r.value("session.role") as? String, "offerer", "\(r.report ?? [:])")
+        XCTAssertNotNil(r.value("session.ended_by_peer") as? String, "\(r.report ?? [:])")
+    }
+
     static func json(_ r: CLIResult) throws -> [String: Any] {
         let line = r.stdout.components(separatedBy: "AFTER:").first?.split(separator: "\n").last { $0.hasPrefix("{") }
         let j = line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -117,6 +117,13 @@ public final class PipelineRun: Sendable {
         var iceState = statsPeer?.states.iceConnection ?? "none"
         while true {
             if let e = builder.asyncError ?? failed {
+                // A peer that ends the session (a room's `bye`) tears down its transport as it
+                // goes, and the errors that follow here (SCTP, DTLS) are its leaving, not a
+                // failure: give its goodbye a moment (bounded) to arrive first.
+                if let remote, let why = await Self.endedByPeer(remote) {
+                    logger.info("\(why); stopping")
+                    break
+                }
                 // Tear down as cleanly as a normal stop: end-of-stream first (bounded), so
                 // elements such as the DTLS connections shut down before NULL. Going straight
                 // to NULL from an error left webrtcbin's DTLS connections alive in 1.22.
@@ -190,6 +197,15 @@ public final class PipelineRun: Sendable {
         result.data_channels = channels?.report ?? []
         result.session = remote?.report
         return result
+    }
+
+    /// Why the remote side ended the session, if it says so within half a second.
+    private static func endedByPeer(_ remote: any RemoteSession) async -> String? {
+        for _ in 0..<5 {
+            if let why = try? await remote.tick() { return why }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
     }
 
     /// The data channels the file declares (the camera API requires one: a file that

@@ -5,6 +5,7 @@
     aiortc_peer.py whip-publish URL [--token T] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--no-delete]
+    aiortc_peer.py room-answer  BASE_URL --room R [--seconds N]
 
 whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes what arrives for N
               seconds after the first frame, DELETEs the session; prints JSON: frames, size,
@@ -16,6 +17,9 @@ whep-crowd:   N viewers in one process (a load test): each plays for N seconds o
               connected; prints JSON with each viewer's RTP packets received in the last
               second and in all. With --no-delete it then prints "connected" and waits to be
               killed (viewers that vanish without DELETE).
+room-answer:  joins an AppRTC-compatible room (POST /join, WebSocket register) as the second
+              peer, answers the offer found there (queued or arriving), trickles candidates
+              both ways, decodes for N seconds, says bye and leaves; prints whep-play's JSON.
 whep-serve:   a WHEP endpoint (POST /whep/<any> → 201 + Location, DELETE) serving the same
               synthetic picture and tone to each viewer; prints "listening URL" on stderr.
 
@@ -276,6 +280,87 @@ async def whep_crowd(args):
                       "total": after}), flush=True)
 
 
+async def room_answer(args):
+    """The room protocol in a few lines: aiortc does not speak it, so the test does."""
+    import aiohttp
+    from aiortc.sdp import candidate_from_sdp
+    base = args.url.rstrip("/")
+    pc = RTCPeerConnection()
+    stats = {"video_frames": 0, "audio_frames": 0, "width": 0, "height": 0}
+    lumas, first, done = [], {}, asyncio.Event()
+
+    async def read(track):
+        while True:
+            try:
+                frame = await track.recv()
+            except MediaStreamError:
+                return
+            if track.kind != "video":
+                stats["audio_frames"] += 1
+                continue
+            stats["video_frames"] += 1
+            stats["width"], stats["height"] = frame.width, frame.height
+            first.setdefault("video", time.monotonic())
+            lumas.append(frame.to_ndarray(format="gray")[::8, ::8].astype(numpy.float32))
+            if len(lumas) > 2:
+                lumas.pop(1)
+            if time.monotonic() - first["video"] >= args.seconds:
+                done.set()
+
+    pc.on("track", lambda t: asyncio.ensure_future(read(t)))
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=args.timeout)) as http_s:
+        async with http_s.post(f"{base}/join/{args.room}") as r:
+            joined = json.loads(await r.text())
+        if joined.get("result") != "SUCCESS":
+            raise Failure(f"join answered {joined}")
+        params = joined["params"]
+        client = params["client_id"]
+        if params["is_initiator"] == "true":
+            raise Failure("joined first: this peer only answers; start the offering peer first")
+        ws = await http_s.ws_connect(params["wss_url"])
+        await ws.send_str(json.dumps({"cmd": "register", "roomid": args.room, "clientid": client}))
+
+        async def send(msg):
+            await ws.send_str(json.dumps({"cmd": "send", "msg": json.dumps(msg)}))
+
+        async def handle(msg):
+            if msg.get("type") == "offer":
+                await pc.setRemoteDescription(RTCSessionDescription(sdp=msg["sdp"], type="offer"))
+                await pc.setLocalDescription(await pc.createAnswer())
+                await gathered(pc)
+                await send({"type": "answer", "sdp": pc.localDescription.sdp})
+            elif msg.get("type") == "candidate" and msg.get("candidate"):
+                c = candidate_from_sdp(msg["candidate"].split(":", 1)[1])
+                c.sdpMLineIndex = msg.get("label", 0)
+                await pc.addIceCandidate(c)
+
+        for queued in params.get("messages", []):
+            await handle(json.loads(queued))
+
+        async def listen():
+            async for m in ws:
+                body = json.loads(m.data)
+                if body.get("msg"):
+                    await handle(json.loads(body["msg"]))
+        listener = asyncio.ensure_future(listen())
+        joined_at = time.monotonic()
+        try:
+            await asyncio.wait_for(done.wait(), args.seconds + args.timeout)
+        except asyncio.TimeoutError:
+            pass
+        listener.cancel()
+        await send({"type": "bye"})
+        await http_s.post(f"{base}/leave/{args.room}/{client}")
+        await ws.close()
+    await pc.close()
+    if "video" not in first:
+        raise Failure(f"no video frame decoded (ICE {pc.iceConnectionState})")
+    span = max(1e-3, time.monotonic() - first["video"])
+    moved = bool(len(lumas) == 2 and float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0)
+    print(json.dumps(dict(stats, fps=round((stats["video_frames"] - 1) / span, 1), picture_moves=moved,
+                          first_frame_ms=round((first["video"] - joined_at) * 1000))), flush=True)
+
+
 async def whep_serve(args):
     from aiohttp import web
     w, h = map(int, args.size.split("x"))
@@ -324,7 +409,7 @@ async def whep_serve(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd"])
+    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd", "room-answer"])
     p.add_argument("url", nargs="?")
     p.add_argument("--token")
     p.add_argument("--seconds", type=float, default=5)
@@ -334,12 +419,13 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--no-audio", action="store_true")
     p.add_argument("--viewers", type=int, default=10)
+    p.add_argument("--room", default="interop")
     p.add_argument("--no-delete", action="store_true")
     args = p.parse_args()
     if args.mode != "whep-serve" and not args.url:
         p.error("URL is required")
     run = {"whep-play": whep_play, "whip-publish": whip_publish, "whep-serve": whep_serve,
-           "whep-crowd": whep_crowd}[args.mode]
+           "whep-crowd": whep_crowd, "room-answer": room_answer}[args.mode]
     try:
         asyncio.run(asyncio.wait_for(run(args), args.seconds + args.timeout + 30
                                      if args.mode not in ("whep-serve", "whep-crowd") or
