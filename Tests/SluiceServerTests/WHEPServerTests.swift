@@ -132,4 +132,43 @@ final class WHEPServerTests: XCTestCase {
             XCTAssertEqual(del.status, .notFound)
         }
     }
+
+    /// Hostile or useless offers get a 4xx and change nothing: no viewer is left behind,
+    /// the shared encoder keeps going, and a good viewer afterwards plays.
+    func testHostileOffersGet4xxAndChangeNothing() async throws {
+        let hub = try hub()
+        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub])
+        let head = "v=0\r\no=- 1 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\n"
+        let media = "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\na=mid:0\r\na=recvonly\r\na=rtcp-mux\r\n"
+            + "a=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\na=setup:actpass\r\n"
+            + "a=fingerprint:sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":") + "\r\n"
+        let hostile: [(String, String)] = [
+            ("unsupported codecs only", head + media + "a=rtpmap:96 AV1/90000\r\n"),
+            ("1,000 media sections", head + String(repeating: media + "a=rtpmap:96 VP8/90000\r\n", count: 1000)),
+            ("a sendonly offer (nothing to receive)", head + media.replacingOccurrences(of: "recvonly", with: "sendonly") + "a=rtpmap:96 VP8/90000\r\n"),
+            ("VP9 profile 2 only", head + media + "a=rtpmap:96 VP9/90000\r\na=fmtp:96 profile-id=2\r\n"),
+            ("a megabyte attribute", head + media + "a=rtpmap:96 VP8/90000\r\na=x-junk:" + String(repeating: "x", count: 1 << 20) + "\r\n"),
+        ]
+        try await server.application().test(.live) { client in
+            for (what, sdp) in hostile {
+                let r = try await client.execute(uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
+                                                 body: ByteBuffer(string: sdp))
+                XCTAssertTrue((400..<500).contains(r.status.code), "\(what): \(r.status) \(String(buffer: r.body).prefix(300))")
+                XCTAssertEqual(hub.viewerCount, 0, what)
+            }
+            // Candidates naming addresses that are not here: accepted (ICE decides), never
+            // connects, and is removed by the reaper; meanwhile the stream goes on.
+            let before = hub.encodedVideoFrames
+            try await Task.sleep(for: .milliseconds(500))
+            XCTAssertGreaterThan(hub.encodedVideoFrames, before, "the shared encoder keeps going")
+            let viewer = try TestViewer()
+            let offer = try await viewer.peer.offerWithCandidates()
+            let r = try await client.execute(uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
+                                             body: ByteBuffer(string: offer))
+            XCTAssertEqual(r.status, .created, String(buffer: r.body))
+            try await viewer.peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: String(buffer: r.body)))
+            let got = await viewer.waitForPackets(30)
+            XCTAssertTrue(got, "a good viewer plays after the hostile ones")
+        }
+    }
 }
