@@ -137,6 +137,7 @@ async def exchange(pc, url, token):
     """Non-trickle offer → POST → answer. Returns the session URL."""
     await pc.setLocalDescription(await pc.createOffer())
     await gathered(pc)
+    exchange.posted = time.monotonic()
     status, headers, text = await http("POST", url, pc.localDescription.sdp, token)
     if status != 201:
         raise Failure(f"POST {url} answered {status}: {text.strip()[:300]}")
@@ -190,8 +191,8 @@ async def whep_play(args):
     def on_track(track):
         asyncio.ensure_future(read_video(track) if track.kind == "video" else read_audio(track))
 
-    posted = time.monotonic()
     location, answer = await exchange(pc, args.url, args.token)
+    posted = exchange.posted  # first_frame_ms counts from the POST, as WHEP clients see it
     try:
         await asyncio.wait_for(done.wait(), args.seconds + args.timeout)
     except asyncio.TimeoutError:
