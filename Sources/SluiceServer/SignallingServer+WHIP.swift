@@ -27,6 +27,35 @@ public final class WHIPIngest: Sendable {
     /// What ended sessions received, per receive pipeline: (sessions, video frames, audio buffers).
     private let totals = Mutex<[String: (sessions: Int, video: Int, audio: Int)]>([:])
 
+    /// Publishers removed without DELETE, by reason (`silent`, `ice-failed`, `never-connected`).
+    private let reaped = Mutex<[String: Int]>([:])
+    private let reaper = Mutex<Task<Void, Never>?>(nil)
+
+    deinit { reaper.withLock { $0?.cancel() } }
+
+    /// Checks publishers about once a second: one that vanished without DELETE is ended
+    /// within 10 s, as its DELETE would have (its receive pipeline drains).
+    private func startReaper() {
+        reaper.withLock { task in
+            guard task == nil else { return }
+            task = Task.detached { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard let self else { return }
+                    await self.reap()
+                }
+            }
+        }
+    }
+
+    private func reap() async {
+        let dead = sessions.withLock { t in t.compactMap { id, v in v.session.deadReason().map { (v.name, id, $0) } } }
+        let deadRelays = relays.withLock { t in t.compactMap { name, r in r.deadReason().map { (name, r.id, $0) } } }
+        for (name, id, why) in dead + deadRelays where await stop(name, id) {
+            reaped.withLock { $0[why, default: 0] += 1 }
+        }
+    }
+
     /// How publishers' and relay viewers' webrtcbins are made (STUN, TURN, certificate);
     /// addresses and latency come from each receiver.
     let recipe: WebRTCRecipe
@@ -61,7 +90,9 @@ public final class WHIPIngest: Sendable {
         }
         if taken { throw conflict }
         do {
-            return (relay.id, try await relay.answer(offer: offer))
+            let answer = try await relay.answer(offer: offer)
+            startReaper()
+            return (relay.id, answer)
         } catch {
             relays.withLock { t in if t[name] === relay { t[name] = nil } }
             relay.stop()
@@ -84,6 +115,7 @@ public final class WHIPIngest: Sendable {
         do {
             let answer = try await session.answer(offer: offer)
             sessions.withLock { $0[session.id] = (name, session) }
+            startReaper()
             return (session.id, answer)
         } catch {
             throw WHIP.HTTPError(422, error.message)
@@ -131,7 +163,7 @@ public final class WHIPIngest: Sendable {
             t.values.map { ["id": $0.id, "stream": $0.name, "live": $0.isLive, "viewers": $0.viewerCount,
                             "video_frames": $0.relayedVideoFrames] as [String: Any] }
         }
-        let object: [String: Any] = ["sessions": rows, "relays": relayed, "ended": ended]
+        let object: [String: Any] = ["sessions": rows, "relays": relayed, "ended": ended, "reaped": reaped.withLock { $0 }]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }

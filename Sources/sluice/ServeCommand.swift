@@ -79,6 +79,7 @@ struct Serve: AsyncParsableCommand {
             var hubRecipe = recipe
             hubRecipe.addresses = spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses
             hubRecipe.latencyMs = spec.transport.latencyMs
+            if let own = spec.transport.dtlsCertificate { hubRecipe.certificate = own }
             do { hubs.append(try StreamHub(spec: spec, recipe: hubRecipe)) } catch {
                 printError("error: \(error)")
                 throw ExitCode(3)

@@ -230,7 +230,6 @@ def run_publish(driver, base, name, args):
         "framesSent": s.get("framesSent"), "width": s.get("width"), "height": s.get("height"),
         "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"),
         "iceState": s.get("iceState"),
-        "picture": picture,
         "secondsToMinFrames": round(reached, 2),
         "serverVideoFrames": ended.get("video_frames"), "serverAudioBuffers": ended.get("audio_buffers"),
         "serverSessionsEnded": ended.get("sessions"),

@@ -47,8 +47,8 @@ final class InteropPionTests: XCTestCase {
     func testPionPlaysSluiceOverWHEP() throws {
         for (i, codec) in Self.codecs.enumerated() {
             let r = try CLI.runClientWithServer(
-                serve: ["--pipeline", "Pipelines/serve-av.yaml"], port: 18611 + i,
-                client: "'\(peer)' whep-play --url \"$URL/whep/serve-av\" --seconds \(Self.seconds) --codec \(codec)",
+                serve: ["--pipeline", "Pipelines/serve-testsrc.yaml"], port: 18611 + i,
+                client: "'\(peer)' whep-play --url \"$URL/whep/serve-testsrc\" --seconds \(Self.seconds) --codec \(codec)",
                 env: ["CODEC": codec], timeout: 90)
             XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(4000))")
             let j = try InteropAiortcTests.json(r)
@@ -100,5 +100,29 @@ final class InteropPionTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(r.double("receive.video.fps") ?? 0, 24, "\(codec): \(r.report ?? [:])")
             XCTAssertGreaterThan(r.int("receive.audio.buffers") ?? 0, Self.seconds * 40, "\(codec): audio")
         }
+    }
+
+    /// A WHIP publisher that vanishes without DELETE (Pion killed mid-stream) is ended
+    /// within 10 s, as its DELETE would have ended it: its session is gone from /whip.json,
+    /// what it sent is counted, and the removal is counted as `silent`.
+    func testAPublisherThatVanishesIsEndedWithinTenSeconds() throws {
+        let client = """
+        '\(peer)' whip-publish --url "$URL/whip/server" --seconds 120 --video '\(video("vp8"))' --audio '\(audio)' >/dev/null 2>&1 &
+        pub=$!
+        i=0; until curl -s -m 1 "$URL/whip.json" | grep -q '"video_frames":[1-9]'; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
+        kill -9 $pub; t0=$(date +%s.%N)
+        i=0; until curl -s -m 1 "$URL/whip.json" | grep -q '"sessions":\\[\\]'; do i=$((i+1)); [ $i -lt 300 ] || exit 94; sleep 0.05; done
+        echo "GONE_AFTER $(awk "BEGIN{print $(date +%s.%N) - $t0}")"
+        """
+        let r = try CLI.runClientWithServer(serve: ["--receive", "Pipelines/server.yaml"], port: 18640, client: client, timeout: 90)
+        XCTAssertEqual(r.status, 0, String(r.stdout.suffix(1000)) + String(r.stderr.suffix(2000)))
+        let gone = Double(ServeLoadTests.line("GONE_AFTER ", in: r.stdout) ?? "") ?? 99
+        XCTAssertLessThanOrEqual(gone, 10, "found and ended within 10 s")
+        let after = try XCTUnwrap(r.stdout.components(separatedBy: "AFTER:").last)
+        let whip = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(after.utf8)) as? [String: Any], after)
+        XCTAssertEqual(whip["reaped"] as? [String: Int], ["silent": 1], after)
+        let ended = (whip["ended"] as? [String: Any])?["server"] as? [String: Any] ?? [:]
+        XCTAssertEqual(ended["sessions"] as? Int, 1, after)
+        XCTAssertGreaterThan(ended["video_frames"] as? Int ?? 0, 0, after)
     }
 }

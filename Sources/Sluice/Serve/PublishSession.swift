@@ -11,6 +11,8 @@ public final class PublishSession: Sendable {
     private let pipeline: Pipeline
     private let builder: GraphBuilder
     private let peer: WebRTCPeer
+    private let health = ViewerHealth()
+    private let mediaSeen = Atomic<Int>(0)
 
     /// Prepares the session from `spec`'s receive section; ICE gathers on `iceAddresses`.
     public convenience init(receive spec: PipelineSpec, iceAddresses: [String]) throws(RunError) {
@@ -37,6 +39,7 @@ public final class PublishSession: Sendable {
             builder?.buildReceive(for: pad)
         }
         peer = WebRTCPeer(bin, label: "whip")
+        health.watchRTCP(of: bin)
         try builder.prepareRecordings()
     }
 
@@ -47,6 +50,16 @@ public final class PublishSession: Sendable {
             pipeline.setState(.null)
             throw RunError(error.message)
         }
+    }
+
+    /// Why the publisher counts as gone — it vanished without DELETE (no RTCP for a while),
+    /// its ICE failed, or it never connected — or nil while it is alive. The rules served
+    /// viewers follow (`ViewerReaper`).
+    public func deadReason(limits: ViewerLimits = ViewerLimits()) -> String? {
+        // Media arriving is as good a sign of life as RTCP.
+        let seen = receivedVideoFrames + receivedAudioBuffers
+        if mediaSeen.exchange(seen, ordering: .relaxed) != seen { health.heard() }
+        return ViewerReaper.verdict(health: health, states: peer.states, now: .now, limits: limits)
     }
 
     /// Decoded video frames so far.

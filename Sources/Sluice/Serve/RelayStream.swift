@@ -16,6 +16,8 @@ public final class RelayStream: Sendable {
     private let outputs = RelayOutputs()
     private let viewers: ViewerSet
     private let frames = RelayCounter()
+    private let health = ViewerHealth()
+    private let mediaSeen = Atomic<Int>(0)
 
     public convenience init(name: String, iceAddresses: [String], latencyMs: Int = 50) throws(RunError) {
         try self.init(name: name, recipe: WebRTCRecipe(latencyMs: latencyMs, addresses: iceAddresses))
@@ -31,6 +33,7 @@ public final class RelayStream: Sendable {
             throw RunError("cannot set up the relay of '\(name)': \(error.message)")
         }
         peer = WebRTCPeer(bin, label: "relay-publisher")
+        health.watchRTCP(of: bin)
         let outputs = outputs
         viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: name) {
             outputs.table.withLock { o in [MediaKind.video, .audio].compactMap { o[$0] } }
@@ -86,6 +89,14 @@ public final class RelayStream: Sendable {
             pipeline.setState(.null)
             throw RunError(error.message)
         }
+    }
+
+    /// Why the publisher counts as gone (see `PublishSession.deadReason`), or nil.
+    public func deadReason(limits: ViewerLimits = ViewerLimits()) -> String? {
+        // Media arriving is as good a sign of life as RTCP.
+        let seen = frames.value
+        if mediaSeen.exchange(seen, ordering: .relaxed) != seen { health.heard() }
+        return ViewerReaper.verdict(health: health, states: peer.states, now: .now, limits: limits)
     }
 
     /// Whether the publisher's media flows (a viewer can be fed).

@@ -97,6 +97,8 @@ public struct TransportSpec: Sendable, Equatable {
     public var room: String?
     /// Data channels of the session, opened by the side that offers.
     public var dataChannels: [DataChannelSpec] = []
+    /// `dtls:`: the certificate to present (nil: Sluice's ECDSA P-256 default).
+    public var dtlsCertificate: DTLSCertificate?
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,

@@ -1,6 +1,9 @@
+import Foundation
+
 /// `transport:` and `transport.ice:`.
 extension SpecDecoder {
-    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "data_channels"]
+    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "data_channels", "dtls"]
+    static let dtlsKeys = ["certificate", "key"]
     static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
 
@@ -73,6 +76,13 @@ extension SpecDecoder {
         } else if let room {
             fail("'room' only applies to transport kind apprtc", at: room.keyLocation)
         }
+        if let dtls = map.entry("dtls") {
+            if kind == .noTransport {
+                fail("transport kind 'none' has no DTLS", at: dtls.keyLocation)
+            } else {
+                transport.dtlsCertificate = decodeDTLS(dtls)
+            }
+        }
         if let channels = map.entry("data_channels") {
             if [.noTransport, .server].contains(kind) {
                 fail("transport kind '\(kind.rawValue)' has no peer to open data channels with", at: channels.keyLocation)
@@ -125,6 +135,27 @@ extension SpecDecoder {
             out.append(channel)
         }
         return out
+    }
+
+    /// `dtls: {certificate: cert.pem, key: key.pem}`: the certificate every DTLS handshake
+    /// presents (a relative path is relative to the pipeline file; `key` defaults to the
+    /// certificate's file). Read and checked now, so a bad file is a FILE:LINE:COL error.
+    mutating func decodeDTLS(_ entry: SpecEntry) -> DTLSCertificate? {
+        guard let map = mapping(entry) else { return nil }
+        checkKeys(map, allowed: Self.dtlsKeys, context: "in dtls")
+        guard let certEntry = map.entry("certificate") else {
+            fail("'dtls' needs a 'certificate' (a PEM file, with its key unless 'key' names another)", at: entry.keyLocation)
+            return nil
+        }
+        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let resolve = { (p: String) in URL(fileURLWithPath: p, relativeTo: base).standardizedFileURL.path }
+        guard let certPath = nonEmptyText(certEntry).map(resolve) else { return nil }
+        let keyEntry = map.entry("key")
+        let keyPath = keyEntry.flatMap { nonEmptyText($0) }.map(resolve)
+        do { return try DTLSCertificate(certificateFile: certPath, keyFile: keyPath) } catch {
+            fail("dtls: \(error)", at: (keyEntry ?? certEntry).value.location)
+            return nil
+        }
     }
 
     mutating func decodeICE(_ entry: SpecEntry) -> ICESpec {

@@ -29,7 +29,8 @@ public struct WebRTCRecipe: Sendable {
     /// The recipe a pipeline file's transport section describes.
     public init(transport t: TransportSpec, certificate: DTLSCertificate = .processDefault) {
         self.init(bundlePolicy: t.bundlePolicy.rawValue, latencyMs: t.latencyMs, addresses: t.ice.addresses,
-                  stun: t.ice.stun, turn: t.ice.turn, policy: t.ice.policy.rawValue, certificate: certificate)
+                  stun: t.ice.stun, turn: t.ice.turn, policy: t.ice.policy.rawValue,
+                  certificate: t.dtlsCertificate ?? certificate)
     }
 
     /// A new webrtcbin named `name`, configured, and added to `pipeline` if given.

@@ -383,6 +383,14 @@ private let brokenCases: [BrokenCase] = [
           data_channels:
             - {label: a, max_retransmits: -1}
         """ + "\n" + validSend, at: "3:35", message: "'max_retransmits' must be between 0 and 65535, got -1"),
+    BrokenCase(name: "dtls certificate that cannot be read", yaml: """
+        transport:
+          dtls: { certificate: /nonexistent/sluice-cert.pem }
+        """ + "\n" + validSend, at: "2:24", message: "dtls: cannot read /nonexistent/sluice-cert.pem"),
+    BrokenCase(name: "dtls without a certificate", yaml: """
+        transport:
+          dtls: { key: k.pem }
+        """ + "\n" + validSend, at: "2:3", message: "'dtls' needs a 'certificate'"),
     BrokenCase(name: "decode none with filters", yaml: validSend + """
 
         receive:

@@ -46,4 +46,33 @@ final class DTLSCertificateTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("cannot read"), "\($0)")
         }
     }
+
+    /// `transport.dtls` in a pipeline file: read relative to the file, and a loopback run
+    /// with it delivers media (both ends present it; webrtcbin checks nothing, so the
+    /// fingerprint each side would verify is the certificate's own).
+    func testAPipelineFileCanGiveTheCertificate() async throws {
+        try requireLoopbackOnlyNetwork()
+        let c = try DTLSCertificate.generateECDSA(commonName: "from-the-file")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-dtls-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try c.pem.write(to: dir.appendingPathComponent("dtls.pem"), atomically: true, encoding: .utf8)
+        let yaml = """
+        transport:
+          ice: { addresses: [127.0.0.1], connect_timeout: 5 }
+          dtls: { certificate: dtls.pem }
+        send:
+          video:
+            capture: { kind: test, width: 320, height: 240, fps: 30 }
+            encode: { codec: vp8, bitrate: 500 }
+        receive:
+          video: { sink: stats }
+        """
+        let spec = try PipelineLoader(environment: [:], catalog: GStreamerCatalog())
+            .load(yaml: yaml, file: dir.appendingPathComponent("test.yaml").path)
+        XCTAssertEqual(spec.transport.dtlsCertificate?.fingerprint, c.fingerprint)
+        XCTAssertEqual(WebRTCRecipe(transport: spec.transport).certificate, c)
+        let summary = try await PipelineRun(spec: spec).run(options: RunOptions(duration: 2))
+        XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 20)
+    }
 }
