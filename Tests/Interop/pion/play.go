@@ -3,6 +3,7 @@ package main
 // whep-play: receive a WHEP stream, assemble video frames, count them and audio packets.
 
 import (
+	"os"
 	"errors"
 	"flag"
 	"fmt"
@@ -200,11 +201,19 @@ func (st *playStats) readVideo(track *webrtc.TrackRemote, postTime time.Time) {
 	}
 	// maxLate: packets held while waiting for a frame's missing ones; it must exceed the
 	// largest keyframe's packet count.
+	dumpRTP := 0
+	if os.Getenv("PIONPEER_DUMP_RTP") != "" {
+		dumpRTP = 80
+	}
 	sb := samplebuilder.New(512, depack, track.Codec().ClockRate, samplebuilder.WithMaxTimeDelay(time.Second))
 	for {
 		pkt, _, err := track.ReadRTP()
 		if err != nil {
 			return
+		}
+		if dumpRTP > 0 && len(pkt.Payload) > 1 {
+			dumpRTP--
+			logf("rtp seq %d ts %d marker %v nal %d fu %x len %d", pkt.SequenceNumber, pkt.Timestamp, pkt.Marker, pkt.Payload[0]&0x1f, pkt.Payload[1], len(pkt.Payload))
 		}
 		sb.Push(pkt)
 		for s := sb.Pop(); s != nil; s = sb.Pop() {
