@@ -9,8 +9,12 @@ import SluiceSignalling
 struct RTPSendParameters: Sendable, Equatable {
     var codec: Codec
     var payloadType: Int
-    /// Never 0: webrtcbin would signal `a=ssrc-group:FID 0 …` and no packet has SSRC 0.
-    var ssrc: UInt32
+    /// Pinned in answers (never 0: webrtcbin would signal `a=ssrc-group:FID 0 …`). nil in
+    /// Sluice's own offers: there the peer finds the stream by MID, and a pinned SSRC made a
+    /// webrtcbin receiver drop the first half second of frames (loopback, 320x240 VP8 file:
+    /// 135 sent, 116–121 received, against 135 of 135 without it); webrtcbin then writes no
+    /// `a=ssrc` lines rather than wrong ones.
+    var ssrc: UInt32?
     /// The MID header extension id (nil: not negotiated, e.g. the offer lacks it).
     var midExtensionID: Int?
     /// The media section's MID the packets are tagged with.
@@ -20,9 +24,9 @@ struct RTPSendParameters: Sendable, Equatable {
     /// id from 1 to 14 fits the one-byte header form).
     static let offeredMidExtensionID = 9
 
-    /// For an offer Sluice makes: Sluice's payload type and MID, a fresh SSRC.
+    /// For an offer Sluice makes: Sluice's payload type and MID.
     static func offering(_ codec: Codec, mid: String) -> RTPSendParameters {
-        RTPSendParameters(codec: codec, payloadType: EncoderPresets.payloadType(for: codec), ssrc: randomSSRC(),
+        RTPSendParameters(codec: codec, payloadType: EncoderPresets.payloadType(for: codec), ssrc: nil,
                           midExtensionID: offeredMidExtensionID, mid: mid)
     }
 
@@ -36,7 +40,8 @@ struct RTPSendParameters: Sendable, Equatable {
 
     /// The RTP caps for the payloader's output and the transceiver's codec preferences.
     var caps: String {
-        var caps = EncoderPresets.rtpCaps(for: codec, payloadType: payloadType) + ",ssrc=(uint)\(ssrc)"
+        var caps = EncoderPresets.rtpCaps(for: codec, payloadType: payloadType)
+        if let ssrc { caps += ",ssrc=(uint)\(ssrc)" }
         if let id = midExtensionID { caps += ",extmap-\(id)=(string)\(RTPHeaderExtension.mid)" }
         return caps
     }
@@ -47,7 +52,7 @@ struct RTPSendParameters: Sendable, Equatable {
             try payloader.set(k, fromString: v)
         }
         try payloader.set("pt", UInt32(payloadType))
-        try payloader.set("ssrc", ssrc)
+        if let ssrc { try payloader.set("ssrc", ssrc) }
         guard let id = midExtensionID, let mid else { return }
         // Added by hand rather than left to `auto-header-extension`: only this way does the
         // extension know which MID to write.
