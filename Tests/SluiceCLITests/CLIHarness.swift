@@ -102,7 +102,9 @@ enum CLI {
             json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             try? FileManager.default.removeItem(atPath: reportPath)
         }
-        return CLIResult(status: p.terminationStatus, stdout: collected.text(.out), stderr: collected.text(.err),
+        // Reading terminationStatus of a process still running traps (Foundation): a child
+        // that outlived its SIGKILL wait is reported as killed instead of crashing the suite.
+        return CLIResult(status: p.isRunning ? -9 : p.terminationStatus, stdout: collected.text(.out), stderr: collected.text(.err),
                          seconds: Date().timeIntervalSince(start), report: json)
     }
 }
