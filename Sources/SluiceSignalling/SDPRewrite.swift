@@ -10,13 +10,7 @@ public enum SDPRewrite {
     /// belong to ("Failed to demux RTP packet") and decodes nothing. With the section
     /// rejected, one receiving section is left and the browser demultiplexes by payload type.
     public static func rejectingInactive(_ sdp: String) -> String {
-        // "\r\n" is one Character in Swift: split on newlines, whatever their form.
-        let lines = sdp.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
-        var sections: [[String]] = [[]]
-        for line in lines {
-            if line.hasPrefix("m=") { sections.append([]) }
-            sections[sections.count - 1].append(line)
-        }
+        var sections = Self.sections(of: sdp)
         guard let groupIndex = sections[0].firstIndex(where: { $0.hasPrefix("a=group:BUNDLE ") }) else { return sdp }
         let bundle = sections[0][groupIndex].dropFirst("a=group:BUNDLE ".count).split(separator: " ").map(String.init)
         guard let tag = bundle.first else { return sdp }
@@ -56,12 +50,7 @@ public enum SDPRewrite {
     /// stacks (Firefox, Pion, current Chromium) read the media-level line to name the track
     /// and group audio and video into one stream.
     public static func addingMediaMsid(_ sdp: String) -> String {
-        let lines = sdp.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
-        var sections: [[String]] = [[]]
-        for line in lines {
-            if line.hasPrefix("m=") { sections.append([]) }
-            sections[sections.count - 1].append(line)
-        }
+        var sections = Self.sections(of: sdp)
         var changed = false
         for i in sections.indices.dropFirst() where !sections[i].contains(where: { $0.hasPrefix("a=msid:") }) {
             guard let ssrcLine = sections[i].first(where: { $0.hasPrefix("a=ssrc:") && $0.contains(" msid:") }),
@@ -74,5 +63,16 @@ public enum SDPRewrite {
             changed = true
         }
         return changed ? sections.flatMap { $0 }.joined(separator: "\r\n") : sdp
+    }
+
+    /// The session part, then each media section, as lines. "\r\n" is one Character in
+    /// Swift: lines are split on newlines, whatever their form.
+    public static func sections(of sdp: String) -> [[String]] {
+        var sections: [[String]] = [[]]
+        for line in sdp.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") { sections.append([]) }
+            sections[sections.count - 1].append(String(line))
+        }
+        return sections
     }
 }

@@ -12,7 +12,6 @@ public final class PublishSession: Sendable {
     private let builder: GraphBuilder
     private let peer: WebRTCPeer
     private let health = ViewerHealth()
-    private let mediaSeen = Atomic<Int>(0)
 
     /// Prepares the session from `spec`'s receive section; ICE gathers on `iceAddresses`.
     public convenience init(receive spec: PipelineSpec, iceAddresses: [String]) throws(RunError) {
@@ -56,9 +55,7 @@ public final class PublishSession: Sendable {
     /// its ICE failed, or it never connected — or nil while it is alive. The rules served
     /// viewers follow (`ViewerReaper`).
     public func deadReason(limits: ViewerLimits = ViewerLimits()) -> String? {
-        // Media arriving is as good a sign of life as RTCP.
-        let seen = receivedVideoFrames + receivedAudioBuffers
-        if mediaSeen.exchange(seen, ordering: .relaxed) != seen { health.heard() }
+        health.heard(mediaCount: receivedVideoFrames + receivedAudioBuffers)
         return ViewerReaper.verdict(health: health, states: peer.states, now: .now, limits: limits)
     }
 

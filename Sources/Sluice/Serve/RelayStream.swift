@@ -17,7 +17,6 @@ public final class RelayStream: Sendable {
     private let viewers: ViewerSet
     private let frames = RelayCounter()
     private let health = ViewerHealth()
-    private let mediaSeen = Atomic<Int>(0)
 
     public convenience init(name: String, iceAddresses: [String], latencyMs: Int = 50) throws(RunError) {
         try self.init(name: name, recipe: WebRTCRecipe(latencyMs: latencyMs, addresses: iceAddresses))
@@ -93,9 +92,7 @@ public final class RelayStream: Sendable {
 
     /// Why the publisher counts as gone (see `PublishSession.deadReason`), or nil.
     public func deadReason(limits: ViewerLimits = ViewerLimits()) -> String? {
-        // Media arriving is as good a sign of life as RTCP.
-        let seen = frames.value
-        if mediaSeen.exchange(seen, ordering: .relaxed) != seen { health.heard() }
+        health.heard(mediaCount: frames.value)
         return ViewerReaper.verdict(health: health, states: peer.states, now: .now, limits: limits)
     }
 

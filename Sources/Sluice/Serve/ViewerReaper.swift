@@ -27,8 +27,15 @@ final class ViewerHealth: Sendable {
     /// Why the viewer's branch failed, if it did.
     var failed: String? { failure.withLock { $0 } }
 
+    private let mediaSeen = Atomic<Int>(0)
+
     func fail(_ why: String) { failure.withLock { if $0 == nil { $0 = why } } }
     func heard() { lastHeard.withLock { $0 = .now } }
+    /// Counts media arriving as a sign of life, as good as RTCP: `count` is a running total
+    /// of what arrived; any change since the last call counts as heard.
+    func heard(mediaCount count: Int) {
+        if mediaSeen.exchange(count, ordering: .relaxed) != count { heard() }
+    }
 
     /// When ICE was first seen connected (nil before).
     func connected(_ isConnected: Bool, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {

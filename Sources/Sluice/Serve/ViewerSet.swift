@@ -60,8 +60,10 @@ final class ViewerSet: Sendable {
         guard count < limits.maxViewers else {
             throw RunError("'\(stream)' already has \(limits.maxViewers) viewers; try again later")
         }
+        // Read once: a relay's outputs appear as its publisher's media arrives.
+        let available = outputs()
         let plan: ViewerPlan
-        do { plan = try ViewerPlan(offer: offer, outputs: outputs().map { ($0.media, $0.codec) }) } catch {
+        do { plan = try ViewerPlan(offer: offer, outputs: available.map { ($0.media, $0.codec) }) } catch {
             throw RunError(error.description)
         }
         let id = UUID().uuidString.lowercased()
@@ -75,7 +77,7 @@ final class ViewerSet: Sendable {
         var teePads: [(Element, Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []
         do {
-            let byMedium = Dictionary(outputs().map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
+            let byMedium = Dictionary(available.map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
             for track in plan.tracks {
                 guard let output = byMedium[track.media], let teePad = output.tee.requestPad("src_%u") else { continue }
                 teePads.append((output.tee, teePad))

@@ -19,6 +19,8 @@ public struct DTLSCertificate: Sendable, Equatable {
     public let fingerprint: String
     /// `ECDSA P-256`, `RSA`, …
     public let keyKind: String
+    /// The fingerprint webrtcbin 1.22 writes for this PEM (see `DTLSFingerprint`).
+    let writtenByWebRTCBin: String
 
     /// A new self-signed ECDSA P-256 certificate, valid from a day ago for 30 days.
     public static func generateECDSA(commonName: String = "sluice") throws -> DTLSCertificate {
@@ -54,6 +56,7 @@ public struct DTLSCertificate: Sendable, Equatable {
         fingerprint = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
         keyKind = "\(key.publicKey)".contains("P256") ? "ECDSA P-256" : "\(certificate.signatureAlgorithm)"
         pem = certificatePEM + "\n" + keyPEM + "\n"
+        writtenByWebRTCBin = DTLSFingerprint.asWrittenByWebRTCBin(pem: pem)
     }
 
     /// Reads a PEM file holding the certificate and the private key, or two files.
@@ -79,7 +82,7 @@ public struct DTLSCertificate: Sendable, Equatable {
     }()
 
     private init(pem: String, fingerprint: String, keyKind: String) {
-        self.pem = pem; self.fingerprint = fingerprint; self.keyKind = keyKind
+        self.pem = pem; self.fingerprint = fingerprint; self.keyKind = keyKind; writtenByWebRTCBin = fingerprint
     }
 
     /// Makes `webrtcbin` present this certificate on every DTLS transport it creates (media
@@ -93,7 +96,7 @@ public struct DTLSCertificate: Sendable, Equatable {
     public func apply(to webrtcbin: Element) {
         guard !pem.isEmpty else { return }
         let pem = pem
-        DTLSFingerprintFix.register(written: DTLSFingerprint.asWrittenByWebRTCBin(pem: pem), real: fingerprint)
+        DTLSFingerprintFix.register(written: writtenByWebRTCBin, real: fingerprint)
         // The handler captures only the PEM text.
         webrtcbin.connect("element-added") { (args: borrowing SignalArguments) -> Void in
             guard let bin = args.object(1, as: Bin.self) else { return }
