@@ -17,6 +17,11 @@ set -e
 # Count test cases (a failing test may report several failed assertions).
 passed=$(grep -cE "^Test Case '.*' passed" "$log" || true)
 failed=$(grep -cE "^Test Case '.*' failed" "$log" || true)
+# Repeat the failures last: a CI record often keeps only the tail of the log.
+if [ "$failed" -gt 0 ]; then
+  echo "failed tests and their assertions:"
+  grep -E "^Test Case '.*' failed|: error: " "$log" | tail -40
+fi
 echo "tests: $passed passed, $failed failed"
 [ "$((passed + failed))" -gt 0 ] || { echo "test.sh: no tests ran"; exit 1; }
 exit "$status"
