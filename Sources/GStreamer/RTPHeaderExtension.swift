@@ -17,4 +17,9 @@ public enum RTPHeaderExtensions {
     public static func attach(_ ext: Element, to payloader: Element) throws(GstError) {
         try payloader.emit("add-extension", ext)
     }
+
+    /// Removes every extension from an RTP payloader (its `clear-extensions` action signal).
+    public static func detachAll(from payloader: Element) throws(GstError) {
+        try payloader.emit("clear-extensions")
+    }
 }

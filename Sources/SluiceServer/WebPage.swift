@@ -46,6 +46,7 @@ enum WebPage {
   <button id="play-stop" disabled>Stop</button>
   <table class="stats">
     <tr><td>resolution</td><td><span data-stat="width">-</span> × <span data-stat="height">-</span></td></tr>
+    <tr><td>codec</td><td data-stat="codec">-</td></tr>
     <tr><td>fps</td><td data-stat="fps">-</td></tr>
     <tr><td>bitrate (kbps)</td><td data-stat="bitrate">-</td></tr>
     <tr><td>RTT (ms)</td><td data-stat="rtt">-</td></tr>
@@ -71,6 +72,7 @@ enum WebPage {
   <video id="publish-video" autoplay muted playsinline></video>
   <table class="stats">
     <tr><td>resolution</td><td><span data-stat="width">-</span> × <span data-stat="height">-</span></td></tr>
+    <tr><td>codec</td><td data-stat="codec">-</td></tr>
     <tr><td>fps</td><td data-stat="fps">-</td></tr>
     <tr><td>bitrate (kbps)</td><td data-stat="bitrate">-</td></tr>
     <tr><td>RTT (ms)</td><td data-stat="rtt">-</td></tr>
@@ -212,12 +214,16 @@ enum WebPage {
           out.width = r.frameWidth || 0; out.height = r.frameHeight || 0;
           out.fps = r.framesPerSecond || 0;
           out.packetsLost = r.packetsLost || 0;
+          const codec = r.codecId && report.get(r.codecId);
+          if (codec) out.codec = codec.mimeType.replace(/^video\//, "");
         }
       }
       if (kind === "publish" && r.type === "outbound-rtp") {
         bytes += r.bytesSent || 0;
         if (r.kind === "video") {
           out.framesSent = r.framesSent || 0;
+          const codec = r.codecId && report.get(r.codecId);
+          if (codec) out.codec = codec.mimeType.replace(/^video\//, "");
           out.width = r.frameWidth || 0; out.height = r.frameHeight || 0;
           out.fps = r.framesPerSecond || 0;
         }

@@ -186,7 +186,7 @@ def run_play(driver, base, name, args):
     return {
         "mode": "play", "stream": name,
         "framesDecoded": s.get("framesDecoded"), "width": s.get("width"), "height": s.get("height"),
-        "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"),
+        "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"), "codec": s.get("codec"),
         "packetsLost": s.get("packetsLost"), "firstFrameMs": s.get("firstFrameMs"),
         "iceState": s.get("iceState"),
         "picture": picture,
@@ -228,7 +228,7 @@ def run_publish(driver, base, name, args):
     return {
         "mode": "publish", "receiver": name,
         "framesSent": s.get("framesSent"), "width": s.get("width"), "height": s.get("height"),
-        "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"),
+        "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"), "codec": s.get("codec"),
         "iceState": s.get("iceState"),
         "secondsToMinFrames": round(reached, 2),
         "serverVideoFrames": ended.get("video_frames"), "serverAudioBuffers": ended.get("audio_buffers"),

@@ -54,6 +54,25 @@ final class BrowserEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((picture["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "the picture moves: \(picture)")
     }
 
+    /// Chromium plays H.264 (Constrained Baseline, offered by Chromium as one of several
+    /// payload types) from `Pipelines/serve-av.yaml`'s busy scene: the page shows it moving.
+    func testBrowserPlaysH264OverWHEP() throws {
+        try CLI.requireBrowserTools()
+        let (_, json, _) = try CLI.browserCheck("play", "serve-av", serve: ["--pipeline", "Pipelines/serve-av.yaml"], port: 18475,
+                                                extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"],
+                                                env: ["CODEC": "h264"])
+        print("BrowserEndToEnd play H.264:", json)
+        XCTAssertEqual(json["codec"] as? String, "H264", "\(json)")
+        XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
+        XCTAssertGreaterThan((json["fps"] as? NSNumber)?.doubleValue ?? 0, 20, "\(json)")
+        let picture = try XCTUnwrap(json["picture"] as? [String: Any], "\(json)")
+        XCTAssertEqual(picture["readyState"] as? Int, 4, "\(picture)")
+        XCTAssertEqual(picture["trackWidth"] as? Int, 640, "\(picture)")
+        XCTAssertEqual(picture["trackHeight"] as? Int, 360, "\(picture)")
+        XCTAssertGreaterThanOrEqual(picture["trackFrames"] as? Int ?? 0, 10, "\(picture)")
+        XCTAssertGreaterThan((picture["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "the picture moves: \(picture)")
+    }
+
     /// With `--token`, the page sends the token field as `Authorization: Bearer` on POST and
     /// DELETE (browser_check.py waits for the viewer to be gone after Stop).
     func testBrowserPlaysWithABearerToken() throws {

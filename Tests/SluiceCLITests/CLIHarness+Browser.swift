@@ -58,11 +58,11 @@ extension CLI {
     /// Runs `Tests/Browser/browser_check.py mode $URL name extra…` against a fresh server and
     /// returns its result, its JSON line, and the server's `/whip.json` afterwards.
     static func browserCheck(_ mode: String, _ name: String, serve: [String], port: Int, extra: [String] = [],
-                             file: StaticString = #filePath, line: UInt = #line) throws
+                             env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws
         -> (result: CLIResult, json: [String: Any], whip: [String: Any]) {
         let q = (["Tests/Browser/browser_check.py", mode] + ["\"$URL\""] + [name] + extra)
         let client = "\"$PYTHON\" " + q.map { $0 == "\"$URL\"" ? $0 : "'\($0)'" }.joined(separator: " ")
-        let r = try runClientWithServer(serve: serve, port: port, client: client)
+        let r = try runClientWithServer(serve: serve, port: port, client: client, env: env)
         XCTAssertEqual(r.status, 0, "browser_check.py \(mode) failed:\n\(r.stderr.suffix(6000))", file: file, line: line)
         let parts = r.stdout.components(separatedBy: "AFTER:")
         let jsonLine = parts.first?.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""

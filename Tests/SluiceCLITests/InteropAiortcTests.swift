@@ -136,6 +136,39 @@ final class InteropAiortcTests: XCTestCase {
         XCTAssertNotNil(r.value("session.ended_by_peer") as? String, "\(r.report ?? [:])")
     }
 
+    /// The other way round: aiortc joins first and offers with its own payload types (VP8
+    /// 97, where Sluice's offers use 96); `sluice run Pipelines/room-send.yaml` answers, so
+    /// its send branches, built before the offer came, must move to aiortc's choice.
+    func testAiortcCallsSluiceThroughARoom() throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-room-\(UUID().uuidString).json").path
+        let script = """
+        ip link set lo up
+        "$SLUICE" serve --port 18609 >/dev/null 2>&1 &
+        server=$!
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18609/status.json; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+        "$PYTHON" \(Self.peer) room-offer http://127.0.0.1:18609 --room interop2 --seconds \(Self.seconds) &
+        peer=$!
+        i=0; until curl -s -m 1 http://127.0.0.1:18609/status.json | grep -q '"clients":1'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+        SLUICE_ROOM_SERVER=http://127.0.0.1:18609 SLUICE_ROOM=interop2 "$SLUICE" run Pipelines/room-send.yaml --duration 40 --quiet --report '\(report)' </dev/null
+        status=$?
+        wait $peer; peerStatus=$?
+        kill -INT $server; wait $server
+        [ $peerStatus -eq 0 ] || exit 92
+        exit $status
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, "both ends finish cleanly: \(r.stderr.suffix(3000))")
+        let j = try Self.json(r)
+        XCTAssertEqual(j["width"] as? Int, 640, "\(j)")
+        XCTAssertEqual(j["height"] as? Int, 480, "\(j)")
+        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(j)")
+        XCTAssertEqual(j["picture_moves"] as? Bool, true, "\(j)")
+        XCTAssertGreaterThan(j["audio_frames"] as? Int ?? 0, Int(Self.seconds * 25), "\(j)")
+        XCTAssertEqual(r.value("session.role") as? String, "answerer", "\(r.report ?? [:])")
+        XCTAssertNotNil(r.value("session.ended_by_peer") as? String, "\(r.report ?? [:])")
+    }
+
     static func json(_ r: CLIResult) throws -> [String: Any] {
         let line = r.stdout.components(separatedBy: "AFTER:").first?.split(separator: "\n").last { $0.hasPrefix("{") }
         let j = line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -47,8 +47,8 @@ final class InteropPionTests: XCTestCase {
     func testPionPlaysSluiceOverWHEP() throws {
         for (i, codec) in Self.codecs.enumerated() {
             let r = try CLI.runClientWithServer(
-                serve: ["--pipeline", "Pipelines/serve-testsrc.yaml"], port: 18611 + i,
-                client: "'\(peer)' whep-play --url \"$URL/whep/serve-testsrc\" --seconds \(Self.seconds) --codec \(codec)",
+                serve: ["--pipeline", "Pipelines/serve-av.yaml"], port: 18611 + i,
+                client: "'\(peer)' whep-play --url \"$URL/whep/serve-av\" --seconds \(Self.seconds) --codec \(codec)",
                 env: ["CODEC": codec], timeout: 90)
             XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(4000))")
             let j = try InteropAiortcTests.json(r)

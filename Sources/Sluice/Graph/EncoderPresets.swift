@@ -13,7 +13,11 @@ public enum EncoderPresets {
         var props: [(String, String)] = []
         switch element {
         case "x264enc":
-            props = [("bitrate", "\(kbps)"), ("key-int-max", "\(gop)")]
+            // No access unit delimiters: RTP marks access units itself (RFC 6184), and
+            // rtph264pay sends a delimiter followed by a slice too big to aggregate as an RTP
+            // packet of its own, 2 bytes long, which Pion's depacketizer refuses (the frame is
+            // then lost).
+            props = [("bitrate", "\(kbps)"), ("key-int-max", "\(gop)"), ("aud", "false")]
             if encode.preset == .realtime {
                 props += [("tune", "zerolatency"), ("speed-preset", "ultrafast"), ("bframes", "0"),
                           ("b-adapt", "false"), ("rc-lookahead", "0"), ("sync-lookahead", "0"),
@@ -56,6 +60,17 @@ public enum EncoderPresets {
         case .h264: "video/x-h264,profile=constrained-baseline,stream-format=byte-stream"
         default: nil
         }
+    }
+
+    /// Caps forced after the codec's parser, before the payloader. H.264 travels as AVC
+    /// (length-prefixed) access units: h264parse adds an access unit delimiter to every
+    /// byte-stream frame that lacks one (1.22 has no switch for it), and rtph264pay then
+    /// sends that delimiter as an RTP packet of its own, 2 bytes long, whenever the next slice
+    /// is too big to aggregate, and flushes the SPS/PPS it inserted before a keyframe with the
+    /// marker bit set. Pion refuses both (its sample builder loses the whole frame). In AVC
+    /// nothing adds delimiters, and the payloader takes SPS/PPS from `codec_data`.
+    public static func parsedCaps(for codec: Codec) -> String? {
+        codec == .h264 ? "video/x-h264,stream-format=avc,alignment=au" : nil
     }
 
     /// Payloader properties: MTU 1200 everywhere, 15-bit picture ids for VP8/VP9, SPS/PPS

@@ -138,7 +138,10 @@ extension GraphBuilder {
             throw RunError("cannot link the \(branch.media.rawValue) payloader to webrtcbin: \(error.message)", at: enc.location)
         }
         counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
-        state.withLock { $0.webrtcInputs[branch.media] = sinkPad }
+        state.withLock {
+            $0.webrtcInputs[branch.media] = sinkPad
+            $0.sendRTP[branch.media] = SendRTP(payloader: pay, capsfilter: rtpCaps, input: sinkPad, parameters: rtp)
+        }
     }
 
     /// Counts what is handed on after encoding: frames (video) or packets (audio).
@@ -210,6 +213,9 @@ extension GraphBuilder {
         }
         if let parser = DefaultElements.parser(for: enc.codec) {
             out.append(try make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: enc.location))
+        }
+        if let caps = EncoderPresets.parsedCaps(for: enc.codec) {
+            out.append(try make("capsfilter", [("caps", caps)], at: enc.location))
         }
         return out
     }

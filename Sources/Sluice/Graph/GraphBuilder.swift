@@ -26,6 +26,10 @@ final class GraphBuilder: Sendable {
         var tees: [MediaKind: Element] = [:]
         /// The webrtcbin input pad of each send branch.
         var webrtcInputs: [MediaKind: Pad] = [:]
+        /// The RTP stage of each send branch into a webrtcbin (see `retargetSend`).
+        var sendRTP: [MediaKind: SendRTP] = [:]
+        /// Blocking probes holding send branches back until an answer exists (`holdSend`).
+        var sendHolds: [(pad: Pad, probe: UInt)] = []
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }

@@ -13,6 +13,8 @@ final class RoomSession: RemoteSession {
     private let joined: AppRTCClient.Joined
     /// Codecs this side can take, per medium (an absent medium takes anything).
     private let accepts: [String: [String]]
+    /// The graph whose send branches an offer may move to other payload parameters.
+    private let builder: GraphBuilder
     private let location: SourceLocation?
     private let logger: Logger
 
@@ -27,9 +29,10 @@ final class RoomSession: RemoteSession {
     private let state = Mutex(State())
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
-    init(peer: WebRTCPeer, joined: AppRTCClient.Joined, accepts: [String: [String]], location: SourceLocation?,
-         logger: Logger) {
+    init(peer: WebRTCPeer, joined: AppRTCClient.Joined, accepts: [String: [String]], builder: GraphBuilder,
+         location: SourceLocation?, logger: Logger) {
         self.peer = peer
+        self.builder = builder
         self.joined = joined
         self.accepts = accepts
         self.location = location
@@ -89,13 +92,30 @@ final class RoomSession: RemoteSession {
             if let refused = SDPSummary.incompatibilities(offer: SDPSummary(sdp), accepts: accepts).first {
                 return fail(refused + "; the peers in room '\(joined.room)' share no codec for that medium")
             }
+            try followOffer(sdp)
             try await peer.setRemoteDescription(try SessionDescription(kind: .offer, sdp: sdp))
             let answer = try await peer.createAnswer()
             try await peer.setLocalDescription(answer)
+            builder.releaseSend()
             client.send(.answer(sdp: answer.sdp))
             state.withLock { $0.negotiated = true }
         } catch {
             fail(describe(error, reading: "offer"))
+        }
+    }
+
+    /// Sends each medium with the payload type, MID and MID extension id the offer chose
+    /// for it (the branches were built with Sluice's own before the offer came).
+    private func followOffer(_ sdp: String) throws(RunError) {
+        let sends = builder.sendParameters
+        let outputs = MediaKind.allCases.compactMap { m in sends[m].map { (media: m, codec: $0.codec) } }
+        // No plan: the offer takes none of what this peer sends (it only sends itself); the
+        // codec check above has already refused offers that share no codec.
+        guard !outputs.isEmpty, let plan = try? ViewerPlan(offer: sdp, outputs: outputs) else { return }
+        for track in plan.tracks {
+            do { try builder.retargetSend(track.media, to: track.parameters) } catch {
+                throw RunError("room '\(joined.room)': \(error.message)", at: location)
+            }
         }
     }
 
@@ -104,6 +124,7 @@ final class RoomSession: RemoteSession {
         switch error {
         case let e as GstError: "room '\(joined.room)': the other peer's \(what): \(e.message)"
         case let e as NegotiationError: "room '\(joined.room)': \(e.message)"
+        case let e as RunError: e.message
         default: "room '\(joined.room)': \(error)"
         }
     }

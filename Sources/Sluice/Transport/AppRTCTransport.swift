@@ -14,8 +14,10 @@ struct AppRTCTransport: Transport {
         }
         c.logger.info("room '\(joined.room)': joined as \(joined.isInitiator ? "initiator (offers)" : "second peer (answers)")")
         let p = try roomPeer(c, initiator: joined.isInitiator)
+        // The second peer answers: what it sends waits for the offer's payload types.
+        if !joined.isInitiator { c.builder.holdSend() }
         let remote = RoomSession(peer: p, joined: joined, accepts: RoomSession.accepts(spec),
-                                 location: spec.transport.location, logger: c.logger)
+                                 builder: c.builder, location: spec.transport.location, logger: c.logger)
         return TransportSetup(player: p, remote: remote,
                               opensChannels: joined.isInitiator ? p.webrtcbin : nil,
                               acceptsChannels: joined.isInitiator ? nil : p.webrtcbin)
@@ -35,7 +37,8 @@ struct AppRTCTransport: Transport {
                   let transceiver = pad.objectProperty("transceiver", as: Object.self) else { continue }
             do {
                 try transceiver.set("direction", fromString: receives ? "sendrecv" : "sendonly")
-                try transceiver.set("codec-preferences", value: try Caps(EncoderPresets.rtpCaps(for: branch.encode.codec)).asValue())
+                let caps = c.builder.sendParameters[branch.media]?.caps ?? EncoderPresets.rtpCaps(for: branch.encode.codec)
+                try transceiver.set("codec-preferences", value: try Caps(caps).asValue())
             } catch {
                 throw RunError("cannot set up sending \(branch.media.rawValue): \(error.message)", at: branch.location)
             }

@@ -6,6 +6,7 @@
     aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--no-delete]
     aiortc_peer.py room-answer  BASE_URL --room R [--seconds N]
+    aiortc_peer.py room-offer   BASE_URL --room R [--seconds N]
 
 whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes what arrives for N
               seconds after the first frame, DELETEs the session; prints JSON: frames, size,
@@ -20,6 +21,8 @@ whep-crowd:   N viewers in one process (a load test): each plays for N seconds o
 room-answer:  joins an AppRTC-compatible room (POST /join, WebSocket register) as the second
               peer, answers the offer found there (queued or arriving), trickles candidates
               both ways, decodes for N seconds, says bye and leaves; prints whep-play's JSON.
+room-offer:   the same as the first peer: offers receive-only video and audio with aiortc's
+              own payload types (VP8 is 97), so the answering peer must follow the offer.
 whep-serve:   a WHEP endpoint (POST /whep/<any> → 201 + Location, DELETE) serving the same
               synthetic picture and tone to each viewer; prints "listening URL" on stderr.
 
@@ -281,7 +284,7 @@ async def whep_crowd(args):
                       "total": after}), flush=True)
 
 
-async def room_answer(args):
+async def room_call(args):
     """The room protocol in a few lines: aiortc does not speak it, so the test does."""
     import aiohttp
     from aiortc.sdp import candidate_from_sdp
@@ -316,8 +319,10 @@ async def room_answer(args):
             raise Failure(f"join answered {joined}")
         params = joined["params"]
         client = params["client_id"]
-        if params["is_initiator"] == "true":
-            raise Failure("joined first: this peer only answers; start the offering peer first")
+        offers = args.mode == "room-offer"
+        if (params["is_initiator"] == "true") != offers:
+            raise Failure("joined first: this peer only answers; start the offering peer first" if not offers
+                          else "joined second: this peer only offers; start it before the answering peer")
         ws = await http_s.ws_connect(params["wss_url"])
         await ws.send_str(json.dumps({"cmd": "register", "roomid": args.room, "clientid": client}))
 
@@ -330,11 +335,20 @@ async def room_answer(args):
                 await pc.setLocalDescription(await pc.createAnswer())
                 await gathered(pc)
                 await send({"type": "answer", "sdp": pc.localDescription.sdp})
+            elif msg.get("type") == "answer" and offers:
+                await pc.setRemoteDescription(RTCSessionDescription(sdp=msg["sdp"], type="answer"))
             elif msg.get("type") == "candidate" and msg.get("candidate"):
                 c = candidate_from_sdp(msg["candidate"].split(":", 1)[1])
                 c.sdpMLineIndex = msg.get("label", 0)
                 await pc.addIceCandidate(c)
 
+        if offers:
+            # aiortc's own payload types (VP8 97): the answering Sluice must follow them.
+            pc.addTransceiver("video", direction="recvonly")
+            pc.addTransceiver("audio", direction="recvonly")
+            await pc.setLocalDescription(await pc.createOffer())
+            await gathered(pc)
+            await send({"type": "offer", "sdp": pc.localDescription.sdp})
         for queued in params.get("messages", []):
             await handle(json.loads(queued))
 
@@ -410,7 +424,7 @@ async def whep_serve(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd", "room-answer"])
+    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd", "room-answer", "room-offer"])
     p.add_argument("url", nargs="?")
     p.add_argument("--token")
     p.add_argument("--seconds", type=float, default=5)
@@ -426,7 +440,7 @@ def main():
     if args.mode != "whep-serve" and not args.url:
         p.error("URL is required")
     run = {"whep-play": whep_play, "whip-publish": whip_publish, "whep-serve": whep_serve,
-           "whep-crowd": whep_crowd, "room-answer": room_answer}[args.mode]
+           "whep-crowd": whep_crowd, "room-answer": room_call, "room-offer": room_call}[args.mode]
     try:
         asyncio.run(asyncio.wait_for(run(args), args.seconds + args.timeout + 30
                                      if args.mode not in ("whep-serve", "whep-crowd") or

@@ -31,6 +31,7 @@ final class EncoderPresetsTests: XCTestCase {
         XCTAssertEqual(props["speed-preset"], "ultrafast")
         XCTAssertEqual(props["bframes"], "0")
         XCTAssertEqual(props["key-int-max"], "60", "two seconds at 30 fps by default")
+        XCTAssertEqual(props["aud"], "false", "no 2-byte delimiter packets (Pion drops them)")
         XCTAssertEqual(EncoderPresets.encodedCaps(for: .h264, preset: .realtime)?.contains("constrained-baseline"), true)
     }
 
@@ -50,6 +51,6 @@ final class EncoderPresetsTests: XCTestCase {
     func testDefaultPresetLeavesEncoderDefaults() {
         let props = EncoderPresets.encoderProperties(EncodeSpec(codec: .h264, bitrateKbps: 2000, preset: .default),
                                                      element: "x264enc", fps: 30)
-        XCTAssertEqual(Set(props.map(\.0)), ["bitrate", "key-int-max"])
+        XCTAssertEqual(Set(props.map(\.0)), ["bitrate", "key-int-max", "aud"], "aud is about RTP, not quality")
     }
 }
