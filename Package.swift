@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Layer 1: the C libraries, as pkg-config sees them.
@@ -64,6 +65,8 @@ let package = Package(
                 // DTLS certificates (ECDSA P-256) for webrtcbin.
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // `/metrics` in Prometheus text format.
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.
@@ -90,6 +93,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Layer 4: the command line.

@@ -51,3 +51,8 @@ if ! .venv/bin/python -c 'import aiortc, aiohttp, numpy' 2>/dev/null; then
   .venv/bin/pip install -q aiortc aiohttp numpy
 fi
 echo "install.sh: aiortc $(.venv/bin/python -c 'import aiortc; print(aiortc.__version__)') in .venv"
+# The metrics tests parse /metrics with Prometheus's own Python parser.
+if ! .venv/bin/python -c 'import prometheus_client' 2>/dev/null; then
+  echo "install.sh: installing prometheus-client into .venv"
+  .venv/bin/pip install -q prometheus-client
+fi

@@ -22,6 +22,13 @@ public final class CameraSessions: Sendable {
 
     func add(_ session: CameraAPI.Session, viewer: String) { viewers.withLock { $0[session.id] = (session.device, viewer) } }
     func take(_ id: String) -> (device: String, viewer: String)? { viewers.withLock { $0.removeValue(forKey: id) } }
+
+    /// Ends every camera session and its viewer (the end of a drain).
+    func removeAll(from streams: [String: StreamHub]) {
+        for s in sessions.expire(now: .distantFuture) {
+            if let v = take(s.id) { streams[v.device]?.removeViewer(v.viewer) }
+        }
+    }
 }
 
 /// Ends camera streams whose time is up (checked every `interval` seconds).
@@ -42,7 +49,7 @@ struct CameraExpiryService: Service {
 
 extension SignallingServer {
     func addCameraRoutes(to router: Routes) {
-        let streams = streams, cameras = cameras
+        let streams = streams, cameras = cameras, drain = drain
         router.post("/enterprises/:project/devices/:command") { request, context -> Response in
             let path = context.parameters.get("command") ?? ""
             let suffix = ":executeCommand"
@@ -61,6 +68,7 @@ extension SignallingServer {
             }
             switch command {
             case .generate(let offer):
+                if drain.isDraining { return Self.cameraError(CameraAPI.draining) }
                 if let problem = CameraAPI.offerProblem(offer) { return Self.cameraError(problem) }
                 do {
                     let (viewer, answer) = try await hub.addViewer(offer: offer)
@@ -96,4 +104,7 @@ extension CameraAPI {
     static let unauthenticated = APIError(401, "UNAUTHENTICATED",
                                           "Request is missing a valid authentication credential: send Authorization: Bearer <token>.")
     static let permissionDenied = APIError(403, "PERMISSION_DENIED", "The caller does not have permission")
+    /// New streams while the server drains (Google's APIs answer 503 UNAVAILABLE when a
+    /// request should be retried later).
+    static let draining = APIError(503, "UNAVAILABLE", "The server is shutting down; retry against another instance.")
 }

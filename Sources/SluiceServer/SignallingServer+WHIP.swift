@@ -148,6 +148,22 @@ public final class WHIPIngest: Sendable {
         return true
     }
 
+    /// Ends every publisher and relay as its DELETE would (receive pipelines drain, files
+    /// are finalized): the end of a graceful drain.
+    func stopAll() async {
+        let live = sessions.withLock { t in t.map { ($0.value.name, $0.key) } } + relays.withLock { t in t.map { ($0.key, $0.value.id) } }
+        await withTaskGroup(of: Void.self) { group in
+            for (name, id) in live { group.addTask { _ = await self.stop(name, id) } }
+        }
+    }
+
+    /// Publishers removed without DELETE so far, by reason.
+    var reapedCounts: [String: Int] { reaped.withLock { $0 } }
+    /// Relayed publishers now, and their viewers.
+    var relayCounts: (relays: Int, viewers: Int) { relays.withLock { t in (t.count, t.values.reduce(0) { $0 + $1.viewerCount }) } }
+    /// What ended sessions received, per receive pipeline.
+    var endedTotals: [String: (sessions: Int, video: Int, audio: Int)] { totals.withLock { $0 } }
+
     /// `{"sessions": [{id, stream, video_frames, audio_buffers}], "ended": {stream: {sessions, video_frames, audio_buffers}}}`
     var listing: String {
         let rows = sessions.withLock { t in

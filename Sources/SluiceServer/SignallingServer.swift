@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import ServiceLifecycle
 import Sluice
 import SluiceSignalling
 import Synchronization
@@ -42,6 +43,10 @@ public struct SignallingServer: Sendable {
     /// Camera API media sessions.
     public let cameras: CameraSessions
     let sockets = SocketCount()
+    /// Set on SIGTERM: no new sessions while the live ones finish.
+    public let drain = DrainState()
+    /// What `/metrics` reports: the process, the server, and each served stream.
+    public let metrics = SluiceMetrics()
     private let logger: Logger
 
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
@@ -54,6 +59,9 @@ public struct SignallingServer: Sendable {
         self.ingest = WHIPIngest(receivers, relayAddresses: relayAddresses, recipe: webrtc)
         self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
+        metrics.add(ProcessMetrics())
+        metrics.add(ServerMetrics(server: self))
+        for hub in self.streams.values.sorted(by: { $0.name < $1.name }) { metrics.add(hub) }
     }
 
     /// Open WebSocket connections.
@@ -85,9 +93,11 @@ public struct SignallingServer: Sendable {
     ///   room hands out none of the server's streams. AppRTC has no authentication (its
     ///   clients, Sluice's `AppRTCClient` and the room transport included, send no token, and
     ///   browsers cannot set headers on a WebSocket): the room name is the shared secret.
+    ///   Also `GET /healthz` and `GET /readyz`, for orchestrators' probes (a status word).
     /// - **protected, WHIP/WHEP errors** (plain text, `WWW-Authenticate: Bearer` on 401):
     ///   WHEP (`/whep/...`, served pipelines and relayed publishers), WHIP (`/whip/...`) and
-    ///   the data the page polls (`/streams.json`, `/whip.json`, `/receivers.json`).
+    ///   the data the page polls (`/streams.json`, `/whip.json`, `/receivers.json`), and
+    ///   `/metrics`.
     /// - **protected, camera API errors** (Google's JSON, 401 `UNAUTHENTICATED` /
     ///   403 `PERMISSION_DENIED`): `/enterprises/<project>/devices/<id>:executeCommand`.
     ///
@@ -97,16 +107,23 @@ public struct SignallingServer: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         let token = configuration.token
 
-        let open = router.group()
+        let drain = drain
+        let open = router.group().add(middleware: DrainMiddleware(drain: drain) {
+            Self.json(AppRTC.result("SERVER_DRAINING"), status: .serviceUnavailable)
+        })
         addPageRoutes(to: open)
         addRoomRoutes(to: open)
+        addProbeRoutes(to: open)
 
         let media = router.group().add(middleware: BearerTokenMiddleware(token: token) { refusal in
             Self.problem(refusal == .missing ? WHIP.unauthorized : WHIP.forbidden)
+        }).add(middleware: DrainMiddleware(drain: drain) {
+            Self.problem(WHIP.HTTPError(503, "the server is draining (shutting down): no new sessions; retry against another instance"))
         })
         addWHEPRoutes(to: media)
         addWHIPRoutes(to: media)
         addPageDataRoutes(to: media)
+        addMetricsRoute(to: media)
 
         let camera = router.group().add(middleware: BearerTokenMiddleware(token: token) { refusal in
             Self.cameraError(refusal == .missing ? CameraAPI.unauthenticated : CameraAPI.permissionDenied)
@@ -129,9 +146,15 @@ public struct SignallingServer: Sendable {
         return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
-    /// Runs until cancelled (Ctrl-C stops it gracefully).
-    public func run() async throws {
-        try await application().runService()
+    /// Runs until SIGTERM, which drains (see `drainSessions`) for at most `drainTimeout`
+    /// seconds and stops, or SIGINT, which ends the sessions at once and stops.
+    public func run(drainTimeout: Double = 10) async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: try application()),
+                       .init(service: DrainService(server: self, timeout: drainTimeout, logger: logger),
+                             successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigint], logger: logger))
+        try await group.run()
     }
 
     // MARK: Rooms

@@ -11,7 +11,8 @@ struct Serve: AsyncParsableCommand {
         Binds 127.0.0.1:8443 by default. Rooms: POST /join/<room>, WebSocket /ws, \
         POST /message/<room>/<client>, POST /leave/<room>/<client>; GET /status.json. \
         With --pipeline, each file's send section is served to WHEP viewers at \
-        POST /whep/<name> (one encoder per stream, however many viewers); GET /streams.json lists them.
+        POST /whep/<name> (one encoder per stream, however many viewers); GET /streams.json lists them. \
+        GET /metrics (Prometheus), /healthz and /readyz; SIGTERM drains (--drain-timeout).
         """)
 
     @Option(help: "Address to listen on.")
@@ -53,12 +54,16 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("camera-lifetime"), help: "Seconds a camera API stream lives unless extended (the API's default: 300).")
     var cameraLifetime: Double = 300
 
+    @Option(name: .customLong("drain-timeout"), help: "Seconds SIGTERM waits for viewers and publishers to finish (no new sessions meanwhile; /readyz fails) before ending the rest and exiting 0. A second SIGTERM ends them at once.")
+    var drainTimeout: Double = 10
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both for HTTPS, or neither") }
         guard cameraLifetime >= 1, cameraLifetime <= 86400 else { throw ValidationError("--camera-lifetime must be between 1 and 86400 seconds") }
+        guard drainTimeout >= 0, drainTimeout <= 3600 else { throw ValidationError("--drain-timeout must be between 0 and 3600 seconds") }
     }
 
     func run() async throws {
@@ -98,7 +103,7 @@ struct Serve: AsyncParsableCommand {
         let server = SignallingServer(configuration: configuration, streams: hubs, receivers: receivers,
                                       relayAddresses: relay ? [host] : nil, webrtc: recipe, cameraLifetime: cameraLifetime)
         printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port)")
-        do { try await server.run() } catch let e as TLSFileError {
+        do { try await server.run(drainTimeout: drainTimeout) } catch let e as TLSFileError {
             printError("error: \(e)")
             throw ExitCode(2)
         }

@@ -18,6 +18,8 @@ final class AuthenticationTests: XCTestCase {
         "POST /message/{room}/{client}",
         "POST /leave/{room}/{client}",
         "GET /ws",
+        "GET /healthz",   // orchestrators' probes: a status word, nothing else
+        "GET /readyz",
     ]
 
     /// Routes that must exist and be protected: a floor, so the walk cannot pass by walking
@@ -27,6 +29,7 @@ final class AuthenticationTests: XCTestCase {
         "POST /whep/{stream}", "PATCH /whep/{stream}/{session}", "DELETE /whep/{stream}/{session}",
         "POST /whip/{name}", "PATCH /whip/{name}/{session}", "DELETE /whip/{name}/{session}",
         "POST /enterprises/{project}/devices/{command}",
+        "GET /metrics",
     ]
 
     private static let token = "s3cret"

@@ -71,6 +71,12 @@ public final class StreamHub: Sendable {
     @discardableResult
     public func removeViewer(_ id: String) -> Bool { viewers.removeViewer(id) }
 
+    /// Ends every viewer's session (reason `shutdown`): the end of a drain.
+    public func removeAllViewers() { viewers.removeAll() }
+
+    /// Whether the stream's pipeline is PLAYING (what `/readyz` checks).
+    public var isPlaying: Bool { pipeline.currentState() == .playing }
+
     /// Viewers removed so far, by reason (see `ViewerSource.viewerRemovals`).
     public var viewerRemovals: [String: Int] { viewers.removalCounts }
 }

@@ -1,0 +1,61 @@
+import Foundation
+import Prometheus
+import Synchronization
+
+/// Something that reports metrics when `/metrics` is scraped: a served stream, the WHIP
+/// ingest, the process. A new thing to watch is one new conforming type.
+public protocol MetricsSource: Sendable {
+    /// Reports the source's current values into `sink` (called once per scrape).
+    func collect(into sink: MetricsSink)
+}
+
+/// Sluice's metrics in Prometheus text format, through swift-prometheus.
+///
+/// Values are read from the live objects at scrape time (the counters Sluice keeps anyway),
+/// so nothing is counted twice and a scrape costs nothing between scrapes. A counter is
+/// mirrored: the registry's counter is advanced by the growth since the last scrape.
+public final class SluiceMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    private let sources = Mutex<[any MetricsSource]>([])
+    private let sink: MetricsSink
+
+    public init() { sink = MetricsSink(registry: registry) }
+
+    /// Adds a source; sources are asked in the order they were added.
+    public func add(_ source: any MetricsSource) { sources.withLock { $0.append(source) } }
+
+    /// The Prometheus text exposition of every source's current values.
+    public func render() -> String {
+        for source in sources.withLock({ $0 }) { source.collect(into: sink) }
+        return registry.emitToString()
+    }
+}
+
+/// Where sources put values. Names follow Prometheus conventions: `_total` for counters,
+/// base units (`_seconds`, `_bytes`).
+public final class MetricsSink: Sendable {
+    private let registry: PrometheusCollectorRegistry
+    private struct Key: Hashable { var name: String; var labels: [String] }
+    /// The last total each mirrored counter was advanced to.
+    private let totals = Mutex<[Key: Double]>([:])
+
+    init(registry: PrometheusCollectorRegistry) { self.registry = registry }
+
+    /// Sets a gauge.
+    public func gauge(_ name: String, _ value: Double, labels: [(String, String)] = [], help: String) {
+        registry.makeGauge(name: name, labels: labels, help: help).set(value)
+    }
+
+    /// Reports a counter's running total (it only ever grows; a smaller total, as after a
+    /// source was replaced, is taken as the new base and adds nothing).
+    public func counter(_ name: String, total: Double, labels: [(String, String)] = [], help: String) {
+        let counter = registry.makeCounter(name: name, labels: labels, help: help)
+        let key = Key(name: name, labels: labels.flatMap { [$0.0, $0.1] })
+        let delta = totals.withLock { t -> Double in
+            let last = t[key] ?? 0
+            t[key] = total
+            return total > last ? total - last : 0
+        }
+        if delta > 0 { counter.increment(by: delta) }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import XCTest
+
+/// Operating `sluice serve`: `/metrics` read by Prometheus's own parser, the probes, and the
+/// graceful drain on SIGTERM — each against a real server in a loopback-only namespace.
+final class OperateEndToEndTests: XCTestCase {
+    static let aiortc = "Tests/Interop/aiortc/aiortc_peer.py"
+
+    /// With one aiortc viewer playing, `/metrics` parses (prometheus_client), carries the
+    /// conventional names and types, and agrees with `/streams.json` read just before and
+    /// after it: the viewer gauge is 1 and the encoder's frame counter lies between the two.
+    /// (The client part of `runClientWithServer` must not `exit`: the harness stops the
+    /// server after it.)
+    func testMetricsParseAndAgreeWithTheStreamList() throws {
+        let client = """
+        "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 >/dev/null &
+        viewer=$!
+        i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+        sleep 1   # a measuring gap: frames flow between the two reads
+        "$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret
+        echo UNAUTHENTICATED: $(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")
+        echo HEALTHZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz") READYZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")
+        kill $viewer 2>/dev/null; wait $viewer 2>/dev/null; true
+        """
+        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret"],
+                                            port: 18931, client: client, timeout: 90)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
+        let j = try InteropAiortcTests.json(r)
+        XCTAssertEqual(j["status"] as? Int, 200)
+        XCTAssertTrue((j["content_type"] as? String ?? "").hasPrefix("text/plain; version=0.0.4"), "\(j)")
+        let families = try XCTUnwrap(j["families"] as? [String: String])
+        for (name, type) in ["sluice_stream_viewers": "gauge", "sluice_stream_encoded_video_frames": "counter",
+                             "sluice_stream_encoded_video_bytes": "counter", "process_cpu_seconds": "counter",
+                             "process_resident_memory_bytes": "gauge", "process_open_fds": "gauge",
+                             "sluice_draining": "gauge", "sluice_whip_sessions": "gauge"] {
+            XCTAssertEqual(families[name], type, "\(name) in \(families)")
+        }
+        let samples = try XCTUnwrap(j["samples"] as? [String: Double])
+        let before = try XCTUnwrap(j["before"] as? [String: Any]), after = try XCTUnwrap(j["after"] as? [String: Any])
+        XCTAssertEqual(samples["sluice_stream_viewers{stream=serve-testsrc}"], 1, "\(samples)")
+        let frames = try XCTUnwrap(samples["sluice_stream_encoded_video_frames_total{stream=serve-testsrc}"], "\(samples)")
+        let lo = Double(before["encoded_video_frames"] as? Int ?? -1), hi = Double(after["encoded_video_frames"] as? Int ?? -1)
+        XCTAssertTrue(lo <= frames && frames <= hi, "\(lo) ≤ \(frames) ≤ \(hi)")
+        XCTAssertGreaterThan(frames, 30, "the encoder ran for more than a second")
+        XCTAssertGreaterThan(samples["process_resident_memory_bytes{}"] ?? 0, 10_000_000)
+        XCTAssertGreaterThan(samples["process_cpu_seconds_total{}"] ?? 0, 0)
+        XCTAssertEqual(samples["sluice_draining{}"], 0)
+        XCTAssertTrue(r.stdout.contains("UNAUTHENTICATED: 401"), "metrics need the token like the JSON lists: \(r.stdout)")
+        XCTAssertTrue(r.stdout.contains("HEALTHZ: 200 READYZ: 200"), "probes are public: \(r.stdout)")
+    }
+
+    /// SIGTERM while aiortc publishes into a recording: `/readyz` turns 503, a new WHEP or
+    /// WHIP session gets 503 with `Retry-After`, the publisher is ended when the drain time
+    /// is up, the WebM it was recording is finalized and decodes, and the server exits 0.
+    func testSIGTERMDrainsAndFinalizesARecording() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-drain-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let recording = dir.appendingPathComponent("rec.webm").path
+        let file = dir.appendingPathComponent("rec.yaml")
+        try """
+        version: 1
+        name: rec
+        transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+        receive:
+          video:
+            sink: { kind: file, path: \(recording), encode: { codec: vp8, bitrate: 500 } }
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let script = """
+        ip link set lo up
+        URL=http://127.0.0.1:18932
+        "$SLUICE" serve --port 18932 --receive '\(file.path)' --pipeline Pipelines/serve-testsrc.yaml --drain-timeout 3 >/dev/null 2>&1 &
+        server=$!
+        i=0; until curl -s -m 1 -o /dev/null "$URL/healthz"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+        "$PYTHON" \(Self.aiortc) whip-publish "$URL/whip/rec" --seconds 60 >/dev/null 2>&1 &
+        publisher=$!
+        i=0; until curl -s -m 1 "$URL/whip.json" | grep -Eq '"video_frames":[0-9]{2,}'; do i=$((i+1)); [ $i -lt 400 ] || exit 91; sleep 0.05; done
+        start=$(date +%s%N)
+        kill -TERM $server
+        i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" = 503 ]; do i=$((i+1)); [ $i -lt 100 ] || exit 92; sleep 0.02; done
+        echo READYZ: 503
+        echo WHEP: $(curl -s -o /dev/null -D - -X POST -H 'Content-Type: application/sdp' --data 'v=0' "$URL/whep/serve-testsrc" | tr -d '\\r' | grep -Ei '^(HTTP|retry-after)' | tr '\\n' ' ')
+        echo WHIP: $(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/sdp' --data 'v=0' "$URL/whip/rec")
+        echo JOIN: $(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/join/drainroom")
+        echo HEALTHZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz")
+        wait $server; status=$?
+        echo SERVER: $status after $(( ($(date +%s%N) - start) / 1000000 )) ms
+        kill $publisher 2>/dev/null; wait $publisher 2>/dev/null
+        gst-discoverer-1.0 '\(recording)' 2>&1 | grep -E 'Duration|video' | head -3
+        exit $status
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 120, reportPath: nil)
+        XCTAssertEqual(r.status, 0, "the server exits 0 after draining: \(r.stdout)\n\(r.stderr.suffix(3000))")
+        XCTAssertTrue(r.stdout.contains("READYZ: 503"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("WHEP: HTTP/1.1 503"), r.stdout)
+        XCTAssertTrue(r.stdout.lowercased().contains("retry-after: 5"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("WHIP: 503"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("JOIN: 503"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("HEALTHZ: 200"), "alive while draining: \(r.stdout)")
+        let ms = r.stdout.components(separatedBy: "SERVER: 0 after ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? -1
+        XCTAssertTrue((2500...9000).contains(ms), "the live publisher held the drain for its 3 s, then it ended: \(ms) ms")
+        // gst-discoverer reads the finalized file: a duration and a VP8 stream.
+        XCTAssertTrue(r.stdout.contains("Duration: 0:00:"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("Duration: 0:00:00.000"), r.stdout)
+        XCTAssertTrue(r.stdout.lowercased().contains("video"), r.stdout)
+    }
+
+    /// A second SIGTERM ends the drain at once: with a 60 s drain time and a publisher that
+    /// would keep it waiting, the server is gone within a few seconds, still exiting 0.
+    func testSecondSIGTERMStopsAtOnce() throws {
+        let script = """
+        ip link set lo up
+        URL=http://127.0.0.1:18933
+        "$SLUICE" serve --port 18933 --receive Pipelines/server.yaml --drain-timeout 60 >/dev/null 2>&1 &
+        server=$!
+        i=0; until curl -s -m 1 -o /dev/null "$URL/healthz"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+        "$PYTHON" \(Self.aiortc) whip-publish "$URL/whip/server" --seconds 60 >/dev/null 2>&1 &
+        publisher=$!
+        i=0; until curl -s -m 1 "$URL/whip.json" | grep -Eq '"video_frames":[0-9]{2,}'; do i=$((i+1)); [ $i -lt 400 ] || exit 91; sleep 0.05; done
+        kill -TERM $server
+        i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" = 503 ]; do i=$((i+1)); [ $i -lt 100 ] || exit 92; sleep 0.02; done
+        start=$(date +%s%N)
+        kill -TERM $server
+        wait $server; status=$?
+        echo SERVER: $status after $(( ($(date +%s%N) - start) / 1000000 )) ms
+        kill $publisher 2>/dev/null; wait $publisher 2>/dev/null
+        exit $status
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 120, reportPath: nil)
+        XCTAssertEqual(r.status, 0, "\(r.stdout)\n\(r.stderr.suffix(3000))")
+        let ms = r.stdout.components(separatedBy: "SERVER: 0 after ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? -1
+        XCTAssertTrue((0...8000).contains(ms), "gone soon after the second SIGTERM, not after 60 s: \(ms) ms")
+    }
+}
