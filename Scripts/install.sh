@@ -13,6 +13,7 @@ packages=(
   chromium chromium-driver python3-venv                # the browser tests (selenium drives /usr/bin/chromedriver)
   golang-go golang-github-pion-webrtc.v3-dev           # the Pion interop peer (Tests/Interop/pion/build.sh)
   firefox-esr                                          # the Firefox interop peer (marionette-driver drives it)
+  graphviz                                             # `sluice graph -o x.svg` and /pipelines/<name>/graph.svg
 )
 missing=()
 for p in "${packages[@]}"; do

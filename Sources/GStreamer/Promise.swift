@@ -43,6 +43,19 @@ public final class Promise: @unchecked Sendable {
         }
     }
 
+    /// Like `reply()`, but gives up after `timeout`, as `.interrupted`: an element that never
+    /// answers (webrtcbin's `get-stats` on a session whose negotiation went wrong was seen to)
+    /// cannot hang the caller. Only the Swift side gives up; a late reply is ignored.
+    public func reply(timeout: Duration) async -> Result {
+        let state = state
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            if !Task.isCancelled { state.complete(GST_PROMISE_RESULT_INTERRUPTED) }
+        }
+        defer { timer.cancel() }
+        return await reply()
+    }
+
     /// Replies as an element would (copies `structure`). For tests and Swift-side producers.
     public func replyForTesting(_ structure: Structure) {
         gst_promise_reply(raw, gst_structure_copy(structure.raw))

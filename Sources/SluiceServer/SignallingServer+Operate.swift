@@ -34,6 +34,33 @@ extension SignallingServer {
         }
     }
 
+    /// `GET /pipelines/<name>/graph.svg` (drawn by Graphviz), `graph.dot` (GStreamer's dot)
+    /// and `graph.txt` (a text tree): a served stream's pipeline as it is now.
+    func addGraphRoutes(to router: Routes) {
+        let streams = streams
+        router.get("/pipelines/:name/:file") { _, context -> Response in
+            let name = context.parameters.get("name") ?? "", file = context.parameters.get("file") ?? ""
+            guard let hub = streams[name] else {
+                return Self.problem(WHIP.HTTPError(404, "no served pipeline named '\(name)'; GET /streams.json lists them"))
+            }
+            let graph = hub.graph
+            switch file {
+            case "graph.dot": return Self.text(graph.dot, type: "text/vnd.graphviz; charset=utf-8")
+            case "graph.txt": return Self.text(graph.tree, type: "text/plain; charset=utf-8")
+            case "graph.svg":
+                do { return Self.text(try GraphPicture.svg(fromDot: graph.dot), type: "image/svg+xml") } catch let error as RunError {
+                    return Self.problem(WHIP.HTTPError(501, error.message + " (graph.dot and graph.txt need nothing)"))
+                }
+            default:
+                return Self.problem(WHIP.HTTPError(404, "a pipeline has graph.svg, graph.dot and graph.txt"))
+            }
+        }
+    }
+
+    static func text(_ body: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
     static func jsonList(_ names: [String]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: names)) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)

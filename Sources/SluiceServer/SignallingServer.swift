@@ -96,8 +96,8 @@ public struct SignallingServer: Sendable {
     ///   Also `GET /healthz` and `GET /readyz`, for orchestrators' probes (a status word).
     /// - **protected, WHIP/WHEP errors** (plain text, `WWW-Authenticate: Bearer` on 401):
     ///   WHEP (`/whep/...`, served pipelines and relayed publishers), WHIP (`/whip/...`) and
-    ///   the data the page polls (`/streams.json`, `/whip.json`, `/receivers.json`), and
-    ///   `/metrics`.
+    ///   the data the page polls (`/streams.json`, `/whip.json`, `/receivers.json`),
+    ///   `/metrics` and the pipelines' pictures (`/pipelines/<name>/graph.svg`).
     /// - **protected, camera API errors** (Google's JSON, 401 `UNAUTHENTICATED` /
     ///   403 `PERMISSION_DENIED`): `/enterprises/<project>/devices/<id>:executeCommand`.
     ///
@@ -124,6 +124,7 @@ public struct SignallingServer: Sendable {
         addWHIPRoutes(to: media)
         addPageDataRoutes(to: media)
         addMetricsRoute(to: media)
+        addGraphRoutes(to: media)
 
         let camera = router.group().add(middleware: BearerTokenMiddleware(token: token) { refusal in
             Self.cameraError(refusal == .missing ? CameraAPI.unauthenticated : CameraAPI.permissionDenied)

@@ -128,7 +128,22 @@ enum WebPage {
         b.className = "play";
         b.dataset.stream = s.name;
         b.onclick = () => play(s.name, s.whep);
-        row.insertCell().append(b);
+        const actions = row.insertCell();
+        actions.append(b);
+        if (!s.relayed) {
+          // The pipeline's picture, fetched with the token (a plain link could not send it).
+          const g = document.createElement("a");
+          g.textContent = " graph";
+          g.href = `/pipelines/${encodeURIComponent(s.name)}/graph.svg`;
+          g.className = "graph";
+          g.onclick = async (e) => {
+            e.preventDefault();
+            const r = await fetch(g.href, { headers: headers() });
+            if (!r.ok) { showError(`GET ${g.href}: ${r.status} ${await r.text()}`); return; }
+            window.open(URL.createObjectURL(await r.blob()), "_blank");
+          };
+          actions.append(g);
+        }
       }
       $("stream-empty").textContent = streams.length ? "" : "No streams (start the server with --pipeline FILE).";
 

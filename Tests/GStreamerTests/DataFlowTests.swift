@@ -86,6 +86,24 @@ final class DataFlowTests: XCTestCase {
         guard case .interrupted = await promise.reply() else { return XCTFail("expected interrupted") }
     }
 
+    /// A promise nobody answers gives up after its timeout; one answered in time is read;
+    /// a reply after the timeout changes nothing.
+    func testPromiseReplyTimeout() async throws {
+        let silent = Promise()
+        let start = ContinuousClock.now
+        guard case .interrupted = await silent.reply(timeout: .milliseconds(200)) else { return XCTFail("expected interrupted") }
+        let waited = ContinuousClock.now - start
+        XCTAssertGreaterThanOrEqual(waited, .milliseconds(200))
+        XCTAssertLessThan(waited, .seconds(5))
+        silent.replyForTesting(Structure(name: "late"))
+        guard case .interrupted = await silent.reply() else { return XCTFail("a late reply is ignored") }
+
+        let answered = Promise()
+        Thread.detachNewThread { answered.replyForTesting(Structure(name: "answer")) }
+        guard case .replied(let got?) = await answered.reply(timeout: .seconds(10)) else { return XCTFail("no reply") }
+        XCTAssertEqual(got.name, "answer")
+    }
+
     func testWebRTCBinAnswersGetStats() async throws {
         let pipeline = Pipeline()
         let webrtc = try Element.make("webrtcbin")

@@ -92,7 +92,11 @@ enum CLI {
         let start = Date()
         try p.run()
         if exited.wait(timeout: .now() + timeout) == .timedOut {
+            // The whole tree: a shell's background servers and peers must not outlive a
+            // test that timed out (they would keep ports and CPU for the rest of the suite).
+            let tree = Self.descendants(of: p.processIdentifier)
             p.interrupt(); kill(p.processIdentifier, SIGKILL)
+            for pid in tree { kill(pid, SIGKILL) }
             _ = exited.wait(timeout: .now() + 5)
             XCTFail("\(executable.lastPathComponent) \(arguments.prefix(6).joined(separator: " ")) did not finish within \(timeout) s")
         }
@@ -160,5 +164,24 @@ final class OutputCollector: @unchecked Sendable {  // all state behind `lock`
     func text(_ s: Stream) -> String {
         lock.lock(); defer { lock.unlock() }
         return String(decoding: data[s] ?? Data(), as: UTF8.self)
+    }
+}
+
+extension CLI {
+    /// Every process below `pid` (children, their children…), read from /proc.
+    static func descendants(of pid: Int32) -> [Int32] {
+        var parent: [Int32: Int32] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let pp = Int32(fields[1]) { parent[child] = pp }
+        }
+        var out: [Int32] = [], frontier = [pid]
+        while let next = frontier.popLast() {
+            let kids = parent.filter { $0.value == next }.map(\.key)
+            out += kids; frontier += kids
+        }
+        return out
     }
 }

@@ -133,4 +133,48 @@ final class OperateEndToEndTests: XCTestCase {
         let ms = r.stdout.components(separatedBy: "SERVER: 0 after ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? -1
         XCTAssertTrue((0...8000).contains(ms), "gone soon after the second SIGTERM, not after 60 s: \(ms) ms")
     }
+
+    /// `sluice graph` plays `Pipelines/loopback.yaml` until both receive branches flow and
+    /// draws what was built: the text tree names the encoders, both webrtcbins, what they link
+    /// to and the decoders the receive side built; `-o .dot` is GStreamer's dot and `-o .svg`
+    /// an SVG drawn by Graphviz.
+    func testGraphDrawsWhatAFileBuilds() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-graph-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tree = try CLI.run(["graph", "Pipelines/loopback.yaml"], timeout: 60)
+        XCTAssertEqual(tree.status, 0, tree.stderr)
+        for part in ["sluice (pipeline)", "vp8enc", "opusenc", "webrtcbin", "vp8dec", "opusdec", "src → "] {
+            XCTAssertTrue(tree.stdout.contains(part), "the tree lacks \(part):\n\(tree.stdout)")
+        }
+        XCTAssertFalse(tree.stderr.contains("not every medium"), tree.stderr)
+        let dot = dir.appendingPathComponent("g.dot").path, svg = dir.appendingPathComponent("g.svg").path
+        XCTAssertEqual(try CLI.run(["graph", "Pipelines/loopback.yaml", "-o", dot], timeout: 60).status, 0)
+        XCTAssertEqual(try CLI.run(["graph", "Pipelines/loopback.yaml", "-o", svg], timeout: 60).status, 0)
+        let dotText = try String(contentsOfFile: dot, encoding: .utf8), svgText = try String(contentsOfFile: svg, encoding: .utf8)
+        XCTAssertTrue(dotText.hasPrefix("digraph"), String(dotText.prefix(100)))
+        XCTAssertTrue(dotText.contains("vp8dec"), "the receive branch is in the picture")
+        XCTAssertTrue(svgText.contains("<svg"), String(svgText.prefix(200)))
+        XCTAssertTrue(svgText.contains("vp8enc"), "Graphviz drew the elements")
+        let bad = try CLI.run(["graph", "Pipelines/loopback.yaml", "-o", dir.appendingPathComponent("g.png").path], timeout: 30)
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains(".svg or .dot"), bad.stderr)
+    }
+
+    /// A served stream's pipeline as it is now, viewers' branches included, at
+    /// `/pipelines/<name>/graph.{svg,dot,txt}` (protected like the lists).
+    func testServedPipelineGraph() throws {
+        let client = """
+        curl -s "$URL/pipelines/serve-testsrc/graph.txt"; echo
+        echo SVG: $(curl -s -D - -o /tmp/sluice-graph-$$.svg "$URL/pipelines/serve-testsrc/graph.svg" | tr -d '\\r' | grep -i '^content-type') $(grep -c '<svg' /tmp/sluice-graph-$$.svg); rm -f /tmp/sluice-graph-$$.svg
+        echo UNKNOWN: $(curl -s -o /dev/null -w '%{http_code}' "$URL/pipelines/nope/graph.svg") $(curl -s -o /dev/null -w '%{http_code}' "$URL/pipelines/serve-testsrc/graph.png")
+        """
+        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml"], port: 18934, client: client, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("hub-serve-testsrc (pipeline)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("tee"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("vp8enc"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("SVG: content-type: image/svg+xml 1"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("UNKNOWN: 404 404"), r.stdout)
+    }
 }

@@ -29,7 +29,7 @@ final class AuthenticationTests: XCTestCase {
         "POST /whep/{stream}", "PATCH /whep/{stream}/{session}", "DELETE /whep/{stream}/{session}",
         "POST /whip/{name}", "PATCH /whip/{name}/{session}", "DELETE /whip/{name}/{session}",
         "POST /enterprises/{project}/devices/{command}",
-        "GET /metrics",
+        "GET /metrics", "GET /pipelines/{name}/{file}",
     ]
 
     private static let token = "s3cret"

@@ -238,6 +238,13 @@ public final class PipelineRun: Sendable {
     /// Offers this run has made (1 after the initial negotiation; a renegotiation adds one).
     public var offersMade: Int { offers.load(ordering: .relaxed) }
 
+    /// The graph of the run in progress, as GStreamer's dot and as a text tree (nil before
+    /// the pipeline is built and after the run).
+    public func snapshot() -> (dot: String, tree: String)? {
+        guard let pipeline = live.withLock({ $0?.builder.pipeline }) else { return nil }
+        return (GraphPicture.dot(of: pipeline), GraphPicture.tree(of: pipeline))
+    }
+
     /// How often the sending webrtcbin asked for negotiation during this run.
     public var negotiationRequests: Int { live.withLock { $0?.sender?.negotiationNeededCount } ?? 0 }
 

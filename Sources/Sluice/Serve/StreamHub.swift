@@ -74,6 +74,10 @@ public final class StreamHub: Sendable {
     /// Ends every viewer's session (reason `shutdown`): the end of a drain.
     public func removeAllViewers() { viewers.removeAll() }
 
+    /// The stream's pipeline now, as GStreamer's dot and as a text tree (viewers' branches
+    /// included).
+    public var graph: (dot: String, tree: String) { (GraphPicture.dot(of: pipeline), GraphPicture.tree(of: pipeline)) }
+
     /// Whether the stream's pipeline is PLAYING (what `/readyz` checks).
     public var isPlaying: Bool { pipeline.currentState() == .playing }
 

@@ -138,8 +138,8 @@ public final class WebRTCPeer: Sendable {
         do { try webrtcbin.emit(signal, NullArgument(), promise) } catch {
             throw NegotiationError("\(label): \(signal) failed: \(error.message)")
         }
-        guard case .replied(let reply?) = await promise.reply() else {
-            throw NegotiationError("\(label): \(signal) got no reply")
+        guard case .replied(let reply?) = await promise.reply(timeout: Self.replyTimeout) else {
+            throw NegotiationError("\(label): \(signal) got no reply within \(Self.replyTimeout)")
         }
         if let desc = SessionDescription(from: reply, field: field) {
             // webrtcbin miscomputes the fingerprint of a certificate given as PEM: what
@@ -174,13 +174,13 @@ public final class WebRTCPeer: Sendable {
         do { try webrtcbin.emit(signal, desc, promise) } catch {
             throw NegotiationError("\(label): \(signal) failed: \(error.message)")
         }
-        switch await promise.reply() {
+        switch await promise.reply(timeout: Self.replyTimeout) {
         case .replied(let reply):
             if let reply, reply.has("error") {
                 throw NegotiationError("\(label): \(signal) failed: \(reply.string(describing: "error") ?? "")")
             }
         case .interrupted, .expired:
-            throw NegotiationError("\(label): \(signal) was interrupted")
+            throw NegotiationError("\(label): \(signal) got no reply within \(Self.replyTimeout)")
         }
     }
 
@@ -201,11 +201,16 @@ public final class WebRTCPeer: Sendable {
 
     // MARK: Statistics
 
-    /// webrtcbin's `get-stats` for the whole connection.
+    /// How long an offer, answer or description may take: webrtcbin answers these in
+    /// milliseconds, so a missing reply means a stuck session, not a slow one.
+    static let replyTimeout: Duration = .seconds(10)
+
+    /// webrtcbin's `get-stats` for the whole connection; nil if it does not answer within 5 s (a stuck session must not
+    /// stop the run's statistics loop, and with it the run's end).
     public func stats() async -> Structure? {
         let promise = Promise()
         do { try webrtcbin.emit("get-stats", NullArgument(), promise) } catch { return nil }
-        if case .replied(let s) = await promise.reply() { return s }
+        if case .replied(let s) = await promise.reply(timeout: .seconds(5)) { return s }
         return nil
     }
 }
