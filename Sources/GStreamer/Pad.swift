@@ -31,6 +31,11 @@ public final class Pad: Object, @unchecked Sendable {
 
     public var isLinked: Bool { gst_pad_is_linked(pad) != 0 }
 
+    /// Activates or deactivates the pad. Deactivating sets it flushing, which releases a
+    /// streaming thread held in one of its blocking probes, without the element's state lock.
+    @discardableResult
+    public func setActive(_ active: Bool) -> Bool { gst_pad_set_active(pad, active ? 1 : 0) != 0 }
+
     public var peer: Pad? { gst_pad_get_peer(pad).map { Pad(full: UnsafeMutableRawPointer($0)) } }
 
     /// The negotiated caps, once there are some.

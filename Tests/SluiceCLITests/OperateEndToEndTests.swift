@@ -174,7 +174,7 @@ final class OperateEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("hub-serve-testsrc (pipeline)"), r.stdout)
         XCTAssertTrue(r.stdout.contains("tee"), r.stdout)
         XCTAssertTrue(r.stdout.contains("vp8enc"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("SVG: content-type: image/svg+xml 1"), r.stdout)
+        XCTAssertTrue(r.stdout.lowercased().contains("svg: content-type: image/svg+xml 1"), r.stdout)
         XCTAssertTrue(r.stdout.contains("UNKNOWN: 404 404"), r.stdout)
     }
 }

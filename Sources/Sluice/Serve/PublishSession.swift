@@ -79,7 +79,10 @@ public final class PublishSession: Sendable {
                 return .ok
             }
         }
-        for entrance in builder.receiveEntrances { entrance.sendEvent(.eos()) }
+        // From a thread of its own (see `PipelineRun.drain`): a held streaming thread must
+        // not hold this task; NULL below releases it.
+        let entrances = builder.receiveEntrances
+        Thread.detachNewThread { for entrance in entrances { entrance.sendEvent(.eos()) } }
         let deadline = ContinuousClock.now + .milliseconds(Int(drainTimeout * 1000))
         while remaining.left > 0 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         pipeline.setState(.null)
