@@ -24,6 +24,8 @@ public final class WHIPIngest: Sendable {
     let relayAddresses: [String]?
     private let relays = Mutex<[String: RelayStream]>([:])
     private let sessions = Mutex<[String: (name: String, session: PublishSession)]>([:])
+    /// Sessions being stopped (still listed until they are).
+    private let stopping = Mutex<Set<String>>([])
     /// What ended sessions received, per receive pipeline: (sessions, video frames, audio buffers).
     private let totals = Mutex<[String: (sessions: Int, video: Int, audio: Int)]>([:])
 
@@ -51,9 +53,7 @@ public final class WHIPIngest: Sendable {
     private func reap() async {
         let dead = sessions.withLock { t in t.compactMap { id, v in v.session.deadReason().map { (v.name, id, $0) } } }
         let deadRelays = relays.withLock { t in t.compactMap { name, r in r.deadReason().map { (name, r.id, $0) } } }
-        for (name, id, why) in dead + deadRelays where await stop(name, id) {
-            reaped.withLock { $0[why, default: 0] += 1 }
-        }
+        for (name, id, why) in dead + deadRelays { _ = await stop(name, id, reapedAs: why) }
     }
 
     /// How publishers' and relay viewers' webrtcbins are made (STUN, TURN, certificate);
@@ -122,7 +122,10 @@ public final class WHIPIngest: Sendable {
         }
     }
 
-    func stop(_ name: String, _ id: String) async -> Bool {
+    /// Ends a publisher or relay as its DELETE would. What it received and why it was
+    /// reaped (`reapedAs`) are counted before it leaves the session list, so `/whip.json`
+    /// never shows it gone but not yet counted.
+    func stop(_ name: String, _ id: String, reapedAs reason: String? = nil) async -> Bool {
         if let relay = relays.withLock({ t -> RelayStream? in
             guard let r = t[name], r.id == id else { return nil }
             return t.removeValue(forKey: name)
@@ -133,18 +136,21 @@ public final class WHIPIngest: Sendable {
                 x.sessions += 1; x.video += relay.relayedVideoFrames
                 t[name] = x
             }
+            if let reason { reaped.withLock { $0[reason, default: 0] += 1 } }
             return true
         }
-        guard let s = sessions.withLock({ t -> PublishSession? in
-            guard t[id]?.name == name else { return nil }
-            return t.removeValue(forKey: id)?.session
-        }) else { return false }
+        // Listed until stopped; `stopping` makes a DELETE racing the reaper a 404.
+        guard let s = sessions.withLock({ t -> PublishSession? in t[id]?.name == name ? t[id]?.session : nil }),
+              stopping.withLock({ $0.insert(id).inserted }) else { return false }
         await s.stop()
         totals.withLock { t in
             var x = t[name] ?? (0, 0, 0)
             x.sessions += 1; x.video += s.receivedVideoFrames; x.audio += s.receivedAudioBuffers
             t[name] = x
         }
+        if let reason { reaped.withLock { $0[reason, default: 0] += 1 } }
+        sessions.withLock { _ = $0.removeValue(forKey: id) }
+        stopping.withLock { _ = $0.remove(id) }
         return true
     }
 
