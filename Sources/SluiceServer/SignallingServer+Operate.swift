@@ -128,18 +128,23 @@ struct DrainService: Service {
 }
 
 /// The server's own metrics: rooms, sockets, camera sessions, WHIP publishers and relays,
-/// and whether it drains.
+/// and whether it drains. Holds the parts it reads, never the server: the server owns the
+/// metrics, and a metrics source holding the server would keep both (and every served
+/// stream's pipeline, still encoding) alive for good.
 struct ServerMetrics: MetricsSource {
-    let server: SignallingServer
+    let rooms: RoomRegistry
+    let sockets: SocketCount
+    let cameras: CameraSessions
+    let drain: DrainState
+    let ingest: WHIPIngest
 
     func collect(into sink: MetricsSink) {
-        let rooms = server.rooms.counts
-        sink.gauge("sluice_rooms", Double(rooms.rooms), help: "AppRTC rooms open.")
-        sink.gauge("sluice_room_clients", Double(rooms.clients), help: "Clients in AppRTC rooms.")
-        sink.gauge("sluice_websockets", Double(server.openSockets), help: "Open room WebSocket connections.")
-        sink.gauge("sluice_camera_sessions", Double(server.cameras.count), help: "Live camera API media sessions.")
-        sink.gauge("sluice_draining", server.drain.isDraining ? 1 : 0, help: "1 while the server drains (no new sessions).")
-        let ingest = server.ingest
+        let counts = rooms.counts
+        sink.gauge("sluice_rooms", Double(counts.rooms), help: "AppRTC rooms open.")
+        sink.gauge("sluice_room_clients", Double(counts.clients), help: "Clients in AppRTC rooms.")
+        sink.gauge("sluice_websockets", Double(sockets.value), help: "Open room WebSocket connections.")
+        sink.gauge("sluice_camera_sessions", Double(cameras.count), help: "Live camera API media sessions.")
+        sink.gauge("sluice_draining", drain.isDraining ? 1 : 0, help: "1 while the server drains (no new sessions).")
         sink.gauge("sluice_whip_sessions", Double(ingest.sessionCount), help: "WHIP publishers into receive pipelines.")
         let relays = ingest.relayCounts
         sink.gauge("sluice_relays", Double(relays.relays), help: "Relayed WHIP publishers.")

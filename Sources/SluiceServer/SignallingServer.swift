@@ -60,7 +60,7 @@ public struct SignallingServer: Sendable {
         self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
         metrics.add(ProcessMetrics())
-        metrics.add(ServerMetrics(server: self))
+        metrics.add(ServerMetrics(rooms: rooms, sockets: sockets, cameras: cameras, drain: drain, ingest: ingest))
         for hub in self.streams.values.sorted(by: { $0.name < $1.name }) { metrics.add(hub) }
     }
 

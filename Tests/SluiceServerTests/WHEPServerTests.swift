@@ -67,6 +67,20 @@ final class WHEPServerTests: XCTestCase {
         return try StreamHub(spec: spec, iceAddresses: ["127.0.0.1"])
     }
 
+    /// A server lets go of its streams when it goes: its metrics (which read every stream)
+    /// must not keep the server, and so every stream's pipeline, alive. Such a cycle kept
+    /// each test server's encoders running for the rest of the test process.
+    func testAServerReleasesItsStreams() throws {
+        weak var weakHub: StreamHub?
+        do {
+            let hub = try hub()
+            weakHub = hub
+            let server = SignallingServer(streams: [hub])
+            XCTAssertTrue(server.metrics.render().contains("sluice_stream_viewers{stream=\"cam\"}"))
+        }
+        XCTAssertNil(weakHub, "the stream (and its playing pipeline) outlived its server")
+    }
+
     func testViewersPlayAServedPipelineSharingOneEncoder() async throws {
         let hub = try hub()
         let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0, stun: ["stun://127.0.0.1:3478"]), streams: [hub])
