@@ -101,19 +101,6 @@ open class Element: Object, @unchecked Sendable {
     @discardableResult
     public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(element) != 0 }
 
-    /// The element's source pads now (static, request and sometimes pads).
-    public var srcPads: [Pad] {
-        withObjectLock {
-            var out: [Pad] = []
-            var list = element.pointee.srcpads
-            while let node = list {
-                if let p = node.pointee.data { out.append(Pad(none: p)) }
-                list = node.pointee.next
-            }
-            return out
-        }
-    }
-
     public func staticPad(_ name: String) -> Pad? {
         gst_element_get_static_pad(element, name).map { Pad(full: UnsafeMutableRawPointer($0)) }
     }

@@ -125,15 +125,7 @@ final class InteropAiortcTests: XCTestCase {
         """
         let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
                                 env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
-        XCTAssertEqual(r.status, 0, "the run stops cleanly on the peer's bye: \(r.stderr.suffix(3000))")
-        let j = try Self.json(r)
-        XCTAssertEqual(j["width"] as? Int, 640)
-        XCTAssertEqual(j["height"] as? Int, 480)
-        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(j)")
-        XCTAssertEqual(j["picture_moves"] as? Bool, true, "\(j)")
-        XCTAssertGreaterThan(j["audio_frames"] as? Int ?? 0, Int(Self.seconds * 25), "\(j)")
-        XCTAssertEqual(r.value("session.role") as? String, "offerer", "\(r.report ?? [:])")
-        XCTAssertNotNil(r.value("session.ended_by_peer") as? String, "\(r.report ?? [:])")
+        try assertRoomCall(r, role: "offerer", "the run stops cleanly on the peer's bye")
     }
 
     /// The other way round: aiortc joins first and offers with its own payload types (VP8
@@ -158,15 +150,22 @@ final class InteropAiortcTests: XCTestCase {
         """
         let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
                                 env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
-        XCTAssertEqual(r.status, 0, "both ends finish cleanly: \(r.stderr.suffix(3000))")
+        try assertRoomCall(r, role: "answerer", "both ends finish cleanly")
+    }
+
+    /// What both room calls check: a clean end, aiortc's picture (640x480, ≥ 24 fps, moving)
+    /// and audio, and the run's role and that the other side ended it.
+    private func assertRoomCall(_ r: CLIResult, role: String, _ why: String,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(r.status, 0, "\(why): \(r.stderr.suffix(3000))", file: file, line: line)
         let j = try Self.json(r)
-        XCTAssertEqual(j["width"] as? Int, 640, "\(j)")
-        XCTAssertEqual(j["height"] as? Int, 480, "\(j)")
-        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(j)")
-        XCTAssertEqual(j["picture_moves"] as? Bool, true, "\(j)")
-        XCTAssertGreaterThan(j["audio_frames"] as? Int ?? 0, Int(Self.seconds * 25), "\(j)")
-        XCTAssertEqual(r.value("session.role") as? String, "answerer", "\(r.report ?? [:])")
-        XCTAssertNotNil(r.value("session.ended_by_peer") as? String, "\(r.report ?? [:])")
+        XCTAssertEqual(j["width"] as? Int, 640, "\(j)", file: file, line: line)
+        XCTAssertEqual(j["height"] as? Int, 480, "\(j)", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(j)", file: file, line: line)
+        XCTAssertEqual(j["picture_moves"] as? Bool, true, "\(j)", file: file, line: line)
+        XCTAssertGreaterThan(j["audio_frames"] as? Int ?? 0, Int(Self.seconds * 25), "\(j)", file: file, line: line)
+        XCTAssertEqual(r.value("session.role") as? String, role, "\(r.report ?? [:])", file: file, line: line)
+        XCTAssertNotNil(r.value("session.ended_by_peer") as? String, "\(r.report ?? [:])", file: file, line: line)
     }
 
     static func json(_ r: CLIResult) throws -> [String: Any] {

@@ -21,8 +21,8 @@ public enum GraphPicture {
     private static func walk(_ bin: Bin, depth: Int, into lines: inout [String]) {
         // A bin lists its children newest first: show them in the order they were added.
         for child in bin.children.reversed() {
-            let links = child.srcPads.compactMap { pad -> String? in
-                guard let peer = pad.peer else { return nil }
+            let links = child.pads.compactMap { pad -> String? in
+                guard pad.direction == .src, let peer = pad.peer else { return nil }
                 let owner = peer.parentElement?.name ?? "?"
                 return "\(pad.name) → \(owner):\(peer.name)"
             }
