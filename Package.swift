@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
     ],
     targets: [
         // Layer 1: the C libraries, as pkg-config sees them.
@@ -83,10 +85,19 @@ let package = Package(
             path: "Plugins/builtin"),
         // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the
         // library, so the core builds and tests without Hummingbird.
+        // The control API: types and server stubs generated from openapi.yaml by
+        // swift-openapi-generator (Scripts/generate-api.sh; the generated code is committed).
+        .target(
+            name: "SluiceControlAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
+        ),
         .target(
             name: "SluiceServer",
             dependencies: [
-                "Sluice", "SluiceSignalling",
+                "Sluice", "SluiceSignalling", "SluiceControlAPI", "GStreamer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

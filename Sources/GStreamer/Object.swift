@@ -120,6 +120,22 @@ open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
         g_object_set_property(gobject, name, &value.raw)
     }
 
+    /// Why `string` cannot set property `name` (no such property, not writable, not
+    /// parseable, or outside the property's range), or nil if `set(_:fromString:)` would
+    /// take it as is. GLib itself only warns and ignores an out-of-range value.
+    public func problem(setting name: String, fromString string: String) -> String? {
+        guard let spec = paramSpec(name) else { return "\(typeName) has no property '\(name)'" }
+        guard spec.pointee.flags.rawValue & G_PARAM_WRITABLE.rawValue != 0 else { return "\(typeName).\(name) is read-only" }
+        let type = sluice_param_spec_value_type(spec)
+        guard let value = Value.deserialize(string, as: type) else {
+            return "'\(string)' is not a valid value for \(typeName).\(name) (\(Value.typeName(type)))"
+        }
+        if g_param_value_validate(spec, &value.raw) != 0 {
+            return "\(string) is outside the range of \(typeName).\(name)"
+        }
+        return nil
+    }
+
     /// Whether `string` would be accepted by `set(_:fromString:)`, without setting it.
     public func canParse(_ string: String, forProperty name: String) -> Bool {
         guard let type = propertyType(name) else { return false }

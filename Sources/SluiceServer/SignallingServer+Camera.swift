@@ -24,7 +24,7 @@ public final class CameraSessions: Sendable {
     func take(_ id: String) -> (device: String, viewer: String)? { viewers.withLock { $0.removeValue(forKey: id) } }
 
     /// Ends every camera session and its viewer (the end of a drain).
-    func removeAll(from streams: [String: StreamHub]) {
+    func removeAll(from streams: StreamDirectory) {
         for s in sessions.expire(now: .distantFuture) {
             if let v = take(s.id) { streams[v.device]?.removeViewer(v.viewer) }
         }
@@ -34,7 +34,7 @@ public final class CameraSessions: Sendable {
 /// Ends camera streams whose time is up (checked every `interval` seconds).
 struct CameraExpiryService: Service {
     let cameras: CameraSessions
-    let streams: [String: StreamHub]
+    let streams: StreamDirectory
     let interval: Double
 
     func run() async throws {

@@ -26,9 +26,16 @@ public struct SignallingServer: Sendable {
         public var turn: [String]
         /// PEM certificate chain and private key files: serve HTTPS and WSS instead of HTTP.
         public var tls: (certificate: String, key: String)?
+        /// Who may use the control API (`/api/v1`); by default `token` is its admin token.
+        public var control: ControlAPIAccess
+        /// The folder the control API may create pipelines from (`--pipelines-dir`).
+        public var pipelinesFolder: String?
         public init(host: String = "127.0.0.1", port: Int = 8443, token: String? = nil,
-                    stun: [String] = [], turn: [String] = [], tls: (certificate: String, key: String)? = nil) {
+                    stun: [String] = [], turn: [String] = [], tls: (certificate: String, key: String)? = nil,
+                    control: ControlAPIAccess? = nil, pipelinesFolder: String? = nil) {
             self.host = host; self.port = port; self.token = token; self.stun = stun; self.turn = turn; self.tls = tls
+            self.control = (control ?? ControlAPIAccess(adminTokens: token.map { [$0] } ?? [])).bound(to: host)
+            self.pipelinesFolder = pipelinesFolder
         }
         /// `https`/`http` (and `wss`/`ws` for the room socket).
         var secure: Bool { tls != nil }
@@ -36,8 +43,8 @@ public struct SignallingServer: Sendable {
 
     public let configuration: Configuration
     public let rooms: RoomRegistry
-    /// Pipelines served to WHEP viewers, by stream name.
-    public let streams: [String: StreamHub]
+    /// Pipelines served to WHEP viewers, by stream name (the control API adds and stops them).
+    public let streams: StreamDirectory
     /// Receive pipelines for WHIP publishers.
     public let ingest: WHIPIngest
     /// Camera API media sessions.
@@ -47,21 +54,22 @@ public struct SignallingServer: Sendable {
     public let drain = DrainState()
     /// What `/metrics` reports: the process, the server, and each served stream.
     public let metrics = SluiceMetrics()
-    private let logger: Logger
+    let logger: Logger
 
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
-                streams: [StreamHub] = [], receivers: [WHIPIngest.Receiver] = [], relayAddresses: [String]? = nil,
+                streams: [StreamHub] = [], directory: StreamDirectory = StreamDirectory(), receivers: [WHIPIngest.Receiver] = [], relayAddresses: [String]? = nil,
                 webrtc: WebRTCRecipe = WebRTCRecipe(),
                 cameraLifetime: TimeInterval = CameraAPI.lifetime, logger: Logger = Logger(label: "sluice.serve")) {
         self.configuration = configuration
         self.rooms = rooms
         self.cameras = CameraSessions(lifetime: cameraLifetime)
         self.ingest = WHIPIngest(receivers, relayAddresses: relayAddresses, recipe: webrtc)
-        self.streams = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.streams = directory
+        for hub in streams { try? directory.adopt(hub, source: hub.spec.file) }
         self.logger = logger
         metrics.add(ProcessMetrics())
         metrics.add(ServerMetrics(rooms: rooms, sockets: sockets, cameras: cameras, drain: drain, ingest: ingest))
-        for hub in self.streams.values.sorted(by: { $0.name < $1.name }) { metrics.add(hub) }
+        metrics.add(directory)
     }
 
     /// Open WebSocket connections.
@@ -130,6 +138,7 @@ public struct SignallingServer: Sendable {
             Self.cameraError(refusal == .missing ? CameraAPI.unauthenticated : CameraAPI.permissionDenied)
         })
         addCameraRoutes(to: camera)
+        addControlRoutes(to: router)
         return router
     }
 

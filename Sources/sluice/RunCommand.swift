@@ -3,6 +3,7 @@ import Foundation
 import GStreamer
 import Logging
 import Sluice
+import SluiceServer
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,10 +27,24 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Apply edits of the file's filters live; report other edits as needing a restart.")
     var watch = false
 
+    @Option(help: "Serve the control API (and /metrics, /healthz, /openapi.yaml) at HOST:PORT while the run lasts, e.g. 127.0.0.1:8090.")
+    var control: String?
+
+    @Option(help: "Serve /metrics (Prometheus) and /healthz on 127.0.0.1:PORT while the run lasts.")
+    var metrics: Int?
+
+    @Option(name: .customLong("admin-token"), help: "Bearer token that may change the pipeline through the control API (repeatable). Without one the API is open, on a loopback address only.")
+    var adminTokens: [String] = []
+
+    @Option(name: .customLong("viewer-token"), help: "Bearer token that may read the control API and /metrics (repeatable).")
+    var viewerTokens: [String] = []
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
+        if let control, HostPort(control) == nil { throw ValidationError("--control takes HOST:PORT, e.g. 127.0.0.1:8090") }
+        if let metrics, !(1...65535).contains(metrics) { throw ValidationError("--metrics must be a port between 1 and 65535") }
     }
 
     func run() async throws {
@@ -55,6 +70,8 @@ struct Run: AsyncParsableCommand {
             }
         } : nil
         defer { watcher?.cancel() }
+        let servers = controlServers(runner: runner, stop: stop)
+        defer { servers.forEach { $0.cancel() } }
         do {
             var options = RunOptions(duration: duration)
             options.onDataMessage = { label, text in printLine("[\(label)] \(text)") }
@@ -73,6 +90,45 @@ struct Run: AsyncParsableCommand {
             printError("error: \(e)")
             throw ExitCode(3)
         }
+    }
+}
+
+extension Run {
+    /// The control API and metrics servers the options ask for, running until cancelled.
+    func controlServers(runner: PipelineRun, stop: StopFlag) -> [Task<Void, Never>] {
+        let access = ControlAPIAccess(adminTokens: adminTokens, viewerTokens: viewerTokens)
+        var servers: [ControlServer] = []
+        let registry = SluiceMetrics()
+        registry.add(ProcessMetrics())
+        registry.add(runner)
+        if let control, let hp = HostPort(control) {
+            servers.append(ControlServer(run: runner, stop: stop, host: hp.host, port: hp.port, access: access, metrics: registry))
+            printLine("sluice run: control API at http://\(control)/api/v1 (document: /openapi.yaml)")
+        }
+        if let metrics {
+            servers.append(ControlServer(run: runner, stop: stop, host: "127.0.0.1", port: metrics, access: access,
+                                             metrics: registry, api: false))
+            printLine("sluice run: metrics at http://127.0.0.1:\(metrics)/metrics")
+        }
+        return servers.map { server in
+            Task {
+                do { try await server.run() } catch { printError("error: the control server stopped: \(error)") }
+            }
+        }
+    }
+}
+
+/// `HOST:PORT` (an IPv6 host in brackets).
+struct HostPort {
+    let host: String
+    let port: Int
+    init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (1...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        self.host = host; self.port = port
     }
 }
 

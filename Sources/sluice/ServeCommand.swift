@@ -57,6 +57,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("drain-timeout"), help: "Seconds SIGTERM waits for viewers and publishers to finish (no new sessions meanwhile; /readyz fails) before ending the rest and exiting 0. A second SIGTERM ends them at once.")
     var drainTimeout: Double = 10
 
+    @Option(name: .customLong("admin-token"), help: "Bearer token that may create, change and stop pipelines through the control API at /api/v1 (repeatable; default: --token).")
+    var adminTokens: [String] = []
+
+    @Option(name: .customLong("viewer-token"), help: "Bearer token that may read the control API (repeatable).")
+    var viewerTokens: [String] = []
+
+    @Flag(name: .customLong("public-read"), help: "Let anyone read the control API (GET) without a token.")
+    var publicRead = false
+
+    @Option(name: .customLong("pipelines-dir"), help: "Folder whose pipeline files the control API may start by path (POST /api/v1/pipelines {\"path\": ...}).")
+    var pipelinesDir: String?
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -68,6 +80,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
+        BuiltInRegistration.ensure()  // Swift filters for pipelines created at run time
         // One recipe for every webrtcbin the server makes: viewers, publishers and relays all
         // use --stun, --turn and the DTLS certificate.
         var recipe = WebRTCRecipe(stun: stun.first, turn: turn)
@@ -78,14 +91,10 @@ struct Serve: AsyncParsableCommand {
             }
             printLine("sluice serve: DTLS certificate \(recipe.certificate.keyKind), fingerprint sha-256 \(recipe.certificate.fingerprint)")
         }
-        var hubs: [StreamHub] = []
+        let directory = StreamDirectory(recipe: recipe, defaultAddresses: [host])
         for file in pipelines {
             let spec = try loadOrExit(file, overrides: [])
-            var hubRecipe = recipe
-            hubRecipe.addresses = spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses
-            hubRecipe.latencyMs = spec.transport.latencyMs
-            if let own = spec.transport.dtlsCertificate { hubRecipe.certificate = own }
-            do { hubs.append(try StreamHub(spec: spec, recipe: hubRecipe)) } catch {
+            do { try directory.start(spec, source: file) } catch {
                 printError("error: \(error)")
                 throw ExitCode(3)
             }
@@ -98,11 +107,18 @@ struct Serve: AsyncParsableCommand {
             printLine("sluice serve: WHIP publishers to /whip/\(spec.name) go through \(file)")
         }
         let tls = cert.flatMap { c in key.map { (certificate: c, key: $0) } }
-        let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn, tls: tls)
+        let adminTokens = adminTokens.isEmpty ? (token.map { [$0] } ?? []) : adminTokens
+        let access = ControlAPIAccess(adminTokens: adminTokens, viewerTokens: viewerTokens, publicRead: publicRead)
+        if let pipelinesDir, !FileManager.default.fileExists(atPath: pipelinesDir) {
+            printError("error: --pipelines-dir \(pipelinesDir) does not exist")
+            throw ExitCode(2)
+        }
+        let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn, tls: tls,
+                                                           control: access, pipelinesFolder: pipelinesDir)
         if relay { printLine("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>") }
-        let server = SignallingServer(configuration: configuration, streams: hubs, receivers: receivers,
+        let server = SignallingServer(configuration: configuration, directory: directory, receivers: receivers,
                                       relayAddresses: relay ? [host] : nil, webrtc: recipe, cameraLifetime: cameraLifetime)
-        printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port)")
+        printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port); control API at /api/v1 (/openapi.yaml)")
         do { try await server.run(drainTimeout: drainTimeout) } catch let e as TLSFileError {
             printError("error: \(e)")
             throw ExitCode(2)

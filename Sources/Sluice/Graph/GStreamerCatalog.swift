@@ -1,3 +1,4 @@
+import Foundation
 import GStreamer
 import Synchronization
 
@@ -41,5 +42,13 @@ public final class GStreamerCatalog: ElementCatalog {
         } catch {
             return error.message
         }
+    }
+}
+
+extension PipelineLoader {
+    /// A loader that checks against this machine's GStreamer elements and the Swift filters
+    /// registered in this process: what a running program uses for files it receives.
+    public static func runtime(environment: [String: String] = ProcessInfo.processInfo.environment) -> PipelineLoader {
+        PipelineLoader(environment: environment, catalog: GStreamerCatalog(), filters: FilterRegistry.shared)
     }
 }

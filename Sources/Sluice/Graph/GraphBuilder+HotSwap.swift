@@ -26,7 +26,7 @@ extension GraphBuilder {
         let outcome = SwapOutcome()
         headPad.addProbe(.idle) { [weak self] (_: borrowing Pad.ProbeInfo) in
             guard let self, outcome.begin() else { return .remove }
-            outcome.finish(self.swap(key, section, to: fresh))
+            outcome.finish(self.swap(key, section, to: fresh, specs: specs))
             return .remove
         }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
@@ -43,7 +43,7 @@ extension GraphBuilder {
 
     /// Runs with the section's input idle-blocked. Links the new filters in; on failure puts
     /// the old ones back and reports why.
-    func swap(_ key: BranchKey, _ section: FilterSection, to fresh: [Element]) -> Result<Void, RunError> {
+    func swap(_ key: BranchKey, _ section: FilterSection, to fresh: [Element], specs: [FilterSpec]) -> Result<Void, RunError> {
         let old = section.elements
         let oldChain = [section.head] + old + [section.tail]
         for i in 0..<(oldChain.count - 1) { oldChain[i].unlink(oldChain[i + 1]) }
@@ -55,7 +55,10 @@ extension GraphBuilder {
                 e.setState(.null)
                 try? pipeline.remove(e)
             }
-            state.withLock { $0.sections[key]?.elements = fresh + converters }
+            state.withLock {
+                $0.sections[key]?.elements = fresh + converters
+                $0.sections[key]?.specs = specs
+            }
             return .success(())
         } catch {
             // Put the running filters back: they were only unlinked.

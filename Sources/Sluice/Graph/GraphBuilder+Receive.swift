@@ -68,7 +68,7 @@ extension GraphBuilder {
         try linkChain(sink.owned, media: media, at: branch.location)
         try linkChain(chain, media: media, at: branch.location)
         guard let sinkFirst = sink.owned.first else { throw RunError("empty sink stage", at: branch.sink.location) }
-        try linkSection(BranchKey(side: .receive, media: media), head: convert, filters: filters, tail: sinkFirst,
+        try linkSection(BranchKey(side: .receive, media: media), head: convert, filters: filters, specs: filterSpecs, tail: sinkFirst,
                         at: branch.location)
         let section = state.withLock { $0.sections[BranchKey(side: .receive, media: media)]?.elements } ?? []
         chain += section + sink.owned
@@ -83,7 +83,7 @@ extension GraphBuilder {
             // pipeline, which own the probe (that would be a reference cycle).
             let counters = counters
             let audioIsFirstFrame = spec.send?.video == nil || spec.receive?.video == nil
-            src.addProbe { (_: borrowing Pad.ProbeInfo) in
+            src.addProbe { (info: borrowing Pad.ProbeInfo) in
                 if video {
                     if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 {
                         counters.markFirstFrame()
@@ -92,8 +92,21 @@ extension GraphBuilder {
                     if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1, audioIsFirstFrame {
                         counters.markFirstFrame()
                     }
+                    // The level of what arrives (opusdec gives S16LE): the stats' audio level.
+                    if counters.receiveAudioIsS16.load(ordering: .relaxed), let sum = info.buffer?.withBytes(RunCounters.sumOfSquaresS16) {
+                        counters.receiveAudioSquares.add(Int(sum.squares), ordering: .relaxed)
+                        counters.receiveAudioSamples.add(sum.samples, ordering: .relaxed)
+                    }
                 }
                 return .ok
+            }
+            if !video {
+                src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+                    if info.event == .caps, let caps = info.currentCaps, let st = caps.structure(at: 0) {
+                        counters.receiveAudioIsS16.store(st.get("format", as: String.self) == "S16LE", ordering: .relaxed)
+                    }
+                    return .ok
+                }
             }
             if video {
                 src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in

@@ -98,10 +98,27 @@ extension GraphBuilder {
         let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
                                        ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
         var tail: [Element] = [queue]
-        if !video { tail.append(try make("audioconvert", at: enc.location)); tail.append(try make("audioresample", at: enc.location)) }
-        tail += try encoderChain(enc, fps: branch.capture.fps)
-        if video, let stageTimer, tail.count >= 2, let exit = tail.last {
-            stageTimer.timeInOrder(StageTimer.encode, from: tail[1], to: exit)  // encoder (+ caps, parser)
+        // The track gate (`SendControl`): passthrough until the control API disables the
+        // track (black frames, or silence) or sets the volume.
+        let gate: Element
+        if video {
+            gate = try make("videobalance", at: enc.location, name: "\(branch.media.rawValue)-track")
+            tail.append(gate)
+        } else {
+            tail.append(try make("audioconvert", at: enc.location))
+            gate = try make("volume", at: enc.location, name: "\(branch.media.rawValue)-track")
+            tail.append(gate)
+            tail.append(try make("audioconvert", at: enc.location))
+            tail.append(try make("audioresample", at: enc.location))
+        }
+        let encoding = try encoderChain(enc, fps: branch.capture.fps)
+        tail += encoding
+        state.withLock {
+            $0.sendControls[branch.media] = SendControl(media: branch.media, codec: enc.codec, gate: gate,
+                                                        encoder: encoding.first, encoderFactory: encoding.first?.factoryName)
+        }
+        if video, let stageTimer, tail.count >= 3, let exit = tail.last {
+            stageTimer.timeInOrder(StageTimer.encode, from: tail[2], to: exit)  // encoder (+ caps, parser)
         }
         guard let webrtcbin else {
             let sink = sendEndsInTee
@@ -150,7 +167,7 @@ extension GraphBuilder {
         try linkChain(tail, media: branch.media, at: branch.location)
         try linkChain(capture, media: branch.media, at: branch.location)
         guard let head = capture.last, let first = tail.first else { throw RunError("empty send branch", at: branch.location) }
-        try linkSection(BranchKey(side: .send, media: branch.media), head: head, filters: filters, tail: first,
+        try linkSection(BranchKey(side: .send, media: branch.media), head: head, filters: filters, specs: branch.filters, tail: first,
                         at: branch.location)
         if branch.media == .video {
             // Frames in and out of the filter stage: what filters (or a swap) lose shows here.
@@ -185,8 +202,13 @@ extension GraphBuilder {
         let counters = counters
         pad.addProbe { (info: borrowing Pad.ProbeInfo) in
             if video {
-                counters.sendVideoFrames.add(1, ordering: .relaxed)
+                let n = counters.sendVideoFrames.add(1, ordering: .relaxed).newValue
                 counters.sendVideoBytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+                if info.buffer?.isDeltaUnit == false {
+                    counters.sendVideoKeyframes.add(1, ordering: .relaxed)
+                    let asked = counters.keyframeRequestedAt.exchange(-1, ordering: .relaxed)
+                    if asked >= 0 { counters.framesUntilKeyframe.store(max(1, n - asked), ordering: .relaxed) }
+                }
                 if marksFirstFrame && counters.sendVideoFrames.load(ordering: .relaxed) == 1 { counters.markFirstFrame() }
             } else {
                 counters.sendAudioBuffers.add(1, ordering: .relaxed)

@@ -30,6 +30,8 @@ final class GraphBuilder: Sendable {
         var sendRTP: [MediaKind: SendRTP] = [:]
         /// Blocking probes holding send branches back until an answer exists (`holdSend`).
         var sendHolds: [(pad: Pad, probe: UInt)] = []
+        /// The encoder and track gate of each send branch (the control API's handles).
+        var sendControls: [MediaKind: SendControl] = [:]
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }
@@ -139,10 +141,10 @@ final class GraphBuilder: Sendable {
 
     /// Links head → filters → tail and records that span as the branch's filter section,
     /// which `replaceFilters` can swap while the pipeline runs.
-    func linkSection(_ key: BranchKey, head: Element, filters: [Element], tail: Element,
+    func linkSection(_ key: BranchKey, head: Element, filters: [Element], specs: [FilterSpec], tail: Element,
                              at location: SourceLocation?) throws(RunError) {
         let converters = try linkChain([head] + filters + [tail], media: key.media, at: location)
-        state.withLock { $0.sections[key] = FilterSection(head: head, tail: tail, elements: filters + converters) }
+        state.withLock { $0.sections[key] = FilterSection(head: head, tail: tail, elements: filters + converters, specs: specs) }
     }
 
     func filterElements(_ filters: [FilterSpec]) throws(RunError) -> [Element] {
@@ -201,6 +203,9 @@ struct FilterSection: Sendable {
     var head: Element
     /// The element whose sink pad takes the last filter's output.
     var tail: Element
-    /// The filters and any converters inserted between them.
+    /// The filters and any converters inserted between them: the first `specs.count` are
+    /// the filters, in order.
     var elements: [Element]
+    /// What the filters were made from.
+    var specs: [FilterSpec]
 }

@@ -37,15 +37,27 @@ public final class PipelineRun: Sendable {
     private let logger: Logger
     private let failure = Mutex<RunError?>(nil)
     /// The graph and peers of the run in progress (for hot swap and inspection).
-    private let live = Mutex<(builder: GraphBuilder, sender: WebRTCPeer?)?>(nil)
+    private let live = Mutex<(builder: GraphBuilder, sender: WebRTCPeer?, control: PipelineControl?)?>(nil)
+    /// What happens during the run (statistics each interval, filter events, the session,
+    /// errors): the control API streams it.
+    public let events = PipelineEvents()
     private let offers = Atomic<Int>(0)
+    /// The latest WebRTC statistics of the sending and receiving peers (for `/metrics`).
+    let latestStats = Mutex<(sent: WebRTCStats, received: WebRTCStats)>((WebRTCStats(), WebRTCStats()))
 
     public init(spec: PipelineSpec, logger: Logger = Logger(label: "sluice")) {
         self.spec = spec
         self.logger = logger
     }
 
-    private func fail(_ e: RunError) { failure.withLock { if $0 == nil { $0 = e } } }
+    private func fail(_ e: RunError) {
+        let first = failure.withLock { f -> Bool in
+            guard f == nil else { return false }
+            f = e
+            return true
+        }
+        if first { events.post("error", ["message": .text(e.description)]) }
+    }
     private var failed: RunError? { failure.withLock { $0 } }
 
     /// Runs until `options.duration` elapses or `stop` is set, and returns the summary.
@@ -59,7 +71,11 @@ public final class PipelineRun: Sendable {
         let counters = RunCounters(start: started)
         let pipeline = Pipeline(name: "sluice")
         let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer)
-        defer { live.withLock { $0 = nil } }
+        defer {
+            live.withLock { $0 = nil }
+            events.post("state", ["state": .text("stopped")])
+            events.finish()
+        }
 
         // The transport kind builds its webrtcbins and says what the run drives
         // (`Transport/`: one type per kind).
@@ -93,7 +109,9 @@ public final class PipelineRun: Sendable {
         }
 
         if let channels, let bin = opensChannels { try channels.open(on: bin) }
-        live.withLock { $0 = (builder, peers?.sender) }
+        let control = PipelineControl(spec: spec, builder: builder, channels: channels, events: events) { stop.set() }
+        live.withLock { $0 = (builder, peers?.sender, control) }
+        events.post("state", ["state": .text("playing")])
         if let peers {
             try await negotiate(sender: peers.sender, receiver: peers.receiver)
             try await waitForICE([peers.sender, peers.receiver])
@@ -111,7 +129,8 @@ public final class PipelineRun: Sendable {
         }
         // Running: tick statistics until duration, stop or failure.
         var lastTick = ContinuousClock.now
-        var last = (send: 0, recv: 0, audio: 0, bytes: 0)
+        var last = (send: 0, recv: 0, audio: 0, bytes: 0, encoded: 0)
+        var lastLevel = (squares: 0, samples: 0)
         var lastStats = WebRTCStats()
         let statsPeer = peers?.sender ?? player
         var iceState = statsPeer?.states.iceConnection ?? "none"
@@ -159,15 +178,24 @@ public final class PipelineRun: Sendable {
                            recv: counters.receiveVideoFrames.load(ordering: .relaxed),
                            audio: counters.receiveAudioBuffers.load(ordering: .relaxed),
                            // A receive-only run (WHEP) counts what arrives.
-                           bytes: stats.bytesSent > 0 ? stats.bytesSent : (recvStats?.bytesReceived ?? 0))
-                onStats(LiveStats(elapsed: elapsed, sendFps: Double(cur.send - last.send) / dt,
-                                  receiveFps: Double(cur.recv - last.recv) / dt,
-                                  receiveAudioPerSecond: Double(cur.audio - last.audio) / dt,
-                                  bitrateKbps: Double(max(0, cur.bytes - last.bytes)) * 8 / 1000 / dt,
-                                  roundTripMs: stats.roundTripMs ?? recvStats?.roundTripMs,
-                                  iceState: iceState))
+                           bytes: stats.bytesSent > 0 ? stats.bytesSent : (recvStats?.bytesReceived ?? 0),
+                           encoded: counters.sendVideoBytes.load(ordering: .relaxed))
+                var live = LiveStats(elapsed: elapsed, sendFps: Double(cur.send - last.send) / dt,
+                                     receiveFps: Double(cur.recv - last.recv) / dt,
+                                     receiveAudioPerSecond: Double(cur.audio - last.audio) / dt,
+                                     bitrateKbps: Double(max(0, cur.bytes - last.bytes)) * 8 / 1000 / dt,
+                                     roundTripMs: stats.roundTripMs ?? recvStats?.roundTripMs,
+                                     iceState: iceState)
+                live.encodedVideoKbps = Double(cur.encoded - last.encoded) * 8 / 1000 / dt
+                let level = (squares: counters.receiveAudioSquares.load(ordering: .relaxed),
+                             samples: counters.receiveAudioSamples.load(ordering: .relaxed))
+                live.receiveAudioLevelDB = RunCounters.levelDB(from: lastLevel, to: level)
+                lastLevel = level
+                onStats(live)
+                events.post("stats", live.eventFields)
                 last = cur
                 lastStats = stats
+                latestStats.withLock { $0 = (stats, recvStats ?? WebRTCStats()) }
             }
             // 5 wake-ups a second: enough for Ctrl-C and failures to act within 200 ms, few
             // enough not to show in the process's CPU time next to the media threads.
@@ -234,6 +262,9 @@ public final class PipelineRun: Sendable {
         guard let builder = live.withLock({ $0?.builder }) else { throw RunError("the pipeline is not running") }
         try await builder.replaceFilters(side: side, media: media, with: filters)
     }
+
+    /// The control handle of the run in progress (nil before it plays and after it ends).
+    public var control: PipelineControl? { live.withLock { $0?.control } }
 
     /// Offers this run has made (1 after the initial negotiation; a renegotiation adds one).
     public var offersMade: Int { offers.load(ordering: .relaxed) }
@@ -337,13 +368,14 @@ public final class PipelineRun: Sendable {
                     guard let s = message.structure else { break }
                     if s.name == "sluice-filter-warning" {
                         logger.warning("\(s.get("message", as: String.self) ?? "a filter reported a problem")")
-                    } else if s.name == "sluice-filter-event", let onFilterEvent,
+                    } else if s.name == "sluice-filter-event",
                               let filter = s.get("filter", as: String.self), let event = s.get("event", as: String.self) {
                         var fields: [String: Double] = [:]
                         for name in s.fieldNames where name != "filter" && name != "event" {
                             if let v = s.get(name, as: Double.self) { fields[name] = v }
                         }
-                        onFilterEvent(filter, event, fields)
+                        onFilterEvent?(filter, event, fields)
+                        self?.events.postFilterEvent(filter: filter, event: event, fields: fields)
                     }
                 default:
                     break

@@ -12,6 +12,12 @@ public final class StreamHub: Sendable {
     private let pipeline: Pipeline
     private let builder: GraphBuilder
     private let viewers: ViewerSet
+    /// Statistics each second, filter events, viewers' sessions, errors.
+    public let events = PipelineEvents()
+    /// The control API's handle on this stream.
+    public let control: PipelineControl
+    private let stopHandler = StopHandler()
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
 
     /// Builds and starts the send branches of `spec` (its transport and receive sections are
     /// not used: each viewer is a peer of its own). ICE gathers on `addresses`.
@@ -33,20 +39,85 @@ public final class StreamHub: Sendable {
             try builder.buildSend(branch, into: nil)
         }
         let builder = builder, spec = spec
-        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name) {
+        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, events: events) {
             [spec.send?.video, spec.send?.audio].compactMap { branch in
                 branch.flatMap { b in builder.tees[b.media].map { ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0) } }
             }
         }
         // Viewers' elements come and go in this long-lived pipeline: nothing may queue on its
         // bus (each message would keep its element alive).
-        pipeline.bus.handleSynchronously { _ in }
+        // Filter events and errors go to the event log from here (short: a streaming thread).
+        let events = events
+        pipeline.bus.handleSynchronously { message in
+            switch message.kind {
+            case .element:
+                guard let s = message.structure, s.name == "sluice-filter-event",
+                      let filter = s.get("filter", as: String.self), let event = s.get("event", as: String.self) else { return }
+                var fields: [String: Double] = [:]
+                for name in s.fieldNames where name != "filter" && name != "event" {
+                    if let v = s.get(name, as: Double.self) { fields[name] = v }
+                }
+                events.postFilterEvent(filter: filter, event: event, fields: fields)
+            case .error:
+                events.post("error", ["element": .text(message.sourceName), "message": .text(message.parsedError?.0 ?? "unknown error")])
+            default:
+                break
+            }
+        }
+        let stopHandler = stopHandler
+        control = PipelineControl(spec: spec, builder: builder, channels: nil, events: events) {
+            stopHandler.call()
+        }
         guard pipeline.setState(.playing) != .failure else {
             throw RunError("the served pipeline '\(spec.name)' could not start")
         }
+        events.post("state", ["state": .text("playing")])
+        startTicking()
     }
 
-    deinit { pipeline.setState(.null) }
+    deinit {
+        ticker.withLock { $0?.cancel() }
+        pipeline.setState(.null)
+    }
+
+    /// Posts a `stats` event each second: viewers, encoded frames per second and bitrate.
+    private func startTicking() {
+        let task = Task.detached { [weak self] in
+            var last = (frames: 0, bytes: 0, at: ContinuousClock.now)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self else { return }
+                let now = ContinuousClock.now, dt = (now - last.at).seconds
+                let frames = self.encodedVideoFrames, bytes = self.encodedVideoBytes
+                self.events.post("stats", [
+                    "viewers": .number(Double(self.viewerCount)),
+                    "encoded_fps": .number(Double(frames - last.frames) / dt),
+                    "encoded_video_kbps": .number(Double(bytes - last.bytes) * 8 / 1000 / dt)])
+                last = (frames, bytes, now)
+            }
+        }
+        ticker.withLock { $0 = task }
+    }
+
+    /// What the control API's stop does for this stream (the server removes it).
+    public func onStopRequest(_ handler: @escaping @Sendable () -> Void) { stopHandler.set(handler) }
+
+    /// Ends the stream: every viewer's session (reason `shutdown`), then the pipeline
+    /// (end-of-stream first, bounded by `drainTimeout`). The event log ends with it.
+    public func stop(drainTimeout: Double = 2) async {
+        ticker.withLock { $0?.cancel(); $0 = nil }
+        viewers.removeAll()
+        let pipeline = pipeline, sent = StopFlag()
+        Thread.detachNewThread {  // see PipelineRun.drain: EOS can wait on streaming locks
+            _ = pipeline.sendEvent(.eos())
+            sent.set()
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(drainTimeout * 1000))
+        while !sent.isSet && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        pipeline.setState(.null)
+        events.post("state", ["state": .text("stopped")])
+        events.finish()
+    }
 
     /// Viewers connected now.
     public var viewerCount: Int { viewers.count }
@@ -83,4 +154,11 @@ public final class StreamHub: Sendable {
 
     /// Viewers removed so far, by reason (see `ViewerSource.viewerRemovals`).
     public var viewerRemovals: [String: Int] { viewers.removalCounts }
+}
+
+/// A handler set after construction (the server's, for a stream's stop request).
+final class StopHandler: Sendable {
+    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    func set(_ h: @escaping @Sendable () -> Void) { handler.withLock { $0 = h } }
+    func call() { handler.withLock { $0 }?() }
 }

@@ -25,6 +25,8 @@ final class ViewerSet: Sendable {
     let removals = Mutex<[String: Int]>([:])
     private let reaper = Mutex<Task<Void, Never>?>(nil)
     let limits: ViewerLimits
+    /// Where viewers' sessions starting and ending are told (the stream's event log).
+    let events: PipelineEvents?
 
     struct Viewer: @unchecked Sendable {  // elements are MT-safe GstObjects; the struct is only touched under `viewers`
         var webrtcbin: Element
@@ -35,9 +37,9 @@ final class ViewerSet: Sendable {
     }
 
     init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
-         outputs: @escaping @Sendable () -> [Output]) {
+         events: PipelineEvents? = nil, outputs: @escaping @Sendable () -> [Output]) {
         self.pipeline = pipeline; self.recipe = recipe; self.stream = stream; self.outputs = outputs
-        self.limits = limits
+        self.limits = limits; self.events = events
     }
 
     deinit { reaper.withLock { $0?.cancel() } }
@@ -96,6 +98,7 @@ final class ViewerSet: Sendable {
             }
             viewers.withLock { $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health) }
             startReaper()
+            events?.post("session-start", ["viewer": .text(id)])
             // A new viewer needs a keyframe to start decoding: ask the shared encoders.
             for p in pending { p.queueSink.pushEvent(.forceKeyUnit()) }
             return (id, SDPRewrite.addingMediaMsid(SDPRewrite.rejectingInactive(answer)))
@@ -124,6 +127,7 @@ final class ViewerSet: Sendable {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         remove(elements: viewer.elements, teePads: viewer.teePads)
         count(removal: reason)
+        events?.post("session-end", ["viewer": .text(id), "reason": .text(reason)])
         return true
     }
 

@@ -96,6 +96,28 @@ public struct PipelineLoader: Sendable {
         throw sorted(diagnostics, overrides: overrides, file: file)
     }
 
+    /// A `filters:` list on its own (the control API's filter swap): YAML or JSON text whose
+    /// root is the list, checked as the same list in a pipeline file would be.
+    public func loadFilters(yaml: String, file: String, media: MediaKind) throws(PipelineFileError) -> [FilterSpec] {
+        var (parsed, diagnostics) = SpecYAMLReader.read(yaml, file: file)
+        let start = SourceLocation(file: file, line: 1, column: 1)
+        // No `${VAR}` substitution: text from the network must not read the server's environment.
+        guard let root = parsed else {
+            if diagnostics.isEmpty { diagnostics.append(Diagnostic("the filter list is empty; write [] to remove every filter", at: start)) }
+            throw sorted(diagnostics, overrides: [], file: file)
+        }
+        var decoder = SpecDecoder(file: file, swiftCatalog: filters)
+        let list = decoder.decodeFilters(SpecEntry(key: "filters", keyLocation: start, value: root), media: media)
+        diagnostics += decoder.diagnostics
+        if let catalog {
+            var validator = SpecValidator(catalog: catalog)
+            validator.check(elements: decoder.elements, fragments: decoder.fragments)
+            diagnostics += validator.diagnostics
+        }
+        guard diagnostics.isEmpty else { throw sorted(diagnostics, overrides: [], file: file) }
+        return list
+    }
+
     /// File diagnostics by position, then override diagnostics in argument order.
     private func sorted(_ diagnostics: [Diagnostic], overrides: [String], file: String) -> PipelineFileError {
         var overrideIndex: [String: Int] = [:]

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Counters updated from GStreamer streaming threads (pad probes) and read by the runner.
@@ -14,6 +15,16 @@ public final class RunCounters: Sendable {
     public let receiveAudioBuffers = Atomic<Int>(0)
     public let receiveVideoWidth = Atomic<Int>(0)
     public let receiveVideoHeight = Atomic<Int>(0)
+    /// Received audio: sum of squared S16 samples and their count (the level in `stats`).
+    public let receiveAudioSquares = Atomic<Int>(0)
+    public let receiveAudioSamples = Atomic<Int>(0)
+    let receiveAudioIsS16 = Atomic<Bool>(false)
+    /// Keyframes the video encoder produced.
+    public let sendVideoKeyframes = Atomic<Int>(0)
+    /// The encoded-frame count when a keyframe was requested (-1: none pending), and which
+    /// frame after the request was the keyframe (1: the next one; -1: not yet).
+    let keyframeRequestedAt = Atomic<Int>(-1)
+    let framesUntilKeyframe = Atomic<Int>(-1)
     /// Send branches whose source reached end-of-stream.
     public let endedSendBranches = Atomic<Int>(0)
     /// Nanoseconds from the start of the run to the first decoded frame (video, or audio
@@ -31,6 +42,26 @@ public final class RunCounters: Sendable {
         let d = ContinuousClock.now - start
         let ns = max(1, Int(d.components.seconds) * 1_000_000_000 + Int(d.components.attoseconds / 1_000_000_000))
         _ = firstFrameNanos.compareExchange(expected: 0, desired: ns, ordering: .relaxed)
+    }
+
+    /// Sum of squares and count of interleaved S16 samples.
+    static func sumOfSquaresS16(_ bytes: UnsafeRawBufferPointer) -> (squares: Int64, samples: Int) {
+        let n = bytes.count / 2
+        var sum: Int64 = 0
+        for i in 0..<n {
+            let v = Int64(Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 2, as: Int16.self)))
+            sum &+= v * v
+        }
+        return (sum, n)
+    }
+
+    /// The received audio's level in dBFS from two (squares, samples) readings; nil without
+    /// samples in between. Silence reads -100.
+    public static func levelDB(from a: (squares: Int, samples: Int), to b: (squares: Int, samples: Int)) -> Double? {
+        let n = b.samples - a.samples
+        guard n > 0 else { return nil }
+        let mean = Double(b.squares &- a.squares) / Double(n) / (32768.0 * 32768.0)
+        return mean > 1e-10 ? max(-100, 10 * log10(mean)) : -100
     }
 
     /// Free-form facts learnt during the run (negotiated codecs, caps).

@@ -10,6 +10,21 @@ public struct LiveStats: Sendable {
     public var bitrateKbps: Double
     public var roundTripMs: Double?
     public var iceState: String
+    /// What the video encoder produced over the last interval, in kbit/s (before RTP).
+    public var encodedVideoKbps: Double = 0
+    /// Level of the received audio over the last interval, in dBFS (-100 for silence).
+    public var receiveAudioLevelDB: Double?
+
+    /// The fields of a `stats` event (`PipelineEvents`).
+    public var eventFields: [String: PipelineEvent.Value] {
+        var f: [String: PipelineEvent.Value] = [
+            "elapsed_s": .number(elapsed), "send_fps": .number(sendFps), "receive_fps": .number(receiveFps),
+            "audio_buffers_per_s": .number(receiveAudioPerSecond), "bitrate_kbps": .number(bitrateKbps),
+            "encoded_video_kbps": .number(encodedVideoKbps), "ice_state": .text(iceState)]
+        if let roundTripMs { f["rtt_ms"] = .number(roundTripMs) }
+        if let receiveAudioLevelDB { f["receive_audio_level_db"] = .number(receiveAudioLevelDB) }
+        return f
+    }
 
     /// `  3.0s  send 30.0 fps  recv 29.9 fps  1984 kbit/s  rtt 0.4 ms  ice connected`
     public var line: String {

@@ -14,6 +14,11 @@ public struct WebRTCStats: Sendable, Equatable {
     public var roundTripMs: Double?
     /// Inbound jitter in milliseconds, once known.
     public var jitterMs: Double?
+    /// Loss-repair requests: NACKs, picture loss indications and full intra requests, sent
+    /// and received (all streams).
+    public var nackCount: Int = 0
+    public var pliCount: Int = 0
+    public var firCount: Int = 0
 
     public init() {}
 
@@ -30,9 +35,11 @@ public struct WebRTCStats: Sendable, Equatable {
             case Self.outboundRTP:
                 bytesSent += s.get("bytes-sent", as: Int.self) ?? 0
                 packetsSent += s.get("packets-sent", as: Int.self) ?? 0
+                countRepair(s)
             case Self.inboundRTP:
                 bytesReceived += s.get("bytes-received", as: Int.self) ?? 0
                 packetsReceived += s.get("packets-received", as: Int.self) ?? 0
+                countRepair(s)
                 if let j = s.get("jitter", as: Double.self) { jitterMs = max(jitterMs ?? 0, j * 1000) }
             case Self.remoteInboundRTP:
                 packetsLost += max(0, s.get("packets-lost", as: Int.self) ?? 0)
@@ -43,5 +50,11 @@ public struct WebRTCStats: Sendable, Equatable {
                 break
             }
         }
+    }
+
+    private mutating func countRepair(_ s: Structure) {
+        nackCount += Int(s.get("nack-count", as: UInt32.self) ?? 0)
+        pliCount += Int(s.get("pli-count", as: UInt32.self) ?? 0)
+        firCount += Int(s.get("fir-count", as: UInt32.self) ?? 0)
     }
 }

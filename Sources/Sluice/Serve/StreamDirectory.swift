@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+
+/// The pipelines a `sluice serve` hosts, by name: those it started with (`--pipeline`) and
+/// those created and stopped through the control API while it runs.
+///
+/// A pipeline that is stopping stays listed (state `stopping`) until its viewers are gone
+/// and its pipeline is down, so its name cannot be reused before then.
+public final class StreamDirectory: Sendable {
+    public enum State: String, Sendable { case playing, stopping }
+
+    /// One hosted pipeline.
+    public struct Entry: Sendable {
+        public let hub: StreamHub
+        /// The file it came from, or `request body`.
+        public let source: String
+        public var state: State
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    /// How each new stream's webrtcbins are made (STUN/TURN, DTLS certificate).
+    private let recipe: WebRTCRecipe
+    /// ICE addresses for a pipeline whose file names none.
+    private let defaultAddresses: [String]
+    /// Most pipelines one server hosts (each costs an encoder).
+    public let limit: Int
+
+    public init(recipe: WebRTCRecipe = WebRTCRecipe(), defaultAddresses: [String] = ["127.0.0.1"], limit: Int = 64) {
+        self.recipe = recipe; self.defaultAddresses = defaultAddresses; self.limit = limit
+    }
+
+    /// The playing stream named `name` (not one that is stopping).
+    public subscript(name: String) -> StreamHub? {
+        entries.withLock { e in e[name].flatMap { $0.state == .playing ? $0.hub : nil } }
+    }
+
+    /// Every hosted pipeline, stopping ones included, by name.
+    public var all: [Entry] { entries.withLock { Array($0.values) }.sorted { $0.hub.name < $1.hub.name } }
+    /// The playing streams, by name.
+    public var values: [StreamHub] { all.filter { $0.state == .playing }.map(\.hub) }
+    public func entry(_ name: String) -> Entry? { entries.withLock { $0[name] } }
+
+    /// Why a pipeline could not be added.
+    public struct AddError: Error, Sendable, CustomStringConvertible {
+        public enum Kind: Sendable { case exists, full, invalid }
+        public let kind: Kind
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Builds and starts `spec` as a served stream and lists it. The stream's control stop
+    /// request stops it and removes it from the directory.
+    @discardableResult
+    public func start(_ spec: PipelineSpec, source: String) throws(AddError) -> StreamHub {
+        // Claim the name first, so two creates of one name cannot both build a pipeline.
+        let claimed = entries.withLock { e -> AddError? in
+            if e[spec.name] != nil { return AddError(kind: .exists, message: "a pipeline named '\(spec.name)' exists; stop it first or choose another name") }
+            if e.count >= limit { return AddError(kind: .full, message: "this server hosts \(limit) pipelines already; stop one first") }
+            return nil
+        }
+        if let claimed { throw claimed }
+        var hubRecipe = recipe
+        hubRecipe.addresses = spec.transport.ice.addresses.isEmpty ? defaultAddresses : spec.transport.ice.addresses
+        hubRecipe.latencyMs = spec.transport.latencyMs
+        if let own = spec.transport.dtlsCertificate { hubRecipe.certificate = own }
+        let hub: StreamHub
+        do { hub = try StreamHub(spec: spec, recipe: hubRecipe) } catch {
+            throw AddError(kind: .invalid, message: error.description)
+        }
+        do { try adopt(hub, source: source) } catch {
+            Task { await hub.stop() }
+            throw error
+        }
+        return hub
+    }
+
+    /// Lists a stream built elsewhere (`SignallingServer(streams:)`).
+    public func adopt(_ hub: StreamHub, source: String) throws(AddError) {
+        let added = entries.withLock { e -> Bool in
+            guard e[hub.name] == nil else { return false }
+            e[hub.name] = Entry(hub: hub, source: source, state: .playing)
+            return true
+        }
+        guard added else {
+            throw AddError(kind: .exists, message: "a pipeline named '\(hub.name)' exists; stop it first or choose another name")
+        }
+        let name = hub.name
+        hub.onStopRequest { [weak self] in
+            guard let self else { return }
+            Task { await self.stop(name) }
+        }
+    }
+
+    /// Stops a stream gracefully and removes it; false if there is none by that name (or it
+    /// is already stopping).
+    @discardableResult
+    public func stop(_ name: String, drainTimeout: Double = 2) async -> Bool {
+        guard let hub = markStopping(name) else { return false }
+        await finishStop(name, hub, drainTimeout: drainTimeout)
+        return true
+    }
+
+    /// Marks `name` as stopping and stops it in the background; the entry as it is then
+    /// (state `stopping`), or nil if unknown.
+    public func beginStop(_ name: String, drainTimeout: Double = 2) -> Entry? {
+        if let hub = markStopping(name) {
+            Task { await self.finishStop(name, hub, drainTimeout: drainTimeout) }
+        }
+        return entry(name)
+    }
+
+    private func markStopping(_ name: String) -> StreamHub? {
+        entries.withLock { e -> StreamHub? in
+            guard let entry = e[name], entry.state == .playing else { return nil }
+            e[name]?.state = .stopping
+            return entry.hub
+        }
+    }
+
+    private func finishStop(_ name: String, _ hub: StreamHub, drainTimeout: Double) async {
+        await hub.stop(drainTimeout: drainTimeout)
+        entries.withLock { e in if e[name]?.hub === hub { e[name] = nil } }
+    }
+}
+
+extension StreamDirectory: MetricsSource {
+    public func collect(into sink: MetricsSink) {
+        for entry in all { entry.hub.collect(into: sink) }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import GStreamer
+import Sluice
+
+/// One pipeline as the control API sees it.
+public struct ControlledPipeline: Sendable {
+    public var name: String
+    /// `playing`, `stopping`, `stopped` or `failed`.
+    public var state: String
+    /// The file it came from, or `request body`.
+    public var source: String
+    /// WHEP viewers, for a served pipeline.
+    public var viewers: Int?
+    /// Its control handle (nil once it no longer runs).
+    public var control: PipelineControl?
+    /// Its event log.
+    public var events: PipelineEvents?
+}
+
+/// A control API refusal, with the status it maps to.
+public struct ControlAPIProblem: Error, Sendable {
+    public enum Status: Sendable { case badRequest, notFound, conflict, unprocessable, forbidden }
+    public var status: Status
+    public var detail: String
+    public var errors: [String] = []
+    public init(_ status: Status, _ detail: String, errors: [String] = []) {
+        self.status = status; self.detail = detail; self.errors = errors
+    }
+}
+
+/// What the control API works on: a server's pipelines (`ServedPipelines`) or the one
+/// pipeline of a `sluice run --control` (`SingleRunPipeline`). A new kind of host is one
+/// new conforming type.
+public protocol ControlledPipelines: Sendable {
+    func list() -> [ControlledPipeline]
+    func pipeline(named name: String) -> ControlledPipeline?
+    /// Validates, builds and starts a pipeline from a file's text (`file` names it in
+    /// diagnostics) or from a path the host may read.
+    func create(yaml: String, file: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline
+    func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline
+    /// Starts a graceful stop; the pipeline as it is then, or nil if unknown.
+    func stop(_ name: String) async -> ControlledPipeline?
+}
+
+/// The pipelines `sluice serve` hosts: WHEP streams, created from files in an allowed folder
+/// or from posted text.
+public struct ServedPipelines: ControlledPipelines {
+    public let directory: StreamDirectory
+    /// The folder `create(path:)` may read files from (`--pipelines-dir`); nil: none.
+    public let folder: String?
+
+    public init(directory: StreamDirectory, folder: String?) {
+        self.directory = directory; self.folder = folder
+    }
+
+    public func list() -> [ControlledPipeline] { directory.all.map(Self.describe) }
+
+    public func pipeline(named name: String) -> ControlledPipeline? { directory.entry(name).map(Self.describe) }
+
+    static func describe(_ e: StreamDirectory.Entry) -> ControlledPipeline {
+        ControlledPipeline(name: e.hub.name, state: e.state.rawValue, source: e.source, viewers: e.hub.viewerCount,
+                           control: e.state == .playing ? e.hub.control : nil, events: e.hub.events)
+    }
+
+    public func create(yaml: String, file: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
+        // Posted text must not read the server's environment: no `${VAR}` substitution.
+        try start(.runtime(environment: [:]), yaml: yaml, file: file, source: file, name: name)
+    }
+
+    public func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
+        guard let folder else {
+            throw ControlAPIProblem(.forbidden, "this server reads no pipeline files at run time; start it with --pipelines-dir DIR, or post the file's text as application/yaml")
+        }
+        let resolved: String
+        switch PipelineFolder.resolve(path, in: folder) {
+        case .success(let p): resolved = p
+        case .failure(let why): throw why
+        }
+        guard let text = try? String(contentsOfFile: resolved, encoding: .utf8) else {
+            throw ControlAPIProblem(.unprocessable, "cannot read \(path) as UTF-8 text")
+        }
+        return try start(.runtime(), yaml: text, file: resolved, source: path, name: name)
+    }
+
+    private func start(_ loader: PipelineLoader, yaml: String, file: String, source: String,
+                       name: String?) throws(ControlAPIProblem) -> ControlledPipeline {
+        var spec: PipelineSpec
+        do { spec = try loader.load(yaml: yaml, file: file) } catch {
+            throw ControlAPIProblem(.unprocessable, "the pipeline file is not valid", errors: error.diagnostics.map(\.description))
+        }
+        if let name { spec.name = name }
+        guard spec.send?.video != nil || spec.send?.audio != nil else {
+            throw ControlAPIProblem(.unprocessable, "pipeline '\(spec.name)' has no send section; only pipelines served to viewers can be created at run time")
+        }
+        do {
+            let hub = try directory.start(spec, source: source)
+            return ControlledPipeline(name: hub.name, state: "playing", source: source, viewers: 0, control: hub.control, events: hub.events)
+        } catch {
+            switch error.kind {
+            case .exists, .full: throw ControlAPIProblem(.conflict, error.message)
+            case .invalid: throw ControlAPIProblem(.unprocessable, error.message)
+            }
+        }
+    }
+
+    public func stop(_ name: String) async -> ControlledPipeline? { directory.beginStop(name).map(Self.describe) }
+}
+
+/// The one pipeline of `sluice run --control`: it can be looked at, changed and stopped, not
+/// replaced.
+public struct SingleRunPipeline: ControlledPipelines {
+    public let run: PipelineRun
+    public let stopFlag: StopFlag
+
+    public init(run: PipelineRun, stop: StopFlag) { self.run = run; self.stopFlag = stop }
+
+    private var current: ControlledPipeline {
+        let control = run.control
+        let state = control != nil ? (stopFlag.isSet ? "stopping" : "playing") : (stopFlag.isSet ? "stopped" : "playing")
+        return ControlledPipeline(name: run.spec.name, state: state, source: run.spec.file, viewers: nil,
+                                  control: control, events: run.events)
+    }
+
+    public func list() -> [ControlledPipeline] { [current] }
+    public func pipeline(named name: String) -> ControlledPipeline? { name == run.spec.name ? current : nil }
+
+    public func create(yaml: String, file: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
+        throw ControlAPIProblem(.conflict, "sluice run controls the one pipeline it was started with; run sluice serve to create pipelines at run time")
+    }
+    public func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
+        try await create(yaml: "", file: path, name: name)
+    }
+
+    public func stop(_ name: String) async -> ControlledPipeline? {
+        guard name == run.spec.name else { return nil }
+        stopFlag.set()
+        var p = current
+        p.state = "stopping"
+        return p
+    }
+}
+
+/// Paths inside the allowed folder only: no absolute paths, no `..`, no symbolic link that
+/// leads outside.
+enum PipelineFolder {
+    static func resolve(_ path: String, in folder: String) -> Result<String, ControlAPIProblem> {
+        guard !path.isEmpty, !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+            return .failure(ControlAPIProblem(.forbidden, "path must be relative to the pipelines folder, without '..'"))
+        }
+        let base = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        let full = URL(fileURLWithPath: base).appendingPathComponent(path).resolvingSymlinksInPath().path
+        guard full.hasPrefix(base + "/") else {
+            return .failure(ControlAPIProblem(.forbidden, "\(path) leads outside the pipelines folder"))
+        }
+        guard FileManager.default.fileExists(atPath: full) else {
+            return .failure(ControlAPIProblem(.notFound, "no file \(path) in the pipelines folder"))
+        }
+        return .success(full)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import GStreamer
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import Sluice
+import SluiceControlAPI
+
+/// The control API of a single `sluice run` (`--control HOST:PORT`), with `/metrics`
+/// (Prometheus, `--metrics`), `/healthz` and `/openapi.yaml`: the same API as `sluice serve`
+/// has, on the one pipeline the run was started with.
+public struct ControlServer: Sendable {
+    public let host: String
+    public let port: Int
+    public let access: ControlAPIAccess
+    let pipelines: SingleRunPipeline
+    let metrics: SluiceMetrics?
+    /// Serve the control API (false: only `/metrics` and `/healthz`).
+    let api: Bool
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - metrics: serve `/metrics` from these (nil: no metrics route).
+    public init(run: PipelineRun, stop: StopFlag, host: String, port: Int, access: ControlAPIAccess,
+                metrics: SluiceMetrics? = nil, api: Bool = true,
+                logger: Logger = Logger(label: "sluice.control")) {
+        self.host = host; self.port = port; self.access = access.bound(to: host); self.metrics = metrics; self.api = api; self.logger = logger
+        pipelines = SingleRunPipeline(run: run, stop: stop)
+    }
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/openapi.yaml") { _, _ in Self.document() }
+        router.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
+        if let metrics {
+            let protected = router.group().add(middleware: APIAuthMiddleware(access: access))
+            protected.get("/metrics") { _, _ in
+                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                         body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+            }
+        }
+        if api {
+            let group = router.group().add(middleware: APIAuthMiddleware(access: access))
+            Self.register(ControlAPIHandler(pipelines: pipelines), on: group, logger: logger)
+        }
+        return router
+    }
+
+    /// Serves until the task is cancelled.
+    public func run() async throws {
+        let app = Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "sluice"),
+                              logger: logger)
+        try await app.runService(gracefulShutdownSignals: [])
+    }
+
+    /// The Hummingbird application (for tests).
+    public func application() -> some ApplicationProtocol {
+        Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "sluice"), logger: logger)
+    }
+
+    static func document() -> Response {
+        Response(status: .ok, headers: [.contentType: "application/yaml"],
+                 body: .init(byteBuffer: ByteBuffer(string: controlAPIDocument)))
+    }
+
+    static func register<R: ServerTransport>(_ handler: ControlAPIHandler, on transport: R, logger: Logger) {
+        do {
+            try handler.registerHandlers(on: transport, serverURL: URL(string: "/api/v1")!, middlewares: [ProblemMiddleware()])
+        } catch {
+            logger.error("the control API could not be registered: \(error)")
+        }
+    }
+}
