@@ -57,3 +57,8 @@ if ! .venv/bin/python -c 'import prometheus_client' 2>/dev/null; then
   echo "install.sh: installing prometheus-client into .venv"
   .venv/bin/pip install -q prometheus-client
 fi
+# The control API test runs schemathesis against the served OpenAPI document.
+if ! .venv/bin/python -c 'import schemathesis' 2>/dev/null; then
+  echo "install.sh: installing schemathesis into .venv"
+  .venv/bin/pip install -q schemathesis
+fi

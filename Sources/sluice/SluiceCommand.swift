@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Sluice
 
 /// `sluice`: run, validate and inspect declarative WebRTC pipelines.
 @main
@@ -39,12 +40,24 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .warning
 
+    enum LogFormat: String, ExpressibleByArgument { case text, json }
+
+    @Option(name: .long, help: "Log format on standard error: text, or json (one object per line, for log collectors).")
+    var logFormat: LogFormat = .text
+
     func bootstrapLogging() {
-        let level = logLevel
+        let level = logLevel, format = logFormat
         LoggingSystem.bootstrap { label in
-            var h = StreamLogHandler.standardError(label: label)
-            h.logLevel = level
-            return h
+            switch format {
+            case .text:
+                var h = StreamLogHandler.standardError(label: label)
+                h.logLevel = level
+                return h
+            case .json:
+                var h = JSONLogHandler(label: label)
+                h.logLevel = level
+                return h
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ final class AuthenticationTests: XCTestCase {
         "GET /ws",
         "GET /healthz",   // orchestrators' probes: a status word, nothing else
         "GET /readyz",
+        "GET /openapi.yaml",   // the control API's description: no data
     ]
 
     /// Routes that must exist and be protected: a floor, so the walk cannot pass by walking
@@ -30,6 +31,12 @@ final class AuthenticationTests: XCTestCase {
         "POST /whip/{name}", "PATCH /whip/{name}/{session}", "DELETE /whip/{name}/{session}",
         "POST /enterprises/{project}/devices/{command}",
         "GET /metrics", "GET /pipelines/{name}/{file}",
+        "GET /api/v1/pipelines", "POST /api/v1/pipelines", "GET /api/v1/pipelines/{name}",
+        "DELETE /api/v1/pipelines/{name}", "GET /api/v1/pipelines/{name}/events",
+        "PUT /api/v1/pipelines/{name}/branches/{side}/{media}/filters",
+        "PATCH /api/v1/pipelines/{name}/branches/{side}/{media}/filters/{index}",
+        "PATCH /api/v1/pipelines/{name}/send/{media}/encoder", "POST /api/v1/pipelines/{name}/send/video/keyframe",
+        "PATCH /api/v1/pipelines/{name}/send/{media}/track", "POST /api/v1/pipelines/{name}/datachannels/{label}/messages",
     ]
 
     private static let token = "s3cret"
@@ -41,7 +48,8 @@ final class AuthenticationTests: XCTestCase {
     /// Every registered route as (description, method, a URI that matches it).
     private static func routes(_ server: SignallingServer) -> [(name: String, method: HTTPRequest.Method, uri: String)] {
         let samples = ["room": "r1", "client": "c1", "stream": "cam", "name": "pub", "session": "s1",
-                       "project": "p", "command": "server:executeCommand"]
+                       "project": "p", "command": "server:executeCommand", "side": "send", "media": "video",
+                       "index": "0", "label": "chat"]
         return server.router().routes.map { route in
             let path = route.path.description
             // `{parameter}` → a sample value; anything else is taken literally.
@@ -58,6 +66,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     private static func isCamera(_ uri: String) -> Bool { uri.hasPrefix("/enterprises/") }
+    private static func isControlAPI(_ uri: String) -> Bool { uri.hasPrefix("/api/") }
 
     func testTheRouteListIsComplete() {
         let names = Set(Self.routes(Self.server(token: Self.token)).map(\.name))
@@ -94,8 +103,20 @@ final class AuthenticationTests: XCTestCase {
                 }
                 XCTAssertEqual(none.status, .unauthorized, label)
                 XCTAssertEqual(basic.status, .unauthorized, "another scheme is no bearer token: \(label)")
-                XCTAssertEqual(wrong.status, .forbidden, label)
                 XCTAssertTrue(none.headers[.wwwAuthenticate]?.hasPrefix("Bearer") ?? false, "\(label): \(none.headers)")
+                if Self.isControlAPI(route.uri) {
+                    // The control API: an unknown token is no token of this server (401), in
+                    // problem+json; 403 is for a token whose scope is too small.
+                    XCTAssertEqual(wrong.status, .unauthorized, label)
+                    for r in [none, wrong] {
+                        XCTAssertEqual(r.headers[.contentType], "application/problem+json", label)
+                        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(buffer: r.body)) as? [String: Any], label)
+                        XCTAssertEqual(o["status"] as? Int, 401, label)
+                        XCTAssertNotNil(o["detail"] as? String, label)
+                    }
+                    continue
+                }
+                XCTAssertEqual(wrong.status, .forbidden, label)
                 if Self.isCamera(route.uri) {
                     // Google's error shape.
                     for (r, code, status) in [(none, 401, "UNAUTHENTICATED"), (wrong, 403, "PERMISSION_DENIED")] {

@@ -376,6 +376,9 @@ components:
         state: { $ref: '#/components/schemas/State' }
         source: { type: string }
         viewers: { type: integer }
+        encoded_video_frames:
+          type: integer
+          description: Video frames the pipeline's encoder has produced so far.
         branches:
           type: array
           items: { $ref: '#/components/schemas/Branch' }

@@ -130,6 +130,10 @@ extension Components {
             public var source: Swift.String
             /// - Remark: Generated from `#/components/schemas/Pipeline/viewers`.
             public var viewers: Swift.Int?
+            /// Video frames the pipeline's encoder has produced so far.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Pipeline/encoded_video_frames`.
+            public var encodedVideoFrames: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/Pipeline/branches`.
             public var branches: [Components.Schemas.Branch]
             /// - Remark: Generated from `#/components/schemas/Pipeline/DataChannelsPayload`.
@@ -192,6 +196,7 @@ extension Components {
             ///   - state:
             ///   - source:
             ///   - viewers:
+            ///   - encodedVideoFrames: Video frames the pipeline's encoder has produced so far.
             ///   - branches:
             ///   - dataChannels:
             ///   - stats: The latest `stats` event's fields.
@@ -201,6 +206,7 @@ extension Components {
                 state: Components.Schemas.State,
                 source: Swift.String,
                 viewers: Swift.Int? = nil,
+                encodedVideoFrames: Swift.Int? = nil,
                 branches: [Components.Schemas.Branch],
                 dataChannels: Components.Schemas.Pipeline.DataChannelsPayload,
                 stats: Components.Schemas.Pipeline.StatsPayload? = nil,
@@ -210,6 +216,7 @@ extension Components {
                 self.state = state
                 self.source = source
                 self.viewers = viewers
+                self.encodedVideoFrames = encodedVideoFrames
                 self.branches = branches
                 self.dataChannels = dataChannels
                 self.stats = stats
@@ -220,6 +227,7 @@ extension Components {
                 case state
                 case source
                 case viewers
+                case encodedVideoFrames = "encoded_video_frames"
                 case branches
                 case dataChannels = "data_channels"
                 case stats

@@ -207,6 +207,7 @@ struct ControlAPIHandler: APIProtocol {
         if let last = recent.last(where: { $0.type == "stats" }) { stats = .init(additionalProperties: container(last.fields)) }
         return Schemas.Pipeline(
             name: p.name, state: Schemas.State(rawValue: p.state) ?? .stopped, source: p.source, viewers: p.viewers,
+            encodedVideoFrames: p.encodedVideoFrames,
             branches: p.control?.branches.map(branch) ?? [],
             dataChannels: p.control?.dataChannels.map { .init(label: $0.label, open: $0.open) } ?? [],
             stats: stats, recentEvents: recent.suffix(20).map(event))

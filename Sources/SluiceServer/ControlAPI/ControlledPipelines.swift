@@ -11,6 +11,8 @@ public struct ControlledPipeline: Sendable {
     public var source: String
     /// WHEP viewers, for a served pipeline.
     public var viewers: Int?
+    /// Video frames encoded so far.
+    public var encodedVideoFrames: Int?
     /// Its control handle (nil once it no longer runs).
     public var control: PipelineControl?
     /// Its event log.
@@ -59,6 +61,7 @@ public struct ServedPipelines: ControlledPipelines {
 
     static func describe(_ e: StreamDirectory.Entry) -> ControlledPipeline {
         ControlledPipeline(name: e.hub.name, state: e.state.rawValue, source: e.source, viewers: e.hub.viewerCount,
+                           encodedVideoFrames: e.hub.encodedVideoFrames,
                            control: e.state == .playing ? e.hub.control : nil, events: e.hub.events)
     }
 
@@ -94,7 +97,8 @@ public struct ServedPipelines: ControlledPipelines {
         }
         do {
             let hub = try directory.start(spec, source: source)
-            return ControlledPipeline(name: hub.name, state: "playing", source: source, viewers: 0, control: hub.control, events: hub.events)
+            return ControlledPipeline(name: hub.name, state: "playing", source: source, viewers: 0,
+                                      encodedVideoFrames: hub.encodedVideoFrames, control: hub.control, events: hub.events)
         } catch {
             switch error.kind {
             case .exists, .full: throw ControlAPIProblem(.conflict, error.message)
@@ -118,6 +122,7 @@ public struct SingleRunPipeline: ControlledPipelines {
         let control = run.control
         let state = control != nil ? (stopFlag.isSet ? "stopping" : "playing") : (stopFlag.isSet ? "stopped" : "playing")
         return ControlledPipeline(name: run.spec.name, state: state, source: run.spec.file, viewers: nil,
+                                  encodedVideoFrames: run.counters?.sendVideoFrames.load(ordering: .relaxed),
                                   control: control, events: run.events)
     }
 
