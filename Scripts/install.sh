@@ -2,19 +2,34 @@
 # Installs the Debian packages Sluice needs to build, run and test, if any are missing.
 # Safe to run again: installs nothing when everything is there.
 set -euo pipefail
-packages=(
-  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+# SLUICE_PROFILE: `all` (default: build, run and test, as CI and development machines need),
+# `build` (what compiling needs: deploy/Containerfile's build stage) or `runtime` (what
+# `sluice` needs to run: the container's final stage).
+profile=${SLUICE_PROFILE:-all}
+runtime=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-  gstreamer1.0-plugins-ugly gstreamer1.0-nice gstreamer1.0-libav libnice-dev
+  gstreamer1.0-plugins-ugly gstreamer1.0-nice gstreamer1.0-libav
+  curl                                                 # the container's health check
+  graphviz                                             # `sluice graph -o x.svg` and /pipelines/<name>/graph.svg
+)
+build=(
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev libnice-dev
+)
+testing=(
   gstreamer1.0-tools gstreamer1.0-plugins-base-apps   # gst-launch-1.0, gst-discoverer-1.0 (tests, benchmarks)
-  iproute2 util-linux curl                             # ip, unshare: loopback-only namespaces; curl: test readiness checks
+  iproute2 util-linux                                  # ip, unshare: loopback-only namespaces; curl: test readiness checks
   openssl                                              # a throwaway certificate for the HTTPS test
   valgrind                                             # the bindings' memory check
   chromium chromium-driver python3-venv                # the browser tests (selenium drives /usr/bin/chromedriver)
   golang-go golang-github-pion-webrtc.v3-dev           # the Pion interop peer (Tests/Interop/pion/build.sh)
   firefox-esr                                          # the Firefox interop peer (marionette-driver drives it)
-  graphviz                                             # `sluice graph -o x.svg` and /pipelines/<name>/graph.svg
 )
+case "$profile" in
+  runtime) packages=("${runtime[@]}") ;;
+  build) packages=("${build[@]}") ;;
+  all) packages=("${build[@]}" "${runtime[@]}" "${testing[@]}") ;;
+  *) echo "install.sh: SLUICE_PROFILE must be all, build or runtime" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,6 +42,8 @@ else
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# The Python tools below are for tests only.
+[ "$profile" = all ] || exit 0
 
 # The browser tests' driver: selenium (PyPI) in a virtual environment at .venv (gitignored),
 # made with Debian's python3. The tests point selenium at /usr/bin/chromedriver and
@@ -61,4 +78,9 @@ fi
 if ! .venv/bin/python -c 'import schemathesis' 2>/dev/null; then
   echo "install.sh: installing schemathesis into .venv"
   .venv/bin/pip install -q schemathesis
+fi
+# The deploy test validates deploy/k8s against the Kubernetes schemas (bundled, offline).
+if ! .venv/bin/python -c 'import kubernetes_validate' 2>/dev/null; then
+  echo "install.sh: installing kubernetes-validate into .venv"
+  .venv/bin/pip install -q kubernetes-validate
 fi
