@@ -97,7 +97,12 @@ final class InteropPionTests: XCTestCase {
             XCTAssertEqual(r.value("receive.video.codec") as? String, codec)
             XCTAssertEqual(r.int("receive.video.width"), 640, codec)
             XCTAssertEqual(r.int("receive.video.height"), 360, codec)
-            XCTAssertGreaterThanOrEqual(r.double("receive.video.fps") ?? 0, 24, "\(codec): \(r.report ?? [:])")
+            // The rate once pictures flow: the run's own fps also counts the seconds before
+            // the first frame, which a loaded machine stretches (1.2 s in one CI run).
+            let frames = Double(r.int("receive.video.frames") ?? 0), duration = r.double("duration_s") ?? 0
+            let firstFrame = (r.double("time_to_first_frame_ms") ?? 1e9) / 1000
+            XCTAssertLessThan(firstFrame, 5, "\(codec): \(r.report ?? [:])")
+            XCTAssertGreaterThanOrEqual(frames / max(0.1, duration - firstFrame), 24, "\(codec): \(r.report ?? [:])")
             XCTAssertGreaterThan(r.int("receive.audio.buffers") ?? 0, Self.seconds * 40, "\(codec): audio")
         }
     }

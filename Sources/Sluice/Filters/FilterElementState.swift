@@ -78,11 +78,7 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
         let stats = statistics, element = handle, filterName = factory.name
         context = FilterContext { event, fields in
             stats.count(event: event)
-            let s = Structure(name: "sluice-filter-event")
-            s.set("filter", filterName)
-            s.set("event", event)
-            for (k, v) in fields { s.set(k, v) }
-            element.postMessage(s)
+            element.postMessage(FilterEventMessage(filter: filterName, event: event, fields: fields).structure)
         }
     }
 

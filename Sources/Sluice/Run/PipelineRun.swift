@@ -368,14 +368,9 @@ public final class PipelineRun: Sendable {
                     guard let s = message.structure else { break }
                     if s.name == "sluice-filter-warning" {
                         logger.warning("\(s.get("message", as: String.self) ?? "a filter reported a problem")")
-                    } else if s.name == "sluice-filter-event",
-                              let filter = s.get("filter", as: String.self), let event = s.get("event", as: String.self) {
-                        var fields: [String: Double] = [:]
-                        for name in s.fieldNames where name != "filter" && name != "event" {
-                            if let v = s.get(name, as: Double.self) { fields[name] = v }
-                        }
-                        onFilterEvent?(filter, event, fields)
-                        self?.events.postFilterEvent(filter: filter, event: event, fields: fields)
+                    } else if let e = FilterEventMessage(s) {
+                        onFilterEvent?(e.filter, e.event, e.fields)
+                        self?.events.postFilterEvent(filter: e.filter, event: e.event, fields: e.fields)
                     }
                 default:
                     break

@@ -52,7 +52,8 @@ public final class StreamDirectory: Sendable {
     /// request stops it and removes it from the directory.
     @discardableResult
     public func start(_ spec: PipelineSpec, source: String) throws(AddError) -> StreamHub {
-        // Claim the name first, so two creates of one name cannot both build a pipeline.
+        // Refuse a taken name before building; `adopt` settles two creates of one name that
+        // race past this check (the second's pipeline is stopped).
         let claimed = entries.withLock { e -> AddError? in
             if e[spec.name] != nil { return AddError(kind: .exists, message: "a pipeline named '\(spec.name)' exists; stop it first or choose another name") }
             if e.count >= limit { return AddError(kind: .full, message: "this server hosts \(limit) pipelines already; stop one first") }

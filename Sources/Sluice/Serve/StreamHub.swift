@@ -51,13 +51,8 @@ public final class StreamHub: Sendable {
         pipeline.bus.handleSynchronously { message in
             switch message.kind {
             case .element:
-                guard let s = message.structure, s.name == "sluice-filter-event",
-                      let filter = s.get("filter", as: String.self), let event = s.get("event", as: String.self) else { return }
-                var fields: [String: Double] = [:]
-                for name in s.fieldNames where name != "filter" && name != "event" {
-                    if let v = s.get(name, as: Double.self) { fields[name] = v }
-                }
-                events.postFilterEvent(filter: filter, event: event, fields: fields)
+                guard let e = FilterEventMessage(message.structure) else { return }
+                events.postFilterEvent(filter: e.filter, event: e.event, fields: e.fields)
             case .error:
                 events.post("error", ["element": .text(message.sourceName), "message": .text(message.parsedError?.0 ?? "unknown error")])
             default:

@@ -21,7 +21,8 @@ for i in $(seq 300); do curl -s http://127.0.0.1:$PORT/streams.json | grep -q '"
 kill -9 $V; T0=$(date +%s.%N)
 for i in $(seq 150); do curl -s http://127.0.0.1:$PORT/streams.json | grep -q '"viewers":20' && break; sleep 0.1; done
 echo "REAPED_AFTER $(awk "BEGIN{print $(date +%s.%N) - $T0}") s $(curl -s http://127.0.0.1:$PORT/streams.json)"
-wait $P; echo "STAYERS $(cat $T/stay.out)"
+wait $P; echo "STAYERS_DONE_AFTER $(awk "BEGIN{print $(date +%s.%N) - $T0}") s (their last second ends here)"
+echo "STAYERS $(cat $T/stay.out)"
 sleep 1; echo "END $(curl -s http://127.0.0.1:$PORT/streams.json)"; echo "AFTER $(res)"
 kill $S; wait $S
 rm -rf "$T"
