@@ -64,10 +64,14 @@ def one_run():
         deadline = time.monotonic() + 90
         while json.loads(get("/streams.json"))[0]["viewers"] < VIEWERS:
             if time.monotonic() > deadline:
+                # On 2 cores one of 32 sometimes misses its ICE timeout: go on with 30 or
+                # more, and say how many.
+                connected = json.loads(get("/streams.json"))[0]["viewers"]
+                if connected >= VIEWERS - 2: break
                 alive = sum(v.poll() is None for v in viewers)
-                sys.exit(f"only {json.loads(get('/streams.json'))[0]['viewers']} of {VIEWERS} viewers connected "
-                         f"within 90 s ({alive} processes alive)")
+                sys.exit(f"only {connected} of {VIEWERS} viewers connected within 90 s ({alive} processes alive)")
             time.sleep(0.2)
+        connected = json.loads(get("/streams.json"))[0]["viewers"]
         time.sleep(10)  # past the connection bursts
         off1 = window(server.pid, WINDOW)
         stop, counts = threading.Event(), {"scrapes": 0, "events": 0}
@@ -94,7 +98,7 @@ def one_run():
         for _ in range(BURST): get("/metrics")
         burst_s = time.monotonic() - t0
         per_scrape = max(0.0, (cpu_of(server.pid) - c0) - burst_s * (off1 + off2) / 2) / BURST
-        return {"off_before": off1, "on": on, "off_after": off2, "ratio": on / ((off1 + off2) / 2),
+        return {"viewers": connected, "off_before": off1, "on": on, "off_after": off2, "ratio": on / ((off1 + off2) / 2),
                 "cpu_seconds_per_scrape": per_scrape, **counts}
     finally:
         for v in viewers: v.kill()
@@ -107,7 +111,7 @@ def main():
     for i in range(RUNS):
         r = one_run()
         runs.append(r)
-        print(f"run {i + 1}: server CPU off {r['off_before']:.3f} → on {r['on']:.3f} → off {r['off_after']:.3f} cores; "
+        print(f"run {i + 1} ({r['viewers']} viewers): server CPU off {r['off_before']:.3f} → on {r['on']:.3f} → off {r['off_after']:.3f} cores; "
               f"on/off {r['ratio']:.4f} ({r['scrapes']} scrapes, {r['events']} events); "
               f"one scrape {r['cpu_seconds_per_scrape'] * 1000:.2f} ms CPU", flush=True)
     ratios = [r["ratio"] for r in runs]
