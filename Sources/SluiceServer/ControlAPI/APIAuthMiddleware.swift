@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SluiceControlAPI
 import SluiceSignalling
 
 /// Who may use the control API: an admin token may do everything; a viewer token may read
@@ -74,13 +75,20 @@ struct APIAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// `application/problem+json` responses (RFC 9457) built outside the generated handlers.
+/// `application/problem+json` responses (RFC 9457) built outside the generated handlers:
+/// the same `Problem` schema the generated ones encode.
 enum Problem {
     static func response(_ status: HTTPResponse.Status, _ detail: String, errors: [String] = []) -> Response {
-        var object: [String: Any] = ["title": status.reasonPhrase, "status": status.code, "detail": detail]
-        if !errors.isEmpty { object["errors"] = errors }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return Response(status: status, headers: [.contentType: "application/problem+json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        Response(status: status, headers: [.contentType: "application/problem+json"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: body(status, detail, errors: errors))))
+    }
+
+    /// The JSON body for `status` (its reason phrase as the title).
+    static func body(_ status: HTTPResponse.Status, _ detail: String, errors: [String] = []) -> Data {
+        let problem = Components.Schemas.Problem(title: status.reasonPhrase, status: status.code, detail: detail,
+                                                 errors: errors.isEmpty ? nil : errors)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(problem)) ?? Data()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import OpenAPIRuntime
 import Sluice
 import SluiceControlAPI
@@ -32,11 +33,11 @@ struct ControlAPIHandler: APIProtocol {
             return .created(.init(body: .json(Self.detail(created))))
         } catch let p {
             switch p.status {
-            case .badRequest: return .badRequest(Self.problem(400, p))
-            case .notFound: return .notFound(Self.problem(404, p))
-            case .conflict: return .conflict(Self.problem(409, p))
-            case .forbidden: return .forbidden(.init(body: .applicationProblemJson(Self.schema(403, p))))
-            case .unprocessable: return .unprocessableContent(Self.problem(422, p))
+            case .badRequest: return .badRequest(Self.problem(.badRequest, p))
+            case .notFound: return .notFound(Self.problem(.notFound, p))
+            case .conflict: return .conflict(Self.problem(.conflict, p))
+            case .forbidden: return .forbidden(.init(body: .applicationProblemJson(Self.schema(.forbidden, p))))
+            case .unprocessable: return .unprocessableContent(Self.problem(.unprocessableContent, p))
             }
         }
     }
@@ -80,9 +81,9 @@ struct ControlAPIHandler: APIProtocol {
             try await control.replaceFilters(side: side, media: media, yaml: text)
         } catch {
             switch error.kind {
-            case .notFound: return .notFound(Self.problem(404, error))
-            case .invalid: return .unprocessableContent(Self.problem(422, error))
-            case .conflict: return .conflict(Self.problem(409, error))
+            case .notFound: return .notFound(Self.problem(.notFound, error))
+            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
+            case .conflict: return .conflict(Self.problem(.conflict, error))
             }
         }
         return .ok(.init(body: .json(Self.branch(control, side, media))))
@@ -91,7 +92,7 @@ struct ControlAPIHandler: APIProtocol {
     func setFilterParameters(_ input: Operations.SetFilterParameters.Input) async throws -> Operations.SetFilterParameters.Output {
         let path = input.path
         guard let control = control(path.name) else { return .notFound(Self.unknown(path.name)) }
-        guard case .json(let body) = input.body else { return .badRequest(Self.problem(400, "a JSON body is required")) }
+        guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
         var parameters: [String: String] = [:]
         for (k, v) in body.parameters.additionalProperties {
             switch v {
@@ -105,14 +106,14 @@ struct ControlAPIHandler: APIProtocol {
             try control.setFilterParameters(side: side, media: media, index: path.index, parameters)
         } catch {
             switch error.kind {
-            case .notFound: return .notFound(Self.problem(404, error))
-            case .invalid: return .unprocessableContent(Self.problem(422, error))
-            case .conflict: return .conflict(Self.problem(409, error))
+            case .notFound: return .notFound(Self.problem(.notFound, error))
+            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
+            case .conflict: return .conflict(Self.problem(.conflict, error))
             }
         }
         guard let filter = control.branches.first(where: { $0.side == side && $0.media == media })?.filters
             .first(where: { $0.index == path.index }) else {
-            return .notFound(Self.problem(404, "\(side.rawValue).\(media.rawValue) has no filter \(path.index)"))
+            return .notFound(Self.problem(.notFound, "\(side.rawValue).\(media.rawValue) has no filter \(path.index)"))
         }
         return .ok(.init(body: .json(Self.filter(filter))))
     }
@@ -120,13 +121,13 @@ struct ControlAPIHandler: APIProtocol {
     func setEncoder(_ input: Operations.SetEncoder.Input) async throws -> Operations.SetEncoder.Output {
         let path = input.path
         guard let control = control(path.name) else { return .notFound(Self.unknown(path.name)) }
-        guard case .json(let body) = input.body else { return .badRequest(Self.problem(400, "a JSON body is required")) }
+        guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
         let media = MediaKind(rawValue: path.media.rawValue)!
         do { try control.setBitrate(media: media, bitsPerSecond: body.bitrate) } catch {
             switch error.kind {
-            case .notFound: return .notFound(Self.problem(404, error))
-            case .invalid: return .unprocessableContent(Self.problem(422, error))
-            case .conflict: return .conflict(Self.problem(409, error))
+            case .notFound: return .notFound(Self.problem(.notFound, error))
+            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
+            case .conflict: return .conflict(Self.problem(.conflict, error))
             }
         }
         return .ok(.init(body: .json(Self.branch(control, .send, media))))
@@ -136,7 +137,7 @@ struct ControlAPIHandler: APIProtocol {
         guard let control = control(input.path.name) else { return .notFound(Self.unknown(input.path.name)) }
         let frames: Int?
         do { frames = try await control.requestKeyframe() } catch {
-            return error.kind == .notFound ? .notFound(Self.problem(404, error)) : .conflict(Self.problem(409, error))
+            return error.kind == .notFound ? .notFound(Self.problem(.notFound, error)) : .conflict(Self.problem(.conflict, error))
         }
         return .accepted(.init(body: .json(.init(status: frames == nil ? "requested" : "delivered", framesUntilKeyframe: frames))))
     }
@@ -144,22 +145,22 @@ struct ControlAPIHandler: APIProtocol {
     func setTrack(_ input: Operations.SetTrack.Input) async throws -> Operations.SetTrack.Output {
         let path = input.path
         guard let control = control(path.name) else { return .notFound(Self.unknown(path.name)) }
-        guard case .json(let body) = input.body else { return .badRequest(Self.problem(400, "a JSON body is required")) }
+        guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
         guard body.enabled != nil || body.volume != nil else {
-            return .unprocessableContent(Self.problem(422, "give enabled, volume or both"))
+            return .unprocessableContent(Self.problem(.unprocessableContent, "give enabled, volume or both"))
         }
         let media = MediaKind(rawValue: path.media.rawValue)!
         do { try control.setTrack(media: media, enabled: body.enabled, volume: body.volume) } catch {
-            return error.kind == .notFound ? .notFound(Self.problem(404, error)) : .unprocessableContent(Self.problem(422, error))
+            return error.kind == .notFound ? .notFound(Self.problem(.notFound, error)) : .unprocessableContent(Self.problem(.unprocessableContent, error))
         }
         return .ok(.init(body: .json(Self.branch(control, .send, media))))
     }
 
     func sendDataChannelMessage(_ input: Operations.SendDataChannelMessage.Input) async throws -> Operations.SendDataChannelMessage.Output {
         guard let control = control(input.path.name) else { return .notFound(Self.unknown(input.path.name)) }
-        guard case .json(let body) = input.body else { return .badRequest(Self.problem(400, "a JSON body is required")) }
+        guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
         do { try control.send(body.text, onChannel: input.path.label) } catch {
-            return error.kind == .notFound ? .notFound(Self.problem(404, error)) : .conflict(Self.problem(409, error))
+            return error.kind == .notFound ? .notFound(Self.problem(.notFound, error)) : .conflict(Self.problem(.conflict, error))
         }
         return .accepted(.init(body: .json(.init(status: "sent"))))
     }
@@ -180,20 +181,20 @@ struct ControlAPIHandler: APIProtocol {
     }
 
     static func unknown(_ name: String) -> Problem {
-        problem(404, "no pipeline named '\(name)'; GET /api/v1/pipelines lists them")
+        problem(.notFound, "no pipeline named '\(name)'; GET /api/v1/pipelines lists them")
     }
 
-    static func problem(_ status: Int, _ detail: String, errors: [String] = []) -> Problem {
+    static func problem(_ status: HTTPResponse.Status, _ detail: String, errors: [String] = []) -> Problem {
         .init(body: .applicationProblemJson(schema(status, ControlAPIProblem(.badRequest, detail, errors: errors))))
     }
-    static func problem(_ status: Int, _ p: ControlAPIProblem) -> Problem {
+    static func problem(_ status: HTTPResponse.Status, _ p: ControlAPIProblem) -> Problem {
         .init(body: .applicationProblemJson(schema(status, p)))
     }
-    static func problem(_ status: Int, _ e: ControlError) -> Problem {
+    static func problem(_ status: HTTPResponse.Status, _ e: ControlError) -> Problem {
         problem(status, e.message, errors: e.diagnostics)
     }
-    static func schema(_ status: Int, _ p: ControlAPIProblem) -> Schemas.Problem {
-        Schemas.Problem(title: HTTPStatusTitle.title(status), status: status, detail: p.detail,
+    static func schema(_ status: HTTPResponse.Status, _ p: ControlAPIProblem) -> Schemas.Problem {
+        Schemas.Problem(title: status.reasonPhrase, status: status.code, detail: p.detail,
                         errors: p.errors.isEmpty ? nil : p.errors)
     }
 
@@ -243,22 +244,5 @@ struct ControlAPIHandler: APIProtocol {
     static func filter(_ f: PipelineControl.FilterState) -> Schemas.Filter {
         .init(index: f.index, kind: .init(rawValue: f.kind) ?? .element, name: f.name, element: f.element,
               parameters: .init(additionalProperties: f.parameters))
-    }
-}
-
-/// Reason phrases for problem titles.
-enum HTTPStatusTitle {
-    static func title(_ status: Int) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 415: "Unsupported Media Type"
-        case 422: "Unprocessable Content"
-        default: "Error"
-        }
     }
 }

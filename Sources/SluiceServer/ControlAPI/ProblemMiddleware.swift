@@ -44,8 +44,7 @@ struct ProblemMiddleware: ServerMiddleware {
     }
 
     static func problem(_ status: HTTPResponse.Status, _ detail: String) -> (HTTPResponse, HTTPBody?) {
-        let object: [String: Any] = ["title": status.reasonPhrase, "status": status.code, "detail": detail]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        let data = Problem.body(status, detail)
         var response = HTTPResponse(status: status)
         response.headerFields[.contentType] = "application/problem+json"
         return (response, HTTPBody(data))
