@@ -24,24 +24,15 @@ final class ServeLoadTests: XCTestCase {
     }
 
     /// 40 aiortc viewers on one stream; 20 vanish without DELETE (killed). The other 20 keep
-    /// getting packets, the vanished are found within 10 s, and after the rest leave the
-    /// viewer count is 0 and open files and threads are back at the baseline.
+    /// getting packets and pictures, the vanished are found within 10 s, and after the rest
+    /// leave the viewer count is 0 and open files and threads are back at the baseline.
     ///
-    /// KNOWN OPEN BUG (recorded, not hidden): in some full-suite runs every staying viewer
-    /// stops receiving a few seconds after the others are killed, while the encoder keeps
-    /// encoding (e.g. totals of 25–84 packets in 14 s, 0 in the last second; the stream's
-    /// frame counter still at 15 fps). It never happened when this test ran alone. Until it
-    /// is found, the scenario runs a second time when the first shows that stall, and the
-    /// first attempt's output is printed; two stalls in a row fail.
+    /// The viewers count RTP packets at their video receiver and decoded frames themselves:
+    /// aiortc's `getStats()` reports one inbound-rtp entry per receiver, which after the first
+    /// retransmission is the RTX stream's count (that once read as "every viewer stalled").
     func testForeignViewersHalfVanishingDoNotHurtTheOthers() throws {
         try CLI.requireBrowserTools()
-        var r = try Self.run("crowd.sh", env: [:], port: 18661, timeout: 150)
-        if let stayers = Self.line("STAYERS ", in: r.stdout),
-           let j = try? JSONSerialization.jsonObject(with: Data(stayers.utf8)) as? [String: Any],
-           let last = j["last_second"] as? [Int], last.count == 20, last.allSatisfy({ $0 == 0 }) {
-            print("ServeLoadTests: KNOWN STALL (every stayer at 0 packets); first attempt:\n\(r.stdout)")
-            r = try Self.run("crowd.sh", env: [:], port: 18661, timeout: 150)
-        }
+        let r = try Self.run("crowd.sh", env: [:], port: 18661, timeout: 150)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         let out = r.stdout
         let reaped = try XCTUnwrap(Self.line("REAPED_AFTER ", in: out), out)
@@ -50,10 +41,16 @@ final class ServeLoadTests: XCTestCase {
         XCTAssertTrue(reaped.contains(#""viewers":20"#) && reaped.contains(#""silent":20"#), reaped)
         let stayers = try XCTUnwrap(Self.line("STAYERS ", in: out), out)
         let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(stayers.utf8)) as? [String: Any])
-        let lastSecond = j["last_second"] as? [Int] ?? []
-        XCTAssertEqual(lastSecond.count, 20, stayers)
-        // 15 fps of 320x180 VP8 is 15+ RTP packets a second: every staying viewer still gets them.
-        XCTAssertTrue(lastSecond.allSatisfy { $0 >= 12 }, "every staying viewer gets frames: \(stayers)\n\(reaped)\n\(out.suffix(1500))")
+        let packets = j["packets_last_2s"] as? [Int] ?? [], recent = j["frames_last_2s"] as? [Int] ?? []
+        let frames = j["frames"] as? [Int] ?? []
+        XCTAssertEqual(packets.count, 20, stayers)
+        XCTAssertEqual(recent.count, 20, stayers)
+        // 15 fps of 320x180 VP8 is at least 15 RTP packets a second, sent to each viewer apart.
+        XCTAssertTrue(packets.allSatisfy { $0 >= 30 }, "every staying viewer still gets the stream: \(stayers)\n\(reaped)\n\(out.suffix(1500))")
+        // What a user sees: every viewer decoded a picture, and the crowd still plays at half
+        // the rate or better (one Python process decodes all twenty on the same two cores).
+        XCTAssertTrue(frames.allSatisfy { $0 >= 30 }, "every staying viewer decoded pictures: \(stayers)")
+        XCTAssertGreaterThanOrEqual(recent.sorted()[recent.count / 2], 15, "the median viewer decodes ≥ 7.5 fps at the end: \(stayers)")
         let end = try XCTUnwrap(Self.line("END ", in: out))
         XCTAssertTrue(end.contains(#""viewers":0"#) && end.contains(#""deleted":20"#), end)
         let before = try Self.resources(Self.line("BASE ", in: out)), after = try Self.resources(Self.line("AFTER ", in: out))

@@ -15,8 +15,8 @@ whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes w
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
 whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
-              connected; prints JSON with each viewer's RTP packets received in the last
-              second and in all. With --no-delete it then prints "connected" and waits to be
+              connected; prints JSON with each viewer's decoded video frames and video RTP
+              packets (RTX included) in the last 2 seconds and in all. With --no-delete it then prints "connected" and waits to be
               killed (viewers that vanish without DELETE).
 room-answer:  joins an AppRTC-compatible room (POST /join, WebSocket register) as the second
               peer, answers the offer found there (queued or arriving), trickles candidates
@@ -241,10 +241,22 @@ async def whip_publish(args):
 
 
 async def whep_crowd(args):
-    async def one():
+    """Counts, per viewer, the video frames it decoded (what a user would see) and every RTP
+    packet its video receiver took in. Not `getStats()`: aiortc 1.16 reports one
+    inbound-rtp entry per receiver whatever the SSRC, so once a retransmission arrives on the
+    RTX SSRC its `packetsReceived` is the RTX stream's count, which looks like a stall."""
+    frames, packets = [], []
+
+    async def one(i):
         pc = RTCPeerConnection()
-        pc.addTransceiver("video", direction="recvonly")
+        video = pc.addTransceiver("video", direction="recvonly")
         pc.addTransceiver("audio", direction="recvonly")
+        receive = video.receiver._handle_rtp_packet
+
+        async def counted(packet, arrival_time_ms):
+            packets[i] += 1
+            await receive(packet, arrival_time_ms)
+        video.receiver._handle_rtp_packet = counted
 
         @pc.on("track")
         def on_track(track):
@@ -254,15 +266,14 @@ async def whep_crowd(args):
                         await track.recv()
                     except MediaStreamError:
                         return
+                    if track.kind == "video":
+                        frames[i] += 1
             asyncio.ensure_future(drain())
         location, _ = await exchange(pc, args.url, args.token)
         return pc, location
 
-    async def packets(pc):
-        report = await pc.getStats()
-        return sum(s.packetsReceived for s in report.values() if s.type == "inbound-rtp" and s.kind == "video")
-
-    viewers = await asyncio.gather(*[one() for _ in range(args.viewers)])
+    frames[:], packets[:] = [0] * args.viewers, [0] * args.viewers
+    viewers = await asyncio.gather(*[one(i) for i in range(args.viewers)])
     end = time.monotonic() + args.timeout
     while not all(pc.connectionState == "connected" for pc, _ in viewers):
         if time.monotonic() > end:
@@ -272,16 +283,18 @@ async def whep_crowd(args):
     if args.no_delete:
         print("connected", flush=True)
         await asyncio.sleep(3600)
-    await asyncio.sleep(args.seconds - 1)
-    before = [await packets(pc) for pc, _ in viewers]
-    await asyncio.sleep(1)
-    after = [await packets(pc) for pc, _ in viewers]
+    await asyncio.sleep(args.seconds - 2)
+    before, before_packets = list(frames), list(packets)
+    await asyncio.sleep(2)
+    after, after_packets = list(frames), list(packets)
     for pc, location in viewers:
         if location:
             await http("DELETE", location, token=args.token)
         await pc.close()
-    print(json.dumps({"viewers": len(viewers), "last_second": [a - b for a, b in zip(after, before)],
-                      "total": after}), flush=True)
+    print(json.dumps({"viewers": len(viewers),
+                      "frames_last_2s": [a - b for a, b in zip(after, before)], "frames": after,
+                      "packets_last_2s": [a - b for a, b in zip(after_packets, before_packets)],
+                      "packets": after_packets}), flush=True)
 
 
 async def room_call(args):
