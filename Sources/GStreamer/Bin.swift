@@ -66,6 +66,13 @@ open class Bin: Element, @unchecked Sendable {
         }
     }
 
+    /// Every element inside the bin, its bins' elements included, depth first (what
+    /// `gst_bin_iterate_recurse` visits; e.g. the `rtprtxsend` webrtcbin makes inside its
+    /// rtpbin).
+    public var descendants: [Element] {
+        children.flatMap { child in [child] + (child.cast(to: Bin.self)?.descendants ?? []) }
+    }
+
     /// The bin's graph in Graphviz dot, as GStreamer draws it (`gst_debug_bin_to_dot_data`):
     /// elements, pads, links with their caps, and states.
     public func dot() -> String {

@@ -66,6 +66,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("public-read"), help: "Let anyone read the control API (GET) without a token.")
     var publicRead = false
 
+    @Option(name: .customLong("viewer-stats-interval"), help: "Seconds between readings of each viewer's WebRTC statistics for /metrics (packets sent and lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns them off.")
+    var viewerStatsInterval: Double = 1
+
     @Option(name: .customLong("pipelines-dir"), help: "Folder whose pipeline files the control API may start by path (POST /api/v1/pipelines {\"path\": ...}).")
     var pipelinesDir: String?
 
@@ -76,6 +79,9 @@ struct Serve: AsyncParsableCommand {
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both for HTTPS, or neither") }
         guard cameraLifetime >= 1, cameraLifetime <= 86400 else { throw ValidationError("--camera-lifetime must be between 1 and 86400 seconds") }
         guard drainTimeout >= 0, drainTimeout <= 3600 else { throw ValidationError("--drain-timeout must be between 0 and 3600 seconds") }
+        guard viewerStatsInterval == 0 || (0.5...3600).contains(viewerStatsInterval) else {
+            throw ValidationError("--viewer-stats-interval must be 0 (off) or between 0.5 and 3600 seconds")
+        }
     }
 
     func run() async throws {
@@ -91,7 +97,9 @@ struct Serve: AsyncParsableCommand {
             }
             printLine("sluice serve: DTLS certificate \(recipe.certificate.keyKind), fingerprint sha-256 \(recipe.certificate.fingerprint)")
         }
-        let directory = StreamDirectory(recipe: recipe, defaultAddresses: [host])
+        var viewerLimits = ViewerLimits()
+        viewerLimits.statsInterval = viewerStatsInterval
+        let directory = StreamDirectory(recipe: recipe, defaultAddresses: [host], viewerLimits: viewerLimits)
         for file in pipelines {
             let spec = try loadOrExit(file, overrides: [])
             do { try directory.start(spec, source: file) } catch {

@@ -37,4 +37,16 @@ final class BinTests: XCTestCase {
         XCTAssertFalse(children.isEmpty, "webrtcbin is a bin with children")
         XCTAssertTrue(children.allSatisfy { $0.cast(to: Element.self) != nil })
     }
+
+    /// `descendants` goes into nested bins, depth first: a parsed bin inside a bin.
+    func testDescendantsReachIntoNestedBins() throws {
+        let outer = Bin.make(name: "outer")
+        let inner = try Bin.parse("identity name=deep ! queue name=deeper")
+        try outer.add(inner)
+        try outer.add(try Element.make("fakesink", name: "top"))
+        let names = Set(outer.descendants.map(\.name))
+        XCTAssertTrue(names.isSuperset(of: ["deep", "deeper", "top", inner.name]), "\(names)")
+        XCTAssertEqual(outer.descendants.count, 4)
+        XCTAssertEqual(outer.children.count, 2)
+    }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// Operating `sluice serve`: `/metrics` read by Prometheus's own parser, the probes, and the
-/// graceful drain on SIGTERM — each against a real server in a loopback-only namespace.
+/// Operating `sluice serve` and `sluice run`: `/metrics` read by Prometheus's own parser, the
+/// probes, and the graceful drain on SIGTERM — each against a real process in a loopback-only
+/// namespace.
 final class OperateEndToEndTests: XCTestCase {
     static let aiortc = "Tests/Interop/aiortc/aiortc_peer.py"
 
@@ -47,6 +48,111 @@ final class OperateEndToEndTests: XCTestCase {
         XCTAssertEqual(samples["sluice_draining{}"], 0)
         XCTAssertTrue(r.stdout.contains("UNAUTHENTICATED: 401"), "metrics need the token like the JSON lists: \(r.stdout)")
         XCTAssertTrue(r.stdout.contains("HEALTHZ: 200 READYZ: 200"), "probes are public: \(r.stdout)")
+    }
+
+    /// An aiortc viewer that loses 5% of its video packets on arrival: while it plays,
+    /// `/metrics` shows the stream's packets sent, the viewer's NACKs and the retransmissions
+    /// that answered them, its round trip, and no leaky-queue drops; after it leaves, the
+    /// counters keep what it was sent (they never go back) and the round trip is absent.
+    func testViewerNetworkFiguresReachMetrics() throws {
+        let client = """
+        "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 --no-audio --drop 0.05 > viewer.json &
+        viewer=$!
+        i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+        sleep 4   # statistics are read each second; NACKs need losses first
+        echo "DURING $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
+        wait $viewer; echo "VIEWER $(cat viewer.json)"
+        i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":0'; do i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
+        echo "AFTER $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
+        """
+        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret"],
+                                            port: 18932, client: client, timeout: 90)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
+        func object(_ prefix: String) throws -> [String: Any] {
+            let line = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix(prefix) }, "\(prefix) in \(r.stdout.suffix(2000)) \(r.stderr.suffix(2000))")
+            let j = try JSONSerialization.jsonObject(with: Data(line.dropFirst(prefix.count).utf8)) as? [String: Any]
+            return try XCTUnwrap(j, String(line))
+        }
+        let during = try XCTUnwrap(try object("DURING ")["samples"] as? [String: Double])
+        let after = try XCTUnwrap(try object("AFTER ")["samples"] as? [String: Double])
+        let viewer = try object("VIEWER ")
+        func v(_ s: [String: Double], _ name: String) -> Double? { s["sluice_stream_\(name){stream=serve-testsrc}"] }
+        XCTAssertEqual(v(during, "viewers"), 1, "\(during)")
+        XCTAssertGreaterThan(v(during, "rtp_sent_packets_total") ?? 0, 30, "\(during)")
+        XCTAssertGreaterThan(v(during, "nack_received_total") ?? 0, 0, "the lossy viewer's NACKs: \(during)")
+        XCTAssertGreaterThan(v(during, "rtx_sent_packets_total") ?? 0, 0, "retransmissions answer them: \(during)")
+        let rtt = try XCTUnwrap(v(during, "viewer_round_trip_median_seconds"), "\(during)")
+        XCTAssertTrue(rtt > 0 && rtt < 0.25, "a loopback round trip: \(rtt) s")
+        XCTAssertEqual(v(during, "viewer_queue_dropped_buffers_total"), 0, "one healthy viewer's queue drops nothing: \(during)")
+        // The viewer saw a moving picture, repaired.
+        XCTAssertEqual(viewer["picture_moves"] as? Bool, true, "\(viewer)")
+        let arrived = Double(viewer["rtp_packets"] as? Int ?? 0), dropped = viewer["rtp_dropped"] as? Int ?? 0
+        XCTAssertGreaterThan(dropped, 0, "\(viewer)")
+        // After it left: counters hold what it was sent (read at most a second before the
+        // DELETE, so within a second of what arrived) and never went back.
+        XCTAssertEqual(v(after, "viewers"), 0, "\(after)")
+        let sent = v(after, "rtp_sent_packets_total") ?? 0
+        XCTAssertTrue(sent >= 0.75 * arrived && sent <= 1.1 * arrived + 40, "sent \(sent) vs \(arrived) arrived at the viewer")
+        for name in ["rtp_sent_packets_total", "rtp_sent_bytes_total", "nack_received_total", "rtx_sent_packets_total"] {
+            XCTAssertGreaterThanOrEqual(v(after, name) ?? -1, v(during, name) ?? 0, "\(name) never goes back")
+        }
+        XCTAssertLessThanOrEqual(v(after, "rtx_sent_packets_total") ?? 0, arrived, "\(after)")
+        XCTAssertNil(v(after, "viewer_round_trip_median_seconds"), "no viewer, no round trip: \(after)")
+    }
+
+    /// `sluice run --metrics`: scraped every 0.2 s until the run ends and its server closes,
+    /// the last scrape agrees with the run's own summary (`--report`): no counter is above
+    /// the final figure, and none is behind by more than the last second of the run.
+    func testRunMetricsMatchTheRunSummary() throws {
+        let script = """
+        ip link set lo up
+        "$SLUICE" run Pipelines/control-loopback.yaml --metrics 18943 --duration 6 --quiet --report "$TMP/report.json" > "$TMP/run.out" 2>&1 &
+        run=$!
+        "$PYTHON" Tests/Operate/metrics_check.py http://127.0.0.1:18943 --until-gone || exit 91
+        wait $run || exit 92
+        echo "REPORT $(tr -d '\\n' < "$TMP/report.json")"
+        """
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("run-metrics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "TMP": tmp.path], timeout: 90, reportPath: nil)
+        XCTAssertEqual(r.status, 0, String(r.stdout.suffix(2000)) + String(r.stderr.suffix(3000)))
+        let lines = r.stdout.split(separator: "\n")
+        let scrape = try XCTUnwrap(lines.first { $0.hasPrefix("{") }.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, r.stdout)
+        let reportLine = try XCTUnwrap(lines.first { $0.hasPrefix("REPORT ") }, r.stdout)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(reportLine.dropFirst(7).utf8)) as? [String: Any])
+        XCTAssertGreaterThanOrEqual(scrape["scrapes"] as? Int ?? 0, 15, "scraped through the run: \(scrape["scrapes"] ?? "?")")
+        let samples = try XCTUnwrap(scrape["samples"] as? [String: Double])
+        func m(_ name: String) -> Double { samples["sluice_run_\(name){pipeline=control-loopback}"] ?? -1 }
+        func field(_ path: String) -> Double {
+            var node: Any? = report
+            for key in path.split(separator: ".") { node = (node as? [String: Any])?[String(key)] }
+            return (node as? NSNumber)?.doubleValue ?? -1
+        }
+        let duration = field("duration_s")
+        XCTAssertGreaterThan(duration, 5)
+        // Name in /metrics, field in the report, how much of the last second may be missing.
+        let rate = { (total: Double) in total / duration * 1.2 + 2 }
+        let pairs: [(String, String)] = [
+            ("captured_video_frames_total", "send.video.captured"), ("encoded_video_frames_total", "send.video.frames"),
+            ("encoded_video_bytes_total", "send.video.bytes"), ("encoded_audio_buffers_total", "send.audio.buffers"),
+            ("received_video_frames_total", "receive.video.frames"), ("received_audio_buffers_total", "receive.audio.buffers"),
+            ("rtp_sent_packets_total", "network.packets_sent"), ("rtp_sent_bytes_total", "network.bytes_sent"),
+        ]
+        for (name, path) in pairs {
+            let scraped = m(name), final = field(path)
+            XCTAssertGreaterThan(final, 0, "\(path) in \(report)")
+            // Statistics from webrtcbin are read once a second; the media counters live.
+            let allowance = name.hasPrefix("rtp_") ? rate(final) * 1.5 : rate(final)
+            XCTAssertTrue(scraped <= final && final - scraped <= allowance,
+                          "\(name) \(scraped) vs \(path) \(final) (allowed behind: \(allowance))")
+        }
+        for (name, path) in [("nack_total", "network.nack_count"), ("pli_total", "network.pli_count"),
+                             ("rtx_sent_packets_total", "network.rtx_packets_sent")] {
+            XCTAssertTrue(m(name) >= 0 && m(name) <= field(path), "\(name) \(m(name)) vs \(path) \(field(path))")
+        }
+        XCTAssertEqual(samples["sluice_run_playing{pipeline=control-loopback}"], 1, "scraped while playing")
     }
 
     /// SIGTERM while aiortc publishes into a recording: `/readyz` turns 503, a new WHEP or

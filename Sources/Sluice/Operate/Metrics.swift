@@ -46,6 +46,12 @@ public final class MetricsSink: Sendable {
         registry.makeGauge(name: name, labels: labels, help: help).set(value)
     }
 
+    /// Removes a gauge, so a figure nobody reports now (no viewer left to measure a round
+    /// trip) is absent from the exposition instead of showing its last value.
+    public func removeGauge(_ name: String, labels: [(String, String)] = [], help: String) {
+        registry.unregisterGauge(registry.makeGauge(name: name, labels: labels, help: help))
+    }
+
     /// Reports a counter's running total (it only ever grows; a smaller total, as after a
     /// source was replaced, is taken as the new base and adds nothing).
     public func counter(_ name: String, total: Double, labels: [(String, String)] = [], help: String) {

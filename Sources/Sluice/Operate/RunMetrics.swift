@@ -24,6 +24,7 @@ extension PipelineRun: MetricsSource {
         sink.counter("sluice_run_nack_total", total: Double(sent.nackCount + received.nackCount), labels: labels, help: "NACKs sent and received.")
         sink.counter("sluice_run_pli_total", total: Double(sent.pliCount + received.pliCount), labels: labels, help: "Picture loss indications sent and received.")
         sink.counter("sluice_run_fir_total", total: Double(sent.firCount + received.firCount), labels: labels, help: "Full intra requests sent and received.")
+        sink.counter("sluice_run_rtx_sent_packets_total", total: Double(sent.rtxPacketsSent), labels: labels, help: "Packets retransmitted (RTX) in answer to NACKs.")
         if let rtt = sent.roundTripMs ?? received.roundTripMs {
             sink.gauge("sluice_run_round_trip_seconds", rtt / 1000, labels: labels, help: "Round-trip time from RTCP reports.")
         }

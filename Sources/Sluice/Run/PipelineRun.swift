@@ -248,7 +248,11 @@ public final class PipelineRun: Sendable {
     /// webrtcbin's statistics for a peer; without WebRTC, the encoded bytes stand in for
     /// the bytes sent.
     private func currentStats(_ peer: WebRTCPeer?, counters: RunCounters) async -> WebRTCStats? {
-        if let peer { return await peer.stats().map(WebRTCStats.init) }
+        if let peer {
+            guard var stats = await peer.stats().map(WebRTCStats.init) else { return nil }
+            stats.rtxPacketsSent = WebRTCStats.retransmittedPackets(in: peer.webrtcbin)
+            return stats
+        }
         var s = WebRTCStats()
         s.bytesSent = counters.sendVideoBytes.load(ordering: .relaxed)
         return s
@@ -450,7 +454,9 @@ public final class PipelineRun: Sendable {
             network: .init(bytes_sent: sent.bytesSent, packets_sent: sent.packetsSent,
                            bytes_received: received.bytesReceived, packets_received: received.packetsReceived,
                            packets_lost: sent.packetsLost, rtt_ms: sent.roundTripMs, jitter_ms: received.jitterMs,
-                           bitrate_kbps: duration > 0 ? Double(sent.bytesSent > 0 ? sent.bytesSent : received.bytesReceived) * 8 / 1000 / duration : 0),
+                           bitrate_kbps: duration > 0 ? Double(sent.bytesSent > 0 ? sent.bytesSent : received.bytesReceived) * 8 / 1000 / duration : 0,
+                           nack_count: sent.nackCount + received.nackCount, pli_count: sent.pliCount + received.pliCount,
+                           fir_count: sent.firCount + received.firCount, rtx_packets_sent: sent.rtxPacketsSent),
             cpu_seconds: cpu, gstreamer_version: Gst.version)
     }
 }

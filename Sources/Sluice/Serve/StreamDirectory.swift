@@ -24,9 +24,12 @@ public final class StreamDirectory: Sendable {
     private let defaultAddresses: [String]
     /// Most pipelines one server hosts (each costs an encoder).
     public let limit: Int
+    /// How each stream watches its viewers.
+    private let viewerLimits: ViewerLimits
 
-    public init(recipe: WebRTCRecipe = WebRTCRecipe(), defaultAddresses: [String] = ["127.0.0.1"], limit: Int = 64) {
-        self.recipe = recipe; self.defaultAddresses = defaultAddresses; self.limit = limit
+    public init(recipe: WebRTCRecipe = WebRTCRecipe(), defaultAddresses: [String] = ["127.0.0.1"], limit: Int = 64,
+                viewerLimits: ViewerLimits = ViewerLimits()) {
+        self.recipe = recipe; self.defaultAddresses = defaultAddresses; self.limit = limit; self.viewerLimits = viewerLimits
     }
 
     /// The playing stream named `name` (not one that is stopping).
@@ -65,7 +68,7 @@ public final class StreamDirectory: Sendable {
         hubRecipe.latencyMs = spec.transport.latencyMs
         if let own = spec.transport.dtlsCertificate { hubRecipe.certificate = own }
         let hub: StreamHub
-        do { hub = try StreamHub(spec: spec, recipe: hubRecipe) } catch {
+        do { hub = try StreamHub(spec: spec, recipe: hubRecipe, viewerLimits: viewerLimits) } catch {
             throw AddError(kind: .invalid, message: error.description)
         }
         do { try adopt(hub, source: source) } catch {

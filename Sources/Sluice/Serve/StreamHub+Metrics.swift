@@ -1,5 +1,6 @@
 /// A served stream's metrics, labelled `stream="<name>"`: viewers now, viewers removed by
-/// reason, what its one encoder made, and its Swift filters' frames, drops and errors.
+/// reason, what its one encoder made, what went to its viewers over the network (summed
+/// over viewers, those that left included), and its Swift filters' frames, drops and errors.
 extension StreamHub: MetricsSource {
     public func collect(into sink: MetricsSink) {
         let stream = [("stream", name)]
@@ -12,6 +13,7 @@ extension StreamHub: MetricsSource {
                      help: "Video frames the stream's encoder produced (one encoder for all viewers).")
         sink.counter("sluice_stream_encoded_video_bytes_total", total: Double(encodedVideoBytes), labels: stream,
                      help: "Bytes of encoded video the stream's encoder produced.")
+        collectTraffic(viewerTraffic, labels: stream, into: sink)
         for s in filterStatistics {
             let labels = stream + [("filter", s.filter), ("element", s.element)]
             sink.counter("sluice_filter_frames_total", total: Double(s.frames.load(ordering: .relaxed)), labels: labels,
@@ -20,6 +22,36 @@ extension StreamHub: MetricsSource {
                          help: "Frames a Swift filter dropped.")
             sink.counter("sluice_filter_errors_total", total: Double(s.errors.load(ordering: .relaxed)), labels: labels,
                          help: "Errors a Swift filter threw.")
+        }
+    }
+
+    /// The viewers' network figures. Per stream, not per viewer: viewer ids would make a
+    /// series per session, which Prometheus advises against (unbounded label values); the
+    /// spread across viewers shows as the median and the largest round trip and jitter.
+    private func collectTraffic(_ t: ViewerTrafficReport, labels: [(String, String)], into sink: MetricsSink) {
+        let counters: [(String, Int, String)] = [
+            ("sluice_stream_rtp_sent_packets_total", t.totals.packetsSent, "RTP packets sent to the stream's viewers."),
+            ("sluice_stream_rtp_sent_bytes_total", t.totals.bytesSent, "RTP bytes sent to the stream's viewers."),
+            ("sluice_stream_rtp_packets_lost_total", t.totals.packetsLost, "Packets the viewers reported lost (RTCP receiver reports)."),
+            ("sluice_stream_nack_received_total", t.totals.nacks, "NACKs the viewers sent (requests to retransmit)."),
+            ("sluice_stream_pli_received_total", t.totals.plis, "Picture loss indications the viewers sent (keyframe requests)."),
+            ("sluice_stream_fir_received_total", t.totals.firs, "Full intra requests the viewers sent."),
+            ("sluice_stream_rtx_sent_packets_total", t.totals.rtxPackets, "Packets retransmitted (RTX) to the viewers."),
+            ("sluice_stream_viewer_queue_dropped_buffers_total", t.totals.queueOverruns,
+             "Buffers the viewers' leaky queues dropped because a viewer fell behind (one per overrun)."),
+        ]
+        for (name, value, help) in counters { sink.counter(name, total: Double(value), labels: labels, help: help) }
+        let spreads: [(String, [Double], String)] = [
+            ("round_trip", t.roundTrips, "round trip to the viewers (RTCP)"),
+            ("jitter", t.jitters, "jitter the viewers report"),
+        ]
+        for (figure, values, what) in spreads {
+            let spread = ViewerTrafficReport.medianAndMax(values)
+            for (stat, value) in [("median", spread?.median), ("max", spread?.max)] {
+                let name = "sluice_stream_viewer_\(figure)_\(stat)_seconds", help = "\(stat == "max" ? "Largest" : "Median") \(what)."
+                // Absent while no current viewer reports it, rather than its last value.
+                if let value { sink.gauge(name, value, labels: labels, help: help) } else { sink.removeGauge(name, labels: labels, help: help) }
+            }
         }
     }
 }

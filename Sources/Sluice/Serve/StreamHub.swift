@@ -27,8 +27,10 @@ public final class StreamHub: Sendable {
                       stageTimer: stageTimer)
     }
 
-    /// Builds and starts the send branches of `spec`; each viewer's webrtcbin is made by `recipe`.
-    public init(spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil) throws(RunError) {
+    /// Builds and starts the send branches of `spec`; each viewer's webrtcbin is made by
+    /// `recipe`, and viewers are watched within `viewerLimits`.
+    public init(spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil,
+                viewerLimits: ViewerLimits = ViewerLimits()) throws(RunError) {
         guard spec.send?.video != nil || spec.send?.audio != nil else {
             throw RunError("pipeline '\(spec.name)' has nothing to serve: it has no send section", at: spec.transport.location)
         }
@@ -39,7 +41,7 @@ public final class StreamHub: Sendable {
             try builder.buildSend(branch, into: nil)
         }
         let builder = builder, spec = spec
-        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, events: events) {
+        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events) {
             [spec.send?.video, spec.send?.audio].compactMap { branch in
                 branch.flatMap { b in builder.tees[b.media].map { ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0) } }
             }
@@ -149,6 +151,10 @@ public final class StreamHub: Sendable {
 
     /// Viewers removed so far, by reason (see `ViewerSource.viewerRemovals`).
     public var viewerRemovals: [String: Int] { viewers.removalCounts }
+
+    /// What the viewers were sent and reported, as of the last statistics reading
+    /// (`ViewerLimits.statsInterval`).
+    public var viewerTraffic: ViewerTrafficReport { viewers.traffic }
 }
 
 /// A handler set after construction (the server's, for a stream's stop request).

@@ -12,6 +12,9 @@ public struct ViewerLimits: Sendable {
     public var checkInterval: Double = 1
     /// Most viewers per stream.
     public var maxViewers: Int = 500
+    /// How often each viewer's webrtcbin statistics are read for `/metrics` (packets sent and
+    /// lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns the reading off.
+    public var statsInterval: Double = 1
     public init() {}
 }
 

@@ -23,6 +23,8 @@ final class ViewerSet: Sendable {
     private let outputs: @Sendable () -> [Output]
     let viewers = Mutex<[String: Viewer]>([:])
     let removals = Mutex<[String: Int]>([:])
+    /// What viewers that left had been sent (so the stream's counters never go back).
+    private let departed = Mutex<TrafficTotals>(TrafficTotals())
     private let reaper = Mutex<Task<Void, Never>?>(nil)
     let limits: ViewerLimits
     /// Where viewers' sessions starting and ending are told (the stream's event log).
@@ -34,6 +36,7 @@ final class ViewerSet: Sendable {
         var elements: [Element]
         var teePads: [(tee: Element, pad: Pad)]
         var health: ViewerHealth
+        var traffic: ViewerTraffic
     }
 
     init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
@@ -75,6 +78,7 @@ final class ViewerSet: Sendable {
         }
         let health = ViewerHealth()
         health.watchRTCP(of: webrtcbin)
+        let traffic = ViewerTraffic()
         var elements: [Element] = [webrtcbin]
         var teePads: [(Element, Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []
@@ -86,6 +90,7 @@ final class ViewerSet: Sendable {
                 let branch = try ViewerBranch.build(track.parameters, into: pipeline, webrtcbin: webrtcbin,
                                                     msid: "sluice-\(stream)")
                 elements += branch.elements
+                traffic.countOverruns(of: branch.queue)
                 pending.append((teePad, branch.entrance))
             }
             for e in elements.reversed() { e.syncStateWithParent() }
@@ -96,7 +101,9 @@ final class ViewerSet: Sendable {
                 try p.teePad.link(p.queueSink)
                 p.teePad.isolate(into: p.queueSink) { flow in health.fail("its branch stopped (\(flow))") }
             }
-            viewers.withLock { $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health) }
+            viewers.withLock {
+                $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health, traffic: traffic)
+            }
             startReaper()
             events?.post("session-start", ["viewer": .text(id)])
             // A new viewer needs a keyframe to start decoding: ask the shared encoders.
@@ -127,6 +134,8 @@ final class ViewerSet: Sendable {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         remove(elements: viewer.elements, teePads: viewer.teePads)
         count(removal: reason)
+        let last = viewer.traffic.totals
+        departed.withLock { $0 = $0 + last }
         events?.post("session-end", ["viewer": .text(id), "reason": .text(reason)])
         return true
     }
@@ -146,19 +155,50 @@ final class ViewerSet: Sendable {
         }
     }
 
-    /// Checks each viewer about once a second (see `ViewerReaper`).
+    /// Checks each viewer about once a second (see `ViewerReaper`), and reads their
+    /// statistics every `limits.statsInterval`.
     private func startReaper() {
         reaper.withLock { task in
             guard task == nil else { return }
-            let interval = limits.checkInterval
+            let interval = limits.checkInterval, statsInterval = limits.statsInterval
             task = Task.detached { [weak self] in
+                var lastPoll = ContinuousClock.now
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
                     guard let self else { return }
                     self.reap()
+                    if statsInterval > 0, (ContinuousClock.now - lastPoll).seconds >= statsInterval * 0.9 {
+                        lastPoll = .now
+                        await self.pollTraffic()
+                    }
                 }
             }
         }
+    }
+
+    /// Reads every viewer's webrtcbin statistics, all at once (each bounded by
+    /// `WebRTCPeer.stats`' timeout, so one stuck viewer delays no other's figures).
+    func pollTraffic() async {
+        let current = viewers.withLock { $0.values.map { ($0.peer, $0.webrtcbin, $0.traffic) } }
+        await withTaskGroup(of: Void.self) { group in
+            for (peer, webrtcbin, traffic) in current {
+                group.addTask { await traffic.poll(peer: peer, webrtcbin: webrtcbin) }
+            }
+        }
+    }
+
+    /// The viewers' traffic: totals since the stream started, and each current viewer's
+    /// round trip and jitter (seconds).
+    var traffic: ViewerTrafficReport {
+        let current = viewers.withLock { $0.values.map(\.traffic) }
+        var report = ViewerTrafficReport()
+        report.totals = current.reduce(departed.withLock { $0 }) { $0 + $1.totals }
+        for t in current {
+            let r = t.lastReport
+            if let rtt = r.roundTripMs { report.roundTrips.append(rtt / 1000) }
+            if let j = r.jitterMs { report.jitters.append(j / 1000) }
+        }
+        return report
     }
 
     /// Removes the viewers `ViewerReaper` finds dead, with the reason.

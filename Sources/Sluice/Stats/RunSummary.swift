@@ -83,6 +83,13 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var rtt_ms: Double?
         public var jitter_ms: Double?
         public var bitrate_kbps: Double
+        /// Loss-repair requests (NACK, PLI, FIR), sent and received, both peers of a
+        /// loopback run together.
+        public var nack_count: Int = 0
+        public var pli_count: Int = 0
+        public var fir_count: Int = 0
+        /// Packets the sending peer retransmitted (RTX).
+        public var rtx_packets_sent: Int = 0
     }
 
     /// One Swift filter element's counters.

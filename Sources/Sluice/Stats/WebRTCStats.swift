@@ -14,13 +14,26 @@ public struct WebRTCStats: Sendable, Equatable {
     public var roundTripMs: Double?
     /// Inbound jitter in milliseconds, once known.
     public var jitterMs: Double?
+    /// The jitter the remote side reports for what it receives from us (RTCP receiver
+    /// reports), in milliseconds, once known.
+    public var remoteJitterMs: Double?
     /// Loss-repair requests: NACKs, picture loss indications and full intra requests, sent
     /// and received (all streams).
     public var nackCount: Int = 0
     public var pliCount: Int = 0
     public var firCount: Int = 0
+    /// Packets retransmitted (RTX) in answer to NACKs. Not in `get-stats`: read from the
+    /// `rtprtxsend` webrtcbin makes (`retransmittedPackets(in:)`).
+    public var rtxPacketsSent: Int = 0
 
     public init() {}
+
+    /// Packets webrtcbin's retransmission senders inside `webrtcbin` have sent so far.
+    public static func retransmittedPackets(in webrtcbin: Element) -> Int {
+        guard let bin = webrtcbin.cast(to: Bin.self) else { return 0 }
+        return bin.descendants.filter { $0.factoryName == "rtprtxsend" }
+            .reduce(0) { $0 + Int($1.get("num-rtx-packets", as: UInt32.self) ?? 0) }
+    }
 
     // GstWebRTCStatsType values (gst/webrtc/webrtc_fwd.h, 1.22).
     private static let inboundRTP: Int32 = 2
@@ -42,7 +55,15 @@ public struct WebRTCStats: Sendable, Equatable {
                 countRepair(s)
                 if let j = s.get("jitter", as: Double.self) { jitterMs = max(jitterMs ?? 0, j * 1000) }
             case Self.remoteInboundRTP:
-                packetsLost += max(0, s.get("packets-lost", as: Int.self) ?? 0)
+                // rtpsession 1.22 keeps only the last report block a peer sent ("FIXME, need
+                // to keep track who the RB block is from"), whichever of our SSRCs it was
+                // about: a peer that also reports on our RTX stream (aiortc does, after its
+                // media stream) shows the RTX stream's loss under the media stream's id.
+                // Loss and jitter count only when the block is about this stream.
+                if Self.reportIsAbout(s) {
+                    packetsLost += max(0, s.get("packets-lost", as: Int.self) ?? 0)
+                    if let j = s.get("jitter", as: Double.self) { remoteJitterMs = max(remoteJitterMs ?? 0, j * 1000) }
+                }
                 if let rtt = s.get("round-trip-time", as: Double.self), rtt > 0 {
                     roundTripMs = max(roundTripMs ?? 0, rtt * 1000)
                 }
@@ -50,6 +71,14 @@ public struct WebRTCStats: Sendable, Equatable {
                 break
             }
         }
+    }
+
+    /// Whether a remote-inbound entry's report block is about the entry's own SSRC (true
+    /// when the reply does not say).
+    private static func reportIsAbout(_ s: Structure) -> Bool {
+        guard let ssrc = s.get("ssrc", as: UInt32.self),
+              let rb = s.structure("gst-rtpsource-stats")?.get("rb-ssrc", as: UInt32.self) else { return true }
+        return rb == ssrc
     }
 
     private mutating func countRepair(_ s: Structure) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """aiortc (PyPI) as a WebRTC peer of Sluice, for the interop tests.
 
-    aiortc_peer.py whep-play    URL [--token T] [--seconds N] [--codec vp8|h264] [--no-audio]
+    aiortc_peer.py whep-play    URL [--token T] [--seconds N] [--codec vp8|h264] [--no-audio] [--drop P]
     aiortc_peer.py whip-publish URL [--token T] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--no-delete]
@@ -11,7 +11,8 @@
 whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes what arrives for N
               seconds after the first frame, DELETEs the session; prints JSON: frames, size,
               fps, whether the picture moves (luma of the first and last frames differ), audio
-              frames, time from POST to the first decoded frame.
+              frames, time from POST to the first decoded frame, video RTP packets. With
+              --drop P it loses that share of the video packets on arrival (a lossy link).
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
 whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
@@ -34,6 +35,7 @@ import asyncio
 import fractions
 import json
 import math
+import random
 import sys
 import time
 import uuid
@@ -158,10 +160,22 @@ async def whep_play(args):
     lumas = []
     first = {}
     done = asyncio.Event()
-    pc.addTransceiver("video", direction="recvonly")
+    video = pc.addTransceiver("video", direction="recvonly")
     if not args.no_audio:
         pc.addTransceiver("audio", direction="recvonly")
     prefer(pc, args.codec)
+    rtp = {"rtp_packets": 0, "rtp_dropped": 0}
+    receive, lossy = video.receiver._handle_rtp_packet, random.Random(7)
+
+    async def counted(packet, arrival_time_ms):
+        """Counts the video RTP packets that arrive (RTX included) and, with --drop, loses
+        that share of them as a lossy link would: aiortc then NACKs and reports the loss."""
+        rtp["rtp_packets"] += 1
+        if lossy.random() < args.drop:
+            rtp["rtp_dropped"] += 1
+            return
+        await receive(packet, arrival_time_ms)
+    video.receiver._handle_rtp_packet = counted
 
     async def read_video(track):
         while True:
@@ -209,7 +223,7 @@ async def whep_play(args):
                       f"(ICE {pc.iceConnectionState}); the answer was:\n{answer}")
     span = max(1e-3, end - first["video"])
     moved = bool(len(lumas) == 2 and float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0)
-    out = dict(stats, fps=round((stats["video_frames"] - 1) / span, 1),
+    out = dict(stats, **rtp, fps=round((stats["video_frames"] - 1) / span, 1),
                first_frame_ms=round((first["video"] - posted) * 1000),
                mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved,
                answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")],
@@ -449,6 +463,7 @@ def main():
     p.add_argument("--viewers", type=int, default=10)
     p.add_argument("--room", default="interop")
     p.add_argument("--no-delete", action="store_true")
+    p.add_argument("--drop", type=float, default=0.0, help="whep-play: share of video RTP packets to lose")
     args = p.parse_args()
     if args.mode != "whep-serve" and not args.url:
         p.error("URL is required")
