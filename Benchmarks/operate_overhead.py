@@ -11,8 +11,14 @@ cancels slow drift); the result is the median over RUNS runs, with each run's fi
 the machine is saturated by the viewers, that ratio is noisy; the cost of one scrape is
 also measured in bulk (BURST scrapes back to back, less the OFF rate), which is precise.
 
+Reading each viewer's webrtcbin statistics for /metrics (`--viewer-stats-interval`, 1 s by
+default) happens whether anyone scrapes or not, so ON/OFF does not see it. With
+COMPARE_STATS=1 each run is a pair of servers, one reading every second and one never
+(`--viewer-stats-interval 0`), in alternating order; the result is the median ratio of
+their OFF windows' CPU.
+
 Run through Benchmarks/operate-overhead.sh (release build, loopback-only namespace).
-Env: RUNS (5), WINDOW (10), VIEWERS (32), SCRAPE_INTERVAL (1).
+Env: RUNS (5), WINDOW (10), VIEWERS (32), SCRAPE_INTERVAL (1), COMPARE_STATS (0).
 """
 import json, os, statistics, subprocess, sys, threading, time, urllib.request
 
@@ -23,6 +29,7 @@ WINDOW = float(os.environ.get("WINDOW", "10"))
 VIEWERS = int(os.environ.get("VIEWERS", "32"))
 SCRAPE = float(os.environ.get("SCRAPE_INTERVAL", "1"))
 BURST = int(os.environ.get("BURST", "200"))
+COMPARE_STATS = os.environ.get("COMPARE_STATS", "0") == "1"
 PORT = 18700
 BASE = f"http://127.0.0.1:{PORT}"
 
@@ -44,8 +51,9 @@ def window(pid, seconds):
     return (cpu_of(pid) - c0) / (time.monotonic() - t0)
 
 
-def one_run():
-    server = subprocess.Popen([SLUICE, "serve", "--port", str(PORT), "--pipeline", "Benchmarks/fanout-720p-h264.yaml"],
+def one_run(stats_interval=1):
+    server = subprocess.Popen([SLUICE, "serve", "--port", str(PORT), "--pipeline", "Benchmarks/fanout-720p-h264.yaml",
+                               "--viewer-stats-interval", str(stats_interval)],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     viewers = []
     try:
@@ -106,7 +114,26 @@ def one_run():
         server.terminate(); server.wait(timeout=15)
 
 
+def compare_stats():
+    pairs = []
+    for i in range(RUNS):
+        order = [1, 0] if i % 2 == 0 else [0, 1]
+        r = {interval: one_run(interval) for interval in order}
+        off = {k: (v["off_before"] + v["off_after"]) / 2 for k, v in r.items()}
+        pairs.append({"reading_every_1s": r[1], "never": r[0], "ratio": off[1] / off[0]})
+        print(f"pair {i + 1}: server CPU (OFF windows) reading viewers' stats every 1 s {off[1]:.3f} cores "
+              f"({r[1]['viewers']} viewers), never {off[0]:.3f} ({r[0]['viewers']} viewers): {off[1] / off[0]:.4f}×", flush=True)
+    result = {"machine": os.uname().release, "cores": os.cpu_count(), "viewers": VIEWERS, "window_s": WINDOW,
+              "median_stats_ratio": statistics.median(p["ratio"] for p in pairs), "pairs": pairs}
+    with open(os.path.join(ROOT, "Benchmarks/results-viewer-stats-overhead.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    print(f"\nmedian server CPU reading {VIEWERS} viewers' statistics every second, against never: "
+          f"{result['median_stats_ratio']:.4f}× ({RUNS} pairs)")
+
+
 def main():
+    if COMPARE_STATS:
+        return compare_stats()
     runs = []
     for i in range(RUNS):
         r = one_run()

@@ -388,41 +388,21 @@ public final class PipelineRun: Sendable {
     /// EOS into every source and every receive branch (RTP carries no end-of-stream), then
     /// waits until each receive sink has seen it, so files are finalized.
     private func drain(pipeline: Pipeline, builder: GraphBuilder, timeout: Double) async {
-        let sinks = builder.receiveSinkPads
-        let remaining = Atomic<Int>(sinks.count)
-        var probes: [(Pad, UInt)] = []
-        for pad in sinks {
-            let id = pad.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
-                if info.event == .eos { remaining.subtract(1, ordering: .relaxed) ; return .remove }
-                return .ok
-            }
-            probes.append((pad, id))
-        }
-        // Sent from a thread of its own: sending EOS waits for each source's streaming lock,
-        // and a streaming thread can be held for good inside webrtcbin (an input whose media
-        // the negotiation rejected stays blocked). Waiting here would hang the run; after the
-        // timeout the caller goes to NULL, which unblocks that thread and this send with it.
-        let sent = StopFlag()
         let entrances = builder.receiveEntrances, unused = builder.unusedRecordingPads
-        Thread.detachNewThread {
+        let eos = EndOfStream(arrivingAt: builder.receiveSinkPads) {
             _ = pipeline.sendEvent(.eos())
             for entrance in entrances { entrance.sendEvent(.eos()) }
             for pad in unused { pad.sendEvent(.eos()) }
-            sent.set()
         }
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        while (remaining.load(ordering: .relaxed) > 0 || !sent.isSet) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        if !sent.isSet {
+        await eos.wait(timeout: timeout)
+        if !eos.isSent {
             logger.warning("end-of-stream could not be sent within \(timeout) s (a branch is held inside webrtcbin, e.g. media the other peer did not accept); stopping anyway")
             // The send holds state locks (the pipeline's, and webrtcbin's: a bin holding a
             // source counts as one), so nothing can go to NULL yet. Deactivating webrtcbin's
             // inputs needs no state lock: it flushes them, which releases the held thread.
             for pad in builder.webrtcInputs.values { pad.setActive(false) }
-            let release = ContinuousClock.now + .seconds(2)
-            while !sent.isSet && ContinuousClock.now < release { try? await Task.sleep(for: .milliseconds(20)) }
-        } else if remaining.load(ordering: .relaxed) > 0 {
+            await eos.waitUntilSent(timeout: 2)
+        } else if eos.pending > 0 {
             logger.warning("end-of-stream did not reach every receive sink within \(timeout) s; stopping anyway")
         }
     }

@@ -71,28 +71,11 @@ public final class PublishSession: Sendable {
     /// Ends the session: end-of-stream into the receive branches (so recordings are
     /// finalized, bounded wait), then NULL.
     public func stop(drainTimeout: Double = 3) async {
-        let sinks = builder.receiveSinkPads
-        let remaining = EOSCountdown(sinks.count)
-        for pad in sinks {
-            pad.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
-                if info.event == .eos { remaining.tick(); return .remove }
-                return .ok
-            }
-        }
-        // From a thread of its own (see `PipelineRun.drain`): a held streaming thread must
-        // not hold this task; NULL below releases it.
         let entrances = builder.receiveEntrances
-        Thread.detachNewThread { for entrance in entrances { entrance.sendEvent(.eos()) } }
-        let deadline = ContinuousClock.now + .milliseconds(Int(drainTimeout * 1000))
-        while remaining.left > 0 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        let eos = EndOfStream(arrivingAt: builder.receiveSinkPads) {
+            for entrance in entrances { entrance.sendEvent(.eos()) }
+        }
+        await eos.wait(timeout: drainTimeout)
         pipeline.setState(.null)
     }
-}
-
-/// Counts end-of-stream arrivals down to zero.
-final class EOSCountdown: Sendable {
-    private let n: Atomic<Int>
-    init(_ count: Int) { n = Atomic(count) }
-    func tick() { n.subtract(1, ordering: .relaxed) }
-    var left: Int { n.load(ordering: .relaxed) }
 }

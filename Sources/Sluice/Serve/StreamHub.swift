@@ -104,13 +104,8 @@ public final class StreamHub: Sendable {
     public func stop(drainTimeout: Double = 2) async {
         ticker.withLock { $0?.cancel(); $0 = nil }
         viewers.removeAll()
-        let pipeline = pipeline, sent = StopFlag()
-        Thread.detachNewThread {  // see PipelineRun.drain: EOS can wait on streaming locks
-            _ = pipeline.sendEvent(.eos())
-            sent.set()
-        }
-        let deadline = ContinuousClock.now + .milliseconds(Int(drainTimeout * 1000))
-        while !sent.isSet && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        let pipeline = pipeline
+        await EndOfStream(arrivingAt: []) { _ = pipeline.sendEvent(.eos()) }.wait(timeout: drainTimeout)
         pipeline.setState(.null)
         events.post("state", ["state": .text("stopped")])
         events.finish()
