@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
     ],
@@ -67,8 +68,10 @@ let package = Package(
                 // DTLS certificates (ECDSA P-256) for webrtcbin.
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                // `/metrics` in Prometheus text format.
+                // `/metrics` in Prometheus text format, and swift-metrics (what Hummingbird
+                // reports per route) fed into the same registry.
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.

@@ -31,6 +31,7 @@ public struct ControlServer: Sendable {
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: MetricsMiddleware())
         router.get("/openapi.yaml") { _, _ in Self.document() }
         router.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
         if let metrics {

@@ -113,6 +113,9 @@ public struct SignallingServer: Sendable {
     /// and fails for any route that answers without a token and is not on its public list.
     func router() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
+        // Requests, errors and durations per route, into `/metrics` once the process has
+        // bootstrapped swift-metrics (`SluiceMetrics.bootstrapSwiftMetrics`; a no-op before).
+        router.add(middleware: MetricsMiddleware())
         let token = configuration.token
 
         let drain = drain

@@ -101,6 +101,7 @@ extension Run {
         let registry = SluiceMetrics()
         registry.add(ProcessMetrics())
         registry.add(runner)
+        if control != nil || metrics != nil { registry.bootstrapSwiftMetrics() }
         if let control, let hp = HostPort(control) {
             servers.append(ControlServer(run: runner, stop: stop, host: hp.host, port: hp.port, access: access, metrics: registry))
             printLine("sluice run: control API at http://\(control)/api/v1 (document: /openapi.yaml)")

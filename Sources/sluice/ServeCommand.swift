@@ -67,7 +67,7 @@ struct Serve: AsyncParsableCommand {
     var publicRead = false
 
     @Option(name: .customLong("viewer-stats-interval"), help: "Seconds between readings of each viewer's WebRTC statistics for /metrics (packets sent and lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns them off.")
-    var viewerStatsInterval: Double = 1
+    var viewerStatsInterval: Double = 5
 
     @Option(name: .customLong("pipelines-dir"), help: "Folder whose pipeline files the control API may start by path (POST /api/v1/pipelines {\"path\": ...}).")
     var pipelinesDir: String?
@@ -126,6 +126,7 @@ struct Serve: AsyncParsableCommand {
         if relay { printLine("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>") }
         let server = SignallingServer(configuration: configuration, directory: directory, receivers: receivers,
                                       relayAddresses: relay ? [host] : nil, webrtc: recipe, cameraLifetime: cameraLifetime)
+        server.metrics.bootstrapSwiftMetrics()
         printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port); control API at /api/v1 (/openapi.yaml)")
         do { try await server.run(drainTimeout: drainTimeout) } catch let e as TLSFileError {
             printError("error: \(e)")

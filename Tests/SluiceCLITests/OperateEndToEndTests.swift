@@ -43,6 +43,16 @@ final class OperateEndToEndTests: XCTestCase {
         let lo = Double(before["encoded_video_frames"] as? Int ?? -1), hi = Double(after["encoded_video_frames"] as? Int ?? -1)
         XCTAssertTrue(lo <= frames && frames <= hi, "\(lo) ≤ \(frames) ≤ \(hi)")
         XCTAssertGreaterThan(frames, 30, "the encoder ran for more than a second")
+        // Hummingbird's per-route figures through swift-metrics, under Prometheus names: the
+        // viewer's WHEP POST and the /streams.json reads before the scrape (route patterns,
+        // not paths, so sessions do not make series).
+        XCTAssertEqual(families["sluice_http_requests"], "counter", "\(families)")
+        XCTAssertEqual(families["sluice_http_request_duration_seconds"], "histogram", "\(families)")
+        let whepPosts = samples.filter { $0.key.hasPrefix("sluice_http_requests_total{method=POST,route=/whep/") && $0.key.hasSuffix(",status=201}") }
+        XCTAssertEqual(whepPosts.count, 1, "one series for every WHEP POST: \(samples.keys.filter { $0.hasPrefix("sluice_http_requests") })")
+        XCTAssertGreaterThanOrEqual(whepPosts.values.first ?? 0, 1)
+        XCTAssertFalse(whepPosts.keys.first?.contains("serve-testsrc") ?? true, "a route pattern, not the path: \(whepPosts)")
+        XCTAssertGreaterThanOrEqual(samples["sluice_http_requests_total{method=GET,route=/streams.json,status=200}"] ?? 0, 1)
         XCTAssertGreaterThan(samples["process_resident_memory_bytes{}"] ?? 0, 10_000_000)
         XCTAssertGreaterThan(samples["process_cpu_seconds_total{}"] ?? 0, 0)
         XCTAssertEqual(samples["sluice_draining{}"], 0)
@@ -65,7 +75,8 @@ final class OperateEndToEndTests: XCTestCase {
         i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":0'; do i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
         echo "AFTER $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
         """
-        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret"],
+        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret",
+                                                    "--viewer-stats-interval", "1"],
                                             port: 18932, client: client, timeout: 90)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         func object(_ prefix: String) throws -> [String: Any] {

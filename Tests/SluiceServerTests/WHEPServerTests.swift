@@ -64,7 +64,10 @@ final class WHEPServerTests: XCTestCase {
             capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
             encode: { codec: vp8, bitrate: 400 }
         """, file: "cam.yaml")
-        return try StreamHub(spec: spec, iceAddresses: ["127.0.0.1"])
+        var limits = ViewerLimits()
+        limits.statsInterval = 1  // read the viewers' statistics each second (default 5)
+        return try StreamHub(spec: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: ["127.0.0.1"]),
+                             viewerLimits: limits)
     }
 
     /// A server lets go of its streams when it goes: its metrics (which read every stream)
@@ -115,12 +118,25 @@ final class WHEPServerTests: XCTestCase {
             try await Task.sleep(for: .seconds(1))
             let perSecond = hub.encodedVideoFrames - before
             XCTAssertLessThan(perSecond, 45, "about 30 fps encoded once, not once per viewer (\(perSecond))")
+            // Each viewer's webrtcbin is read once a second: what went to both shows, with a
+            // round trip per viewer (bounded wait for the first readings and reports).
+            let deadline = ContinuousClock.now + .seconds(8)
+            while (hub.viewerTraffic.totals.packetsSent < 60 || hub.viewerTraffic.roundTrips.count < 2) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let live = hub.viewerTraffic
+            XCTAssertGreaterThanOrEqual(live.totals.packetsSent, 60, "\(live)")
+            XCTAssertEqual(live.roundTrips.count, 2, "\(live)")
+            XCTAssertTrue(live.roundTrips.allSatisfy { $0 > 0 && $0 < 0.5 }, "\(live.roundTrips)")
 
             for s in sessions {
                 let status = try await client.execute(uri: s, method: .delete).status
                 XCTAssertEqual(status, .ok)
             }
             XCTAssertEqual(hub.viewerCount, 0)
+            let left = hub.viewerTraffic
+            XCTAssertGreaterThanOrEqual(left.totals.packetsSent, live.totals.packetsSent, "what went to viewers that left stays counted")
+            XCTAssertTrue(left.roundTrips.isEmpty)
             let again = try await client.execute(uri: sessions[0], method: .delete).status
             XCTAssertEqual(again, .notFound)
         }

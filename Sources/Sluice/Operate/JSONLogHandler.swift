@@ -20,15 +20,15 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-                    source: String, file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         var object: [String: String] = [:]
-        for (k, v) in metadata.merging(explicit ?? [:], uniquingKeysWith: { _, new in new }) { object[k] = "\(v)" }
+        for (k, v) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) { object[k] = "\(v)" }
         object["time"] = Self.timestamp(Date())
-        object["level"] = level.rawValue
+        object["level"] = event.level.rawValue
         object["label"] = label
-        object["message"] = message.description
-        object["source"] = source
+        object["message"] = event.message.description
+        object["source"] = event.source
+        if let error = event.error { object["error"] = "\(error)" }
         guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         data.append(0x0A)
         write(data)  // one write per line: lines from several threads do not interleave

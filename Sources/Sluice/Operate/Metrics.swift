@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Prometheus
 import Synchronization
 
@@ -23,6 +24,30 @@ public final class SluiceMetrics: Sendable {
 
     /// Adds a source; sources are asked in the order they were added.
     public func add(_ source: any MetricsSource) { sources.withLock { $0.append(source) } }
+
+    /// Makes this registry the process's swift-metrics backend, so what libraries report
+    /// through swift-metrics — Hummingbird's `MetricsMiddleware`: requests, errors and their
+    /// durations per route — appears in the same `/metrics`, under Prometheus names
+    /// (`swiftMetricsNames`). swift-metrics allows one backend per process: call this once,
+    /// from the command that owns the process.
+    public func bootstrapSwiftMetrics() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.nameAndLabelSanitizer = Self.swiftMetricsNames
+        MetricsSystem.bootstrap(factory)
+    }
+
+    /// Hummingbird's metric labels (OpenTelemetry's dotted names) as Prometheus names with
+    /// their conventional suffixes; anything else keeps its name, with the registry replacing
+    /// characters Prometheus does not allow.
+    @Sendable public static func swiftMetricsNames(_ name: String, _ labels: [(String, String)]) -> (String, [(String, String)]) {
+        let names = ["hb.requests": "sluice_http_requests_total",
+                     "hb.request.errors": "sluice_http_request_errors_total",
+                     "http.server.request.duration": "sluice_http_request_duration_seconds",
+                     "http.server.active_requests": "sluice_http_active_requests"]
+        let labelNames = ["http.route": "route", "http.request.method": "method",
+                          "http.response.status_code": "status", "error.type": "status"]
+        return (names[name] ?? name, labels.map { (labelNames[$0.0] ?? $0.0, $0.1) })
+    }
 
     /// The Prometheus text exposition of every source's current values.
     public func render() -> String {

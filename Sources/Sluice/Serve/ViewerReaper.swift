@@ -13,8 +13,10 @@ public struct ViewerLimits: Sendable {
     /// Most viewers per stream.
     public var maxViewers: Int = 500
     /// How often each viewer's webrtcbin statistics are read for `/metrics` (packets sent and
-    /// lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns the reading off.
-    public var statsInterval: Double = 1
+    /// lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns the reading off. Each
+    /// second would cost about 1% of a core with 32 viewers (Benchmarks/viewer-stats-cost.sh);
+    /// every 5 s is a fifth of that, and still three readings per default Prometheus scrape.
+    public var statsInterval: Double = 5
     public init() {}
 }
 

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds Sluice (release) and runs Benchmarks/viewer_stats_cost.py in a loopback-only network namespace.
+#   RUNS=3 WINDOW=20 VIEWERS=32 Benchmarks/viewer-stats-cost.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product sluice
+exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/viewer_stats_cost.py'
