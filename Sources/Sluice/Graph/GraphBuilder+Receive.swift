@@ -1,4 +1,3 @@
-import Foundation
 import GStreamer
 import SluiceFilterKit
 import Synchronization
@@ -10,6 +9,19 @@ extension GraphBuilder {
 
     /// Builds depay → decode → filters → sink for a new RTP pad of the receiving webrtcbin.
     /// Called on a streaming thread; errors are recorded for the runner to report.
+    /// Loads the plugins of every depayloader, parser and decoder a receive branch may need,
+    /// by making each once. A receive branch is built when its first packet arrives, on the
+    /// streaming thread that carries it; loading a plugin there (libav for H.264: ~100 ms)
+    /// held the first frames back, to arrive later as a burst.
+    func prewarmReceive() {
+        for codec in Codec.allCases {
+            let names = [DefaultElements.depayloader(for: codec), DefaultElements.decoder(for: codec)]
+                + [DefaultElements.parser(for: codec)].compactMap { $0 }
+            for name in names { _ = try? Element.make(name) }
+        }
+        for name in ["videoconvert", "audioconvert", "fakesink", "appsink"] { _ = try? Element.make(name) }
+    }
+
     func buildReceive(for pad: Pad) {
         buildLock.lock()
         defer { buildLock.unlock() }

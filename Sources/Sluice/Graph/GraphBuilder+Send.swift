@@ -146,6 +146,14 @@ extension GraphBuilder {
         try add(filters + tail)
         try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)
         watchEnd(of: queue)
+        // Nothing encoded before the connection can carry it goes on (`StartGate`); the
+        // encoder keeps running, warm, and makes a keyframe when the gate opens, so the first
+        // frame the peer decodes is the one captured then. Live captures only: a file is
+        // content, sent whole from its first frame.
+        if live, let entrance = pay.staticPad("sink") {
+            let gate = StartGate(on: entrance, waitForKeyframe: video)
+            state.withLock { $0.startGates[branch.media] = (gate, entrance) }
+        }
 
         countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
         guard let src = rtpCaps.staticPad("src"), let sinkPad = webrtcbin.requestPad("sink_%u") else {

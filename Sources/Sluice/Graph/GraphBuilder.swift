@@ -32,6 +32,8 @@ final class GraphBuilder: Sendable {
         var sendHolds: [(pad: Pad, probe: UInt)] = []
         /// The encoder and track gate of each send branch (the control API's handles).
         var sendControls: [MediaKind: SendControl] = [:]
+        /// One per send branch into a webrtcbin: closed until the connection carries media.
+        var startGates: [MediaKind: (gate: StartGate, pad: Pad)] = [:]
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }
@@ -55,6 +57,18 @@ final class GraphBuilder: Sendable {
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
     var tees: [MediaKind: Element] { state.withLock { $0.tees } }
+
+    /// Opens the send branches' start gates: the connection carries media from now on.
+    func openStartGates() {
+        for (media, g) in state.withLock({ $0.startGates }) {
+            g.gate.open()
+            // Upstream, to the encoder: a keyframe now, rather than at the next scheduled one.
+            if media == .video { g.pad.pushEvent(.forceKeyUnit()) }
+        }
+    }
+
+    /// Buffers the start gates dropped while the connection came up, by medium.
+    var startupDropped: [MediaKind: Int] { state.withLock { $0.startGates.mapValues(\.gate.droppedBuffers) } }
     /// The webrtcbin input pad each send branch feeds, by medium.
     var webrtcInputs: [MediaKind: Pad] { state.withLock { $0.webrtcInputs } }
 

@@ -109,6 +109,8 @@ public final class PipelineRun: Sendable {
         }
 
         if let channels, let bin = opensChannels { try channels.open(on: bin) }
+        let gates = openStartGates(when: peers?.sender ?? player, builder: builder)
+        defer { gates.cancel() }
         let control = PipelineControl(spec: spec, builder: builder, channels: channels, events: events) { stop.set() }
         live.withLock { $0 = (builder, peers?.sender, control) }
         events.post("state", ["state": .text("playing")])
@@ -380,6 +382,23 @@ public final class PipelineRun: Sendable {
                     break
                 }
             }
+        }
+    }
+
+    /// Opens the send branches' start gates once `peer`'s connection is up (ICE and DTLS: what
+    /// webrtcbin waits for before RTP leaves). Should the state never say so, the gates open
+    /// anyway when ICE's own deadline has passed, with a warning: media late, never stuck.
+    private func openStartGates(when peer: WebRTCPeer?, builder: GraphBuilder) -> Task<Void, Never> {
+        guard let peer else {
+            builder.openStartGates()
+            return Task {}
+        }
+        let limit = Double(spec.transport.ice.connectTimeout) + 5, logger = logger
+        return Task.detached {
+            let connected = await peer.wait(timeout: limit) { $0.connection == "connected" }
+            if Task.isCancelled { return }
+            if !connected { logger.warning("the connection did not report 'connected' within \(Int(limit)) s; sending anyway") }
+            builder.openStartGates()
         }
     }
 

@@ -37,6 +37,8 @@ final class ViewerSet: Sendable {
         var teePads: [(tee: Element, pad: Pad)]
         var health: ViewerHealth
         var traffic: ViewerTraffic
+        /// Opens the viewer's start gates once its connection is up.
+        var opener: Task<Void, Never>
     }
 
     init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
@@ -82,6 +84,7 @@ final class ViewerSet: Sendable {
         var elements: [Element] = [webrtcbin]
         var teePads: [(Element, Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []
+        var gates: [StartGate] = []
         do {
             let byMedium = Dictionary(available.map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
             for track in plan.tracks {
@@ -91,6 +94,8 @@ final class ViewerSet: Sendable {
                                                     msid: "sluice-\(stream)")
                 elements += branch.elements
                 traffic.countOverruns(of: branch.queue)
+                // Closed until this viewer's connection carries media, then from a keyframe.
+                gates.append(StartGate(on: branch.entrance, waitForKeyframe: track.media == .video))
                 pending.append((teePad, branch.entrance))
             }
             for e in elements.reversed() { e.syncStateWithParent() }
@@ -101,13 +106,21 @@ final class ViewerSet: Sendable {
                 try p.teePad.link(p.queueSink)
                 p.teePad.isolate(into: p.queueSink) { flow in health.fail("its branch stopped (\(flow))") }
             }
+            let entrances = pending.map(\.queueSink), connectTimeout = limits.connectTimeout, gates = gates
+            let opener = Task.detached {
+                // When its connection is up, the viewer needs a keyframe to start decoding:
+                // ask the shared encoders then (one asked for earlier would be dropped).
+                _ = await peer.wait(timeout: connectTimeout) { $0.connection == "connected" }
+                if Task.isCancelled { return }
+                for gate in gates { gate.open() }
+                for entrance in entrances { entrance.pushEvent(.forceKeyUnit()) }
+            }
             viewers.withLock {
-                $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health, traffic: traffic)
+                $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health,
+                                traffic: traffic, opener: opener)
             }
             startReaper()
             events?.post("session-start", ["viewer": .text(id)])
-            // A new viewer needs a keyframe to start decoding: ask the shared encoders.
-            for p in pending { p.queueSink.pushEvent(.forceKeyUnit()) }
             return (id, SDPRewrite.addingMediaMsid(SDPRewrite.rejectingInactive(answer)))
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
@@ -132,6 +145,7 @@ final class ViewerSet: Sendable {
     @discardableResult
     func removeViewer(_ id: String, reason: String = "deleted") -> Bool {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        viewer.opener.cancel()
         remove(elements: viewer.elements, teePads: viewer.teePads)
         count(removal: reason)
         let last = viewer.traffic.totals

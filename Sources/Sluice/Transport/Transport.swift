@@ -90,6 +90,7 @@ struct TransportContext {
 
     /// Builds a receive branch for each stream `bin` exposes.
     func watchIncomingStreams(of bin: Element) {
+        builder.prewarmReceive()
         // Weak: the builder owns the pipeline, which owns the bin and so this handler.
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }

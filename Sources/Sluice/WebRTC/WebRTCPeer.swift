@@ -94,8 +94,8 @@ public final class WebRTCPeer: Sendable {
         for r in ready { r.resume(returning: true) }
     }
 
-    /// Waits until `predicate` holds for the peer's states, or `timeout` seconds pass.
-    /// Returns whether the predicate held.
+    /// Waits until `predicate` holds for the peer's states, or `timeout` seconds pass, or the
+    /// task is cancelled. Returns whether the predicate held.
     public func wait(timeout: Double, until predicate: @escaping @Sendable (PeerStates) -> Bool) async -> Bool {
         let id = shared.withLock { s -> Int in s.nextWaiter += 1; return s.nextWaiter }
         let timer = Task { [weak self] in
@@ -103,13 +103,19 @@ public final class WebRTCPeer: Sendable {
             self?.expire(waiter: id)
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
-            let now = shared.withLock { s -> Bool in
-                if predicate(s.states) { return true }
-                s.waiters.append((id, predicate, c))
-                return false
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+                let now = shared.withLock { s -> Bool in
+                    if predicate(s.states) { return true }
+                    s.waiters.append((id, predicate, c))
+                    return false
+                }
+                if now { c.resume(returning: true) }
+                // Cancelled before the waiter was listed: the handler found nothing to end.
+                if !now, Task.isCancelled { expire(waiter: id) }
             }
-            if now { c.resume(returning: true) }
+        } onCancel: {
+            expire(waiter: id)
         }
     }
 
