@@ -20,10 +20,11 @@ their OFF windows' CPU.
 Run through Benchmarks/operate-overhead.sh (release build, loopback-only namespace).
 Env: RUNS (5), WINDOW (10), VIEWERS (32), SCRAPE_INTERVAL (1), COMPARE_STATS (0).
 """
-import json, os, statistics, subprocess, sys, threading, time, urllib.request
+import json, os, statistics, sys, threading, time, urllib.request
+
+import served_crowd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
 RUNS = int(os.environ.get("RUNS", "5"))
 WINDOW = float(os.environ.get("WINDOW", "10"))
 VIEWERS = int(os.environ.get("VIEWERS", "32"))
@@ -51,24 +52,9 @@ def window(pid, seconds):
     return (cpu_of(pid) - c0) / (time.monotonic() - t0)
 
 
-def one_run(stats_interval=1):
-    server = subprocess.Popen([SLUICE, "serve", "--port", str(PORT), "--pipeline", "Benchmarks/fanout-720p-h264.yaml",
-                               "--viewer-stats-interval", str(stats_interval)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    viewers = []
+def one_run(stats_interval=5):  # the server's default reading interval
+    server, viewers = served_crowd.start(PORT, VIEWERS, 3 * WINDOW + 120, ["--viewer-stats-interval", str(stats_interval)])
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                get("/healthz"); break
-            except OSError:
-                if time.monotonic() > deadline: sys.exit("the server did not start")
-                time.sleep(0.05)
-        env = dict(os.environ, SLUICE_WHEP=f"{BASE}/whep/fanout")
-        for _ in range(VIEWERS):
-            time.sleep(0.25)  # staggered: 32 simultaneous ICE starts on 2 cores miss their timeout
-            viewers.append(subprocess.Popen([SLUICE, "run", "Benchmarks/fanout-viewer.yaml", "--duration", str(3 * WINDOW + 120),
-                                             "--quiet"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         deadline = time.monotonic() + 90
         while json.loads(get("/streams.json"))[0]["viewers"] < VIEWERS:
             if time.monotonic() > deadline:
@@ -109,9 +95,7 @@ def one_run(stats_interval=1):
         return {"viewers": connected, "off_before": off1, "on": on, "off_after": off2, "ratio": on / ((off1 + off2) / 2),
                 "cpu_seconds_per_scrape": per_scrape, **counts}
     finally:
-        for v in viewers: v.kill()
-        for v in viewers: v.wait()
-        server.terminate(); server.wait(timeout=15)
+        served_crowd.stop(server, viewers)
 
 
 def compare_stats():

@@ -14,10 +14,11 @@ threads' share, in cores and as a share of the server.
 Run through Benchmarks/viewer-stats-cost.sh (release build, loopback-only namespace).
 Env: RUNS (3), WINDOW (20), VIEWERS (32).
 """
-import collections, json, os, re, statistics, subprocess, sys, time, urllib.request
+import collections, json, os, re, statistics, sys, time, urllib.request
+
+import served_crowd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
 RUNS = int(os.environ.get("RUNS", "3"))
 WINDOW = float(os.environ.get("WINDOW", "20"))
 VIEWERS = int(os.environ.get("VIEWERS", "32"))
@@ -50,23 +51,8 @@ def kind(name):
 
 
 def one(interval):
-    server = subprocess.Popen([SLUICE, "serve", "--port", str(PORT), "--pipeline", "Benchmarks/fanout-720p-h264.yaml",
-                               "--viewer-stats-interval", str(interval)], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    viewers = []
+    server, viewers = served_crowd.start(PORT, VIEWERS, WINDOW + 120, ["--viewer-stats-interval", str(interval)])
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                get("/healthz"); break
-            except OSError:
-                if time.monotonic() > deadline: sys.exit("the server did not start")
-                time.sleep(0.05)
-        env = dict(os.environ, SLUICE_WHEP=f"{BASE}/whep/fanout")
-        for _ in range(VIEWERS):
-            time.sleep(0.25)  # staggered, as in fanout.sh
-            viewers.append(subprocess.Popen([SLUICE, "run", "Benchmarks/fanout-viewer.yaml", "--duration", str(WINDOW + 120), "--quiet"],
-                                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         deadline = time.monotonic() + 90
         while json.loads(get("/streams.json"))[0]["viewers"] < VIEWERS - 1 and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -79,9 +65,7 @@ def one(interval):
         return {"viewers": json.loads(get("/streams.json"))[0]["viewers"], "cores": sum(kinds.values()),
                 "by_thread": dict(kinds.most_common())}
     finally:
-        for v in viewers: v.kill()
-        for v in viewers: v.wait()
-        server.terminate(); server.wait(timeout=15)
+        served_crowd.stop(server, viewers)
 
 
 def main():
