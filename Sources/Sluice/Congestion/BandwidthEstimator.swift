@@ -1,0 +1,155 @@
+import Foundation
+
+/// Limits on a congestion-controlled sender's bitrate (`encode.bitrate: {min, start, max}`),
+/// in bits per second.
+public struct BitrateLimits: Sendable, Equatable {
+    public var min: Int
+    public var start: Int
+    public var max: Int
+    public init(min: Int, start: Int, max: Int) { self.min = min; self.start = start; self.max = max }
+    func clamp(_ bps: Double) -> Int { Int(Swift.min(Swift.max(bps.isFinite ? bps : Double(min), Double(min)), Double(max))) }
+}
+
+/// How much the path carries, from transport-wide congestion control feedback: a delay-based
+/// estimate (GCC's, draft-ietf-rmcat-gcc §5: `DelayTrend` says whether queues grow; an
+/// increase/hold/decrease controller follows it) and a loss-based one (§6), the lower of the
+/// two, within `limits`. Feed it every feedback report; read `target`.
+///
+/// Pure arithmetic on the reports (no clock of its own, no GStreamer): the tests drive it
+/// with a simulated bottleneck. Garbage feedback — impossible times, wrapped or repeated
+/// sequence numbers, huge gaps — can slow it down but never move the target outside
+/// `limits`.
+public struct BandwidthEstimator: Sendable {
+    public enum State: String, Sendable { case increase, hold, decrease }
+
+    public let limits: BitrateLimits
+    private var trend = DelayTrend()
+    private var delayBased: Double
+    private var lossBased: Double
+    private(set) public var state = State.increase
+    /// Bits per second the receiver got, over the last `rateWindowNs`.
+    private(set) public var receivedRate: Double?
+    /// The average and variance of the rate at past decreases: "the last congestion point".
+    private var congestionAverage: Double?
+    private var congestionVariance = 0.0
+    private var lastUpdateNs: UInt64?
+    private var lastDecreaseNs: UInt64?
+    private var arrivals: [(ns: UInt64, bytes: Int)] = []
+    private var lossWindow: [(ns: UInt64, lost: Int, total: Int)] = []
+
+    static let rateWindowNs: UInt64 = 500_000_000
+    static let lossWindowNs: UInt64 = 1_000_000_000
+    static let decreaseFactor = 0.85
+
+    public init(limits: BitrateLimits) {
+        self.limits = limits
+        delayBased = Double(limits.start); lossBased = Double(limits.start)
+    }
+
+    /// The bitrate to send at, bits per second.
+    public var target: Int { limits.clamp(min(delayBased, lossBased)) }
+    /// The delay-based and loss-based estimates apart.
+    public var estimates: (delay: Int, loss: Int) { (limits.clamp(delayBased), limits.clamp(lossBased)) }
+    /// What the delay filter says now.
+    var signal: DelayTrend.Signal { trend.signal }
+    /// Loss over the last second of reports (0...1).
+    public var lossFraction: Double {
+        let total = lossWindow.reduce(0) { $0 + $1.total }
+        return total > 0 ? Double(lossWindow.reduce(0) { $0 + $1.lost }) / Double(total) : 0
+    }
+
+    /// Takes one feedback report, received at `nowNs` on our clock.
+    public mutating func update(feedback: [TWCCPacket], nowNs: UInt64) {
+        let packets = Self.inSendingOrder(feedback)
+        guard !packets.isEmpty else { return }
+        trend.add(packets)
+        for p in packets { if let a = p.arrivedNs { arrivals.append((a, p.size)) } }
+        if let newest = arrivals.map(\.ns).max() {
+            arrivals.removeAll { $0.ns + Self.rateWindowNs < newest || $0.ns > newest }
+            if let oldest = arrivals.map(\.ns).min(), newest > oldest + 100_000_000 {
+                receivedRate = Double(arrivals.reduce(0) { $0 + $1.bytes } * 8) / (Double(newest - oldest) / 1e9)
+            }
+        }
+        let lost = packets.filter { $0.arrivedNs == nil }.count
+        lossWindow.append((nowNs, lost, packets.count))
+        lossWindow.removeAll { $0.ns + Self.lossWindowNs < nowNs || $0.ns > nowNs }
+        let dt = min(Double(nowNs &- (lastUpdateNs ?? nowNs)) / 1e9, 1)
+        lastUpdateNs = nowNs
+        updateDelayBased(dt: dt, nowNs: nowNs)
+        updateLossBased()
+    }
+
+    /// Sorted by sequence number with 16-bit wrap-around undone, repeats dropped, and
+    /// sizes limited to what a UDP datagram can hold.
+    static func inSendingOrder(_ packets: [TWCCPacket]) -> [TWCCPacket] {
+        guard let first = packets.first else { return [] }
+        var seen = Set<Int>()
+        var out: [(Int, TWCCPacket)] = []
+        var last = Int(first.sequence), unwrapped = Int(first.sequence)
+        for p in packets {
+            let s = Int(p.sequence)
+            var step = s - last
+            if step > 32768 { step -= 65536 } else if step < -32768 { step += 65536 }
+            unwrapped += step; last = s
+            guard seen.insert(unwrapped).inserted else { continue }
+            var q = p
+            q.size = min(max(p.size, 0), 65535)
+            out.append((unwrapped, q))
+        }
+        return out.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    private mutating func updateDelayBased(dt: Double, nowNs: UInt64) {
+        switch trend.signal {
+        case .overusing:
+            // Decrease once per round of feedback, to what actually got through.
+            if let last = lastDecreaseNs, nowNs &- last < 200_000_000 { state = .hold; return }
+            let base = receivedRate ?? delayBased
+            let decreased = min(delayBased, Self.decreaseFactor * base)
+            noteCongestion(at: base)
+            delayBased = max(decreased, Double(limits.min))
+            lastDecreaseNs = nowNs
+            state = .decrease
+        case .underusing:
+            state = .hold  // queues draining: let them empty before sending more
+        case .normal:
+            state = .increase
+            let nearCongestion = congestionAverage.map { avg in
+                abs(delayBased - avg) <= 3 * max(congestionVariance.squareRoot(), 0.05 * avg)
+            } ?? false
+            if nearCongestion {
+                // Additive near the last congestion point: about one 1200-byte packet more
+                // per response time (~100 ms), i.e. ~96 kbit/s per second.
+                delayBased += 1200 * 8 / 0.1 * dt
+            } else {
+                delayBased *= Foundation.pow(1.15, dt)  // 15% a second, far from congestion
+            }
+            // Never far ahead of what the path has shown it carries.
+            if let received = receivedRate { delayBased = min(delayBased, 1.5 * received + 10_000) }
+            delayBased = min(delayBased, Double(limits.max))
+        }
+    }
+
+    private mutating func noteCongestion(at rate: Double) {
+        guard let avg = congestionAverage else { congestionAverage = rate; congestionVariance = 0; return }
+        // A congestion point far from the last ones: the path changed, start over.
+        if abs(rate - avg) > 3 * max(congestionVariance.squareRoot(), 0.05 * avg) {
+            congestionAverage = rate; congestionVariance = 0; return
+        }
+        let alpha = 0.05
+        let d = rate - avg
+        congestionAverage = avg + alpha * d
+        congestionVariance = (1 - alpha) * (congestionVariance + alpha * d * d)
+    }
+
+    private mutating func updateLossBased() {
+        let loss = lossFraction
+        if loss > 0.10 {
+            lossBased = max(min(lossBased, Double(target)) * (1 - 0.5 * loss), Double(limits.min))
+        } else if loss < 0.02 {
+            lossBased = min(max(lossBased, Double(limits.min)) * 1.05, Double(limits.max))
+            // Loss is not what limits us now: keep it from holding the delay-based rate back.
+            lossBased = max(lossBased, min(delayBased, Double(limits.max)))
+        }
+    }
+}

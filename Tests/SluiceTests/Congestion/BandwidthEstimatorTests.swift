@@ -1,0 +1,147 @@
+import XCTest
+@testable import Sluice
+
+/// The estimator against a simulated path (no network): a sender at 30 fps whose frames are
+/// sized by the estimate, a bottleneck with a FIFO queue, and feedback every 100 ms, as
+/// TWCC reports it (send and arrival time per packet, lost ones flagged).
+final class BandwidthEstimatorTests: XCTestCase {
+    struct Path {
+        var capacityBps: Double
+        var queueLimitMs = 400.0
+        var loss = 0.0
+        var oneWayNs: UInt64 = 20_000_000
+        var freeAtNs: UInt64 = 0
+        var rng = SplitMix(seed: 7)
+
+        /// When the packet arrives, or nil when the queue is full or the link loses it.
+        mutating func carry(bytes: Int, sentNs: UInt64) -> UInt64? {
+            let start = max(sentNs, freeAtNs)
+            if Double(start - sentNs) / 1e6 > queueLimitMs { return nil }
+            freeAtNs = start + UInt64(Double(bytes * 8) / capacityBps * 1e9)
+            if rng.unit() < loss { return nil }
+            return freeAtNs + oneWayNs
+        }
+        /// Milliseconds a packet sent now would wait in the queue.
+        func queueMs(at ns: UInt64) -> Double { freeAtNs > ns ? Double(freeAtNs - ns) / 1e6 : 0 }
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    }
+
+    /// Runs `seconds` of sending through `path`; returns the target at each feedback.
+    @discardableResult
+    func run(_ estimator: inout BandwidthEstimator, path: inout Path, from startNs: UInt64, seconds: Double,
+             sequence: inout UInt16) -> [(ns: UInt64, target: Int)] {
+        var pending: [TWCCPacket] = []
+        var trace: [(UInt64, Int)] = []
+        let endNs = startNs + UInt64(seconds * 1e9)
+        var frameNs = startNs, feedbackNs = startNs + 100_000_000
+        while frameNs < endNs {
+            // One frame: the target's share of a second, in 1200-byte packets sent back to back.
+            var bytes = estimator.target / 8 / 30
+            var t = frameNs
+            while bytes > 0 {
+                let size = min(1200, bytes)
+                pending.append(TWCCPacket(sequence: sequence, sentNs: t, arrivedNs: path.carry(bytes: size, sentNs: t), size: size))
+                sequence &+= 1; bytes -= size; t += 50_000
+            }
+            frameNs += 33_333_333
+            while feedbackNs <= frameNs {
+                // Report what has arrived by now, and the lost ones sent before it.
+                let newestSent = pending.filter { ($0.arrivedNs ?? .max) <= feedbackNs }.map(\.sentNs).max() ?? 0
+                let report = pending.filter { p in p.arrivedNs.map { $0 <= feedbackNs } ?? (p.sentNs <= newestSent) }
+                pending.removeAll { p in p.arrivedNs.map { $0 <= feedbackNs } ?? (p.sentNs <= newestSent) }
+                estimator.update(feedback: report, nowNs: feedbackNs + path.oneWayNs)
+                trace.append((feedbackNs, estimator.target))
+                feedbackNs += 100_000_000
+            }
+        }
+        return trace
+    }
+
+    let limits = BitrateLimits(min: 300_000, start: 2_500_000, max: 2_500_000)
+
+    /// 2.5 Mbit/s start behind a 1 Mbit/s link: at or below 1 Mbit/s within 5 s, and from
+    /// then on neither starved nor filling the queue; when the link opens to 3 Mbit/s, back
+    /// near 2.5 Mbit/s within 10 s.
+    func testSettlesBelowANarrowLinkAndComesBackWhenItWidens() {
+        var e = BandwidthEstimator(limits: limits)
+        var path = Path(capacityBps: 1_000_000)
+        var seq: UInt16 = 0
+        let first = run(&e, path: &path, from: 1_000_000_000, seconds: 5, sequence: &seq)
+        XCTAssertLessThanOrEqual(e.target, 1_000_000, "settled within 5 s: \(first.map(\.target))")
+        let steady = run(&e, path: &path, from: 6_000_000_000, seconds: 10, sequence: &seq)
+        let tail = steady.suffix(50).map(\.target)
+        XCTAssertGreaterThanOrEqual(tail.min() ?? 0, 500_000, "not starved: \(tail)")
+        XCTAssertLessThanOrEqual(tail.max() ?? .max, 1_100_000, "not above the link for long: \(tail)")
+        let queue = path.queueMs(at: 16_000_000_000)
+        XCTAssertLessThan(queue, 150, "the queue does not grow without bound")
+        path.capacityBps = 3_000_000
+        let opened = run(&e, path: &path, from: 16_000_000_000, seconds: 10, sequence: &seq)
+        XCTAssertGreaterThanOrEqual(e.target, 2_250_000, "back near 2.5 Mbit/s within 10 s: \(opened.map(\.target))")
+        let settled = first.first { $0.target <= 1_000_000 }.map { Double($0.ns - 1_000_000_000) / 1e9 } ?? -1
+        let back = opened.first { $0.target >= 2_250_000 }.map { Double($0.ns - 16_000_000_000) / 1e9 } ?? -1
+        print("estimator: ≤ 1 Mbit/s after \(settled) s; steady \(tail.min() ?? 0)–\(tail.max() ?? 0) bit/s, "
+              + "queue \(queue) ms; ≥ 2.25 Mbit/s \(back) s after the link widened")
+    }
+
+    /// A wide link with no loss: the target stays at the top.
+    func testAWideLinkKeepsTheMaximum() {
+        var e = BandwidthEstimator(limits: BitrateLimits(min: 300_000, start: 1_000_000, max: 2_500_000))
+        var path = Path(capacityBps: 20_000_000)
+        var seq: UInt16 = 0
+        run(&e, path: &path, from: 1_000_000_000, seconds: 20, sequence: &seq)
+        XCTAssertEqual(e.target, 2_500_000)
+    }
+
+    /// Heavy random loss (20%) without congestion lowers the target; light loss (1%) does not.
+    func testLossBasedEstimate() {
+        var heavy = BandwidthEstimator(limits: limits), light = BandwidthEstimator(limits: limits)
+        var lossy = Path(capacityBps: 20_000_000, loss: 0.2), clean = Path(capacityBps: 20_000_000, loss: 0.01)
+        var s1: UInt16 = 0, s2: UInt16 = 0
+        run(&heavy, path: &lossy, from: 1_000_000_000, seconds: 5, sequence: &s1)
+        run(&light, path: &clean, from: 1_000_000_000, seconds: 5, sequence: &s2)
+        XCTAssertLessThan(heavy.target, 1_500_000, "\(heavy.estimates), loss \(heavy.lossFraction)")
+        XCTAssertGreaterThan(heavy.lossFraction, 0.1)
+        XCTAssertEqual(light.target, 2_500_000, "\(light.estimates)")
+    }
+
+    /// Hostile feedback: random sequence numbers, times and sizes, wrapped and repeated
+    /// numbers, arrivals before sending. The target never leaves its limits.
+    func testGarbageFeedbackStaysWithinLimits() {
+        var e = BandwidthEstimator(limits: BitrateLimits(min: 300_000, start: 1_000_000, max: 2_500_000))
+        var rng = SplitMix(seed: 42)
+        var now: UInt64 = 1_000_000_000
+        for _ in 0..<3000 {
+            let n = Int(rng.next() % 60)
+            let report = (0..<n).map { _ in
+                TWCCPacket(sequence: UInt16(truncatingIfNeeded: rng.next()), sentNs: rng.next() % (now * 2),
+                           arrivedNs: rng.next() % 3 == 0 ? nil : rng.next(), size: Int(truncatingIfNeeded: rng.next()))
+            }
+            now += rng.next() % 3 == 0 ? rng.next() % 10_000_000_000 : 100_000_000
+            e.update(feedback: report, nowNs: now)
+            XCTAssertTrue((300_000...2_500_000).contains(e.target), "\(e.target)")
+        }
+    }
+
+    /// Sequence numbers that wrap from 65535 to 0 keep their sending order; repeats go.
+    func testWrappedSequenceNumbersKeepTheirOrder() {
+        let packets = [65534, 65535, 0, 1, 1, 65533].map { TWCCPacket(sequence: UInt16($0), sentNs: 0, arrivedNs: 0, size: 100) }
+        XCTAssertEqual(BandwidthEstimator.inSendingOrder(packets).map(\.sequence), [65533, 65534, 65535, 0, 1])
+    }
+
+    func testTrendSlope() {
+        XCTAssertEqual(DelayTrend.slope([(0, 1), (1, 3), (2, 5)]) ?? 0, 2, accuracy: 1e-9)
+        XCTAssertNil(DelayTrend.slope([(1, 1), (1, 2)]))
+    }
+}
