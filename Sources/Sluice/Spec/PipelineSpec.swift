@@ -295,10 +295,27 @@ public enum EncoderPreset: String, Sendable, CaseIterable {
     case `default`
 }
 
+/// Limits for a congestion-controlled encoder, in kbit/s (`encode.bitrate: {min, start, max}`).
+public struct AdaptiveBitrate: Sendable, Equatable {
+    public var minKbps: Int
+    public var startKbps: Int
+    public var maxKbps: Int
+    public var location: SourceLocation?
+    public init(minKbps: Int, startKbps: Int, maxKbps: Int, location: SourceLocation? = nil) {
+        self.minKbps = minKbps; self.startKbps = startKbps; self.maxKbps = maxKbps; self.location = location
+    }
+    /// The same limits in bit/s, for `BandwidthEstimator`.
+    public var limits: BitrateLimits { BitrateLimits(min: minKbps * 1000, start: startKbps * 1000, max: maxKbps * 1000) }
+}
+
 public struct EncodeSpec: Sendable, Equatable {
     public var codec: Codec
-    /// Target bitrate in kbit/s. Default 2000 for video, 64 for Opus.
+    /// Target bitrate in kbit/s. Default 2000 for video, 64 for Opus. With `adaptive`, the
+    /// rate to start at.
     public var bitrateKbps: Int
+    /// `bitrate: {min, start, max}`: the bitrate follows the network's estimate within these
+    /// limits (video); nil keeps `bitrateKbps` fixed.
+    public var adaptive: AdaptiveBitrate?
     /// Frames between keyframes (video). Default 2 s worth of frames at the branch's fps.
     public var keyframeInterval: Int?
     public var preset: EncoderPreset

@@ -233,6 +233,43 @@ extension SpecDecoder {
 
     // MARK: - Encode
 
+    /// `bitrate: {min: 300, start: 1500, max: 2500}` (kbit/s, units allowed as for a plain
+    /// bitrate). `min` and `max` are required; `start` defaults to 1000 within them.
+    mutating func decodeAdaptiveBitrate(_ map: [SpecEntry], at location: SourceLocation) -> AdaptiveBitrate? {
+        let keys = ["min", "start", "max"]
+        checkKeys(map, allowed: keys, context: "in bitrate") { _ in nil }
+        if map.contains(where: { !keys.contains($0.key) }) { return nil }  // one mistake, one diagnostic
+        func kbps(_ key: String) -> (Int, SourceLocation)? {
+            guard let e = map.entry(key), let text = text(e) else { return nil }
+            guard let v = SpecScalars.bitrateKbps(text) else {
+                fail("invalid bitrate '\(text)' for '\(key)'; write kbit/s as an integer (2000) or with a unit (2000k, 2M)", at: e.value.location)
+                return nil
+            }
+            guard (30...100_000).contains(v) else {
+                fail("'\(key)' must be between 30 and 100000 kbit/s, got \(text)", at: e.value.location)
+                return nil
+            }
+            return (v, e.value.location)
+        }
+        let lo = kbps("min"), hi = kbps("max"), start = kbps("start")
+        guard map.entry("min") != nil, map.entry("max") != nil else {
+            fail("an adaptive bitrate needs 'min' and 'max' (and may give 'start'), e.g. {min: 300, start: 1500, max: 2500}", at: location)
+            return nil
+        }
+        guard let (minKbps, _) = lo, let (maxKbps, maxLocation) = hi else { return nil }
+        guard minKbps <= maxKbps else {
+            fail("'max' (\(maxKbps) kbit/s) is below 'min' (\(minKbps) kbit/s)", at: maxLocation)
+            return nil
+        }
+        if map.entry("start") != nil && start == nil { return nil }
+        let startKbps = start?.0 ?? min(max(1000, minKbps), maxKbps)
+        if let (s, at) = start, !(minKbps...maxKbps).contains(s) {
+            fail("'start' (\(s) kbit/s) must lie between 'min' (\(minKbps)) and 'max' (\(maxKbps))", at: at)
+            return nil
+        }
+        return AdaptiveBitrate(minKbps: minKbps, startKbps: startKbps, maxKbps: maxKbps, location: location)
+    }
+
     static func encodeKeys(media: MediaKind) -> [String] {
         media == .video
             ? ["codec", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst"]
@@ -260,7 +297,16 @@ extension SpecDecoder {
                      at: e.value.location)
             }
         }
-        if let e = map.entry("bitrate"), let text = text(e) {
+        if let e = map.entry("bitrate"), let limits = e.value.entries {
+            if media == .video {
+                if let adaptive = decodeAdaptiveBitrate(limits, at: e.value.location) {
+                    encode.adaptive = adaptive
+                    encode.bitrateKbps = adaptive.startKbps
+                }
+            } else {
+                fail("only video adapts its bitrate to the network; give the audio branch one bitrate (64)", at: e.value.location)
+            }
+        } else if let e = map.entry("bitrate"), let text = text(e) {
             if let kbps = SpecScalars.bitrateKbps(text) {
                 if (1...100_000).contains(kbps) {
                     encode.bitrateKbps = kbps

@@ -136,6 +136,23 @@ private let brokenCases: [BrokenCase] = [
                message: "invalid bitrate '2X'"),
     BrokenCase(name: "bitrate out of range", yaml: validSend + "\n    encode: {bitrate: 200M}\n", at: "4:23",
                message: "'bitrate' must be between 1 and 100000 kbit/s"),
+    // Adaptive bitrate limits: each absurd setting at its own value.
+    BrokenCase(name: "adaptive max below min", yaml: validSend + "\n    encode: {bitrate: {min: 2000, max: 300}}\n", at: "4:40",
+               message: "'max' (300 kbit/s) is below 'min' (2000 kbit/s)"),
+    BrokenCase(name: "adaptive start outside", yaml: validSend + "\n    encode: {bitrate: {min: 300, start: 5M, max: 2500}}\n", at: "4:41",
+               message: "'start' (5000 kbit/s) must lie between 'min' (300) and 'max' (2500)"),
+    BrokenCase(name: "adaptive without max", yaml: validSend + "\n    encode: {bitrate: {min: 300}}\n", at: "4:23",
+               message: "an adaptive bitrate needs 'min' and 'max'"),
+    BrokenCase(name: "adaptive absurd min", yaml: validSend + "\n    encode: {bitrate: {min: 1, max: 300}}\n", at: "4:29",
+               message: "'min' must be between 30 and 100000 kbit/s, got 1"),
+    BrokenCase(name: "adaptive unknown key", yaml: validSend + "\n    encode: {bitrate: {low: 1, max: 300}}\n", at: "4:24",
+               message: "unknown key 'low' in bitrate"),
+    BrokenCase(name: "adaptive audio", yaml: """
+        send:
+          audio:
+            capture: {kind: test}
+            encode: {bitrate: {min: 30, max: 64}}
+        """, at: "4:23", message: "only video adapts its bitrate to the network"),
     BrokenCase(name: "frequency above Nyquist", yaml: """
         send:
           audio:

@@ -131,6 +131,27 @@ final class PipelineLoaderValidTests: XCTestCase {
                                                        location: specLoc(55, 3)))
     }
 
+    /// `bitrate: {min, start, max}` adapts; `start` defaults to 1000 within the limits; a
+    /// plain number stays fixed.
+    func testAdaptiveBitrate() throws {
+        func adaptive(_ bitrate: String) throws -> (Int, AdaptiveBitrate?) {
+            let spec = try XCTUnwrap(specLoadValid("send:\n  video:\n    capture: {kind: test}\n    encode: {bitrate: \(bitrate)}\n",
+                                                   file: "a.yaml"))
+            let encode = try XCTUnwrap(spec.send?.video?.encode)
+            return (encode.bitrateKbps, encode.adaptive)
+        }
+        let full = try adaptive("{min: 300, start: 1.5M, max: 2500k}")
+        XCTAssertEqual(full.0, 1500)
+        XCTAssertEqual(full.1?.minKbps, 300); XCTAssertEqual(full.1?.startKbps, 1500); XCTAssertEqual(full.1?.maxKbps, 2500)
+        XCTAssertEqual(full.1?.limits, BitrateLimits(min: 300_000, start: 1_500_000, max: 2_500_000))
+        XCTAssertEqual(try adaptive("{min: 300, max: 2500}").1?.startKbps, 1000)
+        XCTAssertEqual(try adaptive("{min: 2000, max: 4000}").1?.startKbps, 2000)
+        XCTAssertEqual(try adaptive("{min: 100, max: 500}").1?.startKbps, 500)
+        let fixed = try adaptive("800")
+        XCTAssertEqual(fixed.0, 800)
+        XCTAssertNil(fixed.1)
+    }
+
     func testUnitsAndScalarForms() throws {
         let yaml = """
             transport:
