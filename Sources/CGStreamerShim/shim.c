@@ -15,6 +15,9 @@ GType sluice_type_boxed(void) { return G_TYPE_BOXED; }
 GType sluice_type_pointer(void) { return G_TYPE_POINTER; }
 GType sluice_type_caps(void) { return GST_TYPE_CAPS; }
 GType sluice_type_structure(void) { return GST_TYPE_STRUCTURE; }
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+GType sluice_type_value_array(void) { return G_TYPE_VALUE_ARRAY; }
+G_GNUC_END_IGNORE_DEPRECATIONS
 GType sluice_type_promise(void) { return GST_TYPE_PROMISE; }
 GType sluice_type_element(void) { return GST_TYPE_ELEMENT; }
 GType sluice_type_pad(void) { return GST_TYPE_PAD; }

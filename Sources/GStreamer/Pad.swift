@@ -88,6 +88,12 @@ public final class Pad: Object, @unchecked Sendable {
         public var buffer: BufferRef? {
             sluice_pad_probe_info_buffer(info).map { BufferRef(raw: $0) }
         }
+        /// A copy of the passing event's structure (custom events carry their data there;
+        /// e.g. rtpsession's upstream `RTPTWCCPackets`), if it has one.
+        public var eventStructure: Structure? {
+            guard let e = sluice_pad_probe_info_event(info), let s = gst_event_get_structure(e) else { return nil }
+            return Structure(owned: gst_structure_copy(s))
+        }
         /// The kind of event passing, if this is an event probe.
         public var event: EventKind? {
             guard let e = sluice_pad_probe_info_event(info) else { return nil }
@@ -111,6 +117,7 @@ public final class Pad: Object, @unchecked Sendable {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let buffer = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
         public static let eventDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
+        public static let eventUpstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue)
         public static let block = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)
         /// Called once the pad is not pushing; data waits while the handler runs.
         public static let idle = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_IDLE.rawValue)

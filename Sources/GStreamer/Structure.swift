@@ -71,6 +71,19 @@ public final class Structure: @unchecked Sendable, CustomStringConvertible {
         return Structure(borrowed: s.assumingMemoryBound(to: GstStructure.self), owner: self)
     }
 
+    /// The structures in a field holding a GValueArray (rtpsession's TWCC `packets`),
+    /// borrowed from this structure.
+    public func structures(inValueArray field: String) -> [Structure] {
+        guard let v = rawValue(field), sluice_value_type(v) == sluice_type_value_array(), let p = g_value_get_boxed(v) else { return [] }
+        let array = p.assumingMemoryBound(to: GValueArray.self).pointee
+        guard let values = array.values else { return [] }
+        return (0..<Int(array.n_values)).compactMap { i in
+            let item = values + i
+            guard sluice_value_type(item) == sluice_type_structure(), let s = g_value_get_boxed(item) else { return nil }
+            return Structure(borrowed: s.assumingMemoryBound(to: GstStructure.self), owner: self)
+        }
+    }
+
     /// A field holding an enum, as its integer value.
     public func enumValue(_ field: String) -> Int32? {
         guard let v = rawValue(field), g_type_is_a(sluice_value_type(v), sluice_type_enum()) != 0 else { return nil }

@@ -49,6 +49,26 @@ final class RunEndToEndTests: XCTestCase {
         XCTAssertNil(r.value("receive.video"))
     }
 
+    /// `bitrate: {min, start, max}` offers transport-wide congestion control; without
+    /// feedback the run says so and keeps sending at the start rate, rather than pretending
+    /// to adapt (webrtcbin 1.22's answer leaves the extension out: README, issue 12).
+    func testAdaptiveBitrateWithoutFeedbackSaysSo() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("adaptive-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, pattern: smpte, width: 320, height: 240, fps: 30 }
+            encode: { codec: vp8, bitrate: { min: 300, start: 600, max: 2500 } }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["run", path, "--duration", "7"], report: true)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("target   600 kbit/s"), "the live line shows the target: \(r.stdout.suffix(800))")
+        XCTAssertTrue(r.stderr.contains("no congestion feedback (transport-cc) has arrived"), r.stderr)
+        XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 100)
+    }
+
     func testRecordToFileWritesAPlayableWebM() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-rec-\(UUID().uuidString).webm").path
         defer { try? FileManager.default.removeItem(atPath: path) }

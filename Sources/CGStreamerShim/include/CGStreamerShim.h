@@ -25,6 +25,8 @@ GType sluice_type_boxed(void);
 GType sluice_type_pointer(void);
 GType sluice_type_caps(void);
 GType sluice_type_structure(void);
+/// G_TYPE_VALUE_ARRAY (deprecated in GLib, still what rtpsession reports TWCC packets in).
+GType sluice_type_value_array(void);
 GType sluice_type_promise(void);
 GType sluice_type_element(void);
 GType sluice_type_pad(void);

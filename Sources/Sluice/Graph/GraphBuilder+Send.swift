@@ -135,7 +135,7 @@ extension GraphBuilder {
         }
         // Payload type, SSRC and MID pinned on the payloader and in the caps webrtcbin reads,
         // so the offer signals what the packets carry.
-        let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue)
+        let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue, congestionControl: video && enc.adaptive != nil)
         let pay = try make(DefaultElements.payloader(for: enc.codec), [], at: enc.location)
         do { try rtp.configure(pay) } catch {
             throw RunError("cannot set up the \(branch.media.rawValue) payloader: \(error.message)", at: enc.location)
@@ -156,6 +156,11 @@ extension GraphBuilder {
         }
 
         countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
+        if video, let adaptive = enc.adaptive, let out = pay.staticPad("src"),
+           let control = state.withLock({ $0.sendControls[branch.media] }) {
+            let cc = CongestionControl(limits: adaptive.limits, control: control, watching: out)
+            state.withLock { $0.congestion = cc }
+        }
         guard let src = rtpCaps.staticPad("src"), let sinkPad = webrtcbin.requestPad("sink_%u") else {
             throw RunError("webrtcbin refused a new \(branch.media.rawValue) input", at: branch.location)
         }

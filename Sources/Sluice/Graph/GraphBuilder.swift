@@ -34,6 +34,8 @@ final class GraphBuilder: Sendable {
         var sendControls: [MediaKind: SendControl] = [:]
         /// One per send branch into a webrtcbin: closed until the connection carries media.
         var startGates: [MediaKind: (gate: StartGate, pad: Pad)] = [:]
+        /// The video branch's congestion control, with `encode.bitrate: {min, start, max}`.
+        var congestion: CongestionControl?
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }
@@ -57,6 +59,9 @@ final class GraphBuilder: Sendable {
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
     var tees: [MediaKind: Element] { state.withLock { $0.tees } }
+
+    /// The video branch's congestion control, if it adapts.
+    var congestion: CongestionControl? { state.withLock { $0.congestion } }
 
     /// Opens the send branches' start gates: the connection carries media from now on.
     func openStartGates() {

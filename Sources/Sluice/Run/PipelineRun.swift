@@ -134,6 +134,7 @@ public final class PipelineRun: Sendable {
         var last = (send: 0, recv: 0, audio: 0, bytes: 0, encoded: 0)
         var lastLevel = (squares: 0, samples: 0)
         var lastStats = WebRTCStats()
+        var warnedNoFeedback = false
         let statsPeer = peers?.sender ?? player
         var iceState = statsPeer?.states.iceConnection ?? "none"
         while true {
@@ -189,6 +190,13 @@ public final class PipelineRun: Sendable {
                                      roundTripMs: stats.roundTripMs ?? recvStats?.roundTripMs,
                                      iceState: iceState)
                 live.encodedVideoKbps = Double(cur.encoded - last.encoded) * 8 / 1000 / dt
+                if let f = builder.congestion?.figures {
+                    live.congestion = (Double(f.targetBps) / 1000, Double(f.delayBps) / 1000, Double(f.lossBps) / 1000, f.reports)
+                    if f.reports == 0, elapsed >= 5, !warnedNoFeedback {
+                        warnedNoFeedback = true
+                        logger.warning("encode.bitrate {min, start, max}: no congestion feedback (transport-cc) has arrived, so the video bitrate stays at its start; the peer did not negotiate it")
+                    }
+                }
                 let level = (squares: counters.receiveAudioSquares.load(ordering: .relaxed),
                              samples: counters.receiveAudioSamples.load(ordering: .relaxed))
                 live.receiveAudioLevelDB = RunCounters.levelDB(from: lastLevel, to: level)

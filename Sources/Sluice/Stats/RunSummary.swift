@@ -14,6 +14,8 @@ public struct LiveStats: Sendable {
     public var encodedVideoKbps: Double = 0
     /// Level of the received audio over the last interval, in dBFS (-100 for silence).
     public var receiveAudioLevelDB: Double?
+    /// With an adaptive bitrate: the encoder's target and the two estimates, kbit/s.
+    public var congestion: (targetKbps: Double, delayKbps: Double, lossKbps: Double, reports: Int)?
 
     /// The fields of a `stats` event (`PipelineEvents`).
     public var eventFields: [String: PipelineEvent.Value] {
@@ -23,6 +25,10 @@ public struct LiveStats: Sendable {
             "encoded_video_kbps": .number(encodedVideoKbps), "ice_state": .text(iceState)]
         if let roundTripMs { f["rtt_ms"] = .number(roundTripMs) }
         if let receiveAudioLevelDB { f["receive_audio_level_db"] = .number(receiveAudioLevelDB) }
+        if let c = congestion {
+            f["target_kbps"] = .number(c.targetKbps); f["estimate_delay_kbps"] = .number(c.delayKbps)
+            f["estimate_loss_kbps"] = .number(c.lossKbps); f["twcc_reports"] = .number(Double(c.reports))
+        }
         return f
     }
 
@@ -32,6 +38,7 @@ public struct LiveStats: Sendable {
         if receiveAudioPerSecond > 0 { s += String(format: "  audio %5.1f/s", receiveAudioPerSecond) }
         s += String(format: "  %6.0f kbit/s", bitrateKbps)
         s += roundTripMs.map { String(format: "  rtt %5.1f ms", $0) } ?? "  rtt     - ms"
+        if let c = congestion { s += String(format: "  target %5.0f kbit/s (%d reports)", c.targetKbps, c.reports) }
         s += "  ice \(iceState)"
         return s
     }

@@ -19,15 +19,23 @@ struct RTPSendParameters: Sendable, Equatable {
     var midExtensionID: Int?
     /// The media section's MID the packets are tagged with.
     var mid: String?
+    /// The transport-wide congestion control extension id (nil: no TWCC feedback wanted).
+    var twccExtensionID: Int?
+
+    /// The id Sluice uses for TWCC in its own offers.
+    static let offeredTWCCExtensionID = 3
 
     /// The id Sluice uses for the MID extension in its own offers (browsers use 4 or 9; any
     /// id from 1 to 14 fits the one-byte header form).
     static let offeredMidExtensionID = 9
 
     /// For an offer Sluice makes: Sluice's payload type and MID.
-    static func offering(_ codec: Codec, mid: String) -> RTPSendParameters {
+    /// With `congestionControl`, the packets carry transport-wide sequence numbers and the
+    /// offer asks for `transport-cc` feedback.
+    static func offering(_ codec: Codec, mid: String, congestionControl: Bool = false) -> RTPSendParameters {
         RTPSendParameters(codec: codec, payloadType: EncoderPresets.payloadType(for: codec), ssrc: nil,
-                          midExtensionID: offeredMidExtensionID, mid: mid)
+                          midExtensionID: offeredMidExtensionID, mid: mid,
+                          twccExtensionID: congestionControl ? offeredTWCCExtensionID : nil)
     }
 
     /// For an answer: the payload type and MID extension id the offer chose.
@@ -43,6 +51,9 @@ struct RTPSendParameters: Sendable, Equatable {
         var caps = EncoderPresets.rtpCaps(for: codec, payloadType: payloadType)
         if let ssrc { caps += ",ssrc=(uint)\(ssrc)" }
         if let id = midExtensionID { caps += ",extmap-\(id)=(string)\(RTPHeaderExtension.mid)" }
+        if let id = twccExtensionID {
+            caps += ",extmap-\(id)=(string)\"\(RTPHeaderExtension.transportWideCC)\",rtcp-fb-transport-cc=(boolean)true"
+        }
         return caps
     }
 
@@ -53,6 +64,12 @@ struct RTPSendParameters: Sendable, Equatable {
         }
         try payloader.set("pt", UInt32(payloadType))
         if let ssrc { try payloader.set("ssrc", ssrc) }
+        if let id = twccExtensionID {
+            guard let ext = RTPHeaderExtensions.make(uri: RTPHeaderExtension.transportWideCC, id: id) else {
+                throw GstError("no RTP header extension for transport-wide congestion control is installed (rtphdrexttwcc, gstreamer1.0-plugins-good)")
+            }
+            try RTPHeaderExtensions.attach(ext, to: payloader)
+        }
         guard let id = midExtensionID, let mid else { return }
         // Added by hand rather than left to `auto-header-extension`: only this way does the
         // extension know which MID to write.

@@ -138,6 +138,9 @@ public struct SDPMediaDescription: Sendable, Equatable {
 public enum RTPHeaderExtension {
     /// RFC 8843: the media section (MID) an RTP packet belongs to.
     public static let mid = "urn:ietf:params:rtp-hdrext:sdes:mid"
+    /// Transport-wide sequence numbers for congestion control feedback
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01).
+    public static let transportWideCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 }
 
 extension Substring {
