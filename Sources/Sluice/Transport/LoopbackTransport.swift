@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceSignalling
 
 /// `kind: loopback`: the receive section is a second webrtcbin in this process; offer,
 /// answer and candidates pass between the two directly.
@@ -19,8 +20,16 @@ struct LoopbackTransport: Transport {
 
         // A receive side that only accepts some codecs declares them up front, the way a
         // remote peer's capabilities would constrain the answer.
-        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !branch.codecs.isEmpty {
-            let caps = branch.codecs.map { EncoderPresets.rtpCaps(for: $0) }.joined(separator: ";")
+        // An adaptive video sender needs transport-wide congestion control feedback: webrtcbin
+        // 1.22 answers the extension only when the receiving transceiver's codec preferences
+        // name it, so declare the video receiver then even without a codec restriction.
+        let adaptive = spec.send?.video?.encode.adaptive != nil ? spec.send?.video?.encode.codec : nil
+        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 })
+        where !branch.codecs.isEmpty || (branch.media == .video && adaptive != nil) {
+            let codecs = branch.codecs.isEmpty ? [adaptive].compactMap { $0 } : branch.codecs
+            let twcc = branch.media == .video && adaptive != nil
+                ? ",extmap-\(RTPSendParameters.offeredTWCCExtensionID)=(string)\"\(RTPHeaderExtension.transportWideCC)\"" : ""
+            let caps = codecs.map { EncoderPresets.rtpCaps(for: $0) + twcc }.joined(separator: ";")
             do {
                 _ = try recvBin.emit("add-transceiver", "recvonly", try Caps(caps))
             } catch {
