@@ -19,7 +19,7 @@ final class CongestionControl: Sendable {
         payloaderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
             guard let s = info.eventStructure, s.name == "RTPTWCCPackets" else { return .ok }
             let packets = Self.packets(in: s)
-            let now = UInt64(max(0, ContinuousClock.now.nanosecondsSinceStart))
+            let now = StageTimer.now()  // monotonic ns: the estimator uses differences only
             let target = estimator.withLock { e -> Int in
                 e.update(feedback: packets, nowNs: now)
                 return e.target
@@ -52,13 +52,4 @@ final class CongestionControl: Sendable {
         let (estimates, received, loss) = estimator.withLock { ($0.estimates, $0.receivedRate, $0.lossFraction) }
         return (applied.load(ordering: .relaxed), estimates.delay, estimates.loss, received, loss, reports.load(ordering: .relaxed))
     }
-}
-
-private extension ContinuousClock.Instant {
-    /// Nanoseconds on a monotonic scale (only differences matter to the estimator).
-    var nanosecondsSinceStart: Int64 {
-        let d = self - ContinuousClock.Instant.processStart
-        return d.components.seconds * 1_000_000_000 + d.components.attoseconds / 1_000_000_000
-    }
-    static let processStart = ContinuousClock.now
 }

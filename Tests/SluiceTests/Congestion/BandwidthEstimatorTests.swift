@@ -25,19 +25,6 @@ final class BandwidthEstimatorTests: XCTestCase {
         func queueMs(at ns: UInt64) -> Double { freeAtNs > ns ? Double(freeAtNs - ns) / 1e6 : 0 }
     }
 
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    }
-
     /// Runs `seconds` of sending through `path`; returns the target at each feedback.
     @discardableResult
     func run(_ estimator: inout BandwidthEstimator, path: inout Path, from startNs: UInt64, seconds: Double,
