@@ -38,8 +38,11 @@ struct Measure: AsyncParsableCommand {
     @Option(help: "1: sender and receiver in this process (loopback); 2: in two processes, each in a network namespace of its own, joined by a veth pair (needs root).")
     var processes = 1
 
-    @Option(help: "With --processes 2: tc netem settings for the sender's side of the link, e.g. \"delay 40ms loss 2%\".")
+    @Option(help: "With --processes 2: tc netem settings for the sender's side of the link, e.g. \"delay 40ms loss 2%\" or \"rate 1mbit\".")
     var netem: String?
+
+    @Option(help: "With --processes 2: conditions that change during the run, steps separated by ';', each but the last with 'for T', e.g. \"rate 3mbit for 10s; rate 800kbit for 15s; rate 3mbit\" (Sluice's relay applies them).")
+    var netemSchedule: String?
 
     @OptionGroup var global: GlobalOptions
 
@@ -50,6 +53,11 @@ struct Measure: AsyncParsableCommand {
         guard [1, 2].contains(processes) else { throw ValidationError("--processes is 1 or 2") }
         if netem != nil && processes != 2 { throw ValidationError("--netem needs --processes 2 (the link between the two processes is what it shapes)") }
         if let netem { do { _ = try TwoProcessMeasure.netemArguments(netem) } catch { throw ValidationError("\(error)") } }
+        if let netemSchedule {
+            guard processes == 2 else { throw ValidationError("--netem-schedule needs --processes 2 (the link between the two processes is what it shapes)") }
+            guard netem == nil else { throw ValidationError("give --netem or --netem-schedule, not both (a schedule of one step is --netem)") }
+            do { _ = try ImpairmentSchedule.parse(netemSchedule) } catch { throw ValidationError("--netem-schedule: \(error.description)") }
+        }
     }
 
     func run() async throws {
@@ -63,7 +71,8 @@ struct Measure: AsyncParsableCommand {
             let report: MeasureReport
             if processes == 2 {
                 _ = try MeasurePlan.instrument(spec)  // the same checks, before any namespace exists
-                report = try await TwoProcessMeasure(file: file, overrides: overrides, duration: duration, warmup: warmup, netem: netem, quiet: quiet)
+                report = try await TwoProcessMeasure(file: file, overrides: overrides, duration: duration, warmup: warmup, netem: netem,
+                                                     schedule: netemSchedule, quiet: quiet)
                     .run(spec: spec, stop: stop)
             } else {
                 report = try await Measurement.run(spec: spec, duration: duration, warmup: warmup, stop: stop) { p in

@@ -24,6 +24,8 @@ struct MeasurePeer: AsyncParsableCommand {
     @Option(help: "receive: the sender's WHEP URL.") var endpoint: String?
     @Option(help: "receive: seconds to measure.") var duration: Double = 10
     @Option(help: "Where to write this half's JSON report.") var out: String
+    @Option(help: "receive: send SIGUSR1 to this process when the measurement starts (the netem relay's schedule).")
+    var signalOnStart: Int32?
     @Option(name: .customLong("set")) var overrides: [String] = []
     @OptionGroup var global: GlobalOptions
 
@@ -49,7 +51,23 @@ struct MeasurePeer: AsyncParsableCommand {
         let hub = try StreamHub(spec: half, iceAddresses: [address], stageTimer: timer)
         let server = SignallingServer(configuration: .init(host: address, port: port), streams: [hub])
         printLine("measure-peer: serving /whep/\(half.name) on \(address):\(port)")
+        // Target and encoder bitrate each second, on this process's clock.
+        let timeline = BitrateTimeline()
+        let sampler = Task.detached {
+            let start = Date(timeIntervalSince1970: timeline.originUnix)
+            var last = (bytes: hub.encodedVideoBytes, at: start)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let now = Date(), bytes = hub.encodedVideoBytes
+                let dt = max(0.001, now.timeIntervalSince(last.at))
+                timeline.append(.init(t: (now.timeIntervalSince(start) * 1000).rounded() / 1000,
+                                      target_kbps: hub.videoTargetBitrate.map { Double($0) / 1000 },
+                                      encoder_kbps: Double(bytes - last.bytes) * 8 / 1000 / dt))
+                last = (bytes, now)
+            }
+        }
         try await server.run()
+        sampler.cancel()
         let writer = hub.filterStatistics.first { $0.filter == MeasurePlan.writer }
         let usage = PeerReport.ownUsage()
         var report = PeerReport(role: "send", cpu: usage.cpu, peakMiB: usage.peakMiB)
@@ -57,6 +75,8 @@ struct MeasurePeer: AsyncParsableCommand {
         report.encoded_frames = hub.encodedVideoFrames
         report.encoded_bytes = hub.encodedVideoBytes
         report.stages = timer.figures
+        report.origin_unix = timeline.originUnix
+        report.bitrate = timeline.all
         return report
     }
 
@@ -76,6 +96,9 @@ struct MeasurePeer: AsyncParsableCommand {
         let stop = StopFlag()
         let signals = SignalTrap(stop: stop)
         defer { signals.cancel() }
-        return try await Measurement.runReceiver(spec: half, duration: duration, stop: stop) { printLine($0.line) }
+        let relay = signalOnStart
+        return try await Measurement.runReceiver(spec: half, duration: duration, stop: stop, onStart: {
+            if let relay { kill(relay, SIGUSR1) }
+        }) { printLine($0.line) }
     }
 }

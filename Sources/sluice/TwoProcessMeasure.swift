@@ -12,6 +12,8 @@ struct TwoProcessMeasure {
     let duration: Double
     let warmup: Double
     let netem: String?
+    /// `--netem-schedule`: conditions that change during the run (always Sluice's relay).
+    var schedule: String? = nil
     let quiet: Bool
 
     static let port = 18999
@@ -47,22 +49,27 @@ struct TwoProcessMeasure {
         try Self.exec(ip, ["netns", "add", nsA])
         try Self.exec(ip, ["netns", "add", nsB])
         var relay: Process?, router: String?
+        var conditions: ImpairmentSchedule?
         defer {
             if let relay, relay.isRunning { relay.interrupt(); relay.waitUntilExit() }
             if let router { _ = try? Self.exec(ip, ["netns", "del", router]) }
         }
         let addresses: (send: String, receive: String)
-        var netemNote = netem
-        if let netemArgs, !Self.kernelHasNetem(tc: tc, ip: ip, namespace: nsA) {
-            do { _ = try Impairment.parse(netemArgs.joined(separator: " ")) } catch {
-                throw Failure(description: "--netem: this kernel has no netem, and Sluice's relay cannot do it: \(error.description)")
+        var netemNote = netem ?? schedule
+        let relayText: String? = schedule ?? netemArgs.flatMap {
+            Self.kernelHasNetem(tc: tc, ip: ip, namespace: nsA) ? nil : $0.joined(separator: " ")
+        }
+        if let relayText {
+            do { conditions = try ImpairmentSchedule.parse(relayText) } catch {
+                throw Failure(description: schedule != nil ? "--netem-schedule: \(error.description)"
+                              : "--netem: this kernel has no netem, and Sluice's relay cannot do it: \(error.description)")
             }
             let nsR = "sluice-m\(tag)r"
             try Self.exec(ip, ["netns", "add", nsR])
             router = nsR
-            relay = try Self.buildRelayLink(ip: ip, tag: tag, a: nsA, b: nsB, r: nsR, netem: netemArgs.joined(separator: " "), executable: self_)
+            relay = try Self.buildRelayLink(ip: ip, tag: tag, a: nsA, b: nsB, r: nsR, netem: relayText, executable: self_)
             addresses = ("10.99.1.1", "10.99.2.1")
-            netemNote = (netem ?? "") + " (Sluice's TUN relay: this kernel has no netem)"
+            netemNote = relayText + (schedule != nil ? " (Sluice's TUN relay)" : " (Sluice's TUN relay: this kernel has no netem)")
         } else {
             try Self.exec(ip, ["link", "add", "slm\(tag)a", "netns", nsA, "type", "veth", "peer", "name", "slm\(tag)b", "netns", nsB])
             for (ns, dev, addr) in [(nsA, "slm\(tag)a", "10.99.0.1"), (nsB, "slm\(tag)b", "10.99.0.2")] {
@@ -73,6 +80,7 @@ struct TwoProcessMeasure {
             if let netemArgs {
                 try Self.exec(tc, ["-n", nsA, "qdisc", "add", "dev", "slm\(tag)a", "root", "netem"] + netemArgs)
                 netemNote = (netem ?? "") + " (tc netem)"
+                conditions = ImpairmentSchedule((try? Impairment.parse(netem ?? "")) ?? Impairment(), text: netem ?? "")
             }
             addresses = ("10.99.0.1", "10.99.0.2")
         }
@@ -83,8 +91,10 @@ struct TwoProcessMeasure {
                                          "--port", "\(Self.port)", "--out", sendOut] + sets, forward: false)
         defer { if sender.isRunning { sender.terminate() } }
         let endpoint = "http://\(addresses.send):\(Self.port)/whep/\(spec.name)"
+        // The relay's schedule starts when the receiver's clock does.
+        let signalRelay = relay.map { ["--signal-on-start", "\($0.processIdentifier)"] } ?? []
         let receiver = try Self.start(ip, ["netns", "exec", nsB, self_, "measure-peer", "receive", file, "--address", addresses.receive,
-                                           "--endpoint", endpoint, "--duration", "\(duration)", "--out", recvOut] + sets,
+                                           "--endpoint", endpoint, "--duration", "\(duration)", "--out", recvOut] + signalRelay + sets,
                                       forward: !quiet)
         defer { if receiver.isRunning { receiver.terminate() } }
 
@@ -112,7 +122,8 @@ struct TwoProcessMeasure {
         guard let r = FileManager.default.contents(atPath: recvOut), let receive = try? decoder.decode(PeerReport.self, from: r) else {
             throw Failure(description: "the receiving process wrote no report")
         }
-        return try Measurement.combine(spec: spec, send: send, receive: receive, netem: netemNote, warmup: warmup)
+        return try Measurement.combine(spec: spec, send: send, receive: receive, netem: netemNote, schedule: conditions,
+                                       warmup: warmup)
     }
 
     // MARK: Links

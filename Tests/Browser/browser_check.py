@@ -157,6 +157,15 @@ def picture_check(driver):
     return p if ok else None
 
 
+def read_metric(base, name):
+    """The first sample of `name` in the server's Prometheus text, or None."""
+    with urllib.request.urlopen(base + "/metrics", timeout=5) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + "{") or line.startswith(name + " "):
+                return float(line.rsplit(" ", 1)[1])
+    return None
+
+
 def run_play(driver, base, name, args):
     open_page(driver, base, args)
     button = wait_for(f"a Play button for stream '{name}'", 10, lambda: driver.find_elements(
@@ -176,10 +185,12 @@ def run_play(driver, base, name, args):
     picture = wait_for("the picture in the page's <video> (readyState 4, frames from the track, moving pixels)",
                        args.timeout, lambda: picture_check(driver))
     viewers = get_json(base + "/streams.json")
+    metric_start = read_metric(base, args.metric) if args.metric else None
     if args.measure > 0:
         time.sleep(args.measure)  # a measuring window, not synchronisation
         check_page_error(driver)
         s = stats(driver, "play")
+    metric_end = read_metric(base, args.metric) if args.metric else None
     driver.find_element(By.ID, "play-stop").click()
     wait_for("the server to drop the viewer after Stop", 10, lambda: all(
         x["viewers"] == 0 for x in get_json(base + "/streams.json") if x["name"] == name))
@@ -192,6 +203,7 @@ def run_play(driver, base, name, args):
         "picture": picture,
         "secondsToMinFrames": round(reached, 2),
         "viewersWhilePlaying": next((x["viewers"] for x in viewers if x["name"] == name), None),
+        "metricStart": metric_start, "metricEnd": metric_end,
     }
 
 
@@ -247,6 +259,8 @@ def main():
     p.add_argument("--token", help="fill in the page's bearer token field")
     p.add_argument("--flag", action="append", default=[], help="an extra Chromium flag")
     p.add_argument("--drop-flag", action="append", default=[], help="leave out one of the default flags")
+    p.add_argument("--metric", help="play: read this series from the server's /metrics when the frames are in and "
+                   "again after --measure (e.g. sluice_stream_video_target_bitrate_bps)")
     args = p.parse_args()
     global TOKEN
     TOKEN = args.token

@@ -73,6 +73,32 @@ final class BrowserEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((picture["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "the picture moves: \(picture)")
     }
 
+    /// A peer nobody here wrote drives Sluice's congestion control: Chromium, playing an
+    /// adaptive served stream over WHEP, sends transport-wide feedback that Sluice answered
+    /// for, and on the open loopback the stream's encoder target climbs from its start.
+    func testBrowserFeedbackDrivesAnAdaptiveStream() throws {
+        try CLI.requireBrowserTools()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("adaptive-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        name: adaptive-view
+        transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: swift, name: scene, width: 640, height: 360, fps: 30 }
+            encode: { codec: vp8, bitrate: { min: 200, start: 400, max: 2500 } }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let (_, json, _) = try CLI.browserCheck("play", "adaptive-view", serve: ["--pipeline", path], port: 18476,
+                                                extra: ["--min-frames", "30", "--measure", "6", "--timeout", "40",
+                                                        "--metric", "sluice_stream_video_target_bitrate_bps"])
+        print("BrowserEndToEnd adaptive:", json)
+        XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
+        let start = try XCTUnwrap((json["metricStart"] as? NSNumber)?.doubleValue, "the stream reports a target: \(json)")
+        let end = try XCTUnwrap((json["metricEnd"] as? NSNumber)?.doubleValue, "\(json)")
+        XCTAssertGreaterThan(end, start * 1.3, "Chromium's feedback moves the target up on an open path: \(start) → \(end)")
+        XCTAssertGreaterThan(end, 600_000, "\(json)")
+    }
+
     /// With `--token`, the page sends the token field as `Authorization: Bearer` on POST and
     /// DELETE (browser_check.py waits for the viewer to be gone after Stop).
     func testBrowserPlaysWithABearerToken() throws {

@@ -93,6 +93,37 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertLessThan(number(o, "frames.received") ?? 0, number(o, "frames.stamped") ?? 0)
     }
 
+    /// Congestion control end to end through Sluice's relay: the served stream's encoder
+    /// follows the WHEP receiver's transport-wide feedback. 2.5 Mbit/s start behind 1 Mbit/s:
+    /// the target goes under the link and latency comes back down; when the link opens to
+    /// 4 Mbit/s the target climbs again. Generous bounds (Benchmarks/congestion.sh holds the
+    /// tight figures).
+    func testAdaptiveBitrateFollowsAChangingLink() throws {
+        let (r, report, plot) = try measure(["Pipelines/adaptive.yaml", "--duration", "16", "--processes", "2", "--quiet",
+                                             "--netem-schedule", "rate 1mbit for 8s; rate 4mbit"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
+        let o = try XCTUnwrap(report, r.stdout)
+        let conditions = try XCTUnwrap(o["conditions"] as? [[String: Any]])
+        XCTAssertEqual(conditions.map { $0["rate_kbps"] as? Double }, [1000, 4000])
+        let table = try XCTUnwrap(o["bitrate"] as? [[String: Any]])
+        func rows(_ from: Double, _ to: Double) -> [[String: Any]] {
+            table.filter { (($0["t"] as? Double) ?? -1) >= from && (($0["t"] as? Double) ?? 99) < to }
+        }
+        let narrow = rows(5, 8).compactMap { $0["target_kbps"] as? Double }
+        XCTAssertFalse(narrow.isEmpty, "the sender's target is in the report: \(table)")
+        XCTAssertLessThanOrEqual(narrow.max() ?? .infinity, 1100, "under the 1 Mbit/s link from 5 s on: \(table)")
+        XCTAssertGreaterThanOrEqual(narrow.min() ?? 0, 300, "never below the file's min")
+        let opened = rows(14, 17).compactMap { $0["target_kbps"] as? Double }
+        XCTAssertGreaterThan(opened.max() ?? 0, 1300, "climbs again once the link opens: \(table)")
+        // What a viewer sees behind the narrow link once settled: frames keep coming, not late.
+        let samples = try XCTUnwrap(o["samples"] as? [[Double]])
+        let settled = samples.filter { $0[0] >= 4 && $0[0] < 8 }.map { $0[2] }.sorted()
+        XCTAssertGreaterThan(settled.count, 80, "≥ 20 fps while the link is narrow")
+        let p95 = settled.isEmpty ? .infinity : settled[Int(Double(settled.count - 1) * 0.95)]
+        XCTAssertLessThan(p95, 400, "no queue growing without bound: p95 \(p95) ms in 4–8 s")
+        XCTAssertTrue(plot?.contains("bitrate") ?? false, "the plot draws the bitrates")
+    }
+
     func testMeasureArgumentsAndFilesThatCannotBeMeasured() throws {
         let netemAlone = try CLI.run(["measure", "Pipelines/loopback.yaml", "--netem", "delay 10ms"])
         XCTAssertEqual(netemAlone.status, 2)
@@ -100,6 +131,14 @@ final class MeasureEndToEndTests: XCTestCase {
         let badNetem = try CLI.run(["measure", "Pipelines/loopback.yaml", "--processes", "2", "--netem", "delay 10ms; reboot"])
         XCTAssertEqual(badNetem.status, 2)
         XCTAssertTrue(badNetem.stderr.contains("--netem takes tc netem settings"), badNetem.stderr)
+        let badSchedule = try CLI.run(["measure", "Pipelines/loopback.yaml", "--processes", "2",
+                                       "--netem-schedule", "rate 3mbit; rate 1mbit"])
+        XCTAssertEqual(badSchedule.status, 2)
+        XCTAssertTrue(badSchedule.stderr.contains("needs 'for T'"), badSchedule.stderr)
+        let both = try CLI.run(["measure", "Pipelines/loopback.yaml", "--processes", "2", "--netem", "delay 1ms",
+                                "--netem-schedule", "rate 3mbit"])
+        XCTAssertEqual(both.status, 2)
+        XCTAssertTrue(both.stderr.contains("not both"), both.stderr)
         let audio = try CLI.run(["measure", "Pipelines/audio-only.yaml", "--duration", "2"])
         XCTAssertEqual(audio.status, 3, audio.stderr)
         XCTAssertTrue(audio.stderr.contains("measure needs a send.video branch"), audio.stderr)

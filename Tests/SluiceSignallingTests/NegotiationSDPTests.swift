@@ -61,6 +61,26 @@ final class NegotiationSDPTests: XCTestCase {
         XCTAssertEqual(CodecMatch.choose("OPUS", in: SDPSession(Self.aiortc).media[1])?.payloadType, 96)
     }
 
+    /// Chromium's VP8 section with transport-wide congestion control: the extension (id 3)
+    /// counts only for a format that also asks for `transport-cc` feedback.
+    func testTransportWideCCNeedsTheExtensionAndTheFeedback() {
+        let chromium = """
+        v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r
+        m=video 9 UDP/TLS/RTP/SAVPF 96 97 98\r\na=mid:0\r\na=recvonly\r
+        a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01\r
+        a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r
+        a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96 goog-remb\r\na=rtcp-fb:96 transport-cc\r\na=rtcp-fb:96 nack\r
+        a=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r
+        a=rtpmap:98 VP9/90000\r\na=fmtp:98 profile-id=0\r\na=rtcp-fb:98 nack\r
+        """
+        let v = SDPSession(chromium).media[0]
+        XCTAssertEqual(CodecMatch.choose("VP8", in: v)?.twccExtensionID, 3)
+        XCTAssertNil(CodecMatch.choose("VP9", in: v)?.twccExtensionID, "VP9 here has no transport-cc feedback")
+        XCTAssertNil(CodecMatch.choose("VP8", in: SDPSession(Self.aiortc).media[0])?.twccExtensionID, "aiortc offers neither")
+        let kept = SDPRewrite.keepingExtensions([RTPHeaderExtension.mid, RTPHeaderExtension.transportWideCC], in: chromium)
+        XCTAssertTrue(kept.contains("a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"))
+    }
+
     func testH264NeedsPacketizationMode1AndAProfileThatDecodesConstrainedBaseline() {
         let v = SDPSession(Self.chromiumH264).media[0]
         // 102 is mode 0 (single NAL units: Sluice fragments), 104 is High: 106 wins.

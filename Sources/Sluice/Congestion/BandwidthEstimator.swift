@@ -36,6 +36,10 @@ public struct BandwidthEstimator: Sendable {
     private var lastDecreaseNs: UInt64?
     private var arrivals: [(ns: UInt64, bytes: Int)] = []
     private var lossWindow: [(ns: UInt64, lost: Int, total: Int)] = []
+    private var oneWay = OneWayDelay()
+    private var lastDrainNs: UInt64?
+    /// How long packets wait in queues on the path now, beyond the least seen lately (ms).
+    public var queueDelayMs: Double? { oneWay.queueDelayMs }
 
     static let rateWindowNs: UInt64 = 500_000_000
     static let lossWindowNs: UInt64 = 1_000_000_000
@@ -63,6 +67,7 @@ public struct BandwidthEstimator: Sendable {
         let packets = Self.inSendingOrder(feedback)
         guard !packets.isEmpty else { return }
         trend.add(packets)
+        oneWay.add(packets)
         for p in packets { if let a = p.arrivedNs { arrivals.append((a, p.size)) } }
         if let newest = arrivals.map(\.ns).max() {
             arrivals.removeAll { $0.ns + Self.rateWindowNs < newest || $0.ns > newest }
@@ -99,7 +104,25 @@ public struct BandwidthEstimator: Sendable {
         return out.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
+    /// Above this queueing delay (ms) the target goes below what the receiver gets, so the
+    /// queue empties in about half a second (at most 75% below); above half of it the rate
+    /// does not grow.
+    static let drainAboveMs = 50.0
+
     private mutating func updateDelayBased(dt: Double, nowNs: UInt64) {
+        // GCC's trend sees queues grow, not queues that stand: one filled before the first
+        // report, or while the trend was flat, keeps every frame late. Drain it.
+        if let queued = oneWay.queueDelayMs, queued > Self.drainAboveMs, let received = receivedRate {
+            if let last = lastDrainNs, nowNs &- last < 200_000_000 { return }
+            lastDrainNs = nowNs
+            let drained = received * max(0.25, 1 - queued / 500 - 0.05)
+            if drained < delayBased {
+                noteCongestion(at: received)
+                delayBased = max(drained, Double(limits.min))
+                state = .decrease
+            }
+            return
+        }
         switch trend.signal {
         case .overusing:
             // Decrease once per round of feedback, to what actually got through.
@@ -113,6 +136,7 @@ public struct BandwidthEstimator: Sendable {
         case .underusing:
             state = .hold  // queues draining: let them empty before sending more
         case .normal:
+            if let queued = oneWay.queueDelayMs, queued > Self.drainAboveMs / 2 { state = .hold; return }
             state = .increase
             let nearCongestion = congestionAverage.map { avg in
                 abs(delayBased - avg) <= 3 * max(congestionVariance.squareRoot(), 0.05 * avg)
@@ -151,5 +175,38 @@ public struct BandwidthEstimator: Sendable {
             // Loss is not what limits us now: keep it from holding the delay-based rate back.
             lossBased = max(lossBased, min(delayBased, Double(limits.max)))
         }
+    }
+}
+
+/// The queueing delay on a path from TWCC times: each packet's arrival less its sending time
+/// is the one-way delay plus a constant clock offset; the least of those over the last 30 s
+/// is the empty-queue delay, and the least in the latest report less that is how long
+/// packets wait now. Taking the least of a report keeps one burst (a keyframe) from
+/// counting as a standing queue.
+struct OneWayDelay: Sendable {
+    /// Per-second minima, newest last (at most `windowSeconds`).
+    private var minima: [(second: Int64, offsetNs: Int64)] = []
+    private(set) var queueDelayMs: Double?
+    static let windowSeconds: Int64 = 30
+
+    mutating func add(_ packets: [TWCCPacket]) {
+        var latest: Int64?
+        for p in packets {
+            guard let a = p.arrivedNs, a <= UInt64(Int64.max), p.sentNs <= UInt64(Int64.max) else { continue }
+            let offset = Int64(a) &- Int64(p.sentNs)
+            latest = min(latest ?? offset, offset)
+            let second = Int64(p.sentNs / 1_000_000_000)
+            if let last = minima.last, last.second == second {
+                minima[minima.count - 1].offsetNs = min(last.offsetNs, offset)
+            } else if minima.last.map({ second > $0.second }) ?? true {
+                minima.append((second, offset))
+            }
+        }
+        guard let latest, let newest = minima.last?.second else { return }
+        minima.removeAll { $0.second <= newest - Self.windowSeconds }
+        guard let base = minima.map(\.offsetNs).min() else { return }
+        let queued = Double(latest &- base) / 1e6
+        // A clock jump or hostile times: no figure rather than a wrong one.
+        queueDelayMs = queued >= 0 && queued < 10_000 ? queued : nil
     }
 }

@@ -1,19 +1,29 @@
+import Logging
 import GStreamer
 import Synchronization
 
-/// Drives one send branch's encoder bitrate from transport-wide congestion control feedback.
+/// Estimates what one path carries from transport-wide congestion control feedback, and
+/// tells `onTarget` when the target moves by more than 3%.
 ///
 /// rtpsession turns each TWCC feedback report into an upstream custom event,
 /// `RTPTWCCPackets` (every packet's send and arrival time, size, lost or not), pushed from
-/// its RTP sink towards the payloader. A probe on the payloader's output reads it there,
-/// feeds `BandwidthEstimator`, and sets the encoder's bitrate (`SendControl`) when the
-/// target moves by more than 3%.
+/// its RTP sink towards the payloader. A probe on the payloader's output reads it there and
+/// feeds `BandwidthEstimator`. A send branch's `onTarget` sets its encoder's bitrate; a served
+/// viewer's goes to its stream's `SharedEncoderRate`.
 final class CongestionControl: Sendable {
+    /// Each report's figures at `--log-level trace`.
+    static let logger = Logger(label: "sluice.congestion")
     private let estimator: Mutex<BandwidthEstimator>
     private let applied = Atomic<Int>(0)
     private let reports = Atomic<Int>(0)
 
-    init(limits: BitrateLimits, control: SendControl, watching payloaderOutput: Pad) {
+    /// Drives a send branch's encoder (`control`).
+    convenience init(limits: BitrateLimits, control: SendControl, watching payloaderOutput: Pad) {
+        self.init(limits: limits, watching: payloaderOutput) { try? control.setBitrate($0) }
+    }
+
+    /// Calls `onTarget` (on a streaming thread: keep it short) with each new target, bit/s.
+    init(limits: BitrateLimits, watching payloaderOutput: Pad, onTarget: @escaping @Sendable (Int) -> Void) {
         estimator = Mutex(BandwidthEstimator(limits: limits))
         applied.store(limits.start, ordering: .relaxed)
         payloaderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
@@ -25,10 +35,16 @@ final class CongestionControl: Sendable {
                 return e.target
             }
             reports.add(1, ordering: .relaxed)
+            if Self.logger.logLevel <= .trace {
+                let (q, r, st) = estimator.withLock { ($0.queueDelayMs, $0.receivedRate, $0.state) }
+                Self.logger.trace("congestion feedback", metadata: [
+                    "packets": "\(packets.count)", "target_bps": "\(target)", "queue_ms": "\(q.map { Int($0) } ?? -1)",
+                    "received_bps": "\(r.map { Int($0) } ?? -1)", "state": "\(st.rawValue)"])
+            }
             let last = applied.load(ordering: .relaxed)
             if abs(target - last) * 100 > last * 3 {
                 applied.store(target, ordering: .relaxed)
-                try? control.setBitrate(target)
+                onTarget(target)
             }
             return .ok
         }
@@ -45,6 +61,9 @@ final class CongestionControl: Sendable {
                               size: Int(p.get("size", as: UInt32.self) ?? 0))
         }
     }
+
+    /// The target last reported.
+    var target: Int { applied.load(ordering: .relaxed) }
 
     /// The target the encoder was last set to, the two estimates, what the receiver got,
     /// the loss, and how many feedback reports arrived.

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceSignalling
 
 /// Encoder and payloader settings per codec and preset.
 ///
@@ -102,6 +103,10 @@ public enum EncoderPresets {
     /// parameters other stacks match offers on (RFC 6184: an H.264 offer without
     /// `packetization-mode=1` means single NAL units, which aiortc, Pion and browsers do not
     /// send; VP9 profile 0).
+    /// Caps fields that make a receive-only transceiver offer transport-wide congestion
+    /// control: the header extension (at the id Sluice offers) and `transport-cc` feedback.
+    static let twccReceiveCaps = ",extmap-\(RTPSendParameters.offeredTWCCExtensionID)=(string)\"\(RTPHeaderExtension.transportWideCC)\",rtcp-fb-transport-cc=(boolean)true"
+
     public static func receiveCaps(for codec: Codec) -> String {
         let caps = rtpCaps(for: codec)
         switch codec {

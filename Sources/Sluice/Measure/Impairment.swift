@@ -1,17 +1,27 @@
 import Foundation
 
 /// Network conditions for a measurement, in `tc netem` words: `delay 40ms [10ms]`,
-/// `loss 2%`, `duplicate 1%`. The kernel's netem applies them when it has it; otherwise
-/// Sluice's own relay (`ImpairmentRelay`) does, for the subset parsed here.
+/// `loss 2%`, `duplicate 1%`, `reorder 25%`, `rate 1mbit`, `limit 100`. The kernel's netem
+/// applies them when it has it; otherwise Sluice's own relay (`ImpairmentRelay`) does, for
+/// the subset parsed here.
 public struct Impairment: Sendable, Equatable {
     public var delayMs: Double = 0
     /// Uniform in ±jitter around the delay (netem's default without a distribution table).
     public var jitterMs: Double = 0
     public var lossPercent: Double = 0
     public var duplicatePercent: Double = 0
+    /// Share of packets sent at once, ahead of the delayed ones (netem: needs a delay).
+    public var reorderPercent: Double = 0
+    /// The link's rate, bit/s (nil: unlimited). Packets leave one after another, each after
+    /// its transmission time, as netem's `rate` does.
+    public var rateBitsPerSecond: Double?
+    /// The most packets waiting in the link (netem's `limit`, default 1000); more are dropped.
+    public var limitPackets = 1000
 
-    public init(delayMs: Double = 0, jitterMs: Double = 0, lossPercent: Double = 0, duplicatePercent: Double = 0) {
+    public init(delayMs: Double = 0, jitterMs: Double = 0, lossPercent: Double = 0, duplicatePercent: Double = 0,
+                reorderPercent: Double = 0, rateBitsPerSecond: Double? = nil, limitPackets: Int = 1000) {
         self.delayMs = delayMs; self.jitterMs = jitterMs; self.lossPercent = lossPercent; self.duplicatePercent = duplicatePercent
+        self.reorderPercent = reorderPercent; self.rateBitsPerSecond = rateBitsPerSecond; self.limitPackets = limitPackets
     }
 
     public struct ParseError: Error, CustomStringConvertible, Equatable {
@@ -29,15 +39,32 @@ public struct Impairment: Sendable, Equatable {
                 guard let d = words.popFirst().flatMap(milliseconds) else { throw ParseError(description: "'delay' needs a time such as 40ms") }
                 out.delayMs = d
                 if let next = words.first, let j = milliseconds(next) { out.jitterMs = j; words.removeFirst() }
-            case "loss", "duplicate":
+            case "loss", "duplicate", "reorder":
                 guard let p = words.popFirst().flatMap(percent) else { throw ParseError(description: "'\(word)' needs a percentage such as 2%") }
-                if word == "loss" { out.lossPercent = p } else { out.duplicatePercent = p }
+                switch word {
+                case "loss": out.lossPercent = p
+                case "duplicate": out.duplicatePercent = p
+                default: out.reorderPercent = p
+                }
+            case "rate":
+                guard let r = words.popFirst().flatMap(bitsPerSecond) else {
+                    throw ParseError(description: "'rate' needs a rate such as 1mbit, 800kbit or 100kbps (bytes), at least 8kbit")
+                }
+                out.rateBitsPerSecond = r
+            case "limit":
+                guard let n = words.popFirst().flatMap({ Int($0) }), (1...100_000).contains(n) else {
+                    throw ParseError(description: "'limit' needs a number of packets from 1 to 100000")
+                }
+                out.limitPackets = n
             default:
-                throw ParseError(description: "'\(word)' is not supported: Sluice's relay does delay [jitter], loss and duplicate")
+                throw ParseError(description: "'\(word)' is not supported: Sluice's relay does delay [jitter], loss, duplicate, reorder, rate and limit")
             }
         }
         guard out.delayMs <= 10_000, out.jitterMs <= out.delayMs || out.delayMs == 0 && out.jitterMs == 0 else {
             throw ParseError(description: "delay must be at most 10 s, and jitter at most the delay")
+        }
+        guard out.reorderPercent == 0 || out.delayMs > 0 else {
+            throw ParseError(description: "'reorder' sends some packets ahead of delayed ones: give a delay too, e.g. \"delay 20ms reorder 10%\"")
         }
         return out
     }
@@ -58,26 +85,131 @@ public struct Impairment: Sendable, Equatable {
         guard let v = Double(s.hasSuffix("%") ? String(s.dropLast()) : s), v >= 0, v <= 100 else { return nil }
         return v
     }
+
+    /// tc's rate units: `bit`, `kbit`, `mbit`, `gbit` (bits per second) and `bps`, `kbps`,
+    /// `mbps` (bytes per second); 8 kbit/s to 10 Gbit/s.
+    static func bitsPerSecond(_ s: String) -> Double? {
+        let units: [(String, Double)] = [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3), ("bit", 1),
+                                         ("mbps", 8e6), ("kbps", 8e3), ("bps", 8)]
+        let lower = s.lowercased()
+        for (u, f) in units where lower.hasSuffix(u) {
+            guard let v = Double(lower.dropLast(u.count)), v.isFinite, v * f >= 8000, v * f <= 1e10 else { return nil }
+            return v * f
+        }
+        return nil
+    }
+
+    /// How a packet of `bytes` leaves: when (ns from now) each copy is due, or nil when it
+    /// is lost. `random` decides loss, duplication, reordering and jitter.
+    func fate(random: inout SplitMix) -> (reordered: Bool, delaysNs: [UInt64])? {
+        if lossPercent > 0, random.unit() * 100 < lossPercent { return nil }
+        if reorderPercent > 0, random.unit() * 100 < reorderPercent { return (true, [0]) }
+        var copies = [delayNanos(&random)]
+        if duplicatePercent > 0, random.unit() * 100 < duplicatePercent { copies.append(delayNanos(&random)) }
+        return (false, copies)
+    }
+
+    private func delayNanos(_ random: inout SplitMix) -> UInt64 {
+        let jitter = jitterMs > 0 ? (random.unit() * 2 - 1) * jitterMs : 0
+        return UInt64(max(0, delayMs + jitter) * 1_000_000)
+    }
+}
+
+/// Conditions that change during a run: `rate 3mbit for 10s; rate 800kbit for 15s; rate 3mbit`.
+/// Each step is netem words, with `for T` except the last, which holds to the end.
+public struct ImpairmentSchedule: Sendable, Equatable {
+    public struct Step: Sendable, Equatable {
+        public var impairment: Impairment
+        /// The step's netem words as written.
+        public var text: String
+        /// Seconds it lasts (nil: to the end).
+        public var seconds: Double?
+    }
+    public var steps: [Step]
+
+    public init(steps: [Step]) { self.steps = steps }
+
+    /// One fixed step.
+    public init(_ impairment: Impairment, text: String) { steps = [Step(impairment: impairment, text: text, seconds: nil)] }
+
+    public static func parse(_ text: String) throws(Impairment.ParseError) -> ImpairmentSchedule {
+        let parts = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !parts.isEmpty, parts.count <= 100 else {
+            throw Impairment.ParseError(description: "a schedule has 1 to 100 steps separated by ';', e.g. \"rate 3mbit for 10s; rate 800kbit\"")
+        }
+        var steps: [Step] = []
+        for (i, part) in parts.enumerated() {
+            var words = part.split(whereSeparator: \.isWhitespace).map(String.init)
+            var seconds: Double?
+            if words.count >= 2, words[words.count - 2] == "for" {
+                guard let ms = Impairment.milliseconds(words[words.count - 1]), ms > 0, ms <= 86_400_000 else {
+                    throw Impairment.ParseError(description: "step \(i + 1): 'for' needs a time such as 10s")
+                }
+                seconds = ms / 1000
+                words.removeLast(2)
+            } else if i < parts.count - 1 {
+                throw Impairment.ParseError(description: "step \(i + 1) (\(part)): every step but the last needs 'for T', e.g. \"rate 3mbit for 10s\"")
+            }
+            let words_ = words.joined(separator: " ")
+            do {
+                steps.append(Step(impairment: try Impairment.parse(words_), text: words_, seconds: seconds))
+            } catch {
+                throw Impairment.ParseError(description: "step \(i + 1): \(error.description)")
+            }
+        }
+        return ImpairmentSchedule(steps: steps)
+    }
+
+    /// The step in force `seconds` after the schedule started.
+    public func step(at seconds: Double) -> Int {
+        var end = 0.0
+        for (i, s) in steps.enumerated() {
+            guard let d = s.seconds else { return i }
+            end += d
+            if seconds < end { return i }
+        }
+        return steps.count - 1
+    }
+
+    /// Each step's start and end (nil: open), seconds from the schedule's start.
+    public var spans: [(from: Double, to: Double?, text: String)] {
+        var t = 0.0
+        return steps.map { s in
+            defer { t += s.seconds ?? 0 }
+            return (t, s.seconds.map { t + $0 }, s.text)
+        }
+    }
 }
 
 /// Forwards packets read from a file descriptor (a TUN device) back into it after the
-/// impairment: each packet is dropped with the loss probability, otherwise written back
-/// once its delay (± jitter) has passed, and duplicated with the duplicate probability.
+/// impairment in force (`ImpairmentSchedule`): each packet is dropped with the loss
+/// probability, sent at once when reordered, otherwise written back once its delay (±
+/// jitter) has passed and, with a rate, once the packets before it have been transmitted;
+/// duplicated with the duplicate probability; dropped when `limit` packets already wait.
 /// One thread reads, one writes.
 ///
-/// `@unchecked Sendable`: the queue and counters are only touched with `condition` held;
-/// `fd`, `impairment` and the random state's lock are immutable or internally locked.
+/// `@unchecked Sendable`: the queue, counters, schedule clock and random state are only
+/// touched with `condition` held; `fd` and `schedule` are immutable.
 public final class ImpairmentRelay: @unchecked Sendable {
-    public let impairment: Impairment
+    public let schedule: ImpairmentSchedule
     private let fd: Int32
     private let condition = NSCondition()
     private var queue: [(due: UInt64, packet: [UInt8])] = []
     private var stopped = false
     private var random: SplitMix
-    public private(set) var forwarded = 0, dropped = 0, duplicated = 0
+    /// When the schedule's clock started (monotonic ns), and when the link is next free.
+    private var scheduleStart: UInt64
+    private var linkFreeAt: UInt64 = 0
+    private var currentStep = 0
+    public private(set) var forwarded = 0, dropped = 0, duplicated = 0, overflowed = 0
 
-    public init(fd: Int32, impairment: Impairment, seed: UInt64) {
-        self.fd = fd; self.impairment = impairment; random = SplitMix(seed: seed)
+    public convenience init(fd: Int32, impairment: Impairment, seed: UInt64) {
+        self.init(fd: fd, schedule: ImpairmentSchedule(impairment, text: ""), seed: seed)
+    }
+
+    public init(fd: Int32, schedule: ImpairmentSchedule, seed: UInt64) {
+        self.fd = fd; self.schedule = schedule; random = SplitMix(seed: seed)
+        scheduleStart = Self.now()
     }
 
     /// Starts the two threads.
@@ -90,20 +222,47 @@ public final class ImpairmentRelay: @unchecked Sendable {
         condition.lock(); stopped = true; condition.broadcast(); condition.unlock()
     }
 
-    /// Counts so far: (forwarded, dropped, duplicated).
-    public var counts: (Int, Int, Int) { condition.lock(); defer { condition.unlock() }; return (forwarded, dropped, duplicated) }
-
-    /// Decides a packet's fate: nil to drop, else the delays (ns) of its copies.
-    func schedule() -> [UInt64]? {
-        if impairment.lossPercent > 0, random.unit() * 100 < impairment.lossPercent { return nil }
-        var copies = [delayNanos()]
-        if impairment.duplicatePercent > 0, random.unit() * 100 < impairment.duplicatePercent { copies.append(delayNanos()) }
-        return copies
+    /// Starts the schedule over from its first step, now.
+    public func restartSchedule() {
+        condition.lock(); scheduleStart = Self.now(); currentStep = 0; condition.unlock()
     }
 
-    private func delayNanos() -> UInt64 {
-        let jitter = impairment.jitterMs > 0 ? (random.unit() * 2 - 1) * impairment.jitterMs : 0
-        return UInt64(max(0, impairment.delayMs + jitter) * 1_000_000)
+    /// The step in force, and counts so far: (step, forwarded, dropped, duplicated, overflowed).
+    public var counts: (step: Int, forwarded: Int, dropped: Int, duplicated: Int, overflowed: Int) {
+        condition.lock(); defer { condition.unlock() }
+        return (currentStep, forwarded, dropped, duplicated, overflowed)
+    }
+
+    /// Decides the fate of a packet of `bytes` arriving at `now`, under the step in force:
+    /// the times its copies are due (empty: dropped). Call with `condition` held.
+    func admit(bytes: Int, now: UInt64) -> [UInt64] {
+        currentStep = schedule.step(at: Double(now &- scheduleStart) / 1e9)
+        let impairment = schedule.steps[currentStep].impairment
+        guard let fate = impairment.fate(random: &random) else { dropped += 1; return [] }
+        guard queue.count + fate.delaysNs.count <= impairment.limitPackets else { overflowed += 1; return [] }
+        if fate.reordered { return [now] }
+        var due: [UInt64] = []
+        for delay in fate.delaysNs {
+            var at = now + delay
+            if let rate = impairment.rateBitsPerSecond {
+                // Transmitted after the packets before it, taking its own time on the wire.
+                at = max(at, linkFreeAt) + UInt64(Double(bytes * 8) / rate * 1e9)
+                linkFreeAt = at
+            }
+            due.append(at)
+        }
+        if due.count > 1 { duplicated += 1 }
+        return due
+    }
+
+    /// Queues `packet`'s copies by their due time; returns how many. Call with `condition` held.
+    func enqueue(_ packet: [UInt8], now: UInt64) -> Int {
+        let due = admit(bytes: packet.count, now: now)
+        for d in due {
+            let i = queue.firstIndex { $0.due > d } ?? queue.count
+            queue.insert((d, packet), at: i)
+        }
+        return due.count
     }
 
     private func readLoop() {
@@ -117,18 +276,7 @@ public final class ImpairmentRelay: @unchecked Sendable {
             let packet = Array(buffer[0..<n])
             condition.lock()
             if stopped { condition.unlock(); break }
-            if let delays = schedule() {
-                let now = Self.now()
-                for d in delays {
-                    let due = now + d
-                    let i = queue.firstIndex { $0.due > due } ?? queue.count
-                    queue.insert((due, packet), at: i)
-                }
-                if delays.count > 1 { duplicated += 1 }
-                condition.signal()
-            } else {
-                dropped += 1
-            }
+            if enqueue(packet, now: Self.now()) > 0 { condition.signal() }
             condition.unlock()
         }
     }

@@ -1,14 +1,16 @@
 import Foundation
 
 /// Draws a measurement as a self-contained SVG: latency over time (every frame, with the
-/// p50 and p95 lines) above its histogram. No scripts, no external resources.
+/// p50 and p95 lines) above its histogram, and, when the report has them, the bitrates over
+/// time with the network conditions. No scripts, no external resources.
 public enum LatencyPlot {
     public static func svg(_ report: MeasureReport) -> String {
         let width = 960.0, left = 70.0, right = 30.0
         let plotW = width - left - right
         let top1 = 110.0, h1 = 260.0         // time series panel
         let top2 = top1 + h1 + 70, h2 = 200.0 // histogram panel
-        let height = top2 + h2 + 60
+        let top3 = top2 + h2 + 80, h3 = 200.0 // bitrate panel, when there are bitrates
+        let height = (report.bitrate.isEmpty ? top2 + h2 : top3 + h3) + 60
         let points = report.samples.compactMap { s -> (t: Double, ms: Double)? in s.count >= 3 ? (s[0], s[2]) : nil }
         var out: [String] = []
         out.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
@@ -86,8 +88,48 @@ public enum LatencyPlot {
             out.append(line(x2(v), top2, x2(v), top2 + h2, stroke: color, dash: "6 4"))
         }
         out.append(text(left + plotW / 2, top2 + h2 + 36, "latency (ms)", anchor: "middle"))
+        if !report.bitrate.isEmpty {
+            out += bitratePanel(report, left: left, top: top3, width: plotW, height: h3, tMax: tMax)
+        }
         out.append("</svg>")
         return out.joined(separator: "\n")
+    }
+
+    /// Panel 3: target, encoder and RTP bitrates each second, the conditions' rate limits as
+    /// a grey step line, and a mark where each condition starts.
+    private static func bitratePanel(_ report: MeasureReport, left: Double, top: Double, width: Double, height: Double,
+                                     tMax: Double) -> [String] {
+        var out: [String] = []
+        let values = report.bitrate.flatMap { [$0.target_kbps, $0.encoder_kbps, $0.rtp_kbps].compactMap { $0 } }
+            + report.conditions.compactMap(\.rate_kbps)
+        let yMax = niceCeiling(max(values.max() ?? 1, 1) * 1.05)
+        func x(_ t: Double) -> Double { left + min(max(t, 0), tMax) / tMax * width }
+        func y(_ kbps: Double) -> Double { top + height - min(kbps, yMax) / yMax * height }
+        out.append(text(left, top - 10, "bitrate (kbit/s) over time (s): target, encoder, RTP on the link; grey: the link's rate",
+                        size: 13, weight: "bold"))
+        out += axes(left: left, top: top, width: width, height: height)
+        for v in ticks(0, yMax) {
+            out.append(line(left - 4, y(v), left + width, y(v), stroke: "#e5e5e5"))
+            out.append(text(left - 8, y(v) + 4, label(v), anchor: "end"))
+        }
+        for v in ticks(0, tMax) { out.append(text(x(v), top + height + 16, label(v), anchor: "middle")) }
+        for c in report.conditions {
+            out.append(line(x(c.from_s), top, x(c.from_s), top + height, stroke: "#999", dash: "2 3"))
+            out.append(text(x(c.from_s) + 3, top + 12, c.netem, size: 11, fill: "#666"))
+            if let rate = c.rate_kbps {
+                out.append(line(x(c.from_s), y(rate), x(c.to_s ?? tMax), y(rate), stroke: "#888"))
+            }
+        }
+        let series: [(String, KeyPath<MeasureReport.BitrateSecond, Double?>, String)] = [
+            ("target", \.target_kbps, "#d62728"), ("encoder", \.encoder_kbps, "#2ca02c"), ("RTP", \.rtp_kbps, "#1f77b4")]
+        for (i, (name, key, color)) in series.enumerated() {
+            let points = report.bitrate.compactMap { row in row[keyPath: key].map { (row.t, $0) } }
+            guard !points.isEmpty else { continue }
+            let d = points.enumerated().map { j, p in (j == 0 ? "M" : "L") + String(format: "%.1f %.1f", x(p.0), y(p.1)) }.joined()
+            out.append(##"<path d="\##(d)" fill="none" stroke="\##(color)" stroke-width="1.5"/>"##)
+            out.append(text(left + width - 4, top + 14 + Double(i) * 14, name, anchor: "end", fill: color))
+        }
+        return out
     }
 
     // MARK: Drawing helpers

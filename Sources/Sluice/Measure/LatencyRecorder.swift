@@ -14,10 +14,15 @@ public final class LatencyRecorder: Sendable {
     }
 
     private let start = ContinuousClock.now
+    /// Wall-clock time of `at == 0` (to line up another process's timeline with this one).
+    public let originUnix = Date().timeIntervalSince1970
     private let samples = Mutex<[Sample]>([])
     private let unreadable = Atomic<Int>(0)
 
     public init() {}
+
+    /// Seconds since the recorder was made.
+    public var elapsed: Double { (ContinuousClock.now - start).seconds }
 
     /// Records a frame read back.
     public func record(number: UInt32, latencyMicroseconds: Int) {

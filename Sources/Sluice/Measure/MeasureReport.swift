@@ -39,6 +39,12 @@ public struct MeasureReport: Sendable, Codable, Equatable {
     public var per_second: [Second]
     /// Every sample: seconds since start, frame number, latency in ms.
     public var samples: [[Double]]
+    /// Bitrates each second (target, encoder, RTP on the link).
+    public var bitrate: [BitrateSecond] = []
+    /// The network conditions over time (`--netem`, `--netem-schedule`).
+    public var conditions: [Condition] = []
+    /// Time to first frame, the first frame's age, and what start-up does to the p99.
+    public var start_up: StartUp?
 
     /// The human summary.
     public var text: String {
@@ -54,7 +60,21 @@ public struct MeasureReport: Sendable, Codable, Equatable {
             + "\(frames.lost) lost after it, \(frames.in_flight_at_stop) in flight at stop")
         lines.append(String(format: "  delivered      %.1f fps", delivered_fps))
         lines.append(String(format: "  encoder        %.0f kbit/s", encoder_bitrate_kbps))
-        lines.append("  first frame    " + ms(time_to_first_frame_ms))
+        if let s = start_up {
+            lines.append("  start-up       first frame after \(ms(s.time_to_first_frame_ms)), \(ms(s.first_frame_age_ms)) old; "
+                + "p99 \(ms(s.whole_run_p99_ms)) whole run, \(ms(s.steady_p99_ms)) after the first \(String(format: "%.0f", s.settle_s)) s")
+        } else {
+            lines.append("  first frame    " + ms(time_to_first_frame_ms))
+        }
+        let targets = bitrate.compactMap(\.target_kbps), rtp = bitrate.compactMap(\.rtp_kbps)
+        if !targets.isEmpty {
+            lines.append(String(format: "  adaptation     target %.0f → %.0f kbit/s (min %.0f, max %.0f); RTP %.0f → %.0f kbit/s",
+                                targets.first!, targets.last!, targets.min()!, targets.max()!, rtp.first ?? 0, rtp.last ?? 0))
+        }
+        for c in conditions {
+            lines.append(String(format: "  conditions     %5.1f–", c.from_s) + (c.to_s.map { String(format: "%.1f s", $0) } ?? "end")
+                + "  " + c.netem)
+        }
         for st in stages {
             lines.append(String(format: "  %-14@ p50 %.1f ms  p95 %.1f ms  mean %.1f ms  (%d %@)", st.stage as NSString, st.p50_ms, st.p95_ms,
                                 st.mean_ms, st.samples, st.stage == StageTimer.jitterBuffer ? "packets" : "frames"))

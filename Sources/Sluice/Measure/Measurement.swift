@@ -24,28 +24,34 @@ public enum Measurement {
                            progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec)
         let recorder = LatencyRecorder(), timer = StageTimer()
+        let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         let cpuBefore = processCPUSeconds()
         let summary = try await instrumentedRun(instrumented, duration: duration, recorder: recorder, timer: timer,
-                                                stop: stop, progress: progress)
+                                                timeline: timeline, stop: stop, progress: progress)
         let cpu = processCPUSeconds() - cpuBefore
         let writer = summary.filters.first { $0.filter == MeasurePlan.writer }
         let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
         var result = report(spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
                             unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil, warmup: warmup)
         result.stages = timer.figures
+        result.bitrate = timeline.all
         return result
     }
 
-    /// Runs an instrumented spec, feeding every stamp read to `recorder` and the stage
-    /// probes to `timer`, with a progress line each second.
+    /// Runs an instrumented spec, feeding every stamp read to `recorder`, the stage probes
+    /// to `timer` and each second's bitrates to `timeline`, with a progress line each second.
     static func instrumentedRun(_ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
-                                stop: StopFlag, progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> RunSummary {
+                                timeline: BitrateTimeline, stop: StopFlag,
+                                progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> RunSummary {
         var options = RunOptions(duration: duration)
         options.stageTimer = timer
         options.onFilterEvent = { filter, event, fields in
             if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
         }
+        let sends = spec.send?.video != nil
         return try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in
+            timeline.append(.init(t: (recorder.elapsed * 1000).rounded() / 1000, target_kbps: live.congestion?.targetKbps,
+                                  encoder_kbps: sends ? live.encodedVideoKbps : nil, rtp_kbps: live.bitrateKbps))
             let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
             progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
                                      p95ms: figures.p95_ms, framesRead: recorder.count))
@@ -73,6 +79,7 @@ public enum Measurement {
             encoder_bitrate_kbps: summary.duration_s > 0 ? Double(bytes) * 8 / 1000 / summary.duration_s : 0,
             cpu_seconds: cpu, peak_memory_mib: peakMiB, time_to_first_frame_ms: summary.time_to_first_frame_ms,
             per_second: MeasureReport.perSecond(samples, duration: summary.duration_s),
-            samples: samples.map { [($0.at * 1000).rounded() / 1000, Double($0.number), Double($0.latencyMicroseconds) / 1000] })
+            samples: samples.map { [($0.at * 1000).rounded() / 1000, Double($0.number), Double($0.latencyMicroseconds) / 1000] },
+            start_up: MeasureReport.StartUp(samples: samples, timeToFirstFrameMs: summary.time_to_first_frame_ms))
     }
 }

@@ -44,6 +44,10 @@ public struct PeerReport: Sendable, Codable, Equatable {
     public var unreadable: Int?
     /// Sender: encoder residence. Receiver: jitter buffer and decoder residence.
     public var stages: [StageFigures]?
+    /// Wall-clock time of this half's zero, and its bitrates each second on that clock
+    /// (sender: target and encoder; receiver: RTP received).
+    public var origin_unix: Double?
+    public var bitrate: [MeasureReport.BitrateSecond]?
 
     public init(role: String, cpu: Double, peakMiB: Double) {
         self.role = role; cpu_seconds = cpu; peak_memory_mib = peakMiB
@@ -54,23 +58,30 @@ public struct PeerReport: Sendable, Codable, Equatable {
 }
 
 extension Measurement {
-    /// Runs the receiving half for `duration`, recording every stamp read.
-    public static func runReceiver(spec: PipelineSpec, duration: Double, stop: StopFlag,
+    /// Runs the receiving half for `duration`, recording every stamp read. `onStart` is
+    /// called at the measurement's zero (the network schedule starts then).
+    public static func runReceiver(spec: PipelineSpec, duration: Double, stop: StopFlag, onStart: @Sendable () -> Void = {},
                                    progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> PeerReport {
         let recorder = LatencyRecorder(), timer = StageTimer()
+        let timeline = BitrateTimeline(originUnix: recorder.originUnix)
+        onStart()
         let summary = try await instrumentedRun(spec, duration: duration, recorder: recorder, timer: timer,
-                                                stop: stop, progress: progress)
+                                                timeline: timeline, stop: stop, progress: progress)
         let usage = PeerReport.ownUsage()
         var report = PeerReport(role: "receive", cpu: usage.cpu, peakMiB: usage.peakMiB)
         report.summary = summary
         report.samples = recorder.all.map { [$0.at, Double($0.number), Double($0.latencyMicroseconds)] }
         report.unreadable = recorder.unreadableCount
         report.stages = timer.figures
+        report.origin_unix = recorder.originUnix
+        report.bitrate = timeline.all
         return report
     }
 
-    /// One report from the two halves.
+    /// One report from the two halves. `schedule`, started `scheduleOffset` seconds after
+    /// the receiver's zero, gives the conditions.
     public static func combine(spec: PipelineSpec, send: PeerReport, receive: PeerReport, netem: String?,
+                               schedule: ImpairmentSchedule? = nil, scheduleOffset: Double = 0,
                                warmup: Double = 0) throws(RunError) -> MeasureReport {
         guard var summary = receive.summary else { throw RunError("the receiving process reported no run") }
         let samples = (receive.samples ?? []).compactMap { s -> LatencyRecorder.Sample? in
@@ -85,6 +96,13 @@ extension Measurement {
                             peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem, warmup: warmup)
         // The encoder ran in the sender; jitter buffer and decoder in the receiver.
         result.stages = (send.stages ?? []) + (receive.stages ?? [])
+        if let so = send.origin_unix, let ro = receive.origin_unix {
+            result.bitrate = BitrateTimeline.merge(sender: send.bitrate ?? [], senderOrigin: so,
+                                                   receiver: receive.bitrate ?? [], receiverOrigin: ro)
+        } else {
+            result.bitrate = receive.bitrate ?? []
+        }
+        result.conditions = schedule?.conditions(offset: scheduleOffset) ?? []
         return result
     }
 }

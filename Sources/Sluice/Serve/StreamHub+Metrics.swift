@@ -13,6 +13,10 @@ extension StreamHub: MetricsSource {
                      help: "Video frames the stream's encoder produced (one encoder for all viewers).")
         sink.counter("sluice_stream_encoded_video_bytes_total", total: Double(encodedVideoBytes), labels: stream,
                      help: "Bytes of encoded video the stream's encoder produced.")
+        if let target = videoTargetBitrate {
+            sink.gauge("sluice_stream_video_target_bitrate_bps", Double(target), labels: stream,
+                       help: "The adaptive video encoder's target: the lowest of its viewers' bandwidth estimates, within the file's limits.")
+        }
         collectTraffic(viewerTraffic, labels: stream, into: sink)
         for s in filterStatistics {
             let labels = stream + [("filter", s.filter), ("element", s.element)]

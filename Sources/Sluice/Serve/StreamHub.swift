@@ -12,6 +12,11 @@ public final class StreamHub: Sendable {
     private let pipeline: Pipeline
     private let builder: GraphBuilder
     private let viewers: ViewerSet
+    /// The video encoder's bitrate, set by the viewers' estimates (`encode.bitrate: {min, start, max}`).
+    let encoderRate: SharedEncoderRate?
+
+    /// The adaptive video encoder's current target, bit/s (nil: a fixed bitrate).
+    public var videoTargetBitrate: Int? { encoderRate?.current }
     /// Statistics each second, filter events, viewers' sessions, errors.
     public let events = PipelineEvents()
     /// The control API's handle on this stream.
@@ -41,7 +46,16 @@ public final class StreamHub: Sendable {
             try builder.buildSend(branch, into: nil)
         }
         let builder = builder, spec = spec
-        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events) {
+        // An adaptive video encoder follows its viewers' congestion feedback (the lowest
+        // estimate: one encoder serves them all).
+        var encoderRate: SharedEncoderRate?
+        if let adaptive = spec.send?.video?.encode.adaptive,
+           let control = builder.state.withLock({ $0.sendControls[.video] }) {
+            encoderRate = SharedEncoderRate(limits: adaptive.limits) { try? control.setBitrate($0) }
+        }
+        self.encoderRate = encoderRate
+        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events,
+                            encoderRate: encoderRate) {
             [spec.send?.video, spec.send?.audio].compactMap { branch in
                 branch.flatMap { b in builder.tees[b.media].map { ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0) } }
             }
@@ -86,10 +100,12 @@ public final class StreamHub: Sendable {
                 guard let self else { return }
                 let now = ContinuousClock.now, dt = (now - last.at).seconds
                 let frames = self.encodedVideoFrames, bytes = self.encodedVideoBytes
-                self.events.post("stats", [
+                var fields: [String: PipelineEvent.Value] = [
                     "viewers": .number(Double(self.viewerCount)),
                     "encoded_fps": .number(Double(frames - last.frames) / dt),
-                    "encoded_video_kbps": .number(Double(bytes - last.bytes) * 8 / 1000 / dt)])
+                    "encoded_video_kbps": .number(Double(bytes - last.bytes) * 8 / 1000 / dt)]
+                if let rate = self.encoderRate { fields["target_kbps"] = .number(Double(rate.current) / 1000) }
+                self.events.post("stats", fields)
                 last = (frames, bytes, now)
             }
         }

@@ -16,7 +16,9 @@ struct ViewerPlan {
     /// The most media sections an offer may have (browsers offer 2–3; a camera API offer 3).
     static let maxSections = 16
 
-    init(offer: String, outputs: [(media: MediaKind, codec: Codec)]) throws(ViewerOfferError) {
+    /// With `adaptiveVideo`, a video track takes the offer's transport-wide congestion
+    /// control (extension and `transport-cc` feedback) when it has it.
+    init(offer: String, outputs: [(media: MediaKind, codec: Codec)], adaptiveVideo: Bool = false) throws(ViewerOfferError) {
         let session = SDPSession(offer)
         guard !session.media.isEmpty else { throw ViewerOfferError("the offer has no media section") }
         guard session.media.count <= Self.maxSections else {
@@ -31,7 +33,8 @@ struct ViewerPlan {
                       let choice = CodecMatch.choose(output.codec.encodingName, in: section) else { continue }
                 used.insert(i)
                 tracks.append((i, Track(media: output.media,
-                                        parameters: .answering(output.codec, choice: choice, mid: section.mid))))
+                                        parameters: .answering(output.codec, choice: choice, mid: section.mid,
+                                                               congestionControl: adaptiveVideo && output.media == .video))))
                 break
             }
         }
@@ -44,7 +47,9 @@ struct ViewerPlan {
                 + "the offer has \(offered.isEmpty ? "nothing" : offered)")
         }
         self.tracks = tracks.sorted { $0.index < $1.index }.map(\.track)
-        offerToApply = SDPRewrite.keepingExtensions([RTPHeaderExtension.mid], in: offer)
+        let twcc = self.tracks.contains { $0.parameters.twccExtensionID != nil }
+        offerToApply = SDPRewrite.keepingExtensions(twcc ? [RTPHeaderExtension.mid, RTPHeaderExtension.transportWideCC]
+                                                         : [RTPHeaderExtension.mid], in: offer)
     }
 }
 

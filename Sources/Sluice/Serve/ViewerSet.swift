@@ -29,6 +29,8 @@ final class ViewerSet: Sendable {
     let limits: ViewerLimits
     /// Where viewers' sessions starting and ending are told (the stream's event log).
     let events: PipelineEvents?
+    /// With an adaptive video encoder: the viewers' estimates set its bitrate.
+    let encoderRate: SharedEncoderRate?
 
     struct Viewer: @unchecked Sendable {  // elements are MT-safe GstObjects; the struct is only touched under `viewers`
         var webrtcbin: Element
@@ -39,12 +41,15 @@ final class ViewerSet: Sendable {
         var traffic: ViewerTraffic
         /// Opens the viewer's start gates once its connection is up.
         var opener: Task<Void, Never>
+        /// This viewer's bandwidth estimate, when it gives congestion feedback.
+        var congestion: CongestionControl?
     }
 
     init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
-         events: PipelineEvents? = nil, outputs: @escaping @Sendable () -> [Output]) {
+         events: PipelineEvents? = nil, encoderRate: SharedEncoderRate? = nil,
+         outputs: @escaping @Sendable () -> [Output]) {
         self.pipeline = pipeline; self.recipe = recipe; self.stream = stream; self.outputs = outputs
-        self.limits = limits; self.events = events
+        self.limits = limits; self.events = events; self.encoderRate = encoderRate
     }
 
     deinit { reaper.withLock { $0?.cancel() } }
@@ -70,7 +75,9 @@ final class ViewerSet: Sendable {
         // Read once: a relay's outputs appear as its publisher's media arrives.
         let available = outputs()
         let plan: ViewerPlan
-        do { plan = try ViewerPlan(offer: offer, outputs: available.map { ($0.media, $0.codec) }) } catch {
+        do {
+            plan = try ViewerPlan(offer: offer, outputs: available.map { ($0.media, $0.codec) }, adaptiveVideo: encoderRate != nil)
+        } catch {
             throw RunError(error.description)
         }
         let id = UUID().uuidString.lowercased()
@@ -85,6 +92,7 @@ final class ViewerSet: Sendable {
         var teePads: [(Element, Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []
         var gates: [StartGate] = []
+        var congestion: CongestionControl?
         do {
             let byMedium = Dictionary(available.map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
             for track in plan.tracks {
@@ -94,6 +102,12 @@ final class ViewerSet: Sendable {
                                                     msid: "sluice-\(stream)")
                 elements += branch.elements
                 traffic.countOverruns(of: branch.queue)
+                if let rate = encoderRate, track.parameters.twccExtensionID != nil, branch.elements.count > 1,
+                   let payloaderOutput = branch.elements[1].staticPad("src") {
+                    congestion = CongestionControl(limits: rate.limitsForNewViewer, watching: payloaderOutput) { target in
+                        rate.vote(id, bitsPerSecond: target)
+                    }
+                }
                 // Closed until this viewer's connection carries media, then from a keyframe.
                 gates.append(StartGate(on: branch.entrance, waitForKeyframe: track.media == .video))
                 pending.append((teePad, branch.entrance))
@@ -117,7 +131,7 @@ final class ViewerSet: Sendable {
             }
             viewers.withLock {
                 $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health,
-                                traffic: traffic, opener: opener)
+                                traffic: traffic, opener: opener, congestion: congestion)
             }
             startReaper()
             events?.post("session-start", ["viewer": .text(id)])
@@ -125,6 +139,7 @@ final class ViewerSet: Sendable {
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
             remove(elements: elements, teePads: teePads)
+            encoderRate?.withdraw(id)
             count(removal: "failed")
             switch error {
             case let e as NegotiationError: throw RunError("negotiation with the viewer failed: \(e.message)")
@@ -147,6 +162,7 @@ final class ViewerSet: Sendable {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         viewer.opener.cancel()
         remove(elements: viewer.elements, teePads: viewer.teePads)
+        encoderRate?.withdraw(id)
         count(removal: reason)
         let last = viewer.traffic.totals
         departed.withLock { $0 = $0 + last }

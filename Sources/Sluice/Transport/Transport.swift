@@ -100,10 +100,13 @@ struct TransportContext {
     }
 
     /// A receive-only transceiver offering `codecs` (every codec of the medium if empty).
+    /// Video offers transport-wide congestion control, so an adaptive sender (Sluice, a
+    /// browser, an SFU) gets the feedback it needs.
     func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
         let offered = codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : codecs
+        let twcc = media == .video ? EncoderPresets.twccReceiveCaps : ""
         do {
-            let caps = try Caps(offered.map { EncoderPresets.receiveCaps(for: $0) }.joined(separator: ";"))
+            let caps = try Caps(offered.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))
             _ = try bin.emit("add-transceiver", "recvonly", caps)
         } catch {
             throw RunError("cannot set up receiving \(media.rawValue): \(error.message)", at: location)

@@ -38,10 +38,13 @@ struct RTPSendParameters: Sendable, Equatable {
                           twccExtensionID: congestionControl ? offeredTWCCExtensionID : nil)
     }
 
-    /// For an answer: the payload type and MID extension id the offer chose.
-    static func answering(_ codec: Codec, choice: CodecMatch.Choice, mid: String?) -> RTPSendParameters {
+    /// For an answer: the payload type and MID extension id the offer chose. With
+    /// `congestionControl`, the TWCC extension id too, when the offer asks for that feedback.
+    static func answering(_ codec: Codec, choice: CodecMatch.Choice, mid: String?,
+                          congestionControl: Bool = false) -> RTPSendParameters {
         RTPSendParameters(codec: codec, payloadType: choice.payloadType, ssrc: randomSSRC(),
-                          midExtensionID: mid == nil ? nil : choice.midExtensionID, mid: mid)
+                          midExtensionID: mid == nil ? nil : choice.midExtensionID, mid: mid,
+                          twccExtensionID: congestionControl ? choice.twccExtensionID : nil)
     }
 
     static func randomSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max) }

@@ -9,6 +9,9 @@ public enum CodecMatch {
         public var rtxPayloadType: Int?
         /// The offer's header extension id for MID, if offered.
         public var midExtensionID: Int?
+        /// The offer's header extension id for transport-wide congestion control, when the
+        /// chosen format also asks for `transport-cc` feedback (both are needed for it).
+        public var twccExtensionID: Int?
     }
 
     /// The best payload type in `media` for a stream encoded as `encoding` (`VP8`, `VP9`,
@@ -29,9 +32,10 @@ public enum CodecMatch {
         } else {
             best = candidates.first
         }
-        guard let pt = best?.payloadType else { return nil }
-        return Choice(payloadType: pt, rtxPayloadType: media.rtxPayloadType(for: pt),
-                      midExtensionID: media.extensionID(RTPHeaderExtension.mid))
+        guard let best else { return nil }
+        let twcc = best.feedback.contains("transport-cc") ? media.extensionID(RTPHeaderExtension.transportWideCC) : nil
+        return Choice(payloadType: best.payloadType, rtxPayloadType: media.rtxPayloadType(for: best.payloadType),
+                      midExtensionID: media.extensionID(RTPHeaderExtension.mid), twccExtensionID: twcc)
     }
 
     static func acceptable(_ f: SDPMediaDescription.Format, _ name: String) -> Bool {

@@ -82,6 +82,62 @@ final class BandwidthEstimatorTests: XCTestCase {
               + "queue \(queue) ms; ≥ 2.25 Mbit/s \(back) s after the link widened")
     }
 
+    /// A queue that stands is drained: a 2.5 Mbit/s start into a 1 Mbit/s link with a 40 KB
+    /// keyframe first fills ~600 ms of queue within the first frames; it is below 100 ms
+    /// within 3 s and stays there, while the rate comes back up to near the link.
+    func testAStandingQueueIsDrained() {
+        var e = BandwidthEstimator(limits: limits)
+        var path = Path(capacityBps: 1_000_000, queueLimitMs: 2000)
+        var seq: UInt16 = 0
+        var keyframe: [TWCCPacket] = []
+        for i in 0..<34 {  // 40 KB, back to back, before the first feedback
+            let t = UInt64(1_000_000_000 + i * 50_000)
+            keyframe.append(TWCCPacket(sequence: seq, sentNs: t, arrivedNs: path.carry(bytes: 1200, sentNs: t), size: 1200))
+            seq &+= 1
+        }
+        XCTAssertGreaterThan(path.queueMs(at: 1_002_000_000), 300)
+        e.update(feedback: Array(keyframe.prefix(2)), nowNs: 1_100_000_000)
+        run(&e, path: &path, from: 1_033_000_000, seconds: 3, sequence: &seq)
+        XCTAssertLessThan(path.queueMs(at: 4_033_000_000), 100, "drained within 3 s")
+        run(&e, path: &path, from: 4_033_000_000, seconds: 8, sequence: &seq)
+        XCTAssertLessThan(path.queueMs(at: 12_033_000_000), 150, "stays drained")
+        XCTAssertGreaterThanOrEqual(e.target, 600_000, "and the rate came back: \(e.target)")
+    }
+
+    /// A queue that stands still (packets leave as fast as they come, 600 ms late) shows no
+    /// trend: GCC's filter alone would let the rate grow. The queueing delay brings the
+    /// target well below what arrives, so the queue empties.
+    func testAQueueThatStandsStillLowersTheTarget() {
+        var e = BandwidthEstimator(limits: BitrateLimits(min: 300_000, start: 900_000, max: 2_500_000))
+        e.update(feedback: [TWCCPacket(sequence: 0, sentNs: 1_000_000_000, arrivedNs: 1_020_000_000, size: 1200)],
+                 nowNs: 1_040_000_000)
+        var seq: UInt16 = 1
+        for report in 0..<60 {  // 3 s of reports every 50 ms, 5 packets each (960 kbit/s)
+            let base = UInt64(2_000_000_000 + report * 50_000_000)
+            let packets = (0..<5).map { i -> TWCCPacket in
+                let sent = base + UInt64(i * 10_000_000)
+                defer { seq &+= 1 }
+                return TWCCPacket(sequence: seq, sentNs: sent, arrivedNs: sent + 620_000_000, size: 1200)
+            }
+            e.update(feedback: packets, nowNs: base + 700_000_000)
+        }
+        XCTAssertEqual(e.queueDelayMs ?? 0, 600, accuracy: 1)
+        XCTAssertLessThanOrEqual(e.target, 500_000, "below what arrives (~960 kbit/s) until the queue drains: \(e.target)")
+    }
+
+    func testQueueDelayFromOneWayTimes() {
+        var d = OneWayDelay()
+        // Clock offset 5 s; the first packets see an empty queue, later ones wait 80 ms.
+        d.add([TWCCPacket(sequence: 0, sentNs: 1_000_000_000, arrivedNs: 6_020_000_000, size: 100)])
+        XCTAssertEqual(d.queueDelayMs ?? -1, 0, accuracy: 0.001)
+        d.add([TWCCPacket(sequence: 1, sentNs: 2_000_000_000, arrivedNs: 7_100_000_000, size: 100),
+               TWCCPacket(sequence: 2, sentNs: 2_010_000_000, arrivedNs: 7_130_000_000, size: 100)])
+        XCTAssertEqual(d.queueDelayMs ?? -1, 80, accuracy: 0.001, "the least of a report counts")
+        // Hostile times (arrival before a huge offset jump) give no figure, not a wrong one.
+        d.add([TWCCPacket(sequence: 3, sentNs: 3_000_000_000, arrivedNs: 900_000_000_000, size: 100)])
+        XCTAssertNil(d.queueDelayMs)
+    }
+
     /// A wide link with no loss: the target stays at the top.
     func testAWideLinkKeepsTheMaximum() {
         var e = BandwidthEstimator(limits: BitrateLimits(min: 300_000, start: 1_000_000, max: 2_500_000))

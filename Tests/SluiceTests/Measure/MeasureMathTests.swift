@@ -47,11 +47,32 @@ final class MeasureMathTests: XCTestCase {
     func testImpairmentParsing() throws {
         XCTAssertEqual(try Impairment.parse("delay 40ms loss 2%"), Impairment(delayMs: 40, lossPercent: 2))
         XCTAssertEqual(try Impairment.parse("delay 0.1s 20ms duplicate 1"), Impairment(delayMs: 100, jitterMs: 20, duplicatePercent: 1))
-        for bad in ["", "delay", "delay fast", "loss 120%", "rate 1mbit", "delay 10ms 20ms", "reorder 5%"] {
+        XCTAssertEqual(try Impairment.parse("rate 1mbit limit 50"), Impairment(rateBitsPerSecond: 1e6, limitPackets: 50))
+        XCTAssertEqual(try Impairment.parse("rate 800kbit").rateBitsPerSecond, 800_000)
+        XCTAssertEqual(try Impairment.parse("rate 100kbps").rateBitsPerSecond, 800_000, "kbps is kilobytes per second, as in tc")
+        XCTAssertEqual(try Impairment.parse("delay 20ms reorder 25%").reorderPercent, 25)
+        for bad in ["", "delay", "delay fast", "loss 120%", "rate", "rate 1", "rate fast", "rate 1bit", "rate -3mbit",
+                    "limit 0", "limit many", "delay 10ms 20ms", "reorder 5%", "slot 10ms"] {
             XCTAssertThrowsError(try Impairment.parse(bad), bad)
         }
-        do { _ = try Impairment.parse("rate 1mbit") } catch {
-            XCTAssertTrue(error.description.contains("'rate' is not supported"), error.description)
+        do { _ = try Impairment.parse("reorder 5%") } catch {
+            XCTAssertTrue(error.description.contains("give a delay too"), error.description)
+        }
+    }
+
+    func testScheduleParsingAndSteps() throws {
+        let s = try ImpairmentSchedule.parse("rate 3mbit for 10s; rate 800kbit for 15s; rate 3mbit")
+        XCTAssertEqual(s.steps.map(\.impairment.rateBitsPerSecond), [3e6, 8e5, 3e6])
+        XCTAssertEqual(s.steps.map(\.seconds), [10, 15, nil])
+        XCTAssertEqual([0, 9.9, 10, 24.9, 25, 1000].map(s.step(at:)), [0, 0, 1, 1, 2, 2])
+        XCTAssertEqual(s.spans.map(\.from), [0, 10, 25])
+        XCTAssertEqual(s.spans.map(\.text), ["rate 3mbit", "rate 800kbit", "rate 3mbit"])
+        for bad in ["", ";", "rate 3mbit; rate 1mbit", "rate 3mbit for; rate 1mbit", "rate 3mbit for 0s; rate 1mbit",
+                    "rate 3mbit for 10s; loss 200%"] {
+            XCTAssertThrowsError(try ImpairmentSchedule.parse(bad), bad)
+        }
+        do { _ = try ImpairmentSchedule.parse("rate 3mbit for 10s; loss 200%") } catch {
+            XCTAssertTrue(error.description.hasPrefix("step 2:"), error.description)
         }
     }
 
@@ -60,9 +81,10 @@ final class MeasureMathTests: XCTestCase {
         var dropped = 0, duplicated = 0
         var delays: [Double] = []
         for _ in 0..<20000 {
-            guard let copies = relay.schedule() else { dropped += 1; continue }
-            if copies.count == 2 { duplicated += 1 }
-            delays += copies.map { Double($0) / 1e6 }
+            let due = relay.admit(bytes: 100, now: 1_000_000_000)
+            guard !due.isEmpty else { dropped += 1; continue }
+            if due.count == 2 { duplicated += 1 }
+            delays += due.map { Double($0 - 1_000_000_000) / 1e6 }
         }
         XCTAssertEqual(Double(dropped) / 20000, 0.20, accuracy: 0.015)
         XCTAssertEqual(Double(duplicated) / Double(20000 - dropped), 0.05, accuracy: 0.01)
@@ -72,7 +94,66 @@ final class MeasureMathTests: XCTestCase {
         // The same seed gives the same pattern (reproducible runs).
         let a = ImpairmentRelay(fd: -1, impairment: Impairment(lossPercent: 50), seed: 7)
         let b = ImpairmentRelay(fd: -1, impairment: Impairment(lossPercent: 50), seed: 7)
-        XCTAssertEqual((0..<100).map { _ in a.schedule() == nil }, (0..<100).map { _ in b.schedule() == nil })
+        XCTAssertEqual((0..<100).map { _ in a.admit(bytes: 1, now: 0).isEmpty }, (0..<100).map { _ in b.admit(bytes: 1, now: 0).isEmpty })
+    }
+
+    func testRelayRateSpacesPacketsByTheirSize() {
+        // 1 Mbit/s: a 1250-byte packet takes 10 ms on the wire. A burst of 5 leaves 10 ms apart.
+        let relay = ImpairmentRelay(fd: -1, impairment: Impairment(delayMs: 20, rateBitsPerSecond: 1e6), seed: 1)
+        let t0: UInt64 = 5_000_000_000
+        let due = (0..<5).map { _ in relay.admit(bytes: 1250, now: t0)[0] - t0 }
+        XCTAssertEqual(due, [30, 40, 50, 60, 70].map { UInt64($0) * 1_000_000 })
+        // After the link has been idle, a packet waits only its delay and its own time.
+        XCTAssertEqual(relay.admit(bytes: 125, now: t0 + 1_000_000_000)[0] - t0, 1_021_000_000)
+    }
+
+    func testRelayReordersAndLimitsItsQueue() {
+        // Reordered packets are due at once, ahead of the 50 ms ones.
+        let relay = ImpairmentRelay(fd: -1, impairment: Impairment(delayMs: 50, reorderPercent: 30), seed: 3)
+        let due = (0..<10000).map { _ in relay.admit(bytes: 100, now: 0)[0] }
+        XCTAssertEqual(Double(due.filter { $0 == 0 }.count) / 10000, 0.30, accuracy: 0.02)
+        XCTAssertTrue(due.allSatisfy { $0 == 0 || $0 == 50_000_000 })
+        // `limit` bounds what waits: 3 queued, the next 2 dropped as overflow.
+        let limited = ImpairmentRelay(fd: -1, impairment: Impairment(delayMs: 100, limitPackets: 3), seed: 3)
+        XCTAssertEqual((0..<5).map { _ in limited.enqueue([0, 1, 2], now: 0) }, [1, 1, 1, 0, 0])
+        XCTAssertEqual(limited.counts.overflowed, 2)
+        XCTAssertEqual(limited.counts.dropped, 0, "overflow is counted apart from random loss")
+    }
+
+    func testRelayFollowsItsSchedule() throws {
+        let schedule = try ImpairmentSchedule.parse("loss 100% for 1s; delay 5ms")
+        let relay = ImpairmentRelay(fd: -1, schedule: schedule, seed: 1)
+        relay.restartSchedule()
+        let start = ImpairmentRelay.now()
+        XCTAssertTrue(relay.admit(bytes: 10, now: start + 500_000_000).isEmpty, "step 1 loses everything")
+        XCTAssertEqual(relay.counts.step, 0)
+        XCTAssertEqual(relay.admit(bytes: 10, now: start + 1_500_000_000), [start + 1_505_000_000])
+        XCTAssertEqual(relay.counts.step, 1)
+    }
+
+    func testTimelinesOfTwoProcessesLineUp() {
+        // The sender started 0.5 s before the receiver; its rows move 0.5 s earlier.
+        let sender = [MeasureReport.BitrateSecond(t: 1.5, target_kbps: 900, encoder_kbps: 880),
+                      MeasureReport.BitrateSecond(t: 2.5, target_kbps: 800, encoder_kbps: 790)]
+        let receiver = [MeasureReport.BitrateSecond(t: 1.0, rtp_kbps: 850), MeasureReport.BitrateSecond(t: 2.0, rtp_kbps: 760),
+                        MeasureReport.BitrateSecond(t: 5.0, rtp_kbps: 700)]
+        let merged = BitrateTimeline.merge(sender: sender, senderOrigin: 100.0, receiver: receiver, receiverOrigin: 100.5)
+        XCTAssertEqual(merged.map(\.target_kbps), [900, 800, nil])
+        XCTAssertEqual(merged.map(\.rtp_kbps), [850, 760, 700])
+        let schedule = try? ImpairmentSchedule.parse("rate 1mbit for 8s; rate 4mbit")
+        XCTAssertEqual(schedule?.conditions(offset: 0).map(\.rate_kbps), [1000, 4000])
+        XCTAssertEqual(schedule?.conditions(offset: 0).map(\.to_s), [8, nil])
+    }
+
+    func testStartUpFiguresSeparateTheFirstFrames() {
+        // Three stale frames at the start, then 100 fresh ones.
+        let stale = (0..<3).map { LatencyRecorder.Sample(number: UInt32($0), latencyMicroseconds: 400_000 - $0 * 100_000, at: 0.5) }
+        let fresh = (3..<103).map { LatencyRecorder.Sample(number: UInt32($0), latencyMicroseconds: 10_000, at: 0.5 + Double($0) / 30) }
+        let s = MeasureReport.StartUp(samples: stale + fresh, timeToFirstFrameMs: 420)
+        XCTAssertEqual(s.first_frame_age_ms, 400)
+        XCTAssertEqual(s.time_to_first_frame_ms, 420)
+        XCTAssertEqual(s.whole_run_p99_ms, 300)
+        XCTAssertEqual(s.steady_p99_ms, 10)
     }
 
     func testPlotIsWellFormedSVGWithEveryFrame() throws {
@@ -84,7 +165,11 @@ final class MeasureMathTests: XCTestCase {
                                 cpu_seconds: 1, gstreamer_version: "1.22"),
             samples: samples(Array(0..<60), latencyMs: 12), stamped: 60, unreadable: 0, cpu: 1, peakMiB: 50, processes: 1, netem: nil)
         report.pipeline = "a<b>&.yaml"
+        report.bitrate = [.init(t: 1, target_kbps: 900, encoder_kbps: 850, rtp_kbps: 800), .init(t: 2, target_kbps: 700, rtp_kbps: 690)]
+        report.conditions = [.init(from_s: 0, to_s: 2, netem: "rate 1mbit & <x>", rate_kbps: 1000), .init(from_s: 2, netem: "loss 1%")]
         let svg = LatencyPlot.svg(report)
+        XCTAssertEqual(svg.components(separatedBy: "<path").count - 1, 4, "latency line and three bitrate lines")
+        XCTAssertTrue(svg.contains("rate 1mbit &amp; &lt;x&gt;"))
         let parser = XMLParser(data: Data(svg.utf8))
         XCTAssertTrue(parser.parse(), "the SVG is well-formed XML: \(parser.parserError.map { "\($0)" } ?? "")")
         XCTAssertEqual(svg.components(separatedBy: "<circle").count - 1, 60, "one point per frame")

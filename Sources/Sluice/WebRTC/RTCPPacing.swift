@@ -1,0 +1,26 @@
+import GStreamer
+
+/// How often webrtcbin's RTP sessions may send RTCP.
+///
+/// rtpsession spaces RTCP by RFC 3550's rule: average compound size × members ÷ RTCP
+/// bandwidth, where the bandwidth defaults to 5% of an assumed 1 Mbit/s. Transport-wide
+/// congestion control feedback rides in that RTCP (an early packet is allowed once per
+/// interval, RFC 4585), and it makes the compounds large, so the interval grows: on a
+/// receiving webrtcbin feedback left in batches every 200–300 ms, and a sender learned
+/// about a filling queue that late. A larger RTCP allowance brings the interval down to
+/// tens of milliseconds, as browsers send it; RTCP stays small next to the media (a few
+/// kbit/s more in practice).
+enum RTCPPacing {
+    /// RTCP bandwidth per session, bit/s (rtpsession's `rtcp-fraction` above 1 is absolute).
+    static let rtcpBitsPerSecond = 150_000.0
+
+    /// Sets the allowance on every RTP session of `webrtcbin` (they exist once a
+    /// description is set; setting it again is harmless).
+    static func apply(to webrtcbin: Element) {
+        guard let bin = webrtcbin.cast(to: Bin.self) else { return }
+        for session in bin.descendants where session.factoryName == "rtpsession" {
+            if let current = session.get("rtcp-fraction", as: Double.self), current == rtcpBitsPerSecond { continue }
+            try? session.set("rtcp-fraction", rtcpBitsPerSecond)
+        }
+    }
+}
