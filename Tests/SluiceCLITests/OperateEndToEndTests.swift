@@ -66,12 +66,13 @@ final class OperateEndToEndTests: XCTestCase {
     /// counters keep what it was sent (they never go back) and the round trip is absent.
     func testViewerNetworkFiguresReachMetrics() throws {
         let client = """
-        "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 --no-audio --drop 0.05 > viewer.json &
+        out=$(mktemp)
+        "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 --no-audio --drop 0.05 > "$out" &
         viewer=$!
         i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
         sleep 4   # statistics are read each second; NACKs need losses first
         echo "DURING $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
-        wait $viewer; echo "VIEWER $(cat viewer.json)"
+        wait $viewer; echo "VIEWER $(cat "$out")"; rm -f "$out"
         i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":0'; do i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
         echo "AFTER $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
         """
