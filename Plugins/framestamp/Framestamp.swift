@@ -185,7 +185,9 @@ public final class FramestampWriter: FrameFilter {
 /// Reads the stamp `FramestampWriter` wrote (analysis only; never writes).
 ///
 /// `block`, `x` and `y` must be the writer's, and the frame must have the writer's size (the
-/// square size is derived from both when the writer had to shrink it). Each square is read
+/// square size is derived from both when the writer had to shrink it) or half or a quarter
+/// of it (a sender that lowers its resolution under congestion): when the stamp does not
+/// read at the writer's geometry it is tried at half and a quarter of it. Each square is read
 /// as the mean luma of its central half (from `block/4` to `block - block/4` in both
 /// directions; computed luma (77·R + 150·G + 29·B + 128) >> 8 for packed formats),
 /// thresholded halfway between the 0 and 1 levels. When the CRC matches it emits
@@ -234,8 +236,16 @@ public final class FramestampReader: FrameFilter {
         self.clock = clock
     }
 
-    /// Reads the stamp of a frame without emitting anything or counting.
+    /// Reads the stamp of a frame without emitting anything or counting: at the writer's
+    /// geometry, else at half and a quarter of it (a picture scaled down after the writer).
     public func read(_ frame: borrowing Frame) -> (number: UInt32, timestamp: UInt64)? {
+        for scale in [1, 2, 4] where block / scale >= 4 || scale == 1 {
+            if let stamp = read(frame, block: block / scale, x: x / scale, y: y / scale) { return stamp }
+        }
+        return nil
+    }
+
+    private func read(_ frame: borrowing Frame, block: Int, x: Int, y: Int) -> (number: UInt32, timestamp: UInt64)? {
         let plane = frame.plane(0)
         guard let at = Framestamp.layout(width: plane.width, height: plane.height, x: x, y: y, block: block) else {
             return nil

@@ -133,6 +133,25 @@ final class FramestampTests: XCTestCase {
         }
     }
 
+    /// A sender that halves (or quarters) its resolution under congestion scales the stamp
+    /// with the picture: the reader still reads it, at the writer's settings.
+    func testReadsAPictureScaledDownAfterTheWriter() throws {
+        for factor in [2, 4] {
+            let full = randomFrame(.i420, 1280, 720)
+            try FramestampWriter(block: 16) { 0xBEEF_0000_0002 }.run(full, number: 4242)
+            let small = randomFrame(.i420, 1280 / factor, 720 / factor)
+            // Box filter, as videoscale's bilinear downscale is near enough for squares.
+            fill(small, plane: 0) { x, y in
+                var sum = 0
+                for dy in 0..<factor { for dx in 0..<factor { sum += Int(full[0, x * factor + dx, y * factor + dy]) } }
+                return UInt8(sum / (factor * factor))
+            }
+            let log = EventLog()
+            try FramestampReader(block: 16) { 0xBEEF_0000_0002 }.run(small, context: log.context)
+            XCTAssertEqual(log.named("framestamp").first?.fields["number"], 4242, "1/\(factor) size: \(log.events)")
+        }
+    }
+
     func testReadSurvivesNoiseAndBlur() throws {
         for format in FramestampWriter.formats {
             for (w, h, block) in [(640, 360, 16), (1280, 720, 16), (200, 50, 6), (160, 40, 4)] {

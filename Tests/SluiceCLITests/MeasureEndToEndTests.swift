@@ -124,6 +124,22 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertTrue(plot?.contains("bitrate") ?? false, "the plot draws the bitrates")
     }
 
+    /// Below `scale_below` the sender halves its picture (and the stamps still read): behind
+    /// a 1 Mbit/s link the receiver decodes 640×360 from a 1280×720 capture, frames keep
+    /// coming and none is damaged.
+    func testALowTargetLowersTheResolution() throws {
+        let (r, report, _) = try measure(["Pipelines/adaptive.yaml", "--duration", "10", "--processes", "2", "--quiet",
+                                          "--netem", "rate 1mbit",
+                                          "--set", "send.video.encode.bitrate={min: 300, start: 2500, max: 2500, scale_below: 1500}"],
+                                         timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
+        let o = try XCTUnwrap(report, r.stdout)
+        XCTAssertEqual(number(o, "width"), 640, "the receiver decodes the smaller picture: \(r.stdout)")
+        XCTAssertEqual(number(o, "height"), 360)
+        XCTAssertGreaterThan(number(o, "delivered_fps") ?? 0, 20, r.stdout)
+        XCTAssertLessThanOrEqual(number(o, "frames.unreadable") ?? 99, 5, "stamps read at half size: \(r.stdout)")
+    }
+
     func testMeasureArgumentsAndFilesThatCannotBeMeasured() throws {
         let netemAlone = try CLI.run(["measure", "Pipelines/loopback.yaml", "--netem", "delay 10ms"])
         XCTAssertEqual(netemAlone.status, 2)

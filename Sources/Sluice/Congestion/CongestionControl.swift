@@ -19,7 +19,7 @@ final class CongestionControl: Sendable {
 
     /// Drives a send branch's encoder (`control`).
     convenience init(limits: BitrateLimits, control: SendControl, watching payloaderOutput: Pad) {
-        self.init(limits: limits, watching: payloaderOutput) { try? control.setBitrate($0) }
+        self.init(limits: limits, watching: payloaderOutput) { control.applyTarget($0) }
     }
 
     /// Calls `onTarget` (on a streaming thread: keep it short) with each new target, bit/s.

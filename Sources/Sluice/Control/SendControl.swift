@@ -13,6 +13,15 @@ struct SendControl: Sendable {
     /// The first element of the encode stage (the encoder, or a `gst:` fragment's bin).
     let encoder: Element?
     let encoderFactory: String?
+    /// Smaller pictures at low targets (`scale_below`, `fps_below`), if the file asks.
+    var mitigation: Mitigation? = nil
+
+    /// A congestion controller's new target: the encoder's bitrate, and the picture size
+    /// and rate when the file names thresholds.
+    func applyTarget(_ bitsPerSecond: Int) {
+        try? setBitrate(bitsPerSecond)
+        mitigation?.update(target: bitsPerSecond, nowNs: StageTimer.now())
+    }
 
     /// The encoder property that sets the target bitrate, and its unit in bit/s.
     private var bitrateProperty: (name: String, unit: Int)? {

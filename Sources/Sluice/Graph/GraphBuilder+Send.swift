@@ -111,14 +111,27 @@ extension GraphBuilder {
             tail.append(try make("audioconvert", at: enc.location))
             tail.append(try make("audioresample", at: enc.location))
         }
+        // Thresholds in the file: videoscale ! videorate ! capsfilter before the encoder,
+        // passthrough until the target falls below them (`Mitigation`).
+        var mitigation: Mitigation?
+        if video, let adaptive = enc.adaptive, adaptive.scaleBelowKbps != nil || adaptive.fpsBelowKbps != nil {
+            let filter = try make("capsfilter", [("caps", "video/x-raw")], at: adaptive.location, name: "video-mitigation")
+            tail += [try make("videoscale", at: adaptive.location), try make("videorate", [("drop-only", "true")], at: adaptive.location),
+                     filter]
+            mitigation = Mitigation(capsfilter: filter, width: branch.capture.width, height: branch.capture.height,
+                                    fps: branch.capture.fps, scaleBelow: adaptive.scaleBelowKbps.map { $0 * 1000 },
+                                    fpsBelow: adaptive.fpsBelowKbps.map { $0 * 1000 })
+        }
         let encoding = try encoderChain(enc, fps: branch.capture.fps)
         tail += encoding
         state.withLock {
-            $0.sendControls[branch.media] = SendControl(media: branch.media, codec: enc.codec, gate: gate,
-                                                        encoder: encoding.first, encoderFactory: encoding.first?.factoryName)
+            var control = SendControl(media: branch.media, codec: enc.codec, gate: gate,
+                                      encoder: encoding.first, encoderFactory: encoding.first?.factoryName)
+            control.mitigation = mitigation
+            $0.sendControls[branch.media] = control
         }
-        if video, let stageTimer, tail.count >= 3, let exit = tail.last {
-            stageTimer.timeInOrder(StageTimer.encode, from: tail[2], to: exit)  // encoder (+ caps, parser)
+        if video, let stageTimer, let entry = encoding.first, let exit = tail.last {
+            stageTimer.timeInOrder(StageTimer.encode, from: entry, to: exit)  // encoder (+ caps, parser)
         }
         guard let webrtcbin else {
             let sink = sendEndsInTee

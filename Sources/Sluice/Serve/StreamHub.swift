@@ -51,7 +51,7 @@ public final class StreamHub: Sendable {
         var encoderRate: SharedEncoderRate?
         if let adaptive = spec.send?.video?.encode.adaptive,
            let control = builder.state.withLock({ $0.sendControls[.video] }) {
-            encoderRate = SharedEncoderRate(limits: adaptive.limits) { try? control.setBitrate($0) }
+            encoderRate = SharedEncoderRate(limits: adaptive.limits) { control.applyTarget($0) }
         }
         self.encoderRate = encoderRate
         viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events,

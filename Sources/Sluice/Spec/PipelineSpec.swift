@@ -300,9 +300,16 @@ public struct AdaptiveBitrate: Sendable, Equatable {
     public var minKbps: Int
     public var startKbps: Int
     public var maxKbps: Int
+    /// Below this target (kbit/s) the picture is sent at half its width and height
+    /// (`scale_below`); restored above 1.25 × it.
+    public var scaleBelowKbps: Int?
+    /// Below this target (kbit/s) the frame rate is halved (`fps_below`); restored above 1.25 × it.
+    public var fpsBelowKbps: Int?
     public var location: SourceLocation?
-    public init(minKbps: Int, startKbps: Int, maxKbps: Int, location: SourceLocation? = nil) {
-        self.minKbps = minKbps; self.startKbps = startKbps; self.maxKbps = maxKbps; self.location = location
+    public init(minKbps: Int, startKbps: Int, maxKbps: Int, scaleBelowKbps: Int? = nil, fpsBelowKbps: Int? = nil,
+                location: SourceLocation? = nil) {
+        self.minKbps = minKbps; self.startKbps = startKbps; self.maxKbps = maxKbps
+        self.scaleBelowKbps = scaleBelowKbps; self.fpsBelowKbps = fpsBelowKbps; self.location = location
     }
     /// The same limits in bit/s, for `BandwidthEstimator`.
     public var limits: BitrateLimits { BitrateLimits(min: minKbps * 1000, start: startKbps * 1000, max: maxKbps * 1000) }

@@ -235,8 +235,10 @@ extension SpecDecoder {
 
     /// `bitrate: {min: 300, start: 1500, max: 2500}` (kbit/s, units allowed as for a plain
     /// bitrate). `min` and `max` are required; `start` defaults to 1000 within them.
+    /// `scale_below` and `fps_below` (between min and max) lower the resolution, then the
+    /// frame rate, while the target is under them.
     mutating func decodeAdaptiveBitrate(_ map: [SpecEntry], at location: SourceLocation) -> AdaptiveBitrate? {
-        let keys = ["min", "start", "max"]
+        let keys = ["min", "start", "max", "scale_below", "fps_below"]
         checkKeys(map, allowed: keys, context: "in bitrate") { _ in nil }
         if map.contains(where: { !keys.contains($0.key) }) { return nil }  // one mistake, one diagnostic
         func kbps(_ key: String) -> (Int, SourceLocation)? {
@@ -267,7 +269,22 @@ extension SpecDecoder {
             fail("'start' (\(s) kbit/s) must lie between 'min' (\(minKbps)) and 'max' (\(maxKbps))", at: at)
             return nil
         }
-        return AdaptiveBitrate(minKbps: minKbps, startKbps: startKbps, maxKbps: maxKbps, location: location)
+        var thresholds: [String: Int] = [:]
+        for key in ["scale_below", "fps_below"] where map.entry(key) != nil {
+            guard let (v, at) = kbps(key) else { return nil }
+            guard v > minKbps && v <= maxKbps else {
+                fail("'\(key)' (\(v) kbit/s) must lie above 'min' (\(minKbps)) and at most 'max' (\(maxKbps)): below it the picture is made smaller", at: at)
+                return nil
+            }
+            thresholds[key] = v
+        }
+        if let scale = thresholds["scale_below"], let fps = thresholds["fps_below"], fps > scale,
+           let at = map.entry("fps_below")?.value.location {
+            fail("'fps_below' (\(fps)) is above 'scale_below' (\(scale)): the resolution goes first, then the frame rate", at: at)
+            return nil
+        }
+        return AdaptiveBitrate(minKbps: minKbps, startKbps: startKbps, maxKbps: maxKbps, scaleBelowKbps: thresholds["scale_below"],
+                               fpsBelowKbps: thresholds["fps_below"], location: location)
     }
 
     static func encodeKeys(media: MediaKind) -> [String] {

@@ -187,4 +187,24 @@ final class BandwidthEstimatorTests: XCTestCase {
         XCTAssertEqual(DelayTrend.slope([(0, 1), (1, 3), (2, 5)]) ?? 0, 2, accuracy: 1e-9)
         XCTAssertNil(DelayTrend.slope([(1, 1), (1, 2)]))
     }
+
+    /// Mitigation levels: half size below `scale_below`, half rate below `fps_below`, each
+    /// back only 25% above its threshold (no flapping at the edge).
+    func testMitigationLevelsHaveHysteresis() {
+        typealias L = Mitigation.Level
+        func level(_ target: Int, _ current: L = L()) -> L {
+            Mitigation.level(for: target, current: current, scaleBelow: 1_000_000, fpsBelow: 500_000)
+        }
+        XCTAssertEqual(level(1_200_000), L())
+        XCTAssertEqual(level(900_000), L(downscaled: true))
+        XCTAssertEqual(level(400_000), L(downscaled: true, fpsReduced: true))
+        XCTAssertEqual(level(1_100_000, L(downscaled: true)), L(downscaled: true), "held until 1.25 × the threshold")
+        XCTAssertEqual(level(1_260_000, L(downscaled: true)), L())
+        XCTAssertEqual(level(600_000, L(downscaled: true, fpsReduced: true)), L(downscaled: true, fpsReduced: true))
+        XCTAssertEqual(level(700_000, L(downscaled: true, fpsReduced: true)), L(downscaled: true))
+        XCTAssertEqual(Mitigation.level(for: 1, current: L(), scaleBelow: nil, fpsBelow: nil), L(), "no thresholds, no change")
+        XCTAssertEqual(Mitigation.caps(L(), width: 1280, height: 720, fps: 30), "video/x-raw")
+        XCTAssertEqual(Mitigation.caps(L(downscaled: true, fpsReduced: true), width: 1278, height: 718, fps: 25),
+                       "video/x-raw,width=(int)638,height=(int)358,pixel-aspect-ratio=(fraction)1/1,framerate=(fraction)12/1")
+    }
 }

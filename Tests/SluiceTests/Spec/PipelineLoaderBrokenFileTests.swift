@@ -147,6 +147,11 @@ private let brokenCases: [BrokenCase] = [
                message: "'min' must be between 30 and 100000 kbit/s, got 1"),
     BrokenCase(name: "adaptive unknown key", yaml: validSend + "\n    encode: {bitrate: {low: 1, max: 300}}\n", at: "4:24",
                message: "unknown key 'low' in bitrate"),
+    BrokenCase(name: "adaptive scale threshold below min", yaml: validSend + "\n    encode: {bitrate: {min: 300, max: 2500, scale_below: 200}}\n",
+               at: "4:58", message: "'scale_below' (200 kbit/s) must lie above 'min' (300)"),
+    BrokenCase(name: "adaptive fps before scale", yaml: validSend
+                   + "\n    encode: {bitrate: {min: 300, max: 2500, scale_below: 800, fps_below: 1000}}\n",
+               at: "4:74", message: "'fps_below' (1000) is above 'scale_below' (800)"),
     BrokenCase(name: "adaptive audio", yaml: """
         send:
           audio:

@@ -150,6 +150,10 @@ final class PipelineLoaderValidTests: XCTestCase {
         let fixed = try adaptive("800")
         XCTAssertEqual(fixed.0, 800)
         XCTAssertNil(fixed.1)
+        let mitigated = try adaptive("{min: 300, max: 2500, scale_below: 1M, fps_below: 500}").1
+        XCTAssertEqual(mitigated?.scaleBelowKbps, 1000)
+        XCTAssertEqual(mitigated?.fpsBelowKbps, 500)
+        XCTAssertNil(full.1?.scaleBelowKbps)
     }
 
     func testUnitsAndScalarForms() throws {
