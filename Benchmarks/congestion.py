@@ -56,14 +56,13 @@ def figures(case, report):
     }
     targets = [(r["t"], r.get("target_kbps")) for r in rows if r.get("target_kbps") is not None]
     if case == "narrow" and targets:
-        # From when on the target never went above 1 Mbit/s again.
-        settled = None
-        for t, v in targets:
-            if v > 1000:
-                settled = None
-            elif settled is None:
-                settled = t
-        out["settled_at_s"] = settled
+        # When the target first was at or below the link, and from 5 s on how often and how
+        # far it went above it (probing).
+        out["first_at_or_below_1mbit_s"] = next((t for t, v in targets if v <= 1000), None)
+        late = [v for t, v in targets if t >= 5]
+        out["share_of_seconds_above_1mbit_after_5s"] = sum(v > 1000 for v in late) / max(1, len(late))
+        out["max_target_after_5s_kbps"] = max(late) if late else None
+        out["median_target_after_5s_kbps"] = statistics.median(late) if late else None
     if case == "reopen" and targets:
         back = [t for t, v in targets if t >= 10 and v >= 2250]
         out["back_after_s"] = (back[0] - 10) if back else None

@@ -84,6 +84,9 @@ public final class Pad: Object, @unchecked Sendable {
 
         /// The probed pad's negotiated caps.
         public var currentCaps: Caps? { gst_pad_get_current_caps(pad).map { Caps(full: $0) } }
+        /// The probed pad, as a new reference: for work after the handler returns (never to
+        /// keep in the handler itself, which the pad owns).
+        public var padReference: Pad { Pad(none: UnsafeMutableRawPointer(pad)) }
         /// The buffer passing, if this is a buffer probe.
         public var buffer: BufferRef? {
             sluice_pad_probe_info_buffer(info).map { BufferRef(raw: $0) }

@@ -130,6 +130,12 @@ extension GraphBuilder {
             control.mitigation = mitigation
             $0.sendControls[branch.media] = control
         }
+        // Peers' PLIs and FIRs (and Sluice's own requests) reach the encoder at most every
+        // half second; those in between become one request at its end.
+        if video, let output = encoding.first?.staticPad("src") {
+            let limiter = KeyframeRequestLimiter(watching: output)
+            state.withLock { $0.keyframeRequests = limiter }
+        }
         if video, let stageTimer, let entry = encoding.first, let exit = tail.last {
             stageTimer.timeInOrder(StageTimer.encode, from: entry, to: exit)  // encoder (+ caps, parser)
         }

@@ -36,6 +36,8 @@ final class GraphBuilder: Sendable {
         var startGates: [MediaKind: (gate: StartGate, pad: Pad)] = [:]
         /// The video branch's congestion control, with `encode.bitrate: {min, start, max}`.
         var congestion: CongestionControl?
+        /// The video encoder's keyframe-request limiter.
+        var keyframeRequests: KeyframeRequestLimiter?
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }
@@ -62,6 +64,8 @@ final class GraphBuilder: Sendable {
 
     /// The video branch's congestion control, if it adapts.
     var congestion: CongestionControl? { state.withLock { $0.congestion } }
+    /// Keyframe requests that reached the video encoder, and those folded into later ones.
+    var keyframeRequestCounts: (passed: Int, coalesced: Int)? { state.withLock { $0.keyframeRequests }?.counts }
 
     /// Opens the send branches' start gates: the connection carries media from now on.
     func openStartGates() {

@@ -227,6 +227,10 @@ public final class PipelineRun: Sendable {
         let cpu = processCPUSeconds() - cpuStart
         var result = summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
                              received: receiverStats, iceState: iceState)
+        if let k = builder.keyframeRequestCounts {
+            result.network.keyframe_requests = k.passed
+            result.network.keyframe_requests_coalesced = k.coalesced
+        }
         result.filters = builder.swiftFilterStatistics.map {
             RunSummary.FilterReport(filter: $0.filter, element: $0.element, frames: $0.frames.load(ordering: .relaxed),
                                     dropped: $0.dropped.load(ordering: .relaxed), errors: $0.errors.load(ordering: .relaxed),

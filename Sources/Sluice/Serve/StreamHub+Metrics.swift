@@ -17,6 +17,12 @@ extension StreamHub: MetricsSource {
             sink.gauge("sluice_stream_video_target_bitrate_bps", Double(target), labels: stream,
                        help: "The adaptive video encoder's target: the lowest of its viewers' bandwidth estimates, within the file's limits.")
         }
+        if let k = keyframeRequestCounts {
+            for (outcome, n) in [("passed", k.passed), ("coalesced", k.coalesced)] {
+                sink.counter("sluice_stream_keyframe_requests_total", total: Double(n), labels: stream + [("outcome", outcome)],
+                             help: "Keyframe requests at the stream's encoder: passed, or folded into the next (at most one per 500 ms).")
+            }
+        }
         collectTraffic(viewerTraffic, labels: stream, into: sink)
         for s in filterStatistics {
             let labels = stream + [("filter", s.filter), ("element", s.element)]

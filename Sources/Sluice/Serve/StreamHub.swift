@@ -15,6 +15,9 @@ public final class StreamHub: Sendable {
     /// The video encoder's bitrate, set by the viewers' estimates (`encode.bitrate: {min, start, max}`).
     let encoderRate: SharedEncoderRate?
 
+    /// Keyframe requests that reached the video encoder, and those folded into later ones.
+    public var keyframeRequestCounts: (passed: Int, coalesced: Int)? { builder.keyframeRequestCounts }
+
     /// The adaptive video encoder's current target, bit/s (nil: a fixed bitrate).
     public var videoTargetBitrate: Int? { encoderRate?.current }
     /// Statistics each second, filter events, viewers' sessions, errors.

@@ -97,6 +97,10 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var fir_count: Int = 0
         /// Packets the sending peer retransmitted (RTX).
         public var rtx_packets_sent: Int = 0
+        /// Keyframe requests (peers' PLI/FIR and Sluice's own) that reached the video encoder,
+        /// and those that came within half a second of one and were folded into the next.
+        public var keyframe_requests: Int?
+        public var keyframe_requests_coalesced: Int?
     }
 
     /// One Swift filter element's counters.

@@ -52,8 +52,8 @@ final class ViewerTrafficTests: XCTestCase {
     }
 }
 
-/// True the first time only.
-private final class OnceFlag: Sendable {
+/// True the first time only (shared by the tests of this module).
+final class OnceFlag: Sendable {
     private let done = Atomic<Bool>(false)
     func set() -> Bool { !done.exchange(true, ordering: .relaxed) }
 }
