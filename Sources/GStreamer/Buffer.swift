@@ -50,11 +50,24 @@ public final class Event: @unchecked Sendable {
                                               GST_SEEK_TYPE_NONE, -1))
     }
 
-    /// Asks upstream encoders for a keyframe (force-key-unit, all headers).
-    public static func forceKeyUnit() -> Event {
+    /// Asks upstream encoders for a keyframe (force-key-unit, all headers). `origin`, if
+    /// given, is written into the event's structure as the string field `originField`, so a
+    /// probe can tell who asked.
+    public static func forceKeyUnit(origin: String? = nil) -> Event {
         Gst.initialize()
-        return Event(full: gst_video_event_new_upstream_force_key_unit(ClockTime.none, 1, 0))
+        let event = Event(full: gst_video_event_new_upstream_force_key_unit(ClockTime.none, 1, 0))
+        if let origin, let s = gst_event_writable_structure(event.raw) {  // a new event: writable
+            var value = GValue()
+            g_value_init(&value, sluice_type_string())
+            g_value_set_string(&value, origin)
+            gst_structure_set_value(s, Event.originField, &value)
+            g_value_unset(&value)
+        }
+        return event
     }
+
+    /// The structure field `forceKeyUnit(origin:)` writes.
+    public static let originField = "origin-tag"
 
     /// A new reference for an API that takes ownership (transfer full).
     func takeForTransfer() -> UnsafeMutablePointer<GstEvent> {

@@ -54,7 +54,7 @@ struct SendControl: Sendable {
     /// Asks the encoder for a keyframe (an upstream force-key-unit event, all headers).
     func requestKeyframe() throws(ControlError) {
         guard media == .video else { throw ControlError(.invalid, "keyframes are a video matter; send.audio has none") }
-        guard let pad = encoder?.staticPad("src"), pad.sendEvent(.forceKeyUnit()) else {
+        guard let pad = encoder?.staticPad("src"), pad.sendEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) else {
             throw ControlError(.conflict, "the send.video encoder did not take the keyframe request")
         }
     }

@@ -72,7 +72,7 @@ final class GraphBuilder: Sendable {
         for (media, g) in state.withLock({ $0.startGates }) {
             g.gate.open()
             // Upstream, to the encoder: a keyframe now, rather than at the next scheduled one.
-            if media == .video { g.pad.pushEvent(.forceKeyUnit()) }
+            if media == .video { g.pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
         }
     }
 

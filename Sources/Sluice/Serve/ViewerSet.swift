@@ -127,7 +127,7 @@ final class ViewerSet: Sendable {
                 _ = await peer.wait(timeout: connectTimeout) { $0.connection == "connected" }
                 if Task.isCancelled { return }
                 for gate in gates { gate.open() }
-                for entrance in entrances { entrance.pushEvent(.forceKeyUnit()) }
+                for entrance in entrances { entrance.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
             }
             viewers.withLock {
                 $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health,

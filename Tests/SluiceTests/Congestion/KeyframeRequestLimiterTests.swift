@@ -51,4 +51,27 @@ final class KeyframeRequestLimiterTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.6)  // a window for a wrong extra keyframe to show, not synchronisation
         XCTAssertEqual(keyframes.withLock { $0.count }, 2)
     }
+
+    /// Sluice's own requests (a viewer starting, the control API) pass at once, even right
+    /// after a peer's; a peer's right after them is folded.
+    func testSluicesOwnRequestsAreNotHeldBack() throws {
+        Gst.initialize()
+        let pipeline = Pipeline(name: "own-keyframes")
+        let src = try Element.make("fakesrc")
+        let sink = try Element.make("fakesink")
+        try pipeline.add([src, sink])
+        try Element.link([src, sink])
+        let limiter = KeyframeRequestLimiter(watching: try XCTUnwrap(src.staticPad("src")))
+        let sinkPad = try XCTUnwrap(sink.staticPad("sink"))
+        // Pads pass events only once active.
+        XCTAssertNotEqual(pipeline.setState(.paused), .failure)
+        defer { pipeline.setState(.null) }
+        sinkPad.pushEvent(.forceKeyUnit())  // a peer's PLI
+        sinkPad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
+        sinkPad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
+        XCTAssertEqual(limiter.counts.passed, 3)
+        sinkPad.pushEvent(.forceKeyUnit())
+        XCTAssertEqual(limiter.counts.passed, 3)
+        XCTAssertEqual(limiter.counts.coalesced, 1)
+    }
 }
