@@ -96,7 +96,7 @@ final class MeasureEndToEndTests: XCTestCase {
     /// Congestion control end to end through Sluice's relay: the served stream's encoder
     /// follows the WHEP receiver's transport-wide feedback. 2.5 Mbit/s start behind 1 Mbit/s:
     /// the target goes under the link and latency comes back down; when the link opens to
-    /// 4 Mbit/s the target climbs again. Generous bounds (Benchmarks/congestion.sh holds the
+    /// 4 Mbit/s the target climbs past what the narrow link carried. Generous bounds (Benchmarks/congestion.sh holds the
     /// tight figures).
     func testAdaptiveBitrateFollowsAChangingLink() throws {
         let (r, report, plot) = try measure(["Pipelines/adaptive.yaml", "--duration", "16", "--processes", "2", "--quiet",
@@ -113,8 +113,11 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertFalse(narrow.isEmpty, "the sender's target is in the report: \(table)")
         XCTAssertLessThanOrEqual(narrow.max() ?? .infinity, 1100, "under the 1 Mbit/s link from 5 s on: \(table)")
         XCTAssertGreaterThanOrEqual(narrow.min() ?? 0, 300, "never below the file's min")
+        // Once the link opens the target goes past what the narrow link carried. (How far in
+        // 6 s depends on how low the start burst's drain left it: 15% a second from there.)
         let opened = rows(14, 17).compactMap { $0["target_kbps"] as? Double }
-        XCTAssertGreaterThan(opened.max() ?? 0, 1300, "climbs again once the link opens: \(table)")
+        XCTAssertGreaterThan(opened.max() ?? 0, 1100, "climbs past the old link once it opens: \(table)")
+        XCTAssertGreaterThan(opened.max() ?? 0, 1.25 * (narrow.max() ?? .infinity), "\(table)")
         // What a viewer sees behind the narrow link once settled: frames keep coming, not late.
         let samples = try XCTUnwrap(o["samples"] as? [[Double]])
         let settled = samples.filter { $0[0] >= 4 && $0[0] < 8 }.map { $0[2] }.sorted()
