@@ -9,7 +9,7 @@ Prints one JSON line: the metric families (name → type), the samples of STREAM
 stream's `viewers` and `encoded_video_frames` from /streams.json before and after the scrape.
 With --until-gone (for `sluice run --metrics`): scrapes every 0.2 s until the server stops
 answering, then prints the last scrape's families and samples, how many scrapes there were,
-and the seconds between the first and the last.
+how many of them saw `sluice_run_playing` at 1, and the seconds between the first and the last.
 Exits 1 with a message on stderr when the text does not parse.
 """
 import argparse
@@ -48,6 +48,7 @@ def parse(text):
 
 def until_gone(base, token):
     last, scrapes, first_at, last_at = None, 0, None, None
+    playing_scrapes = 0  # scrapes that saw sluice_run_playing 1 (the last may come while it stops)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -60,13 +61,15 @@ def until_gone(base, token):
         last_at = time.monotonic()
         first_at = first_at or last_at
         last, scrapes = text, scrapes + 1
+        if any(line.startswith("sluice_run_playing{") and float(line.split()[-1]) == 1 for line in text.splitlines()):
+            playing_scrapes += 1
         time.sleep(0.2)
     if last is None:
         print("metrics_check: /metrics never answered", file=sys.stderr)
         sys.exit(1)
     families, samples = parse(last)
     print(json.dumps({"families": families, "samples": samples, "scrapes": scrapes,
-                      "seconds": round(last_at - first_at, 2)}), flush=True)
+                      "playing_scrapes": playing_scrapes, "seconds": round(last_at - first_at, 2)}), flush=True)
 
 
 def main():
