@@ -137,6 +137,7 @@ public final class PipelineRun: Sendable {
         var warnedNoFeedback = false
         let statsPeer = peers?.sender ?? player
         var iceState = statsPeer?.states.iceConnection ?? "none"
+        var sourcesEnded = false
         while true {
             if let e = builder.asyncError ?? failed {
                 // A peer that ends the session (a room's `bye`) tears down its transport as it
@@ -156,6 +157,9 @@ public final class PipelineRun: Sendable {
                 }
                 throw e
             }
+            // Sources that ended because an element failed (a filter with `on_error: fail`
+            // ends its source too) are a failure: the check above has run once more since.
+            if sourcesEnded { break }
             let now = ContinuousClock.now
             let elapsed = (now - started).seconds
             if stop.isSet { break }
@@ -167,9 +171,11 @@ public final class PipelineRun: Sendable {
             let sendBranches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
             if sendBranches > 0, counters.endedSendBranches.load(ordering: .relaxed) >= sendBranches {
                 logger.info("every send branch reached the end of its source; stopping")
-                // Let what is in flight cross the jitter buffer before draining.
+                // Let what is in flight cross the jitter buffer before draining, and a bus
+                // error that came with the end reach the failure check.
                 try? await Task.sleep(for: .milliseconds(spec.transport.latencyMs * 2 + 100))
-                break
+                sourcesEnded = true
+                continue
             }
             if (now - lastTick).seconds >= options.statsInterval {
                 let dt = (now - lastTick).seconds
