@@ -91,6 +91,12 @@ public final class Pad: Object, @unchecked Sendable {
         public var buffer: BufferRef? {
             sluice_pad_probe_info_buffer(info).map { BufferRef(raw: $0) }
         }
+        /// The name of the passing event's structure (`GstForceKeyUnit`, `RTPTWCCPackets`), read
+        /// in place: check it before taking the copy `eventStructure` makes.
+        public var eventName: String? {
+            guard let e = sluice_pad_probe_info_event(info), let s = gst_event_get_structure(e) else { return nil }
+            return String(cString: gst_structure_get_name(s))
+        }
         /// A copy of the passing event's structure (custom events carry their data there;
         /// e.g. rtpsession's upstream `RTPTWCCPackets`), if it has one.
         public var eventStructure: Structure? {

@@ -51,21 +51,7 @@ struct MeasurePeer: AsyncParsableCommand {
         let hub = try StreamHub(spec: half, iceAddresses: [address], stageTimer: timer)
         let server = SignallingServer(configuration: .init(host: address, port: port), streams: [hub])
         printLine("measure-peer: serving /whep/\(half.name) on \(address):\(port)")
-        // Target and encoder bitrate each second, on this process's clock.
-        let timeline = BitrateTimeline()
-        let sampler = Task.detached {
-            let start = Date(timeIntervalSince1970: timeline.originUnix)
-            var last = (bytes: hub.encodedVideoBytes, at: start)
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                let now = Date(), bytes = hub.encodedVideoBytes
-                let dt = max(0.001, now.timeIntervalSince(last.at))
-                timeline.append(.init(t: (now.timeIntervalSince(start) * 1000).rounded() / 1000,
-                                      target_kbps: hub.videoTargetBitrate.map { Double($0) / 1000 },
-                                      encoder_kbps: Double(bytes - last.bytes) * 8 / 1000 / dt))
-                last = (bytes, now)
-            }
-        }
+        let (timeline, sampler) = BitrateTimeline.sampling(hub)
         try await server.run()
         sampler.cancel()
         let writer = hub.filterStatistics.first { $0.filter == MeasurePlan.writer }

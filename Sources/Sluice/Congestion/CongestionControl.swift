@@ -27,7 +27,7 @@ final class CongestionControl: Sendable {
         estimator = Mutex(BandwidthEstimator(limits: limits))
         applied.store(limits.start, ordering: .relaxed)
         payloaderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
-            guard let s = info.eventStructure, s.name == "RTPTWCCPackets" else { return .ok }
+            guard info.eventName == "RTPTWCCPackets", let s = info.eventStructure else { return .ok }
             let packets = Self.packets(in: s)
             let now = StageTimer.now()  // monotonic ns: the estimator uses differences only
             let target = estimator.withLock { e -> Int in

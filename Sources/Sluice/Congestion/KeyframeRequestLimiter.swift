@@ -30,7 +30,7 @@ final class KeyframeRequestLimiter: Sendable {
     /// Watches `encoderOutput` (the encoder's src pad).
     init(watching encoderOutput: Pad, interval: Duration = KeyframeRequestLimiter.interval) {
         encoderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
-            guard let structure = info.eventStructure, structure.name == "GstForceKeyUnit" else { return .ok }
+            guard info.eventName == "GstForceKeyUnit", let structure = info.eventStructure else { return .ok }
             let own = structure.get(Event.originField, as: String.self) == Self.ownOrigin
             let now = ContinuousClock.now
             let verdict = state.withLock { s -> (pass: Bool, scheduleIn: Duration?) in

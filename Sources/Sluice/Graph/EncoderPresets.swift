@@ -99,14 +99,18 @@ public enum EncoderPresets {
         return caps
     }
 
+    /// The caps field that declares the transport-wide congestion control header extension
+    /// at the id Sluice offers.
+    static let twccExtensionCaps = ",extmap-\(RTPSendParameters.offeredTWCCExtensionID)=(string)\"\(RTPHeaderExtension.transportWideCC)\""
+
+    /// Caps fields that make a receive-only transceiver offer transport-wide congestion
+    /// control: the header extension and `transport-cc` feedback.
+    static let twccReceiveCaps = twccExtensionCaps + ",rtcp-fb-transport-cc=(boolean)true"
+
     /// The RTP caps of a receive-only transceiver accepting `codec`: the payload format's
     /// parameters other stacks match offers on (RFC 6184: an H.264 offer without
     /// `packetization-mode=1` means single NAL units, which aiortc, Pion and browsers do not
     /// send; VP9 profile 0).
-    /// Caps fields that make a receive-only transceiver offer transport-wide congestion
-    /// control: the header extension (at the id Sluice offers) and `transport-cc` feedback.
-    static let twccReceiveCaps = ",extmap-\(RTPSendParameters.offeredTWCCExtensionID)=(string)\"\(RTPHeaderExtension.transportWideCC)\",rtcp-fb-transport-cc=(boolean)true"
-
     public static func receiveCaps(for codec: Codec) -> String {
         let caps = rtpCaps(for: codec)
         switch codec {

@@ -81,11 +81,10 @@ public final class BitrateTimeline: Sendable {
 }
 
 extension ImpairmentSchedule {
-    /// The schedule's steps as report conditions, shifted by `offset` seconds (the schedule
-    /// started `offset` seconds after the report's zero).
-    public func conditions(offset: Double) -> [MeasureReport.Condition] {
+    /// The schedule's steps as report conditions (the schedule starts at the report's zero).
+    public var conditions: [MeasureReport.Condition] {
         zip(spans, steps).map { span, step in
-            MeasureReport.Condition(from_s: span.from + offset, to_s: span.to.map { $0 + offset }, netem: span.text,
+            MeasureReport.Condition(from_s: span.from, to_s: span.to, netem: span.text,
                                     rate_kbps: step.impairment.rateBitsPerSecond.map { $0 / 1000 })
         }
     }

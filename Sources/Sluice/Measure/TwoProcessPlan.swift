@@ -29,6 +29,27 @@ extension MeasurePlan {
     }
 }
 
+extension BitrateTimeline {
+    /// A served stream's target and encoder bitrate each second, on this process's clock,
+    /// until the returned task is cancelled (the sending half of a two-process measurement).
+    public static func sampling(_ hub: StreamHub) -> (BitrateTimeline, Task<Void, Never>) {
+        let timeline = BitrateTimeline()
+        let task = Task.detached {
+            let start = ContinuousClock.now
+            var last = (bytes: hub.encodedVideoBytes, at: start)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let now = ContinuousClock.now, bytes = hub.encodedVideoBytes
+                timeline.append(.init(t: ((now - start).seconds * 1000).rounded() / 1000,
+                                      target_kbps: hub.videoTargetBitrate.map { Double($0) / 1000 },
+                                      encoder_kbps: Double(bytes - last.bytes) * 8 / 1000 / max(0.001, (now - last.at).seconds)))
+                last = (bytes, now)
+            }
+        }
+        return (timeline, task)
+    }
+}
+
 /// What one half of a two-process measurement reports.
 public struct PeerReport: Sendable, Codable, Equatable {
     public var role: String
@@ -78,10 +99,10 @@ extension Measurement {
         return report
     }
 
-    /// One report from the two halves. `schedule`, started `scheduleOffset` seconds after
-    /// the receiver's zero, gives the conditions.
+    /// One report from the two halves. `schedule` (started at the receiver's zero) gives the
+    /// conditions.
     public static func combine(spec: PipelineSpec, send: PeerReport, receive: PeerReport, netem: String?,
-                               schedule: ImpairmentSchedule? = nil, scheduleOffset: Double = 0,
+                               schedule: ImpairmentSchedule? = nil,
                                warmup: Double = 0) throws(RunError) -> MeasureReport {
         guard var summary = receive.summary else { throw RunError("the receiving process reported no run") }
         let samples = (receive.samples ?? []).compactMap { s -> LatencyRecorder.Sample? in
@@ -102,7 +123,7 @@ extension Measurement {
         } else {
             result.bitrate = receive.bitrate ?? []
         }
-        result.conditions = schedule?.conditions(offset: scheduleOffset) ?? []
+        result.conditions = schedule?.conditions ?? []
         return result
     }
 }

@@ -63,7 +63,7 @@ struct ViewerOfferError: Error, CustomStringConvertible {
 /// queue (leaky: a slow viewer drops its own frames) → payloader → capsfilter.
 enum ViewerBranch {
     static func build(_ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
-                      msid: String) throws(GstError) -> (elements: [Element], queue: Element, entrance: Pad) {
+                      msid: String) throws(GstError) -> (elements: [Element], queue: Element, payloader: Element, entrance: Pad) {
         let queue = try Element.make("queue")
         try queue.set("leaky", fromString: "downstream")
         try queue.set("max-size-buffers", UInt32(30))
@@ -93,6 +93,6 @@ enum ViewerBranch {
         // The tee is linked only once the answer exists: data pushed into a webrtcbin input
         // before negotiation can stop that branch for good.
         try capsSrc.link(sink)
-        return (elements, queue, entrance)
+        return (elements, queue, pay, entrance)
     }
 }

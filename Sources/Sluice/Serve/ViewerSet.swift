@@ -41,8 +41,6 @@ final class ViewerSet: Sendable {
         var traffic: ViewerTraffic
         /// Opens the viewer's start gates once its connection is up.
         var opener: Task<Void, Never>
-        /// This viewer's bandwidth estimate, when it gives congestion feedback.
-        var congestion: CongestionControl?
     }
 
     init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
@@ -92,7 +90,6 @@ final class ViewerSet: Sendable {
         var teePads: [(Element, Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []
         var gates: [StartGate] = []
-        var congestion: CongestionControl?
         do {
             let byMedium = Dictionary(available.map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
             for track in plan.tracks {
@@ -102,9 +99,10 @@ final class ViewerSet: Sendable {
                                                     msid: "sluice-\(stream)")
                 elements += branch.elements
                 traffic.countOverruns(of: branch.queue)
-                if let rate = encoderRate, track.parameters.twccExtensionID != nil, branch.elements.count > 1,
-                   let payloaderOutput = branch.elements[1].staticPad("src") {
-                    congestion = CongestionControl(limits: rate.limitsForNewViewer, watching: payloaderOutput) { target in
+                // This viewer's estimate, a vote on the shared encoder's rate (the probe it
+                // installs on the payloader keeps it alive as long as the branch).
+                if let rate = encoderRate, track.parameters.twccExtensionID != nil, let payloaderOutput = branch.payloader.staticPad("src") {
+                    _ = CongestionControl(limits: rate.limitsForNewViewer, watching: payloaderOutput) { target in
                         rate.vote(id, bitsPerSecond: target)
                     }
                 }
@@ -131,7 +129,7 @@ final class ViewerSet: Sendable {
             }
             viewers.withLock {
                 $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health,
-                                traffic: traffic, opener: opener, congestion: congestion)
+                                traffic: traffic, opener: opener)
             }
             startReaper()
             events?.post("session-start", ["viewer": .text(id)])

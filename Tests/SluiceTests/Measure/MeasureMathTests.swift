@@ -141,8 +141,8 @@ final class MeasureMathTests: XCTestCase {
         XCTAssertEqual(merged.map(\.target_kbps), [900, 800, nil])
         XCTAssertEqual(merged.map(\.rtp_kbps), [850, 760, 700])
         let schedule = try? ImpairmentSchedule.parse("rate 1mbit for 8s; rate 4mbit")
-        XCTAssertEqual(schedule?.conditions(offset: 0).map(\.rate_kbps), [1000, 4000])
-        XCTAssertEqual(schedule?.conditions(offset: 0).map(\.to_s), [8, nil])
+        XCTAssertEqual(schedule?.conditions.map(\.rate_kbps), [1000, 4000])
+        XCTAssertEqual(schedule?.conditions.map(\.to_s), [8, nil])
     }
 
     func testStartUpFiguresSeparateTheFirstFrames() {
