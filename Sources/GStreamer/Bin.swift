@@ -49,6 +49,12 @@ open class Bin: Element, @unchecked Sendable {
     }
 
     /// Finds a direct or nested child by name.
+    /// Queries the latency of every sink again and distributes the result
+    /// (`gst_bin_recalculate_latency`): the answer to a `latency` bus message, which an
+    /// element posts when its own latency changed (a jitter buffer that waits longer).
+    @discardableResult
+    public func recalculateLatency() -> Bool { gst_bin_recalculate_latency(bin) != 0 }
+
     public func child(named name: String) -> Element? {
         gst_bin_get_by_name(bin, name).map { Element(full: UnsafeMutableRawPointer($0)) }
     }

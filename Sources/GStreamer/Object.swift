@@ -170,6 +170,13 @@ open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
         return Caps(none: boxed.assumingMemoryBound(to: GstCaps.self))
     }
 
+    /// Reads a structure-valued property (rtpjitterbuffer's `stats`), as an owned copy.
+    public func structureProperty(_ name: String) -> Structure? {
+        guard let value = property(name), value.type == sluice_type_structure(),
+              let boxed = g_value_get_boxed(&value.raw) else { return nil }
+        return Structure(owned: gst_structure_copy(boxed.assumingMemoryBound(to: GstStructure.self)))
+    }
+
     /// Reads an enum property as its integer value.
     public func enumProperty(_ name: String) -> Int32? {
         guard let value = property(name), g_type_is_a(value.type, sluice_type_enum()) != 0 else { return nil }

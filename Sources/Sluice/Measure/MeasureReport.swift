@@ -45,6 +45,17 @@ public struct MeasureReport: Sendable, Codable, Equatable {
     public var conditions: [Condition] = []
     /// Time to first frame, the first frame's age, and what start-up does to the p99.
     public var start_up: StartUp?
+    /// Loss repair seen by the receiver: requests it sent, packets retransmissions repaired in
+    /// time, and its jitter buffers' latency at the end (raised when repairs needed longer).
+    public var repair: Repair?
+
+    public struct Repair: Sendable, Codable, Equatable {
+        public var nacks: Int
+        public var plis: Int
+        public var firs: Int
+        public var rtx_repaired: Int
+        public var jitter_buffer_latency_ms: Int?
+    }
 
     /// The human summary.
     public var text: String {
@@ -65,6 +76,10 @@ public struct MeasureReport: Sendable, Codable, Equatable {
                 + "p99 \(ms(s.whole_run_p99_ms)) whole run, \(ms(s.steady_p99_ms)) after the first \(String(format: "%.0f", s.settle_s)) s")
         } else {
             lines.append("  first frame    " + ms(time_to_first_frame_ms))
+        }
+        if let r = repair, r.nacks + r.plis + r.firs + r.rtx_repaired > 0 {
+            lines.append("  repair         \(r.nacks) NACKs, \(r.plis) PLIs, \(r.firs) FIRs; \(r.rtx_repaired) packets repaired by retransmission"
+                + (r.jitter_buffer_latency_ms.map { "; jitter buffer \($0) ms" } ?? ""))
         }
         let targets = bitrate.compactMap(\.target_kbps), rtp = bitrate.compactMap(\.rtp_kbps)
         if !targets.isEmpty {

@@ -69,7 +69,7 @@ public enum Measurement {
         let firstAt = samples.first?.at ?? summary.duration_s
         let window = summary.duration_s - firstAt
         let bytes = summary.send.video?.bytes ?? 0
-        return MeasureReport(
+        var report = MeasureReport(
             pipeline: spec.file, duration_s: summary.duration_s, processes: processes, netem: netem,
             codec: summary.receive.video?.codec ?? summary.send.video?.codec,
             width: summary.receive.video?.width ?? 0, height: summary.receive.video?.height ?? 0,
@@ -81,5 +81,9 @@ public enum Measurement {
             per_second: MeasureReport.perSecond(samples, duration: summary.duration_s),
             samples: samples.map { [($0.at * 1000).rounded() / 1000, Double($0.number), Double($0.latencyMicroseconds) / 1000] },
             start_up: MeasureReport.StartUp(samples: samples, timeToFirstFrameMs: summary.time_to_first_frame_ms))
+        let n = summary.network
+        report.repair = .init(nacks: n.nack_count, plis: n.pli_count, firs: n.fir_count, rtx_repaired: n.rtx_repaired,
+                              jitter_buffer_latency_ms: n.jitter_buffer_latency_ms)
+        return report
     }
 }

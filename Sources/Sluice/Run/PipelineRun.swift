@@ -271,6 +271,7 @@ public final class PipelineRun: Sendable {
         if let peer {
             guard var stats = await peer.stats().map(WebRTCStats.init) else { return nil }
             stats.rtxPacketsSent = WebRTCStats.retransmittedPackets(in: peer.webrtcbin)
+            stats.readJitterBuffers(in: peer.webrtcbin)
             return stats
         }
         var s = WebRTCStats()
@@ -385,6 +386,9 @@ public final class PipelineRun: Sendable {
                     logger.debug("error from \(message.sourceName): \(text) \(debug ?? "")")
                     let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
                     self?.fail(RunError("\(message.sourceName): \(text)\(reason)"))
+                case .latency:
+                    // A jitter buffer now waits longer for retransmissions: sinks must know.
+                    pipeline.recalculateLatency()
                 case .warning:
                     let (text, _) = message.parsedError ?? ("", nil)
                     logger.warning("\(message.sourceName): \(text)")
@@ -473,7 +477,8 @@ public final class PipelineRun: Sendable {
                            packets_lost: sent.packetsLost, rtt_ms: sent.roundTripMs, jitter_ms: received.jitterMs,
                            bitrate_kbps: duration > 0 ? Double(sent.bytesSent > 0 ? sent.bytesSent : received.bytesReceived) * 8 / 1000 / duration : 0,
                            nack_count: sent.nackCount + received.nackCount, pli_count: sent.pliCount + received.pliCount,
-                           fir_count: sent.firCount + received.firCount, rtx_packets_sent: sent.rtxPacketsSent),
+                           fir_count: sent.firCount + received.firCount, rtx_packets_sent: sent.rtxPacketsSent,
+                           rtx_repaired: received.rtxRepaired, jitter_buffer_latency_ms: received.jitterBufferLatencyMs),
             cpu_seconds: cpu, gstreamer_version: Gst.version)
     }
 }

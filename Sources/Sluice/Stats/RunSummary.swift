@@ -97,6 +97,10 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var fir_count: Int = 0
         /// Packets the sending peer retransmitted (RTX).
         public var rtx_packets_sent: Int = 0
+        /// Lost packets the receiving peer got back from a retransmission in time, and its
+        /// jitter buffers' latency at the end (the file's, or higher where repairs needed it).
+        public var rtx_repaired: Int = 0
+        public var jitter_buffer_latency_ms: Int?
         /// Keyframe requests (peers' PLI/FIR and Sluice's own) that reached the video encoder,
         /// and those that came within half a second of one and were folded into the next.
         public var keyframe_requests: Int?

@@ -25,8 +25,20 @@ public struct WebRTCStats: Sendable, Equatable {
     /// Packets retransmitted (RTX) in answer to NACKs. Not in `get-stats`: read from the
     /// `rtprtxsend` webrtcbin makes (`retransmittedPackets(in:)`).
     public var rtxPacketsSent: Int = 0
+    /// Lost packets that a retransmission repaired in time, and the receiving jitter buffers'
+    /// latency now (raised by `RetransmissionLatency` when repairs need longer). Read from
+    /// the `rtpjitterbuffer`s (`readJitterBuffers(in:)`).
+    public var rtxRepaired: Int = 0
+    public var jitterBufferLatencyMs: Int?
 
     public init() {}
+
+    /// Fills `rtxRepaired` and `jitterBufferLatencyMs` from the jitter buffers inside `webrtcbin`.
+    public mutating func readJitterBuffers(in webrtcbin: Element) {
+        let buffers = (webrtcbin.cast(to: Bin.self)?.descendants ?? []).filter { $0.factoryName == "rtpjitterbuffer" }
+        rtxRepaired = buffers.reduce(0) { $0 + Int($1.structureProperty("stats")?.get("rtx-success-count", as: UInt64.self) ?? 0) }
+        jitterBufferLatencyMs = buffers.compactMap { $0.get("latency", as: UInt32.self) }.max().map(Int.init)
+    }
 
     /// Packets webrtcbin's retransmission senders inside `webrtcbin` have sent so far.
     public static func retransmittedPackets(in webrtcbin: Element) -> Int {

@@ -13,12 +13,17 @@ import GStreamer
 /// - Each RTP session may send RTCP every `rtcpMinInterval` (RTPSession's default is 5 s):
 ///   NACKs that cannot go out "early" wait for the next regular RTCP packet, and with 5 s
 ///   between them they came too late for any jitter buffer and expired.
+/// - Receiving jitter buffers wait long enough for a retransmission to arrive once
+///   retransmissions are needed (`RetransmissionLatency`).
+/// - Offers pair RTX with every video codec, not only the first (`RTXCompletion`, in
+///   `WebRTCPeer`).
 public enum WebRTCDefaults {
     /// Shortest time between regular RTCP packets of a session.
     public static let rtcpMinInterval: UInt64 = 100_000_000
 
     public static func apply(to webrtcbin: Element) {
         if let rtpbin = webrtcbin.cast(to: Bin.self)?.child(named: "rtpbin") {
+            RetransmissionLatency.attach(to: rtpbin)
             // The rtpbin is the signal's first argument: the handler captures nothing.
             rtpbin.connect("on-new-ssrc") { (args: borrowing SignalArguments) -> Void in
                 guard let bin = args.object(0, as: Element.self), let id = args.get(1, as: UInt32.self),

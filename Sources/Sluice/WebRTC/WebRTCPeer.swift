@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceSignalling
 import Synchronization
 
 /// The connection states of a peer, as the native WebRTC API tracks them
@@ -149,8 +150,10 @@ public final class WebRTCPeer: Sendable {
         }
         if let desc = SessionDescription(from: reply, field: field) {
             // webrtcbin miscomputes the fingerprint of a certificate given as PEM: what
-            // leaves Sluice carries the real one.
-            let sdp = DTLSFingerprintFix.correct(desc.sdp)
+            // leaves Sluice carries the real one. Its offers pair RTX with the first video
+            // codec only: every codec gets one (`RTXCompletion`).
+            var sdp = DTLSFingerprintFix.correct(desc.sdp)
+            if desc.kind == .offer { sdp = RTXCompletion.completing(sdp) }
             guard sdp != desc.sdp else { return desc }
             do { return try SessionDescription(kind: desc.kind, sdp: sdp) } catch {
                 throw NegotiationError("\(label): \(signal) produced SDP that does not parse: \(error.message)")

@@ -1,0 +1,76 @@
+import GStreamer
+import Logging
+
+/// Gives a receiving jitter buffer the time a retransmission needs.
+///
+/// A lost packet is NACKed about a packet interval after the gap shows; its retransmission
+/// arrives a round trip later, and a retransmission that is itself lost is asked for again
+/// after another. A jitter buffer whose latency is shorter than that declares the packet
+/// lost while its repair is on the way. Measured (`sluice measure Pipelines/adaptive.yaml
+/// --processes 2 --netem "delay 40ms loss 5%"`): the file's 50 ms read back 50% of the
+/// frames, 120 ms 95%, 200 ms 100%.
+///
+/// The file's `transport.latency` stays the floor: in-order packets leave the jitter buffer
+/// at once whatever its latency, so waiting longer costs only when a packet is missing.
+/// When the jitter buffer asks for a retransmission and knows the round trip of earlier ones
+/// (rtpjitterbuffer measures its own requests), or when a packet is declared lost although
+/// retransmission was requested for it, the buffer's latency rises to `needed(…)`: room for
+/// the request, the repair, one more try and a margin. Never above `ceilingMs`; never lowered during a session. The pipeline then
+/// recalculates its latency (the runner answers the jitter buffer's `latency` message).
+public enum RetransmissionLatency {
+    /// The most a jitter buffer is raised to: past this, a keyframe request repairs sooner.
+    public static let ceilingMs: UInt32 = 400
+
+    /// The latency in ms that leaves room for a NACK, a retransmission and one more try, given
+    /// the measured retransmission round trip (nil: none measured yet) and the current latency.
+    /// Without a round trip it doubles (at least +30 ms) until retransmissions land and
+    /// give one. The result is rounded up to 10 ms, at most `ceilingMs`, never below `currentMs`.
+    public static func needed(rtxRoundTripMs: Double?, currentMs: UInt32) -> UInt32 {
+        let want: Double
+        if let rtt = rtxRoundTripMs, rtt > 0, rtt.isFinite {
+            want = 3 * rtt + 30
+        } else {
+            want = Double(currentMs) + max(30, Double(currentMs))
+        }
+        let rounded = UInt32(min(Double(ceilingMs), (want / 10).rounded(.up) * 10))
+        return max(currentMs, rounded)
+    }
+
+    /// Watches every jitter buffer `webrtcbin`'s rtpbin makes (`new-jitterbuffer`).
+    static func attach(to rtpbin: Element) {
+        // The jitter buffer is the signal's argument: the handler captures nothing.
+        rtpbin.connect("new-jitterbuffer") { (args: borrowing SignalArguments) -> Void in
+            guard let jitterBuffer = args.object(1, as: Element.self), let src = jitterBuffer.staticPad("src"),
+                  let sink = jitterBuffer.staticPad("sink") else { return }
+            // Each retransmission request: once a round trip has been measured, make room for
+            // it before anything is lost. The jitter buffer sends requests holding its own
+            // lock, which reading its properties takes too: the work runs on a task of its
+            // own, which holds the element only until it is done.
+            sink.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+                guard info.eventName == "GstRTPRetransmissionRequest", let element = info.padReference.parentElement else { return .ok }
+                Task.detached { raise(element, measuredOnly: true) }
+                return .ok
+            }
+            // A packet given up although retransmission was asked for: the latency was too short.
+            src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+                guard info.eventName == "GstRTPPacketLost", let lost = info.eventStructure,
+                      (lost.get("retry", as: UInt32.self) ?? 0) > 0,
+                      let element = info.padReference.parentElement else { return .ok }
+                Task.detached { raise(element, measuredOnly: false) }
+                return .ok
+            }
+        }
+    }
+
+    private static let logger = Logger(label: "sluice.jitterbuffer")
+
+    private static func raise(_ jitterBuffer: Element, measuredOnly: Bool) {
+        guard let current = jitterBuffer.get("latency", as: UInt32.self), current < ceilingMs else { return }
+        let rtt = jitterBuffer.structureProperty("stats")?.get("rtx-rtt", as: UInt64.self).flatMap { $0 > 0 ? Double($0) / 1e6 : nil }
+        if measuredOnly && rtt == nil { return }
+        let target = needed(rtxRoundTripMs: rtt, currentMs: current)
+        guard target > current else { return }
+        try? jitterBuffer.set("latency", target)
+        logger.debug("jitter buffer latency \(current) → \(target) ms (retransmission round trip \(rtt.map { String(format: "%.0f ms", $0) } ?? "not measured yet"))")
+    }
+}
