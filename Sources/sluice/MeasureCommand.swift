@@ -61,6 +61,7 @@ struct Measure: AsyncParsableCommand {
     }
 
     func run() async throws {
+        DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
         let spec = try loadOrExit(file, overrides: overrides)
         let stop = StopFlag()

@@ -30,6 +30,7 @@ struct MeasurePeer: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
+        DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
         let spec = try loadOrExit(file, overrides: overrides)
         do {

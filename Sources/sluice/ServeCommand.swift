@@ -85,6 +85,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
         BuiltInRegistration.ensure()  // Swift filters for pipelines created at run time
         // One recipe for every webrtcbin the server makes: viewers, publishers and relays all

@@ -1,3 +1,4 @@
+import Foundation
 import GStreamer
 import SluiceFilterKit
 import Synchronization
@@ -9,17 +10,23 @@ extension GraphBuilder {
 
     /// Builds depay → decode → filters → sink for a new RTP pad of the receiving webrtcbin.
     /// Called on a streaming thread; errors are recorded for the runner to report.
-    /// Loads the plugins of every depayloader, parser and decoder a receive branch may need,
-    /// by making each once. A receive branch is built when its first packet arrives, on the
-    /// streaming thread that carries it; loading a plugin there (libav for H.264: ~100 ms)
-    /// held the first frames back, to arrive later as a burst.
-    func prewarmReceive() {
-        for codec in Codec.allCases {
-            let names = [DefaultElements.depayloader(for: codec), DefaultElements.decoder(for: codec)]
-                + [DefaultElements.parser(for: codec)].compactMap { $0 }
-            for name in names { _ = try? Element.make(name) }
+    /// Loads the plugins of the depayloaders, parsers and decoders for `codecs`, by making
+    /// each once. A receive branch is built when its first packet arrives, on the streaming
+    /// thread that carries it; loading a plugin there (libav for H.264: ~100 ms) held the
+    /// first frames back, to arrive later as a burst. The loading runs on a thread of its
+    /// own: done in line it cost the run's start 60 ms (libav), while negotiation and ICE,
+    /// which come first, need none of these plugins.
+    func prewarmReceive(_ codecs: [Codec]) {
+        let thread = Thread {
+            for codec in codecs {
+                let names = [DefaultElements.depayloader(for: codec), DefaultElements.decoder(for: codec)]
+                    + [DefaultElements.parser(for: codec)].compactMap { $0 }
+                for name in names { _ = try? Element.make(name) }
+            }
+            for name in ["videoconvert", "audioconvert", "fakesink", "appsink"] { _ = try? Element.make(name) }
         }
-        for name in ["videoconvert", "audioconvert", "fakesink", "appsink"] { _ = try? Element.make(name) }
+        thread.name = "sluice-receive-warmup"
+        thread.start()
     }
 
     func buildReceive(for pad: Pad) {
@@ -49,6 +56,13 @@ extension GraphBuilder {
         counters.note("receive.\(media.rawValue).codec", codec.rawValue)
 
         let video = media == .video
+        if video {
+            let counters = counters
+            pad.addProbe(.buffer) { (_: borrowing Pad.ProbeInfo) in
+                counters.mark(StartUpStep.firstRTP)
+                return .remove
+            }
+        }
         var chain: [Element] = []
         // After a loss retransmission could not repair, wait for a keyframe and ask for one,
         // rather than decode damaged pictures until the next scheduled keyframe.

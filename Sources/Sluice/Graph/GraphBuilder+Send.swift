@@ -170,7 +170,10 @@ extension GraphBuilder {
         // frame the peer decodes is the one captured then. Live captures only: a file is
         // content, sent whole from its first frame.
         if live, let entrance = pay.staticPad("sink") {
-            let gate = StartGate(on: entrance, waitForKeyframe: video)
+            let counters = counters
+            let gate = StartGate(on: entrance, waitForKeyframe: video) {
+                if video { counters.mark(StartUpStep.keyframeSent) }
+            }
             state.withLock { $0.startGates[branch.media] = (gate, entrance) }
         }
 

@@ -74,6 +74,9 @@ public struct MeasureReport: Sendable, Codable, Equatable {
         if let s = start_up {
             lines.append("  start-up       first frame after \(ms(s.time_to_first_frame_ms)), \(ms(s.first_frame_age_ms)) old; "
                 + "p99 \(ms(s.whole_run_p99_ms)) whole run, \(ms(s.steady_p99_ms)) after the first \(String(format: "%.0f", s.settle_s)) s")
+            if let steps = s.steps, !steps.isEmpty {
+                lines.append("                 " + steps.map { String(format: "%@ %.0f", $0.step as NSString, $0.at_ms) }.joined(separator: ", ") + " ms")
+            }
         } else {
             lines.append("  first frame    " + ms(time_to_first_frame_ms))
         }

@@ -37,10 +37,13 @@ extension MeasureReport {
         public var whole_run_p99_ms: Double?
         public var steady_p99_ms: Double?
         public var settle_s: Double
+        /// Where the time to first frame went, step by step (ms since the run started).
+        public var steps: [StartUpStep]?
 
         /// Start-up figures from a run's samples (in arrival order).
-        public init(samples: [LatencyRecorder.Sample], timeToFirstFrameMs: Double?, settle: Double = 2) {
+        public init(samples: [LatencyRecorder.Sample], timeToFirstFrameMs: Double?, settle: Double = 2, steps: [StartUpStep]? = nil) {
             time_to_first_frame_ms = timeToFirstFrameMs
+            self.steps = steps
             first_frame_age_ms = samples.first.map { Double($0.latencyMicroseconds) / 1000 }
             whole_run_p99_ms = LatencyFigures(samples).p99_ms
             let settled = samples.filter { $0.at >= (samples.first?.at ?? 0) + settle }

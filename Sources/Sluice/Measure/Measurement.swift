@@ -80,7 +80,8 @@ public enum Measurement {
             cpu_seconds: cpu, peak_memory_mib: peakMiB, time_to_first_frame_ms: summary.time_to_first_frame_ms,
             per_second: MeasureReport.perSecond(samples, duration: summary.duration_s),
             samples: samples.map { [($0.at * 1000).rounded() / 1000, Double($0.number), Double($0.latencyMicroseconds) / 1000] },
-            start_up: MeasureReport.StartUp(samples: samples, timeToFirstFrameMs: summary.time_to_first_frame_ms))
+            start_up: MeasureReport.StartUp(samples: samples, timeToFirstFrameMs: summary.time_to_first_frame_ms,
+                                            steps: summary.start_up_steps))
         let n = summary.network
         report.repair = .init(nacks: n.nack_count, plis: n.pli_count, firs: n.fir_count, rtx_repaired: n.rtx_repaired,
                               jitter_buffer_latency_ms: n.jitter_buffer_latency_ms)

@@ -48,6 +48,7 @@ public final class PipelineRun: Sendable {
     public init(spec: PipelineSpec, logger: Logger = Logger(label: "sluice")) {
         self.spec = spec
         self.logger = logger
+        if spec.transport.kind != .noTransport { DTLSWarmUp.begin() }
     }
 
     private func fail(_ e: RunError) {
@@ -108,6 +109,7 @@ public final class PipelineRun: Sendable {
             throw failed ?? RunError("the pipeline could not start (GStreamer refused the PLAYING state)")
         }
 
+        builder.counters.mark(StartUpStep.playing)
         if let channels, let bin = opensChannels { try channels.open(on: bin) }
         let gates = openStartGates(when: peers?.sender ?? player, builder: builder)
         defer { gates.cancel() }
@@ -126,6 +128,7 @@ public final class PipelineRun: Sendable {
         if let remote, let player {
             let deadline = options.duration.map { started + .milliseconds(Int($0 * 1000)) }
             if try await remote.negotiate(stop: stop, deadline: deadline) {
+                builder.counters.mark(StartUpStep.negotiated)
                 try await waitForICE([player])
             }
         }
@@ -333,6 +336,7 @@ public final class PipelineRun: Sendable {
             let answer = try await receiver.createAnswer()
             try await receiver.setLocalDescription(answer)
             try await sender.setRemoteDescription(answer)
+            counters?.mark(StartUpStep.negotiated)
             logger.debug("offer:\n\(offer.sdp)\nanswer:\n\(answer.sdp)")
 
             var accepts: [String: [String]] = [:]
@@ -420,6 +424,7 @@ public final class PipelineRun: Sendable {
             let connected = await peer.wait(timeout: limit) { $0.connection == "connected" }
             if Task.isCancelled { return }
             if !connected { logger.warning("the connection did not report 'connected' within \(Int(limit)) s; sending anyway") }
+            builder.counters.mark(StartUpStep.connected)
             builder.openStartGates()
         }
     }
@@ -471,6 +476,7 @@ public final class PipelineRun: Sendable {
                 audio: spec.receive?.audio.map { _ in .init(buffers: counters.receiveAudioBuffers.load(ordering: .relaxed),
                                                             codec: counters.noted("receive.audio.codec")) }),
             time_to_first_frame_ms: first > 0 ? Double(first) / 1e6 : nil,
+            start_up_steps: { if let t = DTLSWarmUp.finishedAt { counters.mark(StartUpStep.dtlsKey, at: t) }; return counters.startUpSteps }(),
             ice_state: iceState,
             network: .init(bytes_sent: sent.bytesSent, packets_sent: sent.packetsSent,
                            bytes_received: received.bytesReceived, packets_received: received.packetsReceived,

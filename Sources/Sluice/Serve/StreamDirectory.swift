@@ -30,6 +30,7 @@ public final class StreamDirectory: Sendable {
     public init(recipe: WebRTCRecipe = WebRTCRecipe(), defaultAddresses: [String] = ["127.0.0.1"], limit: Int = 64,
                 viewerLimits: ViewerLimits = ViewerLimits()) {
         self.recipe = recipe; self.defaultAddresses = defaultAddresses; self.limit = limit; self.viewerLimits = viewerLimits
+        DTLSWarmUp.begin()  // the first viewer does not wait for GStreamer's one-time DTLS key
     }
 
     /// The playing stream named `name` (not one that is stopping).

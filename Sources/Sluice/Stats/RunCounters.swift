@@ -33,15 +33,43 @@ public final class RunCounters: Sendable {
 
     private let start: ContinuousClock.Instant
     private let info = Mutex<[String: String]>([:])
+    private let milestones = Mutex<[String: Int]>([:])
 
     public init(start: ContinuousClock.Instant = .now) { self.start = start }
 
     /// Records the first frame time once.
     public func markFirstFrame() {
         guard firstFrameNanos.load(ordering: .relaxed) == 0 else { return }
+        let ns = sinceStart()
+        if firstFrameNanos.compareExchange(expected: 0, desired: ns, ordering: .relaxed).exchanged {
+            mark(StartUpStep.firstFrame, at: ns)
+        }
+    }
+
+    /// Records when a start-up step (`StartUpStep`) first happened; later calls are ignored.
+    /// Called once per step from streaming threads: a lock, not the media path's atomics.
+    public func mark(_ step: String) { mark(step, at: sinceStart()) }
+
+    /// Records a step that happened at `instant` (ignored if before the run started).
+    public func mark(_ step: String, at instant: ContinuousClock.Instant) {
+        guard instant > start else { return }
+        let d = instant - start
+        mark(step, at: max(1, Int(d.components.seconds) * 1_000_000_000 + Int(d.components.attoseconds / 1_000_000_000)))
+    }
+
+    private func mark(_ step: String, at ns: Int) {
+        milestones.withLock { if $0[step] == nil { $0[step] = ns } }
+    }
+
+    /// The start-up steps seen so far, in ms since the start of the run, in order.
+    public var startUpSteps: [StartUpStep] {
+        milestones.withLock { $0 }.sorted { $0.value < $1.value }
+            .map { StartUpStep(step: $0.key, at_ms: (Double($0.value) / 1e4).rounded() / 100) }
+    }
+
+    private func sinceStart() -> Int {
         let d = ContinuousClock.now - start
-        let ns = max(1, Int(d.components.seconds) * 1_000_000_000 + Int(d.components.attoseconds / 1_000_000_000))
-        _ = firstFrameNanos.compareExchange(expected: 0, desired: ns, ordering: .relaxed)
+        return max(1, Int(d.components.seconds) * 1_000_000_000 + Int(d.components.attoseconds / 1_000_000_000))
     }
 
     /// Sum of squares and count of interleaved S16 samples.
@@ -67,4 +95,29 @@ public final class RunCounters: Sendable {
     /// Free-form facts learnt during the run (negotiated codecs, caps).
     public func note(_ key: String, _ value: String) { info.withLock { $0[key] = value } }
     public func noted(_ key: String) -> String? { info.withLock { $0[key] } }
+}
+
+/// One step of a run's start-up and when it happened (ms since the run started): where the
+/// time to first frame goes.
+public struct StartUpStep: Sendable, Codable, Equatable {
+    public var step: String
+    public var at_ms: Double
+
+    public init(step: String, at_ms: Double) { self.step = step; self.at_ms = at_ms }
+
+    /// The pipeline reached PLAYING.
+    public static let playing = "playing"
+    /// Offer and answer are both set (loopback), or the remote side answered.
+    public static let negotiated = "negotiated"
+    /// ICE and DTLS are up: the connection can carry media.
+    public static let connected = "connected"
+    /// The first encoded keyframe passed the start gate into the payloader.
+    public static let keyframeSent = "keyframe sent"
+    /// The first RTP buffer left the receiving webrtcbin (after its jitter buffer).
+    public static let firstRTP = "first RTP received"
+    /// GStreamer's one-time DTLS key was made (`DTLSWarmUp`; listed only when that was
+    /// during the run: a process makes it once).
+    public static let dtlsKey = "DTLS key made"
+    /// The first frame was decoded.
+    public static let firstFrame = "first frame"
 }

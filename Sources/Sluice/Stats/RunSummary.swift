@@ -144,6 +144,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var receive: Receive
     /// Milliseconds from PLAYING to the first decoded frame; nil if none arrived.
     public var time_to_first_frame_ms: Double?
+    /// Where the time to first frame went: each start-up step, in ms since the run started.
+    public var start_up_steps: [StartUpStep]?
     public var ice_state: String
     public var network: Network
     /// CPU seconds (user + system) the process used during the run.
@@ -166,6 +168,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
         }
         if let a = receive.audio { lines.append("  receive audio  \(a.buffers) buffers \(a.codec ?? "")") }
         lines.append("  first frame    " + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) } ?? "never"))
+        if let steps = start_up_steps, !steps.isEmpty {
+            lines.append("  start-up       " + steps.map { String(format: "%@ %.0f", $0.step as NSString, $0.at_ms) }.joined(separator: ", ") + " ms")
+        }
         lines.append(String(format: "  network        %.0f kbit/s, %d packets lost, rtt %@", network.bitrate_kbps,
                             network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
         lines.append("  ice            \(ice_state)")

@@ -16,7 +16,9 @@ struct LoopbackTransport: Transport {
         // until its remote description is set).
         sender.onLocalCandidate { [weak receiver] cand in receiver?.addRemoteCandidate(cand) }
         receiver.onLocalCandidate { [weak sender] cand in sender?.addRemoteCandidate(cand) }
-        c.watchIncomingStreams(of: recvBin)
+        // What arrives is what the send section encodes: only those decoders are loaded
+        // ahead (libav, for H.264, takes 60 ms and holds GStreamer's plugin lock meanwhile).
+        c.watchIncomingStreams(of: recvBin, expected: [spec.send?.video, spec.send?.audio].compactMap { $0?.encode.codec })
 
         // A receive side that only accepts some codecs declares them up front, the way a
         // remote peer's capabilities would constrain the answer.

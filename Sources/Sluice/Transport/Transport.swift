@@ -89,8 +89,10 @@ struct TransportContext {
     }
 
     /// Builds a receive branch for each stream `bin` exposes.
-    func watchIncomingStreams(of bin: Element) {
-        builder.prewarmReceive()
+    /// `expected`: the codecs that will arrive, when known (loopback: what the send section
+    /// encodes); their decoders are loaded in the background, every codec's otherwise.
+    func watchIncomingStreams(of bin: Element, expected: [Codec]? = nil) {
+        builder.prewarmReceive(expected ?? Codec.allCases)
         // Weak: the builder owns the pipeline, which owns the bin and so this handler.
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }

@@ -42,6 +42,9 @@ public enum RetransmissionLatency {
         rtpbin.connect("new-jitterbuffer") { (args: borrowing SignalArguments) -> Void in
             guard let jitterBuffer = args.object(1, as: Element.self), let src = jitterBuffer.staticPad("src"),
                   let sink = jitterBuffer.staticPad("sink") else { return }
+            // Start on the first packets in order instead of holding the first one for the
+            // whole latency (rtpjitterbuffer's default): the first frame is that much sooner.
+            if jitterBuffer.hasProperty("faststart-min-packets") { try? jitterBuffer.set("faststart-min-packets", fastStartPackets) }
             // Each retransmission request: once a round trip has been measured, make room for
             // it before anything is lost. The jitter buffer sends requests holding its own
             // lock, which reading its properties takes too: the work runs on a task of its
@@ -61,6 +64,9 @@ public enum RetransmissionLatency {
             }
         }
     }
+
+    /// Consecutive packets that start a jitter buffer at once (`faststart-min-packets`).
+    public static let fastStartPackets: UInt32 = 2
 
     private static let logger = Logger(label: "sluice.jitterbuffer")
 

@@ -18,7 +18,8 @@ final class StartGate: Sendable {
 
     /// Closes `pad` for buffers until `open()`. With `waitForKeyframe` (encoded video), it
     /// then also drops delta frames until a keyframe passes.
-    init(on pad: Pad, waitForKeyframe: Bool) {
+    /// `onFirstPass` runs (on the streaming thread) when the first buffer goes through.
+    init(on pad: Pad, waitForKeyframe: Bool, onFirstPass: (@Sendable () -> Void)? = nil) {
         waitsForKeyframe = waitForKeyframe
         pad.addProbe(.buffer) { [self] (info: borrowing Pad.ProbeInfo) in
             switch State(rawValue: state.load(ordering: .acquiring)) ?? .open {
@@ -31,8 +32,10 @@ final class StartGate: Sendable {
                     return .drop
                 }
                 state.store(State.open.rawValue, ordering: .releasing)
+                onFirstPass?()
                 return .remove
             case .open:
+                onFirstPass?()
                 return .remove  // passes this buffer; the probe costs nothing from here on
             }
         }
