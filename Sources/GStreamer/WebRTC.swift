@@ -92,6 +92,15 @@ public enum ICEAgent {
         try? agent.set("upnp", false)
     }
 
+    /// Sets libnice's `stun-pacing-timer` (Ta: the time between connectivity checks, 20 ms by
+    /// default). Checks for a pair, the answer, the triggered check and the nomination each
+    /// wait a tick: on loopback, 60 ms from candidates to connected at 20 ms.
+    public static func setCheckPacing(milliseconds: UInt32, on webrtcbin: Element) {
+        guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self),
+              let agent = ice.objectProperty("agent", as: Object.self), agent.hasProperty("stun-pacing-timer") else { return }
+        try? agent.set("stun-pacing-timer", milliseconds)
+    }
+
     public static func addLocalAddresses(_ addresses: [String], to webrtcbin: Element) throws(GstError) {
         guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self) else {
             throw GstError("webrtcbin has no ICE agent")

@@ -42,9 +42,26 @@ public enum RetransmissionLatency {
         rtpbin.connect("new-jitterbuffer") { (args: borrowing SignalArguments) -> Void in
             guard let jitterBuffer = args.object(1, as: Element.self), let src = jitterBuffer.staticPad("src"),
                   let sink = jitterBuffer.staticPad("sink") else { return }
-            // Start on the first packets in order instead of holding the first one for the
-            // whole latency (rtpjitterbuffer's default): the first frame is that much sooner.
+            // Start on the first packets instead of holding the first one for the whole
+            // latency. 1.22's `faststart-min-packets` alone does not do it: the stream-start,
+            // caps and segment events queue ahead of the first packet, the fast-start check
+            // sees an event at the head and fails, and the output thread sleeps until the
+            // first packet's deadline (measured: the file's 50 ms on every loopback start).
+            // So the buffer starts with a short latency and gets the file's back as soon as
+            // its first buffer leaves (from a task: the property takes the buffer's lock).
             if jitterBuffer.hasProperty("faststart-min-packets") { try? jitterBuffer.set("faststart-min-packets", fastStartPackets) }
+            if let latency = jitterBuffer.get("latency", as: UInt32.self), latency > startLatencyMs {
+                try? jitterBuffer.set("latency", startLatencyMs)
+                src.addProbe(.buffer) { (info: borrowing Pad.ProbeInfo) in
+                    if let element = info.padReference.parentElement {
+                        Task.detached {
+                            // Unless repairs have raised it meanwhile.
+                            if (element.get("latency", as: UInt32.self) ?? 0) < latency { try? element.set("latency", latency) }
+                        }
+                    }
+                    return .remove
+                }
+            }
             // Each retransmission request: once a round trip has been measured, make room for
             // it before anything is lost. The jitter buffer sends requests holding its own
             // lock, which reading its properties takes too: the work runs on a task of its
@@ -67,6 +84,8 @@ public enum RetransmissionLatency {
 
     /// Consecutive packets that start a jitter buffer at once (`faststart-min-packets`).
     public static let fastStartPackets: UInt32 = 2
+    /// A jitter buffer's latency until its first buffer leaves (then the file's).
+    public static let startLatencyMs: UInt32 = 5
 
     private static let logger = Logger(label: "sluice.jitterbuffer")
 

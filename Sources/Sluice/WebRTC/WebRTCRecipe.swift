@@ -19,6 +19,9 @@ public struct WebRTCRecipe: Sendable {
     /// What DTLS presents (ECDSA P-256 by default).
     public var certificate: DTLSCertificate = .processDefault
 
+    /// ICE connectivity-check pacing (Ta), ms.
+    public static let checkPacingMs: UInt32 = 5
+
     public init(bundlePolicy: String = "max-bundle", latencyMs: Int = 50, addresses: [String] = [],
                 stun: String? = nil, turn: [String] = [], policy: String = "all",
                 certificate: DTLSCertificate = .processDefault) {
@@ -47,6 +50,8 @@ public struct WebRTCRecipe: Sendable {
         if bin.hasProperty("ice-transport-policy") { try bin.set("ice-transport-policy", fromString: policy) }
         if !addresses.isEmpty { try ICEAgent.addLocalAddresses(addresses, to: bin) }
         ICEAgent.disableUPnP(on: bin)
+        // RFC 8445 §14 lets RTP sessions pace checks at 5 ms (libnice: 20 ms).
+        ICEAgent.setCheckPacing(milliseconds: Self.checkPacingMs, on: bin)
         certificate.apply(to: bin)
         WebRTCDefaults.apply(to: bin)
         if let pipeline { try pipeline.add(bin) }
