@@ -9,7 +9,9 @@ the figures are medians. Results: Benchmarks/results-congestion.json.
            latency p95 over the whole run and after the first 5 s, latency in the last second.
   reopen   rate 1mbit for 10s, then 4mbit: seconds after the link opens until the target is
            back at 2.25 Mbit/s or more (90% of 2.5).
-  loss     delay 40ms loss 5%: share of stamped frames read back intact, fps, p95.
+  loss     delay 40ms loss 5%: share of stamped frames read back intact, fps, p95, and the
+           receiver's repair figures (NACKs, PLIs, FIRs, packets repaired, jitter buffer).
+  loss10   the same at 10% loss.
 """
 import json, os, statistics, subprocess, sys, tempfile
 
@@ -21,6 +23,7 @@ CASES = {
     "narrow": ["--netem", "rate 1mbit"],
     "reopen": ["--netem-schedule", "rate 1mbit for 10s; rate 4mbit"],
     "loss": ["--netem", "delay 40ms loss 5%"],
+    "loss10": ["--netem", "delay 40ms loss 10%"],
 }
 
 
@@ -66,12 +69,15 @@ def figures(case, report):
     if case == "reopen" and targets:
         back = [t for t, v in targets if t >= 10 and v >= 2250]
         out["back_after_s"] = (back[0] - 10) if back else None
-    if case == "loss":
+    if case in ("loss", "loss10"):
         f = report["frames"]
         # Frames read back (a damaged frame's stamp does not read) of those sent after the
         # first one arrived and not still in flight at the stop.
         out["intact_share"] = f["received"] / max(1, f["stamped"] - f["before_first_frame"] - f["in_flight_at_stop"])
         out["unreadable"] = f["unreadable"]
+        r = report.get("repair") or {}
+        for k in ("nacks", "plis", "firs", "rtx_repaired", "jitter_buffer_latency_ms"):
+            out[k] = r.get(k)
     return out
 
 
@@ -81,8 +87,15 @@ def median_of(runs, key):
 
 
 def main():
+    # ONLY=loss,narrow runs those cases and keeps the others' last results.
+    only = [c for c in os.environ.get("ONLY", "").split(",") if c]
     results = {"runs": RUNS, "duration_s": DURATION, "cases": {}}
+    if only and os.path.exists("Benchmarks/results-congestion.json"):
+        with open("Benchmarks/results-congestion.json") as fh:
+            results["cases"] = json.load(fh).get("cases", {})
     for case in CASES:
+        if only and case not in only:
+            continue
         adaptive, fixed = [], []
         for i in range(RUNS):
             adaptive.append(figures(case, measure(case, False)))
@@ -90,7 +103,7 @@ def main():
             print(f"{case} run {i + 1}: adaptive {adaptive[-1]}\n{' ' * len(case)}        fixed    {fixed[-1]}", flush=True)
         keys = sorted(set(adaptive[0]) | set(fixed[0]))
         results["cases"][case] = {
-            "netem": " ".join(CASES[case][1:]),
+            "netem": " ".join(CASES[case][1:]), "runs": RUNS, "duration_s": DURATION,
             "adaptive": {k: median_of(adaptive, k) for k in keys},
             "fixed_2500": {k: median_of(fixed, k) for k in keys},
             "all_adaptive": adaptive, "all_fixed": fixed,
