@@ -56,15 +56,19 @@ final class InteropAiortcTests: XCTestCase {
     /// aiortc serves WHEP; `sluice run Pipelines/whep-play.yaml` plays it. aiortc's DTLS
     /// client offers only ECDSA suites: this needs Sluice's ECDSA certificate. The H.264 cell
     /// needs Sluice's offer to say `packetization-mode=1` (aiortc answers VP8 otherwise).
+    /// The unrestricted H.264 cell: Sluice offers VP8, VP9 and H.264; aiortc answers as a stack
+    /// that knows only H.264 (`--only-codec`), and its answer pairs RTX with it only because
+    /// Sluice's offer does (webrtcbin 1.22 alone gives RTX to the first codec only:
+    /// `RTXCompletion`).
     func testSluicePlaysAiortcOverWHEP() throws {
-        for (codec, port) in [("vp8", 18605), ("h264", 18606)] {
+        for (codec, port, restrict) in [("vp8", 18605, true), ("h264", 18606, true), ("h264", 18608, false)] {
             let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-aiortc-\(UUID().uuidString).json").path
             let script = """
             ip link set lo up
-            "$PYTHON" \(Self.peer) whep-serve --port \(port) --seconds 40 --codec \(codec) &
+            "$PYTHON" \(Self.peer) whep-serve --port \(port) --seconds 40 --codec \(codec) \(restrict ? "" : "--only-codec") &
             peer=$!
             i=0; until curl -s -m 1 -o /dev/null -X OPTIONS http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-            SLUICE_WHEP=http://127.0.0.1:\(port)/whep/aiortc "$SLUICE" run Pipelines/whep-play.yaml --set 'receive.video.codecs=[\(codec)]' --duration \(Int(Self.seconds) + 1) --quiet --report '\(report)'
+            SLUICE_WHEP=http://127.0.0.1:\(port)/whep/aiortc "$SLUICE" run Pipelines/whep-play.yaml \(restrict ? "--set 'receive.video.codecs=[\(codec)]'" : "") --duration \(Int(Self.seconds) + 1) --quiet --report '\(report)'
             status=$?
             kill $peer; wait $peer
             exit $status
@@ -77,6 +81,10 @@ final class InteropAiortcTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(r.double("receive.video.fps") ?? 0, 24, "\(codec): \(r.report ?? [:])")
             XCTAssertEqual(r.value("receive.video.codec") as? String, codec)
             XCTAssertGreaterThan(r.int("receive.audio.buffers") ?? 0, Int(Self.seconds * 25), "\(codec): audio")
+            let answered = r.stdout.split(separator: "\n").first { $0.hasPrefix("ANSWER_VIDEO ") }
+            let answer = try answered.flatMap { try JSONSerialization.jsonObject(with: Data($0.dropFirst(13).utf8)) as? [String: Any] }
+            XCTAssertEqual((answer?["codec"] as? String)?.lowercased(), codec, "\(codec): \(r.stdout.suffix(1000))")
+            XCTAssertEqual(answer?["rtx"] as? Bool, true, "\(codec) (restricted: \(restrict)): aiortc's answer repairs the chosen codec")
         }
     }
 

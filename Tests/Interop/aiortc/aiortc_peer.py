@@ -3,7 +3,7 @@
 
     aiortc_peer.py whep-play    URL [--token T] [--seconds N] [--codec vp8|h264] [--no-audio] [--drop P]
     aiortc_peer.py whip-publish URL [--token T] [--seconds N] [--codec vp8|h264] [--size 640x360]
-    aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--size 640x360]
+    aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--only-codec] [--size 640x360]
     aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--no-delete]
     aiortc_peer.py room-answer  BASE_URL --room R [--seconds N]
     aiortc_peer.py room-offer   BASE_URL --room R [--seconds N]
@@ -403,6 +403,40 @@ async def room_call(args):
                           first_frame_ms=round((first["video"] - joined_at) * 1000))), flush=True)
 
 
+def only_video_codec(sdp, codec):
+    """The offer as an answerer that knows only `codec` for video sees it: other video
+    formats, and RTX formats repairing them, are removed (with their attributes)."""
+    nl = "\r\n" if "\r\n" in sdp else "\n"
+    parts = sdp.split(nl + "m=")
+    out = [parts[0]]
+    for sec in parts[1:]:
+        lines = sec.split(nl)
+        if not lines[0].startswith("video"):
+            out.append(sec)
+            continue
+        names = {}
+        apt = {}
+        for l in lines:
+            if l.startswith("a=rtpmap:"):
+                pt, rest = l[9:].split(" ", 1)
+                names[pt] = rest.split("/")[0].lower()
+            if l.startswith("a=fmtp:") and "apt=" in l:
+                pt = l[7:].split(" ", 1)[0]
+                apt[pt] = l.split("apt=")[1].split(";")[0].strip()
+        keep = {pt for pt, n in names.items() if n == codec}
+        keep |= {pt for pt, a in apt.items() if a in keep and names.get(pt) == "rtx"}
+        m = lines[0].split()
+        lines[0] = " ".join(m[:3] + [pt for pt in m[3:] if pt in keep])
+
+        def wanted(l):
+            for attr in ("a=rtpmap:", "a=fmtp:", "a=rtcp-fb:"):
+                if l.startswith(attr):
+                    return l[len(attr):].split(" ", 1)[0] in keep
+            return True
+        out.append(nl.join(l for l in lines if wanted(l)))
+    return (nl + "m=").join(out)
+
+
 async def whep_serve(args):
     from aiohttp import web
     w, h = map(int, args.size.split("x"))
@@ -410,6 +444,8 @@ async def whep_serve(args):
 
     async def post(request):
         offer = await request.text()
+        if args.only_codec:
+            offer = only_video_codec(offer, args.codec)
         pc = RTCPeerConnection()
         await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
         for t in pc.getTransceivers():
@@ -422,6 +458,14 @@ async def whep_serve(args):
         prefer(pc, args.codec)
         await pc.setLocalDescription(await pc.createAnswer())
         await gathered(pc)
+        # What the answer chose for video, and whether it pairs RTX with it (tests check that
+        # an offerer's RTX for a codec other than its first reaches the answer).
+        video = pc.localDescription.sdp.split("m=video", 1)[-1].split("\nm=", 1)[0]
+        mline = video.split("\n", 1)[0].split()
+        chosen = mline[2] if len(mline) > 2 else None
+        names = dict(l[len("a=rtpmap:"):].strip().split(" ", 1) for l in video.splitlines() if l.startswith("a=rtpmap:"))
+        rtx = any(l.strip().endswith(f"apt={chosen}") for l in video.splitlines() if l.startswith("a=fmtp:"))
+        print("ANSWER_VIDEO " + json.dumps({"codec": names.get(chosen, "").split("/")[0], "rtx": rtx}), flush=True)
         sid = uuid.uuid4().hex
         sessions[sid] = pc
         return web.Response(status=201, text=pc.localDescription.sdp, content_type="application/sdp",
@@ -457,6 +501,8 @@ def main():
     p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--timeout", type=float, default=15)
     p.add_argument("--codec", choices=["vp8", "h264"])
+    p.add_argument("--only-codec", action="store_true",
+                   help="whep-serve: answer as a stack that knows only --codec for video")
     p.add_argument("--size", default="640x360")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--no-audio", action="store_true")
