@@ -13,9 +13,7 @@ public struct BitrateLimits: Sendable, Equatable {
 /// How much the path carries, from transport-wide congestion control feedback: a delay-based
 /// estimate (GCC's, draft-ietf-rmcat-gcc §5: `DelayTrend` says whether queues grow; an
 /// increase/hold/decrease controller follows it) and a loss-based one (§6), the lower of the
-/// two, within `limits`. Feed it every feedback report; read `target`. A queue that stands
-/// (which the trend cannot see) is measured from one-way times (`OneWayDelay`) and drained;
-/// once it is empty the rate returns to what the link carried meanwhile.
+/// two, within `limits`. Feed it every feedback report; read `target`.
 ///
 /// Pure arithmetic on the reports (no clock of its own, no GStreamer): the tests drive it
 /// with a simulated bottleneck. Garbage feedback — impossible times, wrapped or repeated
@@ -40,9 +38,6 @@ public struct BandwidthEstimator: Sendable {
     private var lossWindow: [(ns: UInt64, lost: Int, total: Int)] = []
     private var oneWay = OneWayDelay()
     private var lastDrainNs: UInt64?
-    /// The most the receiver got while a standing queue was being drained: with the queue
-    /// full, what arrives is what the link carries.
-    private var drainedLinkRate: Double?
     /// How long packets wait in queues on the path now, beyond the least seen lately (ms).
     public var queueDelayMs: Double? { oneWay.queueDelayMs }
 
@@ -120,7 +115,6 @@ public struct BandwidthEstimator: Sendable {
         if let queued = oneWay.queueDelayMs, queued > Self.drainAboveMs, let received = receivedRate {
             if let last = lastDrainNs, nowNs &- last < 200_000_000 { return }
             lastDrainNs = nowNs
-            drainedLinkRate = max(drainedLinkRate ?? 0, received)
             let drained = received * max(0.25, 1 - queued / 500 - 0.05)
             if drained < delayBased {
                 noteCongestion(at: received)
@@ -128,17 +122,6 @@ public struct BandwidthEstimator: Sendable {
                 state = .decrease
             }
             return
-        }
-        // The queue a drain was for has emptied: send at 90% of what the link carried while it
-        // stood (it was full, so that was the link), not 15% a second up from wherever the
-        // drain left the rate (the file's min after a deep one: ~10 s back to the link).
-        if let link = drainedLinkRate, (oneWay.queueDelayMs ?? 0) <= Self.drainAboveMs / 2 {
-            drainedLinkRate = nil
-            if 0.9 * link > delayBased {
-                delayBased = min(0.9 * link, Double(limits.max))
-                state = .hold
-                return
-            }
         }
         switch trend.signal {
         case .overusing:

@@ -28,9 +28,9 @@ final class BandwidthEstimatorTests: XCTestCase {
     /// Runs `seconds` of sending through `path`; returns the target at each feedback.
     @discardableResult
     func run(_ estimator: inout BandwidthEstimator, path: inout Path, from startNs: UInt64, seconds: Double,
-             sequence: inout UInt16) -> [(ns: UInt64, target: Int, queue: Double)] {
+             sequence: inout UInt16) -> [(ns: UInt64, target: Int)] {
         var pending: [TWCCPacket] = []
-        var trace: [(UInt64, Int, Double)] = []
+        var trace: [(UInt64, Int)] = []
         let endNs = startNs + UInt64(seconds * 1e9)
         var frameNs = startNs, feedbackNs = startNs + 100_000_000
         while frameNs < endNs {
@@ -49,7 +49,7 @@ final class BandwidthEstimatorTests: XCTestCase {
                 let report = pending.filter { p in p.arrivedNs.map { $0 <= feedbackNs } ?? (p.sentNs <= newestSent) }
                 pending.removeAll { p in p.arrivedNs.map { $0 <= feedbackNs } ?? (p.sentNs <= newestSent) }
                 estimator.update(feedback: report, nowNs: feedbackNs + path.oneWayNs)
-                trace.append((feedbackNs, estimator.target, path.queueMs(at: feedbackNs)))
+                trace.append((feedbackNs, estimator.target))
                 feedbackNs += 100_000_000
             }
         }
@@ -66,9 +66,7 @@ final class BandwidthEstimatorTests: XCTestCase {
         var path = Path(capacityBps: 1_000_000)
         var seq: UInt16 = 0
         let first = run(&e, path: &path, from: 1_000_000_000, seconds: 5, sequence: &seq)
-        // At or below the link within 5 s (the benchmark's figure); from then on the target
-        // probes around it (the checks below), as GCC's sawtooth does.
-        XCTAssertNotNil(first.first { $0.target <= 1_000_000 }, "at or below 1 Mbit/s within 5 s: \(first.map(\.target))")
+        XCTAssertLessThanOrEqual(e.target, 1_000_000, "settled within 5 s: \(first.map(\.target))")
         let steady = run(&e, path: &path, from: 6_000_000_000, seconds: 10, sequence: &seq)
         let tail = steady.suffix(50).map(\.target)
         XCTAssertGreaterThanOrEqual(tail.min() ?? 0, 500_000, "not starved: \(tail)")
@@ -104,33 +102,6 @@ final class BandwidthEstimatorTests: XCTestCase {
         run(&e, path: &path, from: 4_033_000_000, seconds: 8, sequence: &seq)
         XCTAssertLessThan(path.queueMs(at: 12_033_000_000), 150, "stays drained")
         XCTAssertGreaterThanOrEqual(e.target, 600_000, "and the rate came back: \(e.target)")
-    }
-
-    /// After a deep drain the rate returns at once to what the link carried while the queue
-    /// stood, not 15% a second from wherever the drain left it: a 2.5 Mbit/s start with a
-    /// 120 KB burst into 1 Mbit/s takes the target to the file's min; within 1.5 s of the
-    /// queue emptying it is back at ≥ 800 kbit/s, and the queue stays small.
-    func testAfterADrainTheRateReturnsToWhatTheLinkCarried() {
-        var e = BandwidthEstimator(limits: limits)
-        var path = Path(capacityBps: 1_000_000, queueLimitMs: 3000)
-        var seq: UInt16 = 0
-        var burst: [TWCCPacket] = []
-        for i in 0..<100 {  // 120 KB back to back: ~1 s of queue
-            let t = UInt64(1_000_000_000 + i * 50_000)
-            burst.append(TWCCPacket(sequence: seq, sentNs: t, arrivedNs: path.carry(bytes: 1200, sentNs: t), size: 1200))
-            seq &+= 1
-        }
-        e.update(feedback: Array(burst.prefix(2)), nowNs: 1_100_000_000)
-        let trace = run(&e, path: &path, from: 1_033_000_000, seconds: 10, sequence: &seq)
-        XCTAssertLessThanOrEqual(trace.map(\.target).min() ?? .max, 400_000, "the drain went deep: \(trace.map(\.target))")
-        let emptied = trace.first { $0.queue < 50 && $0.ns > 1_500_000_000 }
-        let emptiedNs = try? XCTUnwrap(emptied?.ns, "the queue empties: \(trace.map(\.queue))")
-        let back = trace.first { $0.ns >= (emptiedNs ?? .max) && $0.target >= 800_000 }
-        XCTAssertNotNil(back, "back at ≥ 800 kbit/s: \(trace.map(\.target))")
-        if let back, let emptiedNs {
-            XCTAssertLessThanOrEqual(Double(back.ns - emptiedNs) / 1e9, 1.5, "\(trace.map(\.target))")
-        }
-        XCTAssertLessThan(trace.suffix(20).map(\.queue).max() ?? 999, 150, "and the queue stays small: \(trace.map(\.queue))")
     }
 
     /// A queue that stands still (packets leave as fast as they come, 600 ms late) shows no
