@@ -12,26 +12,23 @@ import Logging
 ///
 /// The file's `transport.latency` stays the floor: in-order packets leave the jitter buffer
 /// at once whatever its latency, so waiting longer costs only when a packet is missing.
-/// When the jitter buffer asks for a retransmission and knows the round trip of earlier ones
-/// (rtpjitterbuffer measures its own requests), or when a packet is declared lost although
-/// retransmission was requested for it, the buffer's latency rises to `needed(…)`: room for
-/// the request, the repair, one more try and a margin. Never above `ceilingMs`; never lowered during a session. The pipeline then
+/// When the jitter buffer asks for a retransmission, or declares a packet lost although
+/// retransmission was requested for it, and it knows the round trip of earlier repairs
+/// (rtpjitterbuffer measures its own requests, late answers included), the buffer's latency
+/// rises to `needed(…)`: room for the request, the repair, one more try and a margin. Never above `ceilingMs`; never lowered during a session. The pipeline then
 /// recalculates its latency (the runner answers the jitter buffer's `latency` message).
 public enum RetransmissionLatency {
     /// The most a jitter buffer is raised to: past this, a keyframe request repairs sooner.
-    public static let ceilingMs: UInt32 = 400
+    public static let ceilingMs: UInt32 = 300
 
     /// The latency in ms that leaves room for a NACK, a retransmission and one more try, given
-    /// the measured retransmission round trip (nil: none measured yet) and the current latency.
-    /// Without a round trip it doubles (at least +30 ms) until retransmissions land and
-    /// give one. The result is rounded up to 10 ms, at most `ceilingMs`, never below `currentMs`.
+    /// the measured retransmission round trip and the current latency: `3 × rtt + 30`, rounded
+    /// up to 10 ms, at most `ceilingMs`, never below `currentMs`. Without a measured round
+    /// trip (nil, zero, not finite): `currentMs` — no retransmission has come back, so
+    /// waiting longer would repair nothing.
     public static func needed(rtxRoundTripMs: Double?, currentMs: UInt32) -> UInt32 {
-        let want: Double
-        if let rtt = rtxRoundTripMs, rtt > 0, rtt.isFinite {
-            want = 3 * rtt + 30
-        } else {
-            want = Double(currentMs) + max(30, Double(currentMs))
-        }
+        guard let rtt = rtxRoundTripMs, rtt > 0, rtt.isFinite else { return currentMs }
+        let want = 3 * rtt + 30
         let rounded = UInt32(min(Double(ceilingMs), (want / 10).rounded(.up) * 10))
         return max(currentMs, rounded)
     }
@@ -68,7 +65,7 @@ public enum RetransmissionLatency {
             // own, which holds the element only until it is done.
             sink.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
                 guard info.eventName == "GstRTPRetransmissionRequest", let element = info.padReference.parentElement else { return .ok }
-                Task.detached { raise(element, measuredOnly: true) }
+                Task.detached { raise(element) }
                 return .ok
             }
             // A packet given up although retransmission was asked for: the latency was too short.
@@ -76,7 +73,7 @@ public enum RetransmissionLatency {
                 guard info.eventName == "GstRTPPacketLost", let lost = info.eventStructure,
                       (lost.get("retry", as: UInt32.self) ?? 0) > 0,
                       let element = info.padReference.parentElement else { return .ok }
-                Task.detached { raise(element, measuredOnly: false) }
+                Task.detached { raise(element) }
                 return .ok
             }
         }
@@ -89,10 +86,14 @@ public enum RetransmissionLatency {
 
     private static let logger = Logger(label: "sluice.jitterbuffer")
 
-    private static func raise(_ jitterBuffer: Element, measuredOnly: Bool) {
+    private static func raise(_ jitterBuffer: Element) {
         guard let current = jitterBuffer.get("latency", as: UInt32.self), current < ceilingMs else { return }
         let rtt = jitterBuffer.structureProperty("stats")?.get("rtx-rtt", as: UInt64.self).flatMap { $0 > 0 ? Double($0) / 1e6 : nil }
-        if measuredOnly && rtt == nil { return }
+        // Without a measured round trip no retransmission has come back at all (not even
+        // late): waiting longer would not repair anything, only delay every frame with a hole.
+        // Measured behind a 1 Mbit/s link whose queue drops: doubling without one took the
+        // buffer to 400 ms and the latency p95 from 64–129 ms to 178–324 ms, 0 packets repaired.
+        guard rtt != nil else { return }
         let target = needed(rtxRoundTripMs: rtt, currentMs: current)
         guard target > current else { return }
         try? jitterBuffer.set("latency", target)
