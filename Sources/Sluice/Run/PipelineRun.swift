@@ -456,6 +456,8 @@ public final class PipelineRun: Sendable {
     private func summary(counters: RunCounters, duration: Double, cpu: Double, sent: WebRTCStats,
                          received: WebRTCStats, iceState: String) -> RunSummary {
         let vFrames = counters.receiveVideoFrames.load(ordering: .relaxed)
+        // GStreamer's DTLS key is a step of this run if it was made after the run started.
+        if let made = DTLSWarmUp.finishedAt { counters.mark(StartUpStep.dtlsKey, at: made) }
         let first = counters.firstFrameNanos.load(ordering: .relaxed)
         return RunSummary(
             pipeline: spec.file, duration_s: duration,
@@ -476,7 +478,7 @@ public final class PipelineRun: Sendable {
                 audio: spec.receive?.audio.map { _ in .init(buffers: counters.receiveAudioBuffers.load(ordering: .relaxed),
                                                             codec: counters.noted("receive.audio.codec")) }),
             time_to_first_frame_ms: first > 0 ? Double(first) / 1e6 : nil,
-            start_up_steps: { if let t = DTLSWarmUp.finishedAt { counters.mark(StartUpStep.dtlsKey, at: t) }; return counters.startUpSteps }(),
+            start_up_steps: counters.startUpSteps,
             ice_state: iceState,
             network: .init(bytes_sent: sent.bytesSent, packets_sent: sent.packetsSent,
                            bytes_received: received.bytesReceived, packets_received: received.packetsReceived,

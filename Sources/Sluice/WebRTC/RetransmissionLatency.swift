@@ -94,15 +94,15 @@ public enum RetransmissionLatency {
 
     private static func raise(_ jitterBuffer: Element) {
         guard let current = jitterBuffer.get("latency", as: UInt32.self), current < ceilingMs else { return }
-        let rtt = jitterBuffer.structureProperty("stats")?.get("rtx-rtt", as: UInt64.self).flatMap { $0 > 0 ? Double($0) / 1e6 : nil }
         // Without a measured round trip no retransmission has come back at all (not even
         // late): waiting longer would not repair anything, only delay every frame with a hole.
         // Measured behind a 1 Mbit/s link whose queue drops: doubling without one took the
         // buffer to 400 ms and the latency p95 from 64–129 ms to 178–324 ms, 0 packets repaired.
-        guard rtt != nil else { return }
+        guard let ns = jitterBuffer.structureProperty("stats")?.get("rtx-rtt", as: UInt64.self), ns > 0 else { return }
+        let rtt = Double(ns) / 1e6
         let target = needed(rtxRoundTripMs: rtt, currentMs: current)
         guard target > current else { return }
         try? jitterBuffer.set("latency", target)
-        logger.debug("jitter buffer latency \(current) → \(target) ms (retransmission round trip \(rtt.map { String(format: "%.0f ms", $0) } ?? "not measured yet"))")
+        logger.debug("jitter buffer latency \(current) → \(target) ms (retransmission round trip \(String(format: "%.0f ms", rtt)))")
     }
 }

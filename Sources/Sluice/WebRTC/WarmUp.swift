@@ -6,7 +6,6 @@ import Synchronization
 /// loading what a run will need before it needs it, off the path to the first frame.
 final class BackgroundOnce: Sendable {
     private let started = Atomic<Bool>(false)
-    private let done = Atomic<Bool>(false)
     private let finish = Mutex<ContinuousClock.Instant?>(nil)
     private let name: String
     private let work: @Sendable () -> Void
@@ -21,13 +20,11 @@ final class BackgroundOnce: Sendable {
         let thread = Thread { [self] in
             work()
             finish.withLock { $0 = .now }
-            done.store(true, ordering: .releasing)
         }
         thread.name = name
         thread.start()
     }
 
-    var isDone: Bool { done.load(ordering: .acquiring) }
     /// When the work finished (nil: not yet, or never started).
     var finishedAt: ContinuousClock.Instant? { finish.withLock { $0 } }
 }
@@ -56,8 +53,6 @@ public enum DTLSWarmUp {
     /// Starts the warm-up once per process; later calls return at once.
     public static func begin() { once.begin() }
 
-    /// Whether the warm-up has finished.
-    public static var isDone: Bool { once.isDone }
     /// When it finished (nil: not yet).
     public static var finishedAt: ContinuousClock.Instant? { once.finishedAt }
 }
