@@ -38,6 +38,8 @@ public struct BandwidthEstimator: Sendable {
     private var lossWindow: [(ns: UInt64, lost: Int, total: Int)] = []
     private var oneWay = OneWayDelay()
     private var lastDrainNs: UInt64?
+    /// Until then the estimate is not held to 1.5× what arrived (`expect`).
+    private var expectingUntilNs: UInt64?
     /// How long packets wait in queues on the path now, beyond the least seen lately (ms).
     public var queueDelayMs: Double? { oneWay.queueDelayMs }
 
@@ -82,6 +84,17 @@ public struct BandwidthEstimator: Sendable {
         lastUpdateNs = nowNs
         updateDelayBased(dt: dt, nowNs: nowNs)
         updateLossBased()
+    }
+
+    /// The sender started sending `bitsPerSecond` at `nowNs` (a viewer moved up a ladder):
+    /// the estimate goes up to it, and is not held to what arrived for the next second
+    /// (what arrived was the old rate). If the path cannot carry it, the delay and loss
+    /// figures bring the estimate down as usual.
+    public mutating func expect(_ bitsPerSecond: Int, nowNs: UInt64) {
+        let rate = Double(limits.clamp(Double(bitsPerSecond)))
+        delayBased = max(delayBased, rate)
+        lossBased = max(lossBased, rate)
+        expectingUntilNs = nowNs &+ 1_000_000_000
     }
 
     /// Sorted by sequence number with 16-bit wrap-around undone, repeats dropped, and
@@ -148,8 +161,11 @@ public struct BandwidthEstimator: Sendable {
             } else {
                 delayBased *= Foundation.pow(1.15, dt)  // 15% a second, far from congestion
             }
-            // Never far ahead of what the path has shown it carries.
-            if let received = receivedRate { delayBased = min(delayBased, 1.5 * received + 10_000) }
+            // Never far ahead of what the path has shown it carries (unless a higher rate was
+            // just started on purpose, before the receiver could show it).
+            if let received = receivedRate, expectingUntilNs.map({ nowNs >= $0 }) ?? true {
+                delayBased = min(delayBased, 1.5 * received + 10_000)
+            }
             delayBased = min(delayBased, Double(limits.max))
         }
     }

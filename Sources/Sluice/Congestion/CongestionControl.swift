@@ -23,28 +23,49 @@ final class CongestionControl: Sendable {
     }
 
     /// Calls `onTarget` (on a streaming thread: keep it short) with each new target, bit/s.
-    init(limits: BitrateLimits, watching payloaderOutput: Pad, onTarget: @escaping @Sendable (Int) -> Void) {
+    convenience init(limits: BitrateLimits, watching payloaderOutput: Pad, onTarget: @escaping @Sendable (Int) -> Void) {
+        let last = Atomic<Int>(limits.start)
+        self.init(limits: limits, watching: payloaderOutput) { (reading: Reading) -> Int? in
+            let applied = last.load(ordering: .relaxed)
+            if abs(reading.target - applied) * 100 > applied * 3 {
+                last.store(reading.target, ordering: .relaxed)
+                onTarget(reading.target)
+            }
+            return nil
+        }
+    }
+
+    /// What the estimator says after one feedback report.
+    struct Reading: Sendable {
+        var target: Int
+        var received: Double?
+        var state: BandwidthEstimator.State
+        var nowNs: UInt64
+    }
+
+    /// Calls `onReport` (on a streaming thread: keep it short) after every feedback report;
+    /// a rate it returns is one the sender has just started sending (`BandwidthEstimator.expect`).
+    init(limits: BitrateLimits, watching payloaderOutput: Pad, onReport: @escaping @Sendable (Reading) -> Int?) {
         estimator = Mutex(BandwidthEstimator(limits: limits))
         applied.store(limits.start, ordering: .relaxed)
         payloaderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
             guard info.eventName == "RTPTWCCPackets", let s = info.eventStructure else { return .ok }
             let packets = Self.packets(in: s)
             let now = StageTimer.now()  // monotonic ns: the estimator uses differences only
-            let target = estimator.withLock { e -> Int in
+            let reading = estimator.withLock { e -> Reading in
                 e.update(feedback: packets, nowNs: now)
-                return e.target
+                return Reading(target: e.target, received: e.receivedRate, state: e.state, nowNs: now)
             }
             reports.add(1, ordering: .relaxed)
             if Self.logger.logLevel <= .trace {
-                let (q, r, st) = estimator.withLock { ($0.queueDelayMs, $0.receivedRate, $0.state) }
+                let (q, st) = estimator.withLock { ($0.queueDelayMs, $0.state) }
                 Self.logger.trace("congestion feedback", metadata: [
-                    "packets": "\(packets.count)", "target_bps": "\(target)", "queue_ms": "\(q.map { Int($0) } ?? -1)",
-                    "received_bps": "\(r.map { Int($0) } ?? -1)", "state": "\(st.rawValue)"])
+                    "packets": "\(packets.count)", "target_bps": "\(reading.target)", "queue_ms": "\(q.map { Int($0) } ?? -1)",
+                    "received_bps": "\(reading.received.map { Int($0) } ?? -1)", "state": "\(st.rawValue)"])
             }
-            let last = applied.load(ordering: .relaxed)
-            if abs(target - last) * 100 > last * 3 {
-                applied.store(target, ordering: .relaxed)
-                onTarget(target)
+            applied.store(reading.target, ordering: .relaxed)
+            if let expected = onReport(reading) {
+                estimator.withLock { $0.expect(expected, nowNs: now) }
             }
             return .ok
         }
@@ -62,10 +83,10 @@ final class CongestionControl: Sendable {
         }
     }
 
-    /// The target last reported.
+    /// The estimator's target after the last report.
     var target: Int { applied.load(ordering: .relaxed) }
 
-    /// The target the encoder was last set to, the two estimates, what the receiver got,
+    /// The estimator's target (the encoder's is within 3% of it), the two estimates, what the receiver got,
     /// the loss, and how many feedback reports arrived.
     var figures: (targetBps: Int, delayBps: Int, lossBps: Int, receivedBps: Double?, loss: Double, reports: Int) {
         let (estimates, received, loss) = estimator.withLock { ($0.estimates, $0.receivedRate, $0.lossFraction) }

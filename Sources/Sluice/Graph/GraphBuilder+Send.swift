@@ -111,6 +111,11 @@ extension GraphBuilder {
             tail.append(try make("audioconvert", at: enc.location))
             tail.append(try make("audioresample", at: enc.location))
         }
+        if video, !enc.renditions.isEmpty {
+            try finishLadder(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail, queue: queue,
+                             gate: gate, into: webrtcbin)
+            return
+        }
         // Thresholds in the file: videoscale ! videorate ! capsfilter before the encoder,
         // passthrough until the target falls below them (`Mitigation`).
         var mitigation: Mitigation?

@@ -36,8 +36,10 @@ final class GraphBuilder: Sendable {
         var startGates: [MediaKind: (gate: StartGate, pad: Pad)] = [:]
         /// The video branch's congestion control, with `encode.bitrate: {min, start, max}`.
         var congestion: CongestionControl?
-        /// The video encoder's keyframe-request limiter.
+        /// The video encoder's keyframe-request limiter (the best rung's, with a ladder).
         var keyframeRequests: KeyframeRequestLimiter?
+        /// The rungs of a served video ladder (`encode.renditions`), best first.
+        var renditions: [RenditionOutput] = []
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
     }

@@ -315,6 +315,23 @@ public struct AdaptiveBitrate: Sendable, Equatable {
     public var limits: BitrateLimits { BitrateLimits(min: minKbps * 1000, start: startKbps * 1000, max: maxKbps * 1000) }
 }
 
+/// One rung of a served stream's ladder (`encode.renditions`): the picture scaled to
+/// `width`×`height` (at `fps`, or the capture's), encoded at `bitrateKbps`.
+public struct Rendition: Sendable, Equatable {
+    /// How the rung is named in statistics and metrics (default: `<height>p`).
+    public var name: String
+    public var width: Int
+    public var height: Int
+    /// Frames per second; nil: the capture's.
+    public var fps: Int?
+    public var bitrateKbps: Int
+    public var location: SourceLocation?
+    public init(name: String, width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int, location: SourceLocation? = nil) {
+        self.name = name; self.width = width; self.height = height; self.fps = fps
+        self.bitrateKbps = bitrateKbps; self.location = location
+    }
+}
+
 public struct EncodeSpec: Sendable, Equatable {
     public var codec: Codec
     /// Target bitrate in kbit/s. Default 2000 for video, 64 for Opus. With `adaptive`, the
@@ -332,6 +349,12 @@ public struct EncodeSpec: Sendable, Equatable {
     public var properties: [Property]
     /// A raw gst-launch fragment used as the encoder (codec still names the payloader).
     public var gst: String?
+    /// A ladder of renditions (`renditions:`, served streams only): the picture encoded once
+    /// per rung, best first; each viewer gets the rung its own estimate allows. Empty: one
+    /// encoder at `bitrateKbps`.
+    public var renditions: [Rendition] = []
+    /// The rung a new viewer starts on (the one marked `start: true`; default the first).
+    public var startRendition = 0
     public var location: SourceLocation?
 
     public init(codec: Codec, bitrateKbps: Int, keyframeInterval: Int? = nil,

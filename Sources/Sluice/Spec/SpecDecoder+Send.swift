@@ -31,6 +31,7 @@ extension SpecDecoder {
         var encode = Self.defaultEncode(for: media, location: entry.keyLocation)
         if let encodeEntry = map.entry("encode") {
             encode = decodeEncode(encodeEntry, media: media, branch: "send.\(media)").spec
+            checkRenditions(encode, entries: encodeEntry.value.entries ?? [], capture: capture)
         }
         if let send = map.entry("send") {
             _ = word(send.value, name: "send", what: "send target", choices: ["webrtc"])
@@ -289,7 +290,7 @@ extension SpecDecoder {
 
     static func encodeKeys(media: MediaKind) -> [String] {
         media == .video
-            ? ["codec", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst"]
+            ? ["codec", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions"]
             : ["codec", "bitrate", "preset", "element", "properties", "gst"]
     }
 
@@ -301,7 +302,7 @@ extension SpecDecoder {
         if let defaultCodec { encode.codec = defaultCodec }
         guard let map = mapping(entry) else { return (encode, nil) }
         checkKeys(map, allowed: Self.encodeKeys(media: media), context: "in encode") { key in
-            key == "keyframe_interval" ? "'keyframe_interval' is a video key and this is the audio branch" : nil
+            key == "keyframe_interval" || key == "renditions" ? "'\(key)' is a video key and this is the audio branch" : nil
         }
         var codecLocation: SourceLocation?
         if let e = map.entry("codec"), let codec: Codec = choice(e, what: "codec") {
@@ -337,6 +338,9 @@ extension SpecDecoder {
         }
         if media == .video, let e = map.entry("keyframe_interval"), let v = integer(e, range: 1...10_000) {
             encode.keyframeInterval = v
+        }
+        if media == .video, let e = map.entry("renditions") {
+            decodeRenditions(e, into: &encode)
         }
         if let e = map.entry("preset"), let preset: EncoderPreset = choice(e, what: "encoder preset") {
             encode.preset = preset

@@ -165,6 +165,10 @@ struct SpecDecoder {
                      at: receive.key.keyLocation)
             }
         }
+        if transport.kind != .server, let rung = send?.video?.encode.renditions.first, let at = rung.location {
+            fail("renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind 'server' "
+                 + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
+        }
         guard diagnostics.isEmpty else { return nil }
         let sendSpec = send.map { SendSpec(video: $0.video, audio: $0.audio) }
         let receiveSpec: ReceiveSpec? = (receiveVideo == nil && receiveAudio == nil && receive == nil)

@@ -1,0 +1,94 @@
+/// Which rung of a served ladder one viewer gets, from its own bandwidth estimate
+/// (`BandwidthEstimator`, fed by the viewer's congestion control feedback).
+///
+/// Rungs are compared by what they actually send (`rates`, measured: a still picture
+/// encodes below its nominal bitrate), best first.
+/// - **Down** at once when the estimate falls below 90% of the current rung's rate: to the
+///   best rung that fits the estimate.
+/// - **Up** when a better rung fits with room (its rate at most 90% of the estimate), at
+///   most once a second.
+/// - **Probe up.** The estimate cannot show much more than the path has carried (the
+///   estimator keeps it within 1.5× what arrived), so a viewer on a low rung may never see
+///   the next one fit. When the estimate has stayed clearly above what arrives (≥ 1.2×,
+///   while rising) for `probeWait`, the viewer tries the next rung; the estimator is told
+///   to expect its rate (`BandwidthEstimator.expect`). If the path cannot carry it, the
+///   estimate falls within a second or so and the viewer goes back down; the next try waits
+///   twice as long (4 s, doubling to 64 s). One that holds for 4 s resets the wait.
+///
+/// Pure arithmetic on the readings (no clock of its own, no GStreamer).
+struct RenditionChoice: Sendable, Equatable {
+    enum Move: Sendable, Equatable {
+        case stay
+        /// To rung `index`; `probing`: a try the estimate has not shown fits yet.
+        case to(Int, probing: Bool)
+    }
+
+    /// How many rungs the ladder has.
+    let count: Int
+    private(set) var current: Int
+    private var lastMoveNs: UInt64?
+    private var probeStartNs: UInt64?
+    private(set) var probeWaitNs: UInt64 = Self.minProbeWaitNs
+
+    static let downBelow = 0.9
+    static let probeHeadroom = 1.2
+    static let minProbeWaitNs: UInt64 = 4_000_000_000
+    static let maxProbeWaitNs: UInt64 = 64_000_000_000
+    /// A probe that has not been undone after this long succeeded.
+    static let probeHoldsNs: UInt64 = 4_000_000_000
+    static let upEveryNs: UInt64 = 1_000_000_000
+
+    init(count: Int, start: Int) {
+        self.count = max(1, count)
+        current = min(max(0, start), self.count - 1)
+    }
+
+    /// Takes one reading: the estimate (bit/s), each rung's rate now (bit/s, best first; as
+    /// many as `count`), what the viewer received lately (bit/s, if known), whether the
+    /// estimator is in its increasing state, and the time (monotonic ns).
+    mutating func update(estimate: Int, rates: [Int], received: Double?, increasing: Bool, nowNs: UInt64) -> Move {
+        guard rates.count == count, count > 1, estimate > 0 else { return .stay }
+        if lastMoveNs == nil { lastMoveNs = nowNs }
+        let since = nowNs &- (lastMoveNs ?? nowNs)
+        if let started = probeStartNs, nowNs &- started >= Self.probeHoldsNs {
+            probeStartNs = nil
+            probeWaitNs = Self.minProbeWaitNs
+        }
+        let e = Double(estimate)
+        // Down: the best rung that fits, or the least.
+        if current < count - 1, e < Self.downBelow * Double(rates[current]) {
+            let fits = (current + 1..<count).first { Double(rates[$0]) <= e } ?? count - 1
+            if probeStartNs != nil {
+                probeStartNs = nil
+                probeWaitNs = min(probeWaitNs * 2, Self.maxProbeWaitNs)
+            }
+            return move(to: fits, probing: false, nowNs: nowNs)
+        }
+        guard current > 0 else { return .stay }
+        // Up to a rung that fits with room.
+        if since >= Self.upEveryNs, let better = (0..<current).first(where: { Double(rates[$0]) <= Self.downBelow * e }) {
+            return move(to: better, probing: false, nowNs: nowNs)
+        }
+        // Try the next rung.
+        let arriving = received ?? Double(rates[current])
+        if increasing, probeStartNs == nil, since >= probeWaitNs, e >= Self.probeHeadroom * arriving {
+            probeStartNs = nowNs
+            return move(to: current - 1, probing: true, nowNs: nowNs)
+        }
+        return .stay
+    }
+
+    private mutating func move(to index: Int, probing: Bool, nowNs: UInt64) -> Move {
+        guard index != current else { return .stay }
+        current = index
+        lastMoveNs = nowNs
+        return .to(index, probing: probing)
+    }
+
+    /// Starts over on rung `index` (an operator's or test's pin), with no probe running.
+    mutating func reset(to index: Int, nowNs: UInt64) {
+        current = min(max(0, index), count - 1)
+        lastMoveNs = nowNs
+        probeStartNs = nil
+    }
+}

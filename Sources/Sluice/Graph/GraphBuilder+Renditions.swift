@@ -1,0 +1,115 @@
+import GStreamer
+import Synchronization
+
+/// One rung of a served ladder as built: its encoded output (a `tee` viewers attach to) and
+/// what its encoder has made.
+final class RenditionOutput: Sendable {
+    let rendition: Rendition
+    /// Where the rung's index is in the ladder (0: the best).
+    let index: Int
+    let tee: Element
+    /// The rung's encoder (the first element of its encode stage).
+    let encoder: Element?
+    /// The rung's encoder's keyframe-request limiter.
+    let keyframeRequests: KeyframeRequestLimiter?
+    let frames = Atomic<Int>(0)
+    let bytes = Atomic<Int>(0)
+
+    init(rendition: Rendition, index: Int, tee: Element, encoder: Element?, keyframeRequests: KeyframeRequestLimiter?) {
+        self.rendition = rendition; self.index = index; self.tee = tee; self.encoder = encoder
+        self.keyframeRequests = keyframeRequests
+    }
+
+    /// The rung's nominal bitrate, bit/s.
+    var bitsPerSecond: Int { rendition.bitrateKbps * 1000 }
+}
+
+/// A served video branch with `encode.renditions`: the picture, filtered once, feeds one
+/// scaler and encoder per rung.
+///
+/// ```
+/// … filters → queue → track gate → tee ─┬→ queue → videoscale → videorate → caps (rung 1) → encoder → parser → tee
+///                                        ├→ queue → videoscale → videorate → caps (rung 2) → encoder → parser → tee
+///                                        └→ …
+/// ```
+/// Each rung's queue is leaky: a rung whose encoder falls behind drops its own frames, not
+/// the other rungs'. Viewers attach to the rungs' tees (`ViewerSet`, `RenditionSwitch`).
+extension GraphBuilder {
+    /// Builds the rungs after `head` (the track gate) and records them; the first rung's tee
+    /// is the branch's tee (its frames are the stream's encoded frames).
+    func buildLadder(_ branch: SendBranchSpec, after head: Element) throws(RunError) -> [RenditionOutput] {
+        let enc = branch.encode, cap = branch.capture
+        let split = try make("tee", [("allow-not-linked", "true")], at: enc.location, name: "video-ladder")
+        try add([split])
+        do { try head.link(split) } catch { throw RunError("cannot link the ladder: \(error.message)", at: enc.location) }
+        var outputs: [RenditionOutput] = []
+        for (i, rung) in enc.renditions.enumerated() {
+            let at = rung.location ?? enc.location
+            let fps = rung.fps ?? cap.fps
+            var caps = "video/x-raw,width=\(rung.width),height=\(rung.height),pixel-aspect-ratio=1/1"
+            if rung.fps != nil { caps += ",framerate=\(fps)/1" }
+            var chain = [try make("queue", [("max-size-buffers", "2"), ("max-size-bytes", "0"), ("max-size-time", "0"),
+                                            ("leaky", "downstream")], at: at),
+                         try make("videoscale", at: at),
+                         try make("videorate", [("drop-only", "true")], at: at),
+                         try make("capsfilter", [("caps", caps)], at: at)]
+            var rungEncode = enc
+            rungEncode.bitrateKbps = rung.bitrateKbps
+            rungEncode.renditions = []
+            let encoding = try encoderChain(rungEncode, fps: fps)
+            chain += encoding
+            let tee = try make("tee", [("allow-not-linked", "true")], at: at, name: "video-rendition-\(i)")
+            chain.append(tee)
+            try add(chain)
+            _ = try linkChain(chain, media: .video, at: at)
+            guard let branchPad = split.requestPad("src_%u"), let entrance = chain[0].staticPad("sink") else {
+                throw RunError("the ladder's tee refused rendition '\(rung.name)'", at: at)
+            }
+            do { try branchPad.link(entrance) } catch { throw RunError("cannot link rendition '\(rung.name)': \(error.message)", at: at) }
+            let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
+            let output = RenditionOutput(rendition: rung, index: i, tee: tee, encoder: encoding.first, keyframeRequests: limiter)
+            tee.staticPad("sink")?.addProbe { (info: borrowing Pad.ProbeInfo) in
+                output.frames.add(1, ordering: .relaxed)
+                output.bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+                return .ok
+            }
+            if i == 0 {
+                state.withLock {
+                    $0.keyframeRequests = limiter
+                    $0.tees[.video] = tee
+                }
+                countSent(at: tee.staticPad("sink"), video: true, marksFirstFrame: true)
+                if let stageTimer, let entry = encoding.first { stageTimer.timeInOrder(StageTimer.encode, from: entry, to: tee) }
+            }
+            outputs.append(output)
+        }
+        state.withLock { $0.renditions = outputs }
+        return outputs
+    }
+}
+
+extension GraphBuilder {
+    /// The end of a send branch with a ladder: capture → filters → queue → gate, then the rungs.
+    func finishLadder(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element], queue: Element,
+                      gate: Element, into webrtcbin: Element?) throws(RunError) {
+        let enc = branch.encode
+        guard webrtcbin == nil, sendEndsInTee else {
+            throw RunError("renditions are served to WHEP viewers (transport kind 'server'); a single peer gets one stream",
+                           at: enc.renditions.first?.location ?? enc.location)
+        }
+        try add(filters + tail)
+        try linkSend(branch, capture: capture, filters: filters, tail: tail)
+        watchEnd(of: queue)
+        let outputs = try buildLadder(branch, after: gate)
+        // The control API's bitrate and keyframe act on the best rung.
+        let top = outputs.first?.encoder
+        state.withLock {
+            $0.sendControls[.video] = SendControl(media: .video, codec: enc.codec, gate: gate, encoder: top,
+                                                  encoderFactory: top?.factoryName)
+        }
+        counters.note("send.video.codec", enc.codec.rawValue)
+    }
+
+    /// The rungs of the video ladder, best first (empty without one).
+    var renditions: [RenditionOutput] { state.withLock { $0.renditions } }
+}
