@@ -82,6 +82,15 @@ public final class Pad: Object, @unchecked Sendable {
         let pad: UnsafeMutablePointer<GstPad>
         let info: UnsafeMutablePointer<GstPadProbeInfo>
 
+        /// The passing buffer, only if a buffer passes (the info's data is a buffer, an event
+        /// or a query, told apart by its type: a probe can watch several).
+        private var rawBuffer: UnsafeMutablePointer<GstBuffer>? {
+            info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0 ? sluice_pad_probe_info_buffer(info) : nil
+        }
+        /// The passing event, only if an event passes.
+        private var rawEvent: UnsafeMutablePointer<GstEvent>? {
+            info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_BOTH.rawValue != 0 ? sluice_pad_probe_info_event(info) : nil
+        }
         /// The probed pad's negotiated caps.
         public var currentCaps: Caps? { gst_pad_get_current_caps(pad).map { Caps(full: $0) } }
         /// The probed pad, as a new reference: for work after the handler returns (never to
@@ -89,23 +98,34 @@ public final class Pad: Object, @unchecked Sendable {
         public var padReference: Pad { Pad(none: UnsafeMutableRawPointer(pad)) }
         /// The buffer passing, if this is a buffer probe.
         public var buffer: BufferRef? {
-            sluice_pad_probe_info_buffer(info).map { BufferRef(raw: $0) }
+            rawBuffer.map { BufferRef(raw: $0) }
+        }
+        /// The passing buffer's address: it tells buffers apart while they are alive (a
+        /// freed buffer's address can be reused, so never keep it past the buffer's trip).
+        public var bufferIdentity: UInt? {
+            rawBuffer.map { UInt(bitPattern: $0) }
+        }
+        /// Whether the passing event is sticky (stream-start, caps, segment, tags, EOS: a pad
+        /// keeps them and hands them to every new peer).
+        public var eventIsSticky: Bool {
+            guard let e = rawEvent else { return false }
+            return e.pointee.type.rawValue & GST_EVENT_TYPE_STICKY.rawValue != 0
         }
         /// The name of the passing event's structure (`GstForceKeyUnit`, `RTPTWCCPackets`), read
         /// in place: check it before taking the copy `eventStructure` makes.
         public var eventName: String? {
-            guard let e = sluice_pad_probe_info_event(info), let s = gst_event_get_structure(e) else { return nil }
+            guard let e = rawEvent, let s = gst_event_get_structure(e) else { return nil }
             return String(cString: gst_structure_get_name(s))
         }
         /// A copy of the passing event's structure (custom events carry their data there;
         /// e.g. rtpsession's upstream `RTPTWCCPackets`), if it has one.
         public var eventStructure: Structure? {
-            guard let e = sluice_pad_probe_info_event(info), let s = gst_event_get_structure(e) else { return nil }
+            guard let e = rawEvent, let s = gst_event_get_structure(e) else { return nil }
             return Structure(owned: gst_structure_copy(s))
         }
         /// The kind of event passing, if this is an event probe.
         public var event: EventKind? {
-            guard let e = sluice_pad_probe_info_event(info) else { return nil }
+            guard let e = rawEvent else { return nil }
             switch e.pointee.type {
             case GST_EVENT_EOS: return .eos
             case GST_EVENT_CAPS: return .caps

@@ -20,8 +20,21 @@ final class RenditionOutput: Sendable {
         self.keyframeRequests = keyframeRequests
     }
 
+    private let window = Mutex(RateWindow())
+
     /// The rung's nominal bitrate, bit/s.
     var bitsPerSecond: Int { rendition.bitrateKbps * 1000 }
+
+    /// What the rung sends now, bit/s: measured over the last 2 s; the nominal rate until a
+    /// second has been measured. Read often (each viewer's feedback reads it).
+    func rate(nowNs: UInt64) -> Int {
+        let total = bytes.load(ordering: .relaxed)
+        let measured = window.withLock { w -> Double? in
+            w.add(bytes: total, nowNs: nowNs)
+            return w.bitsPerSecond
+        }
+        return measured.map { Int($0) } ?? bitsPerSecond
+    }
 }
 
 /// A served video branch with `encode.renditions`: the picture, filtered once, feeds one

@@ -23,6 +23,23 @@ extension StreamHub: MetricsSource {
                              help: "Keyframe requests at the stream's encoder: passed, or folded into the next (at most one per 500 ms).")
             }
         }
+        for r in renditions {
+            let labels = stream + [("rendition", r.name)]
+            sink.gauge("sluice_stream_rendition_viewers", Double(r.viewers), labels: labels,
+                       help: "Viewers getting this rung of the stream's ladder.")
+            sink.gauge("sluice_stream_rendition_bitrate_bps", Double(r.bitsPerSecond), labels: labels,
+                       help: "What this rung's encoder sends, over the last 2 s.")
+            sink.counter("sluice_stream_rendition_encoded_frames_total", total: Double(r.encodedFrames), labels: labels,
+                         help: "Frames this rung's encoder produced.")
+            sink.counter("sluice_stream_rendition_encoded_bytes_total", total: Double(r.encodedBytes), labels: labels,
+                         help: "Bytes this rung's encoder produced.")
+        }
+        if let moves = renditionMoves {
+            for (direction, n) in [("up", moves.up), ("down", moves.down)] {
+                sink.counter("sluice_stream_rendition_switches_total", total: Double(n), labels: stream + [("direction", direction)],
+                             help: "Viewers moved to a better (up) or lesser (down) rung, at its keyframe.")
+            }
+        }
         collectTraffic(viewerTraffic, labels: stream, into: sink)
         for s in filterStatistics {
             let labels = stream + [("filter", s.filter), ("element", s.element)]

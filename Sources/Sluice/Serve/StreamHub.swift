@@ -60,7 +60,13 @@ public final class StreamHub: Sendable {
         viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events,
                             encoderRate: encoderRate) {
             [spec.send?.video, spec.send?.audio].compactMap { branch in
-                branch.flatMap { b in builder.tees[b.media].map { ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0) } }
+                branch.flatMap { b in
+                    builder.tees[b.media].map {
+                        ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0,
+                                         renditions: b.media == .video ? builder.renditions : [],
+                                         startRendition: b.encode.startRendition)
+                    }
+                }
             }
         }
         // Viewers' elements come and go in this long-lived pipeline: nothing may queue on its
@@ -108,6 +114,11 @@ public final class StreamHub: Sendable {
                     "encoded_fps": .number(Double(frames - last.frames) / dt),
                     "encoded_video_kbps": .number(Double(bytes - last.bytes) * 8 / 1000 / dt)]
                 if let rate = self.encoderRate { fields["target_kbps"] = .number(Double(rate.current) / 1000) }
+                // With a ladder: viewers on each rung (`viewers_720p`…) and what each encodes.
+                for r in self.renditions {
+                    fields["viewers_\(r.name)"] = .number(Double(r.viewers))
+                    fields["rendition_kbps_\(r.name)"] = .number(Double(r.bitsPerSecond) / 1000)
+                }
                 self.events.post("stats", fields)
                 last = (frames, bytes, now)
             }
@@ -132,6 +143,37 @@ public final class StreamHub: Sendable {
 
     /// Viewers connected now.
     public var viewerCount: Int { viewers.count }
+
+    /// One rung of the stream's ladder now.
+    public struct RenditionFigures: Sendable {
+        public var name: String
+        /// Viewers on this rung.
+        public var viewers: Int
+        /// What the rung sends (measured over the last 2 s), bit/s.
+        public var bitsPerSecond: Int
+        public var encodedFrames: Int
+        public var encodedBytes: Int
+    }
+
+    /// The rungs of the stream's ladder, best first (empty without one).
+    public var renditions: [RenditionFigures] {
+        let outputs = builder.renditions
+        guard !outputs.isEmpty else { return [] }
+        let perRung = viewers.renditionFigures(rungs: outputs.count).viewers
+        let now = StageTimer.now()
+        return outputs.enumerated().map { i, o in
+            RenditionFigures(name: o.rendition.name, viewers: i < perRung.count ? perRung[i] : 0, bitsPerSecond: o.rate(nowNs: now),
+                             encodedFrames: o.frames.load(ordering: .relaxed), encodedBytes: o.bytes.load(ordering: .relaxed))
+        }
+    }
+
+    /// Viewers' moves up and down the ladder so far (nil without a ladder).
+    public var renditionMoves: (up: Int, down: Int)? {
+        let rungs = builder.renditions.count
+        guard rungs > 0 else { return nil }
+        let f = viewers.renditionFigures(rungs: rungs)
+        return (f.up, f.down)
+    }
     /// Frames encoded so far (one encoder per stream, however many viewers).
     public var encodedVideoFrames: Int { builder.counters.sendVideoFrames.load(ordering: .relaxed) }
     /// Bytes of encoded video so far.

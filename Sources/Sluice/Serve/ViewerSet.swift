@@ -14,8 +14,13 @@ import Synchronization
 /// a pad that swallows its failures (a failing viewer cannot stop the tee), and viewers
 /// that fail, never connect, or fall silent are removed by `ViewerReaper`.
 final class ViewerSet: Sendable {
-    /// What a viewer can be fed: the encoded stream of each medium, and its codec.
-    struct Output { var media: MediaKind; var codec: Codec; var tee: Element }
+    /// What a viewer can be fed: the encoded stream of each medium, and its codec; for video
+    /// with a ladder, every rung (`tee` is then the first rung's) and the one to start on.
+    struct Output {
+        var media: MediaKind; var codec: Codec; var tee: Element
+        var renditions: [RenditionOutput] = []
+        var startRendition = 0
+    }
 
     private let pipeline: Pipeline
     private let recipe: WebRTCRecipe
@@ -31,6 +36,8 @@ final class ViewerSet: Sendable {
     let events: PipelineEvents?
     /// With an adaptive video encoder: the viewers' estimates set its bitrate.
     let encoderRate: SharedEncoderRate?
+    /// Rung moves of viewers that left (so the totals never go back).
+    private let departedMoves = Mutex<(up: Int, down: Int)>((0, 0))
 
     struct Viewer: @unchecked Sendable {  // elements are MT-safe GstObjects; the struct is only touched under `viewers`
         var webrtcbin: Element
@@ -41,6 +48,8 @@ final class ViewerSet: Sendable {
         var traffic: ViewerTraffic
         /// Opens the viewer's start gates once its connection is up.
         var opener: Task<Void, Never>
+        /// Its place on the stream's ladder, if the stream has one.
+        var ladder: RenditionSwitch?
     }
 
     init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
@@ -74,7 +83,9 @@ final class ViewerSet: Sendable {
         let available = outputs()
         let plan: ViewerPlan
         do {
-            plan = try ViewerPlan(offer: offer, outputs: available.map { ($0.media, $0.codec) }, adaptiveVideo: encoderRate != nil)
+            let ladder = available.contains { !$0.renditions.isEmpty }
+            plan = try ViewerPlan(offer: offer, outputs: available.map { ($0.media, $0.codec) },
+                                  adaptiveVideo: encoderRate != nil || ladder)
         } catch {
             throw RunError(error.description)
         }
@@ -87,18 +98,39 @@ final class ViewerSet: Sendable {
         health.watchRTCP(of: webrtcbin)
         let traffic = ViewerTraffic()
         var elements: [Element] = [webrtcbin]
-        var teePads: [(Element, Pad)] = []
+        var teePads: [(tee: Element, pad: Pad)] = []
         var pending: [(teePad: Pad, queueSink: Pad)] = []
         var gates: [StartGate] = []
+        var ladder: RenditionSwitch?
+        var entrances: [Pad] = []
         do {
             let byMedium = Dictionary(available.map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
             for track in plan.tracks {
-                guard let output = byMedium[track.media], let teePad = output.tee.requestPad("src_%u") else { continue }
-                teePads.append((output.tee, teePad))
+                guard let output = byMedium[track.media] else { continue }
                 let branch = try ViewerBranch.build(track.parameters, into: pipeline, webrtcbin: webrtcbin,
                                                     msid: "sluice-\(stream)")
                 elements += branch.elements
                 traffic.countOverruns(of: branch.queue)
+                if !output.renditions.isEmpty {
+                    // Every rung into a funnel; this viewer's estimate picks the one that passes.
+                    let events = events
+                    let rungs = try RenditionSwitch(outputs: output.renditions, start: output.startRendition, into: pipeline) { from, to in
+                        events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
+                    }
+                    elements.append(rungs.funnel)
+                    guard let funnelOutput = rungs.funnel.staticPad("src") else { throw GstError("the funnel has no output") }
+                    try funnelOutput.link(branch.entrance)
+                    if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
+                    if track.parameters.twccExtensionID != nil, let payloaderOutput = branch.payloader.staticPad("src") {
+                        _ = CongestionControl(limits: rungs.estimatorLimits, watching: payloaderOutput) { rungs.update(with: $0) }
+                    }
+                    ladder = rungs
+                    gates.append(StartGate(on: branch.entrance, waitForKeyframe: true))
+                    entrances.append(branch.entrance)
+                    continue
+                }
+                guard let teePad = output.tee.requestPad("src_%u") else { continue }
+                teePads.append((output.tee, teePad))
                 // This viewer's estimate, a vote on the shared encoder's rate (the probe it
                 // installs on the payloader keeps it alive as long as the branch).
                 if let rate = encoderRate, track.parameters.twccExtensionID != nil, let payloaderOutput = branch.payloader.staticPad("src") {
@@ -109,6 +141,7 @@ final class ViewerSet: Sendable {
                 // Closed until this viewer's connection carries media, then from a keyframe.
                 gates.append(StartGate(on: branch.entrance, waitForKeyframe: track.media == .video))
                 pending.append((teePad, branch.entrance))
+                entrances.append(branch.entrance)
             }
             for e in elements.reversed() { e.syncStateWithParent() }
 
@@ -118,7 +151,8 @@ final class ViewerSet: Sendable {
                 try p.teePad.link(p.queueSink)
                 p.teePad.isolate(into: p.queueSink) { flow in health.fail("its branch stopped (\(flow))") }
             }
-            let entrances = pending.map(\.queueSink), connectTimeout = limits.connectTimeout, gates = gates
+            try ladder?.attach(into: &teePads) { flow in health.fail("its branch stopped (\(flow))") }
+            let entrances = entrances, connectTimeout = limits.connectTimeout, gates = gates
             let opener = Task.detached {
                 // When its connection is up, the viewer needs a keyframe to start decoding:
                 // ask the shared encoders then (one asked for earlier would be dropped).
@@ -129,7 +163,7 @@ final class ViewerSet: Sendable {
             }
             viewers.withLock {
                 $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health,
-                                traffic: traffic, opener: opener)
+                                traffic: traffic, opener: opener, ladder: ladder)
             }
             startReaper()
             events?.post("session-start", ["viewer": .text(id)])
@@ -161,6 +195,7 @@ final class ViewerSet: Sendable {
         viewer.opener.cancel()
         remove(elements: viewer.elements, teePads: viewer.teePads)
         encoderRate?.withdraw(id)
+        if let moves = viewer.ladder?.moves { departedMoves.withLock { $0 = ($0.up + moves.up, $0.down + moves.down) } }
         count(removal: reason)
         let last = viewer.traffic.totals
         departed.withLock { $0 = $0 + last }
@@ -227,6 +262,20 @@ final class ViewerSet: Sendable {
             if let j = r.jitterMs { report.jitters.append(j / 1000) }
         }
         return report
+    }
+
+    /// How many viewers each of the ladder's `rungs` has now (best first), and the moves
+    /// between rungs so far.
+    func renditionFigures(rungs: Int) -> (viewers: [Int], up: Int, down: Int) {
+        let ladders = viewers.withLock { $0.values.compactMap(\.ladder) }
+        var perRung = Array(repeating: 0, count: rungs)
+        var moves = departedMoves.withLock { $0 }
+        for l in ladders {
+            if perRung.indices.contains(l.current) { perRung[l.current] += 1 }
+            let m = l.moves
+            moves = (moves.up + m.up, moves.down + m.down)
+        }
+        return (perRung, moves.up, moves.down)
     }
 
     /// Removes the viewers `ViewerReaper` finds dead, with the reason.

@@ -1,0 +1,180 @@
+import GStreamer
+import Synchronization
+
+/// One viewer's place on a stream's ladder of renditions (`encode.renditions`): every rung's
+/// tee feeds a `funnel` in front of the viewer's branch, and only one rung gets through.
+///
+/// ```
+/// rung 0 tee ─┐
+/// rung 1 tee ─┼→ funnel → queue → payloader → capsfilter → webrtcbin   (one viewer)
+/// rung 2 tee ─┘
+/// ```
+/// A move to another rung (`RenditionChoice`, from the viewer's own bandwidth estimate)
+/// asks that rung's encoder for a keyframe and switches when it arrives: the old rung's
+/// frames pass until then, the new rung's from its keyframe on. One payloader, one SSRC and
+/// continuous sequence numbers and timestamps (every rung encodes the same captured frames)
+/// make it one stream to the viewer, whose decoder sees a new picture size at a keyframe.
+/// Nothing is renegotiated: the caps that reach webrtcbin after the first are held back
+/// (webrtcbin would otherwise renegotiate for a picture-size change).
+///
+/// Decisions are made twice: at the funnel's inputs (what may enter; the rung's own thread)
+/// and at its output (in the order the funnel pushes, so a frame of the old rung that was
+/// already inside when the new rung's keyframe went out is dropped, not decoded against the
+/// new picture). The viewer's keyframe requests (PLI, FIR, its start gate) go to the rung it
+/// gets (or is about to get) only.
+final class RenditionSwitch: Sendable {
+    /// The funnel and everything the probes share. The probes hold `Track`, never the pads
+    /// they sit on (a pad owns its probes: that would be a cycle).
+    final class Track: Sendable {
+        struct State {
+            var current: Int
+            var pending: Int?
+            /// Buffers inside the funnel now, by address, with their rung.
+            var inFlight: [UInt: Int] = [:]
+            var ups = 0, downs = 0
+        }
+        let state: Mutex<State>
+        /// Told (on the streaming thread) when the viewer has moved: from, to.
+        let onMove: @Sendable (Int, Int) -> Void
+        init(start: Int, onMove: @escaping @Sendable (Int, Int) -> Void) {
+            state = Mutex(State(current: start)); self.onMove = onMove
+        }
+
+        /// At rung `rung`'s input: a buffer of the current rung, or the pending rung's
+        /// keyframe, enters; everything else is dropped.
+        func admit(rung: Int, buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
+            state.withLock { s in
+                guard rung == s.current || (rung == s.pending && keyframe) else { return .drop }
+                if s.inFlight.count >= 64 { s.inFlight.removeAll() }  // only a flushing funnel leaves any behind
+                s.inFlight[identity] = rung
+                return .ok
+            }
+        }
+
+        /// At the output, in push order: the pending rung's keyframe makes it current.
+        func leave(buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
+            let (verdict, moved) = state.withLock { s -> (Pad.ProbeReturn, (Int, Int)?) in
+                guard let rung = s.inFlight.removeValue(forKey: identity) else { return (.ok, nil) }
+                if rung == s.pending, keyframe {
+                    if rung < s.current { s.ups += 1 } else { s.downs += 1 }
+                    defer { s.current = rung; s.pending = nil }
+                    return (.ok, (s.current, rung))
+                }
+                return (rung == s.current ? .ok : .drop, nil)
+            }
+            if let (from, to) = moved { onMove(from, to) }
+            return verdict
+        }
+    }
+
+    let funnel: Element
+    let track: Track
+    /// The funnel's inputs, by rung.
+    let inputs: [Pad]
+    let outputs: [RenditionOutput]
+    private let choice: Mutex<RenditionChoice>
+
+    /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
+    /// src to the viewer's branch, then `attach` once the answer exists.
+    /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
+    init(outputs: [RenditionOutput], start: Int, into pipeline: Pipeline,
+         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }) throws(GstError) {
+        let funnel = try Element.make("funnel")
+        try pipeline.add([funnel])
+        var inputs: [Pad] = []
+        for _ in outputs {
+            guard let pad = funnel.requestPad("sink_%u") else { throw GstError("the viewer's funnel refused an input") }
+            inputs.append(pad)
+        }
+        let start = min(max(0, start), outputs.count - 1)
+        let track = Track(start: start) { from, to in onMove(outputs[from], outputs[to]) }
+        for (rung, pad) in inputs.enumerated() {
+            pad.addProbe([.buffer, .eventDownstream]) { (info: borrowing Pad.ProbeInfo) in
+                if let identity = info.bufferIdentity {
+                    return track.admit(rung: rung, buffer: identity, keyframe: !(info.buffer?.isDeltaUnit ?? true))
+                }
+                // Sticky events are the funnel's to forward (it sends the new input's when it
+                // switches); others only from the rung that gets through.
+                if info.eventIsSticky { return .ok }
+                return track.state.withLock { $0.current == rung } ? .ok : .drop
+            }
+        }
+        guard let output = funnel.staticPad("src") else { throw GstError("the funnel has no output") }
+        output.addProbe(.buffer) { (info: borrowing Pad.ProbeInfo) in
+            guard let identity = info.bufferIdentity else { return .ok }
+            return track.leave(buffer: identity, keyframe: !(info.buffer?.isDeltaUnit ?? true))
+        }
+        // Keyframe requests go to the rung that gets through (or is about to), not to all.
+        let redirectTo = inputs
+        output.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+            guard info.eventName == "GstForceKeyUnit" else { return .ok }
+            let own = info.eventStructure?.get(Event.originField, as: String.self) == KeyframeRequestLimiter.ownOrigin
+            let rung = track.state.withLock { $0.pending ?? $0.current }
+            redirectTo[rung].pushEvent(.forceKeyUnit(origin: own ? KeyframeRequestLimiter.ownOrigin : nil))
+            return .drop
+        }
+        self.funnel = funnel; self.track = track; self.inputs = inputs; self.outputs = outputs
+        choice = Mutex(RenditionChoice(count: outputs.count, start: start))
+    }
+
+    /// Links every rung's tee to the funnel (behind `isolate`, so this viewer failing cannot
+    /// stop a rung); adds the tee pads to `pads` (to release when the viewer goes).
+    func attach(into pads: inout [(tee: Element, pad: Pad)], onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
+        for (output, input) in zip(outputs, inputs) {
+            guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("rendition '\(output.rendition.name)' refused a viewer") }
+            pads.append((output.tee, teePad))
+            try teePad.link(input)
+            teePad.isolate(into: input, onFailure: onFailure)
+        }
+    }
+
+    /// Lets the first caps through `pad` (a viewer's input to webrtcbin) and holds back the
+    /// rest: a new picture size would make webrtcbin renegotiate, and nothing the RTP
+    /// session uses (payload type, SSRC, clock rate) changes between rungs.
+    static func keepFirstCaps(on pad: Pad) {
+        let seen = Seen()
+        pad.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+            guard info.event == .caps else { return .ok }
+            return seen.flag.exchange(true, ordering: .relaxed) ? .drop : .ok
+        }
+    }
+    private final class Seen: Sendable { let flag = Atomic<Bool>(false) }
+
+    /// The rung the viewer gets now.
+    var current: Int { track.state.withLock { $0.current } }
+    /// Moves up and down so far.
+    var moves: (up: Int, down: Int) { track.state.withLock { ($0.ups, $0.downs) } }
+
+    /// Moves the viewer to rung `rung` at that rung's next keyframe, which is asked for now.
+    func move(to rung: Int) {
+        guard outputs.indices.contains(rung) else { return }
+        let ask = track.state.withLock { s -> Bool in
+            s.pending = rung == s.current ? nil : rung
+            return s.pending != nil
+        }
+        if ask { inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+    }
+
+    /// The bitrate limits of this viewer's estimator: from half the least rung to a quarter
+    /// above the best, starting at the rung it starts on.
+    var estimatorLimits: BitrateLimits {
+        let rates = outputs.map(\.bitsPerSecond)
+        let start = rates[min(max(0, current), rates.count - 1)]
+        return BitrateLimits(min: (rates.min() ?? start) / 2, start: start, max: (rates.max() ?? start) * 5 / 4)
+    }
+
+    /// One reading of the viewer's estimator: picks the rung (`RenditionChoice`) and moves
+    /// there. Returns the rate the viewer is about to get when it moves up (the estimator
+    /// expects it), nil otherwise.
+    func update(with reading: CongestionControl.Reading) -> Int? {
+        let rates = outputs.map { $0.rate(nowNs: reading.nowNs) }
+        let decision = choice.withLock {
+            $0.update(estimate: reading.target, rates: rates, received: reading.received,
+                      increasing: reading.state == .increase, nowNs: reading.nowNs)
+        }
+        guard case .to(let rung, _) = decision else { return nil }
+        let up = rung < current
+        move(to: rung)
+        return up ? rates[rung] : nil
+    }
+}
