@@ -48,9 +48,11 @@ struct RenditionChoice: Sendable, Equatable {
     /// estimator is in its increasing state, and the time (monotonic ns).
     mutating func update(estimate: Int, rates: [Int], received: Double?, increasing: Bool, nowNs: UInt64) -> Move {
         guard rates.count == count, count > 1, estimate > 0 else { return .stay }
-        if lastMoveNs == nil { lastMoveNs = nowNs }
-        let since = nowNs &- (lastMoveNs ?? nowNs)
-        if let started = probeStartNs, nowNs &- started >= Self.probeHoldsNs {
+        // A clock that goes back counts as no time passed (never as a wrap-around).
+        if lastMoveNs.map({ nowNs < $0 }) ?? true { lastMoveNs = nowNs }
+        let since = nowNs - (lastMoveNs ?? nowNs)
+        if let started = probeStartNs, nowNs < started { probeStartNs = nowNs }
+        if let started = probeStartNs, nowNs - started >= Self.probeHoldsNs {
             probeStartNs = nil
             probeWaitNs = Self.minProbeWaitNs
         }

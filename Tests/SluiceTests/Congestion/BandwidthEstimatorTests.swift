@@ -82,6 +82,33 @@ final class BandwidthEstimatorTests: XCTestCase {
               + "queue \(queue) ms; ≥ 2.25 Mbit/s \(back) s after the link widened")
     }
 
+    /// A viewer moved up a ladder (`expect`): the estimate goes up to the new rate at once,
+    /// holds there on a path that carries it, and falls back within 2 s on one that does not.
+    func testExpectRaisesTheEstimateAndThePathDecides() {
+        let ladder = BitrateLimits(min: 150_000, start: 300_000, max: 3_000_000)
+        for (capacity, holds) in [(5_000_000.0, true), (500_000.0, false)] {
+            var e = BandwidthEstimator(limits: ladder)
+            var path = Path(capacityBps: capacity)
+            var seq: UInt16 = 0
+            run(&e, path: &path, from: 1_000_000_000, seconds: 3, sequence: &seq)
+            XCTAssertLessThan(e.target, 1_000_000, "held near 1.5× what arrived before the move")
+            e.expect(1_000_000, nowNs: 4_000_000_000)
+            XCTAssertGreaterThanOrEqual(e.target, 1_000_000)
+            let after = run(&e, path: &path, from: 4_000_000_000, seconds: 2, sequence: &seq).map(\.target)
+            if holds {
+                XCTAssertGreaterThanOrEqual(after.min() ?? 0, 900_000, "a path with room keeps it: \(after)")
+            } else {
+                XCTAssertLessThan(after.last ?? .max, 600_000, "a 500 kbit/s path brings it down: \(after)")
+            }
+        }
+        // Absurd expectations stay within the limits.
+        var e = BandwidthEstimator(limits: ladder)
+        e.expect(Int.max, nowNs: 0)
+        XCTAssertLessThanOrEqual(e.target, 3_000_000)
+        e.expect(-1, nowNs: 0)
+        XCTAssertGreaterThanOrEqual(e.target, 150_000)
+    }
+
     /// A queue that stands is drained: a 2.5 Mbit/s start into a 1 Mbit/s link with a 40 KB
     /// keyframe first fills ~600 ms of queue within the first frames; it is below 100 ms
     /// within 3 s and stays there, while the rate comes back up to near the link.
