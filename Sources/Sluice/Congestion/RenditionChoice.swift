@@ -12,8 +12,11 @@
 ///   the next one fit. When the estimate has stayed clearly above what arrives (≥ 1.2×,
 ///   while rising) for `probeWait`, the viewer tries the next rung; the estimator is told
 ///   to expect its rate (`BandwidthEstimator.expect`). If the path cannot carry it, the
-///   estimate falls within a second or so and the viewer goes back down; the next try waits
-///   twice as long (4 s, doubling to 64 s). One that holds for 4 s resets the wait.
+///   estimate falls within a second or so and the viewer goes back to the rung it came from
+///   (a failed probe says nothing against that one), where for 2 s only a deep fall (below
+///   half its rate) moves it further down: the estimate dips while the probe's queue drains.
+///   The next try waits twice as long (4 s, doubling to 64 s). One that holds for 4 s resets
+///   the wait.
 ///
 /// Pure arithmetic on the readings (no clock of its own, no GStreamer).
 struct RenditionChoice: Sendable, Equatable {
@@ -28,6 +31,8 @@ struct RenditionChoice: Sendable, Equatable {
     private(set) var current: Int
     private var lastMoveNs: UInt64?
     private var probeStartNs: UInt64?
+    private var probeFrom: Int?
+    private var steadyUntilNs: UInt64?
     private(set) var probeWaitNs: UInt64 = Self.minProbeWaitNs
 
     static let downBelow = 0.9
@@ -37,6 +42,9 @@ struct RenditionChoice: Sendable, Equatable {
     /// A probe that has not been undone after this long succeeded.
     static let probeHoldsNs: UInt64 = 4_000_000_000
     static let upEveryNs: UInt64 = 1_000_000_000
+    /// After a failed probe, how long only a deep fall moves the viewer down.
+    static let settleAfterProbeNs: UInt64 = 2_000_000_000
+    static let deepFall = 0.5
 
     init(count: Int, start: Int) {
         self.count = max(1, count)
@@ -54,17 +62,27 @@ struct RenditionChoice: Sendable, Equatable {
         if let started = probeStartNs, nowNs < started { probeStartNs = nowNs }
         if let started = probeStartNs, nowNs - started >= Self.probeHoldsNs {
             probeStartNs = nil
+            probeFrom = nil
             probeWaitNs = Self.minProbeWaitNs
         }
+        if let until = steadyUntilNs, nowNs >= until || nowNs + Self.settleAfterProbeNs < until { steadyUntilNs = nil }
         let e = Double(estimate)
-        // Down: the best rung that fits, or the least.
         if current < count - 1, e < Self.downBelow * Double(rates[current]) {
-            let fits = (current + 1..<count).first { Double(rates[$0]) <= e } ?? count - 1
-            if probeStartNs != nil {
+            // A probe that failed: back where it came from, and let the estimate recover.
+            if probeStartNs != nil, let from = probeFrom {
                 probeStartNs = nil
+                probeFrom = nil
                 probeWaitNs = min(probeWaitNs * 2, Self.maxProbeWaitNs)
+                steadyUntilNs = nowNs + Self.settleAfterProbeNs
+                return move(to: from, probing: false, nowNs: nowNs)
             }
-            return move(to: fits, probing: false, nowNs: nowNs)
+            // Down: the best rung that fits, or the least (soon after a failed probe, only
+            // when the estimate fell deep).
+            if steadyUntilNs == nil || e < Self.deepFall * Double(rates[current]) {
+                let fits = (current + 1..<count).first { Double(rates[$0]) <= e } ?? count - 1
+                return move(to: fits, probing: false, nowNs: nowNs)
+            }
+            return .stay
         }
         guard current > 0 else { return .stay }
         // Up to a rung that fits with room.
@@ -75,6 +93,7 @@ struct RenditionChoice: Sendable, Equatable {
         let arriving = received ?? Double(rates[current])
         if increasing, probeStartNs == nil, since >= probeWaitNs, e >= Self.probeHeadroom * arriving {
             probeStartNs = nowNs
+            probeFrom = current
             return move(to: current - 1, probing: true, nowNs: nowNs)
         }
         return .stay
@@ -92,5 +111,7 @@ struct RenditionChoice: Sendable, Equatable {
         current = min(max(0, index), count - 1)
         lastMoveNs = nowNs
         probeStartNs = nil
+        probeFrom = nil
+        steadyUntilNs = nil
     }
 }

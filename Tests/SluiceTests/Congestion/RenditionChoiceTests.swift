@@ -62,6 +62,28 @@ final class RenditionChoiceTests: XCTestCase {
         XCTAssertEqual(c.probeWaitNs, 4 * s)
     }
 
+    func testAFailedProbeGoesBackWhereItCameFromAndSettles() {
+        var c = RenditionChoice(count: 3, start: 1)
+        var t: UInt64 = 0
+        _ = c.update(estimate: 1_500_000, rates: rates, received: 1_000_000, increasing: true, nowNs: t)
+        t += 4 * s
+        XCTAssertEqual(c.update(estimate: 1_500_000, rates: rates, received: 1_000_000, increasing: true, nowNs: t), .to(0, probing: true))
+        // The queue the probe built: the estimate dips to 800 k, below the 1 M rung too.
+        t += s / 2
+        XCTAssertEqual(c.update(estimate: 800_000, rates: rates, received: 1_200_000, increasing: false, nowNs: t), .to(1, probing: false),
+                       "back to the rung the probe left, not past it")
+        t += s / 2
+        XCTAssertEqual(c.update(estimate: 800_000, rates: rates, received: 1_000_000, increasing: false, nowNs: t), .stay,
+                       "a dip while the queue drains moves nothing for 2 s")
+        t += s / 2
+        XCTAssertEqual(c.update(estimate: 400_000, rates: rates, received: 600_000, increasing: false, nowNs: t), .to(2, probing: false),
+                       "a deep fall still does")
+        // And once settled, an ordinary fall moves it at once.
+        var d = RenditionChoice(count: 3, start: 1)
+        _ = d.update(estimate: 1_200_000, rates: rates, received: 1_000_000, increasing: false, nowNs: 0)
+        XCTAssertEqual(d.update(estimate: 800_000, rates: rates, received: 1_000_000, increasing: false, nowNs: s), .to(2, probing: false))
+    }
+
     func testFailedProbesBackOffToAMinute() {
         var c = RenditionChoice(count: 2, start: 1)
         let two = [1_000_000, 300_000]
