@@ -119,7 +119,9 @@ def main():
     server, viewers, reports = None, [], []
     try:
         server = subprocess.Popen(["ip", "netns", "exec", net.s, a.sluice, "serve", "--host", "10.98.0.1", "--port", str(PORT),
-                                   "--pipeline", served.name], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                   "--pipeline", served.name] + (["--log-level", "trace"] if os.environ.get("LADDER_TRACE") else []),
+                                  stdout=subprocess.DEVNULL, text=True,
+                                  stderr=open(os.environ["LADDER_TRACE"], "w") if os.environ.get("LADDER_TRACE") else subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:  # bounded wait for the server
             try:
@@ -127,7 +129,7 @@ def main():
                 break
             except SystemExit:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    sys.exit("the server did not start: " + (server.stderr.read() if server.poll() is not None else ""))
+                    sys.exit("the server did not start")
                 time.sleep(0.2)
         for k, ns in enumerate(net.v, start=1):
             report = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name

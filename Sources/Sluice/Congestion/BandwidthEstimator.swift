@@ -40,6 +40,8 @@ public struct BandwidthEstimator: Sendable {
     private var lastDrainNs: UInt64?
     /// Until then the estimate is not held to 1.5× what arrived (`expect`).
     private var expectingUntilNs: UInt64?
+    /// Until then reports neither lower the estimate nor count their losses (`recover`).
+    private var settlingUntilNs: UInt64?
     /// How long packets wait in queues on the path now, beyond the least seen lately (ms).
     public var queueDelayMs: Double? { oneWay.queueDelayMs }
 
@@ -77,6 +79,14 @@ public struct BandwidthEstimator: Sendable {
                 receivedRate = Double(arrivals.reduce(0) { $0 + $1.bytes } * 8) / (Double(newest - oldest) / 1e9)
             }
         }
+        if let until = settlingUntilNs {
+            if nowNs < until && until - nowNs <= Self.settleNs {
+                lastUpdateNs = nowNs
+                state = .hold
+                return
+            }
+            settlingUntilNs = nil
+        }
         let lost = packets.filter { $0.arrivedNs == nil }.count
         lossWindow.append((nowNs, lost, packets.count))
         lossWindow.removeAll { $0.ns + Self.lossWindowNs < nowNs || $0.ns > nowNs }
@@ -95,6 +105,23 @@ public struct BandwidthEstimator: Sendable {
         delayBased = max(delayBased, rate)
         lossBased = max(lossBased, rate)
         expectingUntilNs = nowNs &+ 1_000_000_000
+    }
+
+    /// How long `recover` sets the reports aside.
+    static let settleNs: UInt64 = 700_000_000
+
+    /// The sender went back to `bitsPerSecond`, a rate the path carried before (a ladder
+    /// viewer whose try of a higher rung failed): the estimate returns to it, and for the
+    /// next 0.7 s reports do not lower it. They describe the queue and the losses the try
+    /// itself caused, which drain within that time (the estimate would otherwise fall far
+    /// below the rate the path carries, once per report).
+    public mutating func recover(to bitsPerSecond: Int, nowNs: UInt64) {
+        let rate = Double(limits.clamp(Double(bitsPerSecond)))
+        delayBased = rate
+        lossBased = rate
+        lossWindow.removeAll()
+        settlingUntilNs = nowNs &+ Self.settleNs
+        state = .hold
     }
 
     /// Sorted by sequence number with 16-bit wrap-around undone, repeats dropped, and

@@ -25,7 +25,7 @@ final class CongestionControl: Sendable {
     /// Calls `onTarget` (on a streaming thread: keep it short) with each new target, bit/s.
     convenience init(limits: BitrateLimits, watching payloaderOutput: Pad, onTarget: @escaping @Sendable (Int) -> Void) {
         let last = Atomic<Int>(limits.start)
-        self.init(limits: limits, watching: payloaderOutput) { (reading: Reading) -> Int? in
+        self.init(limits: limits, watching: payloaderOutput) { (reading: Reading) -> RateChange? in
             let applied = last.load(ordering: .relaxed)
             if abs(reading.target - applied) * 100 > applied * 3 {
                 last.store(reading.target, ordering: .relaxed)
@@ -43,9 +43,17 @@ final class CongestionControl: Sendable {
         var nowNs: UInt64
     }
 
+    /// What the sender did after a reading, that the estimator should know.
+    enum RateChange: Sendable, Equatable {
+        /// Started sending this rate on purpose (`BandwidthEstimator.expect`).
+        case expect(Int)
+        /// Went back to a rate the path carried (`BandwidthEstimator.recover`).
+        case recover(Int)
+    }
+
     /// Calls `onReport` (on a streaming thread: keep it short) after every feedback report;
-    /// a rate it returns is one the sender has just started sending (`BandwidthEstimator.expect`).
-    init(limits: BitrateLimits, watching payloaderOutput: Pad, onReport: @escaping @Sendable (Reading) -> Int?) {
+    /// what it returns tells the estimator what the sender changed.
+    init(limits: BitrateLimits, watching payloaderOutput: Pad, onReport: @escaping @Sendable (Reading) -> RateChange?) {
         estimator = Mutex(BandwidthEstimator(limits: limits))
         applied.store(limits.start, ordering: .relaxed)
         payloaderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
@@ -64,8 +72,10 @@ final class CongestionControl: Sendable {
                     "received_bps": "\(reading.received.map { Int($0) } ?? -1)", "state": "\(st.rawValue)"])
             }
             applied.store(reading.target, ordering: .relaxed)
-            if let expected = onReport(reading) {
-                estimator.withLock { $0.expect(expected, nowNs: now) }
+            switch onReport(reading) {
+            case .expect(let rate)?: estimator.withLock { $0.expect(rate, nowNs: now) }
+            case .recover(let rate)?: estimator.withLock { $0.recover(to: rate, nowNs: now) }
+            case nil: break
             }
             return .ok
         }

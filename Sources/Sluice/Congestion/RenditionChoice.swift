@@ -24,6 +24,9 @@ struct RenditionChoice: Sendable, Equatable {
         case stay
         /// To rung `index`; `probing`: a try the estimate has not shown fits yet.
         case to(Int, probing: Bool)
+        /// Back to rung `index`, where a failed try started: the estimate should return to
+        /// that rung's rate (`BandwidthEstimator.recover`).
+        case back(Int)
     }
 
     /// How many rungs the ladder has.
@@ -74,7 +77,7 @@ struct RenditionChoice: Sendable, Equatable {
                 probeFrom = nil
                 probeWaitNs = min(probeWaitNs * 2, Self.maxProbeWaitNs)
                 steadyUntilNs = nowNs + Self.settleAfterProbeNs
-                return move(to: from, probing: false, nowNs: nowNs)
+                return move(to: from, probing: false, nowNs: nowNs) == .stay ? .stay : .back(from)
             }
             // Down: the best rung that fits, or the least (soon after a failed probe, only
             // when the estimate fell deep).

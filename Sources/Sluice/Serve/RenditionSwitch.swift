@@ -164,17 +164,24 @@ final class RenditionSwitch: Sendable {
     }
 
     /// One reading of the viewer's estimator: picks the rung (`RenditionChoice`) and moves
-    /// there. Returns the rate the viewer is about to get when it moves up (the estimator
-    /// expects it), nil otherwise.
-    func update(with reading: CongestionControl.Reading) -> Int? {
+    /// there. Returns what the estimator should know: the rate the viewer is about to get
+    /// when it moves up, or the rate it returns to after a failed try.
+    func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
         let rates = outputs.map { $0.rate(nowNs: reading.nowNs) }
         let decision = choice.withLock {
             $0.update(estimate: reading.target, rates: rates, received: reading.received,
                       increasing: reading.state == .increase, nowNs: reading.nowNs)
         }
-        guard case .to(let rung, _) = decision else { return nil }
-        let up = rung < current
-        move(to: rung)
-        return up ? rates[rung] : nil
+        switch decision {
+        case .stay:
+            return nil
+        case .back(let rung):
+            move(to: rung)
+            return .recover(rates[rung])
+        case .to(let rung, _):
+            let up = rung < current
+            move(to: rung)
+            return up ? .expect(rates[rung]) : nil
+        }
     }
 }

@@ -25,17 +25,18 @@ final class BandwidthEstimatorTests: XCTestCase {
         func queueMs(at ns: UInt64) -> Double { freeAtNs > ns ? Double(freeAtNs - ns) / 1e6 : 0 }
     }
 
-    /// Runs `seconds` of sending through `path`; returns the target at each feedback.
+    /// Runs `seconds` of sending through `path` at the target (or at `sendingBps`); returns
+    /// the target at each feedback.
     @discardableResult
     func run(_ estimator: inout BandwidthEstimator, path: inout Path, from startNs: UInt64, seconds: Double,
-             sequence: inout UInt16) -> [(ns: UInt64, target: Int)] {
+             sequence: inout UInt16, sendingBps: Int? = nil) -> [(ns: UInt64, target: Int)] {
         var pending: [TWCCPacket] = []
         var trace: [(UInt64, Int)] = []
         let endNs = startNs + UInt64(seconds * 1e9)
         var frameNs = startNs, feedbackNs = startNs + 100_000_000
         while frameNs < endNs {
             // One frame: the target's share of a second, in 1200-byte packets sent back to back.
-            var bytes = estimator.target / 8 / 30
+            var bytes = (sendingBps ?? estimator.target) / 8 / 30
             var t = frameNs
             while bytes > 0 {
                 let size = min(1200, bytes)
@@ -107,6 +108,31 @@ final class BandwidthEstimatorTests: XCTestCase {
         XCTAssertLessThanOrEqual(e.target, 3_000_000)
         e.expect(-1, nowNs: 0)
         XCTAssertGreaterThanOrEqual(e.target, 150_000)
+    }
+
+    /// A failed try of a higher rung (1 Mbit/s into a 600 kbit/s path with a 300 ms queue)
+    /// leaves a queue and losses behind; `recover` to the rung the viewer returns to keeps
+    /// them from driving the estimate far below what the path carries, and the estimate
+    /// then follows the path again.
+    func testRecoverAfterAFailedTryKeepsTheRungItReturnsTo() {
+        let ladder = BitrateLimits(min: 50_000, start: 350_000, max: 1_250_000)
+        for recovers in [false, true] {
+            var e = BandwidthEstimator(limits: ladder)
+            var path = Path(capacityBps: 600_000, queueLimitMs: 300)
+            var seq: UInt16 = 0
+            run(&e, path: &path, from: 1_000_000_000, seconds: 3, sequence: &seq)
+            e.expect(1_000_000, nowNs: 4_000_000_000)
+            // The higher rung sends its rate whatever the estimate says, until the switch back.
+            run(&e, path: &path, from: 4_000_000_000, seconds: 1, sequence: &seq, sendingBps: 1_000_000)
+            if recovers { e.recover(to: 350_000, nowNs: 5_000_000_000) }
+            let after = run(&e, path: &path, from: 5_000_000_000, seconds: 3, sequence: &seq).map(\.target)
+            if recovers {
+                XCTAssertGreaterThanOrEqual(after.min() ?? 0, 300_000, "the returned-to rung's rate holds: \(after)")
+                XCTAssertLessThanOrEqual(after.max() ?? .max, 660_000, "and never far above the path: \(after)")
+            } else {
+                XCTAssertLessThan(after.min() ?? .max, 300_000, "without it the try's own losses pull the estimate down: \(after)")
+            }
+        }
     }
 
     /// A queue that stands is drained: a 2.5 Mbit/s start into a 1 Mbit/s link with a 40 KB

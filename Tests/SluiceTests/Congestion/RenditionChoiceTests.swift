@@ -47,7 +47,7 @@ final class RenditionChoiceTests: XCTestCase {
         XCTAssertEqual(c.update(estimate: 450_000, rates: rates, received: 300_000, increasing: true, nowNs: t), .to(1, probing: true))
         // The path cannot carry 1 M: the estimate falls and the viewer goes back down.
         t += s / 2
-        XCTAssertEqual(c.update(estimate: 500_000, rates: rates, received: 600_000, increasing: false, nowNs: t), .to(2, probing: false))
+        XCTAssertEqual(c.update(estimate: 500_000, rates: rates, received: 600_000, increasing: false, nowNs: t), .back(2))
         XCTAssertEqual(c.probeWaitNs, 8 * s)
         // Not before 8 s this time.
         t += 5 * s
@@ -70,7 +70,7 @@ final class RenditionChoiceTests: XCTestCase {
         XCTAssertEqual(c.update(estimate: 1_500_000, rates: rates, received: 1_000_000, increasing: true, nowNs: t), .to(0, probing: true))
         // The queue the probe built: the estimate dips to 800 k, below the 1 M rung too.
         t += s / 2
-        XCTAssertEqual(c.update(estimate: 800_000, rates: rates, received: 1_200_000, increasing: false, nowNs: t), .to(1, probing: false),
+        XCTAssertEqual(c.update(estimate: 800_000, rates: rates, received: 1_200_000, increasing: false, nowNs: t), .back(1),
                        "back to the rung the probe left, not past it")
         t += s / 2
         XCTAssertEqual(c.update(estimate: 800_000, rates: rates, received: 1_000_000, increasing: false, nowNs: t), .stay,
@@ -93,7 +93,7 @@ final class RenditionChoiceTests: XCTestCase {
             t += 70 * s
             XCTAssertEqual(c.update(estimate: 450_000, rates: two, received: 300_000, increasing: true, nowNs: t), .to(0, probing: true))
             t += s / 2
-            XCTAssertEqual(c.update(estimate: 400_000, rates: two, received: 500_000, increasing: false, nowNs: t), .to(1, probing: false))
+            XCTAssertEqual(c.update(estimate: 400_000, rates: two, received: 500_000, increasing: false, nowNs: t), .back(1))
         }
         XCTAssertEqual(c.probeWaitNs, RenditionChoice.maxProbeWaitNs)
     }
