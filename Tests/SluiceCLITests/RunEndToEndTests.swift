@@ -134,6 +134,8 @@ final class RunEndToEndTests: XCTestCase {
                                   ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-av"]),
                 "serve-testsrc.yaml": (["--pipeline", "Pipelines/serve-testsrc.yaml"], "Pipelines/whep-play.yaml",
                                        ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-testsrc"]),
+                "serve-ladder.yaml": (["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
+                                      ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]),
                 "camera-view.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
                                      ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]),
             ]
