@@ -182,6 +182,16 @@ def run_play(driver, base, name, args):
     except Failure as e:
         raise Failure(f"{e}; last stats: {json.dumps(stats(driver, 'play'))}")
     reached = time.monotonic() - started
+    start_size = (s.get("width"), s.get("height"))
+    grown_after = None
+    if args.wait_width:
+        # A served ladder: the viewer's own estimate moves it up to a rung this wide.
+        try:
+            wait_for(f"the decoded width to reach {args.wait_width}", args.timeout,
+                     lambda: (check_page_error(driver) or True) and stats(driver, "play").get("width") == args.wait_width)
+        except Failure as e:
+            raise Failure(f"{e}; last stats: {json.dumps(stats(driver, 'play'))}")
+        grown_after = round(time.monotonic() - started - reached, 2)
     picture = wait_for("the picture in the page's <video> (readyState 4, frames from the track, moving pixels)",
                        args.timeout, lambda: picture_check(driver))
     viewers = get_json(base + "/streams.json")
@@ -204,6 +214,7 @@ def run_play(driver, base, name, args):
         "secondsToMinFrames": round(reached, 2),
         "viewersWhilePlaying": next((x["viewers"] for x in viewers if x["name"] == name), None),
         "metricStart": metric_start, "metricEnd": metric_end,
+        "startWidth": start_size[0], "startHeight": start_size[1], "secondsToWaitWidth": grown_after,
     }
 
 
@@ -261,6 +272,8 @@ def main():
     p.add_argument("--drop-flag", action="append", default=[], help="leave out one of the default flags")
     p.add_argument("--metric", help="play: read this series from the server's /metrics when the frames are in and "
                    "again after --measure (e.g. sluice_stream_video_target_bitrate_bps)")
+    p.add_argument("--wait-width", type=int, help="play: after --min-frames, wait (up to --timeout) until the decoded "
+                   "width is this (a ladder viewer moving up)")
     args = p.parse_args()
     global TOKEN
     TOKEN = args.token

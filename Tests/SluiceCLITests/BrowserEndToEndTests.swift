@@ -99,6 +99,42 @@ final class BrowserEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(end, 600_000, "\(json)")
     }
 
+    /// A foreign viewer on a served ladder: Chromium starts on the least rung (`start: true`)
+    /// and its own transport-wide feedback moves it up, at keyframes, without renegotiation:
+    /// the picture it decodes grows from 160x90 to 640x360, and the page still shows it
+    /// moving.
+    func testBrowserClimbsALadderOnItsOwnFeedback() throws {
+        try CLI.requireBrowserTools()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ladder-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        name: ladder-view
+        transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: swift, name: scene, width: 640, height: 360, fps: 30 }
+            encode:
+              codec: h264
+              preset: realtime
+              renditions:
+                - { name: 360p, width: 640, height: 360, bitrate: 900 }
+                - { name: 180p, width: 320, height: 180, bitrate: 300 }
+                - { name: 90p, width: 160, height: 90, bitrate: 100, start: true }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let (_, json, _) = try CLI.browserCheck("play", "ladder-view", serve: ["--pipeline", path], port: 18477,
+                                                extra: ["--min-frames", "20", "--measure", "2", "--timeout", "40",
+                                                        "--wait-width", "640", "--metric", "sluice_stream_rendition_switches_total"])
+        print("BrowserEndToEnd ladder:", json)
+        XCTAssertEqual(json["startWidth"] as? Int, 160, "Chromium starts on the least rung: \(json)")
+        XCTAssertEqual(json["width"] as? Int, 640, "and ends on the best: \(json)")
+        XCTAssertEqual(json["codec"] as? String, "H264", "\(json)")
+        XCTAssertGreaterThan((json["fps"] as? NSNumber)?.doubleValue ?? 0, 20, "\(json)")
+        let picture = try XCTUnwrap(json["picture"] as? [String: Any], "\(json)")
+        XCTAssertEqual(picture["trackWidth"] as? Int, 640, "the page's <video> shows the best rung: \(picture)")
+        XCTAssertGreaterThan((picture["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "the picture moves: \(picture)")
+        XCTAssertGreaterThanOrEqual((json["metricEnd"] as? NSNumber)?.doubleValue ?? 0, 2, "two moves up at least: \(json)")
+    }
+
     /// With `--token`, the page sends the token field as `Authorization: Bearer` on POST and
     /// DELETE (browser_check.py waits for the viewer to be gone after Stop).
     func testBrowserPlaysWithABearerToken() throws {
