@@ -1,0 +1,133 @@
+import GStreamer
+import Synchronization
+import XCTest
+@testable import Sluice
+
+/// One viewer's switch between two rungs of a ladder, without WebRTC: a live test picture
+/// encoded at 320x240 and 160x120 (keyframes only on request), both into a
+/// `RenditionSwitch`, whose output a fakesink records.
+final class RenditionSwitchTests: XCTestCase {
+    /// What reached the sink: each buffer's picture width and whether it was a keyframe.
+    private final class Seen: Sendable {
+        let frames = Mutex<[(width: Int, keyframe: Bool)]>([])
+        func count(width: Int) -> Int { frames.withLock { $0.filter { $0.width == width }.count } }
+    }
+
+    /// Keyframes each rung's encoder made.
+    private final class Keyframes: Sendable {
+        let made = Mutex<[Int]>([0, 0])
+        subscript(rung: Int) -> Int { made.withLock { $0[rung] } }
+    }
+
+    private func ladder() throws -> (Pipeline, [RenditionOutput], Keyframes) {
+        let keyframes = Keyframes()
+        Gst.initialize()
+        let pipeline = Pipeline(name: "ladder-switch")
+        let src = try Element.make("videotestsrc")
+        try src.set("is-live", true)
+        try src.set("pattern", fromString: "ball")
+        let caps = try Element.make("capsfilter")
+        try caps.set("caps", fromString: "video/x-raw,width=320,height=240,framerate=30/1")
+        let split = try Element.make("tee")
+        try pipeline.add([src, caps, split])
+        try Element.link([src, caps, split])
+        var outputs: [RenditionOutput] = []
+        for (i, width) in [320, 160].enumerated() {
+            let queue = try Element.make("queue")
+            let scale = try Element.make("videoscale")
+            let size = try Element.make("capsfilter")
+            try size.set("caps", fromString: "video/x-raw,width=\(width),height=\(width * 3 / 4)")
+            let enc = try Element.make("x264enc")
+            try enc.set("tune", fromString: "zerolatency")
+            try enc.set("speed-preset", fromString: "ultrafast")
+            try enc.set("key-int-max", UInt32(100_000))  // keyframes only when asked
+            let parse = try Element.make("h264parse")
+            let tee = try Element.make("tee")
+            try tee.set("allow-not-linked", true)
+            try pipeline.add([queue, scale, size, enc, parse, tee])
+            try Element.link([queue, scale, size, enc, parse, tee])
+            let branch = try XCTUnwrap(split.requestPad("src_%u"))
+            try branch.link(try XCTUnwrap(queue.staticPad("sink")))
+            let output = RenditionOutput(rendition: Rendition(name: "\(width)", width: width, height: width * 3 / 4, bitrateKbps: 1000 - i * 500),
+                                         index: i, tee: tee, encoder: enc, keyframeRequests: nil)
+            tee.staticPad("sink")?.addProbe { (info: borrowing Pad.ProbeInfo) in
+                output.frames.add(1, ordering: .relaxed)
+                if !(info.buffer?.isDeltaUnit ?? true) { keyframes.made.withLock { $0[i] += 1 } }
+                return .ok
+            }
+            outputs.append(output)
+        }
+        return (pipeline, outputs, keyframes)
+    }
+
+    private func waitFor(_ what: String, seconds: Double = 10, _ done: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !done() {
+            guard ContinuousClock.now < deadline else { XCTFail("timed out waiting for \(what)"); return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func testAMoveSwitchesAtTheNewRungsKeyframeAndKeyframeRequestsGoToOneRung() async throws {
+        let (pipeline, outputs, keyframes) = try ladder()
+        let moves = Mutex<[(String, String)]>([])
+        let rungs = try RenditionSwitch(outputs: outputs, start: 0, into: pipeline) { from, to in
+            moves.withLock { $0.append((from.rendition.name, to.rendition.name)) }
+        }
+        let sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        try pipeline.add([sink])
+        try rungs.funnel.link(sink)
+        let seen = Seen()
+        let sinkPad = try XCTUnwrap(sink.staticPad("sink"))
+        sinkPad.addProbe { (info: borrowing Pad.ProbeInfo) in
+            let width = info.currentCaps?.structure(at: 0)?.get("width", as: Int32.self).map(Int.init) ?? 0
+            let key = !(info.buffer?.isDeltaUnit ?? true)
+            seen.frames.withLock { $0.append((width, key)) }
+            return .ok
+        }
+        var teePads: [(tee: Element, pad: Pad)] = []
+        try rungs.attach(into: &teePads) { flow in XCTFail("a rung stopped: \(flow)") }
+        XCTAssertEqual(teePads.count, 2)
+        let started = pipeline.setState(.playing)
+        XCTAssertTrue(started != .failure)
+        defer { pipeline.setState(.null) }
+
+        try await waitFor("30 frames of the best rung") { seen.count(width: 320) >= 30 }
+        XCTAssertEqual(seen.count(width: 160), 0, "only the current rung gets through")
+        XCTAssertEqual(rungs.current, 0)
+        let keyframesBefore = [keyframes[0], keyframes[1]]
+
+        // Move down: the lesser rung's encoder is asked for a keyframe, and the switch is there.
+        rungs.move(to: 1)
+        try await waitFor("30 frames of the lesser rung") { seen.count(width: 160) >= 30 }
+        XCTAssertEqual(rungs.current, 1)
+        XCTAssertEqual(rungs.moves.down, 1)
+        XCTAssertEqual(moves.withLock { $0.map { "\($0.0)→\($0.1)" } }, ["320→160"])
+        let frames = seen.frames.withLock { $0 }
+        let first = try XCTUnwrap(frames.firstIndex { $0.width == 160 })
+        XCTAssertTrue(frames[first].keyframe, "the new rung starts at a keyframe")
+        XCTAssertFalse(frames[first...].contains { $0.width == 320 }, "no frame of the old rung after the switch")
+        XCTAssertEqual(keyframes[1], keyframesBefore[1] + 1, "one keyframe asked of the new rung")
+        XCTAssertEqual(keyframes[0], keyframesBefore[0], "none of the old one")
+
+        // A viewer's keyframe request (a PLI arrives as an upstream force-key-unit) reaches the
+        // rung it gets, not every rung.
+        XCTAssertTrue(sinkPad.pushEvent(.forceKeyUnit()))
+        try await waitFor("the current rung's keyframe") { keyframes[1] == keyframesBefore[1] + 2 }
+        let settle = seen.count(width: 160) + 30
+        try await waitFor("30 more frames") { seen.count(width: 160) >= settle }
+        XCTAssertEqual(keyframes[0], keyframesBefore[0], "the other rung's encoder was not asked")
+
+        // Back up: the same at the best rung's keyframe.
+        let before = seen.frames.withLock { $0.count }
+        rungs.move(to: 0)
+        try await waitFor("the best rung again") { seen.frames.withLock { $0[before...].filter { $0.width == 320 }.count } >= 10 }
+        let after = seen.frames.withLock { Array($0[before...]) }
+        let back = try XCTUnwrap(after.firstIndex { $0.width == 320 })
+        XCTAssertTrue(after[back].keyframe)
+        XCTAssertFalse(after[back...].contains { $0.width == 160 })
+        XCTAssertEqual(rungs.moves.up, 1)
+        for (tee, pad) in teePads { tee.releaseRequestPad(pad) }
+    }
+}
