@@ -160,18 +160,20 @@ def main():
             # The best rung whose measured rate + 10% fits the link.
             rates = m.get("sluice_stream_rendition_bitrate_bps", {})
             fits = [n for w, h, n in sizes if rates.get(n, 1e18) * 1.1 <= rate_bps(rate)]
-            expected = fits[0] if fits else sizes[-1][2]
+            expected = fits[0] if fits else (sizes[-1][2] if sizes else None)
             out.append({"viewer": k, "link": rate, "width": video.get("width"), "height": video.get("height"),
                         "frames": video.get("frames"), "fps": round(video.get("fps", 0), 1), "rendition": got,
+                        "kbps": round(r.get("network", {}).get("bitrate_kbps", 0)),
                         "expected": expected, "first_frame_ms": r.get("time_to_first_frame_ms")})
         result = {"pipeline": os.path.relpath(a.pipeline, ROOT), "seconds": a.seconds, "viewers": out,
                   "rendition_bitrate_bps": dict(rungs), "rendition_viewers": m.get("sluice_stream_rendition_viewers", {}),
                   "switches": m.get("sluice_stream_rendition_switches_total", {}),
                   "right_rung": sum(1 for o in out if o.get("rendition") and o["rendition"] == o["expected"]),
+                  "kbps": [o.get("kbps") for o in out], "heights": [o.get("height") for o in out],
                   "count": len(out)}
         for o in out:
             print(f"viewer {o['viewer']:2}: link {o['link']:>8}  got {o.get('rendition')} ({o.get('width')}x{o.get('height')}, "
-                  f"{o.get('fps')} fps)  expected {o.get('expected')}", file=sys.stderr)
+                  f"{o.get('fps')} fps, {o.get('kbps')} kbit/s)  expected {o.get('expected')}", file=sys.stderr)
         print(json.dumps(result))
     finally:
         for v in viewers:
