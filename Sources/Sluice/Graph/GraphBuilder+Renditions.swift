@@ -1,6 +1,14 @@
 import GStreamer
 import Synchronization
 
+/// What one rung's encoder has made. Kept apart from `RenditionOutput` so the probe that
+/// counts (on the rung's tee, which owns it) holds no reference back to the tee.
+final class RenditionMeter: Sendable {
+    let frames = Atomic<Int>(0)
+    let bytes = Atomic<Int>(0)
+    let window = Mutex(RateWindow())
+}
+
 /// One rung of a served ladder as built: its encoded output (a `tee` viewers attach to) and
 /// what its encoder has made.
 final class RenditionOutput: Sendable {
@@ -12,15 +20,14 @@ final class RenditionOutput: Sendable {
     let encoder: Element?
     /// The rung's encoder's keyframe-request limiter.
     let keyframeRequests: KeyframeRequestLimiter?
-    let frames = Atomic<Int>(0)
-    let bytes = Atomic<Int>(0)
+    let meter = RenditionMeter()
+    var frames: Int { meter.frames.load(ordering: .relaxed) }
+    var bytes: Int { meter.bytes.load(ordering: .relaxed) }
 
     init(rendition: Rendition, index: Int, tee: Element, encoder: Element?, keyframeRequests: KeyframeRequestLimiter?) {
         self.rendition = rendition; self.index = index; self.tee = tee; self.encoder = encoder
         self.keyframeRequests = keyframeRequests
     }
-
-    private let window = Mutex(RateWindow())
 
     /// The rung's nominal bitrate, bit/s.
     var bitsPerSecond: Int { rendition.bitrateKbps * 1000 }
@@ -28,8 +35,8 @@ final class RenditionOutput: Sendable {
     /// What the rung sends now, bit/s: measured over the last 2 s; the nominal rate until a
     /// second has been measured. Read often (each viewer's feedback reads it).
     func rate(nowNs: UInt64) -> Int {
-        let total = bytes.load(ordering: .relaxed)
-        let measured = window.withLock { w -> Double? in
+        let total = bytes
+        let measured = meter.window.withLock { w -> Double? in
             w.add(bytes: total, nowNs: nowNs)
             return w.bitsPerSecond
         }
@@ -81,9 +88,10 @@ extension GraphBuilder {
             do { try branchPad.link(entrance) } catch { throw RunError("cannot link rendition '\(rung.name)': \(error.message)", at: at) }
             let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
             let output = RenditionOutput(rendition: rung, index: i, tee: tee, encoder: encoding.first, keyframeRequests: limiter)
+            let meter = output.meter
             tee.staticPad("sink")?.addProbe { (info: borrowing Pad.ProbeInfo) in
-                output.frames.add(1, ordering: .relaxed)
-                output.bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+                meter.frames.add(1, ordering: .relaxed)
+                meter.bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
                 return .ok
             }
             if i == 0 {

@@ -163,7 +163,7 @@ public final class StreamHub: Sendable {
         let now = StageTimer.now()
         return outputs.enumerated().map { i, o in
             RenditionFigures(name: o.rendition.name, viewers: i < perRung.count ? perRung[i] : 0, bitsPerSecond: o.rate(nowNs: now),
-                             encodedFrames: o.frames.load(ordering: .relaxed), encodedBytes: o.bytes.load(ordering: .relaxed))
+                             encodedFrames: o.frames, encodedBytes: o.bytes)
         }
     }
 

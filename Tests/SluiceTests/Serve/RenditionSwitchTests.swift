@@ -50,8 +50,8 @@ final class RenditionSwitchTests: XCTestCase {
             try branch.link(try XCTUnwrap(queue.staticPad("sink")))
             let output = RenditionOutput(rendition: Rendition(name: "\(width)", width: width, height: width * 3 / 4, bitrateKbps: 1000 - i * 500),
                                          index: i, tee: tee, encoder: enc, keyframeRequests: nil)
+            // Counted apart from `output`, which holds the tee: the tee's pad owns this probe.
             tee.staticPad("sink")?.addProbe { (info: borrowing Pad.ProbeInfo) in
-                output.frames.add(1, ordering: .relaxed)
                 if !(info.buffer?.isDeltaUnit ?? true) { keyframes.made.withLock { $0[i] += 1 } }
                 return .ok
             }
