@@ -97,9 +97,10 @@ public struct BandwidthEstimator: Sendable {
     }
 
     /// The sender started sending `bitsPerSecond` at `nowNs` (a viewer moved up a ladder):
-    /// the estimate goes up to it, and is not held to what arrived for the next second
-    /// (what arrived was the old rate). If the path cannot carry it, the delay and loss
-    /// figures bring the estimate down as usual.
+    /// the estimate goes up to it, and for the next second it is not held to what arrived
+    /// (that was the old rate) nor lowered by a queue under 250 ms (the new rate's first
+    /// keyframe). If the path cannot carry it, the delay and loss figures bring the estimate
+    /// down as usual after that.
     public mutating func expect(_ bitsPerSecond: Int, nowNs: UInt64) {
         let rate = Double(limits.clamp(Double(bitsPerSecond)))
         delayBased = max(delayBased, rate)
@@ -149,7 +150,17 @@ public struct BandwidthEstimator: Sendable {
     /// does not grow.
     static let drainAboveMs = 50.0
 
+    /// After `expect`, a queue below this (ms) is the new rate's first keyframe passing, not
+    /// congestion.
+    static let expectedBurstMs = 250.0
+
     private mutating func updateDelayBased(dt: Double, nowNs: UInt64) {
+        // A rate just started on purpose begins with a keyframe, a burst the path's queue
+        // absorbs: judge the path once it has passed (a second), unless the queue is deep.
+        if let until = expectingUntilNs, nowNs < until, (oneWay.queueDelayMs ?? 0) < Self.expectedBurstMs {
+            state = .hold
+            return
+        }
         // GCC's trend sees queues grow, not queues that stand: one filled before the first
         // report, or while the trend was flat, keeps every frame late. Drain it.
         if let queued = oneWay.queueDelayMs, queued > Self.drainAboveMs, let received = receivedRate {

@@ -3,8 +3,10 @@
 ///
 /// Rungs are compared by what they actually send (`rates`, measured: a still picture
 /// encodes below its nominal bitrate), best first.
-/// - **Down** at once when the estimate falls below 90% of the current rung's rate: to the
-///   best rung that fits the estimate.
+/// - **Down** at once when the estimate falls below 80% of the current rung's rate: to the
+///   best rung that fits the estimate. (Not 90%: a rung that fills most of a link sees GCC
+///   cut the estimate to 85% of what arrived at each overuse, and would leave a rung the
+///   link carries.)
 /// - **Up** when a better rung fits with room (its rate at most 90% of the estimate), at
 ///   most once a second.
 /// - **Probe up.** The estimate cannot show much more than the path has carried (the
@@ -38,7 +40,9 @@ struct RenditionChoice: Sendable, Equatable {
     private var steadyUntilNs: UInt64?
     private(set) var probeWaitNs: UInt64 = Self.minProbeWaitNs
 
-    static let downBelow = 0.9
+    static let downBelow = 0.8
+    /// A better rung fits when its rate is at most this share of the estimate.
+    static let upWithin = 0.9
     static let probeHeadroom = 1.2
     static let minProbeWaitNs: UInt64 = 4_000_000_000
     static let maxProbeWaitNs: UInt64 = 64_000_000_000
@@ -89,7 +93,7 @@ struct RenditionChoice: Sendable, Equatable {
         }
         guard current > 0 else { return .stay }
         // Up to a rung that fits with room.
-        if since >= Self.upEveryNs, let better = (0..<current).first(where: { Double(rates[$0]) <= Self.downBelow * e }) {
+        if since >= Self.upEveryNs, let better = (0..<current).first(where: { Double(rates[$0]) <= Self.upWithin * e }) {
             return move(to: better, probing: false, nowNs: nowNs)
         }
         // Try the next rung.

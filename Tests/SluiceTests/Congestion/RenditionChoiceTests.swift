@@ -81,7 +81,9 @@ final class RenditionChoiceTests: XCTestCase {
         // And once settled, an ordinary fall moves it at once.
         var d = RenditionChoice(count: 3, start: 1)
         _ = d.update(estimate: 1_200_000, rates: rates, received: 1_000_000, increasing: false, nowNs: 0)
-        XCTAssertEqual(d.update(estimate: 800_000, rates: rates, received: 1_000_000, increasing: false, nowNs: s), .to(2, probing: false))
+        XCTAssertEqual(d.update(estimate: 850_000, rates: rates, received: 1_000_000, increasing: false, nowNs: s), .stay,
+                       "85% of the rung: one GCC cut on a link the rung nearly fills")
+        XCTAssertEqual(d.update(estimate: 750_000, rates: rates, received: 1_000_000, increasing: false, nowNs: 2 * s), .to(2, probing: false))
     }
 
     func testFailedProbesBackOffToAMinute() {
