@@ -69,6 +69,12 @@ if ! .venv/bin/python -c 'import aiortc, aiohttp, numpy' 2>/dev/null; then
   .venv/bin/pip install -q aiortc aiohttp numpy
 fi
 echo "install.sh: aiortc $(.venv/bin/python -c 'import aiortc; print(aiortc.__version__)') in .venv"
+# python-zeroconf: the foreign multicast DNS peer of the LAN tests (it answers for the
+# .local names an aiortc offer carries instead of its addresses).
+if ! .venv/bin/python -c 'import zeroconf' 2>/dev/null; then
+  echo "install.sh: installing zeroconf into .venv"
+  .venv/bin/pip install -q zeroconf
+fi
 # The metrics tests parse /metrics with Prometheus's own Python parser.
 if ! .venv/bin/python -c 'import prometheus_client' 2>/dev/null; then
   echo "install.sh: installing prometheus-client into .venv"

@@ -35,6 +35,30 @@ final class InteropAiortcTests: XCTestCase {
         }
     }
 
+    /// Browsers hide host addresses behind `.local` names in their ICE candidates. aiortc's
+    /// offer here carries such a name instead of its address, and python-zeroconf (PyPI)
+    /// answers multicast DNS for it on loopback: Sluice resolves the name itself (libnice
+    /// cannot) and adds the candidate with the address; the stream plays.
+    func testAnOfferWithLocalNameCandidatesIsResolvedByMulticastDNS() throws {
+        let r = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
+        if r.status != 0 { throw CLI.BrowserToolsMissing(missing: ["zeroconf in .venv"]) }
+        let name = "\(UUID().uuidString.lowercased()).local"
+        let run = try CLI.runClientWithServer(
+            serve: ["--pipeline", "Pipelines/serve-av.yaml", "--log-level", "debug"], port: 18604,
+            client: """
+            ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && \
+            "$PYTHON" \(Self.peer) whep-play "$URL/whep/serve-av" --seconds 3 --mdns-name \(name)
+            """, timeout: 90)
+        XCTAssertEqual(run.status, 0, run.stderr.suffix(4000).description)
+        let j = try Self.json(run)
+        XCTAssertEqual(j["width"] as? Int, 640, "\(j)")
+        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, "\(j)")
+        XCTAssertEqual(j["picture_moves"] as? Bool, true, "\(j)")
+        let resolved = run.stderr.split(separator: "\n").first { $0.contains("mDNS answer") && $0.contains(name) }
+        XCTAssertNotNil(resolved, "the server resolved \(name) with multicast DNS: \(run.stderr.suffix(3000))")
+        XCTAssertTrue(resolved?.contains("address=127.0.0.1") ?? false, "\(resolved ?? "")")
+    }
+
     /// aiortc publishes its own encoding of a moving picture (VP8, then H.264) and a tone;
     /// Sluice's receive pipeline decodes them.
     func testAiortcPublishesToSluiceOverWHIP() throws {

@@ -1,4 +1,5 @@
 import GStreamer
+import Logging
 import SluiceSignalling
 import Synchronization
 
@@ -168,8 +169,14 @@ public final class WebRTCPeer: Sendable {
     }
 
     /// Sets the remote description and then adds candidates that arrived before it.
+    /// Candidates whose address is a `.local` name (browsers hide host addresses so) are
+    /// taken out and added once multicast DNS has resolved them (`MDNSResolver`).
     public func setRemoteDescription(_ desc: SessionDescription) async throws(NegotiationError) {
+        var desc = desc
+        let (sdp, hidden) = MDNSCandidates.separating(desc.sdp)
+        if !hidden.isEmpty, let cleaned = try? SessionDescription(kind: desc.kind, sdp: sdp) { desc = cleaned }
         try await setDescription("set-remote-description", desc)
+        for c in hidden { resolveThenAdd(ICECandidate(mlineIndex: UInt32(c.mlineIndex), candidate: c.candidate), host: c.host) }
         let queued = shared.withLock { s -> [ICECandidate] in
             s.hasRemoteDescription = true
             defer { s.pendingCandidates = [] }
@@ -205,7 +212,23 @@ public final class WebRTCPeer: Sendable {
         if now { addRemoteCandidateNow(candidate) }
     }
 
+    /// Adds a candidate whose address is the `.local` name `host` once multicast DNS
+    /// resolves it; drops it (logged) when nothing answers.
+    private func resolveThenAdd(_ c: ICECandidate, host: String) {
+        let label = label
+        Task.detached { [weak self] in
+            guard let address = await MDNSResolver.shared.resolve(host) else {
+                Logger(label: "sluice.mdns").info("an ICE candidate's .local name did not resolve; it is left out",
+                                           metadata: ["peer": "\(label)", "name": "\(host)"])
+                return
+            }
+            self?.addRemoteCandidateNow(ICECandidate(mlineIndex: c.mlineIndex,
+                                                     candidate: MDNSCandidates.replacing(host: host, with: address, in: c.candidate)))
+        }
+    }
+
     private func addRemoteCandidateNow(_ c: ICECandidate) {
+        if let host = MDNSCandidates.host(of: c.candidate) { resolveThenAdd(c, host: host); return }
         _ = try? webrtcbin.emit("add-ice-candidate", c.mlineIndex, c.candidate)
     }
 

@@ -13,6 +13,9 @@ whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes w
               fps, whether the picture moves (luma of the first and last frames differ), audio
               frames, time from POST to the first decoded frame, video RTP packets. With
               --drop P it loses that share of the video packets on arrival (a lossy link).
+              With --mdns-name NAME its offer's candidates carry NAME instead of their
+              address, as browsers hide host addresses, and python-zeroconf (PyPI) answers
+              multicast DNS for NAME on loopback while the session lasts.
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
 whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
@@ -138,12 +141,38 @@ async def http(method, url, body=None, token=None, timeout=15):
             return r.status, dict(r.headers), await r.text()
 
 
+MDNS_NAME = None
+MDNS = []  # the zeroconf responder, kept for the session
+
+
+async def hide_addresses(sdp, name):
+    """The offer with every IPv4 candidate address replaced by `name`, and a responder that
+    answers `name`'s A record with that address (python-zeroconf, on loopback)."""
+    from zeroconf import ServiceInfo
+    from zeroconf.asyncio import AsyncZeroconf
+    import re
+    import socket
+    addresses = set(re.findall(r"^a=candidate:\S+ \d+ \S+ \d+ (\d+\.\d+\.\d+\.\d+) ", sdp, re.M))
+    if len(addresses) != 1:
+        raise Failure(f"--mdns-name: expected one candidate address, found {sorted(addresses)}")
+    address = addresses.pop()
+    zc = AsyncZeroconf(interfaces=[address])
+    info = ServiceInfo("_aiortc-test._udp.local.", "interop._aiortc-test._udp.local.", port=9,
+                       addresses=[socket.inet_aton(address)], server=name + ".")
+    await zc.async_register_service(info)
+    MDNS.append(zc)
+    return re.sub(r"^(a=candidate:\S+ \d+ \S+ \d+ )" + re.escape(address) + " ", lambda m: m.group(1) + name + " ", sdp, flags=re.M)
+
+
 async def exchange(pc, url, token):
     """Non-trickle offer → POST → answer. Returns the session URL."""
     await pc.setLocalDescription(await pc.createOffer())
     await gathered(pc)
+    offer = pc.localDescription.sdp
+    if MDNS_NAME:
+        offer = await hide_addresses(offer, MDNS_NAME)
     exchange.posted = time.monotonic()
-    status, headers, text = await http("POST", url, pc.localDescription.sdp, token)
+    status, headers, text = await http("POST", url, offer, token)
     if status != 201:
         raise Failure(f"POST {url} answered {status}: {text.strip()[:300]}")
     await pc.setRemoteDescription(RTCSessionDescription(sdp=text, type="answer"))
@@ -510,9 +539,12 @@ def main():
     p.add_argument("--room", default="interop")
     p.add_argument("--no-delete", action="store_true")
     p.add_argument("--drop", type=float, default=0.0, help="whep-play: share of video RTP packets to lose")
+    p.add_argument("--mdns-name", help="whep-play/whip-publish: write this .local name instead of the candidates' address")
     args = p.parse_args()
     if args.mode != "whep-serve" and not args.url:
         p.error("URL is required")
+    global MDNS_NAME
+    MDNS_NAME = args.mdns_name
     run = {"whep-play": whep_play, "whip-publish": whip_publish, "whep-serve": whep_serve,
            "whep-crowd": whep_crowd, "room-answer": room_call, "room-offer": room_call}[args.mode]
     try:
