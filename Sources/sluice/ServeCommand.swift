@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Sluice
+import SluiceSignalling
 import SluiceServer
 
 struct Serve: AsyncParsableCommand {
@@ -72,6 +73,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("pipelines-dir"), help: "Folder whose pipeline files the control API may start by path (POST /api/v1/pipelines {\"path\": ...}).")
     var pipelinesDir: String?
 
+    @Option(help: "Advertise the server on the local network under this name (DNS-SD `_sluice._tcp` over multicast DNS, with its streams and codecs in TXT); `sluice discover` lists such servers.")
+    var advertise: String?
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -98,6 +102,7 @@ struct Serve: AsyncParsableCommand {
             }
             printLine("sluice serve: DTLS certificate \(recipe.certificate.keyKind), fingerprint sha-256 \(recipe.certificate.fingerprint)")
         }
+        var served: [PipelineSpec] = []
         var viewerLimits = ViewerLimits()
         viewerLimits.statsInterval = viewerStatsInterval
         let directory = StreamDirectory(recipe: recipe, defaultAddresses: [host], viewerLimits: viewerLimits)
@@ -108,6 +113,7 @@ struct Serve: AsyncParsableCommand {
                 throw ExitCode(3)
             }
             printLine("sluice serve: stream '\(spec.name)' from \(file) at /whep/\(spec.name)")
+            served.append(spec)
         }
         var receivers: [WHIPIngest.Receiver] = []
         for file in receivePipelines {
@@ -129,9 +135,22 @@ struct Serve: AsyncParsableCommand {
                                       relayAddresses: relay ? [host] : nil, webrtc: recipe, cameraLifetime: cameraLifetime)
         server.metrics.bootstrapSwiftMetrics()
         printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port); control API at /api/v1 (/openapi.yaml)")
+        var lan: MDNSService?
+        if let advertise {
+            do {
+                let service = try await MDNSService.start()
+                let instance = await service.advertise(LANAdvertisement.instance(name: advertise, host: host, port: port, streams: served))
+                printLine("sluice serve: advertised on the local network as '\(instance.name)' (\(LANAdvertisement.serviceType), \(instance.host))")
+                lan = service
+            } catch {
+                printError("warning: cannot advertise on the local network (multicast DNS, UDP 5353): \(error)")
+            }
+        }
+        defer { if let lan { Task { await lan.stop() } } }
         do { try await server.run(drainTimeout: drainTimeout) } catch let e as TLSFileError {
             printError("error: \(e)")
             throw ExitCode(2)
         }
+        await lan?.stop()
     }
 }

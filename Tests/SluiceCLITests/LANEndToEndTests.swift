@@ -1,0 +1,61 @@
+import Foundation
+import XCTest
+
+/// DNS-SD on the local network against python-zeroconf (PyPI), in a loopback-only namespace
+/// with multicast on: `sluice serve --advertise` is seen by zeroconf with its streams and
+/// codecs, takes `Name (2)` when zeroconf already holds the name, `sluice discover` lists
+/// zeroconf's service and Sluice's, and zeroconf forgets Sluice's when it says goodbye.
+final class LANEndToEndTests: XCTestCase {
+    func testAdvertiseDiscoverRenameAndGoodbyeWithZeroconf() throws {
+        try CLI.requireBrowserTools()
+        let check = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
+        if check.status != 0 { throw CLI.BrowserToolsMissing(missing: ["zeroconf in .venv"]) }
+        let script = """
+        set -e
+        ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
+        lan=Tests/Interop/lan/lan_check.py
+        "$PYTHON" $lan advertise "Kitchen Camera" --port 9000 --txt streams=porch --seconds 40 > "$TMP/zc.out" &
+        zc=$!
+        i=0; until grep -q registered "$TMP/zc.out"; do i=$((i+1)); [ $i -lt 150 ] || exit 80; sleep 0.1; done
+        "$PYTHON" $lan browse --seconds 30 --until-found "Kitchen Camera (2)" --until-removed "Kitchen Camera (2)" > "$TMP/browse.out" &
+        browse=$!
+        "$SLUICE" serve --pipeline Pipelines/serve-testsrc.yaml --port 18650 --advertise "Kitchen Camera" > "$TMP/serve.out" 2>&1 &
+        serve=$!
+        i=0; until grep -q "found" "$TMP/browse.out"; do i=$((i+1)); [ $i -lt 200 ] || { kill $serve; exit 81; }; sleep 0.1; done
+        echo DISCOVER:
+        "$SLUICE" discover --json --seconds 2
+        kill -INT $serve; wait $serve
+        wait $browse
+        echo BROWSE:; cat "$TMP/browse.out"
+        echo SERVE:; cat "$TMP/serve.out"
+        kill $zc 2>/dev/null || true
+        """
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("lan-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "TMP": tmp], timeout: 120, reportPath: nil)
+        print("LANEndToEnd:", r.stdout, r.stderr.suffix(2000))
+        XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
+        let discover = r.stdout.components(separatedBy: "DISCOVER:").last?.components(separatedBy: "BROWSE:").first ?? ""
+        let found = discover.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let byName = Dictionary(found.map { ($0["name"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        // sluice discover sees zeroconf's service and Sluice's renamed one, with their TXT.
+        XCTAssertEqual(byName["Kitchen Camera"]?["port"] as? Int, 9000, discover)
+        XCTAssertEqual((byName["Kitchen Camera"]?["txt"] as? [String: String])?["streams"], "porch", discover)
+        let ours = try XCTUnwrap(byName["Kitchen Camera (2)"], "Sluice took the next DNS-SD name: \(discover)")
+        XCTAssertEqual(ours["port"] as? Int, 18650)
+        XCTAssertEqual(ours["addresses"] as? [String], ["127.0.0.1"])
+        // zeroconf resolved Sluice's advertisement with the streams and codecs, and forgot it
+        // at its goodbye.
+        let browseLine = r.stdout.components(separatedBy: "BROWSE:").last?.split(separator: "\n").first { $0.hasPrefix("{") } ?? ""
+        let browse = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(browseLine.utf8)) as? [String: Any], r.stdout)
+        let seen = try XCTUnwrap((browse["seen"] as? [String: Any])?["Kitchen Camera (2)"] as? [String: Any], "\(browse)")
+        XCTAssertEqual(seen["port"] as? Int, 18650)
+        XCTAssertEqual(seen["txt"] as? [String: String], ["streams": "serve-testsrc", "codecs": "vp8,opus", "path": "/whep/", "v": "1"])
+        XCTAssertEqual(browse["removed"] as? [String], ["Kitchen Camera (2)"], "the goodbye removed Sluice's instance only: \(browse)")
+        XCTAssertTrue(r.stdout.contains("advertised on the local network as 'Kitchen Camera (2)'"), r.stdout)
+    }
+}
