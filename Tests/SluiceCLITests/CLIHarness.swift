@@ -123,6 +123,8 @@ extension CLI {
         let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
         let script = """
         ip link set lo up
+        # Multicast on loopback, for files that find their peer with multicast DNS (kind: lan).
+        ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
         "$SLUICE" serve --port \(port) \(q(serveArgs)) >/dev/null 2>&1 &
         server=$!
         # Wait (bounded) until the server answers.

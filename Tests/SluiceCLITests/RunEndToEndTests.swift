@@ -136,6 +136,7 @@ final class RunEndToEndTests: XCTestCase {
                                        ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-testsrc"]),
                 "serve-ladder.yaml": (["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
                                       ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]),
+                "lan-view.yaml": (["--pipeline", "Pipelines/serve-testsrc.yaml", "--advertise", "kitchen-camera"], "Pipelines/lan-view.yaml", [:]),
                 "camera-view.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
                                      ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]),
             ]

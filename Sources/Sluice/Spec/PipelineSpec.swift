@@ -95,6 +95,10 @@ public struct TransportSpec: Sendable, Equatable {
     public var token: String?
     /// The room of an `apprtc` transport.
     public var room: String?
+    /// `kind: lan`: the advertised name of the Sluice server to play (`sluice serve --advertise NAME`).
+    public var peer: String?
+    /// `kind: lan`: which of its streams (default: the first it lists).
+    public var stream: String?
     /// Data channels of the session, opened by the side that offers.
     public var dataChannels: [DataChannelSpec] = []
     /// `dtls:`: the certificate to present (nil: Sluice's ECDSA P-256 default).
@@ -129,6 +133,10 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// Meet the other peer in a room of an AppRTC-compatible server (`endpoint`, `room`):
     /// the first to join offers, the second answers. Both sections may be present.
     case apprtc
+    /// Play a Sluice server found on the local network by the name it advertises (`peer`;
+    /// optional `stream`): DNS-SD over multicast DNS finds its address, port and streams, then
+    /// WHEP to it directly; no room server. A file with this kind has no send section.
+    case lan
     /// Play a camera through the camera API's `executeCommand` (`endpoint`: the device URL,
     /// optional `token`): a recvonly audio + video + data channel offer, extended before
     /// each `expiresAt`, stopped on exit. A file with this kind has no send section.

@@ -2,7 +2,7 @@ import Foundation
 
 /// `transport:` and `transport.ice:`.
 extension SpecDecoder {
-    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "data_channels", "dtls"]
+    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "peer", "stream", "data_channels", "dtls"]
     static let dtlsKeys = ["certificate", "key"]
     static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
@@ -75,6 +75,23 @@ extension SpecDecoder {
             }
         } else if let room {
             fail("'room' only applies to transport kind apprtc", at: room.keyLocation)
+        }
+        for (key, entry) in [("peer", map.entry("peer")), ("stream", map.entry("stream"))] {
+            guard let entry else { continue }
+            guard kind == .lan else {
+                fail("'\(key)' only applies to transport kind lan", at: entry.keyLocation)
+                continue
+            }
+            guard let value = nonEmptyText(entry) else { continue }
+            guard value.utf8.count <= 63, !value.contains(where: { $0.isNewline }) else {
+                fail("'\(key)' is at most 63 bytes on one line (a DNS-SD instance name), got '\(value.prefix(80))'", at: entry.value.location)
+                continue
+            }
+            if key == "peer" { transport.peer = value } else { transport.stream = value }
+        }
+        if kind == .lan, map.entry("peer") == nil {
+            fail("transport kind 'lan' needs a 'peer': the name a Sluice server advertises (sluice serve --advertise NAME; sluice discover lists them)",
+                 at: entry.keyLocation)
         }
         if let dtls = map.entry("dtls") {
             if kind == .noTransport {

@@ -139,12 +139,13 @@ struct SpecDecoder {
                 receiveAudio = Self.defaultReceiveBranch(for: branch)
             }
             checkLoopbackCodecs(send: send, receive: [receiveVideo, receiveAudio].compactMap { $0 })
-        case .whep:
+        case .whep, .lan:
+            let k = transport.kind.rawValue
             if let send {
-                fail("transport kind 'whep' plays a stream: remove send (the endpoint's server sends)", at: send.key.keyLocation)
+                fail("transport kind '\(k)' plays a stream: remove send (the \(k == "lan" ? "peer" : "endpoint's server") sends)", at: send.key.keyLocation)
             }
             if receivePresent.isEmpty, receive == nil {
-                fail("transport kind 'whep' needs a receive section for the stream it plays", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
+                fail("transport kind '\(k)' needs a receive section for the stream it plays", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
             }
         case .server, .apprtc:
             break

@@ -35,6 +35,7 @@ extension TransportKind {
         case .server: ServerTransport()
         case .camera: CameraTransport()
         case .apprtc: AppRTCTransport()
+        case .lan: LANTransport()
         }
     }
 }

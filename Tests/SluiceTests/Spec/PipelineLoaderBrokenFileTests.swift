@@ -88,7 +88,15 @@ private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "unknown codec", yaml: validSend + "\n    encode: {codec: vp7}\n", at: "4:21",
                message: "unknown codec 'vp7'; expected one of vp8, vp9, h264, opus; did you mean 'vp8'?"),
     BrokenCase(name: "unknown transport kind", yaml: "transport: {kind: loopbak}\n" + validSend, at: "1:19",
-               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server, apprtc, camera; did you mean 'loopback'?"),
+               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server, apprtc, lan, camera; did you mean 'loopback'?"),
+    BrokenCase(name: "lan without peer", yaml: "transport: {kind: lan}\nreceive:\n  video: {sink: stats}\n", at: "1:1",
+               message: "transport kind 'lan' needs a 'peer'"),
+    BrokenCase(name: "peer on another kind", yaml: "transport: {kind: whep, endpoint: 'http://127.0.0.1:1/whep/x', peer: cam}\nreceive:\n  video: {sink: stats}\n",
+               at: "1:64", message: "'peer' only applies to transport kind lan"),
+    BrokenCase(name: "lan peer too long", yaml: "transport: {kind: lan, peer: \(String(repeating: "x", count: 70))}\nreceive:\n  video: {sink: stats}\n",
+               at: "1:30", message: "at most 63 bytes"),
+    BrokenCase(name: "lan with send", yaml: "transport: {kind: lan, peer: cam}\n" + validSend + "\nreceive:\n  video: {sink: stats}\n", at: "2:1",
+               message: "transport kind 'lan' plays a stream: remove send"),
     BrokenCase(name: "unknown capture kind", yaml: """
         send:
           video:
