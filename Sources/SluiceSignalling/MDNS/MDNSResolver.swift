@@ -48,7 +48,7 @@ public final class MDNSResolver: Sendable {
         let handler = AnswerHandler(name: name, answer: answer)
         let channel: Channel
         do {
-            channel = try await Self.open(handler: handler)
+            channel = try await Self.open(handler: handler, orAnyPort: true)
         } catch {
             Self.logger.debug("cannot open an mDNS socket", metadata: ["error": "\(error)"])
             return nil
@@ -72,15 +72,16 @@ public final class MDNSResolver: Sendable {
         return answer.value
     }
 
-    /// A UDP socket on 5353 (shared) joined to the group on every IPv4 interface, or on an
-    /// ephemeral port if 5353 cannot be shared.
-    private static func open(handler: AnswerHandler) async throws -> Channel {
+    /// A UDP socket on 5353 (shared) joined to the group on every IPv4 interface, or, with
+    /// `orAnyPort`, on an ephemeral port if 5353 cannot be shared.
+    static func open(handler: some ChannelInboundHandler & Sendable, orAnyPort: Bool) async throws -> Channel {
         let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .channelOption(ChannelOptions.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
             .channelInitializer { $0.pipeline.addHandler(handler) }
         let channel: Channel
         do { channel = try await bootstrap.bind(host: "0.0.0.0", port: port).get() } catch {
+            guard orAnyPort else { throw error }
             return try await bootstrap.bind(host: "0.0.0.0", port: 0).get()
         }
         if let multicast = channel as? MulticastChannel, let groupAddress = try? SocketAddress(ipAddress: group, port: port) {

@@ -33,17 +33,7 @@ public final class MDNSService: Sendable {
     /// Opens the socket and joins the group on every IPv4 interface.
     public static func start() async throws -> MDNSService {
         let box = ServiceBox()
-        let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(ChannelOptions.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
-            .channelInitializer { $0.pipeline.addHandler(MDNSHandler(box: box)) }
-        let channel = try await bootstrap.bind(host: "0.0.0.0", port: MDNSResolver.port).get()
-        if let multicast = channel as? MulticastChannel, let group = try? SocketAddress(ipAddress: MDNSResolver.group, port: MDNSResolver.port) {
-            for device in (try? System.enumerateDevices()) ?? [] {
-                guard case .v4 = device.address else { continue }
-                try? await multicast.joinGroup(group, device: device).get()
-            }
-        }
+        let channel = try await MDNSResolver.open(handler: MDNSHandler(box: box), orAnyPort: false)
         let service = MDNSService(channel: channel)
         box.service.withLock { $0 = service }
         return service
