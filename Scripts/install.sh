@@ -23,6 +23,7 @@ testing=(
   chromium chromium-driver python3-venv                # the browser tests (selenium drives /usr/bin/chromedriver)
   golang-go golang-github-pion-webrtc.v3-dev           # the Pion interop peer (Tests/Interop/pion/build.sh)
   firefox-esr                                          # the Firefox interop peer (marionette-driver drives it)
+  prosody                                              # the XMPP server of the Jingle tests (started by the tests on loopback)
 )
 case "$profile" in
   runtime) packages=("${runtime[@]}") ;;
@@ -74,6 +75,11 @@ echo "install.sh: aiortc $(.venv/bin/python -c 'import aiortc; print(aiortc.__ve
 if ! .venv/bin/python -c 'import zeroconf' 2>/dev/null; then
   echo "install.sh: installing zeroconf into .venv"
   .venv/bin/pip install -q zeroconf
+fi
+# slixmpp: the foreign XMPP client of the Jingle tests (Tests/Interop/xmpp), with aiortc.
+if ! .venv/bin/python -c 'import slixmpp' 2>/dev/null; then
+  echo "install.sh: installing slixmpp into .venv"
+  .venv/bin/pip install -q slixmpp
 fi
 # The metrics tests parse /metrics with Prometheus's own Python parser.
 if ! .venv/bin/python -c 'import prometheus_client' 2>/dev/null; then
