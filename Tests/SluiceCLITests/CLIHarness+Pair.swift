@@ -14,6 +14,20 @@ extension CLI {
     /// `sluice run second…` together; stops the server when both ended.
     static func runPairWithServer(serve serveArgs: [String], port: Int, first: [String], second: [String],
                                   firstInput: String = "", env: [String: String] = [:], timeout: Double = 120) throws -> PairResult {
+        let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
+        let start = """
+        "$SLUICE" serve --port \(port) \(q(serveArgs)) >/dev/null 2>&1 &
+        server=$!
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+        """
+        return try runPair(startServer: start, stopServer: "kill -INT $server; wait $server", first: first, second: second,
+                           firstInput: firstInput, env: env, timeout: timeout)
+    }
+
+    /// Like `runPairWithServer`, with any server: `startServer` is shell that starts it and
+    /// waits until it is ready, `stopServer` shell that stops it.
+    static func runPair(startServer: String, stopServer: String, first: [String], second: [String],
+                        firstInput: String = "", env: [String: String] = [:], timeout: Double = 120) throws -> PairResult {
         let tmp = FileManager.default.temporaryDirectory
         let id = UUID().uuidString
         let reports = (tmp.appendingPathComponent("sluice-a-\(id).json").path, tmp.appendingPathComponent("sluice-b-\(id).json").path)
@@ -26,16 +40,14 @@ extension CLI {
         let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
         let script = """
         ip link set lo up
-        "$SLUICE" serve --port \(port) \(q(serveArgs)) >/dev/null 2>&1 &
-        server=$!
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+        \(startServer)
         "$SLUICE" run \(q(first)) --report '\(reports.0)' < '\(input)' > '\(outs.0)' 2> '\(outs.1)' &
         first=$!
         "$SLUICE" run \(q(second)) --report '\(reports.1)'
         status=$?
         wait $first
         echo "FIRST-STATUS: $?"
-        kill -INT $server; wait $server
+        \(stopServer)
         exit $status
         """
         let second = try execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],

@@ -11,10 +11,7 @@ final class RoomSession: RemoteSession {
     let peer: WebRTCPeer
     private let client: AppRTCClient
     private let joined: AppRTCClient.Joined
-    /// Codecs this side can take, per medium (an absent medium takes anything).
-    private let accepts: [String: [String]]
-    /// The graph whose send branches an offer may move to other payload parameters.
-    private let builder: GraphBuilder
+    private let negotiation: PeerNegotiation
     private let location: SourceLocation?
     private let logger: Logger
 
@@ -29,13 +26,11 @@ final class RoomSession: RemoteSession {
     private let state = Mutex(State())
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
-    init(peer: WebRTCPeer, joined: AppRTCClient.Joined, accepts: [String: [String]], builder: GraphBuilder,
-         location: SourceLocation?, logger: Logger) {
+    init(peer: WebRTCPeer, joined: AppRTCClient.Joined, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
         self.peer = peer
-        self.builder = builder
         self.joined = joined
-        self.accepts = accepts
-        self.location = location
+        self.negotiation = PeerNegotiation(peer: peer, builder: builder, spec: spec, session: "room '\(joined.room)'")
+        self.location = spec.transport.location
         self.logger = logger
         let client = AppRTCClient(joined: joined, logger: logger)
         self.client = client
@@ -64,15 +59,10 @@ final class RoomSession: RemoteSession {
         case .message(.answer(let sdp)):
             guard joined.isInitiator else { return fail("room '\(joined.room)': the other peer sent an answer, but no offer was made") }
             do {
-                let answer = try SessionDescription(kind: .answer, sdp: sdp)
-                try await peer.setRemoteDescription(answer)
-                let offer = state.withLock { $0.offer } ?? ""
-                if let first = SDPSummary.rejections(offer: SDPSummary(offer), answer: SDPSummary(sdp), answererAccepts: [:]).first {
-                    return fail(first + "; the peers in room '\(joined.room)' share no codec for that medium")
-                }
+                try await negotiation.apply(answer: sdp, to: state.withLock { $0.offer } ?? "")
                 state.withLock { $0.negotiated = true }
             } catch {
-                fail(describe(error, reading: "answer"))
+                fail(error.message)
             }
         case .message(.candidate(let label, _, let candidate)):
             guard label >= 0, label < 1024 else { return logger.warning("ignoring a candidate for m-line \(label)") }
@@ -89,43 +79,10 @@ final class RoomSession: RemoteSession {
 
     private func answer(_ sdp: String) async {
         do {
-            if let refused = SDPSummary.incompatibilities(offer: SDPSummary(sdp), accepts: accepts).first {
-                return fail(refused + "; the peers in room '\(joined.room)' share no codec for that medium")
-            }
-            try followOffer(sdp)
-            try await peer.setRemoteDescription(try SessionDescription(kind: .offer, sdp: sdp))
-            let answer = try await peer.createAnswer()
-            try await peer.setLocalDescription(answer)
-            builder.releaseSend()
-            client.send(.answer(sdp: answer.sdp))
+            client.send(.answer(sdp: try await negotiation.answer(sdp)))
             state.withLock { $0.negotiated = true }
         } catch {
-            fail(describe(error, reading: "offer"))
-        }
-    }
-
-    /// Sends each medium with the payload type, MID and MID extension id the offer chose
-    /// for it (the branches were built with Sluice's own before the offer came).
-    private func followOffer(_ sdp: String) throws(RunError) {
-        let sends = builder.sendParameters
-        let outputs = MediaKind.allCases.compactMap { m in sends[m].map { (media: m, codec: $0.codec) } }
-        // No plan: the offer takes none of what this peer sends (it only sends itself); the
-        // codec check above has already refused offers that share no codec.
-        guard !outputs.isEmpty, let plan = try? ViewerPlan(offer: sdp, outputs: outputs) else { return }
-        for track in plan.tracks {
-            do { try builder.retargetSend(track.media, to: track.parameters) } catch {
-                throw RunError("room '\(joined.room)': \(error.message)", at: location)
-            }
-        }
-    }
-
-    /// A failed step with the other peer's `what` (offer or answer), in the user's words.
-    private func describe(_ error: any Error, reading what: String) -> String {
-        switch error {
-        case let e as GstError: "room '\(joined.room)': the other peer's \(what): \(e.message)"
-        case let e as NegotiationError: "room '\(joined.room)': \(e.message)"
-        case let e as RunError: e.message
-        default: "room '\(joined.room)': \(error)"
+            fail(error.message)
         }
     }
 
@@ -168,20 +125,5 @@ final class RoomSession: RemoteSession {
     var report: RunSummary.Session? {
         RunSummary.Session(role: joined.isInitiator ? "offerer" : "answerer", id: joined.room,
                            ended_by_peer: state.withLock { $0.endedBy })
-    }
-
-    /// What each medium can take on this side: the send codec where it sends, the declared
-    /// (or every) codec where it receives.
-    static func accepts(_ spec: PipelineSpec) -> [String: [String]] {
-        var out: [String: [String]] = [:]
-        for media in MediaKind.allCases {
-            let send = media == .video ? spec.send?.video : spec.send?.audio
-            let receive = media == .video ? spec.receive?.video : spec.receive?.audio
-            var codecs: [Codec] = []
-            if let send { codecs.append(send.encode.codec) }
-            if let receive { codecs += receive.codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : receive.codecs }
-            if !codecs.isEmpty { out[media.rawValue] = Array(Set(codecs.map(\.encodingName))).sorted() }
-        }
-        return out
     }
 }

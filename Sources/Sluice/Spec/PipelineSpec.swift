@@ -103,6 +103,8 @@ public struct TransportSpec: Sendable, Equatable {
     public var dataChannels: [DataChannelSpec] = []
     /// `dtls:`: the certificate to present (nil: Sluice's ECDSA P-256 default).
     public var dtlsCertificate: DTLSCertificate?
+    /// `kind: xmpp`: the account, the server, and whom to call or who may call.
+    public var xmpp: XMPPSpec?
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
@@ -137,10 +139,33 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// optional `stream`): DNS-SD over multicast DNS finds its address, port and streams, then
     /// WHEP to it directly; no room server. A file with this kind has no send section.
     case lan
+    /// Call a peer, or wait for calls, over XMPP with Jingle (`server`, `jid`, `password`;
+    /// `peer` to call, `allow` for who may call). Both sections may be present.
+    case xmpp
     /// Play a camera through the camera API's `executeCommand` (`endpoint`: the device URL,
     /// optional `token`): a recvonly audio + video + data channel offer, extended before
     /// each `expiresAt`, stopped on exit. A file with this kind has no send section.
     case camera
+}
+
+/// `kind: xmpp`: log in to an XMPP server and call `peer` (or wait for calls).
+public struct XMPPSpec: Sendable, Equatable {
+    /// This side's address; a resource (`/camera`) is asked for when binding (default `sluice`).
+    public var jid: String
+    /// The account's password (write `${VAR}` to take it from the environment).
+    public var password: String
+    /// Where to connect (default: the JID's domain, port 5222).
+    public var host: String?
+    public var port: Int = 5222
+    /// Whom to call: a full JID, or a bare one (XEP-0353 asks its devices). Nil: wait for a call.
+    public var peer: String?
+    /// Bare JIDs that may call (nil: anyone who can reach this account).
+    public var allow: [String]?
+    /// `required` refuses servers without STARTTLS; `offered` (default) uses it when offered.
+    public var tlsRequired = false
+    /// PEM file of the certificates to trust for the server (default: the system's).
+    public var ca: String?
+    public init(jid: String, password: String) { self.jid = jid; self.password = password }
 }
 
 /// A data channel: `transport.data_channels: [{label: chat}]`.

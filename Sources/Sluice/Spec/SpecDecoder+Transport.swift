@@ -2,7 +2,8 @@ import Foundation
 
 /// `transport:` and `transport.ice:`.
 extension SpecDecoder {
-    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "peer", "stream", "data_channels", "dtls"]
+    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "peer", "stream", "data_channels", "dtls",
+                                "server", "jid", "password", "allow", "tls", "ca"]
     static let dtlsKeys = ["certificate", "key"]
     static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
@@ -76,10 +77,15 @@ extension SpecDecoder {
         } else if let room {
             fail("'room' only applies to transport kind apprtc", at: room.keyLocation)
         }
-        for (key, entry) in [("peer", map.entry("peer")), ("stream", map.entry("stream"))] {
+        if kind == .xmpp { transport.xmpp = decodeXMPP(map, at: entry.keyLocation) } else {
+            for key in XMPPKeys.only where map.entry(key) != nil {
+                fail("'\(key)' only applies to transport kind xmpp", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
+            }
+        }
+        for (key, entry) in [("peer", map.entry("peer")), ("stream", map.entry("stream"))] where kind != .xmpp || key == "stream" {
             guard let entry else { continue }
             guard kind == .lan else {
-                fail("'\(key)' only applies to transport kind lan", at: entry.keyLocation)
+                fail("'\(key)' only applies to transport kind \(key == "peer" ? "lan and xmpp" : "lan")", at: entry.keyLocation)
                 continue
             }
             guard let value = nonEmptyText(entry) else { continue }

@@ -147,7 +147,7 @@ struct SpecDecoder {
             if receivePresent.isEmpty, receive == nil {
                 fail("transport kind '\(k)' needs a receive section for the stream it plays", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
             }
-        case .server, .apprtc:
+        case .server, .apprtc, .xmpp:
             break
         case .camera:
             if let send {

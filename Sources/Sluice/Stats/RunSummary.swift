@@ -136,6 +136,10 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var extensions: Int = 0
         /// Why the session ended, when the other side ended it.
         public var ended_by_peer: String?
+        /// The other party (a Jingle call's JID).
+        public var peer: String?
+        /// Requests this side refused, by error condition (a Jingle call's bad or unknown IQs).
+        public var refused: [String: Int]?
     }
 
     public var pipeline: String

@@ -36,6 +36,7 @@ extension TransportKind {
         case .camera: CameraTransport()
         case .apprtc: AppRTCTransport()
         case .lan: LANTransport()
+        case .xmpp: XMPPTransport()
         }
     }
 }

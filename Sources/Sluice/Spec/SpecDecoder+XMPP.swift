@@ -1,0 +1,105 @@
+import Foundation
+import SluiceSignalling
+
+/// The keys only `kind: xmpp` takes (`peer` it shares with `lan`).
+enum XMPPKeys {
+    static let only = ["server", "jid", "password", "allow", "tls", "ca"]
+}
+
+/// `transport:` of `kind: xmpp`.
+extension SpecDecoder {
+    mutating func decodeXMPP(_ map: [SpecEntry], at location: SourceLocation) -> XMPPSpec? {
+        guard let jidEntry = map.entry("jid") else {
+            fail("transport kind 'xmpp' needs a 'jid': the account Sluice logs in as, e.g. camera@example.org/sluice", at: location)
+            return nil
+        }
+        guard let jidText = nonEmptyText(jidEntry) else { return nil }
+        guard let jid = JID(jidText), jid.local != nil else {
+            fail("'\(jidText.prefix(80))' is not an XMPP address; write user@domain or user@domain/resource", at: jidEntry.value.location)
+            return nil
+        }
+        guard let passwordEntry = map.entry("password") else {
+            fail("transport kind 'xmpp' needs a 'password'; take it from the environment: password: ${XMPP_PASSWORD}", at: location)
+            return nil
+        }
+        guard let password = nonEmptyText(passwordEntry) else { return nil }
+        var spec = XMPPSpec(jid: jid.description, password: password)
+        if let server = map.entry("server"), let text = nonEmptyText(server) {
+            if let (host, port) = Self.hostAndPort(text) {
+                spec.host = host
+                spec.port = port ?? 5222
+            } else {
+                fail("'server' is HOST or HOST:PORT (port 1–65535), e.g. 127.0.0.1:5222 or [::1]:5222; got '\(text.prefix(80))'",
+                     at: server.value.location)
+            }
+        }
+        if let peer = map.entry("peer"), let text = nonEmptyText(peer) {
+            if let p = JID(text), p.local != nil {
+                if p.bare == jid.bare, p.resource == nil || p.resource == jid.resource {
+                    fail("'peer' \(text) is this account itself; call another JID", at: peer.value.location)
+                } else {
+                    spec.peer = p.description
+                }
+            } else {
+                fail("'peer' must be an XMPP address (user@domain, or user@domain/resource for one device); got '\(text.prefix(80))'",
+                     at: peer.value.location)
+            }
+        }
+        if let allow = map.entry("allow"), let items = list(allow) {
+            var jids: [String] = []
+            for item in items {
+                guard let text = text(item, name: "allow") else { continue }
+                guard let a = JID(text), a.local != nil, a.isBare else {
+                    fail("'allow' lists bare XMPP addresses (user@domain); got '\(text.prefix(80))'", at: item.location)
+                    continue
+                }
+                jids.append(a.description)
+            }
+            if spec.peer != nil {
+                fail("'allow' is for a peer that waits for calls; this one calls 'peer' and only talks to it", at: allow.keyLocation)
+            }
+            spec.allow = jids
+        }
+        if let tls = map.entry("tls"), let mode = nonEmptyText(tls) {
+            switch mode {
+            case "required": spec.tlsRequired = true
+            case "offered": spec.tlsRequired = false
+            default: fail("'tls' is required (refuse servers without STARTTLS) or offered (use it when offered); got '\(mode.prefix(40))'",
+                          at: tls.value.location)
+            }
+        }
+        if let ca = map.entry("ca"), let path = nonEmptyText(ca) {
+            let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+            let resolved = URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL.path
+            if FileManager.default.isReadableFile(atPath: resolved) {
+                spec.ca = resolved
+            } else {
+                fail("'ca' names \(resolved), which cannot be read; give the PEM file of the certificates to trust for the server",
+                     at: ca.value.location)
+            }
+        }
+        return spec
+    }
+
+    /// `host`, `host:port` or `[v6]:port`.
+    static func hostAndPort(_ text: String) -> (String, Int?)? {
+        var host = text
+        var port: Int? = nil
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":"), let p = Int(rest.dropFirst()) else { return nil }
+                port = p
+            }
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            host = String(text[..<colon])
+            guard let p = Int(text[text.index(after: colon)...]) else { return nil }
+            port = p
+        }
+        if let port, !(1...65535).contains(port) { return nil }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+        return (host, port)
+    }
+}
