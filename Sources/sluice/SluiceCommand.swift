@@ -26,11 +26,15 @@ struct SluiceCommand: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
-            if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                (code == .success ? FileHandle.standardOutput : FileHandle.standardError).write(Data((message + "\n").utf8))
             }
-            exit(withError: error)
+            fflush(nil)  // every C stream (print's buffered stdout)
+            // _exit, not exit: an early failure (a login refused 100 ms in) ends the process
+            // while GStreamer's, NIO's and Swift concurrency's threads still run, and exit's
+            // destructors raced them (a crash in a destroyed lock, 1 run in 10).
+            _exit(code == .validationFailure ? 2 : code.rawValue)
         }
     }
 }

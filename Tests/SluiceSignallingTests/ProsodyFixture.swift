@@ -11,7 +11,8 @@ final class ProsodyFixture {
     var certificate: String { directory.appendingPathComponent("localhost.crt").path }
 
     /// Skips the test when prosody is not installed (`Scripts/install.sh` installs it).
-    init(users: [String: String], port: Int = Int.random(in: 20000...40000), tls: Bool = true) throws {
+    /// Stopped when `test` ends, whatever happens in it.
+    init(users: [String: String], port: Int = Int.random(in: 20000...40000), tls: Bool = true, for test: XCTestCase) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prosody") else {
             throw XCTSkip("prosody is not installed (Scripts/install.sh installs it)")
         }
@@ -49,6 +50,10 @@ final class ProsodyFixture {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        test.addTeardownBlock { [process] in
+            guard process.isRunning else { return }
+            kill(process.processIdentifier, SIGKILL)
+        }
         try waitForPort()
     }
 

@@ -120,7 +120,7 @@ final class JingleSession: RemoteSession {
     static func mids(of sdp: String) -> [String] {
         var mids: [String] = []
         var inMedia = false
-        for raw in sdp.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        for raw in sdp.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
             if raw.hasPrefix("m=") {
                 inMedia = true
                 mids.append(String(mids.count))

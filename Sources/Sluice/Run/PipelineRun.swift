@@ -130,6 +130,11 @@ public final class PipelineRun: Sendable {
             if try await remote.negotiate(stop: stop, deadline: deadline) {
                 builder.counters.mark(StartUpStep.negotiated)
                 try await waitForICE([player])
+            } else {
+                // Stopped before the other side turned up (a callee nobody called): send
+                // branches held for an offer would hold the drain, and then the state change
+                // to NULL, behind their blocked pads.
+                builder.releaseSend()
             }
         }
         // Running: tick statistics until duration, stop or failure.

@@ -65,7 +65,7 @@ struct SDPMedia: Equatable {
     static func parse(_ sdp: String) -> (session: [String], media: [SDPMedia]) {
         var session: [String] = []
         var media: [SDPMedia] = []
-        for raw in sdp.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        for raw in sdp.split(whereSeparator: \.isNewline) {
             let line = String(raw)
             if line.hasPrefix("m=") {
                 let parts = line.dropFirst(2).split(separator: " ").map(String.init)

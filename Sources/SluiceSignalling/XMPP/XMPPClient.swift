@@ -83,7 +83,7 @@ public final class XMPPClient: Sendable {
     public static func connect(_ config: Configuration, logger: Logger = Logger(label: "sluice.xmpp")) async throws(Failure) -> XMPPClient {
         let connection: XMPPConnection
         do { connection = try await XMPPConnection.connect(host: config.host, port: config.port, timeout: config.timeout) } catch {
-            throw Failure("cannot connect to the XMPP server at \(config.host):\(config.port): \(error)")
+            throw Failure("cannot connect to the XMPP server at \(config.host):\(config.port): \(Self.words(for: error))")
         }
         var login = XMPPLogin(config: config, connection: connection, logger: logger)
         let result: XMPPLogin.Result
@@ -153,6 +153,15 @@ public final class XMPPClient: Sendable {
             return Array(s.pending.values)
         }
         for w in waiting { w.resume(returning: nil) }
+    }
+
+    /// A connection error in a few words ("connection refused"), not NIO's whole description.
+    static func words(for error: any Error) -> String {
+        let text = "\(error)"
+        for (needle, words) in [("Connection refused", "connection refused"), ("timeout", "no answer (timed out)"),
+                                ("No route", "no route to the host"), ("Name or service not known", "the host name does not resolve")]
+        where text.localizedCaseInsensitiveContains(needle) { return words }
+        return text
     }
 
     /// Why the stream ended, once it has.
