@@ -140,8 +140,21 @@ final class RunEndToEndTests: XCTestCase {
                 "camera-view.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
                                      ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]),
             ]
-            // The two room files are one call: each runs with the other.
-            if file == "room-receive.yaml" { continue }
+            // The two room files are one call, and so are the two XMPP files: each runs with the other.
+            if file == "room-receive.yaml" || file == "xmpp-answer.yaml" { continue }
+            if file == "xmpp-call.yaml" {
+                try ProsodyShell.requireProsody()
+                let prosody = ProsodyShell(port: 15272, users: ["alice": "pw", "bob": "pw"])
+                let pair = try CLI.runPair(startServer: prosody.start, stopServer: prosody.stop,
+                                           first: ["Pipelines/xmpp-answer.yaml", "--duration", "8", "--quiet", "--set", "transport.jid=bob@localhost/sluice"],
+                                           second: ["Pipelines/xmpp-call.yaml", "--duration", "4", "--quiet"],
+                                           env: ["SLUICE_XMPP_SERVER": "127.0.0.1:15272", "SLUICE_XMPP_CA": prosody.certificate, "XMPP_PASSWORD": "pw"])
+                XCTAssertEqual(pair.first.status, 0, "xmpp-answer.yaml: \(pair.first.stderr)")
+                XCTAssertEqual(pair.second.status, 0, "xmpp-call.yaml: \(pair.second.stderr)")
+                XCTAssertGreaterThan(pair.first.int("receive.video.frames") ?? 0, 30, "xmpp-answer.yaml: \(pair.first.stdout)")
+                XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "xmpp-call.yaml: \(pair.second.stdout)")
+                continue
+            }
             if file == "room-send.yaml" {
                 let pair = try CLI.runPairWithServer(serve: [], port: 18443,
                                                      first: ["Pipelines/room-send.yaml", "--duration", "6", "--quiet"],
