@@ -38,7 +38,7 @@ final class JingleSession: RemoteSession {
         self.location = spec.transport.location
         self.logger = logger
         self.negotiation = PeerNegotiation(peer: peer, builder: builder, spec: spec,
-                                           session: target.map { "the call to \($0)" } ?? "the call to \(call.client.jid)")
+                                           session: target.map { "the call to \($0)" } ?? "the incoming call")
         peer.onLocalCandidate { [weak self] c in
             guard let self, !c.candidate.isEmpty else { return }
             let mid = self.state.withLock { s in Int(c.mlineIndex) < s.mids.count ? s.mids[Int(c.mlineIndex)] : nil }
@@ -71,11 +71,21 @@ final class JingleSession: RemoteSession {
                 let answer = try await negotiation.answer(sdp)
                 try await call.accept(answer: answer)
                 state.withLock { $0.negotiated = true }
-            } catch let e as RunError {
-                fail(e)
-                await call.terminate(reason: "failed-application")
             } catch {
-                fail(RunError("the call from \(from): \(error)", at: location))
+                let why = (error as? RunError)?.message ?? "\(error)"
+                // An offer this side could not even apply leaves webrtcbin as it was: refuse
+                // that call and go on waiting, so one bad caller does not end the run.
+                if peer.states.signaling == "stable" {
+                    logger.warning("XMPP: refused the call from \(from): \(why)")
+                    state.withLock {
+                        $0.offer = nil
+                        $0.mids = []
+                        $0.early = []
+                    }
+                    await call.reject(reason: "failed-application", text: String(why.prefix(300)))
+                    return
+                }
+                fail(RunError(why, at: location))
                 await call.terminate(reason: "failed-application")
             }
             addEarlyCandidates()
@@ -136,13 +146,14 @@ final class JingleSession: RemoteSession {
             let offer: SessionDescription
             do {
                 offer = try await peer.createOffer()
+                // The MIDs first: candidates come as soon as the offer is applied.
+                state.withLock {
+                    $0.offer = offer.sdp
+                    $0.mids = Self.mids(of: offer.sdp)
+                }
                 try await peer.setLocalDescription(offer)
             } catch {
                 throw RunError("the call to \(target): \(error.message)", at: location)
-            }
-            state.withLock {
-                $0.offer = offer.sdp
-                $0.mids = Self.mids(of: offer.sdp)
             }
             let ring = deadline.map { max(1, ($0 - .now).seconds) } ?? 60
             logger.info("XMPP: calling \(target)")

@@ -213,6 +213,28 @@ public final class JingleCall: Sendable {
         reader.withLock { $0?.cancel() }
     }
 
+    /// Callee: ends the call just offered with `session-terminate` (`reason`, `text`) and
+    /// waits for the next one.
+    public func reject(reason: String, text: String) async {
+        let (sid, peer) = state.withLock { s -> (String?, JID?) in
+            defer {
+                s.sid = nil
+                s.peer = nil
+                s.queued = []
+                s.established = false
+            }
+            return (s.sid, s.peer)
+        }
+        guard let sid, let peer else { return }
+        var reasonElement = XML.Element("reason", namespace: Jingle.namespace, children: [XML.Element(reason, namespace: Jingle.namespace)])
+        reasonElement.children.append(XML.Element("text", namespace: Jingle.namespace, text: text))
+        let jingle = XML.Element("jingle", namespace: Jingle.namespace,
+                                 attributes: [("action", "session-terminate"), ("sid", sid), ("initiator", peer.description)],
+                                 children: [reasonElement])
+        state.withLock { $0.refused["session-terminate " + reason, default: 0] += 1 }
+        _ = await client.request(XMPPStanza.iq("set", to: peer.description, payload: jingle), timeout: 5)
+    }
+
     static func describeError(_ reply: XML.Element) -> String {
         var words = XMPPStanza.condition(of: reply) ?? "error"
         if let app = XMPPStanza.applicationCondition(of: reply) { words += " (\(app))" }
