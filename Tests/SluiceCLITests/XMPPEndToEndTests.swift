@@ -82,4 +82,41 @@ final class XMPPEndToEndTests: XCTestCase {
         XCTAssertTrue(line("FULL").contains("bob@localhost/sluice refused the call: forbidden: mallory@localhost may not call this peer"), line("FULL"))
         XCTAssertEqual(line("CALLEE-STATUS"), "0", "the callee kept waiting and stopped cleanly: \(r.stdout)")
     }
+
+    /// The server vanishes in the middle of a call: both runs end within seconds with a clear
+    /// error (no hang, no crash), as a room's peers do when the room server goes.
+    func testAServerThatVanishesMidCallEndsBothRunsWithAClearError() throws {
+        try ProsodyShell.requireProsody()
+        let prosody = ProsodyShell(port: 15273, users: ["alice": "pw", "bob": "pw"])
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("xmpp-gone-\(UUID().uuidString.prefix(6))").path
+        let script = """
+        ip link set lo up
+        \(prosody.start)
+        SLUICE_XMPP_JID=bob@localhost/sluice "$SLUICE" run Pipelines/xmpp-answer.yaml --duration 60 --quiet > /dev/null 2> \(tmp).callee &
+        callee=$!
+        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.directory)/prosody.log 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+        "$SLUICE" run Pipelines/xmpp-call.yaml --duration 60 --quiet > \(tmp).out 2> \(tmp).caller &
+        caller=$!
+        i=0; until grep -q 'receive video' \(tmp).out 2>/dev/null || [ $i -ge 1 ]; do i=$((i+1)); sleep 4; done
+        kill -9 $prosody
+        start=$(date +%s)
+        wait $caller; echo "CALLER-STATUS: $?"
+        wait $callee; echo "CALLEE-STATUS: $?"
+        echo "SECONDS: $(( $(date +%s) - start ))"
+        echo "CALLER: $(tr '\\n' ' ' < \(tmp).caller)"; echo "CALLEE: $(tr '\\n' ' ' < \(tmp).callee)"
+        rm -f \(tmp).*
+        \(prosody.stop)
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: env(prosody).merging(["SLUICE": CLI.binary.path, "SLUICE_XMPP_PEER": "bob@localhost/sluice"]) { a, _ in a },
+                                timeout: 120, reportPath: nil)
+        let line = { (key: String) in r.stdout.components(separatedBy: "\n").first { $0.hasPrefix(key + ": ") }.map { String($0.dropFirst(key.count + 2)) } ?? "" }
+        XCTAssertEqual(line("CALLER-STATUS"), "3", r.stdout)
+        XCTAssertEqual(line("CALLEE-STATUS"), "3", r.stdout)
+        XCTAssertLessThanOrEqual(Int(line("SECONDS")) ?? 99, 15, "both ended soon after the server went: \(r.stdout)")
+        for who in ["CALLER", "CALLEE"] {
+            XCTAssertTrue(line(who).contains("XMPP: the connection to the XMPP server closed")
+                          || line(who).contains("XMPP: the XMPP server closed the stream"), "\(who): \(line(who))")
+        }
+    }
 }

@@ -141,7 +141,7 @@ public final class XMPPClient: Sendable {
             finish(reason: "the XMPP server sent XML that breaks XMPP's rules (\(f.condition)): \(f.description)")
             return false
         case .closed(let why):
-            finish(reason: "the connection to the XMPP server closed" + (why.map { ": \($0)" } ?? ""))
+            finish(reason: "the connection to the XMPP server closed" + (why.map { ": \(Self.words(for: $0))" } ?? ""))
             return false
         }
     }
@@ -156,9 +156,10 @@ public final class XMPPClient: Sendable {
     }
 
     /// A connection error in a few words ("connection refused"), not NIO's whole description.
-    static func words(for error: any Error) -> String {
-        let text = "\(error)"
-        for (needle, words) in [("Connection refused", "connection refused"), ("timeout", "no answer (timed out)"),
+    static func words(for error: any Error) -> String { words(for: "\(error)") }
+
+    static func words(for text: String) -> String {
+        for (needle, words) in [("Connection refused", "connection refused"), ("uncleanShutdown", "it went without ending TLS (the server vanished)"), ("timeout", "no answer (timed out)"),
                                 ("No route", "no route to the host"), ("Name or service not known", "the host name does not resolve")]
         where text.localizedCaseInsensitiveContains(needle) { return words }
         return text
