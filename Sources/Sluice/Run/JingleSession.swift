@@ -17,18 +17,15 @@ final class JingleSession: RemoteSession {
     private let logger: Logger
 
     private struct State {
-        var negotiated = false
         /// The session's offer (this side's as caller, the peer's as callee).
         var offer: String?
         /// The offer's m-line MIDs, in order: Jingle names candidates by MID, webrtcbin by index.
         var mids: [String] = []
         /// Remote candidates that came before the offer's MIDs were known.
         var early: [JingleCall.Candidate] = []
-        var failure: RunError?
-        var endedBy: String?
-        var leaving = false
     }
     private let state = Mutex(State())
+    private let status = SessionStatus()
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
     init(peer: WebRTCPeer, call: JingleCall, target: JID?, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
@@ -56,7 +53,7 @@ final class JingleSession: RemoteSession {
     }
 
     private func fail(_ error: RunError) {
-        state.withLock { if $0.failure == nil, !$0.leaving { $0.failure = error } }
+        status.fail(error)
     }
 
     private func handle(_ event: JingleCall.Event) async {
@@ -70,7 +67,7 @@ final class JingleSession: RemoteSession {
             do {
                 let answer = try await negotiation.answer(sdp)
                 try await call.accept(answer: answer)
-                state.withLock { $0.negotiated = true }
+                status.negotiated()
             } catch {
                 let why = (error as? RunError)?.message ?? "\(error)"
                 // An offer this side could not even apply leaves webrtcbin as it was: refuse
@@ -92,7 +89,7 @@ final class JingleSession: RemoteSession {
         case .answer(let sdp):
             do {
                 try await negotiation.apply(answer: sdp, to: state.withLock { $0.offer } ?? "")
-                state.withLock { $0.negotiated = true }
+                status.negotiated()
             } catch {
                 fail(error)
             }
@@ -104,7 +101,7 @@ final class JingleSession: RemoteSession {
             if ready { add(list) }
         case .terminated(let reason):
             let who = call.peer.map { "\($0)" } ?? "the other peer"
-            state.withLock { if $0.endedBy == nil { $0.endedBy = "\(who) ended the Jingle session (\(reason))" } }
+            status.ended(by: "\(who) ended the Jingle session (\(reason))")
         case .failed(let why):
             fail(RunError("XMPP: \(why)", at: location))
         }
@@ -164,32 +161,20 @@ final class JingleSession: RemoteSession {
         } else {
             logger.info("XMPP: \(call.client.jid) waits for a call")
         }
-        // Bounded by the run's own end (duration or Ctrl-C): a callee waits as long as the run lasts.
-        while true {
-            let s = state.withLock { $0 }
-            if let e = s.failure { throw e }
-            if s.negotiated { return true }
-            if s.endedBy != nil || stop.isSet { return false }
-            if let deadline, ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        return try await status.waitUntilNegotiated(stop: stop, deadline: deadline)
     }
 
-    func tick() async throws(RunError) -> String? {
-        let s = state.withLock { $0 }
-        if let e = s.failure { throw e }
-        return s.endedBy
-    }
+    func tick() async throws(RunError) -> String? { try status.tick() }
 
     func end() async {
-        state.withLock { $0.leaving = true }
+        status.leave()
         await call.terminate()
         listener.withLock { $0?.cancel() }
     }
 
     var report: RunSummary.Session? {
         var s = RunSummary.Session(role: target == nil ? "callee" : "caller", id: call.sid,
-                                   ended_by_peer: state.withLock { $0.endedBy })
+                                   ended_by_peer: status.endedBy)
         s.peer = call.peer?.description
         s.refused = call.refusals.isEmpty ? nil : call.refusals
         return s

@@ -16,14 +16,11 @@ final class RoomSession: RemoteSession {
     private let logger: Logger
 
     private struct State {
-        var negotiated = false
         /// The offer this peer made (initiator).
         var offer: String?
-        var failure: RunError?
-        var endedBy: String?
-        var leaving = false
     }
     private let state = Mutex(State())
+    private let status = SessionStatus()
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
     init(peer: WebRTCPeer, joined: AppRTCClient.Joined, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
@@ -48,7 +45,7 @@ final class RoomSession: RemoteSession {
     }
 
     private func fail(_ message: String) {
-        state.withLock { if $0.failure == nil { $0.failure = RunError(message, at: location) } }
+        status.fail(RunError(message, at: location))
     }
 
     private func handle(_ event: AppRTCClient.Event) async {
@@ -60,7 +57,7 @@ final class RoomSession: RemoteSession {
             guard joined.isInitiator else { return fail("room '\(joined.room)': the other peer sent an answer, but no offer was made") }
             do {
                 try await negotiation.apply(answer: sdp, to: state.withLock { $0.offer } ?? "")
-                state.withLock { $0.negotiated = true }
+                status.negotiated()
             } catch {
                 fail(error.message)
             }
@@ -68,19 +65,18 @@ final class RoomSession: RemoteSession {
             guard label >= 0, label < 1024 else { return logger.warning("ignoring a candidate for m-line \(label)") }
             peer.addRemoteCandidate(ICECandidate(mlineIndex: UInt32(label), candidate: candidate))
         case .message(.bye):
-            state.withLock { if $0.endedBy == nil { $0.endedBy = "the other peer left room '\(joined.room)'" } }
+            status.ended(by: "the other peer left room '\(joined.room)'")
         case .serverError(let text):
             fail("room server: \(text)")
         case .closed(let reason):
-            let leaving = state.withLock { $0.leaving }
-            if !leaving { fail("the room server closed the connection" + (reason.map { ": \($0)" } ?? "")) }
+            if !status.isLeaving { fail("the room server closed the connection" + (reason.map { ": \($0)" } ?? "")) }
         }
     }
 
     private func answer(_ sdp: String) async {
         do {
             client.send(.answer(sdp: try await negotiation.answer(sdp)))
-            state.withLock { $0.negotiated = true }
+            status.negotiated()
         } catch {
             fail(error.message)
         }
@@ -98,32 +94,19 @@ final class RoomSession: RemoteSession {
             }
             logger.info("room '\(joined.room)': offered; waiting for the other peer")
         }
-        // Bounded by the run's own end (duration or Ctrl-C): a room's first peer waits for
-        // the second as long as the run lasts.
-        while true {
-            let s = state.withLock { $0 }
-            if let e = s.failure { throw e }
-            if s.negotiated { return true }
-            if s.endedBy != nil || stop.isSet { return false }
-            if let deadline, ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        return try await status.waitUntilNegotiated(stop: stop, deadline: deadline)
     }
 
-    func tick() async throws(RunError) -> String? {
-        let s = state.withLock { $0 }
-        if let e = s.failure { throw e }
-        return s.endedBy
-    }
+    func tick() async throws(RunError) -> String? { try status.tick() }
 
     func end() async {
-        state.withLock { $0.leaving = true }
+        status.leave()
         await client.leave()
         listener.withLock { $0?.cancel() }
     }
 
     var report: RunSummary.Session? {
         RunSummary.Session(role: joined.isInitiator ? "offerer" : "answerer", id: joined.room,
-                           ended_by_peer: state.withLock { $0.endedBy })
+                           ended_by_peer: status.endedBy)
     }
 }
