@@ -10,7 +10,7 @@
         resolves (then keeps browsing); with --until-removed it ends as soon as NAME is
         removed (a goodbye), else after N seconds.
 
-Loopback only: pass the namespace's interfaces (127.0.0.1).
+Loopback only by default (127.0.0.1); --interface ADDRESS uses a test namespace's veth address.
 """
 import argparse, json, socket, sys, threading, time
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
@@ -19,9 +19,9 @@ TYPE = "_sluice._tcp.local."
 
 
 def advertise(args):
-    zc = Zeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
+    zc = Zeroconf(interfaces=[args.interface], ip_version=IPVersion.V4Only)
     txt = dict(kv.split("=", 1) for kv in args.txt)
-    info = ServiceInfo(TYPE, f"{args.name}.{TYPE}", addresses=[socket.inet_aton("127.0.0.1")], port=args.port,
+    info = ServiceInfo(TYPE, f"{args.name}.{TYPE}", addresses=[socket.inet_aton(args.interface)], port=args.port,
                        properties=txt, server=f"{args.name.lower().replace(' ', '-')}-zc.local.")
     zc.register_service(info)
     print("registered", flush=True)
@@ -31,7 +31,7 @@ def advertise(args):
 
 
 def browse(args):
-    zc = Zeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
+    zc = Zeroconf(interfaces=[args.interface], ip_version=IPVersion.V4Only)
     seen, removed, done = {}, [], threading.Event()
 
     def changed(zeroconf, service_type, name, state_change):
@@ -65,6 +65,7 @@ def main():
     p.add_argument("--seconds", type=float, default=10)
     p.add_argument("--until-removed")
     p.add_argument("--until-found")
+    p.add_argument("--interface", default="127.0.0.1")
     args = p.parse_args()
     (advertise if args.mode == "advertise" else browse)(args)
 
