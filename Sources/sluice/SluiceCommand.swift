@@ -24,6 +24,8 @@ struct SluiceCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            fflush(nil)
+            _exit(0)  // as below: no exit-time destructors racing threads that still run
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
@@ -31,9 +33,9 @@ struct SluiceCommand: AsyncParsableCommand {
                 (code == .success ? FileHandle.standardOutput : FileHandle.standardError).write(Data((message + "\n").utf8))
             }
             fflush(nil)  // every C stream (print's buffered stdout)
-            // _exit, not exit: an early failure (a login refused 100 ms in) ends the process
-            // while GStreamer's, NIO's and Swift concurrency's threads still run, and exit's
-            // destructors raced them (a crash in a destroyed lock, 1 run in 10).
+            // _exit, not exit: a command ends while GStreamer's, NIO's and Swift concurrency's
+            // threads still run, and exit's destructors raced them (SIGSEGV in a destroyed
+            // rwlock: 1 refused login in 10–25, and once a `sluice serve` after its drain).
             _exit(code == .validationFailure ? 2 : code.rawValue)
         }
     }
