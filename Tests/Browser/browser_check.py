@@ -157,11 +157,15 @@ def picture_check(driver):
     return p if ok else None
 
 
-def read_metric(base, name):
-    """The first sample of `name` in the server's Prometheus text, or None."""
+def read_metric(base, selector):
+    """The first sample matching `selector` in the server's Prometheus text, or None:
+    `name`, or `name{k="v",...}` where every label given must match (the registry's order of
+    a series' samples is not fixed)."""
+    name, _, labels = selector.partition("{")
+    wanted = [l for l in labels.rstrip("}").split(",") if l]
     with urllib.request.urlopen(base + "/metrics", timeout=5) as r:
         for line in r.read().decode().splitlines():
-            if line.startswith(name + "{") or line.startswith(name + " "):
+            if (line.startswith(name + "{") or line.startswith(name + " ")) and all(w in line for w in wanted):
                 return float(line.rsplit(" ", 1)[1])
     return None
 
