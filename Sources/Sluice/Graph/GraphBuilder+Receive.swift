@@ -224,6 +224,8 @@ extension GraphBuilder {
         var byPath: [String: (Container, [MediaKind], SourceLocation?)] = [:]
         for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
             guard case .file(let path, let container, _) = branch.sink.kind else { continue }
+            // A room's recordings are one file per publisher stream, made as each arrives.
+            if path.contains(Self.publisherPlaceholder) { continue }
             byPath[path, default: (container, [], branch.sink.location)].1.append(branch.media)
         }
         for (path, (container, media, location)) in byPath.sorted(by: { $0.key < $1.key }) {

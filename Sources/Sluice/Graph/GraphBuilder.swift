@@ -55,6 +55,9 @@ final class GraphBuilder: Sendable {
     /// Times encoder and decoder residence when measuring (`sluice measure`).
     let stageTimer: StageTimer?
 
+    /// The publishers' streams of a room received over one connection (`kind: janus`).
+    let roomStreams = RoomStreams()
+
     init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
          stageTimer: StageTimer? = nil) {
         self.spec = spec; self.pipeline = pipeline; self.counters = counters; self.sendEndsInTee = sendEndsInTee

@@ -252,6 +252,17 @@ public final class PipelineRun: Sendable {
         }
         result.data_channels = channels?.report ?? []
         result.session = remote?.report
+        let room = builder.roomStreams.records
+        if !room.isEmpty {
+            result.receive.streams = room.map { r in
+                let video = r.media == .video
+                return RunSummary.RoomStream(publisher: r.publisher, media: r.media.rawValue, codec: r.codec.withLock { $0 },
+                                             frames: r.frames.load(ordering: .relaxed),
+                                             width: video ? r.width.load(ordering: .relaxed) : nil,
+                                             height: video ? r.height.load(ordering: .relaxed) : nil,
+                                             left: r.left.load(ordering: .relaxed))
+            }
+        }
         return result
     }
 

@@ -105,6 +105,8 @@ public struct TransportSpec: Sendable, Equatable {
     public var dtlsCertificate: DTLSCertificate?
     /// `kind: xmpp`: the account, the server, and whom to call or who may call.
     public var xmpp: XMPPSpec?
+    /// `kind: janus`: the Janus server, the VideoRoom room, and whom to receive.
+    public var janus: JanusSpec?
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
@@ -142,6 +144,10 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// Call a peer, or wait for calls, over XMPP with Jingle (`server`, `jid`, `password`;
     /// `peer` to call, `allow` for who may call). Both sections may be present.
     case xmpp
+    /// Join a room of a Janus VideoRoom (`server`, `room`; `display`, `pin`, `secret`, `token`):
+    /// the send section is published to the room, the receive section gets every publisher's
+    /// streams (or those `subscribe` names) over one connection, as they come and go.
+    case janus
     /// Play a camera through the camera API's `executeCommand` (`endpoint`: the device URL,
     /// optional `token`): a recvonly audio + video + data channel offer, extended before
     /// each `expiresAt`, stopped on exit. A file with this kind has no send section.

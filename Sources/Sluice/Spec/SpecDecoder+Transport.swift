@@ -3,7 +3,7 @@ import Foundation
 /// `transport:` and `transport.ice:`.
 extension SpecDecoder {
     static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "peer", "stream", "data_channels", "dtls",
-                                "server", "jid", "password", "allow", "tls", "ca"]
+                                "server", "jid", "password", "allow", "tls", "ca", "display", "pin", "secret", "subscribe"]
     static let dtlsKeys = ["certificate", "key"]
     static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
@@ -57,11 +57,11 @@ extension SpecDecoder {
         } else if let endpoint {
             fail("'endpoint' only applies to transport kinds whep, whip, apprtc and camera", at: endpoint.keyLocation)
         }
-        if let token {
+        if let token, kind != .janus {
             if [.whep, .whip, .camera].contains(kind) {
                 if let t = nonEmptyText(token) { transport.token = t }
             } else {
-                fail("'token' only applies to transport kinds whep, whip and camera", at: token.keyLocation)
+                fail("'token' only applies to transport kinds whep, whip, camera and janus", at: token.keyLocation)
             }
         }
         if kind == .apprtc {
@@ -74,11 +74,16 @@ extension SpecDecoder {
             } else if room == nil {
                 fail("transport kind 'apprtc' needs a 'room' to join", at: entry.keyLocation)
             }
-        } else if let room {
-            fail("'room' only applies to transport kind apprtc", at: room.keyLocation)
+        } else if let room, kind != .janus {
+            fail("'room' only applies to transport kinds apprtc and janus", at: room.keyLocation)
+        }
+        if kind == .janus { transport.janus = decodeJanus(map, at: entry.keyLocation) } else {
+            for key in JanusKeys.only where map.entry(key) != nil {
+                fail("'\(key)' only applies to transport kind janus", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
+            }
         }
         if kind == .xmpp { transport.xmpp = decodeXMPP(map, at: entry.keyLocation) } else {
-            for key in XMPPKeys.only where map.entry(key) != nil {
+            for key in XMPPKeys.only where map.entry(key) != nil && !(key == "server" && kind == .janus) {
                 fail("'\(key)' only applies to transport kind xmpp", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
             }
         }

@@ -149,6 +149,11 @@ struct SpecDecoder {
             }
         case .server, .apprtc, .xmpp:
             break
+        case .janus:
+            if send == nil, receivePresent.isEmpty, receive == nil {
+                fail("transport kind 'janus' needs a send section (published to the room), a receive section (the room's publishers), or both",
+                     at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
+            }
         case .camera:
             if let send {
                 fail("transport kind 'camera' plays a camera: remove send (the camera sends)", at: send.key.keyLocation)

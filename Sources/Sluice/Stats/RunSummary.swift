@@ -77,9 +77,23 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var buffers: Int
         public var codec: String?
     }
+    /// One publisher's stream of a room (`kind: janus`).
+    public struct RoomStream: Sendable, Codable, Equatable {
+        public var publisher: String
+        public var media: String
+        public var codec: String?
+        /// Decoded frames (video) or buffers (audio).
+        public var frames: Int
+        public var width: Int?
+        public var height: Int?
+        /// The publisher stopped publishing or left while this run received it.
+        public var left: Bool
+    }
     public struct Receive: Sendable, Codable, Equatable {
         public var video: ReceiveVideo?
         public var audio: ReceiveAudio?
+        /// A room's streams, one per publisher and medium, in the order they arrived.
+        public var streams: [RoomStream]? = nil
     }
     public struct Network: Sendable, Codable, Equatable {
         public var bytes_sent: Int

@@ -37,6 +37,7 @@ extension TransportKind {
         case .apprtc: AppRTCTransport()
         case .lan: LANTransport()
         case .xmpp: XMPPTransport()
+        case .janus: JanusTransport()
         }
     }
 }

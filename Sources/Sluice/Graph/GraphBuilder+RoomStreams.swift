@@ -1,0 +1,121 @@
+import Foundation
+import GStreamer
+
+/// The receive side of a room (`kind: janus`): every publisher's stream arrives on the one
+/// subscribing webrtcbin, and each gets its own branch — depayloader → decoder → the
+/// receive section's sink — counted under the publisher the session assigned to its MID.
+extension GraphBuilder {
+    /// `{publisher}` in a `file` sink's path: one file per publisher stream.
+    static let publisherPlaceholder = "{publisher}"
+
+    /// Builds the branch of a new pad of the subscribing webrtcbin. Called on a streaming thread.
+    func buildRoomStream(for pad: Pad) {
+        buildLock.lock()
+        defer { buildLock.unlock() }
+        do throws(RunError) {
+            try buildRoomStreamThrowing(for: pad)
+        } catch {
+            state.withLock { if $0.error == nil { $0.error = error } }
+            _ = Message.postApplication(from: pipeline, Structure(name: "sluice-build-failed"))
+        }
+    }
+
+    private func buildRoomStreamThrowing(for pad: Pad) throws(RunError) {
+        guard pad.direction == .src else { return }
+        guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0) else {
+            throw RunError("the subscribing webrtcbin exposed a pad without caps")
+        }
+        guard let media = MediaKind(rawValue: s.get("media", as: String.self) ?? "") else { return }
+        let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
+        guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else {
+            throw RunError("a publisher sent \(media.rawValue) as \(encodingName), which Sluice cannot decode")
+        }
+        let mid = pad.objectProperty("transceiver", as: Object.self)?.get("mid", as: String.self) ?? "?"
+        let slot = roomStreams.slot(mid: mid) ?? {
+            roomStreams.assign([(mid: mid, publisher: "stream \(mid)", media: media)])
+            return roomStreams.slot(mid: mid)
+        }()
+        slot?.record?.codec.withLock { $0 = codec.rawValue }
+        let publisher = slot?.record?.publisher ?? "stream \(mid)"
+        let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
+            ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
+        let video = media == .video
+
+        var chain: [Element] = [try make(DefaultElements.depayloader(for: codec),
+                                         video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [],
+                                         at: branch.location)]
+        if let parser = DefaultElements.parser(for: codec) { chain.append(try make(parser, at: branch.location)) }
+        let decoder = try make(branch.decode.element ?? DefaultElements.decoder(for: codec), at: branch.decode.location ?? branch.location)
+        chain.append(decoder)
+        chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
+        let sink = try roomSink(branch, media: media, publisher: publisher)
+        let all = chain + sink
+        try add(all)
+        try linkChain(all, media: media, at: branch.location)
+        for e in all.reversed() { e.syncStateWithParent() }
+        if let sinkPad = sink.last?.staticPad("sink") {
+            state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
+        }
+        countRoomStream(decoder: decoder, slot: slot, video: video)
+        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+        do { try pad.link(entrance) } catch {
+            throw RunError("cannot link \(publisher)'s \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
+        }
+        state.withLock {
+            $0.receiveEntrances.append(entrance)
+            $0.builtMedia.insert(media)
+        }
+    }
+
+    /// The sink elements of one publisher's stream: the receive section's sink, with a file
+    /// of its own (`{publisher}` in the path) for recordings.
+    private func roomSink(_ branch: ReceiveBranchSpec, media: MediaKind, publisher: String) throws(RunError) -> [Element] {
+        let video = media == .video
+        switch branch.sink.kind {
+        case .file(let template, let container, let encode):
+            let path = template.replacingOccurrences(of: Self.publisherPlaceholder, with: Self.fileSafe(publisher))
+            let enc = encode ?? EncodeSpec(codec: container.defaultCodec(for: media), bitrateKbps: video ? 2000 : 64,
+                                           location: branch.sink.location)
+            var chain: [Element] = [try make("queue", at: branch.sink.location)]
+            if !video { chain.append(try make("audioresample", at: branch.sink.location)) }
+            chain += try encoderChain(enc, fps: 30)
+            var props: [(String, String)] = []
+            if container == .mkv || container == .webm { props.append(("streamable", "false")) }
+            chain.append(try make(DefaultElements.muxer(for: container), props, at: branch.sink.location))
+            chain.append(try make("filesink", [("location", path), ("async", "false")], at: branch.sink.location))
+            return chain
+        default:
+            return try sinkElements(branch, media: media).owned
+        }
+    }
+
+    /// A publisher's name as part of a file name: letters, digits, '-', '_' and '.'.
+    static func fileSafe(_ name: String) -> String {
+        let safe = String(name.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "_" })
+        return safe.isEmpty || safe.hasPrefix(".") ? "_" + safe : safe
+    }
+
+    /// Counts decoded frames into the stream's record (and the run's totals), and learns its size.
+    private func countRoomStream(decoder: Element, slot: RoomStreams.Slot?, video: Bool) {
+        guard let src = decoder.staticPad("src") else { return }
+        let counters = counters
+        src.addProbe { (_: borrowing Pad.ProbeInfo) in
+            slot?.record?.frames.add(1, ordering: .relaxed)
+            let n = video ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                          : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
+            if n == 1 { counters.markFirstFrame() }
+            return .ok
+        }
+        guard video else { return }
+        src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+            if info.event == .caps, let caps = info.currentCaps, let st = caps.structure(at: 0) {
+                let w = st.get("width", as: Int.self) ?? 0, h = st.get("height", as: Int.self) ?? 0
+                slot?.record?.width.store(w, ordering: .relaxed)
+                slot?.record?.height.store(h, ordering: .relaxed)
+                counters.receiveVideoWidth.store(w, ordering: .relaxed)
+                counters.receiveVideoHeight.store(h, ordering: .relaxed)
+            }
+            return .ok
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// The streams of a room received over one connection (a Janus multistream subscription):
+/// which publisher each MID carries now, and what each publisher's stream delivered.
+///
+/// The session says who sits at which MID (`assign`) before it applies each offer; receive
+/// branches, built on streaming threads as pads appear, count into the slot of their MID.
+/// A MID the SFU recycles for another publisher keeps its branch and starts a new record.
+final class RoomStreams: Sendable {
+    /// What one publisher's stream delivered.
+    final class Record: Sendable {
+        let publisher: String
+        let media: MediaKind
+        let frames = Atomic<Int>(0)
+        let width = Atomic<Int>(0)
+        let height = Atomic<Int>(0)
+        let left = Atomic<Bool>(false)
+        let codec = Mutex<String?>(nil)
+        init(publisher: String, media: MediaKind) { self.publisher = publisher; self.media = media }
+    }
+
+    /// One MID of the connection: the record it counts into now.
+    final class Slot: Sendable {
+        let mid: String
+        private let current: Mutex<Record?>
+        init(mid: String, record: Record?) { self.mid = mid; current = Mutex(record) }
+        var record: Record? { current.withLock { $0 } }
+        func replace(_ record: Record?) -> Record? {
+            current.withLock { old in defer { old = record }; return old }
+        }
+    }
+
+    private struct State {
+        var slots: [String: Slot] = [:]
+        var records: [Record] = []
+    }
+    private let state = Mutex(State())
+
+    /// Sets who each MID carries (`nil` publisher: nobody now, the stream was removed).
+    /// Returns the names of publishers whose streams were removed.
+    @discardableResult
+    func assign(_ streams: [(mid: String, publisher: String?, media: MediaKind)]) -> [String] {
+        state.withLock { s in
+            var removed: [String] = []
+            for stream in streams {
+                let slot = s.slots[stream.mid] ?? {
+                    let new = Slot(mid: stream.mid, record: nil)
+                    s.slots[stream.mid] = new
+                    return new
+                }()
+                if let current = slot.record, current.publisher == stream.publisher, current.media == stream.media { continue }
+                var record: Record?
+                if let publisher = stream.publisher {
+                    let r = Record(publisher: publisher, media: stream.media)
+                    s.records.append(r)
+                    record = r
+                }
+                if let old = slot.replace(record) {
+                    old.left.store(true, ordering: .relaxed)
+                    removed.append(old.publisher)
+                }
+            }
+            return removed
+        }
+    }
+
+    func slot(mid: String) -> Slot? { state.withLock { $0.slots[mid] } }
+
+    /// Every publisher stream seen, in the order they arrived.
+    var records: [Record] { state.withLock { $0.records } }
+
+    /// The publishers whose streams are received now.
+    var current: [String] {
+        state.withLock { s in s.slots.values.compactMap { $0.record?.publisher } }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// The VideoRoom plugin of Janus 1.x, as a publisher and as a multistream subscriber: the
+/// requests (`join`, `publish`, `subscribe`, `unsubscribe`, `start`, `leave`) and what its
+/// events say (who publishes what, who left, which stream sits at which MID).
+public enum JanusVideoRoom {
+    public static let plugin = "janus.plugin.videoroom"
+
+    /// A room id: Janus numbers rooms unless `string_ids` is set.
+    public enum RoomID: Sendable, Equatable, CustomStringConvertible {
+        case number(Int64)
+        case name(String)
+        public init(_ text: String) {
+            if let n = Int64(text), n > 0 { self = .number(n) } else { self = .name(text) }
+        }
+        var json: JSONValue {
+            switch self {
+            case .number(let n): .int(n)
+            case .name(let s): .string(s)
+            }
+        }
+        public var description: String {
+            switch self {
+            case .number(let n): String(n)
+            case .name(let s): s
+            }
+        }
+    }
+
+    /// A participant that publishes, as `joined` and `event` list them.
+    public struct Publisher: Sendable, Equatable {
+        public var id: Int64
+        public var display: String?
+        /// `audio` / `video` / `data` of each published stream.
+        public var media: [String]
+        /// The display name, or the id when it has none.
+        public var name: String { display ?? String(id) }
+    }
+
+    /// One stream of a multistream subscription, by the MID it has in the subscriber's PeerConnection.
+    public struct SubscribedStream: Sendable, Equatable {
+        public var mid: String
+        public var type: String
+        public var feedID: Int64?
+        public var feedDisplay: String?
+        public var codec: String?
+        public var active: Bool
+    }
+
+    /// What `join` as a publisher returns.
+    public struct Joined: Sendable {
+        public var id: Int64
+        public var privateID: Int64?
+        public var publishers: [Publisher]
+    }
+
+    /// Janus's VideoRoom error codes, with what to do about them.
+    public static func advice(for code: Int?) -> String? {
+        switch code {
+        case 426: "check 'room': it must be a room configured in janus.plugin.videoroom.jcfg or created beforehand"
+        case 433: "check 'pin': the room asks for one and refused this one"
+        case 432: "the room is full: it has as many publishers as its 'publishers' setting allows"
+        case 436: "a participant with this id is already in the room"
+        case 428: "no such publisher feed (it may just have left)"
+        default: nil
+        }
+    }
+
+    public static func join(room: RoomID, display: String?, pin: String?) -> JSONValue {
+        var b: [String: JSONValue] = ["request": "join", "ptype": "publisher", "room": room.json]
+        if let display { b["display"] = .string(display) }
+        if let pin { b["pin"] = .string(pin) }
+        return .object(b)
+    }
+
+    /// `publish`, with the offer as JSEP.
+    public static func publish(display: String?) -> JSONValue {
+        var b: [String: JSONValue] = ["request": "publish"]
+        if let display { b["display"] = .string(display) }
+        return .object(b)
+    }
+
+    /// `join` as a subscriber to every stream of `feeds`.
+    public static func subscribe(room: RoomID, feeds: [Int64], privateID: Int64?, pin: String?) -> JSONValue {
+        var b: [String: JSONValue] = ["request": "join", "ptype": "subscriber", "room": room.json,
+                                      "streams": .array(feeds.map { ["feed": .int($0)] })]
+        if let privateID { b["private_id"] = .int(privateID) }
+        if let pin { b["pin"] = .string(pin) }
+        return .object(b)
+    }
+
+    /// `subscribe` (more feeds) on an existing subscription.
+    public static func add(feeds: [Int64]) -> JSONValue {
+        ["request": "subscribe", "streams": .array(feeds.map { ["feed": .int($0)] })]
+    }
+
+    public static let start: JSONValue = ["request": "start"]
+    public static let leave: JSONValue = ["request": "leave"]
+
+    /// `joined`: this participant's ids and who already publishes.
+    public static func joined(_ data: JSONValue) -> Joined? {
+        guard data["videoroom"]?.string == "joined", let id = data["id"]?.int else { return nil }
+        return Joined(id: id, privateID: data["private_id"]?.int, publishers: publishers(in: data))
+    }
+
+    /// The `publishers` list of an event (those with at least one stream).
+    public static func publishers(in data: JSONValue) -> [Publisher] {
+        (data["publishers"]?.array ?? []).prefix(1000).compactMap { p in
+            guard let id = p["id"]?.int else { return nil }
+            let streams = p["streams"]?.array ?? []
+            let media = streams.compactMap { s -> String? in
+                s["disabled"]?.bool == true ? nil : s["type"]?.string
+            }
+            let display = p["display"]?.string.map { String($0.prefix(128)) }
+            return Publisher(id: id, display: display, media: media)
+        }
+    }
+
+    /// The feed that stopped publishing or left, if the event says so.
+    public static func gone(in data: JSONValue) -> Int64? {
+        data["unpublished"]?.int ?? data["leaving"]?.int
+    }
+
+    /// The streams of an `attached` or `updated` subscriber event.
+    public static func streams(in data: JSONValue) -> [SubscribedStream] {
+        (data["streams"]?.array ?? []).prefix(1000).compactMap { s in
+            guard let mid = s["mid"]?.string, let type = s["type"]?.string else { return nil }
+            return SubscribedStream(mid: mid, type: type, feedID: s["feed_id"]?.int,
+                                    feedDisplay: s["feed_display"]?.string.map { String($0.prefix(128)) },
+                                    codec: s["codec"]?.string, active: s["active"]?.bool ?? true)
+        }
+    }
+}
