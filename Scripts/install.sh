@@ -24,6 +24,7 @@ testing=(
   golang-go golang-github-pion-webrtc.v3-dev           # the Pion interop peer (Tests/Interop/pion/build.sh)
   firefox-esr                                          # the Firefox interop peer (marionette-driver drives it)
   prosody                                              # the XMPP server of the Jingle tests (started by the tests on loopback)
+  janus                                                # the SFU of the Janus VideoRoom tests (started by the tests in their namespace)
 )
 case "$profile" in
   runtime) packages=("${runtime[@]}") ;;

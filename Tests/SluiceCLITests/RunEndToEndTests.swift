@@ -140,8 +140,22 @@ final class RunEndToEndTests: XCTestCase {
                 "camera-view.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
                                      ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]),
             ]
-            // The two room files are one call, and so are the two XMPP files: each runs with the other.
-            if file == "room-receive.yaml" || file == "xmpp-answer.yaml" { continue }
+            // The two room files are one call, and so are the two XMPP files and the two Janus
+            // files: each runs with the other.
+            if file == "room-receive.yaml" || file == "xmpp-answer.yaml" || file == "janus-room-view.yaml" { continue }
+            if file == "janus-publish.yaml" {
+                try JanusShell.requireJanus()
+                let janus = JanusShell(httpPort: 18091, wsPort: 18191)
+                let pair = try CLI.runPair(startServer: janus.start, stopServer: janus.stop,
+                                           first: ["Pipelines/janus-publish.yaml", "--duration", "8", "--quiet"],
+                                           second: ["Pipelines/janus-room-view.yaml", "--duration", "5", "--quiet"],
+                                           env: ["SLUICE_JANUS": janus.url])
+                XCTAssertEqual(pair.first.status, 0, "janus-publish.yaml: \(pair.first.stderr)")
+                XCTAssertEqual(pair.second.status, 0, "janus-room-view.yaml: \(pair.second.stderr)")
+                XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "janus-room-view.yaml: \(pair.second.stdout)")
+                XCTAssertEqual(pair.second.int("receive.video.width"), 640, "janus-room-view.yaml: \(pair.second.stdout)")
+                continue
+            }
             if file == "xmpp-call.yaml" {
                 try ProsodyShell.requireProsody()
                 let prosody = ProsodyShell(port: 15272, users: ["alice": "pw", "bob": "pw"])

@@ -162,7 +162,8 @@ final class JanusSession: RemoteSession {
         case .event(.detached):
             break
         case .event(.webrtcUp(let handle)):
-            logger.debug("Janus: PeerConnection of handle \(handle) is up")
+            let which = handle == state.withLock({ $0.publisherHandle }) ? "publishing" : "subscribing"
+            logger.info("Janus: the \(which) PeerConnection is up")
         case .event(.timeout):
             fail("Janus timed the session out (keepalives did not arrive in time)")
         case .event(.closed(let why)):

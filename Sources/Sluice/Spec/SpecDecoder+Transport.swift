@@ -112,7 +112,7 @@ extension SpecDecoder {
             }
         }
         if let channels = map.entry("data_channels") {
-            if [.noTransport, .server].contains(kind) {
+            if [.noTransport, .server, .janus].contains(kind) {
                 fail("transport kind '\(kind.rawValue)' has no peer to open data channels with", at: channels.keyLocation)
             } else if let items = list(channels) {
                 transport.dataChannels = decodeDataChannels(items)

@@ -88,7 +88,7 @@ private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "unknown codec", yaml: validSend + "\n    encode: {codec: vp7}\n", at: "4:21",
                message: "unknown codec 'vp7'; expected one of vp8, vp9, h264, opus; did you mean 'vp8'?"),
     BrokenCase(name: "unknown transport kind", yaml: "transport: {kind: loopbak}\n" + validSend, at: "1:19",
-               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server, apprtc, lan, xmpp, camera; did you mean 'loopback'?"),
+               message: "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server, apprtc, lan, xmpp, janus, camera; did you mean 'loopback'?"),
     BrokenCase(name: "lan without peer", yaml: "transport: {kind: lan}\nreceive:\n  video: {sink: stats}\n", at: "1:1",
                message: "transport kind 'lan' needs a 'peer'"),
     BrokenCase(name: "peer on another kind", yaml: "transport: {kind: whep, endpoint: 'http://127.0.0.1:1/whep/x', peer: cam}\nreceive:\n  video: {sink: stats}\n",
@@ -113,6 +113,20 @@ private let brokenCases: [BrokenCase] = [
                message: "'tls' is required (refuse servers without STARTTLS) or offered"),
     BrokenCase(name: "xmpp unreadable ca", yaml: "transport: {kind: xmpp, jid: a@b, password: x, ca: /nonexistent/ca.pem}\n" + validSend, at: "1:52",
                message: "'ca' names /nonexistent/ca.pem, which cannot be read"),
+    BrokenCase(name: "janus without server", yaml: "transport: {kind: janus, room: 1234}\n" + validSend, at: "1:1",
+               message: "transport kind 'janus' needs a 'server': the URL of Janus's WebSocket transport"),
+    BrokenCase(name: "janus http server", yaml: "transport: {kind: janus, server: 'http://127.0.0.1:8088/janus', room: 1}\n" + validSend, at: "1:34",
+               message: "'server' is the ws:// or wss:// URL of Janus's WebSocket transport"),
+    BrokenCase(name: "janus without room", yaml: "transport: {kind: janus, server: 'ws://127.0.0.1:8188'}\n" + validSend, at: "1:1",
+               message: "transport kind 'janus' needs a 'room'"),
+    BrokenCase(name: "janus bad room", yaml: "transport: {kind: janus, server: 'ws://127.0.0.1:8188', room: 'a b'}\n" + validSend, at: "1:63",
+               message: "a Janus room is a number"),
+    BrokenCase(name: "janus empty subscribe", yaml: "transport: {kind: janus, server: 'ws://h:1', room: 1, subscribe: []}\nreceive:\n  video: {sink: stats}\n",
+               at: "1:66", message: "'subscribe' lists the display names of the publishers to receive, or is 'all'"),
+    BrokenCase(name: "janus display on another kind", yaml: "transport: {kind: loopback, display: cam}\n" + validSend, at: "1:29",
+               message: "'display' only applies to transport kind janus"),
+    BrokenCase(name: "janus data channels", yaml: "transport: {kind: janus, server: 'ws://h:1', room: 1, data_channels: [chat]}\n" + validSend, at: "1:55",
+               message: "transport kind 'janus' has no peer to open data channels with"),
     BrokenCase(name: "jid on another kind", yaml: "transport: {kind: loopback, jid: a@b}\n" + validSend, at: "1:29",
                message: "'jid' only applies to transport kind xmpp"),
     BrokenCase(name: "lan peer too long", yaml: "transport: {kind: lan, peer: \(String(repeating: "x", count: 70))}\nreceive:\n  video: {sink: stats}\n",
@@ -391,10 +405,10 @@ private let brokenCases: [BrokenCase] = [
         """ + "\n" + validSend, at: "1:68", message: "room names are 1 to 128 letters, digits, '-' or '_', got 'a/b'"),
     BrokenCase(name: "room on loopback", yaml: """
         transport: {kind: loopback, room: demo}
-        """ + "\n" + validSend, at: "1:29", message: "'room' only applies to transport kind apprtc"),
+        """ + "\n" + validSend, at: "1:29", message: "'room' only applies to transport kinds apprtc and janus"),
     BrokenCase(name: "token on apprtc", yaml: """
         transport: {kind: apprtc, endpoint: "http://h:1", room: r, token: t}
-        """ + "\n" + validSend, at: "1:60", message: "'token' only applies to transport kinds whep, whip and camera"),
+        """ + "\n" + validSend, at: "1:60", message: "'token' only applies to transport kinds whep, whip, camera and janus"),
     BrokenCase(name: "camera endpoint is not a device", yaml: """
         transport: {kind: camera, endpoint: "http://127.0.0.1:8443/whep/x"}
         receive:

@@ -1,0 +1,49 @@
+import Foundation
+import XCTest
+
+/// A throwaway Janus (Debian's janus 1.1, its VideoRoom plugin and WebSocket transport)
+/// inside a test's namespace: shell that writes its configuration
+/// (Tests/Interop/janus/make-config.sh), gives it an interface to gather ICE candidates on
+/// (Janus skips loopback: one end of a veth pair whose other end is in the same namespace,
+/// so nothing outside is reachable), starts it and waits until it answers; and shell that stops it.
+struct JanusShell {
+    let directory: String
+    let httpPort: Int
+    let wsPort: Int
+    /// `api_secret` for Janus to ask of every request (nil: none).
+    let apiSecret: String?
+
+    init(httpPort: Int, wsPort: Int, apiSecret: String? = nil) {
+        self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("janus-\(UUID().uuidString.prefix(8))").path
+        self.httpPort = httpPort
+        self.wsPort = wsPort
+        self.apiSecret = apiSecret
+    }
+
+    var url: String { "ws://127.0.0.1:\(wsPort)" }
+
+    /// Skips the test when Janus is not installed (Scripts/install.sh installs it).
+    static func requireJanus() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/janus") else {
+            throw XCTSkip("janus is not installed (Scripts/install.sh installs it)")
+        }
+    }
+
+    var start: String {
+        let d = directory
+        let config = CLI.root.appendingPathComponent("Tests/Interop/janus/make-config.sh").path
+        let secret = apiSecret.map { "sed -i 's/^general: {/general: {\\n\\tapi_secret = \"\($0)\"/' \(d)/janus.jcfg" } ?? ""
+        return """
+        ip link add sfu0 type veth peer name sfu1 && ip addr add 10.55.0.1/24 dev sfu0 && ip link set sfu1 up && ip link set sfu0 up || exit 94
+        bash \(config) \(d) \(httpPort) \(wsPort) sfu0 || exit 95
+        \(secret)
+        janus -F \(d) -C \(d)/janus.jcfg -o > \(d)/janus.log 2>&1 &
+        janus=$!
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(httpPort)/janus/info; do
+          i=$((i+1)); [ $i -lt 300 ] || { tail -20 \(d)/janus.log >&2; exit 96; }; sleep 0.05; done
+        """
+    }
+
+    /// SIGKILL: a child of the test process inherits its threads' blocked signals, SIGTERM among them.
+    var stop: String { "kill -9 $janus 2>/dev/null; wait $janus 2>/dev/null; rm -rf \(directory)" }
+}

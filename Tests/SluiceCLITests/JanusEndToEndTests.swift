@@ -1,0 +1,146 @@
+import Foundation
+import XCTest
+
+/// `transport.kind: janus` end to end against Debian's Janus 1.1 (VideoRoom), started by the
+/// test in a loopback-only namespace: Sluice publishers and a Sluice multistream subscriber
+/// in one room, and the errors users meet.
+final class JanusEndToEndTests: XCTestCase {
+    /// Runs `body` (shell) after Janus started, in one namespace; returns its stdout lines as KEY: VALUE.
+    private func inRoom(_ janus: JanusShell, timeout: Double = 120, _ body: String) throws -> (lines: [String: String], raw: String) {
+        let script = """
+        ip link set lo up
+        \(janus.start)
+        waitfor() { i=0; until grep -q "$2" "$1" 2>/dev/null; do i=$((i+1)); [ $i -lt $3 ] || { echo "TIMEOUT: $2"; return 1; }; sleep 0.05; done; }
+        \(body)
+        \(janus.stop)
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path, "SLUICE_JANUS": janus.url], timeout: timeout, reportPath: nil)
+        var lines: [String: String] = [:]
+        for line in r.stdout.components(separatedBy: "\n") {
+            guard let colon = line.range(of: ": ") else { continue }
+            lines[String(line[..<colon.lowerBound])] = String(line[colon.upperBound...])
+        }
+        return (lines, r.stdout + r.stderr)
+    }
+
+    private func report(_ path: String) -> [String: Any] {
+        (FileManager.default.contents(atPath: path).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
+    }
+
+    /// Two publishers (640x360 and 320x240) and one multistream subscriber in room 1234. The
+    /// subscriber receives both over one PeerConnection, each at its own size; when cam-b
+    /// leaves, its streams are marked as left and the log says so; a third publisher (160x120)
+    /// joining later is picked up by the same subscription.
+    func testTwoPublishersAndAMultistreamSubscriberFollowTheRoom() throws {
+        try JanusShell.requireJanus()
+        let janus = JanusShell(httpPort: 18088, wsPort: 18188)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-room-\(UUID().uuidString.prefix(6))").path
+        defer { for s in ["a", "b", "c", "v"] { for e in ["json", "err"] { try? FileManager.default.removeItem(atPath: "\(t).\(s).\(e)") } } }
+        let run = { (who: String, file: String, extra: String) in
+            "\"$SLUICE\" run Pipelines/\(file) --quiet --log-level info --report \(t).\(who).json \(extra) > /dev/null 2> \(t).\(who).err"
+        }
+        let (lines, raw) = try inRoom(janus, """
+        SLUICE_JANUS_DISPLAY=cam-a \(run("a", "janus-publish.yaml", "--duration 20")) &
+        a=$!
+        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(run("b", "janus-publish.yaml", "--duration 60")) &
+        b=$!
+        waitfor \(t).a.err 'publishing to room' 300; waitfor \(t).b.err 'publishing to room' 300
+        \(run("v", "janus-room-view.yaml", "--duration 12")) &
+        v=$!
+        waitfor \(t).v.err "receiving.*cam-b" 300
+        # cam-b is watched for 4 s, then leaves (Ctrl-C: its run leaves the room and ends).
+        sleep 4
+        kill -INT $b; wait $b; echo "B-STATUS: $?"
+        waitfor \(t).v.err "'cam-b' left the room" 200 && echo "LEFT: seen"
+        SLUICE_JANUS_DISPLAY=cam-c SLUICE_JANUS_WIDTH=160 SLUICE_JANUS_HEIGHT=120 \(run("c", "janus-publish.yaml", "--duration 20")) &
+        c=$!
+        waitfor \(t).v.err "receiving.*cam-c" 300 && echo "JOINED: seen"
+        wait $v; echo "V-STATUS: $?"
+        kill -INT $a $c; wait $a; echo "A-STATUS: $?"; wait $c; echo "C-STATUS: $?"
+        echo "VIEWER-LOG: $(tr '\\n' ' ' < \(t).v.err | cut -c1-1500)"
+        """)
+        XCTAssertEqual(lines["V-STATUS"], "0", raw)
+        XCTAssertEqual(lines["A-STATUS"], "0", raw)
+        XCTAssertEqual(lines["B-STATUS"], "0", "cam-b left cleanly: \(raw)")
+        XCTAssertEqual(lines["C-STATUS"], "0", raw)
+        XCTAssertEqual(lines["LEFT"], "seen", raw)
+        XCTAssertEqual(lines["JOINED"], "seen", raw)
+        let viewer = report("\(t).v.json")
+        XCTAssertEqual((viewer["session"] as? [String: Any])?["role"] as? String, "subscriber")
+        let streams = ((viewer["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []
+        func stream(_ publisher: String, _ media: String) -> [String: Any]? {
+            streams.first { $0["publisher"] as? String == publisher && $0["media"] as? String == media }
+        }
+        let frames = { (s: [String: Any]?) in (s?["frames"] as? NSNumber)?.intValue ?? 0 }
+        let size = { (s: [String: Any]?) in "\((s?["width"] as? NSNumber)?.intValue ?? 0)x\((s?["height"] as? NSNumber)?.intValue ?? 0)" }
+        // Each publisher's picture at its own size: the streams are told apart, not mixed up.
+        XCTAssertEqual(size(stream("cam-a", "video")), "640x360", "\(streams)")
+        XCTAssertEqual(size(stream("cam-b", "video")), "320x240", "\(streams)")
+        XCTAssertEqual(size(stream("cam-c", "video")), "160x120", "\(streams)")
+        XCTAssertGreaterThan(frames(stream("cam-a", "video")), 150, "\(streams)")
+        XCTAssertGreaterThan(frames(stream("cam-b", "video")), 60, "\(streams)")
+        XCTAssertGreaterThan(frames(stream("cam-c", "video")), 30, "\(streams)")
+        for p in ["cam-a", "cam-b", "cam-c"] { XCTAssertGreaterThan(frames(stream(p, "audio")), 50, "\(p) audio: \(streams)") }
+        XCTAssertEqual(stream("cam-b", "video")?["left"] as? Bool, true)
+        XCTAssertEqual(stream("cam-a", "video")?["left"] as? Bool, false)
+        XCTAssertEqual(stream("cam-c", "video")?["left"] as? Bool, false)
+        // The publishers sent what the subscriber decoded.
+        let a = report("\(t).a.json")
+        XCTAssertEqual((a["session"] as? [String: Any])?["role"] as? String, "publisher")
+        XCTAssertGreaterThan((((a["send"] as? [String: Any])?["video"] as? [String: Any])?["frames"] as? NSNumber)?.intValue ?? 0, 300)
+    }
+
+    /// What users get wrong, and Janus going away: each a clear error at the file's
+    /// transport, exit status 3, no hang.
+    func testWrongRoomPinServerAndJanusGoingAwayGiveClearErrors() throws {
+        try JanusShell.requireJanus()
+        let janus = JanusShell(httpPort: 18089, wsPort: 18189)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-bad-\(UUID().uuidString.prefix(6))").path
+        let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --quiet"
+        let (lines, raw) = try inRoom(janus, """
+        \(publish) --duration 5 --set transport.room=4321 > /dev/null 2> \(t).room; echo "ROOM-STATUS: $?"; echo "ROOM: $(cat \(t).room)"
+        \(publish) --duration 5 --set transport.room=5678 --set transport.pin=guess > /dev/null 2> \(t).pin; echo "PIN-STATUS: $?"; echo "PIN: $(cat \(t).pin)"
+        \(publish) --duration 2 --set transport.room=5678 --set transport.pin=letmein > /dev/null 2> \(t).goodpin; echo "GOODPIN-STATUS: $?"
+        SLUICE_JANUS=ws://127.0.0.1:9 \(publish) --duration 5 > /dev/null 2> \(t).none; echo "NONE-STATUS: $?"; echo "NONE: $(cat \(t).none)"
+        SLUICE_JANUS=ws://127.0.0.1:\(janus.httpPort) \(publish) --duration 5 > /dev/null 2> \(t).http; echo "HTTP-STATUS: $?"; echo "HTTP: $(cat \(t).http)"
+        \(publish) --duration 60 --log-level info > /dev/null 2> \(t).gone &
+        p=$!
+        waitfor \(t).gone 'the publishing PeerConnection is up' 300
+        kill -9 $janus
+        start=$(date +%s)
+        wait $p; echo "GONE-STATUS: $?"; echo "GONE-SECONDS: $(( $(date +%s) - start ))"
+        echo "GONE: $(grep -v ' info: \\| info ' \(t).gone | tr '\\n' ' ')"
+        rm -f \(t).*
+        """)
+        XCTAssertEqual(lines["ROOM-STATUS"], "3", raw)
+        XCTAssertTrue(lines["ROOM"]?.contains("Pipelines/janus-publish.yaml:12:1: Janus: Janus refused 'join': No such room (4321) (error 426); check 'room'") ?? false, raw)
+        XCTAssertEqual(lines["PIN-STATUS"], "3", raw)
+        XCTAssertTrue(lines["PIN"]?.contains("(error 433); check 'pin'") ?? false, raw)
+        XCTAssertEqual(lines["GOODPIN-STATUS"], "0", "the right pin joins: \(raw)")
+        XCTAssertEqual(lines["NONE-STATUS"], "3", raw)
+        XCTAssertTrue(lines["NONE"]?.contains("Janus:") ?? false, raw)
+        XCTAssertEqual(lines["HTTP-STATUS"], "3", raw)
+        XCTAssertEqual(lines["GONE-STATUS"], "3", raw)
+        XCTAssertLessThanOrEqual(Int(lines["GONE-SECONDS"] ?? "") ?? 99, 10, raw)
+        XCTAssertTrue(lines["GONE"]?.contains("the connection to Janus (ws://127.0.0.1:\(janus.wsPort)) closed") ?? false, raw)
+    }
+
+    /// A Janus that asks for an API secret: a wrong or missing one is refused with Janus's own
+    /// error; the right one publishes.
+    func testAnAPISecretIsSentAndAWrongOneRefused() throws {
+        try JanusShell.requireJanus()
+        let janus = JanusShell(httpPort: 18090, wsPort: 18190, apiSecret: "s3cret")
+        let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --quiet --duration 2"
+        let (lines, raw) = try inRoom(janus, """
+        \(publish) --set transport.secret=wrong > /dev/null 2> /tmp/janus-secret.$$; echo "WRONG-STATUS: $?"; echo "WRONG: $(cat /tmp/janus-secret.$$)"
+        \(publish) > /dev/null 2> /tmp/janus-secret.$$; echo "MISSING-STATUS: $?"
+        \(publish) --set transport.secret=s3cret > /dev/null 2> /tmp/janus-secret.$$; echo "RIGHT-STATUS: $?"; echo "RIGHT: $(cat /tmp/janus-secret.$$)"
+        rm -f /tmp/janus-secret.$$
+        """)
+        XCTAssertEqual(lines["WRONG-STATUS"], "3", raw)
+        XCTAssertTrue(lines["WRONG"]?.contains("Janus refused 'create': Unauthorized request (wrong or missing secret/token) (error 403)") ?? false, raw)
+        XCTAssertEqual(lines["MISSING-STATUS"], "3", raw)
+        XCTAssertEqual(lines["RIGHT-STATUS"], "0", raw)
+    }
+}
