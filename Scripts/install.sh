@@ -25,6 +25,7 @@ testing=(
   firefox-esr                                          # the Firefox interop peer (marionette-driver drives it)
   prosody                                              # the XMPP server of the Jingle tests (started by the tests on loopback)
   janus                                                # the SFU of the Janus VideoRoom tests (started by the tests in their namespace)
+  libjs-janus-gateway libjs-webrtc-adapter             # janus.js and adapter.js: Chromium joins the room through Janus's own API
 )
 case "$profile" in
   runtime) packages=("${runtime[@]}") ;;

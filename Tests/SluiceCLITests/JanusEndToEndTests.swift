@@ -143,4 +143,47 @@ final class JanusEndToEndTests: XCTestCase {
         XCTAssertEqual(lines["MISSING-STATUS"], "3", raw)
         XCTAssertEqual(lines["RIGHT-STATUS"], "0", raw)
     }
+
+    /// A peer nobody here wrote, both ways: Chromium joins the room through Janus's own
+    /// JavaScript API (Debian's janus.js, Tests/Interop/janus/room.html), plays Sluice's
+    /// publication (a moving picture at 640x360 in its <video>) and publishes its fake camera;
+    /// a Sluice subscriber that names only `chromium` receives that one at Chromium's 640x480.
+    func testChromiumThroughJanusJSAndSluiceReceiveEachOther() throws {
+        try JanusShell.requireJanus()
+        try CLI.requireBrowserTools()
+        let janus = JanusShell(httpPort: 18092, wsPort: 18192)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-browser-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["json", "out", "done"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let (lines, raw) = try inRoom(janus, timeout: 150, """
+        SLUICE_JANUS_DISPLAY=cam-a "$SLUICE" run Pipelines/janus-publish.yaml --set send.video.capture.pattern=snow --duration 90 --quiet --log-level info > /dev/null 2> \(t).pub &
+        a=$!
+        waitfor \(t).pub 'the publishing PeerConnection is up' 300
+        '\(CLI.browserPython)' '\(CLI.root.path)/Tests/Interop/janus/janus_browser.py' '\(janus.url)' 1234 cam-a --publish --hold-until \(t).done --timeout 40 > \(t).out &
+        b=$!
+        waitfor \(t).out picture 900
+        "$SLUICE" run Pipelines/janus-room-view.yaml --set 'transport.subscribe=[chromium]' --duration 5 --quiet --report \(t).json > /dev/null 2>&1
+        echo "VIEW-STATUS: $?"
+        touch \(t).done
+        wait $b; echo "BROWSER-STATUS: $?"
+        echo "BROWSER: $(cat \(t).out)"
+        kill -INT $a; wait $a; echo "PUB-STATUS: $?"
+        rm -f \(t).pub
+        """)
+        XCTAssertEqual(lines["BROWSER-STATUS"], "0", raw)
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
+        XCTAssertEqual(lines["PUB-STATUS"], "0", raw)
+        let browser = (lines["BROWSER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        let picture = browser["picture"] as? [String: Any] ?? [:]
+        XCTAssertEqual(browser["subscribed"] as? String, "cam-a", raw)
+        XCTAssertEqual((picture["videoWidth"] as? NSNumber)?.intValue, 640, "\(browser)")
+        XCTAssertEqual((picture["videoHeight"] as? NSNumber)?.intValue, 360, "\(browser)")
+        XCTAssertGreaterThan((picture["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "a moving picture: \(browser)")
+        let streams = ((report("\(t).json")["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(Set(streams.compactMap { $0["publisher"] as? String }), ["chromium"], "only the publisher named in subscribe: \(streams)")
+        let video = streams.first { $0["media"] as? String == "video" }
+        XCTAssertEqual((video?["width"] as? NSNumber)?.intValue, 640, "\(streams)")
+        XCTAssertEqual((video?["height"] as? NSNumber)?.intValue, 480, "\(streams)")
+        XCTAssertGreaterThan((video?["frames"] as? NSNumber)?.intValue ?? 0, 30, "\(streams)")
+        XCTAssertGreaterThan((streams.first { $0["media"] as? String == "audio" }?["frames"] as? NSNumber)?.intValue ?? 0, 50, "\(streams)")
+    }
 }

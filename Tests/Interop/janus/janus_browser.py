@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Chromium joins a Janus VideoRoom through Janus's own JavaScript API and plays a publisher.
+
+    janus_browser.py WS_URL ROOM FEED [--publish] [--hold-until PATH] [--timeout T]
+
+Serves room.html with Debian's janus.js (libjs-janus-gateway) and webrtc-adapter on
+127.0.0.1, opens it in headless Chromium (browser_check.py's flags: Debian's chromium and
+chromedriver, nothing downloaded), waits until the page has subscribed to the publisher whose
+display name is FEED and its <video> shows a moving picture, and prints one JSON line: the
+page's state, the publishers it saw, and what the picture check measured (size, frames, mean
+luma, largest change between frames). With --publish the page also publishes Chromium's fake
+camera and microphone as 'chromium'; with --hold-until it then keeps the page (and so that
+publication) open until PATH exists (bounded by --timeout). Exits 1 with a message on failure or timeout. Run it
+inside a loopback-only network namespace.
+"""
+import argparse
+import functools
+import http.server
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Browser"))
+import browser_check as bc  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = {"janus.js": "/usr/share/javascript/janus-gateway/janus.js",
+           "adapter.js": "/usr/share/javascript/webrtc-adapter/adapter.js",
+           "room.html": os.path.join(HERE, "room.html")}
+
+
+def serve(directory):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=directory))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+PICTURE_JS = bc.PICTURE_JS.replace("getElementById('play-video')", "getElementById('remote')")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("server")
+    p.add_argument("room", type=int)
+    p.add_argument("feed")
+    p.add_argument("--timeout", type=float, default=30)
+    p.add_argument("--publish", action="store_true", help="publish the fake camera and microphone as 'chromium'")
+    p.add_argument("--hold-until", help="after the checks, keep the page open until this file exists")
+    args = p.parse_args()
+    site = tempfile.mkdtemp(prefix="janus-page-")
+    for name, path in SOURCES.items():
+        if not os.path.exists(path):
+            print(f"janus_browser: {path} is missing (Scripts/install.sh installs it)", file=sys.stderr)
+            return 1
+        shutil.copy(path, os.path.join(site, name))
+    http_server = serve(site)
+    driver, profile = bc.start_browser([], [])
+    try:
+        url = f"http://127.0.0.1:{http_server.server_address[1]}/room.html?server={args.server}&room={args.room}&feed={args.feed}&publish={1 if args.publish else 0}"
+        driver.get(url)
+
+        def state():
+            s = driver.execute_script("return window.room") or {}
+            err = driver.execute_script("return document.getElementById('error').textContent")
+            if err:
+                raise bc.Failure(f"the page shows an error: {err}")
+            return s if s.get("state") == "playing" else None
+        room = bc.wait_for(f"the page to play '{args.feed}'", args.timeout, state)
+
+        last = {}
+
+        def picture():
+            r = driver.execute_async_script(PICTURE_JS)
+            last.update(r)
+            ok = (r.get("readyState") == 4 and r.get("trackFrames", 0) >= 10
+                  and r.get("meanLuma", 0) > 16 and r.get("maxFrameDiff", 0) > 0.5)
+            return r if ok else None
+        try:
+            pic = bc.wait_for("a moving picture in the page's <video>", args.timeout, picture, interval=0.5)
+        except bc.Failure as e:
+            stats = driver.execute_script("return window.room")
+            raise bc.Failure(f"{e} (last check: {last}; page: {stats})")
+        if args.publish:
+            bc.wait_for("Janus's answer to the page's publish", args.timeout,
+                        lambda: driver.execute_script("return window.room.published"))
+        print(json.dumps({"state": room["state"], "publishers": room["publishers"], "subscribed": room["subscribed"],
+                          "tracks": room["tracks"], "picture": pic}), flush=True)
+        if args.hold_until:
+            bc.wait_for(f"{args.hold_until} to exist", args.timeout, lambda: os.path.exists(args.hold_until), interval=0.1)
+        return 0
+    except bc.Failure as e:
+        logs = [e2.get("message", "") for e2 in driver.get_log("browser")][-10:]
+        print(f"janus_browser: {e}; console: {logs}", file=sys.stderr)
+        return 1
+    finally:
+        driver.quit()
+        http_server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
