@@ -186,4 +186,53 @@ final class JanusEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((video?["frames"] as? NSNumber)?.intValue ?? 0, 30, "\(streams)")
         XCTAssertGreaterThan((streams.first { $0["media"] as? String == "audio" }?["frames"] as? NSNumber)?.intValue ?? 0, 50, "\(streams)")
     }
+
+    /// `receive.video.mosaic`: the room as one picture. A red publisher (640x360) and a blue one
+    /// (320x240) are composed into a 640x360 grid recorded to a file: in its last frame the
+    /// left cell is red with black bars above and below (the aspect kept), the right cell blue.
+    func testAMosaicComposesTheRoomIntoOnePicture() throws {
+        try JanusShell.requireJanus()
+        let janus = JanusShell(httpPort: 18093, wsPort: 18193)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-mosaic-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["yaml", "mkv", "rgb", "json", "a", "b"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        try """
+        version: 1
+        name: mosaic
+        transport: {kind: janus, server: '${SLUICE_JANUS}', room: 1234, display: mosaic-viewer}
+        receive:
+          video:
+            mosaic: {width: 640, height: 360}
+            sink: {kind: file, path: '\(t).mkv'}
+        """.write(toFile: "\(t).yaml", atomically: true, encoding: .utf8)
+        let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --duration 60 --quiet --log-level info"
+        let (lines, raw) = try inRoom(janus, """
+        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=red > /dev/null 2> \(t).a &
+        a=$!
+        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=blue > /dev/null 2> \(t).b &
+        b=$!
+        waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
+        "$SLUICE" run \(t).yaml --duration 5 --quiet --report \(t).json > /dev/null 2>&1; echo "VIEW-STATUS: $?"
+        kill -INT $a $b; wait $a; wait $b
+        gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
+        echo "DECODE-STATUS: $?"
+        """)
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
+        XCTAssertEqual(lines["DECODE-STATUS"], "0", raw)
+        let r = report("\(t).json")
+        let video = (r["receive"] as? [String: Any])?["video"] as? [String: Any]
+        XCTAssertEqual((video?["width"] as? NSNumber)?.intValue, 640)
+        XCTAssertGreaterThan((video?["frames"] as? NSNumber)?.intValue ?? 0, 60, "\(r)")
+        let frame = 640 * 360 * 3
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: "\(t).rgb"))
+        XCTAssertGreaterThan(data.count / frame, 60, "frames in the recording")
+        let last = data.suffix(frame)
+        func pixel(_ x: Int, _ y: Int) -> [Int] {
+            let i = last.startIndex + (y * 640 + x) * 3
+            return [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
+        }
+        let red = pixel(160, 180), blue = pixel(480, 180), bar = pixel(160, 10)
+        XCTAssertTrue(red[0] > 200 && red[1] < 50 && red[2] < 50, "cam-a's cell is red: \(red)")
+        XCTAssertTrue(blue[2] > 200 && blue[0] < 50 && blue[1] < 50, "cam-b's cell is blue: \(blue)")
+        XCTAssertTrue(bar.allSatisfy { $0 < 30 }, "a black bar above cam-a's 16:9 picture in its cell: \(bar)")
+    }
 }

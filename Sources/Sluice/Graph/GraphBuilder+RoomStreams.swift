@@ -48,6 +48,20 @@ extension GraphBuilder {
         let decoder = try make(branch.decode.element ?? DefaultElements.decoder(for: codec), at: branch.decode.location ?? branch.location)
         chain.append(decoder)
         chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
+        if video, let mosaic {
+            // One picture of the room: this stream becomes a cell of the mosaic.
+            try add(chain)
+            try linkChain(chain, media: media, at: branch.location)
+            try joinMosaic(mosaic, from: chain[chain.count - 1], mid: mid, at: branch.location)
+            for e in chain.reversed() { e.syncStateWithParent() }
+            countRoomStream(decoder: decoder, slot: slot, video: true, intoTotals: false)
+            guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+            do { try pad.link(entrance) } catch {
+                throw RunError("cannot link \(publisher)'s video to \(chain[0]): \(error.message)", at: branch.location)
+            }
+            state.withLock { $0.receiveEntrances.append(entrance) }
+            return
+        }
         let sink = try roomSink(branch, media: media, publisher: publisher)
         let all = chain + sink
         try add(all)
@@ -96,11 +110,13 @@ extension GraphBuilder {
     }
 
     /// Counts decoded frames into the stream's record (and the run's totals), and learns its size.
-    private func countRoomStream(decoder: Element, slot: RoomStreams.Slot?, video: Bool) {
+    /// `intoTotals`: false where the mosaic's own output is what the run counts as received video.
+    private func countRoomStream(decoder: Element, slot: RoomStreams.Slot?, video: Bool, intoTotals: Bool = true) {
         guard let src = decoder.staticPad("src") else { return }
         let counters = counters
         src.addProbe { (_: borrowing Pad.ProbeInfo) in
             slot?.record?.frames.add(1, ordering: .relaxed)
+            guard intoTotals else { return .ok }
             let n = video ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
                           : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
             if n == 1 { counters.markFirstFrame() }
@@ -112,6 +128,7 @@ extension GraphBuilder {
                 let w = st.get("width", as: Int.self) ?? 0, h = st.get("height", as: Int.self) ?? 0
                 slot?.record?.width.store(w, ordering: .relaxed)
                 slot?.record?.height.store(h, ordering: .relaxed)
+                guard intoTotals else { return .ok }
                 counters.receiveVideoWidth.store(w, ordering: .relaxed)
                 counters.receiveVideoHeight.store(h, ordering: .relaxed)
             }

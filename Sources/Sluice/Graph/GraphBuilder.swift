@@ -57,6 +57,8 @@ final class GraphBuilder: Sendable {
 
     /// The publishers' streams of a room received over one connection (`kind: janus`).
     let roomStreams = RoomStreams()
+    /// `receive.video.mosaic` of a room: the compositor and its layout.
+    let mosaicState = Mutex<Mosaic?>(nil)
 
     init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
          stageTimer: StageTimer? = nil) {

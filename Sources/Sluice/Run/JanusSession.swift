@@ -227,6 +227,7 @@ final class JanusSession: RemoteSession {
             return (mid: s.mid, publisher: name, media: media)
         })
         if !removed.isEmpty { logger.debug("Janus: streams of \(Set(removed).sorted()) removed") }
+        builder.relayoutMosaic()
         if let problem = SDPCheck.problem(in: offer.sdp) {
             fail("the subscription's SDP offer is malformed: \(problem)")
             return

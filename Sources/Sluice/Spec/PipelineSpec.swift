@@ -423,11 +423,24 @@ public struct ReceiveBranchSpec: Sendable, Equatable {
     public var decode: DecodeSpec
     public var filters: [FilterSpec]
     public var sink: SinkSpec
+    /// `mosaic:` (video, `kind: janus`): the room's publishers composed into one picture of this
+    /// size, which then goes through the branch's filters and sink.
+    public var mosaic: MosaicSpec?
     public var location: SourceLocation?
     public init(media: MediaKind, codecs: [Codec] = [], decode: DecodeSpec = DecodeSpec(),
                 filters: [FilterSpec] = [], sink: SinkSpec = SinkSpec(), location: SourceLocation? = nil) {
         self.media = media; self.codecs = codecs; self.decode = decode; self.filters = filters
         self.sink = sink; self.location = location
+    }
+}
+
+/// `receive.video.mosaic`: one picture of every publisher's video, in a grid.
+public struct MosaicSpec: Sendable, Equatable {
+    public var width: Int = 1280
+    public var height: Int = 720
+    public var location: SourceLocation?
+    public init(width: Int = 1280, height: Int = 720, location: SourceLocation? = nil) {
+        self.width = width; self.height = height; self.location = location
     }
 }
 

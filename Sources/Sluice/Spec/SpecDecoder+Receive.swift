@@ -2,7 +2,7 @@ import Foundation
 
 /// `receive:`, its branches, `decode:` and `sink:`.
 extension SpecDecoder {
-    static let receiveBranchKeys = ["codecs", "decode", "filters", "sink"]
+    static let receiveBranchKeys = ["codecs", "decode", "filters", "sink", "mosaic"]
     static let decodeKeys = ["element", "properties"]
 
     private enum SinkKind: String, CaseIterable {
@@ -44,6 +44,7 @@ extension SpecDecoder {
         if let decode = map.entry("decode") { branch.decode = decodeDecode(decode) }
         if let filters = map.entry("filters") { branch.filters = decodeFilters(filters, media: media) }
         if let sink = map.entry("sink") { branch.sink = decodeSink(sink, media: media) }
+        if let mosaic = map.entry("mosaic") { branch.mosaic = decodeMosaic(mosaic, media: media) }
         if branch.decode.none {
             if let filters = map.entry("filters"), !branch.filters.isEmpty {
                 fail("filters work on decoded frames: with `decode: none` remove the filters, or decode", at: filters.keyLocation)
@@ -53,6 +54,28 @@ extension SpecDecoder {
             }
         }
         return branch
+    }
+
+    /// `mosaic: true` (1280x720) or `mosaic: {width: W, height: H}`.
+    mutating func decodeMosaic(_ entry: SpecEntry, media: MediaKind) -> MosaicSpec? {
+        guard media == .video else {
+            fail("a mosaic is a picture: 'mosaic' belongs in receive.video", at: entry.keyLocation)
+            return nil
+        }
+        var mosaic = MosaicSpec(location: entry.keyLocation)
+        switch entry.value.content {
+        case .scalar(let text, _) where text == "true": return mosaic
+        case .scalar(let text, _) where text == "false": return nil
+        case .mapping(let map):
+            checkKeys(map, allowed: ["width", "height"], context: "in mosaic")
+            if let w = map.entry("width"), let v = integer(w, range: 64...3840) { mosaic.width = v - v % 2 }
+            if let h = map.entry("height"), let v = integer(h, range: 64...2160) { mosaic.height = v - v % 2 }
+            return mosaic
+        case .reported: return nil
+        default:
+            fail("'mosaic' is true or {width: W, height: H}, e.g. mosaic: {width: 1280, height: 720}", at: entry.value.location)
+            return nil
+        }
     }
 
     // MARK: - Decode

@@ -154,6 +154,12 @@ struct SpecDecoder {
                 fail("transport kind 'janus' needs a send section (published to the room), a receive section (the room's publishers), or both",
                      at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
             }
+            for branch in [receiveVideo, receiveAudio].compactMap({ $0 }) where branch.mosaic == nil && !branch.filters.isEmpty {
+                let fix = branch.media == .video ? "add `mosaic: true` to receive.video to filter the room as one picture, or remove the filters"
+                                                 : "remove the filters"
+                fail("in a room each publisher's stream is a branch of its own, without filters; \(fix)",
+                     at: branch.filters.first?.location ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1))
+            }
         case .camera:
             if let send {
                 fail("transport kind 'camera' plays a camera: remove send (the camera sends)", at: send.key.keyLocation)
@@ -170,6 +176,9 @@ struct SpecDecoder {
                 fail("transport kind 'none' sends nowhere, so there is nothing to receive; remove receive or use kind: loopback",
                      at: receive.key.keyLocation)
             }
+        }
+        if transport.kind != .janus, let at = receiveVideo?.mosaic?.location {
+            fail("'mosaic' composes the publishers of a room into one picture: it needs transport kind janus", at: at)
         }
         if transport.kind != .server, let rung = send?.video?.encode.renditions.first, let at = rung.location {
             fail("renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind 'server' "

@@ -18,6 +18,8 @@ struct JanusTransport: Transport {
         }
         var subscriber: WebRTCPeer?
         if c.spec.receive != nil {
+            try c.builder.prepareRecordings()
+            if let video = c.spec.receive?.video, let mosaic = video.mosaic { try c.builder.prepareMosaic(video, mosaic) }
             let bin = try c.makeWebRTCBin("subscribe")
             do { try c.pipeline.add(bin) } catch { throw RunError(error.message) }
             try c.addICEAddresses(to: bin)
