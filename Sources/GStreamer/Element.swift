@@ -158,3 +158,53 @@ open class Element: Object, @unchecked Sendable {
 
     open override var description: String { "\(factoryName ?? typeName) '\(name)'" }
 }
+
+// MARK: Playback position
+
+extension Element {
+    /// Where the element (a pipeline, usually) is in its stream, in nanoseconds; nil if it cannot say.
+    public func queryPosition() -> ClockTime? {
+        var position: gint64 = -1
+        guard gst_element_query_position(element, GST_FORMAT_TIME, &position) != 0, position >= 0 else { return nil }
+        return ClockTime(position)
+    }
+
+    /// How long its stream is, in nanoseconds; nil if unknown (live, not prerolled yet).
+    public func queryDuration() -> ClockTime? {
+        var duration: gint64 = -1
+        guard gst_element_query_duration(element, GST_FORMAT_TIME, &duration) != 0, duration >= 0 else { return nil }
+        return ClockTime(duration)
+    }
+
+    /// Seeks to `position` nanoseconds, flushing and landing on a keyframe (`gst_element_seek_simple`).
+    /// Returns false if the element refused (not seekable, not prerolled).
+    @discardableResult
+    public func seek(to position: ClockTime) -> Bool {
+        let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue)
+        return gst_element_seek_simple(element, GST_FORMAT_TIME, flags, gint64(clamping: position)) != 0
+    }
+}
+
+extension Element {
+    /// Waits up to `timeout` seconds for a pending state change to finish
+    /// (`gst_element_get_state`); returns the state reached, or nil if it failed or timed out.
+    public func waitForState(timeout: Double) -> State? {
+        var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+        let r = gst_element_get_state(element, &current, &pending, GstClockTime(max(0, timeout) * 1e9))
+        guard r == GST_STATE_CHANGE_SUCCESS || r == GST_STATE_CHANGE_NO_PREROLL else { return nil }
+        return State(rawValue: Int32(bitPattern: current.rawValue))
+    }
+}
+
+extension Element {
+    /// Whether the element's stream can seek in time (`GST_QUERY_SEEKING`): an HTTP server
+    /// without range requests, or a live source, cannot.
+    public func isSeekable() -> Bool {
+        guard let query = gst_query_new_seeking(GST_FORMAT_TIME) else { return false }
+        defer { gst_query_unref(query) }
+        guard gst_element_query(element, query) != 0 else { return false }
+        var seekable: gboolean = 0
+        gst_query_parse_seeking(query, nil, &seekable, nil, nil)
+        return seekable != 0
+    }
+}

@@ -76,9 +76,29 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Advertise the server on the local network under this name (DNS-SD `_sluice._tcp` over multicast DNS, with its streams and codecs in TXT); `sluice discover` lists such servers.")
     var advertise: String?
 
+    @Option(help: "Be a Cast receiver named NAME: advertise `_googlecast._tcp`, accept senders (pychromecast, VLC) over TLS on --cast-port, and play what they load into the channel `intervideosrc channel=sluice-cast` reads (Pipelines/cast-receiver.yaml serves it to WHEP viewers).")
+    var cast: String?
+
+    @Option(name: .customLong("cast-port"), help: "The Cast receiver's TLS port.")
+    var castPort: Int = 8009
+
+    @Option(name: .customLong("cast-allow"), help: "What Cast senders may load: a scheme (`file:`, `https:`) or a URL prefix (`http://10.0.0.5:8000/media/`); repeatable. Nothing else is fetched.")
+    var castAllow: [String] = []
+
+    @Option(name: .customLong("cast-size"), help: "The picture size cast media is scaled to, WIDTHxHEIGHT (match the served pipeline's intervideosrc caps).")
+    var castSize: String = "1280x720"
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        guard (1...65535).contains(castPort) else { throw ValidationError("--cast-port must be between 1 and 65535") }
+        let size = castSize.split(separator: "x").compactMap { Int($0) }
+        guard size.count == 2, (16...3840).contains(size[0]), (16...2160).contains(size[1]) else {
+            throw ValidationError("--cast-size is WIDTHxHEIGHT, e.g. 1280x720")
+        }
+        if cast != nil, castAllow.isEmpty {
+            throw ValidationError("--cast needs --cast-allow: the schemes or URL prefixes senders may load (e.g. --cast-allow https: --cast-allow file:)")
+        }
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both for HTTPS, or neither") }
         guard cameraLifetime >= 1, cameraLifetime <= 86400 else { throw ValidationError("--camera-lifetime must be between 1 and 86400 seconds") }
@@ -147,10 +167,28 @@ struct Serve: AsyncParsableCommand {
             }
         }
         defer { if let lan { Task { await lan.stop() } } }
+        var castReceiver: CastReceiver?
+        if let cast {
+            var options = CastReceiver.Options(name: cast)
+            options.host = host
+            options.port = castPort
+            options.allow = castAllow
+            let size = castSize.split(separator: "x").compactMap { Int($0) }
+            (options.width, options.height) = (size[0], size[1])
+            do {
+                let receiver = try await CastReceiver.start(options, logger: Logger(label: "sluice.cast"))
+                printLine("sluice serve: Cast receiver '\(cast)' on TLS port \(receiver.server.port)\(receiver.instance.map { " (_googlecast._tcp, \($0.host))" } ?? ""); plays into channel \(options.channel)")
+                castReceiver = receiver
+            } catch {
+                printError("error: cannot start the Cast receiver on port \(castPort): \(error)")
+                throw ExitCode(2)
+            }
+        }
         do { try await server.run(drainTimeout: drainTimeout) } catch let e as TLSFileError {
             printError("error: \(e)")
             throw ExitCode(2)
         }
+        await castReceiver?.stop()
         await lan?.stop()
     }
 }

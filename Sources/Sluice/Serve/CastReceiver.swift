@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import SluiceSignalling
+import Synchronization
+
+/// `sluice serve --cast NAME`: a Cast-style receiver. Senders (pychromecast, VLC, any open
+/// CASTV2 sender) find it on the local network (`_googlecast._tcp`), connect over TLS, launch
+/// the Default Media Receiver and load media URLs; what plays goes to the `intervideosink` /
+/// `interaudiosink` channel that a served pipeline reads, so WHEP viewers see it.
+public final class CastReceiver: Sendable {
+    public struct Options: Sendable {
+        public var name: String
+        public var host = "0.0.0.0"
+        public var port = 8009
+        /// The inter-element channel the served pipeline reads (`intervideosrc channel=…`).
+        public var channel = "sluice-cast"
+        public var width = 1280, height = 720
+        /// What may be loaded: `scheme:` (every URL of it) or URL prefixes (`http://10.0.0.5:8000/media/`).
+        public var allow: [String] = []
+        public init(name: String) { self.name = name }
+    }
+
+    public let server: CastServer
+    public let instance: ServiceInstance?
+    private let mdns: MDNSService?
+
+    private init(server: CastServer, instance: ServiceInstance?, mdns: MDNSService?) {
+        self.server = server; self.instance = instance; self.mdns = mdns
+    }
+
+    /// Why `url` may not be played under `allow` (nil: it may).
+    public static func refusal(_ url: String, allow: [String]) -> String? {
+        guard url.count <= 2048, !url.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "\\" || !$0.isASCII }),
+              let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else {
+            return "'\(url.prefix(80))' is not a URL Sluice plays"
+        }
+        guard ["file", "http", "https"].contains(scheme) else { return "scheme \(scheme) is not played (file, http, https only)" }
+        if scheme != "file", parsed.host == nil { return "'\(url.prefix(80))' has no host" }
+        if url.contains("/../") || url.hasSuffix("/..") { return "'..' in a URL is not played" }
+        for entry in allow {
+            if entry.hasSuffix(":"), entry.dropLast().lowercased() == scheme { return nil }
+            if url.hasPrefix(entry) { return nil }
+        }
+        return "\(url.prefix(120)) is not allowed (--cast-allow lists what this receiver may fetch)"
+    }
+
+    public static func start(_ options: Options, logger: Logger) async throws -> CastReceiver {
+        let certificate = try DTLSCertificate.generateECDSA(commonName: options.name)
+        let serverBox = ServerBox()
+        let playback = CastPlayback(channel: options.channel, width: options.width, height: options.height, logger: logger) { snapshot in
+            serverBox.server?.playerChanged(snapshot)
+        }
+        let allow = options.allow
+        let server = try await CastServer.start(.init(host: options.host, port: options.port, pem: certificate.pem),
+                                                name: options.name, player: playback,
+                                                refuse: { Self.refusal($0, allow: allow) }, logger: logger)
+        serverBox.set(server)
+        var instance: ServiceInstance?
+        var mdns: MDNSService?
+        do {
+            let service = try await MDNSService.start()
+            let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let label = options.name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(40)
+            let host = "\(String(label))-\(id.prefix(6)).local"
+            instance = await service.advertise(ServiceInstance(
+                name: String(options.name.prefix(63)), type: "_googlecast._tcp", host: host, port: UInt16(clamping: server.port),
+                addresses: LANAdvertisement.addresses(for: options.host),
+                txt: ["id": id, "cd": String(id.prefix(32)).uppercased(), "rm": "", "ve": "05", "md": "Sluice Cast Receiver",
+                      "ic": "/setup/icon.png", "fn": options.name, "ca": "4101", "st": "0", "bs": String(id.prefix(12)).uppercased(),
+                      "nf": "1", "rs": ""]))
+            mdns = service
+        } catch {
+            logger.warning("Cast: cannot advertise on the local network (multicast DNS, UDP 5353): \(error)")
+        }
+        return CastReceiver(server: server, instance: instance, mdns: mdns)
+    }
+
+    public func stop() async {
+        await mdns?.stop()
+        await server.stop()
+    }
+}
+
+/// The server, set once it exists (the player's callback is made before it).
+private final class ServerBox: Sendable {
+    private let value = Mutex<CastServer?>(nil)
+    var server: CastServer? { value.withLock { $0 } }
+    func set(_ s: CastServer) { value.withLock { $0 = s } }
+}

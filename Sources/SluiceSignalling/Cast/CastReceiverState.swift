@@ -1,0 +1,361 @@
+import Foundation
+
+/// The receiver side of CASTV2 as pure logic: senders' virtual connections, heartbeats, the
+/// receiver namespace (status, launching the Default Media Receiver, stopping it, volume) and
+/// the media namespace (load, queue, play, pause, seek, stop, status), with MEDIA_STATUS and
+/// RECEIVER_STATUS sent to every sender connected. The player itself is outside: this state
+/// says what it must do (`Action.command`) and is told where it stands (`update`).
+public struct CastReceiverState: Sendable {
+    /// What to do after a message: answer one sender, command the player, close a connection.
+    public enum Action: Sendable, Equatable {
+        case send(connection: Int, Extensions_Api_CastChannel_CastMessage)
+        case command(CastPlayerCommand)
+        case close(connection: Int, reason: String)
+    }
+
+    /// A queue item of the media session.
+    public struct Item: Sendable, Equatable {
+        public var itemId: Int
+        public var media: JSONValue
+        public var autoplay: Bool
+        public var startTime: Double
+        public var contentID: String { media["contentId"]?.string ?? "" }
+    }
+
+    private struct VirtualConnection: Hashable {
+        var connection: Int
+        var source: String
+        var destination: String
+    }
+
+    public let name: String
+    /// Returns why a content URL may not be played (nil: it may).
+    private let refuse: @Sendable (String) -> String?
+    private var connections: Set<VirtualConnection> = []
+    private var sessionID: String?
+    private var transportID: String?
+    private var volume = (level: 1.0, muted: false)
+    private var mediaSessionID = 0
+    private var items: [Item] = []
+    private var current: Int?
+    private var nextItemID = 1
+    private var player = CastPlayerSnapshot()
+    /// Requests answered with an error, by reason (for the summary and tests).
+    public private(set) var refusals: [String: Int] = [:]
+
+    /// At most this many virtual connections per TCP connection, and queue items.
+    public static let maxVirtualConnections = 16
+    public static let maxItems = 100
+
+    public init(name: String, refuse: @escaping @Sendable (String) -> String?) {
+        self.name = name
+        self.refuse = refuse
+    }
+
+    /// The running app's session, if one was launched.
+    public var session: String? { sessionID }
+    public var queue: [Item] { items }
+    public var currentItem: Item? { current.flatMap { i in items.first { $0.itemId == i } } }
+    public var connectedSenders: Int { Set(connections.map(\.connection)).count }
+
+    // MARK: Input
+
+    /// A message from the sender on TCP connection `connection`.
+    public mutating func handle(_ m: Extensions_Api_CastChannel_CastMessage, connection: Int) -> [Action] {
+        let ns = m.namespace
+        if ns == CastNamespace.deviceAuth { return [] }  // answered by the server (binary)
+        guard m.payloadType == .string, let json = JSONValue(parsing: m.payloadUtf8), json.object != nil,
+              let type = json["type"]?.string else {
+            return invalid(m, connection: connection, requestID: nil, reason: "INVALID_PARAMS")
+        }
+        let requestID = json["requestId"]?.int.map(Int.init) ?? 0
+        switch ns {
+        case CastNamespace.connection:
+            let vc = VirtualConnection(connection: connection, source: m.sourceID, destination: m.destinationID)
+            if type == "CONNECT" {
+                guard connections.filter({ $0.connection == connection }).count < Self.maxVirtualConnections else {
+                    return [.close(connection: connection, reason: "more than \(Self.maxVirtualConnections) virtual connections")]
+                }
+                connections.insert(vc)
+            } else if type == "CLOSE" {
+                connections.remove(vc)
+            }
+            return []
+        case CastNamespace.heartbeat:
+            return type == "PING" ? [reply(m, connection, ["type": "PONG"])] : []
+        case CastNamespace.receiver:
+            return receiver(type, json, m, connection: connection, requestID: requestID)
+        case CastNamespace.media:
+            guard m.destinationID == transportID else {
+                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
+            }
+            return media(type, json, m, connection: connection, requestID: requestID)
+        default:
+            return invalid(m, connection: connection, requestID: requestID, reason: "UNKNOWN_NAMESPACE")
+        }
+    }
+
+    /// A TCP connection ended: forget its virtual connections.
+    public mutating func disconnected(_ connection: Int) {
+        connections = connections.filter { $0.connection != connection }
+    }
+
+    /// The player moved (started, paused, ended…): every sender hears it. An item that
+    /// finished starts the next one in the queue.
+    public mutating func update(_ snapshot: CastPlayerSnapshot) -> [Action] {
+        let was = player
+        player = snapshot
+        var actions: [Action] = []
+        if snapshot.playerState == "IDLE", snapshot.idleReason == "FINISHED", was.playerState != "IDLE",
+           let i = current, let index = items.firstIndex(where: { $0.itemId == i }), index + 1 < items.count {
+            let next = items[index + 1]
+            current = next.itemId
+            player = CastPlayerSnapshot(playerState: "BUFFERING")
+            actions.append(.command(.load(url: next.contentID, startTime: next.startTime, autoplay: true)))
+        }
+        guard player.playerState != was.playerState || player.idleReason != was.idleReason || !actions.isEmpty else { return actions }
+        return actions + mediaStatus(requestID: 0, to: nil)
+    }
+
+    /// Where the player is now: its position and duration, which move without events (its
+    /// state changes come through `update`, in order, so that none is missed).
+    public mutating func refresh(_ snapshot: CastPlayerSnapshot) {
+        player.currentTime = snapshot.currentTime
+        player.duration = snapshot.duration ?? player.duration
+    }
+
+    // MARK: Receiver namespace
+
+    private mutating func receiver(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+                                   connection: Int, requestID: Int) -> [Action] {
+        switch type {
+        case "GET_STATUS":
+            return [reply(m, connection, receiverStatus(requestID))]
+        case "GET_APP_AVAILABILITY":
+            let ids = json["appId"]?.array?.compactMap(\.string).prefix(32) ?? []
+            var availability: [String: JSONValue] = [:]
+            for id in ids { availability[id] = id == CastNamespace.defaultMediaReceiver ? "APP_AVAILABLE" : "APP_UNAVAILABLE" }
+            return [reply(m, connection, ["type": "GET_APP_AVAILABILITY", "requestId": .int(Int64(requestID)),
+                                          "responseType": "GET_APP_AVAILABILITY", "availability": .object(availability)])]
+        case "LAUNCH":
+            guard json["appId"]?.string == CastNamespace.defaultMediaReceiver else {
+                refusals["NOT_FOUND", default: 0] += 1
+                return [reply(m, connection, ["type": "LAUNCH_ERROR", "requestId": .int(Int64(requestID)), "reason": "NOT_FOUND"])]
+            }
+            var actions: [Action] = []
+            if sessionID == nil {
+                let id = UUID().uuidString.lowercased()
+                sessionID = id
+                transportID = "web-\(id.prefix(8))"
+            }
+            actions += receiverStatusToAll(requestID: requestID, requester: (connection, m.sourceID))
+            return actions
+        case "STOP":
+            guard sessionID != nil else { return [reply(m, connection, receiverStatus(requestID))] }
+            let stopped = stopApp()
+            return stopped + receiverStatusToAll(requestID: requestID, requester: (connection, m.sourceID))
+        case "SET_VOLUME":
+            if let level = json["volume"]?["level"].flatMap(Self.number) { volume.level = min(1, max(0, level)) }
+            if let muted = json["volume"]?["muted"]?.bool { volume.muted = muted }
+            var actions: [Action] = [.command(.volume(level: volume.level, muted: volume.muted))]
+            actions += receiverStatusToAll(requestID: requestID, requester: (connection, m.sourceID))
+            if transportID != nil, current != nil { actions += mediaStatus(requestID: 0, to: nil) }
+            return actions
+        default:
+            return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_COMMAND")
+        }
+    }
+
+    private mutating func stopApp() -> [Action] {
+        let stopping = current != nil
+        sessionID = nil
+        transportID = nil
+        items = []
+        current = nil
+        player = CastPlayerSnapshot()
+        connections = connections.filter { $0.destination == CastNamespace.platform }
+        return stopping ? [.command(.stop)] : []
+    }
+
+    private func receiverStatus(_ requestID: Int) -> JSONValue {
+        var status: [String: JSONValue] = [
+            "volume": ["level": .number(volume.level), "muted": .bool(volume.muted), "controlType": "attenuation", "stepInterval": .number(0.05)],
+            "isActiveInput": true, "isStandBy": false]
+        if let sessionID, let transportID {
+            status["applications"] = [[
+                "appId": .string(CastNamespace.defaultMediaReceiver), "displayName": "Default Media Receiver",
+                "sessionId": .string(sessionID), "transportId": .string(transportID),
+                "statusText": .string(currentItem.map { "Casting: \($0.media["metadata"]?["title"]?.string ?? $0.contentID)" } ?? "Ready To Cast"),
+                "isIdleScreen": .bool(currentItem == nil), "launchedFromCloud": false,
+                "namespaces": [["name": .string(CastNamespace.media)]]]]
+        }
+        return ["type": "RECEIVER_STATUS", "requestId": .int(Int64(requestID)), "status": .object(status)]
+    }
+
+    /// RECEIVER_STATUS to every sender connected to the platform: the requester's requestId to it, 0 to the others.
+    private func receiverStatusToAll(requestID: Int, requester: (Int, String)) -> [Action] {
+        var actions: [Action] = []
+        for vc in connections where vc.destination == CastNamespace.platform {
+            let id = vc.connection == requester.0 && vc.source == requester.1 ? requestID : 0
+            actions.append(.send(connection: vc.connection, CastFrame.message(from: CastNamespace.platform, to: vc.source,
+                                                                              namespace: CastNamespace.receiver, json: receiverStatus(id))))
+        }
+        if !connections.contains(where: { $0.connection == requester.0 && $0.source == requester.1 && $0.destination == CastNamespace.platform }) {
+            actions.append(.send(connection: requester.0, CastFrame.message(from: CastNamespace.platform, to: requester.1,
+                                                                            namespace: CastNamespace.receiver, json: receiverStatus(requestID))))
+        }
+        return actions
+    }
+
+    // MARK: Media namespace
+
+    private mutating func media(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+                                connection: Int, requestID: Int) -> [Action] {
+        let requester = (connection, m.sourceID)
+        switch type {
+        case "GET_STATUS":
+            return mediaStatus(requestID: requestID, to: requester, only: true)
+        case "LOAD", "QUEUE_LOAD":
+            let entries: [(JSONValue, Bool, Double)]
+            var start = 0
+            if type == "LOAD" {
+                guard let media = json["media"], media.object != nil else {
+                    return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+                }
+                entries = [(media, json["autoplay"]?.bool ?? true, json["currentTime"].flatMap(Self.number) ?? 0)]
+            } else {
+                entries = (json["items"]?.array ?? []).map { ($0["media"] ?? .null, $0["autoplay"]?.bool ?? true, $0["startTime"].flatMap(Self.number) ?? 0) }
+                start = Int(json["startIndex"]?.int ?? 0)
+            }
+            guard !entries.isEmpty, entries.count <= Self.maxItems, (0..<entries.count).contains(start) else {
+                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+            }
+            for (media, _, _) in entries {
+                guard let url = media["contentId"]?.string ?? media["contentUrl"]?.string else {
+                    return loadFailed(m, connection: connection, requestID: requestID, why: "no contentId")
+                }
+                if let why = refuse(url) { return loadFailed(m, connection: connection, requestID: requestID, why: why) }
+            }
+            let hadMedia = current != nil
+            items = entries.map { entry in
+                defer { nextItemID += 1 }
+                return Item(itemId: nextItemID, media: entry.0, autoplay: entry.1, startTime: entry.2)
+            }
+            mediaSessionID += 1
+            let first = items[start]
+            current = first.itemId
+            player = CastPlayerSnapshot(playerState: "BUFFERING", currentTime: first.startTime)
+            var actions: [Action] = hadMedia ? [.command(.stop)] : []
+            actions.append(.command(.load(url: first.contentID, startTime: first.startTime, autoplay: first.autoplay)))
+            return actions + mediaStatus(requestID: requestID, to: requester)
+        case "QUEUE_INSERT":
+            guard current != nil else { return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID") }
+            let new = json["items"]?.array ?? []
+            guard !new.isEmpty, items.count + new.count <= Self.maxItems else {
+                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+            }
+            var inserted: [Item] = []
+            for entry in new {
+                guard let media = entry["media"], let url = media["contentId"]?.string ?? media["contentUrl"]?.string else {
+                    return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+                }
+                if let why = refuse(url) { return loadFailed(m, connection: connection, requestID: requestID, why: why) }
+                inserted.append(Item(itemId: nextItemID, media: media, autoplay: entry["autoplay"]?.bool ?? true,
+                                     startTime: entry["startTime"].flatMap(Self.number) ?? 0))
+                nextItemID += 1
+            }
+            if let before = json["insertBefore"]?.int, let at = items.firstIndex(where: { $0.itemId == Int(before) }) {
+                items.insert(contentsOf: inserted, at: at)
+            } else {
+                items += inserted
+            }
+            return mediaStatus(requestID: requestID, to: requester)
+        case "PLAY", "PAUSE", "SEEK", "STOP":
+            guard current != nil, json["mediaSessionId"]?.int.map(Int.init) == mediaSessionID else {
+                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
+            }
+            var actions: [Action]
+            switch type {
+            case "PLAY": actions = [.command(.play)]; player.playerState = "PLAYING"
+            case "PAUSE": actions = [.command(.pause)]; player.playerState = "PAUSED"
+            case "SEEK":
+                guard let t = json["currentTime"].flatMap(Self.number), t >= 0 else {
+                    return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+                }
+                actions = [.command(.seek(t))]
+                player.currentTime = t
+                if json["resumeState"]?.string == "PLAYBACK_START" { actions.append(.command(.play)); player.playerState = "PLAYING" }
+                if json["resumeState"]?.string == "PLAYBACK_PAUSE" { actions.append(.command(.pause)); player.playerState = "PAUSED" }
+            default:
+                actions = [.command(.stop)]
+                current = nil
+                items = []
+                player = CastPlayerSnapshot(playerState: "IDLE", idleReason: "CANCELLED")
+            }
+            return actions + mediaStatus(requestID: requestID, to: requester)
+        default:
+            return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_COMMAND")
+        }
+    }
+
+    private func mediaStatusJSON(_ requestID: Int) -> JSONValue {
+        var entries: [JSONValue] = []
+        if let item = currentItem {
+            var media = item.media.object ?? [:]
+            if let d = player.duration { media["duration"] = .number(d) }
+            if media["streamType"] == nil { media["streamType"] = "BUFFERED" }
+            var s: [String: JSONValue] = [
+                "mediaSessionId": .int(Int64(mediaSessionID)), "playbackRate": 1, "playerState": .string(player.playerState),
+                "currentTime": .number(player.currentTime), "supportedMediaCommands": 274447,
+                "volume": ["level": .number(volume.level), "muted": .bool(volume.muted)],
+                "media": .object(media), "currentItemId": .int(Int64(item.itemId)), "repeatMode": "REPEAT_OFF",
+                "items": .array(items.map { ["itemId": .int(Int64($0.itemId)), "media": $0.media, "autoplay": .bool($0.autoplay)] })]
+            if let r = player.idleReason, player.playerState == "IDLE" { s["idleReason"] = .string(r) }
+            entries.append(.object(s))
+        } else if player.playerState == "IDLE", let r = player.idleReason {
+            entries.append(["mediaSessionId": .int(Int64(mediaSessionID)), "playerState": "IDLE", "idleReason": .string(r),
+                            "currentTime": 0, "playbackRate": 1, "supportedMediaCommands": 274447,
+                            "volume": ["level": .number(volume.level), "muted": .bool(volume.muted)]])
+        }
+        return ["type": "MEDIA_STATUS", "requestId": .int(Int64(requestID)), "status": .array(entries)]
+    }
+
+    /// MEDIA_STATUS to every sender connected to the app (requester: its requestId; `only`: just to it).
+    private func mediaStatus(requestID: Int, to requester: (Int, String)?, only: Bool = false) -> [Action] {
+        guard let transportID else { return [] }
+        var actions: [Action] = []
+        var targets = only ? [] : connections.filter { $0.destination == transportID }.map { ($0.connection, $0.source) }
+        if let requester, !targets.contains(where: { $0 == requester }) { targets.append(requester) }
+        for (conn, source) in targets.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
+            let id = requester.map { $0 == (conn, source) } == true ? requestID : 0
+            actions.append(.send(connection: conn, CastFrame.message(from: transportID, to: source, namespace: CastNamespace.media,
+                                                                     json: mediaStatusJSON(id))))
+        }
+        return actions
+    }
+
+    // MARK: Replies
+
+    private func reply(_ m: Extensions_Api_CastChannel_CastMessage, _ connection: Int, _ json: JSONValue) -> Action {
+        .send(connection: connection, CastFrame.message(from: m.destinationID, to: m.sourceID, namespace: m.namespace, json: json))
+    }
+
+    private mutating func invalid(_ m: Extensions_Api_CastChannel_CastMessage, connection: Int, requestID: Int?, reason: String) -> [Action] {
+        refusals[reason, default: 0] += 1
+        return [reply(m, connection, ["type": "INVALID_REQUEST", "requestId": .int(Int64(requestID ?? 0)), "reason": .string(reason)])]
+    }
+
+    private mutating func loadFailed(_ m: Extensions_Api_CastChannel_CastMessage, connection: Int, requestID: Int, why: String) -> [Action] {
+        refusals["LOAD_FAILED", default: 0] += 1
+        return [reply(m, connection, ["type": "LOAD_FAILED", "requestId": .int(Int64(requestID)), "itemId": .int(Int64(nextItemID)),
+                                      "detailedErrorCode": 104, "reason": .string(String(why.prefix(200)))])]
+    }
+
+    private static func number(_ v: JSONValue) -> Double? {
+        switch v {
+        case .number(let d): d.isFinite ? d : nil
+        case .int(let i): Double(i)
+        default: nil
+        }
+    }
+}
