@@ -83,6 +83,11 @@ if ! .venv/bin/python -c 'import slixmpp' 2>/dev/null; then
   echo "install.sh: installing slixmpp into .venv"
   .venv/bin/pip install -q slixmpp
 fi
+# pychromecast: the foreign Cast sender of the Cast receiver tests (Tests/Interop/cast).
+if ! .venv/bin/python -c 'import pychromecast' 2>/dev/null; then
+  echo "install.sh: installing pychromecast into .venv"
+  .venv/bin/pip install -q pychromecast
+fi
 # The metrics tests parse /metrics with Prometheus's own Python parser.
 if ! .venv/bin/python -c 'import prometheus_client' 2>/dev/null; then
   echo "install.sh: installing prometheus-client into .venv"

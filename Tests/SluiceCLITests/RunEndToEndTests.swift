@@ -137,6 +137,10 @@ final class RunEndToEndTests: XCTestCase {
                 "serve-ladder.yaml": (["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
                                       ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]),
                 "lan-view.yaml": (["--pipeline", "Pipelines/serve-testsrc.yaml", "--advertise", "kitchen-camera"], "Pipelines/lan-view.yaml", [:]),
+                // Nothing cast yet: the receiver's black picture and silence reach the viewer.
+                "cast-receiver.yaml": (["--pipeline", "Pipelines/cast-receiver.yaml", "--cast", "Example TV", "--cast-port", "18011",
+                                        "--cast-allow", "file:"], "Pipelines/whep-play.yaml",
+                                       ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/cast"]),
                 "camera-view.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
                                      ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]),
             ]

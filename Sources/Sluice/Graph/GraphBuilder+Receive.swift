@@ -226,6 +226,8 @@ extension GraphBuilder {
             guard case .file(let path, let container, _) = branch.sink.kind else { continue }
             // A room's recordings are one file per publisher stream, made as each arrives.
             if path.contains(Self.publisherPlaceholder) { continue }
+            // Prepared once, whichever transport asks first.
+            if state.withLock({ $0.recordings[path] != nil }) { continue }
             byPath[path, default: (container, [], branch.sink.location)].1.append(branch.media)
         }
         for (path, (container, media, location)) in byPath.sorted(by: { $0.key < $1.key }) {

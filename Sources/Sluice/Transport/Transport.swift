@@ -84,6 +84,8 @@ struct TransportContext {
     /// A webrtcbin in the pipeline whose incoming streams get receive branches (and, when
     /// measuring, timed jitter buffers).
     func receivingBin(_ name: String) throws(RunError) -> Element {
+        // Recordings (`sink: file`) need their muxers before any data flows.
+        try builder.prepareRecordings()
         let bin = try makeWebRTCBin(name)
         do { try pipeline.add(bin) } catch { throw RunError(error.message) }
         try addICEAddresses(to: bin)

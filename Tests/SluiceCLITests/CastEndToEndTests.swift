@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+
+/// `sluice serve --cast`: a Cast-style receiver driven by pychromecast (PyPI), a sender nobody
+/// here wrote, in a loopback-only namespace with multicast on loopback for discovery.
+final class CastEndToEndTests: XCTestCase {
+    private func requireSender() throws {
+        let r = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import pychromecast"], env: [:], timeout: 30, reportPath: nil)
+        if r.status != 0 { throw XCTSkip("pychromecast is not installed in .venv (Scripts/install.sh installs it)") }
+    }
+
+    private func lines(_ stdout: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for line in stdout.components(separatedBy: "\n") {
+            guard let colon = line.range(of: ": ") else { continue }
+            out[String(line[..<colon.lowerBound])] = String(line[colon.upperBound...])
+        }
+        return out
+    }
+
+    /// pychromecast discovers the receiver, launches the Default Media Receiver and loads a
+    /// file the test made (red, 3 s); sees PLAYING and a currentTime that moves; a second
+    /// pychromecast sender sees the same media and state; pause (both see PAUSED), seek, play,
+    /// volume (the second sees it), and a queued item from HTTP (blue) that starts when the
+    /// first ends, seen by both. A WHEP viewer of `sluice serve` then records what plays: blue.
+    func testPychromecastDrivesTheReceiverAndAWHEPViewerSeesTheMedia() throws {
+        try requireSender()
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("cast-\(UUID().uuidString.prefix(6))").path
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        try """
+        version: 1
+        name: cast-view
+        transport: {kind: whep, endpoint: 'http://127.0.0.1:18662/whep/cast', ice: {addresses: [127.0.0.1]}}
+        receive:
+          video: {sink: {kind: file, path: '\(d)/view.mkv'}}
+        """.write(toFile: "\(d)/view.yaml", atomically: true, encoding: .utf8)
+        let root = CLI.root.path
+        let script = """
+        ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
+        cd '\(root)'
+        gst-launch-1.0 -q videotestsrc num-buffers=90 pattern=red ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! webmmux ! filesink location=\(d)/first.webm || exit 91
+        gst-launch-1.0 -q videotestsrc num-buffers=600 pattern=blue ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! webmmux ! filesink location=\(d)/second.webm || exit 92
+        (cd \(d) && exec python3 -m http.server 18710 --bind 127.0.0.1 > /dev/null 2>&1) &
+        web=$!
+        SLUICE_CAST_WIDTH=640 SLUICE_CAST_HEIGHT=360 "$SLUICE" serve --port 18662 --pipeline Pipelines/cast-receiver.yaml --cast "Sluice Test TV" \\
+          --cast-allow file: --cast-allow http://127.0.0.1:18710/ --cast-size 640x360 > \(d)/serve.out 2>&1 &
+        serve=$!
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18662/status.json && curl -s -m 1 -o /dev/null http://127.0.0.1:18710/; do
+          i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
+        '\(CLI.browserPython)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm --timeout 15 > \(d)/sender.out 2> \(d)/sender.err
+        echo "SENDER-STATUS: $?"
+        echo "SENDER: $(cat \(d)/sender.out)"
+        echo "SENDER-ERR: $(grep -v 'Failed to determine cast type' \(d)/sender.err | tr '\\n' ' ' | cut -c1-800)"
+        "$SLUICE" run \(d)/view.yaml --duration 3 --quiet > /dev/null 2> \(d)/view.err; echo "VIEW-STATUS: $?"
+        echo "VIEW-ERR: $(tr '\\n' ' ' < \(d)/view.err | cut -c1-600)"
+        kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
+        kill $web
+        gst-launch-1.0 -q filesrc location=\(d)/view.mkv ! matroskademux ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(d)/view.rgb
+        echo "DECODE-STATUS: $?"
+        echo "SERVE: $(tr '\\n' ' ' < \(d)/serve.out | cut -c1-600)"
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
+        let l = lines(r.stdout)
+        XCTAssertEqual(l["SENDER-STATUS"], "0", r.stdout + r.stderr)
+        let seen = (l["SENDER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        let discovered = seen["discovered"] as? [String: Any]
+        XCTAssertEqual(discovered?["name"] as? String, "Sluice Test TV", "discovered over multicast DNS: \(seen)")
+        XCTAssertEqual((discovered?["port"] as? NSNumber)?.intValue, 8009)
+        XCTAssertEqual(seen["app"] as? String, "Default Media Receiver")
+        let first = seen["first"] as? [String: Any]
+        XCTAssertEqual(first?["content"] as? String, "file://\(d)/first.webm")
+        XCTAssertGreaterThanOrEqual(((first?["time_to"] as? NSNumber)?.doubleValue ?? 0) - ((first?["time_from"] as? NSNumber)?.doubleValue ?? 0), 1.0,
+                                    "currentTime moved: \(seen)")
+        XCTAssertEqual((first?["duration"] as? NSNumber)?.doubleValue ?? 0, 3, accuracy: 0.2, "the file's own duration")
+        XCTAssertEqual((seen["second_sees"] as? [String: Any])?["content"] as? String, "file://\(d)/first.webm")
+        XCTAssertEqual((seen["paused"] as? [String: Any])?["second"] as? String, "PAUSED", "the pause reached the other sender")
+        XCTAssertEqual((seen["volume_seen_by_second"] as? NSNumber)?.doubleValue ?? 0, 0.3, accuracy: 0.01)
+        let queued = seen["queued"] as? [String: Any]
+        XCTAssertEqual(queued?["second_sees"] as? String, "http://127.0.0.1:18710/second.webm", "the queued item followed the first: \(seen)")
+        XCTAssertEqual(queued?["state"] as? String, "PLAYING")
+        XCTAssertEqual(l["VIEW-STATUS"], "0", r.stdout)
+        XCTAssertEqual(l["SERVE-STATUS"], "0", r.stdout)
+        XCTAssertEqual(l["DECODE-STATUS"], "0", r.stdout)
+        // What the WHEP viewer recorded is the cast media (blue), not the receiver's black.
+        let frame = 640 * 360 * 3
+        let data = FileManager.default.contents(atPath: "\(d)/view.rgb") ?? Data()
+        XCTAssertGreaterThan(data.count / frame, 30, "frames the viewer recorded")
+        guard data.count >= frame else { return }
+        let last = data.suffix(frame)
+        let i = last.startIndex + (180 * 640 + 320) * 3
+        let pixel = [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
+        XCTAssertTrue(pixel[2] > 180 && pixel[0] < 60 && pixel[1] < 60, "the viewer sees the cast media (blue): \(pixel)")
+    }
+
+    /// Malformed frames (a 16 MiB length, a body that is not protobuf, a 70 KB message), an
+    /// unknown namespace, text that is not JSON, an unknown app, a URL outside --cast-allow, a
+    /// device-auth challenge, plain bytes instead of TLS, and 100 senders that connect, ping and
+    /// vanish: each gets its error reply or a close (pychromecast's own protobuf makes the
+    /// frames), and a well-behaved sender is then answered as before.
+    func testHostileSendersGetErrorsOrClosesAndTheReceiverKeepsServing() throws {
+        try requireSender()
+        let script = """
+        ip link set lo up
+        cd '\(CLI.root.path)'
+        "$SLUICE" serve --port 18663 --pipeline Pipelines/cast-receiver.yaml --cast "Hostile TV" --cast-port 18009 --cast-allow file: > /dev/null 2>&1 &
+        serve=$!
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18663/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
+        echo "HOSTILE: $('\(CLI.browserPython)' Tests/Interop/cast/cast_hostile.py 127.0.0.1 18009 --senders 100)"
+        kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path], timeout: 120, reportPath: nil)
+        let l = lines(r.stdout)
+        let got = (l["HOSTILE"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        for closing in ["bad-length", "broken-protobuf", "oversized", "tls-garbage"] {
+            XCTAssertEqual(got[closing] as? String, "closed", "\(closing): \(got) \(r.stderr)")
+        }
+        XCTAssertEqual((got["unknown-ns"] as? [String: Any])?["reason"] as? String, "UNKNOWN_NAMESPACE", "\(got)")
+        XCTAssertEqual(got["not-json"] as? String, "INVALID_REQUEST")
+        XCTAssertEqual(got["unknown-app"] as? String, "LAUNCH_ERROR")
+        XCTAssertEqual((got["disallowed"] as? [String: Any])?["type"] as? String, "LOAD_FAILED")
+        XCTAssertTrue(((got["disallowed"] as? [String: Any])?["reason"] as? String)?.contains("is not allowed") ?? false, "\(got)")
+        XCTAssertEqual(got["device-auth"] as? String, "error", "device authentication is answered, with an AuthError")
+        XCTAssertEqual((got["flood-pongs"] as? NSNumber)?.intValue, 100)
+        XCTAssertEqual(got["after-ping"] as? String, "PONG")
+        XCTAssertEqual(got["after-status"] as? String, "RECEIVER_STATUS")
+        XCTAssertEqual(l["SERVE-STATUS"], "0", "the server stopped cleanly: \(r.stdout)")
+    }
+}
