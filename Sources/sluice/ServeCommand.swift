@@ -76,6 +76,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Advertise the server on the local network under this name (DNS-SD `_sluice._tcp` over multicast DNS, with its streams and codecs in TXT); `sluice discover` lists such servers.")
     var advertise: String?
 
+    @Option(name: .customLong("run"), help: "Also run this pipeline file inside the server's process until it stops (repeatable): with intervideosink/intervideosrc channels it feeds a served pipeline, e.g. a Janus room's mosaic to WHEP viewers (Pipelines/janus-room-bridge.yaml with Pipelines/room-bridge.yaml).")
+    var companions: [String] = []
+
     @Option(help: "Be a Cast receiver named NAME: advertise `_googlecast._tcp`, accept senders (pychromecast, VLC) over TLS on --cast-port, and play what they load into the channel `intervideosrc channel=sluice-cast` reads (Pipelines/cast-receiver.yaml serves it to WHEP viewers).")
     var cast: String?
 
@@ -167,6 +170,13 @@ struct Serve: AsyncParsableCommand {
             }
         }
         defer { if let lan { Task { await lan.stop() } } }
+        var companionSpecs: [PipelineSpec] = []
+        for file in companions {
+            let spec = try loadOrExit(file, overrides: [])
+            printLine("sluice serve: running \(file) alongside")
+            companionSpecs.append(spec)
+        }
+        let companionRuns = companionSpecs.isEmpty ? nil : CompanionRuns(companionSpecs, logger: Logger(label: "sluice.run"))
         var castReceiver: CastReceiver?
         if let cast {
             var options = CastReceiver.Options(name: cast)
@@ -189,6 +199,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         await castReceiver?.stop()
+        await companionRuns?.stop()
         await lan?.stop()
     }
 }

@@ -235,4 +235,60 @@ final class JanusEndToEndTests: XCTestCase {
         XCTAssertTrue(blue[2] > 200 && blue[0] < 50 && blue[1] < 50, "cam-b's cell is blue: \(blue)")
         XCTAssertTrue(bar.allSatisfy { $0 < 30 }, "a black bar above cam-a's 16:9 picture in its cell: \(bar)")
     }
+
+    /// The room bridge: `sluice serve --pipeline Pipelines/room-bridge.yaml --run
+    /// Pipelines/janus-room-bridge.yaml` composes the room (cam-a: moving noise, cam-b: red)
+    /// and serves it. Chromium plays it from the server's own page (a moving picture in its
+    /// <video>), and a WHEP viewer's recording shows cam-b's red in the right cell.
+    func testABrowserWatchesTheRoomThroughSluiceServe() throws {
+        try JanusShell.requireJanus()
+        try CLI.requireBrowserTools()
+        let janus = JanusShell(httpPort: 18094, wsPort: 18194)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-bridge-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["yaml", "mkv", "rgb", "a", "b", "serve", "browser"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        try """
+        version: 1
+        name: room-view
+        transport: {kind: whep, endpoint: 'http://127.0.0.1:18665/whep/room', ice: {addresses: [127.0.0.1]}}
+        receive:
+          video: {sink: {kind: file, path: '\(t).mkv'}}
+        """.write(toFile: "\(t).yaml", atomically: true, encoding: .utf8)
+        let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --duration 90 --quiet --log-level info"
+        let (lines, raw) = try inRoom(janus, timeout: 150, """
+        export SLUICE_ROOM_WIDTH=640 SLUICE_ROOM_HEIGHT=360
+        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=snow > /dev/null 2> \(t).a &
+        a=$!
+        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=red > /dev/null 2> \(t).b &
+        b=$!
+        waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
+        "$SLUICE" serve --port 18665 --pipeline Pipelines/room-bridge.yaml --run Pipelines/janus-room-bridge.yaml --log-level info > \(t).serve 2>&1 &
+        serve=$!
+        waitfor \(t).serve 'the subscribing PeerConnection is up' 300
+        '\(CLI.browserPython)' Tests/Browser/browser_check.py play http://127.0.0.1:18665 room --min-frames 30 --measure 0 > \(t).browser 2>&1
+        echo "BROWSER-STATUS: $?"
+        echo "BROWSER: $(grep '^{' \(t).browser)"
+        echo "BROWSER-ERR: $(grep -v '^{' \(t).browser | tr '\\n' ' ' | cut -c1-600)"
+        "$SLUICE" run \(t).yaml --duration 3 --quiet > /dev/null 2>&1; echo "VIEW-STATUS: $?"
+        kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
+        kill -INT $a $b; wait $a; wait $b
+        gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
+        echo "DECODE-STATUS: $?"
+        """)
+        XCTAssertEqual(lines["BROWSER-STATUS"], "0", raw)
+        let browser = (lines["BROWSER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual((browser["width"] as? NSNumber)?.intValue, 640, "\(browser)")
+        XCTAssertEqual((browser["height"] as? NSNumber)?.intValue, 360, "\(browser)")
+        XCTAssertGreaterThan(((browser["picture"] as? [String: Any])?["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "a moving picture: \(browser)")
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
+        XCTAssertEqual(lines["SERVE-STATUS"], "0", raw)
+        XCTAssertEqual(lines["DECODE-STATUS"], "0", raw)
+        let frame = 640 * 360 * 3
+        let data = FileManager.default.contents(atPath: "\(t).rgb") ?? Data()
+        XCTAssertGreaterThan(data.count / frame, 30, "frames the WHEP viewer recorded")
+        guard data.count >= frame else { return }
+        let last = data.suffix(frame)
+        let i = last.startIndex + (180 * 640 + 480) * 3
+        let red = [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
+        XCTAssertTrue(red[0] > 200 && red[1] < 60 && red[2] < 60, "cam-b's cell, right of cam-a's, is red: \(red)")
+    }
 }

@@ -93,7 +93,7 @@ final class CastPlayback: CastPlayer {
         }
         let description = """
         uridecodebin uri="\(url)" name=src \
-        src. ! queue ! videoconvert ! videoscale ! videorate ! video/x-raw,width=\(width),height=\(height),framerate=30/1,pixel-aspect-ratio=1/1 \
+        src. ! queue ! videoconvert ! videoscale ! videorate ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1,pixel-aspect-ratio=1/1 \
         ! intervideosink name=picture channel=\(channel) async=false \
         src. ! queue ! audioconvert ! audioresample ! volume name=volume ! interaudiosink name=sound channel=\(channel) async=false
         """
