@@ -12,12 +12,24 @@ struct JanusShell {
     let wsPort: Int
     /// `api_secret` for Janus to ask of every request (nil: none).
     let apiSecret: String?
+    /// `token_auth_secret`: Janus asks for HMAC-signed tokens (nil: no token authentication).
+    let tokenSecret: String?
 
-    init(httpPort: Int, wsPort: Int, apiSecret: String? = nil) {
+    init(httpPort: Int, wsPort: Int, apiSecret: String? = nil, tokenSecret: String? = nil) {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("janus-\(UUID().uuidString.prefix(8))").path
         self.httpPort = httpPort
         self.wsPort = wsPort
         self.apiSecret = apiSecret
+        self.tokenSecret = tokenSecret
+    }
+
+    /// Shell printing a token signed with `tokenSecret` for the VideoRoom plugin, valid for
+    /// `seconds` from now (negative: already expired): `EXPIRY,janus,janus.plugin.videoroom:` and
+    /// the base64 HMAC-SHA1 of what precedes the colon, as Janus's token_auth_secret expects.
+    func signedToken(validFor seconds: Int, secret: String? = nil) -> String {
+        let key = secret ?? tokenSecret ?? ""
+        return "python3 -c 'import base64,hashlib,hmac,time; d=\"%d,janus,janus.plugin.videoroom\" % (time.time() + \(seconds)); "
+            + "print(d + \":\" + base64.b64encode(hmac.new(b\"\(key)\", d.encode(), hashlib.sha1).digest()).decode())'"
     }
 
     var url: String { "ws://127.0.0.1:\(wsPort)" }
@@ -33,10 +45,12 @@ struct JanusShell {
         let d = directory
         let config = CLI.root.appendingPathComponent("Tests/Interop/janus/make-config.sh").path
         let secret = apiSecret.map { "sed -i 's/^general: {/general: {\\n\\tapi_secret = \"\($0)\"/' \(d)/janus.jcfg" } ?? ""
+        let tokens = tokenSecret.map { "sed -i 's/^general: {/general: {\\n\\ttoken_auth = true\\n\\ttoken_auth_secret = \"\($0)\"/' \(d)/janus.jcfg" } ?? ""
         return """
         ip link add sfu0 type veth peer name sfu1 && ip addr add 10.55.0.1/24 dev sfu0 && ip link set sfu1 up && ip link set sfu0 up || exit 94
         bash \(config) \(d) \(httpPort) \(wsPort) sfu0 || exit 95
         \(secret)
+        \(tokens)
         janus -F \(d) -C \(d)/janus.jcfg -o > \(d)/janus.log 2>&1 &
         janus=$!
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(httpPort)/janus/info; do

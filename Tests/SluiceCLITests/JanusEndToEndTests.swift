@@ -291,4 +291,28 @@ final class JanusEndToEndTests: XCTestCase {
         let red = [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
         XCTAssertTrue(red[0] > 200 && red[1] < 60 && red[2] < 60, "cam-b's cell, right of cam-a's, is red: \(red)")
     }
+
+    /// A Janus with token authentication (HMAC-signed tokens, `token_auth_secret`): the file
+    /// takes its token from the environment (`token: ${JANUS_TOKEN}`); one signed with another
+    /// secret, and an expired one, are refused with Janus's error; a valid one publishes.
+    func testATokenFromTheEnvironmentIsSentAndBadOnesRefused() throws {
+        try JanusShell.requireJanus()
+        let janus = JanusShell(httpPort: 18095, wsPort: 18195, tokenSecret: "t0ken-secret")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("janus-token-\(UUID().uuidString.prefix(6)).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let publish = try String(contentsOfFile: CLI.root.appendingPathComponent("Pipelines/janus-publish.yaml").path, encoding: .utf8)
+            .replacingOccurrences(of: "  display: ${SLUICE_JANUS_DISPLAY:-sluice-camera}", with: "  display: tokened\n  token: ${JANUS_TOKEN}")
+        try publish.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = "\"$SLUICE\" run \(file) --quiet --duration 2 > /dev/null 2> \(file).err"
+        let (lines, raw) = try inRoom(janus, """
+        JANUS_TOKEN=$(\(janus.signedToken(validFor: 600, secret: "not-the-secret"))) \(run); echo "FORGED-STATUS: $?"; echo "FORGED: $(cat \(file).err)"
+        JANUS_TOKEN=$(\(janus.signedToken(validFor: -60))) \(run); echo "EXPIRED-STATUS: $?"
+        JANUS_TOKEN=$(\(janus.signedToken(validFor: 600))) \(run); echo "VALID-STATUS: $?"; echo "VALID: $(cat \(file).err)"
+        rm -f \(file).err
+        """)
+        XCTAssertEqual(lines["FORGED-STATUS"], "3", raw)
+        XCTAssertTrue(lines["FORGED"]?.contains("Janus refused 'create': Unauthorized request (wrong or missing secret/token) (error 403)") ?? false, raw)
+        XCTAssertEqual(lines["EXPIRED-STATUS"], "3", raw)
+        XCTAssertEqual(lines["VALID-STATUS"], "0", raw)
+    }
 }
