@@ -22,7 +22,8 @@ final class CastEndToEndTests: XCTestCase {
     /// file the test made (red, 3 s); sees PLAYING and a currentTime that moves; a second
     /// pychromecast sender sees the same media and state; pause (both see PAUSED), seek, play,
     /// volume (the second sees it), and a queued item from HTTP (blue) that starts when the
-    /// first ends, seen by both. A WHEP viewer of `sluice serve` then records what plays: blue.
+    /// first ends, seen by both. A WHEP viewer of `sluice serve` records what plays then: blue.
+    /// Last, the first sender stops the app and the second sees the receiver without one.
     func testPychromecastDrivesTheReceiverAndAWHEPViewerSeesTheMedia() throws {
         try requireSender()
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("cast-\(UUID().uuidString.prefix(6))").path
@@ -48,11 +49,16 @@ final class CastEndToEndTests: XCTestCase {
         serve=$!
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18662/status.json && curl -s -m 1 -o /dev/null http://127.0.0.1:18710/; do
           i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
-        '\(CLI.browserPython)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm --timeout 15 > \(d)/sender.out 2> \(d)/sender.err
-        echo "SENDER-STATUS: $?"
-        echo "SENDER: $(cat \(d)/sender.out)"
-        echo "SENDER-ERR: $(grep -v 'Failed to determine cast type' \(d)/sender.err | tr '\\n' ' ' | cut -c1-800)"
+        '\(CLI.browserPython)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm \\
+          --timeout 15 --hold-until \(d)/viewed > \(d)/sender.out 2> \(d)/sender.err &
+        sender=$!
+        # While the queued item plays, a WHEP viewer records what the receiver serves.
+        i=0; until grep -q QUEUED \(d)/sender.out 2>/dev/null; do i=$((i+1)); [ $i -lt 1200 ] || break; kill -0 $sender 2>/dev/null || break; sleep 0.05; done
         "$SLUICE" run \(d)/view.yaml --duration 3 --quiet > /dev/null 2> \(d)/view.err; echo "VIEW-STATUS: $?"
+        touch \(d)/viewed
+        wait $sender; echo "SENDER-STATUS: $?"
+        echo "SENDER: $(grep '^{' \(d)/sender.out)"
+        echo "SENDER-ERR: $(grep -v 'Failed to determine cast type' \(d)/sender.err | tr '\\n' ' ' | cut -c1-800)"
         echo "VIEW-ERR: $(tr '\\n' ' ' < \(d)/view.err | cut -c1-600)"
         kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
         kill $web
@@ -80,6 +86,9 @@ final class CastEndToEndTests: XCTestCase {
         let queued = seen["queued"] as? [String: Any]
         XCTAssertEqual(queued?["second_sees"] as? String, "http://127.0.0.1:18710/second.webm", "the queued item followed the first: \(seen)")
         XCTAssertEqual(queued?["state"] as? String, "PLAYING")
+        let stopped = seen["stopped"] as? [String: Any]
+        XCTAssertNotNil(stopped, "the app was stopped: \(seen)")
+        XCTAssertTrue(stopped?["second_app"] is NSNull, "the second sender saw the receiver without an app: \(seen)")
         XCTAssertEqual(l["VIEW-STATUS"], "0", r.stdout)
         XCTAssertEqual(l["SERVE-STATUS"], "0", r.stdout)
         XCTAssertEqual(l["DECODE-STATUS"], "0", r.stdout)

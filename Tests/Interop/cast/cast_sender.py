@@ -7,12 +7,14 @@ Discovers the receiver NAME over multicast DNS (zeroconf on 127.0.0.1), connects
 Default Media Receiver and loads FIRST_URL; waits for PLAYING and a currentTime that moves;
 a second, separate pychromecast sender connects and must see the same media and state; then
 the first pauses (both see PAUSED), seeks, plays, sets the volume (the second sees it), and
-queues SECOND_URL, which the receiver starts when the first item ends (both see it PLAYING).
+queues SECOND_URL, which the receiver starts when the first item ends (both see it PLAYING);
+finally the first stops the app, and the second sees the receiver without an app.
 Prints one JSON line of what it saw; exits 1 with a message on failure. Every wait is a
 bounded poll. Run it inside a loopback-only network namespace.
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -41,6 +43,7 @@ def main():
     p.add_argument("first")
     p.add_argument("second")
     p.add_argument("--timeout", type=float, default=20)
+    p.add_argument("--hold-until", help="once the queued item plays, print QUEUED and wait until this file exists before stopping the app")
     args = p.parse_args()
     t = args.timeout
     out = {}
@@ -105,6 +108,13 @@ def main():
         wait_for("the second sender to see the queued item", t, lambda: status(mc2).content_id == args.second)
         out["queued"] = {"first_sees": mc.status.content_id, "second_sees": mc2.status.content_id,
                          "state": mc.status.player_state}
+        if args.hold_until:
+            print("QUEUED", flush=True)
+            wait_for(f"{args.hold_until} to exist", 3 * t, lambda: os.path.exists(args.hold_until))
+        # The first sender stops the app: the receiver goes back to no app, for both senders.
+        cast.quit_app(timeout=t)
+        wait_for("the app to stop at the second sender", t, lambda: second.status and second.status.app_id is None)
+        out["stopped"] = {"first_app": cast.status.app_id, "second_app": second.status.app_id}
         print(json.dumps(out), flush=True)
         return 0
     except (Failure, pychromecast.error.PyChromecastError) as e:
