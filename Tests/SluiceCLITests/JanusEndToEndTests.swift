@@ -315,4 +315,57 @@ final class JanusEndToEndTests: XCTestCase {
         XCTAssertEqual(lines["EXPIRED-STATUS"], "3", raw)
         XCTAssertEqual(lines["VALID-STATUS"], "0", raw)
     }
+
+    /// A publisher flood: 34 aiortc publishers (Tests/Interop/janus/flood_publishers.py, ids
+    /// 1000–1033, `flood-0`…`flood-33`) fill room 2468, whose limit is 34. A Sluice publisher is
+    /// refused with Janus's error and advice; a subscriber to `all` receives 32 of them (its
+    /// bound), says how many it left out, and sees every one of them leave when the flood ends;
+    /// a subscriber naming feed ids (`subscribe: [1003, 1007]`) receives exactly those two.
+    func testAPublisherFloodIsBoundedAndFeedsCanBeNamedByID() throws {
+        try JanusShell.requireJanus()
+        try CLI.requireBrowserTools()
+        let janus = JanusShell(httpPort: 18096, wsPort: 18196)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-flood-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["all.json", "ids.json", "out", "err", "done", "all", "ids", "pub"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let view = "\"$SLUICE\" run Pipelines/janus-room-view.yaml --set transport.room=2468 --quiet --log-level info"
+        let (lines, raw) = try inRoom(janus, timeout: 150, """
+        '\(CLI.browserPython)' '\(CLI.root.path)/Tests/Interop/janus/flood_publishers.py' '\(janus.url)' 2468 34 --hold-until \(t).done --timeout 90 > \(t).out 2> \(t).err &
+        f=$!
+        waitfor \(t).out published 1200
+        echo "FLOOD: $(cat \(t).out)"
+        "$SLUICE" run Pipelines/janus-publish.yaml --set transport.room=2468 --duration 3 --quiet > /dev/null 2> \(t).pub
+        echo "PUB-STATUS: $?"; echo "PUB: $(cat \(t).pub)"
+        \(view) --set 'transport.subscribe=[1003, 1007]' --duration 4 --report \(t).ids.json > /dev/null 2> \(t).ids; echo "IDS-STATUS: $?"
+        \(view) --duration 30 --report \(t).all.json > /dev/null 2> \(t).all &
+        v=$!
+        waitfor \(t).all 'the subscribing PeerConnection is up' 300
+        sleep 4
+        touch \(t).done; wait $f; echo "FLOOD-STATUS: $?"
+        i=0; until [ "$(grep -c 'left the room' \(t).all)" -ge 32 ]; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+        echo "LEFT: $(grep -c 'left the room' \(t).all)"
+        kill -INT $v; wait $v; echo "ALL-STATUS: $?"
+        echo "ALL-WARN: $(grep 'at most 32' \(t).all | head -1)"
+        echo "FLOOD-ERR: $(tail -c 600 \(t).err | tr '\\n' ' ')"
+        """)
+        let flood = (lines["FLOOD"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual((flood["connected"] as? NSNumber)?.intValue, 34, raw)
+        XCTAssertEqual(lines["FLOOD-STATUS"], "0", raw)
+        XCTAssertEqual(lines["PUB-STATUS"], "3", "the 35th publisher is refused: \(raw)")
+        XCTAssertTrue(lines["PUB"]?.contains("Janus refused 'publish': Maximum number of publishers (34) already reached (error 432); the room is full") ?? false, raw)
+        // Named by feed id: exactly those two.
+        XCTAssertEqual(lines["IDS-STATUS"], "0", raw)
+        let ids = ((report("\(t).ids.json")["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(Set(ids.compactMap { $0["publisher"] as? String }), ["flood-3", "flood-7"], "\(ids)")
+        XCTAssertTrue(ids.allSatisfy { (($0["frames"] as? NSNumber)?.intValue ?? 0) > 5 }, "\(ids)")
+        // Everyone: the first 32, each decoded at 64x48, the rest left out with a warning.
+        XCTAssertEqual(lines["ALL-STATUS"], "0", raw)
+        XCTAssertTrue(lines["ALL-WARN"]?.contains("receiving at most 32 publishers; 2 not received") ?? false, raw)
+        let all = ((report("\(t).all.json")["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(all.count, 32, "\(all)")
+        XCTAssertEqual(Set(all.compactMap { $0["publisher"] as? String }).count, 32, "\(all)")
+        let starved = all.filter { (($0["frames"] as? NSNumber)?.intValue ?? 0) < 5 || ($0["width"] as? NSNumber)?.intValue != 64 }
+        XCTAssertTrue(starved.isEmpty, "every received publisher decoded at 64x48: \(starved)")
+        XCTAssertEqual(Int(lines["LEFT"] ?? ""), 32, "each departure noticed: \(raw)")
+        XCTAssertTrue(all.allSatisfy { $0["left"] as? Bool == true }, "\(all)")
+    }
 }

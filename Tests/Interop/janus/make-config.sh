@@ -91,3 +91,12 @@ room-5678: {
 	audiocodec = "opus"
 }
 CFG
+# Room 2468: the flood room (Tests/Interop/janus/flood_publishers.py fills it), at most 34 publishers.
+cat >> "$dir/janus.plugin.videoroom.jcfg" <<CFG
+room-2468: {
+	description = "Sluice flood room"
+	publishers = 34
+	videocodec = "vp8"
+	audiocodec = "opus"
+}
+CFG
