@@ -24,6 +24,34 @@ final class JanusEndToEndTests: XCTestCase {
         return (lines, r.stdout + r.stderr)
     }
 
+    /// Shell decoding the sound of `mkv` and printing `AUDIO-STATUS: …` and `TONES: {json}`: over
+    /// its last second, the spectrum's peak near 500, 1200 and 800 Hz divided by its median.
+    private func tones(mkv: String) -> String {
+        """
+        gst-launch-1.0 -q filesrc location=\(mkv) ! matroskademux name=d d.audio_0 ! queue ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! filesink location=\(mkv).pcm
+        echo "AUDIO-STATUS: $?"
+        echo "TONES: $('\(CLI.browserPython)' -c '
+        import json, numpy, sys
+        pcm = numpy.fromfile(sys.argv[1], dtype="<i2").astype(float)[-48000:]
+        spectrum = numpy.abs(numpy.fft.rfft(pcm * numpy.hanning(len(pcm))))
+        floor = float(numpy.median(spectrum)) or 1.0
+        at = lambda hz: float(spectrum[int(hz * len(pcm) / 48000) - 3:int(hz * len(pcm) / 48000) + 4].max()) / floor
+        print(json.dumps({"seconds": len(pcm) / 48000, "500": at(500), "1200": at(1200), "800": at(800)}))' \(mkv).pcm)"
+        rm -f \(mkv).pcm
+        """
+    }
+
+    /// Asserts the TONES line holds both publishers' tones (500 and 1200 Hz) well above the floor.
+    private func assertBothTones(_ lines: [String: String], _ raw: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(lines["AUDIO-STATUS"], "0", raw, file: file, line: line)
+        let tones = (lines["TONES"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Double]) ?? [:]
+        print("room mix, peak over the spectrum's median at 500 / 1200 / 800 Hz: \(tones)")
+        XCTAssertGreaterThan(tones["seconds"] ?? 0, 0.9, "\(tones)", file: file, line: line)
+        XCTAssertGreaterThan(tones["500"] ?? 0, 100, "cam-a's 500 Hz is in the mix: \(tones)", file: file, line: line)
+        XCTAssertGreaterThan(tones["1200"] ?? 0, 100, "cam-b's 1200 Hz is in the mix: \(tones)", file: file, line: line)
+        XCTAssertLessThan(tones["800"] ?? .infinity, (tones["500"] ?? 0) / 20, "nothing where nobody sent: \(tones)", file: file, line: line)
+    }
+
     private func report(_ path: String) -> [String: Any] {
         (FileManager.default.contents(atPath: path).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
     }
@@ -187,14 +215,22 @@ final class JanusEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((streams.first { $0["media"] as? String == "audio" }?["frames"] as? NSNumber)?.intValue ?? 0, 50, "\(streams)")
     }
 
-    /// `receive.video.mosaic`: the room as one picture. A red publisher (640x360) and a blue one
-    /// (320x240) are composed into a 640x360 grid recorded to a file: in its last frame the
-    /// left cell is red with black bars above and below (the aspect kept), the right cell blue.
-    func testAMosaicComposesTheRoomIntoOnePicture() throws {
+    /// `receive.video.mosaic` and `receive.audio.mix`: the room as one picture and one sound.
+    /// A red publisher (640x360, a 500 Hz tone) and a blue one (320x240, 1200 Hz) are composed
+    /// into a 640x360 grid and mixed, recorded to one file: in its last frame the left cell is
+    /// red with black bars above and below (the aspect kept), the right cell blue, and its sound
+    /// holds both tones. A second viewer records each publisher to a file of its own
+    /// (`{publisher}` in the path): cam-a's is red at 640x360, cam-b's blue at 320x240.
+    func testAMosaicAndAMixMakeTheRoomOnePictureAndOneSound() throws {
         try JanusShell.requireJanus()
+        try CLI.requireBrowserTools()
         let janus = JanusShell(httpPort: 18093, wsPort: 18193)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-mosaic-\(UUID().uuidString.prefix(6))").path
-        defer { for e in ["yaml", "mkv", "rgb", "json", "a", "b"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        defer {
+            for e in ["yaml", "each.yaml", "mkv", "rgb", "pcm", "json", "a", "b", "cam-a.mkv", "cam-b.mkv", "cam-a.rgb", "cam-b.rgb"] {
+                try? FileManager.default.removeItem(atPath: "\(t).\(e)")
+            }
+        }
         try """
         version: 1
         name: mosaic
@@ -203,43 +239,70 @@ final class JanusEndToEndTests: XCTestCase {
           video:
             mosaic: {width: 640, height: 360}
             sink: {kind: file, path: '\(t).mkv'}
+          audio:
+            mix: true
+            sink: {kind: file, path: '\(t).mkv'}
         """.write(toFile: "\(t).yaml", atomically: true, encoding: .utf8)
+        try """
+        version: 1
+        name: each
+        transport: {kind: janus, server: '${SLUICE_JANUS}', room: 1234, display: recorder}
+        receive:
+          video: {sink: {kind: file, path: '\(t).{publisher}.mkv'}}
+        """.write(toFile: "\(t).each.yaml", atomically: true, encoding: .utf8)
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --duration 60 --quiet --log-level info"
+        let decode = "gst-launch-1.0 -q filesrc location=FILE ! matroskademux name=d d.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=OUT"
         let (lines, raw) = try inRoom(janus, """
-        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=red > /dev/null 2> \(t).a &
+        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=red --set send.audio.capture.frequency=500 > /dev/null 2> \(t).a &
         a=$!
-        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=blue > /dev/null 2> \(t).b &
+        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=blue --set send.audio.capture.frequency=1200 > /dev/null 2> \(t).b &
         b=$!
         waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
         "$SLUICE" run \(t).yaml --duration 5 --quiet --report \(t).json > /dev/null 2>&1; echo "VIEW-STATUS: $?"
+        "$SLUICE" run \(t).each.yaml --duration 3 --quiet > /dev/null 2>&1; echo "EACH-STATUS: $?"
         kill -INT $a $b; wait $a; wait $b
-        gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
+        \(decode.replacingOccurrences(of: "FILE", with: "\(t).mkv").replacingOccurrences(of: "OUT", with: "\(t).rgb"))
         echo "DECODE-STATUS: $?"
+        for p in cam-a cam-b; do \(decode.replacingOccurrences(of: "FILE", with: "\(t).$p.mkv").replacingOccurrences(of: "OUT", with: "\(t).$p.rgb")); done
+        \(tones(mkv: "\(t).mkv"))
         """)
         XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
+        XCTAssertEqual(lines["EACH-STATUS"], "0", raw)
         XCTAssertEqual(lines["DECODE-STATUS"], "0", raw)
         let r = report("\(t).json")
         let video = (r["receive"] as? [String: Any])?["video"] as? [String: Any]
         XCTAssertEqual((video?["width"] as? NSNumber)?.intValue, 640)
         XCTAssertGreaterThan((video?["frames"] as? NSNumber)?.intValue ?? 0, 60, "\(r)")
-        let frame = 640 * 360 * 3
-        let data = try XCTUnwrap(FileManager.default.contents(atPath: "\(t).rgb"))
-        XCTAssertGreaterThan(data.count / frame, 60, "frames in the recording")
-        let last = data.suffix(frame)
-        func pixel(_ x: Int, _ y: Int) -> [Int] {
-            let i = last.startIndex + (y * 640 + x) * 3
-            return [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
+        XCTAssertGreaterThan((((r["receive"] as? [String: Any])?["audio"] as? [String: Any])?["buffers"] as? NSNumber)?.intValue ?? 0, 100, "\(r)")
+        func lastFrame(_ path: String, _ width: Int, _ height: Int) -> ((Int, Int) -> [Int])? {
+            let frame = width * height * 3
+            guard let data = FileManager.default.contents(atPath: path), data.count >= frame, data.count % frame == 0 else { return nil }
+            let last = data.suffix(frame)
+            return { x, y in
+                let i = last.startIndex + (y * width + x) * 3
+                return [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
+            }
         }
-        let red = pixel(160, 180), blue = pixel(480, 180), bar = pixel(160, 10)
-        XCTAssertTrue(red[0] > 200 && red[1] < 50 && red[2] < 50, "cam-a's cell is red: \(red)")
-        XCTAssertTrue(blue[2] > 200 && blue[0] < 50 && blue[1] < 50, "cam-b's cell is blue: \(blue)")
-        XCTAssertTrue(bar.allSatisfy { $0 < 30 }, "a black bar above cam-a's 16:9 picture in its cell: \(bar)")
+        let isRed = { (p: [Int]) in p[0] > 200 && p[1] < 50 && p[2] < 50 }
+        let isBlue = { (p: [Int]) in p[2] > 200 && p[0] < 50 && p[1] < 50 }
+        let mosaic = try XCTUnwrap(lastFrame("\(t).rgb", 640, 360), "a 640x360 recording")
+        XCTAssertGreaterThan((FileManager.default.contents(atPath: "\(t).rgb")?.count ?? 0) / (640 * 360 * 3), 60, "frames in the recording")
+        XCTAssertTrue(isRed(mosaic(160, 180)), "cam-a's cell is red: \(mosaic(160, 180))")
+        XCTAssertTrue(isBlue(mosaic(480, 180)), "cam-b's cell is blue: \(mosaic(480, 180))")
+        XCTAssertTrue(mosaic(160, 10).allSatisfy { $0 < 30 }, "a black bar above cam-a's 16:9 picture in its cell: \(mosaic(160, 10))")
+        // One sound: both tones in the mix, well above the spectrum's floor (and above a frequency nobody sent).
+        assertBothTones(lines, raw)
+        // One file per publisher, each its own picture at its own size.
+        let a = try XCTUnwrap(lastFrame("\(t).cam-a.rgb", 640, 360), "cam-a's own recording at 640x360")
+        let b = try XCTUnwrap(lastFrame("\(t).cam-b.rgb", 320, 240), "cam-b's own recording at 320x240")
+        XCTAssertTrue(isRed(a(320, 180)), "\(a(320, 180))")
+        XCTAssertTrue(isBlue(b(160, 120)), "\(b(160, 120))")
     }
 
     /// The room bridge: `sluice serve --pipeline Pipelines/room-bridge.yaml --run
-    /// Pipelines/janus-room-bridge.yaml` composes the room (cam-a: moving noise, cam-b: red)
+    /// Pipelines/janus-room-bridge.yaml` composes the room (cam-a: moving noise and 500 Hz, cam-b: red and 1200 Hz)
     /// and serves it. Chromium plays it from the server's own page (a moving picture in its
-    /// <video>), and a WHEP viewer's recording shows cam-b's red in the right cell.
+    /// <video>), and a WHEP viewer's recording shows cam-b's red in the right cell and holds both tones.
     func testABrowserWatchesTheRoomThroughSluiceServe() throws {
         try JanusShell.requireJanus()
         try CLI.requireBrowserTools()
@@ -252,13 +315,14 @@ final class JanusEndToEndTests: XCTestCase {
         transport: {kind: whep, endpoint: 'http://127.0.0.1:18665/whep/room', ice: {addresses: [127.0.0.1]}}
         receive:
           video: {sink: {kind: file, path: '\(t).mkv'}}
+          audio: {sink: {kind: file, path: '\(t).mkv'}}
         """.write(toFile: "\(t).yaml", atomically: true, encoding: .utf8)
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --duration 90 --quiet --log-level info"
         let (lines, raw) = try inRoom(janus, timeout: 150, """
         export SLUICE_ROOM_WIDTH=640 SLUICE_ROOM_HEIGHT=360
-        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=snow > /dev/null 2> \(t).a &
+        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=snow --set send.audio.capture.frequency=500 > /dev/null 2> \(t).a &
         a=$!
-        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=red > /dev/null 2> \(t).b &
+        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=red --set send.audio.capture.frequency=1200 > /dev/null 2> \(t).b &
         b=$!
         waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
         "$SLUICE" serve --port 18665 --pipeline Pipelines/room-bridge.yaml --run Pipelines/janus-room-bridge.yaml --log-level info > \(t).serve 2>&1 &
@@ -271,8 +335,9 @@ final class JanusEndToEndTests: XCTestCase {
         "$SLUICE" run \(t).yaml --duration 3 --quiet > /dev/null 2>&1; echo "VIEW-STATUS: $?"
         kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
         kill -INT $a $b; wait $a; wait $b
-        gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
+        gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux name=d d.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
         echo "DECODE-STATUS: $?"
+        \(tones(mkv: "\(t).mkv"))
         """)
         XCTAssertEqual(lines["BROWSER-STATUS"], "0", raw)
         let browser = (lines["BROWSER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
@@ -290,6 +355,8 @@ final class JanusEndToEndTests: XCTestCase {
         let i = last.startIndex + (180 * 640 + 480) * 3
         let red = [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
         XCTAssertTrue(red[0] > 200 && red[1] < 60 && red[2] < 60, "cam-b's cell, right of cam-a's, is red: \(red)")
+        // The room's mixed sound reached the WHEP viewer too.
+        assertBothTones(lines, raw)
     }
 
     /// A Janus with token authentication (HMAC-signed tokens, `token_auth_secret`): the file

@@ -64,39 +64,12 @@ extension GraphBuilder {
                                     at: spec.location)
         let size = try make("capsfilter", [("caps", "video/x-raw,width=\(spec.width),height=\(spec.height),framerate=30/1,pixel-aspect-ratio=1/1")],
                             at: spec.location)
-        let convert = try make("videoconvert", at: branch.location)
-        let filterSpecs = branch.filters
-        let filters = try filterElements(filterSpecs)
-        let sink = try sinkElements(branch, media: .video)
-        try add([backdrop, backdropSize, compositor, size, convert] + filters + sink.owned)
-        try linkChain([backdrop, backdropSize, compositor], media: .video, at: spec.location)
-        if let muxPad = sink.muxPad {
-            guard let out = sink.owned.last?.staticPad("src") else { throw RunError("the encoder has no output pad", at: branch.location) }
-            do { try out.link(muxPad) } catch { throw RunError(error.message, at: branch.sink.location) }
-        }
-        try linkChain(sink.owned, media: .video, at: branch.location)
-        try linkChain([compositor, size, convert], media: .video, at: spec.location)
-        guard let sinkFirst = sink.owned.first else { throw RunError("empty sink stage", at: branch.sink.location) }
-        try linkSection(BranchKey(side: .receive, media: .video), head: convert, filters: filters, specs: filterSpecs, tail: sinkFirst,
-                        at: branch.location)
-        if let sinkPad = sink.final.staticPad("sink") {
-            state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
-        }
-        // End-of-stream on stop enters here too: with no publisher the compositor has no input to pass it on.
-        if let entrance = size.staticPad("sink") { state.withLock { $0.receiveEntrances.append(entrance) } }
-        // The mosaic is what this run receives as video: count its frames and size.
-        if let src = size.staticPad("src") {
-            let counters = counters
-            src.addProbe { (_: borrowing Pad.ProbeInfo) in
-                if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 { counters.markFirstFrame() }
-                return .ok
-            }
-            counters.receiveVideoWidth.store(spec.width, ordering: .relaxed)
-            counters.receiveVideoHeight.store(spec.height, ordering: .relaxed)
-        }
+        try prepareRoomAggregate(branch, aggregator: compositor, backdrop: [backdrop, backdropSize], format: size,
+                                 convert: try make("videoconvert", at: branch.location), at: spec.location)
+        counters.receiveVideoWidth.store(spec.width, ordering: .relaxed)
+        counters.receiveVideoHeight.store(spec.height, ordering: .relaxed)
         counters.note("receive.video.codec", "mosaic")
         mosaicState.withLock { $0 = Mosaic(compositor: compositor, width: spec.width, height: spec.height) }
-        state.withLock { _ = $0.builtMedia.insert(.video) }
     }
 
     /// The room's mosaic, if the file asks for one.

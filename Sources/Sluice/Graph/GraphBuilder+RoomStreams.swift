@@ -62,6 +62,21 @@ extension GraphBuilder {
             state.withLock { $0.receiveEntrances.append(entrance) }
             return
         }
+        if !video, let mix = roomMix {
+            // One sound of the room: this publisher is mixed in.
+            chain.append(try make("audioresample", at: branch.location))
+            try add(chain)
+            try linkChain(chain, media: media, at: branch.location)
+            try joinMix(mix, from: chain[chain.count - 1], at: branch.location)
+            for e in chain.reversed() { e.syncStateWithParent() }
+            countRoomStream(decoder: decoder, slot: slot, video: false, intoTotals: false)
+            guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+            do { try pad.link(entrance) } catch {
+                throw RunError("cannot link \(publisher)'s audio to \(chain[0]): \(error.message)", at: branch.location)
+            }
+            state.withLock { $0.receiveEntrances.append(entrance) }
+            return
+        }
         let sink = try roomSink(branch, media: media, publisher: publisher)
         let all = chain + sink
         try add(all)

@@ -426,6 +426,9 @@ public struct ReceiveBranchSpec: Sendable, Equatable {
     /// `mosaic:` (video, `kind: janus`): the room's publishers composed into one picture of this
     /// size, which then goes through the branch's filters and sink.
     public var mosaic: MosaicSpec?
+    /// `mix: true` (audio, `kind: janus`): the room's publishers mixed into one sound, which
+    /// then goes through the branch's filters and sink. Where the file says so.
+    public var mix: SourceLocation?
     public var location: SourceLocation?
     public init(media: MediaKind, codecs: [Codec] = [], decode: DecodeSpec = DecodeSpec(),
                 filters: [FilterSpec] = [], sink: SinkSpec = SinkSpec(), location: SourceLocation? = nil) {

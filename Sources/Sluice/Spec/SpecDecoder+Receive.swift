@@ -2,7 +2,7 @@ import Foundation
 
 /// `receive:`, its branches, `decode:` and `sink:`.
 extension SpecDecoder {
-    static let receiveBranchKeys = ["codecs", "decode", "filters", "sink", "mosaic"]
+    static let receiveBranchKeys = ["codecs", "decode", "filters", "sink", "mosaic", "mix"]
     static let decodeKeys = ["element", "properties"]
 
     private enum SinkKind: String, CaseIterable {
@@ -45,6 +45,14 @@ extension SpecDecoder {
         if let filters = map.entry("filters") { branch.filters = decodeFilters(filters, media: media) }
         if let sink = map.entry("sink") { branch.sink = decodeSink(sink, media: media) }
         if let mosaic = map.entry("mosaic") { branch.mosaic = decodeMosaic(mosaic, media: media) }
+        if let mix = map.entry("mix"), bool(mix) == true {
+            if media == .audio {
+                branch.mix = mix.keyLocation
+            } else {
+                fail("'mix' mixes the publishers' sound into one: it belongs in receive.audio (a picture of the room is `mosaic`)",
+                     at: mix.keyLocation)
+            }
+        }
         if branch.decode.none {
             if let filters = map.entry("filters"), !branch.filters.isEmpty {
                 fail("filters work on decoded frames: with `decode: none` remove the filters, or decode", at: filters.keyLocation)

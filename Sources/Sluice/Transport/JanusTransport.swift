@@ -20,6 +20,7 @@ struct JanusTransport: Transport {
         if c.spec.receive != nil {
             try c.builder.prepareRecordings()
             if let video = c.spec.receive?.video, let mosaic = video.mosaic { try c.builder.prepareMosaic(video, mosaic) }
+            if let audio = c.spec.receive?.audio, let mix = audio.mix { try c.builder.prepareRoomMix(audio, at: mix) }
             let bin = try c.makeWebRTCBin("subscribe")
             do { try c.pipeline.add(bin) } catch { throw RunError(error.message) }
             try c.addICEAddresses(to: bin)
