@@ -92,6 +92,49 @@ final class CastReceiverStateTests: XCTestCase {
         XCTAssertTrue(commands(s.update(CastPlayerSnapshot(playerState: "IDLE", idleReason: "FINISHED"))).isEmpty)
     }
 
+    /// QUEUE_UPDATE with `jump` (what pychromecast's queue_next/queue_prev send), QUEUE_NEXT,
+    /// QUEUE_PREV, `currentItemId`, QUEUE_REMOVE; jumps off the queue and absurd ones are refused.
+    func testTheQueueMovesNextPreviousAndToAnItem() {
+        var s = CastReceiverState(name: "TV", refuse: { _ in nil })
+        let launched = sent(s.handle(msg(CastNamespace.receiver, ["type": "LAUNCH", "appId": "CC1AD845"]), connection: 1))
+        let transport = launched.first?.2["status"]?["applications"]?.array?.first?["transportId"]?.string ?? ""
+        let media = { (type: String, extra: [String: JSONValue]) -> [CastReceiverState.Action] in
+            var body = extra
+            body["type"] = .string(type)
+            body["requestId"] = 3
+            return s.handle(self.msg(CastNamespace.media, .object(body), to: transport), connection: 1)
+        }
+        XCTAssertEqual(sent(media("QUEUE_UPDATE", ["jump": 1])).first?.2["reason"], "INVALID_MEDIA_SESSION_ID", "no queue yet")
+        let items: [JSONValue] = ["1", "2", "3"].map { ["media": ["contentId": .string("file:///\($0).webm")]] }
+        _ = media("QUEUE_LOAD", ["items": .array(items)])
+        _ = s.update(CastPlayerSnapshot(playerState: "PLAYING"))
+        let status = sent(media("GET_STATUS", [:])).first?.2["status"]?.array?.first
+        XCTAssertEqual((status?["supportedMediaCommands"]?.int ?? 0) & 192, 192, "queue next and previous are advertised")
+        let ids = s.queue.map { Int64($0.itemId) }
+        let next = media("QUEUE_UPDATE", ["jump": 1])
+        XCTAssertEqual(commands(next), [.stop, .load(url: "file:///2.webm", startTime: 0, autoplay: true)])
+        XCTAssertEqual(sent(next).first?.2["status"]?.array?.first?["currentItemId"]?.int, ids[1])
+        XCTAssertEqual(commands(media("QUEUE_UPDATE", ["jump": -1])), [.stop, .load(url: "file:///1.webm", startTime: 0, autoplay: true)])
+        XCTAssertEqual(commands(media("QUEUE_NEXT", [:])).last, .load(url: "file:///2.webm", startTime: 0, autoplay: true))
+        XCTAssertEqual(commands(media("QUEUE_PREV", [:])).last, .load(url: "file:///1.webm", startTime: 0, autoplay: true))
+        XCTAssertEqual(commands(media("QUEUE_UPDATE", ["currentItemId": .int(ids[2]), "currentTime": .number(1.5)])).last,
+                       .load(url: "file:///3.webm", startTime: 1.5, autoplay: true))
+        // Off the end, before the start, absurd jumps, unknown items: refused, nothing moves.
+        for bad: [String: JSONValue] in [["jump": 1], ["jump": -3], ["jump": .int(Int64.max)], ["jump": .int(Int64.min)], ["currentItemId": 999]] {
+            let r = media("QUEUE_UPDATE", bad)
+            XCTAssertEqual(sent(r).first?.2["reason"], "INVALID_PARAMS", "\(bad)")
+            XCTAssertTrue(commands(r).isEmpty, "\(bad)")
+        }
+        XCTAssertEqual(s.currentItem?.contentID, "file:///3.webm")
+        // Remove an item that is not playing; the playing one cannot be removed.
+        _ = media("QUEUE_REMOVE", ["itemIds": [.int(ids[0])]])
+        XCTAssertEqual(s.queue.map(\.contentID), ["file:///2.webm", "file:///3.webm"])
+        XCTAssertEqual(sent(media("QUEUE_REMOVE", ["itemIds": [.int(ids[2])]])).first?.2["reason"], "INVALID_PARAMS")
+        // A plain QUEUE_UPDATE changing an item's autoplay moves nothing.
+        XCTAssertTrue(commands(media("QUEUE_UPDATE", ["items": [["itemId": .int(ids[1]), "autoplay": false]]])).isEmpty)
+        XCTAssertEqual(s.queue.first?.autoplay, false)
+    }
+
     func testBadInputIsAnsweredAndVirtualConnectionsAreBounded() {
         var s = CastReceiverState(name: "TV", refuse: { _ in nil })
         var notJSON = msg(CastNamespace.receiver, ["type": "GET_STATUS"])

@@ -46,6 +46,9 @@ public struct CastReceiverState: Sendable {
     /// At most this many virtual connections per TCP connection, and queue items.
     public static let maxVirtualConnections = 16
     public static let maxItems = 100
+    /// Pause, seek, stream volume and mute, queue next (64) and previous (128), and the
+    /// bits the Default Media Receiver reports.
+    static let supportedMediaCommands: Int64 = 274_447 | 64 | 128
 
     public init(name: String, refuse: @escaping @Sendable (String) -> String?) {
         self.name = name
@@ -270,6 +273,8 @@ public struct CastReceiverState: Sendable {
                 items += inserted
             }
             return mediaStatus(requestID: requestID, to: requester)
+        case "QUEUE_UPDATE", "QUEUE_NEXT", "QUEUE_PREV", "QUEUE_REMOVE":
+            return queueChange(type, json, m, connection: connection, requestID: requestID)
         case "PLAY", "PAUSE", "SEEK", "STOP":
             guard current != nil, json["mediaSessionId"]?.int.map(Int.init) == mediaSessionID else {
                 return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
@@ -298,6 +303,54 @@ public struct CastReceiverState: Sendable {
         }
     }
 
+    /// QUEUE_UPDATE (`jump` ±N, `currentItemId`, `currentTime`, `items`' autoplay), QUEUE_NEXT,
+    /// QUEUE_PREV (pychromecast sends QUEUE_UPDATE with jump ±1) and QUEUE_REMOVE (`itemIds`,
+    /// not the playing item). A jump off either end of the queue is INVALID_PARAMS, nothing moves.
+    private mutating func queueChange(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+                                      connection: Int, requestID: Int) -> [Action] {
+        guard let playing = current, let index = items.firstIndex(where: { $0.itemId == playing }) else {
+            return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
+        }
+        let requester = (connection, m.sourceID)
+        if type == "QUEUE_REMOVE" {
+            let ids = Set((json["itemIds"]?.array ?? []).prefix(Self.maxItems).compactMap { $0.int.map(Int.init) })
+            guard !ids.isEmpty, !ids.contains(playing) else {
+                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+            }
+            items.removeAll { ids.contains($0.itemId) }
+            return mediaStatus(requestID: requestID, to: requester)
+        }
+        var target: Int?
+        switch type {
+        case "QUEUE_NEXT": target = index + 1
+        case "QUEUE_PREV": target = index - 1
+        default:
+            if let jump = json["jump"]?.int {
+                guard jump.magnitude <= UInt64(Self.maxItems) else {
+                    return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+                }
+                target = index + Int(jump)
+            } else if let id = json["currentItemId"]?.int {
+                target = items.firstIndex { Int64($0.itemId) == id } ?? -1
+            }
+            for change in (json["items"]?.array ?? []).prefix(Self.maxItems) {
+                guard let id = change["itemId"]?.int, let i = items.firstIndex(where: { Int64($0.itemId) == id }) else { continue }
+                if let autoplay = change["autoplay"]?.bool { items[i].autoplay = autoplay }
+                if let start = change["startTime"].flatMap(Self.number), start >= 0 { items[i].startTime = start }
+            }
+        }
+        guard let target else { return mediaStatus(requestID: requestID, to: requester) }
+        guard items.indices.contains(target) else {
+            return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+        }
+        let next = items[target]
+        let start = json["currentTime"].flatMap(Self.number).flatMap { $0 >= 0 ? $0 : nil } ?? next.startTime
+        current = next.itemId
+        player = CastPlayerSnapshot(playerState: "BUFFERING", currentTime: start)
+        return [.command(.stop), .command(.load(url: next.contentID, startTime: start, autoplay: true))]
+            + mediaStatus(requestID: requestID, to: requester)
+    }
+
     private func mediaStatusJSON(_ requestID: Int) -> JSONValue {
         var entries: [JSONValue] = []
         if let item = currentItem {
@@ -306,7 +359,7 @@ public struct CastReceiverState: Sendable {
             if media["streamType"] == nil { media["streamType"] = "BUFFERED" }
             var s: [String: JSONValue] = [
                 "mediaSessionId": .int(Int64(mediaSessionID)), "playbackRate": 1, "playerState": .string(player.playerState),
-                "currentTime": .number(player.currentTime), "supportedMediaCommands": 274447,
+                "currentTime": .number(player.currentTime), "supportedMediaCommands": .int(Self.supportedMediaCommands),
                 "volume": ["level": .number(volume.level), "muted": .bool(volume.muted)],
                 "media": .object(media), "currentItemId": .int(Int64(item.itemId)), "repeatMode": "REPEAT_OFF",
                 "items": .array(items.map { ["itemId": .int(Int64($0.itemId)), "media": $0.media, "autoplay": .bool($0.autoplay)] })]
@@ -314,7 +367,7 @@ public struct CastReceiverState: Sendable {
             entries.append(.object(s))
         } else if player.playerState == "IDLE", let r = player.idleReason {
             entries.append(["mediaSessionId": .int(Int64(mediaSessionID)), "playerState": "IDLE", "idleReason": .string(r),
-                            "currentTime": 0, "playbackRate": 1, "supportedMediaCommands": 274447,
+                            "currentTime": 0, "playbackRate": 1, "supportedMediaCommands": .int(Self.supportedMediaCommands),
                             "volume": ["level": .number(volume.level), "muted": .bool(volume.muted)]])
         }
         return ["type": "MEDIA_STATUS", "requestId": .int(Int64(requestID)), "status": .array(entries)]
