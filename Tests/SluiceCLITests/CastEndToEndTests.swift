@@ -137,4 +137,81 @@ final class CastEndToEndTests: XCTestCase {
         XCTAssertEqual(got["after-status"] as? String, "RECEIVER_STATUS")
         XCTAssertEqual(l["SERVE-STATUS"], "0", "the server stopped cleanly: \(r.stdout)")
     }
+
+    /// `transport.kind: cast` — the receiver as a pipeline file (Pipelines/cast-record.yaml):
+    /// pychromecast (Tests/Interop/cast/cast_queue.py) loads a red item with a 700 Hz tone, queues
+    /// a blue one with 1500 Hz, jumps to it with queue_next and back with queue_prev. The run's
+    /// recording shows it: black (nothing cast yet), then red, blue, red, each for more than half
+    /// a second; its last second sounds at 700 Hz, not 1500.
+    func testACastReceiverFileRecordsWhatSendersPlayThroughTheQueue() throws {
+        try requireSender()
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("cast-run-\(UUID().uuidString.prefix(6))").path
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let root = CLI.root.path
+        let media = { (colour: String, hz: Int) in
+            "gst-launch-1.0 -q videotestsrc num-buffers=300 pattern=\(colour) ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 "
+                + "! webmmux name=m ! filesink location=\(d)/\(colour).webm audiotestsrc num-buffers=500 freq=\(hz) ! audio/x-raw,rate=48000,channels=2 ! opusenc ! m."
+        }
+        let script = """
+        ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
+        cd '\(root)'
+        \(media("red", 700)) || exit 91
+        \(media("blue", 1500)) || exit 92
+        SLUICE_CAST_NAME="Sluice Run TV" SLUICE_CAST_PORT=18012 SLUICE_CAST_ALLOW=file: SLUICE_CAST_SIZE=320x240 SLUICE_RECORDING=\(d)/cast.mkv \
+          "$SLUICE" run Pipelines/cast-record.yaml --duration 40 --log-level info --report \(d)/run.json > \(d)/run.out 2>&1 &
+        run=$!
+        i=0; until grep -q 'accepts senders' \(d)/run.out; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
+        cd Tests/Interop/cast && '\(CLI.browserPython)' cast_queue.py "Sluice Run TV" file://\(d)/red.webm file://\(d)/blue.webm --dwell 1.5 > \(d)/queue.out 2> \(d)/queue.err
+        echo "QUEUE-STATUS: $?"
+        echo "QUEUE: $(grep '^{' \(d)/queue.out)"
+        echo "QUEUE-ERR: $(grep -v 'Failed to determine cast type' \(d)/queue.err | tr '\\n' ' ' | cut -c1-800)"
+        kill -INT $run; wait $run; echo "RUN-STATUS: $?"
+        echo "RUN: $(grep -v '^ *[0-9.]*s  send' \(d)/run.out | tr '\\n' ' ' | cut -c1-800)"
+        gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=v v.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB,width=320,height=240 ! filesink location=\(d)/cast.rgb
+        gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=a a.audio_0 ! queue ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! filesink location=\(d)/cast.pcm
+        echo "SEEN: $('\(CLI.browserPython)' -c '
+        import json, numpy, sys
+        frames = numpy.fromfile(sys.argv[1], dtype=numpy.uint8).reshape(-1, 240, 320, 3)
+        runs = []
+        for f in frames:
+            r, g, b = (int(x) for x in f[120, 160])
+            c = "red" if r > 200 and g < 60 and b < 60 else "blue" if b > 200 and r < 60 and g < 60 else "black" if max(r, g, b) < 40 else "other"
+            if runs and runs[-1][0] == c:
+                runs[-1][1] += 1
+            else:
+                runs.append([c, 1])
+        pcm = numpy.fromfile(sys.argv[2], dtype="<i2").astype(float)[-48000:]
+        spectrum = numpy.abs(numpy.fft.rfft(pcm * numpy.hanning(len(pcm))))
+        floor = float(numpy.median(spectrum)) or 1.0
+        at = lambda hz: float(spectrum[int(hz * len(pcm) / 48000) - 3:int(hz * len(pcm) / 48000) + 4].max()) / floor
+        print(json.dumps({"runs": runs, "700": at(700), "1500": at(1500)}))' \(d)/cast.rgb \(d)/cast.pcm)"
+        """
+        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+                                env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
+        let l = lines(r.stdout)
+        let raw = r.stdout + r.stderr
+        XCTAssertEqual(l["QUEUE-STATUS"], "0", raw)
+        XCTAssertEqual(l["RUN-STATUS"], "0", raw)
+        let queue = (l["QUEUE"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual((queue["supports"] as? [String: Bool]) ?? [:], ["next": true, "prev": true], "\(queue)")
+        XCTAssertEqual((queue["next"] as? [String: Any])?["content"] as? String, "file://\(d)/blue.webm", "\(queue)")
+        XCTAssertEqual((queue["prev"] as? [String: Any])?["content"] as? String, "file://\(d)/red.webm", "\(queue)")
+        let seen = (l["SEEN"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        print("cast run recording, colour runs and tones: \(seen)")
+        // The recording's picture, in runs of one colour longer than half a second: what the
+        // senders did, in order.
+        let runs = ((seen["runs"] as? [[Any]]) ?? []).compactMap { run -> String? in
+            guard let colour = run.first as? String, let n = (run.last as? NSNumber)?.intValue, n > 15 else { return nil }
+            return colour
+        }
+        XCTAssertEqual(runs, ["red", "blue", "red"].reduce(into: runs.first == "black" ? ["black"] : []) { $0.append($1) }, "\(seen)")
+        XCTAssertTrue(runs.first == "black" || runs.first == "red", "\(seen)")
+        XCTAssertGreaterThan((seen["700"] as? NSNumber)?.doubleValue ?? 0, 100, "the red item's tone at the end: \(seen)")
+        XCTAssertLessThan((seen["1500"] as? NSNumber)?.doubleValue ?? .infinity, ((seen["700"] as? NSNumber)?.doubleValue ?? 0) / 1000,
+                          "the blue item's tone is gone (at most a thousandth of the red one's): \(seen)")
+        let report = (FileManager.default.contents(atPath: "\(d)/run.json").flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
+        XCTAssertEqual((report["session"] as? [String: Any])?["role"] as? String, "cast receiver", "\(report)")
+        XCTAssertEqual((((report["receive"] as? [String: Any])?["video"] as? [String: Any])?["width"] as? NSNumber)?.intValue, 320, "\(report)")
+    }
 }

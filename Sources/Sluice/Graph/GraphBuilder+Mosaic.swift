@@ -64,7 +64,7 @@ extension GraphBuilder {
                                     at: spec.location)
         let size = try make("capsfilter", [("caps", "video/x-raw,width=\(spec.width),height=\(spec.height),framerate=30/1,pixel-aspect-ratio=1/1")],
                             at: spec.location)
-        try prepareRoomAggregate(branch, aggregator: compositor, backdrop: [backdrop, backdropSize], format: size,
+        try prepareLocalReceive(branch, source: [backdrop, backdropSize, compositor], format: size,
                                  convert: try make("videoconvert", at: branch.location), at: spec.location)
         counters.receiveVideoWidth.store(spec.width, ordering: .relaxed)
         counters.receiveVideoHeight.store(spec.height, ordering: .relaxed)

@@ -8,8 +8,6 @@ import Synchronization
 /// camera API, room server): negotiated once the pipeline plays, looked after while the
 /// run goes on, ended when it stops.
 protocol RemoteSession: Sendable {
-    /// The local webrtcbin of the session.
-    var peer: WebRTCPeer { get }
     /// Runs the offer/answer exchange. Returns false if `stop` was set before the other
     /// side turned up (a room's initiator waits for a second peer).
     func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool

@@ -23,9 +23,10 @@ public final class CastReceiver: Sendable {
     public let server: CastServer
     public let instance: ServiceInstance?
     private let mdns: MDNSService?
+    private let playback: CastPlayback
 
-    private init(server: CastServer, instance: ServiceInstance?, mdns: MDNSService?) {
-        self.server = server; self.instance = instance; self.mdns = mdns
+    private init(server: CastServer, instance: ServiceInstance?, mdns: MDNSService?, playback: CastPlayback) {
+        self.server = server; self.instance = instance; self.mdns = mdns; self.playback = playback
     }
 
     /// Why `url` may not be played under `allow` (nil: it may).
@@ -72,12 +73,14 @@ public final class CastReceiver: Sendable {
         } catch {
             logger.warning("Cast: cannot advertise on the local network (multicast DNS, UDP 5353): \(error)")
         }
-        return CastReceiver(server: server, instance: instance, mdns: mdns)
+        return CastReceiver(server: server, instance: instance, mdns: mdns, playback: playback)
     }
 
+    /// Stops advertising, closes every sender's connection and stops what plays.
     public func stop() async {
         await mdns?.stop()
         await server.stop()
+        await playback.perform(.stop)
     }
 }
 

@@ -107,6 +107,8 @@ public struct TransportSpec: Sendable, Equatable {
     public var xmpp: XMPPSpec?
     /// `kind: janus`: the Janus server, the VideoRoom room, and whom to receive.
     public var janus: JanusSpec?
+    /// `kind: cast`: the receiver's name, port, what it may load, and its picture size.
+    public var cast: CastSpec?
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
@@ -148,6 +150,10 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// the send section is published to the room, the receive section gets every publisher's
     /// streams (or those `subscribe` names) over one connection, as they come and go.
     case janus
+    /// Be a Cast receiver (`name`, `allow`; `port`, `size`): senders (pychromecast, VLC, any
+    /// open CASTV2 sender) find it on the local network, load media URLs and command it; what
+    /// plays goes through the receive section (display, file, stats). No send section.
+    case cast
     /// Play a camera through the camera API's `executeCommand` (`endpoint`: the device URL,
     /// optional `token`): a recvonly audio + video + data channel offer, extended before
     /// each `expiresAt`, stopped on exit. A file with this kind has no send section.

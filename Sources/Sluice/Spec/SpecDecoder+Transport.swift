@@ -3,7 +3,7 @@ import Foundation
 /// `transport:` and `transport.ice:`.
 extension SpecDecoder {
     static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "peer", "stream", "data_channels", "dtls",
-                                "server", "jid", "password", "allow", "tls", "ca", "display", "pin", "secret", "subscribe"]
+                                "server", "jid", "password", "allow", "tls", "ca", "display", "pin", "secret", "subscribe", "name", "port", "size"]
     static let dtlsKeys = ["certificate", "key"]
     static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
@@ -82,8 +82,13 @@ extension SpecDecoder {
                 fail("'\(key)' only applies to transport kind janus", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
             }
         }
+        if kind == .cast { transport.cast = decodeCast(map, at: entry.keyLocation) } else {
+            for key in CastKeys.only where map.entry(key) != nil {
+                fail("'\(key)' only applies to transport kind cast", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
+            }
+        }
         if kind == .xmpp { transport.xmpp = decodeXMPP(map, at: entry.keyLocation) } else {
-            for key in XMPPKeys.only where map.entry(key) != nil && !(key == "server" && kind == .janus) {
+            for key in XMPPKeys.only where map.entry(key) != nil && !(key == "server" && kind == .janus) && !(key == "allow" && kind == .cast) {
                 fail("'\(key)' only applies to transport kind xmpp", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
             }
         }
@@ -112,7 +117,7 @@ extension SpecDecoder {
             }
         }
         if let channels = map.entry("data_channels") {
-            if [.noTransport, .server, .janus].contains(kind) {
+            if [.noTransport, .server, .janus, .cast].contains(kind) {
                 fail("transport kind '\(kind.rawValue)' has no peer to open data channels with", at: channels.keyLocation)
             } else if let items = list(channels) {
                 transport.dataChannels = decodeDataChannels(items)

@@ -149,6 +149,14 @@ struct SpecDecoder {
             }
         case .server, .apprtc, .xmpp:
             break
+        case .cast:
+            if let send {
+                fail("transport kind 'cast' plays what Cast senders load: remove send (the senders choose the media)", at: send.key.keyLocation)
+            }
+            if receivePresent.isEmpty, receive == nil {
+                fail("transport kind 'cast' needs a receive section for what senders cast (e.g. receive: {video: {sink: display}, audio: {sink: display}})",
+                     at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
+            }
         case .janus:
             if send == nil, receivePresent.isEmpty, receive == nil {
                 fail("transport kind 'janus' needs a send section (published to the room), a receive section (the room's publishers), or both",

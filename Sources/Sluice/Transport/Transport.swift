@@ -38,6 +38,7 @@ extension TransportKind {
         case .lan: LANTransport()
         case .xmpp: XMPPTransport()
         case .janus: JanusTransport()
+        case .cast: CastTransport()
         }
     }
 }
