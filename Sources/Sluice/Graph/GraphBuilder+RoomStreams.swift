@@ -48,31 +48,25 @@ extension GraphBuilder {
         let decoder = try make(branch.decode.element ?? DefaultElements.decoder(for: codec), at: branch.decode.location ?? branch.location)
         chain.append(decoder)
         chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
+        // One picture or one sound of the room: this stream becomes a cell of the mosaic, or is mixed in.
+        let join: ((Element) throws(RunError) -> Void)?
         if video, let mosaic {
-            // One picture of the room: this stream becomes a cell of the mosaic.
-            try add(chain)
-            try linkChain(chain, media: media, at: branch.location)
-            try joinMosaic(mosaic, from: chain[chain.count - 1], mid: mid, at: branch.location)
-            for e in chain.reversed() { e.syncStateWithParent() }
-            countRoomStream(decoder: decoder, slot: slot, video: true, intoTotals: false)
-            guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
-            do { try pad.link(entrance) } catch {
-                throw RunError("cannot link \(publisher)'s video to \(chain[0]): \(error.message)", at: branch.location)
-            }
-            state.withLock { $0.receiveEntrances.append(entrance) }
-            return
-        }
-        if !video, let mix = roomMix {
-            // One sound of the room: this publisher is mixed in.
+            join = { [self] last throws(RunError) in try joinMosaic(mosaic, from: last, mid: mid, at: branch.location) }
+        } else if !video, let mix = roomMix {
             chain.append(try make("audioresample", at: branch.location))
+            join = { [self] last throws(RunError) in try joinMix(mix, from: last, at: branch.location) }
+        } else {
+            join = nil
+        }
+        if let join {
             try add(chain)
             try linkChain(chain, media: media, at: branch.location)
-            try joinMix(mix, from: chain[chain.count - 1], at: branch.location)
+            try join(chain[chain.count - 1])
             for e in chain.reversed() { e.syncStateWithParent() }
-            countRoomStream(decoder: decoder, slot: slot, video: false, intoTotals: false)
+            countRoomStream(decoder: decoder, slot: slot, video: video, intoTotals: false)
             guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
             do { try pad.link(entrance) } catch {
-                throw RunError("cannot link \(publisher)'s audio to \(chain[0]): \(error.message)", at: branch.location)
+                throw RunError("cannot link \(publisher)'s \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
             }
             state.withLock { $0.receiveEntrances.append(entrance) }
             return

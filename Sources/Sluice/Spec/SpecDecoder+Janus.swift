@@ -78,4 +78,33 @@ extension SpecDecoder {
         }
         return spec
     }
+
+    /// The receive branches of a room: filters only on a mosaic or a mix (otherwise each
+    /// publisher's stream is a branch of its own); recordings one per publisher stream
+    /// (`{publisher}` in the path, video and audio apart) unless mosaic/mix make the room one.
+    mutating func checkRoomBranches(_ branches: [ReceiveBranchSpec]) {
+        for branch in branches where branch.mosaic == nil && branch.mix == nil && !branch.filters.isEmpty {
+            let fix = branch.media == .video ? "add `mosaic: true` to receive.video to filter the room as one picture, or remove the filters"
+                                             : "add `mix: true` to receive.audio to filter the room's sound as one, or remove the filters"
+            fail("in a room each publisher's stream is a branch of its own, without filters; \(fix)",
+                 at: branch.filters.first?.location ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1))
+        }
+        var perPublisherPaths: [String: MediaKind] = [:]
+        for branch in branches {
+            guard case .file(let path, _, _) = branch.sink.kind else { continue }
+            let one = branch.mosaic != nil || branch.mix != nil
+            let at = branch.sink.location ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1)
+            if one, path.contains("{publisher}") {
+                fail("the room's \(branch.media == .video ? "mosaic" : "mix") is one recording: remove {publisher} from the path", at: at)
+            } else if !one, !path.contains("{publisher}") {
+                let whole = branch.media == .video ? "`mosaic: true`" : "`mix: true`"
+                fail("in a room each publisher's \(branch.media) is recorded to a file of its own: put {publisher} in the path "
+                     + "(e.g. room-{publisher}.\(branch.media == .video ? "mkv" : "mka")), or record the room as one with \(whole)", at: at)
+            } else if !one, let other = perPublisherPaths[path] {
+                fail("each publisher's \(other) and \(branch.media) are recorded separately: give them different paths "
+                     + "(e.g. room-{publisher}.mkv and room-{publisher}.mka)", at: at)
+            }
+            if !one { perPublisherPaths[path] = branch.media }
+        }
+    }
 }

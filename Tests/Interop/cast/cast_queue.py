@@ -16,9 +16,8 @@ import sys
 import time
 
 import pychromecast
-from zeroconf import IPVersion, Zeroconf
 
-from cast_sender import Failure, wait_for
+from cast_sender import Failure, close, discover, wait_for
 
 
 def main():
@@ -31,15 +30,9 @@ def main():
     args = p.parse_args()
     t = args.timeout
     out = {}
-    zc = Zeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
-    browser = None
-    cast = None
+    zc = browser = cast = None
     try:
-        found, browser = pychromecast.get_listed_chromecasts(friendly_names=[args.name], zeroconf_instance=zc,
-                                                             discovery_timeout=t)
-        if not found:
-            raise Failure(f"no Cast receiver named '{args.name}' was discovered")
-        cast = found[0]
+        zc, browser, cast = discover(args.name, t)
         cast.wait(timeout=t)
         mc = cast.media_controller
 
@@ -78,14 +71,8 @@ def main():
         print(f"cast_queue: {e}; so far: {json.dumps(out)}", file=sys.stderr)
         return 1
     finally:
-        if cast:
-            try:
-                cast.disconnect(timeout=2)
-            except Exception:  # noqa: BLE001 - best effort at the end
-                pass
-        if browser:
-            browser.stop_discovery()
-        zc.close()
+        if zc:
+            close(zc, browser, [cast])
 
 
 if __name__ == "__main__":

@@ -37,6 +37,29 @@ def wait_for(what, timeout, check, interval=0.1):
         time.sleep(interval)
 
 
+def discover(name, timeout):
+    """Finds the receiver `name` over multicast DNS on 127.0.0.1: (zeroconf, browser, cast)."""
+    zc = Zeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
+    found, browser = pychromecast.get_listed_chromecasts(friendly_names=[name], zeroconf_instance=zc,
+                                                         discovery_timeout=timeout)
+    if not found:
+        close(zc, browser, [])
+        raise Failure(f"no Cast receiver named '{name}' was discovered")
+    return zc, browser, found[0]
+
+
+def close(zc, browser, casts):
+    """Disconnects the senders and stops discovery (best effort)."""
+    for c in casts:
+        try:
+            c.disconnect(timeout=2)
+        except Exception:  # noqa: BLE001 - best effort at the end
+            pass
+    if browser:
+        browser.stop_discovery()
+    zc.close()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name")
@@ -47,15 +70,10 @@ def main():
     args = p.parse_args()
     t = args.timeout
     out = {}
-    zc = Zeroconf(interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
-    browser = None
+    zc = browser = None
     casts = []
     try:
-        found, browser = pychromecast.get_listed_chromecasts(friendly_names=[args.name], zeroconf_instance=zc,
-                                                             discovery_timeout=t)
-        if not found:
-            raise Failure(f"no Cast receiver named '{args.name}' was discovered")
-        cast = found[0]
+        zc, browser, cast = discover(args.name, t)
         casts.append(cast)
         info = cast.cast_info
         out["discovered"] = {"name": info.friendly_name, "host": info.host, "port": info.port,
@@ -121,14 +139,8 @@ def main():
         print(f"cast_sender: {e}; so far: {json.dumps(out)}", file=sys.stderr)
         return 1
     finally:
-        for c in casts:
-            try:
-                c.disconnect(timeout=2)
-            except Exception:  # noqa: BLE001 - best effort at the end
-                pass
-        if browser:
-            browser.stop_discovery()
-        zc.close()
+        if zc:
+            close(zc, browser, casts)
 
 
 if __name__ == "__main__":
