@@ -119,7 +119,8 @@ final class JanusEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((((a["send"] as? [String: Any])?["video"] as? [String: Any])?["frames"] as? NSNumber)?.intValue ?? 0, 300)
     }
 
-    /// What users get wrong, and Janus going away: each a clear error at the file's
+    /// What users get wrong, the room destroyed under a publisher and a subscriber (both end at
+    /// once, exit 0, and say why), and Janus going away: each a clear error at the file's
     /// transport, exit status 3, no hang.
     func testWrongRoomPinServerAndJanusGoingAwayGiveClearErrors() throws {
         try JanusShell.requireJanus()
@@ -132,7 +133,20 @@ final class JanusEndToEndTests: XCTestCase {
         \(publish) --duration 2 --set transport.room=5678 --set transport.pin=letmein > /dev/null 2> \(t).goodpin; echo "GOODPIN-STATUS: $?"
         SLUICE_JANUS=ws://127.0.0.1:9 \(publish) --duration 5 > /dev/null 2> \(t).none; echo "NONE-STATUS: $?"; echo "NONE: $(cat \(t).none)"
         SLUICE_JANUS=ws://127.0.0.1:\(janus.httpPort) \(publish) --duration 5 > /dev/null 2> \(t).http; echo "HTTP-STATUS: $?"; echo "HTTP: $(cat \(t).http)"
-        \(publish) --duration 60 --log-level info > /dev/null 2> \(t).gone &
+        # The room destroyed under a publisher and a subscriber: both end at once, cleanly, and say why.
+        \(publish) --duration 60 --log-level info --report \(t).dp.json > /dev/null 2> \(t).dp &
+        dp=$!
+        waitfor \(t).dp 'the publishing PeerConnection is up' 300
+        "$SLUICE" run Pipelines/janus-room-view.yaml --quiet --duration 60 --log-level info --report \(t).dv.json > /dev/null 2> \(t).dv &
+        dv=$!
+        waitfor \(t).dv 'the subscribing PeerConnection is up' 300
+        start=$(date +%s)
+        python3 '\(CLI.root.path)/Tests/Interop/janus/destroy_room.py' http://127.0.0.1:\(janus.httpPort)/janus 1234 > /dev/null; echo "DESTROY-STATUS: $?"
+        wait $dp; echo "DP-STATUS: $?"; wait $dv; echo "DV-STATUS: $?"; echo "DESTROY-SECONDS: $(( $(date +%s) - start ))"
+        echo "DP-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dp.json)"
+        echo "DV-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dv.json)"
+        # Room 1234 is gone now: Janus going away is seen from room 5678.
+        \(publish) --duration 60 --log-level info --set transport.room=5678 --set transport.pin=letmein > /dev/null 2> \(t).gone &
         p=$!
         waitfor \(t).gone 'the publishing PeerConnection is up' 300
         kill -9 $janus
@@ -149,6 +163,12 @@ final class JanusEndToEndTests: XCTestCase {
         XCTAssertEqual(lines["NONE-STATUS"], "3", raw)
         XCTAssertTrue(lines["NONE"]?.contains("Janus:") ?? false, raw)
         XCTAssertEqual(lines["HTTP-STATUS"], "3", raw)
+        XCTAssertEqual(lines["DESTROY-STATUS"], "0", raw)
+        XCTAssertEqual(lines["DP-STATUS"], "0", "the room's end is not this side's failure: \(raw)")
+        XCTAssertEqual(lines["DV-STATUS"], "0", raw)
+        XCTAssertLessThanOrEqual(Int(lines["DESTROY-SECONDS"] ?? "") ?? 99, 5, raw)
+        XCTAssertEqual(lines["DP-WHY"], "Janus: room 1234 was destroyed", raw)
+        XCTAssertEqual(lines["DV-WHY"], "Janus: room 1234 was destroyed", raw)
         XCTAssertEqual(lines["GONE-STATUS"], "3", raw)
         XCTAssertLessThanOrEqual(Int(lines["GONE-SECONDS"] ?? "") ?? 99, 10, raw)
         XCTAssertTrue(lines["GONE"]?.contains("the connection to Janus (ws://127.0.0.1:\(janus.wsPort)) closed") ?? false, raw)

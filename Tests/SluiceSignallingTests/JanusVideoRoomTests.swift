@@ -35,6 +35,9 @@ final class JanusVideoRoomTests: XCTestCase {
         XCTAssertEqual(JanusVideoRoom.gone(in: ["videoroom": "event", "unpublished": 42]), 42)
         XCTAssertEqual(JanusVideoRoom.gone(in: ["videoroom": "event", "leaving": 43]), 43)
         XCTAssertNil(JanusVideoRoom.gone(in: ["videoroom": "event", "leaving": "ok"]))
+        XCTAssertEqual(JanusVideoRoom.destroyedRoom(in: ["videoroom": "destroyed", "room": 1234, "permanent": false]), "1234")
+        XCTAssertEqual(JanusVideoRoom.destroyedRoom(in: ["videoroom": "destroyed", "room": "lobby"]), "lobby")
+        XCTAssertNil(JanusVideoRoom.destroyedRoom(in: ["videoroom": "event", "room": 1234]))
     }
 
     func testRequestsCarryRoomPinAndFeeds() {

@@ -151,6 +151,11 @@ final class JanusSession: RemoteSession {
             await subscribe(publishers, client: client)
         case .event(.plugin(let handle, let data, let jsep)):
             let (pub, sub) = state.withLock { ($0.publisherHandle, $0.subscriberHandle) }
+            if let room = JanusVideoRoom.destroyedRoom(in: data) {
+                // Everyone in the room is told; Janus then closes the PeerConnections.
+                status.ended(by: "Janus: room \(room) was destroyed")
+                return
+            }
             if handle == pub {
                 let new = JanusVideoRoom.publishers(in: data)
                 if !new.isEmpty, subscriber != nil { await subscribe(new, client: client) }
@@ -169,6 +174,8 @@ final class JanusSession: RemoteSession {
                 // Janus renegotiates on its own when a subscribed publisher leaves.
                 await answer(data: data, offer: jsep, client: client)
             }
+        case .event(.hangup(_, _)) where status.endedBy != nil:
+            break  // the room is gone: its PeerConnections close with it
         case .event(.hangup(let handle, let reason)):
             let which = handle == state.withLock({ $0.publisherHandle }) ? "the publishing" : "the subscribing"
             fail("Janus closed \(which) PeerConnection (\(reason))")

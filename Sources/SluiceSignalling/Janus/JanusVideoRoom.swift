@@ -116,6 +116,12 @@ public enum JanusVideoRoom {
         }
     }
 
+    /// The room the event says was destroyed (`{"videoroom": "destroyed", "room": …}`), if it does.
+    public static func destroyedRoom(in data: JSONValue) -> String? {
+        guard data["videoroom"]?.string == "destroyed" else { return nil }
+        return data["room"].map { $0.int.map(String.init) ?? $0.string ?? "?" } ?? "?"
+    }
+
     /// The feed that stopped publishing or left, if the event says so.
     public static func gone(in data: JSONValue) -> Int64? {
         data["unpublished"]?.int ?? data["leaving"]?.int
