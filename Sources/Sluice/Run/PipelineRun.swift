@@ -48,7 +48,7 @@ public final class PipelineRun: Sendable {
     public init(spec: PipelineSpec, logger: Logger = Logger(label: "sluice")) {
         self.spec = spec
         self.logger = logger
-        if spec.transport.kind != .noTransport { DTLSWarmUp.begin() }
+        if spec.transport.kind.usesWebRTC { DTLSWarmUp.begin() }
     }
 
     private func fail(_ e: RunError) {
@@ -473,7 +473,7 @@ public final class PipelineRun: Sendable {
                          received: WebRTCStats, iceState: String) -> RunSummary {
         let vFrames = counters.receiveVideoFrames.load(ordering: .relaxed)
         // GStreamer's DTLS key is a step of this run if it was made after the run started.
-        if let made = DTLSWarmUp.finishedAt { counters.mark(StartUpStep.dtlsKey, at: made) }
+        if spec.transport.kind.usesWebRTC, let made = DTLSWarmUp.finishedAt { counters.mark(StartUpStep.dtlsKey, at: made) }
         let first = counters.firstFrameNanos.load(ordering: .relaxed)
         return RunSummary(
             pipeline: spec.file, duration_s: duration,

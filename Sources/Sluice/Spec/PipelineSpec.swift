@@ -160,6 +160,12 @@ public enum TransportKind: String, Sendable, CaseIterable {
     case camera
 }
 
+extension TransportKind {
+    /// Whether the run makes a webrtcbin (and so needs GStreamer's DTLS key): all but `none`
+    /// and `cast`.
+    public var usesWebRTC: Bool { self != .noTransport && self != .cast }
+}
+
 /// `kind: xmpp`: log in to an XMPP server and call `peer` (or wait for calls).
 public struct XMPPSpec: Sendable, Equatable {
     /// This side's address; a resource (`/camera`) is asked for when binding (default `sluice`).
