@@ -95,8 +95,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65535).contains(castPort) else { throw ValidationError("--cast-port must be between 1 and 65535") }
-        let size = castSize.split(separator: "x").compactMap { Int($0) }
-        guard size.count == 2, (16...3840).contains(size[0]), (16...2160).contains(size[1]) else {
+        guard let size = CastReceiver.Options.dimensions(castSize), (16...3840).contains(size.width), (16...2160).contains(size.height) else {
             throw ValidationError("--cast-size is WIDTHxHEIGHT, e.g. 1280x720")
         }
         if cast != nil, castAllow.isEmpty {
@@ -183,8 +182,8 @@ struct Serve: AsyncParsableCommand {
             options.host = host
             options.port = castPort
             options.allow = castAllow
-            let size = castSize.split(separator: "x").compactMap { Int($0) }
-            (options.width, options.height) = (size[0], size[1])
+            // Checked in validate().
+            if let size = CastReceiver.Options.dimensions(castSize) { (options.width, options.height) = size }
             do {
                 let receiver = try await CastReceiver.start(options, logger: Logger(label: "sluice.cast"))
                 printLine("sluice serve: Cast receiver '\(cast)' on TLS port \(receiver.server.port)\(receiver.instance.map { " (_googlecast._tcp, \($0.host))" } ?? ""); plays into channel \(options.channel)")

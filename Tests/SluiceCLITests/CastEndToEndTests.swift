@@ -93,13 +93,10 @@ final class CastEndToEndTests: XCTestCase {
         XCTAssertEqual(l["SERVE-STATUS"], "0", r.stdout)
         XCTAssertEqual(l["DECODE-STATUS"], "0", r.stdout)
         // What the WHEP viewer recorded is the cast media (blue), not the receiver's black.
-        let frame = 640 * 360 * 3
-        let data = FileManager.default.contents(atPath: "\(d)/view.rgb") ?? Data()
-        XCTAssertGreaterThan(data.count / frame, 30, "frames the viewer recorded")
-        guard data.count >= frame else { return }
-        let last = data.suffix(frame)
-        let i = last.startIndex + (180 * 640 + 320) * 3
-        let pixel = [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
+        let recording = RGBRecording(path: "\(d)/view.rgb", width: 640, height: 360)
+        XCTAssertGreaterThan(recording.frames, 30, "frames the viewer recorded")
+        guard recording.frames >= 1 else { return }
+        let pixel = recording.lastPixel(320, 180)
         XCTAssertTrue(pixel[2] > 180 && pixel[0] < 60 && pixel[1] < 60, "the viewer sees the cast media (blue): \(pixel)")
     }
 

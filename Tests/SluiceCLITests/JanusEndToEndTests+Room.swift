@@ -63,18 +63,13 @@ extension JanusEndToEndTests {
         XCTAssertGreaterThan((video?["frames"] as? NSNumber)?.intValue ?? 0, 60, "\(r)")
         XCTAssertGreaterThan((((r["receive"] as? [String: Any])?["audio"] as? [String: Any])?["buffers"] as? NSNumber)?.intValue ?? 0, 100, "\(r)")
         func lastFrame(_ path: String, _ width: Int, _ height: Int) -> ((Int, Int) -> [Int])? {
-            let frame = width * height * 3
-            guard let data = FileManager.default.contents(atPath: path), data.count >= frame, data.count % frame == 0 else { return nil }
-            let last = data.suffix(frame)
-            return { x, y in
-                let i = last.startIndex + (y * width + x) * 3
-                return [Int(last[i]), Int(last[i + 1]), Int(last[i + 2])]
-            }
+            let recording = RGBRecording(path: path, width: width, height: height)
+            return recording.isWhole ? { recording.lastPixel($0, $1) } : nil
         }
         let isRed = { (p: [Int]) in p[0] > 200 && p[1] < 50 && p[2] < 50 }
         let isBlue = { (p: [Int]) in p[2] > 200 && p[0] < 50 && p[1] < 50 }
         let mosaic = try XCTUnwrap(lastFrame("\(t).rgb", 640, 360), "a 640x360 recording")
-        XCTAssertGreaterThan((FileManager.default.contents(atPath: "\(t).rgb")?.count ?? 0) / (640 * 360 * 3), 60, "frames in the recording")
+        XCTAssertGreaterThan(RGBRecording(path: "\(t).rgb", width: 640, height: 360).frames, 60, "frames in the recording")
         XCTAssertTrue(isRed(mosaic(160, 180)), "cam-a's cell is red: \(mosaic(160, 180))")
         XCTAssertTrue(isBlue(mosaic(480, 180)), "cam-b's cell is blue: \(mosaic(480, 180))")
         XCTAssertTrue(mosaic(160, 10).allSatisfy { $0 < 30 }, "a black bar above cam-a's 16:9 picture in its cell: \(mosaic(160, 10))")

@@ -5,11 +5,6 @@ import Synchronization
 /// `receive.audio.mix` in a room: every publisher's sound mixed into one (48 kHz stereo), which
 /// then goes through the branch's filters and sink like any received audio. A publisher who
 /// leaves simply stops adding to it.
-final class RoomMix: Sendable {
-    let mixer: Element
-    init(mixer: Element) { self.mixer = mixer }
-}
-
 extension GraphBuilder {
     static let roomMixCaps = "audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved"
 
@@ -24,15 +19,15 @@ extension GraphBuilder {
         try prepareLocalReceive(branch, source: [silence, silenceFormat, mixer], format: format,
                                  convert: try make("audioconvert", at: branch.location), at: location)
         counters.note("receive.audio.codec", "mix")
-        mixState.withLock { $0 = RoomMix(mixer: mixer) }
+        mixState.withLock { $0 = mixer }
     }
 
-    /// The room's mix, if the file asks for one.
-    var roomMix: RoomMix? { mixState.withLock { $0 } }
+    /// The room's `audiomixer`, if the file asks for a mix.
+    var roomMixer: Element? { mixState.withLock { $0 } }
 
     /// Links a decoded publisher's sound into the mix (resampled to the mix's format).
-    func joinMix(_ mix: RoomMix, from last: Element, at location: SourceLocation?) throws(RunError) {
-        guard let pad = mix.mixer.requestPad("sink_%u") else {
+    func joinMix(_ mixer: Element, from last: Element, at location: SourceLocation?) throws(RunError) {
+        guard let pad = mixer.requestPad("sink_%u") else {
             throw RunError("the audio mixer refused another publisher", at: location)
         }
         guard let out = last.staticPad("src") else { throw RunError("\(last) has no output pad", at: location) }

@@ -52,7 +52,7 @@ extension GraphBuilder {
         let join: ((Element) throws(RunError) -> Void)?
         if video, let mosaic {
             join = { [self] last throws(RunError) in try joinMosaic(mosaic, from: last, mid: mid, at: branch.location) }
-        } else if !video, let mix = roomMix {
+        } else if !video, let mix = roomMixer {
             chain.append(try make("audioresample", at: branch.location))
             join = { [self] last throws(RunError) in try joinMix(mix, from: last, at: branch.location) }
         } else {

@@ -59,8 +59,8 @@ final class GraphBuilder: Sendable {
     let roomStreams = RoomStreams()
     /// `receive.video.mosaic` of a room: the compositor and its layout.
     let mosaicState = Mutex<Mosaic?>(nil)
-    /// `receive.audio.mix` of a room: the mixer.
-    let mixState = Mutex<RoomMix?>(nil)
+    /// `receive.audio.mix` of a room: its `audiomixer`.
+    let mixState = Mutex<Element?>(nil)
 
     init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
          stageTimer: StageTimer? = nil) {

@@ -22,9 +22,8 @@ final class RoomStreams: Sendable {
 
     /// One MID of the connection: the record it counts into now.
     final class Slot: Sendable {
-        let mid: String
         private let current: Mutex<Record?>
-        init(mid: String, record: Record?) { self.mid = mid; current = Mutex(record) }
+        init(record: Record?) { current = Mutex(record) }
         var record: Record? { current.withLock { $0 } }
         func replace(_ record: Record?) -> Record? {
             current.withLock { old in defer { old = record }; return old }
@@ -45,7 +44,7 @@ final class RoomStreams: Sendable {
             var removed: [String] = []
             for stream in streams {
                 let slot = s.slots[stream.mid] ?? {
-                    let new = Slot(mid: stream.mid, record: nil)
+                    let new = Slot(record: nil)
                     s.slots[stream.mid] = new
                     return new
                 }()
@@ -69,9 +68,4 @@ final class RoomStreams: Sendable {
 
     /// Every publisher stream seen, in the order they arrived.
     var records: [Record] { state.withLock { $0.records } }
-
-    /// The publishers whose streams are received now.
-    var current: [String] {
-        state.withLock { s in s.slots.values.compactMap { $0.record?.publisher } }
-    }
 }

@@ -31,7 +31,6 @@ final class JanusSession: RemoteSession {
         /// Feeds subscribed to, by id (their names, for the log).
         var feeds: [Int64: String] = [:]
         var joinedAs: Int64?
-        var departures = 0
     }
     private let state = Mutex(State())
     private let status = SessionStatus()
@@ -160,11 +159,7 @@ final class JanusSession: RemoteSession {
                 let new = JanusVideoRoom.publishers(in: data)
                 if !new.isEmpty, subscriber != nil { await subscribe(new, client: client) }
                 if let gone = JanusVideoRoom.gone(in: data) {
-                    let name = state.withLock { s -> String? in
-                        guard let n = s.feeds.removeValue(forKey: gone) else { return nil }
-                        s.departures += 1
-                        return n
-                    }
+                    let name = state.withLock { $0.feeds.removeValue(forKey: gone) }
                     if let name { logger.info("Janus: '\(name)' left the room") }
                 }
                 if let code = data["error_code"]?.int {

@@ -18,6 +18,13 @@ public final class CastReceiver: Sendable {
         /// What may be loaded: `scheme:` (every URL of it) or URL prefixes (`http://10.0.0.5:8000/media/`).
         public var allow: [String] = []
         public init(name: String) { self.name = name }
+
+        /// `WIDTHxHEIGHT` as two numbers (the caller checks their ranges); nil if it is not that.
+        public static func dimensions(_ text: String) -> (width: Int, height: Int)? {
+            let parts = text.split(separator: "x").map { Int($0) }
+            guard parts.count == 2, let w = parts[0], let h = parts[1] else { return nil }
+            return (w, h)
+        }
     }
 
     public let server: CastServer

@@ -33,10 +33,9 @@ extension SpecDecoder {
         var spec = CastSpec(name: name)
         if let entry = map.entry("port"), let port = integer(entry, range: 1...65535) { spec.port = port }
         if let entry = map.entry("size"), let text = nonEmptyText(entry) {
-            let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
-            if parts.count == 2, (64...3840).contains(parts[0]), (64...2160).contains(parts[1]) {
-                spec.width = parts[0] - parts[0] % 2
-                spec.height = parts[1] - parts[1] % 2
+            if let (w, h) = CastReceiver.Options.dimensions(text.lowercased()), (64...3840).contains(w), (64...2160).contains(h) {
+                spec.width = w - w % 2
+                spec.height = h - h % 2
             } else {
                 fail("'size' is WIDTHxHEIGHT (64x64 to 3840x2160), e.g. size: 1280x720; got '\(text.prefix(40))'", at: entry.value.location)
             }
