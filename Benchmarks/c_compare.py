@@ -6,7 +6,8 @@ For 720p30 VP8 and H.264 (2500 kbit/s, realtime preset, videotestsrc), alternati
 pairs of SECONDS_PER_RUN each: `sluice run Benchmarks/c-loopback.yaml --report` and
 `Benchmarks/c-webrtcbin/webrtc-loopback`. CPU is user+system of the whole process (wait4,
 start-up included) per minute of wall time; delivered fps is decoded frames per second after
-the first decoded frame. Latency is not measured (the C program does not stamp frames).
+the first decoded frame. Latency: both stamp every frame after capture and read it before the sink; Sluice is also
+measured with sender and receiver in two processes (`--processes 2`, PROCESSES2=0 skips it).
 """
 import json, os, signal, statistics, subprocess, sys, tempfile, time
 
@@ -29,6 +30,8 @@ ALL_CONFIGS = [
     ("vp8-threads1", "vp8", "Benchmarks/c-loopback-vp8-threads1.yaml", "1"),
 ]
 CONFIGS = [c for c in ALL_CONFIGS if c[0] in os.environ.get("CODECS", "vp8,h264").split(",")]
+# Also measure Sluice with sender and receiver in two processes (PROCESSES2=0 skips it).
+PROCESSES2 = os.environ.get("PROCESSES2", "1") != "0"
 
 
 def run(cmd, env=None):
@@ -43,13 +46,15 @@ def run(cmd, env=None):
     return usage.ru_utime + usage.ru_stime, wall, out
 
 
-def sluice(codec, file):
+def sluice(codec, file, processes=1):
     """`sluice measure`: both sides stamp every frame after capture and read it before the
-    sink, and both leave the first 2 s after the first frame out of the latency figures."""
+    sink, and both leave the first 2 s after the first frame out of the latency figures.
+    With processes=2 the sender and receiver run in two namespaces (latency only: the CPU
+    of two processes is not the C program's one)."""
     fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
     env = dict(os.environ, CODEC=codec, W=str(W), H=str(H), BITRATE=str(KBPS), PATTERN=PATTERN)
     cpu, wall, _ = run([SLUICE, "measure", file, "--duration", str(SECONDS), "--warmup", "2", "--quiet",
-                        "--json", path], env)
+                        "--json", path] + (["--processes", "2"] if processes == 2 else []), env)
     with open(path) as f:
         rep = json.load(f)
     os.unlink(path)
@@ -77,23 +82,29 @@ def med(rows, k):
 def main():
     results = []
     for name, codec, file, threads in CONFIGS:
-        s_rows, c_rows = [], []
+        s_rows, c_rows, s2_rows = [], [], []
         for i in range(RUNS):
             for who in (["sluice", "c"] if i % 2 == 0 else ["c", "sluice"]):
                 (s_rows if who == "sluice" else c_rows).append(sluice(codec, file) if who == "sluice" else cprog(codec, threads))
+            if PROCESSES2:
+                s2_rows.append(sluice(codec, file, processes=2))
             print(f"{name} run {i+1}/{RUNS}: sluice {s_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {s_rows[-1]['fps']:.1f} fps"
                   f" p50 {s_rows[-1]['p50_ms']:.1f} p95 {s_rows[-1]['p95_ms']:.1f} ms"
                   f" | C {c_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {c_rows[-1]['fps']:.1f} fps"
-                  f" p50 {c_rows[-1]['p50_ms']:.1f} p95 {c_rows[-1]['p95_ms']:.1f} ms", file=sys.stderr)
+                  f" p50 {c_rows[-1]['p50_ms']:.1f} p95 {c_rows[-1]['p95_ms']:.1f} ms"
+                  + (f" | Sluice 2 processes p50 {s2_rows[-1]['p50_ms']:.1f} p95 {s2_rows[-1]['p95_ms']:.1f} ms" if s2_rows else ""),
+                  file=sys.stderr)
         pair = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
         results.append({"config": name, "codec": codec, "sluice_file": file, "vp8_threads": threads if codec == "vp8" else None, "width": W, "height": H, "fps": FPS, "bitrate_kbps": KBPS, "pattern": PATTERN,
-                        "sluice": s_rows, "c": c_rows,
+                        "sluice": s_rows, "c": c_rows, "sluice_2_processes": s2_rows,
                         "median": {"sluice_cpu_s_per_min": med(s_rows, "cpu_s_per_min"), "c_cpu_s_per_min": med(c_rows, "cpu_s_per_min"),
                                    "sluice_fps": med(s_rows, "fps"), "c_fps": med(c_rows, "fps"),
                                    "sluice_ttff_ms": med(s_rows, "ttff_ms"), "c_ttff_ms": med(c_rows, "ttff_ms"),
                                    "sluice_p50_ms": med(s_rows, "p50_ms"), "c_p50_ms": med(c_rows, "p50_ms"),
                                    "sluice_p95_ms": med(s_rows, "p95_ms"), "c_p95_ms": med(c_rows, "p95_ms"),
                                    "sluice_p99_ms": med(s_rows, "p99_ms"), "c_p99_ms": med(c_rows, "p99_ms"),
+                                   "sluice2_p50_ms": med(s2_rows, "p50_ms") if s2_rows else None,
+                                   "sluice2_p95_ms": med(s2_rows, "p95_ms") if s2_rows else None,
                                    "ratio": med(s_rows, "cpu_s_per_min") / med(c_rows, "cpu_s_per_min"),
                                    "pair_ratio": pair}})
     print(f"\nSluice vs plain C webrtcbin, 720p30 loopback, {KBPS} kbit/s, videotestsrc pattern={PATTERN}, "

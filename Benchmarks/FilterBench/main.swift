@@ -4,7 +4,7 @@
 // Swift filters. Each candidate is timed from its first sink pad to its last src pad on the
 // streaming thread, so the source's cost is excluded for all alike.
 //
-//   swift run -c release sluice-filter-bench [--runs 5] [--frames 200] [--json PATH]
+//   swift run -c release sluice-filter-bench [--runs 5] [--frames 200] [--json PATH] [--sizes 480p,720p,1080p,4K]
 import BenchCFilters
 import Foundation
 import GStreamer
@@ -78,12 +78,14 @@ func measure(_ c: Candidate, format: String, width: Int, height: Int, frames: In
 
 var runs = 5, frames = 200
 var jsonPath: String?
+var onlySizes: Set<String>?  // --sizes 720p,1080p: only these (Benchmarks/guard.sh)
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let a = args.next() {
     switch a {
     case "--runs": runs = Int(args.next() ?? "") ?? runs
     case "--frames": frames = Int(args.next() ?? "") ?? frames
     case "--json": jsonPath = args.next()
+    case "--sizes": onlySizes = Set((args.next() ?? "").split(separator: ",").map(String.init))
     default: FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8)); exit(2)
     }
 }
@@ -102,6 +104,7 @@ let candidates = [
     Candidate(label: "4 Swift filters", fragment: "sluice-grayscale ! sluice-invert ! sluice-pixelate block=16 ! sluice-motion"),
 ]
 let sizes = [("480p", 854, 480), ("720p", 1280, 720), ("1080p", 1920, 1080), ("4K", 3840, 2160)]
+    .filter { onlySizes?.contains($0.0) ?? true }
 let formats = ["I420", "RGBA"]
 
 var results: [String: [String: [String: Double]]] = [:]  // format → size → label → median ns

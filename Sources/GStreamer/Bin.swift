@@ -48,13 +48,13 @@ open class Bin: Element, @unchecked Sendable {
         }
     }
 
-    /// Finds a direct or nested child by name.
     /// Queries the latency of every sink again and distributes the result
     /// (`gst_bin_recalculate_latency`): the answer to a `latency` bus message, which an
     /// element posts when its own latency changed (a jitter buffer that waits longer).
     @discardableResult
     public func recalculateLatency() -> Bool { gst_bin_recalculate_latency(bin) != 0 }
 
+    /// Finds a direct or nested child by name.
     public func child(named name: String) -> Element? {
         gst_bin_get_by_name(bin, name).map { Element(full: UnsafeMutableRawPointer($0)) }
     }

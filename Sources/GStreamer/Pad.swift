@@ -100,6 +100,18 @@ public final class Pad: Object, @unchecked Sendable {
         public var buffer: BufferRef? {
             rawBuffer.map { BufferRef(raw: $0) }
         }
+        /// Calls `body` with the passing buffer, or with each buffer of a passing list
+        /// (a probe watching `[.buffer, .bufferList]`), in order.
+        public func forEachBuffer(_ body: (borrowing BufferRef) -> Void) {
+            if let buffer = rawBuffer {
+                body(BufferRef(raw: buffer))
+            } else if info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0,
+                      let list = gst_pad_probe_info_get_buffer_list(info) {
+                for i in 0..<gst_buffer_list_length(list) {
+                    if let buffer = gst_buffer_list_get(list, i) { body(BufferRef(raw: buffer)) }
+                }
+            }
+        }
         /// The passing buffer's address: it tells buffers apart while they are alive (a
         /// freed buffer's address can be reused, so never keep it past the buffer's trip).
         public var bufferIdentity: UInt? {
@@ -145,6 +157,8 @@ public final class Pad: Object, @unchecked Sendable {
         public let rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let buffer = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
+        /// Buffer lists (payloaders and SRTP may push packets as lists).
+        public static let bufferList = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
         public static let eventDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
         public static let eventUpstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue)
         public static let block = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)

@@ -24,6 +24,7 @@ struct MeasurePeer: AsyncParsableCommand {
     @Option(help: "receive: the sender's WHEP URL.") var endpoint: String?
     @Option(help: "receive: seconds to measure.") var duration: Double = 10
     @Option(help: "Where to write this half's JSON report.") var out: String
+    @Option(help: "Seconds after the first frame left out of the stage figures.") var warmup: Double = 0
     @Option(help: "receive: send SIGUSR1 to this process when the measurement starts (the netem relay's schedule).")
     var signalOnStart: Int32?
     @Option(name: .customLong("set")) var overrides: [String] = []
@@ -61,7 +62,7 @@ struct MeasurePeer: AsyncParsableCommand {
         report.stamped = (writer?.frames.load(ordering: .relaxed) ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
         report.encoded_frames = hub.encodedVideoFrames
         report.encoded_bytes = hub.encodedVideoBytes
-        report.stages = timer.figures
+        report.stages = timer.figures(warmup: warmup)
         report.origin_unix = timeline.originUnix
         report.bitrate = timeline.all
         return report
@@ -84,7 +85,7 @@ struct MeasurePeer: AsyncParsableCommand {
         let signals = SignalTrap(stop: stop)
         defer { signals.cancel() }
         let relay = signalOnStart
-        return try await Measurement.runReceiver(spec: half, duration: duration, stop: stop, onStart: {
+        return try await Measurement.runReceiver(spec: half, duration: duration, warmup: warmup, stop: stop, onStart: {
             if let relay { kill(relay, SIGUSR1) }
         }) { printLine($0.line) }
     }

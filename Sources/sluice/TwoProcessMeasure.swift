@@ -88,13 +88,13 @@ struct TwoProcessMeasure {
         let sendOut = tmp.appendingPathComponent("send.json").path, recvOut = tmp.appendingPathComponent("receive.json").path
         let sets = overrides.flatMap { ["--set", $0] }
         let sender = try Self.start(ip, ["netns", "exec", nsA, self_, "measure-peer", "send", file, "--address", addresses.send,
-                                         "--port", "\(Self.port)", "--out", sendOut] + sets, forward: false)
+                                         "--port", "\(Self.port)", "--out", sendOut, "--warmup", "\(warmup)"] + sets, forward: false)
         defer { if sender.isRunning { sender.terminate() } }
         let endpoint = "http://\(addresses.send):\(Self.port)/whep/\(spec.name)"
         // The relay's schedule starts when the receiver's clock does.
         let signalRelay = relay.map { ["--signal-on-start", "\($0.processIdentifier)"] } ?? []
         let receiver = try Self.start(ip, ["netns", "exec", nsB, self_, "measure-peer", "receive", file, "--address", addresses.receive,
-                                           "--endpoint", endpoint, "--duration", "\(duration)", "--out", recvOut] + signalRelay + sets,
+                                           "--endpoint", endpoint, "--duration", "\(duration)", "--out", recvOut, "--warmup", "\(warmup)"] + signalRelay + sets,
                                       forward: !quiet)
         defer { if receiver.isRunning { receiver.terminate() } }
 

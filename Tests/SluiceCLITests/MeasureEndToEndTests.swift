@@ -46,16 +46,26 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertEqual(number(o, "processes"), 1)
         XCTAssertEqual(number(o, "warmup_s"), 1)
         XCTAssertLessThan(number(o, "latency.samples") ?? 0, read, "the first second is left out of the latency figures")
-        // Where the time goes: encoder, jitter buffer and decoder residence, each measured.
-        let stages = Dictionary(uniqueKeysWithValues: ((o["stages"] as? [[String: Any]]) ?? []).compactMap { s in
-            (s["stage"] as? String).map { ($0, s) } })
-        XCTAssertEqual(Set(stages.keys), ["encode", "jitter buffer", "decode"], "\(o["stages"] ?? "none")")
-        for (name, s) in stages {
+        // Where the time goes: every stage of a frame's path, in order, each measured, and
+        // together they account for the latency (what they leave is its own figure).
+        let stageList = (o["stages"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(stageList.compactMap { $0["stage"] as? String },
+                       ["capture → encoder", "encode", "payload + SRTP", "network", "SRTP + jitter buffer", "depayload",
+                        "decode", "decoder → reader"], "\(o["stages"] ?? "none")")
+        var sumOfMeans = 0.0
+        for s in stageList {
+            let name = s["stage"] as? String ?? "?"
             let p50 = (s["p50_ms"] as? NSNumber)?.doubleValue ?? -1
             XCTAssertGreaterThanOrEqual(p50, 0, name)
             XCTAssertLessThan(p50, p99, "\(name) alone is not slower than glass-to-glass")
             XCTAssertGreaterThan((s["samples"] as? NSNumber)?.intValue ?? 0, 30, name)
+            sumOfMeans += (s["mean_ms"] as? NSNumber)?.doubleValue ?? 0
         }
+        let mean = try XCTUnwrap(number(o, "latency.mean_ms"))
+        let unaccounted = try XCTUnwrap(number(o, "unaccounted.mean_ms"), "the report says what the stages leave")
+        XCTAssertEqual(unaccounted, mean - sumOfMeans, accuracy: 0.01)
+        XCTAssertLessThan(abs(unaccounted), max(3, mean / 4), "the stages cover the path: mean \(mean) ms, stages \(sumOfMeans) ms")
+        XCTAssertTrue(r.stdout.contains("unaccounted"), "the summary prints it on a line of its own")
         let svg = try XCTUnwrap(plot)
         XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse(), "the plot is well-formed SVG")
         XCTAssertEqual(svg.components(separatedBy: "<circle").count - 1, Int(read), "one point per frame read")
@@ -78,6 +88,28 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(number(o, "frames.stamped") ?? 0, 0, "the sender's stamps are counted")
         XCTAssertEqual(number(o, "width"), 640)
         XCTAssertGreaterThan(number(o, "cpu_seconds") ?? 0, 0)
+        // Each process times its own stages: no network stage, and the 30 ms are unaccounted.
+        let stages = ((o["stages"] as? [[String: Any]]) ?? []).compactMap { $0["stage"] as? String }
+        XCTAssertEqual(stages, ["capture → encoder", "encode", "payload + SRTP", "SRTP + jitter buffer", "depayload", "decode",
+                                "decoder → reader"], "\(o["stages"] ?? "none")")
+        XCTAssertEqual((o["unaccounted"] as? [String: Any])?["includes"] as? String, "network")
+        XCTAssertGreaterThanOrEqual(number(o, "unaccounted.mean_ms") ?? 0, 25, "the link's delay is in what the stages leave")
+    }
+
+    /// A pipeline that sends and receives in one process: sending does not wait for the
+    /// receive side. With a 200 ms jitter buffer, in-order packets still pass at once, and
+    /// nothing on the send path holds a frame (webrtcbin's clocksync once held every frame
+    /// for its capture's frame time after each latency recalculation).
+    func testSendingDoesNotWaitInAPipelineThatAlsoReceives() throws {
+        let (r, report, _) = try measure(["Benchmarks/loopback-h264-video.yaml", "--duration", "5", "--warmup", "2",
+                                          "--set", "transport.latency=200"])
+        XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
+        let o = try XCTUnwrap(report, r.stdout)
+        let stages = Dictionary(uniqueKeysWithValues: ((o["stages"] as? [[String: Any]]) ?? []).compactMap { s in
+            (s["stage"] as? String).map { ($0, s) } })
+        let send = try XCTUnwrap((stages["payload + SRTP"]?["p50_ms"] as? NSNumber)?.doubleValue, r.stdout)
+        XCTAssertLessThan(send, 15, "payloading and SRTP do not wait a frame's time (33 ms): \(r.stdout)")
+        XCTAssertLessThan(try XCTUnwrap(number(o, "latency.p50_ms")), 100, "glass-to-glass is not the jitter buffer's 200 ms: \(r.stdout)")
     }
 
     /// Loss on the link shows as frames lost or unreadable (corrupted until a keyframe).

@@ -80,7 +80,7 @@ extension GraphBuilder {
             decoder = try make(DefaultElements.decoder(for: codec), at: branch.location)
         }
         chain.append(decoder)
-        if video { stageTimer?.time(StageTimer.decode, from: decoder) }
+        if video { stageTimer?.timeDecoder(decoder) }
         let convert = try make(video ? "videoconvert" : "audioconvert", at: branch.location)
         chain.append(convert)
         let filterSpecs = state.withLock { $0.pendingReceiveFilters[media] } ?? branch.filters

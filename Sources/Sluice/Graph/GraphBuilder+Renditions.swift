@@ -100,7 +100,7 @@ extension GraphBuilder {
                     $0.tees[.video] = tee
                 }
                 countSent(at: tee.staticPad("sink"), video: true, marksFirstFrame: true)
-                if let stageTimer, let entry = encoding.first { stageTimer.timeInOrder(StageTimer.encode, from: entry, to: tee) }
+                if let stageTimer, let entry = encoding.first { stageTimer.timeEncoder(from: entry, to: tee) }
             }
             outputs.append(output)
         }

@@ -142,7 +142,7 @@ extension GraphBuilder {
             state.withLock { $0.keyframeRequests = limiter }
         }
         if video, let stageTimer, let entry = encoding.first, let exit = tail.last {
-            stageTimer.timeInOrder(StageTimer.encode, from: entry, to: exit)  // encoder (+ caps, parser)
+            stageTimer.timeEncoder(from: entry, to: exit)  // encoder (+ caps, parser)
         }
         guard let webrtcbin else {
             let sink = sendEndsInTee

@@ -34,8 +34,10 @@ public struct MeasureReport: Sendable, Codable, Equatable {
     /// Largest resident set of any measured process, MiB.
     public var peak_memory_mib: Double
     public var time_to_first_frame_ms: Double?
-    /// Time spent in the encoder, the receiver's jitter buffer and the decoder (pad probes).
+    /// Where each frame's time went, stage by stage along its path (`StageTimer`, pad probes).
     public var stages: [StageFigures] = []
+    /// The part of the mean latency the stages do not account for.
+    public var unaccounted: Unaccounted?
     public var per_second: [Second]
     /// Every sample: seconds since start, frame number, latency in ms.
     public var samples: [[Double]]
@@ -48,6 +50,23 @@ public struct MeasureReport: Sendable, Codable, Equatable {
     /// Loss repair seen by the receiver: requests it sent, packets retransmissions repaired in
     /// time, and its jitter buffers' latency at the end (raised when repairs needed longer).
     public var repair: Repair?
+
+    /// Mean glass-to-glass latency minus the sum of the stages' means: time no stage saw.
+    /// Near zero when the stages cover the whole path; a stage that is not measured, or a
+    /// hold between two probes, shows here.
+    public struct Unaccounted: Sendable, Codable, Equatable {
+        public var mean_ms: Double
+        /// A stage known to be inside it (`network` with two processes, which time their
+        /// stages each on its own).
+        public var includes: String?
+
+        /// Nil without a latency mean or without stages.
+        public init?(latency: LatencyFigures, stages: [StageFigures], includes: String? = nil) {
+            guard let mean = latency.mean_ms, !stages.isEmpty else { return nil }
+            mean_ms = mean - stages.reduce(0) { $0 + $1.mean_ms }
+            self.includes = includes
+        }
+    }
 
     public struct Repair: Sendable, Codable, Equatable {
         public var nacks: Int
@@ -93,9 +112,15 @@ public struct MeasureReport: Sendable, Codable, Equatable {
             lines.append(String(format: "  conditions     %5.1f–", c.from_s) + (c.to_s.map { String(format: "%.1f s", $0) } ?? "end")
                 + "  " + c.netem)
         }
+        if !stages.isEmpty { lines.append("  stages (where the time went, frame by frame)") }
+        func name(_ text: String) -> String { "    " + text.padding(toLength: 22, withPad: " ", startingAt: 0) }
         for st in stages {
-            lines.append(String(format: "  %-14@ p50 %.1f ms  p95 %.1f ms  mean %.1f ms  (%d %@)", st.stage as NSString, st.p50_ms, st.p95_ms,
-                                st.mean_ms, st.samples, st.stage == StageTimer.jitterBuffer ? "packets" : "frames"))
+            lines.append(name(st.stage) + String(format: " p50 %5.1f ms  p95 %5.1f ms  mean %5.1f ms  (%d frames)", st.p50_ms,
+                                                  st.p95_ms, st.mean_ms, st.samples))
+        }
+        if let u = unaccounted {
+            lines.append(name("unaccounted") + String(format: "                          mean %5.1f ms", u.mean_ms)
+                + "  (latency mean − the stages' means" + (u.includes.map { "; includes the \($0)" } ?? "") + ")")
         }
         lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds, duration_s > 0 ? cpu_seconds / duration_s * 100 : 0))
         lines.append(String(format: "  peak memory    %.0f MiB", peak_memory_mib))

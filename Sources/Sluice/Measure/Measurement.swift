@@ -33,7 +33,8 @@ public enum Measurement {
         let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
         var result = report(spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
                             unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil, warmup: warmup)
-        result.stages = timer.figures
+        result.stages = timer.figures(warmup: warmup)
+        result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages)
         result.bitrate = timeline.all
         return result
     }
@@ -46,7 +47,9 @@ public enum Measurement {
         var options = RunOptions(duration: duration)
         options.stageTimer = timer
         options.onFilterEvent = { filter, event, fields in
-            if filter == MeasurePlan.reader { recorder.take(event: event, fields: fields) }
+            guard filter == MeasurePlan.reader else { return }
+            recorder.take(event: event, fields: fields)
+            timer.noteFirstFrame()
         }
         let sends = spec.send?.video != nil
         return try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in

@@ -2,21 +2,63 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// Where the time goes, measured with pad probes on the running pipeline: how long each
-/// video frame spends in the encoder, each RTP packet in the receiver's jitter buffer, and
-/// each frame in the decoder. Frames are matched by PTS (encoders and decoders keep it),
-/// packets by SSRC and sequence number.
+/// Where the time goes, measured with pad probes on the running pipeline: each video frame's
+/// path from the stamp writer to the stamp reader, cut into stages that follow each other,
+/// so that together they account for the glass-to-glass latency and what they do not
+/// account for shows as its own figure (`MeasureReport.unaccounted`).
+///
+/// | stage | from | to | frames matched by |
+/// |---|---|---|---|
+/// | capture → encoder | the `framestamp` writer's output | the encoder's input | PTS |
+/// | encode | the encoder's input | the encoded, parsed frame | arrival order (x264enc renumbers PTS) |
+/// | payload + SRTP | the encoded frame | its last RTP packet into a `nicesink` | PTS, then SSRC and RTP timestamp |
+/// | network | that packet into the `nicesink` | out of the receiver's `nicesrc` | SSRC and RTP timestamp (one process only) |
+/// | SRTP + jitter buffer | out of the `nicesrc` | out of the `rtpjitterbuffer` | SSRC and RTP timestamp |
+/// | depayload | out of the jitter buffer | the depayloader's frame | SSRC and RTP timestamp, then the receiver's PTS |
+/// | decode | the depayloader's frame | the decoder's picture | PTS |
+/// | decoder → reader | the decoder's picture | the `framestamp-read` reader's input | PTS |
+///
+/// RTP stages follow a frame's last packet (the one with the marker bit), of the SSRCs the
+/// video payloaders used (or, in a receiving process, of every SSRC). SRTP leaves the RTP
+/// header in the clear, so packets are matched on either side of the encryption.
 public final class StageTimer: Sendable {
-    public static let encode = "encode", jitterBuffer = "jitter buffer", decode = "decode"
+    public static let capture = "capture → encoder", encode = "encode", send = "payload + SRTP", network = "network",
+                      jitterBuffer = "SRTP + jitter buffer", depayload = "depayload", decode = "decode",
+                      reader = "decoder → reader"
+    /// The stages in the order a frame passes them.
+    public static let order = [capture, encode, send, network, jitterBuffer, depayload, decode, reader]
 
     private struct Stage {
+        /// Frames in the stage: key → when they entered.
         var open: [UInt64: UInt64] = [:]
+        /// Entry times in order, for stages matched in order.
         var fifo: [UInt64] = []
-        var samples: [Double] = []
+        var samples: [Sample] = []
+    }
+    private struct Sample {
+        /// When the frame left the stage (monotonic ns).
+        var at: UInt64
+        var ms: Double
+    }
+    /// What links one stage's key to the next.
+    private struct Links {
+        /// Encoded frame (PTS key) → when it left the encoder.
+        var encodedAt: [UInt64: UInt64] = [:]
+        /// SSRCs the video payloaders used.
+        var videoSSRCs: Set<UInt32> = []
+        /// RTP keys whose first packet was seen at the payloader.
+        var payloaded: Set<UInt64> = []
+        /// Receiver PTS key → RTP key, from the jitter buffer's output.
+        var rtpKeyByPTS: [UInt64: UInt64] = [:]
+        /// When the first stamp was read (monotonic ns): the warm-up counts from here.
+        var firstFrameAt: UInt64?
     }
     private let stages = Mutex<[String: Stage]>([:])
-    /// Jitter buffers already probed (by pointer), so a second search adds nothing.
+    private let links = Mutex<Links>(Links())
+    /// Elements already probed (by pointer), so a second search adds nothing.
     private let probed = Mutex<Set<UInt>>([])
+    /// Whether this process sends (then RTP stages follow the payloaders' SSRCs only).
+    private let sends = Atomic<Bool>(false)
 
     public init() {}
 
@@ -26,22 +68,25 @@ public final class StageTimer: Sendable {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    func enter(_ stage: String, key: UInt64) {
-        let t = Self.now()
+    /// Bounds what a stage may hold open: frames that never leave (drops) are forgotten.
+    static let openLimit = 4096
+
+    func enter(_ stage: String, key: UInt64, at t: UInt64 = now()) {
         stages.withLock { s in
             var st = s[stage] ?? Stage()
-            if st.open.count > 4096 { st.open.removeAll() }  // keys that never left (drops): bounded
+            if st.open.count > Self.openLimit { st.open.removeAll() }
             st.open[key] = t
             s[stage] = st
         }
     }
 
-    func leave(_ stage: String, key: UInt64) {
-        let t = Self.now()
+    @discardableResult
+    func leave(_ stage: String, key: UInt64, at t: UInt64 = now()) -> Bool {
         stages.withLock { s in
-            guard var st = s[stage], let start = st.open.removeValue(forKey: key) else { return }
-            st.samples.append(Double(t &- start) / 1e6)
+            guard var st = s[stage], let start = st.open.removeValue(forKey: key) else { return false }
+            st.samples.append(Sample(at: t, ms: Double(t &- start) / 1e6))
             s[stage] = st
+            return true
         }
     }
 
@@ -49,96 +94,219 @@ public final class StageTimer: Sendable {
     /// (and its segment with them), so the same frame's PTS differs by a whole number of hours.
     static func frameKey(_ pts: ClockTime) -> UInt64 { UInt64(pts) % 3_600_000_000_000 }
 
-    /// Times frames from `entry`'s sink pad to `exit`'s src pad in arrival order: for
-    /// encoders, which do not keep PTS (x264enc renumbers them) but, without B-frames, emit
-    /// frames in the order they came.
-    func timeInOrder(_ stage: String, from entry: Element, to exit: Element) {
+    /// Notes that the reader read its first stamp: `figures(warmup:)` counts from here.
+    public func noteFirstFrame() {
+        let t = Self.now()
+        links.withLock { if $0.firstFrameAt == nil { $0.firstFrameAt = t } }
+    }
+}
+
+// MARK: Send side
+
+extension StageTimer {
+    /// Times the encoder chain from `entry`'s sink pad to `exit`'s src pad, in arrival
+    /// order (encoders without B-frames emit frames in the order they came), and ends the
+    /// capture stage at the entry.
+    func timeEncoder(from entry: Element, to exit: Element) {
         guard let sink = entry.staticPad("sink"), let src = exit.staticPad("src") else { return }
-        sink.addProbe { [weak self] (_: borrowing Pad.ProbeInfo) in
+        sends.store(true, ordering: .relaxed)
+        sink.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
             let t = Self.now()
+            if let pts = info.buffer?.pts { self?.leave(Self.capture, key: Self.frameKey(pts), at: t) }
             self?.stages.withLock { s in
-                var st = s[stage] ?? Stage()
+                var st = s[Self.encode] ?? Stage()
                 if st.fifo.count > 256 { st.fifo.removeAll() }  // bounded if frames never come out
                 st.fifo.append(t)
-                s[stage] = st
+                s[Self.encode] = st
             }
-            return .ok
-        }
-        src.addProbe { [weak self] (_: borrowing Pad.ProbeInfo) in
-            let t = Self.now()
-            self?.stages.withLock { s in
-                guard var st = s[stage], !st.fifo.isEmpty else { return }
-                st.samples.append(Double(t &- st.fifo.removeFirst()) / 1e6)
-                s[stage] = st
-            }
-            return .ok
-        }
-    }
-
-    /// Times `element` from its sink pad to its src pad (or to `exit`'s src pad), by PTS.
-    func time(_ stage: String, from entry: Element, to exit: Element? = nil) {
-        guard let sink = entry.staticPad("sink"), let src = (exit ?? entry).staticPad("src") else { return }
-        sink.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
-            if let pts = info.buffer?.pts { self?.enter(stage, key: Self.frameKey(pts)) }
             return .ok
         }
         src.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
-            if let pts = info.buffer?.pts { self?.leave(stage, key: Self.frameKey(pts)) }
+            let t = Self.now()
+            self?.stages.withLock { s in
+                guard var st = s[Self.encode], !st.fifo.isEmpty else { return }
+                st.samples.append(Sample(at: t, ms: Double(t &- st.fifo.removeFirst()) / 1e6))
+                s[Self.encode] = st
+            }
+            if let pts = info.buffer?.pts {
+                self?.links.withLock { l in
+                    if l.encodedAt.count > Self.openLimit { l.encodedAt.removeAll() }
+                    l.encodedAt[Self.frameKey(pts)] = t
+                }
+            }
             return .ok
         }
     }
 
-    /// Times every RTP jitter buffer inside `bin` (searched recursively), by SSRC and
-    /// sequence number read from the RTP header.
-    func timeJitterBuffers(in bin: Element) {
-        for e in Self.descendants(of: bin) where e.factoryName == "rtpjitterbuffer" {
-            guard probed.withLock({ $0.insert(UInt(bitPattern: e.pointer)).inserted }) else { continue }
-            guard let sink = e.staticPad("sink"), let src = e.staticPad("src") else { continue }
-            sink.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
-                if let b = info.buffer, let key = Self.rtpKey(b) { self?.enter(Self.jitterBuffer, key: key) }
-                return .ok
+    /// The video payloader's output: each frame's first packet starts "payload + SRTP" at
+    /// the time the frame left the encoder, under its RTP key.
+    func timePayloader(_ payloader: Element) {
+        guard let src = payloader.staticPad("src") else { return }
+        src.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
+            info.forEachBuffer { buffer in
+                guard let self, let header = RTPHeader(buffer), let pts = buffer.pts else { return }
+                let start = self.links.withLock { l -> UInt64?? in
+                    l.videoSSRCs.insert(header.ssrc)
+                    guard l.payloaded.insert(header.key).inserted else { return .none }
+                    if l.payloaded.count > Self.openLimit { l.payloaded = [header.key] }
+                    return .some(l.encodedAt.removeValue(forKey: Self.frameKey(pts)))
+                }
+                if case .some(let encodedAt) = start { self.enter(Self.send, key: header.key, at: encodedAt ?? Self.now()) }
             }
-            src.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
-                if let b = info.buffer, let key = Self.rtpKey(b) { self?.leave(Self.jitterBuffer, key: key) }
-                return .ok
+            return .ok
+        }
+    }
+}
+
+// MARK: Transport and receive side
+
+extension StageTimer {
+    /// Watches every element `pipeline` gets, at any depth, and probes those whose place
+    /// in a frame's path it knows: the stamp writer and reader, ICE transports, jitter
+    /// buffers, video payloaders and depayloaders.
+    public func watch(_ pipeline: Pipeline) {
+        pipeline.connect("deep-element-added") { [weak self] (args: borrowing SignalArguments) -> Void in
+            guard let self, let element = args.object(2, as: Element.self), let factory = element.factoryName else { return }
+            guard self.probed.withLock({ $0.insert(UInt(bitPattern: element.pointer)).inserted }) else { return }
+            switch factory {
+            case "sluice-" + MeasurePlan.writer: self.timeWriter(element)
+            case "sluice-" + MeasurePlan.reader: self.timeReader(element)
+            case "nicesink": self.timeTransport(element, pad: "sink", leaving: Self.send, entering: Self.network)
+            case "nicesrc": self.timeTransport(element, pad: "src", leaving: Self.network, entering: Self.jitterBuffer)
+            case "rtpjitterbuffer": self.timeJitterBuffer(element)
+            case "rtpvp8pay", "rtpvp9pay", "rtph264pay": self.timePayloader(element)
+            case "rtpvp8depay", "rtpvp9depay", "rtph264depay": self.timeDepayloader(element)
+            default: break
             }
         }
     }
 
-    /// SSRC << 16 | sequence number, from a plain RTP header (RFC 3550 §5.1).
-    static func rtpKey(_ buffer: borrowing BufferRef) -> UInt64? {
-        buffer.withBytes { b -> UInt64? in
-            guard b.count >= 12, b[0] >> 6 == 2 else { return nil }
-            let seq = UInt64(b[2]) << 8 | UInt64(b[3])
-            let ssrc = UInt64(b[8]) << 24 | UInt64(b[9]) << 16 | UInt64(b[10]) << 8 | UInt64(b[11])
-            return ssrc << 16 | seq
-        } ?? nil
+    private func timeWriter(_ writer: Element) {
+        writer.staticPad("src")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
+            if let pts = info.buffer?.pts { self?.enter(Self.capture, key: Self.frameKey(pts)) }
+            return .ok
+        }
     }
 
-    static func descendants(of element: Element) -> [Element] {
-        guard let bin = element.cast(to: Bin.self) else { return [] }
-        return bin.children.flatMap { [$0] + descendants(of: $0) }
+    private func timeReader(_ reader: Element) {
+        reader.staticPad("sink")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
+            if let pts = info.buffer?.pts { self?.leave(Self.reader, key: Self.frameKey(pts)) }
+            return .ok
+        }
     }
 
-    /// Figures per stage that has samples.
-    public var figures: [StageFigures] {
-        stages.withLock { s in
-            [Self.encode, Self.jitterBuffer, Self.decode].compactMap { name in
-                guard let samples = s[name]?.samples, !samples.isEmpty else { return nil }
-                let sorted = samples.sorted()
-                return StageFigures(stage: name, samples: sorted.count, p50_ms: LatencyFigures.percentile(sorted, 50),
-                                    p95_ms: LatencyFigures.percentile(sorted, 95),
-                                    mean_ms: sorted.reduce(0, +) / Double(sorted.count))
+    /// A frame's last packet passing `pad` of an ICE transport element ends one stage and
+    /// starts the next.
+    private func timeTransport(_ element: Element, pad name: String, leaving: String, entering: String) {
+        element.staticPad(name)?.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
+            info.forEachBuffer { buffer in
+                guard let self, let header = RTPHeader(buffer), header.marker, self.isVideo(header.ssrc) else { return }
+                let t = Self.now()
+                let known = self.leave(leaving, key: header.key, at: t)
+                // A receiving process has no earlier stage: any marked packet starts the next.
+                if known || leaving == Self.network { self.enter(entering, key: header.key, at: t) }
+            }
+            return .ok
+        }
+    }
+
+    private func timeJitterBuffer(_ jitterBuffer: Element) {
+        jitterBuffer.staticPad("src")?.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
+            info.forEachBuffer { buffer in
+                guard let self, let header = RTPHeader(buffer), header.marker, self.isVideo(header.ssrc),
+                      let pts = buffer.pts else { return }
+                let t = Self.now()
+                guard self.leave(Self.jitterBuffer, key: header.key, at: t) else { return }
+                self.enter(Self.depayload, key: header.key, at: t)
+                self.links.withLock { l in
+                    if l.rtpKeyByPTS.count > Self.openLimit { l.rtpKeyByPTS.removeAll() }
+                    l.rtpKeyByPTS[Self.frameKey(pts)] = header.key
+                }
+            }
+            return .ok
+        }
+    }
+
+    private func timeDepayloader(_ depayloader: Element) {
+        depayloader.staticPad("src")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard let self, let pts = info.buffer?.pts else { return .ok }
+            let key = Self.frameKey(pts)
+            let t = Self.now()
+            if let rtpKey = self.links.withLock({ $0.rtpKeyByPTS.removeValue(forKey: key) }) {
+                self.leave(Self.depayload, key: rtpKey, at: t)
+            }
+            self.enter(Self.decode, key: key, at: t)
+            return .ok
+        }
+    }
+
+    /// The decoder's output ends "decode" and starts "decoder → reader".
+    func timeDecoder(_ decoder: Element) {
+        decoder.staticPad("src")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard let self, let pts = info.buffer?.pts else { return .ok }
+            let t = Self.now()
+            if self.leave(Self.decode, key: Self.frameKey(pts), at: t) { self.enter(Self.reader, key: Self.frameKey(pts), at: t) }
+            return .ok
+        }
+    }
+
+    /// A sending process follows its payloaders' video SSRCs; a receiving one takes every
+    /// SSRC (keys of other streams never reach a later stage).
+    private func isVideo(_ ssrc: UInt32) -> Bool {
+        guard sends.load(ordering: .relaxed) else { return true }
+        return links.withLock { $0.videoSSRCs.contains(ssrc) }
+    }
+}
+
+// MARK: Figures
+
+extension StageTimer {
+    /// Figures per stage that has samples, in path order, leaving out frames that left a
+    /// stage in the first `warmup` seconds after the first stamp was read (or, in a process
+    /// that reads none, after the first sample).
+    public func figures(warmup: Double = 0) -> [StageFigures] {
+        let first = links.withLock { $0.firstFrameAt }
+        return stages.withLock { s in
+            let start = first ?? s.values.compactMap { $0.samples.first?.at }.min() ?? 0
+            let from = start &+ UInt64(max(0, warmup) * 1e9)
+            return Self.order.compactMap { name in
+                let samples = (s[name]?.samples ?? []).filter { $0.at >= from }.map(\.ms).sorted()
+                guard !samples.isEmpty else { return nil }
+                return StageFigures(stage: name, samples: samples.count, p50_ms: LatencyFigures.percentile(samples, 50),
+                                    p95_ms: LatencyFigures.percentile(samples, 95),
+                                    mean_ms: samples.reduce(0, +) / Double(samples.count))
             }
         }
     }
 }
 
-/// How long one stage held frames (or packets).
+/// How long one stage held frames.
 public struct StageFigures: Sendable, Codable, Equatable {
     public var stage: String
     public var samples: Int
     public var p50_ms: Double
     public var p95_ms: Double
     public var mean_ms: Double
+}
+
+/// The fields of a plain RTP header the stage timer matches on (RFC 3550 §5.1). RTCP
+/// (packet types 192–223 in the second byte, RFC 5761), DTLS and STUN are not RTP.
+struct RTPHeader {
+    var marker: Bool
+    var timestamp: UInt32
+    var ssrc: UInt32
+    /// SSRC << 32 | RTP timestamp: one frame of one stream.
+    var key: UInt64 { UInt64(ssrc) << 32 | UInt64(timestamp) }
+
+    init?(_ buffer: borrowing BufferRef) {
+        guard let parsed = buffer.withBytes({ b -> RTPHeader? in RTPHeader(bytes: b) }), let header = parsed else { return nil }
+        self = header
+    }
+
+    init?(bytes b: UnsafeRawBufferPointer) {
+        guard b.count >= 12, b[0] >> 6 == 2, !(192...223).contains(b[1]) else { return nil }
+        marker = b[1] & 0x80 != 0
+        timestamp = UInt32(b[4]) << 24 | UInt32(b[5]) << 16 | UInt32(b[6]) << 8 | UInt32(b[7])
+        ssrc = UInt32(b[8]) << 24 | UInt32(b[9]) << 16 | UInt32(b[10]) << 8 | UInt32(b[11])
+    }
 }

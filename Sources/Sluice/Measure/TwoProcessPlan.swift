@@ -63,7 +63,7 @@ public struct PeerReport: Sendable, Codable, Equatable {
     public var summary: RunSummary?
     public var samples: [[Double]]?
     public var unreadable: Int?
-    /// Sender: encoder residence. Receiver: jitter buffer and decoder residence.
+    /// Each half's stages (`StageTimer`): the sender's up to its ICE transport, the receiver's from its own.
     public var stages: [StageFigures]?
     /// Wall-clock time of this half's zero, and its bitrates each second on that clock
     /// (sender: target and encoder; receiver: RTP received).
@@ -81,7 +81,8 @@ public struct PeerReport: Sendable, Codable, Equatable {
 extension Measurement {
     /// Runs the receiving half for `duration`, recording every stamp read. `onStart` is
     /// called at the measurement's zero (the network schedule starts then).
-    public static func runReceiver(spec: PipelineSpec, duration: Double, stop: StopFlag, onStart: @Sendable () -> Void = {},
+    public static func runReceiver(spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag,
+                                   onStart: @Sendable () -> Void = {},
                                    progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> PeerReport {
         let recorder = LatencyRecorder(), timer = StageTimer()
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
@@ -93,7 +94,7 @@ extension Measurement {
         report.summary = summary
         report.samples = recorder.all.map { [$0.at, Double($0.number), Double($0.latencyMicroseconds)] }
         report.unreadable = recorder.unreadableCount
-        report.stages = timer.figures
+        report.stages = timer.figures(warmup: warmup)
         report.origin_unix = recorder.originUnix
         report.bitrate = timeline.all
         return report
@@ -115,8 +116,10 @@ extension Measurement {
         var result = report(spec: spec, summary: summary, samples: samples, stamped: send.stamped ?? 0,
                             unreadable: receive.unreadable ?? 0, cpu: send.cpu_seconds + receive.cpu_seconds,
                             peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem, warmup: warmup)
-        // The encoder ran in the sender; jitter buffer and decoder in the receiver.
+        // The encoder ran in the sender; jitter buffer and decoder in the receiver. Each
+        // process times its own stages: the network between them is in what is unaccounted.
         result.stages = (send.stages ?? []) + (receive.stages ?? [])
+        result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages, includes: StageTimer.network)
         if let so = send.origin_unix, let ro = receive.origin_unix {
             result.bitrate = BitrateTimeline.merge(sender: send.bitrate ?? [], senderOrigin: so,
                                                    receiver: receive.bitrate ?? [], receiverOrigin: ro)

@@ -70,7 +70,8 @@ public final class PipelineRun: Sendable {
         let started = ContinuousClock.now
         let cpuStart = processCPUSeconds()
         let counters = RunCounters(start: started)
-        let pipeline = Pipeline(name: "sluice")
+        let pipeline = SendLatency.pipeline(named: "sluice")
+        options.stageTimer?.watch(pipeline)
         let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer)
         defer {
             live.withLock { $0 = nil }

@@ -25,7 +25,7 @@ public final class PublishSession: Sendable {
         }
         id = UUID().uuidString.lowercased()
         self.spec = spec
-        pipeline = Pipeline(name: "publish-\(id)")
+        pipeline = SendLatency.pipeline(named: "publish-\(id)")
         builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters())
         let bin: Element
         do {

@@ -26,7 +26,7 @@ public final class RelayStream: Sendable {
     public init(name: String, recipe: WebRTCRecipe) throws(RunError) {
         self.name = name
         id = UUID().uuidString.lowercased()
-        pipeline = Pipeline(name: "relay-\(name)")
+        pipeline = SendLatency.pipeline(named: "relay-\(name)")
         let bin: Element
         do { bin = try recipe.make("publisher", in: pipeline) } catch {
             throw RunError("cannot set up the relay of '\(name)': \(error.message)")

@@ -43,7 +43,8 @@ public final class StreamHub: Sendable {
             throw RunError("pipeline '\(spec.name)' has nothing to serve: it has no send section", at: spec.transport.location)
         }
         self.spec = spec
-        pipeline = Pipeline(name: "hub-\(spec.name)")
+        pipeline = SendLatency.pipeline(named: "hub-\(spec.name)")
+        stageTimer?.watch(pipeline)
         builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer)
         for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
             try builder.buildSend(branch, into: nil)

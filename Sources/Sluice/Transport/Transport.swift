@@ -103,7 +103,6 @@ struct TransportContext {
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)
-            if let timer = builder?.stageTimer, let bin = args.object(0, as: Element.self) { timer.timeJitterBuffers(in: bin) }
         }
     }
 

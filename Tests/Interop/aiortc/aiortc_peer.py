@@ -4,7 +4,7 @@
     aiortc_peer.py whep-play    URL [--token T] [--seconds N] [--codec vp8|h264] [--no-audio] [--drop P]
     aiortc_peer.py whip-publish URL [--token T] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--only-codec] [--size 640x360]
-    aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--no-delete]
+    aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--decode K] [--no-delete]
     aiortc_peer.py room-answer  BASE_URL --room R [--seconds N]
     aiortc_peer.py room-offer   BASE_URL --room R [--seconds N]
 
@@ -19,9 +19,12 @@ whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes w
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
 whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
-              connected; prints JSON with each viewer's decoded video frames and video RTP
-              packets (RTX included) in the last 2 seconds and in all. With --no-delete it then prints "connected" and waits to be
-              killed (viewers that vanish without DELETE).
+              connected; prints JSON with each viewer's video RTP packets (RTX included) in
+              the last 2 seconds and in all, missing sequence numbers, the longest silence
+              between packets, and decoded frames for the first K viewers (--decode); the
+              others count encoded frames and send two PLIs each, timing the keyframe that
+              answers. With --no-delete it then prints "connected" and waits to be killed
+              (viewers that vanish without DELETE).
 room-answer:  joins an AppRTC-compatible room (POST /join, WebSocket register) as the second
               peer, answers the offer found there (queued or arriving), trickles candidates
               both ways, decodes for N seconds, says bye and leaves; prints whep-play's JSON.
@@ -38,6 +41,7 @@ import asyncio
 import fractions
 import json
 import math
+import queue
 import random
 import sys
 import time
@@ -283,23 +287,84 @@ async def whip_publish(args):
     print(json.dumps({"video_frames_sent": sent, "connection": "connected", "size": args.size}), flush=True)
 
 
+class _CountingDecoderQueue:
+    """Stands in for an aiortc receiver's decoder queue: counts the encoded frames the jitter
+    buffer completes (and VP8 keyframes, with when they came) instead of decoding them. The
+    decoder thread still starts and waits on it; the None that stops it is passed on."""
+
+    def __init__(self, on_frame):
+        self._stop = queue.Queue()
+        self._on_frame = on_frame
+
+    def put(self, item):
+        if item is None:
+            self._stop.put(None)
+        else:
+            self._on_frame(item[1])
+
+    def get(self, *args, **kwargs):
+        return self._stop.get(*args, **kwargs)
+
+
+class _Viewer:
+    """What one crowd viewer saw of its video stream."""
+
+    def __init__(self):
+        self.frames = 0            # decoded pictures (decoding viewers only)
+        self.encoded = 0           # complete encoded frames (the others)
+        self.packets = 0           # video RTP packets, RTX included
+        self.seqs = set()          # sequence numbers of the video stream, retransmissions included
+        self.ssrc = None
+        self.last_arrival = None
+        self.max_gap = 0.0         # seconds between two video packets, once media flows
+        self.pli_at = None         # a PLI sent and not yet answered by a keyframe
+        self.pli_answers = []      # seconds from each PLI to the next keyframe
+
+    def keyframe(self):
+        if self.pli_at is not None:
+            self.pli_answers.append(time.monotonic() - self.pli_at)
+            self.pli_at = None
+
+
 async def whep_crowd(args):
-    """Counts, per viewer, the video frames it decoded (what a user would see) and every RTP
-    packet its video receiver took in. Not `getStats()`: aiortc 1.16 reports one
-    inbound-rtp entry per receiver whatever the SSRC, so once a retransmission arrives on the
-    RTX SSRC its `packetsReceived` is the RTX stream's count, which looks like a stall."""
-    frames, packets = [], []
+    """N viewers of one stream. Each counts what the server controls: video RTP packets and
+    their sequence numbers (continuity, retransmissions included), the longest silence
+    between two packets, and, for the viewers that do not decode, whether a keyframe follows
+    each PLI it sends. Only the first --decode viewers decode pictures: one Python process
+    decoding dozens of streams on two cores measures aiortc, not the server. Not `getStats()`:
+    aiortc 1.16 reports one inbound-rtp entry per receiver whatever the SSRC, so once a
+    retransmission arrives on the RTX SSRC its `packetsReceived` is the RTX stream's count."""
+    seen = [_Viewer() for _ in range(args.viewers)]
 
     async def one(i):
+        v = seen[i]
         pc = RTCPeerConnection()
         video = pc.addTransceiver("video", direction="recvonly")
         pc.addTransceiver("audio", direction="recvonly")
-        receive = video.receiver._handle_rtp_packet
+        receiver = video.receiver
+        receive = receiver._handle_rtp_packet
 
         async def counted(packet, arrival_time_ms):
-            packets[i] += 1
+            v.packets += 1
+            rtx = receiver._RTCRtpReceiver__rtx_ssrc
+            if packet.ssrc in rtx and len(packet.payload) >= 2:
+                v.seqs.add(int.from_bytes(packet.payload[:2], "big"))  # the repaired packet's number
+            elif packet.ssrc not in rtx:
+                v.ssrc = packet.ssrc
+                v.seqs.add(packet.sequence_number)
+            now = time.monotonic()
+            if v.last_arrival is not None:
+                v.max_gap = max(v.max_gap, now - v.last_arrival)
+            v.last_arrival = now
             await receive(packet, arrival_time_ms)
-        video.receiver._handle_rtp_packet = counted
+        receiver._handle_rtp_packet = counted
+
+        if i >= args.decode:
+            def on_frame(frame):
+                v.encoded += 1
+                if frame.data and frame.data[0] & 1 == 0:  # VP8: the inverted key-frame bit
+                    v.keyframe()
+            receiver._RTCRtpReceiver__decoder_queue = _CountingDecoderQueue(on_frame)
 
         @pc.on("track")
         def on_track(track):
@@ -310,34 +375,53 @@ async def whep_crowd(args):
                     except MediaStreamError:
                         return
                     if track.kind == "video":
-                        frames[i] += 1
+                        v.frames += 1
             asyncio.ensure_future(drain())
         location, _ = await exchange(pc, args.url, args.token)
-        return pc, location
+        return pc, location, receiver
 
-    frames[:], packets[:] = [0] * args.viewers, [0] * args.viewers
     viewers = await asyncio.gather(*[one(i) for i in range(args.viewers)])
     end = time.monotonic() + args.timeout
-    while not all(pc.connectionState == "connected" for pc, _ in viewers):
+    while not all(pc.connectionState == "connected" for pc, _, _ in viewers):
         if time.monotonic() > end:
-            states = [pc.connectionState for pc, _ in viewers]
-            raise Failure(f"not all viewers connected: {states}")
+            raise Failure(f"not all viewers connected: {[pc.connectionState for pc, _, _ in viewers]}")
         await asyncio.sleep(0.1)
     if args.no_delete:
         print("connected", flush=True)
         await asyncio.sleep(3600)
+
+    async def ask_keyframes(i, receiver):
+        """Two PLIs per counting viewer, spread over the run."""
+        for at in (1.0 + 0.05 * i, args.seconds / 2 + 0.05 * i):
+            await asyncio.sleep(max(0.0, started + at - time.monotonic()))
+            if seen[i].ssrc is not None and seen[i].pli_at is None:
+                seen[i].pli_at = time.monotonic()
+                await receiver._send_rtcp_pli(seen[i].ssrc)
+    started = time.monotonic()
+    for v in seen:
+        v.max_gap = 0.0  # silences while connecting do not count
+    asks = [asyncio.ensure_future(ask_keyframes(i, r)) for i, (_, _, r) in enumerate(viewers) if i >= args.decode]
     await asyncio.sleep(args.seconds - 2)
-    before, before_packets = list(frames), list(packets)
+    before = [(v.frames, v.packets) for v in seen]
     await asyncio.sleep(2)
-    after, after_packets = list(frames), list(packets)
-    for pc, location in viewers:
+    await asyncio.gather(*asks)
+    for pc, location, _ in viewers:
         if location:
             await http("DELETE", location, token=args.token)
         await pc.close()
-    print(json.dumps({"viewers": len(viewers),
-                      "frames_last_2s": [a - b for a, b in zip(after, before)], "frames": after,
-                      "packets_last_2s": [a - b for a, b in zip(after_packets, before_packets)],
-                      "packets": after_packets}), flush=True)
+
+    def missing(v):
+        return (max(v.seqs) - min(v.seqs) + 1 - len(v.seqs)) if v.seqs else None
+    print(json.dumps({"viewers": len(viewers), "decoding": min(args.decode, len(viewers)),
+                      "frames_last_2s": [v.frames - b[0] for v, b in zip(seen, before)][:args.decode],
+                      "frames": [v.frames for v in seen][:args.decode],
+                      "encoded_frames": [v.encoded for v in seen][args.decode:],
+                      "packets_last_2s": [v.packets - b[1] for v, b in zip(seen, before)],
+                      "packets": [v.packets for v in seen],
+                      "seq_missing": [missing(v) for v in seen],
+                      "max_gap_ms": [round(v.max_gap * 1000) for v in seen],
+                      "pli_answered_ms": [[round(a * 1000) for a in v.pli_answers] for v in seen][args.decode:],
+                      "pli_unanswered": [int(v.pli_at is not None) for v in seen][args.decode:]}), flush=True)
 
 
 async def room_call(args):
@@ -536,6 +620,7 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--no-audio", action="store_true")
     p.add_argument("--viewers", type=int, default=10)
+    p.add_argument("--decode", type=int, default=1 << 30, help="whep-crowd: only the first N viewers decode pictures")
     p.add_argument("--room", default="interop")
     p.add_argument("--no-delete", action="store_true")
     p.add_argument("--drop", type=float, default=0.0, help="whep-play: share of video RTP packets to lose")

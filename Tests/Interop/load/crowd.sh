@@ -14,7 +14,7 @@ echo "BASE $(res)"
 V=$!
 for i in $(seq 400); do grep -q connected $T/vanish.out && break; sleep 0.1; done
 echo "VANISHERS $(cat $T/vanish.out) $(curl -s http://127.0.0.1:$PORT/streams.json)"
-"$PY" Tests/Interop/aiortc/aiortc_peer.py whep-crowd http://127.0.0.1:$PORT/whep/serve-av --viewers 20 --seconds 14 --timeout 40 > $T/stay.out &
+"$PY" Tests/Interop/aiortc/aiortc_peer.py whep-crowd http://127.0.0.1:$PORT/whep/serve-av --viewers 20 --decode 3 --seconds 14 --timeout 40 > $T/stay.out &
 P=$!
 # Both crowds attached (bounded wait), then the first vanishes at once.
 for i in $(seq 300); do curl -s http://127.0.0.1:$PORT/streams.json | grep -q '"viewers":40' && break; sleep 0.1; done

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""The guard: short versions of the headline benchmarks, compared with what was recorded.
+
+Run through Benchmarks/guard.sh (release build, loopback-only namespace; congestion makes
+namespaces of its own). Each figure is measured against its reference in the same run where
+one exists (a ratio), and compared with Benchmarks/results-guard.json. A figure worse than
+recorded by more than its noise band makes the guard say so and exit 1.
+
+  full   (default, under 6 minutes on 2 cores)
+    latency vs C     sluice measure Benchmarks/c-loopback.yaml against the plain C webrtcbin
+                     program, VP8 and H.264, 720p30 2500 kbit/s smpte, alternating pairs:
+                     p50 and p95 Sluice ÷ C, CPU Sluice ÷ C (median of pairs)
+    first frame      cold: `sluice run Pipelines/loopback.yaml` PLAYING → first decoded frame,
+                     ÷ the C program's own in the same run; warm: a Pion viewer's WHEP POST →
+                     first frame from `sluice serve`, ÷ the same viewer against Pion's own
+                     WHEP server (when the Pion peer is built: Tests/Interop/pion/build.sh)
+    fan-out          `sluice serve` with 16 WHEP viewers (Benchmarks/fanout.py's setup): server
+                     CPU per viewer (ms of a core per viewer-second)
+    congestion       Pipelines/adaptive.yaml --processes 2 behind `rate 1mbit`: latency p95
+                     after 5 s, delivered fps
+    filters vs C     720p I420: a Swift grayscale filter ÷ the same filter in C, per frame
+  fast   (GUARD=fast, CI: under 2 minutes) latency and CPU vs C only, one pair per codec, and
+         a band of at least 100%: it catches a 2× regression, not a 5% one. CI runs it on the
+         debug build it tests (SLUICE=.build/debug/sluice), so its figures are recorded apart
+         (the `fast` entry of the results) from the full guard's release figures (`full`).
+
+Recording (GUARD_RECORD=3): runs the full guard that many times and writes each figure's
+median and its noise band to Benchmarks/results-guard.json. The band is measured, not
+guessed: twice the largest relative distance of a run from the median, at least 10%.
+Env: SLUICE (binary; default .build/release/sluice), GUARD_SECONDS (8).
+"""
+import json, os, statistics, subprocess, sys, tempfile, time, urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import c_compare as cc  # noqa: E402
+import fanout  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+SLUICE = os.path.abspath(os.environ.get("SLUICE", os.path.join(ROOT, ".build/release/sluice")))
+MODE = os.environ.get("GUARD", "full")
+SECONDS = float(os.environ.get("GUARD_SECONDS", "8"))
+RECORDED = os.path.join(HERE, "results-guard.json")
+PION = os.path.join(ROOT, ".build/interop/pionpeer")
+MIN_BAND, FAST_BAND = 0.10, 1.0
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def latency_vs_c(pairs):
+    """Sluice's p50, p95 and CPU as ratios of the C program's, per codec; and the cold
+    first frames of the C runs (the reference of the cold start)."""
+    cc.SLUICE, cc.SECONDS = SLUICE, SECONDS
+    figures, c_ttff = {}, []
+    for name, codec, file, threads in [c for c in cc.ALL_CONFIGS if c[0] in ("vp8", "h264")]:
+        s_rows, c_rows = [], []
+        for i in range(pairs):
+            for who in (["sluice", "c"] if i % 2 == 0 else ["c", "sluice"]):
+                if who == "sluice":
+                    s_rows.append(cc.sluice(codec, file))
+                else:
+                    c_rows.append(cc.cprog(codec, threads))
+        c_ttff += [r["ttff_ms"] for r in c_rows]
+        med = lambda rows, k: statistics.median(r[k] for r in rows)
+        figures[f"{name} latency p50 ÷ C"] = med(s_rows, "p50_ms") / med(c_rows, "p50_ms")
+        figures[f"{name} latency p95 ÷ C"] = med(s_rows, "p95_ms") / med(c_rows, "p95_ms")
+        figures[f"{name} CPU ÷ C"] = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
+        log(f"{name}: Sluice p50 {med(s_rows, 'p50_ms'):.1f} p95 {med(s_rows, 'p95_ms'):.1f} ms, "
+            f"C p50 {med(c_rows, 'p50_ms'):.1f} p95 {med(c_rows, 'p95_ms'):.1f} ms, "
+            f"CPU {med(s_rows, 'cpu_s_per_min'):.2f} / {med(c_rows, 'cpu_s_per_min'):.2f} s/min")
+    return figures, statistics.median(c_ttff)
+
+
+def cold_first_frame(c_ttff_ms, runs=3):
+    ttffs = []
+    for _ in range(runs):
+        fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
+        p = subprocess.run([SLUICE, "run", "Pipelines/loopback.yaml", "--duration", "1.5", "--quiet", "--report", path],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+        if p.returncode != 0:
+            sys.exit(f"sluice run failed: {p.stderr[-800:]}")
+        with open(path) as f:
+            ttffs.append(json.load(f)["time_to_first_frame_ms"])
+        os.unlink(path)
+    log(f"cold first frame: Sluice {statistics.median(ttffs):.0f} ms, C {c_ttff_ms:.0f} ms")
+    return {"cold first frame ÷ C": statistics.median(ttffs) / c_ttff_ms}
+
+
+def wait_http(url, seconds=20):
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=1).read(); return
+        except OSError:
+            if time.monotonic() > deadline:
+                sys.exit(f"{url} did not answer within {seconds} s")
+            time.sleep(0.05)
+
+
+def warm_first_frame(runs=3):
+    """A Pion viewer's WHEP POST → first frame: Sluice's server ÷ Pion's own."""
+    if not os.access(PION, os.X_OK):
+        log(f"warm first frame: skipped ({PION} is not built; Tests/Interop/pion/build.sh builds it)")
+        return {}
+    tmp = tempfile.mkdtemp()
+    v, a = os.path.join(tmp, "v.ivf"), os.path.join(tmp, "a.ogg")
+    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=300", "pattern=ball", "!",
+                    "video/x-raw,width=640,height=360,framerate=30/1", "!", "vp8enc", "deadline=1", "keyframe-max-dist=60",
+                    "!", "avmux_ivf", "!", "filesink", f"location={v}"], check=True)
+    subprocess.run(["gst-launch-1.0", "-q", "audiotestsrc", "num-buffers=500", "!", "audio/x-raw,rate=48000,channels=2", "!",
+                    "opusenc", "!", "oggmux", "max-page-delay=1", "!", "filesink", f"location={a}"], check=True)
+    server = subprocess.Popen([SLUICE, "serve", "--port", "18710", "--pipeline", "Pipelines/serve-av.yaml"], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pion = subprocess.Popen([PION, "whep-serve", "--listen", "127.0.0.1:18711", "--video", v, "--audio", a, "--seconds", "120"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_http("http://127.0.0.1:18710/status.json")
+        time.sleep(2)  # the shared encoder runs before the first viewer: a live stream's case
+        ms = {}
+        for who, url in (("sluice", "http://127.0.0.1:18710/whep/serve-av"), ("pion", "http://127.0.0.1:18711/whep")):
+            ms[who] = []
+            for _ in range(runs):
+                out = subprocess.run([PION, "whep-play", "--url", url, "--seconds", "1", "--codec", "vp8"],
+                                     capture_output=True, text=True, timeout=30).stdout
+                ms[who].append(json.loads(out.strip().splitlines()[-1])["first_frame_ms"])
+        s, p = statistics.median(ms["sluice"]), statistics.median(ms["pion"])
+        log(f"warm first frame (Pion viewer): from sluice serve {s:.0f} ms, from Pion's server {p:.0f} ms")
+        return {"warm first frame ÷ Pion server": s / p}
+    finally:
+        for proc in (server, pion):
+            proc.terminate(); proc.wait(timeout=15)
+
+
+def fan_out(n=16):
+    fanout.SLUICE, fanout.SECONDS, fanout.STEADY_FROM = SLUICE, SECONDS, 4
+    r = fanout.one_run(n)
+    # Viewers' rates are only logged: 16 viewer processes starting on 2 cores are still
+    # catching up in a short run, and their bursts make a noisy figure.
+    log(f"fan-out {n}: server {r['server_cpu_cores']:.2f} cores, encodes {r['server_encoded_fps']:.1f} fps, "
+        f"viewers {r['min_fps']:.1f}–{r['median_fps']:.1f} fps (slowest, median)")
+    return {"fan-out 16: server CPU ms per viewer-s": r["server_cpu_cores"] * 1000 / n}
+
+
+def congestion():
+    fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
+    duration = max(12.0, SECONDS + 4)
+    p = subprocess.run([SLUICE, "measure", "Pipelines/adaptive.yaml", "--processes", "2", "--duration", str(duration),
+                        "--quiet", "--json", path, "--netem", "rate 1mbit"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=duration + 120)
+    if p.returncode != 0:
+        sys.exit(f"sluice measure (congestion) failed: {p.stderr[-800:]}")
+    with open(path) as f:
+        rep = json.load(f)
+    os.unlink(path)
+    after = sorted(s[2] for s in rep["samples"] if s[0] >= 5)
+    p95 = after[max(0, int(round(0.95 * len(after))) - 1)] if after else float("inf")
+    log(f"congestion (rate 1mbit): p95 after 5 s {p95:.0f} ms, {rep['delivered_fps']:.1f} fps")
+    return {"congestion 1mbit: latency p95 after 5 s (ms)": p95, "congestion 1mbit: delivered fps": rep["delivered_fps"]}
+
+
+def filters_vs_c():
+    fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
+    bench = os.path.join(os.path.dirname(SLUICE), "sluice-filter-bench")
+    subprocess.run([bench, "--runs", "3", "--frames", "100", "--sizes", "720p", "--json", path], cwd=ROOT,
+                   check=True, capture_output=True)
+    with open(path) as f:
+        r = json.load(f)["I420"]["720p"]
+    os.unlink(path)
+    log(f"filters 720p I420: Swift grayscale {r['Swift grayscale'] / 1000:.1f} µs, C {r['C grayscale'] / 1000:.1f} µs per frame")
+    return {"filter 720p: Swift ÷ C": r["Swift grayscale"] / r["C grayscale"]}
+
+
+# Which way is better, per figure (anything not listed: lower).
+HIGHER_IS_BETTER = {"congestion 1mbit: delivered fps"}
+
+
+def measure_all():
+    figures, c_ttff = latency_vs_c(1 if MODE == "fast" else 2)
+    if MODE == "fast":
+        return figures
+    for step in (lambda: cold_first_frame(c_ttff), warm_first_frame, fan_out, congestion, filters_vs_c):
+        figures.update(step())
+    return figures
+
+
+def worse_by(name, value, recorded):
+    """How much worse than recorded, as a fraction (negative: better)."""
+    if name in HIGHER_IS_BETTER:
+        return (recorded - value) / recorded if recorded else 0.0
+    return (value - recorded) / recorded if recorded else 0.0
+
+
+def compare(figures):
+    with open(RECORDED) as f:
+        recorded = json.load(f)[MODE]["figures"]
+    failed = []
+    print(f"| figure | now | recorded | band | {'verdict'} |")
+    print("|---|---|---|---|---|")
+    for name, value in figures.items():
+        rec = recorded.get(name)
+        if rec is None:
+            print(f"| {name} | {value:.3f} | – | – | not recorded |")
+            continue
+        band = max(rec["band"], FAST_BAND) if MODE == "fast" else rec["band"]
+        worse = worse_by(name, value, rec["median"])
+        verdict = "ok" if worse <= band else f"WORSE by {worse * 100:.0f}%"
+        if worse > band:
+            failed.append(name)
+        print(f"| {name} | {value:.3f} | {rec['median']:.3f} | {band * 100:.0f}% | {verdict} |")
+    if failed:
+        print(f"\nguard: {len(failed)} figure(s) worse than recorded beyond their noise band: {', '.join(failed)}")
+        return 1
+    print(f"\nguard: all {len(figures)} figures within their noise bands ({MODE})")
+    return 0
+
+
+def record(times):
+    runs = []
+    for i in range(times):
+        runs.append(measure_all())
+        log(f"recording run {i + 1}/{times}: {json.dumps(runs[-1])}")
+    out = {"how": "GUARD=%s GUARD_RECORD=%d Benchmarks/guard.sh%s; band = max(%.2f, 2 × the largest relative distance "
+                  "of a run from the median)" % (MODE, times, " (SLUICE=" + os.path.relpath(SLUICE, ROOT) + ")"
+                                                 if MODE == "fast" else "", MIN_BAND),
+           "binary": os.path.relpath(SLUICE, ROOT), "seconds": SECONDS,
+           "machine": {"cores": os.cpu_count(), "kernel": os.uname().release},
+           "recorded_at": time.strftime("%Y-%m-%d"), "figures": {}}
+    for name in runs[0]:
+        values = [r[name] for r in runs if name in r]
+        median = statistics.median(values)
+        spread = max(abs(v - median) / median for v in values) if median else 0
+        out["figures"][name] = {"median": median, "band": max(MIN_BAND, 2 * spread), "runs": values,
+                                "better": "higher" if name in HIGHER_IS_BETTER else "lower"}
+    everything = {}
+    if os.path.exists(RECORDED):
+        with open(RECORDED) as f:
+            everything = json.load(f)
+    everything[MODE] = out
+    with open(RECORDED, "w") as f:
+        json.dump(everything, f, indent=1, ensure_ascii=False)
+    print(json.dumps(out, indent=1, ensure_ascii=False))
+    return 0
+
+
+def main():
+    started = time.monotonic()
+    times = int(os.environ.get("GUARD_RECORD", "0"))
+    rc = record(times) if times else compare(measure_all())
+    log(f"guard took {time.monotonic() - started:.0f} s")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

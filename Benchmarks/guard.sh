@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The guard of the headline figures (Benchmarks/guard.py): short versions of the latency and
+# CPU comparison with plain C webrtcbin, time to first frame, fan-out, congestion and the
+# filter chain, each compared with Benchmarks/results-guard.json. Exits 1 if a figure is
+# worse than recorded by more than its measured noise band. Under 6 minutes on 2 cores.
+#   Benchmarks/guard.sh                 the full guard
+#   GUARD=fast Benchmarks/guard.sh      what CI runs: latency and CPU vs C, a 2× band (< 2 min)
+#   GUARD_RECORD=3 Benchmarks/guard.sh  measure 3 times and record medians and noise bands
+#   SLUICE=/path/to/sluice ...          guard another build (e.g. an older commit's)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build() {  # quiet unless it fails
+  local log; log=$(mktemp)
+  swift build -c release --product "$1" >"$log" 2>&1 || { grep -E "error" "$log" >&2 || tail -20 "$log" >&2; rm -f "$log"; exit 2; }
+  rm -f "$log"
+}
+if [ -z "${SLUICE:-}" ]; then
+  build sluice
+  [ "${GUARD:-full}" = fast ] || build sluice-filter-bench
+fi
+gcc -O2 -Wall -o Benchmarks/c-webrtcbin/webrtc-loopback Benchmarks/c-webrtcbin/webrtc-loopback.c \
+    $(pkg-config --cflags --libs gstreamer-1.0 gstreamer-video-1.0 gstreamer-webrtc-1.0 gstreamer-sdp-1.0 nice) -lm
+exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/guard.py'
