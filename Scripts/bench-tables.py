@@ -71,8 +71,20 @@ def guard_table(mode):
     return "\n".join(rows)
 
 
+def two_way():
+    d = load("results-two-way.json")
+    rows = ["| build | a → b p50 / p95 | b → a p50 / p95 |", "|---|---|---|"]
+    for label, m in d["median"].items():
+        rows.append(f"| {label} | {m['a → b']['p50_ms']:.1f} / {m['a → b']['p95_ms']:.1f} ms "
+                    f"| {m['b → a']['p50_ms']:.1f} / {m['b → a']['p95_ms']:.1f} ms |")
+    rows.append("")
+    rows.append(f"{d['runs']} alternating runs of {d['seconds_per_run']:g} s per build, first {d['warmup_s']:g} s left out; "
+                f"medians (`Benchmarks/results-two-way.json`).")
+    return "\n".join(rows)
+
+
 TABLES = {"c-compare": c_compare, "latency-floor": latency_floor,
-          "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast")}
+          "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(\n<!-- /table:(?P=name) -->)", re.S)
 
 

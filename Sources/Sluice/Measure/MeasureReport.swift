@@ -91,7 +91,7 @@ public struct MeasureReport: Sendable, Codable, Equatable {
         lines.append(String(format: "  delivered      %.1f fps", delivered_fps))
         lines.append(String(format: "  encoder        %.0f kbit/s", encoder_bitrate_kbps))
         if let s = start_up {
-            lines.append("  start-up       first frame after \(ms(s.time_to_first_frame_ms)), \(ms(s.first_frame_age_ms)) old; "
+            lines.append("  start-up       first frame after \(ms(s.time_to_first_frame_ms))\((s.steps ?? []).dtlsKeyWaitNote), \(ms(s.first_frame_age_ms)) old; "
                 + "p99 \(ms(s.whole_run_p99_ms)) whole run, \(ms(s.steady_p99_ms)) after the first \(String(format: "%.0f", s.settle_s)) s")
             if let steps = s.steps, !steps.isEmpty {
                 lines.append("                 " + steps.map { String(format: "%@ %.0f", $0.step as NSString, $0.at_ms) }.joined(separator: ", ") + " ms")

@@ -165,19 +165,28 @@ extension StageTimer {
     /// in a frame's path it knows: the stamp writer and reader, ICE transports, jitter
     /// buffers, video payloaders and depayloaders.
     public func watch(_ pipeline: Pipeline) {
+        // Direct children come through `element-added`, everything deeper (webrtcbin's
+        // transports, elements of bins) through `deep-element-added`.
+        pipeline.connect("element-added") { [weak self] (args: borrowing SignalArguments) -> Void in
+            if let element = args.object(1, as: Element.self) { self?.attach(element) }
+        }
         pipeline.connect("deep-element-added") { [weak self] (args: borrowing SignalArguments) -> Void in
-            guard let self, let element = args.object(2, as: Element.self), let factory = element.factoryName else { return }
-            guard self.probed.withLock({ $0.insert(UInt(bitPattern: element.pointer)).inserted }) else { return }
-            switch factory {
-            case "sluice-" + MeasurePlan.writer: self.timeWriter(element)
-            case "sluice-" + MeasurePlan.reader: self.timeReader(element)
-            case "nicesink": self.timeTransport(element, pad: "sink", leaving: Self.send, entering: Self.network)
-            case "nicesrc": self.timeTransport(element, pad: "src", leaving: Self.network, entering: Self.jitterBuffer)
-            case "rtpjitterbuffer": self.timeJitterBuffer(element)
-            case "rtpvp8pay", "rtpvp9pay", "rtph264pay": self.timePayloader(element)
-            case "rtpvp8depay", "rtpvp9depay", "rtph264depay": self.timeDepayloader(element)
-            default: break
-            }
+            if let element = args.object(2, as: Element.self) { self?.attach(element) }
+        }
+    }
+
+    private func attach(_ element: Element) {
+        guard let factory = element.factoryName,
+              probed.withLock({ $0.insert(UInt(bitPattern: element.pointer)).inserted }) else { return }
+        switch factory {
+        case "sluice-" + MeasurePlan.writer: timeWriter(element)
+        case "sluice-" + MeasurePlan.reader: timeReader(element)
+        case "nicesink": timeTransport(element, pad: "sink", leaving: Self.send, entering: Self.network)
+        case "nicesrc": timeTransport(element, pad: "src", leaving: Self.network, entering: Self.jitterBuffer)
+        case "rtpjitterbuffer": timeJitterBuffer(element)
+        case "rtpvp8pay", "rtpvp9pay", "rtph264pay": timePayloader(element)
+        case "rtpvp8depay", "rtpvp9depay", "rtph264depay": timeDepayloader(element)
+        default: break
         }
     }
 

@@ -121,3 +121,19 @@ public struct StartUpStep: Sendable, Codable, Equatable {
     /// The first frame was decoded.
     public static let firstFrame = "first frame"
 }
+
+extension Array where Element == StartUpStep {
+    /// How much of the time to first frame went to waiting for GStreamer's one-time DTLS key:
+    /// from PLAYING, when negotiation could have begun, to when the key was made. Nil when
+    /// nothing waited for it (made before PLAYING, or in an earlier run of the process).
+    public var dtlsKeyWaitMs: Double? {
+        guard let key = first(where: { $0.step == StartUpStep.dtlsKey })?.at_ms,
+              let playing = first(where: { $0.step == StartUpStep.playing })?.at_ms, key > playing else { return nil }
+        return key - playing
+    }
+
+    /// " (of which N ms waiting for GStreamer's one-time DTLS key)", or "".
+    var dtlsKeyWaitNote: String {
+        dtlsKeyWaitMs.map { String(format: " (of which %.0f ms waiting for GStreamer's one-time DTLS key)", $0) } ?? ""
+    }
+}

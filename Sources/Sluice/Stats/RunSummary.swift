@@ -185,7 +185,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
             lines.append(String(format: "  receive video  %d frames %dx%d %.1f fps %@", v.frames, v.width, v.height, v.fps, v.codec ?? ""))
         }
         if let a = receive.audio { lines.append("  receive audio  \(a.buffers) buffers \(a.codec ?? "")") }
-        lines.append("  first frame    " + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) } ?? "never"))
+        lines.append("  first frame    " + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) + (start_up_steps ?? []).dtlsKeyWaitNote }
+                                                   ?? "never"))
         if let steps = start_up_steps, !steps.isEmpty {
             lines.append("  start-up       " + steps.map { String(format: "%@ %.0f", $0.step as NSString, $0.at_ms) }.joined(separator: ", ") + " ms")
         }

@@ -22,4 +22,16 @@ final class StartUpStepTests: XCTestCase {
         let s = MeasureReport.StartUp(samples: [], timeToFirstFrameMs: 140, steps: steps)
         XCTAssertEqual(s.steps, steps)
     }
+
+    /// The summary says how much of the first frame's wait was GStreamer's DTLS key.
+    func testTheDTLSKeysShareOfTheFirstFrameIsNamed() {
+        let waited = [StartUpStep(step: StartUpStep.playing, at_ms: 30), StartUpStep(step: StartUpStep.dtlsKey, at_ms: 410),
+                      StartUpStep(step: StartUpStep.firstFrame, at_ms: 480)]
+        XCTAssertEqual(waited.dtlsKeyWaitMs, 380)
+        XCTAssertTrue(waited.dtlsKeyWaitNote.contains("380 ms waiting for GStreamer's one-time DTLS key"), waited.dtlsKeyWaitNote)
+        let ready = [StartUpStep(step: StartUpStep.dtlsKey, at_ms: 10), StartUpStep(step: StartUpStep.playing, at_ms: 30)]
+        XCTAssertNil(ready.dtlsKeyWaitMs, "a key made before PLAYING kept nothing waiting")
+        XCTAssertEqual(ready.dtlsKeyWaitNote, "")
+        XCTAssertNil([StartUpStep(step: StartUpStep.playing, at_ms: 30)].dtlsKeyWaitMs, "made in an earlier run: not listed")
+    }
 }
