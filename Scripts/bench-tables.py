@@ -40,6 +40,21 @@ def c_compare():
     return "\n".join(rows)
 
 
+def c_compare_run():
+    d = load("results-c-webrtcbin-run.json")
+    rows = ["| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | fps S / C |",
+            "|---|---|---|---|---|"]
+    for r in d["results"]:
+        m = r["median"]
+        rows.append(f"| {r['config'].replace('h264', 'H.264').replace('vp8', 'VP8')} | {m['sluice_cpu_s_per_min']:.2f} "
+                    f"| {m['c_cpu_s_per_min']:.2f} | {m['ratio']:.3f} ({m['pair_ratio']:.3f}) "
+                    f"| {m['sluice_fps']:.1f} / {m['c_fps']:.1f} |")
+    rows.append("")
+    rows.append(f"{d['runs']} alternating runs of {d['seconds']:g} s per configuration; medians "
+                f"(`Benchmarks/results-c-webrtcbin-run.json`).")
+    return "\n".join(rows)
+
+
 def latency_floor():
     d = load("results-latency-floor.json")
     m = d["median"]
@@ -83,9 +98,9 @@ def two_way():
     return "\n".join(rows)
 
 
-TABLES = {"c-compare": c_compare, "latency-floor": latency_floor,
+TABLES = {"c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way}
-BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(\n<!-- /table:(?P=name) -->)", re.S)
+BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 
 def render(text):
@@ -93,7 +108,7 @@ def render(text):
         name = m.group("name")
         if name not in TABLES:
             sys.exit(f"README.md: unknown generated table '{name}' (known: {', '.join(TABLES)})")
-        return m.group(1) + TABLES[name]() + m.group(4)
+        return m.group(1) + "\n" + TABLES[name]() + "\n" + m.group(4)
     return BLOCK.sub(one, text)
 
 
