@@ -34,6 +34,7 @@ import json, os, statistics, subprocess, sys, tempfile, time, urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import c_compare as cc  # noqa: E402
+from bench_common import wait_http  # noqa: E402
 import fanout  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -86,17 +87,6 @@ def cold_first_frame(c_ttff_ms, runs=3):
         os.unlink(path)
     log(f"cold first frame: Sluice {statistics.median(ttffs):.0f} ms, C {c_ttff_ms:.0f} ms")
     return {"cold first frame ÷ C": statistics.median(ttffs) / c_ttff_ms}
-
-
-def wait_http(url, seconds=20):
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=1).read(); return
-        except OSError:
-            if time.monotonic() > deadline:
-                sys.exit(f"{url} did not answer within {seconds} s")
-            time.sleep(0.05)
 
 
 def warm_first_frame(runs=3):

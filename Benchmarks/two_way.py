@@ -11,23 +11,15 @@ BINARIES (".build/release/sluice"; space-separated LABEL=PATH or PATH, labelled 
 """
 import json, os, statistics, subprocess, sys, threading, time, urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import wait_http  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = int(os.environ.get("RUNS", "2"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "12"))
 WARMUP = float(os.environ.get("WARMUP", "2"))
 BINARIES = dict(b.split("=", 1) if "=" in b else (b, b) for b in os.environ.get("BINARIES", ".build/release/sluice").split())
 SERVER_PORT = 18720
-
-
-def wait_http(url, seconds=20):
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=1).read(); return
-        except OSError:
-            if time.monotonic() > deadline:
-                sys.exit(f"{url} did not answer within {seconds} s")
-            time.sleep(0.05)
 
 
 def collect(port, name, out, stop):
