@@ -3,8 +3,10 @@
 # Safe to run again: installs nothing when everything is there.
 set -euo pipefail
 # SLUICE_PROFILE: `all` (default: build, run and test, as CI and development machines need),
-# `build` (what compiling needs: deploy/Containerfile's build stage) or `runtime` (what
-# `sluice` needs to run: the container's final stage).
+# `build` (what compiling needs: deploy/Containerfile's build stage), `runtime` (what
+# `sluice` needs to run: the container's final stage) or `run` (build + runtime + the
+# loopback-only namespace tools: what Scripts/install-and-run.sh needs; no browsers, Go,
+# prosody, janus, valgrind or PyPI packages).
 profile=${SLUICE_PROFILE:-all}
 runtime=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
@@ -27,11 +29,15 @@ testing=(
   janus                                                # the SFU of the Janus VideoRoom tests (started by the tests in their namespace)
   libjs-janus-gateway libjs-webrtc-adapter             # janus.js and adapter.js: Chromium joins the room through Janus's own API
 )
+namespace=(
+  iproute2 util-linux                                  # ip, unshare: the loopback-only namespace install-and-run.sh runs in
+)
 case "$profile" in
+  run) packages=("${build[@]}" "${runtime[@]}" "${namespace[@]}") ;;
   runtime) packages=("${runtime[@]}") ;;
   build) packages=("${build[@]}") ;;
   all) packages=("${build[@]}" "${runtime[@]}" "${testing[@]}") ;;
-  *) echo "install.sh: SLUICE_PROFILE must be all, build or runtime" >&2; exit 2 ;;
+  *) echo "install.sh: SLUICE_PROFILE must be all, build, runtime or run" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${packages[@]}"; do

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Runs the whole test suite. Builds first, then runs every test inside a network namespace
-# whose only interface is loopback, so no test can send traffic anywhere else (end-to-end
+# Installs what building, running and testing need (Scripts/install.sh, profile `all`:
+# GStreamer, the browsers, Go/Pion, prosody, janus, valgrind and the .venv with the PyPI
+# peers; it installs nothing when everything is there), then runs the whole test suite.
+# Builds first, then runs every test inside a network namespace whose only interface is
+# loopback, so no test can send traffic anywhere else (end-to-end
 # tests additionally start each `sluice` in a namespace of its own). Needs root, as CI and
 # the development machines have. Extra arguments go to `swift test` (e.g. --filter X).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SLUICE_PROFILE=all Scripts/install.sh
 swift build --build-tests
 # The dynamic-plugin tests load the example plugin, built as its own package.
 swift build -c release --package-path Plugins/ExamplePlugin
