@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""The README's benchmark tables, generated from the recorded results, never typed in.
+"""The benchmark tables of docs/benchmarks.md (and the README's latency headline), generated
+from the recorded results, never typed in.
 
-Each generated table sits in README.md between `<!-- table:NAME -->` and
-`<!-- /table:NAME -->`; NAME picks the generator below and the JSON it reads.
+Each generated table sits in a document between `<!-- table:NAME -->` and
+`<!-- /table:NAME -->`; NAME picks the generator below and the JSON it reads. The documents
+are README.md and docs/benchmarks.md; every table must appear in one of them.
 
-    Scripts/bench-tables.py            rewrite the tables in README.md from Benchmarks/results-*.json
-    Scripts/bench-tables.py --check    exit 1 if a table in README.md differs from its results
-                                       (a test runs this: the README cannot keep a figure the
+    Scripts/bench-tables.py            rewrite the tables in the documents from Benchmarks/results-*.json
+    Scripts/bench-tables.py --check    exit 1 if a table differs from its results, or one is missing
+                                       (a test runs this: the docs cannot keep a figure the
                                        results no longer have)
-    --readme PATH                      another copy of the README (the test's tampered one)
+    --file PATH                        check or rewrite only this document (the test's tampered
+                                       copy); --readme PATH is the same
 """
 import json, os, re, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-README = os.path.join(ROOT, "README.md")
+DOCUMENTS = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "benchmarks.md")]
 
 
 def load(name):
@@ -99,41 +102,66 @@ def two_way():
     return "\n".join(rows)
 
 
-TABLES = {"c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
+def headline():
+    """The README's one-line latency figure, from the latency floor and the C comparison."""
+    d = load("results-latency-floor.json")
+    m = d["median"]
+    c = {r["config"]: r["median"] for r in load("results-c-webrtcbin.json")["results"]}
+    h = c["h264"]
+    v = c["vp8"]
+    return (f"Glass-to-glass latency, 720p30 H.264 over WebRTC in one process, a simple moving picture: "
+            f"**p50 {m['p50_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms** (median of {d['runs']} runs of "
+            f"{d['seconds_per_run']:g} s). With SMPTE bars at 2500 kbit/s, against the same graph written in "
+            f"plain C: H.264 p50 {h['sluice_p50_ms']:.1f} ms (C {h['c_p50_ms']:.1f}), p95 {h['sluice_p95_ms']:.1f} ms "
+            f"(C {h['c_p95_ms']:.1f}); VP8 p50 {v['sluice_p50_ms']:.1f} ms (C {v['c_p50_ms']:.1f}), "
+            f"p95 {v['sluice_p95_ms']:.1f} ms (C {v['c_p95_ms']:.1f}).")
+
+
+TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 
-def render(text):
+def render(text, document):
     def one(m):
         name = m.group("name")
         if name not in TABLES:
-            sys.exit(f"README.md: unknown generated table '{name}' (known: {', '.join(TABLES)})")
+            sys.exit(f"{document}: unknown generated table '{name}' (known: {', '.join(TABLES)})")
         return m.group(1) + "\n" + TABLES[name]() + "\n" + m.group(4)
     return BLOCK.sub(one, text)
 
 
 def main():
-    global README
     args = sys.argv[1:]
-    if "--readme" in args:
-        README = args[args.index("--readme") + 1]
-    with open(README) as f:
-        text = f.read()
-    new = render(text)
-    found = {m.group("name") for m in BLOCK.finditer(text)}
-    if "--check" in sys.argv[1:]:
-        stale = [m.group("name") for m, n in zip(BLOCK.finditer(text), BLOCK.finditer(new)) if m.group(0) != n.group(0)]
-        missing = sorted(set(TABLES) - found)
+    documents = DOCUMENTS
+    for flag in ("--file", "--readme"):
+        if flag in args:
+            documents = [args[args.index(flag) + 1]]
+    found, stale, written = set(), [], 0
+    for path in documents:
+        name = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
+        with open(path) as f:
+            text = f.read()
+        new = render(text, name)
+        names = [m.group("name") for m in BLOCK.finditer(text)]
+        found.update(names)
+        stale += [f"{m.group('name')} ({name})" for m, n in zip(BLOCK.finditer(text), BLOCK.finditer(new))
+                  if m.group(0) != n.group(0)]
+        if "--check" not in args and new != text:
+            with open(path, "w") as f:
+                f.write(new)
+            written += 1
+    if "--check" in args:
+        # A single document given by hand need not hold every table.
+        missing = sorted(set(TABLES) - found) if documents == DOCUMENTS else []
         if stale or missing:
-            print(f"README.md: tables out of date with their results: {', '.join(stale) or '-'}; "
+            print(f"tables out of date with their results: {', '.join(stale) or '-'}; "
                   f"missing: {', '.join(missing) or '-'}. Run Scripts/bench-tables.py")
             return 1
-        print(f"README.md: {len(found)} generated tables match their results")
+        print(f"{', '.join(os.path.relpath(p, ROOT) if p.startswith(ROOT) else p for p in documents)}: "
+              f"{len(found)} generated tables match their results")
         return 0
-    with open(README, "w") as f:
-        f.write(new)
-    print(f"README.md: {len(found)} tables written")
+    print(f"{len(found)} tables, {written} documents rewritten")
     return 0
 
 

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// The README's benchmark tables are generated from `Benchmarks/results-*.json`
-/// (`Scripts/bench-tables.py`), so the README cannot keep a figure the results no longer have.
+/// The benchmark tables (docs/benchmarks.md, and the README's headline) are generated from `Benchmarks/results-*.json`
+/// (`Scripts/bench-tables.py`), so the docs cannot keep a figure the results no longer have.
 final class BenchmarkTablesTests: XCTestCase {
     private func check(readme: String? = nil) throws -> CLIResult {
         try CLI.execute(URL(fileURLWithPath: "/usr/bin/python3"),
@@ -16,14 +16,14 @@ final class BenchmarkTablesTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("generated tables match"), r.stdout)
     }
 
-    /// The check can fail: a copy of the README with one figure changed by hand is caught.
+    /// The check can fail: a copy of docs/benchmarks.md with one figure changed by hand is caught.
     func testAFigureTypedIntoATableIsCaught() throws {
-        let text = try String(contentsOf: CLI.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let text = try String(contentsOf: CLI.root.appendingPathComponent("docs/benchmarks.md"), encoding: .utf8)
         let start = try XCTUnwrap(text.range(of: "<!-- table:latency-floor -->"))
         let figure = try XCTUnwrap(text.range(of: #"\| glass-to-glass p50 \| [0-9.]+ ms"#, options: .regularExpression,
                                               range: start.upperBound..<text.endIndex))
         let tampered = text.replacingCharacters(in: figure, with: "| glass-to-glass p50 | 999.9 ms")
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("README-\(UUID().uuidString).md")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("benchmarks-\(UUID().uuidString).md")
         try tampered.write(to: copy, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: copy) }
         let r = try check(readme: copy.path)

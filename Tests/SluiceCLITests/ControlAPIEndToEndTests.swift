@@ -157,7 +157,7 @@ extension ControlAPIEndToEndTests {
 extension ControlAPIEndToEndTests {
     /// Pipelines created and stopped over and over through the API leave nothing behind:
     /// after a warm-up, open fds and threads are back where they were and resident memory
-    /// has not grown by more than allocator noise. (`Tests/Operate/cycles.py`; the README's
+    /// has not grown by more than allocator noise. (`Tests/Operate/cycles.py`; docs/serve-and-operate.md's
     /// figure is from 1,000 cycles, this test runs fewer to keep the suite short.)
     func testCreateStopCyclesLeakNothing() throws {
         let client = """
