@@ -61,7 +61,7 @@ def main():
               "targets_met": {"p50_under_50ms": med["p50_ms"] < 50, "p99_under_100ms": med["p99_ms"] < 100}}
     with open(os.path.join(ROOT, "Benchmarks/results-latency-floor.json"), "w") as f:
         json.dump(result, f, indent=2)
-    print("README table: Scripts/bench-tables.py")
+    print("docs/benchmarks.md table: Scripts/bench-tables.py")
 
 
 if __name__ == "__main__":

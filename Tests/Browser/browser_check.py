@@ -35,7 +35,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
-# What ICE over 127.0.0.1 needs, in a headless browser with fake media (see README, "Browser").
+# What ICE over 127.0.0.1 needs, in a headless browser with fake media (see docs/serve-and-operate.md, "Browser").
 NEEDED_FLAGS = [
     "--allow-loopback-in-peer-connection",  # without it Chromium gathers no candidate on lo
     "--headless=new",
