@@ -222,7 +222,7 @@ extension GraphBuilder {
     /// before its video pad exists writes its headers without the video stream.
     func prepareRecordings() throws(RunError) {
         var byPath: [String: (Container, [MediaKind], SourceLocation?)] = [:]
-        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
+        for branch in spec.receiveBranches {
             guard case .file(let path, let container, _) = branch.sink.kind else { continue }
             // A room's recordings are one file per publisher stream, made as each arrives.
             if path.contains(Self.publisherPlaceholder) { continue }

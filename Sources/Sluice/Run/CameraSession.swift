@@ -26,12 +26,12 @@ final class CameraSession: RemoteSession {
     }
     private let state = Mutex(State())
 
-    init(peer: WebRTCPeer, transport: TransportSpec, logger: Logger) throws(RunError) {
+    init(peer: WebRTCPeer, endpoint: EndpointSettings, at location: SourceLocation?, logger: Logger) throws(RunError) {
         self.peer = peer
-        self.location = transport.location
+        self.location = location
         self.logger = logger
-        do { client = try CameraClient(device: transport.endpoint ?? "", token: transport.token) } catch {
-            throw RunError("camera: \(error.description)", at: transport.location)
+        do { client = try CameraClient(device: endpoint.endpoint, token: endpoint.token) } catch {
+            throw RunError("camera: \(error.description)", at: location)
         }
     }
 

@@ -280,4 +280,19 @@ final class JanusSession: RemoteSession {
         s.peer = spec.server
         return s
     }
+
+    /// The session, and every publisher stream the room gave this run.
+    func fill(_ summary: inout RunSummary) {
+        summary.session = report
+        let room = builder.roomStreams.records
+        guard !room.isEmpty else { return }
+        summary.receive.streams = room.map { r in
+            let video = r.media == .video
+            return RunSummary.RoomStream(publisher: r.publisher, media: r.media.rawValue, codec: r.codec.withLock { $0 },
+                                         frames: r.frames.load(ordering: .relaxed),
+                                         width: video ? r.width.load(ordering: .relaxed) : nil,
+                                         height: video ? r.height.load(ordering: .relaxed) : nil,
+                                         left: r.left.load(ordering: .relaxed))
+        }
+    }
 }

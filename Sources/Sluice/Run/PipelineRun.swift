@@ -37,11 +37,10 @@ public final class PipelineRun: Sendable {
     private let logger: Logger
     private let failure = Mutex<RunError?>(nil)
     /// The graph and peers of the run in progress (for hot swap and inspection).
-    private let live = Mutex<(builder: GraphBuilder, sender: WebRTCPeer?, control: PipelineControl?)?>(nil)
+    private let live = Mutex<LiveRun?>(nil)
     /// What happens during the run (statistics each interval, filter events, the session,
     /// errors): the control API streams it.
     public let events = PipelineEvents()
-    private let offers = Atomic<Int>(0)
     /// The latest WebRTC statistics of the sending and receiving peers (for `/metrics`).
     let latestStats = Mutex<(sent: WebRTCStats, received: WebRTCStats)>((WebRTCStats(), WebRTCStats()))
 
@@ -67,70 +66,56 @@ public final class PipelineRun: Sendable {
     public func run(options: RunOptions = RunOptions(), stop: StopFlag = StopFlag(),
                     onStats: @escaping @Sendable (LiveStats) -> Void = { _ in }) async throws(RunError) -> RunSummary {
         Gst.initialize()
-        let started = ContinuousClock.now
-        let cpuStart = processCPUSeconds()
-        let counters = RunCounters(start: started)
-        let pipeline = SendLatency.pipeline(named: "sluice")
-        options.stageTimer?.watch(pipeline)
-        let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer)
+        let clock = RunClock()
         defer {
             live.withLock { $0 = nil }
             events.post("state", ["state": .text("stopped")])
             events.finish()
         }
+        let active = try await build(options: options, started: clock.started)
+        defer { active.abandon() }
+        try await start(active, options: options, stop: stop, clock: clock)
+        try await watch(active, options: options, stop: stop, clock: clock, onStats: onStats)
+        return await finish(active, options: options, clock: clock)
+    }
 
-        // The transport kind builds its webrtcbins and says what the run drives
-        // (`Transport/`: one type per kind).
-        let setup = try await spec.transport.kind.transport.prepare(
-            TransportContext(spec: spec, pipeline: pipeline, builder: builder, logger: logger))
-        let peers = setup.loopback
-        let player = setup.player
-        let remote = setup.remote
-        let channels = dataChannels(onMessage: options.onDataMessage)
-        /// The webrtcbin that opens the data channels (the offering side); webrtcbin takes
-        /// `create-data-channel` only once it has left the NULL state.
-        let opensChannels = setup.opensChannels
+    /// The pipeline with the transport kind's webrtcbins (`Transport/`: one type per kind),
+    /// the file's data channels and the bus watch; not playing yet.
+    private func build(options: RunOptions, started: ContinuousClock.Instant) async throws(RunError) -> ActiveRun {
+        let counters = RunCounters(start: started)
+        let pipeline = SendLatency.pipeline(named: "sluice")
+        options.stageTimer?.watch(pipeline)
+        let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer)
+        guard let kind = spec.transport.kind.transport else {
+            throw RunError("unknown transport kind '\(spec.transport.kind)'", at: spec.transport.location)
+        }
+        let setup = try await kind.prepare(TransportContext(spec: spec, pipeline: pipeline, builder: builder, logger: logger))
+        let channels = dataChannels(required: kind.requiredDataChannel, onMessage: options.onDataMessage)
         if let channels, let bin = setup.acceptsChannels { channels.accept(on: bin) }
-        let remoteSession = remote, sessionEnded = StopFlag()
-        defer {
-            // On a failure, still end the session (best effort) so the other side does not
-            // keep it: the WHEP viewer, the camera stream, the room.
-            if let remoteSession, !sessionEnded.isSet { Task.detached { await remoteSession.end() } }
-        }
         let busTask = watchBus(pipeline, onFilterEvent: options.onFilterEvent)
-        defer { busTask.cancel() }
+        return ActiveRun(pipeline: pipeline, builder: builder, setup: setup, channels: channels, busTask: busTask)
+    }
 
-        var stopped = false
-        defer {
-            if !stopped { pipeline.setState(.null) }
-        }
-
-        if pipeline.setState(.playing) == .failure {
+    /// Plays the pipeline, opens the data channels, and negotiates the session: returns once
+    /// ICE connected (or the session's other side never turned up before `stop`).
+    private func start(_ active: ActiveRun, options: RunOptions, stop: StopFlag, clock: RunClock) async throws(RunError) {
+        let builder = active.builder, setup = active.setup
+        if active.pipeline.setState(.playing) == .failure {
             try? await Task.sleep(for: .milliseconds(100))
             throw failed ?? RunError("the pipeline could not start (GStreamer refused the PLAYING state)")
         }
-
         builder.counters.mark(StartUpStep.playing)
-        if let channels, let bin = opensChannels { try channels.open(on: bin) }
-        let gates = openStartGates(when: peers?.sender ?? player, builder: builder)
-        defer { gates.cancel() }
-        let control = PipelineControl(spec: spec, builder: builder, channels: channels, events: events) { stop.set() }
-        live.withLock { $0 = (builder, peers?.sender, control) }
+        // webrtcbin takes `create-data-channel` only once it has left the NULL state.
+        if let channels = active.channels, let bin = setup.opensChannels { try channels.open(on: bin) }
+        active.gates = openStartGates(when: setup.sending, builder: builder)
+        let control = PipelineControl(spec: spec, builder: builder, channels: active.channels, events: events) { stop.set() }
+        live.withLock { $0 = LiveRun(builder: builder, sender: setup.sending, control: control, session: setup.session) }
         events.post("state", ["state": .text("playing")])
-        if let peers {
-            try await negotiate(sender: peers.sender, receiver: peers.receiver)
-            try await waitForICE([peers.sender, peers.receiver])
-        }
-        var inputTask: Task<Void, Never>?
-        if let channels, let label = channels.stdinLabel, let input = options.dataInput {
-            inputTask = Task.detached { for await line in input { channels.send(line, on: label) } }
-        }
-        defer { inputTask?.cancel() }
-        if let remote, let player {
-            let deadline = options.duration.map { started + .milliseconds(Int($0 * 1000)) }
-            if try await remote.negotiate(stop: stop, deadline: deadline) {
+        if let session = setup.session, !setup.connecting.isEmpty {
+            let deadline = options.duration.map { clock.started + .milliseconds(Int($0 * 1000)) }
+            if try await session.negotiate(stop: stop, deadline: deadline) {
                 builder.counters.mark(StartUpStep.negotiated)
-                try await waitForICE([player])
+                try await waitForICE(setup.connecting)
             } else {
                 // Stopped before the other side turned up (a callee nobody called): send
                 // branches held for an offer would hold the drain, and then the state change
@@ -138,47 +123,33 @@ public final class PipelineRun: Sendable {
                 builder.releaseSend()
             }
         }
-        // Running: tick statistics until duration, stop or failure.
-        var lastTick = ContinuousClock.now
-        var last = (send: 0, recv: 0, audio: 0, bytes: 0, encoded: 0)
-        var lastLevel = (squares: 0, samples: 0)
-        var lastStats = WebRTCStats()
-        var warnedNoFeedback = false
-        let statsPeer = peers?.sender ?? player
-        var iceState = statsPeer?.states.iceConnection ?? "none"
+        if let channels = active.channels, let label = channels.stdinLabel, let input = options.dataInput {
+            active.inputTask = Task.detached { for await line in input { channels.send(line, on: label) } }
+        }
+    }
+
+    /// Ticks statistics until the duration passes, `stop` is set, the session or every source
+    /// ends; throws what failed.
+    private func watch(_ active: ActiveRun, options: RunOptions, stop: StopFlag, clock: RunClock,
+                       onStats: @escaping @Sendable (LiveStats) -> Void) async throws(RunError) {
+        var ticker = LiveTicker(iceState: active.setup.sending?.states.iceConnection ?? "none")
         var sourcesEnded = false
         while true {
-            if let e = builder.asyncError ?? failed {
-                // A peer that ends the session (a room's `bye`) tears down its transport as it
-                // goes, and the errors that follow here (SCTP, DTLS) are its leaving, not a
-                // failure: give its goodbye a moment (bounded) to arrive first.
-                if let remote, let why = await Self.endedByPeer(remote) {
-                    logger.info("\(why); stopping")
-                    break
-                }
-                // Tear down as cleanly as a normal stop: end-of-stream first (bounded), so
-                // elements such as the DTLS connections shut down before NULL. Going straight
-                // to NULL from an error left webrtcbin's DTLS connections alive in 1.22.
-                await drain(pipeline: pipeline, builder: builder, timeout: 1)
-                if let remote {
-                    await remote.end()
-                    sessionEnded.set()
-                }
-                throw e
+            if let e = active.builder.asyncError ?? failed {
+                try await stopOnFailure(e, active)
+                return
             }
             // Sources that ended because an element failed (a filter with `on_error: fail`
             // ends its source too) are a failure: the check above has run once more since.
-            if sourcesEnded { break }
+            if sourcesEnded || stop.isSet { return }
             let now = ContinuousClock.now
-            let elapsed = (now - started).seconds
-            if stop.isSet { break }
-            if let d = options.duration, elapsed >= d { break }
-            if let remote, let why = try await remote.tick() {
+            if let d = options.duration, (now - clock.started).seconds >= d { return }
+            if let session = active.setup.session, let why = try await session.tick() {
                 logger.info("\(why); stopping")
-                break
+                return
             }
-            let sendBranches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
-            if sendBranches > 0, counters.endedSendBranches.load(ordering: .relaxed) >= sendBranches {
+            let sendBranches = spec.sendBranches.count
+            if sendBranches > 0, active.builder.counters.endedSendBranches.load(ordering: .relaxed) >= sendBranches {
                 logger.info("every send branch reached the end of its source; stopping")
                 // Let what is in flight cross the jitter buffer before draining, and a bus
                 // error that came with the end reach the failure check.
@@ -186,62 +157,76 @@ public final class PipelineRun: Sendable {
                 sourcesEnded = true
                 continue
             }
-            if (now - lastTick).seconds >= options.statsInterval {
-                let dt = (now - lastTick).seconds
-                lastTick = now
-                let stats = await currentStats(peers?.sender ?? player, counters: counters) ?? lastStats
-                let recvStats = await currentStats(peers?.receiver ?? player, counters: counters)
-                iceState = statsPeer?.states.iceConnection ?? "none"
-                let cur = (send: counters.sendVideoFrames.load(ordering: .relaxed),
-                           recv: counters.receiveVideoFrames.load(ordering: .relaxed),
-                           audio: counters.receiveAudioBuffers.load(ordering: .relaxed),
-                           // A receive-only run (WHEP) counts what arrives.
-                           bytes: stats.bytesSent > 0 ? stats.bytesSent : (recvStats?.bytesReceived ?? 0),
-                           encoded: counters.sendVideoBytes.load(ordering: .relaxed))
-                var live = LiveStats(elapsed: elapsed, sendFps: Double(cur.send - last.send) / dt,
-                                     receiveFps: Double(cur.recv - last.recv) / dt,
-                                     receiveAudioPerSecond: Double(cur.audio - last.audio) / dt,
-                                     bitrateKbps: Double(max(0, cur.bytes - last.bytes)) * 8 / 1000 / dt,
-                                     roundTripMs: stats.roundTripMs ?? recvStats?.roundTripMs,
-                                     iceState: iceState)
-                live.encodedVideoKbps = Double(cur.encoded - last.encoded) * 8 / 1000 / dt
-                if let f = builder.congestion?.figures {
-                    live.congestion = (Double(f.targetBps) / 1000, Double(f.delayBps) / 1000, Double(f.lossBps) / 1000, f.reports)
-                    if f.reports == 0, elapsed >= 5, !warnedNoFeedback {
-                        warnedNoFeedback = true
-                        logger.warning("encode.bitrate {min, start, max}: no congestion feedback (transport-cc) has arrived, so the video bitrate stays at its start; the peer did not negotiate it")
-                    }
-                }
-                let level = (squares: counters.receiveAudioSquares.load(ordering: .relaxed),
-                             samples: counters.receiveAudioSamples.load(ordering: .relaxed))
-                live.receiveAudioLevelDB = RunCounters.levelDB(from: lastLevel, to: level)
-                lastLevel = level
-                onStats(live)
-                events.post("stats", live.eventFields)
-                last = cur
-                lastStats = stats
-                latestStats.withLock { $0 = (stats, recvStats ?? WebRTCStats()) }
+            if (now - ticker.lastTick).seconds >= options.statsInterval {
+                await tickStats(&ticker, active, now: now, elapsed: (now - clock.started).seconds, onStats: onStats)
             }
             // 5 wake-ups a second: enough for Ctrl-C and failures to act within 200 ms, few
             // enough not to show in the process's CPU time next to the media threads.
             try? await Task.sleep(for: .milliseconds(200))
         }
+    }
 
-        let duration = (ContinuousClock.now - started).seconds
-        let finalStats = await currentStats(peers?.sender ?? player, counters: counters) ?? lastStats
-        let receiverStats = await currentStats(peers?.receiver ?? player, counters: counters) ?? WebRTCStats()
-        iceState = statsPeer?.states.iceConnection ?? "none"
-        await drain(pipeline: pipeline, builder: builder, timeout: options.drainTimeout)
-        channels?.close()
-        pipeline.setState(.null)
-        stopped = true
-        if let remote {
-            await remote.end()
-            sessionEnded.set()
+    /// A failure while running: a peer that ended the session (a room's `bye`) tears down
+    /// its transport as it goes, and the errors that follow (SCTP, DTLS) are its leaving, not a
+    /// failure: its goodbye gets a moment (bounded) to arrive first. Otherwise tears down as
+    /// cleanly as a normal stop (end-of-stream first, bounded: going straight to NULL from an
+    /// error left webrtcbin's DTLS connections alive in 1.22), and throws `error`.
+    private func stopOnFailure(_ error: RunError, _ active: ActiveRun) async throws(RunError) {
+        if let session = active.setup.session, session.peerMayLeave, let why = await Self.endedByPeer(session) {
+            logger.info("\(why); stopping")
+            return
         }
-        let cpu = processCPUSeconds() - cpuStart
-        var result = summary(counters: counters, duration: duration, cpu: cpu, sent: finalStats,
-                             received: receiverStats, iceState: iceState)
+        await drain(pipeline: active.pipeline, builder: active.builder, timeout: 1)
+        await active.endSession()
+        throw error
+    }
+
+    /// One statistics line: rates since the last tick, the peers' figures, congestion.
+    private func tickStats(_ ticker: inout LiveTicker, _ active: ActiveRun, now: ContinuousClock.Instant, elapsed: Double,
+                           onStats: @Sendable (LiveStats) -> Void) async {
+        let counters = active.builder.counters
+        let dt = (now - ticker.lastTick).seconds
+        ticker.lastTick = now
+        let stats = await currentStats(active.setup.sending, counters: counters) ?? ticker.lastStats
+        let recvStats = await currentStats(active.setup.receiving, counters: counters)
+        ticker.iceState = active.setup.sending?.states.iceConnection ?? "none"
+        // A receive-only run (WHEP) counts what arrives.
+        let totals = TickTotals(counters, bytes: stats.bytesSent > 0 ? stats.bytesSent : (recvStats?.bytesReceived ?? 0))
+        var live = totals.liveStats(since: ticker.last, seconds: dt, elapsed: elapsed)
+        live.roundTripMs = stats.roundTripMs ?? recvStats?.roundTripMs
+        live.iceState = ticker.iceState
+        if let f = active.builder.congestion?.figures {
+            live.congestion = (Double(f.targetBps) / 1000, Double(f.delayBps) / 1000, Double(f.lossBps) / 1000, f.reports)
+            if f.reports == 0, elapsed >= 5, !ticker.warnedNoFeedback {
+                ticker.warnedNoFeedback = true
+                logger.warning("encode.bitrate {min, start, max}: no congestion feedback (transport-cc) has arrived, so the video bitrate stays at its start; the peer did not negotiate it")
+            }
+        }
+        let level = (squares: counters.receiveAudioSquares.load(ordering: .relaxed),
+                     samples: counters.receiveAudioSamples.load(ordering: .relaxed))
+        live.receiveAudioLevelDB = RunCounters.levelDB(from: ticker.lastLevel, to: level)
+        ticker.lastLevel = level
+        onStats(live)
+        events.post("stats", live.eventFields)
+        ticker.last = totals
+        ticker.lastStats = stats
+        latestStats.withLock { $0 = (stats, recvStats ?? WebRTCStats()) }
+    }
+
+    /// Drains, stops the pipeline, ends the session, and sums the run up.
+    private func finish(_ active: ActiveRun, options: RunOptions, clock: RunClock) async -> RunSummary {
+        let builder = active.builder, setup = active.setup
+        let duration = (ContinuousClock.now - clock.started).seconds
+        let finalStats = await currentStats(setup.sending, counters: builder.counters) ?? WebRTCStats()
+        let receiverStats = await currentStats(setup.receiving, counters: builder.counters) ?? WebRTCStats()
+        let iceState = setup.sending?.states.iceConnection ?? "none"
+        await drain(pipeline: active.pipeline, builder: builder, timeout: options.drainTimeout)
+        active.channels?.close()
+        active.pipeline.setState(.null)
+        active.stopped = true
+        await active.endSession()
+        var result = summary(counters: builder.counters, duration: duration, cpu: processCPUSeconds() - clock.cpu,
+                             sent: finalStats, received: receiverStats, iceState: iceState)
         if let k = builder.keyframeRequestCounts {
             result.network.keyframe_requests = k.passed
             result.network.keyframe_requests_coalesced = k.coalesced
@@ -251,19 +236,8 @@ public final class PipelineRun: Sendable {
                                     dropped: $0.dropped.load(ordering: .relaxed), errors: $0.errors.load(ordering: .relaxed),
                                     events: $0.events, last_error: $0.lastError)
         }
-        result.data_channels = channels?.report ?? []
-        result.session = remote?.report
-        let room = builder.roomStreams.records
-        if !room.isEmpty {
-            result.receive.streams = room.map { r in
-                let video = r.media == .video
-                return RunSummary.RoomStream(publisher: r.publisher, media: r.media.rawValue, codec: r.codec.withLock { $0 },
-                                             frames: r.frames.load(ordering: .relaxed),
-                                             width: video ? r.width.load(ordering: .relaxed) : nil,
-                                             height: video ? r.height.load(ordering: .relaxed) : nil,
-                                             left: r.left.load(ordering: .relaxed))
-            }
-        }
+        result.data_channels = active.channels?.report ?? []
+        setup.session?.fill(&result)
         return result
     }
 
@@ -276,11 +250,11 @@ public final class PipelineRun: Sendable {
         return nil
     }
 
-    /// The data channels the file declares (the camera API requires one: a file that
-    /// declares none gets one named `sluice`).
-    private func dataChannels(onMessage: (@Sendable (String, String) -> Void)?) -> DataChannelHub? {
+    /// The data channels the file declares (a kind that needs one, such as the camera API,
+    /// gets `required` when the file declares none).
+    private func dataChannels(required: String?, onMessage: (@Sendable (String, String) -> Void)?) -> DataChannelHub? {
         var specs = spec.transport.dataChannels
-        if spec.transport.kind == .camera, specs.isEmpty { specs = [DataChannelSpec(label: "sluice")] }
+        if let required, specs.isEmpty { specs = [DataChannelSpec(label: required)] }
         guard !specs.isEmpty else { return nil }
         return DataChannelHub(specs: specs, onMessage: onMessage ?? { _, _ in })
     }
@@ -312,7 +286,7 @@ public final class PipelineRun: Sendable {
     public var control: PipelineControl? { live.withLock { $0?.control } }
 
     /// Offers this run has made (1 after the initial negotiation; a renegotiation adds one).
-    public var offersMade: Int { offers.load(ordering: .relaxed) }
+    public var offersMade: Int { live.withLock { $0?.session?.offersMade } ?? 0 }
 
     /// The graph of the run in progress, as GStreamer's dot and as a text tree (nil before
     /// the pipeline is built and after the run).
@@ -331,48 +305,6 @@ public final class PipelineRun: Sendable {
     public var filterStatistics: [FilterStatistics] { live.withLock { $0?.builder.swiftFilterStatistics } ?? [] }
 
     // MARK: Negotiate
-
-    private func negotiate(sender: WebRTCPeer, receiver: WebRTCPeer) async throws(RunError) {
-        do {
-            offers.add(1, ordering: .relaxed)
-            let offer = try await sender.createOffer()
-            let offered = SDPSummary(offer.sdp).media.filter { !$0.rejected }.count
-            let branches = [spec.send?.video, spec.send?.audio].compactMap { $0 }.count
-            if offered < branches {
-                throw RunError("the offer describes \(offered) of \(branches) send branches: webrtcbin could not read the encoded caps", at: spec.transport.location)
-            }
-            try await sender.setLocalDescription(offer)
-            var restricted: [String: [String]] = [:]
-            for b in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) where !b.codecs.isEmpty {
-                restricted[b.media.rawValue] = b.codecs.map(\.encodingName)
-            }
-            if let refused = SDPSummary.incompatibilities(offer: SDPSummary(offer.sdp), accepts: restricted).first {
-                throw RunError(refused + "; make send.<media>.encode.codec one the receiver accepts", at: spec.transport.location)
-            }
-            try await receiver.setRemoteDescription(offer)
-            let answer = try await receiver.createAnswer()
-            try await receiver.setLocalDescription(answer)
-            try await sender.setRemoteDescription(answer)
-            counters?.mark(StartUpStep.negotiated)
-            logger.debug("offer:\n\(offer.sdp)\nanswer:\n\(answer.sdp)")
-
-            var accepts: [String: [String]] = [:]
-            for b in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
-                accepts[b.media.rawValue] = (b.codecs.isEmpty ? Codec.allCases.filter { $0.media == b.media } : b.codecs).map(\.encodingName)
-            }
-            let rejected = SDPSummary.rejections(offer: SDPSummary(offer.sdp), answer: SDPSummary(answer.sdp),
-                                                 answererAccepts: accepts)
-            if let first = rejected.first {
-                throw RunError(first + "; make send.<media>.encode.codec one the receiver accepts", at: spec.transport.location)
-            }
-        } catch let e as NegotiationError {
-            throw RunError("negotiation failed: \(e.message)", at: spec.transport.location)
-        } catch let e as RunError {
-            throw e
-        } catch {
-            throw RunError("negotiation failed: \(error)")
-        }
-    }
 
     private func waitForICE(_ peers: [WebRTCPeer]) async throws(RunError) {
         let timeout = spec.transport.ice.connectTimeout

@@ -18,6 +18,18 @@ protocol RemoteSession: Sendable {
     func end() async
     /// What the summary says about the session.
     var report: RunSummary.Session? { get }
+    /// Adds what the session knows to the run's summary (by default `report`, as `session`).
+    func fill(_ summary: inout RunSummary)
+    /// Whether the other side may end the session (and so an error may be its leaving).
+    var peerMayLeave: Bool { get }
+    /// Offers made through this session so far.
+    var offersMade: Int { get }
+}
+
+extension RemoteSession {
+    func fill(_ summary: inout RunSummary) { summary.session = report }
+    var peerMayLeave: Bool { true }
+    var offersMade: Int { 0 }
 }
 
 /// WHEP playing or WHIP publishing: one complete offer POSTed, the answer applied, the
@@ -30,13 +42,15 @@ final class HTTPSession: RemoteSession {
     private let sessionURL = Mutex<URL?>(nil)
     private let logger: Logger
 
-    init(peer: WebRTCPeer, transport: TransportSpec, logger: Logger) throws(RunError) {
+    /// `protocolName`: WHIP or WHEP, for messages. `location`: the file's `transport:`.
+    init(peer: WebRTCPeer, protocolName: String, endpoint: EndpointSettings, at location: SourceLocation?,
+         logger: Logger) throws(RunError) {
         self.peer = peer
         self.logger = logger
-        self.what = transport.kind == .whip ? "WHIP" : "WHEP"
-        self.location = transport.location
-        do { client = try WHIPClient(endpoint: transport.endpoint ?? "", token: transport.token) } catch {
-            throw RunError("\(what): \(error.description)", at: transport.location)
+        self.what = protocolName
+        self.location = location
+        do { client = try WHIPClient(endpoint: endpoint.endpoint, token: endpoint.token) } catch {
+            throw RunError("\(protocolName): \(error.description)", at: location)
         }
     }
 

@@ -46,7 +46,7 @@ public final class StreamHub: Sendable {
         pipeline = SendLatency.pipeline(named: "hub-\(spec.name)")
         stageTimer?.watch(pipeline)
         builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer)
-        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+        for branch in spec.sendBranches {
             try builder.buildSend(branch, into: nil)
         }
         let builder = builder, spec = spec

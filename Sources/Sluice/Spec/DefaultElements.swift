@@ -60,7 +60,7 @@ public enum DefaultElements {
     public static func required(for spec: PipelineSpec) -> [(factory: String, location: SourceLocation?)] {
         var out: [(String, SourceLocation?)] = spec.transport.kind == .noTransport
             ? [("fakesink", spec.transport.location)] : [("webrtcbin", spec.transport.location)]
-        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+        for branch in spec.sendBranches {
             let video = branch.media == .video
             switch branch.capture.kind {
             case .test: out.append((video ? "videotestsrc" : "audiotestsrc", branch.capture.location))
@@ -75,12 +75,12 @@ public enum DefaultElements {
             if let p = parser(for: enc.codec) { out.append((p, enc.location)) }
             out.append((payloader(for: enc.codec), enc.location))
         }
-        for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 }) {
+        for branch in spec.receiveBranches {
             let video = branch.media == .video
             let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
             if branch.decode.element == nil {
                 // Only the codecs the send side can actually produce matter in loopback.
-                let sent = [spec.send?.video, spec.send?.audio].compactMap { $0?.encode.codec }
+                let sent = spec.sendBranches.map(\.encode.codec)
                 for c in codecs where sent.isEmpty || sent.contains(c) {
                     out.append((depayloader(for: c), branch.decode.location ?? branch.location))
                     out.append((decoder(for: c), branch.decode.location ?? branch.location))

@@ -26,6 +26,13 @@ public struct PipelineSpec: Sendable, Equatable {
     }
 }
 
+extension PipelineSpec {
+    /// The send section's branches, video first.
+    public var sendBranches: [SendBranchSpec] { [send?.video, send?.audio].compactMap { $0 } }
+    /// The receive section's branches, video first.
+    public var receiveBranches: [ReceiveBranchSpec] { [receive?.video, receive?.audio].compactMap { $0 } }
+}
+
 /// A dynamic plugin library named in `plugins:`.
 public struct PluginReference: Sendable, Equatable {
     /// The path as resolved (relative paths are relative to the pipeline file).
@@ -89,85 +96,69 @@ public struct TransportSpec: Sendable, Equatable {
     /// Receiver jitter-buffer latency in milliseconds (webrtcbin `latency`). Default 50.
     public var latencyMs: Int
     public var bundlePolicy: BundlePolicy
-    /// The HTTP endpoint of a `whep` transport.
-    public var endpoint: String?
-    /// Bearer token sent to the endpoint.
-    public var token: String?
-    /// The room of an `apprtc` transport.
-    public var room: String?
-    /// `kind: lan`: the advertised name of the Sluice server to play (`sluice serve --advertise NAME`).
-    public var peer: String?
-    /// `kind: lan`: which of its streams (default: the first it lists).
-    public var stream: String?
     /// Data channels of the session, opened by the side that offers.
     public var dataChannels: [DataChannelSpec] = []
     /// `dtls:`: the certificate to present (nil: Sluice's ECDSA P-256 default).
     public var dtlsCertificate: DTLSCertificate?
-    /// `kind: xmpp`: the account, the server, and whom to call or who may call.
-    public var xmpp: XMPPSpec?
-    /// `kind: janus`: the Janus server, the VideoRoom room, and whom to receive.
-    public var janus: JanusSpec?
-    /// `kind: cast`: the receiver's name, port, what it may load, and its picture size.
-    public var cast: CastSpec?
+    /// What the kind's own keys said, in the kind's settings type (`EndpointSettings` for
+    /// whep, whip and camera; `JanusSpec`, `XMPPSpec`, `CastSpec`, …). Read it with
+    /// `settings(as:)`.
+    public var settings: KindSettings?
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
-                bundlePolicy: BundlePolicy = .maxBundle, endpoint: String? = nil, token: String? = nil,
+                bundlePolicy: BundlePolicy = .maxBundle, settings: (any TransportSettings)? = nil,
                 location: SourceLocation? = nil) {
         self.kind = kind; self.ice = ice; self.latencyMs = latencyMs
-        self.bundlePolicy = bundlePolicy; self.endpoint = endpoint; self.token = token; self.location = location
+        self.bundlePolicy = bundlePolicy; self.settings = settings.map(KindSettings.init); self.location = location
     }
+
+    /// The kind's settings, if they are of type `type`.
+    public func settings<S: TransportSettings>(as type: S.Type) -> S? { settings?.value as? S }
 }
 
-/// How the two peers find each other. Network signalling kinds (apprtc, whip, whep,
-/// camera) slot in here.
-public enum TransportKind: String, Sendable, CaseIterable {
-    /// The receive section is a second webrtcbin in the same process.
-    case loopback
-    /// No WebRTC at all: each send branch's encoded stream is discarded. Measures what
-    /// capture and encoding cost; a file with this kind has no receive section.
-    case noTransport = "none"
-    /// Play a WHEP endpoint (`endpoint`, optional `token`): the receive section gets the
-    /// stream; a file with this kind has no send section.
-    case whep
-    /// Publish the send section to a WHIP endpoint (`endpoint`, optional `token`); a file
-    /// with this kind has no receive section.
-    case whip
-    /// For `sluice serve`: the receive section handles what WHIP publishers send, the send
-    /// section is what WHEP viewers play.
-    case server
-    /// Meet the other peer in a room of an AppRTC-compatible server (`endpoint`, `room`):
-    /// the first to join offers, the second answers. Both sections may be present.
-    case apprtc
-    /// Play a Sluice server found on the local network by the name it advertises (`peer`;
-    /// optional `stream`): DNS-SD over multicast DNS finds its address, port and streams, then
-    /// WHEP to it directly; no room server. A file with this kind has no send section.
-    case lan
-    /// Call a peer, or wait for calls, over XMPP with Jingle (`server`, `jid`, `password`;
-    /// `peer` to call, `allow` for who may call). Both sections may be present.
-    case xmpp
-    /// Join a room of a Janus VideoRoom (`server`, `room`; `display`, `pin`, `secret`, `token`):
-    /// the send section is published to the room, the receive section gets every publisher's
-    /// streams (or those `subscribe` names) over one connection, as they come and go.
-    case janus
-    /// Be a Cast receiver (`name`, `allow`; `port`, `size`): senders (pychromecast, VLC, any
-    /// open CASTV2 sender) find it on the local network, load media URLs and command it; what
-    /// plays goes through the receive section (display, file, stats). No send section.
-    case cast
-    /// Play a camera through the camera API's `executeCommand` (`endpoint`: the device URL,
-    /// optional `token`): a recvonly audio + video + data channel offer, extended before
-    /// each `expiresAt`, stopped on exit. A file with this kind has no send section.
-    case camera
+/// The settings one transport kind decodes from its own keys.
+public protocol TransportSettings: Sendable {
+    /// Whether `other` holds the same settings (for `TransportSpec`'s equality).
+    func isEqual(to other: any TransportSettings) -> Bool
 }
 
-extension TransportKind {
-    /// Whether the run makes a webrtcbin (and so needs GStreamer's DTLS key): all but `none`
-    /// and `cast`.
-    public var usesWebRTC: Bool { self != .noTransport && self != .cast }
+extension TransportSettings where Self: Equatable {
+    public func isEqual(to other: any TransportSettings) -> Bool { (other as? Self) == self }
+}
+
+/// A kind's settings, boxed so `TransportSpec` stays `Equatable`.
+public struct KindSettings: Sendable, Equatable {
+    public let value: any TransportSettings
+    public init(_ value: any TransportSettings) { self.value = value }
+    public static func == (a: KindSettings, b: KindSettings) -> Bool { a.value.isEqual(to: b.value) }
+}
+
+/// `transport.kind`: how the two peers find each other. Each kind is one type in
+/// `Transport/` (see `TransportRegistry`), which also defines its constant here
+/// (`.loopback`, `.whep`, …).
+public struct TransportKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    /// Whether the run makes a webrtcbin (and so needs GStreamer's DTLS key).
+    public var usesWebRTC: Bool { transport?.abilities.contains(.webRTC) ?? true }
+    /// Every kind this Sluice knows, in the order error messages list them.
+    public static var known: [TransportKind] { TransportRegistry.all.map(\.kind) }
+}
+
+/// `kind: whep`, `whip` and `camera`: the HTTP endpoint and the bearer token sent to it.
+public struct EndpointSettings: TransportSettings, Equatable {
+    /// The endpoint's URL (camera: the device URL).
+    public var endpoint: String
+    /// Bearer token sent to the endpoint.
+    public var token: String?
+    public init(endpoint: String, token: String? = nil) { self.endpoint = endpoint; self.token = token }
 }
 
 /// `kind: xmpp`: log in to an XMPP server and call `peer` (or wait for calls).
-public struct XMPPSpec: Sendable, Equatable {
+public struct XMPPSpec: TransportSettings, Equatable {
     /// This side's address; a resource (`/camera`) is asked for when binding (default `sluice`).
     public var jid: String
     /// The account's password (write `${VAR}` to take it from the environment).

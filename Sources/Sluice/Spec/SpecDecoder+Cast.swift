@@ -1,13 +1,8 @@
 import Foundation
 
-/// The keys only `kind: cast` takes (`allow` it shares with xmpp).
-enum CastKeys {
-    static let only = ["name", "port", "size"]
-}
-
 /// `kind: cast`: this run is a Cast receiver. Senders on the network find it by `name`, load
 /// media URLs (those `allow` lists) and command it; what plays goes through the receive section.
-public struct CastSpec: Sendable, Equatable {
+public struct CastSpec: TransportSettings, Equatable {
     /// The name senders show (`_googlecast._tcp` instance, `fn`).
     public var name: String
     /// The TLS port senders connect to (default 8009).

@@ -1,13 +1,7 @@
 import Foundation
 
-/// The keys only `kind: janus` takes (`room` it shares with apprtc, `token` with whep/whip/camera,
-/// `server` with xmpp).
-enum JanusKeys {
-    static let only = ["display", "pin", "secret", "subscribe"]
-}
-
 /// `kind: janus`: a room of Janus's VideoRoom plugin, joined over Janus's WebSocket API.
-public struct JanusSpec: Sendable, Equatable {
+public struct JanusSpec: TransportSettings, Equatable {
     /// `ws://HOST:PORT` of Janus's WebSocket transport.
     public var server: String
     /// The room: a number, or a name where Janus uses string ids.

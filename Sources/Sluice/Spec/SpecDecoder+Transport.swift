@@ -1,9 +1,8 @@
 import Foundation
 
-/// `transport:` and `transport.ice:`.
+/// `transport:` and `transport.ice:`: the keys every kind has. Each kind's own keys are
+/// decoded by its type (`Transport.decodeSettings`), with the helpers below.
 extension SpecDecoder {
-    static let transportKeys = ["kind", "ice", "latency", "bundle", "endpoint", "token", "room", "peer", "stream", "data_channels", "dtls",
-                                "server", "jid", "password", "allow", "tls", "ca", "display", "pin", "secret", "subscribe", "name", "port", "size"]
     static let dtlsKeys = ["certificate", "key"]
     static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
     static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
@@ -14,116 +13,102 @@ extension SpecDecoder {
         transport.location = entry.keyLocation
         transport.ice.location = entry.keyLocation
         guard let map = mapping(entry) else { return transport }
-        checkKeys(map, allowed: Self.transportKeys, context: "in transport")
-
-        if let kind = map.entry("kind"), let value: TransportKind = choice(kind, what: "transport kind") {
-            transport.kind = value
-        }
+        let kind = decodeKind(map.entry("kind"))
+        transport.kind = kind.kind
+        checkTransportKeys(map, of: kind)
         if let ice = map.entry("ice") { transport.ice = decodeICE(ice) }
-        if let latency = map.entry("latency"), let text = text(latency) {
-            if let ms = SpecScalars.milliseconds(text) {
-                if (0...10000).contains(ms) {
-                    transport.latencyMs = ms
-                } else {
-                    fail("'latency' must be between 0 and 10000 ms, got \(ms)", at: latency.value.location)
-                }
-            } else {
-                fail("invalid latency '\(text)'; write milliseconds as an integer (50) or with a unit (50ms, 0.2s)",
-                     at: latency.value.location)
-            }
-        }
+        if let latency = map.entry("latency"), let ms = decodeLatency(latency) { transport.latencyMs = ms }
         if let bundle = map.entry("bundle"), let value: BundlePolicy = choice(bundle, what: "bundle policy") {
             transport.bundlePolicy = value
         }
-        let endpoint = map.entry("endpoint"), token = map.entry("token"), room = map.entry("room")
-        let kind = transport.kind
-        if [.whep, .whip, .apprtc, .camera].contains(kind) {
-            let example = switch kind {
-            case .apprtc: "http://127.0.0.1:8443 (the server; the room goes in 'room')"
-            case .camera: "http://127.0.0.1:8443/enterprises/PROJECT/devices/NAME"
-            default: "http://127.0.0.1:8443/\(kind.rawValue)/NAME"
-            }
-            if let endpoint, let url = nonEmptyText(endpoint) {
-                if !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
-                    fail("'endpoint' must be an http:// or https:// URL, got '\(url)'", at: endpoint.value.location)
-                } else if kind == .camera, !url.contains("/devices/") {
-                    fail("a camera endpoint is a device URL ending in /devices/NAME, e.g. \(example)", at: endpoint.value.location)
-                } else {
-                    transport.endpoint = url
-                }
-            } else if endpoint == nil {
-                fail("transport kind '\(kind.rawValue)' needs an 'endpoint' (e.g. \(example))", at: entry.keyLocation)
-            }
-        } else if let endpoint {
-            fail("'endpoint' only applies to transport kinds whep, whip, apprtc and camera", at: endpoint.keyLocation)
-        }
-        if let token, kind != .janus {
-            if [.whep, .whip, .camera].contains(kind) {
-                if let t = nonEmptyText(token) { transport.token = t }
-            } else {
-                fail("'token' only applies to transport kinds whep, whip, camera and janus", at: token.keyLocation)
-            }
-        }
-        if kind == .apprtc {
-            if let room, let name = nonEmptyText(room) {
-                if name.count <= 128, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
-                    transport.room = name
-                } else {
-                    fail("room names are 1 to 128 letters, digits, '-' or '_', got '\(name)'", at: room.value.location)
-                }
-            } else if room == nil {
-                fail("transport kind 'apprtc' needs a 'room' to join", at: entry.keyLocation)
-            }
-        } else if let room, kind != .janus {
-            fail("'room' only applies to transport kinds apprtc and janus", at: room.keyLocation)
-        }
-        if kind == .janus { transport.janus = decodeJanus(map, at: entry.keyLocation) } else {
-            for key in JanusKeys.only where map.entry(key) != nil {
-                fail("'\(key)' only applies to transport kind janus", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
-            }
-        }
-        if kind == .cast { transport.cast = decodeCast(map, at: entry.keyLocation) } else {
-            for key in CastKeys.only where map.entry(key) != nil {
-                fail("'\(key)' only applies to transport kind cast", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
-            }
-        }
-        if kind == .xmpp { transport.xmpp = decodeXMPP(map, at: entry.keyLocation) } else {
-            for key in XMPPKeys.only where map.entry(key) != nil && !(key == "server" && kind == .janus) && !(key == "allow" && kind == .cast) {
-                fail("'\(key)' only applies to transport kind xmpp", at: map.entry(key)?.keyLocation ?? entry.keyLocation)
-            }
-        }
-        for (key, entry) in [("peer", map.entry("peer")), ("stream", map.entry("stream"))] where kind != .xmpp || key == "stream" {
-            guard let entry else { continue }
-            guard kind == .lan else {
-                fail("'\(key)' only applies to transport kind \(key == "peer" ? "lan and xmpp" : "lan")", at: entry.keyLocation)
-                continue
-            }
-            guard let value = nonEmptyText(entry) else { continue }
-            guard value.utf8.count <= 63, !value.contains(where: { $0.isNewline }) else {
-                fail("'\(key)' is at most 63 bytes on one line (a DNS-SD instance name), got '\(value.prefix(80))'", at: entry.value.location)
-                continue
-            }
-            if key == "peer" { transport.peer = value } else { transport.stream = value }
-        }
-        if kind == .lan, map.entry("peer") == nil {
-            fail("transport kind 'lan' needs a 'peer': the name a Sluice server advertises (sluice serve --advertise NAME; sluice discover lists them)",
-                 at: entry.keyLocation)
-        }
         if let dtls = map.entry("dtls") {
-            if kind == .noTransport {
-                fail("transport kind 'none' has no DTLS", at: dtls.keyLocation)
-            } else {
+            if kind.abilities.contains(.webRTC) {
                 transport.dtlsCertificate = decodeDTLS(dtls)
+            } else {
+                fail("transport kind '\(kind.kind)' has no DTLS", at: dtls.keyLocation)
             }
         }
         if let channels = map.entry("data_channels") {
-            if [.noTransport, .server, .janus, .cast].contains(kind) {
-                fail("transport kind '\(kind.rawValue)' has no peer to open data channels with", at: channels.keyLocation)
+            if !kind.abilities.contains(.dataChannels) {
+                fail("transport kind '\(kind.kind)' has no peer to open data channels with", at: channels.keyLocation)
             } else if let items = list(channels) {
                 transport.dataChannels = decodeDataChannels(items)
             }
         }
+        transport.settings = kind.decodeSettings(map, at: entry.keyLocation, with: &self).map(KindSettings.init)
         return transport
+    }
+
+    /// The kind `kind:` names (loopback when absent, or when the name is unknown: reported).
+    private mutating func decodeKind(_ entry: SpecEntry?) -> any Transport {
+        let fallback = TransportRegistry.transport(for: .loopback)!
+        guard let entry else { return fallback }
+        let names = TransportRegistry.all.map(\.kind.rawValue)
+        guard let name = word(entry.value, name: entry.key, what: "transport kind", choices: names) else { return fallback }
+        return TransportRegistry.transport(for: TransportKind(rawValue: name)) ?? fallback
+    }
+
+    /// Keys that are neither common nor this kind's: another kind's (said so) or unknown.
+    private mutating func checkTransportKeys(_ map: [SpecEntry], of kind: any Transport) {
+        let allowed = TransportRegistry.commonKeys + kind.keys
+        let everyKey = TransportRegistry.commonKeys + TransportRegistry.all.flatMap(\.keys)
+        for entry in map where !allowed.contains(entry.key) {
+            if everyKey.contains(entry.key) {
+                let owners = TransportRegistry.kindsPhrase { $0.keys.contains(entry.key) }
+                fail("'\(entry.key)' only applies to \(owners)", at: entry.keyLocation)
+            } else {
+                let suggestion = Suggestions.didYouMean(entry.key, in: everyKey)
+                fail("unknown key '\(entry.key)' in transport"
+                     + (suggestion.isEmpty ? "; valid keys are \(allowed.joined(separator: ", "))" : suggestion), at: entry.keyLocation)
+            }
+        }
+    }
+
+    private mutating func decodeLatency(_ latency: SpecEntry) -> Int? {
+        guard let text = text(latency) else { return nil }
+        guard let ms = SpecScalars.milliseconds(text) else {
+            fail("invalid latency '\(text)'; write milliseconds as an integer (50) or with a unit (50ms, 0.2s)",
+                 at: latency.value.location)
+            return nil
+        }
+        guard (0...10000).contains(ms) else {
+            fail("'latency' must be between 0 and 10000 ms, got \(ms)", at: latency.value.location)
+            return nil
+        }
+        return ms
+    }
+
+    // MARK: - Helpers for the kinds' own keys
+
+    /// `endpoint:` of an HTTP kind: required, an http(s) URL. `example` goes in the messages.
+    mutating func decodeEndpoint(_ map: [SpecEntry], kind: TransportKind, example: String,
+                                 at location: SourceLocation) -> String? {
+        guard let endpoint = map.entry("endpoint") else {
+            fail("transport kind '\(kind)' needs an 'endpoint' (e.g. \(example))", at: location)
+            return nil
+        }
+        guard let url = nonEmptyText(endpoint) else { return nil }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            fail("'endpoint' must be an http:// or https:// URL, got '\(url)'", at: endpoint.value.location)
+            return nil
+        }
+        return url
+    }
+
+    /// `token:`: a bearer token, if given.
+    mutating func decodeToken(_ map: [SpecEntry]) -> String? {
+        map.entry("token").flatMap { nonEmptyText($0) }
+    }
+
+    /// A DNS-SD instance name (`peer`, `stream` of kind lan): at most 63 bytes on one line.
+    mutating func decodeInstanceName(_ entry: SpecEntry) -> String? {
+        guard let value = nonEmptyText(entry) else { return nil }
+        guard value.utf8.count <= 63, !value.contains(where: { $0.isNewline }) else {
+            fail("'\(entry.key)' is at most 63 bytes on one line (a DNS-SD instance name), got '\(value.prefix(80))'",
+                 at: entry.value.location)
+            return nil
+        }
+        return value
     }
 
     mutating func decodeDataChannels(_ items: [SpecNode]) -> [DataChannelSpec] {

@@ -1,11 +1,6 @@
 import Foundation
 import SluiceSignalling
 
-/// The keys only `kind: xmpp` takes (`peer` it shares with `lan`).
-enum XMPPKeys {
-    static let only = ["server", "jid", "password", "allow", "tls", "ca"]
-}
-
 /// `transport:` of `kind: xmpp`.
 extension SpecDecoder {
     mutating func decodeXMPP(_ map: [SpecEntry], at location: SourceLocation) -> XMPPSpec? {

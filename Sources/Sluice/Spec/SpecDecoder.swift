@@ -103,99 +103,76 @@ struct SpecDecoder {
         var present: [MediaKind: SourceLocation] = [:]
     }
 
-    /// Applies the rules that involve several sections: at least one branch; for loopback, a
-    /// receive branch needs the matching send branch, and a send branch without a receive
-    /// branch gets a default one: `ReceiveBranchSpec(media:)` with a `stats` sink, located at
-    /// the send branch's key.
+    /// Applies the rules that involve several sections: at least one branch; the transport
+    /// kind's section rules (`Transport.sections`), then its own (`Transport.complete`:
+    /// loopback adds a default receive branch for a send branch the file gives none); the
+    /// abilities a branch asks of the kind (mosaic, mix, renditions).
     private mutating func combine(root: [SpecEntry], transport: TransportSpec,
                                   send: Side<SendBranchSpec>?, receive: Side<ReceiveBranchSpec>?,
                                   name: String, description: String?) -> PipelineSpec? {
-        let sendPresent = send?.present ?? [:], receivePresent = receive?.present ?? [:]
-        if sendPresent.isEmpty, receivePresent.isEmpty {
-            if let send {
-                fail("send has no video or audio branch; add one, e.g. `video: {capture: {kind: test}}`",
-                     at: send.key.keyLocation)
-            } else if let receive {
-                fail("receive has no video or audio branch, and there is no send section; add `send:` with a video or audio branch",
-                     at: receive.key.keyLocation)
-            } else {
-                fail("the file has no send or receive section; add e.g. `send: {video: {capture: {kind: test}}}`",
-                     at: SourceLocation(file: file, line: 1, column: 1))
-            }
+        var draft = SpecDraft(transport: transport, send: send, receive: receive,
+                              fileStart: SourceLocation(file: file, line: 1, column: 1))
+        if draft.sendPresent.isEmpty, draft.receivePresent.isEmpty { failNoBranch(draft) }
+        if let kind = transport.kind.transport {
+            applySectionRules(kind, to: draft)
+            kind.complete(&draft, with: &self)
         }
-        var receiveVideo = receive?.video, receiveAudio = receive?.audio
-        switch transport.kind {
-        case .loopback:
-            for media in MediaKind.allCases {
-                if let location = receivePresent[media], sendPresent[media] == nil {
-                    fail("receive.\(media) has nothing to receive: send has no \(media) branch; add send.\(media) or remove receive.\(media)",
-                         at: location)
-                }
-            }
-            if receiveVideo == nil, receivePresent[.video] == nil, let branch = send?.video {
-                receiveVideo = Self.defaultReceiveBranch(for: branch)
-            }
-            if receiveAudio == nil, receivePresent[.audio] == nil, let branch = send?.audio {
-                receiveAudio = Self.defaultReceiveBranch(for: branch)
-            }
-            checkLoopbackCodecs(send: send, receive: [receiveVideo, receiveAudio].compactMap { $0 })
-        case .whep, .lan:
-            let k = transport.kind.rawValue
-            if let send {
-                fail("transport kind '\(k)' plays a stream: remove send (the \(k == "lan" ? "peer" : "endpoint's server") sends)", at: send.key.keyLocation)
-            }
-            if receivePresent.isEmpty, receive == nil {
-                fail("transport kind '\(k)' needs a receive section for the stream it plays", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
-            }
-        case .server, .apprtc, .xmpp:
-            break
-        case .cast:
-            if let send {
-                fail("transport kind 'cast' plays what Cast senders load: remove send (the senders choose the media)", at: send.key.keyLocation)
-            }
-            if receivePresent.isEmpty, receive == nil {
-                fail("transport kind 'cast' needs a receive section for what senders cast (e.g. receive: {video: {sink: display}, audio: {sink: display}})",
-                     at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
-            }
-        case .janus:
-            if send == nil, receivePresent.isEmpty, receive == nil {
-                fail("transport kind 'janus' needs a send section (published to the room), a receive section (the room's publishers), or both",
-                     at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
-            }
-            checkRoomBranches([receiveVideo, receiveAudio].compactMap { $0 })
-        case .camera:
-            if let send {
-                fail("transport kind 'camera' plays a camera: remove send (the camera sends)", at: send.key.keyLocation)
-            }
-            if receivePresent.isEmpty, receive == nil {
-                fail("transport kind 'camera' needs a receive section for what the camera sends", at: transport.location ?? SourceLocation(file: file, line: 1, column: 1))
-            }
-        case .whip:
-            if let receive {
-                fail("transport kind 'whip' publishes the send section: remove receive (the endpoint's server receives)", at: receive.key.keyLocation)
-            }
-        case .noTransport:
-            if let receive {
-                fail("transport kind 'none' sends nowhere, so there is nothing to receive; remove receive or use kind: loopback",
-                     at: receive.key.keyLocation)
-            }
-        }
-        if transport.kind != .janus, let at = receiveVideo?.mosaic?.location {
-            fail("'mosaic' composes the publishers of a room into one picture: it needs transport kind janus", at: at)
-        }
-        if transport.kind != .janus, let at = receiveAudio?.mix {
-            fail("'mix' mixes the publishers of a room into one sound: it needs transport kind janus", at: at)
-        }
-        if transport.kind != .server, let rung = send?.video?.encode.renditions.first, let at = rung.location {
-            fail("renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind 'server' "
-                 + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
-        }
+        checkAbilities(draft)
         guard diagnostics.isEmpty else { return nil }
         let sendSpec = send.map { SendSpec(video: $0.video, audio: $0.audio) }
-        let receiveSpec: ReceiveSpec? = (receiveVideo == nil && receiveAudio == nil && receive == nil)
-            ? nil : ReceiveSpec(video: receiveVideo, audio: receiveAudio)
+        let receiveSpec: ReceiveSpec? = (draft.receiveVideo == nil && draft.receiveAudio == nil && receive == nil)
+            ? nil : ReceiveSpec(video: draft.receiveVideo, audio: draft.receiveAudio)
         return PipelineSpec(file: file, name: name, description: description, transport: transport,
                             send: sendSpec, receive: receiveSpec)
+    }
+
+    private mutating func failNoBranch(_ draft: SpecDraft) {
+        if let send = draft.send {
+            fail("send has no video or audio branch; add one, e.g. `video: {capture: {kind: test}}`",
+                 at: send.key.keyLocation)
+        } else if let receive = draft.receive {
+            fail("receive has no video or audio branch, and there is no send section; add `send:` with a video or audio branch",
+                 at: receive.key.keyLocation)
+        } else {
+            fail("the file has no send or receive section; add e.g. `send: {video: {capture: {kind: test}}}`", at: draft.fileStart)
+        }
+    }
+
+    /// `Transport.sections`: a section the kind forbids, one it needs, or either.
+    private mutating func applySectionRules(_ kind: any Transport, to draft: SpecDraft) {
+        let rules = kind.sections, name = "transport kind '\(kind.kind)'"
+        let at = draft.transport.location ?? draft.fileStart
+        let noReceive = draft.receivePresent.isEmpty && draft.receive == nil
+        switch rules.send {
+        case .forbidden(let why): if let send = draft.send { fail("\(name) \(why)", at: send.key.keyLocation) }
+        case .required(let what): if draft.send == nil { fail("\(name) \(what)", at: at) }
+        case .optional: break
+        }
+        switch rules.receive {
+        case .forbidden(let why): if let receive = draft.receive { fail("\(name) \(why)", at: receive.key.keyLocation) }
+        case .required(let what): if noReceive { fail("\(name) \(what)", at: at) }
+        case .optional: break
+        }
+        if let either = rules.eitherNeeded, draft.send == nil, noReceive { fail("\(name) \(either)", at: at) }
+    }
+
+    /// Branch features that need a kind with the matching ability.
+    private mutating func checkAbilities(_ draft: SpecDraft) {
+        let abilities = draft.transport.kind.transport?.abilities ?? []
+        if !abilities.contains(.roomStreams) {
+            let kinds = TransportRegistry.kindsPhrase { $0.abilities.contains(.roomStreams) }
+            if let at = draft.receiveVideo?.mosaic?.location {
+                fail("'mosaic' composes the publishers of a room into one picture: it needs \(kinds)", at: at)
+            }
+            if let at = draft.receiveAudio?.mix {
+                fail("'mix' mixes the publishers of a room into one sound: it needs \(kinds)", at: at)
+            }
+        }
+        if !abilities.contains(.renditions), let rung = draft.send?.video?.encode.renditions.first, let at = rung.location {
+            let kinds = TransportRegistry.all.filter { $0.abilities.contains(.renditions) }.map { "'\($0.kind)'" }
+            fail("renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(TransportRegistry.list(kinds)) "
+                 + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
+        }
     }
 
     /// The receive branch loopback adds for a send branch the file gives no receiver:
@@ -206,7 +183,7 @@ struct SpecDecoder {
     }
 
     /// In loopback, a receive branch that restricts `codecs` must accept what is sent.
-    private mutating func checkLoopbackCodecs(send: Side<SendBranchSpec>?, receive: [ReceiveBranchSpec]) {
+    mutating func checkLoopbackCodecs(send: Side<SendBranchSpec>?, receive: [ReceiveBranchSpec]) {
         for branch in receive where !branch.codecs.isEmpty {
             let sent = branch.media == .video ? send?.video : send?.audio
             guard let sent, !branch.codecs.contains(sent.encode.codec) else { continue }

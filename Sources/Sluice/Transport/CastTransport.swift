@@ -2,13 +2,31 @@ import Foundation
 import GStreamer
 import Logging
 
+extension TransportKind {
+    /// Be a Cast receiver (`name`, `allow`; `port`, `size`): senders (pychromecast, VLC, any
+    /// open CASTV2 sender) find it on the local network, load media URLs and command it; what
+    /// plays goes through the receive section (display, file, stats). No send section.
+    public static let cast = TransportKind(rawValue: "cast")
+}
+
 /// `kind: cast`: the run is a Cast receiver. Its player (Serve/CastPlayback) decodes what
 /// senders load into a channel of this run's own (`intervideosink`/`interaudiosink`), and the
 /// receive section's branches read it (`intervideosrc`/`interaudiosrc`): display, file, stats,
 /// with filters, like any received media. No webrtcbin.
 struct CastTransport: Transport {
+    let kind = TransportKind.cast
+    let keys = ["name", "port", "allow", "size"]
+    let sections = TransportSections(
+        send: .forbidden("plays what Cast senders load: remove send (the senders choose the media)"),
+        receive: .required("needs a receive section for what senders cast (e.g. receive: {video: {sink: display}, audio: {sink: display}})"))
+    let abilities: TransportAbilities = []
+
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+        decoder.decodeCast(map, at: location)
+    }
+
     func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
-        guard let cast = c.spec.transport.cast else {
+        guard let cast = c.spec.transport.settings(as: CastSpec.self) else {
             throw RunError("transport kind 'cast' needs 'name' and 'allow'", at: c.spec.transport.location)
         }
         let channel = "sluice-cast-\(UUID().uuidString.prefix(8).lowercased())"
@@ -27,7 +45,7 @@ struct CastTransport: Transport {
                            at: c.spec.transport.location)
         }
         c.logger.info("Cast: '\(cast.name)' accepts senders on port \(receiver.server.port)")
-        return TransportSetup(remote: CastSession(receiver: receiver, name: cast.name))
+        return TransportSetup(session: CastSession(receiver: receiver, name: cast.name))
     }
 }
 

@@ -1,11 +1,32 @@
 import GStreamer
 
+extension TransportKind {
+    /// Join a room of a Janus VideoRoom (`server`, `room`; `display`, `pin`, `secret`, `token`):
+    /// the send section is published to the room, the receive section gets every publisher's
+    /// streams (or those `subscribe` names) over one connection, as they come and go.
+    public static let janus = TransportKind(rawValue: "janus")
+}
+
 /// `kind: janus`: joins a room of Janus's VideoRoom; the send section is published over one
 /// webrtcbin, the room's publishers are received over another (multistream: one branch
 /// per publisher stream, built as each arrives).
 struct JanusTransport: Transport {
+    let kind = TransportKind.janus
+    let keys = ["server", "room", "display", "pin", "secret", "token", "subscribe"]
+    let sections = TransportSections(
+        eitherNeeded: "needs a send section (published to the room), a receive section (the room's publishers), or both")
+    let abilities: TransportAbilities = [.webRTC, .roomStreams]
+
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+        decoder.decodeJanus(map, at: location)
+    }
+
+    func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
+        decoder.checkRoomBranches(draft.receiveBranches)
+    }
+
     func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
-        guard let janus = c.spec.transport.janus else {
+        guard let janus = c.spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: c.spec.transport.location)
         }
         var publisher: WebRTCPeer?
@@ -34,6 +55,7 @@ struct JanusTransport: Transport {
         }
         let session = JanusSession(publisher: publisher, subscriber: subscriber, spec: janus, builder: c.builder,
                                    transport: c.spec.transport, logger: c.logger)
-        return TransportSetup(player: publisher ?? subscriber, remote: session)
+        guard let peer = publisher ?? subscriber else { return TransportSetup(session: session) }
+        return TransportSetup(peer: peer, session: session)
     }
 }

@@ -1,16 +1,18 @@
+extension TransportKind {
+    /// No WebRTC at all: each send branch's encoded stream is discarded. Measures what
+    /// capture and encoding cost; a file with this kind has no receive section.
+    public static let noTransport = TransportKind(rawValue: "none")
+}
+
 /// `kind: none`: no WebRTC; each send branch is encoded and discarded (what capture and
 /// encoding cost).
 struct NoTransport: Transport {
+    let kind = TransportKind.noTransport
+    let sections = TransportSections(receive: .forbidden("sends nowhere, so there is nothing to receive; remove receive or use kind: loopback"))
+    let abilities: TransportAbilities = []
+
     func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         try c.buildSendBranches(into: nil)
         return TransportSetup()
-    }
-}
-
-/// `kind: server`: a file for `sluice serve`, not for `sluice run`.
-struct ServerTransport: Transport {
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
-        throw RunError("this file is for `sluice serve` (transport kind server): serve it with "
-            + "`sluice serve --pipeline \(c.spec.file)` or `--receive \(c.spec.file)`", at: c.spec.transport.location)
     }
 }

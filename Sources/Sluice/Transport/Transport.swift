@@ -1,46 +1,166 @@
 import GStreamer
 import Logging
+import Synchronization
 
-/// How a pipeline file's media meets its peer: one type per `transport.kind`, behind this one
-/// protocol, so that a new way to signal (XMPP, LAN discovery, Janus) is one new file plus
-/// its line in `TransportKind.transport` — not edits across `PipelineRun`.
+/// One `transport.kind`, described by one type: its name, the keys it reads and their
+/// decoding into its own settings, which sections a file of this kind may and must have,
+/// what it uses (WebRTC, data channels, room streams, renditions), and how it builds its
+/// webrtcbins and the session the run negotiates through.
+///
+/// `TransportRegistry.builtIn` lists the kinds: a new way to signal is one new file with a
+/// type conforming to this protocol, plus its line in that list. Nothing else in the decoder
+/// or the run names a kind.
 protocol Transport: Sendable {
-    /// Builds the transport's webrtcbins (and the send branches that feed them) into the
+    /// The kind's name in pipeline files (`transport.kind`).
+    var kind: TransportKind { get }
+    /// The keys of `transport:` this kind reads, beyond those every kind has
+    /// (`TransportRegistry.commonKeys`). A key another kind reads is reported as belonging
+    /// to it; any other key as unknown.
+    var keys: [String] { get }
+    /// Which of `send` and `receive` a file of this kind may have, and needs.
+    var sections: TransportSections { get }
+    /// What the kind offers beyond moving media.
+    var abilities: TransportAbilities { get }
+    /// The data channel the kind needs when the file declares none (nil: none needed).
+    var requiredDataChannel: String? { get }
+
+    /// Decodes this kind's own `keys` into its settings (nil: it has none, or they were wrong:
+    /// problems go to `decoder`). `location` is the `transport:` key's, for missing keys.
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)?
+    /// Rules that involve the transport and the decoded sections together, applied after the
+    /// section rules (loopback adds default receive branches; a room checks its branches).
+    func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder)
+    /// Builds the kind's webrtcbins (and the send branches that feed them) into the
     /// context's pipeline, and returns what the run drives. Runs before the pipeline plays.
     func prepare(_ context: TransportContext) async throws(RunError) -> TransportSetup
 }
 
+extension Transport {
+    var keys: [String] { [] }
+    var sections: TransportSections { TransportSections() }
+    var abilities: TransportAbilities { [.webRTC, .dataChannels] }
+    var requiredDataChannel: String? { nil }
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? { nil }
+    func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {}
+}
+
+/// What a transport kind offers beyond moving media.
+struct TransportAbilities: OptionSet, Sendable {
+    let rawValue: Int
+    /// The run makes webrtcbins (and so needs GStreamer's DTLS key; `dtls:` applies).
+    static let webRTC = TransportAbilities(rawValue: 1 << 0)
+    /// There is a peer to open data channels with (`data_channels:` applies).
+    static let dataChannels = TransportAbilities(rawValue: 1 << 1)
+    /// The receive section gets a room's publishers (`mosaic`, `mix` apply).
+    static let roomStreams = TransportAbilities(rawValue: 1 << 2)
+    /// The send section is served to viewers, each moved between renditions.
+    static let renditions = TransportAbilities(rawValue: 1 << 3)
+}
+
+/// Which sections a file of one transport kind may have and needs. Messages complete
+/// "transport kind 'K' …".
+struct TransportSections: Sendable {
+    enum Rule: Sendable {
+        case optional
+        /// The section must not be there: why, and what to do.
+        case forbidden(String)
+        /// The section must be there: what it is for.
+        case required(String)
+    }
+    var send: Rule = .optional
+    var receive: Rule = .optional
+    /// The file needs at least one of the two (nil: the general rule that some branch exists).
+    var eitherNeeded: String?
+}
+
 /// What a transport hands the run.
 struct TransportSetup {
-    /// Loopback: both webrtcbins, negotiated in process.
-    var loopback: (sender: WebRTCPeer, receiver: WebRTCPeer)?
-    /// The one local peer of a signalled session (player, publisher, room peer).
-    var player: WebRTCPeer?
-    /// The signalling session the run negotiates through and looks after.
-    var remote: (any RemoteSession)?
+    /// The peer whose figures are the run's sending statistics and whose connection opens the
+    /// send gates (loopback: the sender; otherwise the one local peer: player, publisher, room peer).
+    var sending: WebRTCPeer?
+    /// The peer whose figures are the receive statistics (loopback: the receiver).
+    var receiving: WebRTCPeer?
+    /// The peers whose ICE must connect once the session is negotiated.
+    var connecting: [WebRTCPeer] = []
+    /// The session the run negotiates through and looks after (loopback: in process).
+    var session: (any RemoteSession)?
     /// The webrtcbin that opens the file's data channels (the offering side).
     var opensChannels: Element?
     /// The webrtcbin that accepts them (the answering side).
     var acceptsChannels: Element?
+
+    /// A run without WebRTC (`kind: none`).
+    init() {}
+
+    /// A session without a local peer (a Cast receiver: senders come and go on their own).
+    init(session: any RemoteSession) { self.session = session }
+
+    /// One local peer and the session it is negotiated through.
+    init(peer: WebRTCPeer, session: any RemoteSession, opensChannels: Element? = nil, acceptsChannels: Element? = nil) {
+        sending = peer; receiving = peer; connecting = [peer]
+        self.session = session; self.opensChannels = opensChannels; self.acceptsChannels = acceptsChannels
+    }
+
+    /// Two local peers (loopback), negotiated with each other by `session`.
+    init(sender: WebRTCPeer, receiver: WebRTCPeer, session: any RemoteSession) {
+        sending = sender; receiving = receiver; connecting = [sender, receiver]
+        self.session = session; opensChannels = sender.webrtcbin; acceptsChannels = receiver.webrtcbin
+    }
+}
+
+/// The transport kinds Sluice knows. A new kind: its file, and its line in `builtIn`.
+enum TransportRegistry {
+    /// Every built-in kind, in the order error messages list them.
+    static let builtIn: [any Transport] = [
+        LoopbackTransport(), NoTransport(), WHEPTransport(), WHIPTransport(), ServerTransport(),
+        AppRTCTransport(), LANTransport(), XMPPTransport(), JanusTransport(), CastTransport(),
+        CameraTransport(),
+    ]
+    /// The keys of `transport:` every kind has.
+    static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
+
+    private static let added = Mutex<[any Transport]>([])
+
+    /// Adds a kind at run time (tests; a program embedding Sluice). A kind of the same name
+    /// replaces the earlier one.
+    static func register(_ transport: any Transport) {
+        added.withLock { list in
+            list.removeAll { $0.kind == transport.kind }
+            list.append(transport)
+        }
+    }
+
+    /// Removes a kind added with `register` (a built-in kind named so comes back).
+    static func unregister(_ kind: TransportKind) {
+        added.withLock { $0.removeAll { $0.kind == kind } }
+    }
+
+    /// Every kind, built-in first.
+    static var all: [any Transport] {
+        let extra = added.withLock { $0 }
+        return builtIn.filter { b in !extra.contains { $0.kind == b.kind } } + extra
+    }
+
+    /// The kind named `kind`, if there is one.
+    static func transport(for kind: TransportKind) -> (any Transport)? {
+        all.first { $0.kind == kind }
+    }
+
+    /// `["a", "b", "c"]` → "a, b and c".
+    static func list(_ names: [String]) -> String {
+        names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+    }
+
+    /// "transport kind janus" or "transport kinds apprtc and janus": the kinds that have `ability`.
+    static func kindsPhrase(where test: (any Transport) -> Bool) -> String {
+        let names = all.filter(test).map(\.kind.rawValue)
+        return (names.count == 1 ? "transport kind " : "transport kinds ") + list(names)
+    }
 }
 
 extension TransportKind {
-    /// The type that implements this kind.
-    var transport: any Transport {
-        switch self {
-        case .loopback: LoopbackTransport()
-        case .noTransport: NoTransport()
-        case .whep: WHEPTransport()
-        case .whip: WHIPTransport()
-        case .server: ServerTransport()
-        case .camera: CameraTransport()
-        case .apprtc: AppRTCTransport()
-        case .lan: LANTransport()
-        case .xmpp: XMPPTransport()
-        case .janus: JanusTransport()
-        case .cast: CastTransport()
-        }
-    }
+    /// The type that implements this kind (nil: no kind of that name is registered).
+    var transport: (any Transport)? { TransportRegistry.transport(for: self) }
 }
 
 /// What transports build with: the file, its pipeline and graph, and the webrtcbin helpers
@@ -64,7 +184,7 @@ struct TransportContext {
 
     /// Builds every send branch of the file into `webrtcbin` (nil: each ends in a sink).
     func buildSendBranches(into webrtcbin: Element?) throws(RunError) {
-        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+        for branch in spec.sendBranches {
             try builder.buildSend(branch, into: webrtcbin)
         }
     }

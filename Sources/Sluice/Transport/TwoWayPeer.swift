@@ -6,7 +6,7 @@ extension TransportContext {
     /// transceivers for what it only receives.
     func twoWayPeer(initiator: Bool) throws(RunError) -> WebRTCPeer {
         let bin = try receivingBin("peer")
-        for branch in [spec.send?.video, spec.send?.audio].compactMap({ $0 }) {
+        for branch in spec.sendBranches {
             try builder.buildSend(branch, into: bin)
             let receives = (branch.media == .video ? spec.receive?.video : spec.receive?.audio) != nil
             // In 1.22 a requested pad's transceiver has no kind until caps flow: declare it.
@@ -21,7 +21,7 @@ extension TransportContext {
             }
         }
         if initiator {
-            for branch in [spec.receive?.video, spec.receive?.audio].compactMap({ $0 })
+            for branch in spec.receiveBranches
             where (branch.media == .video ? spec.send?.video : spec.send?.audio) == nil {
                 try addReceiveOnly(branch.media, codecs: branch.codecs, to: bin, at: branch.location)
             }

@@ -1,12 +1,25 @@
 import Foundation
 import SluiceSignalling
 
+extension TransportKind {
+    /// Call a peer, or wait for calls, over XMPP with Jingle (`server`, `jid`, `password`;
+    /// `peer` to call, `allow` for who may call). Both sections may be present.
+    public static let xmpp = TransportKind(rawValue: "xmpp")
+}
+
 /// `kind: xmpp`: logs in to an XMPP server, then calls `peer` with Jingle (it offers) or
 /// waits for a call from someone on the `allow` list (it answers).
 struct XMPPTransport: Transport {
+    let kind = TransportKind.xmpp
+    let keys = ["server", "jid", "password", "peer", "allow", "tls", "ca"]
+
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+        decoder.decodeXMPP(map, at: location)
+    }
+
     func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let spec = c.spec
-        guard let xmpp = spec.transport.xmpp, var jid = JID(xmpp.jid) else {
+        guard let xmpp = spec.transport.settings(as: XMPPSpec.self), var jid = JID(xmpp.jid) else {
             throw RunError("transport kind 'xmpp' needs 'jid' and 'password'", at: spec.transport.location)
         }
         // A callee is reached at a resource its callers can name.
@@ -26,7 +39,7 @@ struct XMPPTransport: Transport {
         // The callee answers: what it sends waits for the offer's payload types.
         if target == nil { c.builder.holdSend() }
         let remote = JingleSession(peer: p, call: call, target: target, builder: c.builder, spec: spec, logger: c.logger)
-        return TransportSetup(player: p, remote: remote,
+        return TransportSetup(peer: p, session: remote,
                               opensChannels: target != nil ? p.webrtcbin : nil,
                               acceptsChannels: target != nil ? nil : p.webrtcbin)
     }

@@ -92,7 +92,7 @@ private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "lan without peer", yaml: "transport: {kind: lan}\nreceive:\n  video: {sink: stats}\n", at: "1:1",
                message: "transport kind 'lan' needs a 'peer'"),
     BrokenCase(name: "peer on another kind", yaml: "transport: {kind: whep, endpoint: 'http://127.0.0.1:1/whep/x', peer: cam}\nreceive:\n  video: {sink: stats}\n",
-               at: "1:64", message: "'peer' only applies to transport kind lan and xmpp"),
+               at: "1:64", message: "'peer' only applies to transport kinds lan and xmpp"),
     BrokenCase(name: "xmpp without jid", yaml: "transport: {kind: xmpp, password: x}\n" + validSend, at: "1:1",
                message: "transport kind 'xmpp' needs a 'jid'"),
     BrokenCase(name: "xmpp bad jid", yaml: "transport: {kind: xmpp, jid: 'not a jid', password: x}\n" + validSend, at: "1:30",
@@ -438,7 +438,7 @@ private let brokenCases: [BrokenCase] = [
         """ + "\n" + validSend, at: "1:29", message: "'room' only applies to transport kinds apprtc and janus"),
     BrokenCase(name: "token on apprtc", yaml: """
         transport: {kind: apprtc, endpoint: "http://h:1", room: r, token: t}
-        """ + "\n" + validSend, at: "1:60", message: "'token' only applies to transport kinds whep, whip, camera and janus"),
+        """ + "\n" + validSend, at: "1:60", message: "'token' only applies to transport kinds whep, whip, janus and camera"),
     BrokenCase(name: "camera endpoint is not a device", yaml: """
         transport: {kind: camera, endpoint: "http://127.0.0.1:8443/whep/x"}
         receive:

@@ -1,0 +1,102 @@
+import GStreamer
+
+/// When a run started, by the clock and by the process's CPU time.
+struct RunClock {
+    let started = ContinuousClock.now
+    let cpu = processCPUSeconds()
+}
+
+/// What one run holds while it goes on: its pipeline and graph, what the transport kind set
+/// up, the data channels, and the tasks it started. `abandon()` undoes what is still held
+/// when the run ends early (a failure); `PipelineRun.finish` ends a run that completes.
+final class ActiveRun {
+    let pipeline: Pipeline
+    let builder: GraphBuilder
+    let setup: TransportSetup
+    let channels: DataChannelHub?
+    let busTask: Task<Void, Never>
+    /// Opens the send branches once the connection is up.
+    var gates: Task<Void, Never>?
+    /// Sends standard input's lines on the data channel that takes it.
+    var inputTask: Task<Void, Never>?
+    /// The pipeline went to NULL after draining.
+    var stopped = false
+    private var sessionEnded = false
+
+    init(pipeline: Pipeline, builder: GraphBuilder, setup: TransportSetup, channels: DataChannelHub?,
+         busTask: Task<Void, Never>) {
+        self.pipeline = pipeline; self.builder = builder; self.setup = setup
+        self.channels = channels; self.busTask = busTask
+    }
+
+    /// Ends the session (once).
+    func endSession() async {
+        guard let session = setup.session, !sessionEnded else { return }
+        sessionEnded = true
+        await session.end()
+    }
+
+    /// Stops what is still running, in the reverse order it started. On a failure the session
+    /// is still ended (best effort, in the background) so the other side does not keep it:
+    /// the WHEP viewer, the camera stream, the room.
+    func abandon() {
+        inputTask?.cancel()
+        gates?.cancel()
+        if !stopped { pipeline.setState(.null) }
+        busTask.cancel()
+        if let session = setup.session, !sessionEnded {
+            sessionEnded = true
+            Task.detached { await session.end() }
+        }
+    }
+}
+
+/// The run in progress as the control API and hot swap see it.
+struct LiveRun {
+    let builder: GraphBuilder
+    /// The peer that sends (loopback: the sender), whose negotiation requests are counted.
+    let sender: WebRTCPeer?
+    let control: PipelineControl?
+    let session: (any RemoteSession)?
+}
+
+/// The counters a statistics line is computed from, as they were at one tick.
+struct TickTotals {
+    var sendFrames = 0
+    var receiveFrames = 0
+    var audioBuffers = 0
+    /// Bytes sent (or, for a receive-only run, received).
+    var bytes = 0
+    var encodedBytes = 0
+
+    init() {}
+
+    init(_ counters: RunCounters, bytes: Int) {
+        sendFrames = counters.sendVideoFrames.load(ordering: .relaxed)
+        receiveFrames = counters.receiveVideoFrames.load(ordering: .relaxed)
+        audioBuffers = counters.receiveAudioBuffers.load(ordering: .relaxed)
+        self.bytes = bytes
+        encodedBytes = counters.sendVideoBytes.load(ordering: .relaxed)
+    }
+
+    /// Rates from `earlier` to these totals, over `seconds`.
+    func liveStats(since earlier: TickTotals, seconds dt: Double, elapsed: Double) -> LiveStats {
+        var live = LiveStats(elapsed: elapsed, sendFps: Double(sendFrames - earlier.sendFrames) / dt,
+                             receiveFps: Double(receiveFrames - earlier.receiveFrames) / dt,
+                             receiveAudioPerSecond: Double(audioBuffers - earlier.audioBuffers) / dt,
+                             bitrateKbps: Double(max(0, bytes - earlier.bytes)) * 8 / 1000 / dt,
+                             roundTripMs: nil, iceState: "none")
+        live.encodedVideoKbps = Double(encodedBytes - earlier.encodedBytes) * 8 / 1000 / dt
+        return live
+    }
+}
+
+/// What the statistics ticks remember from one to the next.
+struct LiveTicker {
+    var lastTick = ContinuousClock.now
+    var last = TickTotals()
+    var lastLevel = (squares: 0, samples: 0)
+    var lastStats = WebRTCStats()
+    var warnedNoFeedback = false
+    var iceState: String
+}

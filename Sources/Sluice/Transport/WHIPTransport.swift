@@ -1,0 +1,29 @@
+import GStreamer
+
+extension TransportKind {
+    /// Publish the send section to a WHIP endpoint (`endpoint`, optional `token`); a file
+    /// with this kind has no receive section.
+    public static let whip = TransportKind(rawValue: "whip")
+}
+
+/// `kind: whip`: publishes the send section to `endpoint`.
+struct WHIPTransport: Transport {
+    let kind = TransportKind.whip
+    let keys = ["endpoint", "token"]
+    let sections = TransportSections(receive: .forbidden("publishes the send section: remove receive (the endpoint's server receives)"))
+
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+        decoder.decodeEndpointSettings(map, kind: kind, example: "http://127.0.0.1:8443/whip/NAME", at: location)
+    }
+
+    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+        let bin = try c.makeWebRTCBin("publish")
+        do { try c.pipeline.add(bin) } catch { throw RunError(error.message) }
+        try c.addICEAddresses(to: bin)
+        try c.buildSendBranches(into: bin)
+        let p = WebRTCPeer(bin, label: "publisher")
+        let session = try HTTPSession(peer: p, protocolName: "WHIP", endpoint: c.endpointSettings, at: c.spec.transport.location,
+                                      logger: c.logger)
+        return TransportSetup(peer: p, session: session, opensChannels: bin)
+    }
+}
