@@ -10,64 +10,14 @@ extension GraphBuilder {
     /// Builds capture → filters → encode → pay for one branch and links it to `webrtcbin`
     /// (or, without one, ends it in a fakesink after the encoder).
     func buildSend(_ branch: SendBranchSpec, into webrtcbin: Element?) throws(RunError) {
-        let video = branch.media == .video
         let cap = branch.capture
-        var chain: [Element] = []
-        let rawCaps = video
+        guard let kind = CaptureRegistry.capture(for: cap.kind) else {
+            throw RunError("unknown capture kind '\(cap.kind.name)'", at: cap.location)
+        }
+        let rawCaps = branch.media == .video
             ? "video/x-raw,width=\(cap.width),height=\(cap.height),framerate=\(cap.fps)/1"
             : "audio/x-raw,rate=\(cap.rate),channels=\(cap.channels)"
-
-        switch cap.kind {
-        case .test:
-            if video {
-                chain.append(try make("videotestsrc", [("is-live", "\(cap.live)"), ("pattern", cap.pattern)], at: cap.location))
-                chain.append(try make("capsfilter", [("caps", rawCaps + ",format=I420")], at: cap.location))
-            } else {
-                chain.append(try make("audiotestsrc", [("is-live", "\(cap.live)"), ("wave", cap.wave),
-                                                       ("freq", "\(cap.frequency)"),
-                                                       ("samplesperbuffer", "\(max(1, cap.rate / 50))")], at: cap.location))
-                chain.append(try make("capsfilter", [("caps", rawCaps)], at: cap.location))
-            }
-        case .camera(let device):
-            guard FileManager.default.fileExists(atPath: device) else {
-                throw RunError("camera device \(device) does not exist: connect a camera, set capture.device to one "
-                               + "that exists (ls /dev/video*), or use capture.kind: test", at: cap.location)
-            }
-            chain.append(try make("v4l2src", [("device", device)], at: cap.location))
-            chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
-        case .file(let uri, let loop):
-            // A file is not a live source: clocksync paces it to the pipeline clock.
-            let pace = try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: cap.location)
-            chain = [pace] + (try normalizer(video: video, caps: rawCaps, at: cap.location))
-            try add(chain)
-            guard let entrance = pace.staticPad("sink") else { throw RunError("clocksync has no sink pad") }
-            let source = FileLooper(uri: Self.uri(for: uri), media: branch.media, entrance: entrance,
-                                    bin: pipeline, loop: loop)
-            do { _ = try source.start() } catch {
-                throw RunError(KnownElements.missingHint(for: "uridecodebin") + " (\(error.message))", at: cap.location)
-            }
-            state.withLock { $0.fileSources.append(source) }
-            try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
-            return
-        case .gst(let fragment):
-            chain.append(try parse(fragment, at: cap.location))
-            chain += try normalizer(video: video, caps: rawCaps, at: cap.location)
-        case .swift(let name, let settings):
-            guard let factory = FilterRegistry.shared.source(named: name) else {
-                throw RunError("no Swift source named '\(name)' is registered in this program", at: cap.location)
-            }
-            let src = try make(factory.elementName, [("width", "\(cap.width)"), ("height", "\(cap.height)"),
-                                                     ("fps", "\(cap.fps)"), ("format", factory.formats.first?.rawValue ?? "I420")],
-                               at: cap.location)
-            do {
-                try SourceStateDirectory.state(of: src)?.configure(Dictionary(settings.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
-            } catch {
-                throw RunError("source '\(name)': \(error.message)", at: cap.location)
-            }
-            chain.append(src)
-            chain += try normalizer(video: true, caps: rawCaps, at: cap.location)
-        }
-        try add(chain)
+        let chain = try kind.build(cap, media: branch.media, rawCaps: rawCaps, with: self)
         try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
     }
 
@@ -88,13 +38,8 @@ extension GraphBuilder {
         let enc = branch.encode
         let filters = try filterElements(branch.filters)
         // Live captures drop the oldest frame when the encoder falls behind (latency beats
-        // completeness); a file waits instead, since clocksync paces it anyway.
-        let live: Bool
-        switch branch.capture.kind {
-        case .file: live = false
-        case .test: live = branch.capture.live
-        case .camera, .gst, .swift: live = true
-        }
+        // completeness); a file waits instead, since clocksync paces it anyway (`Capture.isLive`).
+        let live = CaptureRegistry.capture(for: branch.capture.kind)?.isLive(branch.capture) ?? true
         let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
                                        ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
         var tail: [Element] = [queue]

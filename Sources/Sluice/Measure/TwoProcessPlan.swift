@@ -20,7 +20,7 @@ extension MeasurePlan {
         var out = try instrument(spec)
         out.send = nil
         out.transport.kind = .whep
-        out.transport.settings = KindSettings(EndpointSettings(endpoint: endpoint))
+        out.transport.settings = AnyKindSettings(EndpointSettings(endpoint: endpoint))
         out.transport.ice.addresses = [address]
         out.transport.dataChannels = []
         // What the sender does not send, the receiver does not wait for.

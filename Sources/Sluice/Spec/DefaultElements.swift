@@ -62,12 +62,8 @@ public enum DefaultElements {
             ? [("fakesink", spec.transport.location)] : [("webrtcbin", spec.transport.location)]
         for branch in spec.sendBranches {
             let video = branch.media == .video
-            switch branch.capture.kind {
-            case .test: out.append((video ? "videotestsrc" : "audiotestsrc", branch.capture.location))
-            case .camera: out.append(("v4l2src", branch.capture.location))
-            case .file: out.append(("uridecodebin", branch.capture.location))
-            case .gst, .swift: break
-            }
+            let capture = CaptureRegistry.capture(for: branch.capture.kind)
+            out += (capture?.requiredElements(for: branch.media) ?? []).map { ($0, branch.capture.location) }
             out += (video ? ["videoconvert", "videoscale", "videorate", "capsfilter"]
                           : ["audioconvert", "audioresample", "capsfilter"]).map { ($0, branch.location) }
             let enc = branch.encode

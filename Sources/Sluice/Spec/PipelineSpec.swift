@@ -103,35 +103,18 @@ public struct TransportSpec: Sendable, Equatable {
     /// What the kind's own keys said, in the kind's settings type (`EndpointSettings` for
     /// whep, whip and camera; `JanusSpec`, `XMPPSpec`, `CastSpec`, …). Read it with
     /// `settings(as:)`.
-    public var settings: KindSettings?
+    public var settings: AnyKindSettings?
     public var location: SourceLocation?
 
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
-                bundlePolicy: BundlePolicy = .maxBundle, settings: (any TransportSettings)? = nil,
+                bundlePolicy: BundlePolicy = .maxBundle, settings: (any KindSettings)? = nil,
                 location: SourceLocation? = nil) {
         self.kind = kind; self.ice = ice; self.latencyMs = latencyMs
-        self.bundlePolicy = bundlePolicy; self.settings = settings.map(KindSettings.init); self.location = location
+        self.bundlePolicy = bundlePolicy; self.settings = settings.map(AnyKindSettings.init); self.location = location
     }
 
     /// The kind's settings, if they are of type `type`.
-    public func settings<S: TransportSettings>(as type: S.Type) -> S? { settings?.value as? S }
-}
-
-/// The settings one transport kind decodes from its own keys.
-public protocol TransportSettings: Sendable {
-    /// Whether `other` holds the same settings (for `TransportSpec`'s equality).
-    func isEqual(to other: any TransportSettings) -> Bool
-}
-
-extension TransportSettings where Self: Equatable {
-    public func isEqual(to other: any TransportSettings) -> Bool { (other as? Self) == self }
-}
-
-/// A kind's settings, boxed so `TransportSpec` stays `Equatable`.
-public struct KindSettings: Sendable, Equatable {
-    public let value: any TransportSettings
-    public init(_ value: any TransportSettings) { self.value = value }
-    public static func == (a: KindSettings, b: KindSettings) -> Bool { a.value.isEqual(to: b.value) }
+    public func settings<S: KindSettings>(as type: S.Type) -> S? { settings?.value as? S }
 }
 
 /// `transport.kind`: how the two peers find each other. Each kind is one type in
@@ -149,7 +132,7 @@ public struct TransportKind: RawRepresentable, Hashable, Sendable, CustomStringC
 }
 
 /// `kind: whep`, `whip` and `camera`: the HTTP endpoint and the bearer token sent to it.
-public struct EndpointSettings: TransportSettings, Equatable {
+public struct EndpointSettings: KindSettings, Equatable {
     /// The endpoint's URL (camera: the device URL).
     public var endpoint: String
     /// Bearer token sent to the endpoint.
@@ -158,7 +141,7 @@ public struct EndpointSettings: TransportSettings, Equatable {
 }
 
 /// `kind: xmpp`: log in to an XMPP server and call `peer` (or wait for calls).
-public struct XMPPSpec: TransportSettings, Equatable {
+public struct XMPPSpec: KindSettings, Equatable {
     /// This side's address; a resource (`/camera`) is asked for when binding (default `sluice`).
     public var jid: String
     /// The account's password (write `${VAR}` to take it from the environment).
@@ -248,17 +231,19 @@ public struct SendBranchSpec: Sendable, Equatable {
 }
 
 public struct CaptureSpec: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
-        /// videotestsrc / audiotestsrc.
-        case test
-        /// v4l2src on `device` (video only).
-        case camera(device: String)
-        /// Any file path or URI, decoded (uridecodebin). `loop` restarts it at EOS.
-        case file(uri: String, loop: Bool)
-        /// A raw gst-launch fragment producing raw media.
-        case gst(String)
-        /// A Swift `FrameSource` by name, with its settings (video only).
-        case swift(name: String, settings: [FilterSetting])
+    /// Which capture kind (`capture.kind`; `gst` for a launch fragment) and what its own keys
+    /// said. Each kind's file (`Capture/`) defines its constructor: `.test`, `.camera(device:)`,
+    /// `.file(uri:loop:)`, `.gst(_:)`, `.swift(name:settings:)`.
+    public struct Kind: Sendable, Equatable {
+        public let name: String
+        public let settings: AnyKindSettings?
+        public init(name: String, settings: (any KindSettings)? = nil) {
+            self.name = name; self.settings = settings.map(AnyKindSettings.init)
+        }
+        /// The kind's settings, if they are of type `type`.
+        public func settings<S: KindSettings>(as type: S.Type) -> S? { settings?.value as? S }
+        /// The same kind with settings free of source positions.
+        public var positionFree: Kind { Kind(name: name, settings: settings?.value.positionFree) }
     }
     public var kind: Kind
     /// Video: videotestsrc `pattern` (e.g. smpte, ball, snow). Default smpte.

@@ -2,7 +2,7 @@ import Foundation
 
 /// `kind: cast`: this run is a Cast receiver. Senders on the network find it by `name`, load
 /// media URLs (those `allow` lists) and command it; what plays goes through the receive section.
-public struct CastSpec: TransportSettings, Equatable {
+public struct CastSpec: KindSettings, Equatable {
     /// The name senders show (`_googlecast._tcp` instance, `fn`).
     public var name: String
     /// The TLS port senders connect to (default 8009).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `kind: janus`: a room of Janus's VideoRoom plugin, joined over Janus's WebSocket API.
-public struct JanusSpec: TransportSettings, Equatable {
+public struct JanusSpec: KindSettings, Equatable {
     /// `ws://HOST:PORT` of Janus's WebSocket transport.
     public var server: String
     /// The room: a number, or a name where Janus uses string ids.

@@ -49,160 +49,78 @@ extension SpecDecoder {
 
     // MARK: - Capture
 
-    /// videotestsrc patterns (GStreamer 1.22).
-    static let testPatterns = [
-        "smpte", "snow", "black", "white", "red", "green", "blue", "checkers-1", "checkers-2",
-        "checkers-4", "checkers-8", "circular", "blink", "smpte75", "zone-plate", "gamut",
-        "chroma-zone-plate", "solid-color", "ball", "smpte100", "bar", "pinwheel", "spokes",
-        "gradient", "colors", "smpte-rp-219",
-    ]
-    /// audiotestsrc waves (GStreamer 1.22).
-    static let testWaves = [
-        "sine", "square", "saw", "triangle", "silence", "white-noise", "pink-noise", "sine-table",
-        "ticks", "gaussian-noise", "red-noise", "blue-noise", "violet-noise",
-    ]
-
-    private enum CaptureKind: String, CaseIterable {
-        case test, camera, file, swift
-    }
-
-    /// Keys of `capture:` that only one medium has.
-    private static let videoOnlyCaptureKeys: Set = ["pattern", "width", "height", "fps", "device"]
-    private static let audioOnlyCaptureKeys: Set = ["wave", "frequency", "rate", "channels"]
-    /// The capture kind a kind-specific key belongs to.
-    private static let captureKeyKinds = [
-        "pattern": "test", "wave": "test", "frequency": "test", "live": "test",
-        "device": "camera", "path": "file", "uri": "file", "loop": "file",
-    ]
-
-    private static func captureKeys(kind: CaptureKind?, gst: Bool, media: MediaKind) -> [String] {
-        let video = media == .video
-        let common = video ? ["width", "height", "fps"] : ["rate", "channels"]
-        if gst { return ["gst"] + common }
-        let perKind: [String]
-        switch kind {
-        case .test: perKind = video ? ["pattern", "live"] : ["wave", "frequency", "live"]
-        case .camera: perKind = video ? ["device"] : []
-        case .file: perKind = ["path", "uri", "loop"]
-        case .swift: perKind = ["name"]
-        case nil:
-            perKind = video ? ["pattern", "live", "device", "path", "uri", "loop", "gst"]
-                            : ["wave", "frequency", "live", "path", "uri", "loop", "gst"]
-        }
-        return ["kind"] + perKind + common
-    }
-
+    /// `capture:`: a kind (`CaptureRegistry`) or a `gst` fragment, the branch's raw format,
+    /// and the kind's own keys, decoded by the kind.
     mutating func decodeCapture(_ entry: SpecEntry, media: MediaKind) -> CaptureSpec {
         var capture = CaptureSpec(location: entry.keyLocation)
         guard let map = mapping(entry) else { return capture }
         let kindEntry = map.entry("kind"), gstEntry = map.entry("gst")
-
-        var kind: CaptureKind?
-        var kindValid = false
-        if let kindEntry {
-            if let word = word(kindEntry.value, name: "kind", what: "capture kind",
-                               choices: CaptureKind.allCases.map(\.rawValue)) {
-                kind = CaptureKind(rawValue: word)
-                kindValid = true
-            }
-        }
+        var kind = kindEntry.flatMap { captureKind($0, media: media) }
         if kindEntry != nil, let gstEntry {
             fail("capture has both 'kind' and 'gst'; keep one of them", at: gstEntry.keyLocation)
         } else if kindEntry == nil, gstEntry == nil {
-            fail("capture needs a 'kind' (test, camera, file or swift) or a 'gst' launch fragment", at: entry.keyLocation)
+            let names = KindRegistry<any Capture>.list(CaptureRegistry.kinds.names, conjunction: "or")
+            fail("capture needs a 'kind' (\(names)) or a 'gst' launch fragment", at: entry.keyLocation)
+        } else if kindEntry == nil {
+            kind = CaptureRegistry.fragment
         }
-        if kind == .camera, media == .audio, let kindEntry {
-            fail("camera capture is video-only; for audio use kind test or file, or a gst fragment such as `gst: pulsesrc`",
-                 at: kindEntry.value.location)
-            kind = nil
-            kindValid = false
-        }
-        if kind == .swift, media == .audio, let kindEntry {
-            fail("swift capture is video-only (a FrameSource draws frames)", at: kindEntry.value.location)
-            kind = nil
-            kindValid = false
-        }
-        let isGst = gstEntry != nil && kindEntry == nil
-        var allowed = Self.captureKeys(kind: kindValid ? kind : nil, gst: isGst, media: media)
+        var allowed = Self.captureKeys(kind, media: media, named: kindEntry != nil)
         if kindEntry != nil, gstEntry != nil { allowed.append("gst") }  // reported above
-        // A Swift source's other keys are its settings, checked by decodeSwiftCapture.
-        if kind == .swift { allowed += map.map(\.key).filter { !Self.captureKeyKinds.keys.contains($0) && $0 != "gst" } }
-        checkKeys(map, allowed: allowed, context: "in capture") { key in
-            let video = media == .video
-            if video, Self.audioOnlyCaptureKeys.contains(key) {
-                return "'\(key)' is an audio key and this is the video branch"
-            }
-            if !video, Self.videoOnlyCaptureKeys.contains(key) {
-                return "'\(key)' is a video key and this is the audio branch"
-            }
-            if let owner = Self.captureKeyKinds[key] {
-                return "'\(key)' only applies to kind \(owner)"
-            }
-            if key == "gst" { return "'gst' replaces 'kind'; keep one of them" }
-            return nil
+        if kind?.takesAnyKey == true {
+            let known = Set(Self.everyCaptureKey(.video) + Self.everyCaptureKey(.audio))
+            allowed += map.map(\.key).filter { !known.contains($0) }
         }
-
-        // Values. Keys not allowed for this kind were reported above and are ignored here.
-        func value(_ key: String) -> SpecEntry? { allowed.contains(key) ? map.entry(key) : nil }
-        switch media {
-        case .video:
-            if let e = value("width"), let v = evenDimension(e) { capture.width = v }
-            if let e = value("height"), let v = evenDimension(e) { capture.height = v }
-            if let e = value("fps"), let v = integer(e, range: 1...240) { capture.fps = v }
-            if let e = value("pattern"),
-               let v = word(e.value, name: "pattern", what: "test pattern", choices: Self.testPatterns) {
-                capture.pattern = v
-            }
-        case .audio:
-            if let e = value("rate"), let v = integer(e, range: 8000...192000) { capture.rate = v }
-            if let e = value("channels"), let v = integer(e, range: 1...8) { capture.channels = v }
-            if let e = value("wave"),
-               let v = word(e.value, name: "wave", what: "test wave", choices: Self.testWaves) {
-                capture.wave = v
-            }
-            if let e = value("frequency"), let v = number(e) {
-                let nyquist = Double(capture.rate) / 2
-                if v > 0, v < nyquist {
-                    capture.frequency = v
-                } else {
-                    fail("'frequency' must be above 0 and below half the sample rate (\(Int(nyquist)) Hz), got \(e.value.scalarText ?? "")",
-                         at: e.value.location)
-                }
-            }
-        }
-        if let e = value("live"), let v = bool(e) { capture.live = v }
-
-        if isGst, let gstEntry, let text = fragment(gstEntry) {
-            capture.kind = .gst(text)
-        }
-        switch kind {
-        case .test, nil:
-            break
-        case .swift:
-            if let k = decodeSwiftCapture(map, nameEntry: map.entry("name"), at: entry.keyLocation) { capture.kind = k }
-        case .camera:
-            var device = "/dev/video0"
-            if let e = value("device"), let v = nonEmptyText(e) { device = v }
-            capture.kind = .camera(device: device)
-        case .file:
-            let loop = value("loop").flatMap { bool($0) } ?? false
-            let pathEntry = value("path"), uriEntry = value("uri")
-            if pathEntry != nil, let uriEntry {
-                fail("file capture has both 'path' and 'uri'; keep one of them", at: uriEntry.keyLocation)
-            } else if let pathEntry, let path = nonEmptyText(pathEntry) {
-                capture.kind = .file(uri: fileURI(forPath: path), loop: loop)
-            } else if let uriEntry, let uri = nonEmptyText(uriEntry) {
-                if Self.looksLikeURI(uri) {
-                    capture.kind = .file(uri: uri, loop: loop)
-                } else {
-                    fail("'\(uri)' is not a URI; write e.g. file:///home/me/clip.webm, or use 'path:' for a file",
-                         at: uriEntry.value.location)
-                }
-            } else if pathEntry == nil, uriEntry == nil {
-                fail("file capture needs 'path' (a file) or 'uri'", at: entry.keyLocation)
-            }
+        checkKeys(map, allowed: allowed, context: "in capture") { key in Self.captureKeyHint(key, media: media) }
+        // Keys not allowed were reported above and are ignored here.
+        let usable = map.filter { allowed.contains($0.key) }
+        decodeFormat(usable, media: media, into: &capture)
+        if let kind, let value = kind.decode(usable, media: media, into: &capture, at: entry.keyLocation, with: &self) {
+            capture.kind = value
         }
         return capture
+    }
+
+    /// The kind `kind:` names, if it exists and captures `media` (otherwise reported).
+    private mutating func captureKind(_ entry: SpecEntry, media: MediaKind) -> (any Capture)? {
+        guard let word = word(entry.value, name: "kind", what: "capture kind", choices: CaptureRegistry.kinds.names),
+              let kind = CaptureRegistry.kinds.kind(named: word) else { return nil }
+        if let refusal = kind.refusal(for: media) {
+            fail(refusal, at: entry.value.location)
+            return nil
+        }
+        return kind
+    }
+
+    /// The keys a capture of `kind` may have (every kind's for `media`, when the kind is unknown).
+    private static func captureKeys(_ kind: (any Capture)?, media: MediaKind, named: Bool) -> [String] {
+        let own = kind.map { $0.keys(for: media) } ?? (CaptureRegistry.kinds.all.flatMap { $0.keys(for: media) } + ["gst"])
+        return (named || kind == nil ? ["kind"] : []) + own + CaptureRegistry.formatKeys(for: media)
+    }
+
+    /// Every key some capture of `media` may have.
+    private static func everyCaptureKey(_ media: MediaKind) -> [String] {
+        ["kind", "gst"] + CaptureRegistry.formatKeys(for: media) + CaptureRegistry.kinds.all.flatMap { $0.keys(for: media) }
+    }
+
+    /// Why `key` does not belong: the other medium's, or another kind's.
+    private static func captureKeyHint(_ key: String, media: MediaKind) -> String? {
+        let other: MediaKind = media == .video ? .audio : .video
+        if everyCaptureKey(other).contains(key), !everyCaptureKey(media).contains(key) {
+            return "'\(key)' is \(other == .video ? "a video" : "an audio") key and this is the \(media) branch"
+        }
+        let owners = CaptureRegistry.kinds.all.filter { $0.keys(for: media).contains(key) }.map(\.name)
+        if !owners.isEmpty { return "'\(key)' only applies to kind \(KindRegistry<any Capture>.list(owners))" }
+        if key == "gst" { return "'gst' replaces 'kind'; keep one of them" }
+        return nil
+    }
+
+    /// The branch's raw format: width, height and fps; or rate and channels.
+    private mutating func decodeFormat(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec) {
+        if let e = map.entry("width"), let v = evenDimension(e) { capture.width = v }
+        if let e = map.entry("height"), let v = evenDimension(e) { capture.height = v }
+        if let e = map.entry("fps"), let v = integer(e, range: 1...240) { capture.fps = v }
+        if let e = map.entry("rate"), let v = integer(e, range: 8000...192000) { capture.rate = v }
+        if let e = map.entry("channels"), let v = integer(e, range: 1...8) { capture.channels = v }
     }
 
     /// Video width/height: an even integer from 16 to 7680.

@@ -35,7 +35,7 @@ extension SpecDecoder {
                 transport.dataChannels = decodeDataChannels(items)
             }
         }
-        transport.settings = kind.decodeSettings(map, at: entry.keyLocation, with: &self).map(KindSettings.init)
+        transport.settings = kind.decodeSettings(map, at: entry.keyLocation, with: &self).map(AnyKindSettings.init)
         return transport
     }
 

@@ -170,7 +170,7 @@ struct SpecDecoder {
         }
         if !abilities.contains(.renditions), let rung = draft.send?.video?.encode.renditions.first, let at = rung.location {
             let kinds = TransportRegistry.all.filter { $0.abilities.contains(.renditions) }.map { "'\($0.kind)'" }
-            fail("renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(TransportRegistry.list(kinds)) "
+            fail("renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(KindRegistry<any Transport>.list(kinds)) "
                  + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
         }
     }

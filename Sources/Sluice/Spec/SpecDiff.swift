@@ -77,7 +77,7 @@ private extension SendBranchSpec {
         var b = self
         b.location = nil
         b.capture.location = nil
-        if case .swift(let name, let settings) = b.capture.kind { b.capture.kind = .swift(name: name, settings: settings.positionFree) }
+        b.capture.kind = b.capture.kind.positionFree
         b.filters = filters.map(\.positionFree)
         b.encode = encode.positionFree
         return b
@@ -126,6 +126,7 @@ private extension Array where Element == Property {
     var positionFree: [Property] { map { Property(name: $0.name, value: $0.value) } }
 }
 
-private extension Array where Element == FilterSetting {
+extension Array where Element == FilterSetting {
+    /// The settings without source positions.
     var positionFree: [FilterSetting] { map { FilterSetting(name: $0.name, value: $0.value) } }
 }

@@ -8,7 +8,7 @@ extension TransportKind {
 }
 
 /// `kind: apprtc`: the room server and the room.
-struct AppRTCSettings: TransportSettings, Equatable {
+struct AppRTCSettings: KindSettings, Equatable {
     /// The room server's URL.
     var endpoint: String
     var room: String
@@ -20,7 +20,7 @@ struct AppRTCTransport: Transport {
     let kind = TransportKind.apprtc
     let keys = ["endpoint", "room"]
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let endpoint = decoder.decodeEndpoint(map, kind: kind, example: "http://127.0.0.1:8443 (the server; the room goes in 'room')",
                                               at: location)
         guard let room = map.entry("room") else {

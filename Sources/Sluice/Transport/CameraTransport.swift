@@ -16,7 +16,7 @@ struct CameraTransport: Transport {
     /// The camera API takes a data channel: a file that declares none gets this one.
     let requiredDataChannel: String? = "sluice"
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let example = "http://127.0.0.1:8443/enterprises/PROJECT/devices/NAME"
         guard let settings = decoder.decodeEndpointSettings(map, kind: kind, example: example, at: location) else { return nil }
         guard settings.endpoint.contains("/devices/") else {

@@ -21,7 +21,7 @@ struct CastTransport: Transport {
         receive: .required("needs a receive section for what senders cast (e.g. receive: {video: {sink: display}, audio: {sink: display}})"))
     let abilities: TransportAbilities = []
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeCast(map, at: location)
     }
 

@@ -17,7 +17,7 @@ struct JanusTransport: Transport {
         eitherNeeded: "needs a send section (published to the room), a receive section (the room's publishers), or both")
     let abilities: TransportAbilities = [.webRTC, .roomStreams]
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeJanus(map, at: location)
     }
 

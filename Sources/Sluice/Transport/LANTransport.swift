@@ -9,7 +9,7 @@ extension TransportKind {
 }
 
 /// `kind: lan`: whom to play, and which of its streams.
-struct LANSettings: TransportSettings, Equatable {
+struct LANSettings: KindSettings, Equatable {
     /// The advertised name of the Sluice server (`sluice serve --advertise NAME`).
     var peer: String
     /// Which of its streams (nil: the first it lists).
@@ -24,7 +24,7 @@ struct LANTransport: Transport {
     let sections = TransportSections(send: .forbidden("plays a stream: remove send (the peer sends)"),
                                       receive: .required("needs a receive section for the stream it plays"))
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let stream = map.entry("stream").flatMap { decoder.decodeInstanceName($0) }
         guard let peer = map.entry("peer") else {
             decoder.fail("transport kind 'lan' needs a 'peer': the name a Sluice server advertises (sluice serve --advertise NAME; sluice discover lists them)",

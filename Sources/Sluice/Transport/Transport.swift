@@ -1,6 +1,5 @@
 import GStreamer
 import Logging
-import Synchronization
 
 /// One `transport.kind`, described by one type: its name, the keys it reads and their
 /// decoding into its own settings, which sections a file of this kind may and must have,
@@ -26,7 +25,7 @@ protocol Transport: Sendable {
 
     /// Decodes this kind's own `keys` into its settings (nil: it has none, or they were wrong:
     /// problems go to `decoder`). `location` is the `transport:` key's, for missing keys.
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)?
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)?
     /// Rules that involve the transport and the decoded sections together, applied after the
     /// section rules (loopback adds default receive branches; a room checks its branches).
     func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder)
@@ -40,7 +39,7 @@ extension Transport {
     var sections: TransportSections { TransportSections() }
     var abilities: TransportAbilities { [.webRTC, .dataChannels] }
     var requiredDataChannel: String? { nil }
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? { nil }
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? { nil }
     func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {}
 }
 
@@ -110,51 +109,28 @@ struct TransportSetup {
 
 /// The transport kinds Sluice knows. A new kind: its file, and its line in `builtIn`.
 enum TransportRegistry {
-    /// Every built-in kind, in the order error messages list them.
-    static let builtIn: [any Transport] = [
-        LoopbackTransport(), NoTransport(), WHEPTransport(), WHIPTransport(), ServerTransport(),
-        AppRTCTransport(), LANTransport(), XMPPTransport(), JanusTransport(), CastTransport(),
-        CameraTransport(),
-    ]
     /// The keys of `transport:` every kind has.
     static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
 
-    private static let added = Mutex<[any Transport]>([])
+    static let kinds = KindRegistry<any Transport>([
+        LoopbackTransport(), NoTransport(), WHEPTransport(), WHIPTransport(), ServerTransport(),
+        AppRTCTransport(), LANTransport(), XMPPTransport(), JanusTransport(), CastTransport(),
+        CameraTransport(),
+    ], name: { $0.kind.rawValue })
 
-    /// Adds a kind at run time (tests; a program embedding Sluice). A kind of the same name
-    /// replaces the earlier one.
-    static func register(_ transport: any Transport) {
-        added.withLock { list in
-            list.removeAll { $0.kind == transport.kind }
-            list.append(transport)
-        }
-    }
-
-    /// Removes a kind added with `register` (a built-in kind named so comes back).
-    static func unregister(_ kind: TransportKind) {
-        added.withLock { $0.removeAll { $0.kind == kind } }
-    }
-
+    /// Adds a kind at run time (tests; a program embedding Sluice).
+    static func register(_ transport: any Transport) { kinds.register(transport) }
+    /// Removes a kind added with `register`.
+    static func unregister(_ kind: TransportKind) { kinds.unregister(kind.rawValue) }
     /// Every kind, built-in first.
-    static var all: [any Transport] {
-        let extra = added.withLock { $0 }
-        return builtIn.filter { b in !extra.contains { $0.kind == b.kind } } + extra
-    }
-
+    static var all: [any Transport] { kinds.all }
     /// The kind named `kind`, if there is one.
-    static func transport(for kind: TransportKind) -> (any Transport)? {
-        all.first { $0.kind == kind }
-    }
+    static func transport(for kind: TransportKind) -> (any Transport)? { kinds.kind(named: kind.rawValue) }
 
-    /// `["a", "b", "c"]` → "a, b and c".
-    static func list(_ names: [String]) -> String {
-        names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
-    }
-
-    /// "transport kind janus" or "transport kinds apprtc and janus": the kinds that have `ability`.
+    /// "transport kind janus" or "transport kinds apprtc and janus": the kinds that pass `test`.
     static func kindsPhrase(where test: (any Transport) -> Bool) -> String {
         let names = all.filter(test).map(\.kind.rawValue)
-        return (names.count == 1 ? "transport kind " : "transport kinds ") + list(names)
+        return (names.count == 1 ? "transport kind " : "transport kinds ") + KindRegistry<any Transport>.list(names)
     }
 }
 

@@ -14,7 +14,7 @@ struct WHEPTransport: Transport {
     let sections = TransportSections(send: .forbidden("plays a stream: remove send (the endpoint's server sends)"),
                                       receive: .required("needs a receive section for the stream it plays"))
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeEndpointSettings(map, kind: kind, example: "http://127.0.0.1:8443/whep/NAME", at: location)
     }
 

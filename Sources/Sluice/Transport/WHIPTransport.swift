@@ -12,7 +12,7 @@ struct WHIPTransport: Transport {
     let keys = ["endpoint", "token"]
     let sections = TransportSections(receive: .forbidden("publishes the send section: remove receive (the endpoint's server receives)"))
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeEndpointSettings(map, kind: kind, example: "http://127.0.0.1:8443/whip/NAME", at: location)
     }
 

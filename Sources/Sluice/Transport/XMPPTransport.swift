@@ -13,7 +13,7 @@ struct XMPPTransport: Transport {
     let kind = TransportKind.xmpp
     let keys = ["server", "jid", "password", "peer", "allow", "tls", "ca"]
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeXMPP(map, at: location)
     }
 

@@ -66,9 +66,9 @@ final class SwiftFilterSpecTests: XCTestCase {
 
     func testSwiftSourceSettingsAreChecked() throws {
         let ok = try loader.load(yaml: "send:\n  video:\n    capture: {kind: swift, name: scene, speed: 2, width: 640, height: 360}\n", file: "s.yaml")
-        guard case .swift(let name, let settings)? = ok.send?.video?.capture.kind else { return XCTFail() }
-        XCTAssertEqual(name, "scene")
-        XCTAssertEqual(settings.first?.value, .number(2))
+        let source = try XCTUnwrap(ok.send?.video?.capture.kind.settings(as: SwiftCapture.Settings.self))
+        XCTAssertEqual(source.source, "scene")
+        XCTAssertEqual(source.settings.first?.value, .number(2))
         XCTAssertEqual(ok.send?.video?.capture.width, 640)
         for (yaml, expected) in [
             ("send:\n  video:\n    capture: {kind: swift, name: scen}\n", "did you mean 'scene'"),

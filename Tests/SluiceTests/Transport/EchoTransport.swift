@@ -12,7 +12,7 @@ extension TransportKind {
 }
 
 /// `kind: echo`'s own key.
-struct EchoSettings: TransportSettings, Equatable {
+struct EchoSettings: KindSettings, Equatable {
     var greeting: String
 }
 
@@ -22,7 +22,7 @@ struct EchoTransport: Transport {
     let sections = TransportSections(receive: .forbidden("echoes nothing back: remove receive"))
     let abilities: TransportAbilities = []
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any TransportSettings)? {
+    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         guard let entry = map.entry("greeting") else {
             decoder.fail("transport kind 'echo' needs a 'greeting'", at: location)
             return nil

@@ -1,0 +1,55 @@
+import GStreamer
+
+/// One `capture.kind`, described by one type: its name, which media it captures, the keys it
+/// reads and their decoding, whether it is live, the elements it needs, and how it builds.
+///
+/// `CaptureRegistry.kinds` lists them: a new source (RTSP, SRT, …) is one new file with a type
+/// conforming to this protocol, plus its line there.
+protocol Capture: Sendable {
+    /// The kind's name (`capture.kind`).
+    var name: String { get }
+    /// Why this kind cannot capture `media` (nil: it can).
+    func refusal(for media: MediaKind) -> String?
+    /// The keys of `capture:` it reads for `media`, beyond the branch format's
+    /// (`CaptureRegistry.formatKeys`).
+    func keys(for media: MediaKind) -> [String]
+    /// Whether keys nobody else reads are its own settings (a Swift source's).
+    var takesAnyKey: Bool { get }
+    /// Decodes its keys (`map` holds only those it may read) into `capture`'s shared fields
+    /// and returns its kind value (nil: something was wrong, reported to `decoder`).
+    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+                with decoder: inout SpecDecoder) -> CaptureSpec.Kind?
+    /// Whether it runs live (paced by the clock): the queue before the encoder then drops the
+    /// oldest frame when the encoder falls behind, since latency beats completeness.
+    func isLive(_ capture: CaptureSpec) -> Bool
+    /// The elements Sluice picks for it (checked before a run, with install hints).
+    func requiredElements(for media: MediaKind) -> [String]
+    /// Makes its elements, ending in the branch's raw format `rawCaps`, adds them to the
+    /// pipeline and returns them in order (the branch links them to its filters and encoder).
+    func build(_ capture: CaptureSpec, media: MediaKind, rawCaps: String, with builder: GraphBuilder) throws(RunError) -> [Element]
+}
+
+extension Capture {
+    func refusal(for media: MediaKind) -> String? { nil }
+    var takesAnyKey: Bool { false }
+    func isLive(_ capture: CaptureSpec) -> Bool { true }
+    func requiredElements(for media: MediaKind) -> [String] { [] }
+}
+
+/// The capture kinds Sluice knows. A new kind: its file, and its line in `kinds`.
+enum CaptureRegistry {
+    static let kinds = KindRegistry<any Capture>([TestCapture(), CameraCapture(), FileCapture(), SwiftCapture()],
+                                                 name: { $0.name })
+    /// `capture: {gst: "…"}`: a launch fragment instead of a kind.
+    static let fragment = GstCapture()
+
+    /// The keys of the branch's raw format, which every kind has.
+    static func formatKeys(for media: MediaKind) -> [String] {
+        media == .video ? ["width", "height", "fps"] : ["rate", "channels"]
+    }
+
+    /// The kind a spec names (a launch fragment included).
+    static func capture(for kind: CaptureSpec.Kind) -> (any Capture)? {
+        kind.name == fragment.name ? fragment : kinds.kind(named: kind.name)
+    }
+}

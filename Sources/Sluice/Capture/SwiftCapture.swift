@@ -1,0 +1,51 @@
+import GStreamer
+
+extension CaptureSpec.Kind {
+    /// A Swift `FrameSource` by name, with its settings (video only).
+    public static func swift(name: String, settings: [FilterSetting]) -> CaptureSpec.Kind {
+        CaptureSpec.Kind(name: "swift", settings: SwiftCapture.Settings(source: name, settings: settings))
+    }
+}
+
+/// `kind: swift`: a `FrameSource` written in Swift (built in, or from a plugin), by name; the
+/// other keys of `capture:` are its settings.
+struct SwiftCapture: Capture {
+    let name = "swift"
+
+    /// The source's name and its settings.
+    struct Settings: KindSettings, Equatable {
+        var source: String
+        var settings: [FilterSetting]
+        var positionFree: any KindSettings { Settings(source: source, settings: settings.positionFree) }
+    }
+
+    func refusal(for media: MediaKind) -> String? {
+        media == .audio ? "swift capture is video-only (a FrameSource draws frames)" : nil
+    }
+
+    func keys(for media: MediaKind) -> [String] { ["name"] }
+    var takesAnyKey: Bool { true }
+
+    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+                with decoder: inout SpecDecoder) -> CaptureSpec.Kind? {
+        decoder.decodeSwiftCapture(map, nameEntry: map.entry("name"), at: location)
+    }
+
+    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+        guard let swift = cap.kind.settings(as: Settings.self) else { throw RunError("a swift capture needs 'name'", at: cap.location) }
+        guard let factory = FilterRegistry.shared.source(named: swift.source) else {
+            throw RunError("no Swift source named '\(swift.source)' is registered in this program", at: cap.location)
+        }
+        let src = try b.make(factory.elementName, [("width", "\(cap.width)"), ("height", "\(cap.height)"),
+                                                   ("fps", "\(cap.fps)"), ("format", factory.formats.first?.rawValue ?? "I420")],
+                             at: cap.location)
+        do {
+            try SourceStateDirectory.state(of: src)?.configure(Dictionary(swift.settings.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
+        } catch {
+            throw RunError("source '\(swift.source)': \(error.message)", at: cap.location)
+        }
+        let chain = [src] + (try b.normalizer(video: true, caps: rawCaps, at: cap.location))
+        try b.add(chain)
+        return chain
+    }
+}

@@ -1,0 +1,23 @@
+/// The settings one kind (of transport, capture or sink) decodes from its own keys: each
+/// kind's file defines its type, so adding a kind touches no shared spec type.
+public protocol KindSettings: Sendable {
+    /// Whether `other` holds the same settings (for the spec's equality).
+    func isEqual(to other: any KindSettings) -> Bool
+    /// The settings without source positions (to compare two files' specs by meaning).
+    var positionFree: any KindSettings { get }
+}
+
+extension KindSettings {
+    public var positionFree: any KindSettings { self }
+}
+
+extension KindSettings where Self: Equatable {
+    public func isEqual(to other: any KindSettings) -> Bool { (other as? Self) == self }
+}
+
+/// A kind's settings, boxed so the spec types stay `Equatable`.
+public struct AnyKindSettings: Sendable, Equatable {
+    public let value: any KindSettings
+    public init(_ value: any KindSettings) { self.value = value }
+    public static func == (a: AnyKindSettings, b: AnyKindSettings) -> Bool { a.value.isEqual(to: b.value) }
+}
