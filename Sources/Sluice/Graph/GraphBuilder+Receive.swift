@@ -189,62 +189,19 @@ extension GraphBuilder {
         state.withLock { $0.receiveEntrances.append(entrance); $0.builtMedia.insert(media) }
     }
 
+    /// The sink kind's elements for one receive branch (`Sink/`: one type per kind).
     func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind) throws(RunError) -> SinkStage {
-        let video = media == .video
-        let sink = branch.sink
-        switch sink.kind {
-        case .stats, .null:
-            let e = try make("fakesink", [("sync", "false"), ("async", "false")], at: sink.location)
-            return SinkStage(owned: [e], final: e)
-        case .display:
-            let e = try make(video ? "autovideosink" : "autoaudiosink", [("sync", "true")], at: sink.location)
-            return SinkStage(owned: [e], final: e)
-        case .gst(let fragment):
-            let e = try parse(fragment, at: sink.location)
-            return SinkStage(owned: [e], final: e)
-        case .file(let path, let container, let encode):
-            let enc = encode ?? EncodeSpec(codec: container.defaultCodec(for: media),
-                                           bitrateKbps: video ? 2000 : 64, location: sink.location)
-            var chain: [Element] = [try make("queue", at: sink.location)]
-            if !video { chain += [try make("audioresample", at: sink.location)] }
-            chain += try encoderChain(enc, fps: spec.send?.video?.capture.fps ?? 30)
-            // One muxer per output path (prepareRecordings): video and audio recorded to the
-            // same file share it, each through its reserved pad.
-            guard let recording = state.withLock({ $0.recordings[path] }), let pad = recording.reserved[media] else {
-                throw RunError("no muxer was prepared for \(path)", at: sink.location)
-            }
-            return SinkStage(owned: chain, muxPad: pad, final: recording.fileSink)
+        guard let kind = SinkRegistry.sink(for: branch.sink.kind) else {
+            throw RunError("unknown sink kind '\(branch.sink.kind.name)'", at: branch.sink.location)
         }
+        return try kind.build(branch.sink, media: media, with: self)
     }
 
-    /// Creates the muxer and file sink of every recording, with one muxer pad reserved per
-    /// medium that writes to it. This runs before any data flows: a muxer that gets audio
-    /// before its video pad exists writes its headers without the video stream.
+    /// What every sink kind needs before any data flows (recordings: their muxers).
     func prepareRecordings() throws(RunError) {
-        var byPath: [String: (Container, [MediaKind], SourceLocation?)] = [:]
-        for branch in spec.receiveBranches {
-            guard case .file(let path, let container, _) = branch.sink.kind else { continue }
-            // A room's recordings are one file per publisher stream, made as each arrives.
-            if path.contains(Self.publisherPlaceholder) { continue }
-            // Prepared once, whichever transport asks first.
-            if state.withLock({ $0.recordings[path] != nil }) { continue }
-            byPath[path, default: (container, [], branch.sink.location)].1.append(branch.media)
-        }
-        for (path, (container, media, location)) in byPath.sorted(by: { $0.key < $1.key }) {
-            var props: [(String, String)] = []
-            if container == .mkv || container == .webm { props.append(("streamable", "false")) }
-            let mux = try make(DefaultElements.muxer(for: container), props, at: location)
-            let fileSink = try make("filesink", [("location", path), ("async", "false")], at: location)
-            try add([mux, fileSink])
-            try mux.link(fileSinkOrThrow: fileSink)
-            var reserved: [MediaKind: Pad] = [:]
-            for m in media {
-                guard let pad = mux.requestPad(m == .video ? "video_%u" : "audio_%u") else {
-                    throw RunError("\(DefaultElements.muxer(for: container)) refused a \(m.rawValue) stream for \(path)", at: location)
-                }
-                reserved[m] = pad
-            }
-            state.withLock { $0.recordings[path] = Recording(fileSink: fileSink, reserved: reserved) }
+        for kind in SinkRegistry.kinds.all + [SinkRegistry.fragment] {
+            let branches = spec.receiveBranches.filter { $0.sink.kind.name == kind.name }
+            if !branches.isEmpty { try kind.prepare(branches, with: self) }
         }
     }
 

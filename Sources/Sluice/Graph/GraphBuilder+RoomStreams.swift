@@ -93,23 +93,11 @@ extension GraphBuilder {
     /// The sink elements of one publisher's stream: the receive section's sink, with a file
     /// of its own (`{publisher}` in the path) for recordings.
     private func roomSink(_ branch: ReceiveBranchSpec, media: MediaKind, publisher: String) throws(RunError) -> [Element] {
-        let video = media == .video
-        switch branch.sink.kind {
-        case .file(let template, let container, let encode):
-            let path = template.replacingOccurrences(of: Self.publisherPlaceholder, with: Self.fileSafe(publisher))
-            let enc = encode ?? EncodeSpec(codec: container.defaultCodec(for: media), bitrateKbps: video ? 2000 : 64,
-                                           location: branch.sink.location)
-            var chain: [Element] = [try make("queue", at: branch.sink.location)]
-            if !video { chain.append(try make("audioresample", at: branch.sink.location)) }
-            chain += try encoderChain(enc, fps: 30)
-            var props: [(String, String)] = []
-            if container == .mkv || container == .webm { props.append(("streamable", "false")) }
-            chain.append(try make(DefaultElements.muxer(for: container), props, at: branch.sink.location))
-            chain.append(try make("filesink", [("location", path), ("async", "false")], at: branch.sink.location))
-            return chain
-        default:
-            return try sinkElements(branch, media: media).owned
+        if let kind = SinkRegistry.sink(for: branch.sink.kind),
+           let own = try kind.roomStage(branch.sink, media: media, publisher: publisher, with: self) {
+            return own
         }
+        return try sinkElements(branch, media: media).owned
     }
 
     /// A publisher's name as part of a file name: letters, digits, '-', '_' and '.'.

@@ -83,17 +83,8 @@ public enum DefaultElements {
                 }
             }
             out.append((video ? "videoconvert" : "audioconvert", branch.location))
-            switch branch.sink.kind {
-            case .stats, .null: out.append(("fakesink", branch.sink.location))
-            case .display: out.append((video ? "autovideosink" : "autoaudiosink", branch.sink.location))
-            case .file(_, let container, let encode):
-                let codec = encode?.codec ?? container.defaultCodec(for: branch.media)
-                if encode?.gst == nil { out.append((encode?.element ?? encoder(for: codec), branch.sink.location)) }
-                if let p = parser(for: codec) { out.append((p, branch.sink.location)) }
-                out.append((muxer(for: container), branch.sink.location))
-                out.append(("filesink", branch.sink.location))
-            case .gst: break
-            }
+            let sink = SinkRegistry.sink(for: branch.sink.kind)
+            out += (sink?.requiredElements(branch.sink, media: branch.media) ?? []).map { ($0, branch.sink.location) }
         }
         return out
     }

@@ -449,17 +449,19 @@ public struct DecodeSpec: Sendable, Equatable {
 }
 
 public struct SinkSpec: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
-        /// Count buffers (and frames, sizes) and discard them.
-        case stats
-        /// Discard without counting beyond the run statistics.
-        case null
-        /// autovideosink / autoaudiosink.
-        case display
-        /// Encode and mux to `path`; the container follows the extension (.webm, .mkv, .mp4).
-        case file(path: String, container: Container, encode: EncodeSpec?)
-        /// A raw gst-launch fragment that consumes raw media.
-        case gst(String)
+    /// Which sink kind (`sink.kind`; `gst` for a launch fragment) and what its own keys said.
+    /// Each kind's file (`Sink/`) defines its constructor: `.stats`, `.null`, `.display`,
+    /// `.file(path:container:encode:)`, `.gst(_:)`.
+    public struct Kind: Sendable, Equatable {
+        public let name: String
+        public let settings: AnyKindSettings?
+        public init(name: String, settings: (any KindSettings)? = nil) {
+            self.name = name; self.settings = settings.map(AnyKindSettings.init)
+        }
+        /// The kind's settings, if they are of type `type`.
+        public func settings<S: KindSettings>(as type: S.Type) -> S? { settings?.value as? S }
+        /// The same kind with settings free of source positions.
+        public var positionFree: Kind { Kind(name: name, settings: settings?.value.positionFree) }
     }
     public var kind: Kind
     public var location: SourceLocation?

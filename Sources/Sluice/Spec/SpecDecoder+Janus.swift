@@ -85,7 +85,7 @@ extension SpecDecoder {
         }
         var perPublisherPaths: [String: MediaKind] = [:]
         for branch in branches {
-            guard case .file(let path, _, _) = branch.sink.kind else { continue }
+            guard let path = branch.sink.kind.settings(as: FileSink.Settings.self)?.path else { continue }
             let one = branch.mosaic != nil || branch.mix != nil
             let at = branch.sink.location ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1)
             if one, path.contains("{publisher}") {

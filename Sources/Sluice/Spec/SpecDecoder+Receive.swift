@@ -5,10 +5,6 @@ extension SpecDecoder {
     static let receiveBranchKeys = ["codecs", "decode", "filters", "sink", "mosaic", "mix"]
     static let decodeKeys = ["element", "properties"]
 
-    private enum SinkKind: String, CaseIterable {
-        case stats, null, display, file
-    }
-
     mutating func decodeReceive(_ entry: SpecEntry, transport: TransportSpec) -> Side<ReceiveBranchSpec> {
         var side = Side<ReceiveBranchSpec>(key: entry)
         guard let map = mapping(entry) else { return side }
@@ -123,20 +119,10 @@ extension SpecDecoder {
 
     // MARK: - Sink
 
-    private static func sinkKeys(kind: SinkKind?, gst: Bool) -> [String] {
-        if gst { return ["gst"] }
-        switch kind {
-        case .stats, .null, .display: return ["kind"]
-        case .file: return ["kind", "path", "encode"]
-        case nil: return ["kind", "path", "encode", "gst"]
-        }
-    }
-
     /// `sink: stats` (shorthand for `{kind: stats}`), `{kind: file, path: out.webm}`, or
-    /// `{gst: "<fragment>"}`.
+    /// `{gst: "<fragment>"}`; the kind's own keys are decoded by the kind (`Sink/`).
     mutating func decodeSink(_ entry: SpecEntry, media: MediaKind) -> SinkSpec {
         var sink = SinkSpec(location: entry.keyLocation)
-        let choices = SinkKind.allCases.map(\.rawValue)
         switch entry.value.content {
         case .reported:
             return sink
@@ -144,83 +130,50 @@ extension SpecDecoder {
             fail("expected a sink kind or a mapping for 'sink', got a list; write e.g. `sink: stats`", at: entry.value.location)
             return sink
         case .scalar:
-            guard let word = sinkWord(entry.value, name: "sink", choices: choices),
-                  let kind = SinkKind(rawValue: word) else { return sink }
-            if kind == .file {
-                fail("a file sink needs a path; write `sink: {kind: file, path: out.webm}`", at: entry.value.location)
+            guard let kind = sinkKind(entry.value, name: "sink") else { return sink }
+            if let needs = kind.needsKeys {
+                fail(needs, at: entry.value.location)
                 return sink
             }
-            sink.kind = Self.simpleSink(kind)
+            if let value = kind.decode([], media: media, at: entry.keyLocation, with: &self) { sink.kind = value }
             return sink
         case .mapping(let map):
             let kindEntry = map.entry("kind"), gstEntry = map.entry("gst")
-            var kind: SinkKind?
-            if let kindEntry, let word = sinkWord(kindEntry.value, name: "kind", choices: choices) {
-                kind = SinkKind(rawValue: word)
-            }
+            var kind = kindEntry.flatMap { sinkKind($0.value, name: "kind") }
             if kindEntry != nil, let gstEntry {
                 fail("sink has both 'kind' and 'gst'; keep one of them", at: gstEntry.keyLocation)
             } else if kindEntry == nil, gstEntry == nil {
-                fail("sink needs a 'kind' (stats, null, display or file) or a 'gst' launch fragment", at: entry.keyLocation)
+                let names = KindRegistry<any Sink>.list(SinkRegistry.kinds.names, conjunction: "or")
+                fail("sink needs a 'kind' (\(names)) or a 'gst' launch fragment", at: entry.keyLocation)
+            } else if kindEntry == nil {
+                kind = SinkRegistry.fragment
             }
-            let isGst = gstEntry != nil && kindEntry == nil
-            var allowed = Self.sinkKeys(kind: kind, gst: isGst)
+            var allowed = (kind == nil || kindEntry != nil ? ["kind"] : [])
+                + (kind?.keys ?? SinkRegistry.kinds.all.flatMap(\.keys) + ["gst"])
             if kindEntry != nil, gstEntry != nil { allowed.append("gst") }  // reported above
-            checkKeys(map, allowed: allowed, context: "in sink") { key in
-                switch key {
-                case "path", "encode": "'\(key)' only applies to kind file"
-                case "gst": "'gst' replaces 'kind'; keep one of them"
-                default: nil
-                }
-            }
-            if isGst, let gstEntry {
-                if let text = fragment(gstEntry) { sink.kind = .gst(text) }
-                return sink
-            }
+            checkKeys(map, allowed: allowed, context: "in sink") { key in Self.sinkKeyHint(key) }
             guard let kind else { return sink }
-            guard kind == .file else {
-                sink.kind = Self.simpleSink(kind)
-                return sink
-            }
-            guard let pathEntry = map.entry("path") else {
-                fail("a file sink needs 'path', e.g. `path: out.webm`", at: entry.keyLocation)
-                return sink
-            }
-            guard let path = nonEmptyText(pathEntry) else { return sink }
-            let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
-            guard let container = Container(rawValue: ext) else {
-                fail("file sink '\(path)' has an unsupported container; use a .webm, .mkv or .mp4 extension",
-                     at: pathEntry.value.location)
-                return sink
-            }
-            var encode: EncodeSpec?
-            if let encodeEntry = map.entry("encode") {
-                let (spec, codecLocation) = decodeEncode(encodeEntry, media: media, branch: "receive.\(media)",
-                                                         defaultCodec: container.defaultCodec(for: media))
-                if !container.codecs.contains(spec.codec) {
-                    let fitting = Codec.allCases.filter { container.codecs.contains($0) && $0.media == media }
-                    fail("\(container.rawValue) cannot hold \(spec.codec.rawValue); use \(Self.orList(fitting.map(\.rawValue))), or another container",
-                         at: codecLocation ?? encodeEntry.keyLocation)
-                }
-                encode = spec
-            }
-            sink.kind = .file(path: path, container: container, encode: encode)
+            let usable = map.filter { allowed.contains($0.key) }
+            if let value = kind.decode(usable, media: media, at: entry.keyLocation, with: &self) { sink.kind = value }
             return sink
         }
+    }
+
+    /// The sink kind `node` names (otherwise reported).
+    private mutating func sinkKind(_ node: SpecNode, name: String) -> (any Sink)? {
+        sinkWord(node, name: name, choices: SinkRegistry.kinds.names).flatMap { SinkRegistry.kinds.kind(named: $0) }
+    }
+
+    /// Why `key` does not belong: another kind's, or the fragment's.
+    private static func sinkKeyHint(_ key: String) -> String? {
+        if key == "gst" { return "'gst' replaces 'kind'; keep one of them" }
+        let owners = SinkRegistry.kinds.all.filter { $0.keys.contains(key) }.map(\.name)
+        return owners.isEmpty ? nil : "'\(key)' only applies to kind \(KindRegistry<any Sink>.list(owners))"
     }
 
     /// A sink kind word; a plain `null` (which YAML reads as null) means the null sink.
     private mutating func sinkWord(_ node: SpecNode, name: String, choices: [String]) -> String? {
         if case .scalar(let text, true) = node.content, text.lowercased() == "null" { return "null" }
         return word(node, name: name, what: "sink kind", choices: choices)
-    }
-
-    private static func simpleSink(_ kind: SinkKind) -> SinkSpec.Kind {
-        switch kind {
-        case .stats: .stats
-        case .null: .null
-        case .display: .display
-        case .file: .stats  // not reached: file sinks carry a path
-        }
     }
 }

@@ -92,14 +92,12 @@ private extension ReceiveBranchSpec {
         b.decode.properties = decode.properties.positionFree
         b.filters = filters.map(\.positionFree)
         b.sink.location = nil
-        if case .file(let path, let container, let encode) = sink.kind {
-            b.sink.kind = .file(path: path, container: container, encode: encode?.positionFree)
-        }
+        b.sink.kind = sink.kind.positionFree
         return b
     }
 }
 
-private extension EncodeSpec {
+extension EncodeSpec {
     var positionFree: EncodeSpec {
         var e = self
         e.location = nil

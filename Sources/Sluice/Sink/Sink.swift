@@ -1,0 +1,49 @@
+import GStreamer
+
+/// One `sink.kind`, described by one type: its name, its keys and their decoding, the
+/// elements it needs, and how it builds (and, for recordings, what it prepares before media
+/// flows, and what each publisher of a room gets).
+///
+/// `SinkRegistry.kinds` lists them: a new sink (segmented recordings, …) is one new file
+/// with a type conforming to this protocol, plus its line there.
+protocol Sink: Sendable {
+    /// The kind's name (`sink.kind`, or `sink: NAME` alone).
+    var name: String { get }
+    /// The keys of `sink:` it reads, beyond `kind`.
+    var keys: [String] { get }
+    /// Why `sink: NAME` alone is not enough (nil: it is).
+    var needsKeys: String? { get }
+    /// Decodes its keys (`map` holds only those it may read); nil: something was wrong,
+    /// reported to `decoder`.
+    func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind?
+    /// The elements Sluice picks for it (checked before a run, with install hints).
+    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String]
+    /// Makes its elements for one receive branch (not yet added to the pipeline).
+    func build(_ sink: SinkSpec, media: MediaKind, with builder: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage
+    /// What must exist before any media flows, for the branches that use this kind.
+    func prepare(_ branches: [ReceiveBranchSpec], with builder: GraphBuilder) throws(RunError)
+    /// The elements one room publisher's stream ends in (nil: those of `build`).
+    func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with builder: GraphBuilder) throws(RunError) -> [Element]?
+}
+
+extension Sink {
+    var keys: [String] { [] }
+    var needsKeys: String? { nil }
+    func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
+        SinkSpec.Kind(name: name)
+    }
+    func prepare(_ branches: [ReceiveBranchSpec], with builder: GraphBuilder) throws(RunError) {}
+    func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with builder: GraphBuilder) throws(RunError) -> [Element]? { nil }
+}
+
+/// The sink kinds Sluice knows. A new kind: its file, and its line in `kinds`.
+enum SinkRegistry {
+    static let kinds = KindRegistry<any Sink>([StatsSink(), NullSink(), DisplaySink(), FileSink()], name: { $0.name })
+    /// `sink: {gst: "…"}`: a launch fragment instead of a kind.
+    static let fragment = GstSink()
+
+    /// The kind a spec names (a launch fragment included).
+    static func sink(for kind: SinkSpec.Kind) -> (any Sink)? {
+        kind.name == fragment.name ? fragment : kinds.kind(named: kind.name)
+    }
+}
