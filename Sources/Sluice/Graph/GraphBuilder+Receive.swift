@@ -40,49 +40,82 @@ extension GraphBuilder {
         }
     }
 
-    func buildReceiveThrowing(for pad: Pad) throws(RunError) {
-        guard pad.direction == .src else { return }
-        guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0) else {
-            throw RunError("the receiving webrtcbin exposed a pad without caps")
-        }
-        let mediaName = s.get("media", as: String.self) ?? ""
-        let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
-        guard let media = MediaKind(rawValue: mediaName) else { return }
-        guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else {
-            throw RunError("the sender sent \(mediaName) as \(encodingName), which Sluice cannot decode")
-        }
-        let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
-            ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
-        counters.note("receive.\(media.rawValue).codec", codec.rawValue)
+    /// What arrived on one of webrtcbin's pads: its medium and codec, and the branch that
+    /// takes it (a default null branch for media the file does not receive).
+    struct ArrivingStream {
+        var media: MediaKind
+        var codec: Codec
+        var branch: ReceiveBranchSpec
+    }
 
-        let video = media == .video
-        if video {
+    func buildReceiveThrowing(for pad: Pad) throws(RunError) {
+        guard pad.direction == .src, let stream = try arrivingStream(on: pad) else { return }
+        let media = stream.media, branch = stream.branch
+        counters.note("receive.\(media.rawValue).codec", stream.codec.rawValue)
+        if media == .video {
             let counters = counters
             pad.addProbe(.buffer) { (_: borrowing Pad.ProbeInfo) in
                 counters.mark(StartUpStep.firstRTP)
                 return .remove
             }
         }
-        var chain: [Element] = []
-        // After a loss retransmission could not repair, wait for a keyframe and ask for one,
-        // rather than decode damaged pictures until the next scheduled keyframe.
-        chain.append(try make(DefaultElements.depayloader(for: codec),
-                              video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: branch.location))
-        if let parser = DefaultElements.parser(for: codec) { chain.append(try make(parser, at: branch.location)) }
+        var chain = try depayloading(stream)
         if branch.decode.none {
             try buildUndecoded(chain, branch: branch, media: media, pad: pad)
             return
         }
-        let decoder: Element
-        if let factory = branch.decode.element {
-            decoder = try make(factory, configuredBy: branch.decode.properties, at: branch.decode.location)
+        let decoder = if let factory = branch.decode.element {
+            try make(factory, configuredBy: branch.decode.properties, at: branch.decode.location)
         } else {
-            decoder = try make(DefaultElements.decoder(for: codec), at: branch.location)
+            try make(DefaultElements.decoder(for: stream.codec), at: branch.location)
         }
-        chain.append(decoder)
-        if video { stageTimer?.timeDecoder(decoder) }
-        let convert = try make(video ? "videoconvert" : "audioconvert", at: branch.location)
-        chain.append(convert)
+        if media == .video { stageTimer?.timeDecoder(decoder) }
+        let convert = try make(media == .video ? "videoconvert" : "audioconvert", at: branch.location)
+        chain += [decoder, convert]
+        chain += try linkFiltersAndSink(branch, media: media, after: chain, convert: convert)
+        for e in chain.reversed() { e.syncStateWithParent() }
+        countDecoded(at: decoder, video: media == .video)
+        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+        do { try pad.link(entrance) } catch {
+            throw RunError("cannot link received \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
+        }
+        state.withLock {
+            $0.receiveEntrances.append(entrance)
+            $0.builtMedia.insert(media)
+        }
+    }
+
+    /// The medium and codec `pad` carries (nil: not audio or video), and its branch.
+    private func arrivingStream(on pad: Pad) throws(RunError) -> ArrivingStream? {
+        guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0) else {
+            throw RunError("the receiving webrtcbin exposed a pad without caps")
+        }
+        let mediaName = s.get("media", as: String.self) ?? ""
+        let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
+        guard let media = MediaKind(rawValue: mediaName) else { return nil }
+        guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else {
+            throw RunError("the sender sent \(mediaName) as \(encodingName), which Sluice cannot decode")
+        }
+        let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
+            ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
+        return ArrivingStream(media: media, codec: codec, branch: branch)
+    }
+
+    /// Depayloader (and parser). After a loss retransmission could not repair, video waits
+    /// for a keyframe and asks for one, rather than decode damaged pictures until the next
+    /// scheduled keyframe.
+    private func depayloading(_ stream: ArrivingStream) throws(RunError) -> [Element] {
+        let video = stream.media == .video, at = stream.branch.location
+        var chain = [try make(DefaultElements.depayloader(for: stream.codec),
+                              video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: at)]
+        if let parser = DefaultElements.parser(for: stream.codec) { chain.append(try make(parser, at: at)) }
+        return chain
+    }
+
+    /// Adds and links the branch after `convert`: its filter section and its sink stage.
+    /// Returns the elements added after `chain` (filters, sink).
+    private func linkFiltersAndSink(_ branch: ReceiveBranchSpec, media: MediaKind, after chain: [Element],
+                                    convert: Element) throws(RunError) -> [Element] {
         let filterSpecs = state.withLock { $0.pendingReceiveFilters[media] } ?? branch.filters
         let filters = try filterElements(filterSpecs)
         let sink = try sinkElements(branch, media: media)
@@ -96,61 +129,44 @@ extension GraphBuilder {
         guard let sinkFirst = sink.owned.first else { throw RunError("empty sink stage", at: branch.sink.location) }
         try linkSection(BranchKey(side: .receive, media: media), head: convert, filters: filters, specs: filterSpecs, tail: sinkFirst,
                         at: branch.location)
-        let section = state.withLock { $0.sections[BranchKey(side: .receive, media: media)]?.elements } ?? []
-        chain += section + sink.owned
-        for e in chain.reversed() { e.syncStateWithParent() }
         if let sinkPad = sink.final.staticPad("sink") {
             state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
         }
+        let section = state.withLock { $0.sections[BranchKey(side: .receive, media: media)]?.elements } ?? []
+        return section + sink.owned
+    }
 
-        // Count decoded frames and learn their size.
-        if let src = decoder.staticPad("src") {
-            // Probe handlers capture only the counters: never the pad, the builder or the
-            // pipeline, which own the probe (that would be a reference cycle).
-            let counters = counters
-            let audioIsFirstFrame = spec.send?.video == nil || spec.receive?.video == nil
-            src.addProbe { (info: borrowing Pad.ProbeInfo) in
-                if video {
-                    if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 {
-                        counters.markFirstFrame()
-                    }
-                } else {
-                    if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1, audioIsFirstFrame {
-                        counters.markFirstFrame()
-                    }
-                    // The level of what arrives (opusdec gives S16LE): the stats' audio level.
-                    if counters.receiveAudioIsS16.load(ordering: .relaxed), let sum = info.buffer?.withBytes(RunCounters.sumOfSquaresS16) {
-                        counters.receiveAudioSquares.add(Int(sum.squares), ordering: .relaxed)
-                        counters.receiveAudioSamples.add(sum.samples, ordering: .relaxed)
-                    }
-                }
+    /// Counts decoded frames (the first marks the first frame), learns the picture's size and
+    /// the sound's level. Probe handlers capture only the counters: never the pad, the builder
+    /// or the pipeline, which own the probe (that would be a reference cycle).
+    private func countDecoded(at decoder: Element, video: Bool) {
+        guard let src = decoder.staticPad("src") else { return }
+        let counters = counters
+        let audioIsFirstFrame = spec.send?.video == nil || spec.receive?.video == nil
+        src.addProbe { (info: borrowing Pad.ProbeInfo) in
+            if video {
+                if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 { counters.markFirstFrame() }
                 return .ok
             }
-            if !video {
-                src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
-                    if info.event == .caps, let caps = info.currentCaps, let st = caps.structure(at: 0) {
-                        counters.receiveAudioIsS16.store(st.get("format", as: String.self) == "S16LE", ordering: .relaxed)
-                    }
-                    return .ok
-                }
+            if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1, audioIsFirstFrame {
+                counters.markFirstFrame()
             }
+            // The level of what arrives (opusdec gives S16LE): the stats' audio level.
+            if counters.receiveAudioIsS16.load(ordering: .relaxed), let sum = info.buffer?.withBytes(RunCounters.sumOfSquaresS16) {
+                counters.receiveAudioSquares.add(Int(sum.squares), ordering: .relaxed)
+                counters.receiveAudioSamples.add(sum.samples, ordering: .relaxed)
+            }
+            return .ok
+        }
+        src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+            guard info.event == .caps, let caps = info.currentCaps, let st = caps.structure(at: 0) else { return .ok }
             if video {
-                src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
-                    if info.event == .caps, let caps = info.currentCaps, let st = caps.structure(at: 0) {
-                        counters.receiveVideoWidth.store(st.get("width", as: Int.self) ?? 0, ordering: .relaxed)
-                        counters.receiveVideoHeight.store(st.get("height", as: Int.self) ?? 0, ordering: .relaxed)
-                    }
-                    return .ok
-                }
+                counters.receiveVideoWidth.store(st.get("width", as: Int.self) ?? 0, ordering: .relaxed)
+                counters.receiveVideoHeight.store(st.get("height", as: Int.self) ?? 0, ordering: .relaxed)
+            } else {
+                counters.receiveAudioIsS16.store(st.get("format", as: String.self) == "S16LE", ordering: .relaxed)
             }
-        }
-        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
-        do { try pad.link(entrance) } catch {
-            throw RunError("cannot link received \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
-        }
-        state.withLock {
-            $0.receiveEntrances.append(entrance)
-            $0.builtMedia.insert(media)
+            return .ok
         }
     }
 

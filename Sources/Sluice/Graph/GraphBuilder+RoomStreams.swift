@@ -21,11 +21,62 @@ extension GraphBuilder {
     }
 
     private func buildRoomStreamThrowing(for pad: Pad) throws(RunError) {
-        guard pad.direction == .src else { return }
+        guard pad.direction == .src, let arriving = try roomStream(on: pad) else { return }
+        let media = arriving.stream.media, branch = arriving.stream.branch, video = media == .video
+        var chain: [Element] = [try make(DefaultElements.depayloader(for: arriving.stream.codec),
+                                         video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [],
+                                         at: branch.location)]
+        if let parser = DefaultElements.parser(for: arriving.stream.codec) { chain.append(try make(parser, at: branch.location)) }
+        let decoder = try make(branch.decode.element ?? DefaultElements.decoder(for: arriving.stream.codec),
+                               at: branch.decode.location ?? branch.location)
+        chain.append(decoder)
+        chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
+        // One picture or one sound of the room: this stream becomes a cell of the mosaic, or is mixed in.
+        if video, let mosaic {
+            try add(chain)
+            try linkChain(chain, media: media, at: branch.location)
+            try joinMosaic(mosaic, from: chain[chain.count - 1], mid: arriving.mid, at: branch.location)
+        } else if !video, let mix = roomMixer {
+            chain.append(try make("audioresample", at: branch.location))
+            try add(chain)
+            try linkChain(chain, media: media, at: branch.location)
+            try joinMix(mix, from: chain[chain.count - 1], at: branch.location)
+        } else {
+            let sink = try roomSink(branch, media: media, publisher: arriving.publisher)
+            chain += sink
+            try add(chain)
+            try linkChain(chain, media: media, at: branch.location)
+            if let sinkPad = sink.last?.staticPad("sink") {
+                state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
+            }
+        }
+        for e in chain.reversed() { e.syncStateWithParent() }
+        let whole = (video && mosaic != nil) || (!video && roomMixer != nil)
+        countRoomStream(decoder: decoder, slot: arriving.slot, video: video, intoTotals: !whole)
+        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
+        do { try pad.link(entrance) } catch {
+            throw RunError("cannot link \(arriving.publisher)'s \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
+        }
+        state.withLock {
+            $0.receiveEntrances.append(entrance)
+            if !whole { $0.builtMedia.insert(media) }
+        }
+    }
+
+    /// A publisher's stream arriving in the room: what it is, and whose.
+    struct RoomArrival {
+        var stream: ArrivingStream
+        var mid: String
+        var slot: RoomStreams.Slot?
+        var publisher: String
+    }
+
+    /// The medium, codec and publisher of what `pad` carries (nil: not audio or video).
+    private func roomStream(on pad: Pad) throws(RunError) -> RoomArrival? {
         guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0) else {
             throw RunError("the subscribing webrtcbin exposed a pad without caps")
         }
-        guard let media = MediaKind(rawValue: s.get("media", as: String.self) ?? "") else { return }
+        guard let media = MediaKind(rawValue: s.get("media", as: String.self) ?? "") else { return nil }
         let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
         guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else {
             throw RunError("a publisher sent \(media.rawValue) as \(encodingName), which Sluice cannot decode")
@@ -36,58 +87,10 @@ extension GraphBuilder {
             return roomStreams.slot(mid: mid)
         }()
         slot?.record?.codec.withLock { $0 = codec.rawValue }
-        let publisher = slot?.record?.publisher ?? "stream \(mid)"
         let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
             ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
-        let video = media == .video
-
-        var chain: [Element] = [try make(DefaultElements.depayloader(for: codec),
-                                         video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [],
-                                         at: branch.location)]
-        if let parser = DefaultElements.parser(for: codec) { chain.append(try make(parser, at: branch.location)) }
-        let decoder = try make(branch.decode.element ?? DefaultElements.decoder(for: codec), at: branch.decode.location ?? branch.location)
-        chain.append(decoder)
-        chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
-        // One picture or one sound of the room: this stream becomes a cell of the mosaic, or is mixed in.
-        let join: ((Element) throws(RunError) -> Void)?
-        if video, let mosaic {
-            join = { [self] last throws(RunError) in try joinMosaic(mosaic, from: last, mid: mid, at: branch.location) }
-        } else if !video, let mix = roomMixer {
-            chain.append(try make("audioresample", at: branch.location))
-            join = { [self] last throws(RunError) in try joinMix(mix, from: last, at: branch.location) }
-        } else {
-            join = nil
-        }
-        if let join {
-            try add(chain)
-            try linkChain(chain, media: media, at: branch.location)
-            try join(chain[chain.count - 1])
-            for e in chain.reversed() { e.syncStateWithParent() }
-            countRoomStream(decoder: decoder, slot: slot, video: video, intoTotals: false)
-            guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
-            do { try pad.link(entrance) } catch {
-                throw RunError("cannot link \(publisher)'s \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
-            }
-            state.withLock { $0.receiveEntrances.append(entrance) }
-            return
-        }
-        let sink = try roomSink(branch, media: media, publisher: publisher)
-        let all = chain + sink
-        try add(all)
-        try linkChain(all, media: media, at: branch.location)
-        for e in all.reversed() { e.syncStateWithParent() }
-        if let sinkPad = sink.last?.staticPad("sink") {
-            state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
-        }
-        countRoomStream(decoder: decoder, slot: slot, video: video)
-        guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
-        do { try pad.link(entrance) } catch {
-            throw RunError("cannot link \(publisher)'s \(media.rawValue) to \(chain[0]): \(error.message)", at: branch.location)
-        }
-        state.withLock {
-            $0.receiveEntrances.append(entrance)
-            $0.builtMedia.insert(media)
-        }
+        return RoomArrival(stream: ArrivingStream(media: media, codec: codec, branch: branch), mid: mid, slot: slot,
+                           publisher: slot?.record?.publisher ?? "stream \(mid)")
     }
 
     /// The sink elements of one publisher's stream: the receive section's sink, with a file

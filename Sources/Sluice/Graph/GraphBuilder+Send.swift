@@ -18,7 +18,7 @@ extension GraphBuilder {
             ? "video/x-raw,width=\(cap.width),height=\(cap.height),framerate=\(cap.fps)/1"
             : "audio/x-raw,rate=\(cap.rate),channels=\(cap.channels)"
         let chain = try kind.build(cap, media: branch.media, rawCaps: rawCaps, with: self)
-        try finishSend(branch, from: chain, startIndex: 0, into: webrtcbin)
+        try finishSend(branch, from: chain, into: webrtcbin)
     }
 
     /// convert → scale/resample → rate → capsfilter, so any capture ends in the branch's format.
@@ -32,50 +32,77 @@ extension GraphBuilder {
                 try make("capsfilter", [("caps", caps)], at: location)]
     }
 
-    func finishSend(_ branch: SendBranchSpec, from capture: [Element], startIndex: Int,
-                            into webrtcbin: Element?) throws(RunError) {
-        let video = branch.media == .video
-        let enc = branch.encode
+    /// The elements between a branch's filters and its encoder: the queue, and the track gate.
+    struct SendTail {
+        /// The queue after the filters (leaky for live captures).
+        var queue: Element
+        /// The track gate (`SendControl`): passthrough until the control API disables the
+        /// track (black frames, or silence) or sets the volume.
+        var gate: Element
+        /// Every element from the queue on, in order (the encoder and what follows are appended).
+        var elements: [Element]
+    }
+
+    /// Builds filters → queue → gate → encoder (→ payloader → webrtcbin, or → tee/sink) after
+    /// `capture`, and links the whole branch.
+    func finishSend(_ branch: SendBranchSpec, from capture: [Element], into webrtcbin: Element?) throws(RunError) {
         let filters = try filterElements(branch.filters)
         // Live captures drop the oldest frame when the encoder falls behind (latency beats
         // completeness); a file waits instead, since clocksync paces it anyway (`Capture.isLive`).
         let live = CaptureRegistry.capture(for: branch.capture.kind)?.isLive(branch.capture) ?? true
-        let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
-                                       ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
-        var tail: [Element] = [queue]
-        // The track gate (`SendControl`): passthrough until the control API disables the
-        // track (black frames, or silence) or sets the volume.
-        let gate: Element
-        if video {
-            gate = try make("videobalance", at: enc.location, name: "\(branch.media.rawValue)-track")
-            tail.append(gate)
-        } else {
-            tail.append(try make("audioconvert", at: enc.location))
-            gate = try make("volume", at: enc.location, name: "\(branch.media.rawValue)-track")
-            tail.append(gate)
-            tail.append(try make("audioconvert", at: enc.location))
-            tail.append(try make("audioresample", at: enc.location))
-        }
-        if video, !enc.renditions.isEmpty {
-            try finishLadder(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail, queue: queue,
-                             gate: gate, into: webrtcbin)
+        var tail = try sendTail(branch, live: live)
+        if branch.media == .video, !branch.encode.renditions.isEmpty {
+            try finishLadder(branch, capture: capture, filters: filters, tail: tail.elements, queue: tail.queue,
+                             gate: tail.gate, into: webrtcbin)
             return
         }
-        // Thresholds in the file: videoscale ! videorate ! capsfilter before the encoder,
-        // passthrough until the target falls below them (`Mitigation`).
-        var mitigation: Mitigation?
-        if video, let adaptive = enc.adaptive, adaptive.scaleBelowKbps != nil || adaptive.fpsBelowKbps != nil {
-            let filter = try make("capsfilter", [("caps", "video/x-raw")], at: adaptive.location, name: "video-mitigation")
-            tail += [try make("videoscale", at: adaptive.location), try make("videorate", [("drop-only", "true")], at: adaptive.location),
-                     filter]
-            mitigation = Mitigation(capsfilter: filter, width: branch.capture.width, height: branch.capture.height,
-                                    fps: branch.capture.fps, scaleBelow: adaptive.scaleBelowKbps.map { $0 * 1000 },
-                                    fpsBelow: adaptive.fpsBelowKbps.map { $0 * 1000 })
+        let mitigation = try mitigationStage(branch)
+        tail.elements += mitigation?.elements ?? []
+        try addEncoder(branch, to: &tail, mitigation: mitigation?.control)
+        if let webrtcbin {
+            try endInWebRTC(branch, capture: capture, filters: filters, tail: tail, live: live, webrtcbin: webrtcbin)
+        } else {
+            try endWithoutWebRTC(branch, capture: capture, filters: filters, tail: tail)
         }
+    }
+
+    /// The queue and the track gate of a branch (audio converts around its volume).
+    private func sendTail(_ branch: SendBranchSpec, live: Bool) throws(RunError) -> SendTail {
+        let enc = branch.encode
+        let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
+                                       ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
+        if branch.media == .video {
+            let gate = try make("videobalance", at: enc.location, name: "\(branch.media.rawValue)-track")
+            return SendTail(queue: queue, gate: gate, elements: [queue, gate])
+        }
+        let gate = try make("volume", at: enc.location, name: "\(branch.media.rawValue)-track")
+        return SendTail(queue: queue, gate: gate,
+                        elements: [queue, try make("audioconvert", at: enc.location), gate,
+                                   try make("audioconvert", at: enc.location), try make("audioresample", at: enc.location)])
+    }
+
+    /// Thresholds in the file: videoscale ! videorate ! capsfilter before the encoder,
+    /// passthrough until the target falls below them (`Mitigation`). Nil without thresholds.
+    private func mitigationStage(_ branch: SendBranchSpec) throws(RunError) -> (elements: [Element], control: Mitigation)? {
+        guard branch.media == .video, let adaptive = branch.encode.adaptive,
+              adaptive.scaleBelowKbps != nil || adaptive.fpsBelowKbps != nil else { return nil }
+        let filter = try make("capsfilter", [("caps", "video/x-raw")], at: adaptive.location, name: "video-mitigation")
+        let elements = [try make("videoscale", at: adaptive.location),
+                        try make("videorate", [("drop-only", "true")], at: adaptive.location), filter]
+        let control = Mitigation(capsfilter: filter, width: branch.capture.width, height: branch.capture.height,
+                                 fps: branch.capture.fps, scaleBelow: adaptive.scaleBelowKbps.map { $0 * 1000 },
+                                 fpsBelow: adaptive.fpsBelowKbps.map { $0 * 1000 })
+        return (elements, control)
+    }
+
+    /// The encoder chain, with what controls it: the branch's `SendControl`, the keyframe
+    /// request limiter (video), and the stage timer's encoder probes.
+    private func addEncoder(_ branch: SendBranchSpec, to tail: inout SendTail, mitigation: Mitigation?) throws(RunError) {
+        let enc = branch.encode, video = branch.media == .video
         let encoding = try encoderChain(enc, fps: branch.capture.fps)
-        tail += encoding
+        tail.elements += encoding
         state.withLock {
-            var control = SendControl(media: branch.media, codec: enc.codec, gate: gate,
+            var control = SendControl(media: branch.media, codec: enc.codec, gate: tail.gate,
                                       encoder: encoding.first, encoderFactory: encoding.first?.factoryName)
             control.mitigation = mitigation
             $0.sendControls[branch.media] = control
@@ -86,47 +113,43 @@ extension GraphBuilder {
             let limiter = KeyframeRequestLimiter(watching: output)
             state.withLock { $0.keyframeRequests = limiter }
         }
-        if video, let stageTimer, let entry = encoding.first, let exit = tail.last {
+        if video, let stageTimer, let entry = encoding.first, let exit = tail.elements.last {
             stageTimer.timeEncoder(from: entry, to: exit)  // encoder (+ caps, parser)
         }
-        guard let webrtcbin else {
-            let sink = sendEndsInTee
-                ? try make("tee", [("allow-not-linked", "true")], at: branch.location)
-                : try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
-            if sendEndsInTee { state.withLock { $0.tees[branch.media] = sink } }
-            tail.append(sink)
-            try add(filters + tail)
-            try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)
-            watchEnd(of: queue)
-            countSent(at: sink.staticPad("sink"), video: video, marksFirstFrame: true)
-            counters.note("send.\(branch.media.rawValue).codec", enc.codec.rawValue)
-            return
-        }
-        // Payload type, SSRC and MID pinned on the payloader and in the caps webrtcbin reads,
-        // so the offer signals what the packets carry.
+    }
+
+    /// Without WebRTC (`kind: none`, or a served stream's tee): the encoded stream ends in a
+    /// fakesink, or a tee viewers' branches attach to.
+    private func endWithoutWebRTC(_ branch: SendBranchSpec, capture: [Element], filters: [Element],
+                                  tail: SendTail) throws(RunError) {
+        let sink = sendEndsInTee
+            ? try make("tee", [("allow-not-linked", "true")], at: branch.location)
+            : try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
+        if sendEndsInTee { state.withLock { $0.tees[branch.media] = sink } }
+        let elements = tail.elements + [sink]
+        try add(filters + elements)
+        try linkSend(branch, capture: capture, filters: filters, tail: elements)
+        watchEnd(of: tail.queue)
+        countSent(at: sink.staticPad("sink"), video: branch.media == .video, marksFirstFrame: true)
+        counters.note("send.\(branch.media.rawValue).codec", branch.encode.codec.rawValue)
+    }
+
+    /// Into webrtcbin: payloader and RTP caps pinned (payload type, SSRC, MID, so the offer
+    /// signals what the packets carry), the start gate, congestion control, the input pad.
+    private func endInWebRTC(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: SendTail,
+                             live: Bool, webrtcbin: Element) throws(RunError) {
+        let enc = branch.encode, video = branch.media == .video
         let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue, congestionControl: video && enc.adaptive != nil)
         let pay = try make(DefaultElements.payloader(for: enc.codec), [], at: enc.location)
         do { try rtp.configure(pay) } catch {
             throw RunError("cannot set up the \(branch.media.rawValue) payloader: \(error.message)", at: enc.location)
         }
-        tail.append(pay)
         let rtpCaps = try make("capsfilter", [("caps", rtp.caps)], at: enc.location)
-        tail.append(rtpCaps)
-        try add(filters + tail)
-        try linkSend(branch, capture: Array(capture[startIndex...]), filters: filters, tail: tail)
-        watchEnd(of: queue)
-        // Nothing encoded before the connection can carry it goes on (`StartGate`); the
-        // encoder keeps running, warm, and makes a keyframe when the gate opens, so the first
-        // frame the peer decodes is the one captured then. Live captures only: a file is
-        // content, sent whole from its first frame.
-        if live, let entrance = pay.staticPad("sink") {
-            let counters = counters
-            let gate = StartGate(on: entrance, waitForKeyframe: video) {
-                if video { counters.mark(StartUpStep.keyframeSent) }
-            }
-            state.withLock { $0.startGates[branch.media] = (gate, entrance) }
-        }
-
+        let elements = tail.elements + [pay, rtpCaps]
+        try add(filters + elements)
+        try linkSend(branch, capture: capture, filters: filters, tail: elements)
+        watchEnd(of: tail.queue)
+        if live { addStartGate(before: pay, video: video, media: branch.media) }
         countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
         if video, let adaptive = enc.adaptive, let out = pay.staticPad("src"),
            let control = state.withLock({ $0.sendControls[branch.media] }) {
@@ -144,6 +167,19 @@ extension GraphBuilder {
             $0.webrtcInputs[branch.media] = sinkPad
             $0.sendRTP[branch.media] = SendRTP(payloader: pay, capsfilter: rtpCaps, input: sinkPad, parameters: rtp)
         }
+    }
+
+    /// Nothing encoded before the connection can carry it goes on (`StartGate`); the encoder
+    /// keeps running, warm, and makes a keyframe when the gate opens, so the first frame the
+    /// peer decodes is the one captured then. Live captures only: a file is content, sent
+    /// whole from its first frame.
+    private func addStartGate(before pay: Element, video: Bool, media: MediaKind) {
+        guard let entrance = pay.staticPad("sink") else { return }
+        let counters = counters
+        let gate = StartGate(on: entrance, waitForKeyframe: video) {
+            if video { counters.mark(StartUpStep.keyframeSent) }
+        }
+        state.withLock { $0.startGates[media] = (gate, entrance) }
     }
 
     /// Counts what is handed on after encoding: frames (video) or packets (audio).

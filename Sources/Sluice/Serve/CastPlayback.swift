@@ -91,30 +91,12 @@ final class CastPlayback: CastPlayer {
             s.snapshot = CastPlayerSnapshot(playerState: "BUFFERING", currentTime: start)
             return s.generation
         }
-        let description = """
-        uridecodebin uri="\(url)" name=src \
-        src. ! queue ! videoconvert ! videoscale ! videorate ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1,pixel-aspect-ratio=1/1 \
-        ! intervideosink name=picture channel=\(channel) async=false \
-        src. ! queue ! audioconvert ! audioresample ! volume name=volume ! interaudiosink name=sound channel=\(channel) async=false
-        """
         let pipeline = Pipeline(name: "cast-playback")
-        let volume: Element?
-        var bin: Bin?
-        do {
-            let parsed = try Bin.parse(description, ghostUnlinkedPads: false)
-            bin = parsed
-            let bin = parsed
-            try pipeline.add(bin)
-            volume = bin.child(named: "volume")
-            // PLAYING once pictures reach the sink, not when the state changes.
-            bin.child(named: "picture")?.staticPad("sink")?.addProbe(.buffer) { [weak self] (_: borrowing Pad.ProbeInfo) in
-                self?.change(generation) { if $0.playerState == "BUFFERING" { $0.playerState = "PLAYING" } }
-                return .remove
-            }
-        } catch {
+        guard let bin = try? playbackBin(url, in: pipeline, generation: generation) else {
             change(generation) { $0 = CastPlayerSnapshot(playerState: "IDLE", idleReason: "ERROR") }
             return
         }
+        let volume = bin.child(named: "volume")
         let (level, muted) = state.withLock { ($0.level, $0.muted) }
         try? volume?.set("volume", level)
         try? volume?.set("mute", muted)
@@ -125,9 +107,42 @@ final class CastPlayback: CastPlayer {
             logger.warning("Cast: playing \(url) failed: \(e?.message ?? "an error") (\(message.sourceName)\(e?.debug.map { ": \($0.prefix(200))" } ?? ""))")
             self?.change(generation) { $0.playerState = "IDLE"; $0.idleReason = "ERROR" }
         }
-        // The end: end-of-stream at every sink that got a stream (media without sound leave the
-        // audio sink unlinked, and the pipeline would never post EOS).
-        let sinks = ["picture", "sound"].compactMap { bin?.child(named: $0)?.staticPad("sink") }
+        watchEnd(of: bin, generation: generation)
+        state.withLock {
+            $0.pipeline = pipeline
+            $0.volume = volume
+        }
+        if start > 0 {
+            pipeline.setState(.paused)
+            _ = pipeline.waitForState(timeout: 5)
+            pipeline.seek(to: ClockTime(start * 1e9))
+        }
+        pipeline.setState(autoplay ? .playing : .paused)
+        if !autoplay { change(generation) { $0.playerState = "PAUSED" } }
+    }
+
+    /// Decodes `url` into the run's channel, scaled to the receiver's size; PLAYING is told
+    /// once pictures reach the sink, not when the state changes.
+    private func playbackBin(_ url: String, in pipeline: Pipeline, generation: Int) throws -> Bin {
+        let description = """
+        uridecodebin uri="\(url)" name=src \
+        src. ! queue ! videoconvert ! videoscale ! videorate ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1,pixel-aspect-ratio=1/1 \
+        ! intervideosink name=picture channel=\(channel) async=false \
+        src. ! queue ! audioconvert ! audioresample ! volume name=volume ! interaudiosink name=sound channel=\(channel) async=false
+        """
+        let bin = try Bin.parse(description, ghostUnlinkedPads: false)
+        try pipeline.add(bin)
+        bin.child(named: "picture")?.staticPad("sink")?.addProbe(.buffer) { [weak self] (_: borrowing Pad.ProbeInfo) in
+            self?.change(generation) { if $0.playerState == "BUFFERING" { $0.playerState = "PLAYING" } }
+            return .remove
+        }
+        return bin
+    }
+
+    /// The end: end-of-stream at every sink that got a stream (media without sound leave the
+    /// audio sink unlinked, and the pipeline would never post EOS).
+    private func watchEnd(of bin: Bin, generation: Int) {
+        let sinks = ["picture", "sound"].compactMap { bin.child(named: $0)?.staticPad("sink") }
         let flows = Mutex<(started: Set<Int>, ended: Set<Int>)>(([], []))
         for (i, pad) in sinks.enumerated() {
             pad.addProbe(.eventDownstream) { [weak self] (info: borrowing Pad.ProbeInfo) in
@@ -141,17 +156,6 @@ final class CastPlayback: CastPlayer {
                 return .ok
             }
         }
-        state.withLock {
-            $0.pipeline = pipeline
-            $0.volume = volume
-        }
-        if start > 0 {
-            pipeline.setState(.paused)
-            _ = pipeline.waitForState(timeout: 5)
-            pipeline.seek(to: ClockTime(start * 1e9))
-        }
-        pipeline.setState(autoplay ? .playing : .paused)
-        if !autoplay { change(generation) { $0.playerState = "PAUSED" } }
     }
 
     private func teardown() {

@@ -62,8 +62,18 @@ struct ViewerOfferError: Error, CustomStringConvertible {
 /// The elements between a stream's `tee` and a viewer's webrtcbin for one medium:
 /// queue (leaky: a slow viewer drops its own frames) → payloader → capsfilter.
 enum ViewerBranch {
+    /// One medium's branch of a viewer.
+    struct Built {
+        /// queue → payloader → capsfilter, in the pipeline and linked.
+        var elements: [Element]
+        var queue: Element
+        var payloader: Element
+        /// The queue's sink pad, where the stream enters.
+        var entrance: Pad
+    }
+
     static func build(_ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
-                      msid: String) throws(GstError) -> (elements: [Element], queue: Element, payloader: Element, entrance: Pad) {
+                      msid: String) throws(GstError) -> Built {
         let queue = try Element.make("queue")
         try queue.set("leaky", fromString: "downstream")
         try queue.set("max-size-buffers", UInt32(30))
@@ -93,6 +103,6 @@ enum ViewerBranch {
         // The tee is linked only once the answer exists: data pushed into a webrtcbin input
         // before negotiation can stop that branch for good.
         try capsSrc.link(sink)
-        return (elements, queue, pay, entrance)
+        return Built(elements: elements, queue: queue, payloader: pay, entrance: entrance)
     }
 }

@@ -94,83 +94,12 @@ final class ViewerSet: Sendable {
         do { webrtcbin = try recipe.make("viewer-\(id)", in: pipeline) } catch {
             throw RunError("cannot set up the viewer's webrtcbin: \(error.message)")
         }
-        let health = ViewerHealth()
-        health.watchRTCP(of: webrtcbin)
-        let traffic = ViewerTraffic()
-        var elements: [Element] = [webrtcbin]
-        var teePads: [(tee: Element, pad: Pad)] = []
-        var pending: [(teePad: Pad, queueSink: Pad)] = []
-        var gates: [StartGate] = []
-        var ladder: RenditionSwitch?
-        var entrances: [Pad] = []
+        var parts = ViewerAssembly(webrtcbin: webrtcbin)
         do {
-            let byMedium = Dictionary(available.map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
-            for track in plan.tracks {
-                guard let output = byMedium[track.media] else { continue }
-                let branch = try ViewerBranch.build(track.parameters, into: pipeline, webrtcbin: webrtcbin,
-                                                    msid: "sluice-\(stream)")
-                elements += branch.elements
-                traffic.countOverruns(of: branch.queue)
-                if !output.renditions.isEmpty {
-                    // Every rung into a funnel; this viewer's estimate picks the one that passes.
-                    let events = events
-                    let rungs = try RenditionSwitch(outputs: output.renditions, start: output.startRendition, into: pipeline) { from, to in
-                        events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
-                    }
-                    elements.append(rungs.funnel)
-                    guard let funnelOutput = rungs.funnel.staticPad("src") else { throw GstError("the funnel has no output") }
-                    try funnelOutput.link(branch.entrance)
-                    if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
-                    if track.parameters.twccExtensionID != nil, let payloaderOutput = branch.payloader.staticPad("src") {
-                        _ = CongestionControl(limits: rungs.estimatorLimits, watching: payloaderOutput) { rungs.update(with: $0) }
-                    }
-                    ladder = rungs
-                    gates.append(StartGate(on: branch.entrance, waitForKeyframe: true))
-                    entrances.append(branch.entrance)
-                    continue
-                }
-                guard let teePad = output.tee.requestPad("src_%u") else { continue }
-                teePads.append((output.tee, teePad))
-                // This viewer's estimate, a vote on the shared encoder's rate (the probe it
-                // installs on the payloader keeps it alive as long as the branch).
-                if let rate = encoderRate, track.parameters.twccExtensionID != nil, let payloaderOutput = branch.payloader.staticPad("src") {
-                    _ = CongestionControl(limits: rate.limitsForNewViewer, watching: payloaderOutput) { target in
-                        rate.vote(id, bitsPerSecond: target)
-                    }
-                }
-                // Closed until this viewer's connection carries media, then from a keyframe.
-                gates.append(StartGate(on: branch.entrance, waitForKeyframe: track.media == .video))
-                pending.append((teePad, branch.entrance))
-                entrances.append(branch.entrance)
-            }
-            for e in elements.reversed() { e.syncStateWithParent() }
-
-            let peer = WebRTCPeer(webrtcbin, label: "viewer")
-            let answer = try await peer.answer(offer: plan.offerToApply)
-            for p in pending {
-                try p.teePad.link(p.queueSink)
-                p.teePad.isolate(into: p.queueSink) { flow in health.fail("its branch stopped (\(flow))") }
-            }
-            try ladder?.attach(into: &teePads) { flow in health.fail("its branch stopped (\(flow))") }
-            let entrances = entrances, connectTimeout = limits.connectTimeout, gates = gates
-            let opener = Task.detached {
-                // When its connection is up, the viewer needs a keyframe to start decoding:
-                // ask the shared encoders then (one asked for earlier would be dropped).
-                _ = await peer.wait(timeout: connectTimeout) { $0.connection == "connected" }
-                if Task.isCancelled { return }
-                for gate in gates { gate.open() }
-                for entrance in entrances { entrance.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
-            }
-            viewers.withLock {
-                $0[id] = Viewer(webrtcbin: webrtcbin, peer: peer, elements: elements, teePads: teePads, health: health,
-                                traffic: traffic, opener: opener, ladder: ladder)
-            }
-            startReaper()
-            events?.post("session-start", ["viewer": .text(id)])
-            return (id, SDPRewrite.addingMediaMsid(SDPRewrite.rejectingInactive(answer)))
+            return try await connect(&parts, id: id, plan: plan, outputs: available)
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
-            remove(elements: elements, teePads: teePads)
+            remove(elements: parts.elements, teePads: parts.teePads)
             encoderRate?.withdraw(id)
             count(removal: "failed")
             switch error {
@@ -179,6 +108,75 @@ final class ViewerSet: Sendable {
             default: throw RunError("cannot attach a viewer: \(error)")
             }
         }
+    }
+
+    /// Builds the viewer's branches, answers its offer, links it to the stream and keeps it.
+    private func connect(_ parts: inout ViewerAssembly, id: String, plan: ViewerPlan, outputs: [Output]) async throws -> (id: String, answer: String) {
+        let health = ViewerHealth()
+        health.watchRTCP(of: parts.webrtcbin)
+        let traffic = ViewerTraffic()
+        let byMedium = Dictionary(outputs.map { ($0.media, $0) }, uniquingKeysWith: { a, _ in a })
+        for track in plan.tracks {
+            guard let output = byMedium[track.media] else { continue }
+            try addTrack(track, from: output, to: &parts, viewer: id, traffic: traffic)
+        }
+        for e in parts.elements.reversed() { e.syncStateWithParent() }
+        let peer = WebRTCPeer(parts.webrtcbin, label: "viewer")
+        let answer = try await peer.answer(offer: plan.offerToApply)
+        try parts.link { flow in health.fail("its branch stopped (\(flow))") }
+        let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout)
+        let viewer = Viewer(webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
+                            health: health, traffic: traffic, opener: opener, ladder: parts.ladder)
+        viewers.withLock { $0[id] = viewer }
+        startReaper()
+        events?.post("session-start", ["viewer": .text(id)])
+        return (id, SDPRewrite.addingMediaMsid(SDPRewrite.rejectingInactive(answer)))
+    }
+
+    /// One track of the viewer: its branch (queue, payloader) into its webrtcbin, fed by the
+    /// medium's tee, or by the stream's rungs through a funnel for a ladder.
+    private func addTrack(_ track: ViewerPlan.Track, from output: Output, to parts: inout ViewerAssembly,
+                          viewer id: String, traffic: ViewerTraffic) throws {
+        let branch = try ViewerBranch.build(track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)")
+        parts.elements += branch.elements
+        traffic.countOverruns(of: branch.queue)
+        let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
+        if !output.renditions.isEmpty {
+            try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive)
+            return
+        }
+        guard let teePad = output.tee.requestPad("src_%u") else { return }
+        parts.teePads.append((output.tee, teePad))
+        // This viewer's estimate, a vote on the shared encoder's rate (the probe it installs
+        // on the payloader keeps it alive as long as the branch).
+        if let rate = encoderRate, let adaptive {
+            _ = CongestionControl(limits: rate.limitsForNewViewer, watching: adaptive) { target in
+                rate.vote(id, bitsPerSecond: target)
+            }
+        }
+        // Closed until this viewer's connection carries media, then from a keyframe.
+        parts.gates.append(StartGate(on: branch.entrance, waitForKeyframe: track.media == .video))
+        parts.pending.append(ViewerAssembly.PendingLink(teePad: teePad, queueSink: branch.entrance))
+        parts.entrances.append(branch.entrance)
+    }
+
+    /// A ladder: every rung into a funnel; this viewer's estimate picks the one that passes.
+    private func addRungs(_ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
+                          viewer id: String, estimateAt adaptive: Pad?) throws {
+        let events = events
+        let rungs = try RenditionSwitch(outputs: output.renditions, start: output.startRendition, into: pipeline) { from, to in
+            events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
+        }
+        parts.elements.append(rungs.funnel)
+        guard let funnelOutput = rungs.funnel.staticPad("src") else { throw GstError("the funnel has no output") }
+        try funnelOutput.link(branch.entrance)
+        if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
+        if let adaptive {
+            _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive) { rungs.update(with: $0) }
+        }
+        parts.ladder = rungs
+        parts.gates.append(StartGate(on: branch.entrance, waitForKeyframe: true))
+        parts.entrances.append(branch.entrance)
     }
 
     /// Adds trickled remote candidates to a viewer. False if the viewer is unknown.

@@ -1,0 +1,50 @@
+import GStreamer
+
+/// A viewer while it is being put together: what it has added to the pipeline (removed in
+/// one place if a later step fails), the tee pads it holds, and what waits for its answer
+/// (links to the stream's tees) and for its connection (start gates, keyframe requests).
+struct ViewerAssembly {
+    /// A tee pad and the viewer branch it feeds, linked once the answer exists.
+    struct PendingLink {
+        var teePad: Pad
+        var queueSink: Pad
+    }
+
+    let webrtcbin: Element
+    /// Every element of the viewer, its webrtcbin first.
+    var elements: [Element]
+    var teePads: [(tee: Element, pad: Pad)] = []
+    var pending: [PendingLink] = []
+    var gates: [StartGate] = []
+    /// Its place on the stream's ladder, if the stream has one.
+    var ladder: RenditionSwitch?
+    /// Where each of its branches takes the stream in (keyframe requests go there).
+    var entrances: [Pad] = []
+
+    init(webrtcbin: Element) {
+        self.webrtcbin = webrtcbin
+        elements = [webrtcbin]
+    }
+
+    /// Links the viewer's branches to the stream: each through a pad that swallows the
+    /// branch's failures (reported to `onFailure`), so a failing viewer cannot stop the tee.
+    mutating func link(onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
+        for p in pending {
+            try p.teePad.link(p.queueSink)
+            p.teePad.isolate(into: p.queueSink, onFailure: onFailure)
+        }
+        try ladder?.attach(into: &teePads, onFailure: onFailure)
+    }
+
+    /// When its connection is up, opens the gates, and asks the shared encoders for the
+    /// keyframe the viewer needs to start decoding (one asked for earlier would be dropped).
+    func opener(for peer: WebRTCPeer, connectTimeout: Double) -> Task<Void, Never> {
+        let entrances = entrances, gates = gates
+        return Task.detached {
+            _ = await peer.wait(timeout: connectTimeout) { $0.connection == "connected" }
+            if Task.isCancelled { return }
+            for gate in gates { gate.open() }
+            for entrance in entrances { entrance.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+        }
+    }
+}
