@@ -60,70 +60,93 @@ public final class MovingScene: FrameSource {
         self.boxes = boxes
     }
 
+    /// Draws frame `frameNumber`: the background, then the bar, then the boxes over them.
     public func draw(into frame: borrowing Frame) -> Bool {
         let luma = frame.plane(0)
         let width = luma.width, height = luma.height
         guard width > 0, height > 0 else { return true }
         let t = speed * Double(frame.frameNumber)
-        let format = frame.format
+        switch frame.format {
+        case .i420, .nv12: drawYUVBackground(frame, t: t)
+        case .rgba, .bgrx: drawRGBBackground(frame, t: t)
+        }
+        drawBar(frame, t: t)
+        drawBoxes(frame, t: t)
+        return true
+    }
 
-        // Background.
-        switch format {
-        case .i420, .nv12:
-            let chroma = frame.plane(1), v = frame.plane(format == .i420 ? 2 : 1)
-            fillTables(width: width, height: height, chromaWidth: chroma.width, chromaHeight: chroma.height,
-                       t: t, yuv: true)
-            tableX.withUnsafeBufferPointer { tx in
-                tableY.withUnsafeBufferPointer { ty in
+    /// The drifting gradient in I420 or NV12: luma from tableX + tableY, chroma from tableD
+    /// (U, by column) and tableV (V, by row).
+    private func drawYUVBackground(_ frame: borrowing Frame, t: Double) {
+        let format = frame.format
+        let luma = frame.plane(0)
+        let width = luma.width, height = luma.height
+        let chroma = frame.plane(1), v = frame.plane(format == .i420 ? 2 : 1)
+        fillTables(width: width, height: height, chromaWidth: chroma.width, chromaHeight: chroma.height,
+                   t: t, yuv: true)
+        tableX.withUnsafeBufferPointer { tx in
+            tableY.withUnsafeBufferPointer { ty in
+                for y in 0..<height {
+                    let row = luma.row(y)
+                    let base = ty[y]
+                    for x in 0..<width { row[x] = tx[x] &+ base }
+                }
+            }
+        }
+        tableD.withUnsafeBufferPointer { tu in
+            tableV.withUnsafeBufferPointer { tv in
+                if format == .i420 {
+                    for y in 0..<min(chroma.height, v.height, tv.count) {
+                        let ur = chroma.row(y), vr = v.row(y), value = tv[y]
+                        for x in 0..<min(chroma.width, tu.count) { ur[x] = tu[x] }
+                        for x in 0..<v.width { vr[x] = value }
+                    }
+                } else {
+                    for y in 0..<min(chroma.height, tv.count) {
+                        var q = chroma.row(y)
+                        let value = tv[y]
+                        for x in 0..<min(chroma.width, tu.count) { q[0] = tu[x]; q[1] = value; q += 2 }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The drifting gradient in RGBA or BGRx: red by column, green by row, blue by diagonal.
+    private func drawRGBBackground(_ frame: borrowing Frame, t: Double) {
+        let luma = frame.plane(0)
+        let width = luma.width, height = luma.height
+        fillTables(width: width, height: height, chromaWidth: 0, chromaHeight: 0, t: t, yuv: false)
+        let (ri, bi) = frame.format == .rgba ? (0, 2) : (2, 0)
+        tableX.withUnsafeBufferPointer { tx in
+            tableY.withUnsafeBufferPointer { ty in
+                tableD.withUnsafeBufferPointer { td in
                     for y in 0..<height {
-                        let row = luma.row(y)
-                        let base = ty[y]
-                        for x in 0..<width { row[x] = tx[x] &+ base }
-                    }
-                }
-            }
-            tableD.withUnsafeBufferPointer { tu in
-                tableV.withUnsafeBufferPointer { tv in
-                    if format == .i420 {
-                        for y in 0..<min(chroma.height, v.height, tv.count) {
-                            let ur = chroma.row(y), vr = v.row(y), value = tv[y]
-                            for x in 0..<min(chroma.width, tu.count) { ur[x] = tu[x] }
-                            for x in 0..<v.width { vr[x] = value }
-                        }
-                    } else {
-                        for y in 0..<min(chroma.height, tv.count) {
-                            var q = chroma.row(y)
-                            let value = tv[y]
-                            for x in 0..<min(chroma.width, tu.count) { q[0] = tu[x]; q[1] = value; q += 2 }
-                        }
-                    }
-                }
-            }
-        case .rgba, .bgrx:
-            fillTables(width: width, height: height, chromaWidth: 0, chromaHeight: 0, t: t, yuv: false)
-            let (ri, bi) = format == .rgba ? (0, 2) : (2, 0)
-            tableX.withUnsafeBufferPointer { tx in
-                tableY.withUnsafeBufferPointer { ty in
-                    tableD.withUnsafeBufferPointer { td in
-                        for y in 0..<height {
-                            var q = luma.row(y)
-                            let g = ty[y]
-                            for x in 0..<width {
-                                q[ri] = tx[x]; q[1] = g; q[bi] = td[x &+ y]; q[3] = 255
-                                q += 4
-                            }
+                        var q = luma.row(y)
+                        let g = ty[y]
+                        for x in 0..<width {
+                            q[ri] = tx[x]; q[1] = g; q[bi] = td[x &+ y]; q[3] = 255
+                            q += 4
                         }
                     }
                 }
             }
         }
+    }
 
-        // The bar, sweeping left to right and wrapping.
+    /// The bar, sweeping left to right and wrapping.
+    private func drawBar(_ frame: borrowing Frame, t: Double) {
+        let luma = frame.plane(0)
+        let width = luma.width, height = luma.height
         let barWidth = max(2, width / 48)
         let barX = Int((t * 1.5).truncatingRemainder(dividingBy: Double(width)))
         fill(frame, x0: barX, y0: 0, x1: barX + barWidth, y1: height, rgb: (235, 235, 235))
+    }
 
-        // The boxes, bouncing.
+    /// The boxes, bouncing off the edges.
+    private func drawBoxes(_ frame: borrowing Frame, t: Double) {
+        let luma = frame.plane(0)
+        let width = luma.width, height = luma.height
         for box in boxes {
             let bw = min(width, max(1, Int(box.width * Double(width))))
             let bh = min(height, max(1, Int(box.height * Double(height))))
@@ -132,7 +155,6 @@ public final class MovingScene: FrameSource {
             let y = Self.bounce(box.startY * rangeY + box.velocityY * t, range: rangeY)
             fill(frame, x0: x, y0: y, x1: x + bw, y1: y + bh, rgb: box.rgb)
         }
-        return true
     }
 
     /// A position moving freely, reflected into `0...range`.

@@ -4,34 +4,80 @@ import Foundation
 /// p50 and p95 lines) above its histogram, and, when the report has them, the bitrates over
 /// time with the network conditions. No scripts, no external resources.
 public enum LatencyPlot {
-    public static func svg(_ report: MeasureReport) -> String {
+    /// Where the panels sit on the page, in SVG units.
+    private struct Layout {
         let width = 960.0, left = 70.0, right = 30.0
-        let plotW = width - left - right
-        let top1 = 110.0, h1 = 260.0         // time series panel
-        let top2 = top1 + h1 + 70, h2 = 200.0 // histogram panel
-        let top3 = top2 + h2 + 80, h3 = 200.0 // bitrate panel, when there are bitrates
-        let height = (report.bitrate.isEmpty ? top2 + h2 : top3 + h3) + 60
-        let points = report.samples.compactMap { s -> (t: Double, ms: Double)? in s.count >= 3 ? (s[0], s[2]) : nil }
+        var plotW: Double { width - left - right }
+        /// The time series panel.
+        let top1 = 110.0, h1 = 260.0
+        /// The histogram panel.
+        var top2: Double { top1 + h1 + 70 }
+        let h2 = 200.0
+        /// The bitrate panel, when there are bitrates.
+        var top3: Double { top2 + h2 + 80 }
+        let h3 = 200.0
+    }
+
+    /// One frame read back: seconds since the start and its latency in ms.
+    private struct Point {
+        var t: Double
+        var ms: Double
+    }
+
+    /// Latencies counted into bins of `binWidth` ms, the first starting at `start`.
+    private struct Histogram {
+        var start: Double
+        var binWidth: Double
+        var bins: [Int]
+    }
+
+    /// The whole picture: the title lines, then the latency and histogram panels (or a note
+    /// that nothing was read back), then the bitrate panel when the report has bitrates.
+    public static func svg(_ report: MeasureReport) -> String {
+        let layout = Layout()
+        let width = layout.width
+        let height = (report.bitrate.isEmpty ? layout.top2 + layout.h2 : layout.top3 + layout.h3) + 60
+        let points = report.samples.compactMap { s -> Point? in s.count >= 3 ? Point(t: s[0], ms: s[2]) : nil }
         var out: [String] = []
         out.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
         out.append(##"<rect width="100%" height="100%" fill="white"/>"##)
-        let l = report.latency
-        let title = "\(report.pipeline) — \(report.width)x\(report.height) \(report.codec ?? "")"
-        let setup = (report.processes == 1 ? "one process" : "two processes") + (report.netem.map { ", netem \($0)" } ?? "")
-            + String(format: ", %.1f s", report.duration_s)
-        out.append(text(left, 24, title, size: 16, weight: "bold"))
-        out.append(text(left, 44, setup, size: 12, fill: "#555"))
-        out.append(text(left, 66, String(format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered, %d unreadable",
-                                         f(l.p50_ms), f(l.p95_ms), f(l.p99_ms), f(l.max_ms), report.frames.received,
-                                         report.frames.lost, report.delivered_fps, report.frames.unreadable), size: 13))
+        out += header(report, layout: layout)
         guard !points.isEmpty else {
-            out.append(text(left, top1 + h1 / 2, "no frame was read back: nothing to plot", size: 14))
+            out.append(text(layout.left, layout.top1 + layout.h1 / 2, "no frame was read back: nothing to plot", size: 14))
             out.append("</svg>")
             return out.joined(separator: "\n")
         }
-
-        // Panel 1: latency over time.
         let tMax = max(report.duration_s, points.map(\.t).max() ?? 1, 1)
+        out += latencyPanel(points, latency: report.latency, layout: layout, tMax: tMax)
+        out += histogramPanel(histogram(points.map(\.ms)), latency: report.latency, layout: layout)
+        if !report.bitrate.isEmpty {
+            out += bitratePanel(report, left: layout.left, top: layout.top3, width: layout.plotW, height: layout.h3, tMax: tMax)
+        }
+        out.append("</svg>")
+        return out.joined(separator: "\n")
+    }
+
+    /// The title (pipeline, size, codec), the setup (processes, netem, duration) and the
+    /// figures (percentiles, frames read, lost, delivered rate, unreadable).
+    private static func header(_ report: MeasureReport, layout: Layout) -> [String] {
+        let l = report.latency, left = layout.left
+        let title = "\(report.pipeline) — \(report.width)x\(report.height) \(report.codec ?? "")"
+        let setup = (report.processes == 1 ? "one process" : "two processes") + (report.netem.map { ", netem \($0)" } ?? "")
+            + String(format: ", %.1f s", report.duration_s)
+        return [
+            text(left, 24, title, size: 16, weight: "bold"),
+            text(left, 44, setup, size: 12, fill: "#555"),
+            text(left, 66, String(format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered, %d unreadable",
+                                  f(l.p50_ms), f(l.p95_ms), f(l.p99_ms), f(l.max_ms), report.frames.received,
+                                  report.frames.lost, report.delivered_fps, report.frames.unreadable), size: 13),
+        ]
+    }
+
+    /// Panel 1: every frame's latency over time, consecutive frames joined, with the p50, p95
+    /// and p99 lines.
+    private static func latencyPanel(_ points: [Point], latency l: LatencyFigures, layout: Layout, tMax: Double) -> [String] {
+        let left = layout.left, plotW = layout.plotW, top1 = layout.top1, h1 = layout.h1
+        var out: [String] = []
         let yMax = niceCeiling(max(points.map(\.ms).max() ?? 1, 1) * 1.05)
         func x(_ t: Double) -> Double { left + t / tMax * plotW }
         func y1(_ ms: Double) -> Double { top1 + h1 - min(ms, yMax) / yMax * h1 }
@@ -57,15 +103,25 @@ public enum LatencyPlot {
             out.append(line(left, y1(v), left + plotW, y1(v), stroke: color, dash: "6 4"))
             out.append(text(left + plotW - 4, y1(v) - 4, "\(name) \(f(v))", anchor: "end", fill: color))
         }
+        return out
+    }
 
-        // Panel 2: histogram.
-        let values = points.map(\.ms)
+    /// The latencies in about 40 bins of a round width (at least 0.1 ms) covering them all.
+    private static func histogram(_ values: [Double]) -> Histogram {
         let lo = floor(values.min() ?? 0), hi = max(ceil(values.max() ?? 1), lo + 1)
         let binWidth = niceBin((hi - lo) / 40)
         let start = floor(lo / binWidth) * binWidth
         let count = max(1, Int(ceil((hi - start) / binWidth)) + 1)
         var bins = Array(repeating: 0, count: count)
         for v in values { bins[min(count - 1, max(0, Int((v - start) / binWidth)))] += 1 }
+        return Histogram(start: start, binWidth: binWidth, bins: bins)
+    }
+
+    /// Panel 2: the histogram's bars, with the p50, p95 and p99 marks.
+    private static func histogramPanel(_ h: Histogram, latency l: LatencyFigures, layout: Layout) -> [String] {
+        let left = layout.left, plotW = layout.plotW, top2 = layout.top2, h2 = layout.h2
+        let start = h.start, binWidth = h.binWidth, bins = h.bins, count = h.bins.count
+        var out: [String] = []
         let cMax = Double(bins.max() ?? 1)
         func x2(_ ms: Double) -> Double { left + (ms - start) / (Double(count) * binWidth) * plotW }
         func y2(_ c: Double) -> Double { top2 + h2 - c / niceCeiling(cMax) * h2 }
@@ -88,11 +144,7 @@ public enum LatencyPlot {
             out.append(line(x2(v), top2, x2(v), top2 + h2, stroke: color, dash: "6 4"))
         }
         out.append(text(left + plotW / 2, top2 + h2 + 36, "latency (ms)", anchor: "middle"))
-        if !report.bitrate.isEmpty {
-            out += bitratePanel(report, left: left, top: top3, width: plotW, height: h3, tMax: tMax)
-        }
-        out.append("</svg>")
-        return out.joined(separator: "\n")
+        return out
     }
 
     /// Panel 3: target, encoder and RTP bitrates each second, the conditions' rate limits as

@@ -15,6 +15,12 @@ extension SpecDecoder {
     /// Most rungs a ladder may have: each is a live encoder.
     static let maxRenditions = 4
 
+    /// A ladder while it is decoded: the rungs so far and the one viewers start on (nil: the first).
+    private struct Ladder {
+        var rungs: [Rendition] = []
+        var start: Int?
+    }
+
     /// Decodes the list (rung by rung); the checks against the capture and the rest of
     /// `encode` are `checkRenditions`.
     mutating func decodeRenditions(_ entry: SpecEntry, into encode: inout EncodeSpec) {
@@ -29,64 +35,78 @@ extension SpecDecoder {
                  at: items[Self.maxRenditions].location)
             return
         }
-        var rungs: [Rendition] = []
-        var start: (index: Int, location: SourceLocation)?
+        var ladder = Ladder()
         for (i, item) in items.enumerated() {
-            guard let map = item.entries else {
-                if case .reported = item.content { return }
-                fail("each rendition is a mapping such as {width: 854, height: 480, bitrate: 1000}, got \(item.kindDescription)",
-                     at: item.location)
-                return
-            }
-            checkKeys(map, allowed: Self.renditionKeys, context: "in a rendition")
-            guard let w = map.entry("width"), let h = map.entry("height"), let b = map.entry("bitrate") else {
-                let missing = ["width", "height", "bitrate"].filter { map.entry($0) == nil }
-                fail("rendition \(i + 1) needs \(Self.orList(missing).replacingOccurrences(of: " or ", with: " and ")), e.g. {width: 854, height: 480, bitrate: 1000}",
-                     at: item.location)
-                return
-            }
-            guard let width = integer(w, range: 16...7680), let height = integer(h, range: 16...4320) else { return }
-            for (value, e) in [(width, w), (height, h)] where value % 2 != 0 {
-                fail("'\(e.key)' must be even (4:2:0 video halves it for colour), got \(value)", at: e.value.location)
-                return
-            }
-            guard let text = text(b) else { return }
-            guard let kbps = SpecScalars.bitrateKbps(text), (30...100_000).contains(kbps) else {
-                fail("invalid rendition bitrate '\(text)'; write kbit/s between 30 and 100000 (1000, 1000k, 1M)", at: b.value.location)
-                return
-            }
-            var fps: Int?
-            if let f = map.entry("fps") {
-                guard let v = integer(f, range: 1...240) else { return }
-                fps = v
-            }
-            var name = "\(height)p"
-            if let n = map.entry("name") {
-                guard let t = nonEmptyText(n) else { return }
-                name = t
-            }
-            if let s = map.entry("start"), let on = bool(s), on {
-                if let first = start {
-                    fail("only one rendition can be where viewers start; rendition \(first.index + 1) already has `start: true`",
-                         at: s.value.location)
-                    return
-                }
-                start = (i, s.value.location)
-            }
-            if let previous = rungs.last, kbps >= previous.bitrateKbps {
-                fail("renditions go from the best to the least: rendition \(i + 1)'s bitrate (\(kbps) kbit/s) must be below rendition \(i)'s (\(previous.bitrateKbps))",
-                     at: b.value.location)
-                return
-            }
-            if rungs.contains(where: { $0.name == name }) {
-                fail("two renditions are named '\(name)'; give each a distinct 'name'", at: map.entry("name")?.value.location ?? item.location)
-                return
-            }
-            rungs.append(Rendition(name: name, width: width, height: height, fps: fps, bitrateKbps: kbps, location: item.location))
+            guard decodeRung(item, index: i, into: &ladder) else { return }
         }
-        encode.renditions = rungs
-        encode.startRendition = start?.index ?? 0
-        encode.bitrateKbps = rungs[encode.startRendition].bitrateKbps
+        encode.renditions = ladder.rungs
+        encode.startRendition = ladder.start ?? 0
+        encode.bitrateKbps = ladder.rungs[encode.startRendition].bitrateKbps
+    }
+
+    /// Rendition `index` (from 0) added to the ladder: its values, then whether it is the
+    /// start, below the previous rung's bitrate and distinctly named. False: it was refused.
+    private mutating func decodeRung(_ item: SpecNode, index i: Int, into ladder: inout Ladder) -> Bool {
+        guard let map = item.entries else {
+            if case .reported = item.content { return false }
+            fail("each rendition is a mapping such as {width: 854, height: 480, bitrate: 1000}, got \(item.kindDescription)",
+                 at: item.location)
+            return false
+        }
+        checkKeys(map, allowed: Self.renditionKeys, context: "in a rendition")
+        guard let w = map.entry("width"), let h = map.entry("height"), let b = map.entry("bitrate") else {
+            let missing = ["width", "height", "bitrate"].filter { map.entry($0) == nil }
+            fail("rendition \(i + 1) needs \(Self.orList(missing).replacingOccurrences(of: " or ", with: " and ")), e.g. {width: 854, height: 480, bitrate: 1000}",
+                 at: item.location)
+            return false
+        }
+        guard let rung = decodeRungValues(map, width: w, height: h, bitrate: b, at: item.location) else { return false }
+        if let s = map.entry("start"), let on = bool(s), on {
+            if let first = ladder.start {
+                fail("only one rendition can be where viewers start; rendition \(first + 1) already has `start: true`",
+                     at: s.value.location)
+                return false
+            }
+            ladder.start = i
+        }
+        if let previous = ladder.rungs.last, rung.bitrateKbps >= previous.bitrateKbps {
+            fail("renditions go from the best to the least: rendition \(i + 1)'s bitrate (\(rung.bitrateKbps) kbit/s) must be below rendition \(i)'s (\(previous.bitrateKbps))",
+                 at: b.value.location)
+            return false
+        }
+        if ladder.rungs.contains(where: { $0.name == rung.name }) {
+            fail("two renditions are named '\(rung.name)'; give each a distinct 'name'", at: map.entry("name")?.value.location ?? item.location)
+            return false
+        }
+        ladder.rungs.append(rung)
+        return true
+    }
+
+    /// A rung's picture size (even), bitrate, frame rate and name (default `<height>p`), each
+    /// checked on its own; nil when one is invalid.
+    private mutating func decodeRungValues(_ map: [SpecEntry], width w: SpecEntry, height h: SpecEntry, bitrate b: SpecEntry,
+                                           at location: SourceLocation) -> Rendition? {
+        guard let width = integer(w, range: 16...7680), let height = integer(h, range: 16...4320) else { return nil }
+        for (value, e) in [(width, w), (height, h)] where value % 2 != 0 {
+            fail("'\(e.key)' must be even (4:2:0 video halves it for colour), got \(value)", at: e.value.location)
+            return nil
+        }
+        guard let text = text(b) else { return nil }
+        guard let kbps = SpecScalars.bitrateKbps(text), (30...100_000).contains(kbps) else {
+            fail("invalid rendition bitrate '\(text)'; write kbit/s between 30 and 100000 (1000, 1000k, 1M)", at: b.value.location)
+            return nil
+        }
+        var fps: Int?
+        if let f = map.entry("fps") {
+            guard let v = integer(f, range: 1...240) else { return nil }
+            fps = v
+        }
+        var name = "\(height)p"
+        if let n = map.entry("name") {
+            guard let t = nonEmptyText(n) else { return nil }
+            name = t
+        }
+        return Rendition(name: name, width: width, height: height, fps: fps, bitrateKbps: kbps, location: location)
     }
 
     /// What a ladder cannot be combined with, and rungs larger than the capture.

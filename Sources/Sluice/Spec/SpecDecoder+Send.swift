@@ -222,17 +222,38 @@ extension SpecDecoder {
         checkKeys(map, allowed: Self.encodeKeys(media: media), context: "in encode") { key in
             key == "keyframe_interval" || key == "renditions" ? "'\(key)' is a video key and this is the audio branch" : nil
         }
-        var codecLocation: SourceLocation?
-        if let e = map.entry("codec"), let codec: Codec = choice(e, what: "codec") {
-            codecLocation = e.value.location
-            if codec.media == media {
-                encode.codec = codec
-            } else {
-                let fitting = Codec.allCases.filter { $0.media == media }.map(\.rawValue)
-                fail("codec '\(codec.rawValue)' is \(codec.media == .audio ? "an audio" : "a video") codec but this is the \(media) branch; use \(Self.orList(fitting))",
-                     at: e.value.location)
-            }
+        let codecLocation = decodeEncodeCodec(map, media: media, into: &encode)
+        decodeEncodeBitrate(map, media: media, into: &encode)
+        if media == .video, let e = map.entry("keyframe_interval"), let v = integer(e, range: 1...10_000) {
+            encode.keyframeInterval = v
         }
+        if media == .video, let e = map.entry("renditions") {
+            decodeRenditions(e, into: &encode)
+        }
+        if let e = map.entry("preset"), let preset: EncoderPreset = choice(e, what: "encoder preset") {
+            encode.preset = preset
+        }
+        decodeEncoderElement(map, encodeLocation: entry.keyLocation, into: &encode)
+        return (encode, codecLocation)
+    }
+
+    /// `codec`, which must be one of the branch's media; returns where it was written (nil:
+    /// not given or not a codec).
+    private mutating func decodeEncodeCodec(_ map: [SpecEntry], media: MediaKind, into encode: inout EncodeSpec) -> SourceLocation? {
+        guard let e = map.entry("codec"), let codec: Codec = choice(e, what: "codec") else { return nil }
+        if codec.media == media {
+            encode.codec = codec
+        } else {
+            let fitting = Codec.allCases.filter { $0.media == media }.map(\.rawValue)
+            fail("codec '\(codec.rawValue)' is \(codec.media == .audio ? "an audio" : "a video") codec but this is the \(media) branch; use \(Self.orList(fitting))",
+                 at: e.value.location)
+        }
+        return e.value.location
+    }
+
+    /// `bitrate`: one rate in kbit/s, or (video only) a mapping of adaptive limits whose start
+    /// rate becomes the bitrate.
+    private mutating func decodeEncodeBitrate(_ map: [SpecEntry], media: MediaKind, into encode: inout EncodeSpec) {
         if let e = map.entry("bitrate"), let limits = e.value.entries {
             if media == .video {
                 if let adaptive = decodeAdaptiveBitrate(limits, at: e.value.location) {
@@ -254,15 +275,12 @@ extension SpecDecoder {
                      at: e.value.location)
             }
         }
-        if media == .video, let e = map.entry("keyframe_interval"), let v = integer(e, range: 1...10_000) {
-            encode.keyframeInterval = v
-        }
-        if media == .video, let e = map.entry("renditions") {
-            decodeRenditions(e, into: &encode)
-        }
-        if let e = map.entry("preset"), let preset: EncoderPreset = choice(e, what: "encoder preset") {
-            encode.preset = preset
-        }
+    }
+
+    /// The encoder element: a `gst` fragment in its place, or an `element` and/or
+    /// `properties`, recorded as element uses (on the default encoder when only properties
+    /// are given, at `encodeLocation`).
+    private mutating func decodeEncoderElement(_ map: [SpecEntry], encodeLocation: SourceLocation, into encode: inout EncodeSpec) {
         let elementEntry = map.entry("element"), propertiesEntry = map.entry("properties")
         if let gstEntry = map.entry("gst") {
             if elementEntry != nil || propertiesEntry != nil {
@@ -271,7 +289,7 @@ extension SpecDecoder {
             } else if let text = fragment(gstEntry) {
                 encode.gst = text
             }
-            return (encode, codecLocation)
+            return
         }
         var factory: String?
         if let elementEntry, let name = factoryName(elementEntry) {
@@ -287,9 +305,8 @@ extension SpecDecoder {
                                            named: true, properties: uses))
         } else if elementEntry == nil, !uses.isEmpty {
             elements.append(SpecElementUse(factory: DefaultElements.encoder(for: encode.codec),
-                                           location: entry.keyLocation, named: false, properties: uses))
+                                           location: encodeLocation, named: false, properties: uses))
         }
-        return (encode, codecLocation)
     }
 
     /// `a`, `a or b`, `a, b or c`.

@@ -3,6 +3,8 @@ import SluiceSignalling
 
 /// `transport:` of `kind: xmpp`.
 extension SpecDecoder {
+    /// Decodes the account (`jid`, `password`), then the server, who may be called, and
+    /// how the server is trusted.
     mutating func decodeXMPP(_ map: [SpecEntry], at location: SourceLocation) -> XMPPSpec? {
         guard let jidEntry = map.entry("jid") else {
             fail("transport kind 'xmpp' needs a 'jid': the account Sluice logs in as, e.g. camera@example.org/sluice", at: location)
@@ -19,15 +21,27 @@ extension SpecDecoder {
         }
         guard let password = nonEmptyText(passwordEntry) else { return nil }
         var spec = XMPPSpec(jid: jid.description, password: password)
-        if let server = map.entry("server"), let text = nonEmptyText(server) {
-            if let (host, port) = Self.hostAndPort(text) {
-                spec.host = host
-                spec.port = port ?? 5222
-            } else {
-                fail("'server' is HOST or HOST:PORT (port 1–65535), e.g. 127.0.0.1:5222 or [::1]:5222; got '\(text.prefix(80))'",
-                     at: server.value.location)
-            }
+        decodeXMPPServer(map, into: &spec)
+        decodeXMPPPeers(map, account: jid, into: &spec)
+        decodeXMPPTrust(map, into: &spec)
+        return spec
+    }
+
+    /// `server`: HOST or HOST:PORT to connect to instead of the JID's domain (port 5222 when not given).
+    private mutating func decodeXMPPServer(_ map: [SpecEntry], into spec: inout XMPPSpec) {
+        guard let server = map.entry("server"), let text = nonEmptyText(server) else { return }
+        if let (host, port) = Self.hostAndPort(text) {
+            spec.host = host
+            spec.port = port ?? 5222
+        } else {
+            fail("'server' is HOST or HOST:PORT (port 1–65535), e.g. 127.0.0.1:5222 or [::1]:5222; got '\(text.prefix(80))'",
+                 at: server.value.location)
         }
+    }
+
+    /// `peer` (the address to call, not `account` itself) and `allow` (the bare addresses
+    /// whose calls are taken, for a peer that waits; not with `peer`).
+    private mutating func decodeXMPPPeers(_ map: [SpecEntry], account jid: JID, into spec: inout XMPPSpec) {
         if let peer = map.entry("peer"), let text = nonEmptyText(peer) {
             if let p = JID(text), p.local != nil {
                 if p.bare == jid.bare, p.resource == nil || p.resource == jid.resource {
@@ -55,6 +69,10 @@ extension SpecDecoder {
             }
             spec.allow = jids
         }
+    }
+
+    /// `tls` (required or offered) and `ca` (a readable PEM file, relative to the pipeline file).
+    private mutating func decodeXMPPTrust(_ map: [SpecEntry], into spec: inout XMPPSpec) {
         if let tls = map.entry("tls"), let mode = nonEmptyText(tls) {
             switch mode {
             case "required": spec.tlsRequired = true
@@ -73,7 +91,6 @@ extension SpecDecoder {
                      at: ca.value.location)
             }
         }
-        return spec
     }
 
     /// `host`, `host:port` or `[v6]:port`.

@@ -17,6 +17,8 @@ enum SpecYAMLReader {
     /// At most this many duplicate keys are resolved before giving up.
     static let duplicateLimit = 32
 
+    /// The tree of `text` and the diagnostics found while reading it (nil root: the file
+    /// cannot be read at all). Duplicate keys are renamed away and parsed again, one at a time.
     static func read(_ text: String, file: String) -> (root: SpecNode?, diagnostics: [Diagnostic]) {
         let positions = SpecTextPositions(text)
         func location(_ mark: Mark?) -> SourceLocation {
@@ -26,20 +28,8 @@ enum SpecYAMLReader {
             let (line, column) = positions.clamp(line: line, column: column)
             return SourceLocation(file: file, line: line, column: column)
         }
-
-        // Yams composes recursively; refuse absurd nesting before it can exhaust a small
-        // thread stack (libyaml's own limit, 1000 levels, is too deep for 512 KiB).
-        if let line = nestingTooDeep(positions) {
-            return (nil, [Diagnostic(
-                "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
-                at: locationAt(line, 1))])
-        }
-        // Yams hashes mapping keys to find duplicates; a key built from nested aliases takes
-        // exponential time to hash. Pipeline keys are plain names, so refuse such keys early.
-        if let line = aliasedComplexKeyLine(text) {
-            return (nil, [Diagnostic(
-                "a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`",
-                at: locationAt(line, 1))])
+        if let refused = refuseBeforeParsing(text, positions: positions, location: locationAt) {
+            return (nil, [refused])
         }
         var source = positions.scalars
         var originals: [String] = []  // placeholder index → the key it replaced
@@ -63,20 +53,46 @@ enum SpecYAMLReader {
                 return (nil, [syntaxDiagnostic(error, positions: positions, location: locationAt)])
             }
             guard let node else { return (nil, []) }
-            var converter = Converter(location: location, originals: originals)
-            let root = converter.convert(node)
-            if converter.overBudget {
-                return (nil, [Diagnostic(
-                    "the file expands to more than \(nodeBudget) YAML nodes (through aliases); simplify it",
-                    at: locationAt(1, 1))])
-            }
-            if let tooDeep = converter.tooDeep {
-                return (nil, [Diagnostic(
-                    "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
-                    at: tooDeep)])
-            }
-            return (root, converter.diagnostics)
+            return convert(node, originals: originals, location: location, locationAt: locationAt)
         }
+    }
+
+    /// Refuses text that Yams cannot be given safely: nesting too deep for a small thread
+    /// stack, or keys built from lists, mappings or aliases (nil: it may be parsed).
+    private static func refuseBeforeParsing(_ text: String, positions: SpecTextPositions,
+                                            location locationAt: (Int, Int) -> SourceLocation) -> Diagnostic? {
+        // Yams composes recursively; refuse absurd nesting before it can exhaust a small
+        // thread stack (libyaml's own limit, 1000 levels, is too deep for 512 KiB).
+        if let line = nestingTooDeep(positions) {
+            return Diagnostic("the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
+                              at: locationAt(line, 1))
+        }
+        // Yams hashes mapping keys to find duplicates; a key built from nested aliases takes
+        // exponential time to hash. Pipeline keys are plain names, so refuse such keys early.
+        if let line = aliasedComplexKeyLine(text) {
+            return Diagnostic("a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`",
+                              at: locationAt(line, 1))
+        }
+        return nil
+    }
+
+    /// The parsed node as a `SpecNode` tree with the diagnostics of converting it, or nothing
+    /// but a diagnostic when aliases expand it past `nodeBudget` or it nests past `depthLimit`.
+    private static func convert(_ node: Node, originals: [String], location: @escaping (Mark?) -> SourceLocation,
+                                locationAt: (Int, Int) -> SourceLocation) -> (root: SpecNode?, diagnostics: [Diagnostic]) {
+        var converter = Converter(location: location, originals: originals)
+        let root = converter.convert(node)
+        if converter.overBudget {
+            return (nil, [Diagnostic(
+                "the file expands to more than \(nodeBudget) YAML nodes (through aliases); simplify it",
+                at: locationAt(1, 1))])
+        }
+        if let tooDeep = converter.tooDeep {
+            return (nil, [Diagnostic(
+                "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
+                at: tooDeep)])
+        }
+        return (root, converter.diagnostics)
     }
 
     // MARK: - Nesting

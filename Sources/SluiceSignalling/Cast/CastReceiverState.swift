@@ -212,95 +212,141 @@ public struct CastReceiverState: Sendable {
 
     // MARK: Media namespace
 
+    /// One item a LOAD or QUEUE_LOAD asks for, before it has an item id.
+    private struct LoadEntry {
+        var media: JSONValue
+        var autoplay: Bool
+        var startTime: Double
+    }
+
+    /// What a LOAD or QUEUE_LOAD asks for: the new queue's items and the index of the one to play.
+    private struct LoadRequest {
+        var entries: [LoadEntry]
+        var start: Int
+    }
+
+    /// A media-namespace request, sent to the command's handler.
     private mutating func media(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
                                 connection: Int, requestID: Int) -> [Action] {
-        let requester = (connection, m.sourceID)
         switch type {
         case "GET_STATUS":
-            return mediaStatus(requestID: requestID, to: requester, only: true)
+            return mediaStatus(requestID: requestID, to: (connection, m.sourceID), only: true)
         case "LOAD", "QUEUE_LOAD":
-            let entries: [(JSONValue, Bool, Double)]
-            var start = 0
-            if type == "LOAD" {
-                guard let media = json["media"], media.object != nil else {
-                    return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
-                }
-                entries = [(media, json["autoplay"]?.bool ?? true, json["currentTime"].flatMap(Self.number) ?? 0)]
-            } else {
-                entries = (json["items"]?.array ?? []).map { ($0["media"] ?? .null, $0["autoplay"]?.bool ?? true, $0["startTime"].flatMap(Self.number) ?? 0) }
-                start = Int(json["startIndex"]?.int ?? 0)
-            }
-            guard !entries.isEmpty, entries.count <= Self.maxItems, (0..<entries.count).contains(start) else {
-                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
-            }
-            for (media, _, _) in entries {
-                guard let url = media["contentId"]?.string ?? media["contentUrl"]?.string else {
-                    return loadFailed(m, connection: connection, requestID: requestID, why: "no contentId")
-                }
-                if let why = refuse(url) { return loadFailed(m, connection: connection, requestID: requestID, why: why) }
-            }
-            let hadMedia = current != nil
-            items = entries.map { entry in
-                defer { nextItemID += 1 }
-                return Item(itemId: nextItemID, media: entry.0, autoplay: entry.1, startTime: entry.2)
-            }
-            mediaSessionID += 1
-            let first = items[start]
-            current = first.itemId
-            player = CastPlayerSnapshot(playerState: "BUFFERING", currentTime: first.startTime)
-            var actions: [Action] = hadMedia ? [.command(.stop)] : []
-            actions.append(.command(.load(url: first.contentID, startTime: first.startTime, autoplay: first.autoplay)))
-            return actions + mediaStatus(requestID: requestID, to: requester)
+            return load(type, json, m, connection: connection, requestID: requestID)
         case "QUEUE_INSERT":
-            guard current != nil else { return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID") }
-            let new = json["items"]?.array ?? []
-            guard !new.isEmpty, items.count + new.count <= Self.maxItems else {
-                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
-            }
-            var inserted: [Item] = []
-            for entry in new {
-                guard let media = entry["media"], let url = media["contentId"]?.string ?? media["contentUrl"]?.string else {
-                    return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
-                }
-                if let why = refuse(url) { return loadFailed(m, connection: connection, requestID: requestID, why: why) }
-                inserted.append(Item(itemId: nextItemID, media: media, autoplay: entry["autoplay"]?.bool ?? true,
-                                     startTime: entry["startTime"].flatMap(Self.number) ?? 0))
-                nextItemID += 1
-            }
-            if let before = json["insertBefore"]?.int, let at = items.firstIndex(where: { $0.itemId == Int(before) }) {
-                items.insert(contentsOf: inserted, at: at)
-            } else {
-                items += inserted
-            }
-            return mediaStatus(requestID: requestID, to: requester)
+            return queueInsert(json, m, connection: connection, requestID: requestID)
         case "QUEUE_UPDATE", "QUEUE_NEXT", "QUEUE_PREV", "QUEUE_REMOVE":
             return queueChange(type, json, m, connection: connection, requestID: requestID)
         case "PLAY", "PAUSE", "SEEK", "STOP":
-            guard current != nil, json["mediaSessionId"]?.int.map(Int.init) == mediaSessionID else {
-                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
-            }
-            var actions: [Action]
-            switch type {
-            case "PLAY": actions = [.command(.play)]; player.playerState = "PLAYING"
-            case "PAUSE": actions = [.command(.pause)]; player.playerState = "PAUSED"
-            case "SEEK":
-                guard let t = json["currentTime"].flatMap(Self.number), t >= 0 else {
-                    return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
-                }
-                actions = [.command(.seek(t))]
-                player.currentTime = t
-                if json["resumeState"]?.string == "PLAYBACK_START" { actions.append(.command(.play)); player.playerState = "PLAYING" }
-                if json["resumeState"]?.string == "PLAYBACK_PAUSE" { actions.append(.command(.pause)); player.playerState = "PAUSED" }
-            default:
-                actions = [.command(.stop)]
-                current = nil
-                items = []
-                player = CastPlayerSnapshot(playerState: "IDLE", idleReason: "CANCELLED")
-            }
-            return actions + mediaStatus(requestID: requestID, to: requester)
+            return playback(type, json, m, connection: connection, requestID: requestID)
         default:
             return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_COMMAND")
         }
+    }
+
+    /// LOAD (one `media`) or QUEUE_LOAD (`items`, `startIndex`): every item's URL is checked,
+    /// then the queue is replaced and its start item loaded.
+    private mutating func load(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+                               connection: Int, requestID: Int) -> [Action] {
+        guard let request = Self.loadRequest(type, json), !request.entries.isEmpty, request.entries.count <= Self.maxItems,
+              (0..<request.entries.count).contains(request.start) else {
+            return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+        }
+        for entry in request.entries {
+            if let why = whyNotPlayable(entry.media) { return loadFailed(m, connection: connection, requestID: requestID, why: why) }
+        }
+        return replaceQueue(request) + mediaStatus(requestID: requestID, to: (connection, m.sourceID))
+    }
+
+    /// The items and start index a LOAD or QUEUE_LOAD names (nil: a LOAD without a `media` mapping).
+    private static func loadRequest(_ type: String, _ json: JSONValue) -> LoadRequest? {
+        if type == "LOAD" {
+            guard let media = json["media"], media.object != nil else { return nil }
+            return LoadRequest(entries: [LoadEntry(media: media, autoplay: json["autoplay"]?.bool ?? true,
+                                                   startTime: json["currentTime"].flatMap(Self.number) ?? 0)],
+                               start: 0)
+        }
+        let entries = (json["items"]?.array ?? []).map {
+            LoadEntry(media: $0["media"] ?? .null, autoplay: $0["autoplay"]?.bool ?? true,
+                      startTime: $0["startTime"].flatMap(Self.number) ?? 0)
+        }
+        return LoadRequest(entries: entries, start: Int(json["startIndex"]?.int ?? 0))
+    }
+
+    /// Why an item's media may not be played: it has no content URL, or the URL is refused (nil: it may).
+    private func whyNotPlayable(_ media: JSONValue) -> String? {
+        guard let url = media["contentId"]?.string ?? media["contentUrl"]?.string else { return "no contentId" }
+        return refuse(url)
+    }
+
+    /// Replaces the queue with the request's items in a new media session and loads the start
+    /// item (stopping what played before).
+    private mutating func replaceQueue(_ request: LoadRequest) -> [Action] {
+        let hadMedia = current != nil
+        items = request.entries.map { entry in
+            defer { nextItemID += 1 }
+            return Item(itemId: nextItemID, media: entry.media, autoplay: entry.autoplay, startTime: entry.startTime)
+        }
+        mediaSessionID += 1
+        let first = items[request.start]
+        current = first.itemId
+        player = CastPlayerSnapshot(playerState: "BUFFERING", currentTime: first.startTime)
+        var actions: [Action] = hadMedia ? [.command(.stop)] : []
+        actions.append(.command(.load(url: first.contentID, startTime: first.startTime, autoplay: first.autoplay)))
+        return actions
+    }
+
+    /// QUEUE_INSERT: `items` added before `insertBefore` (or at the end) of the playing queue.
+    private mutating func queueInsert(_ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+                                      connection: Int, requestID: Int) -> [Action] {
+        guard current != nil else { return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID") }
+        let new = json["items"]?.array ?? []
+        guard !new.isEmpty, items.count + new.count <= Self.maxItems else {
+            return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+        }
+        var inserted: [Item] = []
+        for entry in new {
+            guard let media = entry["media"], let url = media["contentId"]?.string ?? media["contentUrl"]?.string else {
+                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+            }
+            if let why = refuse(url) { return loadFailed(m, connection: connection, requestID: requestID, why: why) }
+            inserted.append(Item(itemId: nextItemID, media: media, autoplay: entry["autoplay"]?.bool ?? true,
+                                 startTime: entry["startTime"].flatMap(Self.number) ?? 0))
+            nextItemID += 1
+        }
+        if let before = json["insertBefore"]?.int, let at = items.firstIndex(where: { $0.itemId == Int(before) }) {
+            items.insert(contentsOf: inserted, at: at)
+        } else {
+            items += inserted
+        }
+        return mediaStatus(requestID: requestID, to: (connection, m.sourceID))
+    }
+
+    /// PLAY, PAUSE, SEEK (`currentTime`, `resumeState`) and STOP of the current media session.
+    private mutating func playback(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+                                   connection: Int, requestID: Int) -> [Action] {
+        guard current != nil, json["mediaSessionId"]?.int.map(Int.init) == mediaSessionID else {
+            return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
+        }
+        var actions: [Action]
+        switch type {
+        case "PLAY": actions = [.command(.play)]; player.playerState = "PLAYING"
+        case "PAUSE": actions = [.command(.pause)]; player.playerState = "PAUSED"
+        case "SEEK":
+            guard let t = json["currentTime"].flatMap(Self.number), t >= 0 else {
+                return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
+            }
+            actions = [.command(.seek(t))]
+            player.currentTime = t
+            if json["resumeState"]?.string == "PLAYBACK_START" { actions.append(.command(.play)); player.playerState = "PLAYING" }
+            if json["resumeState"]?.string == "PLAYBACK_PAUSE" { actions.append(.command(.pause)); player.playerState = "PAUSED" }
+        default:
+            actions = [.command(.stop)]
+            current = nil
+            items = []
+            player = CastPlayerSnapshot(playerState: "IDLE", idleReason: "CANCELLED")
+        }
+        return actions + mediaStatus(requestID: requestID, to: (connection, m.sourceID))
     }
 
     private func mediaStatusJSON(_ requestID: Int) -> JSONValue {

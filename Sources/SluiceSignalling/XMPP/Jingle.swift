@@ -67,49 +67,66 @@ public enum Jingle {
         }
     }
 
+    /// One `<content>` for an SDP media section: its description and its transport.
     private static func content(_ m: SDPMedia, name: String, role: Role) -> XML.Element {
-        var description: XML.Element
-        if m.isApplication {
-            description = XML.Element("description", namespace: dataChannel)
-        } else {
-            description = XML.Element("description", namespace: rtp, attributes: [("media", m.media)])
-            for pt in m.formats.prefix(maxPayloadTypes) {
-                guard let map = m.rtpmaps[pt] else { continue }
-                var attributes = [("id", pt), ("name", map.name), ("clockrate", map.clock)]
-                if let channels = map.channels { attributes.append(("channels", channels)) }
-                var payload = XML.Element("payload-type", namespace: rtp, attributes: attributes)
-                for (key, value) in fmtpParameters(m.fmtps[pt]) {
-                    payload.children.append(XML.Element("parameter", namespace: rtp, attributes: [("name", key), ("value", value)]))
-                }
-                for fb in m.rtcpFB where fb.pt == pt { payload.children.append(rtcpFeedback(fb.type, fb.subtype)) }
-                description.children.append(payload)
+        let description = m.isApplication ? XML.Element("description", namespace: dataChannel) : rtpDescription(m, role: role)
+        return XML.Element("content", namespace: namespace,
+                           attributes: [("creator", "initiator"), ("name", name), ("senders", senders(m.direction, role: role))],
+                           children: [description, transport(m)])
+    }
+
+    /// The XEP-0167 `<description>` of an audio or video section: payload types with their
+    /// parameters and feedback, header extensions, sources and their groups, rtcp-mux/rsize.
+    private static func rtpDescription(_ m: SDPMedia, role: Role) -> XML.Element {
+        var description = XML.Element("description", namespace: rtp, attributes: [("media", m.media)])
+        for pt in m.formats.prefix(maxPayloadTypes) {
+            guard let map = m.rtpmaps[pt] else { continue }
+            var attributes = [("id", pt), ("name", map.name), ("clockrate", map.clock)]
+            if let channels = map.channels { attributes.append(("channels", channels)) }
+            var payload = XML.Element("payload-type", namespace: rtp, attributes: attributes)
+            for (key, value) in fmtpParameters(m.fmtps[pt]) {
+                payload.children.append(XML.Element("parameter", namespace: rtp, attributes: [("name", key), ("value", value)]))
             }
-            for fb in m.rtcpFB where fb.pt == "*" { description.children.append(rtcpFeedback(fb.type, fb.subtype)) }
-            for e in m.extmaps {
-                var attributes = [("id", e.id), ("uri", e.uri)]
-                if let d = e.direction { attributes.append(("senders", senders(d, role: role))) }
-                description.children.append(XML.Element("rtp-hdrext", namespace: hdrext, attributes: attributes))
-            }
-            if m.extmapAllowMixed { description.children.append(XML.Element("extmap-allow-mixed", namespace: hdrext)) }
-            var sources: [String: XML.Element] = [:]
-            var order: [String] = []
-            for s in m.ssrcs {
-                if sources[s.ssrc] == nil {
-                    sources[s.ssrc] = XML.Element("source", namespace: ssma, attributes: [("ssrc", s.ssrc)])
-                    order.append(s.ssrc)
-                }
-                var attributes = [("name", s.attribute)]
-                if let v = s.value { attributes.append(("value", v)) }
-                sources[s.ssrc]?.children.append(XML.Element("parameter", namespace: ssma, attributes: attributes))
-            }
-            description.children += order.compactMap { sources[$0] }
-            for g in m.ssrcGroups {
-                description.children.append(XML.Element("ssrc-group", namespace: ssma, attributes: [("semantics", g.semantics)],
-                                                        children: g.ssrcs.map { XML.Element("source", namespace: ssma, attributes: [("ssrc", $0)]) }))
-            }
-            if m.rtcpMux { description.children.append(XML.Element("rtcp-mux", namespace: rtp)) }
-            if m.rtcpRsize { description.children.append(XML.Element("rtcp-rsize", namespace: rtp)) }
+            for fb in m.rtcpFB where fb.pt == pt { payload.children.append(rtcpFeedback(fb.type, fb.subtype)) }
+            description.children.append(payload)
         }
+        for fb in m.rtcpFB where fb.pt == "*" { description.children.append(rtcpFeedback(fb.type, fb.subtype)) }
+        for e in m.extmaps {
+            var attributes = [("id", e.id), ("uri", e.uri)]
+            if let d = e.direction { attributes.append(("senders", senders(d, role: role))) }
+            description.children.append(XML.Element("rtp-hdrext", namespace: hdrext, attributes: attributes))
+        }
+        if m.extmapAllowMixed { description.children.append(XML.Element("extmap-allow-mixed", namespace: hdrext)) }
+        description.children += sources(m)
+        if m.rtcpMux { description.children.append(XML.Element("rtcp-mux", namespace: rtp)) }
+        if m.rtcpRsize { description.children.append(XML.Element("rtcp-rsize", namespace: rtp)) }
+        return description
+    }
+
+    /// XEP-0339: a `<source>` per SSRC (in the order first seen) with its `a=ssrc` attributes
+    /// as parameters, then the `<ssrc-group>`s.
+    private static func sources(_ m: SDPMedia) -> [XML.Element] {
+        var sources: [String: XML.Element] = [:]
+        var order: [String] = []
+        for s in m.ssrcs {
+            if sources[s.ssrc] == nil {
+                sources[s.ssrc] = XML.Element("source", namespace: ssma, attributes: [("ssrc", s.ssrc)])
+                order.append(s.ssrc)
+            }
+            var attributes = [("name", s.attribute)]
+            if let v = s.value { attributes.append(("value", v)) }
+            sources[s.ssrc]?.children.append(XML.Element("parameter", namespace: ssma, attributes: attributes))
+        }
+        let groups = m.ssrcGroups.map { g in
+            XML.Element("ssrc-group", namespace: ssma, attributes: [("semantics", g.semantics)],
+                        children: g.ssrcs.map { XML.Element("source", namespace: ssma, attributes: [("ssrc", $0)]) })
+        }
+        return order.compactMap { sources[$0] } + groups
+    }
+
+    /// The XEP-0176 `<transport>`: ICE credentials, the DTLS fingerprint, the SCTP port of a
+    /// data channel section, and the candidates.
+    private static func transport(_ m: SDPMedia) -> XML.Element {
         var transport = XML.Element("transport", namespace: iceUDP)
         if let ufrag = m.ufrag { transport[attribute: "ufrag"] = ufrag }
         if let pwd = m.pwd { transport[attribute: "pwd"] = pwd }
@@ -127,9 +144,7 @@ public enum Jingle {
         for c in m.candidates.prefix(maxCandidates) {
             if let e = try? candidateElement(c) { transport.children.append(e) }
         }
-        return XML.Element("content", namespace: namespace,
-                           attributes: [("creator", "initiator"), ("name", name), ("senders", senders(m.direction, role: role))],
-                           children: [description, transport])
+        return transport
     }
 
     private static func rtcpFeedback(_ type: String, _ subtype: String?) -> XML.Element {
