@@ -86,25 +86,31 @@ enum EnvSubstitution {
 
     /// Substitutes in every scalar value of the tree (not in keys). A failing scalar becomes
     /// `.reported` and yields one diagnostic at its position.
-    static func apply(to node: inout SpecNode, environment: [String: String], diagnostics: inout [Diagnostic]) {
+    /// `unsetWarnings`: nil makes an unset variable an error; otherwise the text stays as
+    /// written and a warning is added there (checking a file that is run elsewhere).
+    static func apply(to node: inout SpecNode, environment: [String: String], diagnostics: inout [Diagnostic],
+                      unsetWarnings: inout [Diagnostic]?) {
         switch node.content {
         case .scalar(let text, let isNull):
             guard !isNull else { return }
             switch substitute(text, environment: environment) {
             case .success(let value):
                 node.content = .scalar(value, isNull: false)
+            case .failure(.unset(let name)) where unsetWarnings != nil:
+                unsetWarnings?.append(Diagnostic("warning: environment variable '\(name)' is not set; set it before running this file",
+                                                 at: node.location))
             case .failure(let failure):
                 diagnostics.append(Diagnostic(failure.message, at: node.location))
                 node.content = .reported
             }
         case .sequence(var items):
             for index in items.indices {
-                apply(to: &items[index], environment: environment, diagnostics: &diagnostics)
+                apply(to: &items[index], environment: environment, diagnostics: &diagnostics, unsetWarnings: &unsetWarnings)
             }
             node.content = .sequence(items)
         case .mapping(var entries):
             for index in entries.indices {
-                apply(to: &entries[index].value, environment: environment, diagnostics: &diagnostics)
+                apply(to: &entries[index].value, environment: environment, diagnostics: &diagnostics, unsetWarnings: &unsetWarnings)
             }
             node.content = .mapping(entries)
         case .reported:

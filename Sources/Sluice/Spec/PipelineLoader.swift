@@ -48,9 +48,32 @@ public struct PipelineLoader: Sendable {
         return try load(yaml: text, file: path, overrides: overrides)
     }
 
+    /// Checks the file at `path` as `load` does, except that an unset `${VAR}` (a password
+    /// taken from the environment) is not an error: its text stays as written, and a warning
+    /// says the variable must be set when the file runs. Returns those warnings
+    /// (`sluice validate`).
+    public func check(path: String, overrides: [String] = []) throws(PipelineFileError) -> [Diagnostic] {
+        let text: String
+        switch Self.read(path) {
+        case .success(let contents): text = contents
+        case .failure(let reason):
+            throw PipelineFileError([Diagnostic("cannot read file: \(reason)", at: SourceLocation(file: path))])
+        }
+        var warnings: [Diagnostic]? = []
+        _ = try load(yaml: text, file: path, overrides: overrides, unsetWarnings: &warnings)
+        return warnings ?? []
+    }
+
     /// Like `load(path:overrides:)` for text already in memory; `file` names it in
     /// diagnostics and provides the default `name`.
     public func load(yaml: String, file: String, overrides: [String] = []) throws(PipelineFileError) -> PipelineSpec {
+        var none: [Diagnostic]?
+        return try load(yaml: yaml, file: file, overrides: overrides, unsetWarnings: &none)
+    }
+
+    /// `unsetWarnings`: nil makes an unset variable an error; otherwise it collects warnings.
+    private func load(yaml: String, file: String, overrides: [String],
+                      unsetWarnings: inout [Diagnostic]?) throws(PipelineFileError) -> PipelineSpec {
         var diagnostics: [Diagnostic] = []
         var parsedOverrides: [SpecOverrides.Override] = []
         for argument in overrides {
@@ -72,7 +95,7 @@ public struct PipelineLoader: Sendable {
             throw sorted(diagnostics, overrides: overrides, file: file)
         }
 
-        EnvSubstitution.apply(to: &root, environment: environment, diagnostics: &diagnostics)
+        EnvSubstitution.apply(to: &root, environment: environment, diagnostics: &diagnostics, unsetWarnings: &unsetWarnings)
         if root.entries != nil {
             diagnostics += SpecOverrides.apply(parsedOverrides, to: &root)
         }
