@@ -54,8 +54,7 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
     private let handle: ElementHandle
     let statistics: FilterStatistics
     private var instance: (any FrameProcessor)?
-    private var format: PixelFormat?
-    private var width = 0, height = 0
+    private var layout: VideoLayout?
     private var context = FilterContext.discarding
     private var policy = FilterErrorPolicy.pass
 
@@ -147,11 +146,8 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
     // MARK: Frames
 
     func setInfo(formatName: String, width: Int, height: Int) -> Bool {
-        guard let f = PixelFormat(rawValue: formatName), factory.formats.contains(f) else { return false }
-        format = f
-        self.width = width
-        self.height = height
-        return true
+        layout = VideoLayout(formatName: formatName, width: width, height: height, supported: factory.formats)
+        return layout != nil
     }
 
     func process(_ frame: borrowing VideoFrameRef, number: UInt64) -> VideoFilterResult {
@@ -159,27 +155,19 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
         if dirty.load(ordering: .acquiring) {
             guard rebuild() else { return .error }
         }
-        guard let format, let instance, let p0 = plane(frame, 0, format) else { return .error }
-        let view = Frame(format: format, width: width, height: height,
-                         planes: (p0, plane(frame, 1, format), plane(frame, 2, format)),
-                         pts: frame.pts.map(UInt64.init), duration: frame.duration.map(UInt64.init), frameNumber: number)
+        guard let layout, let instance else { return .error }
         do {
-            switch try instance.process(view, context: context) {
-            case .keep: return .keep
-            case .drop:
+            let verdict = try layout.withFrame(frame, number: number) { view in try instance.process(view, context: context) }
+            switch verdict {
+            case .keep?: return .keep
+            case .drop?:
                 statistics.dropped.add(1, ordering: .relaxed)
                 return .drop
+            case nil: return .error
             }
         } catch {
             return handle(error)
         }
-    }
-
-    /// Plane `i` of a mapped frame as a `Plane` view (no allocation: this is the per-frame path).
-    private func plane(_ frame: borrowing VideoFrameRef, _ i: Int, _ format: PixelFormat) -> Plane? {
-        guard i < format.planeCount, let base = frame.planeData(i) else { return nil }
-        let (w, h) = format.planeSize(i, width: width, height: height)
-        return Plane(base: base, stride: frame.planeStride(i), width: w, height: h)
     }
 
     /// Applies pending settings: a new instance from the new configuration.

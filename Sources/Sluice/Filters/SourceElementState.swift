@@ -13,8 +13,7 @@ final class SourceElementState: VideoSourceState, @unchecked Sendable {
     private let handle: ElementHandle
     private let configuration = Mutex<FilterConfiguration?>(nil)
     private var source: (any FrameSource)?
-    private var format: PixelFormat?
-    private var width = 0, height = 0
+    private var layout: VideoLayout?
 
     init(factory: SourceFactory, handle: ElementHandle) {
         self.factory = factory
@@ -31,10 +30,8 @@ final class SourceElementState: VideoSourceState, @unchecked Sendable {
     }
 
     func setInfo(formatName: String, width: Int, height: Int) -> Bool {
-        guard let f = PixelFormat(rawValue: formatName), factory.formats.contains(f) else { return false }
-        format = f
-        self.width = width
-        self.height = height
+        layout = VideoLayout(formatName: formatName, width: width, height: height, supported: factory.formats)
+        guard layout != nil else { return false }
         if source == nil {
             do {
                 let config = try configuration.withLock { $0 } ?? FilterConfiguration([:], parameters: factory.parameters)
@@ -48,17 +45,8 @@ final class SourceElementState: VideoSourceState, @unchecked Sendable {
     }
 
     func fill(_ frame: borrowing VideoFrameRef, number: UInt64) -> Bool {
-        guard let format, let source, let base = frame.planeData(0) else { return false }
-        func plane(_ i: Int) -> Plane? {
-            guard i < format.planeCount, let b = frame.planeData(i) else { return nil }
-            let (w, h) = format.planeSize(i, width: width, height: height)
-            return Plane(base: b, stride: frame.planeStride(i), width: w, height: h)
-        }
-        let (w0, h0) = format.planeSize(0, width: width, height: height)
-        let view = Frame(format: format, width: width, height: height,
-                         planes: (Plane(base: base, stride: frame.planeStride(0), width: w0, height: h0), plane(1), plane(2)),
-                         pts: frame.pts.map(UInt64.init), duration: frame.duration.map(UInt64.init), frameNumber: number)
-        return source.draw(into: view)
+        guard let layout, let source else { return false }
+        return layout.withFrame(frame, number: number) { view in source.draw(into: view) } ?? false
     }
 }
 

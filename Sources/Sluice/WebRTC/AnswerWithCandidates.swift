@@ -16,13 +16,7 @@ extension WebRTCPeer {
         try await setRemoteDescription(offer)
         let answer = try await createAnswer()
         try await setLocalDescription(answer)
-        let complete = await wait(timeout: gatheringTimeout) { $0.iceGathering == "complete" }
-        let candidates = collected.all
-        if !complete && candidates.isEmpty {
-            throw NegotiationError("\(label): ICE gathered no candidates within \(gatheringTimeout) s; "
-                + "set the ICE addresses to gather on (e.g. 127.0.0.1)")
-        }
-        return Self.insert(candidates, into: answer.sdp, complete: complete)
+        return try await withGatheredCandidates(answer.sdp, from: collected, timeout: gatheringTimeout)
     }
 
     /// Creates an offer and returns it once ICE gathering is complete (bounded), with every
@@ -33,13 +27,19 @@ extension WebRTCPeer {
         onLocalCandidate { collected.add($0) }
         let offer = try await createOffer()
         try await setLocalDescription(offer)
-        let complete = await wait(timeout: gatheringTimeout) { $0.iceGathering == "complete" }
+        return try await withGatheredCandidates(offer.sdp, from: collected, timeout: gatheringTimeout)
+    }
+
+    /// Waits (bounded) for ICE gathering to complete, then writes what was gathered into `sdp`.
+    private func withGatheredCandidates(_ sdp: String, from collected: CandidateLog,
+                                        timeout: Double) async throws(NegotiationError) -> String {
+        let complete = await wait(timeout: timeout) { $0.iceGathering == "complete" }
         let candidates = collected.all
         if !complete && candidates.isEmpty {
-            throw NegotiationError("\(label): ICE gathered no candidates within \(gatheringTimeout) s; "
+            throw NegotiationError("\(label): ICE gathered no candidates within \(timeout) s; "
                 + "set the ICE addresses to gather on (e.g. 127.0.0.1)")
         }
-        return Self.insert(candidates, into: offer.sdp, complete: complete)
+        return Self.insert(candidates, into: sdp, complete: complete)
     }
 
     /// Writes `a=candidate:` lines (and `a=end-of-candidates` once gathering is complete)
