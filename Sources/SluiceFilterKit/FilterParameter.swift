@@ -1,19 +1,28 @@
 /// A typed setting a filter or source accepts from the pipeline file.
 public struct FilterParameter: Sendable, Equatable, Codable {
+    /// The type of a parameter's value and the range or choices it must fall in.
     public enum Kind: Sendable, Equatable, Codable {
+        /// An integer in `min...max`.
         case integer(min: Int, max: Int)
+        /// A number in `min...max`; an integer in the file is accepted and converted.
         case number(min: Double, max: Double)
+        /// `true` or `false`.
         case boolean
+        /// A string; one of `choices` when they are given, any string when nil.
         case string(choices: [String]?)
         /// A list of exactly `count` integers, each in `min...max` (e.g. a region `[x, y, w, h]`).
         case integers(count: Int, min: Int, max: Int)
     }
+    /// The setting's key in the pipeline file (`block`, `region`).
     public var name: String
+    /// What the value must be.
     public var kind: Kind
     /// The default, used when the file omits the setting; nil makes it required.
     public var defaultValue: FilterValue?
+    /// One line describing the setting, for `sluice inspect`.
     public var summary: String
 
+    /// A parameter named `name` of kind `kind`; without `default` the setting is required.
     public init(_ name: String, _ kind: Kind, default defaultValue: FilterValue? = nil, summary: String = "") {
         self.name = name; self.kind = kind; self.defaultValue = defaultValue; self.summary = summary
     }
@@ -59,12 +68,18 @@ extension FilterParameter.Kind {
 
 /// A configuration value.
 public enum FilterValue: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// An integer.
     case integer(Int)
+    /// A number.
     case number(Double)
+    /// `true` or `false`.
     case boolean(Bool)
+    /// A string.
     case string(String)
+    /// A list of integers.
     case integers([Int])
 
+    /// The value as a pipeline file would write it (strings in single quotes), for messages.
     public var description: String {
         switch self {
         case .integer(let v): "\(v)"
@@ -78,6 +93,8 @@ public enum FilterValue: Sendable, Equatable, Codable, CustomStringConvertible {
 
 /// A validated configuration: every declared parameter has a value of its kind.
 public struct FilterConfiguration: Sendable, Equatable, Codable {
+    /// Every declared parameter's value, by name, defaults applied; numbers given as
+    /// integers are stored as numbers.
     public private(set) var values: [String: FilterValue]
 
     /// Applies defaults and checks every value; throws with a message naming the setting.
@@ -102,10 +119,12 @@ public struct FilterConfiguration: Sendable, Equatable, Codable {
     public static let empty = FilterConfiguration(unchecked: [:])
     init(unchecked values: [String: FilterValue]) { self.values = values }
 
+    /// The integer setting `name`; 0 when it is not an integer.
     public func integer(_ name: String) -> Int {
         if case .integer(let v)? = values[name] { return v }
         return 0
     }
+    /// The number setting `name` (an integer is converted); 0 when it is neither.
     public func number(_ name: String) -> Double {
         switch values[name] {
         case .number(let v)?: return v
@@ -113,14 +132,17 @@ public struct FilterConfiguration: Sendable, Equatable, Codable {
         default: return 0
         }
     }
+    /// The boolean setting `name`; false when it is not a boolean.
     public func boolean(_ name: String) -> Bool {
         if case .boolean(let v)? = values[name] { return v }
         return false
     }
+    /// The string setting `name`; empty when it is not a string.
     public func string(_ name: String) -> String {
         if case .string(let v)? = values[name] { return v }
         return ""
     }
+    /// The integer-list setting `name`; empty when it is not a list.
     public func integers(_ name: String) -> [Int] {
         if case .integers(let v)? = values[name] { return v }
         return []
@@ -131,7 +153,10 @@ public struct FilterConfiguration: Sendable, Equatable, Codable {
 public struct FilterConfigurationError: Error, Sendable, CustomStringConvertible {
     /// The setting at fault.
     public var key: String
+    /// What is wrong, naming the setting (`missing setting 'block' (an integer)`).
     public var message: String
+    /// An error about setting `key`.
     public init(key: String, message: String) { self.key = key; self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -1,6 +1,7 @@
 /// One plane of a frame: `height` rows of bytes, `stride` bytes apart (stride may exceed
 /// the row's used bytes: rows can be padded).
 public struct Plane: @unchecked Sendable {  // a view; valid only during the call that hands it out
+    /// The plane's first byte.
     public let base: UnsafeMutablePointer<UInt8>
     /// Bytes from one row to the next.
     public let stride: Int
@@ -9,6 +10,7 @@ public struct Plane: @unchecked Sendable {  // a view; valid only during the cal
     /// Rows.
     public let height: Int
 
+    /// A plane of `height` rows of `width` samples starting at `base`, rows `stride` bytes apart.
     public init(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
         self.base = base; self.stride = stride; self.width = width; self.height = height
     }
@@ -22,16 +24,22 @@ public struct Plane: @unchecked Sendable {  // a view; valid only during the cal
 /// The memory belongs to GStreamer and is mapped only for the duration of the call; the
 /// frame is non-copyable so it cannot escape it.
 public struct Frame: ~Copyable {
+    /// The pixel format, one of the formats the filter or source declared.
     public let format: PixelFormat
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
     /// Presentation timestamp in nanoseconds, if the buffer has one.
     public let pts: UInt64?
+    /// Duration in nanoseconds, if the buffer has one.
     public let duration: UInt64?
     /// Frames this element has seen before this one (0-based).
     public let frameNumber: UInt64
     private let p0: Plane, p1: Plane?, p2: Plane?
 
+    /// A frame of `planes` (the second and third nil for formats with fewer planes). Sluice
+    /// makes these; a test can use ``OwnedFrame/withFrame(number:pts:_:)`` instead.
     public init(format: PixelFormat, width: Int, height: Int, planes: (Plane, Plane?, Plane?),
                 pts: UInt64?, duration: UInt64?, frameNumber: UInt64) {
         self.format = format; self.width = width; self.height = height
@@ -39,6 +47,7 @@ public struct Frame: ~Copyable {
         self.pts = pts; self.duration = duration; self.frameNumber = frameNumber
     }
 
+    /// Number of planes: 3 for I420, 2 for NV12, 1 for packed RGB.
     public var planeCount: Int { format.planeCount }
 
     /// Plane `index` (0 ..< planeCount). Index 0 is luma for YUV formats.

@@ -9,6 +9,7 @@ public enum FilterVerdict: Sendable {
 /// Something that processes frames one at a time: a `FrameFilter`, or a filter of a dynamic
 /// plugin seen through its C interface.
 public protocol FrameProcessor: AnyObject {
+    /// Processes one frame in place and says whether to keep or drop it.
     func process(_ frame: borrowing Frame, context: FilterContext) throws -> FilterVerdict
 }
 
@@ -33,6 +34,8 @@ public protocol FrameFilter: FrameProcessor {
     /// buffer is shared, and must not write to them.
     static var modifiesPixels: Bool { get }
 
+    /// Makes a filter from its validated settings; throwing refuses the configuration (the
+    /// run does not start).
     init(configuration: FilterConfiguration) throws
 
     /// Processes one frame in place. Throwing is handled per the file's `on_error`
@@ -41,7 +44,9 @@ public protocol FrameFilter: FrameProcessor {
 }
 
 extension FrameFilter {
+    /// By default a filter writes to the frame.
     public static var modifiesPixels: Bool { true }
+    /// By default a filter takes no settings.
     public static var parameters: [FilterParameter] { [] }
 }
 
@@ -49,6 +54,7 @@ extension FrameFilter {
 public struct FilterContext: Sendable {
     private let emitter: @Sendable (String, [String: Double]) -> Void
 
+    /// A context whose events go to `emit` (event name, numeric fields).
     public init(emit: @escaping @Sendable (String, [String: Double]) -> Void) { emitter = emit }
 
     /// Emits an event (e.g. `motion` with `score`): posted on the pipeline bus as an element
@@ -64,11 +70,14 @@ public struct FilterContext: Sendable {
 public protocol FrameSource: AnyObject {
     /// The name pipeline files use (`capture: {kind: swift, name: scene}`).
     static var name: String { get }
+    /// One line for `sluice inspect`.
     static var summary: String { get }
     /// Formats `draw` can produce; the first is preferred.
     static var formats: [PixelFormat] { get }
+    /// Typed settings, validated against the pipeline file before anything runs.
     static var parameters: [FilterParameter] { get }
 
+    /// Makes a source from its validated settings; throwing refuses the configuration.
     init(configuration: FilterConfiguration) throws
 
     /// Draws frame `frame.frameNumber`. Return false to end the stream.
@@ -76,5 +85,6 @@ public protocol FrameSource: AnyObject {
 }
 
 extension FrameSource {
+    /// By default a source takes no settings.
     public static var parameters: [FilterParameter] { [] }
 }

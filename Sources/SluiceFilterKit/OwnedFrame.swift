@@ -2,13 +2,19 @@
 /// want to run a filter without GStreamer. Rows can be padded (`rowPadding` extra bytes per
 /// row) to exercise stride handling.
 public final class OwnedFrame {
+    /// The pixel format.
     public let format: PixelFormat
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
+    /// Bytes from one row to the next, per plane (row bytes plus `rowPadding`).
     public let strides: [Int]
     private var storage: [UnsafeMutablePointer<UInt8>]
     private let sizes: [Int]
 
+    /// Allocates a `width`×`height` frame of `format`, every byte (padding included) set to
+    /// `fill`, each row followed by `rowPadding` extra bytes.
     public init(format: PixelFormat, width: Int, height: Int, rowPadding: Int = 0, fill: UInt8 = 0) {
         self.format = format; self.width = width; self.height = height
         var strides: [Int] = [], storage: [UnsafeMutablePointer<UInt8>] = [], sizes: [Int] = []

@@ -96,6 +96,7 @@ private let exportFree: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = 
 
 /// Conversions between `Frame` and the C frame of the plugin ABI.
 public enum FrameABI {
+    /// The C ABI's code (`SLUICE_FORMAT_*`) for format `f`.
     public static func formatCode(_ f: PixelFormat) -> UInt32 {
         switch f {
         case .i420: UInt32(SLUICE_FORMAT_I420)
@@ -105,6 +106,7 @@ public enum FrameABI {
         }
     }
 
+    /// The format of a C ABI code, or nil for a code this version does not know.
     public static func format(code: UInt32) -> PixelFormat? {
         switch Int(code) {
         case Int(SLUICE_FORMAT_I420): .i420

@@ -1,8 +1,11 @@
 /// A small, fast, deterministic random number generator (SplitMix64): for sources that
 /// draw reproducible noise and for tests whose failures must reproduce.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
+    /// The generator's state; the same state gives the same sequence.
     public var state: UInt64
+    /// A generator starting from `seed`.
     public init(seed: UInt64) { state = seed }
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

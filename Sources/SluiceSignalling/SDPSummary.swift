@@ -2,6 +2,7 @@
 ///
 /// Plain text parsing, independent of GStreamer, so signalling code and servers use it too.
 public struct SDPSummary: Sendable, Equatable {
+    /// One media line (`m=`) and what its attributes say.
     public struct Media: Sendable, Equatable {
         /// `video`, `audio`, `application`.
         public var kind: String
@@ -12,6 +13,7 @@ public struct SDPSummary: Sendable, Equatable {
         public var codecs: [String]
         /// `sendrecv`, `sendonly`, `recvonly`, `inactive`.
         public var direction: String
+        /// The line's `a=mid`, if it has one.
         public var mid: String?
         /// `a=bundle-only`: port 0 because the line rides on the bundle's transport.
         public var bundleOnly = false
@@ -20,12 +22,14 @@ public struct SDPSummary: Sendable, Equatable {
         /// Port 0 without being bundled: the answerer refused this media.
         public var rejected: Bool { port == 0 && !bundleOnly && !bundled }
     }
+    /// The media lines, in SDP order.
     public var media: [Media]
     /// Mids of the `a=group:BUNDLE` line.
     public var bundleGroup: [String] = []
 
     private static let helperCodecs: Set<String> = ["RTX", "RED", "ULPFEC", "FLEXFEC-03", "TELEPHONE-EVENT", "CN"]
 
+    /// Reads the media lines of `sdp`; lines it does not understand are skipped, never an error.
     public init(_ sdp: String) {
         var media: [Media] = []
         var bundle: [String] = []

@@ -14,23 +14,31 @@ import FoundationNetworking
 public final class AppRTCClient: Sendable {
     /// What a failed step means, in words a user can act on.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The reason, with what to check.
         public var description: String
+        /// A failure saying `description`.
         public init(_ description: String) { self.description = description }
     }
 
     /// The answer to `POST /join/<room>`.
     public struct Joined: Sendable {
+        /// The server's base URL.
         public var server: URL
+        /// The room joined.
         public var room: String
+        /// The client id the server gave this peer (`params.client_id`).
         public var client: String
+        /// Whether this peer came first and so sends the offer.
         public var isInitiator: Bool
         /// Messages the other peer sent before this one joined, oldest first.
         public var messages: [SignalingMessage]
+        /// The WebSocket URL to register on (`params.wss_url`).
         public var wssURL: String
     }
 
     /// What arrives on the WebSocket.
     public enum Event: Sendable, Equatable {
+        /// A message from the other peer.
         case message(SignalingMessage)
         /// The server refused something this client sent (its `error` text).
         case serverError(String)
@@ -64,6 +72,7 @@ public final class AppRTCClient: Sendable {
         return Joined(server: base, room: room, client: client, isInitiator: initiator, messages: messages, wssURL: wss)
     }
 
+    /// The server's answer to this client's join.
     public let joined: Joined
     /// Everything that arrives on the WebSocket, in order; finishes when it closes.
     public let events: AsyncStream<Event>

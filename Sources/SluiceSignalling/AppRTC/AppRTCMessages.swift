@@ -16,14 +16,19 @@ public enum AppRTC {
 
     /// A command a client sends on the WebSocket.
     public enum Command: Equatable, Sendable {
+        /// `{"cmd": "register", "roomid", "clientid"}`: binds the socket to a joined client.
         case register(room: String, client: String)
+        /// `{"cmd": "send", "msg"}`: a message (JSON text) for the other peer.
         case send(message: String)
     }
 
     /// Why a WebSocket frame was refused (sent back as `{"error": ...}`).
     public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// What was wrong with the frame.
         public var message: String
+        /// An error saying `message`.
         public init(_ message: String) { self.message = message }
+        /// The message.
         public var description: String { message }
     }
 
@@ -86,10 +91,13 @@ public enum AppRTC {
 
 /// A signalling message between the two peers of a room.
 public enum SignalingMessage: Equatable, Sendable {
+    /// `{"type": "offer", "sdp"}`.
     case offer(sdp: String)
+    /// `{"type": "answer", "sdp"}`.
     case answer(sdp: String)
     /// `label` is the m-line index, `id` the mid.
     case candidate(label: Int, id: String?, candidate: String)
+    /// `{"type": "bye"}`: the peer leaves.
     case bye
 
     /// The message as its JSON text (what `msg` carries).

@@ -13,26 +13,39 @@ public final class RoomRegistry: Sendable {
     /// Sends a text frame to a registered client's socket.
     public typealias Deliver = @Sendable (String) -> Void
 
+    /// A successful join: the ids the client uses next and what waits for it.
     public struct Join: Sendable, Equatable {
+        /// The room joined.
         public var room: String
+        /// The client id, for `register` and `POST /leave/<room>/<client>`.
         public var client: String
+        /// Whether this client came first (it sends the offer).
         public var isInitiator: Bool
         /// Messages the other peer sent before this one joined (JSON strings).
         public var messages: [String]
     }
 
+    /// The outcome of `join(room:)`.
     public enum JoinResult: Sendable, Equatable {
+        /// The client is in the room.
         case joined(Join)
+        /// The room already has `capacity` peers.
         case full
     }
 
     /// Errors in the protocol's own words.
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        /// No such room.
         case unknownRoom(String)
+        /// No such client in the room.
         case unknownClient(String)
+        /// The socket sent `register` a second time.
         case alreadyRegistered
+        /// The socket sent before `register`.
         case notRegistered
+        /// A message over `AppRTC.maxMessageBytes` (its size in bytes).
         case tooLarge(Int)
+        /// The error as the server sends it back.
         public var description: String {
             switch self {
             case .unknownRoom(let r): "unknown room '\(r)'"
@@ -60,6 +73,7 @@ public final class RoomRegistry: Sendable {
     private let rooms = Mutex<[String: Room]>([:])
     private let nextId = Atomic<UInt64>(0)
 
+    /// An empty registry.
     public init() {}
 
     /// Joins `room` (created on first join). The first peer is the initiator.

@@ -9,26 +9,40 @@ import Synchronization
 /// - `...StopWebRtcStream {mediaSessionId}` → `{}`.
 /// Errors use Google's JSON error shape: `{"error": {"code", "message", "status"}}`.
 public enum CameraAPI {
+    /// The command name that opens a stream (`params.offerSdp`).
     public static let generate = "sdm.devices.commands.CameraLiveStream.GenerateWebRtcStream"
+    /// The command name that extends a stream (`params.mediaSessionId`).
     public static let extend = "sdm.devices.commands.CameraLiveStream.ExtendWebRtcStream"
+    /// The command name that stops a stream (`params.mediaSessionId`).
     public static let stop = "sdm.devices.commands.CameraLiveStream.StopWebRtcStream"
     /// How long a stream lives unless extended.
     public static let lifetime: TimeInterval = 300
 
+    /// A parsed `executeCommand` body.
     public enum Command: Equatable, Sendable {
+        /// GenerateWebRtcStream with the client's offer.
         case generate(offerSdp: String)
+        /// ExtendWebRtcStream of a session.
         case extend(mediaSessionId: String)
+        /// StopWebRtcStream of a session.
         case stop(mediaSessionId: String)
     }
 
     /// An API error with its HTTP status and Google status word.
     public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The HTTP status (400, 404, …).
         public var code: Int
+        /// Google's status word (`INVALID_ARGUMENT`, `NOT_FOUND`, …).
         public var status: String
+        /// What went wrong.
         public var message: String
+        /// An error with HTTP status `code`, status word `status` and `message`.
         public init(_ code: Int, _ status: String, _ message: String) { self.code = code; self.status = status; self.message = message }
+        /// A 400 `INVALID_ARGUMENT` error.
         public static func invalid(_ m: String) -> APIError { APIError(400, "INVALID_ARGUMENT", m) }
+        /// A 404 `NOT_FOUND` error.
         public static func notFound(_ m: String) -> APIError { APIError(404, "NOT_FOUND", m) }
+        /// `CODE STATUS: message`.
         public var description: String { "\(code) \(status): \(message)" }
         /// `{"error": {"code", "message", "status"}}`.
         public var body: String {
@@ -91,6 +105,7 @@ public enum CameraAPI {
         return f.string(from: date)
     }
 
+    /// Reads an RFC 3339 timestamp, with or without fractional seconds; nil if it is not one.
     public static func date(from timestamp: String) -> Date? {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -104,8 +119,11 @@ public enum CameraAPI {
 
     /// A media session and when it ends.
     public struct Session: Sendable, Equatable {
+        /// The media session id (URL-safe base64 of 24 random bytes).
         public var id: String
+        /// The device the session belongs to.
         public var device: String
+        /// When the session's media stops unless it is extended.
         public var expiresAt: Date
     }
 
@@ -114,8 +132,10 @@ public enum CameraAPI {
     public final class Sessions: Sendable {
         private let table = Mutex<[String: Session]>([:])
         private let lifetime: TimeInterval
+        /// A table whose sessions last `lifetime` seconds from their creation or last extension.
         public init(lifetime: TimeInterval = CameraAPI.lifetime) { self.lifetime = lifetime }
 
+        /// Starts a session for `device` with a new random id.
         public func create(device: String, now: Date = Date()) -> Session {
             var bytes = [UInt8](repeating: 0, count: 24)
             var rng = SystemRandomNumberGenerator()
@@ -155,6 +175,7 @@ public enum CameraAPI {
             }
         }
 
+        /// The number of live sessions.
         public var count: Int { table.withLock { $0.count } }
     }
 }

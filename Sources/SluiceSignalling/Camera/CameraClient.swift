@@ -8,10 +8,12 @@ import FoundationNetworking
 public struct CameraClient: Sendable {
     /// The device URL, e.g. `http://127.0.0.1:8443/enterprises/p/devices/cam1`.
     public let device: URL
+    /// The bearer token sent with each request (`Authorization: Bearer`), if any.
     public let token: String?
 
     /// A failure, with the API's own error text when it sent one.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What failed, with the API's message.
         public var description: String
         /// The API's status word (`NOT_FOUND`, `INVALID_ARGUMENT`, …), if it answered with one.
         public var status: String?
@@ -19,7 +21,9 @@ public struct CameraClient: Sendable {
 
     /// A live media session.
     public struct Stream: Sendable, Equatable {
+        /// The session id, for extend and stop.
         public var mediaSessionId: String
+        /// When the stream ends unless extended.
         public var expiresAt: Date
         /// The answer (GenerateWebRtcStream only).
         public var answerSdp: String?

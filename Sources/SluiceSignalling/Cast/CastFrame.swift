@@ -5,11 +5,16 @@ import SwiftProtobuf
 /// protobuf `CastMessage` (Protos/cast_channel.proto). Messages are at most 64 KiB, as Cast
 /// devices allow.
 public enum CastFrame {
+    /// The largest CastMessage a frame may carry, in bytes (64 KiB).
     public static let maxMessage = 65_536
 
+    /// Why a stream of frames was refused.
     public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// A length prefix over `maxMessage` (the length given).
         case tooLong(Int)
+        /// A frame whose bytes do not decode as a CastMessage (the decoder's reason).
         case notAMessage(String)
+        /// The reason in words.
         public var description: String {
             switch self {
             case .tooLong(let n): "a CASTV2 frame of \(n) bytes (at most \(CastFrame.maxMessage))"

@@ -8,17 +8,25 @@ import Foundation
 public struct CastReceiverState: Sendable {
     /// What to do after a message: answer one sender, command the player, close a connection.
     public enum Action: Sendable, Equatable {
+        /// Send this message on TCP connection `connection`.
         case send(connection: Int, Extensions_Api_CastChannel_CastMessage)
+        /// Tell the player to do this.
         case command(CastPlayerCommand)
+        /// Close TCP connection `connection`, for `reason`.
         case close(connection: Int, reason: String)
     }
 
     /// A queue item of the media session.
     public struct Item: Sendable, Equatable {
+        /// The item's id in the queue.
         public var itemId: Int
+        /// The sender's MediaInformation object (`contentId`, `contentType`, …).
         public var media: JSONValue
+        /// Whether the item plays as soon as it is current.
         public var autoplay: Bool
+        /// Where the item starts, in seconds.
         public var startTime: Double
+        /// The URL to play (`media.contentId`), empty when missing.
         public var contentID: String { media["contentId"]?.string ?? "" }
     }
 
@@ -28,6 +36,7 @@ public struct CastReceiverState: Sendable {
         var destination: String
     }
 
+    /// The receiver's friendly name, reported in RECEIVER_STATUS.
     public let name: String
     /// Returns why a content URL may not be played (nil: it may).
     private let refuse: @Sendable (String) -> String?
@@ -45,11 +54,13 @@ public struct CastReceiverState: Sendable {
 
     /// At most this many virtual connections per TCP connection, and queue items.
     public static let maxVirtualConnections = 16
+    /// The most items a media queue holds.
     public static let maxItems = 100
     /// Pause, seek, stream volume and mute, queue next (64) and previous (128), and the
     /// bits the Default Media Receiver reports.
     static let supportedMediaCommands: Int64 = 274_447 | 64 | 128
 
+    /// A receiver called `name`; `refuse` says why a content URL may not be played (nil: it may).
     public init(name: String, refuse: @escaping @Sendable (String) -> String?) {
         self.name = name
         self.refuse = refuse
@@ -57,8 +68,11 @@ public struct CastReceiverState: Sendable {
 
     /// The running app's session, if one was launched.
     public var session: String? { sessionID }
+    /// The media queue, in play order.
     public var queue: [Item] { items }
+    /// The item playing or loaded, if any.
     public var currentItem: Item? { current.flatMap { i in items.first { $0.itemId == i } } }
+    /// The number of TCP connections with at least one virtual connection.
     public var connectedSenders: Int { Set(connections.map(\.connection)).count }
 
     // MARK: Input

@@ -8,6 +8,7 @@ import SwiftProtobuf
 
 /// What plays what senders load: told what to do, asked where it stands.
 public protocol CastPlayer: Sendable {
+    /// Does what a sender asked (load, play, pause, seek, stop, volume).
     func perform(_ command: CastPlayerCommand) async
     /// Where the player is now (its position moves between events).
     func snapshot() -> CastPlayerSnapshot
@@ -18,8 +19,11 @@ public protocol CastPlayer: Sendable {
 /// sender, its messages handled one at a time in arrival order. The player's changes come in
 /// through `playerChanged`.
 public final class CastServer: Sendable {
+    /// Where to listen and with which certificate.
     public struct Configuration: Sendable {
+        /// The address to listen on.
         public var host: String
+        /// The TCP port (8009 is Cast's; 0 lets the system choose).
         public var port: Int
         /// The TLS certificate and its private key, in PEM.
         public var pem: String
@@ -27,6 +31,7 @@ public final class CastServer: Sendable {
         public var idleTimeout: Int64 = 30
         /// At most this many senders at once; more are closed as they connect.
         public var maxConnections = 256
+        /// Listens on `host`:`port` with the certificate and key in `pem`.
         public init(host: String, port: Int, pem: String) { self.host = host; self.port = port; self.pem = pem }
     }
 
@@ -48,9 +53,13 @@ public final class CastServer: Sendable {
 
     /// Requests answered with an error (by reason) and malformed frames, so far.
     public var refusals: [String: Int] { statusLock.withLockedValue { $0.refusals } }
+    /// Frames that were not CASTV2 messages, so far.
     public var malformedFrames: Int { statusLock.withLockedValue { $0.malformed } }
+    /// Senders connected now.
     public var connectedSenders: Int { statusLock.withLockedValue { $0.senders } }
 
+    /// Listens as `configuration` says, for a receiver called `name` driving `player`;
+    /// `refuse` says why a content URL may not be played (nil: it may).
     public static func start(_ configuration: Configuration, name: String, player: any CastPlayer,
                              refuse: @escaping @Sendable (String) -> String?, logger: Logger) async throws -> CastServer {
         let certificates = try NIOSSLCertificate.fromPEMBytes(Array(configuration.pem.utf8))
@@ -167,6 +176,7 @@ public final class CastServer: Sendable {
     /// The player changed state: every connected sender hears it.
     public func playerChanged(_ snapshot: CastPlayerSnapshot) { inputs.yield(.player(snapshot)) }
 
+    /// Closes the listening socket and every sender's connection.
     public func stop() async {
         try? await channel.close()
         inputs.finish()

@@ -3,14 +3,22 @@ import Foundation
 /// A JSON value as Janus sends it: objects, arrays, strings, integers (Janus's 64-bit ids
 /// stay exact), other numbers, booleans and null. Sendable, so messages cross tasks freely.
 public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// A JSON object.
     case object([String: JSONValue])
+    /// A JSON array.
     case array([JSONValue])
+    /// A JSON string.
     case string(String)
+    /// A number without a fraction, kept exact (Janus's ids).
     case int(Int64)
+    /// Any other number.
     case number(Double)
+    /// `true` or `false`.
     case bool(Bool)
+    /// `null`.
     case null
 
+    /// Decodes any JSON value; integers that fit in 64 bits become ``int(_:)``.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
@@ -22,6 +30,7 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         else { self = .object(try c.decode([String: JSONValue].self)) }
     }
 
+    /// Encodes the value as the JSON it stands for.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
@@ -67,14 +76,18 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         return (try? String(decoding: e.encode(self), as: UTF8.self)) ?? "null"
     }
 
+    /// The compact JSON text.
     public var description: String { text }
 
+    /// The member `key` of an object; nil for a missing key or a value that is not an object.
     public subscript(key: String) -> JSONValue? {
         if case .object(let o) = self { return o[key] }
         return nil
     }
 
+    /// The string, if this is one.
     public var string: String? { if case .string(let s) = self { return s }; return nil }
+    /// The integer, if this is one (or a number with an exact integer value).
     public var int: Int64? {
         switch self {
         case .int(let i): return i
@@ -82,18 +95,26 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         default: return nil
         }
     }
+    /// The boolean, if this is one.
     public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
+    /// The elements, if this is an array.
     public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+    /// The members, if this is an object.
     public var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
                      ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    /// A string value.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer value.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A boolean value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An object value; the last of repeated keys wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// An array value.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }

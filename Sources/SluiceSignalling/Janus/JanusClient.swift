@@ -9,11 +9,15 @@ import Synchronization
 public final class JanusClient: Sendable {
     /// What went wrong, in words a user can act on; `code` is Janus's or the plugin's error code.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, with what to check.
         public var description: String
+        /// Janus's or the plugin's error code, when it sent one.
         public var code: Int?
+        /// A failure saying `description`, with Janus's `code` if any.
         public init(_ description: String, code: Int? = nil) { self.description = description; self.code = code }
     }
 
+    /// Where Janus is and how to authenticate.
     public struct Configuration: Sendable {
         /// `ws://HOST:PORT` (or `wss://`) of Janus's WebSocket transport.
         public var url: String
@@ -25,6 +29,7 @@ public final class JanusClient: Sendable {
         public var timeout: Double = 10
         /// Seconds between keepalives (Janus drops sessions idle for `session_timeout`, 60 s by default).
         public var keepalive: Double = 15
+        /// A configuration for `url`, with the default timeout and keepalive.
         public init(url: String, apiSecret: String? = nil, token: String? = nil) {
             self.url = url; self.apiSecret = apiSecret; self.token = token
         }
@@ -32,8 +37,11 @@ public final class JanusClient: Sendable {
 
     /// A session description in Janus's `jsep` member.
     public struct JSEP: Sendable, Equatable {
+        /// `offer` or `answer`.
         public var type: String
+        /// The SDP text.
         public var sdp: String
+        /// A JSEP of `type` carrying `sdp`.
         public init(type: String, sdp: String) { self.type = type; self.sdp = sdp }
         var json: JSONValue { ["type": .string(type), "sdp": .string(sdp)] }
         init?(_ json: JSONValue?) {
@@ -44,7 +52,9 @@ public final class JanusClient: Sendable {
 
     /// A plugin's answer to a message: its `plugindata.data`, and a JSEP if it sent one.
     public struct Reply: Sendable {
+        /// The plugin's `plugindata.data`.
         public var data: JSONValue
+        /// The JSEP the plugin sent with it, if any.
         public var jsep: JSEP?
     }
 
@@ -64,9 +74,11 @@ public final class JanusClient: Sendable {
         case closed(String?)
     }
 
+    /// Where Janus is, as given.
     public let configuration: Configuration
     /// The Janus session id.
     public let session: Int64
+    /// Everything Janus sends unasked, in order; finishes when the WebSocket closes.
     public let events: AsyncStream<Event>
     private let connection: JanusConnection
     private let keepalives = Mutex<Task<Void, Never>?>(nil)

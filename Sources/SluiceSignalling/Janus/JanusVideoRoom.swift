@@ -4,12 +4,16 @@ import Foundation
 /// requests (`join`, `publish`, `subscribe`, `unsubscribe`, `start`, `leave`) and what its
 /// events say (who publishes what, who left, which stream sits at which MID).
 public enum JanusVideoRoom {
+    /// The plugin's name, for `attach`.
     public static let plugin = "janus.plugin.videoroom"
 
     /// A room id: Janus numbers rooms unless `string_ids` is set.
     public enum RoomID: Sendable, Equatable, CustomStringConvertible {
+        /// A numbered room.
         case number(Int64)
+        /// A named room (Janus with `string_ids = true`).
         case name(String)
+        /// A room from text: a positive integer is a number, anything else a name.
         public init(_ text: String) {
             if let n = Int64(text), n > 0 { self = .number(n) } else { self = .name(text) }
         }
@@ -19,6 +23,7 @@ public enum JanusVideoRoom {
             case .name(let s): .string(s)
             }
         }
+        /// The number or the name.
         public var description: String {
             switch self {
             case .number(let n): String(n)
@@ -29,7 +34,9 @@ public enum JanusVideoRoom {
 
     /// A participant that publishes, as `joined` and `event` list them.
     public struct Publisher: Sendable, Equatable {
+        /// The publisher's participant id (the feed id subscribers ask for).
         public var id: Int64
+        /// Its display name, if it set one.
         public var display: String?
         /// `audio` / `video` / `data` of each published stream.
         public var media: [String]
@@ -39,18 +46,27 @@ public enum JanusVideoRoom {
 
     /// One stream of a multistream subscription, by the MID it has in the subscriber's PeerConnection.
     public struct SubscribedStream: Sendable, Equatable {
+        /// The stream's MID in the subscriber's PeerConnection.
         public var mid: String
+        /// `audio`, `video` or `data`.
         public var type: String
+        /// The publisher the stream comes from.
         public var feedID: Int64?
+        /// That publisher's display name.
         public var feedDisplay: String?
+        /// The stream's codec (`vp8`, `opus`, …), if Janus said.
         public var codec: String?
+        /// False once the publisher stopped sending it.
         public var active: Bool
     }
 
     /// What `join` as a publisher returns.
     public struct Joined: Sendable {
+        /// This participant's id in the room.
         public var id: Int64
+        /// The private id that links a subscription to this publisher.
         public var privateID: Int64?
+        /// Who already publishes in the room.
         public var publishers: [Publisher]
     }
 
@@ -66,6 +82,7 @@ public enum JanusVideoRoom {
         }
     }
 
+    /// `join` as a publisher of `room`, with a display name and the room's pin if given.
     public static func join(room: RoomID, display: String?, pin: String?) -> JSONValue {
         var b: [String: JSONValue] = ["request": "join", "ptype": "publisher", "room": room.json]
         if let display { b["display"] = .string(display) }
@@ -94,7 +111,9 @@ public enum JanusVideoRoom {
         ["request": "subscribe", "streams": .array(feeds.map { ["feed": .int($0)] })]
     }
 
+    /// `start`, with the subscriber's answer as JSEP: the subscription's media flows.
     public static let start: JSONValue = ["request": "start"]
+    /// `leave`: the participant leaves the room.
     public static let leave: JSONValue = ["request": "leave"]
 
     /// `joined`: this participant's ids and who already publishes.

@@ -7,12 +7,14 @@
 /// at most `maxNames` names of each kind and 16 addresses per host are kept; a record storm
 /// beyond that is ignored rather than grown into.
 public struct DNSSDCache: Sendable {
+    /// The most names kept of each kind (service types' instances, services, texts, hosts).
     public static let maxNames = 512
     private var pointers: [String: [String: (name: String, until: UInt64)]] = [:]  // type → full name → (as written, expiry)
     private var services: [String: (host: String, port: UInt16, until: UInt64)] = [:]
     private var texts: [String: (pairs: [String: String], until: UInt64)] = [:]
     private var addresses: [String: [String: UInt64]] = [:]      // host → address → expiry
 
+    /// An empty cache.
     public init() {}
 
     private static func expiry(_ ttl: UInt32, _ now: UInt64) -> UInt64 {

@@ -8,10 +8,14 @@ public struct ServiceInstance: Sendable, Equatable {
     public var type: String
     /// The host's `.local` name.
     public var host: String
+    /// The port the service listens on.
     public var port: UInt16
+    /// The host's addresses, as text.
     public var addresses: [String]
+    /// The TXT record's `key=value` pairs.
     public var txt: [String: String]
 
+    /// An instance called `name` of service `type` on `host`:`port`.
     public init(name: String, type: String, host: String, port: UInt16, addresses: [String], txt: [String: String] = [:]) {
         self.name = name; self.type = type; self.host = host; self.port = port; self.addresses = addresses; self.txt = txt
     }

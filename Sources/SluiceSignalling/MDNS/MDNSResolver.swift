@@ -15,14 +15,18 @@ import Synchronization
 /// stop. A malformed packet is ignored; a flood of answers ends the lookup no later than its
 /// timeout.
 public final class MDNSResolver: Sendable {
+    /// The resolver Sluice uses, sharing one cache.
     public static let shared = MDNSResolver()
     static let logger = Logger(label: "sluice.mdns")
+    /// The mDNS IPv4 multicast group.
     public static let group = "224.0.0.251"
+    /// The mDNS port.
     public static let port = 5353
 
     private struct Cached { var address: String; var until: ContinuousClock.Instant }
     private let cache = Mutex<[String: Cached]>([:])
 
+    /// A resolver with its own, empty cache.
     public init() {}
 
     /// The IPv4 address `name` has on the local network, or nil when nobody answers within

@@ -4,6 +4,7 @@
 public enum CodecMatch {
     /// What was chosen for one media section.
     public struct Choice: Sendable, Equatable {
+        /// The offer's payload type for the stream.
         public var payloadType: Int
         /// The RTX payload type the offer pairs with it (`apt`), if any.
         public var rtxPayloadType: Int?

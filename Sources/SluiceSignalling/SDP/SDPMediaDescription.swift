@@ -2,6 +2,7 @@
 /// their codec, parameters and feedback, RTX pairs, header extensions, direction, MID and
 /// SSRCs. Plain text parsing (no GStreamer), bounded against hostile input.
 public struct SDPSession: Sendable, Equatable {
+    /// The `m=` sections, in order.
     public var media: [SDPMediaDescription]
     /// Mids of the `a=group:BUNDLE` line.
     public var bundleGroup: [String]
@@ -31,10 +32,13 @@ public struct SDPSession: Sendable, Equatable {
 public struct SDPMediaDescription: Sendable, Equatable {
     /// One payload type of the section.
     public struct Format: Sendable, Equatable {
+        /// The payload type number.
         public var payloadType: Int
         /// Upper-cased encoding name (`VP8`, `H264`, `OPUS`, `RTX`).
         public var encoding: String = ""
+        /// The RTP clock rate from `a=rtpmap` (90000 for video).
         public var clockRate: Int = 0
+        /// The channel count from `a=rtpmap`, if given (audio).
         public var channels: Int?
         /// `a=fmtp` parameters, keys lower-cased.
         public var parameters: [String: String] = [:]
@@ -46,17 +50,21 @@ public struct SDPMediaDescription: Sendable, Equatable {
 
     /// `video`, `audio`, `application`.
     public var kind: String
+    /// The m-line's port; 0 means the section was rejected (or is bundle-only).
     public var port: Int
+    /// The transport protocol (`UDP/TLS/RTP/SAVPF`).
     public var proto: String
     /// Payload types in the m-line's order (preference order).
     public var formats: [Format]
     /// `sendrecv`, `sendonly`, `recvonly`, `inactive`.
     public var direction = "sendrecv"
+    /// The section's `a=mid`, if it has one.
     public var mid: String?
     /// Header extensions: id → URI.
     public var extensions: [Int: String] = [:]
     /// `a=ssrc:` ids, in order of appearance, without duplicates.
     public var ssrcs: [UInt32] = []
+    /// Whether the section has an `a=ssrc-group` line (e.g. `FID` pairing RTX).
     public var hasSSRCGroup = false
     /// `a=msid:` value, if any.
     public var msid: String?

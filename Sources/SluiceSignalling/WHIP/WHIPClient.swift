@@ -6,14 +6,18 @@ import FoundationNetworking
 /// The client side of WHIP and WHEP: POST a complete offer, keep the session URL, DELETE it
 /// at the end.
 public struct WHIPClient: Sendable {
+    /// The WHIP or WHEP endpoint offers are POSTed to.
     public let endpoint: URL
+    /// The bearer token sent with each request (`Authorization: Bearer`), if any.
     public let token: String?
 
     /// What went wrong, in terms a user can act on.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What failed, with what to check.
         public var description: String
     }
 
+    /// A client of `endpoint`, an http(s) URL; throws for anything else.
     public init(endpoint: String, token: String?) throws(Failure) {
         guard let url = URL(string: endpoint), let scheme = url.scheme, ["http", "https"].contains(scheme) else {
             throw Failure(description: "'\(endpoint)' is not an http(s) URL")

@@ -13,17 +13,24 @@ import Foundation
 /// - Wrong content type → `415`; SDP that does not parse → `400`; an offer Sluice cannot serve
 ///   (no audio or video) → `422`.
 public enum WHIP {
+    /// The content type of an offer and an answer.
     public static let sdpType = "application/sdp"
+    /// The content type of a trickle `PATCH` (RFC 8840 SDP fragment).
     public static let trickleType = "application/trickle-ice-sdpfrag"
 
     /// An HTTP error answer.
     public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The HTTP status (400, 401, 415, …).
         public var status: Int
+        /// The body: what is wrong, in words.
         public var message: String
+        /// Headers to send with the answer (e.g. `WWW-Authenticate`).
         public var headers: [String: String]
+        /// An error answer with `status`, `message` and `headers`.
         public init(_ status: Int, _ message: String, headers: [String: String] = [:]) {
             self.status = status; self.message = message; self.headers = headers
         }
+        /// `STATUS: message`.
         public var description: String { "\(status): \(message)" }
     }
 
@@ -68,6 +75,7 @@ public enum WHIP {
         /// Remote candidates (mid, candidate line without `a=`); may be empty with end-of-candidates.
         case candidates([(mid: String?, candidate: String)], endOfCandidates: Bool)
 
+        /// Equal when both carry the same candidates in the same order and the same end flag.
         public static func == (a: Patch, b: Patch) -> Bool {
             switch (a, b) {
             case (.candidates(let x, let ex), .candidates(let y, let ey)):
@@ -140,6 +148,7 @@ public enum WHIP {
 /// RFC 6750 bearer tokens (`Authorization: Bearer <token>`), as every protected Sluice endpoint
 /// checks them.
 public enum BearerToken {
+    /// What `check` decides about a request's `Authorization` header.
     public enum Verdict: Equatable, Sendable {
         /// The configured token.
         case accepted

@@ -1,7 +1,10 @@
 /// An XMPP address (RFC 7622): `local@domain/resource`, each part optional but the domain.
 public struct JID: Sendable, Hashable, CustomStringConvertible {
+    /// The local part (the user), if any.
     public var local: String?
+    /// The domain, lower-cased.
     public var domain: String
+    /// The resource (one connection of the user), if any.
     public var resource: String?
 
     /// Parses `text`; nil when it is not an address (no domain, empty parts, spaces or
@@ -33,6 +36,7 @@ public struct JID: Sendable, Hashable, CustomStringConvertible {
         self.resource = resource
     }
 
+    /// An address from its parts, taken as they are (not checked).
     public init(local: String?, domain: String, resource: String? = nil) {
         self.local = local
         self.domain = domain
@@ -41,8 +45,10 @@ public struct JID: Sendable, Hashable, CustomStringConvertible {
 
     /// The address without its resource.
     public var bare: JID { JID(local: local, domain: domain) }
+    /// Whether the address has no resource.
     public var isBare: Bool { resource == nil }
 
+    /// `local@domain/resource`, without the parts that are missing.
     public var description: String {
         (local.map { $0 + "@" } ?? "") + domain + (resource.map { "/" + $0 } ?? "")
     }

@@ -4,6 +4,7 @@ import Foundation
 /// XEP-0294 header extensions, XEP-0339 sources), XEP-0176 ICE-UDP transports with
 /// XEP-0320 DTLS fingerprints, XEP-0338 BUNDLE groups, and XEP-0343 data channels.
 public enum Jingle {
+    /// Jingle's namespace (XEP-0166).
     public static let namespace = "urn:xmpp:jingle:1"
     static let rtp = "urn:xmpp:jingle:apps:rtp:1"
     static let rtcpFB = "urn:xmpp:jingle:apps:rtp:rtcp-fb:0"
@@ -19,7 +20,9 @@ public enum Jingle {
     /// Who wrote a description: the session's initiator (offer) or responder (answer).
     public enum Role: String, Sendable { case initiator, responder }
 
+    /// A Jingle element that cannot be turned into SDP, or SDP that cannot be written as Jingle.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What is missing or wrong.
         public var description: String
         init(_ description: String) { self.description = description }
     }

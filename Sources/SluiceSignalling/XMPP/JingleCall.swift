@@ -11,17 +11,23 @@ import Synchronization
 /// `unknown-session`, `feature-not-implemented` + `unsupported-info`, `bad-request`,
 /// `unexpected-request` + `out-of-order`, `forbidden` for a caller not on the allow list.
 public final class JingleCall: Sendable {
+    /// Which side this call is: the caller sends `session-initiate`, the callee accepts it.
     public enum Role: Sendable { case caller, callee }
 
+    /// An ICE candidate of one media section.
     public struct Candidate: Sendable, Equatable {
+        /// The section's mid.
         public var mid: String
+        /// The candidate line, without `a=`.
         public var candidate: String
+        /// A candidate `candidate` of section `mid`.
         public init(mid: String, candidate: String) {
             self.mid = mid
             self.candidate = candidate
         }
     }
 
+    /// What the call reports.
     public enum Event: Sendable {
         /// Callee: a `session-initiate` from an allowed peer (already acknowledged).
         case offer(sdp: String, from: JID)
@@ -35,12 +41,17 @@ public final class JingleCall: Sendable {
         case failed(String)
     }
 
+    /// Why a call could not start or a message could not be sent.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, in words.
         public var description: String
+        /// A failure saying `description`.
         public init(_ description: String) { self.description = description }
     }
 
+    /// The logged-in client the call's stanzas go through.
     public let client: XMPPClient
+    /// Whether this side calls or answers.
     public let role: Role
     /// Everything the call reports, in order.
     public let events: AsyncStream<Event>
@@ -261,10 +272,12 @@ public final class JingleCall: Sendable {
 
 /// XEP-0353 Jingle Message Initiation.
 public enum JingleMessage {
+    /// The namespace of `propose`, `proceed`, `reject` and `retract`.
     public static let namespace = "urn:xmpp:jingle-message:0"
 }
 
 /// XEP-0166's error conditions.
 public enum JingleErrors {
+    /// The namespace of Jingle's application error conditions (`unknown-session`, `out-of-order`, …).
     public static let namespace = "urn:xmpp:jingle:errors:1"
 }

@@ -5,12 +5,16 @@ import Foundation
 /// binding: the first message, the proof for the server's challenge, and the check of the
 /// server's signature (which proves the server knew the password too).
 public struct SCRAM: Sendable {
+    /// The SASL mechanism: SCRAM-SHA-1 or SCRAM-SHA-256 (raw values are the mechanism names).
     public enum Hash: String, Sendable { case sha1 = "SCRAM-SHA-1", sha256 = "SCRAM-SHA-256" }
 
+    /// A challenge or a server signature that fails the exchange.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the server's message.
         public var description: String
     }
 
+    /// The mechanism in use.
     public let hash: Hash
     private let user: String
     private let password: String
@@ -20,6 +24,7 @@ public struct SCRAM: Sendable {
     /// Iteration counts above this are refused (a hostile server could ask for billions).
     public static let maxIterations = 1_000_000
 
+    /// An exchange for `user` with `password`; `clientNonce` is random unless given (tests).
     public init(hash: Hash, user: String, password: String, clientNonce: String? = nil) {
         self.hash = hash
         self.user = user

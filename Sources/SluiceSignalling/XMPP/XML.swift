@@ -9,13 +9,18 @@ public enum XML {
     /// An element: its local name, its namespace (resolved, inherited from the parent when
     /// not declared), its attributes in document order, its child elements and its text.
     public struct Element: Sendable, Equatable, CustomStringConvertible {
+        /// The local name.
         public var name: String
+        /// The resolved namespace, if any.
         public var namespace: String?
+        /// The attributes other than namespace declarations, in document order.
         public var attributes: [(name: String, value: String)]
+        /// The child elements, in order.
         public var children: [Element]
         /// The element's character data (XMPP elements hold text or children, not both).
         public var text: String
 
+        /// An element called `name` in `namespace`, with these attributes, children and text.
         public init(_ name: String, namespace: String? = nil, attributes: [(String, String)] = [],
                     children: [Element] = [], text: String = "") {
             self.name = name
@@ -25,6 +30,7 @@ public enum XML {
             self.text = text
         }
 
+        /// Equal in name, namespace, children, text and attributes (in order).
         public static func == (a: Element, b: Element) -> Bool {
             a.name == b.name && a.namespace == b.namespace && a.children == b.children && a.text == b.text
                 && a.attributes.count == b.attributes.count
@@ -62,12 +68,15 @@ public enum XML {
             return out + "</\(name)>"
         }
 
+        /// The element serialized as XML text.
         public var description: String { serialized() }
     }
 
     /// Why a text is not an acceptable XML element.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the text.
         public var description: String
+        /// An error saying `description`.
         public init(_ description: String) { self.description = description }
     }
 

@@ -7,7 +7,9 @@ import Synchronization
 /// TLS), resource binding and initial presence. Then it sends stanzas, matches IQ answers
 /// to requests, and hands every other stanza to `stanzas`.
 public final class XMPPClient: Sendable {
+    /// Who logs in, where, and how the stream is protected.
     public struct Configuration: Sendable {
+        /// When the stream uses TLS.
         public enum TLS: String, Sendable, CaseIterable {
             /// STARTTLS when the server offers it, a plain stream (SCRAM only) otherwise.
             case offered
@@ -16,16 +18,20 @@ public final class XMPPClient: Sendable {
         }
         /// Who logs in; a resource, if given, is asked for when binding.
         public var jid: JID
+        /// The account's password.
         public var password: String
         /// Where to connect (default: the JID's domain).
         public var host: String
+        /// The server's client port (5222).
         public var port: Int
+        /// Whether STARTTLS is required or used when offered.
         public var tls: TLS
         /// PEM file of the certificates to trust for the server (default: the system's).
         public var trustRoots: String?
         /// Bound on connecting and on each step of logging in, in seconds.
         public var timeout: Double
 
+        /// A configuration for `jid`; the host defaults to the JID's domain.
         public init(jid: JID, password: String, host: String? = nil, port: Int = 5222, tls: TLS = .offered,
                     trustRoots: String? = nil, timeout: Double = 10) {
             self.jid = jid
@@ -40,7 +46,9 @@ public final class XMPPClient: Sendable {
 
     /// Why logging in or the stream failed, in words a user can act on.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, with what to check.
         public var description: String
+        /// A failure saying `description`.
         public init(_ description: String) { self.description = description }
     }
 
@@ -224,12 +232,20 @@ public final class XMPPClient: Sendable {
 
 /// The namespaces the client stream uses.
 public enum XMPPNamespace {
+    /// Client-to-server stanzas.
     public static let client = "jabber:client"
+    /// The stream element's prefix (`stream:`).
     public static let stream = "http://etherx.jabber.org/streams"
+    /// STARTTLS.
     public static let tls = "urn:ietf:params:xml:ns:xmpp-tls"
+    /// SASL authentication.
     public static let sasl = "urn:ietf:params:xml:ns:xmpp-sasl"
+    /// Resource binding.
     public static let bind = "urn:ietf:params:xml:ns:xmpp-bind"
+    /// The legacy session establishment some servers still announce.
     public static let session = "urn:ietf:params:xml:ns:xmpp-session"
+    /// Stanza error conditions.
     public static let stanzas = "urn:ietf:params:xml:ns:xmpp-stanzas"
+    /// Stream error conditions.
     public static let streams = "urn:ietf:params:xml:ns:xmpp-streams"
 }

@@ -7,6 +7,7 @@
 /// as are stanzas over `maxStanzaBytes` and nesting over `maxDepth`, so a hostile server
 /// costs bounded memory.
 public struct XMPPFramer: Sendable {
+    /// A piece of the stream, as it completes.
     public enum Part: Sendable, Equatable {
         /// `<stream:stream …>` as sent (its text, for parsing stanzas in its context).
         case streamOpened(header: String, attributes: [String: String])
@@ -18,11 +19,15 @@ public struct XMPPFramer: Sendable {
 
     /// A stream that breaks XMPP's XML rules; `condition` is the RFC 6120 stream error.
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The RFC 6120 stream error condition (`not-well-formed`, `policy-violation`, …).
         public var condition: String
+        /// What was wrong, in words.
         public var description: String
     }
 
+    /// The largest stanza accepted, in bytes.
     public var maxStanzaBytes: Int
+    /// The deepest element nesting accepted.
     public var maxDepth: Int
     private var buffer: [UInt8] = []
     /// Where scanning resumes in `buffer`.
@@ -31,6 +36,7 @@ public struct XMPPFramer: Sendable {
     private var stanzaStart: Int?
     private var streamName: String?
 
+    /// A framer with these bounds.
     public init(maxStanzaBytes: Int = 256 * 1024, maxDepth: Int = 48) {
         self.maxStanzaBytes = maxStanzaBytes
         self.maxDepth = maxDepth
