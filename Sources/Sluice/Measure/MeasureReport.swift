@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `sluice measure` reports for one run.
-public struct MeasureReport: Sendable, Codable, Equatable {
+public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     /// Latency over one second of the run.
     public struct Second: Sendable, Codable, Equatable {
         public var t: Int
@@ -94,7 +94,7 @@ public struct MeasureReport: Sendable, Codable, Equatable {
             lines.append("  start-up       first frame after \(ms(s.time_to_first_frame_ms))\((s.steps ?? []).dtlsKeyWaitNote), \(ms(s.first_frame_age_ms)) old; "
                 + "p99 \(ms(s.whole_run_p99_ms)) whole run, \(ms(s.steady_p99_ms)) after the first \(String(format: "%.0f", s.settle_s)) s")
             if let steps = s.steps, !steps.isEmpty {
-                lines.append("                 " + steps.map { String(format: "%@ %.0f", $0.step as NSString, $0.at_ms) }.joined(separator: ", ") + " ms")
+                lines.append("                 " + SummaryText.steps(steps))
             }
         } else {
             lines.append("  first frame    " + ms(time_to_first_frame_ms))
@@ -122,16 +122,11 @@ public struct MeasureReport: Sendable, Codable, Equatable {
             lines.append(name("unaccounted") + String(format: "                          mean %5.1f ms", u.mean_ms)
                 + "  (latency mean − the stages' means" + (u.includes.map { "; includes the \($0)" } ?? "") + ")")
         }
-        lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds, duration_s > 0 ? cpu_seconds / duration_s * 100 : 0))
+        lines.append(SummaryText.cpuLine(seconds: cpu_seconds, over: duration_s))
         lines.append(String(format: "  peak memory    %.0f MiB", peak_memory_mib))
         return lines.joined(separator: "\n")
     }
 
-    public func json() throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try e.encode(self)
-    }
 
     /// Per-second latency from samples.
     static func perSecond(_ samples: [LatencyRecorder.Sample], duration: Double) -> [Second] {

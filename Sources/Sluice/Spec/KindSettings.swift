@@ -21,3 +21,19 @@ public struct AnyKindSettings: Sendable, Equatable {
     public init(_ value: any KindSettings) { self.value = value }
     public static func == (a: AnyKindSettings, b: AnyKindSettings) -> Bool { a.value.isEqual(to: b.value) }
 }
+
+/// Which kind a capture or a sink is (`Role`: `CaptureSpec` or `SinkSpec`, so the two are
+/// distinct types), and what its own keys said.
+public struct KindChoice<Role>: Sendable, Equatable {
+    /// The kind's name in pipeline files.
+    public let name: String
+    /// What the kind's own keys said (nil: it has none).
+    public let settings: AnyKindSettings?
+    public init(name: String, settings: (any KindSettings)? = nil) {
+        self.name = name; self.settings = settings.map(AnyKindSettings.init)
+    }
+    /// The kind's settings, if they are of type `type`.
+    public func settings<S: KindSettings>(as type: S.Type) -> S? { settings?.value as? S }
+    /// The same kind with settings free of source positions.
+    public var positionFree: KindChoice { KindChoice(name: name, settings: settings?.value.positionFree) }
+}

@@ -234,17 +234,7 @@ public struct CaptureSpec: Sendable, Equatable {
     /// Which capture kind (`capture.kind`; `gst` for a launch fragment) and what its own keys
     /// said. Each kind's file (`Capture/`) defines its constructor: `.test`, `.camera(device:)`,
     /// `.file(uri:loop:)`, `.gst(_:)`, `.swift(name:settings:)`.
-    public struct Kind: Sendable, Equatable {
-        public let name: String
-        public let settings: AnyKindSettings?
-        public init(name: String, settings: (any KindSettings)? = nil) {
-            self.name = name; self.settings = settings.map(AnyKindSettings.init)
-        }
-        /// The kind's settings, if they are of type `type`.
-        public func settings<S: KindSettings>(as type: S.Type) -> S? { settings?.value as? S }
-        /// The same kind with settings free of source positions.
-        public var positionFree: Kind { Kind(name: name, settings: settings?.value.positionFree) }
-    }
+    public typealias Kind = KindChoice<CaptureSpec>
     public var kind: Kind
     /// Video: videotestsrc `pattern` (e.g. smpte, ball, snow). Default smpte.
     public var pattern: String
@@ -452,17 +442,7 @@ public struct SinkSpec: Sendable, Equatable {
     /// Which sink kind (`sink.kind`; `gst` for a launch fragment) and what its own keys said.
     /// Each kind's file (`Sink/`) defines its constructor: `.stats`, `.null`, `.display`,
     /// `.file(path:container:encode:)`, `.gst(_:)`.
-    public struct Kind: Sendable, Equatable {
-        public let name: String
-        public let settings: AnyKindSettings?
-        public init(name: String, settings: (any KindSettings)? = nil) {
-            self.name = name; self.settings = settings.map(AnyKindSettings.init)
-        }
-        /// The kind's settings, if they are of type `type`.
-        public func settings<S: KindSettings>(as type: S.Type) -> S? { settings?.value as? S }
-        /// The same kind with settings free of source positions.
-        public var positionFree: Kind { Kind(name: name, settings: settings?.value.positionFree) }
-    }
+    public typealias Kind = KindChoice<SinkSpec>
     public var kind: Kind
     public var location: SourceLocation?
     public init(kind: Kind = .stats, location: SourceLocation? = nil) {

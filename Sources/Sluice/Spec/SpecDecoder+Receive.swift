@@ -6,16 +6,7 @@ extension SpecDecoder {
     static let decodeKeys = ["element", "properties"]
 
     mutating func decodeReceive(_ entry: SpecEntry, transport: TransportSpec) -> Side<ReceiveBranchSpec> {
-        var side = Side<ReceiveBranchSpec>(key: entry)
-        guard let map = mapping(entry) else { return side }
-        checkKeys(map, allowed: Self.sideKeys, context: "in receive")
-        for media in MediaKind.allCases {
-            guard let branch = map.entry(media.rawValue) else { continue }
-            side.present[media] = branch.keyLocation
-            let decoded = decodeReceiveBranch(branch, media: media)
-            if media == .video { side.video = decoded } else { side.audio = decoded }
-        }
-        return side
+        decodeSide(entry, name: "receive") { decoder, branch, media in decoder.decodeReceiveBranch(branch, media: media) }
     }
 
     mutating func decodeReceiveBranch(_ entry: SpecEntry, media: MediaKind) -> ReceiveBranchSpec? {

@@ -6,13 +6,19 @@ extension SpecDecoder {
     static let sendBranchKeys = ["capture", "filters", "encode", "send"]
 
     mutating func decodeSend(_ entry: SpecEntry) -> Side<SendBranchSpec> {
-        var side = Side<SendBranchSpec>(key: entry)
+        decodeSide(entry, name: "send") { decoder, branch, media in decoder.decodeSendBranch(branch, media: media) }
+    }
+
+    /// `send:` or `receive:`: a `video` and an `audio` branch, each decoded by `branch`.
+    mutating func decodeSide<Branch>(_ entry: SpecEntry, name: String,
+                                     branch decodeBranch: (inout SpecDecoder, SpecEntry, MediaKind) -> Branch?) -> Side<Branch> {
+        var side = Side<Branch>(key: entry)
         guard let map = mapping(entry) else { return side }
-        checkKeys(map, allowed: Self.sideKeys, context: "in send")
+        checkKeys(map, allowed: Self.sideKeys, context: "in \(name)")
         for media in MediaKind.allCases {
             guard let branch = map.entry(media.rawValue) else { continue }
             side.present[media] = branch.keyLocation
-            let decoded = decodeSendBranch(branch, media: media)
+            let decoded = decodeBranch(&self, branch, media)
             if media == .video { side.video = decoded } else { side.audio = decoded }
         }
         return side

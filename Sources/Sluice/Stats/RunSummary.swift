@@ -45,7 +45,7 @@ public struct LiveStats: Sendable {
 }
 
 /// What a run delivered; written by `--report` as JSON.
-public struct RunSummary: Sendable, Codable, Equatable {
+public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
     public struct SendVideo: Sendable, Codable, Equatable {
         /// Frames out of the capture stage.
         public var captured: Int
@@ -188,7 +188,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
         lines.append("  first frame    " + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) + (start_up_steps ?? []).dtlsKeyWaitNote }
                                                    ?? "never"))
         if let steps = start_up_steps, !steps.isEmpty {
-            lines.append("  start-up       " + steps.map { String(format: "%@ %.0f", $0.step as NSString, $0.at_ms) }.joined(separator: ", ") + " ms")
+            lines.append("  start-up       " + SummaryText.steps(steps))
         }
         lines.append(String(format: "  network        %.0f kbit/s, %d packets lost, rtt %@", network.bitrate_kbps,
                             network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
@@ -209,17 +209,10 @@ public struct RunSummary: Sendable, Codable, Equatable {
             if let why = s.ended_by_peer { line += ", ended by the other side (\(why))" }
             lines.append(line)
         }
-        lines.append(String(format: "  cpu            %.2f s (%.0f%% of one core)", cpu_seconds,
-                            duration_s > 0 ? cpu_seconds / duration_s * 100 : 0))
+        lines.append(SummaryText.cpuLine(seconds: cpu_seconds, over: duration_s))
         return lines.joined(separator: "\n")
     }
 
-    /// Pretty JSON with stable key order.
-    public func json() throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try e.encode(self)
-    }
 }
 
 /// CPU seconds used by this process so far (user + system).
