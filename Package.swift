@@ -132,7 +132,9 @@ let package = Package(
                 "SluiceBuiltInPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Not Sources/sluice: it and Sources/Sluice are one folder on a case-insensitive disk.
+            path: "Sources/SluiceCLI"
         ),
         // Benchmarks (Benchmarks/README in the main README): filter cost against C and GStreamer.
         .target(name: "BenchCFilters", dependencies: ["CGStreamer"], path: "Benchmarks/CFilters"),
