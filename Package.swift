@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "SluiceServer",
             dependencies: [
-                "Sluice", "SluiceSignalling", "SluiceControlAPI", "GStreamer",
+                "Sluice", "SluiceSignalling", "SluiceControlAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
