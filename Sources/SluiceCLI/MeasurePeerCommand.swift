@@ -3,7 +3,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import GStreamer
 import Logging
 import Sluice
 import SluiceServer

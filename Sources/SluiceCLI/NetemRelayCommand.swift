@@ -1,12 +1,10 @@
 import ArgumentParser
-import CGStreamerShim
 import Foundation
-import GStreamer
 import Sluice
 
 /// The impairing router of `sluice measure --netem` on kernels without netem: attaches to a
-/// TUN device in the middle namespace and sends every packet back after the impairment.
-/// Started by `sluice measure`; hidden from help.
+/// TUN device in the middle namespace and sends every packet back after the impairment
+/// (`TUNRelay`). Started by `sluice measure`; hidden from help.
 struct NetemRelay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "netem-relay", abstract: "Delay/drop packets through a TUN device (started by `sluice measure --netem`).",
@@ -20,31 +18,21 @@ struct NetemRelay: AsyncParsableCommand {
     func run() async throws {
         let schedule: ImpairmentSchedule
         do { schedule = try ImpairmentSchedule.parse(netem) } catch { throw ValidationError(error.description) }
-        let fd = sluice_tun_attach(tun)
-        guard fd >= 0 else {
-            printError("error: cannot attach to TUN device \(tun): \(String(cString: strerror(-fd)))")
-            throw ExitCode(3)
-        }
-        let relay = ImpairmentRelay(fd: fd, schedule: schedule, seed: seed)
-        relay.start()
         let stop = StopFlag()
         let signals = SignalTrap(stop: stop)
         defer { signals.cancel() }
-        // SIGUSR1 (from the measuring receiver, when its clock starts) starts the schedule over.
-        signal(SIGUSR1, SIG_IGN)
-        let restart = DispatchSource.makeSignalSource(signal: SIGUSR1)
-        restart.setEventHandler { relay.restartSchedule() }
-        restart.resume()
-        defer { restart.cancel() }
-        printLine("relay: ready")
-        var step = 0
-        while !stop.isSet {
-            try await Task.sleep(for: .milliseconds(100))
-            let now = relay.counts.step
-            if now != step { step = now; printLine("relay: step \(now + 1): \(schedule.steps[now].text)") }
+        let totals: TUNRelay.Totals
+        do {
+            totals = try await TUNRelay(tun: tun, schedule: schedule, seed: seed).run(stop: stop) { event in
+                switch event {
+                case .ready: printLine("relay: ready")
+                case .step(let index, let text): printLine("relay: step \(index + 1): \(text)")
+                }
+            }
+        } catch let e as TUNDevice.AttachError {
+            printError("error: \(e)")
+            throw ExitCode(3)
         }
-        relay.stop()
-        let c = relay.counts
-        printLine("relay: \(c.forwarded) forwarded, \(c.dropped) dropped, \(c.duplicated) duplicated, \(c.overflowed) over the queue limit")
+        printLine("relay: \(totals.forwarded) forwarded, \(totals.dropped) dropped, \(totals.duplicated) duplicated, \(totals.overflowed) over the queue limit")
     }
 }
