@@ -5,13 +5,16 @@ import SluiceServer
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the signalling server: AppRTC-compatible rooms over HTTP and WebSocket.",
+        abstract: "Serve WHEP streams and WHIP ingest, AppRTC rooms, the camera API, the control API and /metrics over HTTP.",
         discussion: """
-        Binds 127.0.0.1:8443 by default. Rooms: POST /join/<room>, WebSocket /ws, \
-        POST /message/<room>/<client>, POST /leave/<room>/<client>; GET /status.json. \
-        With --pipeline, each file's send section is served to WHEP viewers at \
-        POST /whep/<name> (one encoder per stream, however many viewers); GET /streams.json lists them. \
-        GET /metrics (Prometheus), /healthz and /readyz; SIGTERM drains (--drain-timeout).
+        Binds 127.0.0.1:8443 by default. With --pipeline, each file's send section is served to \
+        WHEP viewers at POST /whep/<name> (one encoder per stream, however many viewers); \
+        GET /streams.json lists them. With --receive or --relay, WHIP publishers post to \
+        /whip/<name>. Rooms: POST /join/<room>, WebSocket /ws, POST /message/<room>/<client>, \
+        POST /leave/<room>/<client>; GET /status.json. The camera API at \
+        POST /enterprises/<project>/devices/<command>; the control API at /api/v1 \
+        (/openapi.yaml). GET /metrics (Prometheus), /healthz and /readyz; SIGTERM drains \
+        (--drain-timeout).
         """)
 
     @Option(help: "Address to listen on.")
