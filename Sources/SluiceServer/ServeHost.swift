@@ -4,7 +4,7 @@ import Sluice
 import SluiceSignalling
 
 /// Everything `sluice serve` runs in one process, wired together: the served streams (WHEP),
-/// the WHIP receivers and relay, the HTTP server (`SignallingServer`: rooms, camera API,
+/// the WHIP receivers and relay, the HTTP server (`SluiceHTTPServer`: rooms, camera API,
 /// control API, `/metrics`), the local-network advertisement, the companion runs and the
 /// Cast receiver. Runs until the server has drained after SIGTERM, then stops the rest.
 ///
@@ -144,17 +144,17 @@ extension ServeHost {
     }
 
     /// The HTTP server, its swift-metrics bootstrapped into its registry.
-    func makeServer(directory: StreamDirectory, receivers: [WHIPIngest.Receiver], recipe: WebRTCRecipe) throws -> SignallingServer {
+    func makeServer(directory: StreamDirectory, receivers: [WHIPIngest.Receiver], recipe: WebRTCRecipe) throws -> SluiceHTTPServer {
         let o = options
         let adminTokens = o.adminTokens.isEmpty ? (o.token.map { [$0] } ?? []) : o.adminTokens
         let access = ControlAPIAccess(adminTokens: adminTokens, viewerTokens: o.viewerTokens, publicRead: o.publicRead)
         if let folder = o.pipelinesFolder, !FileManager.default.fileExists(atPath: folder) {
             throw Failure(kind: .usage, description: "--pipelines-dir \(folder) does not exist")
         }
-        let configuration = SignallingServer.Configuration(host: o.host, port: o.port, token: o.token, stun: o.stun, turn: o.turn,
+        let configuration = SluiceHTTPServer.Configuration(host: o.host, port: o.port, token: o.token, stun: o.stun, turn: o.turn,
                                                            tls: o.tls, control: access, pipelinesFolder: o.pipelinesFolder)
         if o.relay { report(.info("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>")) }
-        let server = SignallingServer(configuration: configuration, directory: directory, receivers: receivers,
+        let server = SluiceHTTPServer(configuration: configuration, directory: directory, receivers: receivers,
                                       relayAddresses: o.relay ? [o.host] : nil, webrtc: recipe, cameraLifetime: o.cameraLifetime)
         server.metrics.bootstrapSwiftMetrics()
         report(.info("sluice serve: listening on \(o.tls == nil ? "http" : "https")://\(o.host):\(o.port); control API at /api/v1 (/openapi.yaml)"))
