@@ -36,8 +36,9 @@ public struct ServeHost {
         public var cameraLifetime: Double = 300
         /// Seconds SIGTERM waits for sessions to finish.
         public var drainTimeout: Double = 10
-        /// Control API tokens (admin defaults to `token`), and whether anyone may read it.
+        /// Control API tokens that may change pipelines (default: `token`) and that may read.
         public var adminTokens: [String] = [], viewerTokens: [String] = []
+        /// Whether anyone may read the control API without a token.
         public var publicRead = false
         /// Seconds between readings of each viewer's WebRTC statistics; 0: none.
         public var viewerStatsInterval: Double = 5

@@ -17,7 +17,14 @@ public struct TUNRelay: Sendable {
     /// What the relay did: packets forwarded, dropped, duplicated, and dropped because the
     /// queue held `limit` packets already.
     public struct Totals: Sendable, Equatable {
-        public var forwarded = 0, dropped = 0, duplicated = 0, overflowed = 0
+        /// Packets written back (each copy of a duplicated one counts).
+        public var forwarded = 0
+        /// Packets dropped by the loss probability.
+        public var dropped = 0
+        /// Packets sent more than once.
+        public var duplicated = 0
+        /// Packets dropped because `limit` packets already waited.
+        public var overflowed = 0
     }
 
     /// The TUN device's name.
