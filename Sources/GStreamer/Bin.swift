@@ -4,8 +4,8 @@ import CGStreamerShim
 /// A GstBin: a container of elements.
 ///
 /// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
-open class Bin: Element, @unchecked Sendable {
-    open override class var staticType: GType { gst_bin_get_type() }
+public class Bin: Element, @unchecked Sendable {
+    package override class var staticType: GType { gst_bin_get_type() }
     var bin: UnsafeMutablePointer<GstBin> { pointer.assumingMemoryBound(to: GstBin.self) }
 
     /// A new empty bin.
@@ -94,7 +94,7 @@ open class Bin: Element, @unchecked Sendable {
 ///
 /// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 public final class Pipeline: Bin, @unchecked Sendable {
-    public override class var staticType: GType { gst_pipeline_get_type() }
+    package override class var staticType: GType { gst_pipeline_get_type() }
     public convenience init(name: String? = nil) {
         Gst.initialize()
         self.init(full: UnsafeMutableRawPointer(gst_pipeline_new(name)))

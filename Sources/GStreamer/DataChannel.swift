@@ -10,7 +10,7 @@ import CGStreamerShim
 /// `@unchecked Sendable` for the reasons given on `Object`: GstWebRTCDataChannel guards its
 /// state with its own lock, and the wrapper holds only the immutable pointer.
 public final class DataChannel: Object, @unchecked Sendable {
-    public override class var staticType: GType { gst_webrtc_data_channel_get_type() }
+    package override class var staticType: GType { gst_webrtc_data_channel_get_type() }
     /// GstWebRTCDataChannel is an incomplete type to Swift.
     private var channel: OpaquePointer { OpaquePointer(pointer) }
 

@@ -32,8 +32,8 @@ public enum StateChangeResult: Sendable, Equatable {
 /// A GstElement.
 ///
 /// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
-open class Element: Object, @unchecked Sendable {
-    open override class var staticType: GType { sluice_type_element() }
+public class Element: Object, @unchecked Sendable {
+    package override class var staticType: GType { sluice_type_element() }
 
     var element: UnsafeMutablePointer<GstElement> { pointer.assumingMemoryBound(to: GstElement.self) }
 
@@ -156,7 +156,7 @@ open class Element: Object, @unchecked Sendable {
         return gst_clock_get_time(clock)
     }
 
-    open override var description: String { "\(factoryName ?? typeName) '\(name)'" }
+    public override var description: String { "\(factoryName ?? typeName) '\(name)'" }
 }
 
 // MARK: Playback position

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import CGStreamer
 import CGStreamerShim
 
@@ -110,10 +111,10 @@ public final class Bus: Object, @unchecked Sendable {
     public func messages() -> AsyncStream<Message> {
         let bus = self
         return AsyncStream { continuation in
-            let stop = StopFlag()
-            continuation.onTermination = { _ in stop.set() }
+            let stop = BusReadStop()
+            continuation.onTermination = { _ in stop.flag.store(true, ordering: .releasing) }
             let thread = Thread {
-                while !stop.isSet {
+                while !stop.flag.load(ordering: .acquiring) {
                     if let m = bus.pop(timeout: 100_000_000) { continuation.yield(m) }
                 }
                 continuation.finish()
@@ -155,4 +156,9 @@ private let busSyncTrampoline: GstBusSyncHandler = { _, message, data in
 private let busHandlerDestroy: GDestroyNotify = { data in
     guard let data else { return }
     Unmanaged<BusHandlerBox>.fromOpaque(data).release()
+}
+
+/// Set when the consumer of `Bus.messages()` stops iterating; the reading thread then ends.
+private final class BusReadStop: Sendable {
+    let flag = Atomic<Bool>(false)
 }

@@ -11,19 +11,19 @@ import CGStreamerShim
 /// this wrapper exposes (elements, pads, buses) guards its own state with the object lock,
 /// which is what lets GStreamer call them from its streaming threads. The Swift wrapper
 /// itself holds only the immutable pointer.
-open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
+public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The GObject pointer (never null while the wrapper lives).
-    public let pointer: UnsafeMutableRawPointer
+    package let pointer: UnsafeMutableRawPointer
 
     /// Adopts a reference the caller owns (transfer full); a floating reference is sunk.
-    public required init(full pointer: UnsafeMutableRawPointer) {
+    package required init(full pointer: UnsafeMutableRawPointer) {
         Gst.initialize()
         self.pointer = pointer
         if g_object_is_floating(pointer) != 0 { g_object_ref_sink(pointer) }
     }
 
     /// Takes a new reference to an object owned by someone else (transfer none).
-    public required init(none pointer: UnsafeMutableRawPointer) {
+    package required init(none pointer: UnsafeMutableRawPointer) {
         Gst.initialize()
         self.pointer = pointer
         g_object_ref(pointer)
@@ -37,7 +37,7 @@ open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     public var typeName: String { String(cString: sluice_object_type_name(pointer)) }
 
     /// The object's GType.
-    public var gType: GType {
+    package var gType: GType {
         pointer.assumingMemoryBound(to: GTypeInstance.self).pointee.g_class!.pointee.g_type
     }
 
@@ -46,10 +46,10 @@ open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     public static func == (a: Object, b: Object) -> Bool { a.pointer == b.pointer }
     public func hash(into h: inout Hasher) { h.combine(pointer) }
-    open var description: String { "\(typeName)@\(pointer)" }
+    public var description: String { "\(typeName)@\(pointer)" }
 
     /// The GType every instance of this wrapper class must have (or derive from).
-    open class var staticType: GType { sluice_type_object() }
+    package class var staticType: GType { sluice_type_object() }
 
     /// This object as wrapper `T` if its GType is `T.staticType` or derives from it.
     public func cast<T: Object>(to: T.Type) -> T? {
@@ -57,7 +57,7 @@ open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Wraps a borrowed pointer as `T`, checking its type first.
-    public static func wrap<T: Object>(none pointer: UnsafeMutableRawPointer?, as: T.Type) -> T? {
+    package static func wrap<T: Object>(none pointer: UnsafeMutableRawPointer?, as: T.Type) -> T? {
         guard let pointer else { return nil }
         let type = pointer.assumingMemoryBound(to: GTypeInstance.self).pointee.g_class!.pointee.g_type
         return g_type_is_a(type, T.staticType) != 0 ? T(none: pointer) : nil
@@ -74,7 +74,7 @@ open class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     public func hasProperty(_ name: String) -> Bool { paramSpec(name) != nil }
 
     /// The GType of a property's values, or nil if there is no such property.
-    public func propertyType(_ name: String) -> GType? {
+    package func propertyType(_ name: String) -> GType? {
         paramSpec(name).map { sluice_param_spec_value_type($0) }
     }
 

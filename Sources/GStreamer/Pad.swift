@@ -5,7 +5,7 @@ import CGStreamerShim
 ///
 /// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 public final class Pad: Object, @unchecked Sendable {
-    public override class var staticType: GType { sluice_type_pad() }
+    package override class var staticType: GType { sluice_type_pad() }
     var pad: UnsafeMutablePointer<GstPad> { pointer.assumingMemoryBound(to: GstPad.self) }
 
     public enum Direction: Sendable { case unknown, src, sink }

@@ -10,7 +10,7 @@ public struct SignalArguments: ~Copyable {
     public let count: Int
 
     /// Raw access to argument `i`.
-    public func raw(_ i: Int) -> UnsafePointer<GValue>? {
+    package func raw(_ i: Int) -> UnsafePointer<GValue>? {
         guard let values, i >= 0, i < count else { return nil }
         return values + i
     }
@@ -28,7 +28,7 @@ public struct SignalArguments: ~Copyable {
 
 /// Identifies a connected handler so it can be disconnected.
 public struct SignalHandlerID: Sendable, Hashable {
-    public let raw: gulong
+    package let raw: gulong
 }
 
 /// The Swift side of a GClosure: the handler, kept alive until GLib finalizes the closure.

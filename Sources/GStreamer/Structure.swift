@@ -57,7 +57,7 @@ public final class Structure: @unchecked Sendable, CustomStringConvertible {
     public func has(_ field: String) -> Bool { gst_structure_has_field(raw, field) != 0 }
 
     /// A field's raw value, borrowed from the structure.
-    public func rawValue(_ field: String) -> UnsafePointer<GValue>? { gst_structure_get_value(raw, field) }
+    package func rawValue(_ field: String) -> UnsafePointer<GValue>? { gst_structure_get_value(raw, field) }
 
     /// A field converted to `T` (numeric widths are converted), or nil.
     public func get<T: ValueConvertible>(_ field: String, as: T.Type = T.self) -> T? {

@@ -24,7 +24,7 @@ public struct VideoFrameRef: ~Copyable {
 /// `@unchecked Sendable`: the pointer is only used for MT-safe GStreamer calls (posting
 /// messages and errors), and the element outlives every call made through the handle.
 public struct ElementHandle: @unchecked Sendable {
-    public let pointer: UnsafeMutableRawPointer
+    package let pointer: UnsafeMutableRawPointer
 
     /// The element's name.
     public var name: String { Element.objectName(pointer) }

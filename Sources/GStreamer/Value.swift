@@ -17,7 +17,7 @@ public final class Value {
     var raw = GValue()
 
     /// An empty GValue of the given type.
-    public init(type: GType) {
+    package init(type: GType) {
         g_value_init(&raw, type)
     }
 
@@ -28,14 +28,14 @@ public final class Value {
     }
 
     /// A copy of a borrowed GValue.
-    public init(copying other: UnsafePointer<GValue>) {
+    package init(copying other: UnsafePointer<GValue>) {
         g_value_init(&raw, sluice_value_type(other))
         g_value_copy(other, &raw)
     }
 
     deinit { g_value_unset(&raw) }
 
-    public var type: GType { withUnsafePointer(to: &raw) { sluice_value_type($0) } }
+    package var type: GType { withUnsafePointer(to: &raw) { sluice_value_type($0) } }
 
     /// The value as `T`, transforming between compatible types (int ↔ uint, enum → int, …).
     public func get<T: ValueConvertible>(_: T.Type = T.self) -> T? {
@@ -43,7 +43,7 @@ public final class Value {
     }
 
     /// Reads `T` from a borrowed GValue, transforming if the types differ.
-    public static func read<T: ValueConvertible>(_ value: UnsafePointer<GValue>) -> T? {
+    package static func read<T: ValueConvertible>(_ value: UnsafePointer<GValue>) -> T? {
         let from = sluice_value_type(value)
         if from == T.gType || g_type_is_a(from, T.gType) != 0 { return T.load(from: value) }
         guard g_value_type_transformable(from, T.gType) != 0 else { return nil }
@@ -70,13 +70,13 @@ public final class Value {
     }
 
     /// Parses `string` into a GValue of `type` the way gst-launch parses property values.
-    public static func deserialize(_ string: String, as type: GType) -> Value? {
+    package static func deserialize(_ string: String, as type: GType) -> Value? {
         let v = Value(type: type)
         return gst_value_deserialize(&v.raw, string) != 0 ? v : nil
     }
 
     /// Human name of a GType (`gint`, `GstVideoFlipMethod`).
-    public static func typeName(_ type: GType) -> String {
+    package static func typeName(_ type: GType) -> String {
         g_type_name(type).map { String(cString: $0) } ?? "unknown"
     }
 }

@@ -11,7 +11,7 @@ import SluiceSignalling
 /// Google's error JSON. The middleware adds `WWW-Authenticate` to a `401` when the refusal
 /// has none.
 ///
-/// `SignallingServer.router()` puts every route that hands out media or session data behind
+/// `SluiceHTTPServer.router()` puts every route that hands out media or session data behind
 /// one of these; handlers do not check tokens themselves.
 public struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     public enum Refusal: Sendable, Equatable {

@@ -1,5 +1,4 @@
 import Foundation
-import GStreamer
 import Hummingbird
 import Logging
 import OpenAPIHummingbird

@@ -9,7 +9,7 @@ import XCTest
 /// `--token` over every route the server registers, taken from the router itself: a route
 /// added later is walked too, and fails here unless it is protected or deliberately public.
 final class AuthenticationTests: XCTestCase {
-    /// The routes anyone may call, token or not (`SignallingServer.router()` says why). Adding
+    /// The routes anyone may call, token or not (`SluiceHTTPServer.router()` says why). Adding
     /// a route here is a security decision.
     static let publicRoutes: Set<String> = [
         "GET /",
@@ -41,12 +41,12 @@ final class AuthenticationTests: XCTestCase {
 
     private static let token = "s3cret"
 
-    private static func server(token: String?) -> SignallingServer {
-        SignallingServer(configuration: .init(host: "127.0.0.1", port: 0, token: token))
+    private static func server(token: String?) -> SluiceHTTPServer {
+        SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0, token: token))
     }
 
     /// Every registered route as (description, method, a URI that matches it).
-    private static func routes(_ server: SignallingServer) -> [(name: String, method: HTTPRequest.Method, uri: String)] {
+    private static func routes(_ server: SluiceHTTPServer) -> [(name: String, method: HTTPRequest.Method, uri: String)] {
         let samples = ["room": "r1", "client": "c1", "stream": "cam", "name": "pub", "session": "s1",
                        "project": "p", "command": "server:executeCommand", "side": "send", "media": "video",
                        "index": "0", "label": "chat"]

@@ -43,7 +43,7 @@ final class CameraServerTests: XCTestCase {
 
     func testGenerateExtendStopAndExpiry() async throws {
         let hub = try hub()
-        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub], cameraLifetime: 3)
+        let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub], cameraLifetime: 3)
         let uri = "/enterprises/p1/devices/cam1:executeCommand"
         try await server.application().test(.live) { client in
             // Generate: the answer, an expiry, a session id; media flows.
@@ -87,7 +87,7 @@ final class CameraServerTests: XCTestCase {
     }
 
     func testCameraErrorsUseTheAPIsShape() async throws {
-        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [try hub()])
+        let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [try hub()])
         try await server.application().test(.live) { client in
             let cases: [(String, ByteBuffer, HTTPResponse.Status, String)] = [
                 ("/enterprises/p/devices/cam1:executeCommand", ByteBuffer(string: "{"), .badRequest, "INVALID_ARGUMENT"),

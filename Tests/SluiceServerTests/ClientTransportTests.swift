@@ -10,7 +10,7 @@ import XCTest
 /// in one process.
 final class ClientTransportTests: XCTestCase {
     func testRoomClientsJoinRelayAndLeave() async throws {
-        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0))
+        let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0))
         try await server.application().test(.live) { client in
             let base = "http://127.0.0.1:\(try XCTUnwrap(client.port))"
             let first = try await AppRTCClient.join(server: base, room: "r1")
@@ -71,7 +71,7 @@ final class ClientTransportTests: XCTestCase {
             encode: { codec: vp8, bitrate: 400 }
         """, file: "cam1.yaml")
         let hub = try StreamHub(spec: hubSpec, iceAddresses: ["127.0.0.1"])
-        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub], cameraLifetime: 2)
+        let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub], cameraLifetime: 2)
         try await server.application().test(.live) { client in
             let port = try XCTUnwrap(client.port)
             let spec = try PipelineLoader(environment: [:]).load(yaml: """

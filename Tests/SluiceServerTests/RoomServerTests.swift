@@ -9,7 +9,7 @@ import XCTest
 /// Rooms over real HTTP and WebSocket connections (a live server on 127.0.0.1; the suite
 /// runs in a loopback-only namespace).
 final class RoomServerTests: XCTestCase {
-    private func server() -> SignallingServer { SignallingServer(configuration: .init(host: "127.0.0.1", port: 0)) }
+    private func server() -> SluiceHTTPServer { SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) }
 
     private static func object(_ buffer: ByteBuffer) throws -> [String: Any] {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(String(buffer: buffer).utf8)) as? [String: Any])

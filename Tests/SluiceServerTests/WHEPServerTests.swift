@@ -78,7 +78,7 @@ final class WHEPServerTests: XCTestCase {
         do {
             let hub = try hub()
             weakHub = hub
-            let server = SignallingServer(streams: [hub])
+            let server = SluiceHTTPServer(streams: [hub])
             XCTAssertTrue(server.metrics.render().contains("sluice_stream_viewers{stream=\"cam\"}"))
         }
         XCTAssertNil(weakHub, "the stream (and its playing pipeline) outlived its server")
@@ -86,7 +86,7 @@ final class WHEPServerTests: XCTestCase {
 
     func testViewersPlayAServedPipelineSharingOneEncoder() async throws {
         let hub = try hub()
-        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0, stun: ["stun://127.0.0.1:3478"]), streams: [hub])
+        let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0, stun: ["stun://127.0.0.1:3478"]), streams: [hub])
         try await server.application().test(.live) { client in
             let list = try await client.execute(uri: "/streams.json", method: .get)
             XCTAssertTrue(String(buffer: list.body).contains(#""name":"cam""#))
@@ -143,7 +143,7 @@ final class WHEPServerTests: XCTestCase {
     }
 
     func testBadRequestsGetWHIPStatuses() async throws {
-        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0, token: "s3cret"), streams: [try hub()])
+        let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0, token: "s3cret"), streams: [try hub()])
         try await server.application().test(.live) { client in
             let offer = "v=0\r\no=- 1 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=recvonly\r\na=rtpmap:96 VP8/90000\r\n"
             func post(_ uri: String, _ type: String, _ body: String, token: String? = "s3cret") async throws -> HTTPResponse.Status {
@@ -167,7 +167,7 @@ final class WHEPServerTests: XCTestCase {
     /// the shared encoder keeps going, and a good viewer afterwards plays.
     func testHostileOffersGet4xxAndChangeNothing() async throws {
         let hub = try hub()
-        let server = SignallingServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub])
+        let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub])
         let head = "v=0\r\no=- 1 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\n"
         let media = "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\na=mid:0\r\na=recvonly\r\na=rtcp-mux\r\n"
             + "a=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\na=setup:actpass\r\n"

@@ -8,7 +8,6 @@
 #include <gst/gst.h>
 #include <gst/webrtc/webrtc.h>
 #include "SluiceElements.h"
-#include "SluiceTun.h"
 
 GType sluice_type_boolean(void);
 GType sluice_type_int(void);

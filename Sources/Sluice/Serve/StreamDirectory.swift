@@ -79,7 +79,7 @@ public final class StreamDirectory: Sendable {
         return hub
     }
 
-    /// Lists a stream built elsewhere (`SignallingServer(streams:)`).
+    /// Lists a stream built elsewhere (`SluiceHTTPServer(streams:)`).
     public func adopt(_ hub: StreamHub, source: String) throws(AddError) {
         let added = entries.withLock { e -> Bool in
             guard e[hub.name] == nil else { return false }

@@ -1,5 +1,4 @@
 import Foundation
-import GStreamer
 import Sluice
 
 /// One pipeline as the control API sees it.

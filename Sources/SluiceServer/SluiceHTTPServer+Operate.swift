@@ -8,7 +8,7 @@ import UnixSignals
 
 /// Operating the server: `/healthz` and `/readyz` for probes, `/metrics` for Prometheus,
 /// and the graceful drain on SIGTERM.
-extension SignallingServer {
+extension SluiceHTTPServer {
     /// `GET /healthz`: the process answers. `GET /readyz`: every served pipeline plays and
     /// the server takes sessions (503 while draining). Both are public, for orchestrators'
     /// probes, and say no more than that.
@@ -109,7 +109,7 @@ extension SignallingServer {
 /// SIGINT (Ctrl-C, the group's own graceful shutdown) ends the sessions at once — still as
 /// their DELETE would, so recordings are finalized.
 struct DrainService: Service {
-    let server: SignallingServer
+    let server: SluiceHTTPServer
     let timeout: Double
     let logger: Logger
 

@@ -8,7 +8,7 @@ import SluiceSignalling
 /// WHEP: viewers play the server's pipelines. `POST /whep/<stream>` with an SDP offer →
 /// `201 Created`, `Location: /whep/<stream>/<session>`, `ETag`, the complete answer;
 /// `PATCH` on the session adds trickled candidates; `DELETE` ends it.
-extension SignallingServer {
+extension SluiceHTTPServer {
     static let maxSDPBytes = 256 * 1024
 
     func addWHEPRoutes(to router: Routes) {

@@ -1,19 +1,20 @@
 import ArgumentParser
 import Foundation
-import Logging
 import Sluice
-import SluiceSignalling
 import SluiceServer
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the signalling server: AppRTC-compatible rooms over HTTP and WebSocket.",
+        abstract: "Serve WHEP streams and WHIP ingest, AppRTC rooms, the camera API, the control API and /metrics over HTTP.",
         discussion: """
-        Binds 127.0.0.1:8443 by default. Rooms: POST /join/<room>, WebSocket /ws, \
-        POST /message/<room>/<client>, POST /leave/<room>/<client>; GET /status.json. \
-        With --pipeline, each file's send section is served to WHEP viewers at \
-        POST /whep/<name> (one encoder per stream, however many viewers); GET /streams.json lists them. \
-        GET /metrics (Prometheus), /healthz and /readyz; SIGTERM drains (--drain-timeout).
+        Binds 127.0.0.1:8443 by default. With --pipeline, each file's send section is served to \
+        WHEP viewers at POST /whep/<name> (one encoder per stream, however many viewers); \
+        GET /streams.json lists them. With --receive or --relay, WHIP publishers post to \
+        /whip/<name>. Rooms: POST /join/<room>, WebSocket /ws, POST /message/<room>/<client>, \
+        POST /leave/<room>/<client>; GET /status.json. The camera API at \
+        POST /enterprises/<project>/devices/<command>; the control API at /api/v1 \
+        (/openapi.yaml). GET /metrics (Prometheus), /healthz and /readyz; SIGTERM drains \
+        (--drain-timeout).
         """)
 
     @Option(help: "Address to listen on.")
@@ -114,69 +115,29 @@ struct Serve: AsyncParsableCommand {
         DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
         BuiltInRegistration.ensure()  // Swift filters for pipelines created at run time
-        // One recipe for every webrtcbin the server makes: viewers, publishers and relays all
-        // use --stun, --turn and the DTLS certificate.
-        var recipe = WebRTCRecipe(stun: stun.first, turn: turn)
-        if let dtlsCert {
-            do { recipe.certificate = try DTLSCertificate(certificateFile: dtlsCert, keyFile: dtlsKey) } catch {
-                printError("error: --dtls-cert \(dtlsCert): \(error)")
-                throw ExitCode(2)
-            }
-            printLine("sluice serve: DTLS certificate \(recipe.certificate.keyKind), fingerprint sha-256 \(recipe.certificate.fingerprint)")
-        }
-        var served: [PipelineSpec] = []
-        var viewerLimits = ViewerLimits()
-        viewerLimits.statsInterval = viewerStatsInterval
-        let directory = StreamDirectory(recipe: recipe, defaultAddresses: [host], viewerLimits: viewerLimits)
-        for file in pipelines {
-            let spec = try loadOrExit(file, overrides: [])
-            do { try directory.start(spec, source: file) } catch {
-                printError("error: \(error)")
-                throw ExitCode(3)
-            }
-            printLine("sluice serve: stream '\(spec.name)' from \(file) at /whep/\(spec.name)")
-            served.append(spec)
-        }
-        var receivers: [WHIPIngest.Receiver] = []
-        for file in receivePipelines {
-            let spec = try loadOrExit(file, overrides: [])
-            receivers.append(.init(spec: spec, iceAddresses: spec.transport.ice.addresses.isEmpty ? [host] : spec.transport.ice.addresses))
-            printLine("sluice serve: WHIP publishers to /whip/\(spec.name) go through \(file)")
-        }
-        let tls = cert.flatMap { c in key.map { (certificate: c, key: $0) } }
-        let adminTokens = adminTokens.isEmpty ? (token.map { [$0] } ?? []) : adminTokens
-        let access = ControlAPIAccess(adminTokens: adminTokens, viewerTokens: viewerTokens, publicRead: publicRead)
-        if let pipelinesDir, !FileManager.default.fileExists(atPath: pipelinesDir) {
-            printError("error: --pipelines-dir \(pipelinesDir) does not exist")
-            throw ExitCode(2)
-        }
-        let configuration = SignallingServer.Configuration(host: host, port: port, token: token, stun: stun, turn: turn, tls: tls,
-                                                           control: access, pipelinesFolder: pipelinesDir)
-        if relay { printLine("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>") }
-        let server = SignallingServer(configuration: configuration, directory: directory, receivers: receivers,
-                                      relayAddresses: relay ? [host] : nil, webrtc: recipe, cameraLifetime: cameraLifetime)
-        server.metrics.bootstrapSwiftMetrics()
-        printLine("sluice serve: listening on \(tls == nil ? "http" : "https")://\(host):\(port); control API at /api/v1 (/openapi.yaml)")
-        var lan: MDNSService?
-        if let advertise {
-            do {
-                let service = try await MDNSService.start()
-                let instance = await service.advertise(LANAdvertisement.instance(name: advertise, host: host, port: port, streams: served))
-                printLine("sluice serve: advertised on the local network as '\(instance.name)' (\(LANAdvertisement.serviceType), \(instance.host))")
-                lan = service
-            } catch {
-                printError("warning: cannot advertise on the local network (multicast DNS, UDP 5353): \(error)")
+        let host = ServeHost(options: hostOptions(), load: { try loadOrExit($0, overrides: []) }) { notice in
+            switch notice {
+            case .info(let line): printLine(line)
+            case .warning(let line): printError("warning: \(line)")
             }
         }
-        defer { if let lan { Task { await lan.stop() } } }
-        var companionSpecs: [PipelineSpec] = []
-        for file in companions {
-            let spec = try loadOrExit(file, overrides: [])
-            printLine("sluice serve: running \(file) alongside")
-            companionSpecs.append(spec)
+        do { try await host.run() } catch let failure as ServeHost.Failure {
+            printError("error: \(failure)")
+            throw ExitCode(failure.kind == .usage ? 2 : 3)
         }
-        let companionRuns = companionSpecs.isEmpty ? nil : CompanionRuns(companionSpecs, logger: Logger(label: "sluice.run"))
-        var castReceiver: CastReceiver?
+    }
+
+    /// The options, as `ServeHost` takes them.
+    func hostOptions() -> ServeHost.Options {
+        var o = ServeHost.Options()
+        o.host = host; o.port = port
+        o.pipelines = pipelines; o.receivePipelines = receivePipelines; o.companions = companions
+        o.relay = relay; o.token = token; o.stun = stun; o.turn = turn
+        o.tls = cert.flatMap { c in key.map { (certificate: c, key: $0) } }
+        o.dtlsCertificate = dtlsCert.map { (certificate: $0, key: dtlsKey) }
+        o.cameraLifetime = cameraLifetime; o.drainTimeout = drainTimeout
+        o.adminTokens = adminTokens; o.viewerTokens = viewerTokens; o.publicRead = publicRead
+        o.viewerStatsInterval = viewerStatsInterval; o.pipelinesFolder = pipelinesDir; o.advertise = advertise
         if let cast {
             var options = CastReceiver.Options(name: cast)
             options.host = host
@@ -184,21 +145,8 @@ struct Serve: AsyncParsableCommand {
             options.allow = castAllow
             // Checked in validate().
             if let size = CastReceiver.Options.dimensions(castSize) { (options.width, options.height) = size }
-            do {
-                let receiver = try await CastReceiver.start(options, logger: Logger(label: "sluice.cast"))
-                printLine("sluice serve: Cast receiver '\(cast)' on TLS port \(receiver.server.port)\(receiver.instance.map { " (_googlecast._tcp, \($0.host))" } ?? ""); plays into channel \(options.channel)")
-                castReceiver = receiver
-            } catch {
-                printError("error: cannot start the Cast receiver on port \(castPort): \(error)")
-                throw ExitCode(2)
-            }
+            o.cast = options
         }
-        do { try await server.run(drainTimeout: drainTimeout) } catch let e as TLSFileError {
-            printError("error: \(e)")
-            throw ExitCode(2)
-        }
-        await castReceiver?.stop()
-        await companionRuns?.stop()
-        await lan?.stop()
+        return o
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import GStreamer
 import Logging
 import Sluice
 import SluiceServer
@@ -51,7 +50,7 @@ struct MeasurePeer: AsyncParsableCommand {
         let half = try MeasurePlan.sendHalf(spec)
         let timer = StageTimer()
         let hub = try StreamHub(spec: half, iceAddresses: [address], stageTimer: timer)
-        let server = SignallingServer(configuration: .init(host: address, port: port), streams: [hub])
+        let server = SluiceHTTPServer(configuration: .init(host: address, port: port), streams: [hub])
         printLine("measure-peer: serving /whep/\(half.name) on \(address):\(port)")
         let (timeline, sampler) = BitrateTimeline.sampling(hub)
         try await server.run()

@@ -9,13 +9,16 @@ import Sluice
 import SluiceSignalling
 import Synchronization
 
-/// `sluice serve`: the HTTP and WebSocket server. It hosts AppRTC-compatible rooms, with
-/// `POST /join/<room>`, WebSocket `/ws`, `POST /message/<room>/<client>` and
-/// `POST /leave/<room>/<client>`, plus a status document at `/status.json`.
+/// `sluice serve`'s HTTP and WebSocket server: WHEP viewers of the served streams
+/// (`+WHEP`), WHIP publishers and the relay (`+WHIP`), AppRTC-compatible rooms
+/// (`POST /join/<room>`, WebSocket `/ws`, `POST /message/<room>/<client>`,
+/// `POST /leave/<room>/<client>`, `/status.json`), the camera API (`+Camera`), the control
+/// API at `/api/v1` (`+Control`), `/metrics`, `/healthz` and `/readyz` (`+Operate`) and the
+/// page (`+Page`). `ServeHost` wires it together with the rest of `sluice serve`.
 ///
 /// The rooms' rules live in `SluiceSignalling.RoomRegistry`; this type only carries them
 /// over HTTP and WebSocket.
-public struct SignallingServer: Sendable {
+public struct SluiceHTTPServer: Sendable {
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int

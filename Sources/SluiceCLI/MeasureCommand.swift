@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GStreamer
 import Logging
 import Sluice
 

@@ -6,7 +6,7 @@ import OpenAPIRuntime
 import Sluice
 import SluiceControlAPI
 
-extension SignallingServer {
+extension SluiceHTTPServer {
     /// The control API under `/api/v1` (`ControlAPIAccess` decides who may do what) and its
     /// OpenAPI document at `/openapi.yaml` (public: it describes, it holds no data).
     func addControlRoutes(to router: Router<BasicWebSocketRequestContext>) {

@@ -47,7 +47,7 @@ struct CameraExpiryService: Service {
     }
 }
 
-extension SignallingServer {
+extension SluiceHTTPServer {
     func addCameraRoutes(to router: Routes) {
         let streams = streams, cameras = cameras, drain = drain
         router.post("/enterprises/:project/devices/:command") { request, context -> Response in

@@ -4,7 +4,7 @@ import HummingbirdWebSocket
 
 /// The web page at `GET /` (see `WebPage`), and the list of WHIP receivers it shows,
 /// `GET /receivers.json`: `[{"name": ..., "whip": "/whip/<name>"}]`.
-extension SignallingServer {
+extension SluiceHTTPServer {
     /// The page itself: public, it holds no data (everything it shows, it fetches with the
     /// token typed into it).
     func addPageRoutes(to router: Routes) {

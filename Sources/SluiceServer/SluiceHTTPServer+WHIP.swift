@@ -104,7 +104,7 @@ public final class WHIPIngest: Sendable {
 
     func start(_ name: String, offer: String) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
         if receivers[name] == nil, let relayAddresses {
-            guard SignallingServer.validRoom(name) else { throw WHIP.HTTPError(400, "stream names are 1 to 128 letters, digits, '-' or '_'") }
+            guard SluiceHTTPServer.validRoom(name) else { throw WHIP.HTTPError(400, "stream names are 1 to 128 letters, digits, '-' or '_'") }
             return try await startRelay(name, offer: offer, addresses: relayAddresses)
         }
         guard let r = receivers[name] else { throw WHIP.HTTPError(404, "no receive pipeline named '\(name)'") }
@@ -191,7 +191,7 @@ public final class WHIPIngest: Sendable {
     }
 }
 
-extension SignallingServer {
+extension SluiceHTTPServer {
     func addWHIPRoutes(to router: Routes) {
         let ingest = ingest, configuration = configuration
         let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
