@@ -223,6 +223,18 @@ public struct SluiceHTTPServer: Sendable {
             return Self.json(#"{"camera_sessions":\#(cameras.count),"clients":\#(c.clients),"rooms":\#(c.rooms),"sockets":\#(sockets.value)}"#)
         }
 
+        addRoomSocket(to: router)
+    }
+
+    /// A room socket's place: the room and client it registered as.
+    private struct RoomMembership {
+        var room: String
+        var client: String
+    }
+
+    /// `/ws`: the AppRTC room socket (register, then send), one writer per socket.
+    private func addRoomSocket(to router: Routes) {
+        let rooms = rooms, sockets = sockets
         router.ws("/ws") { _, _ in
             .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
@@ -235,45 +247,51 @@ public struct SluiceHTTPServer: Sendable {
                 group.addTask {
                     for await text in outbox { try await outbound.write(.text(text)) }
                 }
-                var registered: (room: String, client: String)?
+                var membership: RoomMembership?
                 do {
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .text(let text) = message else {
                             post.yield(AppRTC.error("binary frames are not part of the protocol"))
                             continue
                         }
-                        switch AppRTC.command(from: text) {
-                        case .failure(let e):
-                            post.yield(AppRTC.error(e.message))
-                        case .success(.register(let room, let client)):
-                            if registered != nil {
-                                post.yield(AppRTC.error(RoomRegistry.Failure.alreadyRegistered.description))
-                                continue
-                            }
-                            do {
-                                try rooms.register(room: room, client: client) { post.yield($0) }
-                                registered = (room, client)
-                            } catch let e as RoomRegistry.Failure {
-                                post.yield(AppRTC.error(e.description))
-                            }
-                        case .success(.send(let msg)):
-                            guard let r = registered else {
-                                post.yield(AppRTC.error(RoomRegistry.Failure.notRegistered.description))
-                                continue
-                            }
-                            do { try rooms.send(room: r.room, from: r.client, message: msg, requireRegistered: true) } catch let e as RoomRegistry.Failure {
-                                post.yield(AppRTC.error(e.description))
-                            }
-                        }
+                        Self.handleRoomCommand(text, rooms: rooms, membership: &membership, post: post)
                     }
                 } catch {
                     // A broken connection ends the loop like a close does.
                 }
                 // The socket is gone (closed, or the client vanished): leave, so the other
                 // peer gets `bye` and the room does not keep a ghost.
-                if let r = registered { rooms.leave(room: r.room, client: r.client) }
+                if let m = membership { rooms.leave(room: m.room, client: m.client) }
                 post.finish()
                 group.cancelAll()
+            }
+        }
+    }
+
+    /// One text frame of a room socket: `register` (once), then `send`; errors go back on it.
+    private static func handleRoomCommand(_ text: String, rooms: RoomRegistry, membership: inout RoomMembership?,
+                                          post: AsyncStream<String>.Continuation) {
+        switch AppRTC.command(from: text) {
+        case .failure(let e):
+            post.yield(AppRTC.error(e.message))
+        case .success(.register(let room, let client)):
+            guard membership == nil else {
+                post.yield(AppRTC.error(RoomRegistry.Failure.alreadyRegistered.description))
+                return
+            }
+            do {
+                try rooms.register(room: room, client: client) { post.yield($0) }
+                membership = RoomMembership(room: room, client: client)
+            } catch {
+                post.yield(AppRTC.error(error.description))
+            }
+        case .success(.send(let msg)):
+            guard let m = membership else {
+                post.yield(AppRTC.error(RoomRegistry.Failure.notRegistered.description))
+                return
+            }
+            do { try rooms.send(room: m.room, from: m.client, message: msg, requireRegistered: true) } catch {
+                post.yield(AppRTC.error(error.description))
             }
         }
     }
