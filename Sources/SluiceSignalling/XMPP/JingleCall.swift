@@ -77,7 +77,13 @@ public final class JingleCall: Sendable {
         var refused: [String: Int] = [:]
     }
 
-    /// - Parameter allow: bare JIDs that may call (nil: anyone). Only used by a callee.
+    /// A call of `role` over `client`.
+    ///
+    /// - Parameters:
+    ///   - client: The logged-in XMPP client the call's stanzas go through.
+    ///   - role: Whether this side calls (`caller`) or answers (`callee`).
+    ///   - allow: Bare JIDs that may call (nil: anyone). Only used by a callee.
+    ///   - logger: Where the call logs its steps.
     public init(client: XMPPClient, role: Role, allow: [JID]? = nil, logger: Logger = Logger(label: "sluice.jingle")) {
         self.client = client
         self.role = role

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the DocC archives of the library targets whose API is fully documented
+# (SluiceFilterKit, SluiceSignalling) with the swift-docc-plugin, warnings as errors, and
+# checks that no public declaration of them lacks a /// comment (Scripts/undocumented.py).
+# The archives land in .build/plugins/Swift-DocC/outputs/TARGET.doccarchive (not committed);
+# docs/api.md tells how to look at them.
+#
+#   Scripts/generate-docs.sh [TARGET ...]     (default: SluiceFilterKit SluiceSignalling)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(SluiceFilterKit SluiceSignalling)
+paths=()
+for t in "${targets[@]}"; do paths+=("Sources/$t"); done
+Scripts/undocumented.py --check --summary "${paths[@]}"
+args=()
+for t in "${targets[@]}"; do args+=(--target "$t"); done
+swift package generate-documentation "${args[@]}" --warnings-as-errors
+for t in "${targets[@]}"; do
+  archive=.build/plugins/Swift-DocC/outputs/$t.doccarchive
+  [ -d "$archive" ] || { echo "generate-docs.sh: no archive at $archive" >&2; exit 1; }
+  echo "generate-docs.sh: $archive"
+done
