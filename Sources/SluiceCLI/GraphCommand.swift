@@ -13,17 +13,13 @@ struct Graph: AsyncParsableCommand {
         transports connect as `sluice run` would.
         """)
 
-    @Argument(help: "The pipeline file.")
-    var file: String
+    @OptionGroup var pipeline: PipelineFileOptions
 
     @Option(name: .shortAndLong, help: "Write the picture here: .svg (needs Graphviz's dot) or .dot.")
     var output: String?
 
     @Option(help: "Longest time to play the file before the graph is taken.")
     var seconds: Double = 5
-
-    @Option(name: .customLong("set"), help: "Override a value: dotted.path=value (repeatable).")
-    var overrides: [String] = []
 
     @OptionGroup var global: GlobalOptions
 
@@ -36,7 +32,7 @@ struct Graph: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
-        let spec = try loadOrExit(file, overrides: overrides)
+        let spec = try pipeline.load()
         let picture: PipelineGraph.Picture
         do { picture = try await PipelineGraph.capture(spec, seconds: seconds, logger: Logger(label: "sluice")) } catch {
             printError("error: \(error)")

@@ -7,14 +7,14 @@ struct Measure: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure glass-to-glass latency, loss and cost of a pipeline file.",
         discussion: """
-        Runs FILE with a framestamp writer right after capture and a reader right before the \
+        Runs FILE (a loopback file with send.video and receive.video) with a framestamp writer \
+        right after capture and a reader right before the \
         sink (inserted unless the file places them), and reports latency p50/p95/p99/max, \
         frames stamped, read back, lost, duplicated and out of order, delivered fps, encoder \
         bitrate, CPU, peak memory and time to first frame.
         """)
 
-    @Argument(help: "The pipeline file (YAML): a loopback file with send.video and receive.video.")
-    var file: String
+    @OptionGroup var pipeline: PipelineFileOptions
 
     @Option(help: "Seconds to measure.")
     var duration: Double = 10
@@ -27,9 +27,6 @@ struct Measure: AsyncParsableCommand {
 
     @Option(help: "Draw latency over time and its histogram into this SVG file.")
     var plot: String?
-
-    @Option(name: .customLong("set"), help: "Override a value: dotted.path=value (repeatable).")
-    var overrides: [String] = []
 
     @Flag(help: "Print only the summary, no progress lines.")
     var quiet = false
@@ -62,7 +59,7 @@ struct Measure: AsyncParsableCommand {
     func run() async throws {
         DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
-        let spec = try loadOrExit(file, overrides: overrides)
+        let spec = try pipeline.load()
         let stop = StopFlag()
         let signals = SignalTrap(stop: stop)
         defer { signals.cancel() }
@@ -71,7 +68,7 @@ struct Measure: AsyncParsableCommand {
             let report: MeasureReport
             if processes == 2 {
                 _ = try MeasurePlan.instrument(spec)  // the same checks, before any namespace exists
-                report = try await TwoProcessMeasure(file: file, overrides: overrides, duration: duration, warmup: warmup, netem: netem,
+                report = try await TwoProcessMeasure(file: pipeline.file, overrides: pipeline.overrides, duration: duration, warmup: warmup, netem: netem,
                                                      schedule: netemSchedule, quiet: quiet)
                     .run(spec: spec, stop: stop)
             } else {

@@ -8,17 +8,13 @@ struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a pipeline file, printing live statistics each second.")
 
-    @Argument(help: "The pipeline file (YAML).")
-    var file: String
+    @OptionGroup var pipeline: PipelineFileOptions
 
     @Option(help: "Stop after this many seconds (default: run until Ctrl-C).")
     var duration: Double?
 
     @Option(help: "Write the summary as JSON to this path.")
     var report: String?
-
-    @Option(name: .customLong("set"), help: "Override a value: dotted.path=value (repeatable).")
-    var overrides: [String] = []
 
     @Flag(help: "Print only the summary, no live lines.")
     var quiet = false
@@ -49,7 +45,7 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
-        let spec = try loadOrExit(file, overrides: overrides)
+        let spec = try pipeline.load()
         let stop = StopFlag()
         let signals = SignalTrap(stop: stop)
         defer { signals.cancel() }
@@ -57,7 +53,7 @@ struct Run: AsyncParsableCommand {
         let runner = PipelineRun(spec: spec, logger: Logger(label: "sluice"))
         let quiet = quiet
         let watcher = watch ? Task {
-            await PipelineWatcher(path: file, overrides: overrides, loader: makeLoader(), run: runner).watch { report in
+            await PipelineWatcher(path: pipeline.file, overrides: pipeline.overrides, loader: makeLoader(), run: runner).watch { report in
                 switch report {
                 case .applied(let parts): printLine("watch: applied \(parts.joined(separator: ", ")) without restarting")
                 case .needsRestart(let parts):

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceFilterKit
 
 /// Network conditions for a measurement, in `tc netem` words: `delay 40ms [10ms]`,
 /// `loss 2%`, `duplicate 1%`, `reorder 25%`, `rate 1mbit`, `limit 100`. The kernel's netem
@@ -101,7 +102,7 @@ public struct Impairment: Sendable, Equatable {
 
     /// How a packet of `bytes` leaves: when (ns from now) each copy is due, or nil when it
     /// is lost. `random` decides loss, duplication, reordering and jitter.
-    func fate(random: inout SplitMix) -> (reordered: Bool, delaysNs: [UInt64])? {
+    func fate(random: inout SplitMix64) -> (reordered: Bool, delaysNs: [UInt64])? {
         if lossPercent > 0, random.unit() * 100 < lossPercent { return nil }
         if reorderPercent > 0, random.unit() * 100 < reorderPercent { return (true, [0]) }
         var copies = [delayNanos(&random)]
@@ -109,7 +110,7 @@ public struct Impairment: Sendable, Equatable {
         return (false, copies)
     }
 
-    private func delayNanos(_ random: inout SplitMix) -> UInt64 {
+    private func delayNanos(_ random: inout SplitMix64) -> UInt64 {
         let jitter = jitterMs > 0 ? (random.unit() * 2 - 1) * jitterMs : 0
         return UInt64(max(0, delayMs + jitter) * 1_000_000)
     }
@@ -196,7 +197,7 @@ public final class ImpairmentRelay: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [(due: UInt64, packet: [UInt8])] = []
     private var stopped = false
-    private var random: SplitMix
+    private var random: SplitMix64
     /// When the schedule's clock started (monotonic ns), and when the link is next free.
     private var scheduleStart: UInt64
     private var linkFreeAt: UInt64 = 0
@@ -208,7 +209,7 @@ public final class ImpairmentRelay: @unchecked Sendable {
     }
 
     public init(fd: Int32, schedule: ImpairmentSchedule, seed: UInt64) {
-        self.fd = fd; self.schedule = schedule; random = SplitMix(seed: seed)
+        self.fd = fd; self.schedule = schedule; random = SplitMix64(seed: seed)
         scheduleStart = Self.now()
     }
 
@@ -306,19 +307,4 @@ public final class ImpairmentRelay: @unchecked Sendable {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
-}
-
-/// SplitMix64: a small, seedable generator (reproducible loss patterns).
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

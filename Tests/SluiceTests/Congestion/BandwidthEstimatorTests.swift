@@ -1,3 +1,4 @@
+import SluiceFilterKit
 import XCTest
 @testable import Sluice
 
@@ -11,7 +12,7 @@ final class BandwidthEstimatorTests: XCTestCase {
         var loss = 0.0
         var oneWayNs: UInt64 = 20_000_000
         var freeAtNs: UInt64 = 0
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
 
         /// When the packet arrives, or nil when the queue is full or the link loses it.
         mutating func carry(bytes: Int, sentNs: UInt64) -> UInt64? {
@@ -216,7 +217,7 @@ final class BandwidthEstimatorTests: XCTestCase {
     /// numbers, arrivals before sending. The target never leaves its limits.
     func testGarbageFeedbackStaysWithinLimits() {
         var e = BandwidthEstimator(limits: BitrateLimits(min: 300_000, start: 1_000_000, max: 2_500_000))
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         var now: UInt64 = 1_000_000_000
         for _ in 0..<3000 {
             let n = Int(rng.next() % 60)
