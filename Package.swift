@@ -140,6 +140,11 @@ let package = Package(
             name: "sluice-filter-bench",
             dependencies: ["Sluice", "SluiceBuiltInPlugins", "GStreamer", "SluiceFilterKit", "BenchCFilters"],
             path: "Benchmarks/FilterBench"),
+        // Fixtures more than one test target uses (Tests/SluiceTestSupport): the repository
+        // and built-binary locators, process running, loopback-only network namespaces, the
+        // throwaway Prosody and Janus servers, RGB recordings. Foundation and XCTest only, so
+        // a test target below the library (SluiceSignallingTests) takes no GStreamer with it.
+        .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
         .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling"]),
