@@ -147,7 +147,7 @@ let package = Package(
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
-        .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling"]),
+        .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling", "SluiceTestSupport"]),
         .testTarget(
             name: "SluiceServerTests",
             dependencies: [
