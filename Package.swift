@@ -160,6 +160,6 @@ let package = Package(
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins", "SluiceTestSupport"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
-        .testTarget(name: "SluiceCLITests", dependencies: ["sluice"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"]),
     ]
 )
