@@ -148,9 +148,14 @@ let package = Package(
             name: "sluice-filter-bench",
             dependencies: ["Sluice", "SluiceBuiltInPlugins", "GStreamer", "SluiceFilterKit", "BenchCFilters"],
             path: "Benchmarks/FilterBench"),
+        // Fixtures more than one test target uses (Tests/SluiceTestSupport): the repository
+        // and built-binary locators, process running, loopback-only network namespaces, the
+        // throwaway Prosody and Janus servers, RGB recordings. Foundation and XCTest only, so
+        // a test target below the library (SluiceSignallingTests) takes no GStreamer with it.
+        .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
-        .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling"]),
+        .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling", "SluiceTestSupport"]),
         .testTarget(
             name: "SluiceServerTests",
             dependencies: [
@@ -161,8 +166,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins"]),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins", "SluiceTestSupport"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
-        .testTarget(name: "SluiceCLITests", dependencies: ["sluice"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"]),
     ]
 )

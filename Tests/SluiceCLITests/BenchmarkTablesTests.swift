@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// The benchmark tables (docs/benchmarks.md, and the README's headline) are generated from `Benchmarks/results-*.json`
@@ -6,7 +7,7 @@ import XCTest
 final class BenchmarkTablesTests: XCTestCase {
     private func check(readme: String? = nil) throws -> CLIResult {
         try CLI.execute(URL(fileURLWithPath: "/usr/bin/python3"),
-                        ["\(CLI.root.path)/Scripts/bench-tables.py", "--check"] + (readme.map { ["--readme", $0] } ?? []),
+                        ["\(Repository.root.path)/Scripts/bench-tables.py", "--check"] + (readme.map { ["--readme", $0] } ?? []),
                         env: [:], timeout: 60, reportPath: nil)
     }
 
@@ -18,7 +19,7 @@ final class BenchmarkTablesTests: XCTestCase {
 
     /// The check can fail: a copy of docs/benchmarks.md with one figure changed by hand is caught.
     func testAFigureTypedIntoATableIsCaught() throws {
-        let text = try String(contentsOf: CLI.root.appendingPathComponent("docs/benchmarks.md"), encoding: .utf8)
+        let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/benchmarks.md"), encoding: .utf8)
         let start = try XCTUnwrap(text.range(of: "<!-- table:latency-floor -->"))
         let figure = try XCTUnwrap(text.range(of: #"\| glass-to-glass p50 \| [0-9.]+ ms"#, options: .regularExpression,
                                               range: start.upperBound..<text.endIndex))

@@ -1,20 +1,20 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 extension CLI {
-    /// Debian's Chromium and its driver, and the selenium virtual environment `Scripts/install.sh` makes.
+    /// Debian's Chromium and its driver (selenium is in the virtual environment, `Repository.python`).
     static let chromium = "/usr/bin/chromium", chromedriver = "/usr/bin/chromedriver"
-    static var browserPython: String { root.appendingPathComponent(".venv/bin/python").path }
 
     /// Fails the test unless Chromium, chromedriver and selenium are installed. Never skips:
     /// CI installs them, so their absence is a broken setup, not a reason to pass.
     static func requireBrowserTools() throws {
         var missing: [String] = []
         for path in [chromium, chromedriver] where !FileManager.default.isExecutableFile(atPath: path) { missing.append(path) }
-        if !FileManager.default.isExecutableFile(atPath: browserPython) {
-            missing.append(browserPython)
+        if !FileManager.default.isExecutableFile(atPath: Repository.python) {
+            missing.append(Repository.python)
         } else {
-            let r = try execute(URL(fileURLWithPath: browserPython), ["-c", "import selenium"], env: [:], timeout: 30, reportPath: nil)
+            let r = try execute(URL(fileURLWithPath: Repository.python), ["-c", "import selenium"], env: [:], timeout: 30, reportPath: nil)
             if r.status != 0 { missing.append("selenium in .venv") }
         }
         if !missing.isEmpty { throw BrowserToolsMissing(missing: missing) }
@@ -32,11 +32,10 @@ extension CLI {
     /// `/whip.json` to stdout, and stops the server. The result's status is the client's.
     static func runClientWithServer(serve serveArgs: [String], port: Int, client: String,
                                     env: [String: String] = [:], timeout: Double = 150) throws -> CLIResult {
-        let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
         let script = """
         ip link set lo up
         URL=http://127.0.0.1:\(port); export URL
-        "$SLUICE" serve --port \(port) \(q(serveArgs)) >&2 &
+        "$SLUICE" serve --port \(port) \(Shell.quote(serveArgs)) >&2 &
         server=$!
         # Wait (bounded) until the server answers.
         i=0; until curl -s -m 1 -o /dev/null "$URL/status.json"; do
@@ -50,8 +49,8 @@ extension CLI {
         kill -INT $server; wait $server
         exit $status
         """
-        return try execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                           env: env.merging(["SLUICE": binary.path, "PYTHON": browserPython]) { a, _ in a },
+        return try execute(inNamespace: script,
+                           env: env.merging(["SLUICE": binary.path, "PYTHON": Repository.python]) { a, _ in a },
                            timeout: timeout, reportPath: nil)
     }
 

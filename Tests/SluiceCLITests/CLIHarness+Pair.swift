@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// Two `sluice run` processes meeting through `sluice serve`, all three in one
@@ -14,9 +15,8 @@ extension CLI {
     /// `sluice run second…` together; stops the server when both ended.
     static func runPairWithServer(serve serveArgs: [String], port: Int, first: [String], second: [String],
                                   firstInput: String = "", env: [String: String] = [:], timeout: Double = 120) throws -> PairResult {
-        let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
         let start = """
-        "$SLUICE" serve --port \(port) \(q(serveArgs)) >/dev/null 2>&1 &
+        "$SLUICE" serve --port \(port) \(Shell.quote(serveArgs)) >/dev/null 2>&1 &
         server=$!
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
         """
@@ -37,20 +37,19 @@ extension CLI {
         defer {
             for p in [reports.0, reports.1, outs.0, outs.1, input] { try? FileManager.default.removeItem(atPath: p) }
         }
-        let q = { (a: [String]) in a.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") }
         let script = """
         ip link set lo up
         \(startServer)
-        "$SLUICE" run \(q(first)) --report '\(reports.0)' < '\(input)' > '\(outs.0)' 2> '\(outs.1)' &
+        "$SLUICE" run \(Shell.quote(first)) --report '\(reports.0)' < '\(input)' > '\(outs.0)' 2> '\(outs.1)' &
         first=$!
-        "$SLUICE" run \(q(second)) --report '\(reports.1)'
+        "$SLUICE" run \(Shell.quote(second)) --report '\(reports.1)'
         status=$?
         wait $first
         echo "FIRST-STATUS: $?"
         \(stopServer)
         exit $status
         """
-        let second = try execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let second = try execute(inNamespace: script,
                                  env: env.merging(["SLUICE": binary.path]) { a, _ in a }, timeout: timeout,
                                  reportPath: reports.1)
         let statusLine = second.stdout.components(separatedBy: "\n").last { $0.hasPrefix("FIRST-STATUS: ") }

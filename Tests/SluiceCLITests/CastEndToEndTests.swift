@@ -1,11 +1,12 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// `sluice serve --cast`: a Cast-style receiver driven by pychromecast (PyPI), a sender nobody
 /// here wrote, in a loopback-only namespace with multicast on loopback for discovery.
 final class CastEndToEndTests: XCTestCase {
     private func requireSender() throws {
-        let r = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import pychromecast"], env: [:], timeout: 30, reportPath: nil)
+        let r = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import pychromecast"], env: [:], timeout: 30, reportPath: nil)
         if r.status != 0 { throw XCTSkip("pychromecast is not installed in .venv (Scripts/install.sh installs it)") }
     }
 
@@ -36,7 +37,7 @@ final class CastEndToEndTests: XCTestCase {
         receive:
           video: {sink: {kind: file, path: '\(d)/view.mkv'}}
         """.write(toFile: "\(d)/view.yaml", atomically: true, encoding: .utf8)
-        let root = CLI.root.path
+        let root = Repository.root.path
         let script = """
         ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
         cd '\(root)'
@@ -49,7 +50,7 @@ final class CastEndToEndTests: XCTestCase {
         serve=$!
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18662/status.json && curl -s -m 1 -o /dev/null http://127.0.0.1:18710/; do
           i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
-        '\(CLI.browserPython)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm \\
+        '\(Repository.python)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm \\
           --timeout 15 --hold-until \(d)/viewed > \(d)/sender.out 2> \(d)/sender.err &
         sender=$!
         # While the queued item plays, a WHEP viewer records what the receiver serves.
@@ -66,7 +67,7 @@ final class CastEndToEndTests: XCTestCase {
         echo "DECODE-STATUS: $?"
         echo "SERVE: $(tr '\\n' ' ' < \(d)/serve.out | cut -c1-600)"
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
         let l = lines(r.stdout)
         XCTAssertEqual(l["SENDER-STATUS"], "0", r.stdout + r.stderr)
@@ -109,14 +110,14 @@ final class CastEndToEndTests: XCTestCase {
         try requireSender()
         let script = """
         ip link set lo up
-        cd '\(CLI.root.path)'
+        cd '\(Repository.root.path)'
         "$SLUICE" serve --port 18663 --pipeline Pipelines/cast-receiver.yaml --cast "Hostile TV" --cast-port 18009 --cast-allow file: > /dev/null 2>&1 &
         serve=$!
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18663/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
-        echo "HOSTILE: $('\(CLI.browserPython)' Tests/Interop/cast/cast_hostile.py 127.0.0.1 18009 --senders 100)"
+        echo "HOSTILE: $('\(Repository.python)' Tests/Interop/cast/cast_hostile.py 127.0.0.1 18009 --senders 100)"
         kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: ["SLUICE": CLI.binary.path], timeout: 120, reportPath: nil)
         let l = lines(r.stdout)
         let got = (l["HOSTILE"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
@@ -145,7 +146,7 @@ final class CastEndToEndTests: XCTestCase {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("cast-run-\(UUID().uuidString.prefix(6))").path
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: d) }
-        let root = CLI.root.path
+        let root = Repository.root.path
         let media = { (colour: String, hz: Int) in
             "gst-launch-1.0 -q videotestsrc num-buffers=300 pattern=\(colour) ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 "
                 + "! webmmux name=m ! filesink location=\(d)/\(colour).webm audiotestsrc num-buffers=500 freq=\(hz) ! audio/x-raw,rate=48000,channels=2 ! opusenc ! m."
@@ -159,7 +160,7 @@ final class CastEndToEndTests: XCTestCase {
           "$SLUICE" run Pipelines/cast-record.yaml --duration 40 --log-level info --report \(d)/run.json > \(d)/run.out 2>&1 &
         run=$!
         i=0; until grep -q 'accepts senders' \(d)/run.out; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
-        cd Tests/Interop/cast && '\(CLI.browserPython)' cast_queue.py "Sluice Run TV" file://\(d)/red.webm file://\(d)/blue.webm --dwell 1.5 > \(d)/queue.out 2> \(d)/queue.err
+        cd Tests/Interop/cast && '\(Repository.python)' cast_queue.py "Sluice Run TV" file://\(d)/red.webm file://\(d)/blue.webm --dwell 1.5 > \(d)/queue.out 2> \(d)/queue.err
         echo "QUEUE-STATUS: $?"
         echo "QUEUE: $(grep '^{' \(d)/queue.out)"
         echo "QUEUE-ERR: $(grep -v 'Failed to determine cast type' \(d)/queue.err | tr '\\n' ' ' | cut -c1-800)"
@@ -167,7 +168,7 @@ final class CastEndToEndTests: XCTestCase {
         echo "RUN: $(grep -v '^ *[0-9.]*s  send' \(d)/run.out | tr '\\n' ' ' | cut -c1-800)"
         gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=v v.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB,width=320,height=240 ! filesink location=\(d)/cast.rgb
         gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=a a.audio_0 ! queue ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! filesink location=\(d)/cast.pcm
-        echo "SEEN: $('\(CLI.browserPython)' -c '
+        echo "SEEN: $('\(Repository.python)' -c '
         import json, numpy, sys
         frames = numpy.fromfile(sys.argv[1], dtype=numpy.uint8).reshape(-1, 240, 320, 3)
         runs = []
@@ -184,7 +185,7 @@ final class CastEndToEndTests: XCTestCase {
         at = lambda hz: float(spectrum[int(hz * len(pcm) / 48000) - 3:int(hz * len(pcm) / 48000) + 4].max()) / floor
         print(json.dumps({"runs": runs, "700": at(700), "1500": at(1500)}))' \(d)/cast.rgb \(d)/cast.pcm)"
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
         let l = lines(r.stdout)
         let raw = r.stdout + r.stderr

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// The control API (`/api/v1`, `Sources/SluiceControlAPI/openapi.yaml`) end to end: a real
@@ -111,8 +112,8 @@ final class ControlAPIEndToEndTests: XCTestCase {
         wait $run
         echo EXIT: $?
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: nil)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: nil)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         let line = r.stdout.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? ""
         let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], r.stdout)

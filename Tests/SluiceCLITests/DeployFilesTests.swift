@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// `deploy/`: no container engine or cluster runs here, so this proves what can be proven.
@@ -7,10 +8,10 @@ import XCTest
 /// ConfigMap start a real `sluice serve` that becomes ready and drains to exit 0 on SIGTERM;
 /// the Containerfile installs its packages with the script CI runs.
 final class DeployFilesTests: XCTestCase {
-    static let k8s = CLI.root.appendingPathComponent("deploy/k8s")
+    static let k8s = Repository.root.appendingPathComponent("deploy/k8s")
 
     private func validate(_ files: [String]) throws -> CLIResult {
-        try CLI.execute(CLI.root.appendingPathComponent(".venv/bin/kubernetes-validate"), ["--strict"] + files,
+        try CLI.execute(Repository.root.appendingPathComponent(".venv/bin/kubernetes-validate"), ["--strict"] + files,
                         env: [:], timeout: 120, reportPath: nil)
     }
 
@@ -70,7 +71,7 @@ final class DeployFilesTests: XCTestCase {
         kill -TERM $s; wait $s; echo EXIT: $?
         head -c 2000 serve.err
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", "cd \(dir.path) && " + script],
+        let r = try CLI.execute(inNamespace: "cd \(dir.path) && " + script,
                                 env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: nil)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("READY"), r.stdout)
@@ -78,17 +79,17 @@ final class DeployFilesTests: XCTestCase {
     }
 
     func testTheContainerfileInstallsWithTheScriptCIRuns() throws {
-        let file = try String(contentsOf: CLI.root.appendingPathComponent("deploy/Containerfile"), encoding: .utf8)
+        let file = try String(contentsOf: Repository.root.appendingPathComponent("deploy/Containerfile"), encoding: .utf8)
         XCTAssertTrue(file.contains("SLUICE_PROFILE=build Scripts/install.sh"), file)
         XCTAssertTrue(file.contains("SLUICE_PROFILE=runtime /tmp/install.sh"), file)
         XCTAssertTrue(file.contains("FROM debian:12"), file)
         XCTAssertTrue(file.contains("USER 10001"), "a non-root user")
         XCTAssertTrue(file.contains("swift build -c release"), "a release build")
-        let ci = try String(contentsOf: CLI.root.appendingPathComponent(".ci/run"), encoding: .utf8)
+        let ci = try String(contentsOf: Repository.root.appendingPathComponent(".ci/run"), encoding: .utf8)
         XCTAssertTrue(ci.contains("Scripts/install.sh"), ci)
         // Each profile the Containerfile uses is one install.sh knows.
         for profile in ["build", "runtime"] {
-            let r = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), [CLI.root.appendingPathComponent("Scripts/install.sh").path],
+            let r = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), [Repository.path("Scripts/install.sh")],
                                     env: ["SLUICE_PROFILE": profile], timeout: 300, reportPath: nil)
             XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// Every shell command and every pipeline snippet in README.md and docs/*.md is run or
@@ -29,14 +30,14 @@ final class DocsSnippetTests: XCTestCase {
     // MARK: - The documents
 
     static var documents: [String] {
-        let docs = CLI.root.appendingPathComponent("docs")
+        let docs = Repository.root.appendingPathComponent("docs")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? [])
             .filter { $0.hasSuffix(".md") }.sorted()
         return ["README.md"] + names.map { "docs/\($0)" }
     }
 
     static func read(_ document: String) throws -> String {
-        try String(contentsOf: CLI.root.appendingPathComponent(document), encoding: .utf8)
+        try String(contentsOf: Repository.root.appendingPathComponent(document), encoding: .utf8)
     }
 
     /// The fenced blocks of a document, in order. A fence may be indented (inside a list
@@ -88,7 +89,7 @@ final class DocsSnippetTests: XCTestCase {
                 let target = link.target
                 if target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:") || target.hasPrefix("#") { continue }
                 let path = String(target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0])
-                let resolved = CLI.root.appendingPathComponent(base.isEmpty ? path : "\(base)/\(path)").standardizedFileURL
+                let resolved = Repository.root.appendingPathComponent(base.isEmpty ? path : "\(base)/\(path)").standardizedFileURL
                 XCTAssertTrue(FileManager.default.fileExists(atPath: resolved.path),
                               "\(document):\(link.line): the link '\(target)' points to \(resolved.path), which does not exist")
             }
@@ -167,7 +168,7 @@ final class DocsSnippetTests: XCTestCase {
     /// Validates `text` as a pipeline file written next to the docs (so relative paths resolve
     /// as from Pipelines/). Returns the exit status and everything printed.
     static func validate(_ text: String) throws -> (status: Int32, output: String) {
-        let file = CLI.root.appendingPathComponent("docs/.snippet-\(UUID().uuidString).yaml")
+        let file = Repository.root.appendingPathComponent("docs/.snippet-\(UUID().uuidString).yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let r = try CLI.run(["validate", file.path], env: environment(for: text), timeout: 60, isolated: false)
@@ -360,7 +361,7 @@ final class DocsSnippetTests: XCTestCase {
             return inner.allSatisfy { $0 == .run } && !command.background ? .run : .validated
         }
         if Self.scriptPrefixes.contains(where: { name.hasPrefix($0) }) {
-            let path = CLI.root.appendingPathComponent(name).path
+            let path = Repository.root.appendingPathComponent(name).path
             guard FileManager.default.isExecutableFile(atPath: path) else { return .failure("\(name) does not exist or is not executable") }
             return pathsExist(Array(program.dropFirst())) ?? .validated
         }
@@ -406,13 +407,13 @@ final class DocsSnippetTests: XCTestCase {
         for word in arguments where Self.repoPrefixes.contains(where: { word.hasPrefix($0) }) {
             let path = word.trimmingCharacters(in: CharacterSet(charactersIn: "[],"))
             if path.contains("*") {
-                let url = CLI.root.appendingPathComponent(path)
+                let url = Repository.root.appendingPathComponent(path)
                 let pattern = url.lastPathComponent.split(separator: "*", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
                 if !names.contains(where: { $0.hasPrefix(pattern[0]) && $0.hasSuffix(pattern.count > 1 ? pattern[1] : "") }) {
                     return .failure("\(path) matches no file")
                 }
-            } else if !FileManager.default.fileExists(atPath: CLI.root.appendingPathComponent(path).path) {
+            } else if !FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent(path).path) {
                 return .failure("\(path) does not exist")
             }
         }
@@ -467,7 +468,7 @@ final class DocsSnippetTests: XCTestCase {
             .replacingOccurrences(of: ".build/debug/sluice", with: "sluice")
         let script = "ip link set lo up\n" + text
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        return try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        return try CLI.execute(inNamespace: script,
                                env: ["PATH": path], timeout: 90, reportPath: nil)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// Runtime failures (exit 3) and file/argument errors (exit 2), each with a reason that
@@ -56,7 +57,7 @@ final class FailureEndToEndTests: XCTestCase {
     }
 
     func testEveryExampleFileValidates() throws {
-        let dir = CLI.root.appendingPathComponent("Pipelines")
+        let dir = Repository.root.appendingPathComponent("Pipelines")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") }.sorted()
         // The XMPP files take their password from the environment, as a user's would.
         let r = try CLI.run(["validate"] + files.map { "Pipelines/\($0)" }, env: ["XMPP_PASSWORD": "secret"], timeout: 30)

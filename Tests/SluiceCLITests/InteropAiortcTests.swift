@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// The interop matrix, aiortc column (PyPI `aiortc`, a WebRTC stack nobody here wrote):
@@ -11,7 +12,7 @@ final class InteropAiortcTests: XCTestCase {
 
     override func setUpWithError() throws {
         try CLI.requireBrowserTools()
-        let r = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import aiortc"], env: [:], timeout: 30, reportPath: nil)
+        let r = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import aiortc"], env: [:], timeout: 30, reportPath: nil)
         if r.status != 0 { throw CLI.BrowserToolsMissing(missing: ["aiortc in .venv"]) }
     }
 
@@ -40,7 +41,7 @@ final class InteropAiortcTests: XCTestCase {
     /// answers multicast DNS for it on loopback: Sluice resolves the name itself (libnice
     /// cannot) and adds the candidate with the address; the stream plays.
     func testAnOfferWithLocalNameCandidatesIsResolvedByMulticastDNS() throws {
-        let r = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
+        let r = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
         if r.status != 0 { throw CLI.BrowserToolsMissing(missing: ["zeroconf in .venv"]) }
         let name = "\(UUID().uuidString.lowercased()).local"
         let run = try CLI.runClientWithServer(
@@ -97,8 +98,8 @@ final class InteropAiortcTests: XCTestCase {
             kill $peer; wait $peer
             exit $status
             """
-            let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                    env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
+            let r = try CLI.execute(inNamespace: script,
+                                    env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
             XCTAssertEqual(r.status, 0, "\(codec): \(r.stdout.suffix(2000))\(r.stderr.suffix(3000))")
             XCTAssertEqual(r.int("receive.video.width"), 640, codec)
             XCTAssertEqual(r.int("receive.video.height"), 360, codec)
@@ -155,8 +156,8 @@ final class InteropAiortcTests: XCTestCase {
         [ $peer -eq 0 ] || exit 92
         exit $status
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
         try assertRoomCall(r, role: "offerer", "the run stops cleanly on the peer's bye")
     }
 
@@ -180,8 +181,8 @@ final class InteropAiortcTests: XCTestCase {
         [ $peerStatus -eq 0 ] || exit 92
         exit $status
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 90, reportPath: report)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
         try assertRoomCall(r, role: "answerer", "both ends finish cleanly")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// The interop matrix, Firefox column (Debian `firefox-esr`, driven by `marionette-driver`):
@@ -13,7 +14,7 @@ final class InteropFirefoxTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/firefox-esr") else {
             throw CLI.BrowserToolsMissing(missing: ["/usr/bin/firefox-esr"])
         }
-        let r = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import marionette_driver"], env: [:], timeout: 30, reportPath: nil)
+        let r = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import marionette_driver"], env: [:], timeout: 30, reportPath: nil)
         if r.status != 0 { throw CLI.BrowserToolsMissing(missing: ["marionette-driver in .venv"]) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// The interop matrix, Pion column (Go; Debian `golang-github-pion-webrtc.v3-dev`, the stack
@@ -13,8 +14,8 @@ final class InteropPionTests: XCTestCase {
     /// Built once per test run (`Tests/Interop/pion/build.sh`, offline, GOPATH mode), with
     /// media files made by gst-launch: 10 s of 640x360 per codec and Opus in Ogg.
     static let setup: Result<(peer: String, media: URL), Error> = Result {
-        let peer = CLI.root.appendingPathComponent(".build/interop/pionpeer").path
-        let build = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), [CLI.root.appendingPathComponent("Tests/Interop/pion/build.sh").path, peer],
+        let peer = Repository.path(".build/interop/pionpeer")
+        let build = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), [Repository.path("Tests/Interop/pion/build.sh"), peer],
                                     env: [:], timeout: 400, reportPath: nil)
         guard build.status == 0 else { throw Failure("Tests/Interop/pion/build.sh failed (run Scripts/install.sh):\n\(build.stderr.suffix(3000))") }
         let media = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pion-media-\(getpid())")
@@ -91,7 +92,7 @@ final class InteropPionTests: XCTestCase {
             kill $peer; wait $peer
             exit $status
             """
-            let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+            let r = try CLI.execute(inNamespace: script,
                                     env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: report)
             XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(3000))")
             XCTAssertEqual(r.value("receive.video.codec") as? String, codec)

@@ -1,15 +1,16 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// Sluice's Jingle against a client nobody here wrote the stack of: slixmpp (PyPI) logged in
 /// to prosody, with aiortc (PyPI) making the media (Tests/Interop/xmpp/jingle_peer.py; the
 /// test's own SDP ⇄ Jingle mapping sits between them).
 final class InteropXMPPTests: XCTestCase {
-    private var peerScript: String { CLI.root.appendingPathComponent("Tests/Interop/xmpp/jingle_peer.py").path }
+    private var peerScript: String { Repository.path("Tests/Interop/xmpp/jingle_peer.py") }
 
     private func requirePeers() throws {
-        try ProsodyShell.requireProsody()
-        let check = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import slixmpp, aiortc"], env: [:], timeout: 30, reportPath: nil)
+        try Prosody.requireInstalled()
+        let check = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import slixmpp, aiortc"], env: [:], timeout: 30, reportPath: nil)
         if check.status != 0 { throw XCTSkip("slixmpp and aiortc are not in .venv (Scripts/install.sh installs them)") }
     }
 
@@ -23,22 +24,22 @@ final class InteropXMPPTests: XCTestCase {
     /// candidates, then hangs up: its session-terminate ends Sluice's run, which says so.
     func testSluiceCallsAiortcThroughProsody() throws {
         try requirePeers()
-        let prosody = ProsodyShell(port: 15280, users: ["alice": "pw", "carol": "pw"])
+        let prosody = try Prosody(port: 15280, users: ["alice": "pw", "carol": "pw"], tls: .required)
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("xmpp-aio-\(UUID().uuidString.prefix(6)).json").path
         defer { try? FileManager.default.removeItem(atPath: report) }
         let script = """
         ip link set lo up
-        \(prosody.start)
+        \(prosody.startScript)
         "$PYTHON" '\(peerScript)' answer --jid carol@localhost/aiortc --password pw --server 127.0.0.1:\(prosody.port) --ca \(prosody.certificate) --seconds 4 > \(report).peer &
         peer=$!
-        i=0; until grep -q 'Resource bound: carol@localhost/aiortc' \(prosody.directory)/prosody.log 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+        i=0; until grep -q 'Resource bound: carol@localhost/aiortc' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
         printf 'hello aiortc\\n' | "$SLUICE" run Pipelines/xmpp-call.yaml --duration 30 --quiet --report '\(report)' > /dev/null
         echo "SLUICE-STATUS: $?"
         wait $peer; echo "PEER-STATUS: $?"; echo "PEER: $(cat \(report).peer)"; rm -f \(report).peer
-        \(prosody.stop)
+        \(prosody.stopScript)
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "XMPP_PASSWORD": "pw",
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "XMPP_PASSWORD": "pw",
                                       "SLUICE_XMPP_SERVER": "127.0.0.1:\(prosody.port)", "SLUICE_XMPP_CA": prosody.certificate,
                                       "SLUICE_XMPP_PEER": "carol@localhost"],
                                 timeout: 120, reportPath: report)
@@ -64,24 +65,24 @@ final class InteropXMPPTests: XCTestCase {
     /// then a real call from another Sluice still works: one bad caller harms no other.
     func testHostileStanzasGetJingleErrorsAndTheCalleeStillTakesACall() throws {
         try requirePeers()
-        let prosody = ProsodyShell(port: 15281, users: ["alice": "pw", "bob": "pw", "carol": "pw"])
+        let prosody = try Prosody(port: 15281, users: ["alice": "pw", "bob": "pw", "carol": "pw"], tls: .required)
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("xmpp-hostile-\(UUID().uuidString.prefix(6)).json").path
         defer { try? FileManager.default.removeItem(atPath: report) }
         let script = """
         ip link set lo up
-        \(prosody.start)
+        \(prosody.startScript)
         SLUICE_XMPP_JID=bob@localhost/sluice "$SLUICE" run Pipelines/xmpp-answer.yaml --duration 40 --quiet --set 'transport.allow=[carol@localhost, alice@localhost]' --report '\(report)' > /dev/null 2>&1 &
         callee=$!
-        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.directory)/prosody.log 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
         echo "HOSTILE: $("$PYTHON" '\(peerScript)' hostile --jid carol@localhost/h --password pw --server 127.0.0.1:\(prosody.port) --ca \(prosody.certificate) --peer bob@localhost/sluice)"
         SLUICE_XMPP_JID=alice@localhost/sluice "$SLUICE" run Pipelines/xmpp-call.yaml --duration 5 --quiet --report '\(report).caller' > /dev/null 2>&1
         echo "CALLER-STATUS: $?"
         echo "CALLER: $(tr -d '\\n' < '\(report).caller')"; rm -f '\(report).caller'
         kill -INT $callee; wait $callee; echo "CALLEE-STATUS: $?"
-        \(prosody.stop)
+        \(prosody.stopScript)
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "XMPP_PASSWORD": "pw",
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "XMPP_PASSWORD": "pw",
                                       "SLUICE_XMPP_SERVER": "127.0.0.1:\(prosody.port)", "SLUICE_XMPP_CA": prosody.certificate,
                                       "SLUICE_XMPP_PEER": "bob@localhost/sluice"],
                                 timeout: 150, reportPath: report)

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// A room as one picture and one sound, recordings per publisher, and a publisher flood.
@@ -10,9 +11,9 @@ extension JanusEndToEndTests {
     /// holds both tones. A second viewer records each publisher to a file of its own
     /// (`{publisher}` in the path): cam-a's is red at 640x360, cam-b's blue at 320x240.
     func testAMosaicAndAMixMakeTheRoomOnePictureAndOneSound() throws {
-        try JanusShell.requireJanus()
+        try Janus.requireInstalled()
         try CLI.requireBrowserTools()
-        let janus = JanusShell(httpPort: 18093, wsPort: 18193)
+        let janus = Janus(httpPort: 18093, wsPort: 18193)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-mosaic-\(UUID().uuidString.prefix(6))").path
         defer {
             for e in ["yaml", "each.yaml", "mkv", "rgb", "pcm", "json", "a", "b", "cam-a.mkv", "cam-b.mkv", "cam-a.rgb", "cam-b.rgb"] {
@@ -88,14 +89,14 @@ extension JanusEndToEndTests {
     /// bound), says how many it left out, and sees every one of them leave when the flood ends;
     /// a subscriber naming feed ids (`subscribe: [1003, 1007]`) receives exactly those two.
     func testAPublisherFloodIsBoundedAndFeedsCanBeNamedByID() throws {
-        try JanusShell.requireJanus()
+        try Janus.requireInstalled()
         try CLI.requireBrowserTools()
-        let janus = JanusShell(httpPort: 18096, wsPort: 18196)
+        let janus = Janus(httpPort: 18096, wsPort: 18196)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-flood-\(UUID().uuidString.prefix(6))").path
         defer { for e in ["all.json", "ids.json", "out", "err", "done", "all", "ids", "pub"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
         let view = "\"$SLUICE\" run Pipelines/janus-room-view.yaml --set transport.room=2468 --quiet --log-level info"
         let (lines, raw) = try inRoom(janus, timeout: 150, """
-        '\(CLI.browserPython)' '\(CLI.root.path)/Tests/Interop/janus/flood_publishers.py' '\(janus.url)' 2468 34 --hold-until \(t).done --timeout 90 > \(t).out 2> \(t).err &
+        '\(Repository.python)' '\(Repository.root.path)/Tests/Interop/janus/flood_publishers.py' '\(janus.url)' 2468 34 --hold-until \(t).done --timeout 90 > \(t).out 2> \(t).err &
         f=$!
         waitfor \(t).out published 1200
         echo "FLOOD: $(cat \(t).out)"

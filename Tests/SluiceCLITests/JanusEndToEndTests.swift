@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// `transport.kind: janus` end to end against Debian's Janus 1.1 (VideoRoom), started by the
@@ -6,15 +7,15 @@ import XCTest
 /// in one room, and the errors users meet.
 final class JanusEndToEndTests: XCTestCase {
     /// Runs `body` (shell) after Janus started, in one namespace; returns its stdout lines as KEY: VALUE.
-    func inRoom(_ janus: JanusShell, timeout: Double = 120, _ body: String) throws -> (lines: [String: String], raw: String) {
+    func inRoom(_ janus: Janus, timeout: Double = 120, _ body: String) throws -> (lines: [String: String], raw: String) {
         let script = """
         ip link set lo up
-        \(janus.start)
+        \(janus.startScript)
         waitfor() { i=0; until grep -q "$2" "$1" 2>/dev/null; do i=$((i+1)); [ $i -lt $3 ] || { echo "TIMEOUT: $2"; return 1; }; sleep 0.05; done; }
         \(body)
-        \(janus.stop)
+        \(janus.stopScript)
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: ["SLUICE": CLI.binary.path, "SLUICE_JANUS": janus.url], timeout: timeout, reportPath: nil)
         var lines: [String: String] = [:]
         for line in r.stdout.components(separatedBy: "\n") {
@@ -30,7 +31,7 @@ final class JanusEndToEndTests: XCTestCase {
         """
         gst-launch-1.0 -q filesrc location=\(mkv) ! matroskademux name=d d.audio_0 ! queue ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! filesink location=\(mkv).pcm
         echo "AUDIO-STATUS: $?"
-        echo "TONES: $('\(CLI.browserPython)' -c '
+        echo "TONES: $('\(Repository.python)' -c '
         import json, numpy, sys
         pcm = numpy.fromfile(sys.argv[1], dtype="<i2").astype(float)[-48000:]
         spectrum = numpy.abs(numpy.fft.rfft(pcm * numpy.hanning(len(pcm))))
@@ -61,8 +62,8 @@ final class JanusEndToEndTests: XCTestCase {
     /// leaves, its streams are marked as left and the log says so; a third publisher (160x120)
     /// joining later is picked up by the same subscription.
     func testTwoPublishersAndAMultistreamSubscriberFollowTheRoom() throws {
-        try JanusShell.requireJanus()
-        let janus = JanusShell(httpPort: 18088, wsPort: 18188)
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18088, wsPort: 18188)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-room-\(UUID().uuidString.prefix(6))").path
         defer { for s in ["a", "b", "c", "v"] { for e in ["json", "err"] { try? FileManager.default.removeItem(atPath: "\(t).\(s).\(e)") } } }
         let run = { (who: String, file: String, extra: String) in
@@ -123,8 +124,8 @@ final class JanusEndToEndTests: XCTestCase {
     /// once, exit 0, and say why), and Janus going away: each a clear error at the file's
     /// transport, exit status 3, no hang.
     func testWrongRoomPinServerAndJanusGoingAwayGiveClearErrors() throws {
-        try JanusShell.requireJanus()
-        let janus = JanusShell(httpPort: 18089, wsPort: 18189)
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18089, wsPort: 18189)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-bad-\(UUID().uuidString.prefix(6))").path
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --quiet"
         let (lines, raw) = try inRoom(janus, """
@@ -141,7 +142,7 @@ final class JanusEndToEndTests: XCTestCase {
         dv=$!
         waitfor \(t).dv 'the subscribing PeerConnection is up' 300
         start=$(date +%s)
-        python3 '\(CLI.root.path)/Tests/Interop/janus/destroy_room.py' http://127.0.0.1:\(janus.httpPort)/janus 1234 > /dev/null; echo "DESTROY-STATUS: $?"
+        python3 '\(Repository.root.path)/Tests/Interop/janus/destroy_room.py' http://127.0.0.1:\(janus.httpPort)/janus 1234 > /dev/null; echo "DESTROY-STATUS: $?"
         wait $dp; echo "DP-STATUS: $?"; wait $dv; echo "DV-STATUS: $?"; echo "DESTROY-SECONDS: $(( $(date +%s) - start ))"
         echo "DP-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dp.json)"
         echo "DV-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dv.json)"
@@ -177,8 +178,8 @@ final class JanusEndToEndTests: XCTestCase {
     /// A Janus that asks for an API secret: a wrong or missing one is refused with Janus's own
     /// error; the right one publishes.
     func testAnAPISecretIsSentAndAWrongOneRefused() throws {
-        try JanusShell.requireJanus()
-        let janus = JanusShell(httpPort: 18090, wsPort: 18190, apiSecret: "s3cret")
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18090, wsPort: 18190, apiSecret: "s3cret")
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --quiet --duration 2"
         let (lines, raw) = try inRoom(janus, """
         \(publish) --set transport.secret=wrong > /dev/null 2> /tmp/janus-secret.$$; echo "WRONG-STATUS: $?"; echo "WRONG: $(cat /tmp/janus-secret.$$)"
@@ -197,16 +198,16 @@ final class JanusEndToEndTests: XCTestCase {
     /// publication (a moving picture at 640x360 in its <video>) and publishes its fake camera;
     /// a Sluice subscriber that names only `chromium` receives that one at Chromium's 640x480.
     func testChromiumThroughJanusJSAndSluiceReceiveEachOther() throws {
-        try JanusShell.requireJanus()
+        try Janus.requireInstalled()
         try CLI.requireBrowserTools()
-        let janus = JanusShell(httpPort: 18092, wsPort: 18192)
+        let janus = Janus(httpPort: 18092, wsPort: 18192)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-browser-\(UUID().uuidString.prefix(6))").path
         defer { for e in ["json", "out", "done"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
         let (lines, raw) = try inRoom(janus, timeout: 150, """
         SLUICE_JANUS_DISPLAY=cam-a "$SLUICE" run Pipelines/janus-publish.yaml --set send.video.capture.pattern=snow --duration 90 --quiet --log-level info > /dev/null 2> \(t).pub &
         a=$!
         waitfor \(t).pub 'the publishing PeerConnection is up' 300
-        '\(CLI.browserPython)' '\(CLI.root.path)/Tests/Interop/janus/janus_browser.py' '\(janus.url)' 1234 cam-a --publish --hold-until \(t).done --timeout 40 > \(t).out &
+        '\(Repository.python)' '\(Repository.root.path)/Tests/Interop/janus/janus_browser.py' '\(janus.url)' 1234 cam-a --publish --hold-until \(t).done --timeout 40 > \(t).out &
         b=$!
         waitfor \(t).out picture 900
         "$SLUICE" run Pipelines/janus-room-view.yaml --set 'transport.subscribe=[chromium]' --duration 5 --quiet --report \(t).json > /dev/null 2>&1
@@ -240,9 +241,9 @@ final class JanusEndToEndTests: XCTestCase {
     /// and serves it. Chromium plays it from the server's own page (a moving picture in its
     /// <video>), and a WHEP viewer's recording shows cam-b's red in the right cell and holds both tones.
     func testABrowserWatchesTheRoomThroughSluiceServe() throws {
-        try JanusShell.requireJanus()
+        try Janus.requireInstalled()
         try CLI.requireBrowserTools()
-        let janus = JanusShell(httpPort: 18094, wsPort: 18194)
+        let janus = Janus(httpPort: 18094, wsPort: 18194)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-bridge-\(UUID().uuidString.prefix(6))").path
         defer { for e in ["yaml", "mkv", "rgb", "a", "b", "serve", "browser"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
         try """
@@ -264,7 +265,7 @@ final class JanusEndToEndTests: XCTestCase {
         "$SLUICE" serve --port 18665 --pipeline Pipelines/room-bridge.yaml --run Pipelines/janus-room-bridge.yaml --log-level info > \(t).serve 2>&1 &
         serve=$!
         waitfor \(t).serve 'the subscribing PeerConnection is up' 300
-        '\(CLI.browserPython)' Tests/Browser/browser_check.py play http://127.0.0.1:18665 room --min-frames 30 --measure 0 > \(t).browser 2>&1
+        '\(Repository.python)' Tests/Browser/browser_check.py play http://127.0.0.1:18665 room --min-frames 30 --measure 0 > \(t).browser 2>&1
         echo "BROWSER-STATUS: $?"
         echo "BROWSER: $(grep '^{' \(t).browser)"
         echo "BROWSER-ERR: $(grep -v '^{' \(t).browser | tr '\\n' ' ' | cut -c1-600)"
@@ -296,11 +297,11 @@ final class JanusEndToEndTests: XCTestCase {
     /// takes its token from the environment (`token: ${JANUS_TOKEN}`); one signed with another
     /// secret, and an expired one, are refused with Janus's error; a valid one publishes.
     func testATokenFromTheEnvironmentIsSentAndBadOnesRefused() throws {
-        try JanusShell.requireJanus()
-        let janus = JanusShell(httpPort: 18095, wsPort: 18195, tokenSecret: "t0ken-secret")
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18095, wsPort: 18195, tokenSecret: "t0ken-secret")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("janus-token-\(UUID().uuidString.prefix(6)).yaml").path
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let publish = try String(contentsOfFile: CLI.root.appendingPathComponent("Pipelines/janus-publish.yaml").path, encoding: .utf8)
+        let publish = try String(contentsOfFile: Repository.path("Pipelines/janus-publish.yaml"), encoding: .utf8)
             .replacingOccurrences(of: "  display: ${SLUICE_JANUS_DISPLAY:-sluice-camera}", with: "  display: tokened\n  token: ${JANUS_TOKEN}")
         try publish.write(toFile: file, atomically: true, encoding: .utf8)
         let run = "\"$SLUICE\" run \(file) --quiet --duration 2 > /dev/null 2> \(file).err"

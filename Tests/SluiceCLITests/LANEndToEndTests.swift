@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// DNS-SD on the local network against python-zeroconf (PyPI), in a loopback-only namespace
@@ -8,7 +9,7 @@ import XCTest
 final class LANEndToEndTests: XCTestCase {
     func testAdvertiseDiscoverRenameAndGoodbyeWithZeroconf() throws {
         try CLI.requireBrowserTools()
-        let check = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
+        let check = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
         if check.status != 0 { throw CLI.BrowserToolsMissing(missing: ["zeroconf in .venv"]) }
         let script = """
         set -e
@@ -33,8 +34,8 @@ final class LANEndToEndTests: XCTestCase {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("lan-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "TMP": tmp], timeout: 120, reportPath: nil)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": tmp], timeout: 120, reportPath: nil)
         print("LANEndToEnd:", r.stdout, r.stderr.suffix(2000))
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         let discover = r.stdout.components(separatedBy: "DISCOVER:").last?.components(separatedBy: "BROWSE:").first ?? ""
@@ -66,7 +67,7 @@ final class LANEndToEndTests: XCTestCase {
     /// `sluice run Pipelines/lan-view.yaml` finds kitchen-camera by name and plays it.
     func testAPlayerFindsAServerOnAnotherHostAcrossAVethLink() throws {
         try CLI.requireBrowserTools()
-        let check = try CLI.execute(URL(fileURLWithPath: CLI.browserPython), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
+        let check = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import zeroconf"], env: [:], timeout: 30, reportPath: nil)
         if check.status != 0 { throw CLI.BrowserToolsMissing(missing: ["zeroconf in .venv"]) }
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("lan2-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
@@ -104,8 +105,8 @@ final class LANEndToEndTests: XCTestCase {
         kill $zc 2>/dev/null || true
         echo BROWSE:; cat "$TMP/browse.out"
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "TMP": tmp], timeout: 120, reportPath: nil)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": tmp], timeout: 120, reportPath: nil)
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         // The player in B found the server in A by name and played it over the link.
         XCTAssertTrue(r.stdout.contains("http://10.77.0.1:18660/whep/serve-testsrc"), r.stdout)

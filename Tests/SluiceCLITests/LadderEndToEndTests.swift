@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// A served ladder of renditions, each viewer behind its own rate-limited link
@@ -26,7 +27,7 @@ final class LadderEndToEndTests: XCTestCase {
                 - { name: 90p, width: 160, height: 90, bitrate: 100 }
         """.write(toFile: file, atomically: true, encoding: .utf8)
         let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/python3"),
-                                [CLI.root.appendingPathComponent("Benchmarks/ladder.py").path, "--sluice", CLI.binary.path,
+                                [Repository.path("Benchmarks/ladder.py"), "--sluice", CLI.binary.path,
                                  "--pipeline", file, "--seconds", "20", "3mbit", "700kbit", "200kbit"],
                                 env: [:], timeout: 150, reportPath: nil)
         print("LadderEndToEnd:", r.stderr.suffix(600), r.stdout)

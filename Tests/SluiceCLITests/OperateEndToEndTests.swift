@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// Operating `sluice serve` and `sluice run`: `/metrics` read by Prometheus's own parser, the
@@ -127,8 +128,8 @@ final class OperateEndToEndTests: XCTestCase {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("run-metrics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: tmp) }
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "TMP": tmp.path], timeout: 90, reportPath: nil)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": tmp.path], timeout: 90, reportPath: nil)
         XCTAssertEqual(r.status, 0, String(r.stdout.suffix(2000)) + String(r.stderr.suffix(3000)))
         let lines = r.stdout.split(separator: "\n")
         let scrape = try XCTUnwrap(lines.first { $0.hasPrefix("{") }.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, r.stdout)
@@ -210,8 +211,8 @@ final class OperateEndToEndTests: XCTestCase {
         gst-discoverer-1.0 '\(recording)' 2>&1 | grep -E 'Duration|video' | head -3
         exit $status
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 120, reportPath: nil)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 120, reportPath: nil)
         XCTAssertEqual(r.status, 0, "the server exits 0 after draining: \(r.stdout)\n\(r.stderr.suffix(3000))")
         XCTAssertTrue(r.stdout.contains("READYZ: 503"), r.stdout)
         XCTAssertTrue(r.stdout.contains("WHEP: HTTP/1.1 503"), r.stdout)
@@ -248,8 +249,8 @@ final class OperateEndToEndTests: XCTestCase {
         kill $publisher 2>/dev/null; wait $publisher 2>/dev/null
         exit $status
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython], timeout: 120, reportPath: nil)
+        let r = try CLI.execute(inNamespace: script,
+                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 120, reportPath: nil)
         XCTAssertEqual(r.status, 0, "\(r.stdout)\n\(r.stderr.suffix(3000))")
         let ms = r.stdout.components(separatedBy: "SERVER: 0 after ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? -1
         XCTAssertTrue((0...8000).contains(ms), "gone soon after the second SIGTERM, not after 60 s: \(ms) ms")

@@ -29,7 +29,7 @@ final class RelayEndToEndTests: XCTestCase {
         """
         let second = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-relay-second-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: second) }
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: ["SLUICE": CLI.binary.path, "TMPDIR_SECOND": second], timeout: 90, reportPath: report)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("BEFORE: 400") || r.stdout.contains("BEFORE: 404"), "nothing to play before a publisher: \(r.stdout)")

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// `sluice run` end to end: real GStreamer, real webrtcbin, real ICE on 127.0.0.1, each run
@@ -115,7 +116,7 @@ final class RunEndToEndTests: XCTestCase {
 
     /// Every file in Pipelines/ must run and deliver what it sends.
     func testEveryExampleFileRuns() throws {
-        let dir = CLI.root.appendingPathComponent("Pipelines")
+        let dir = Repository.root.appendingPathComponent("Pipelines")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") }.sorted()
         XCTAssertGreaterThanOrEqual(files.count, 5)
         for file in files {
@@ -153,9 +154,9 @@ final class RunEndToEndTests: XCTestCase {
             // The room half of the bridge needs a Janus room: JanusEndToEndTests runs it inside `sluice serve --run`.
             if file == "janus-room-bridge.yaml" { continue }
             if file == "janus-publish.yaml" {
-                try JanusShell.requireJanus()
-                let janus = JanusShell(httpPort: 18091, wsPort: 18191)
-                let pair = try CLI.runPair(startServer: janus.start, stopServer: janus.stop,
+                try Janus.requireInstalled()
+                let janus = Janus(httpPort: 18091, wsPort: 18191)
+                let pair = try CLI.runPair(startServer: janus.startScript, stopServer: janus.stopScript,
                                            first: ["Pipelines/janus-publish.yaml", "--duration", "8", "--quiet"],
                                            second: ["Pipelines/janus-room-view.yaml", "--duration", "5", "--quiet"],
                                            env: ["SLUICE_JANUS": janus.url])
@@ -166,9 +167,8 @@ final class RunEndToEndTests: XCTestCase {
                 continue
             }
             if file == "xmpp-call.yaml" {
-                try ProsodyShell.requireProsody()
-                let prosody = ProsodyShell(port: 15272, users: ["alice": "pw", "bob": "pw"])
-                let pair = try CLI.runPair(startServer: prosody.start, stopServer: prosody.stop,
+                let prosody = try Prosody(port: 15272, users: ["alice": "pw", "bob": "pw"], tls: .required)
+                let pair = try CLI.runPair(startServer: prosody.startScript, stopServer: prosody.stopScript,
                                            first: ["Pipelines/xmpp-answer.yaml", "--duration", "8", "--quiet", "--set", "transport.jid=bob@localhost/sluice"],
                                            second: ["Pipelines/xmpp-call.yaml", "--duration", "4", "--quiet"],
                                            env: ["SLUICE_XMPP_SERVER": "127.0.0.1:15272", "SLUICE_XMPP_CA": prosody.certificate, "XMPP_PASSWORD": "pw"])

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// Isolation, dead peers and resources under load, with a foreign stack as the viewers
@@ -17,9 +18,8 @@ final class ServeLoadTests: XCTestCase {
     }
 
     static func run(_ script: String, env: [String: String], port: Int, timeout: Double) throws -> CLIResult {
-        try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"),
-                        ["-n", "sh", "-c", "ip link set lo up; exec bash \(CLI.root.path)/Tests/Interop/load/\(script)"],
-                        env: env.merging(["SLUICE": CLI.binary.path, "PYTHON": CLI.browserPython, "PORT": "\(port)"]) { a, _ in a },
+        try CLI.execute(inNamespace: "ip link set lo up; exec bash \(Repository.root.path)/Tests/Interop/load/\(script)",
+                        env: env.merging(["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "PORT": "\(port)"]) { a, _ in a },
                         timeout: timeout, reportPath: nil)
     }
 

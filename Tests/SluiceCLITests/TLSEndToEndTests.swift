@@ -20,7 +20,7 @@ final class TLSEndToEndTests: XCTestCase {
         echo "PLAIN: $(curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:18470/status.json || true)"
         kill -INT $server; wait $server
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: ["SLUICE": CLI.binary.path], timeout: 60, reportPath: nil)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains(#"STATUS: {"camera_sessions":0"#), r.stdout)

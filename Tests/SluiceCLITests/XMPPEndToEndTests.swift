@@ -1,10 +1,11 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 /// `transport.kind: xmpp` end to end: two `sluice run`s log in to a real XMPP server (prosody,
 /// started by the test in the namespace, STARTTLS required) and call each other with Jingle.
 final class XMPPEndToEndTests: XCTestCase {
-    private func env(_ prosody: ProsodyShell, jid: String? = nil) -> [String: String] {
+    private func env(_ prosody: Prosody, jid: String? = nil) -> [String: String] {
         var env = ["SLUICE_XMPP_SERVER": "127.0.0.1:\(prosody.port)", "SLUICE_XMPP_CA": prosody.certificate, "XMPP_PASSWORD": "pw"]
         if let jid { env["SLUICE_XMPP_JID"] = jid }
         return env
@@ -15,11 +16,10 @@ final class XMPPEndToEndTests: XCTestCase {
     /// lines typed into the caller arrive in order, and when bob's run ends its
     /// session-terminate ends alice's run, which says so.
     func testTwoRunsCallEachOtherThroughProsody() throws {
-        try ProsodyShell.requireProsody()
-        let prosody = ProsodyShell(port: 15270, users: ["alice": "pw", "bob": "pw"])
+        let prosody = try Prosody(port: 15270, users: ["alice": "pw", "bob": "pw"], tls: .required)
         // bob's file uses the default JID; alice's the file's own. Both get the server and CA.
-        let r = try CLI.runPair(startServer: prosody.start + "\nSLUICE_XMPP_JID=bob@localhost/sluice; export SLUICE_XMPP_JID",
-                                stopServer: prosody.stop,
+        let r = try CLI.runPair(startServer: prosody.startScript + "\nSLUICE_XMPP_JID=bob@localhost/sluice; export SLUICE_XMPP_JID",
+                                stopServer: prosody.stopScript,
                                 first: ["Pipelines/xmpp-call.yaml", "--duration", "14", "--quiet", "--set", "transport.jid=alice@localhost/sluice"],
                                 second: ["Pipelines/xmpp-answer.yaml", "--duration", "6", "--quiet"],
                                 firstInput: "hello\nline two\n", env: env(prosody))
@@ -49,18 +49,17 @@ final class XMPPEndToEndTests: XCTestCase {
     /// does not name (by bare JID: XEP-0353 reject; by full JID: the IQ's `forbidden`). Each is
     /// a clear error at the file's transport; the callee keeps waiting and stops cleanly.
     func testWrongPasswordAndCallersNotAllowedGetClearErrors() throws {
-        try ProsodyShell.requireProsody()
-        let prosody = ProsodyShell(port: 15271, users: ["alice": "pw", "bob": "pw", "mallory": "pw"])
+        let prosody = try Prosody(port: 15271, users: ["alice": "pw", "bob": "pw", "mallory": "pw"], tls: .required)
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("xmpp-bad-\(UUID().uuidString.prefix(6))").path
         let mallory = "run Pipelines/xmpp-call.yaml --duration 8 --quiet --set transport.jid=mallory@localhost/m"
         let script = """
         ip link set lo up
-        \(prosody.start)
+        \(prosody.startScript)
         XMPP_PASSWORD=wrong "$SLUICE" run Pipelines/xmpp-call.yaml --duration 5 --quiet > /dev/null 2> \(tmp).wrong
         echo "WRONG-STATUS: $?"; echo "WRONG: $(cat \(tmp).wrong)"
         SLUICE_XMPP_JID=bob@localhost/sluice "$SLUICE" run Pipelines/xmpp-answer.yaml --duration 30 --quiet > /dev/null 2>&1 &
         callee=$!
-        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.directory)/prosody.log 2>/dev/null; do i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05; done
+        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05; done
         "$SLUICE" \(mallory) > /dev/null 2> \(tmp).bare
         echo "BARE-STATUS: $?"; echo "BARE: $(cat \(tmp).bare)"
         "$SLUICE" \(mallory) --set transport.peer=bob@localhost/sluice > /dev/null 2> \(tmp).full
@@ -68,9 +67,9 @@ final class XMPPEndToEndTests: XCTestCase {
         kill -INT $callee; wait $callee
         echo "CALLEE-STATUS: $?"
         rm -f \(tmp).*
-        \(prosody.stop)
+        \(prosody.stopScript)
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: env(prosody).merging(["SLUICE": CLI.binary.path]) { a, _ in a }, timeout: 120, reportPath: nil)
         let line = { (key: String) in r.stdout.components(separatedBy: "\n").first { $0.hasPrefix(key + ": ") }.map { String($0.dropFirst(key.count + 2)) } ?? "" }
         XCTAssertEqual(line("WRONG-STATUS"), "3", "a runtime failure: \(r.stdout + r.stderr)")
@@ -86,15 +85,14 @@ final class XMPPEndToEndTests: XCTestCase {
     /// The server vanishes in the middle of a call: both runs end within seconds with a clear
     /// error (no hang, no crash), as a room's peers do when the room server goes.
     func testAServerThatVanishesMidCallEndsBothRunsWithAClearError() throws {
-        try ProsodyShell.requireProsody()
-        let prosody = ProsodyShell(port: 15273, users: ["alice": "pw", "bob": "pw"])
+        let prosody = try Prosody(port: 15273, users: ["alice": "pw", "bob": "pw"], tls: .required)
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("xmpp-gone-\(UUID().uuidString.prefix(6))").path
         let script = """
         ip link set lo up
-        \(prosody.start)
+        \(prosody.startScript)
         SLUICE_XMPP_JID=bob@localhost/sluice "$SLUICE" run Pipelines/xmpp-answer.yaml --duration 60 --quiet > /dev/null 2> \(tmp).callee &
         callee=$!
-        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.directory)/prosody.log 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
         "$SLUICE" run Pipelines/xmpp-call.yaml --duration 60 --quiet > \(tmp).out 2> \(tmp).caller &
         caller=$!
         i=0; until grep -q 'receive video' \(tmp).out 2>/dev/null || [ $i -ge 1 ]; do i=$((i+1)); sleep 4; done
@@ -105,9 +103,9 @@ final class XMPPEndToEndTests: XCTestCase {
         echo "SECONDS: $(( $(date +%s) - start ))"
         echo "CALLER: $(tr '\\n' ' ' < \(tmp).caller)"; echo "CALLEE: $(tr '\\n' ' ' < \(tmp).callee)"
         rm -f \(tmp).*
-        \(prosody.stop)
+        \(prosody.stopScript)
         """
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", "sh", "-c", script],
+        let r = try CLI.execute(inNamespace: script,
                                 env: env(prosody).merging(["SLUICE": CLI.binary.path, "SLUICE_XMPP_PEER": "bob@localhost/sluice"]) { a, _ in a },
                                 timeout: 120, reportPath: nil)
         let line = { (key: String) in r.stdout.components(separatedBy: "\n").first { $0.hasPrefix(key + ": ") }.map { String($0.dropFirst(key.count + 2)) } ?? "" }

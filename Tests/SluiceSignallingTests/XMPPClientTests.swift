@@ -1,18 +1,19 @@
 import Foundation
 import SluiceSignalling
+import SluiceTestSupport
 import XCTest
 
 /// The XMPP client stream against a real server: Debian's prosody on loopback (each test
 /// starts its own). Run inside a loopback-only namespace, like every socket test.
 final class XMPPClientTests: XCTestCase {
-    private func config(_ user: String, _ password: String, _ server: ProsodyFixture, tls: XMPPClient.Configuration.TLS = .offered,
+    private func config(_ user: String, _ password: String, _ server: Prosody, tls: XMPPClient.Configuration.TLS = .offered,
                         trust: Bool = true) -> XMPPClient.Configuration {
         XMPPClient.Configuration(jid: JID("\(user)@localhost/test")!, password: password, host: "127.0.0.1", port: server.port,
                                  tls: tls, trustRoots: trust ? server.certificate : nil, timeout: 5)
     }
 
     func testLogsInWithSTARTTLSAndSCRAMAndBindsTheResource() async throws {
-        let server = try ProsodyFixture(users: ["alice": "secret-a"], for: self)
+        let server = try Prosody(users: ["alice": "secret-a"]).start(for: self)
         let client = try await XMPPClient.connect(config("alice", "secret-a", server, tls: .required))
         XCTAssertEqual(client.jid.description, "alice@localhost/test")
         XCTAssertTrue(client.encrypted)
@@ -21,7 +22,7 @@ final class XMPPClientTests: XCTestCase {
     }
 
     func testWithoutTLSOnOfferLogsInWithSCRAMAndRefusesWhenTLSIsRequired() async throws {
-        let server = try ProsodyFixture(users: ["alice": "pw"], tls: false, for: self)
+        let server = try Prosody(users: ["alice": "pw"], tls: .off).start(for: self)
         let client = try await XMPPClient.connect(config("alice", "pw", server))
         XCTAssertFalse(client.encrypted)
         XCTAssertTrue(client.mechanism.hasPrefix("SCRAM-SHA-"), client.mechanism)
@@ -35,7 +36,7 @@ final class XMPPClientTests: XCTestCase {
     }
 
     func testAWrongPasswordIsAClearError() async throws {
-        let server = try ProsodyFixture(users: ["alice": "right"], for: self)
+        let server = try Prosody(users: ["alice": "right"]).start(for: self)
         do {
             _ = try await XMPPClient.connect(config("alice", "wrong", server))
             XCTFail("logged in with a wrong password")
@@ -45,7 +46,7 @@ final class XMPPClientTests: XCTestCase {
     }
 
     func testAnUntrustedCertificateIsRefused() async throws {
-        let server = try ProsodyFixture(users: ["alice": "pw"], for: self)
+        let server = try Prosody(users: ["alice": "pw"]).start(for: self)
         do {
             _ = try await XMPPClient.connect(config("alice", "pw", server, trust: false))
             XCTFail("trusted a self-signed certificate nobody vouched for")
@@ -55,7 +56,7 @@ final class XMPPClientTests: XCTestCase {
     }
 
     func testTwoClientsExchangeAnIQAndAServerThatVanishesEndsTheStream() async throws {
-        let server = try ProsodyFixture(users: ["alice": "pa", "bob": "pb"], for: self)
+        let server = try Prosody(users: ["alice": "pa", "bob": "pb"]).start(for: self)
         let alice = try await XMPPClient.connect(config("alice", "pa", server))
         let bob = try await XMPPClient.connect(config("bob", "pb", server))
         // Bob answers the first IQ he gets.

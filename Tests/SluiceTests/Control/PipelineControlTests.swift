@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import GStreamer
 import SluiceFilterKit
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import SluiceFilterKit
 import XCTest
 @testable import Sluice
@@ -6,9 +7,7 @@ import XCTest
 /// Loading a filter from a shared library built by its own package (Plugins/ExamplePlugin),
 /// and every way loading can fail.
 final class DynamicPluginTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let example = root.appendingPathComponent("Plugins/ExamplePlugin/.build/release/libSluiceExampleFilters.so").path
+    static let example = Repository.path("Plugins/ExamplePlugin/.build/release/libSluiceExampleFilters.so")
 
     override func setUpWithError() throws {
         _ = TestFilters.registered

@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceTestSupport
 import XCTest
 @testable import Sluice
 

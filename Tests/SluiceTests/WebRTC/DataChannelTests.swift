@@ -1,5 +1,6 @@
 import GStreamer
 import Synchronization
+import SluiceTestSupport
 import XCTest
 @testable import Sluice
 

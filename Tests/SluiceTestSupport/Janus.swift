@@ -6,16 +6,16 @@ import XCTest
 /// (Tests/Interop/janus/make-config.sh), gives it an interface to gather ICE candidates on
 /// (Janus skips loopback: one end of a veth pair whose other end is in the same namespace,
 /// so nothing outside is reachable), starts it and waits until it answers; and shell that stops it.
-struct JanusShell {
-    let directory: String
-    let httpPort: Int
-    let wsPort: Int
+public struct Janus: Sendable {
+    public let directory: String
+    public let httpPort: Int
+    public let wsPort: Int
     /// `api_secret` for Janus to ask of every request (nil: none).
-    let apiSecret: String?
+    public let apiSecret: String?
     /// `token_auth_secret`: Janus asks for HMAC-signed tokens (nil: no token authentication).
-    let tokenSecret: String?
+    public let tokenSecret: String?
 
-    init(httpPort: Int, wsPort: Int, apiSecret: String? = nil, tokenSecret: String? = nil) {
+    public init(httpPort: Int, wsPort: Int, apiSecret: String? = nil, tokenSecret: String? = nil) {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("janus-\(UUID().uuidString.prefix(8))").path
         self.httpPort = httpPort
         self.wsPort = wsPort
@@ -26,24 +26,27 @@ struct JanusShell {
     /// Shell printing a token signed with `tokenSecret` for the VideoRoom plugin, valid for
     /// `seconds` from now (negative: already expired): `EXPIRY,janus,janus.plugin.videoroom:` and
     /// the base64 HMAC-SHA1 of what precedes the colon, as Janus's token_auth_secret expects.
-    func signedToken(validFor seconds: Int, secret: String? = nil) -> String {
+    public func signedToken(validFor seconds: Int, secret: String? = nil) -> String {
         let key = secret ?? tokenSecret ?? ""
         return "python3 -c 'import base64,hashlib,hmac,time; d=\"%d,janus,janus.plugin.videoroom\" % (time.time() + \(seconds)); "
             + "print(d + \":\" + base64.b64encode(hmac.new(b\"\(key)\", d.encode(), hashlib.sha1).digest()).decode())'"
     }
 
-    var url: String { "ws://127.0.0.1:\(wsPort)" }
+    /// Its WebSocket API (`SLUICE_JANUS`).
+    public var url: String { "ws://127.0.0.1:\(wsPort)" }
 
     /// Skips the test when Janus is not installed (Scripts/install.sh installs it).
-    static func requireJanus() throws {
+    public static func requireInstalled() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/janus") else {
             throw XCTSkip("janus is not installed (Scripts/install.sh installs it)")
         }
     }
 
-    var start: String {
+    /// Shell that configures and starts Janus in the background (its pid in `$janus`) and
+    /// waits until its HTTP API answers; exits 94–96 (96 with the log's tail) if it cannot.
+    public var startScript: String {
         let d = directory
-        let config = CLI.root.appendingPathComponent("Tests/Interop/janus/make-config.sh").path
+        let config = Repository.path("Tests/Interop/janus/make-config.sh")
         let secret = apiSecret.map { "sed -i 's/^general: {/general: {\\n\\tapi_secret = \"\($0)\"/' \(d)/janus.jcfg" } ?? ""
         let tokens = tokenSecret.map { "sed -i 's/^general: {/general: {\\n\\ttoken_auth = true\\n\\ttoken_auth_secret = \"\($0)\"/' \(d)/janus.jcfg" } ?? ""
         return """
@@ -58,6 +61,7 @@ struct JanusShell {
         """
     }
 
-    /// SIGKILL: a child of the test process inherits its threads' blocked signals, SIGTERM among them.
-    var stop: String { "kill -9 $janus 2>/dev/null; wait $janus 2>/dev/null; rm -rf \(directory)" }
+    /// Shell that stops what `startScript` started and removes its directory. SIGKILL: a child
+    /// of the test process inherits its threads' blocked signals, SIGTERM among them.
+    public var stopScript: String { "kill -9 $janus 2>/dev/null; wait $janus 2>/dev/null; rm -rf \(directory)" }
 }

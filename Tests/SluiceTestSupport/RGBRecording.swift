@@ -2,24 +2,25 @@ import Foundation
 
 /// A recording the tests decoded to raw RGB (`… ! videoconvert ! video/x-raw,format=RGB !
 /// filesink`): how many whole frames it holds, and the pixels of its last one.
-struct RGBRecording {
-    let width: Int
-    let height: Int
+public struct RGBRecording: Sendable {
+    public let width: Int
+    public let height: Int
     private let data: Data
 
-    init(path: String, width: Int, height: Int) {
+    /// Reads the file at `path` (empty when there is none) as frames of `width`×`height`.
+    public init(path: String, width: Int, height: Int) {
         self.width = width; self.height = height
         data = FileManager.default.contents(atPath: path) ?? Data()
     }
 
-    var frameBytes: Int { width * height * 3 }
+    public var frameBytes: Int { width * height * 3 }
     /// Whole frames in the file.
-    var frames: Int { data.count / frameBytes }
+    public var frames: Int { data.count / frameBytes }
     /// True when the file is a whole number of frames, at least one.
-    var isWhole: Bool { data.count >= frameBytes && data.count % frameBytes == 0 }
+    public var isWhole: Bool { data.count >= frameBytes && data.count % frameBytes == 0 }
 
     /// [R, G, B] at (x, y) of the last frame; the file holds at least one frame.
-    func lastPixel(_ x: Int, _ y: Int) -> [Int] {
+    public func lastPixel(_ x: Int, _ y: Int) -> [Int] {
         let i = data.endIndex - frameBytes + (y * width + x) * 3
         return [Int(data[i]), Int(data[i + 1]), Int(data[i + 2])]
     }
