@@ -3,9 +3,13 @@ import Foundation
 /// Limits on a congestion-controlled sender's bitrate (`encode.bitrate: {min, start, max}`),
 /// in bits per second.
 public struct BitrateLimits: Sendable, Equatable {
+    /// The lowest bitrate the estimator may ask for, bits per second.
     public var min: Int
+    /// The bitrate to start at before any feedback arrives, bits per second.
     public var start: Int
+    /// The highest bitrate the estimator may ask for, bits per second.
     public var max: Int
+    /// Limits from the lowest, starting and highest bitrate, each in bits per second.
     public init(min: Int, start: Int, max: Int) { self.min = min; self.start = start; self.max = max }
     func clamp(_ bps: Double) -> Int { Int(Swift.min(Swift.max(bps.isFinite ? bps : Double(min), Double(min)), Double(max))) }
 }
@@ -20,12 +24,15 @@ public struct BitrateLimits: Sendable, Equatable {
 /// sequence numbers, huge gaps — can slow it down but never move the target outside
 /// `limits`.
 public struct BandwidthEstimator: Sendable {
+    /// What the delay-based controller is doing: raising the estimate, holding it, or lowering it.
     public enum State: String, Sendable { case increase, hold, decrease }
 
+    /// The bounds the target is kept within.
     public let limits: BitrateLimits
     private var trend = DelayTrend()
     private var delayBased: Double
     private var lossBased: Double
+    /// The delay-based controller's current state (starts at `.increase`).
     private(set) public var state = State.increase
     /// Bits per second the receiver got, over the last `rateWindowNs`.
     private(set) public var receivedRate: Double?
@@ -49,6 +56,7 @@ public struct BandwidthEstimator: Sendable {
     static let lossWindowNs: UInt64 = 1_000_000_000
     static let decreaseFactor = 0.85
 
+    /// An estimator starting at `limits.start` for both the delay- and loss-based estimates.
     public init(limits: BitrateLimits) {
         self.limits = limits
         delayBased = Double(limits.start); lossBased = Double(limits.start)

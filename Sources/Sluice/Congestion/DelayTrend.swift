@@ -4,10 +4,14 @@
 public struct TWCCPacket: Sendable, Equatable {
     /// Transport-wide sequence number (16 bits on the wire).
     public var sequence: UInt16
+    /// When the packet left, nanoseconds on the sender's clock.
     public var sentNs: UInt64
+    /// When the packet arrived, nanoseconds on the receiver's clock; nil when reported lost.
     public var arrivedNs: UInt64?
+    /// The packet's size in bytes.
     public var size: Int
 
+    /// A packet's feedback entry: sequence number, send and arrival times (ns) and size (bytes).
     public init(sequence: UInt16, sentNs: UInt64, arrivedNs: UInt64?, size: Int) {
         self.sequence = sequence; self.sentNs = sentNs; self.arrivedNs = arrivedNs; self.size = size
     }
