@@ -122,6 +122,7 @@ public struct DTLSCertificate: Sendable, Equatable {
 
 /// A DTLS certificate could not be made or read.
 public struct DTLSCertificateError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, in words.
     public var description: String
     init(_ description: String) { self.description = description }
 }

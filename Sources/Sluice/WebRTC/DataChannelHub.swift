@@ -9,6 +9,7 @@ import Synchronization
 /// arrives on a channel whose spec says `print` goes to `onMessage`; `send` writes to the
 /// channel that takes standard input, queueing until it is open.
 public final class DataChannelHub: Sendable {
+    /// The data channels the pipeline file declares, matched to channels by label.
     public let specs: [DataChannelSpec]
     private let onMessage: @Sendable (_ label: String, _ text: String) -> Void
 
@@ -25,6 +26,8 @@ public final class DataChannelHub: Sendable {
     /// finalized while open; their messages are printed too).
     private let extra = Mutex<[DataChannel]>([])
 
+    /// A hub for `specs`; `onMessage` gets the label and text of every message that arrives on a
+    /// channel whose spec says `print` (and on channels the remote opened that no spec declares).
     public init(specs: [DataChannelSpec], onMessage: @escaping @Sendable (_ label: String, _ text: String) -> Void) {
         self.specs = specs
         self.onMessage = onMessage

@@ -21,6 +21,8 @@ public enum WebRTCDefaults {
     /// Shortest time between regular RTCP packets of a session.
     public static let rtcpMinInterval: UInt64 = 100_000_000
 
+    /// Applies these settings to `webrtcbin`: `do-nack` on each new transceiver, the retransmission
+    /// jitter-buffer latency and `rtcp-min-interval` on each RTP session of its rtpbin.
     public static func apply(to webrtcbin: Element) {
         if let rtpbin = webrtcbin.cast(to: Bin.self)?.child(named: "rtpbin") {
             RetransmissionLatency.attach(to: rtpbin)

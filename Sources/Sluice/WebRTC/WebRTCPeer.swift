@@ -6,9 +6,13 @@ import Synchronization
 /// The connection states of a peer, as the native WebRTC API tracks them
 /// (signalling stable, ICE connected, gathering complete).
 public struct PeerStates: Sendable, Equatable {
+    /// webrtcbin's `signaling-state` (`stable`, `have-local-offer`, ...).
     public var signaling: String = "stable"
+    /// webrtcbin's `ice-connection-state` (`new`, `checking`, `connected`, ...).
     public var iceConnection: String = "new"
+    /// webrtcbin's `ice-gathering-state` (`new`, `gathering`, `complete`).
     public var iceGathering: String = "new"
+    /// webrtcbin's `connection-state` (`new`, `connecting`, `connected`, ...).
     public var connection: String = "new"
 
     /// ICE reached connected or completed.
@@ -19,8 +23,11 @@ public struct PeerStates: Sendable, Equatable {
 
 /// An ICE candidate as signalling carries it.
 public struct ICECandidate: Sendable, Equatable {
+    /// The index of the SDP media section (m-line) the candidate belongs to.
     public var mlineIndex: UInt32
+    /// The candidate line (`candidate:...`) as SDP and trickle ICE carry it.
     public var candidate: String
+    /// A candidate for the media section at `mlineIndex`.
     public init(mlineIndex: UInt32, candidate: String) {
         self.mlineIndex = mlineIndex; self.candidate = candidate
     }
@@ -29,7 +36,9 @@ public struct ICECandidate: Sendable, Equatable {
 /// One webrtcbin and the operations signalling needs: offer/answer through promises,
 /// candidates (queued until the remote description arrives) and state tracking.
 public final class WebRTCPeer: Sendable {
+    /// The webrtcbin element this peer drives.
     public let webrtcbin: Element
+    /// A name for the peer (`offerer`, `viewer`, `whip`, ...) that prefixes its error messages.
     public let label: String
 
     private struct Shared {
@@ -164,6 +173,7 @@ public final class WebRTCPeer: Sendable {
         throw NegotiationError("\(label): \(signal) failed: \(why)")
     }
 
+    /// Sets the local description on webrtcbin; throws `NegotiationError` if it fails or gets no reply within 10 s.
     public func setLocalDescription(_ desc: SessionDescription) async throws(NegotiationError) {
         try await setDescription("set-local-description", desc)
     }
@@ -250,7 +260,10 @@ public final class WebRTCPeer: Sendable {
 
 /// Offer/answer or ICE went wrong.
 public struct NegotiationError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, prefixed with the peer's label.
     public var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -22,6 +22,8 @@ public struct WebRTCRecipe: Sendable {
     /// ICE connectivity-check pacing (Ta), ms.
     public static let checkPacingMs: UInt32 = 5
 
+    /// A recipe from its settings; the defaults are max-bundle, a 50 ms jitter buffer, no STUN or TURN,
+    /// ICE policy `all` and the process's default DTLS certificate.
     public init(bundlePolicy: String = "max-bundle", latencyMs: Int = 50, addresses: [String] = [],
                 stun: String? = nil, turn: [String] = [], policy: String = "all",
                 certificate: DTLSCertificate = .processDefault) {
