@@ -16,10 +16,12 @@ public protocol MetricsSource: Sendable {
 /// so nothing is counted twice and a scrape costs nothing between scrapes. A counter is
 /// mirrored: the registry's counter is advanced by the growth since the last scrape.
 public final class SluiceMetrics: Sendable {
+    /// The swift-prometheus registry the sources' values are mirrored into; render it for `/metrics`.
     public let registry = PrometheusCollectorRegistry()
     private let sources = Mutex<[any MetricsSource]>([])
     private let sink: MetricsSink
 
+    /// An empty set of metrics: no sources until `add(_:)`.
     public init() { sink = MetricsSink(registry: registry) }
 
     /// Adds a source; sources are asked in the order they were added.

@@ -7,6 +7,7 @@ import Synchronization
 /// medium it receives (or, sending only, what it sends) flows, or `seconds` pass; the graph
 /// is taken while it plays and the run is stopped.
 public enum PipelineGraph {
+    /// The graph as taken from the playing pipeline.
     public struct Picture: Sendable {
         /// GStreamer's own dot (`gst_debug_bin_to_dot_data`).
         public var dot: String
@@ -20,6 +21,9 @@ public enum PipelineGraph {
         let value = Mutex<Picture?>(nil)
     }
 
+    /// Plays `spec` until every medium it receives (or, sending only, what it sends) flows, or for
+    /// `seconds` (5 by default), and returns the graph last taken. Throws `RunError` if the run
+    /// fails or stops before any graph could be taken.
     public static func capture(_ spec: PipelineSpec, seconds: Double = 5, logger: Logger) async throws(RunError) -> Picture {
         let run = PipelineRun(spec: spec, logger: logger)
         let stop = StopFlag(), latest = Latest()

@@ -4,8 +4,11 @@ import Foundation
 /// names Prometheus client libraries use (`process_cpu_seconds_total`, …), read from
 /// `/proc/self` (Linux).
 public struct ProcessMetrics: MetricsSource {
+    /// A source for this process's figures, read from `/proc/self` at each scrape.
     public init() {}
 
+    /// Reports `process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_open_fds` and
+    /// `process_threads`; reports nothing where `/proc/self` cannot be read.
     public func collect(into sink: MetricsSink) {
         guard let s = Self.read() else { return }
         sink.counter("process_cpu_seconds_total", total: s.cpuSeconds, help: "User and system CPU time spent, in seconds.")
@@ -14,6 +17,7 @@ public struct ProcessMetrics: MetricsSource {
         sink.gauge("process_threads", Double(s.threads), help: "Number of OS threads in the process.")
     }
 
+    /// One reading: CPU time (user + system, seconds), resident memory (bytes), open file descriptors and threads.
     public struct Sample: Sendable { public var cpuSeconds: Double; public var residentBytes: Int; public var openFDs: Int; public var threads: Int }
 
     /// The process as `/proc/self` shows it now; nil where there is no procfs.

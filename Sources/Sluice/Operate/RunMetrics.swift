@@ -2,6 +2,7 @@
 /// encoded, sent and received, the network figures webrtcbin reports (loss, RTT, jitter,
 /// NACK/PLI/FIR), and its Swift filters' frames, drops and errors.
 extension PipelineRun: MetricsSource {
+    /// Reports the run's gauges and counters, labelled with the pipeline's name.
     public func collect(into sink: MetricsSink) {
         let labels = [("pipeline", spec.name)]
         sink.gauge("sluice_run_playing", control != nil ? 1 : 0, labels: labels, help: "1 while the pipeline runs.")
