@@ -8,15 +8,21 @@ import Synchronization
 /// the Default Media Receiver and load media URLs; what plays goes to the `intervideosink` /
 /// `interaudiosink` channel that a served pipeline reads, so WHEP viewers see it.
 public final class CastReceiver: Sendable {
+    /// How the receiver is set up (`sluice serve --cast` and its options).
     public struct Options: Sendable {
+        /// The name senders show for the receiver (the Cast friendly name, also its TLS certificate's common name).
         public var name: String
+        /// The address the CASTV2 TLS server listens on (`0.0.0.0`: every IPv4 address).
         public var host = "0.0.0.0"
+        /// The TCP port the CASTV2 TLS server listens on (8009, the Cast default).
         public var port = 8009
         /// The inter-element channel the served pipeline reads (`intervideosrc channel=…`).
         public var channel = "sluice-cast"
+        /// The size, in pixels, the played video is scaled to on the channel (1280×720 by default).
         public var width = 1280, height = 720
         /// What may be loaded: `scheme:` (every URL of it) or URL prefixes (`http://10.0.0.5:8000/media/`).
         public var allow: [String] = []
+        /// Options for a receiver called `name`, with the defaults for everything else.
         public init(name: String) { self.name = name }
 
         /// `WIDTHxHEIGHT` as two numbers (the caller checks their ranges); nil if it is not that.
@@ -27,7 +33,9 @@ public final class CastReceiver: Sendable {
         }
     }
 
+    /// The CASTV2 server senders connect to.
     public let server: CastServer
+    /// The `_googlecast._tcp` instance advertised on the local network; nil if multicast DNS could not be used.
     public let instance: ServiceInstance?
     private let mdns: MDNSService?
     private let playback: CastPlayback
@@ -52,6 +60,9 @@ public final class CastReceiver: Sendable {
         return "\(url.prefix(120)) is not allowed (--cast-allow lists what this receiver may fetch)"
     }
 
+    /// Starts the TLS server with a new ECDSA certificate and advertises it over multicast DNS
+    /// (a failure to advertise is only logged). Throws if the certificate cannot be made or the
+    /// server cannot listen.
     public static func start(_ options: Options, logger: Logger) async throws -> CastReceiver {
         let certificate = try DTLSCertificate.generateECDSA(commonName: options.name)
         let serverBox = ServerBox()

@@ -18,6 +18,7 @@ public final class CompanionRuns: Sendable {
     }
     private let ended = Log()
 
+    /// Starts running each of `specs` in a task of its own, logging through `logger` any that ends or fails.
     public init(_ specs: [PipelineSpec], logger: Logger) {
         let stop = stopFlag, ended = self.ended
         tasks = Mutex(specs.map { spec in

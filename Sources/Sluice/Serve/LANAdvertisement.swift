@@ -6,6 +6,7 @@ import SluiceSignalling
 /// codecs (`streams=cam,door`, `codecs=h264,opus`, `path=/whep/`, `v=1`), and the addresses
 /// viewers reach it on.
 public enum LANAdvertisement {
+    /// The DNS-SD service type advertised, `_sluice._tcp`.
     public static let serviceType = "_sluice._tcp"
 
     /// The instance for `name`, served on `host:port` (`0.0.0.0`: every IPv4 address of the

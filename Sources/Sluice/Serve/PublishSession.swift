@@ -6,6 +6,7 @@ import Synchronization
 /// and whose receive branches come from the server's receive pipeline file (decode,
 /// filters, sink), built as the publisher's media arrives.
 public final class PublishSession: Sendable {
+    /// The WHIP session's id (a lowercase UUID), also in its pipeline's name (`publish-<id>`).
     public let id: String
     private let spec: PipelineSpec
     private let pipeline: Pipeline

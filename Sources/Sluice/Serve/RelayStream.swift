@@ -8,6 +8,7 @@ import Synchronization
 /// medium; each viewer gets a payloader and webrtcbin from that tee. A new viewer's keyframe
 /// request travels back to the publisher as an RTCP PLI.
 public final class RelayStream: Sendable {
+    /// The stream's name, the path viewers ask for (`/whep/<name>`).
     public let name: String
     /// The publisher's WHIP session id.
     public let id: String
@@ -18,6 +19,8 @@ public final class RelayStream: Sendable {
     private let frames = RelayCounter()
     private let health = ViewerHealth()
 
+    /// A relay whose webrtcbins use the default recipe with a `latencyMs` jitter buffer (ms), gathering
+    /// ICE on `iceAddresses`. Throws `RunError` if the publisher's pipeline cannot be made.
     public convenience init(name: String, iceAddresses: [String], latencyMs: Int = 50) throws(RunError) {
         try self.init(name: name, recipe: WebRTCRecipe(latencyMs: latencyMs, addresses: iceAddresses))
     }
@@ -100,6 +103,7 @@ public final class RelayStream: Sendable {
     public var isLive: Bool { outputs.table.withLock { !$0.isEmpty } }
     /// Media forwarded so far, with their codecs.
     public var media: [MediaKind: Codec] { outputs.table.withLock { $0.mapValues(\.codec) } }
+    /// Viewers connected now.
     public var viewerCount: Int { viewers.count }
     /// Encoded video frames that came from the publisher.
     public var relayedVideoFrames: Int { frames.value }
@@ -110,10 +114,12 @@ public final class RelayStream: Sendable {
         return try await viewers.addViewer(offer: offer)
     }
 
+    /// Adds trickled remote candidates to a viewer. False if the viewer is unknown.
     public func addCandidates(_ candidates: [(mid: String?, candidate: String)], toViewer id: String) -> Bool {
         viewers.addCandidates(candidates, toViewer: id)
     }
 
+    /// Ends a viewer's session (reason `deleted`). False if the viewer is unknown.
     @discardableResult
     public func removeViewer(_ id: String) -> Bool { viewers.removeViewer(id) }
 

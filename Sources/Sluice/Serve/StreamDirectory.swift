@@ -7,13 +7,16 @@ import Synchronization
 /// A pipeline that is stopping stays listed (state `stopping`) until its viewers are gone
 /// and its pipeline is down, so its name cannot be reused before then.
 public final class StreamDirectory: Sendable {
+    /// Whether a hosted pipeline is serving (`playing`) or being stopped (`stopping`).
     public enum State: String, Sendable { case playing, stopping }
 
     /// One hosted pipeline.
     public struct Entry: Sendable {
+        /// The served stream.
         public let hub: StreamHub
         /// The file it came from, or `request body`.
         public let source: String
+        /// Whether it plays or is stopping.
         public var state: State
     }
 
@@ -27,6 +30,8 @@ public final class StreamDirectory: Sendable {
     /// How each stream watches its viewers.
     private let viewerLimits: ViewerLimits
 
+    /// An empty directory: new streams' webrtcbins follow `recipe`, gather ICE on `defaultAddresses`
+    /// when their file names none, watch viewers within `viewerLimits`; at most `limit` pipelines.
     public init(recipe: WebRTCRecipe = WebRTCRecipe(), defaultAddresses: [String] = ["127.0.0.1"], limit: Int = 64,
                 viewerLimits: ViewerLimits = ViewerLimits()) {
         self.recipe = recipe; self.defaultAddresses = defaultAddresses; self.limit = limit; self.viewerLimits = viewerLimits
@@ -42,13 +47,18 @@ public final class StreamDirectory: Sendable {
     public var all: [Entry] { entries.withLock { Array($0.values) }.sorted { $0.hub.name < $1.hub.name } }
     /// The playing streams, by name.
     public var values: [StreamHub] { all.filter { $0.state == .playing }.map(\.hub) }
+    /// The hosted pipeline named `name`, playing or stopping; nil if there is none.
     public func entry(_ name: String) -> Entry? { entries.withLock { $0[name] } }
 
     /// Why a pipeline could not be added.
     public struct AddError: Error, Sendable, CustomStringConvertible {
+        /// Why: the name is taken (`exists`), the directory is at its limit (`full`), or the pipeline could not be built (`invalid`).
         public enum Kind: Sendable { case exists, full, invalid }
+        /// Which kind of refusal this is.
         public let kind: Kind
+        /// What went wrong, in words a control API client can show.
         public let message: String
+        /// The message.
         public var description: String { message }
     }
 
@@ -129,6 +139,7 @@ public final class StreamDirectory: Sendable {
 }
 
 extension StreamDirectory: MetricsSource {
+    /// Reports every hosted stream's metrics, stopping ones included.
     public func collect(into sink: MetricsSink) {
         for entry in all { entry.hub.collect(into: sink) }
     }

@@ -2,6 +2,7 @@
 /// reason, what its one encoder made, what went to its viewers over the network (summed
 /// over viewers, those that left included), and its Swift filters' frames, drops and errors.
 extension StreamHub: MetricsSource {
+    /// Reports the stream's viewers, removals by reason, encoder and network counters, ladder rungs and filter statistics.
     public func collect(into sink: MetricsSink) {
         let stream = [("stream", name)]
         sink.gauge("sluice_stream_viewers", Double(viewerCount), labels: stream, help: "WHEP viewers connected to a served stream.")

@@ -7,7 +7,9 @@ import Synchronization
 /// filters and encoder run once per stream, ending in a `tee`; each viewer gets its own
 /// payloader and webrtcbin fed from that tee, so N viewers cost one encode per stream.
 public final class StreamHub: Sendable {
+    /// The pipeline file being served.
     public let spec: PipelineSpec
+    /// The stream's name (the pipeline file's `name`), the path viewers ask for (`/whep/<name>`).
     public var name: String { spec.name }
     private let pipeline: Pipeline
     private let builder: GraphBuilder
@@ -147,12 +149,15 @@ public final class StreamHub: Sendable {
 
     /// One rung of the stream's ladder now.
     public struct RenditionFigures: Sendable {
+        /// The rung's name, from the pipeline file's ladder.
         public var name: String
         /// Viewers on this rung.
         public var viewers: Int
         /// What the rung sends (measured over the last 2 s), bit/s.
         public var bitsPerSecond: Int
+        /// Video frames this rung's encoder has produced so far.
         public var encodedFrames: Int
+        /// Bytes of encoded video this rung has produced so far.
         public var encodedBytes: Int
     }
 

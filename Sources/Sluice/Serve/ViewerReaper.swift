@@ -17,6 +17,7 @@ public struct ViewerLimits: Sendable {
     /// second would cost about 1% of a core with 32 viewers (Benchmarks/viewer-stats-cost.sh);
     /// every 5 s is a fifth of that, and still three readings per default Prometheus scrape.
     public var statsInterval: Double = 5
+    /// The default limits: 8 s to connect, 6 s of RTCP silence, checks every second, 500 viewers, statistics every 5 s.
     public init() {}
 }
 

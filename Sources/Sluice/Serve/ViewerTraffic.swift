@@ -47,18 +47,24 @@ final class ViewerTraffic: Sendable {
 /// asked to repair (NACK → retransmissions, PLI/FIR → keyframes), and what their leaky
 /// queues dropped.
 public struct TrafficTotals: Sendable, Equatable {
+    /// RTP packets sent to the viewers.
     public var packetsSent = 0
+    /// RTP bytes sent to the viewers.
     public var bytesSent = 0
     /// Packets the viewers reported lost (RTCP receiver reports).
     public var packetsLost = 0
+    /// NACKs (retransmission requests) the viewers sent.
     public var nacks = 0
+    /// Picture loss indications (PLI, keyframe requests) the viewers sent.
     public var plis = 0
+    /// Full intra requests (FIR, keyframe requests) the viewers sent.
     public var firs = 0
     /// Packets retransmitted (RTX) in answer to NACKs.
     public var rtxPackets = 0
     /// Times a viewer's leaky queue dropped a buffer because the viewer was behind.
     public var queueOverruns = 0
 
+    /// Totals from the given counts (all zero by default).
     public init(packetsSent: Int = 0, bytesSent: Int = 0, packetsLost: Int = 0, nacks: Int = 0, plis: Int = 0,
                 firs: Int = 0, rtxPackets: Int = 0, queueOverruns: Int = 0) {
         self.packetsSent = packetsSent; self.bytesSent = bytesSent; self.packetsLost = packetsLost
@@ -66,6 +72,7 @@ public struct TrafficTotals: Sendable, Equatable {
         self.queueOverruns = queueOverruns
     }
 
+    /// The two totals added counter by counter.
     public static func + (a: TrafficTotals, b: TrafficTotals) -> TrafficTotals {
         TrafficTotals(packetsSent: a.packetsSent + b.packetsSent, bytesSent: a.bytesSent + b.bytesSent,
                       packetsLost: a.packetsLost + b.packetsLost, nacks: a.nacks + b.nacks, plis: a.plis + b.plis,
@@ -77,11 +84,14 @@ public struct TrafficTotals: Sendable, Equatable {
 /// A stream's viewers' traffic at one moment: totals since the stream started (viewers that
 /// left included) and each current viewer's last round trip and jitter.
 public struct ViewerTrafficReport: Sendable, Equatable {
+    /// Counters since the stream started, viewers that left included.
     public var totals = TrafficTotals()
     /// Seconds, one per current viewer that has reported.
     public var roundTrips: [Double] = []
+    /// Seconds, one per current viewer that has reported: the interarrival jitter it reports.
     public var jitters: [Double] = []
 
+    /// An empty report.
     public init() {}
 
     /// The median and the largest of `values` (nil when empty).
