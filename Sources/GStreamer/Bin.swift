@@ -37,6 +37,9 @@ public class Bin: Element, @unchecked Sendable {
         }
     }
 
+    /// Adds each element in order (`gst_bin_add` for each); the bin takes its own reference to each.
+    /// Throws `GstError` at the first element that cannot be added (its name is taken or it
+    /// already has a parent); the elements before it stay added.
     public func add(_ elements: [Element]) throws(GstError) {
         for e in elements { try add(e) }
     }
@@ -95,6 +98,8 @@ public class Bin: Element, @unchecked Sendable {
 /// `@unchecked Sendable` for the reasons given on `Object` (atomic refcounts, MT-safe GstObject).
 public final class Pipeline: Bin, @unchecked Sendable {
     package override class var staticType: GType { gst_pipeline_get_type() }
+    /// A new empty pipeline (`gst_pipeline_new`); `name` nil lets GStreamer pick a unique one.
+    /// The wrapper adopts and sinks the floating reference the call returns (transfer full).
     public convenience init(name: String? = nil) {
         Gst.initialize()
         self.init(full: UnsafeMutableRawPointer(gst_pipeline_new(name)))

@@ -10,6 +10,7 @@ public struct BufferRef: ~Copyable {
         let t = sluice_buffer_pts(raw)
         return t == ClockTime.none ? nil : t
     }
+    /// Duration in nanoseconds (`GST_BUFFER_DURATION`), nil if unset (`GST_CLOCK_TIME_NONE`).
     public var duration: ClockTime? {
         let t = sluice_buffer_duration(raw)
         return t == ClockTime.none ? nil : t

@@ -29,15 +29,21 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
 
     deinit { gst_mini_object_unref(UnsafeMutableRawPointer(caps).assumingMemoryBound(to: GstMiniObject.self)) }
 
+    /// The caps' string form (`gst_caps_to_string`), e.g. `video/x-raw,width=1280`; empty if
+    /// GStreamer returns none.
     public var description: String {
         guard let s = gst_caps_to_string(caps) else { return "" }
         defer { g_free(s) }
         return String(cString: s)
     }
 
+    /// The number of structures in the caps (`gst_caps_get_size`).
     public var size: Int { Int(gst_caps_get_size(caps)) }
+    /// Whether the caps describe exactly one format, with no ranges or lists (`gst_caps_is_fixed`).
     public var isFixed: Bool { gst_caps_is_fixed(caps) != 0 }
+    /// Whether the caps allow no format at all (`gst_caps_is_empty`).
     public var isEmpty: Bool { gst_caps_is_empty(caps) != 0 }
+    /// Whether the caps allow any format (`gst_caps_is_any`, `ANY` caps).
     public var isAny: Bool { gst_caps_is_any(caps) != 0 }
 
     /// Structure `i`, borrowed from these caps (kept alive with them).
@@ -46,10 +52,16 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
         return Structure(borrowed: s, owner: self)
     }
 
+    /// Whether the two caps have any format in common (`gst_caps_can_intersect`); computes no
+    /// intersection.
     public func intersects(_ other: Caps) -> Bool { gst_caps_can_intersect(caps, other.caps) != 0 }
 
+    /// The formats both caps allow (`gst_caps_intersect`); a new caps the result owns (transfer
+    /// full), empty when they have nothing in common.
     public func intersect(_ other: Caps) -> Caps { Caps(full: gst_caps_intersect(caps, other.caps)) }
 
+    /// Whether the two caps describe the same formats (`gst_caps_is_equal`), not whether they are
+    /// the same object.
     public static func == (a: Caps, b: Caps) -> Bool { gst_caps_is_equal(a.caps, b.caps) != 0 }
 
     /// A GValue holding these caps (for properties and signal arguments).

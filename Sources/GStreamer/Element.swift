@@ -3,7 +3,11 @@ import CGStreamerShim
 
 /// A GStreamer state (`GstState`).
 public enum State: Int32, Sendable, CustomStringConvertible {
+    /// The `GstState` values: `voidPending` (`GST_STATE_VOID_PENDING`, no state pending), `null`
+    /// (resources released), `ready` (resources allocated, no data flowing), `paused` (prerolled,
+    /// clock stopped) and `playing` (data flowing, clock running). Raw values are the C ones.
     case voidPending = 0, null = 1, ready = 2, paused = 3, playing = 4
+    /// The C name without its prefix (`PLAYING`, `VOID_PENDING`), as `gst-launch` prints it.
     public var description: String {
         switch self {
         case .voidPending: "VOID_PENDING"
@@ -18,6 +22,10 @@ public enum State: Int32, Sendable, CustomStringConvertible {
 
 /// The result of a state change (`GstStateChangeReturn`).
 public enum StateChangeResult: Sendable, Equatable {
+    /// The `GstStateChangeReturn` values: `success` (`GST_STATE_CHANGE_SUCCESS`, done), `async`
+    /// (`GST_STATE_CHANGE_ASYNC`, finishing in the background: wait with `waitForState(timeout:)`
+    /// or for the `asyncDone` message), `noPreroll` (`GST_STATE_CHANGE_NO_PREROLL`, a live source
+    /// that cannot preroll in PAUSED) and `failure` (`GST_STATE_CHANGE_FAILURE`).
     case success, async, noPreroll, failure
     init(_ r: GstStateChangeReturn) {
         switch r {
@@ -83,8 +91,12 @@ public class Element: Object, @unchecked Sendable {
         for i in 0..<(chain.count - 1) { try chain[i].link(chain[i + 1]) }
     }
 
+    /// Unlinks this element's src pads from `other`'s sink pads (`gst_element_unlink`); nothing
+    /// happens if they are not linked.
     public func unlink(_ other: Element) { gst_element_unlink(element, other.element) }
 
+    /// Asks the element to change to `state` (`gst_element_set_state`) and returns at once with
+    /// what happened; an `async` result means the change goes on in a streaming thread.
     @discardableResult
     public func setState(_ state: State) -> StateChangeResult {
         StateChangeResult(gst_element_set_state(element, state.raw))
@@ -101,6 +113,9 @@ public class Element: Object, @unchecked Sendable {
     @discardableResult
     public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(element) != 0 }
 
+    /// The always-present pad called `name` (`gst_element_get_static_pad`, e.g. `sink` or `src`),
+    /// or nil if the element has no such pad (request and sometimes pads are not found here). The
+    /// wrapper adopts the reference the call returns (transfer full).
     public func staticPad(_ name: String) -> Pad? {
         gst_element_get_static_pad(element, name).map { Pad(full: UnsafeMutableRawPointer($0)) }
     }
@@ -110,6 +125,8 @@ public class Element: Object, @unchecked Sendable {
         gst_element_request_pad_simple(element, template).map { Pad(full: UnsafeMutableRawPointer($0)) }
     }
 
+    /// Gives back a pad got from `requestPad(_:)` (`gst_element_release_request_pad`); the element
+    /// drops the pad, and this wrapper's own reference keeps the `Pad` object alive until it goes.
     public func releaseRequestPad(_ pad: Pad) { gst_element_release_request_pad(element, pad.pad) }
 
     /// All pads of the element at this moment (read under the object lock, so a streaming
@@ -156,6 +173,8 @@ public class Element: Object, @unchecked Sendable {
         return gst_clock_get_time(clock)
     }
 
+    /// The factory name (or GType name when there is none) and the element name, e.g.
+    /// `vp8enc 'vp8enc0'`, for logs and error messages.
     public override var description: String { "\(factoryName ?? typeName) '\(name)'" }
 }
 

@@ -25,8 +25,11 @@ public enum Gst {
 
 /// An error from GStreamer or from misuse of the bindings, with a message meant for users.
 public struct GstError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The message, in English, meant for the user (a GError's own message when it came from one).
     public var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// The message itself.
     public var description: String { message }
 
     /// Takes ownership of a GError, frees it, and returns its message.

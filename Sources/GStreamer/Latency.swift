@@ -11,6 +11,7 @@ public struct LatencyAnswer: Sendable, Equatable {
     /// The most it can buffer; nil when unbounded.
     public var max: ClockTime?
 
+    /// An answer with these values (`max` nil for unbounded, as GStreamer's GST_CLOCK_TIME_NONE).
     public init(live: Bool, min: ClockTime, max: ClockTime?) {
         self.live = live; self.min = min; self.max = max
     }

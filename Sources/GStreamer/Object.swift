@@ -44,8 +44,12 @@ public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The current reference count (diagnostics and leak tests only).
     public var refCount: UInt32 { gobject.pointee.ref_count }
 
+    /// Identity: whether both wrappers hold the same GObject pointer (two wrappers of one
+    /// object are equal).
     public static func == (a: Object, b: Object) -> Bool { a.pointer == b.pointer }
+    /// Hashes the GObject pointer, consistent with `==`.
     public func hash(into h: inout Hasher) { h.combine(pointer) }
+    /// The GType name and the pointer, e.g. `GstPipeline@0x…`, for logs.
     public var description: String { "\(typeName)@\(pointer)" }
 
     /// The GType every instance of this wrapper class must have (or derive from).
