@@ -11,11 +11,21 @@ public final class Message: @unchecked Sendable, CustomStringConvertible {
     init(full raw: UnsafeMutablePointer<GstMessage>) { self.raw = raw }
     deinit { gst_mini_object_unref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self)) }
 
+    /// The message's type (`GstMessageType`), for the types the bindings tell apart; anything else
+    /// is `other` with the raw C value.
     public enum Kind: Sendable, Equatable {
+        /// `GST_MESSAGE_EOS` (end of stream reached the sinks), `_ERROR`, `_WARNING`, `_INFO` (read
+        /// them with `parsedError`), `_STATE_CHANGED` (read with `stateChange`), `_ELEMENT` (an
+        /// element's own message, in `structure`), `_STREAM_START` and `_LATENCY` (an element's
+        /// latency changed: answer with `Bin.recalculateLatency()`).
         case eos, error, warning, info, stateChanged, element, streamStart, latency
+        /// `GST_MESSAGE_ASYNC_DONE` (an async state change finished), `_NEW_CLOCK`, `_QOS`,
+        /// `_APPLICATION` (posted with `postApplication(from:_:)`), and `other` carrying the raw
+        /// `GstMessageType` of any other type.
         case asyncDone, newClock, qos, application, other(UInt32)
     }
 
+    /// The message's type, read from `GST_MESSAGE_TYPE`.
     public var kind: Kind {
         switch raw.pointee.type {
         case GST_MESSAGE_EOS: .eos
@@ -75,6 +85,8 @@ public final class Message: @unchecked Sendable, CustomStringConvertible {
         return (s(o), s(n), s(p))
     }
 
+    /// The type's name (`gst_message_type_get_name`) and the poster's name, e.g.
+    /// `eos from pipeline0`, for logs.
     public var description: String {
         let t = String(cString: gst_message_type_get_name(raw.pointee.type))
         return "\(t) from \(sourceName)"

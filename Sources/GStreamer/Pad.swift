@@ -8,14 +8,18 @@ public final class Pad: Object, @unchecked Sendable {
     package override class var staticType: GType { sluice_type_pad() }
     var pad: UnsafeMutablePointer<GstPad> { pointer.assumingMemoryBound(to: GstPad.self) }
 
+    /// Which way data flows through a pad (`GstPadDirection`): out of its element (`src`), into it
+    /// (`sink`), or `unknown` (`GST_PAD_UNKNOWN`).
     public enum Direction: Sendable { case unknown, src, sink }
 
+    /// The pad's name (`gst_object_get_name`), e.g. `sink`, `src_0`; empty if it has none.
     public var name: String {
         guard let s = gst_object_get_name(pointer.assumingMemoryBound(to: GstObject.self)) else { return "" }
         defer { g_free(s) }
         return String(cString: s)
     }
 
+    /// The pad's direction (`gst_pad_get_direction`).
     public var direction: Direction {
         switch gst_pad_get_direction(pad) {
         case GST_PAD_SRC: .src
@@ -29,6 +33,7 @@ public final class Pad: Object, @unchecked Sendable {
         gst_pad_get_parent_element(pad).map { Element(full: UnsafeMutableRawPointer($0)) }
     }
 
+    /// Whether the pad has a peer now (`gst_pad_is_linked`).
     public var isLinked: Bool { gst_pad_is_linked(pad) != 0 }
 
     /// Activates or deactivates the pad. Deactivating sets it flushing, which releases a
@@ -36,6 +41,8 @@ public final class Pad: Object, @unchecked Sendable {
     @discardableResult
     public func setActive(_ active: Bool) -> Bool { gst_pad_set_active(pad, active ? 1 : 0) != 0 }
 
+    /// The pad this one is linked to (`gst_pad_get_peer`), or nil if it is not linked. The wrapper
+    /// adopts the reference the call returns (transfer full).
     public var peer: Pad? { gst_pad_get_peer(pad).map { Pad(full: UnsafeMutableRawPointer($0)) } }
 
     /// The negotiated caps, once there are some.
@@ -55,6 +62,8 @@ public final class Pad: Object, @unchecked Sendable {
         }
     }
 
+    /// Unlinks this src pad from `sink` (`gst_pad_unlink`); false if they were not linked to each
+    /// other.
     @discardableResult
     public func unlink(_ sink: Pad) -> Bool { gst_pad_unlink(pad, sink.pad) != 0 }
 
@@ -154,18 +163,28 @@ public final class Pad: Object, @unchecked Sendable {
 
     /// What a probe watches.
     public struct ProbeKind: OptionSet, Sendable {
+        /// The `GstPadProbeType` bits.
         public let rawValue: UInt32
+        /// A set from raw `GstPadProbeType` bits.
         public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Buffers (`GST_PAD_PROBE_TYPE_BUFFER`).
         public static let buffer = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
         /// Buffer lists (payloaders and SRTP may push packets as lists).
         public static let bufferList = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        /// Events travelling downstream, e.g. caps, segment, EOS (`GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM`).
         public static let eventDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
+        /// Events travelling upstream, e.g. force-key-unit, seeks (`GST_PAD_PROBE_TYPE_EVENT_UPSTREAM`).
         public static let eventUpstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue)
+        /// Blocks the data the probe sees until the handler returns `remove` or the probe is removed
+        /// (`GST_PAD_PROBE_TYPE_BLOCK`); combine with the kinds to block on.
         public static let block = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)
         /// Called once the pad is not pushing; data waits while the handler runs.
         public static let idle = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_IDLE.rawValue)
     }
 
+    /// What a probe handler tells GStreamer (`GstPadProbeReturn`): `ok` lets the data pass (and
+    /// keeps a blocking probe blocking), `drop` discards it, `remove` lets it pass and removes the
+    /// probe, `pass` lets it pass without unblocking a blocking probe.
     public enum ProbeReturn: Sendable { case ok, drop, remove, pass }
 
     /// Calls `handler` for each buffer (or event, per `mask`) that passes the pad, on the
@@ -178,6 +197,8 @@ public final class Pad: Object, @unchecked Sendable {
         return UInt(id)
     }
 
+    /// Removes a probe by the id `addProbe` returned (`gst_pad_remove_probe`); the handler is
+    /// released once GStreamer drops the probe.
     public func removeProbe(_ id: UInt) { gst_pad_remove_probe(pad, gulong(id)) }
 }
 

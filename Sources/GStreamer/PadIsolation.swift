@@ -4,12 +4,17 @@ import Synchronization
 
 /// The result of pushing data (GstFlowReturn).
 public struct FlowReturn: Sendable, Equatable, CustomStringConvertible {
+    /// The raw `GstFlowReturn` value: zero or more for success, negative for a reason data stopped.
     public let raw: Int32
+    /// `GST_FLOW_OK`: the data was taken.
     public static let ok = FlowReturn(raw: GST_FLOW_OK.rawValue)
+    /// `GST_FLOW_NOT_LINKED`: the pad has no peer.
     public static let notLinked = FlowReturn(raw: GST_FLOW_NOT_LINKED.rawValue)
+    /// `GST_FLOW_FLUSHING`: the pad is flushing or inactive (a branch being shut down).
     public static let flushing = FlowReturn(raw: GST_FLOW_FLUSHING.rawValue)
     /// Whatever the push returned: OK, or a reason data stopped (`not-linked`, `eos`, `error`…).
     public var isOK: Bool { raw >= 0 }
+    /// The C name (`gst_flow_get_name`), e.g. `ok`, `not-linked`, `flushing`.
     public var description: String { String(cString: gst_flow_get_name(GstFlowReturn(rawValue: raw))) }
 }
 
