@@ -6,10 +6,13 @@ import SluiceFilterKit
 /// applies them when it has it; otherwise Sluice's own relay (`ImpairmentRelay`) does, for
 /// the subset parsed here.
 public struct Impairment: Sendable, Equatable {
+    /// How long each packet is held, ms (netem's `delay`).
     public var delayMs: Double = 0
     /// Uniform in ±jitter around the delay (netem's default without a distribution table).
     public var jitterMs: Double = 0
+    /// Share of packets dropped, percent (0...100).
     public var lossPercent: Double = 0
+    /// Share of packets sent twice, percent (0...100).
     public var duplicatePercent: Double = 0
     /// Share of packets sent at once, ahead of the delayed ones (netem: needs a delay).
     public var reorderPercent: Double = 0
@@ -19,13 +22,17 @@ public struct Impairment: Sendable, Equatable {
     /// The most packets waiting in the link (netem's `limit`, default 1000); more are dropped.
     public var limitPackets = 1000
 
+    /// Conditions from their figures; the defaults impair nothing (no delay, loss, duplication or
+    /// reordering, unlimited rate, a 1000-packet limit).
     public init(delayMs: Double = 0, jitterMs: Double = 0, lossPercent: Double = 0, duplicatePercent: Double = 0,
                 reorderPercent: Double = 0, rateBitsPerSecond: Double? = nil, limitPackets: Int = 1000) {
         self.delayMs = delayMs; self.jitterMs = jitterMs; self.lossPercent = lossPercent; self.duplicatePercent = duplicatePercent
         self.reorderPercent = reorderPercent; self.rateBitsPerSecond = rateBitsPerSecond; self.limitPackets = limitPackets
     }
 
+    /// Netem words that could not be parsed; `description` says what is wrong and what is supported.
     public struct ParseError: Error, CustomStringConvertible, Equatable {
+        /// What is wrong, with an example of what is accepted.
         public var description: String
     }
 
@@ -119,20 +126,26 @@ public struct Impairment: Sendable, Equatable {
 /// Conditions that change during a run: `rate 3mbit for 10s; rate 800kbit for 15s; rate 3mbit`.
 /// Each step is netem words, with `for T` except the last, which holds to the end.
 public struct ImpairmentSchedule: Sendable, Equatable {
+    /// One condition of the schedule and how long it lasts.
     public struct Step: Sendable, Equatable {
+        /// The conditions in force during the step.
         public var impairment: Impairment
         /// The step's netem words as written.
         public var text: String
         /// Seconds it lasts (nil: to the end).
         public var seconds: Double?
     }
+    /// The steps, in the order they apply.
     public var steps: [Step]
 
+    /// A schedule of these steps.
     public init(steps: [Step]) { self.steps = steps }
 
     /// One fixed step.
     public init(_ impairment: Impairment, text: String) { steps = [Step(impairment: impairment, text: text, seconds: nil)] }
 
+    /// Parses steps separated by `;` (1 to 100), each netem words with `for T` (e.g. `10s`) except
+    /// the last. Throws `Impairment.ParseError` naming the step that is wrong.
     public static func parse(_ text: String) throws(Impairment.ParseError) -> ImpairmentSchedule {
         let parts = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard !parts.isEmpty, parts.count <= 100 else {
@@ -192,6 +205,7 @@ public struct ImpairmentSchedule: Sendable, Equatable {
 /// `@unchecked Sendable`: the queue, counters, schedule clock and random state are only
 /// touched with `condition` held; `fd` and `schedule` are immutable.
 public final class ImpairmentRelay: @unchecked Sendable {
+    /// The conditions the relay applies, step by step.
     public let schedule: ImpairmentSchedule
     private let fd: Int32
     private let condition = NSCondition()
@@ -202,12 +216,16 @@ public final class ImpairmentRelay: @unchecked Sendable {
     private var scheduleStart: UInt64
     private var linkFreeAt: UInt64 = 0
     private var currentStep = 0
+    /// Packets written back, dropped (loss), duplicated, and dropped because `limitPackets` were waiting.
     public private(set) var forwarded = 0, dropped = 0, duplicated = 0, overflowed = 0
 
+    /// A relay on the TUN device `fd` applying one fixed `impairment`; `seed` makes its random choices repeatable.
     public convenience init(fd: Int32, impairment: Impairment, seed: UInt64) {
         self.init(fd: fd, schedule: ImpairmentSchedule(impairment, text: ""), seed: seed)
     }
 
+    /// A relay on the TUN device `fd` applying `schedule`, whose clock starts now; `seed` makes its
+    /// random choices repeatable.
     public init(fd: Int32, schedule: ImpairmentSchedule, seed: UInt64) {
         self.fd = fd; self.schedule = schedule; random = SplitMix64(seed: seed)
         scheduleStart = Self.now()
@@ -219,6 +237,7 @@ public final class ImpairmentRelay: @unchecked Sendable {
         Thread.detachNewThread { [self] in writeLoop() }
     }
 
+    /// Stops forwarding: packets still queued are not written; the reading thread ends after its next read.
     public func stop() {
         condition.lock(); stopped = true; condition.broadcast(); condition.unlock()
     }

@@ -6,6 +6,7 @@ import Synchronization
 public final class LatencyRecorder: Sendable {
     /// One frame read back.
     public struct Sample: Sendable, Equatable {
+        /// The frame number the stamp carries.
         public var number: UInt32
         /// Capture (stamp written) to decoded frame (stamp read), microseconds.
         public var latencyMicroseconds: Int
@@ -19,6 +20,7 @@ public final class LatencyRecorder: Sendable {
     private let samples = Mutex<[Sample]>([])
     private let unreadable = Atomic<Int>(0)
 
+    /// An empty recorder; its clock (`at`, `elapsed`) starts now.
     public init() {}
 
     /// Seconds since the recorder was made.
@@ -47,9 +49,11 @@ public final class LatencyRecorder: Sendable {
         }
     }
 
+    /// Every frame read back so far, in the order they arrived.
     public var all: [Sample] { samples.withLock { $0 } }
     /// How many frames were read back so far (without copying them).
     public var count: Int { samples.withLock { $0.count } }
+    /// Frames whose stamp could not be read so far.
     public var unreadableCount: Int { unreadable.load(ordering: .relaxed) }
 
     /// Samples that arrived at or after `t` seconds.
@@ -58,14 +62,22 @@ public final class LatencyRecorder: Sendable {
 
 /// Glass-to-glass figures computed from samples.
 public struct LatencyFigures: Sendable, Codable, Equatable {
+    /// Frames the figures are computed from.
     public var samples: Int
+    /// Median glass-to-glass latency, ms (nil: no samples).
     public var p50_ms: Double?
+    /// 95th-percentile glass-to-glass latency, ms (nil: no samples).
     public var p95_ms: Double?
+    /// 99th-percentile glass-to-glass latency, ms (nil: no samples).
     public var p99_ms: Double?
+    /// Largest glass-to-glass latency, ms (nil: no samples).
     public var max_ms: Double?
+    /// Mean glass-to-glass latency, ms (nil: no samples).
     public var mean_ms: Double?
+    /// Smallest glass-to-glass latency, ms (nil: no samples).
     public var min_ms: Double?
 
+    /// Figures from `samples` (nearest-rank percentiles); all nil but `samples` when there are none.
     public init(_ samples: [LatencyRecorder.Sample]) {
         self.samples = samples.count
         let sorted = samples.map { Double($0.latencyMicroseconds) / 1000 }.sorted()
@@ -108,6 +120,7 @@ public struct FrameAccounting: Sendable, Codable, Equatable {
     /// Stamped frames newer than the newest one read: still in flight when the run stopped.
     public var in_flight_at_stop: Int
 
+    /// Accounting of `samples` (in arrival order) against `stamped` frames written and `unreadable` frames.
     public init(samples: [LatencyRecorder.Sample], stamped: Int, unreadable: Int) {
         self.stamped = stamped
         self.received = samples.count

@@ -4,7 +4,9 @@ import Foundation
 /// capture (first send filter) and a `framestamp-read` reader right before the sink (last
 /// receive filter), unless the file already places them.
 public enum MeasurePlan {
+    /// The name of the filter that writes a frame stamp (`framestamp`).
     public static let writer = "framestamp"
+    /// The name of the filter that reads the frame stamp back (`framestamp-read`).
     public static let reader = "framestamp-read"
 
     /// The stamp's square size for a frame width: 3 rows of 32 squares must fit, and 16 px

@@ -4,24 +4,35 @@ import Foundation
 public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     /// Latency over one second of the run.
     public struct Second: Sendable, Codable, Equatable {
+        /// The second, counted from the start of the recorder (0, 1, 2, ...).
         public var t: Int
+        /// Frames read back during that second.
         public var frames: Int
+        /// Median latency of those frames, ms (nil: none were read back).
         public var p50_ms: Double?
+        /// 95th-percentile latency of those frames, ms (nil: none were read back).
         public var p95_ms: Double?
     }
 
+    /// The pipeline file measured (its path).
     public var pipeline: String
+    /// How long the run lasted, seconds.
     public var duration_s: Double
     /// 1: sender and receiver in this process; 2: two processes (and namespaces).
     public var processes: Int
     /// The `tc netem` settings applied between the two processes, if any.
     public var netem: String?
+    /// The video codec received (or sent, when nothing was received), e.g. `h264`; nil if unknown.
     public var codec: String?
+    /// Width of the decoded video, pixels (0: none decoded).
     public var width: Int
+    /// Height of the decoded video, pixels (0: none decoded).
     public var height: Int
+    /// Glass-to-glass latency over the frames read back after `warmup_s`.
     public var latency: LatencyFigures
     /// Seconds after the first frame left out of `latency` (start-up); 0: nothing left out.
     public var warmup_s: Double
+    /// Stamped frames set against those read back: lost, duplicated, out of order, unreadable.
     public var frames: FrameAccounting
     /// Frames the encoder produced (the writer's frames that a leaky queue did not drop).
     public var encoded_frames: Int
@@ -33,11 +44,13 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     public var cpu_seconds: Double
     /// Largest resident set of any measured process, MiB.
     public var peak_memory_mib: Double
+    /// Milliseconds from PLAYING to the first decoded frame; nil if none arrived.
     public var time_to_first_frame_ms: Double?
     /// Where each frame's time went, stage by stage along its path (`StageTimer`, pad probes).
     public var stages: [StageFigures] = []
     /// The part of the mean latency the stages do not account for.
     public var unaccounted: Unaccounted?
+    /// Latency each second of the run.
     public var per_second: [Second]
     /// Every sample: seconds since start, frame number, latency in ms.
     public var samples: [[Double]]
@@ -55,6 +68,7 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     /// Near zero when the stages cover the whole path; a stage that is not measured, or a
     /// hold between two probes, shows here.
     public struct Unaccounted: Sendable, Codable, Equatable {
+        /// Mean glass-to-glass latency less the sum of the stages' means, ms (may be negative).
         public var mean_ms: Double
         /// A stage known to be inside it (`network` with two processes, which time their
         /// stages each on its own).
@@ -68,11 +82,17 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
         }
     }
 
+    /// Loss-repair figures of the run's WebRTC statistics (`repair`).
     public struct Repair: Sendable, Codable, Equatable {
+        /// NACKs (retransmission requests) the peers sent and received.
         public var nacks: Int
+        /// Picture loss indications (PLI, keyframe requests) the peers sent and received.
         public var plis: Int
+        /// Full intra requests (FIR, keyframe requests) the peers sent and received.
         public var firs: Int
+        /// Lost packets the receiver got back in time from an RTX retransmission.
         public var rtx_repaired: Int
+        /// The receiver's jitter buffer latency at the end, ms (nil: not known).
         public var jitter_buffer_latency_ms: Int?
     }
 

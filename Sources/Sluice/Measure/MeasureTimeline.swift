@@ -8,10 +8,15 @@ extension MeasureReport {
     /// encoders), what the encoder produced, and the RTP on the link (what the receiver got
     /// with two processes; what the sender sent with one).
     public struct BitrateSecond: Sendable, Codable, Equatable {
+        /// Seconds since the timeline's origin (`originUnix`).
         public var t: Double
+        /// The congestion controller's target, kbit/s (nil: no adaptive encoder).
         public var target_kbps: Double?
+        /// What the encoder produced that second, kbit/s (nil: not measured here).
         public var encoder_kbps: Double?
+        /// RTP bitrate on the link that second, kbit/s (nil: not measured here).
         public var rtp_kbps: Double?
+        /// A row at `t` seconds with the bitrates known (kbit/s); nil for those that are not.
         public init(t: Double, target_kbps: Double? = nil, encoder_kbps: Double? = nil, rtp_kbps: Double? = nil) {
             self.t = t; self.target_kbps = target_kbps; self.encoder_kbps = encoder_kbps; self.rtp_kbps = rtp_kbps
         }
@@ -19,8 +24,11 @@ extension MeasureReport {
 
     /// Network conditions from `from_s` to `to_s` (nil: the end), seconds on the report's clock.
     public struct Condition: Sendable, Codable, Equatable {
+        /// When the conditions took effect, seconds.
         public var from_s: Double
+        /// When they ended, seconds (nil: they held to the end of the run).
         public var to_s: Double?
+        /// The conditions as netem words (`delay 40ms loss 2%`).
         public var netem: String
         /// The step's rate limit, kbit/s, if it has one (drawn with the bitrates).
         public var rate_kbps: Double?
@@ -35,7 +43,9 @@ extension MeasureReport {
         /// Latency p99 over the whole run, and over what follows the first `settle_s` seconds
         /// after the first frame; their ratio shows what start-up costs the percentiles.
         public var whole_run_p99_ms: Double?
+        /// Latency p99 over the samples after the first `settle_s` seconds, ms (nil: none).
         public var steady_p99_ms: Double?
+        /// How long after the first frame the steady state is taken to start, seconds (2 by default).
         public var settle_s: Double
         /// Where the time to first frame went, step by step (ms since the run started).
         public var steps: [StartUpStep]?
@@ -59,9 +69,12 @@ public final class BitrateTimeline: Sendable {
     /// Wall-clock time of the timeline's zero (so two processes' timelines line up).
     public let originUnix: Double
 
+    /// An empty timeline whose zero is `originUnix` (wall-clock seconds since 1970; now by default).
     public init(originUnix: Double = Date().timeIntervalSince1970) { self.originUnix = originUnix }
 
+    /// Adds one second's row.
     public func append(_ row: MeasureReport.BitrateSecond) { rows.withLock { $0.append(row) } }
+    /// Every row, in the order added.
     public var all: [MeasureReport.BitrateSecond] { rows.withLock { $0 } }
 
     /// The sender's rows (target, encoder) and the receiver's (RTP), on the receiver's clock:

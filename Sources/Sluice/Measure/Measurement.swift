@@ -3,13 +3,18 @@ import GStreamer
 
 /// A progress line while a measurement runs.
 public struct MeasureProgress: Sendable {
+    /// Seconds since the run started.
     public var elapsed: Double
+    /// Video frames decoded per second, lately.
     public var receiveFps: Double
     /// Latency over the last second.
     public var p50ms: Double?
+    /// 95th-percentile latency over the last second, ms (nil: no frames read back in it).
     public var p95ms: Double?
+    /// Frames read back so far.
     public var framesRead: Int
 
+    /// The line as printed: elapsed time, receive rate, p50 and p95 latency, frames read.
     public var line: String {
         func ms(_ v: Double?) -> String { v.map { String(format: "%6.1f ms", $0) } ?? "     - ms" }
         return String(format: "%6.1fs  recv %5.1f fps  latency p50 %@  p95 %@  %6d frames read", elapsed, receiveFps,
@@ -20,6 +25,10 @@ public struct MeasureProgress: Sendable {
 /// `sluice measure` in one process: the file runs with the stamp writer after capture and
 /// the reader before the sink, and every stamp read becomes a latency sample.
 public enum Measurement {
+    /// Runs `spec`, instrumented with the stamp writer and reader, for `duration` seconds (or until
+    /// `stop`), calling `progress` with each statistics update, and reports what it measured; latency
+    /// figures leave out the first `warmup` seconds after the first frame. Throws `RunError` if the
+    /// file has nothing to measure or the run fails.
     public static func run(spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag = StopFlag(),
                            progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec)
