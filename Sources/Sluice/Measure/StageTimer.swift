@@ -22,6 +22,7 @@ import Synchronization
 /// video payloaders used (or, in a receiving process, of every SSRC). SRTP leaves the RTP
 /// header in the clear, so packets are matched on either side of the encryption.
 public final class StageTimer: Sendable {
+    /// The stages' names, as `StageFigures.stage` gives them (see the table above).
     public static let capture = "capture → encoder", encode = "encode", send = "payload + SRTP", network = "network",
                       jitterBuffer = "SRTP + jitter buffer", depayload = "depayload", decode = "decode",
                       reader = "decoder → reader"
@@ -60,6 +61,7 @@ public final class StageTimer: Sendable {
     /// Whether this process sends (then RTP stages follow the payloaders' SSRCs only).
     private let sends = Atomic<Bool>(false)
 
+    /// A timer with no stages timed yet; it sees frames once it `watch(_:)`es a pipeline.
     public init() {}
 
     static func now() -> UInt64 {
@@ -291,10 +293,15 @@ extension StageTimer {
 
 /// How long one stage held frames.
 public struct StageFigures: Sendable, Codable, Equatable {
+    /// The stage's name (one of `StageTimer.order`).
     public var stage: String
+    /// Frames timed through the stage.
     public var samples: Int
+    /// Median time a frame spent in the stage, ms.
     public var p50_ms: Double
+    /// 95th-percentile time a frame spent in the stage, ms.
     public var p95_ms: Double
+    /// Mean time a frame spent in the stage, ms.
     public var mean_ms: Double
 }
 

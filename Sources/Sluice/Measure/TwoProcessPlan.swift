@@ -52,24 +52,33 @@ extension BitrateTimeline {
 
 /// What one half of a two-process measurement reports.
 public struct PeerReport: Sendable, Codable, Equatable {
+    /// Which half this is: `send` or `receive`.
     public var role: String
+    /// CPU seconds (user + system) this half's process used.
     public var cpu_seconds: Double
+    /// Largest resident set of this half's process, MiB.
     public var peak_memory_mib: Double
     /// Sender: frames the writer stamped, and what the encoder produced.
     public var stamped: Int?
+    /// Sender: video frames the encoder produced (nil on the receiver).
     public var encoded_frames: Int?
+    /// Sender: bytes of encoded video (nil on the receiver).
     public var encoded_bytes: Int?
     /// Receiver: the run's summary, the stamps read back, unreadable frames.
     public var summary: RunSummary?
+    /// Receiver: every stamp read back as [seconds since its zero, frame number, latency in µs] (nil on the sender).
     public var samples: [[Double]]?
+    /// Receiver: frames whose stamp could not be read (nil on the sender).
     public var unreadable: Int?
     /// Each half's stages (`StageTimer`): the sender's up to its ICE transport, the receiver's from its own.
     public var stages: [StageFigures]?
     /// Wall-clock time of this half's zero, and its bitrates each second on that clock
     /// (sender: target and encoder; receiver: RTP received).
     public var origin_unix: Double?
+    /// This half's bitrates each second, kbit/s, on the clock that starts at `origin_unix`.
     public var bitrate: [MeasureReport.BitrateSecond]?
 
+    /// A report for `role` with its CPU seconds and peak resident set (MiB); the other figures are nil.
     public init(role: String, cpu: Double, peakMiB: Double) {
         self.role = role; cpu_seconds = cpu; peak_memory_mib = peakMiB
     }
