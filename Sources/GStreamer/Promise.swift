@@ -15,10 +15,17 @@ public final class Promise: @unchecked Sendable {
     public enum Result: Sendable {
         /// Replied, with the reply structure (nil if the reply carried none).
         case replied(Structure?)
+        /// Interrupted (`GST_PROMISE_RESULT_INTERRUPTED`), by `interrupt()` or by
+        /// `reply(timeout:)` giving up; no reply will be read.
         case interrupted
+        /// Expired (`GST_PROMISE_RESULT_EXPIRED`, `gst_promise_expire`): the producer gave up
+        /// on it without replying.
         case expired
     }
 
+    /// A new pending promise (`gst_promise_new_with_change_func`); the wrapper owns its only
+    /// reference. Whichever thread replies, interrupts or expires it (an element's streaming or
+    /// signal thread, usually) runs the change callback, which only resumes the task in `reply()`.
     public init() {
         Gst.initialize()
         let state = PromiseState()

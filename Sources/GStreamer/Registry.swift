@@ -13,11 +13,18 @@ public enum Registry {
 
     /// One installed element factory.
     public struct Factory: Sendable, Hashable {
+        /// The factory name, as `Element.make(_:)` takes it (`vp8enc`).
         public var name: String
         /// GStreamer's class string, e.g. `Codec/Encoder/Video`.
         public var klass: String
+        /// The factory's one-line description from its metadata (`gst_element_factory_get_metadata`),
+        /// empty if it has none.
         public var description: String
+        /// The name of the plugin that provides the factory (`gst_plugin_feature_get_plugin_name`),
+        /// e.g. `vpx`; empty if unknown.
         public var plugin: String
+        /// The factory's rank (`gst_plugin_feature_get_rank`, `GST_RANK_PRIMARY` is 256): autoplugging
+        /// prefers higher ranks, and rank 0 (`GST_RANK_NONE`) is never autoplugged.
         public var rank: UInt32
     }
 

@@ -7,6 +7,7 @@ import CGStreamerShim
 /// need with the typed accessors; do not keep the `SignalArguments` itself.
 public struct SignalArguments: ~Copyable {
     let values: UnsafePointer<GValue>?
+    /// The number of arguments, the emitting instance included.
     public let count: Int
 
     /// Raw access to argument `i`.
@@ -14,6 +15,8 @@ public struct SignalArguments: ~Copyable {
         guard let values, i >= 0, i < count else { return nil }
         return values + i
     }
+    /// Argument `i` converted to `T` (`ValueConvertible`), or nil if `i` is out of range or the
+    /// value cannot be read or transformed as a `T`. The value is read, not taken.
     public func get<T: ValueConvertible>(_ i: Int, as: T.Type = T.self) -> T? {
         raw(i).flatMap { Value.read($0) }
     }
@@ -84,6 +87,8 @@ extension Object {
         connect(signal, after: after) { (args: borrowing SignalArguments) -> Value? in handler(args); return nil }
     }
 
+    /// Disconnects a handler `connect` returned (`g_signal_handler_disconnect`); does nothing if it
+    /// is already disconnected or its signal was unknown (id 0). GLib then releases the handler.
     public func disconnect(_ id: SignalHandlerID) {
         if id.raw != 0, g_signal_handler_is_connected(gobject, id.raw) != 0 {
             g_signal_handler_disconnect(gobject, id.raw)
@@ -141,6 +146,7 @@ extension Object {
 
 /// Anything `emit` accepts as an argument.
 public protocol SignalArgument {
+    /// A GValue holding this argument, which `emit` then converts to the signal's parameter type.
     func asValue() -> Value
 }
 
@@ -156,11 +162,15 @@ extension Value: SignalArgument { public func asValue() -> Value { self } }
 
 /// Passes NULL for an object- or pointer-typed signal argument (e.g. `get-stats` with no pad).
 public struct NullArgument: SignalArgument {
+    /// The NULL argument.
     public init() {}
+    /// A zeroed `G_TYPE_POINTER` value; `emit` passes NULL in the parameter's own type.
     public func asValue() -> Value { Value(type: sluice_type_pointer()) }
 }
 
 extension Object: SignalArgument {
+    /// A GValue of the object's own GType holding it (`g_value_set_object` takes a new reference,
+    /// released with the value).
     public func asValue() -> Value {
         let v = Value(type: gType)
         g_value_set_object(&v.raw, pointer)

@@ -39,8 +39,12 @@ public final class Structure: @unchecked Sendable, CustomStringConvertible {
 
     deinit { if owned { gst_structure_free(raw) } }
 
+    /// The structure's name (`gst_structure_get_name`), e.g. `application/x-rtp-source-stats` or
+    /// `GstForceKeyUnit`.
     public var name: String { String(cString: gst_structure_get_name(raw)) }
 
+    /// The structure's string form (`gst_structure_to_string`), `name, field=(type)value, …`; empty
+    /// if GStreamer returns none.
     public var description: String {
         guard let s = gst_structure_to_string(raw) else { return "" }
         defer { g_free(s) }
@@ -54,6 +58,7 @@ public final class Structure: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the structure has a field of this name (`gst_structure_has_field`), whatever its type.
     public func has(_ field: String) -> Bool { gst_structure_has_field(raw, field) != 0 }
 
     /// A field's raw value, borrowed from the structure.

@@ -82,51 +82,75 @@ public final class Value {
 }
 
 extension Bool: ValueConvertible {
+    /// `G_TYPE_BOOLEAN`: the GType a `Bool` is stored as.
     public static var gType: GType { sluice_type_boolean() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_boolean`).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_boolean(value, self ? 1 : 0) }
+    /// Reads the value (`g_value_get_boolean`) from a GValue of type `gType`; never nil.
     public static func load(from value: UnsafePointer<GValue>) -> Bool? { g_value_get_boolean(value) != 0 }
 }
 
 extension Int32: ValueConvertible {
+    /// `G_TYPE_INT` (`gint`): the GType an `Int32` is stored as.
     public static var gType: GType { sluice_type_int() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_int`).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int(value, self) }
+    /// Reads the value (`g_value_get_int`) from a GValue of type `gType`; never nil.
     public static func load(from value: UnsafePointer<GValue>) -> Int32? { g_value_get_int(value) }
 }
 
 extension UInt32: ValueConvertible {
+    /// `G_TYPE_UINT` (`guint`): the GType a `UInt32` is stored as.
     public static var gType: GType { sluice_type_uint() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_uint`).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_uint(value, self) }
+    /// Reads the value (`g_value_get_uint`) from a GValue of type `gType`; never nil.
     public static func load(from value: UnsafePointer<GValue>) -> UInt32? { g_value_get_uint(value) }
 }
 
 extension Int64: ValueConvertible {
+    /// `G_TYPE_INT64`: the GType an `Int64` is stored as.
     public static var gType: GType { sluice_type_int64() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_int64`).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int64(value, gint64(self)) }
+    /// Reads the value (`g_value_get_int64`) from a GValue of type `gType`; never nil.
     public static func load(from value: UnsafePointer<GValue>) -> Int64? { Int64(g_value_get_int64(value)) }
 }
 
 extension UInt64: ValueConvertible {
+    /// `G_TYPE_UINT64`: the GType a `UInt64` is stored as.
     public static var gType: GType { sluice_type_uint64() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_uint64`).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_uint64(value, guint64(self)) }
+    /// Reads the value (`g_value_get_uint64`) from a GValue of type `gType`; never nil.
     public static func load(from value: UnsafePointer<GValue>) -> UInt64? { UInt64(g_value_get_uint64(value)) }
 }
 
 /// `Int` is stored as a 64-bit GValue and transformed to the property's width on set.
 extension Int: ValueConvertible {
+    /// `G_TYPE_INT64`: the GType an `Int` is stored as.
     public static var gType: GType { sluice_type_int64() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_int64`).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int64(value, gint64(self)) }
+    /// Reads the value (`g_value_get_int64`) from a GValue of type `gType`; never nil.
     public static func load(from value: UnsafePointer<GValue>) -> Int? { Int(g_value_get_int64(value)) }
 }
 
 extension Double: ValueConvertible {
+    /// `G_TYPE_DOUBLE`: the GType a `Double` is stored as.
     public static var gType: GType { sluice_type_double() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_double`).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_double(value, self) }
+    /// Reads the value (`g_value_get_double`) from a GValue of type `gType`; never nil.
     public static func load(from value: UnsafePointer<GValue>) -> Double? { g_value_get_double(value) }
 }
 
 extension String: ValueConvertible {
+    /// `G_TYPE_STRING`: the GType a `String` is stored as.
     public static var gType: GType { sluice_type_string() }
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_string`) (the GValue copies the string).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_string(value, self) }
+    /// Reads the string (`g_value_get_string`, copied into Swift); nil if the GValue holds NULL.
     public static func load(from value: UnsafePointer<GValue>) -> String? {
         g_value_get_string(value).map { String(cString: $0) }
     }
