@@ -7,14 +7,20 @@ public struct VideoFrameRef: ~Copyable {
 
     /// GStreamer's name of the format (`I420`, `NV12`, `RGBA`, `BGRx`, …).
     public var formatName: String { String(cString: gst_video_format_to_string(sluice_frame_format(raw))) }
+    /// Width in pixels (`GST_VIDEO_FRAME_WIDTH`).
     public var width: Int { Int(sluice_frame_width(raw)) }
+    /// Height in pixels (`GST_VIDEO_FRAME_HEIGHT`).
     public var height: Int { Int(sluice_frame_height(raw)) }
+    /// The number of planes (`GST_VIDEO_FRAME_N_PLANES`): 1 for packed formats such as `RGBA`,
+    /// 2 for `NV12`, 3 for `I420`.
     public var planeCount: Int { Int(sluice_frame_n_planes(raw)) }
     /// First byte of plane `i`.
     public func planeData(_ i: Int) -> UnsafeMutablePointer<UInt8>? { sluice_frame_plane_data(raw, guint(i)) }
     /// Bytes between rows of plane `i`.
     public func planeStride(_ i: Int) -> Int { Int(sluice_frame_plane_stride(raw, guint(i))) }
+    /// The frame's buffer presentation timestamp in nanoseconds (`GST_BUFFER_PTS`), nil if unset.
     public var pts: ClockTime? { let t = sluice_frame_pts(raw); return t == ClockTime.none ? nil : t }
+    /// The frame's buffer duration in nanoseconds (`GST_BUFFER_DURATION`), nil if unset.
     public var duration: ClockTime? { let t = sluice_frame_duration(raw); return t == ClockTime.none ? nil : t }
 }
 
@@ -41,9 +47,13 @@ public struct ElementHandle: @unchecked Sendable {
 
 /// A GObject property a Swift element declares.
 public enum PropertySpec: Sendable {
+    /// A read-write `gint` property (`g_param_spec_int`) bounded by `min`...`max`.
     case int(name: String, blurb: String, min: Int32, max: Int32, default: Int32)
+    /// A read-write `gdouble` property (`g_param_spec_double`) bounded by `min`...`max`.
     case double(name: String, blurb: String, min: Double, max: Double, default: Double)
+    /// A read-write `gboolean` property (`g_param_spec_boolean`).
     case bool(name: String, blurb: String, default: Bool)
+    /// A read-write string property (`g_param_spec_string`); a nil default is NULL.
     case string(name: String, blurb: String, default: String?)
     /// A GstValueArray of ints (`region=<0,0,320,180>` in gst-launch).
     case intArray(name: String, blurb: String, min: Int32, max: Int32)
@@ -74,9 +84,14 @@ public enum PropertySpec: Sendable {
 public struct PropertySlot: ~Copyable {
     let raw: UnsafeMutablePointer<GValue>
 
+    /// The value as an `Int`, read as a `gint` (transformed if the GValue holds a compatible
+    /// type), or nil if it cannot be.
     public var int: Int? { Value.read(raw).map { (x: Int32) in Int(x) } }
+    /// The value as a `Double`, or nil if the GValue cannot be read as a `gdouble`.
     public var double: Double? { Value.read(raw) }
+    /// The value as a `Bool`, or nil if the GValue cannot be read as a `gboolean`.
     public var bool: Bool? { Value.read(raw) }
+    /// The value as a `String` (copied), or nil if the GValue holds NULL or cannot be read as a string.
     public var string: String? { Value.read(raw) }
     /// The ints of a GstValueArray value.
     public var ints: [Int]? {
@@ -86,10 +101,16 @@ public struct PropertySlot: ~Copyable {
         }
     }
 
+    /// Fills a `gint` property's value (`g_value_set_int`), clamped to the `Int32` range.
     public func set(int: Int) { g_value_set_int(raw, Int32(clamping: int)) }
+    /// Fills a `gdouble` property's value (`g_value_set_double`).
     public func set(double: Double) { g_value_set_double(raw, double) }
+    /// Fills a `gboolean` property's value (`g_value_set_boolean`).
     public func set(bool: Bool) { g_value_set_boolean(raw, bool ? 1 : 0) }
+    /// Fills a string property's value (`g_value_set_string`, which copies the string).
     public func set(string: String) { g_value_set_string(raw, string) }
+    /// Fills an `intArray` property's value: appends each int, clamped to `Int32`, to the
+    /// GstValueArray (`gst_value_array_append_value`).
     public func set(ints: [Int]) { PropertySlot.append(ints, to: raw) }
 
     static func append(_ ints: [Int], to v: UnsafeMutablePointer<GValue>) {
@@ -130,6 +151,8 @@ extension Object {
 
 /// What a filter state decides about a frame.
 public enum VideoFilterResult: Sendable {
+    /// `keep` passes the frame on (`GST_FLOW_OK`); `drop` discards it
+    /// (`GST_BASE_TRANSFORM_FLOW_DROPPED`) and the stream goes on.
     case keep, drop
     /// Fatal: the element posts an error and the stream stops.
     case error
@@ -138,14 +161,23 @@ public enum VideoFilterResult: Sendable {
 /// The Swift state of one filter element instance. GStreamer calls `process` on a streaming
 /// thread, one frame at a time; properties may be set from any thread.
 public protocol VideoFilterState: AnyObject {
+    /// The negotiated format (GstVideoFilter's `set_info`), called before the first frame and
+    /// again when caps change; return false to refuse the format, which fails negotiation.
     func setInfo(formatName: String, width: Int, height: Int) -> Bool
+    /// Handles frame `number` (counted from 0 per element) in place, on the streaming thread
+    /// (GstVideoFilter's `transform_frame_ip`); `frame` is valid only during the call.
     func process(_ frame: borrowing VideoFrameRef, number: UInt64) -> VideoFilterResult
+    /// Sets property `index`, the position of its `PropertySpec` in the `properties` passed to
+    /// `registerFilter` (GObject property id `index + 1`); may run on any thread.
     func setProperty(_ index: Int, _ value: borrowing PropertySlot)
+    /// Fills `value` with property `index` (same numbering as `setProperty`); may run on any thread.
     func getProperty(_ index: Int, _ value: borrowing PropertySlot)
 }
 
 /// The Swift state of one source element instance; `fill` draws frame `number`.
 public protocol VideoSourceState: AnyObject {
+    /// The negotiated format, which the source then draws every frame in; return false to refuse
+    /// it, which fails negotiation.
     func setInfo(formatName: String, width: Int, height: Int) -> Bool
     /// Returns false to end the stream.
     func fill(_ frame: borrowing VideoFrameRef, number: UInt64) -> Bool
