@@ -7,7 +7,10 @@ import CGStreamerShim
 public final class SessionDescription: @unchecked Sendable, CustomStringConvertible {
     let raw: UnsafeMutablePointer<GstWebRTCSessionDescription>
 
+    /// The SDP type (`GstWebRTCSDPType`).
     public enum Kind: Sendable, Equatable {
+        /// `offer` (`GST_WEBRTC_SDP_TYPE_OFFER`), `answer` (`_ANSWER`), `pranswer` (`_PRANSWER`, a
+        /// provisional answer) and `rollback` (`_ROLLBACK`, back to the last stable state).
         case offer, answer, pranswer, rollback
         var raw: GstWebRTCSDPType {
             switch self {
@@ -48,6 +51,7 @@ public final class SessionDescription: @unchecked Sendable, CustomStringConverti
         self.init(full: gst_webrtc_session_description_copy(boxed.assumingMemoryBound(to: GstWebRTCSessionDescription.self)))
     }
 
+    /// The description's SDP type; a C value the bindings do not know reads as `offer`.
     public var kind: Kind {
         switch raw.pointee.type {
         case GST_WEBRTC_SDP_TYPE_ANSWER: .answer
@@ -64,6 +68,7 @@ public final class SessionDescription: @unchecked Sendable, CustomStringConverti
         return String(cString: s)
     }
 
+    /// The SDP text, as `sdp`.
     public var description: String { sdp }
 
     /// A GValue holding this description, for `set-local-description` and friends.
@@ -101,6 +106,12 @@ public enum ICEAgent {
         try? agent.set("stun-pacing-timer", milliseconds)
     }
 
+    /// Pins host-candidate gathering of a webrtcbin to `addresses` (IPv4 or IPv6 literals, e.g.
+    /// `127.0.0.1`) with `nice_agent_add_local_address` on the libnice agent behind its `ice-agent`.
+    /// Call it before gathering starts (before the first offer or answer): libnice then gathers on
+    /// these addresses only instead of enumerating interfaces, which skips loopback.
+    /// Throws `GstError` if the webrtcbin has no ICE agent or no libnice agent, if an address is
+    /// not an IP address, or if libnice refuses one; addresses before it stay added.
     public static func addLocalAddresses(_ addresses: [String], to webrtcbin: Element) throws(GstError) {
         guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self) else {
             throw GstError("webrtcbin has no ICE agent")
