@@ -14,6 +14,7 @@ import SluiceSignalling
 /// `SluiceHTTPServer.router()` puts every route that hands out media or session data behind
 /// one of these; handlers do not check tokens themselves.
 public struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Why a request was refused, passed to `refuse` to build the group's response.
     public enum Refusal: Sendable, Equatable {
         /// No bearer token: answered `401`.
         case missing
@@ -26,11 +27,16 @@ public struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The response for a refused request (its status should be 401 or 403).
     public let refuse: @Sendable (Refusal) -> Response
 
+    /// A middleware that checks `token` (nil: lets every request through) and answers refusals
+    /// with `refuse`.
     public init(token: String?, refuse: @escaping @Sendable (Refusal) -> Response) {
         self.token = token
         self.refuse = refuse
     }
 
+    /// Checks the `Authorization` header and runs the rest of the chain only if the token matches
+    /// (or no token is configured); otherwise returns `refuse`'s response, adding
+    /// `WWW-Authenticate: Bearer` to a `missing` refusal that lacks it.
     public func handle(_ request: Request, context: Context,
                        next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let token else { return try await next(request, context) }

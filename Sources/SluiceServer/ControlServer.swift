@@ -10,8 +10,12 @@ import SluiceControlAPI
 /// (Prometheus, `--metrics`), `/healthz` and `/openapi.yaml`: the same API as `sluice serve`
 /// has, on the one pipeline the run was started with.
 public struct ControlServer: Sendable {
+    /// The address the server listens on (`--control HOST:PORT`'s host; `127.0.0.1` for `--metrics`).
     public let host: String
+    /// The TCP port the server listens on.
     public let port: Int
+    /// Who may use the API and `/metrics`, bound to `host` (without an admin token, changes are
+    /// allowed only on a loopback address).
     public let access: ControlAPIAccess
     let pipelines: SingleRunPipeline
     let metrics: SluiceMetrics?

@@ -7,7 +7,9 @@ import Synchronization
 /// `Retry-After`, and `/readyz` fails) while the sessions it has finish.
 public final class DrainState: Sendable {
     private let draining = Atomic<Bool>(false)
+    /// A server that is not draining.
     public init() {}
+    /// Whether `begin()` has been called: new sessions are refused from then on.
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
     /// Starts draining; true the first time.
     @discardableResult

@@ -16,8 +16,11 @@ public final class CameraSessions: Sendable {
     /// mediaSessionId → (device, WHEP viewer id in the device's hub).
     private let viewers = Mutex<[String: (device: String, viewer: String)]>([:])
 
+    /// No camera sessions yet; each stream `GenerateWebRtcStream` starts lasts `lifetime` seconds
+    /// (`CameraAPI.lifetime`, 300, by default) unless `ExtendWebRtcStream` extends it.
     public init(lifetime: TimeInterval = CameraAPI.lifetime) { sessions = CameraAPI.Sessions(lifetime: lifetime) }
 
+    /// The number of camera sessions open now.
     public var count: Int { sessions.count }
 
     func add(_ session: CameraAPI.Session, viewer: String) { viewers.withLock { $0[session.id] = (session.device, viewer) } }

@@ -8,10 +8,16 @@ import SluiceSignalling
 /// (GET); reads may be open to anyone (`publicRead`). With no admin token configured the API
 /// is open, which `ControlAPIAccess.check` allows only on a loopback address.
 public struct ControlAPIAccess: Sendable {
+    /// Bearer tokens that may do everything, reads and changes (`--admin-token`). Empty: the API
+    /// is open.
     public var adminTokens: [String]
+    /// Bearer tokens that may only read, GET and HEAD (`--viewer-token`).
     public var viewerTokens: [String]
+    /// Whether anyone may read (GET and HEAD) without a token when admin tokens are set
+    /// (`--public-read`).
     public var publicRead: Bool
 
+    /// Access with these tokens; empty tokens are dropped. Call `bound(to:)` before serving.
     public init(adminTokens: [String] = [], viewerTokens: [String] = [], publicRead: Bool = false) {
         self.adminTokens = adminTokens.filter { !$0.isEmpty }
         self.viewerTokens = viewerTokens.filter { !$0.isEmpty }
