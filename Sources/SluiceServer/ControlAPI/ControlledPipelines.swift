@@ -3,6 +3,8 @@ import Sluice
 
 /// One pipeline as the control API sees it.
 public struct ControlledPipeline: Sendable {
+    /// The pipeline's name (`name:` in its file, or the `?name=` it was created with), unique on
+    /// the host.
     public var name: String
     /// `playing`, `stopping`, `stopped` or `failed`.
     public var state: String
@@ -20,10 +22,17 @@ public struct ControlledPipeline: Sendable {
 
 /// A control API refusal, with the status it maps to.
 public struct ControlAPIProblem: Error, Sendable {
+    /// The HTTP status a refusal becomes: `400 Bad Request`, `404 Not Found`, `409 Conflict`,
+    /// `422 Unprocessable Content` or `403 Forbidden`.
     public enum Status: Sendable { case badRequest, notFound, conflict, unprocessable, forbidden }
+    /// The HTTP status the refusal is answered with.
     public var status: Status
+    /// What went wrong, for the user: the problem+json `detail`.
     public var detail: String
+    /// Diagnostics, one a line (a pipeline file's errors): the problem+json `errors`, left out
+    /// when empty.
     public var errors: [String] = []
+    /// A refusal with `status`, `detail` and, optionally, diagnostics.
     public init(_ status: Status, _ detail: String, errors: [String] = []) {
         self.status = status; self.detail = detail; self.errors = errors
     }
@@ -33,11 +42,15 @@ public struct ControlAPIProblem: Error, Sendable {
 /// pipeline of a `sluice run --control` (`SingleRunPipeline`). A new kind of host is one
 /// new conforming type.
 public protocol ControlledPipelines: Sendable {
+    /// Every pipeline the host has (`GET /api/v1/pipelines`).
     func list() -> [ControlledPipeline]
+    /// The pipeline called `name` (`GET /api/v1/pipelines/{name}`), or nil if there is none.
     func pipeline(named name: String) -> ControlledPipeline?
     /// Validates, builds and starts a pipeline from a file's text (`file` names it in
     /// diagnostics) or from a path the host may read.
     func create(yaml: String, file: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline
+    /// Creates a pipeline from a file in the host's pipelines folder (`POST /api/v1/pipelines`
+    /// with `{"path": …}`); `name` replaces the file's own name.
     func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline
     /// Starts a graceful stop; the pipeline as it is then, or nil if unknown.
     func stop(_ name: String) async -> ControlledPipeline?
@@ -46,16 +59,21 @@ public protocol ControlledPipelines: Sendable {
 /// The pipelines `sluice serve` hosts: WHEP streams, created from files in an allowed folder
 /// or from posted text.
 public struct ServedPipelines: ControlledPipelines {
+    /// The streams `sluice serve` hosts; created pipelines are started in it.
     public let directory: StreamDirectory
     /// The folder `create(path:)` may read files from (`--pipelines-dir`); nil: none.
     public let folder: String?
 
+    /// Pipelines of `directory`; `folder` is `--pipelines-dir` (nil: none, `create(path:)` is
+    /// refused).
     public init(directory: StreamDirectory, folder: String?) {
         self.directory = directory; self.folder = folder
     }
 
+    /// Every stream of the directory, with its state, viewers and frame count.
     public func list() -> [ControlledPipeline] { directory.all.map(Self.describe) }
 
+    /// The stream called `name`, or nil if the directory has none.
     public func pipeline(named name: String) -> ControlledPipeline? { directory.entry(name).map(Self.describe) }
 
     static func describe(_ e: StreamDirectory.Entry) -> ControlledPipeline {
@@ -64,11 +82,19 @@ public struct ServedPipelines: ControlledPipelines {
                            control: e.state == .playing ? e.hub.control : nil, events: e.hub.events)
     }
 
+    /// Starts a pipeline from posted YAML (`POST /api/v1/pipelines` with `application/yaml`),
+    /// without `${VAR}` substitution: posted text cannot read the server's environment.
+    /// Throws `unprocessable` (422) if the file is not valid or has no `send` section, `conflict`
+    /// (409) if the name is taken or the server is full.
     public func create(yaml: String, file: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
         // Posted text must not read the server's environment: no `${VAR}` substitution.
         try start(.runtime(environment: [:]), yaml: yaml, file: file, source: file, name: name)
     }
 
+    /// Starts a pipeline from `path`, relative to `folder`. Throws `forbidden` (403) without a
+    /// folder or for a path that leaves it, `notFound` (404) for no such file, `unprocessable`
+    /// (422) for a file that is not UTF-8 or not a valid pipeline, and `conflict` (409) if the
+    /// name is taken or the server is full.
     public func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
         guard let folder else {
             throw ControlAPIProblem(.forbidden, "this server reads no pipeline files at run time; start it with --pipelines-dir DIR, or post the file's text as application/yaml")
@@ -106,15 +132,20 @@ public struct ServedPipelines: ControlledPipelines {
         }
     }
 
+    /// Begins a graceful stop of stream `name` (`DELETE /api/v1/pipelines/{name}`); the stream as
+    /// it is then, or nil if there is none.
     public func stop(_ name: String) async -> ControlledPipeline? { directory.beginStop(name).map(Self.describe) }
 }
 
 /// The one pipeline of `sluice run --control`: it can be looked at, changed and stopped, not
 /// replaced.
 public struct SingleRunPipeline: ControlledPipelines {
+    /// The running pipeline.
     public let run: PipelineRun
+    /// The run's stop flag, shared with the run: `stop(_:)` sets it and the run then stops.
     public let stopFlag: StopFlag
 
+    /// The control API view of `run`; `stop` is the flag that ends it.
     public init(run: PipelineRun, stop: StopFlag) { self.run = run; self.stopFlag = stop }
 
     private var current: ControlledPipeline {
@@ -125,16 +156,22 @@ public struct SingleRunPipeline: ControlledPipelines {
                                   control: control, events: run.events)
     }
 
+    /// The run's one pipeline.
     public func list() -> [ControlledPipeline] { [current] }
+    /// The run's pipeline if `name` is its name, nil otherwise.
     public func pipeline(named name: String) -> ControlledPipeline? { name == run.spec.name ? current : nil }
 
+    /// Always throws `conflict` (409): `sluice run` cannot create pipelines.
     public func create(yaml: String, file: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
         throw ControlAPIProblem(.conflict, "sluice run controls the one pipeline it was started with; run sluice serve to create pipelines at run time")
     }
+    /// Always throws `conflict` (409), as `create(yaml:file:name:)`.
     public func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
         try await create(yaml: "", file: path, name: name)
     }
 
+    /// Sets the stop flag if `name` is the run's pipeline and returns it as `stopping`; nil for any
+    /// other name.
     public func stop(_ name: String) async -> ControlledPipeline? {
         guard name == run.spec.name else { return nil }
         stopFlag.set()
