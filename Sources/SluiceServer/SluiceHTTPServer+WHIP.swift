@@ -13,8 +13,13 @@ import Synchronization
 public final class WHIPIngest: Sendable {
     /// A receive pipeline publishers can send to, and the addresses its ICE gathers on.
     public struct Receiver: Sendable {
+        /// The receive pipeline each publisher to `/whip/<spec.name>` gets a copy of; its name is the
+        /// one in the URL.
         public var spec: PipelineSpec
+        /// The local addresses its publishers' ICE gathers host candidates on (empty: libnice
+        /// enumerates the interfaces itself, loopback excepted).
         public var iceAddresses: [String]
+        /// A receiver for `spec`, gathering on `iceAddresses`.
         public init(spec: PipelineSpec, iceAddresses: [String]) { self.spec = spec; self.iceAddresses = iceAddresses }
     }
 
@@ -60,6 +65,10 @@ public final class WHIPIngest: Sendable {
     /// addresses and latency come from each receiver.
     let recipe: WebRTCRecipe
 
+    /// WHIP ingest into `receivers` (one per name; a repeated name keeps the first). With
+    /// `relayAddresses` (`--relay`), a publisher to any other valid name is relayed to WHEP viewers
+    /// of that name, ICE gathering on those addresses; without it such a publisher gets `404`.
+    /// `recipe` sets STUN, TURN and the certificate for every webrtcbin.
     public init(_ receivers: [Receiver], relayAddresses: [String]? = nil, recipe: WebRTCRecipe = WebRTCRecipe()) {
         self.receivers = Dictionary(receivers.map { ($0.spec.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.relayAddresses = relayAddresses
@@ -75,6 +84,7 @@ public final class WHIPIngest: Sendable {
 
     /// The relayed publisher of `name`, if one is publishing.
     public func relay(named name: String) -> RelayStream? { relays.withLock { $0[name] } }
+    /// The names with a relayed publisher now, sorted.
     public var relayNames: [String] { relays.withLock { $0.keys.sorted() } }
 
     private func startRelay(_ name: String, offer: String, addresses: [String]) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
@@ -100,6 +110,8 @@ public final class WHIPIngest: Sendable {
         }
     }
 
+    /// The number of WHIP publishers into receive pipelines now, those being stopped included
+    /// (relayed publishers are not counted).
     public var sessionCount: Int { sessions.withLock { $0.count } }
 
     func start(_ name: String, offer: String) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
