@@ -19,13 +19,18 @@ import Synchronization
 /// The rooms' rules live in `SluiceSignalling.RoomRegistry`; this type only carries them
 /// over HTTP and WebSocket.
 public struct SluiceHTTPServer: Sendable {
+    /// What `sluice serve`'s options set: where it listens, its token, the ICE servers it
+    /// announces, TLS, and the control API's access.
     public struct Configuration: Sendable {
+        /// The address to listen on (`--host`, `127.0.0.1` by default).
         public var host: String
+        /// The TCP port to listen on (`--port`, 8443 by default).
         public var port: Int
         /// Bearer token every protected route needs (see `router()`); nil: no authentication.
         public var token: String?
         /// ICE servers announced in `Link: rel="ice-server"` headers.
         public var stun: [String]
+        /// TURN servers (`turn://user:pass@host:port`, `--turn`) announced in the same `Link` headers.
         public var turn: [String]
         /// PEM certificate chain and private key files: serve HTTPS and WSS instead of HTTP.
         public var tls: (certificate: String, key: String)?
@@ -33,6 +38,9 @@ public struct SluiceHTTPServer: Sendable {
         public var control: ControlAPIAccess
         /// The folder the control API may create pipelines from (`--pipelines-dir`).
         public var pipelinesFolder: String?
+        /// A configuration with these options. Without `control`, `token` (if any) is the control
+        /// API's only admin token; either way the access is bound to `host`, so an API without an
+        /// admin token accepts changes only on a loopback address.
         public init(host: String = "127.0.0.1", port: Int = 8443, token: String? = nil,
                     stun: [String] = [], turn: [String] = [], tls: (certificate: String, key: String)? = nil,
                     control: ControlAPIAccess? = nil, pipelinesFolder: String? = nil) {
@@ -44,7 +52,9 @@ public struct SluiceHTTPServer: Sendable {
         var secure: Bool { tls != nil }
     }
 
+    /// The options the server was made with.
     public let configuration: Configuration
+    /// The AppRTC-style rooms (`/join`, `/ws`, `/message`, `/leave`) and their rules.
     public let rooms: RoomRegistry
     /// Pipelines served to WHEP viewers, by stream name (the control API adds and stops them).
     public let streams: StreamDirectory
@@ -59,6 +69,10 @@ public struct SluiceHTTPServer: Sendable {
     public let metrics = SluiceMetrics()
     let logger: Logger
 
+    /// A server with these options. `streams` are adopted into `directory` (a stream whose name is
+    /// taken is left out); `receivers` and `relayAddresses` make the WHIP ingest (see
+    /// `WHIPIngest.init`); `webrtc` sets STUN, TURN and the certificate of the WHIP webrtcbins;
+    /// camera streams last `cameraLifetime` seconds unless extended. Nothing listens until `run`.
     public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
                 streams: [StreamHub] = [], directory: StreamDirectory = StreamDirectory(), receivers: [WHIPIngest.Receiver] = [], relayAddresses: [String]? = nil,
                 webrtc: WebRTCRecipe = WebRTCRecipe(),
@@ -327,6 +341,8 @@ final class SocketCount: Sendable {
 
 /// A TLS certificate or key file that cannot be used.
 public struct TLSFileError: Error, CustomStringConvertible {
+    /// What is wrong, naming the file: unreadable, not PEM, or no certificate in it.
     public var message: String
+    /// The message itself.
     public var description: String { message }
 }
