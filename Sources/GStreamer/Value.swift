@@ -148,7 +148,8 @@ extension Double: ValueConvertible {
 extension String: ValueConvertible {
     /// `G_TYPE_STRING`: the GType a `String` is stored as.
     public static var gType: GType { sluice_type_string() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_string`) (the GValue copies the string).
+    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_string`, which
+    /// copies the string).
     public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_string(value, self) }
     /// Reads the string (`g_value_get_string`, copied into Swift); nil if the GValue holds NULL.
     public static func load(from value: UnsafePointer<GValue>) -> String? {
