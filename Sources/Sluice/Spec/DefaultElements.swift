@@ -3,6 +3,7 @@
 /// The graph builder builds from these names and the validator checks they are installed,
 /// so the two can never disagree about what a pipeline file needs.
 public enum DefaultElements {
+    /// The encoder element used for `codec` when `encode:` names none (`vp8enc`, `vp9enc`, `x264enc`, `opusenc`).
     public static func encoder(for codec: Codec) -> String {
         switch codec {
         case .vp8: "vp8enc"
@@ -12,6 +13,7 @@ public enum DefaultElements {
         }
     }
 
+    /// The RTP payloader element for `codec` (`rtpvp8pay`, …).
     public static func payloader(for codec: Codec) -> String {
         switch codec {
         case .vp8: "rtpvp8pay"
@@ -21,6 +23,7 @@ public enum DefaultElements {
         }
     }
 
+    /// The RTP depayloader element for `codec` (`rtpvp8depay`, …).
     public static func depayloader(for codec: Codec) -> String {
         switch codec {
         case .vp8: "rtpvp8depay"
@@ -30,6 +33,7 @@ public enum DefaultElements {
         }
     }
 
+    /// The decoder element used for `codec` when `decode:` names none (`vp8dec`, `vp9dec`, `avdec_h264`, `opusdec`).
     public static func decoder(for codec: Codec) -> String {
         switch codec {
         case .vp8: "vp8dec"
@@ -47,6 +51,7 @@ public enum DefaultElements {
         }
     }
 
+    /// The muxer element the file sink uses for `container` (`webmmux`, `matroskamux`, `mp4mux`).
     public static func muxer(for container: Container) -> String {
         switch container {
         case .webm: "webmmux"

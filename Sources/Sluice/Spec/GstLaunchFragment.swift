@@ -6,6 +6,7 @@ import Foundation
 /// which gst-launch syntax only allows between two elements. Since the stage is linked to
 /// its neighbours anyway, such leading/trailing caps are made into links to an `identity`.
 public enum GstLaunchFragment {
+    /// The fragment with leading or trailing caps linked to an `identity`, so gst-launch accepts it as a stage; otherwise the fragment trimmed.
     public static func normalized(_ fragment: String) -> String {
         let segments = fragment.split(separator: "!", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }

@@ -8,17 +8,22 @@ public protocol KindSettings: Sendable {
 }
 
 extension KindSettings {
+    /// By default the settings themselves, for settings that hold no source positions.
     public var positionFree: any KindSettings { self }
 }
 
 extension KindSettings where Self: Equatable {
+    /// Compares with `==` when `other` is of the same type; settings of another type are never equal.
     public func isEqual(to other: any KindSettings) -> Bool { (other as? Self) == self }
 }
 
 /// A kind's settings, boxed so the spec types stay `Equatable`.
 public struct AnyKindSettings: Sendable, Equatable {
+    /// The boxed settings.
     public let value: any KindSettings
+    /// Boxes `value`.
     public init(_ value: any KindSettings) { self.value = value }
+    /// Whether the two boxes hold equal settings (see `KindSettings.isEqual(to:)`).
     public static func == (a: AnyKindSettings, b: AnyKindSettings) -> Bool { a.value.isEqual(to: b.value) }
 }
 
@@ -29,6 +34,7 @@ public struct KindChoice<Role>: Sendable, Equatable {
     public let name: String
     /// What the kind's own keys said (nil: it has none).
     public let settings: AnyKindSettings?
+    /// The kind named `name` with its own settings (nil: it has none).
     public init(name: String, settings: (any KindSettings)? = nil) {
         self.name = name; self.settings = settings.map(AnyKindSettings.init)
     }

@@ -12,13 +12,18 @@ public struct PipelineSpec: Sendable, Equatable {
     public var file: String
     /// Optional human name (`name:`); defaults to the file's base name.
     public var name: String
+    /// `description:`, free text about the pipeline; nil when the file has none.
     public var description: String?
+    /// `transport:`: how the peers find each other, plus ICE, latency and bundle settings.
     public var transport: TransportSpec
+    /// `send:`: the branches this side captures, encodes and sends; nil when the file has none.
     public var send: SendSpec?
+    /// `receive:`: the branches this side receives, decodes and plays or records; nil when the file has none.
     public var receive: ReceiveSpec?
     /// Dynamic filter plugins (`plugins:`), loaded before the filters are checked.
     public var plugins: [PluginReference]
 
+    /// A spec from its parts, as `PipelineLoader` would produce them; `plugins` defaults to none.
     public init(file: String, name: String, description: String? = nil,
                 transport: TransportSpec, send: SendSpec?, receive: ReceiveSpec?, plugins: [PluginReference] = []) {
         self.file = file; self.name = name; self.description = description
@@ -37,15 +42,21 @@ extension PipelineSpec {
 public struct PluginReference: Sendable, Equatable {
     /// The path as resolved (relative paths are relative to the pipeline file).
     public var path: String
+    /// Where the path was written in the pipeline file; nil for a plugin not read from a file.
     public var location: SourceLocation?
+    /// A reference to the plugin library at `path` (resolved already).
     public init(path: String, location: SourceLocation? = nil) { self.path = path; self.location = location }
 }
 
 /// One `name: value` setting of a Swift filter or source, checked against its parameters.
 public struct FilterSetting: Sendable, Equatable {
+    /// The setting's name, one of the filter's parameters.
     public var name: String
+    /// The setting's value, of the type the parameter declares.
     public var value: FilterValue
+    /// Where the setting was written in the pipeline file; nil when it was not read from one.
     public var location: SourceLocation?
+    /// A setting `name: value` of a Swift filter or source.
     public init(name: String, value: FilterValue, location: SourceLocation? = nil) {
         self.name = name; self.value = value; self.location = location
     }
@@ -63,9 +74,13 @@ public enum FilterErrorPolicy: String, Sendable, CaseIterable {
 
 /// Where a value came from: a line and column of a file, or a `--set` override.
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The pipeline file's path, as given by the user; for a `--set` override the pseudo-file `--set <argument>`.
     public var file: String
+    /// 1-based line number; 0 names the whole file.
     public var line: Int
+    /// 1-based column number; 0 with line 0.
     public var column: Int
+    /// A position `line`:`column` in `file`.
     public init(file: String, line: Int, column: Int) {
         self.file = file; self.line = line; self.column = column
     }
@@ -80,21 +95,27 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 
 /// Which side of the pipeline a branch is on.
 public enum BranchSide: String, Sendable, CaseIterable {
+    /// `send` is the side that captures and sends; `receive` the side that receives and plays.
     case send, receive
 }
 
 /// Audio or video.
 public enum MediaKind: String, Sendable, CaseIterable {
+    /// The two media a branch can carry (`send.video`, `receive.audio`, …).
     case video, audio
 }
 
 // MARK: - Transport
 
+/// `transport:`: how the two peers find each other, and the WebRTC settings every kind shares.
 public struct TransportSpec: Sendable, Equatable {
+    /// `transport.kind`: how the peers find each other (loopback when not given).
     public var kind: TransportKind
+    /// `transport.ice`: the ICE settings (addresses, STUN, TURN, policy, connect timeout).
     public var ice: ICESpec
     /// Receiver jitter-buffer latency in milliseconds (webrtcbin `latency`). Default 50.
     public var latencyMs: Int
+    /// `transport.bundle`: webrtcbin `bundle-policy`; default `max-bundle`.
     public var bundlePolicy: BundlePolicy
     /// Data channels of the session, opened by the side that offers.
     public var dataChannels: [DataChannelSpec] = []
@@ -104,8 +125,10 @@ public struct TransportSpec: Sendable, Equatable {
     /// whep, whip and camera; `JanusSpec`, `XMPPSpec`, `CastSpec`, …). Read it with
     /// `settings(as:)`.
     public var settings: AnyKindSettings?
+    /// Where `transport:` was written in the pipeline file; nil when the file has none.
     public var location: SourceLocation?
 
+    /// A transport section; the defaults are loopback, 50 ms latency and `max-bundle`.
     public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
                 bundlePolicy: BundlePolicy = .maxBundle, settings: (any KindSettings)? = nil,
                 location: SourceLocation? = nil) {
@@ -121,8 +144,11 @@ public struct TransportSpec: Sendable, Equatable {
 /// `Transport/` (see `TransportRegistry`), which also defines its constant here
 /// (`.loopback`, `.whep`, …).
 public struct TransportKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The kind's name as written after `kind:` (e.g. `whep`).
     public let rawValue: String
+    /// The kind named `rawValue`; it need not be one Sluice knows (see `known`).
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// The kind's name, as written in the pipeline file.
     public var description: String { rawValue }
 
     /// Whether the run makes a webrtcbin (and so needs GStreamer's DTLS key).
@@ -137,6 +163,7 @@ public struct EndpointSettings: KindSettings, Equatable {
     public var endpoint: String
     /// Bearer token sent to the endpoint.
     public var token: String?
+    /// Settings for `endpoint`, with an optional bearer `token`.
     public init(endpoint: String, token: String? = nil) { self.endpoint = endpoint; self.token = token }
 }
 
@@ -148,6 +175,7 @@ public struct XMPPSpec: KindSettings, Equatable {
     public var password: String
     /// Where to connect (default: the JID's domain, port 5222).
     public var host: String?
+    /// `server:`'s port (default 5222, XMPP's client port).
     public var port: Int = 5222
     /// Whom to call: a full JID, or a bare one (XEP-0353 asks its devices). Nil: wait for a call.
     public var peer: String?
@@ -157,11 +185,13 @@ public struct XMPPSpec: KindSettings, Equatable {
     public var tlsRequired = false
     /// PEM file of the certificates to trust for the server (default: the system's).
     public var ca: String?
+    /// Settings for the account `jid` with `password`; the other keys keep their defaults.
     public init(jid: String, password: String) { self.jid = jid; self.password = password }
 }
 
 /// A data channel: `transport.data_channels: [{label: chat}]`.
 public struct DataChannelSpec: Sendable, Equatable {
+    /// `label:`: the channel's label, unique within the session.
     public var label: String
     /// Messages arrive in order (SCTP ordered delivery). Default true.
     public var ordered: Bool = true
@@ -171,10 +201,13 @@ public struct DataChannelSpec: Sendable, Equatable {
     public var print: Bool = true
     /// Send each line typed on standard input. At most one channel.
     public var stdin: Bool = false
+    /// Where the channel was written in the pipeline file.
     public var location: SourceLocation?
+    /// A channel labelled `label`, ordered, printing what arrives, not reading standard input.
     public init(label: String, location: SourceLocation? = nil) { self.label = label; self.location = location }
 }
 
+/// `transport.ice`: how candidates are gathered and how long ICE may take to connect.
 public struct ICESpec: Sendable, Equatable {
     /// Local addresses to gather host candidates on (e.g. `[127.0.0.1]`). Empty: let libnice
     /// enumerate interfaces (which skips loopback).
@@ -183,11 +216,14 @@ public struct ICESpec: Sendable, Equatable {
     public var stun: String?
     /// `turn://user:password@host:port` (or `turns://`).
     public var turn: [String]
+    /// `policy:`: which candidates may be used; default `all`.
     public var policy: ICEPolicy
     /// Seconds to wait for ICE to reach connected/completed before failing with exit 3.
     public var connectTimeout: Double
+    /// Where `transport.ice` (or `transport:`) was written in the pipeline file.
     public var location: SourceLocation?
 
+    /// ICE settings; by default every candidate is allowed and ICE has 10 seconds to connect.
     public init(addresses: [String] = [], stun: String? = nil, turn: [String] = [],
                 policy: ICEPolicy = .all, connectTimeout: Double = 10, location: SourceLocation? = nil) {
         self.addresses = addresses; self.stun = stun; self.turn = turn
@@ -195,22 +231,31 @@ public struct ICESpec: Sendable, Equatable {
     }
 }
 
+/// `transport.ice.policy`: the ICE candidates the peer connection may use (webrtcbin `ice-transport-policy`).
 public enum ICEPolicy: String, Sendable, CaseIterable {
+    /// `all`: every candidate (host, server-reflexive, relay); `relay`: TURN relay candidates only, which needs a `turn:` server.
     case all, relay
 }
 
 /// webrtcbin `bundle-policy`.
 public enum BundlePolicy: String, Sendable, CaseIterable {
+    /// `none` and `balanced`: webrtcbin's `none` and `balanced` bundle policies.
     case none, balanced
+    /// `max-compat`: webrtcbin's `max-compat` bundle policy.
     case maxCompat = "max-compat"
+    /// `max-bundle` (the default): every medium on one transport.
     case maxBundle = "max-bundle"
 }
 
 // MARK: - Send side
 
+/// `send:`: the video and audio branches this side sends.
 public struct SendSpec: Sendable, Equatable {
+    /// `send.video`: the video branch; nil when the file has none.
     public var video: SendBranchSpec?
+    /// `send.audio`: the audio branch; nil when the file has none.
     public var audio: SendBranchSpec?
+    /// A send section with the branches given.
     public init(video: SendBranchSpec? = nil, audio: SendBranchSpec? = nil) {
         self.video = video; self.audio = audio
     }
@@ -218,11 +263,17 @@ public struct SendSpec: Sendable, Equatable {
 
 /// capture → filters → encode → send, for one medium.
 public struct SendBranchSpec: Sendable, Equatable {
+    /// Whether this is `send.video` or `send.audio`.
     public var media: MediaKind
+    /// `capture:`: where the branch's raw frames come from.
     public var capture: CaptureSpec
+    /// `filters:`: the filters the raw frames go through before encoding, in order (default none).
     public var filters: [FilterSpec]
+    /// `encode:`: the encoder; default VP8 at 2000 kbit/s for video, Opus at 64 kbit/s for audio.
     public var encode: EncodeSpec
+    /// Where the branch was written in the pipeline file.
     public var location: SourceLocation?
+    /// A send branch from its parts; no filters unless given.
     public init(media: MediaKind, capture: CaptureSpec, filters: [FilterSpec] = [],
                 encode: EncodeSpec, location: SourceLocation? = nil) {
         self.media = media; self.capture = capture; self.filters = filters
@@ -230,17 +281,21 @@ public struct SendBranchSpec: Sendable, Equatable {
     }
 }
 
+/// `capture:` of a send branch: the source and the raw format it is converted to.
 public struct CaptureSpec: Sendable, Equatable {
     /// Which capture kind (`capture.kind`; `gst` for a launch fragment) and what its own keys
     /// said. Each kind's file (`Capture/`) defines its constructor: `.test`, `.camera(device:)`,
     /// `.file(uri:loop:)`, `.gst(_:)`, `.swift(name:settings:)`.
     public typealias Kind = KindChoice<CaptureSpec>
+    /// The capture kind and its own settings; `.test` by default.
     public var kind: Kind
     /// Video: videotestsrc `pattern` (e.g. smpte, ball, snow). Default smpte.
     public var pattern: String
     /// Video size and rate the branch produces (capture is scaled/converted to it).
     public var width: Int
+    /// Video: height in pixels (`height:`, even, default 720); `width:` is the width (default 1280).
     public var height: Int
+    /// Video: frames per second (`fps:`, 1 to 240, default 30).
     public var fps: Int
     /// Audio: audiotestsrc `wave` (sine, square, ticks, …). Default sine.
     public var wave: String
@@ -248,11 +303,14 @@ public struct CaptureSpec: Sendable, Equatable {
     public var frequency: Double
     /// Audio: sample rate and channels. Default 48000 Hz, 2 channels.
     public var rate: Int
+    /// Audio: channels (`channels:`, 1 to 8, default 2).
     public var channels: Int
     /// Test sources only: run live (paced by the clock). Default true.
     public var live: Bool
+    /// Where `capture:` was written in the pipeline file.
     public var location: SourceLocation?
 
+    /// A capture with the given values; the defaults are a live SMPTE test picture at 1280×720, 30 fps, and a 440 Hz sine at 48000 Hz, 2 channels.
     public init(kind: Kind = .test, pattern: String = "smpte", width: Int = 1280, height: Int = 720,
                 fps: Int = 30, wave: String = "sine", frequency: Double = 440, rate: Int = 48000,
                 channels: Int = 2, live: Bool = true, location: SourceLocation? = nil) {
@@ -264,6 +322,7 @@ public struct CaptureSpec: Sendable, Equatable {
 
 /// One entry of a `filters:` list.
 public struct FilterSpec: Sendable, Equatable {
+    /// What the filter is: a GStreamer element, a gst-launch fragment or a Swift filter.
     public enum Kind: Sendable, Equatable {
         /// A GStreamer element by factory name with properties (values as strings, parsed
         /// by GStreamer the way gst-launch parses them).
@@ -273,8 +332,11 @@ public struct FilterSpec: Sendable, Equatable {
         /// A Swift `FrameFilter` by name (built in or from a plugin), with its settings.
         case swift(name: String, settings: [FilterSetting], onError: FilterErrorPolicy)
     }
+    /// What the filter is and its settings.
     public var kind: Kind
+    /// Where the entry was written in the pipeline file.
     public var location: SourceLocation?
+    /// A `filters:` entry of `kind`.
     public init(kind: Kind, location: SourceLocation? = nil) {
         self.kind = kind; self.location = location
     }
@@ -282,17 +344,24 @@ public struct FilterSpec: Sendable, Equatable {
 
 /// A property assignment `name: value` as written in the file.
 public struct Property: Sendable, Equatable {
+    /// The property's name (a GStreamer element property, e.g. `bitrate`).
     public var name: String
+    /// The value as written; GStreamer parses it the way gst-launch does.
     public var value: String
+    /// Where the property was written in the pipeline file.
     public var location: SourceLocation?
+    /// A property `name: value`.
     public init(name: String, value: String, location: SourceLocation? = nil) {
         self.name = name; self.value = value; self.location = location
     }
 }
 
+/// `encode.codec` and `receive.*.codecs`: the codecs Sluice sends and receives over WebRTC.
 public enum Codec: String, Sendable, CaseIterable {
+    /// The video codecs VP8, VP9 and H.264, and the audio codec Opus.
     case vp8, vp9, h264, opus
 
+    /// The medium the codec carries: `.audio` for Opus, `.video` for the others.
     public var media: MediaKind { self == .opus ? .audio : .video }
     /// The RTP encoding name as it appears in SDP (`a=rtpmap`).
     public var encodingName: String {
@@ -305,6 +374,7 @@ public enum Codec: String, Sendable, CaseIterable {
     }
 }
 
+/// `encode.preset`: how the encoder element is tuned.
 public enum EncoderPreset: String, Sendable, CaseIterable {
     /// Low latency: no lookahead, no B-frames, CBR, fast speed settings.
     case realtime
@@ -314,15 +384,20 @@ public enum EncoderPreset: String, Sendable, CaseIterable {
 
 /// Limits for a congestion-controlled encoder, in kbit/s (`encode.bitrate: {min, start, max}`).
 public struct AdaptiveBitrate: Sendable, Equatable {
+    /// `min`: the lowest bitrate in kbit/s the encoder is set to.
     public var minKbps: Int
+    /// `start`: the bitrate in kbit/s to start at (default 1000, kept within min and max).
     public var startKbps: Int
+    /// `max`: the highest bitrate in kbit/s the encoder is set to.
     public var maxKbps: Int
     /// Below this target (kbit/s) the picture is sent at half its width and height
     /// (`scale_below`); restored above 1.25 × it.
     public var scaleBelowKbps: Int?
     /// Below this target (kbit/s) the frame rate is halved (`fps_below`); restored above 1.25 × it.
     public var fpsBelowKbps: Int?
+    /// Where `bitrate:` was written in the pipeline file.
     public var location: SourceLocation?
+    /// Adaptive limits in kbit/s, with the optional thresholds that make the picture smaller or its rate lower.
     public init(minKbps: Int, startKbps: Int, maxKbps: Int, scaleBelowKbps: Int? = nil, fpsBelowKbps: Int? = nil,
                 location: SourceLocation? = nil) {
         self.minKbps = minKbps; self.startKbps = startKbps; self.maxKbps = maxKbps
@@ -337,19 +412,26 @@ public struct AdaptiveBitrate: Sendable, Equatable {
 public struct Rendition: Sendable, Equatable {
     /// How the rung is named in statistics and metrics (default: `<height>p`).
     public var name: String
+    /// The rung's width in pixels.
     public var width: Int
+    /// The rung's height in pixels.
     public var height: Int
     /// Frames per second; nil: the capture's.
     public var fps: Int?
+    /// The rung's bitrate in kbit/s.
     public var bitrateKbps: Int
+    /// Where the rung was written in the pipeline file.
     public var location: SourceLocation?
+    /// A rung named `name`; `fps` nil uses the capture's rate.
     public init(name: String, width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int, location: SourceLocation? = nil) {
         self.name = name; self.width = width; self.height = height; self.fps = fps
         self.bitrateKbps = bitrateKbps; self.location = location
     }
 }
 
+/// `encode:` of a send branch: the codec, bitrate and encoder element.
 public struct EncodeSpec: Sendable, Equatable {
+    /// `codec:`: the codec to encode with (and payload for RTP); default VP8 for video, Opus for audio.
     public var codec: Codec
     /// Target bitrate in kbit/s. Default 2000 for video, 64 for Opus. With `adaptive`, the
     /// rate to start at.
@@ -359,6 +441,7 @@ public struct EncodeSpec: Sendable, Equatable {
     public var adaptive: AdaptiveBitrate?
     /// Frames between keyframes (video). Default 2 s worth of frames at the branch's fps.
     public var keyframeInterval: Int?
+    /// `preset:`: how the encoder is tuned; default `realtime`.
     public var preset: EncoderPreset
     /// Use this encoder element instead of the default for the codec (e.g. `openh264enc`).
     public var element: String?
@@ -372,8 +455,10 @@ public struct EncodeSpec: Sendable, Equatable {
     public var renditions: [Rendition] = []
     /// The rung a new viewer starts on (the one marked `start: true`; default the first).
     public var startRendition = 0
+    /// Where `encode:` (or the branch, for the default encoder) was written in the pipeline file.
     public var location: SourceLocation?
 
+    /// Encoder settings for `codec` at `bitrateKbps` kbit/s, with the `realtime` preset unless given.
     public init(codec: Codec, bitrateKbps: Int, keyframeInterval: Int? = nil,
                 preset: EncoderPreset = .realtime, element: String? = nil,
                 properties: [Property] = [], gst: String? = nil, location: SourceLocation? = nil) {
@@ -385,9 +470,13 @@ public struct EncodeSpec: Sendable, Equatable {
 
 // MARK: - Receive side
 
+/// `receive:`: the video and audio branches this side receives.
 public struct ReceiveSpec: Sendable, Equatable {
+    /// `receive.video`: the video branch; nil when the file has none.
     public var video: ReceiveBranchSpec?
+    /// `receive.audio`: the audio branch; nil when the file has none.
     public var audio: ReceiveBranchSpec?
+    /// A receive section with the branches given.
     public init(video: ReceiveBranchSpec? = nil, audio: ReceiveBranchSpec? = nil) {
         self.video = video; self.audio = audio
     }
@@ -395,11 +484,15 @@ public struct ReceiveSpec: Sendable, Equatable {
 
 /// receive → decode → filters → sink, for one medium.
 public struct ReceiveBranchSpec: Sendable, Equatable {
+    /// Whether this is `receive.video` or `receive.audio`.
     public var media: MediaKind
     /// Codecs this side accepts. Empty: every codec Sluice can decode for the medium.
     public var codecs: [Codec]
+    /// `decode:`: the decoder; by default picked by the negotiated codec.
     public var decode: DecodeSpec
+    /// `filters:`: the filters decoded frames go through before the sink, in order (default none).
     public var filters: [FilterSpec]
+    /// `sink:`: where decoded frames go; default `stats`.
     public var sink: SinkSpec
     /// `mosaic:` (video, `kind: janus`): the room's publishers composed into one picture of this
     /// size, which then goes through the branch's filters and sink.
@@ -407,7 +500,9 @@ public struct ReceiveBranchSpec: Sendable, Equatable {
     /// `mix: true` (audio, `kind: janus`): the room's publishers mixed into one sound, which
     /// then goes through the branch's filters and sink. Where the file says so.
     public var mix: SourceLocation?
+    /// Where the branch was written in the pipeline file.
     public var location: SourceLocation?
+    /// A receive branch from its parts; by default any codec, automatic decoding, no filters and a stats sink.
     public init(media: MediaKind, codecs: [Codec] = [], decode: DecodeSpec = DecodeSpec(),
                 filters: [FilterSpec] = [], sink: SinkSpec = SinkSpec(), location: SourceLocation? = nil) {
         self.media = media; self.codecs = codecs; self.decode = decode; self.filters = filters
@@ -417,40 +512,54 @@ public struct ReceiveBranchSpec: Sendable, Equatable {
 
 /// `receive.video.mosaic`: one picture of every publisher's video, in a grid.
 public struct MosaicSpec: Sendable, Equatable {
+    /// `width:`: the mosaic's width in pixels (64 to 3840, default 1280).
     public var width: Int = 1280
+    /// `height:`: the mosaic's height in pixels (64 to 2160, default 720).
     public var height: Int = 720
+    /// Where `mosaic:` was written in the pipeline file.
     public var location: SourceLocation?
+    /// A mosaic of `width`×`height` pixels.
     public init(width: Int = 1280, height: Int = 720, location: SourceLocation? = nil) {
         self.width = width; self.height = height; self.location = location
     }
 }
 
+/// `decode:` of a receive branch: `auto`, `none`, or `{element, properties}`.
 public struct DecodeSpec: Sendable, Equatable {
     /// nil: pick the decoder by the negotiated codec. Otherwise this decoder element.
     public var element: String?
     /// `decode: none`: count encoded frames after the depayloader and discard them, without
     /// decoding (a cheap receiving peer for load tests). No filters; sink stats or null.
     public var none = false
+    /// `properties:`: extra properties for the decoder element.
     public var properties: [Property]
+    /// Where `decode:` was written in the pipeline file; nil for the default.
     public var location: SourceLocation?
+    /// Decoder settings; with no element the decoder is picked by the negotiated codec.
     public init(element: String? = nil, properties: [Property] = [], location: SourceLocation? = nil) {
         self.element = element; self.properties = properties; self.location = location
     }
 }
 
+/// `sink:` of a receive branch: where decoded frames go.
 public struct SinkSpec: Sendable, Equatable {
     /// Which sink kind (`sink.kind`; `gst` for a launch fragment) and what its own keys said.
     /// Each kind's file (`Sink/`) defines its constructor: `.stats`, `.null`, `.display`,
     /// `.file(path:container:encode:)`, `.gst(_:)`.
     public typealias Kind = KindChoice<SinkSpec>
+    /// The sink kind and its own settings; `.stats` by default.
     public var kind: Kind
+    /// Where `sink:` (or the branch, for the default sink) was written in the pipeline file.
     public var location: SourceLocation?
+    /// A sink of `kind` (`stats` unless given).
     public init(kind: Kind = .stats, location: SourceLocation? = nil) {
         self.kind = kind; self.location = location
     }
 }
 
+/// The file sink's `container:`: the format a recording is written in.
 public enum Container: String, Sendable, CaseIterable {
+    /// WebM, Matroska and MP4.
     case webm, mkv, mp4
 
     /// Codecs this container can hold.

@@ -11,6 +11,7 @@ public struct CastSpec: KindSettings, Equatable {
     public var allow: [String] = []
     /// The picture size what plays is scaled to (default 1280x720).
     public var width = 1280, height = 720
+    /// Settings for a receiver called `name`, on port 8009, allowing nothing, at 1280x720.
     public init(name: String) { self.name = name }
 }
 

@@ -16,6 +16,7 @@ public struct JanusSpec: KindSettings, Equatable {
     public var token: String?
     /// The publishers (display names) to receive; nil: everyone in the room.
     public var subscribe: [String]?
+    /// Settings for `room` on the Janus at `server`; the optional keys are unset.
     public init(server: String, room: String) { self.server = server; self.room = room }
 }
 

@@ -7,13 +7,16 @@ public struct SpecDiff: Sendable, Equatable {
     /// Top-level parts other than filters that differ (`transport`, `send.video`, …).
     public var needsRestart: [String]
 
+    /// Whether the two files mean the same pipeline (nothing to apply, nothing to restart).
     public var isEmpty: Bool { filterChanges.isEmpty && needsRestart.isEmpty }
 
+    /// Equal when both list the same restart parts and the same filter changes, in the same order.
     public static func == (a: SpecDiff, b: SpecDiff) -> Bool {
         a.needsRestart == b.needsRestart && a.filterChanges.count == b.filterChanges.count
             && zip(a.filterChanges, b.filterChanges).allSatisfy { $0.side == $1.side && $0.media == $1.media && $0.filters == $1.filters }
     }
 
+    /// Compares `old` with `new`, ignoring source positions.
     public init(from old: PipelineSpec, to new: PipelineSpec) {
         let a = old.positionFree, b = new.positionFree
         var changes: [(BranchSide, MediaKind, [FilterSpec])] = []

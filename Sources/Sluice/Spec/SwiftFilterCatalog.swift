@@ -7,7 +7,9 @@ public protocol SwiftFilterCatalog: Sendable {
     func filterParameters(_ name: String) -> [FilterParameter]?
     /// The parameters of source `name`, or nil if there is no such source.
     func sourceParameters(_ name: String) -> [FilterParameter]?
+    /// The names of every Swift filter known, built-in and from loaded plugins.
     var filterNames: [String] { get }
+    /// The names of every Swift source known, built-in and from loaded plugins.
     var sourceNames: [String] { get }
     /// Loads the dynamic plugin library at `path` (registering its filters). Returns nil on
     /// success (or if it is already loaded), otherwise what went wrong and how to fix it.
