@@ -83,11 +83,6 @@ extension SessionDescription: SignalArgument {}
 
 /// libnice's NiceAgent, as webrtcbin's `ice-agent` exposes it.
 public enum ICEAgent {
-    /// Pins host-candidate gathering of a webrtcbin to `addresses` (e.g. 127.0.0.1). Must be
-    /// called before gathering starts (before the first offer or answer).
-    ///
-    /// libnice skips loopback when it enumerates interfaces, and gathers on every interface
-    /// otherwise; a list of local addresses replaces that enumeration.
     /// Turns off libnice's UPnP port mapping for a webrtcbin. UPnP multicasts discovery on
     /// the local network and starts a thread whose library (gssdp 1.6.2) leaks; WebRTC
     /// peers reach each other through STUN/TURN instead.
