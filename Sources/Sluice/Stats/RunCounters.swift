@@ -8,15 +8,23 @@ public final class RunCounters: Sendable {
     public let captureVideoFrames = Atomic<Int>(0)
     /// Video frames out of the filter stage (into the encoder queue).
     public let filteredVideoFrames = Atomic<Int>(0)
+    /// Encoded video frames handed to the payloader (or the discard sink).
     public let sendVideoFrames = Atomic<Int>(0)
+    /// Bytes of encoded video handed to the payloader.
     public let sendVideoBytes = Atomic<Int>(0)
+    /// Encoded audio buffers handed to the payloader.
     public let sendAudioBuffers = Atomic<Int>(0)
+    /// Decoded video frames received.
     public let receiveVideoFrames = Atomic<Int>(0)
+    /// Decoded audio buffers received.
     public let receiveAudioBuffers = Atomic<Int>(0)
+    /// Width in pixels of the received video, from its caps (0 until known).
     public let receiveVideoWidth = Atomic<Int>(0)
+    /// Height in pixels of the received video, from its caps (0 until known).
     public let receiveVideoHeight = Atomic<Int>(0)
     /// Received audio: sum of squared S16 samples and their count (the level in `stats`).
     public let receiveAudioSquares = Atomic<Int>(0)
+    /// The number of samples summed into `receiveAudioSquares`.
     public let receiveAudioSamples = Atomic<Int>(0)
     let receiveAudioIsS16 = Atomic<Bool>(false)
     /// Keyframes the video encoder produced.
@@ -35,6 +43,7 @@ public final class RunCounters: Sendable {
     private let info = Mutex<[String: String]>([:])
     private let milestones = Mutex<[String: Int]>([:])
 
+    /// Counters at zero for a run that started at `start` (now unless given).
     public init(start: ContinuousClock.Instant = .now) { self.start = start }
 
     /// Records the first frame time once.
@@ -94,15 +103,19 @@ public final class RunCounters: Sendable {
 
     /// Free-form facts learnt during the run (negotiated codecs, caps).
     public func note(_ key: String, _ value: String) { info.withLock { $0[key] = value } }
+    /// The fact noted under `key` with `note(_:_:)`; nil if none was.
     public func noted(_ key: String) -> String? { info.withLock { $0[key] } }
 }
 
 /// One step of a run's start-up and when it happened (ms since the run started): where the
 /// time to first frame goes.
 public struct StartUpStep: Sendable, Codable, Equatable {
+    /// The step's name (`playing`, `connected`, …; see the constants below).
     public var step: String
+    /// When the step first happened, in ms since the run started.
     public var at_ms: Double
 
+    /// A step `step` that happened `at_ms` milliseconds into the run.
     public init(step: String, at_ms: Double) { self.step = step; self.at_ms = at_ms }
 
     /// The pipeline reached PLAYING.

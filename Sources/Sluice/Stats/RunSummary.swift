@@ -2,13 +2,19 @@ import Foundation
 
 /// One line of live statistics, produced about once a second.
 public struct LiveStats: Sendable {
+    /// Seconds since the run started.
     public var elapsed: Double
+    /// Encoded video frames sent per second over the last interval.
     public var sendFps: Double
+    /// Decoded video frames received per second over the last interval.
     public var receiveFps: Double
+    /// Decoded audio buffers received per second over the last interval.
     public var receiveAudioPerSecond: Double
     /// Outgoing RTP bitrate in kbit/s over the last interval.
     public var bitrateKbps: Double
+    /// Round-trip time in milliseconds from RTCP receiver reports; nil until known.
     public var roundTripMs: Double?
+    /// webrtcbin's ICE connection state (`new`, `checking`, `connected`, …; `none` without a sending peer).
     public var iceState: String
     /// What the video encoder produced over the last interval, in kbit/s (before RTP).
     public var encodedVideoKbps: Double = 0
@@ -46,6 +52,7 @@ public struct LiveStats: Sendable {
 
 /// What a run delivered; written by `--report` as JSON.
 public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
+    /// The send video branch's counters.
     public struct SendVideo: Sendable, Codable, Equatable {
         /// Frames out of the capture stage.
         public var captured: Int
@@ -53,90 +60,137 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var filtered: Int
         /// Encoded frames handed to the payloader (or to the discard sink).
         public var frames: Int
+        /// The codec the branch encoded with (`vp8`, …); nil if none was noted.
         public var codec: String?
+        /// Bytes of encoded video handed to the payloader.
         public var bytes: Int
     }
+    /// The send audio branch's counters.
     public struct SendAudio: Sendable, Codable, Equatable {
+        /// Encoded audio buffers handed to the payloader.
         public var buffers: Int
+        /// The codec the branch encoded with (`opus`); nil if none was noted.
         public var codec: String?
     }
+    /// What the send side delivered, per medium.
     public struct Send: Sendable, Codable, Equatable {
+        /// The video branch's counters; nil without `send.video`.
         public var video: SendVideo?
+        /// The audio branch's counters; nil without `send.audio`.
         public var audio: SendAudio?
     }
+    /// The receive video branch's counters.
     public struct ReceiveVideo: Sendable, Codable, Equatable {
         /// Decoded frames.
         public var frames: Int
+        /// Width in pixels of the decoded video (0 if none arrived).
         public var width: Int
+        /// Height in pixels of the decoded video (0 if none arrived).
         public var height: Int
+        /// Decoded frames per second, averaged over the whole run.
         public var fps: Double
+        /// The codec received (`vp8`, …, or `mosaic`); nil if none was negotiated.
         public var codec: String?
     }
+    /// The receive audio branch's counters.
     public struct ReceiveAudio: Sendable, Codable, Equatable {
         /// Decoded audio buffers.
         public var buffers: Int
+        /// The codec received (`opus`); nil if none was negotiated.
         public var codec: String?
     }
     /// One publisher's stream of a room (`kind: janus`).
     public struct RoomStream: Sendable, Codable, Equatable {
+        /// The publisher's display name.
         public var publisher: String
+        /// `video` or `audio`.
         public var media: String
+        /// The codec the publisher sent; nil if not known.
         public var codec: String?
         /// Decoded frames (video) or buffers (audio).
         public var frames: Int
+        /// Width in pixels of the decoded video; nil for audio.
         public var width: Int?
+        /// Height in pixels of the decoded video; nil for audio.
         public var height: Int?
         /// The publisher stopped publishing or left while this run received it.
         public var left: Bool
     }
+    /// What the receive side delivered, per medium.
     public struct Receive: Sendable, Codable, Equatable {
+        /// The video branch's counters; nil without `receive.video`.
         public var video: ReceiveVideo?
+        /// The audio branch's counters; nil without `receive.audio`.
         public var audio: ReceiveAudio?
         /// A room's streams, one per publisher and medium, in the order they arrived.
         public var streams: [RoomStream]? = nil
     }
+    /// Network figures from webrtcbin's statistics at the end of the run.
     public struct Network: Sendable, Codable, Equatable {
+        /// Bytes of RTP sent (all outbound streams).
         public var bytes_sent: Int
+        /// RTP packets sent (all outbound streams).
         public var packets_sent: Int
+        /// Bytes of RTP received (all inbound streams).
         public var bytes_received: Int
+        /// RTP packets received (all inbound streams).
         public var packets_received: Int
+        /// Packets the receiving side reported lost (RTCP receiver reports).
         public var packets_lost: Int
+        /// Round-trip time in milliseconds from RTCP receiver reports; nil if never known.
         public var rtt_ms: Double?
+        /// Inbound jitter in milliseconds; nil if never known.
         public var jitter_ms: Double?
+        /// Average bitrate over the run in kbit/s: what was sent, or what was received on a receive-only run.
         public var bitrate_kbps: Double
         /// Loss-repair requests (NACK, PLI, FIR), sent and received, both peers of a
         /// loopback run together.
         public var nack_count: Int = 0
+        /// Picture loss indications (PLI), sent and received.
         public var pli_count: Int = 0
+        /// Full intra requests (FIR), sent and received.
         public var fir_count: Int = 0
         /// Packets the sending peer retransmitted (RTX).
         public var rtx_packets_sent: Int = 0
         /// Lost packets the receiving peer got back from a retransmission in time, and its
         /// jitter buffers' latency at the end (the file's, or higher where repairs needed it).
         public var rtx_repaired: Int = 0
+        /// The receiving jitter buffers' latency in ms at the end of the run; nil without any.
         public var jitter_buffer_latency_ms: Int?
         /// Keyframe requests (peers' PLI/FIR and Sluice's own) that reached the video encoder,
         /// and those that came within half a second of one and were folded into the next.
         public var keyframe_requests: Int?
+        /// Keyframe requests folded into the next keyframe because one came within half a second.
         public var keyframe_requests_coalesced: Int?
     }
 
     /// One Swift filter element's counters.
     public struct FilterReport: Sendable, Codable, Equatable {
+        /// The filter's name as written in the pipeline file.
         public var filter: String
+        /// The name of the GStreamer element that ran the filter.
         public var element: String
+        /// Frames the filter handled.
         public var frames: Int
+        /// Frames the filter dropped.
         public var dropped: Int
+        /// Times the filter threw.
         public var errors: Int
+        /// Events the filter posted, counted by event name.
         public var events: [String: Int]
+        /// The message of the filter's last error; nil if it never threw.
         public var last_error: String?
     }
 
     /// One data channel's counters.
     public struct DataChannelReport: Sendable, Codable, Equatable {
+        /// The channel's label.
         public var label: String
+        /// Whether the channel ever opened.
         public var opened: Bool
+        /// Messages sent on the channel.
         public var sent: Int
+        /// Messages received on the channel.
         public var received: Int
     }
 
@@ -156,18 +210,25 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var refused: [String: Int]?
     }
 
+    /// The pipeline file's path.
     public var pipeline: String
+    /// How long the run lasted, in seconds.
     public var duration_s: Double
+    /// What the send side delivered.
     public var send: Send
+    /// What the receive side delivered.
     public var receive: Receive
     /// Milliseconds from PLAYING to the first decoded frame; nil if none arrived.
     public var time_to_first_frame_ms: Double?
     /// Where the time to first frame went: each start-up step, in ms since the run started.
     public var start_up_steps: [StartUpStep]?
+    /// webrtcbin's ICE connection state at the end of the run.
     public var ice_state: String
+    /// Network figures at the end of the run.
     public var network: Network
     /// CPU seconds (user + system) the process used during the run.
     public var cpu_seconds: Double
+    /// The GStreamer version the run used.
     public var gstreamer_version: String
     /// Swift filters that ran, in creation order (hot-swapped ones included).
     public var filters: [FilterReport] = []

@@ -4,9 +4,11 @@ import GStreamer
 public struct WebRTCStats: Sendable, Equatable {
     /// Bytes of RTP payload and headers sent (all outbound streams).
     public var bytesSent: Int = 0
+    /// RTP packets sent (all outbound streams).
     public var packetsSent: Int = 0
     /// Bytes and packets received (all inbound streams).
     public var bytesReceived: Int = 0
+    /// RTP packets received (all inbound streams).
     public var packetsReceived: Int = 0
     /// Packets the remote side reported lost.
     public var packetsLost: Int = 0
@@ -20,7 +22,9 @@ public struct WebRTCStats: Sendable, Equatable {
     /// Loss-repair requests: NACKs, picture loss indications and full intra requests, sent
     /// and received (all streams).
     public var nackCount: Int = 0
+    /// Picture loss indications (PLI), sent and received (all streams).
     public var pliCount: Int = 0
+    /// Full intra requests (FIR), sent and received (all streams).
     public var firCount: Int = 0
     /// Packets retransmitted (RTX) in answer to NACKs. Not in `get-stats`: read from the
     /// `rtprtxsend` webrtcbin makes (`retransmittedPackets(in:)`).
@@ -29,8 +33,10 @@ public struct WebRTCStats: Sendable, Equatable {
     /// latency now (raised by `RetransmissionLatency` when repairs need longer). Read from
     /// the `rtpjitterbuffer`s (`readJitterBuffers(in:)`).
     public var rtxRepaired: Int = 0
+    /// The highest `latency` in ms of the receiving jitter buffers; nil without any.
     public var jitterBufferLatencyMs: Int?
 
+    /// All figures zero, nothing known yet.
     public init() {}
 
     /// Fills `rtxRepaired` and `jitterBufferLatencyMs` from the jitter buffers inside `webrtcbin`.
