@@ -8,7 +8,9 @@ import GStreamer
 /// Every operation is safe to call from any thread while the pipeline runs; each either
 /// takes effect or throws a `ControlError` that says why not, and never stops the media.
 public final class PipelineControl: Sendable {
+    /// The pipeline's name (`name:` in its file, else the file's base name).
     public var name: String { spec.name }
+    /// The pipeline file as loaded when the run started.
     public let spec: PipelineSpec
     /// The pipeline's event log (statistics, filter events, sessions, errors).
     public let events: PipelineEvents
@@ -25,6 +27,7 @@ public final class PipelineControl: Sendable {
 
     /// One filter of a branch as it runs now.
     public struct FilterState: Sendable, Equatable {
+        /// The filter's position in the branch's `filters:` list, from 0.
         public var index: Int
         /// `filter` (Swift), `element` or `gst`.
         public var kind: String
@@ -38,13 +41,21 @@ public final class PipelineControl: Sendable {
 
     /// One branch: its filters and, on the send side, its encoder and track.
     public struct BranchState: Sendable, Equatable {
+        /// Whether the branch sends or receives.
         public var side: BranchSide
+        /// Whether the branch carries video or audio.
         public var media: MediaKind
+        /// The branch's filters as they run now, in order.
         public var filters: [FilterState]
+        /// Send side: the codec the encoder produces (`vp8`, …); nil on the receive side.
         public var codec: String?
+        /// Send side: the factory name of the encode stage's first element (e.g. `vp8enc`); nil on the receive side.
         public var encoder: String?
+        /// Send side: the encoder's target bitrate in bit/s; nil on the receive side or when the encoder's bitrate is not known.
         public var bitrate: Int?
+        /// Send side: whether the track is enabled (a disabled one sends black frames or silence); nil on the receive side.
         public var enabled: Bool?
+        /// Send audio: the track's volume (0 silence, 1 unchanged, up to 10); nil otherwise.
         public var volume: Double?
     }
 

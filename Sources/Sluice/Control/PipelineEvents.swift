@@ -6,14 +6,17 @@ import Synchronization
 public struct PipelineEvent: Sendable, Codable, Equatable {
     /// A field's value: a number, a string or a flag.
     public enum Value: Sendable, Codable, Equatable {
+        /// A number (encoded as JSON number, non-finite values as 0), a string, or a flag (a JSON boolean).
         case number(Double), text(String), flag(Bool)
 
+        /// Reads a JSON boolean as `.flag`, a number as `.number`, anything else as `.text`; throws if the value is none of these.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
             if let b = try? c.decode(Bool.self) { self = .flag(b) } else if let d = try? c.decode(Double.self) {
                 self = .number(d)
             } else { self = .text(try c.decode(String.self)) }
         }
+        /// Writes the value as a bare JSON number, string or boolean.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.singleValueContainer()
             switch self {
@@ -30,6 +33,7 @@ public struct PipelineEvent: Sendable, Codable, Equatable {
     public var time: Double
     /// `stats`, `filter`, `session-start`, `session-end`, `error` or `state`.
     public var type: String
+    /// The event's fields, by name (e.g. `send_fps` for `stats`).
     public var fields: [String: Value]
 }
 
@@ -48,6 +52,7 @@ public final class PipelineEvents: Sendable {
     /// How many recent events are kept (and replayed to a new subscriber that asks).
     public let capacity: Int
 
+    /// An empty log that keeps the last `capacity` events (100 unless given).
     public init(capacity: Int = 100) { self.capacity = capacity }
 
     /// Records an event and hands it to every subscriber.
