@@ -4,7 +4,9 @@ import Synchronization
 
 /// Counters of one Swift filter element, readable while the pipeline runs.
 public final class FilterStatistics: Sendable {
+    /// The Swift filter's name as written in the pipeline file (e.g. `pixelate`).
     public let filter: String
+    /// The name of the GStreamer element running the filter (as in the graph picture).
     public let element: String
     /// Frames handed to the filter.
     public let frames = Atomic<Int>(0)

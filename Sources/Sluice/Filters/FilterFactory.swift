@@ -4,16 +4,22 @@ import SluiceFilterKit
 /// Everything Sluice knows about one Swift filter, whatever it came from (built in, or a
 /// dynamic plugin through its C interface).
 public struct FilterFactory: Sendable {
+    /// The name pipeline files use (`filters: [{filter: NAME}]`); the element is `sluice-NAME`.
     public var name: String
+    /// One line describing the filter, for `sluice inspect` and the element's metadata.
     public var summary: String
+    /// The raw video formats the filter handles; the graph builder converts to one of them when needed.
     public var formats: [PixelFormat]
+    /// The settings the filter takes, with their types, defaults and ranges.
     public var parameters: [FilterParameter]
+    /// False for an analysis-only filter, which sees frames without a copy and must not write to them.
     public var modifiesPixels: Bool
     /// `built-in` or the plugin library's path.
     public var origin: String
     /// Makes one instance from a validated configuration.
     public var make: @Sendable (FilterConfiguration) throws -> any FrameProcessor
 
+    /// A factory from its parts; `make` builds one instance from a validated configuration.
     public init(name: String, summary: String, formats: [PixelFormat], parameters: [FilterParameter],
                 modifiesPixels: Bool, origin: String, make: @escaping @Sendable (FilterConfiguration) throws -> any FrameProcessor) {
         self.name = name; self.summary = summary; self.formats = formats; self.parameters = parameters
@@ -32,13 +38,20 @@ public struct FilterFactory: Sendable {
 
 /// Everything Sluice knows about one Swift frame source.
 public struct SourceFactory: Sendable {
+    /// The name pipeline files use (`capture: {kind: swift, name: NAME}`); the element is `sluice-src-NAME`.
     public var name: String
+    /// One line describing the source, for `sluice inspect` and the element's metadata.
     public var summary: String
+    /// The raw video formats the source can produce; the first is preferred.
     public var formats: [PixelFormat]
+    /// The settings the source takes, with their types, defaults and ranges.
     public var parameters: [FilterParameter]
+    /// `built-in` or the plugin library's path.
     public var origin: String
+    /// Makes one instance from a validated configuration; throws what the source's initializer throws.
     public var make: @Sendable (FilterConfiguration) throws -> any FrameSource
 
+    /// The factory of a `FrameSource` type compiled into this program.
     public init<S: FrameSource>(_ type: S.Type, origin: String = "built-in") {
         name = S.name; summary = S.summary; formats = S.formats; parameters = S.parameters; self.origin = origin
         make = { try S(configuration: $0) }

@@ -17,12 +17,16 @@ public final class FilterRegistry: SwiftFilterCatalog {
     }
     private let state = Mutex(State())
 
+    /// An empty registry; most code uses `shared`.
     public init() {}
 
     /// A filter or source name is already taken.
     public struct DuplicateName: Error, CustomStringConvertible, Sendable {
+        /// The name that was registered twice.
         public let name: String
+        /// Where the filter already registered under that name came from (`built-in` or a plugin's path).
         public let existingOrigin: String
+        /// Says which name is taken and by what.
         public var description: String { "a filter named '\(name)' is already registered (from \(existingOrigin))" }
     }
 
@@ -59,20 +63,30 @@ public final class FilterRegistry: SwiftFilterCatalog {
         }
     }
 
+    /// Registers a `FrameSource` type compiled into this program; throws `DuplicateName` if its name is taken.
     public func register<S: FrameSource>(_ type: S.Type) throws(DuplicateName) { try register(SourceFactory(type)) }
 
+    /// The filter registered as `name`; nil if none is.
     public func filter(named name: String) -> FilterFactory? { state.withLock { $0.filters[name] } }
+    /// The source registered as `name`; nil if none is.
     public func source(named name: String) -> SourceFactory? { state.withLock { $0.sources[name] } }
+    /// Every registered filter, sorted by name.
     public var allFilters: [FilterFactory] { state.withLock { $0.filters.values.sorted { $0.name < $1.name } } }
+    /// Every registered source, sorted by name.
     public var allSources: [SourceFactory] { state.withLock { $0.sources.values.sorted { $0.name < $1.name } } }
 
     // MARK: SwiftFilterCatalog
 
+    /// The parameters of filter `name`; nil if no such filter is registered.
     public func filterParameters(_ name: String) -> [FilterParameter]? { filter(named: name)?.parameters }
+    /// The parameters of source `name`; nil if no such source is registered.
     public func sourceParameters(_ name: String) -> [FilterParameter]? { source(named: name)?.parameters }
+    /// The names of every registered filter, in no particular order.
     public var filterNames: [String] { state.withLock { Array($0.filters.keys) } }
+    /// The names of every registered source, in no particular order.
     public var sourceNames: [String] { state.withLock { Array($0.sources.keys) } }
 
+    /// Loads the plugin library at `path` and registers its filters; returns nil on success or when it is already loaded, else what went wrong and how to fix it.
     public func loadPlugin(at path: String) -> String? {
         if state.withLock({ $0.plugins[path] != nil }) { return nil }
         do {

@@ -4,12 +4,18 @@ import SluiceFilterKit
 
 /// Why a plugin library could not be loaded; each says what to do.
 public enum PluginLoadError: Error, CustomStringConvertible, Sendable {
+    /// No file at the path.
     case fileNotFound(String)
+    /// `dlopen` refused the library, for `reason`.
     case cannotOpen(String, reason: String)
+    /// The library exports no Sluice plugin entry point.
     case noEntryPoint(String)
+    /// The plugin was built for another plugin ABI version than this Sluice's.
     case versionMismatch(String, found: UInt32, expected: UInt32)
+    /// The plugin describes its filters wrongly, for `reason`.
     case malformed(String, reason: String)
 
+    /// What went wrong and how to fix it.
     public var description: String {
         switch self {
         case .fileNotFound(let p):
