@@ -3,37 +3,58 @@ import GStreamer
 /// What this machine's GStreamer can do for Sluice: per codec, whether each element Sluice
 /// would use is installed; and the encoders, decoders, sources and sinks it has.
 public struct MachineInspection: Sendable, Codable {
+    /// Whether one codec can be sent and received: its default encoder, decoder, payloader, depayloader and parser.
     public struct CodecSupport: Sendable, Codable {
+        /// The codec's name (`vp8`, `vp9`, `h264`, `opus`).
         public var codec: String
         /// element name → installed?
         public var elements: [String: Bool]
+        /// Whether every element the codec needs is installed.
         public var usable: Bool
         /// How to get what is missing.
         public var hints: [String]
     }
+    /// One installed GStreamer element factory.
     public struct Entry: Sendable, Codable {
+        /// The factory name (e.g. `vp8enc`).
         public var name: String
+        /// The factory's klass (e.g. `Codec/Encoder/Video`).
         public var klass: String
+        /// The factory's one-line description.
         public var description: String
     }
 
+    /// One Swift filter or source registered in this program.
     public struct SwiftFilter: Sendable, Codable {
+        /// The name pipeline files use.
         public var name: String
+        /// `filter`, `analysis` (a filter that does not change the picture) or `source`.
         public var kind: String
+        /// One line describing it.
         public var summary: String
+        /// The raw video formats it handles or produces (e.g. `I420`).
         public var formats: [String]
+        /// Its settings, each as `name (expected type)`.
         public var settings: [String]
+        /// `built-in` or the plugin library's path.
         public var origin: String
     }
 
+    /// The version of GStreamer loaded.
     public var gstreamer_version: String
     /// Swift filters and sources registered in this program (built in and plugins).
     public var swift: [SwiftFilter] = []
+    /// For each codec Sluice knows, whether its elements are installed.
     public var codecs: [CodecSupport]
+    /// For each element WebRTC needs (`webrtcbin`, `nicesrc`, `dtlssrtpenc`, …), whether it is installed.
     public var webrtc: [String: Bool]
+    /// Installed audio and video encoders.
     public var encoders: [Entry]
+    /// Installed audio and video decoders.
     public var decoders: [Entry]
+    /// Installed audio and video sources.
     public var sources: [Entry]
+    /// Installed audio and video sinks.
     public var sinks: [Entry]
 
     /// Reads the registry now.

@@ -23,6 +23,7 @@ public struct RunOptions: Sendable {
     /// `framestamp` with `latency_us`), from the bus watcher.
     public var onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
 
+    /// Options for a run of `duration` seconds (nil: until stopped), with statistics every `statsInterval` seconds (1) and up to `drainTimeout` seconds (5) for end-of-stream to drain.
     public init(duration: Double? = nil, statsInterval: Double = 1, drainTimeout: Double = 5,
                 dataInput: AsyncStream<String>? = nil, onDataMessage: (@Sendable (String, String) -> Void)? = nil) {
         self.duration = duration; self.statsInterval = statsInterval; self.drainTimeout = drainTimeout
@@ -33,6 +34,7 @@ public struct RunOptions: Sendable {
 /// Runs one pipeline spec: builds the graph, negotiates WebRTC, reports statistics while it
 /// runs, and tears everything down (EOS, then NULL).
 public final class PipelineRun: Sendable {
+    /// The pipeline file this run plays.
     public let spec: PipelineSpec
     private let logger: Logger
     private let failure = Mutex<RunError?>(nil)
@@ -44,6 +46,7 @@ public final class PipelineRun: Sendable {
     /// The latest WebRTC statistics of the sending and receiving peers (for `/metrics`).
     let latestStats = Mutex<(sent: WebRTCStats, received: WebRTCStats)>((WebRTCStats(), WebRTCStats()))
 
+    /// A run of `spec`, not started yet; for a WebRTC transport it starts making GStreamer's DTLS key at once (`DTLSWarmUp`).
     public init(spec: PipelineSpec, logger: Logger = Logger(label: "sluice")) {
         self.spec = spec
         self.logger = logger

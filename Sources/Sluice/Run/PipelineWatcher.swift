@@ -6,9 +6,13 @@ import Foundation
 public final class PipelineWatcher: Sendable {
     /// What the watcher did after an edit.
     public enum Report: Sendable {
+        /// These filter lists (`send.video.filters`, …) were replaced live.
         case applied([String])
+        /// These parts changed (`transport`, `send.video`, …) and take effect only after a restart.
         case needsRestart([String])
+        /// The edited file does not validate; the running pipeline is kept.
         case invalid([Diagnostic])
+        /// Replacing a branch's filters live failed, for this reason.
         case failed(RunError)
     }
 
@@ -17,6 +21,7 @@ public final class PipelineWatcher: Sendable {
     private let loader: PipelineLoader
     private let run: PipelineRun
 
+    /// A watcher of the file at `path` (loaded with `overrides`, the `--set` arguments, by `loader`) for `run`.
     public init(path: String, overrides: [String], loader: PipelineLoader, run: PipelineRun) {
         self.path = path; self.overrides = overrides; self.loader = loader; self.run = run
     }
