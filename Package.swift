@@ -9,7 +9,7 @@ let package = Package(
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "SluiceFilterKit", targets: ["SluiceFilterKit"]),
-        .library(name: "SluiceSignalling", targets: ["SluiceSignalling"]),
+        .library(name: "SluiceSignalling", targets: ["SluiceSignalling"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,17 +29,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ],
     targets: [
         // Layer 1: the C libraries, as pkg-config sees them.
         .systemLibrary(
             name: "CGStreamer",
-            pkgConfig: "gstreamer-webrtc-1.0 gstreamer-webrtc-nice-1.0 gstreamer-sdp-1.0 gstreamer-rtp-1.0 gstreamer-video-1.0 gstreamer-app-1.0 gstreamer-base-1.0 gstreamer-1.0 nice",
-            providers: [.apt([
-                "libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev",
-                "libgstreamer-plugins-bad1.0-dev", "libnice-dev",
-            ])]
+            pkgConfig:
+                "gstreamer-webrtc-1.0 gstreamer-webrtc-nice-1.0 gstreamer-sdp-1.0 gstreamer-rtp-1.0 gstreamer-video-1.0 gstreamer-app-1.0 gstreamer-base-1.0 gstreamer-1.0 nice",
+            providers: [
+                .apt([
+                    "libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev",
+                    "libgstreamer-plugins-bad1.0-dev", "libnice-dev"
+                ])
+            ]
         ),
         // Layer 1b: what Swift cannot call directly (variadics, cast macros). No logic.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
@@ -64,7 +67,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // XMPP: STARTTLS on the client stream, SCRAM's hashes.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ]),
         // What Swift cannot call to attach to a TUN device (ioctl is variadic). No logic; the
         // netem relay around it is the library's (Sources/Sluice/Netem).
@@ -88,7 +91,7 @@ let package = Package(
                 // `/metrics` in Prometheus text format, and swift-metrics (what Hummingbird
                 // reports per route) fed into the same registry.
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics")
             ]
         ),
         // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.
@@ -100,8 +103,10 @@ let package = Package(
         .target(name: "SluiceScene", dependencies: ["SluiceFilterKit"], path: "Plugins/scene"),
         .target(
             name: "SluiceBuiltInPlugins",
-            dependencies: ["SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
-                           "SluiceFramestamp", "SluiceScene", "SluiceFilterKit"],
+            dependencies: [
+                "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
+                "SluiceFramestamp", "SluiceScene", "SluiceFilterKit"
+            ],
             path: "Plugins/builtin"),
         // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the
         // library, so the core builds and tests without Hummingbird.
@@ -124,7 +129,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle")
             ]
         ),
         // Layer 4: the command line. It imports no C module and no bindings: GStreamer is
@@ -137,7 +142,7 @@ let package = Package(
                 "SluiceServer",
                 "SluiceBuiltInPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             // Not Sources/sluice: it and Sources/Sluice are one folder on a case-insensitive disk.
             path: "Sources/SluiceCLI"
@@ -162,12 +167,12 @@ let package = Package(
                 "SluiceServer", "SluiceSignalling", "Sluice", "GStreamer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypes", package: "swift-http-types")
             ]
         ),
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins", "SluiceTestSupport"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
-        .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"])
     ]
 )

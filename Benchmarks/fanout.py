@@ -75,7 +75,10 @@ def one_run(n):
                     if float(parts[0][:-1]) >= STEADY_FROM:
                         rates.append(float(parts[5]))
             fps.append(statistics.median(rates) if rates else 0.0)
+        # A viewer with no live line from STEADY_FROM on was still starting: counted apart,
+        # so a short run says "late" instead of a bare 0 fps.
         return {"min_fps": min(fps), "median_fps": statistics.median(fps),
+                "viewers_without_steady_second": sum(1 for r in fps if r == 0.0),
                 "server_encoded_fps": (enc1 - enc0) / (t1 - t0), "server_cpu_cores": (cpu1 - cpu0) / (t1 - t0)}
     finally:
         server.terminate(); server.wait(timeout=15)

@@ -129,7 +129,8 @@ def fan_out(n=16):
     # Viewers' rates are only logged: 16 viewer processes starting on 2 cores are still
     # catching up in a short run, and their bursts make a noisy figure.
     log(f"fan-out {n}: server {r['server_cpu_cores']:.2f} cores, encodes {r['server_encoded_fps']:.1f} fps, "
-        f"viewers {r['min_fps']:.1f}–{r['median_fps']:.1f} fps (slowest, median)")
+        f"viewers {r['min_fps']:.1f}–{r['median_fps']:.1f} fps (slowest, median), "
+        f"{r['viewers_without_steady_second']} still starting after {fanout.STEADY_FROM:g} s")
     return {"fan-out 16: server CPU ms per viewer-s": r["server_cpu_cores"] * 1000 / n}
 
 

@@ -28,7 +28,7 @@ struct Candidate {
 }
 
 /// Nanosecond deltas collected by the probes (written on the streaming thread only).
-final class Deltas: @unchecked Sendable {  // one writer (the streaming thread), read after EOS
+final class Deltas: @unchecked Sendable { // one writer (the streaming thread), read after EOS
     var start: UInt64 = 0
     var values: [UInt64] = []
     init(capacity: Int) { values.reserveCapacity(capacity) }
@@ -78,7 +78,7 @@ func measure(_ c: Candidate, format: String, width: Int, height: Int, frames: In
 
 var runs = 5, frames = 200
 var jsonPath: String?
-var onlySizes: Set<String>?  // --sizes 720p,1080p: only these (Benchmarks/guard.sh)
+var onlySizes: Set<String>? // --sizes 720p,1080p: only these (Benchmarks/guard.sh)
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let a = args.next() {
     switch a {
@@ -101,13 +101,13 @@ let candidates = [
     Candidate(label: "C grayscale", fragment: "cgrayscale"),
     Candidate(label: "Swift grayscale", fragment: "sluice-grayscale"),
     Candidate(label: "videobalance saturation=0", fragment: "videobalance saturation=0"),
-    Candidate(label: "4 Swift filters", fragment: "sluice-grayscale ! sluice-invert ! sluice-pixelate block=16 ! sluice-motion"),
+    Candidate(label: "4 Swift filters", fragment: "sluice-grayscale ! sluice-invert ! sluice-pixelate block=16 ! sluice-motion")
 ]
 let sizes = [("480p", 854, 480), ("720p", 1280, 720), ("1080p", 1920, 1080), ("4K", 3840, 2160)]
     .filter { onlySizes?.contains($0.0) ?? true }
 let formats = ["I420", "RGBA"]
 
-var results: [String: [String: [String: Double]]] = [:]  // format → size → label → median ns
+var results: [String: [String: [String: Double]]] = [:] // format → size → label → median ns
 for format in formats {
     for (name, w, h) in sizes {
         var perRun: [String: [Double]] = [:]
@@ -115,7 +115,7 @@ for format in formats {
             // Alternate the order every run so drift on a noisy machine hits all alike.
             let order = run % 2 == 0 ? candidates : candidates.reversed()
             for c in order {
-                if format == "RGBA", c.label == "videobalance saturation=0" { continue }  // videobalance wants YUV
+                if format == "RGBA", c.label == "videobalance saturation=0" { continue } // videobalance wants YUV
                 perRun[c.label, default: []].append(try measure(c, format: format, width: w, height: h, frames: frames))
             }
         }
@@ -137,7 +137,8 @@ for format in formats {
     print("")
 }
 if let r = results["I420"]?["720p"], let id = r["identity"], let noop = r["Swift no-op"],
-   let cg = r["C grayscale"], let sg = r["Swift grayscale"] {
+    let cg = r["C grayscale"], let sg = r["Swift grayscale"]
+{
     print(String(format: "720p I420: Swift no-op overhead over identity %.2f µs/frame; Swift grayscale / C grayscale = %.3f", (noop - id) / 1000, sg / cg))
 }
 if let r = results["RGBA"]?["720p"], let cg = r["C grayscale"], let sg = r["Swift grayscale"] {

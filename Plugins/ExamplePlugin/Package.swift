@@ -6,13 +6,13 @@ import PackageDescription
 let package = Package(
     name: "SluiceExamplePlugin",
     products: [
-        .library(name: "SluiceExampleFilters", type: .dynamic, targets: ["SluiceExampleFilters"]),
+        .library(name: "SluiceExampleFilters", type: .dynamic, targets: ["SluiceExampleFilters"])
     ],
     dependencies: [
         // A real plugin would depend on Sluice's repository at a version; this one sits inside it.
-        .package(name: "Sluice", path: "../.."),
+        .package(name: "Sluice", path: "../..")
     ],
     targets: [
-        .target(name: "SluiceExampleFilters", dependencies: [.product(name: "SluiceFilterKit", package: "Sluice")]),
+        .target(name: "SluiceExampleFilters", dependencies: [.product(name: "SluiceFilterKit", package: "Sluice")])
     ]
 )

@@ -13,9 +13,9 @@ public enum BuiltInPlugins {
     // cannot see that on its own.
     public nonisolated(unsafe) static let filters: [any FrameFilter.Type] = [
         Grayscale.self, Invert.self, Pixelate.self, MotionDetector.self,
-        FramestampWriter.self, FramestampReader.self,
+        FramestampWriter.self, FramestampReader.self
     ]
     public nonisolated(unsafe) static let sources: [any FrameSource.Type] = [
-        MovingScene.self,
+        MovingScene.self
     ]
 }

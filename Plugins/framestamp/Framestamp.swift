@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import SluiceFilterKit
 
@@ -52,7 +52,7 @@ public enum Framestamp {
             UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number),
             UInt8(truncatingIfNeeded: t >> 40), UInt8(truncatingIfNeeded: t >> 32),
             UInt8(truncatingIfNeeded: t >> 24), UInt8(truncatingIfNeeded: t >> 16),
-            UInt8(truncatingIfNeeded: t >> 8), UInt8(truncatingIfNeeded: t),
+            UInt8(truncatingIfNeeded: t >> 8), UInt8(truncatingIfNeeded: t)
         ]
         return crc16(bytes)
     }
@@ -61,8 +61,10 @@ public enum Framestamp {
     public static func encode(number: UInt32, timestamp: UInt64) -> (UInt32, UInt32, UInt32) {
         let t = timestamp & timestampMask
         let crc = crc(number: number, timestamp: t)
-        return (number, UInt32(truncatingIfNeeded: t >> 16),
-                UInt32(truncatingIfNeeded: t & 0xFFFF) << 16 | UInt32(crc))
+        return (
+            number, UInt32(truncatingIfNeeded: t >> 16),
+            UInt32(truncatingIfNeeded: t & 0xFFFF) << 16 | UInt32(crc)
+        )
     }
 
     /// The number and timestamp of three words read back, or nil if the CRC does not match.
@@ -87,12 +89,15 @@ public enum Framestamp {
     }
 
     static let parameters: [FilterParameter] = [
-        FilterParameter("block", .integer(min: 4, max: 64), default: .integer(16),
-                        summary: "square size in pixels (shrunk to fit small frames, min 2); framestamp-read must use the writer's"),
-        FilterParameter("x", .integer(min: 0, max: 16384), default: .integer(0),
-                        summary: "left edge of the pattern (the same for writer and reader)"),
-        FilterParameter("y", .integer(min: 0, max: 16384), default: .integer(0),
-                        summary: "top edge of the pattern (the same for writer and reader)"),
+        FilterParameter(
+            "block", .integer(min: 4, max: 64), default: .integer(16),
+            summary: "square size in pixels (shrunk to fit small frames, min 2); framestamp-read must use the writer's"),
+        FilterParameter(
+            "x", .integer(min: 0, max: 16384), default: .integer(0),
+            summary: "left edge of the pattern (the same for writer and reader)"),
+        FilterParameter(
+            "y", .integer(min: 0, max: 16384), default: .integer(0),
+            summary: "top edge of the pattern (the same for writer and reader)")
     ]
 }
 
@@ -123,8 +128,10 @@ public final class FramestampWriter: FrameFilter {
     }
 
     /// Values are clamped to the parameter ranges. `clock` returns microseconds (tests).
-    public init(block: Int = 16, x: Int = 0, y: Int = 0,
-                clock: @escaping () -> UInt64 = Framestamp.monotonicMicroseconds) {
+    public init(
+        block: Int = 16, x: Int = 0, y: Int = 0,
+        clock: @escaping () -> UInt64 = Framestamp.monotonicMicroseconds
+    ) {
         (self.block, self.x, self.y) = Framestamp.clamped(block: block, x: x, y: y)
         self.clock = clock
     }
@@ -230,8 +237,10 @@ public final class FramestampReader: FrameFilter {
     }
 
     /// Values are clamped to the parameter ranges. `clock` returns microseconds (tests).
-    public init(block: Int = 16, x: Int = 0, y: Int = 0,
-                clock: @escaping () -> UInt64 = Framestamp.monotonicMicroseconds) {
+    public init(
+        block: Int = 16, x: Int = 0, y: Int = 0,
+        clock: @escaping () -> UInt64 = Framestamp.monotonicMicroseconds
+    ) {
         (self.block, self.x, self.y) = Framestamp.clamped(block: block, x: x, y: y)
         self.clock = clock
     }
@@ -306,8 +315,12 @@ public final class FramestampReader: FrameFilter {
         } else {
             statistics.lastNumber = stamp.number
         }
-        context.emit("framestamp", ["number": Double(stamp.number), "captured_us": Double(stamp.timestamp),
-                                    "latency_us": Double(latency)])
+        context.emit(
+            "framestamp",
+            [
+                "number": Double(stamp.number), "captured_us": Double(stamp.timestamp),
+                "latency_us": Double(latency)
+            ])
         return .keep
     }
 }

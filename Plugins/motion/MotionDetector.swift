@@ -14,10 +14,12 @@ public final class MotionDetector: FrameFilter {
     public static let formats: [PixelFormat] = [.i420, .nv12, .rgba, .bgrx]
     public static let modifiesPixels = false
     public static let parameters: [FilterParameter] = [
-        FilterParameter("threshold", .number(min: 0, max: 1), default: .number(0.02),
-                        summary: "score (mean absolute luma difference / 255) at which to emit 'motion'"),
-        FilterParameter("step", .integer(min: 1, max: 64), default: .integer(4),
-                        summary: "sample every step-th pixel in each direction"),
+        FilterParameter(
+            "threshold", .number(min: 0, max: 1), default: .number(0.02),
+            summary: "score (mean absolute luma difference / 255) at which to emit 'motion'"),
+        FilterParameter(
+            "step", .integer(min: 1, max: 64), default: .integer(4),
+            summary: "sample every step-th pixel in each direction")
     ]
 
     public let threshold: Double

@@ -22,11 +22,13 @@ public final class Pixelate: FrameFilter {
     public static let summary = "Replaces a region with blocks of their mean colour"
     public static let formats: [PixelFormat] = [.i420, .nv12, .rgba, .bgrx]
     public static let parameters: [FilterParameter] = [
-        FilterParameter("region", .integers(count: 4, min: 0, max: 16384),
-                        default: .integers([0, 0, 16384, 16384]),
-                        summary: "[x, y, w, h] in pixels, clipped to the frame (default: whole frame)"),
-        FilterParameter("block", .integer(min: 2, max: 256), default: .integer(16),
-                        summary: "block size in pixels"),
+        FilterParameter(
+            "region", .integers(count: 4, min: 0, max: 16384),
+            default: .integers([0, 0, 16384, 16384]),
+            summary: "[x, y, w, h] in pixels, clipped to the frame (default: whole frame)"),
+        FilterParameter(
+            "block", .integer(min: 2, max: 256), default: .integer(16),
+            summary: "block size in pixels")
     ]
 
     public let x: Int, y: Int, w: Int, h: Int
@@ -62,12 +64,14 @@ public final class Pixelate: FrameFilter {
             let cx0 = x / 2, cy0 = y / 2, cx1 = (x1 + 1) / 2, cy1 = (y1 + 1) / 2
             if frame.format == .i420 {
                 for i in 1...2 {
-                    Self.pixelate(frame.plane(i), x0: cx0, y0: cy0, x1: cx1, y1: cy1, block: cb,
-                                  bytesPerSample: 1, channels: 1)
+                    Self.pixelate(
+                        frame.plane(i), x0: cx0, y0: cy0, x1: cx1, y1: cy1, block: cb,
+                        bytesPerSample: 1, channels: 1)
                 }
             } else {
-                Self.pixelate(frame.plane(1), x0: cx0, y0: cy0, x1: cx1, y1: cy1, block: cb,
-                              bytesPerSample: 2, channels: 2)
+                Self.pixelate(
+                    frame.plane(1), x0: cx0, y0: cy0, x1: cx1, y1: cy1, block: cb,
+                    bytesPerSample: 2, channels: 2)
             }
         case .rgba:
             Self.pixelate(luma, x0: x, y0: y, x1: x1, y1: y1, block: block, bytesPerSample: 4, channels: 4)
@@ -79,8 +83,10 @@ public final class Pixelate: FrameFilter {
 
     /// Pixelates `[x0, x1) × [y0, y1)` (in samples, clipped here to the plane) of one plane
     /// whose samples are `bytesPerSample` bytes, averaging the first `channels` of them.
-    static func pixelate(_ plane: Plane, x0: Int, y0: Int, x1 rx1: Int, y1 ry1: Int, block: Int,
-                         bytesPerSample bps: Int, channels: Int) {
+    static func pixelate(
+        _ plane: Plane, x0: Int, y0: Int, x1 rx1: Int, y1 ry1: Int, block: Int,
+        bytesPerSample bps: Int, channels: Int
+    ) {
         let x1 = min(rx1, plane.width), y1 = min(ry1, plane.height)
         guard x0 >= 0, y0 >= 0, x0 < x1, y0 < y1, block > 0 else { return }
         var by = y0

@@ -16,16 +16,18 @@ public final class MovingScene: FrameSource {
     public static let summary = "Synthetic moving scene: drifting gradient, bouncing boxes, a sweeping bar"
     public static let formats: [PixelFormat] = [.i420, .nv12, .rgba, .bgrx]
     public static let parameters: [FilterParameter] = [
-        FilterParameter("speed", .number(min: 0, max: 100), default: .number(4),
-                        summary: "motion in pixels per frame"),
-        FilterParameter("seed", .integer(min: 0, max: Int(Int32.max)), default: .integer(1),
-                        summary: "chooses the boxes' sizes, colours and paths"),
+        FilterParameter(
+            "speed", .number(min: 0, max: 100), default: .number(4),
+            summary: "motion in pixels per frame"),
+        FilterParameter(
+            "seed", .integer(min: 0, max: Int(Int32.max)), default: .integer(1),
+            summary: "chooses the boxes' sizes, colours and paths")
     ]
 
     struct Box {
-        var width: Double, height: Double          // fractions of the frame
-        var startX: Double, startY: Double         // fractions of the travel
-        var velocityX: Double, velocityY: Double   // multiples of speed
+        var width: Double, height: Double // fractions of the frame
+        var startX: Double, startY: Double // fractions of the travel
+        var velocityX: Double, velocityY: Double // multiples of speed
         var rgb: (UInt8, UInt8, UInt8)
     }
 
@@ -45,7 +47,7 @@ public final class MovingScene: FrameSource {
         self.seed = seed
         var rng = SplitMix64(seed: UInt64(truncatingIfNeeded: seed))
         let palette: [(UInt8, UInt8, UInt8)] = [
-            (230, 40, 40), (40, 200, 60), (50, 80, 235), (240, 220, 40), (220, 60, 220), (40, 210, 220),
+            (230, 40, 40), (40, 200, 60), (50, 80, 235), (240, 220, 40), (220, 60, 220), (40, 210, 220)
         ]
         let first = Int(rng.next() % UInt64(palette.count))
         var boxes: [Box] = []
@@ -54,8 +56,10 @@ public final class MovingScene: FrameSource {
             let sx = rng.unit(), sy = rng.unit()
             let vx = (rng.next() & 1 == 0 ? -1.0 : 1.0) * (0.5 + 1.5 * rng.unit())
             let vy = (rng.next() & 1 == 0 ? -1.0 : 1.0) * (0.5 + 1.5 * rng.unit())
-            boxes.append(Box(width: w, height: h, startX: sx, startY: sy, velocityX: vx, velocityY: vy,
-                             rgb: palette[(first + i) % palette.count]))
+            boxes.append(
+                Box(
+                    width: w, height: h, startX: sx, startY: sy, velocityX: vx, velocityY: vy,
+                    rgb: palette[(first + i) % palette.count]))
         }
         self.boxes = boxes
     }
@@ -82,8 +86,9 @@ public final class MovingScene: FrameSource {
         let luma = frame.plane(0)
         let width = luma.width, height = luma.height
         let chroma = frame.plane(1), v = frame.plane(format == .i420 ? 2 : 1)
-        fillTables(width: width, height: height, chromaWidth: chroma.width, chromaHeight: chroma.height,
-                   t: t, yuv: true)
+        fillTables(
+            width: width, height: height, chromaWidth: chroma.width, chromaHeight: chroma.height,
+            t: t, yuv: true)
         tableX.withUnsafeBufferPointer { tx in
             tableY.withUnsafeBufferPointer { ty in
                 for y in 0..<height {
@@ -206,8 +211,10 @@ public final class MovingScene: FrameSource {
 
     /// Fills the luma rectangle `[x0, x1) × [y0, y1)` (clipped) with a colour; in 4:2:0 formats
     /// also the chroma samples under it.
-    private func fill(_ frame: borrowing Frame, x0 rx0: Int, y0 ry0: Int, x1 rx1: Int, y1 ry1: Int,
-                      rgb: (UInt8, UInt8, UInt8)) {
+    private func fill(
+        _ frame: borrowing Frame, x0 rx0: Int, y0 ry0: Int, x1 rx1: Int, y1 ry1: Int,
+        rgb: (UInt8, UInt8, UInt8)
+    ) {
         let p = frame.plane(0)
         let x0 = max(rx0, 0), y0 = max(ry0, 0), x1 = min(rx1, p.width), y1 = min(ry1, p.height)
         guard x0 < x1, y0 < y1 else { return }
@@ -243,9 +250,10 @@ public final class MovingScene: FrameSource {
     /// BT.601 limited range.
     static func yuv(_ rgb: (UInt8, UInt8, UInt8)) -> (UInt8, UInt8, UInt8) {
         let r = Int(rgb.0), g = Int(rgb.1), b = Int(rgb.2)
-        return (UInt8(clamping: 16 + ((66 * r + 129 * g + 25 * b + 128) >> 8)),
-                UInt8(clamping: 128 + ((-38 * r - 74 * g + 112 * b + 128) >> 8)),
-                UInt8(clamping: 128 + ((112 * r - 94 * g - 18 * b + 128) >> 8)))
+        return (
+            UInt8(clamping: 16 + ((66 * r + 129 * g + 25 * b + 128) >> 8)),
+            UInt8(clamping: 128 + ((-38 * r - 74 * g + 112 * b + 128) >> 8)),
+            UInt8(clamping: 128 + ((112 * r - 94 * g - 18 * b + 128) >> 8))
+        )
     }
 }
-

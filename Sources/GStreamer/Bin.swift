@@ -85,8 +85,9 @@ public class Bin: Element, @unchecked Sendable {
     /// The bin's graph in Graphviz dot, as GStreamer draws it (`gst_debug_bin_to_dot_data`):
     /// elements, pads, links with their caps, and states.
     public func dot() -> String {
-        let details = GstDebugGraphDetails(rawValue: GST_DEBUG_GRAPH_SHOW_MEDIA_TYPE.rawValue | GST_DEBUG_GRAPH_SHOW_CAPS_DETAILS.rawValue
-                                                        | GST_DEBUG_GRAPH_SHOW_STATES.rawValue)
+        let details = GstDebugGraphDetails(
+            rawValue: GST_DEBUG_GRAPH_SHOW_MEDIA_TYPE.rawValue | GST_DEBUG_GRAPH_SHOW_CAPS_DETAILS.rawValue
+                | GST_DEBUG_GRAPH_SHOW_STATES.rawValue)
         guard let text = gst_debug_bin_to_dot_data(bin, details) else { return "" }
         defer { g_free(text) }
         return String(cString: text)

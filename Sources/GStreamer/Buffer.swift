@@ -47,8 +47,10 @@ public final class Event: @unchecked Sendable {
     public static func seek(to position: ClockTime) -> Event {
         Gst.initialize()
         let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue)
-        return Event(full: gst_event_new_seek(1.0, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET, gint64(position),
-                                              GST_SEEK_TYPE_NONE, -1))
+        return Event(
+            full: gst_event_new_seek(
+                1.0, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET, gint64(position),
+                GST_SEEK_TYPE_NONE, -1))
     }
 
     /// Asks upstream encoders for a keyframe (force-key-unit, all headers). `origin`, if
@@ -57,7 +59,7 @@ public final class Event: @unchecked Sendable {
     public static func forceKeyUnit(origin: String? = nil) -> Event {
         Gst.initialize()
         let event = Event(full: gst_video_event_new_upstream_force_key_unit(ClockTime.none, 1, 0))
-        if let origin, let s = gst_event_writable_structure(event.raw) {  // a new event: writable
+        if let origin, let s = gst_event_writable_structure(event.raw) { // a new event: writable
             var value = GValue()
             g_value_init(&value, sluice_type_string())
             g_value_set_string(&value, origin)

@@ -75,7 +75,8 @@ extension Element {
         _ = options.set("ordered", ordered)
         if let maxRetransmits { _ = options.set("max-retransmits", Int32(maxRetransmits)) }
         guard let value = try emit("create-data-channel", label, options),
-              let object = value.objectValue else {
+            let object = value.objectValue
+        else {
             throw GstError("webrtcbin could not create data channel '\(label)' (is the sctp plugin installed? gstreamer1.0-plugins-bad)")
         }
         return DataChannel(none: object.pointer)

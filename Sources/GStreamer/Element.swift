@@ -80,8 +80,9 @@ public class Element: Object, @unchecked Sendable {
     public func link(_ other: Element, filter: Caps? = nil) throws(GstError) {
         let ok = filter.map { gst_element_link_filtered(element, other.element, $0.caps) } ?? gst_element_link(element, other.element)
         guard ok != 0 else {
-            throw GstError("cannot link \(factoryName ?? name) to \(other.factoryName ?? other.name)"
-                + (filter.map { " with caps \($0)" } ?? "") + ": their formats do not match")
+            throw GstError(
+                "cannot link \(factoryName ?? name) to \(other.factoryName ?? other.name)"
+                    + (filter.map { " with caps \($0)" } ?? "") + ": their formats do not match")
         }
     }
 

@@ -94,8 +94,9 @@ public final class Message: @unchecked Sendable, CustomStringConvertible {
 
     /// Posts an application message with `structure` (copied) from `source`.
     public static func postApplication(from source: Element, _ structure: Structure) -> Bool {
-        let msg = gst_message_new_application(source.pointer.assumingMemoryBound(to: GstObject.self),
-                                              gst_structure_copy(structure.raw))
+        let msg = gst_message_new_application(
+            source.pointer.assumingMemoryBound(to: GstObject.self),
+            gst_structure_copy(structure.raw))
         return gst_element_post_message(source.element, msg) != 0
     }
 }

@@ -86,8 +86,10 @@ public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     public var writablePropertyNames: [String] {
         let cls = pointer.assumingMemoryBound(to: GTypeInstance.self).pointee.g_class!
         var n: guint = 0
-        guard let specs = g_object_class_list_properties(
-            UnsafeMutableRawPointer(cls).assumingMemoryBound(to: GObjectClass.self), &n) else { return [] }
+        guard
+            let specs = g_object_class_list_properties(
+                UnsafeMutableRawPointer(cls).assumingMemoryBound(to: GObjectClass.self), &n)
+        else { return [] }
         defer { g_free(specs) }
         return (0..<Int(n)).compactMap { i in
             guard let spec = specs[i], spec.pointee.flags.rawValue & G_PARAM_WRITABLE.rawValue != 0 else { return nil }
@@ -107,7 +109,8 @@ public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
         }
         let converted = Value(type: target)
         guard g_value_type_transformable(source.type, target) != 0,
-              g_value_transform(&source.raw, &converted.raw) != 0 else {
+            g_value_transform(&source.raw, &converted.raw) != 0
+        else {
             throw GstError("cannot set \(typeName).\(name) (\(Value.typeName(target))) from \(T.self)")
         }
         g_object_set_property(gobject, name, &converted.raw)
@@ -163,21 +166,24 @@ public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Reads an object-valued property (e.g. webrtcbin's `ice-agent`).
     public func objectProperty<T: Object>(_ name: String, as: T.Type = T.self) -> T? {
         guard let value = property(name), g_type_is_a(value.type, sluice_type_object()) != 0,
-              let obj = g_value_get_object(&value.raw) else { return nil }
+            let obj = g_value_get_object(&value.raw)
+        else { return nil }
         return T(none: obj)
     }
 
     /// Reads a caps-valued property (capsfilter's `caps`).
     public func capsProperty(_ name: String) -> Caps? {
         guard let value = property(name), value.type == sluice_type_caps(),
-              let boxed = g_value_get_boxed(&value.raw) else { return nil }
+            let boxed = g_value_get_boxed(&value.raw)
+        else { return nil }
         return Caps(none: boxed.assumingMemoryBound(to: GstCaps.self))
     }
 
     /// Reads a structure-valued property (rtpjitterbuffer's `stats`), as an owned copy.
     public func structureProperty(_ name: String) -> Structure? {
         guard let value = property(name), value.type == sluice_type_structure(),
-              let boxed = g_value_get_boxed(&value.raw) else { return nil }
+            let boxed = g_value_get_boxed(&value.raw)
+        else { return nil }
         return Structure(owned: gst_structure_copy(boxed.assumingMemoryBound(to: GstStructure.self)))
     }
 

@@ -115,7 +115,8 @@ public final class Pad: Object, @unchecked Sendable {
             if let buffer = rawBuffer {
                 body(BufferRef(raw: buffer))
             } else if info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0,
-                      let list = gst_pad_probe_info_get_buffer_list(info) {
+                let list = gst_pad_probe_info_get_buffer_list(info)
+            {
                 for i in 0..<gst_buffer_list_length(list) {
                     if let buffer = gst_buffer_list_get(list, i) { body(BufferRef(raw: buffer)) }
                 }
@@ -190,8 +191,10 @@ public final class Pad: Object, @unchecked Sendable {
     /// Calls `handler` for each buffer (or event, per `mask`) that passes the pad, on the
     /// streaming thread. Keep it short: it runs in the media path.
     @discardableResult
-    public func addProbe(_ kind: ProbeKind = .buffer,
-                         _ handler: @escaping @Sendable (borrowing ProbeInfo) -> ProbeReturn) -> UInt {
+    public func addProbe(
+        _ kind: ProbeKind = .buffer,
+        _ handler: @escaping @Sendable (borrowing ProbeInfo) -> ProbeReturn
+    ) -> UInt {
         let box = Unmanaged.passRetained(ProbeBox(handler)).toOpaque()
         let id = gst_pad_add_probe(pad, GstPadProbeType(rawValue: kind.rawValue), probeTrampoline, box, probeDestroy)
         return UInt(id)

@@ -112,7 +112,7 @@ final class PromiseState: Sendable {
 private let promiseChanged: GstPromiseChangeFunc = { promise, data in
     guard let promise, let data else { return }
     let state = Unmanaged<PromiseState>.fromOpaque(data).takeUnretainedValue()
-    state.complete(gst_promise_wait(promise))  // does not block: the promise has changed
+    state.complete(gst_promise_wait(promise)) // does not block: the promise has changed
 }
 
 private let promiseDestroy: GDestroyNotify = { data in

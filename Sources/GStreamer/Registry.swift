@@ -44,11 +44,12 @@ public enum Registry {
                 func meta(_ key: String) -> String {
                     gst_element_factory_get_metadata(f, key).map { String(cString: $0) } ?? ""
                 }
-                out.append(Factory(
-                    name: Element.objectName(data),
-                    klass: meta("klass"), description: meta("description"),
-                    plugin: gst_plugin_feature_get_plugin_name(feature).map { String(cString: $0) } ?? "",
-                    rank: gst_plugin_feature_get_rank(feature)))
+                out.append(
+                    Factory(
+                        name: Element.objectName(data),
+                        klass: meta("klass"), description: meta("description"),
+                        plugin: gst_plugin_feature_get_plugin_name(feature).map { String(cString: $0) } ?? "",
+                        rank: gst_plugin_feature_get_rank(feature)))
             }
             node = n.pointee.next
         }

@@ -65,8 +65,10 @@ extension Object {
     /// is released when the object is finalized or the handler disconnected. Return a
     /// `Value` for signals that expect a return value, nil otherwise.
     @discardableResult
-    public func connect(_ signal: String, after: Bool = false,
-                        _ handler: @escaping @Sendable (borrowing SignalArguments) -> Value?) -> SignalHandlerID {
+    public func connect(
+        _ signal: String, after: Bool = false,
+        _ handler: @escaping @Sendable (borrowing SignalArguments) -> Value?
+    ) -> SignalHandlerID {
         let box = Unmanaged.passRetained(ClosureBox(handler)).toOpaque()
         let closure = g_closure_new_simple(guint(MemoryLayout<GClosure>.size), box)!
         g_closure_set_marshal(closure, closureMarshal)
@@ -82,9 +84,13 @@ extension Object {
 
     /// Connects a handler that returns nothing.
     @discardableResult
-    public func connect(_ signal: String, after: Bool = false,
-                        _ handler: @escaping @Sendable (borrowing SignalArguments) -> Void) -> SignalHandlerID {
-        connect(signal, after: after) { (args: borrowing SignalArguments) -> Value? in handler(args); return nil }
+    public func connect(
+        _ signal: String, after: Bool = false,
+        _ handler: @escaping @Sendable (borrowing SignalArguments) -> Void
+    ) -> SignalHandlerID {
+        connect(signal, after: after) { (args: borrowing SignalArguments) -> Value? in
+            handler(args); return nil
+        }
     }
 
     /// Disconnects a handler `connect` returned (`g_signal_handler_disconnect`); does nothing if it
@@ -116,11 +122,12 @@ extension Object {
         for (i, arg) in args.enumerated() {
             let type = query.param_types[i] & ~staticScope
             g_value_init(&values[i + 1], type)
-            if arg is NullArgument { continue }  // a zeroed value is NULL for pointers and objects
+            if arg is NullArgument { continue } // a zeroed value is NULL for pointers and objects
             // Enum and flags parameters take their nick as a string ("recvonly"), parsed by
             // GStreamer: numeric enum values are too easy to get wrong.
             if let text = arg as? String, type != sluice_type_string(),
-               g_type_is_a(type, sluice_type_enum()) != 0 || g_type_is_a(type, sluice_type_flags()) != 0 {
+                g_type_is_a(type, sluice_type_enum()) != 0 || g_type_is_a(type, sluice_type_flags()) != 0
+            {
                 guard gst_value_deserialize(&values[i + 1], text) != 0 else {
                     throw GstError("'\(text)' is not a valid \(Value.typeName(type)) for argument \(i + 1) of '\(signal)'")
                 }
@@ -130,15 +137,15 @@ extension Object {
             if source.type == type || g_type_is_a(source.type, type) != 0 {
                 g_value_copy(&source.raw, &values[i + 1])
             } else if g_value_type_transformable(source.type, type) == 0
-                        || g_value_transform(&source.raw, &values[i + 1]) == 0 {
+                || g_value_transform(&source.raw, &values[i + 1]) == 0
+            {
                 throw GstError("argument \(i + 1) of '\(signal)' must be \(Value.typeName(type))")
             }
         }
         let returnType = query.return_type & ~staticScope
         let result: Value? = returnType == GType(4) /* G_TYPE_NONE */ ? nil : Value(type: returnType)
         values.withUnsafeBufferPointer { buf in
-            if let result { g_signal_emitv(buf.baseAddress, id, 0, &result.raw) }
-            else { g_signal_emitv(buf.baseAddress, id, 0, nil) }
+            if let result { g_signal_emitv(buf.baseAddress, id, 0, &result.raw) } else { g_signal_emitv(buf.baseAddress, id, 0, nil) }
         }
         return result
     }

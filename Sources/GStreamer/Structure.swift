@@ -72,7 +72,8 @@ public final class Structure: @unchecked Sendable, CustomStringConvertible {
     /// A field holding a nested structure (webrtcbin's stats are structures of structures).
     public func structure(_ field: String) -> Structure? {
         guard let v = rawValue(field), sluice_value_type(v) == sluice_type_structure(),
-              let s = g_value_get_boxed(v) else { return nil }
+            let s = g_value_get_boxed(v)
+        else { return nil }
         return Structure(borrowed: s.assumingMemoryBound(to: GstStructure.self), owner: self)
     }
 

@@ -61,7 +61,8 @@ public enum PropertySpec: Sendable {
     var name: String {
         switch self {
         case .int(let n, _, _, _, _), .double(let n, _, _, _, _), .bool(let n, _, _),
-             .string(let n, _, _), .intArray(let n, _, _, _): n
+            .string(let n, _, _), .intArray(let n, _, _, _):
+            n
         }
     }
 
@@ -192,36 +193,43 @@ public enum SwiftElements {
     /// `video/x-raw, format=(string){ I420, NV12 }`. `make` creates the state of each new
     /// element. Returns false if the name is taken.
     @discardableResult
-    public static func registerFilter(factory: String, longname: String, description: String, caps: String,
-                                      analysisOnly: Bool, properties: [PropertySpec],
-                                      make: @escaping @Sendable (ElementHandle) -> any VideoFilterState) -> Bool {
+    public static func registerFilter(
+        factory: String, longname: String, description: String, caps: String,
+        analysisOnly: Bool, properties: [PropertySpec],
+        make: @escaping @Sendable (ElementHandle) -> any VideoFilterState
+    ) -> Bool {
         Gst.initialize()
         guard !Registry.hasElement(factory) else { return false }
-        let data = UnsafeMutablePointer<SluiceFilterClassData>.allocate(capacity: 1)  // lives for the process
+        let data = UnsafeMutablePointer<SluiceFilterClassData>.allocate(capacity: 1) // lives for the process
         let specs = UnsafeMutablePointer<UnsafeMutablePointer<GParamSpec>?>.allocate(capacity: max(1, properties.count))
         for (i, p) in properties.enumerated() { specs[i] = p.make() }
         let context = Unmanaged.passRetained(FilterRegistration(make)).toOpaque()
-        data.initialize(to: SluiceFilterClassData(
-            vtable: SluiceFilterVTable(create: filterCreate, destroy: filterDestroy, set_info: filterSetInfo,
-                                       process: filterProcess, set_property: filterSetProperty,
-                                       get_property: filterGetProperty),
-            context: context, longname: strdup(longname), description: strdup(description), caps: strdup(caps),
-            analysis_only: analysisOnly ? 1 : 0, n_properties: guint(properties.count), properties: specs))
+        data.initialize(
+            to: SluiceFilterClassData(
+                vtable: SluiceFilterVTable(
+                    create: filterCreate, destroy: filterDestroy, set_info: filterSetInfo,
+                    process: filterProcess, set_property: filterSetProperty,
+                    get_property: filterGetProperty),
+                context: context, longname: strdup(longname), description: strdup(description), caps: strdup(caps),
+                analysis_only: analysisOnly ? 1 : 0, n_properties: guint(properties.count), properties: specs))
         return sluice_filter_register(typeName(factory), factory, data) != 0
     }
 
     /// Registers live source factory `factory` (properties `width`, `height`, `fps`,
     /// `format`; paced by the pipeline clock).
     @discardableResult
-    public static func registerSource(factory: String, longname: String, description: String, caps: String,
-                                      make: @escaping @Sendable (ElementHandle) -> any VideoSourceState) -> Bool {
+    public static func registerSource(
+        factory: String, longname: String, description: String, caps: String,
+        make: @escaping @Sendable (ElementHandle) -> any VideoSourceState
+    ) -> Bool {
         Gst.initialize()
         guard !Registry.hasElement(factory) else { return false }
-        let data = UnsafeMutablePointer<SluiceSourceClassData>.allocate(capacity: 1)  // lives for the process
+        let data = UnsafeMutablePointer<SluiceSourceClassData>.allocate(capacity: 1) // lives for the process
         let context = Unmanaged.passRetained(SourceRegistration(make)).toOpaque()
-        data.initialize(to: SluiceSourceClassData(
-            vtable: SluiceSourceVTable(create: sourceCreate, destroy: sourceDestroy, set_info: sourceSetInfo, fill: sourceFill),
-            context: context, longname: strdup(longname), description: strdup(description), caps: strdup(caps)))
+        data.initialize(
+            to: SluiceSourceClassData(
+                vtable: SluiceSourceVTable(create: sourceCreate, destroy: sourceDestroy, set_info: sourceSetInfo, fill: sourceFill),
+                context: context, longname: strdup(longname), description: strdup(description), caps: strdup(caps)))
         return sluice_source_register(typeName(factory), factory, data) != 0
     }
 

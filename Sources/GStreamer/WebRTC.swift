@@ -32,7 +32,8 @@ public final class SessionDescription: @unchecked Sendable, CustomStringConverti
         // and at least an origin and a session name, as RFC 8866 requires.
         let lines = text.split(whereSeparator: \.isNewline)
         guard lines.first == "v=0", lines.contains(where: { $0.hasPrefix("o=") }),
-              lines.contains(where: { $0.hasPrefix("s=") }) else {
+            lines.contains(where: { $0.hasPrefix("s=") })
+        else {
             throw GstError("the SDP does not parse: it must start with v=0 and have o= and s= lines")
         }
         var msg: UnsafeMutablePointer<GstSDPMessage>?
@@ -46,8 +47,9 @@ public final class SessionDescription: @unchecked Sendable, CustomStringConverti
     /// Copies the description out of a promise reply's field (`offer` or `answer`).
     public convenience init?(from reply: Structure, field: String) {
         guard let v = reply.rawValue(field),
-              sluice_value_type(v) == sluice_type_webrtc_session_description(),
-              let boxed = g_value_get_boxed(v) else { return nil }
+            sluice_value_type(v) == sluice_type_webrtc_session_description(),
+            let boxed = g_value_get_boxed(v)
+        else { return nil }
         self.init(full: gst_webrtc_session_description_copy(boxed.assumingMemoryBound(to: GstWebRTCSessionDescription.self)))
     }
 
@@ -88,7 +90,8 @@ public enum ICEAgent {
     /// peers reach each other through STUN/TURN instead.
     public static func disableUPnP(on webrtcbin: Element) {
         guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self),
-              let agent = ice.objectProperty("agent", as: Object.self), agent.hasProperty("upnp") else { return }
+            let agent = ice.objectProperty("agent", as: Object.self), agent.hasProperty("upnp")
+        else { return }
         try? agent.set("upnp", false)
     }
 
@@ -97,7 +100,8 @@ public enum ICEAgent {
     /// wait a tick: on loopback, 60 ms from candidates to connected at 20 ms.
     public static func setCheckPacing(milliseconds: UInt32, on webrtcbin: Element) {
         guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self),
-              let agent = ice.objectProperty("agent", as: Object.self), agent.hasProperty("stun-pacing-timer") else { return }
+            let agent = ice.objectProperty("agent", as: Object.self), agent.hasProperty("stun-pacing-timer")
+        else { return }
         try? agent.set("stun-pacing-timer", milliseconds)
     }
 
@@ -146,8 +150,9 @@ public enum DTLSFingerprint {
             var out = [UInt8](repeating: 0, count: bytes.count / 4 * 3 + 3)
             let n = bytes.withUnsafeBufferPointer { inp in
                 out.withUnsafeMutableBufferPointer { o in
-                    g_base64_decode_step(UnsafeRawPointer(inp.baseAddress!).assumingMemoryBound(to: gchar.self),
-                                         gsize(bytes.count), o.baseAddress, &state, &save)
+                    g_base64_decode_step(
+                        UnsafeRawPointer(inp.baseAddress!).assumingMemoryBound(to: gchar.self),
+                        gsize(bytes.count), o.baseAddress, &state, &save)
                 }
             }
             decoded += out.prefix(Int(n))

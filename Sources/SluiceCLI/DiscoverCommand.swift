@@ -33,8 +33,10 @@ struct Discover: AsyncParsableCommand {
         await service.stop()
         for s in found {
             if json {
-                let object: [String: Any] = ["name": s.name, "type": s.type, "host": s.host, "port": Int(s.port),
-                                             "addresses": s.addresses, "txt": s.txt]
+                let object: [String: Any] = [
+                    "name": s.name, "type": s.type, "host": s.host, "port": Int(s.port),
+                    "addresses": s.addresses, "txt": s.txt
+                ]
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 printLine(String(decoding: data, as: UTF8.self))
             } else {

@@ -7,11 +7,11 @@ struct Graph: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw the GStreamer graph a pipeline file builds.",
         discussion: """
-        Plays the file until every medium it receives (or, sending only, what it sends) flows, \
-        or --seconds pass, takes the graph from the running pipeline and stops it. Prints a text \
-        tree; with -o, writes GStreamer's dot (.dot) or an SVG drawn by Graphviz (.svg). Network \
-        transports connect as `sluice run` would.
-        """)
+            Plays the file until every medium it receives (or, sending only, what it sends) flows, \
+            or --seconds pass, takes the graph from the running pipeline and stops it. Prints a text \
+            tree; with -o, writes GStreamer's dot (.dot) or an SVG drawn by Graphviz (.svg). Network \
+            transports connect as `sluice run` would.
+            """)
 
     @OptionGroup var pipeline: PipelineFileOptions
 

@@ -7,12 +7,12 @@ struct Measure: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure glass-to-glass latency, loss and cost of a pipeline file.",
         discussion: """
-        Runs FILE (a loopback file with send.video and receive.video) with a framestamp writer \
-        right after capture and a reader right before the \
-        sink (inserted unless the file places them), and reports latency p50/p95/p99/max, \
-        frames stamped, read back, lost, duplicated and out of order, delivered fps, encoder \
-        bitrate, CPU, peak memory and time to first frame.
-        """)
+            Runs FILE (a loopback file with send.video and receive.video) with a framestamp writer \
+            right after capture and a reader right before the \
+            sink (inserted unless the file places them), and reports latency p50/p95/p99/max, \
+            frames stamped, read back, lost, duplicated and out of order, delivered fps, encoder \
+            bitrate, CPU, peak memory and time to first frame.
+            """)
 
     @OptionGroup var pipeline: PipelineFileOptions
 
@@ -31,13 +31,19 @@ struct Measure: AsyncParsableCommand {
     @Flag(help: "Print only the summary, no progress lines.")
     var quiet = false
 
-    @Option(help: "1: sender and receiver in this process (loopback); 2: in two processes, each in a network namespace of its own, joined by a veth pair (needs root).")
+    @Option(
+        help:
+            "1: sender and receiver in this process (loopback); 2: in two processes, each in a network namespace of its own, joined by a veth pair (needs root)."
+    )
     var processes = 1
 
     @Option(help: "With --processes 2: tc netem settings for the sender's side of the link, e.g. \"delay 40ms loss 2%\" or \"rate 1mbit\".")
     var netem: String?
 
-    @Option(help: "With --processes 2: conditions that change during the run, steps separated by ';', each but the last with 'for T', e.g. \"rate 3mbit for 10s; rate 800kbit for 15s; rate 3mbit\" (Sluice's relay applies them).")
+    @Option(
+        help:
+            "With --processes 2: conditions that change during the run, steps separated by ';', each but the last with 'for T', e.g. \"rate 3mbit for 10s; rate 800kbit for 15s; rate 3mbit\" (Sluice's relay applies them)."
+    )
     var netemSchedule: String?
 
     @OptionGroup var global: GlobalOptions
@@ -57,7 +63,7 @@ struct Measure: AsyncParsableCommand {
     }
 
     func run() async throws {
-        DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
+        DTLSWarmUp.begin() // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
         let spec = try pipeline.load()
         let stop = StopFlag()
@@ -67,10 +73,12 @@ struct Measure: AsyncParsableCommand {
         do {
             let report: MeasureReport
             if processes == 2 {
-                _ = try MeasurePlan.instrument(spec)  // the same checks, before any namespace exists
-                report = try await TwoProcessMeasure(file: pipeline.file, overrides: pipeline.overrides, duration: duration, warmup: warmup, netem: netem,
-                                                     schedule: netemSchedule, quiet: quiet)
-                    .run(spec: spec, stop: stop)
+                _ = try MeasurePlan.instrument(spec) // the same checks, before any namespace exists
+                report = try await TwoProcessMeasure(
+                    file: pipeline.file, overrides: pipeline.overrides, duration: duration, warmup: warmup, netem: netem,
+                    schedule: netemSchedule, quiet: quiet
+                )
+                .run(spec: spec, stop: stop)
             } else {
                 report = try await Measurement.run(spec: spec, duration: duration, warmup: warmup, stop: stop) { p in
                     if !quiet { printLine(p.line) }

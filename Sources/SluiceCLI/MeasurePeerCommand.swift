@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Logging
 import Sluice
@@ -30,7 +30,7 @@ struct MeasurePeer: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
+        DTLSWarmUp.begin() // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
         let spec = try loadOrExit(file, overrides: overrides)
         do {
@@ -84,8 +84,11 @@ struct MeasurePeer: AsyncParsableCommand {
         let signals = SignalTrap(stop: stop)
         defer { signals.cancel() }
         let relay = signalOnStart
-        return try await Measurement.runReceiver(spec: half, duration: duration, warmup: warmup, stop: stop, onStart: {
-            if let relay { kill(relay, SIGUSR1) }
-        }) { printLine($0.line) }
+        return try await Measurement.runReceiver(
+            spec: half, duration: duration, warmup: warmup, stop: stop,
+            onStart: {
+                if let relay { kill(relay, SIGUSR1) }
+            }
+        ) { printLine($0.line) }
     }
 }

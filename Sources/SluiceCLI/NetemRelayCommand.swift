@@ -11,7 +11,8 @@ struct NetemRelay: AsyncParsableCommand {
         shouldDisplay: false)
 
     @Option(help: "The TUN device (created with `ip tuntap add dev NAME mode tun`).") var tun: String
-    @Option(help: "netem settings: delay T [J], loss P%, duplicate P%, reorder P%, rate R, limit N; or a schedule of them: \"rate 3mbit for 10s; rate 800kbit\".")
+    @Option(
+        help: "netem settings: delay T [J], loss P%, duplicate P%, reorder P%, rate R, limit N; or a schedule of them: \"rate 3mbit for 10s; rate 800kbit\".")
     var netem: String
     @Option(help: "Seed of the loss pattern.") var seed: UInt64 = 1
 

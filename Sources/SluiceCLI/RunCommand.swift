@@ -28,7 +28,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Serve /metrics (Prometheus) and /healthz on 127.0.0.1:PORT while the run lasts.")
     var metrics: Int?
 
-    @Option(name: .customLong("admin-token"), help: "Bearer token that may change the pipeline through the control API (repeatable). Without one the API is open, on a loopback address only.")
+    @Option(
+        name: .customLong("admin-token"),
+        help: "Bearer token that may change the pipeline through the control API (repeatable). Without one the API is open, on a loopback address only.")
     var adminTokens: [String] = []
 
     @Option(name: .customLong("viewer-token"), help: "Bearer token that may read the control API and /metrics (repeatable).")
@@ -43,7 +45,7 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
+        DTLSWarmUp.begin() // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
         let spec = try pipeline.load()
         let stop = StopFlag()
@@ -52,19 +54,21 @@ struct Run: AsyncParsableCommand {
 
         let runner = PipelineRun(spec: spec, logger: Logger(label: "sluice"))
         let quiet = quiet
-        let watcher = watch ? Task {
-            await PipelineWatcher(path: pipeline.file, overrides: pipeline.overrides, loader: makeLoader(), run: runner).watch { report in
-                switch report {
-                case .applied(let parts): printLine("watch: applied \(parts.joined(separator: ", ")) without restarting")
-                case .needsRestart(let parts):
-                    printLine("watch: changes to \(parts.joined(separator: ", ")) need a restart; the running pipeline is unchanged")
-                case .invalid(let diagnostics):
-                    printLine("watch: the file is invalid now; keeping the running pipeline")
-                    for d in diagnostics { printError(d.description) }
-                case .failed(let error): printError("watch: \(error)")
+        let watcher =
+            watch
+            ? Task {
+                await PipelineWatcher(path: pipeline.file, overrides: pipeline.overrides, loader: makeLoader(), run: runner).watch { report in
+                    switch report {
+                    case .applied(let parts): printLine("watch: applied \(parts.joined(separator: ", ")) without restarting")
+                    case .needsRestart(let parts):
+                        printLine("watch: changes to \(parts.joined(separator: ", ")) need a restart; the running pipeline is unchanged")
+                    case .invalid(let diagnostics):
+                        printLine("watch: the file is invalid now; keeping the running pipeline")
+                        for d in diagnostics { printError(d.description) }
+                    case .failed(let error): printError("watch: \(error)")
+                    }
                 }
-            }
-        } : nil
+            } : nil
         defer { watcher?.cancel() }
         let servers = controlServers(runner: runner, stop: stop)
         defer { servers.forEach { $0.cancel() } }
@@ -103,8 +107,10 @@ extension Run {
             printLine("sluice run: control API at http://\(control)/api/v1 (document: /openapi.yaml)")
         }
         if let metrics {
-            servers.append(ControlServer(run: runner, stop: stop, host: "127.0.0.1", port: metrics, access: access,
-                                             metrics: registry, api: false))
+            servers.append(
+                ControlServer(
+                    run: runner, stop: stop, host: "127.0.0.1", port: metrics, access: access,
+                    metrics: registry, api: false))
             printLine("sluice run: metrics at http://127.0.0.1:\(metrics)/metrics")
         }
         return servers.map { server in
@@ -121,7 +127,8 @@ struct HostPort {
     let port: Int
     init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (1...65535).contains(port) else { return nil }
+            (1...65535).contains(port)
+        else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { return nil }

@@ -7,15 +7,15 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve WHEP streams and WHIP ingest, AppRTC rooms, the camera API, the control API and /metrics over HTTP.",
         discussion: """
-        Binds 127.0.0.1:8443 by default. With --pipeline, each file's send section is served to \
-        WHEP viewers at POST /whep/<name> (one encoder per stream, however many viewers); \
-        GET /streams.json lists them. With --receive or --relay, WHIP publishers post to \
-        /whip/<name>. Rooms: POST /join/<room>, WebSocket /ws, POST /message/<room>/<client>, \
-        POST /leave/<room>/<client>; GET /status.json. The camera API at \
-        POST /enterprises/<project>/devices/<command>; the control API at /api/v1 \
-        (/openapi.yaml). GET /metrics (Prometheus), /healthz and /readyz; SIGTERM drains \
-        (--drain-timeout).
-        """)
+            Binds 127.0.0.1:8443 by default. With --pipeline, each file's send section is served to \
+            WHEP viewers at POST /whep/<name> (one encoder per stream, however many viewers); \
+            GET /streams.json lists them. With --receive or --relay, WHIP publishers post to \
+            /whip/<name>. Rooms: POST /join/<room>, WebSocket /ws, POST /message/<room>/<client>, \
+            POST /leave/<room>/<client>; GET /status.json. The camera API at \
+            POST /enterprises/<project>/devices/<command>; the control API at /api/v1 \
+            (/openapi.yaml). GET /metrics (Prometheus), /healthz and /readyz; SIGTERM drains \
+            (--drain-timeout).
+            """)
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
@@ -47,7 +47,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM private key file for --cert.")
     var key: String?
 
-    @Option(name: .customLong("dtls-cert"), help: "PEM file with the DTLS certificate (and its key, unless --dtls-key) every WebRTC session presents, so fingerprints stay stable across restarts. Default: a new ECDSA P-256 certificate per run.")
+    @Option(
+        name: .customLong("dtls-cert"),
+        help:
+            "PEM file with the DTLS certificate (and its key, unless --dtls-key) every WebRTC session presents, so fingerprints stay stable across restarts. Default: a new ECDSA P-256 certificate per run."
+    )
     var dtlsCert: String?
 
     @Option(name: .customLong("dtls-key"), help: "PEM private key for --dtls-cert, if not in the same file.")
@@ -56,10 +60,16 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("camera-lifetime"), help: "Seconds a camera API stream lives unless extended (the API's default: 300).")
     var cameraLifetime: Double = 300
 
-    @Option(name: .customLong("drain-timeout"), help: "Seconds SIGTERM waits for viewers and publishers to finish (no new sessions meanwhile; /readyz fails) before ending the rest and exiting 0. A second SIGTERM ends them at once.")
+    @Option(
+        name: .customLong("drain-timeout"),
+        help:
+            "Seconds SIGTERM waits for viewers and publishers to finish (no new sessions meanwhile; /readyz fails) before ending the rest and exiting 0. A second SIGTERM ends them at once."
+    )
     var drainTimeout: Double = 10
 
-    @Option(name: .customLong("admin-token"), help: "Bearer token that may create, change and stop pipelines through the control API at /api/v1 (repeatable; default: --token).")
+    @Option(
+        name: .customLong("admin-token"),
+        help: "Bearer token that may create, change and stop pipelines through the control API at /api/v1 (repeatable; default: --token).")
     var adminTokens: [String] = []
 
     @Option(name: .customLong("viewer-token"), help: "Bearer token that may read the control API (repeatable).")
@@ -68,25 +78,41 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("public-read"), help: "Let anyone read the control API (GET) without a token.")
     var publicRead = false
 
-    @Option(name: .customLong("viewer-stats-interval"), help: "Seconds between readings of each viewer's WebRTC statistics for /metrics (packets sent and lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns them off.")
+    @Option(
+        name: .customLong("viewer-stats-interval"),
+        help:
+            "Seconds between readings of each viewer's WebRTC statistics for /metrics (packets sent and lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns them off."
+    )
     var viewerStatsInterval: Double = 5
 
     @Option(name: .customLong("pipelines-dir"), help: "Folder whose pipeline files the control API may start by path (POST /api/v1/pipelines {\"path\": ...}).")
     var pipelinesDir: String?
 
-    @Option(help: "Advertise the server on the local network under this name (DNS-SD `_sluice._tcp` over multicast DNS, with its streams and codecs in TXT); `sluice discover` lists such servers.")
+    @Option(
+        help:
+            "Advertise the server on the local network under this name (DNS-SD `_sluice._tcp` over multicast DNS, with its streams and codecs in TXT); `sluice discover` lists such servers."
+    )
     var advertise: String?
 
-    @Option(name: .customLong("run"), help: "Also run this pipeline file inside the server's process until it stops (repeatable): with intervideosink/intervideosrc channels it feeds a served pipeline, e.g. a Janus room's mosaic to WHEP viewers (Pipelines/janus-room-bridge.yaml with Pipelines/room-bridge.yaml).")
+    @Option(
+        name: .customLong("run"),
+        help:
+            "Also run this pipeline file inside the server's process until it stops (repeatable): with intervideosink/intervideosrc channels it feeds a served pipeline, e.g. a Janus room's mosaic to WHEP viewers (Pipelines/janus-room-bridge.yaml with Pipelines/room-bridge.yaml)."
+    )
     var companions: [String] = []
 
-    @Option(help: "Be a Cast receiver named NAME: advertise `_googlecast._tcp`, accept senders (pychromecast, VLC) over TLS on --cast-port, and play what they load into the channel `intervideosrc channel=sluice-cast` reads (Pipelines/cast-receiver.yaml serves it to WHEP viewers).")
+    @Option(
+        help:
+            "Be a Cast receiver named NAME: advertise `_googlecast._tcp`, accept senders (pychromecast, VLC) over TLS on --cast-port, and play what they load into the channel `intervideosrc channel=sluice-cast` reads (Pipelines/cast-receiver.yaml serves it to WHEP viewers)."
+    )
     var cast: String?
 
     @Option(name: .customLong("cast-port"), help: "The Cast receiver's TLS port.")
     var castPort: Int = 8009
 
-    @Option(name: .customLong("cast-allow"), help: "What Cast senders may load: a scheme (`file:`, `https:`) or a URL prefix (`http://10.0.0.5:8000/media/`); repeatable. Nothing else is fetched.")
+    @Option(
+        name: .customLong("cast-allow"),
+        help: "What Cast senders may load: a scheme (`file:`, `https:`) or a URL prefix (`http://10.0.0.5:8000/media/`); repeatable. Nothing else is fetched.")
     var castAllow: [String] = []
 
     @Option(name: .customLong("cast-size"), help: "The picture size cast media is scaled to, WIDTHxHEIGHT (match the served pipeline's intervideosrc caps).")
@@ -112,9 +138,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        DTLSWarmUp.begin()  // GStreamer\'s one-time DTLS key, made while the file loads
+        DTLSWarmUp.begin() // GStreamer\'s one-time DTLS key, made while the file loads
         global.bootstrapLogging()
-        BuiltInRegistration.ensure()  // Swift filters for pipelines created at run time
+        BuiltInRegistration.ensure() // Swift filters for pipelines created at run time
         let host = ServeHost(options: hostOptions(), load: { try loadOrExit($0, overrides: []) }) { notice in
             switch notice {
             case .info(let line): printLine(line)

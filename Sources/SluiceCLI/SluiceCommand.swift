@@ -10,9 +10,9 @@ struct SluiceCommand: AsyncParsableCommand {
         commandName: "sluice",
         abstract: "Run declarative GStreamer/WebRTC pipeline files.",
         discussion: """
-        Exit codes: 0 ok, 2 invalid pipeline file or arguments, 3 runtime failure \
-        (missing element, negotiation failure, ICE not connected in time).
-        """,
+            Exit codes: 0 ok, 2 invalid pipeline file or arguments, 3 runtime failure \
+            (missing element, negotiation failure, ICE not connected in time).
+            """,
         subcommands: [Run.self, Measure.self, Validate.self, Inspect.self, Graph.self, Serve.self, Discover.self, MeasurePeer.self, NetemRelay.self])
 
     /// Parses and runs, mapping argument errors to exit code 2 as documented.
@@ -25,14 +25,14 @@ struct SluiceCommand: AsyncParsableCommand {
                 try command.run()
             }
             fflush(nil)
-            _exit(0)  // as below: no exit-time destructors racing threads that still run
+            _exit(0) // as below: no exit-time destructors racing threads that still run
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if !message.isEmpty {
                 (code == .success ? FileHandle.standardOutput : FileHandle.standardError).write(Data((message + "\n").utf8))
             }
-            fflush(nil)  // every C stream (print's buffered stdout)
+            fflush(nil) // every C stream (print's buffered stdout)
             // _exit, not exit: a command ends while GStreamer's, NIO's and Swift concurrency's
             // threads still run, and exit's destructors raced them (SIGSEGV in a destroyed
             // rwlock: 1 refused login in 10–25, and once a `sluice serve` after its drain).

@@ -5,7 +5,9 @@ import Sluice
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check pipeline files without running them.",
-        discussion: "Prints FILE:LINE:COL: message for each problem. Exit 0 if all are valid, 2 if any file is invalid, 3 if files are valid but this machine lacks elements they need. An unset ${VAR} (a password from the environment) is a warning here, not an error: it must be set when the file runs.")
+        discussion:
+            "Prints FILE:LINE:COL: message for each problem. Exit 0 if all are valid, 2 if any file is invalid, 3 if files are valid but this machine lacks elements they need. An unset ${VAR} (a password from the environment) is a warning here, not an error: it must be set when the file runs."
+    )
 
     @Argument(help: "Pipeline files.")
     var files: [String]

@@ -102,8 +102,10 @@ public struct FilterConfiguration: Sendable, Equatable, Codable {
         var values: [String: FilterValue] = [:]
         let known = Set(parameters.map(\.name))
         if let unknown = given.keys.sorted().first(where: { !known.contains($0) }) {
-            throw FilterConfigurationError(key: unknown, message: "unknown setting '\(unknown)'"
-                + (known.isEmpty ? "; this filter takes no settings" : "; it takes \(parameters.map(\.name).joined(separator: ", "))"))
+            throw FilterConfigurationError(
+                key: unknown,
+                message: "unknown setting '\(unknown)'"
+                    + (known.isEmpty ? "; this filter takes no settings" : "; it takes \(parameters.map(\.name).joined(separator: ", "))"))
         }
         for p in parameters {
             guard let v = given[p.name] ?? p.defaultValue else {

@@ -1,6 +1,6 @@
 /// One plane of a frame: `height` rows of bytes, `stride` bytes apart (stride may exceed
 /// the row's used bytes: rows can be padded).
-public struct Plane: @unchecked Sendable {  // a view; valid only during the call that hands it out
+public struct Plane: @unchecked Sendable { // a view; valid only during the call that hands it out
     /// The plane's first byte.
     public let base: UnsafeMutablePointer<UInt8>
     /// Bytes from one row to the next.
@@ -40,8 +40,10 @@ public struct Frame: ~Copyable {
 
     /// A frame of `planes` (the second and third nil for formats with fewer planes). Sluice
     /// makes these; a test can use ``OwnedFrame/withFrame(number:pts:_:)`` instead.
-    public init(format: PixelFormat, width: Int, height: Int, planes: (Plane, Plane?, Plane?),
-                pts: UInt64?, duration: UInt64?, frameNumber: UInt64) {
+    public init(
+        format: PixelFormat, width: Int, height: Int, planes: (Plane, Plane?, Plane?),
+        pts: UInt64?, duration: UInt64?, frameNumber: UInt64
+    ) {
         self.format = format; self.width = width; self.height = height
         self.p0 = planes.0; self.p1 = planes.1; self.p2 = planes.2
         self.pts = pts; self.duration = duration; self.frameNumber = frameNumber

@@ -61,8 +61,9 @@ public final class OwnedFrame {
             let (w, h) = format.planeSize(i, width: width, height: height)
             return Plane(base: storage[i], stride: strides[i], width: w, height: h)
         }
-        let frame = Frame(format: format, width: width, height: height, planes: (plane(0)!, plane(1), plane(2)),
-                          pts: pts, duration: nil, frameNumber: number)
+        let frame = Frame(
+            format: format, width: width, height: height, planes: (plane(0)!, plane(1), plane(2)),
+            pts: pts, duration: nil, frameNumber: number)
         return try body(frame)
     }
 

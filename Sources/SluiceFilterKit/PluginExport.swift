@@ -27,8 +27,10 @@ public enum SluicePluginExport {
                 create: exportCreate, destroy: exportDestroy, process: exportProcess, free_string: exportFree)
         }
         let table = UnsafeMutablePointer<SluicePluginV1>.allocate(capacity: 1)
-        table.initialize(to: SluicePluginV1(abi_version: SLUICE_PLUGIN_ABI_VERSION, filter_count: UInt32(filters.count),
-                                            filters: descriptors, plugin_name: strdup(name)))
+        table.initialize(
+            to: SluicePluginV1(
+                abi_version: SLUICE_PLUGIN_ABI_VERSION, filter_count: UInt32(filters.count),
+                filters: descriptors, plugin_name: strdup(name)))
         return UnsafeRawPointer(table)
     }
 }
@@ -52,45 +54,51 @@ private func setError(_ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?
     error?.pointee = strdup(text)
 }
 
-private let exportCreate: @convention(c) (UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer? = { context, json, errorOut in
-    guard let context else { setError(errorOut, "no type context"); return nil }
-    let type = Unmanaged<ExportedType>.fromOpaque(context).takeUnretainedValue()
-    do {
-        let text = json.map { String(cString: $0) } ?? "{}"
-        let given = try JSONDecoder().decode([String: FilterValue].self, from: Data(text.utf8))
-        let config = try FilterConfiguration(given, parameters: type.parameters)
-        return Unmanaged.passRetained(ExportedInstance(try type.make(config))).toOpaque()
-    } catch {
-        setError(errorOut, "\(error)")
-        return nil
+private let exportCreate:
+    @convention(c) (UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer? = {
+        context, json, errorOut in
+        guard let context else { setError(errorOut, "no type context"); return nil }
+        let type = Unmanaged<ExportedType>.fromOpaque(context).takeUnretainedValue()
+        do {
+            let text = json.map { String(cString: $0) } ?? "{}"
+            let given = try JSONDecoder().decode([String: FilterValue].self, from: Data(text.utf8))
+            let config = try FilterConfiguration(given, parameters: type.parameters)
+            return Unmanaged.passRetained(ExportedInstance(try type.make(config))).toOpaque()
+        } catch {
+            setError(errorOut, "\(error)")
+            return nil
+        }
     }
-}
 
 private let exportDestroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { instance in
     guard let instance else { return }
     Unmanaged<ExportedInstance>.fromOpaque(instance).release()
 }
 
-private let exportProcess: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 = { instance, frame, emit, emitContext, errorOut in
-    guard let instance, let frame else { return -1 }
-    let processor = Unmanaged<ExportedInstance>.fromOpaque(instance).takeUnretainedValue().processor
-    guard let view = FrameABI.frame(from: frame) else { setError(errorOut, "unsupported frame format"); return -1 }
-    let contextPointer = emitContext.map { UInt(bitPattern: $0) }
-    let context = FilterContext { event, fields in
-        guard let emit, let contextPointer else { return }
-        let json = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        emit(UnsafeMutableRawPointer(bitPattern: contextPointer), event, json)
-    }
-    do {
-        switch try processor.process(view, context: context) {
-        case .keep: return 0
-        case .drop: return 1
+private let exportProcess:
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?,
+        UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> Int32 = { instance, frame, emit, emitContext, errorOut in
+        guard let instance, let frame else { return -1 }
+        let processor = Unmanaged<ExportedInstance>.fromOpaque(instance).takeUnretainedValue().processor
+        guard let view = FrameABI.frame(from: frame) else { setError(errorOut, "unsupported frame format"); return -1 }
+        let contextPointer = emitContext.map { UInt(bitPattern: $0) }
+        let context = FilterContext { event, fields in
+            guard let emit, let contextPointer else { return }
+            let json = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            emit(UnsafeMutableRawPointer(bitPattern: contextPointer), event, json)
         }
-    } catch {
-        setError(errorOut, "\(error)")
-        return -1
+        do {
+            switch try processor.process(view, context: context) {
+            case .keep: return 0
+            case .drop: return 1
+            }
+        } catch {
+            setError(errorOut, "\(error)")
+            return -1
+        }
     }
-}
 
 private let exportFree: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { text in free(text) }
 
@@ -121,7 +129,8 @@ public enum FrameABI {
     public static func frame(from c: UnsafeMutablePointer<SluiceFrameV1>) -> Frame? {
         let f = c.pointee
         guard let format = format(code: f.format), f.width > 0, f.height > 0,
-              Int(f.n_planes) == format.planeCount else { return nil }
+            Int(f.n_planes) == format.planeCount
+        else { return nil }
         let width = Int(f.width), height = Int(f.height)
         let data = [f.data.0, f.data.1, f.data.2], strides = [f.stride.0, f.stride.1, f.stride.2]
         var planes: [Plane?] = [nil, nil, nil]
@@ -131,9 +140,10 @@ public enum FrameABI {
             planes[i] = Plane(base: base, stride: Int(strides[i]), width: w, height: h)
         }
         guard let p0 = planes[0] else { return nil }
-        return Frame(format: format, width: width, height: height, planes: (p0, planes[1], planes[2]),
-                     pts: f.pts == UInt64.max ? nil : f.pts, duration: f.duration == UInt64.max ? nil : f.duration,
-                     frameNumber: f.frame_number)
+        return Frame(
+            format: format, width: width, height: height, planes: (p0, planes[1], planes[2]),
+            pts: f.pts == UInt64.max ? nil : f.pts, duration: f.duration == UInt64.max ? nil : f.duration,
+            frameNumber: f.frame_number)
     }
 
     /// The C frame describing `frame` (pointers into the same memory).
@@ -141,10 +151,11 @@ public enum FrameABI {
         let n = frame.planeCount
         func base(_ i: Int) -> UnsafeMutablePointer<UInt8>? { i < n ? frame.plane(i).base : nil }
         func stride(_ i: Int) -> Int32 { i < n ? Int32(clamping: frame.plane(i).stride) : 0 }
-        return SluiceFrameV1(format: formatCode(frame.format), width: Int32(clamping: frame.width),
-                             height: Int32(clamping: frame.height), n_planes: UInt32(n),
-                             data: (base(0), base(1), base(2)), stride: (stride(0), stride(1), stride(2)),
-                             pts: frame.pts ?? UInt64.max, duration: frame.duration ?? UInt64.max,
-                             frame_number: frame.frameNumber)
+        return SluiceFrameV1(
+            format: formatCode(frame.format), width: Int32(clamping: frame.width),
+            height: Int32(clamping: frame.height), n_planes: UInt32(n),
+            data: (base(0), base(1), base(2)), stride: (stride(0), stride(1), stride(2)),
+            pts: frame.pts ?? UInt64.max, duration: frame.duration ?? UInt64.max,
+            frame_number: frame.frameNumber)
     }
 }

@@ -37,8 +37,10 @@ public struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Checks the `Authorization` header and runs the rest of the chain only if the token matches
     /// (or no token is configured); otherwise returns `refuse`'s response, adding
     /// `WWW-Authenticate: Bearer` to a `missing` refusal that lacks it.
-    public func handle(_ request: Request, context: Context,
-                       next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let token else { return try await next(request, context) }
         switch BearerToken.check(request.headers[.authorization], token: token) {
         case .accepted:

@@ -25,9 +25,11 @@ public struct ControlServer: Sendable {
 
     /// - Parameters:
     ///   - metrics: serve `/metrics` from these (nil: no metrics route).
-    public init(run: PipelineRun, stop: StopFlag, host: String, port: Int, access: ControlAPIAccess,
-                metrics: SluiceMetrics? = nil, api: Bool = true,
-                logger: Logger = Logger(label: "sluice.control")) {
+    public init(
+        run: PipelineRun, stop: StopFlag, host: String, port: Int, access: ControlAPIAccess,
+        metrics: SluiceMetrics? = nil, api: Bool = true,
+        logger: Logger = Logger(label: "sluice.control")
+    ) {
         self.host = host; self.port = port; self.access = access.bound(to: host); self.metrics = metrics; self.api = api; self.logger = logger
         pipelines = SingleRunPipeline(run: run, stop: stop)
     }
@@ -40,8 +42,9 @@ public struct ControlServer: Sendable {
         if let metrics {
             let protected = router.group().add(middleware: APIAuthMiddleware(access: access))
             protected.get("/metrics") { _, _ in
-                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                         body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+                Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
             }
         }
         if api {
@@ -53,8 +56,9 @@ public struct ControlServer: Sendable {
 
     /// Serves until the task is cancelled.
     public func run() async throws {
-        let app = Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "sluice"),
-                              logger: logger)
+        let app = Application(
+            router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "sluice"),
+            logger: logger)
         try await app.runService(gracefulShutdownSignals: [])
     }
 
@@ -64,8 +68,9 @@ public struct ControlServer: Sendable {
     }
 
     static func document() -> Response {
-        Response(status: .ok, headers: [.contentType: "application/yaml"],
-                 body: .init(byteBuffer: ByteBuffer(string: controlAPIDocument)))
+        Response(
+            status: .ok, headers: [.contentType: "application/yaml"],
+            body: .init(byteBuffer: ByteBuffer(string: controlAPIDocument)))
     }
 
     static func register<R: ServerTransport>(_ handler: ControlAPIHandler, on transport: R, logger: Logger) {

@@ -28,8 +28,10 @@ struct DrainMiddleware<Context: RequestContext>: RouterMiddleware {
     let drain: DrainState
     let refuse: @Sendable () -> Response
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard drain.isDraining, request.method == .post, Self.startsSession(request.uri.path) else {
             return try await next(request, context)
         }

@@ -152,11 +152,13 @@ extension ServeHost {
         if let folder = o.pipelinesFolder, !FileManager.default.fileExists(atPath: folder) {
             throw Failure(kind: .usage, description: "--pipelines-dir \(folder) does not exist")
         }
-        let configuration = SluiceHTTPServer.Configuration(host: o.host, port: o.port, token: o.token, stun: o.stun, turn: o.turn,
-                                                           tls: o.tls, control: access, pipelinesFolder: o.pipelinesFolder)
+        let configuration = SluiceHTTPServer.Configuration(
+            host: o.host, port: o.port, token: o.token, stun: o.stun, turn: o.turn,
+            tls: o.tls, control: access, pipelinesFolder: o.pipelinesFolder)
         if o.relay { report(.info("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>")) }
-        let server = SluiceHTTPServer(configuration: configuration, directory: directory, receivers: receivers,
-                                      relayAddresses: o.relay ? [o.host] : nil, webrtc: recipe, cameraLifetime: o.cameraLifetime)
+        let server = SluiceHTTPServer(
+            configuration: configuration, directory: directory, receivers: receivers,
+            relayAddresses: o.relay ? [o.host] : nil, webrtc: recipe, cameraLifetime: o.cameraLifetime)
         server.metrics.bootstrapSwiftMetrics()
         report(.info("sluice serve: listening on \(o.tls == nil ? "http" : "https")://\(o.host):\(o.port); control API at /api/v1 (/openapi.yaml)"))
         return server
@@ -167,8 +169,10 @@ extension ServeHost {
         guard let name = options.advertise else { return nil }
         do {
             let service = try await MDNSService.start()
-            let instance = await service.advertise(LANAdvertisement.instance(name: name, host: options.host, port: options.port,
-                                                                             streams: served))
+            let instance = await service.advertise(
+                LANAdvertisement.instance(
+                    name: name, host: options.host, port: options.port,
+                    streams: served))
             report(.info("sluice serve: advertised on the local network as '\(instance.name)' (\(LANAdvertisement.serviceType), \(instance.host))"))
             return service
         } catch {
@@ -193,7 +197,10 @@ extension ServeHost {
         guard let options = options.cast else { return nil }
         do {
             let receiver = try await CastReceiver.start(options, logger: Logger(label: "sluice.cast"))
-            report(.info("sluice serve: Cast receiver '\(options.name)' on TLS port \(receiver.server.port)\(receiver.instance.map { " (_googlecast._tcp, \($0.host))" } ?? ""); plays into channel \(options.channel)"))
+            report(
+                .info(
+                    "sluice serve: Cast receiver '\(options.name)' on TLS port \(receiver.server.port)\(receiver.instance.map { " (_googlecast._tcp, \($0.host))" } ?? ""); plays into channel \(options.channel)"
+                ))
             return receiver
         } catch {
             throw Failure(kind: .usage, description: "cannot start the Cast receiver on port \(options.port): \(error)")

@@ -104,8 +104,9 @@ extension SluiceHTTPServer {
 extension CameraAPI {
     /// What Google's APIs answer without credentials, and with credentials that do not reach
     /// the device.
-    static let unauthenticated = APIError(401, "UNAUTHENTICATED",
-                                          "Request is missing a valid authentication credential: send Authorization: Bearer <token>.")
+    static let unauthenticated = APIError(
+        401, "UNAUTHENTICATED",
+        "Request is missing a valid authentication credential: send Authorization: Bearer <token>.")
     static let permissionDenied = APIError(403, "PERMISSION_DENIED", "The caller does not have permission")
     /// New streams while the server drains (Google's APIs answer 503 UNAVAILABLE when a
     /// request should be retried later).

@@ -21,8 +21,10 @@ extension SluiceHTTPServer {
 /// While the server drains, creating a pipeline is refused like any new session (`503`).
 struct APIDrainMiddleware<Context: RequestContext>: RouterMiddleware {
     let drain: DrainState
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard drain.isDraining, request.method == .post, request.uri.path.hasSuffix("/pipelines") else {
             return try await next(request, context)
         }

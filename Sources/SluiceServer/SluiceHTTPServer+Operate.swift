@@ -29,8 +29,9 @@ extension SluiceHTTPServer {
     func addMetricsRoute(to router: Routes) {
         let metrics = metrics
         router.get("/metrics") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
         }
     }
 
@@ -80,7 +81,7 @@ extension SluiceHTTPServer {
         guard drain.begin() else { return }
         logger.info("draining: no new sessions; waiting up to \(timeout) s for \(liveSessions) to end")
         let deadline = ContinuousClock.now + .seconds(timeout)
-        let cut = DrainState()  // a second signal "drains" this one: the wait is cut short
+        let cut = DrainState() // a second signal "drains" this one: the wait is cut short
         let again = Task {
             for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
                 cut.begin()
@@ -119,8 +120,14 @@ struct DrainService: Service {
             return false
         }
         let sigterm = await withTaskCancellationHandler {
-            await withGracefulShutdownHandler { await term.value } onGracefulShutdown: { term.cancel() }
-        } onCancel: { term.cancel() }
+            await withGracefulShutdownHandler {
+                await term.value
+            } onGracefulShutdown: {
+                term.cancel()
+            }
+        } onCancel: {
+            term.cancel()
+        }
         // Cancelled rather than shut down gracefully: no drain.
         if Task.isCancelled { return }
         await server.drainSessions(timeout: sigterm ? timeout : 0, logger: logger)
@@ -150,14 +157,16 @@ struct ServerMetrics: MetricsSource {
         sink.gauge("sluice_relays", Double(relays.relays), help: "Relayed WHIP publishers.")
         sink.gauge("sluice_relay_viewers", Double(relays.viewers), help: "WHEP viewers of relayed publishers.")
         for (reason, n) in ingest.reapedCounts {
-            sink.counter("sluice_whip_sessions_reaped_total", total: Double(n), labels: [("reason", reason)],
-                         help: "WHIP publishers and relays ended without DELETE, by reason.")
+            sink.counter(
+                "sluice_whip_sessions_reaped_total", total: Double(n), labels: [("reason", reason)],
+                help: "WHIP publishers and relays ended without DELETE, by reason.")
         }
         for (name, t) in ingest.endedTotals {
             let labels = [("pipeline", name)]
             sink.counter("sluice_whip_sessions_ended_total", total: Double(t.sessions), labels: labels, help: "WHIP sessions ended.")
-            sink.counter("sluice_whip_received_video_frames_total", total: Double(t.video), labels: labels,
-                         help: "Video frames decoded from ended WHIP sessions.")
+            sink.counter(
+                "sluice_whip_received_video_frames_total", total: Double(t.video), labels: labels,
+                help: "Video frames decoded from ended WHIP sessions.")
         }
     }
 }

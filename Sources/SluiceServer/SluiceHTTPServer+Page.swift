@@ -10,15 +10,17 @@ extension SluiceHTTPServer {
     func addPageRoutes(to router: Routes) {
         let page = ByteBuffer(string: WebPage.html)
         router.get("/") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-                     body: .init(byteBuffer: page))
+            Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: page))
         }
     }
 
     /// The data the page polls besides `/streams.json` and `/whip.json`: protected.
     func addPageDataRoutes(to router: Routes) {
         let list = ingest.receivers.keys.sorted().map { ["name": $0, "whip": "/whip/\($0)"] }
-        let receivers = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
+        let receivers =
+            (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "[]"
         router.get("/receivers.json") { _, _ -> Response in Self.json(receivers) }
     }

@@ -17,17 +17,7 @@ extension SluiceHTTPServer {
         let source: @Sendable (String) -> (any ViewerSource)? = { streams[$0] ?? ingest.relay(named: $0) }
         let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
 
-        router.get("/streams.json") { _, _ -> Response in
-            let served = streams.values.sorted { $0.name < $1.name }
-                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "encoded_video_frames": $0.encodedVideoFrames,
-                        "viewers_removed": $0.viewerRemovals] as [String: Any] }
-            let relayed = ingest.relayNames.compactMap { ingest.relay(named: $0) }
-                .map { ["name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "relayed": true, "live": $0.isLive,
-                        "relayed_video_frames": $0.relayedVideoFrames, "viewers_removed": $0.viewerRemovals] as [String: Any] }
-            let list = served + relayed
-            let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)
-            return Self.json(String(decoding: data, as: UTF8.self))
-        }
+        addStreamList(to: router)
 
         router.post("/whep/:stream") { request, context -> Response in
             let name = context.parameters.get("stream") ?? ""
@@ -51,8 +41,10 @@ extension SluiceHTTPServer {
             let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
             guard let hub = source(name) else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
             let body = (try? await request.body.collect(upTo: Self.maxSDPBytes)).map { String(buffer: $0) } ?? ""
-            switch WHIP.checkPatch(contentType: request.headers[.contentType], ifMatch: request.headers[.ifMatch],
-                                   etag: "\"\(id)\"", body: body) {
+            switch WHIP.checkPatch(
+                contentType: request.headers[.contentType], ifMatch: request.headers[.ifMatch],
+                etag: "\"\(id)\"", body: body)
+            {
             case .failure(let e): return Self.problem(e)
             case .success(.candidates(let candidates, _)):
                 guard hub.addCandidates(candidates, toViewer: id) else {
@@ -68,6 +60,30 @@ extension SluiceHTTPServer {
                 return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
             }
             return Response(status: .ok)
+        }
+    }
+
+    /// `GET /streams.json`: the served pipelines and relayed publishers, with their viewers.
+    private func addStreamList(to router: Routes) {
+        let streams = streams, ingest = ingest
+        router.get("/streams.json") { _, _ -> Response in
+            let served = streams.values.sorted { $0.name < $1.name }
+                .map {
+                    [
+                        "name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "encoded_video_frames": $0.encodedVideoFrames,
+                        "viewers_removed": $0.viewerRemovals
+                    ] as [String: Any]
+                }
+            let relayed = ingest.relayNames.compactMap { ingest.relay(named: $0) }
+                .map {
+                    [
+                        "name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "relayed": true, "live": $0.isLive,
+                        "relayed_video_frames": $0.relayedVideoFrames, "viewers_removed": $0.viewerRemovals
+                    ] as [String: Any]
+                }
+            let list = served + relayed
+            let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)
+            return Self.json(String(decoding: data, as: UTF8.self))
         }
     }
 

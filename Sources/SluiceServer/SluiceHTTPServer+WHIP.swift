@@ -153,7 +153,8 @@ public final class WHIPIngest: Sendable {
         }
         // Listed until stopped; `stopping` makes a DELETE racing the reaper a 404.
         guard let s = sessions.withLock({ t -> PublishSession? in t[id]?.name == name ? t[id]?.session : nil }),
-              stopping.withLock({ $0.insert(id).inserted }) else { return false }
+            stopping.withLock({ $0.insert(id).inserted })
+        else { return false }
         await s.stop()
         totals.withLock { t in
             var x = t[name] ?? (0, 0, 0)
@@ -185,17 +186,25 @@ public final class WHIPIngest: Sendable {
     /// `{"sessions": [{id, stream, video_frames, audio_buffers}], "ended": {stream: {sessions, video_frames, audio_buffers}}}`
     var listing: String {
         let rows = sessions.withLock { t in
-            t.map { ["id": $0.key, "stream": $0.value.name, "video_frames": $0.value.session.receivedVideoFrames,
-                     "video_width": $0.value.session.receivedVideoSize.width,
-                     "video_height": $0.value.session.receivedVideoSize.height,
-                     "audio_buffers": $0.value.session.receivedAudioBuffers] as [String: Any] }
+            t.map {
+                [
+                    "id": $0.key, "stream": $0.value.name, "video_frames": $0.value.session.receivedVideoFrames,
+                    "video_width": $0.value.session.receivedVideoSize.width,
+                    "video_height": $0.value.session.receivedVideoSize.height,
+                    "audio_buffers": $0.value.session.receivedAudioBuffers
+                ] as [String: Any]
+            }
         }
         let ended = totals.withLock { t in
             t.mapValues { ["sessions": $0.sessions, "video_frames": $0.video, "audio_buffers": $0.audio] }
         }
         let relayed = relays.withLock { t in
-            t.values.map { ["id": $0.id, "stream": $0.name, "live": $0.isLive, "viewers": $0.viewerCount,
-                            "video_frames": $0.relayedVideoFrames] as [String: Any] }
+            t.values.map {
+                [
+                    "id": $0.id, "stream": $0.name, "live": $0.isLive, "viewers": $0.viewerCount,
+                    "video_frames": $0.relayedVideoFrames
+                ] as [String: Any]
+            }
         }
         let object: [String: Any] = ["sessions": rows, "relays": relayed, "ended": ended, "reaped": reaped.withLock { $0 }]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -226,8 +235,10 @@ extension SluiceHTTPServer {
         }
 
         router.patch("/whip/:name/:session") { _, _ -> Response in
-            return Self.problem(WHIP.HTTPError(405, "this server takes complete offers; trickle ICE is not needed",
-                                               headers: ["Allow": "POST, DELETE"]))
+            return Self.problem(
+                WHIP.HTTPError(
+                    405, "this server takes complete offers; trickle ICE is not needed",
+                    headers: ["Allow": "POST, DELETE"]))
         }
 
         router.delete("/whip/:name/:session") { _, context -> Response in

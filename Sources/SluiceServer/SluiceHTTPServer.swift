@@ -41,9 +41,11 @@ public struct SluiceHTTPServer: Sendable {
         /// A configuration with these options. Without `control`, `token` (if any) is the control
         /// API's only admin token; either way the access is bound to `host`, so an API without an
         /// admin token accepts changes only on a loopback address.
-        public init(host: String = "127.0.0.1", port: Int = 8443, token: String? = nil,
-                    stun: [String] = [], turn: [String] = [], tls: (certificate: String, key: String)? = nil,
-                    control: ControlAPIAccess? = nil, pipelinesFolder: String? = nil) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8443, token: String? = nil,
+            stun: [String] = [], turn: [String] = [], tls: (certificate: String, key: String)? = nil,
+            control: ControlAPIAccess? = nil, pipelinesFolder: String? = nil
+        ) {
             self.host = host; self.port = port; self.token = token; self.stun = stun; self.turn = turn; self.tls = tls
             self.control = (control ?? ControlAPIAccess(adminTokens: token.map { [$0] } ?? [])).bound(to: host)
             self.pipelinesFolder = pipelinesFolder
@@ -73,10 +75,12 @@ public struct SluiceHTTPServer: Sendable {
     /// taken is left out); `receivers` and `relayAddresses` make the WHIP ingest (see
     /// `WHIPIngest.init`); `webrtc` sets STUN, TURN and the certificate of the WHIP webrtcbins;
     /// camera streams last `cameraLifetime` seconds unless extended. Nothing listens until `run`.
-    public init(configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
-                streams: [StreamHub] = [], directory: StreamDirectory = StreamDirectory(), receivers: [WHIPIngest.Receiver] = [], relayAddresses: [String]? = nil,
-                webrtc: WebRTCRecipe = WebRTCRecipe(),
-                cameraLifetime: TimeInterval = CameraAPI.lifetime, logger: Logger = Logger(label: "sluice.serve")) {
+    public init(
+        configuration: Configuration = Configuration(), rooms: RoomRegistry = RoomRegistry(),
+        streams: [StreamHub] = [], directory: StreamDirectory = StreamDirectory(), receivers: [WHIPIngest.Receiver] = [], relayAddresses: [String]? = nil,
+        webrtc: WebRTCRecipe = WebRTCRecipe(),
+        cameraLifetime: TimeInterval = CameraAPI.lifetime, logger: Logger = Logger(label: "sluice.serve")
+    ) {
         self.configuration = configuration
         self.rooms = rooms
         self.cameras = CameraSessions(lifetime: cameraLifetime)
@@ -136,27 +140,32 @@ public struct SluiceHTTPServer: Sendable {
         let token = configuration.token
 
         let drain = drain
-        let open = router.group().add(middleware: DrainMiddleware(drain: drain) {
-            Self.json(AppRTC.result("SERVER_DRAINING"), status: .serviceUnavailable)
-        })
+        let open = router.group().add(
+            middleware: DrainMiddleware(drain: drain) {
+                Self.json(AppRTC.result("SERVER_DRAINING"), status: .serviceUnavailable)
+            })
         addPageRoutes(to: open)
         addRoomRoutes(to: open)
         addProbeRoutes(to: open)
 
-        let media = router.group().add(middleware: BearerTokenMiddleware(token: token) { refusal in
-            Self.problem(refusal == .missing ? WHIP.unauthorized : WHIP.forbidden)
-        }).add(middleware: DrainMiddleware(drain: drain) {
-            Self.problem(WHIP.HTTPError(503, "the server is draining (shutting down): no new sessions; retry against another instance"))
-        })
+        let media = router.group().add(
+            middleware: BearerTokenMiddleware(token: token) { refusal in
+                Self.problem(refusal == .missing ? WHIP.unauthorized : WHIP.forbidden)
+            }
+        ).add(
+            middleware: DrainMiddleware(drain: drain) {
+                Self.problem(WHIP.HTTPError(503, "the server is draining (shutting down): no new sessions; retry against another instance"))
+            })
         addWHEPRoutes(to: media)
         addWHIPRoutes(to: media)
         addPageDataRoutes(to: media)
         addMetricsRoute(to: media)
         addGraphRoutes(to: media)
 
-        let camera = router.group().add(middleware: BearerTokenMiddleware(token: token) { refusal in
-            Self.cameraError(refusal == .missing ? CameraAPI.unauthenticated : CameraAPI.permissionDenied)
-        })
+        let camera = router.group().add(
+            middleware: BearerTokenMiddleware(token: token) { refusal in
+                Self.cameraError(refusal == .missing ? CameraAPI.unauthenticated : CameraAPI.permissionDenied)
+            })
         addCameraRoutes(to: camera)
         addControlRoutes(to: router)
         return router
@@ -179,11 +188,15 @@ public struct SluiceHTTPServer: Sendable {
     /// Runs until SIGTERM, which drains (see `drainSessions`) for at most `drainTimeout`
     /// seconds and stops, or SIGINT, which ends the sessions at once and stops.
     public func run(drainTimeout: Double = 10) async throws {
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: try application()),
-                       .init(service: DrainService(server: self, timeout: drainTimeout, logger: logger),
-                             successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: try application()),
+                    .init(
+                        service: DrainService(server: self, timeout: drainTimeout, logger: logger),
+                        successTerminationBehavior: .gracefullyShutdownGroup)
+                ],
+                gracefulShutdownSignals: [.sigint], logger: logger))
         try await group.run()
     }
 
@@ -207,7 +220,8 @@ public struct SluiceHTTPServer: Sendable {
             guard Self.validRoom(room) else { return Self.json(AppRTC.result("INVALID_ROOM"), status: .badRequest) }
             // The WebSocket is where the client reached us (the Host it asked for), so the
             // URL works behind another name or an ephemeral port.
-            let base = request.head.authority.flatMap { Self.validAuthority($0) ? $0 : nil }
+            let base =
+                request.head.authority.flatMap { Self.validAuthority($0) ? $0 : nil }
                 ?? "\(configuration.host):\(configuration.port)"
             let (ws, http) = configuration.secure ? ("wss", "https") : ("ws", "http")
             return Self.json(AppRTC.joinResponse(rooms.join(room: room), wssURL: "\(ws)://\(base)/ws", wssPostURL: "\(http)://\(base)"))
@@ -283,8 +297,10 @@ public struct SluiceHTTPServer: Sendable {
     }
 
     /// One text frame of a room socket: `register` (once), then `send`; errors go back on it.
-    private static func handleRoomCommand(_ text: String, rooms: RoomRegistry, membership: inout RoomMembership?,
-                                          post: AsyncStream<String>.Continuation) {
+    private static func handleRoomCommand(
+        _ text: String, rooms: RoomRegistry, membership: inout RoomMembership?,
+        post: AsyncStream<String>.Continuation
+    ) {
         switch AppRTC.command(from: text) {
         case .failure(let e):
             post.yield(AppRTC.error(e.message))

@@ -9,331 +9,331 @@
 /// A string, not a SwiftPM resource: `Bundle.module` traps when the resource bundle is missing.
 enum WebPage {
     static let html = #"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sluice</title>
-<style>
-  body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; max-width: 70em; color: #222; }
-  h1 { font-size: 1.4em; margin: 0 0 .5em; }
-  h2 { font-size: 1.1em; margin: 1.2em 0 .4em; }
-  section { border: 1px solid #ccc; border-radius: 6px; padding: .6em 1em 1em; margin-bottom: 1em; }
-  table { border-collapse: collapse; }
-  td, th { padding: .15em .8em .15em 0; text-align: left; }
-  video { width: 480px; max-width: 100%; background: #000; display: block; margin: .5em 0; }
-  .stats td:nth-child(2) { font-variant-numeric: tabular-nums; min-width: 6em; }
-  #error { color: #a00; white-space: pre-wrap; font-weight: 600; }
-  #error:empty { display: none; }
-  .state { color: #666; }
-</style>
-</head>
-<body>
-<h1>Sluice</h1>
-<p><label>Bearer token (optional): <input id="token" type="password" autocomplete="off" size="24"></label></p>
-<p id="error" role="alert"></p>
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Sluice</title>
+        <style>
+          body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; max-width: 70em; color: #222; }
+          h1 { font-size: 1.4em; margin: 0 0 .5em; }
+          h2 { font-size: 1.1em; margin: 1.2em 0 .4em; }
+          section { border: 1px solid #ccc; border-radius: 6px; padding: .6em 1em 1em; margin-bottom: 1em; }
+          table { border-collapse: collapse; }
+          td, th { padding: .15em .8em .15em 0; text-align: left; }
+          video { width: 480px; max-width: 100%; background: #000; display: block; margin: .5em 0; }
+          .stats td:nth-child(2) { font-variant-numeric: tabular-nums; min-width: 6em; }
+          #error { color: #a00; white-space: pre-wrap; font-weight: 600; }
+          #error:empty { display: none; }
+          .state { color: #666; }
+        </style>
+        </head>
+        <body>
+        <h1>Sluice</h1>
+        <p><label>Bearer token (optional): <input id="token" type="password" autocomplete="off" size="24"></label></p>
+        <p id="error" role="alert"></p>
 
-<section id="streams">
-  <h2>Streams (WHEP)</h2>
-  <table><thead><tr><th>name</th><th>viewers</th><th></th></tr></thead><tbody id="stream-list"></tbody></table>
-  <p id="stream-empty" class="state"></p>
-</section>
+        <section id="streams">
+          <h2>Streams (WHEP)</h2>
+          <table><thead><tr><th>name</th><th>viewers</th><th></th></tr></thead><tbody id="stream-list"></tbody></table>
+          <p id="stream-empty" class="state"></p>
+        </section>
 
-<section id="player">
-  <h2>Player <span class="state" id="play-state">idle</span></h2>
-  <video id="play-video" autoplay muted playsinline></video>
-  <button id="play-stop" disabled>Stop</button>
-  <table class="stats">
-    <tr><td>resolution</td><td><span data-stat="width">-</span> × <span data-stat="height">-</span></td></tr>
-    <tr><td>codec</td><td data-stat="codec">-</td></tr>
-    <tr><td>fps</td><td data-stat="fps">-</td></tr>
-    <tr><td>bitrate (kbps)</td><td data-stat="bitrate">-</td></tr>
-    <tr><td>RTT (ms)</td><td data-stat="rtt">-</td></tr>
-    <tr><td>frames decoded</td><td data-stat="framesDecoded">-</td></tr>
-    <tr><td>packets lost</td><td data-stat="packetsLost">-</td></tr>
-    <tr><td>first frame after (ms)</td><td data-stat="firstFrameMs">-</td></tr>
-  </table>
-</section>
+        <section id="player">
+          <h2>Player <span class="state" id="play-state">idle</span></h2>
+          <video id="play-video" autoplay muted playsinline></video>
+          <button id="play-stop" disabled>Stop</button>
+          <table class="stats">
+            <tr><td>resolution</td><td><span data-stat="width">-</span> × <span data-stat="height">-</span></td></tr>
+            <tr><td>codec</td><td data-stat="codec">-</td></tr>
+            <tr><td>fps</td><td data-stat="fps">-</td></tr>
+            <tr><td>bitrate (kbps)</td><td data-stat="bitrate">-</td></tr>
+            <tr><td>RTT (ms)</td><td data-stat="rtt">-</td></tr>
+            <tr><td>frames decoded</td><td data-stat="framesDecoded">-</td></tr>
+            <tr><td>packets lost</td><td data-stat="packetsLost">-</td></tr>
+            <tr><td>first frame after (ms)</td><td data-stat="firstFrameMs">-</td></tr>
+          </table>
+        </section>
 
-<section id="receivers">
-  <h2>Publish camera and microphone (WHIP)</h2>
-  <table><thead><tr><th>receiver</th><th>live sessions</th><th>ended sessions</th><th>video frames received</th></tr></thead>
-    <tbody id="receiver-list"></tbody></table>
-  <p><label>Name: <input id="publish-name" list="receiver-names" size="20"></label>
-    <datalist id="receiver-names"></datalist>
-    <button id="publish-start">Publish</button>
-    <button id="publish-stop" disabled>Stop</button>
-    <span class="state" id="publish-state">idle</span></p>
-</section>
+        <section id="receivers">
+          <h2>Publish camera and microphone (WHIP)</h2>
+          <table><thead><tr><th>receiver</th><th>live sessions</th><th>ended sessions</th><th>video frames received</th></tr></thead>
+            <tbody id="receiver-list"></tbody></table>
+          <p><label>Name: <input id="publish-name" list="receiver-names" size="20"></label>
+            <datalist id="receiver-names"></datalist>
+            <button id="publish-start">Publish</button>
+            <button id="publish-stop" disabled>Stop</button>
+            <span class="state" id="publish-state">idle</span></p>
+        </section>
 
-<section id="publisher">
-  <h2>Publisher</h2>
-  <video id="publish-video" autoplay muted playsinline></video>
-  <table class="stats">
-    <tr><td>resolution</td><td><span data-stat="width">-</span> × <span data-stat="height">-</span></td></tr>
-    <tr><td>codec</td><td data-stat="codec">-</td></tr>
-    <tr><td>fps</td><td data-stat="fps">-</td></tr>
-    <tr><td>bitrate (kbps)</td><td data-stat="bitrate">-</td></tr>
-    <tr><td>RTT (ms)</td><td data-stat="rtt">-</td></tr>
-    <tr><td>frames sent</td><td data-stat="framesSent">-</td></tr>
-  </table>
-</section>
+        <section id="publisher">
+          <h2>Publisher</h2>
+          <video id="publish-video" autoplay muted playsinline></video>
+          <table class="stats">
+            <tr><td>resolution</td><td><span data-stat="width">-</span> × <span data-stat="height">-</span></td></tr>
+            <tr><td>codec</td><td data-stat="codec">-</td></tr>
+            <tr><td>fps</td><td data-stat="fps">-</td></tr>
+            <tr><td>bitrate (kbps)</td><td data-stat="bitrate">-</td></tr>
+            <tr><td>RTT (ms)</td><td data-stat="rtt">-</td></tr>
+            <tr><td>frames sent</td><td data-stat="framesSent">-</td></tr>
+          </table>
+        </section>
 
-<script>
-"use strict";
-// Everything the page does: list what the server offers, and run at most one WHEP player
-// and one WHIP publisher, each an RTCPeerConnection whose stats are read once a second.
-(() => {
-  const $ = (id) => document.getElementById(id);
-  const stats = { play: {}, publish: {} };       // latest figures, also shown in the DOM
-  const sessions = { play: null, publish: null }; // {pc, location, timer, ...} while running
+        <script>
+        "use strict";
+        // Everything the page does: list what the server offers, and run at most one WHEP player
+        // and one WHIP publisher, each an RTCPeerConnection whose stats are read once a second.
+        (() => {
+          const $ = (id) => document.getElementById(id);
+          const stats = { play: {}, publish: {} };       // latest figures, also shown in the DOM
+          const sessions = { play: null, publish: null }; // {pc, location, timer, ...} while running
 
-  function showError(message) { $("error").textContent = message || ""; }
+          function showError(message) { $("error").textContent = message || ""; }
 
-  // Headers for every request to the server (WHIP, WHEP and the lists): the bearer token
-  // when one is filled in. With `sluice serve --token`, everything but this page needs it.
-  function headers(extra) {
-    const h = Object.assign({}, extra);
-    const token = $("token").value.trim();
-    if (token) h["Authorization"] = "Bearer " + token;
-    return h;
-  }
+          // Headers for every request to the server (WHIP, WHEP and the lists): the bearer token
+          // when one is filled in. With `sluice serve --token`, everything but this page needs it.
+          function headers(extra) {
+            const h = Object.assign({}, extra);
+            const token = $("token").value.trim();
+            if (token) h["Authorization"] = "Bearer " + token;
+            return h;
+          }
 
-  // --- Lists, refreshed every two seconds -------------------------------------------------
-  async function getJSON(path) {
-    const r = await fetch(path, { cache: "no-store", headers: headers() });
-    if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
-    return r.json();
-  }
+          // --- Lists, refreshed every two seconds -------------------------------------------------
+          async function getJSON(path) {
+            const r = await fetch(path, { cache: "no-store", headers: headers() });
+            if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+            return r.json();
+          }
 
-  // The last error the lists showed: cleared once they load again (say, after the token is
-  // filled in), while an error from Play or Publish stays.
-  let listError = null;
+          // The last error the lists showed: cleared once they load again (say, after the token is
+          // filled in), while an error from Play or Publish stays.
+          let listError = null;
 
-  function cell(row, text) { const td = row.insertCell(); td.textContent = text; return td; }
+          function cell(row, text) { const td = row.insertCell(); td.textContent = text; return td; }
 
-  async function refreshLists() {
-    try {
-      const streams = await getJSON("/streams.json");
-      const body = $("stream-list");
-      body.replaceChildren();
-      for (const s of streams) {
-        const row = body.insertRow();
-        row.dataset.stream = s.name;
-        cell(row, s.name);
-        cell(row, String(s.viewers));
-        const b = document.createElement("button");
-        b.textContent = "Play";
-        b.className = "play";
-        b.dataset.stream = s.name;
-        b.onclick = () => play(s.name, s.whep);
-        const actions = row.insertCell();
-        actions.append(b);
-        if (!s.relayed) {
-          // The pipeline's picture, fetched with the token (a plain link could not send it).
-          const g = document.createElement("a");
-          g.textContent = " graph";
-          g.href = `/pipelines/${encodeURIComponent(s.name)}/graph.svg`;
-          g.className = "graph";
-          g.onclick = async (e) => {
-            e.preventDefault();
-            const r = await fetch(g.href, { headers: headers() });
-            if (!r.ok) { showError(`GET ${g.href}: ${r.status} ${await r.text()}`); return; }
-            window.open(URL.createObjectURL(await r.blob()), "_blank");
+          async function refreshLists() {
+            try {
+              const streams = await getJSON("/streams.json");
+              const body = $("stream-list");
+              body.replaceChildren();
+              for (const s of streams) {
+                const row = body.insertRow();
+                row.dataset.stream = s.name;
+                cell(row, s.name);
+                cell(row, String(s.viewers));
+                const b = document.createElement("button");
+                b.textContent = "Play";
+                b.className = "play";
+                b.dataset.stream = s.name;
+                b.onclick = () => play(s.name, s.whep);
+                const actions = row.insertCell();
+                actions.append(b);
+                if (!s.relayed) {
+                  // The pipeline's picture, fetched with the token (a plain link could not send it).
+                  const g = document.createElement("a");
+                  g.textContent = " graph";
+                  g.href = `/pipelines/${encodeURIComponent(s.name)}/graph.svg`;
+                  g.className = "graph";
+                  g.onclick = async (e) => {
+                    e.preventDefault();
+                    const r = await fetch(g.href, { headers: headers() });
+                    if (!r.ok) { showError(`GET ${g.href}: ${r.status} ${await r.text()}`); return; }
+                    window.open(URL.createObjectURL(await r.blob()), "_blank");
+                  };
+                  actions.append(g);
+                }
+              }
+              $("stream-empty").textContent = streams.length ? "" : "No streams (start the server with --pipeline FILE).";
+
+              const [receivers, whip] = await Promise.all([getJSON("/receivers.json"), getJSON("/whip.json")]);
+              const list = $("receiver-list"), names = $("receiver-names");
+              list.replaceChildren(); names.replaceChildren();
+              for (const r of receivers) {
+                const live = whip.sessions.filter((s) => s.stream === r.name);
+                const ended = whip.ended[r.name] || { sessions: 0, video_frames: 0 };
+                const frames = ended.video_frames + live.reduce((n, s) => n + s.video_frames, 0);
+                const row = list.insertRow();
+                row.dataset.receiver = r.name;
+                cell(row, r.name); cell(row, String(live.length)); cell(row, String(ended.sessions));
+                cell(row, String(frames)).dataset.videoFrames = r.name;
+                const o = document.createElement("option"); o.value = r.name; names.append(o);
+              }
+              if (!$("publish-name").value && receivers.length) $("publish-name").value = receivers[0].name;
+              if (listError !== null && $("error").textContent === listError) showError("");
+              listError = null;
+            } catch (e) {
+              listError = String(e.message || e);
+              showError(listError);
+            }
+          }
+
+          // --- Offer/answer over WHIP or WHEP -----------------------------------------------------
+          // Sends a complete offer (every candidate inside, so no trickle PATCH is needed) and
+          // applies the answer. Returns the session URL from Location.
+          async function negotiate(pc, url) {
+            await pc.setLocalDescription(await pc.createOffer());
+            if (pc.iceGatheringState !== "complete") {
+              await new Promise((resolve) => {
+                const done = () => { if (pc.iceGatheringState === "complete") resolve(); };
+                pc.addEventListener("icegatheringstatechange", done);
+                setTimeout(resolve, 5000); // never hang: send what was gathered by then
+              });
+            }
+            const r = await fetch(url, {
+              method: "POST",
+              headers: headers({ "Content-Type": "application/sdp" }),
+              body: pc.localDescription.sdp,
+            });
+            const text = await r.text();
+            if (r.status !== 201) throw new Error(`POST ${url}: ${r.status} ${r.statusText}\n${text}`);
+            await pc.setRemoteDescription({ type: "answer", sdp: text });
+            return new URL(r.headers.get("Location"), location.href).href;
+          }
+
+          async function stop(kind) {
+            const s = sessions[kind];
+            if (!s) return;
+            sessions[kind] = null;
+            clearInterval(s.timer);
+            if (s.stream) s.stream.getTracks().forEach((t) => t.stop());
+            s.pc.close();
+            $(kind + "-state").textContent = "stopped";
+            $(kind === "play" ? "play-stop" : "publish-stop").disabled = true;
+            if (s.location) {
+              try {
+                const r = await fetch(s.location, { method: "DELETE", headers: headers() });
+                if (!r.ok) showError(`DELETE ${s.location}: ${r.status} ${await r.text()}`);
+              } catch (e) { showError(String(e.message || e)); }
+            }
+            refreshLists();
+          }
+
+          // --- Statistics, once a second ----------------------------------------------------------
+          // Bitrate is the difference in bytes since the last reading; RTT is the selected
+          // candidate pair's currentRoundTripTime.
+          async function readStats(kind) {
+            const s = sessions[kind];
+            if (!s) return;
+            const report = await s.pc.getStats();
+            if (sessions[kind] !== s) return; // stopped meanwhile
+            const out = {}; let bytes = 0, pair = null, transportPair = null;
+            report.forEach((r) => {
+              if (r.type === "transport" && r.selectedCandidatePairId) transportPair = r.selectedCandidatePairId;
+              if (r.type === "candidate-pair" && r.nominated && r.state === "succeeded") pair = pair || r;
+              if (kind === "play" && r.type === "inbound-rtp") {
+                bytes += r.bytesReceived || 0;
+                if (r.kind === "video") {
+                  out.framesDecoded = r.framesDecoded || 0;
+                  out.width = r.frameWidth || 0; out.height = r.frameHeight || 0;
+                  out.fps = r.framesPerSecond || 0;
+                  out.packetsLost = r.packetsLost || 0;
+                  const codec = r.codecId && report.get(r.codecId);
+                  if (codec) out.codec = codec.mimeType.replace(/^video\//, "");
+                }
+              }
+              if (kind === "publish" && r.type === "outbound-rtp") {
+                bytes += r.bytesSent || 0;
+                if (r.kind === "video") {
+                  out.framesSent = r.framesSent || 0;
+                  const codec = r.codecId && report.get(r.codecId);
+                  if (codec) out.codec = codec.mimeType.replace(/^video\//, "");
+                  out.width = r.frameWidth || 0; out.height = r.frameHeight || 0;
+                  out.fps = r.framesPerSecond || 0;
+                }
+              }
+            });
+            if (transportPair && report.get(transportPair)) pair = report.get(transportPair);
+            out.rtt = pair && pair.currentRoundTripTime !== undefined ? Math.round(pair.currentRoundTripTime * 1000 * 10) / 10 : null;
+            const now = performance.now();
+            out.bitrate = s.lastBytes === undefined ? 0 : Math.round((bytes - s.lastBytes) * 8 / (now - s.lastTime)); // bits/ms = kbit/s
+            s.lastBytes = bytes; s.lastTime = now;
+            if (kind === "play" && out.framesDecoded > 0 && s.firstFrameMs === undefined) s.firstFrameMs = Math.round(now - s.started);
+            out.firstFrameMs = s.firstFrameMs;
+            out.iceState = s.pc.iceConnectionState;
+            out.seconds = Math.round((now - s.started) / 100) / 10;
+            stats[kind] = out;
+            for (const el of $(kind === "play" ? "player" : "publisher").querySelectorAll("[data-stat]")) {
+              const v = out[el.dataset.stat];
+              el.textContent = v === undefined || v === null ? "-" : String(v);
+            }
+            $(kind + "-state").textContent = `${s.name}: ICE ${out.iceState}`;
+          }
+
+          function begin(kind, name, pc, extra) {
+            const s = Object.assign({ pc, name, started: performance.now(), location: null }, extra);
+            s.timer = setInterval(() => readStats(kind).catch((e) => showError(String(e.message || e))), 1000);
+            sessions[kind] = s;
+            stats[kind] = {};
+            $(kind + "-state").textContent = `${name}: connecting`;
+            return s;
+          }
+
+          // --- WHEP: play a stream ----------------------------------------------------------------
+          async function play(name, url) {
+            showError("");
+            await stop("play");
+            const pc = new RTCPeerConnection();
+            const s = begin("play", name, pc);
+            const media = new MediaStream();
+            const video = $("play-video");
+            video.srcObject = media;
+            pc.ontrack = (e) => { media.addTrack(e.track); video.play().catch(() => {}); };
+            pc.addTransceiver("video", { direction: "recvonly" });
+            pc.addTransceiver("audio", { direction: "recvonly" });
+            $("play-stop").disabled = false;
+            try {
+              s.location = await negotiate(pc, url || "/whep/" + encodeURIComponent(name));
+            } catch (e) {
+              showError(String(e.message || e));
+              await stop("play");
+            }
+          }
+
+          // --- WHIP: publish the camera and microphone --------------------------------------------
+          async function publish(name) {
+            showError("");
+            await stop("publish");
+            if (!name) { showError("Enter the name of a receiver to publish to."); return; }
+            let stream;
+            try {
+              stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: true });
+            } catch (e) {
+              showError("Camera/microphone: " + (e.message || e));
+              return;
+            }
+            $("publish-video").srcObject = stream;
+            const pc = new RTCPeerConnection();
+            const s = begin("publish", name, pc, { stream });
+            for (const track of stream.getTracks()) pc.addTransceiver(track, { direction: "sendonly", streams: [stream] });
+            $("publish-stop").disabled = false;
+            try {
+              s.location = await negotiate(pc, "/whip/" + encodeURIComponent(name));
+            } catch (e) {
+              showError(String(e.message || e));
+              await stop("publish");
+            }
+          }
+
+          $("token").addEventListener("change", () => refreshLists());
+          $("play-stop").onclick = () => stop("play");
+          $("publish-start").onclick = () => publish($("publish-name").value.trim());
+          $("publish-stop").onclick = () => stop("publish");
+          refreshLists();
+          setInterval(refreshLists, 2000);
+
+          // For scripts and tests.
+          window.sluice = {
+            stats: () => JSON.parse(JSON.stringify(stats)),
+            play, publish,
+            stopPlay: () => stop("play"),
+            stopPublish: () => stop("publish"),
+            refresh: refreshLists,
           };
-          actions.append(g);
-        }
-      }
-      $("stream-empty").textContent = streams.length ? "" : "No streams (start the server with --pipeline FILE).";
-
-      const [receivers, whip] = await Promise.all([getJSON("/receivers.json"), getJSON("/whip.json")]);
-      const list = $("receiver-list"), names = $("receiver-names");
-      list.replaceChildren(); names.replaceChildren();
-      for (const r of receivers) {
-        const live = whip.sessions.filter((s) => s.stream === r.name);
-        const ended = whip.ended[r.name] || { sessions: 0, video_frames: 0 };
-        const frames = ended.video_frames + live.reduce((n, s) => n + s.video_frames, 0);
-        const row = list.insertRow();
-        row.dataset.receiver = r.name;
-        cell(row, r.name); cell(row, String(live.length)); cell(row, String(ended.sessions));
-        cell(row, String(frames)).dataset.videoFrames = r.name;
-        const o = document.createElement("option"); o.value = r.name; names.append(o);
-      }
-      if (!$("publish-name").value && receivers.length) $("publish-name").value = receivers[0].name;
-      if (listError !== null && $("error").textContent === listError) showError("");
-      listError = null;
-    } catch (e) {
-      listError = String(e.message || e);
-      showError(listError);
-    }
-  }
-
-  // --- Offer/answer over WHIP or WHEP -----------------------------------------------------
-  // Sends a complete offer (every candidate inside, so no trickle PATCH is needed) and
-  // applies the answer. Returns the session URL from Location.
-  async function negotiate(pc, url) {
-    await pc.setLocalDescription(await pc.createOffer());
-    if (pc.iceGatheringState !== "complete") {
-      await new Promise((resolve) => {
-        const done = () => { if (pc.iceGatheringState === "complete") resolve(); };
-        pc.addEventListener("icegatheringstatechange", done);
-        setTimeout(resolve, 5000); // never hang: send what was gathered by then
-      });
-    }
-    const r = await fetch(url, {
-      method: "POST",
-      headers: headers({ "Content-Type": "application/sdp" }),
-      body: pc.localDescription.sdp,
-    });
-    const text = await r.text();
-    if (r.status !== 201) throw new Error(`POST ${url}: ${r.status} ${r.statusText}\n${text}`);
-    await pc.setRemoteDescription({ type: "answer", sdp: text });
-    return new URL(r.headers.get("Location"), location.href).href;
-  }
-
-  async function stop(kind) {
-    const s = sessions[kind];
-    if (!s) return;
-    sessions[kind] = null;
-    clearInterval(s.timer);
-    if (s.stream) s.stream.getTracks().forEach((t) => t.stop());
-    s.pc.close();
-    $(kind + "-state").textContent = "stopped";
-    $(kind === "play" ? "play-stop" : "publish-stop").disabled = true;
-    if (s.location) {
-      try {
-        const r = await fetch(s.location, { method: "DELETE", headers: headers() });
-        if (!r.ok) showError(`DELETE ${s.location}: ${r.status} ${await r.text()}`);
-      } catch (e) { showError(String(e.message || e)); }
-    }
-    refreshLists();
-  }
-
-  // --- Statistics, once a second ----------------------------------------------------------
-  // Bitrate is the difference in bytes since the last reading; RTT is the selected
-  // candidate pair's currentRoundTripTime.
-  async function readStats(kind) {
-    const s = sessions[kind];
-    if (!s) return;
-    const report = await s.pc.getStats();
-    if (sessions[kind] !== s) return; // stopped meanwhile
-    const out = {}; let bytes = 0, pair = null, transportPair = null;
-    report.forEach((r) => {
-      if (r.type === "transport" && r.selectedCandidatePairId) transportPair = r.selectedCandidatePairId;
-      if (r.type === "candidate-pair" && r.nominated && r.state === "succeeded") pair = pair || r;
-      if (kind === "play" && r.type === "inbound-rtp") {
-        bytes += r.bytesReceived || 0;
-        if (r.kind === "video") {
-          out.framesDecoded = r.framesDecoded || 0;
-          out.width = r.frameWidth || 0; out.height = r.frameHeight || 0;
-          out.fps = r.framesPerSecond || 0;
-          out.packetsLost = r.packetsLost || 0;
-          const codec = r.codecId && report.get(r.codecId);
-          if (codec) out.codec = codec.mimeType.replace(/^video\//, "");
-        }
-      }
-      if (kind === "publish" && r.type === "outbound-rtp") {
-        bytes += r.bytesSent || 0;
-        if (r.kind === "video") {
-          out.framesSent = r.framesSent || 0;
-          const codec = r.codecId && report.get(r.codecId);
-          if (codec) out.codec = codec.mimeType.replace(/^video\//, "");
-          out.width = r.frameWidth || 0; out.height = r.frameHeight || 0;
-          out.fps = r.framesPerSecond || 0;
-        }
-      }
-    });
-    if (transportPair && report.get(transportPair)) pair = report.get(transportPair);
-    out.rtt = pair && pair.currentRoundTripTime !== undefined ? Math.round(pair.currentRoundTripTime * 1000 * 10) / 10 : null;
-    const now = performance.now();
-    out.bitrate = s.lastBytes === undefined ? 0 : Math.round((bytes - s.lastBytes) * 8 / (now - s.lastTime)); // bits/ms = kbit/s
-    s.lastBytes = bytes; s.lastTime = now;
-    if (kind === "play" && out.framesDecoded > 0 && s.firstFrameMs === undefined) s.firstFrameMs = Math.round(now - s.started);
-    out.firstFrameMs = s.firstFrameMs;
-    out.iceState = s.pc.iceConnectionState;
-    out.seconds = Math.round((now - s.started) / 100) / 10;
-    stats[kind] = out;
-    for (const el of $(kind === "play" ? "player" : "publisher").querySelectorAll("[data-stat]")) {
-      const v = out[el.dataset.stat];
-      el.textContent = v === undefined || v === null ? "-" : String(v);
-    }
-    $(kind + "-state").textContent = `${s.name}: ICE ${out.iceState}`;
-  }
-
-  function begin(kind, name, pc, extra) {
-    const s = Object.assign({ pc, name, started: performance.now(), location: null }, extra);
-    s.timer = setInterval(() => readStats(kind).catch((e) => showError(String(e.message || e))), 1000);
-    sessions[kind] = s;
-    stats[kind] = {};
-    $(kind + "-state").textContent = `${name}: connecting`;
-    return s;
-  }
-
-  // --- WHEP: play a stream ----------------------------------------------------------------
-  async function play(name, url) {
-    showError("");
-    await stop("play");
-    const pc = new RTCPeerConnection();
-    const s = begin("play", name, pc);
-    const media = new MediaStream();
-    const video = $("play-video");
-    video.srcObject = media;
-    pc.ontrack = (e) => { media.addTrack(e.track); video.play().catch(() => {}); };
-    pc.addTransceiver("video", { direction: "recvonly" });
-    pc.addTransceiver("audio", { direction: "recvonly" });
-    $("play-stop").disabled = false;
-    try {
-      s.location = await negotiate(pc, url || "/whep/" + encodeURIComponent(name));
-    } catch (e) {
-      showError(String(e.message || e));
-      await stop("play");
-    }
-  }
-
-  // --- WHIP: publish the camera and microphone --------------------------------------------
-  async function publish(name) {
-    showError("");
-    await stop("publish");
-    if (!name) { showError("Enter the name of a receiver to publish to."); return; }
-    let stream;
-    try {
-      stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: true });
-    } catch (e) {
-      showError("Camera/microphone: " + (e.message || e));
-      return;
-    }
-    $("publish-video").srcObject = stream;
-    const pc = new RTCPeerConnection();
-    const s = begin("publish", name, pc, { stream });
-    for (const track of stream.getTracks()) pc.addTransceiver(track, { direction: "sendonly", streams: [stream] });
-    $("publish-stop").disabled = false;
-    try {
-      s.location = await negotiate(pc, "/whip/" + encodeURIComponent(name));
-    } catch (e) {
-      showError(String(e.message || e));
-      await stop("publish");
-    }
-  }
-
-  $("token").addEventListener("change", () => refreshLists());
-  $("play-stop").onclick = () => stop("play");
-  $("publish-start").onclick = () => publish($("publish-name").value.trim());
-  $("publish-stop").onclick = () => stop("publish");
-  refreshLists();
-  setInterval(refreshLists, 2000);
-
-  // For scripts and tests.
-  window.sluice = {
-    stats: () => JSON.parse(JSON.stringify(stats)),
-    play, publish,
-    stopPlay: () => stop("play"),
-    stopPublish: () => stop("publish"),
-    refresh: refreshLists,
-  };
-})();
-</script>
-</body>
-</html>
-"""#
+        })();
+        </script>
+        </body>
+        </html>
+        """#
 }

@@ -18,8 +18,9 @@ public enum SDPRewrite {
         for i in sections.indices.dropFirst() {
             let section = sections[i]
             guard section.contains("a=inactive"),
-                  let mid = section.first(where: { $0.hasPrefix("a=mid:") }).map({ String($0.dropFirst(6)) }),
-                  mid != tag, bundle.contains(mid) else { continue }
+                let mid = section.first(where: { $0.hasPrefix("a=mid:") }).map({ String($0.dropFirst(6)) }),
+                mid != tag, bundle.contains(mid)
+            else { continue }
             gone.insert(mid)
             // m=<media> <port> <proto> <fmt…> → port 0.
             var parts = section[0].split(separator: " ", omittingEmptySubsequences: false).map(String.init)
@@ -54,7 +55,8 @@ public enum SDPRewrite {
         var changed = false
         for i in sections.indices.dropFirst() where !sections[i].contains(where: { $0.hasPrefix("a=msid:") }) {
             guard let ssrcLine = sections[i].first(where: { $0.hasPrefix("a=ssrc:") && $0.contains(" msid:") }),
-                  let range = ssrcLine.range(of: " msid:") else { continue }
+                let range = ssrcLine.range(of: " msid:")
+            else { continue }
             let value = ssrcLine[range.upperBound...]
             guard value.split(separator: " ").count == 2 else { continue }
             // After the direction/mid attributes; before the first ssrc line keeps it readable.

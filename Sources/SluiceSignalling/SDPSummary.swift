@@ -82,7 +82,8 @@ public struct SDPSummary: Sendable, Equatable {
     public static func incompatibilities(offer: SDPSummary, accepts: [String: [String]]) -> [String] {
         offer.media.compactMap { m in
             guard !m.rejected, let accepted = accepts[m.kind],
-                  Set(m.codecs).isDisjoint(with: accepted) else { return nil }
+                Set(m.codecs).isDisjoint(with: accepted)
+            else { return nil }
             return noCommonCodec("the \(m.kind) media line cannot be accepted (no common codec)", m.codecs, accepted)
         }
     }

@@ -51,8 +51,9 @@ final class DataFlowTests: XCTestCase {
         while let m = error, m.kind != .error { error = pipeline.bus.pop(timeout: 5_000_000_000) }
         pipeline.setState(.null)
         XCTAssertEqual(error?.kind, .error)
-        XCTAssertTrue(error?.parsedError?.message.contains("nonexistent") ?? false || error?.parsedError?.message.contains("not found") ?? false,
-                      "\(String(describing: error?.parsedError))")
+        XCTAssertTrue(
+            error?.parsedError?.message.contains("nonexistent") ?? false || error?.parsedError?.message.contains("not found") ?? false,
+            "\(String(describing: error?.parsedError))")
     }
 
     func testCapsAndStructures() throws {

@@ -3,18 +3,20 @@ import XCTest
 @testable import GStreamer
 
 /// Watches a GObject for finalization through a GLib weak reference.
-final class FinalizationWatch: @unchecked Sendable {  // written once by GLib on the finalizing thread, read after
+final class FinalizationWatch: @unchecked Sendable { // written once by GLib on the finalizing thread, read after
     var finalized = false
     init(_ object: Object) {
-        g_object_weak_ref(object.gobject, { data, _ in
-            guard let data else { return }
-            Unmanaged<FinalizationWatch>.fromOpaque(data).takeUnretainedValue().finalized = true
-        }, Unmanaged.passUnretained(self).toOpaque())
+        g_object_weak_ref(
+            object.gobject,
+            { data, _ in
+                guard let data else { return }
+                Unmanaged<FinalizationWatch>.fromOpaque(data).takeUnretainedValue().finalized = true
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 }
 
 /// Flags its own deinit, to prove closures captured by GStreamer are released.
-final class DeinitFlag: @unchecked Sendable {  // set once in deinit, read after
+final class DeinitFlag: @unchecked Sendable { // set once in deinit, read after
     var released = false
     final class Token: Sendable {
         let onDeinit: @Sendable () -> Void

@@ -7,8 +7,9 @@ import XCTest
 final class PlaybackPositionTests: XCTestCase {
     func testPausedPipelineReportsSeeksAndReportsTheNewPosition() throws {
         let pipeline = Pipeline(name: "player")
-        let bin = try Bin.parse("videotestsrc num-buffers=300 ! video/x-raw,width=64,height=48,framerate=30/1 ! fakesink name=out sync=true",
-                                ghostUnlinkedPads: false)
+        let bin = try Bin.parse(
+            "videotestsrc num-buffers=300 ! video/x-raw,width=64,height=48,framerate=30/1 ! fakesink name=out sync=true",
+            ghostUnlinkedPads: false)
         try pipeline.add(bin)
         XCTAssertNotEqual(pipeline.setState(.paused), .failure)
         XCTAssertEqual(pipeline.waitForState(timeout: 5), .paused, "prerolled")

@@ -4,10 +4,10 @@ import XCTest
 final class PropertyTests: XCTestCase {
     func testTypedSetConvertsToPropertyType() throws {
         let enc = try Element.make("vp8enc")
-        try enc.set("target-bitrate", 1_500_000)          // Int → gint
+        try enc.set("target-bitrate", 1_500_000) // Int → gint
         XCTAssertEqual(enc.get("target-bitrate", as: Int.self), 1_500_000)
         let q = try Element.make("queue")
-        try q.set("max-size-buffers", 3)                  // Int → guint
+        try q.set("max-size-buffers", 3) // Int → guint
         XCTAssertEqual(q.get("max-size-buffers", as: UInt32.self), 3)
     }
 

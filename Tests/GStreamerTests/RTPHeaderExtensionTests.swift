@@ -61,7 +61,9 @@ final class RTPHeaderExtensionTests: XCTestCase {
             return .ok
         }
         let seen = Atomic<Int>(0)
-        pad.addProbe { (_: borrowing Pad.ProbeInfo) in seen.add(1, ordering: .relaxed); return .ok }
+        pad.addProbe { (_: borrowing Pad.ProbeInfo) in
+            seen.add(1, ordering: .relaxed); return .ok
+        }
         XCTAssertNotEqual(pipeline.setState(.playing), .failure)
         let until = ContinuousClock.now + .seconds(5)
         while !blocked.load(ordering: .relaxed), ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(10)) }

@@ -38,7 +38,7 @@ final class FramestampTests: XCTestCase {
     /// Sizes (with offsets and block sizes) the round trip runs on.
     let roundTripCases: [(w: Int, h: Int, block: Int, x: Int, y: Int)] = [
         (1280, 720, 16, 0, 0), (640, 480, 16, 5, 3), (101, 37, 16, 0, 0), (64, 6, 4, 0, 0),
-        (333, 97, 8, 7, 11), (97, 60, 64, 1, 1),
+        (333, 97, 8, 7, 11), (97, 60, 64, 1, 1)
     ]
 
     func testWriteReadRoundTripEveryFormat() throws {
@@ -46,11 +46,11 @@ final class FramestampTests: XCTestCase {
             for c in roundTripCases {
                 for padding in testPaddings {
                     let frame = randomFrame(format, c.w, c.h, padding: padding)
-                    let stamp: UInt64 = 0x7777_ABCD_EF12_3456  // truncated to 48 bits by the writer
+                    let stamp: UInt64 = 0x7777_ABCD_EF12_3456 // truncated to 48 bits by the writer
                     let writer = FramestampWriter(block: c.block, x: c.x, y: c.y) { stamp }
                     let reader = FramestampReader(block: c.block, x: c.x, y: c.y) { (stamp & Framestamp.timestampMask) + 1234 }
                     let log = EventLog()
-                    let number: UInt64 = 0x1_0000_0000 + 4_000_000_017  // truncated to 32 bits
+                    let number: UInt64 = 0x1_0000_0000 + 4_000_000_017 // truncated to 32 bits
                     try writer.run(frame, number: number, context: log.context)
                     let what = "\(format.name) \(c) padding \(padding)"
                     XCTAssertEqual(log.events, [], what)
@@ -58,9 +58,15 @@ final class FramestampTests: XCTestCase {
                     let written = allBytes(frame)
                     try reader.run(frame, number: 99, context: log.context)
                     assertSame(allBytes(frame), written, "the reader never writes: \(what)")
-                    XCTAssertEqual(log.events, [Event(name: "framestamp", fields: [
-                        "number": 4_000_000_017, "captured_us": Double(0xABCD_EF12_3456), "latency_us": 1234,
-                    ])], what)
+                    XCTAssertEqual(
+                        log.events,
+                        [
+                            Event(
+                                name: "framestamp",
+                                fields: [
+                                    "number": 4_000_000_017, "captured_us": Double(0xABCD_EF12_3456), "latency_us": 1234
+                                ])
+                        ], what)
                     XCTAssertEqual(reader.statistics.read, 1)
                     XCTAssertEqual(writer.lastStamp?.number, 4_000_000_017)
                 }
@@ -160,9 +166,15 @@ final class FramestampTests: XCTestCase {
                 degrade(frame, rows: 4 * block)
                 let log = EventLog()
                 try FramestampReader(block: block) { 0xBEEF_0000_0001 }.run(frame, context: log.context)
-                XCTAssertEqual(log.events, [Event(name: "framestamp", fields: [
-                    "number": 31337, "captured_us": Double(0xBEEF_0000_0001), "latency_us": 0,
-                ])], "\(format.name) \(w)x\(h) block \(block)")
+                XCTAssertEqual(
+                    log.events,
+                    [
+                        Event(
+                            name: "framestamp",
+                            fields: [
+                                "number": 31337, "captured_us": Double(0xBEEF_0000_0001), "latency_us": 0
+                            ])
+                    ], "\(format.name) \(w)x\(h) block \(block)")
             }
         }
     }
@@ -236,7 +248,7 @@ final class FramestampTests: XCTestCase {
 
     func testLatencyAcrossClockWrapAndNegative() throws {
         let frame = randomFrame(.i420, 640, 64)
-        try FramestampWriter { Framestamp.timestampMask - 9 }.run(frame)  // 10 µs before the wrap
+        try FramestampWriter { Framestamp.timestampMask - 9 }.run(frame) // 10 µs before the wrap
         let log = EventLog()
         try FramestampReader { 5 }.run(frame, context: log.context)
         XCTAssertEqual(log.events.first?.fields["latency_us"], 15)

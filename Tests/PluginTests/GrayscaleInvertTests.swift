@@ -43,7 +43,7 @@ final class GrayscaleTests: XCTestCase {
         // Pure colours and extremes, RGBA and BGRx.
         let cases: [((UInt8, UInt8, UInt8), UInt8)] = [
             ((255, 255, 255), 255), ((0, 0, 0), 0), ((255, 0, 0), 77), ((0, 255, 0), 149), ((0, 0, 255), 29),
-            ((10, 20, 30), 18),
+            ((10, 20, 30), 18)
         ]
         for ((r, g, b), expected) in cases {
             let rgba = OwnedFrame(format: .rgba, width: 1, height: 1)

@@ -39,8 +39,9 @@ final class MotionTests: XCTestCase {
                 try filter.run(a, number: 0, context: log.context)
                 XCTAssertEqual(log.events, [], "first frame: nothing to compare with")
                 try filter.run(b, number: 1, context: log.context)
-                XCTAssertEqual(log.events, [Event(name: "motion", fields: ["score": 51.0 / 255, "frame": 1])],
-                               "\(format.name) step \(step)")
+                XCTAssertEqual(
+                    log.events, [Event(name: "motion", fields: ["score": 51.0 / 255, "frame": 1])],
+                    "\(format.name) step \(step)")
                 try filter.run(b, number: 2, context: log.context)
                 XCTAssertEqual(log.events.count, 1, "no change, no event")
                 try filter.run(a, number: 3, context: log.context)
@@ -107,8 +108,10 @@ final class MotionTests: XCTestCase {
         let defaults = try MotionDetector(configuration: FilterConfiguration([:], parameters: MotionDetector.parameters))
         XCTAssertEqual(defaults.threshold, 0.02)
         XCTAssertEqual(defaults.step, 4)
-        let given = try MotionDetector(configuration: FilterConfiguration(["threshold": .integer(1), "step": .integer(64)],
-                                                                          parameters: MotionDetector.parameters))
+        let given = try MotionDetector(
+            configuration: FilterConfiguration(
+                ["threshold": .integer(1), "step": .integer(64)],
+                parameters: MotionDetector.parameters))
         XCTAssertEqual(given.threshold, 1)
         XCTAssertEqual(given.step, 64)
     }

@@ -5,8 +5,10 @@ import XCTest
 final class PixelateTests: XCTestCase {
     /// A straightforward model of the filter: for every sample of the clipped region, the rounded
     /// mean of the original samples of its block (same channel).
-    func reference(_ original: [[[UInt8]]], format: PixelFormat, width: Int, height: Int,
-                   region: (Int, Int, Int, Int), block: Int) -> [[[UInt8]]] {
+    func reference(
+        _ original: [[[UInt8]]], format: PixelFormat, width: Int, height: Int,
+        region: (Int, Int, Int, Int), block: Int
+    ) -> [[[UInt8]]] {
         var out = original
         // No intersection with the frame: nothing changes, chroma included.
         guard region.0 < width, region.1 < height, region.2 > 0, region.3 > 0 else { return out }
@@ -16,8 +18,10 @@ final class PixelateTests: XCTestCase {
             let channels = format == .bgrx ? 3 : bps
             let size = format.planeSize(p, width: width, height: height)
             let (rx0, ry0) = chroma ? (region.0 / 2, region.1 / 2) : (region.0, region.1)
-            let (rx1, ry1) = chroma ? ((region.0 + region.2 + 1) / 2, (region.1 + region.3 + 1) / 2)
-                                    : (region.0 + region.2, region.1 + region.3)
+            let (rx1, ry1) =
+                chroma
+                ? ((region.0 + region.2 + 1) / 2, (region.1 + region.3 + 1) / 2)
+                : (region.0 + region.2, region.1 + region.3)
             let b = chroma ? max(1, block / 2) : block
             let x1 = min(rx1, size.width), y1 = min(ry1, size.height)
             guard rx0 < x1, ry0 < y1 else { continue }
@@ -39,11 +43,11 @@ final class PixelateTests: XCTestCase {
 
     func testMatchesModelForEveryFormatSizeRegionAndBlock() throws {
         let regions: [(Int, Int, Int, Int)] = [
-            (0, 0, 16384, 16384),  // whole frame
-            (3, 1, 20, 9),         // inside, odd origin
-            (20, 10, 100, 100),    // clipped at the right and bottom edges
+            (0, 0, 16384, 16384), // whole frame
+            (3, 1, 20, 9), // inside, odd origin
+            (20, 10, 100, 100), // clipped at the right and bottom edges
             (1, 0, 5, 16384),
-            (0, 0, 1, 1),
+            (0, 0, 1, 1)
         ]
         for format in Pixelate.formats {
             for (w, h) in testSizes {
@@ -55,8 +59,11 @@ final class PixelateTests: XCTestCase {
                             try Pixelate(x: region.0, y: region.1, width: region.2, height: region.3, block: block).run(frame)
                             let what = "\(format.name) \(w)x\(h) padding \(padding) region \(region) block \(block)"
                             XCTAssertTrue(frame.paddingIsIntact(sentinel), what)
-                            assertSame(planes(frame), reference(before, format: format, width: w, height: h,
-                                                                region: region, block: block), what)
+                            assertSame(
+                                planes(frame),
+                                reference(
+                                    before, format: format, width: w, height: h,
+                                    region: region, block: block), what)
                         }
                     }
                 }
@@ -77,7 +84,7 @@ final class PixelateTests: XCTestCase {
 
         // Block 4 → chroma block 2: (0 + 100 + 50 + 51)/4 = 50.25 → 50.
         try Pixelate(block: 4).run(frame)
-        XCTAssertEqual(planes(frame)[0], Array(repeating: [17, 17, 17, 17], count: 4))  // (6·4+8·4+26·4+28·4)/16 = 17
+        XCTAssertEqual(planes(frame)[0], Array(repeating: [17, 17, 17, 17], count: 4)) // (6·4+8·4+26·4+28·4)/16 = 17
         XCTAssertEqual(planes(frame)[1], [[50, 50], [50, 50]])
         XCTAssertEqual(planes(frame)[2], [[200, 200], [200, 200]])
         XCTAssertTrue(frame.paddingIsIntact(sentinel))
@@ -88,7 +95,7 @@ final class PixelateTests: XCTestCase {
         let rgba = OwnedFrame(format: .rgba, width: 2, height: 1)
         fill(rgba, plane: 0) { x, _ in [10, 20, 30, 0, 11, 40, 31, 255][x] }
         try Pixelate(block: 2).run(rgba)
-        XCTAssertEqual(planes(rgba)[0][0], [11, 30, 31, 128, 11, 30, 31, 128])  // 10.5 → 11, 127.5 → 128
+        XCTAssertEqual(planes(rgba)[0][0], [11, 30, 31, 128, 11, 30, 31, 128]) // 10.5 → 11, 127.5 → 128
         // BGRx: the x byte is untouched.
         let bgrx = OwnedFrame(format: .bgrx, width: 2, height: 1)
         fill(bgrx, plane: 0) { x, _ in [10, 20, 30, 1, 11, 40, 31, 2][x] }
@@ -104,7 +111,7 @@ final class PixelateTests: XCTestCase {
         fill(frame, plane: 2) { _, _ in 2 }
         try Pixelate(x: 4, y: 1, width: 100, height: 100, block: 4).run(frame)
         let luma = planes(frame)[0]
-        XCTAssertEqual(luma[0], [0, 30, 60, 90, 120, 150, 180])  // row 0 outside the region
+        XCTAssertEqual(luma[0], [0, 30, 60, 90, 120, 150, 180]) // row 0 outside the region
         // Rows 1-2, columns 4-6: one block of 6 samples: (120+150+180)·2 + 1·3 + 2·3 = 909 → 151.5 → 152.
         XCTAssertEqual(luma[1], [1, 31, 61, 91, 152, 152, 152])
         XCTAssertEqual(luma[2], [2, 32, 62, 92, 152, 152, 152])
@@ -123,8 +130,9 @@ final class PixelateTests: XCTestCase {
     }
 
     func testConfiguration() throws {
-        let config = try FilterConfiguration(["region": .integers([1, 2, 3, 4]), "block": .integer(8)],
-                                             parameters: Pixelate.parameters)
+        let config = try FilterConfiguration(
+            ["region": .integers([1, 2, 3, 4]), "block": .integer(8)],
+            parameters: Pixelate.parameters)
         let filter = try Pixelate(configuration: config)
         XCTAssertEqual([filter.x, filter.y, filter.w, filter.h, filter.block], [1, 2, 3, 4, 8])
         let defaults = try Pixelate(configuration: FilterConfiguration([:], parameters: Pixelate.parameters))

@@ -83,7 +83,7 @@ struct Event: Equatable {
 }
 
 /// Collects the events of a `FilterContext` (emit may be called from any thread).
-final class EventLog: @unchecked Sendable {  // all state behind `lock`
+final class EventLog: @unchecked Sendable { // all state behind `lock`
     private let lock = NSLock()
     private var stored: [Event] = []
     var events: [Event] { lock.withLock { stored } }
@@ -121,8 +121,9 @@ func assertSame(_ a: [[[UInt8]]], _ b: [[[UInt8]]], _ message: String, file: Sta
         if a[p].count != b[p].count { return XCTFail("\(message): plane \(p) rows differ", file: file, line: line) }
         for y in a[p].indices where a[p][y] != b[p][y] {
             let x = a[p][y].indices.first { a[p][y][$0] != b[p][y][$0] } ?? -1
-            return XCTFail("\(message): plane \(p) row \(y) byte \(x) is \(x >= 0 ? a[p][y][x] : 0), expected \(x >= 0 && x < b[p][y].count ? b[p][y][x] : 0)",
-                           file: file, line: line)
+            return XCTFail(
+                "\(message): plane \(p) row \(y) byte \(x) is \(x >= 0 ? a[p][y][x] : 0), expected \(x >= 0 && x < b[p][y].count ? b[p][y][x] : 0)",
+                file: file, line: line)
         }
     }
 }

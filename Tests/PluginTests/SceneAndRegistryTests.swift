@@ -71,8 +71,10 @@ final class SceneTests: XCTestCase {
     }
 
     func testConfiguration() throws {
-        let scene = try MovingScene(configuration: FilterConfiguration(["speed": .integer(10), "seed": .integer(9)],
-                                                                      parameters: MovingScene.parameters))
+        let scene = try MovingScene(
+            configuration: FilterConfiguration(
+                ["speed": .integer(10), "seed": .integer(9)],
+                parameters: MovingScene.parameters))
         XCTAssertEqual(scene.speed, 10)
         XCTAssertEqual(scene.seed, 9)
         XCTAssertThrowsError(try FilterConfiguration(["speed": .number(101)], parameters: MovingScene.parameters))

@@ -6,9 +6,10 @@ import XCTest
 /// (`Scripts/bench-tables.py`), so the docs cannot keep a figure the results no longer have.
 final class BenchmarkTablesTests: XCTestCase {
     private func check(readme: String? = nil) throws -> CLIResult {
-        try CLI.execute(URL(fileURLWithPath: "/usr/bin/python3"),
-                        ["\(Repository.root.path)/Scripts/bench-tables.py", "--check"] + (readme.map { ["--readme", $0] } ?? []),
-                        env: [:], timeout: 60, reportPath: nil)
+        try CLI.execute(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["\(Repository.root.path)/Scripts/bench-tables.py", "--check"] + (readme.map { ["--readme", $0] } ?? []),
+            env: [:], timeout: 60, reportPath: nil)
     }
 
     func testTheREADMEsTablesAreTheRecordedResults() throws {
@@ -21,8 +22,10 @@ final class BenchmarkTablesTests: XCTestCase {
     func testAFigureTypedIntoATableIsCaught() throws {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/benchmarks.md"), encoding: .utf8)
         let start = try XCTUnwrap(text.range(of: "<!-- table:latency-floor -->"))
-        let figure = try XCTUnwrap(text.range(of: #"\| glass-to-glass p50 \| [0-9.]+ ms"#, options: .regularExpression,
-                                              range: start.upperBound..<text.endIndex))
+        let figure = try XCTUnwrap(
+            text.range(
+                of: #"\| glass-to-glass p50 \| [0-9.]+ ms"#, options: .regularExpression,
+                range: start.upperBound..<text.endIndex))
         let tampered = text.replacingCharacters(in: figure, with: "| glass-to-glass p50 | 999.9 ms")
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("benchmarks-\(UUID().uuidString).md")
         try tampered.write(to: copy, atomically: true, encoding: .utf8)

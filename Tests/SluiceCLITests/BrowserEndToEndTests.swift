@@ -9,19 +9,23 @@ import XCTest
 final class BrowserEndToEndTests: XCTestCase {
     /// `GET /` is the page: HTML, with the lists, the player, the publisher and the stats hooks.
     func testPageIsServedAtRoot() throws {
-        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/server.yaml", "--receive", "Pipelines/server.yaml"],
-                                            port: 18471, client: """
-            curl -s -m 5 -D - "$URL/" && echo RECEIVERS: && curl -s -m 5 "$URL/receivers.json"
-            """, timeout: 60)
+        let r = try CLI.runClientWithServer(
+            serve: ["--pipeline", "Pipelines/server.yaml", "--receive", "Pipelines/server.yaml"],
+            port: 18471,
+            client: """
+                curl -s -m 5 -D - "$URL/" && echo RECEIVERS: && curl -s -m 5 "$URL/receivers.json"
+                """, timeout: 60)
         XCTAssertEqual(r.status, 0, r.stderr)
         let page = try XCTUnwrap(r.stdout.components(separatedBy: "RECEIVERS:").first)
         XCTAssertTrue(page.hasPrefix("HTTP/1.1 200"), page.prefix(200).description)
         XCTAssertTrue(page.lowercased().contains("content-type: text/html; charset=utf-8"), page.prefix(400).description)
-        for marker in ["<!doctype html>", "<video id=\"play-video\"", "<video id=\"publish-video\"", "id=\"token\"",
-                       "/streams.json", "/whip.json", "/receivers.json", "application/sdp", "Bearer ", "\"DELETE\"",
-                       "recvonly", "sendonly", "getUserMedia", "getStats", "currentRoundTripTime", "window.sluice",
-                       "data-stat=\"framesDecoded\"", "data-stat=\"framesSent\"", "data-stat=\"bitrate\"",
-                       "data-stat=\"rtt\"", "data-stat=\"fps\"", "data-stat=\"packetsLost\"", "</html>"] {
+        for marker in [
+            "<!doctype html>", "<video id=\"play-video\"", "<video id=\"publish-video\"", "id=\"token\"",
+            "/streams.json", "/whip.json", "/receivers.json", "application/sdp", "Bearer ", "\"DELETE\"",
+            "recvonly", "sendonly", "getUserMedia", "getStats", "currentRoundTripTime", "window.sluice",
+            "data-stat=\"framesDecoded\"", "data-stat=\"framesSent\"", "data-stat=\"bitrate\"",
+            "data-stat=\"rtt\"", "data-stat=\"fps\"", "data-stat=\"packetsLost\"", "</html>"
+        ] {
             XCTAssertTrue(page.contains(marker), "the page lacks \(marker)")
         }
         XCTAssertFalse(page.contains("src=\"http"), "the page must not load anything from elsewhere")
@@ -33,8 +37,9 @@ final class BrowserEndToEndTests: XCTestCase {
     /// Chromium plays `Pipelines/server.yaml` (640×360 VP8 at 30 fps) over WHEP from the page.
     func testBrowserPlaysAStreamOverWHEP() throws {
         try CLI.requireBrowserTools()
-        let (_, json, _) = try CLI.browserCheck("play", "server", serve: ["--pipeline", "Pipelines/server.yaml"], port: 18472,
-                                                extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"])
+        let (_, json, _) = try CLI.browserCheck(
+            "play", "server", serve: ["--pipeline", "Pipelines/server.yaml"], port: 18472,
+            extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"])
         print("BrowserEndToEnd play:", json)
         XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
         XCTAssertEqual(json["width"] as? Int, 640, "\(json)")
@@ -58,9 +63,10 @@ final class BrowserEndToEndTests: XCTestCase {
     /// payload types) from `Pipelines/serve-av.yaml`'s busy scene: the page shows it moving.
     func testBrowserPlaysH264OverWHEP() throws {
         try CLI.requireBrowserTools()
-        let (_, json, _) = try CLI.browserCheck("play", "serve-av", serve: ["--pipeline", "Pipelines/serve-av.yaml"], port: 18475,
-                                                extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"],
-                                                env: ["CODEC": "h264"])
+        let (_, json, _) = try CLI.browserCheck(
+            "play", "serve-av", serve: ["--pipeline", "Pipelines/serve-av.yaml"], port: 18475,
+            extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"],
+            env: ["CODEC": "h264"])
         print("BrowserEndToEnd play H.264:", json)
         XCTAssertEqual(json["codec"] as? String, "H264", "\(json)")
         XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
@@ -88,9 +94,12 @@ final class BrowserEndToEndTests: XCTestCase {
             capture: { kind: swift, name: scene, width: 640, height: 360, fps: 30 }
             encode: { codec: vp8, bitrate: { min: 200, start: 400, max: 2500 } }
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let (_, json, _) = try CLI.browserCheck("play", "adaptive-view", serve: ["--pipeline", path], port: 18476,
-                                                extra: ["--min-frames", "30", "--measure", "6", "--timeout", "40",
-                                                        "--metric", "sluice_stream_video_target_bitrate_bps"])
+        let (_, json, _) = try CLI.browserCheck(
+            "play", "adaptive-view", serve: ["--pipeline", path], port: 18476,
+            extra: [
+                "--min-frames", "30", "--measure", "6", "--timeout", "40",
+                "--metric", "sluice_stream_video_target_bitrate_bps"
+            ])
         print("BrowserEndToEnd adaptive:", json)
         XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
         let start = try XCTUnwrap((json["metricStart"] as? NSNumber)?.doubleValue, "the stream reports a target: \(json)")
@@ -121,9 +130,12 @@ final class BrowserEndToEndTests: XCTestCase {
                 - { name: 180p, width: 320, height: 180, bitrate: 300 }
                 - { name: 90p, width: 160, height: 90, bitrate: 100, start: true }
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let (_, json, _) = try CLI.browserCheck("play", "ladder-view", serve: ["--pipeline", path], port: 18477,
-                                                extra: ["--min-frames", "20", "--measure", "2", "--timeout", "40",
-                                                        "--wait-width", "640", "--metric", #"sluice_stream_rendition_switches_total{direction="up"}"#])
+        let (_, json, _) = try CLI.browserCheck(
+            "play", "ladder-view", serve: ["--pipeline", path], port: 18477,
+            extra: [
+                "--min-frames", "20", "--measure", "2", "--timeout", "40",
+                "--wait-width", "640", "--metric", #"sluice_stream_rendition_switches_total{direction="up"}"#
+            ])
         print("BrowserEndToEnd ladder:", json)
         XCTAssertEqual(json["startWidth"] as? Int, 160, "Chromium starts on the least rung: \(json)")
         XCTAssertEqual(json["width"] as? Int, 640, "and ends on the best: \(json)")
@@ -139,8 +151,9 @@ final class BrowserEndToEndTests: XCTestCase {
     /// DELETE (browser_check.py waits for the viewer to be gone after Stop).
     func testBrowserPlaysWithABearerToken() throws {
         try CLI.requireBrowserTools()
-        let (_, json, _) = try CLI.browserCheck("play", "server", serve: ["--pipeline", "Pipelines/server.yaml", "--token", "s3cret"],
-                                                port: 18474, extra: ["--token", "s3cret", "--measure", "0", "--timeout", "40"])
+        let (_, json, _) = try CLI.browserCheck(
+            "play", "server", serve: ["--pipeline", "Pipelines/server.yaml", "--token", "s3cret"],
+            port: 18474, extra: ["--token", "s3cret", "--measure", "0", "--timeout", "40"])
         XCTAssertGreaterThanOrEqual(json["framesDecoded"] as? Int ?? 0, 30, "\(json)")
     }
 
@@ -148,8 +161,9 @@ final class BrowserEndToEndTests: XCTestCase {
     /// `sluice serve --receive Pipelines/server.yaml`, whose receive pipeline decodes them.
     func testBrowserPublishesCameraOverWHIP() throws {
         try CLI.requireBrowserTools()
-        let (_, json, whip) = try CLI.browserCheck("publish", "server", serve: ["--receive", "Pipelines/server.yaml"], port: 18473,
-                                                   extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"])
+        let (_, json, whip) = try CLI.browserCheck(
+            "publish", "server", serve: ["--receive", "Pipelines/server.yaml"], port: 18473,
+            extra: ["--min-frames", "30", "--measure", "3", "--timeout", "40"])
         print("BrowserEndToEnd publish:", json, "server:", whip)
         XCTAssertGreaterThanOrEqual(json["framesSent"] as? Int ?? 0, 30, "\(json)")
         // The server's own account, after the browser's DELETE ended the session.

@@ -30,35 +30,41 @@ extension CLI {
     /// (bounded) until it answers, runs the shell command `client` (`$URL` is the server's
     /// base URL, `$PYTHON` the selenium venv's Python), appends `AFTER:` and the server's
     /// `/whip.json` to stdout, and stops the server. The result's status is the client's.
-    static func runClientWithServer(serve serveArgs: [String], port: Int, client: String,
-                                    env: [String: String] = [:], timeout: Double = 150) throws -> CLIResult {
+    static func runClientWithServer(
+        serve serveArgs: [String], port: Int, client: String,
+        env: [String: String] = [:], timeout: Double = 150
+    ) throws -> CLIResult {
         let script = """
-        ip link set lo up
-        URL=http://127.0.0.1:\(port); export URL
-        "$SLUICE" serve --port \(port) \(Shell.quote(serveArgs)) >&2 &
-        server=$!
-        # Wait (bounded) until the server answers.
-        i=0; until curl -s -m 1 -o /dev/null "$URL/status.json"; do
-          i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer within 15 s" >&2; kill $server; exit 90; }
-          kill -0 $server 2>/dev/null || { echo "sluice serve exited" >&2; exit 91; }
-          sleep 0.05
-        done
-        \(client)
-        status=$?
-        echo; echo AFTER:; curl -s -m 5 "$URL/whip.json"; echo
-        kill -INT $server; wait $server
-        exit $status
-        """
-        return try execute(inNamespace: script,
-                           env: env.merging(["SLUICE": binary.path, "PYTHON": Repository.python]) { a, _ in a },
-                           timeout: timeout, reportPath: nil)
+            ip link set lo up
+            URL=http://127.0.0.1:\(port); export URL
+            "$SLUICE" serve --port \(port) \(Shell.quote(serveArgs)) >&2 &
+            server=$!
+            # Wait (bounded) until the server answers.
+            i=0; until curl -s -m 1 -o /dev/null "$URL/status.json"; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer within 15 s" >&2; kill $server; exit 90; }
+              kill -0 $server 2>/dev/null || { echo "sluice serve exited" >&2; exit 91; }
+              sleep 0.05
+            done
+            \(client)
+            status=$?
+            echo; echo AFTER:; curl -s -m 5 "$URL/whip.json"; echo
+            kill -INT $server; wait $server
+            exit $status
+            """
+        return try execute(
+            inNamespace: script,
+            env: env.merging(["SLUICE": binary.path, "PYTHON": Repository.python]) { a, _ in a },
+            timeout: timeout, reportPath: nil)
     }
 
     /// Runs `Tests/Browser/browser_check.py mode $URL name extra…` against a fresh server and
     /// returns its result, its JSON line, and the server's `/whip.json` afterwards.
-    static func browserCheck(_ mode: String, _ name: String, serve: [String], port: Int, extra: [String] = [],
-                             env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws
-        -> (result: CLIResult, json: [String: Any], whip: [String: Any]) {
+    static func browserCheck(
+        _ mode: String, _ name: String, serve: [String], port: Int, extra: [String] = [],
+        env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) throws
+        -> (result: CLIResult, json: [String: Any], whip: [String: Any])
+    {
         let q = (["Tests/Browser/browser_check.py", mode] + ["\"$URL\""] + [name] + extra)
         let client = "\"$PYTHON\" " + q.map { $0 == "\"$URL\"" ? $0 : "'\($0)'" }.joined(separator: " ")
         let r = try runClientWithServer(serve: serve, port: port, client: client, env: env)
@@ -67,7 +73,9 @@ extension CLI {
         let jsonLine = parts.first?.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
         let json = (try? JSONSerialization.jsonObject(with: Data(jsonLine.utf8))) as? [String: Any]
         let whip = (try? JSONSerialization.jsonObject(with: Data((parts.last ?? "").utf8))) as? [String: Any]
-        return (r, try XCTUnwrap(json, "no JSON line from browser_check.py: \(r.stdout)\n\(r.stderr.suffix(3000))", file: file, line: line),
-                whip ?? [:])
+        return (
+            r, try XCTUnwrap(json, "no JSON line from browser_check.py: \(r.stdout)\n\(r.stderr.suffix(3000))", file: file, line: line),
+            whip ?? [:]
+        )
     }
 }

@@ -26,30 +26,37 @@ enum CLI {
 
     /// Runs `sluice args…` inside a fresh network namespace that has only loopback, so no
     /// test can reach anything else. Waits at most `timeout` seconds, then kills it.
-    static func run(_ args: [String], env: [String: String] = [:], timeout: Double = 60,
-                    isolated: Bool = true, report: Bool = false,
-                    onStdoutLine: (@Sendable (String, Process) -> Void)? = nil) throws -> CLIResult {
+    static func run(
+        _ args: [String], env: [String: String] = [:], timeout: Double = 60,
+        isolated: Bool = true, report: Bool = false,
+        onStdoutLine: (@Sendable (String, Process) -> Void)? = nil
+    ) throws -> CLIResult {
         var args = args
         let reportPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("sluice-report-\(UUID().uuidString).json").path
         if report { args += ["--report", reportPath] }
         let command = isolated ? NetworkNamespace.loopbackOnly(binary, args) : (executable: binary, arguments: args)
-        return try execute(command.executable, command.arguments, env: env, timeout: timeout,
-                           reportPath: report ? reportPath : nil, onStdoutLine: onStdoutLine)
+        return try execute(
+            command.executable, command.arguments, env: env, timeout: timeout,
+            reportPath: report ? reportPath : nil, onStdoutLine: onStdoutLine)
     }
 
     /// Runs the shell `script` in a fresh network namespace (`NetworkNamespace.shell`; the
     /// script brings loopback up), as `execute` runs a process.
-    static func execute(inNamespace script: String, env: [String: String], timeout: Double,
-                        reportPath: String?) throws -> CLIResult {
+    static func execute(
+        inNamespace script: String, env: [String: String], timeout: Double,
+        reportPath: String?
+    ) throws -> CLIResult {
         let command = NetworkNamespace.shell(script)
         return try execute(command.executable, command.arguments, env: env, timeout: timeout, reportPath: reportPath)
     }
 
     /// Runs a process from the package root (`ProcessRunner.run`: output collected, lines as
     /// they come, killed after `timeout`), and reads the JSON report at `reportPath` if given.
-    static func execute(_ executable: URL, _ arguments: [String], env: [String: String], timeout: Double,
-                        reportPath: String?, onStdoutLine: (@Sendable (String, Process) -> Void)? = nil) throws -> CLIResult {
+    static func execute(
+        _ executable: URL, _ arguments: [String], env: [String: String], timeout: Double,
+        reportPath: String?, onStdoutLine: (@Sendable (String, Process) -> Void)? = nil
+    ) throws -> CLIResult {
         let r = try ProcessRunner.run(executable, arguments, environment: env, timeout: timeout, onStdoutLine: onStdoutLine)
         var json: [String: Any]?
         if let reportPath, let data = FileManager.default.contents(atPath: reportPath) {
@@ -64,24 +71,27 @@ extension CLI {
     /// Runs `sluice serve serveArgs…` and, once it answers on `port`, `sluice runArgs…`, both
     /// in one loopback-only namespace; the server is stopped afterwards. Returns the run's result.
     /// `after`: a server path whose body is appended to stdout after the run (e.g. `/whip.json`).
-    static func runWithServer(serve serveArgs: [String], port: Int, run runArgs: [String], env: [String: String] = [:],
-                              after: String? = nil, timeout: Double = 90) throws -> CLIResult {
+    static func runWithServer(
+        serve serveArgs: [String], port: Int, run runArgs: [String], env: [String: String] = [:],
+        after: String? = nil, timeout: Double = 90
+    ) throws -> CLIResult {
         let reportPath = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-report-\(UUID().uuidString).json").path
         let script = """
-        ip link set lo up
-        # Multicast on loopback, for files that find their peer with multicast DNS (kind: lan).
-        ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
-        "$SLUICE" serve --port \(port) \(Shell.quote(serveArgs)) >/dev/null 2>&1 &
-        server=$!
-        # Wait (bounded) until the server answers.
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
-        "$SLUICE" run \(Shell.quote(runArgs)) --report '\(reportPath)'
-        status=$?
-        \(after.map { "echo; echo AFTER:; curl -s -m 5 http://127.0.0.1:\(port)\($0); echo" } ?? "")
-        kill -INT $server; wait $server
-        exit $status
-        """
-        return try execute(inNamespace: script,
-                           env: env.merging(["SLUICE": binary.path]) { a, _ in a }, timeout: timeout, reportPath: reportPath)
+            ip link set lo up
+            # Multicast on loopback, for files that find their peer with multicast DNS (kind: lan).
+            ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
+            "$SLUICE" serve --port \(port) \(Shell.quote(serveArgs)) >/dev/null 2>&1 &
+            server=$!
+            # Wait (bounded) until the server answers.
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            "$SLUICE" run \(Shell.quote(runArgs)) --report '\(reportPath)'
+            status=$?
+            \(after.map { "echo; echo AFTER:; curl -s -m 5 http://127.0.0.1:\(port)\($0); echo" } ?? "")
+            kill -INT $server; wait $server
+            exit $status
+            """
+        return try execute(
+            inNamespace: script,
+            env: env.merging(["SLUICE": binary.path]) { a, _ in a }, timeout: timeout, reportPath: reportPath)
     }
 }

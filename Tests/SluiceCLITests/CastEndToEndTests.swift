@@ -39,36 +39,37 @@ final class CastEndToEndTests: XCTestCase {
         """.write(toFile: "\(d)/view.yaml", atomically: true, encoding: .utf8)
         let root = Repository.root.path
         let script = """
-        ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
-        cd '\(root)'
-        gst-launch-1.0 -q videotestsrc num-buffers=90 pattern=red ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! webmmux ! filesink location=\(d)/first.webm || exit 91
-        gst-launch-1.0 -q videotestsrc num-buffers=600 pattern=blue ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! webmmux ! filesink location=\(d)/second.webm || exit 92
-        (cd \(d) && exec python3 -m http.server 18710 --bind 127.0.0.1 > /dev/null 2>&1) &
-        web=$!
-        SLUICE_CAST_WIDTH=640 SLUICE_CAST_HEIGHT=360 "$SLUICE" serve --port 18662 --pipeline Pipelines/cast-receiver.yaml --cast "Sluice Test TV" \\
-          --cast-allow file: --cast-allow http://127.0.0.1:18710/ --cast-size 640x360 > \(d)/serve.out 2>&1 &
-        serve=$!
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18662/status.json && curl -s -m 1 -o /dev/null http://127.0.0.1:18710/; do
-          i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
-        '\(Repository.python)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm \\
-          --timeout 15 --hold-until \(d)/viewed > \(d)/sender.out 2> \(d)/sender.err &
-        sender=$!
-        # While the queued item plays, a WHEP viewer records what the receiver serves.
-        i=0; until grep -q QUEUED \(d)/sender.out 2>/dev/null; do i=$((i+1)); [ $i -lt 1200 ] || break; kill -0 $sender 2>/dev/null || break; sleep 0.05; done
-        "$SLUICE" run \(d)/view.yaml --duration 3 --quiet > /dev/null 2> \(d)/view.err; echo "VIEW-STATUS: $?"
-        touch \(d)/viewed
-        wait $sender; echo "SENDER-STATUS: $?"
-        echo "SENDER: $(grep '^{' \(d)/sender.out)"
-        echo "SENDER-ERR: $(grep -v 'Failed to determine cast type' \(d)/sender.err | tr '\\n' ' ' | cut -c1-800)"
-        echo "VIEW-ERR: $(tr '\\n' ' ' < \(d)/view.err | cut -c1-600)"
-        kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
-        kill $web
-        gst-launch-1.0 -q filesrc location=\(d)/view.mkv ! matroskademux ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(d)/view.rgb
-        echo "DECODE-STATUS: $?"
-        echo "SERVE: $(tr '\\n' ' ' < \(d)/serve.out | cut -c1-600)"
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
+            ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
+            cd '\(root)'
+            gst-launch-1.0 -q videotestsrc num-buffers=90 pattern=red ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! webmmux ! filesink location=\(d)/first.webm || exit 91
+            gst-launch-1.0 -q videotestsrc num-buffers=600 pattern=blue ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! webmmux ! filesink location=\(d)/second.webm || exit 92
+            (cd \(d) && exec python3 -m http.server 18710 --bind 127.0.0.1 > /dev/null 2>&1) &
+            web=$!
+            SLUICE_CAST_WIDTH=640 SLUICE_CAST_HEIGHT=360 "$SLUICE" serve --port 18662 --pipeline Pipelines/cast-receiver.yaml --cast "Sluice Test TV" \\
+              --cast-allow file: --cast-allow http://127.0.0.1:18710/ --cast-size 640x360 > \(d)/serve.out 2>&1 &
+            serve=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18662/status.json && curl -s -m 1 -o /dev/null http://127.0.0.1:18710/; do
+              i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
+            '\(Repository.python)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm \\
+              --timeout 15 --hold-until \(d)/viewed > \(d)/sender.out 2> \(d)/sender.err &
+            sender=$!
+            # While the queued item plays, a WHEP viewer records what the receiver serves.
+            i=0; until grep -q QUEUED \(d)/sender.out 2>/dev/null; do i=$((i+1)); [ $i -lt 1200 ] || break; kill -0 $sender 2>/dev/null || break; sleep 0.05; done
+            "$SLUICE" run \(d)/view.yaml --duration 3 --quiet > /dev/null 2> \(d)/view.err; echo "VIEW-STATUS: $?"
+            touch \(d)/viewed
+            wait $sender; echo "SENDER-STATUS: $?"
+            echo "SENDER: $(grep '^{' \(d)/sender.out)"
+            echo "SENDER-ERR: $(grep -v 'Failed to determine cast type' \(d)/sender.err | tr '\\n' ' ' | cut -c1-800)"
+            echo "VIEW-ERR: $(tr '\\n' ' ' < \(d)/view.err | cut -c1-600)"
+            kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
+            kill $web
+            gst-launch-1.0 -q filesrc location=\(d)/view.mkv ! matroskademux ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(d)/view.rgb
+            echo "DECODE-STATUS: $?"
+            echo "SERVE: $(tr '\\n' ' ' < \(d)/serve.out | cut -c1-600)"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
         let l = lines(r.stdout)
         XCTAssertEqual(l["SENDER-STATUS"], "0", r.stdout + r.stderr)
         let seen = (l["SENDER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
@@ -78,8 +79,9 @@ final class CastEndToEndTests: XCTestCase {
         XCTAssertEqual(seen["app"] as? String, "Default Media Receiver")
         let first = seen["first"] as? [String: Any]
         XCTAssertEqual(first?["content"] as? String, "file://\(d)/first.webm")
-        XCTAssertGreaterThanOrEqual(((first?["time_to"] as? NSNumber)?.doubleValue ?? 0) - ((first?["time_from"] as? NSNumber)?.doubleValue ?? 0), 1.0,
-                                    "currentTime moved: \(seen)")
+        XCTAssertGreaterThanOrEqual(
+            ((first?["time_to"] as? NSNumber)?.doubleValue ?? 0) - ((first?["time_from"] as? NSNumber)?.doubleValue ?? 0), 1.0,
+            "currentTime moved: \(seen)")
         XCTAssertEqual((first?["duration"] as? NSNumber)?.doubleValue ?? 0, 3, accuracy: 0.2, "the file's own duration")
         XCTAssertEqual((seen["second_sees"] as? [String: Any])?["content"] as? String, "file://\(d)/first.webm")
         XCTAssertEqual((seen["paused"] as? [String: Any])?["second"] as? String, "PAUSED", "the pause reached the other sender")
@@ -109,16 +111,17 @@ final class CastEndToEndTests: XCTestCase {
     func testHostileSendersGetErrorsOrClosesAndTheReceiverKeepsServing() throws {
         try requireSender()
         let script = """
-        ip link set lo up
-        cd '\(Repository.root.path)'
-        "$SLUICE" serve --port 18663 --pipeline Pipelines/cast-receiver.yaml --cast "Hostile TV" --cast-port 18009 --cast-allow file: > /dev/null 2>&1 &
-        serve=$!
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18663/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
-        echo "HOSTILE: $('\(Repository.python)' Tests/Interop/cast/cast_hostile.py 127.0.0.1 18009 --senders 100)"
-        kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path], timeout: 120, reportPath: nil)
+            ip link set lo up
+            cd '\(Repository.root.path)'
+            "$SLUICE" serve --port 18663 --pipeline Pipelines/cast-receiver.yaml --cast "Hostile TV" --cast-port 18009 --cast-allow file: > /dev/null 2>&1 &
+            serve=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18663/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
+            echo "HOSTILE: $('\(Repository.python)' Tests/Interop/cast/cast_hostile.py 127.0.0.1 18009 --senders 100)"
+            kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path], timeout: 120, reportPath: nil)
         let l = lines(r.stdout)
         let got = (l["HOSTILE"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         for closing in ["bad-length", "broken-protobuf", "oversized", "tls-garbage"] {
@@ -152,41 +155,42 @@ final class CastEndToEndTests: XCTestCase {
                 + "! webmmux name=m ! filesink location=\(d)/\(colour).webm audiotestsrc num-buffers=500 freq=\(hz) ! audio/x-raw,rate=48000,channels=2 ! opusenc ! m."
         }
         let script = """
-        ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
-        cd '\(root)'
-        \(media("red", 700)) || exit 91
-        \(media("blue", 1500)) || exit 92
-        SLUICE_CAST_NAME="Sluice Run TV" SLUICE_CAST_PORT=18012 SLUICE_CAST_ALLOW=file: SLUICE_CAST_SIZE=320x240 SLUICE_RECORDING=\(d)/cast.mkv \
-          "$SLUICE" run Pipelines/cast-record.yaml --duration 40 --log-level info --report \(d)/run.json > \(d)/run.out 2>&1 &
-        run=$!
-        i=0; until grep -q 'accepts senders' \(d)/run.out; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
-        cd Tests/Interop/cast && '\(Repository.python)' cast_queue.py "Sluice Run TV" file://\(d)/red.webm file://\(d)/blue.webm --dwell 1.5 > \(d)/queue.out 2> \(d)/queue.err
-        echo "QUEUE-STATUS: $?"
-        echo "QUEUE: $(grep '^{' \(d)/queue.out)"
-        echo "QUEUE-ERR: $(grep -v 'Failed to determine cast type' \(d)/queue.err | tr '\\n' ' ' | cut -c1-800)"
-        kill -INT $run; wait $run; echo "RUN-STATUS: $?"
-        echo "RUN: $(grep -v '^ *[0-9.]*s  send' \(d)/run.out | tr '\\n' ' ' | cut -c1-800)"
-        gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=v v.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB,width=320,height=240 ! filesink location=\(d)/cast.rgb
-        gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=a a.audio_0 ! queue ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! filesink location=\(d)/cast.pcm
-        echo "SEEN: $('\(Repository.python)' -c '
-        import json, numpy, sys
-        frames = numpy.fromfile(sys.argv[1], dtype=numpy.uint8).reshape(-1, 240, 320, 3)
-        runs = []
-        for f in frames:
-            r, g, b = (int(x) for x in f[120, 160])
-            c = "red" if r > 200 and g < 60 and b < 60 else "blue" if b > 200 and r < 60 and g < 60 else "black" if max(r, g, b) < 40 else "other"
-            if runs and runs[-1][0] == c:
-                runs[-1][1] += 1
-            else:
-                runs.append([c, 1])
-        pcm = numpy.fromfile(sys.argv[2], dtype="<i2").astype(float)[-48000:]
-        spectrum = numpy.abs(numpy.fft.rfft(pcm * numpy.hanning(len(pcm))))
-        floor = float(numpy.median(spectrum)) or 1.0
-        at = lambda hz: float(spectrum[int(hz * len(pcm) / 48000) - 3:int(hz * len(pcm) / 48000) + 4].max()) / floor
-        print(json.dumps({"runs": runs, "700": at(700), "1500": at(1500)}))' \(d)/cast.rgb \(d)/cast.pcm)"
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
+            ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
+            cd '\(root)'
+            \(media("red", 700)) || exit 91
+            \(media("blue", 1500)) || exit 92
+            SLUICE_CAST_NAME="Sluice Run TV" SLUICE_CAST_PORT=18012 SLUICE_CAST_ALLOW=file: SLUICE_CAST_SIZE=320x240 SLUICE_RECORDING=\(d)/cast.mkv \
+              "$SLUICE" run Pipelines/cast-record.yaml --duration 40 --log-level info --report \(d)/run.json > \(d)/run.out 2>&1 &
+            run=$!
+            i=0; until grep -q 'accepts senders' \(d)/run.out; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
+            cd Tests/Interop/cast && '\(Repository.python)' cast_queue.py "Sluice Run TV" file://\(d)/red.webm file://\(d)/blue.webm --dwell 1.5 > \(d)/queue.out 2> \(d)/queue.err
+            echo "QUEUE-STATUS: $?"
+            echo "QUEUE: $(grep '^{' \(d)/queue.out)"
+            echo "QUEUE-ERR: $(grep -v 'Failed to determine cast type' \(d)/queue.err | tr '\\n' ' ' | cut -c1-800)"
+            kill -INT $run; wait $run; echo "RUN-STATUS: $?"
+            echo "RUN: $(grep -v '^ *[0-9.]*s  send' \(d)/run.out | tr '\\n' ' ' | cut -c1-800)"
+            gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=v v.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB,width=320,height=240 ! filesink location=\(d)/cast.rgb
+            gst-launch-1.0 -q filesrc location=\(d)/cast.mkv ! matroskademux name=a a.audio_0 ! queue ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! filesink location=\(d)/cast.pcm
+            echo "SEEN: $('\(Repository.python)' -c '
+            import json, numpy, sys
+            frames = numpy.fromfile(sys.argv[1], dtype=numpy.uint8).reshape(-1, 240, 320, 3)
+            runs = []
+            for f in frames:
+                r, g, b = (int(x) for x in f[120, 160])
+                c = "red" if r > 200 and g < 60 and b < 60 else "blue" if b > 200 and r < 60 and g < 60 else "black" if max(r, g, b) < 40 else "other"
+                if runs and runs[-1][0] == c:
+                    runs[-1][1] += 1
+                else:
+                    runs.append([c, 1])
+            pcm = numpy.fromfile(sys.argv[2], dtype="<i2").astype(float)[-48000:]
+            spectrum = numpy.abs(numpy.fft.rfft(pcm * numpy.hanning(len(pcm))))
+            floor = float(numpy.median(spectrum)) or 1.0
+            at = lambda hz: float(spectrum[int(hz * len(pcm) / 48000) - 3:int(hz * len(pcm) / 48000) + 4].max()) / floor
+            print(json.dumps({"runs": runs, "700": at(700), "1500": at(1500)}))' \(d)/cast.rgb \(d)/cast.pcm)"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path], timeout: 150, reportPath: nil)
         let l = lines(r.stdout)
         let raw = r.stdout + r.stderr
         XCTAssertEqual(l["QUEUE-STATUS"], "0", raw)
@@ -206,8 +210,9 @@ final class CastEndToEndTests: XCTestCase {
         XCTAssertEqual(runs, ["red", "blue", "red"].reduce(into: runs.first == "black" ? ["black"] : []) { $0.append($1) }, "\(seen)")
         XCTAssertTrue(runs.first == "black" || runs.first == "red", "\(seen)")
         XCTAssertGreaterThan((seen["700"] as? NSNumber)?.doubleValue ?? 0, 100, "the red item's tone at the end: \(seen)")
-        XCTAssertLessThan((seen["1500"] as? NSNumber)?.doubleValue ?? .infinity, ((seen["700"] as? NSNumber)?.doubleValue ?? 0) / 1000,
-                          "the blue item's tone is gone (at most a thousandth of the red one's): \(seen)")
+        XCTAssertLessThan(
+            (seen["1500"] as? NSNumber)?.doubleValue ?? .infinity, ((seen["700"] as? NSNumber)?.doubleValue ?? 0) / 1000,
+            "the blue item's tone is gone (at most a thousandth of the red one's): \(seen)")
         let report = (FileManager.default.contents(atPath: "\(d)/run.json").flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
         XCTAssertEqual((report["session"] as? [String: Any])?["role"] as? String, "cast receiver", "\(report)")
         XCTAssertEqual((((report["receive"] as? [String: Any])?["video"] as? [String: Any])?["width"] as? NSNumber)?.intValue, 320, "\(report)")

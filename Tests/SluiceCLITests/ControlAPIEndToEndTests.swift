@@ -12,10 +12,11 @@ final class ControlAPIEndToEndTests: XCTestCase {
     /// the allowed folder.
     func testServeCreatesControlsAndStopsAPipeline() throws {
         let client = """
-        "$PYTHON" Tests/Operate/control_check.py serve "$URL" --admin adm1n --viewer v1ew --aiortc Tests/Interop/aiortc/aiortc_peer.py
-        """
-        let r = try CLI.runClientWithServer(serve: ["--admin-token", "adm1n", "--viewer-token", "v1ew", "--pipelines-dir", "Pipelines"],
-                                            port: 18941, client: client, timeout: 150)
+            "$PYTHON" Tests/Operate/control_check.py serve "$URL" --admin adm1n --viewer v1ew --aiortc Tests/Interop/aiortc/aiortc_peer.py
+            """
+        let r = try CLI.runClientWithServer(
+            serve: ["--admin-token", "adm1n", "--viewer-token", "v1ew", "--pipelines-dir", "Pipelines"],
+            port: 18941, client: client, timeout: 150)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         let j = try InteropAiortcTests.json(r)
 
@@ -103,17 +104,18 @@ final class ControlAPIEndToEndTests: XCTestCase {
     /// arrives at the other end, and the API's stop ends the run with exit 0.
     func testRunControlMutesSendsAndStops() throws {
         let script = """
-        ip link set lo up
-        URL=http://127.0.0.1:18942
-        "$SLUICE" run Pipelines/control-loopback.yaml --control 127.0.0.1:18942 --duration 60 --quiet &
-        run=$!
-        i=0; until curl -s -m 1 -o /dev/null "$URL/api/v1/pipelines"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-        "$PYTHON" Tests/Operate/control_check.py run "$URL" || exit 91
-        wait $run
-        echo EXIT: $?
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: nil)
+            ip link set lo up
+            URL=http://127.0.0.1:18942
+            "$SLUICE" run Pipelines/control-loopback.yaml --control 127.0.0.1:18942 --duration 60 --quiet &
+            run=$!
+            i=0; until curl -s -m 1 -o /dev/null "$URL/api/v1/pipelines"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            "$PYTHON" Tests/Operate/control_check.py run "$URL" || exit 91
+            wait $run
+            echo EXIT: $?
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: nil)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         let line = r.stdout.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? ""
         let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], r.stdout)
@@ -143,13 +145,14 @@ extension ControlAPIEndToEndTests {
     /// itself); `testServeCreatesControlsAndStopsAPipeline` reads it.
     func testSchemathesisFindsNoServerErrorAndNoResponseOutsideTheSchema() throws {
         let client = """
-        "$(dirname "$PYTHON")/schemathesis" run "$URL/openapi.yaml" --url "$URL/api/v1" -H 'Authorization: Bearer adm1n' \
-          --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-          --exclude-operation-id streamEvents --phases examples,coverage,fuzzing --max-examples 20 --seed 7 \
-          --workers 1 --no-color --request-timeout 10
-        """
-        let r = try CLI.runClientWithServer(serve: ["--admin-token", "adm1n", "--pipeline", "Pipelines/serve-testsrc.yaml"],
-                                            port: 18943, client: client, timeout: 400)
+            "$(dirname "$PYTHON")/schemathesis" run "$URL/openapi.yaml" --url "$URL/api/v1" -H 'Authorization: Bearer adm1n' \
+              --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+              --exclude-operation-id streamEvents --phases examples,coverage,fuzzing --max-examples 20 --seed 7 \
+              --workers 1 --no-color --request-timeout 10
+            """
+        let r = try CLI.runClientWithServer(
+            serve: ["--admin-token", "adm1n", "--pipeline", "Pipelines/serve-testsrc.yaml"],
+            port: 18943, client: client, timeout: 400)
         XCTAssertEqual(r.status, 0, "schemathesis found problems:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(2000))")
         XCTAssertTrue(r.stdout.contains("passed"), r.stdout.suffix(3000) + "")
     }
@@ -162,8 +165,8 @@ extension ControlAPIEndToEndTests {
     /// figure is from 1,000 cycles, this test runs fewer to keep the suite short.)
     func testCreateStopCyclesLeakNothing() throws {
         let client = """
-        "$PYTHON" Tests/Operate/cycles.py "$URL" --token t0k --cycles 150 --warmup 10
-        """
+            "$PYTHON" Tests/Operate/cycles.py "$URL" --token t0k --cycles 150 --warmup 10
+            """
         let r = try CLI.runClientWithServer(serve: ["--token", "t0k"], port: 18944, client: client, timeout: 400)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         let j = try InteropAiortcTests.json(r)

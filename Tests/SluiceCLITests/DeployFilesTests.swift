@@ -11,14 +11,19 @@ final class DeployFilesTests: XCTestCase {
     static let k8s = Repository.root.appendingPathComponent("deploy/k8s")
 
     private func validate(_ files: [String]) throws -> CLIResult {
-        try CLI.execute(Repository.root.appendingPathComponent(".venv/bin/kubernetes-validate"), ["--strict"] + files,
-                        env: [:], timeout: 120, reportPath: nil)
+        try CLI.execute(
+            Repository.root.appendingPathComponent(".venv/bin/kubernetes-validate"), ["--strict"] + files,
+            env: [:], timeout: 120, reportPath: nil)
     }
 
     func testManifestsValidateAgainstTheKubernetesSchemas() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.k8s.path).filter { $0.hasSuffix(".yaml") }.sorted()
-        XCTAssertEqual(Set(files), ["configmap.yaml", "deployment.yaml", "hpa.yaml", "prometheus-adapter-rules.yaml",
-                                    "secret.yaml", "service.yaml"])
+        XCTAssertEqual(
+            Set(files),
+            [
+                "configmap.yaml", "deployment.yaml", "hpa.yaml", "prometheus-adapter-rules.yaml",
+                "secret.yaml", "service.yaml"
+            ])
         let r = try validate(files.map { Self.k8s.appendingPathComponent($0).path })
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertEqual(r.stdout.components(separatedBy: " passed for resource ").count - 1, files.count, r.stdout + r.stderr)
@@ -59,20 +64,21 @@ final class DeployFilesTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         try camera.write(to: dir.appendingPathComponent("camera.yaml"), atomically: true, encoding: .utf8)
         let mapped = args.dropFirst().map { $0.replacingOccurrences(of: "/etc/sluice/pipelines", with: dir.path) }
-            .filter { $0 != "--host=0.0.0.0" }  // loopback only here
+            .filter { $0 != "--host=0.0.0.0" } // loopback only here
         let quoted = mapped.map { "'\($0)'" }.joined(separator: " ")
         let script = """
-        ip link set lo up
-        "$SLUICE" serve \(quoted) --port 18951 --token t0k 2>serve.err &
-        s=$!
-        i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18951/readyz)" = 200 ]; do
-          i=$((i+1)); [ $i -lt 300 ] || { echo NEVER_READY; cat serve.err; exit 90; }; sleep 0.05; done
-        echo READY
-        kill -TERM $s; wait $s; echo EXIT: $?
-        head -c 2000 serve.err
-        """
-        let r = try CLI.execute(inNamespace: "cd \(dir.path) && " + script,
-                                env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: nil)
+            ip link set lo up
+            "$SLUICE" serve \(quoted) --port 18951 --token t0k 2>serve.err &
+            s=$!
+            i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18951/readyz)" = 200 ]; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo NEVER_READY; cat serve.err; exit 90; }; sleep 0.05; done
+            echo READY
+            kill -TERM $s; wait $s; echo EXIT: $?
+            head -c 2000 serve.err
+            """
+        let r = try CLI.execute(
+            inNamespace: "cd \(dir.path) && " + script,
+            env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: nil)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("READY"), r.stdout)
         XCTAssertTrue(r.stdout.contains("EXIT: 0"), r.stdout)
@@ -89,8 +95,9 @@ final class DeployFilesTests: XCTestCase {
         XCTAssertTrue(ci.contains("Scripts/install.sh"), ci)
         // Each profile the Containerfile uses is one install.sh knows.
         for profile in ["build", "runtime"] {
-            let r = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), [Repository.path("Scripts/install.sh")],
-                                    env: ["SLUICE_PROFILE": profile], timeout: 300, reportPath: nil)
+            let r = try CLI.execute(
+                URL(fileURLWithPath: "/bin/bash"), [Repository.path("Scripts/install.sh")],
+                env: ["SLUICE_PROFILE": profile], timeout: 300, reportPath: nil)
             XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         }
     }

@@ -90,8 +90,9 @@ final class DocsSnippetTests: XCTestCase {
                 if target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:") || target.hasPrefix("#") { continue }
                 let path = String(target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0])
                 let resolved = Repository.root.appendingPathComponent(base.isEmpty ? path : "\(base)/\(path)").standardizedFileURL
-                XCTAssertTrue(FileManager.default.fileExists(atPath: resolved.path),
-                              "\(document):\(link.line): the link '\(target)' points to \(resolved.path), which does not exist")
+                XCTAssertTrue(
+                    FileManager.default.fileExists(atPath: resolved.path),
+                    "\(document):\(link.line): the link '\(target)' points to \(resolved.path), which does not exist")
             }
         }
     }
@@ -117,11 +118,13 @@ final class DocsSnippetTests: XCTestCase {
         let blocks = try Self.allBlocks()
         XCTAssertGreaterThan(blocks.count, 20, "found only \(blocks.count) fenced blocks in README.md and docs/")
         for (i, block) in blocks.enumerated() {
-            XCTAssertTrue(Self.knownInfo.contains(block.info),
-                          "\(block.place): a fenced block with info string '\(block.info)'; use one of \(Self.knownInfo.sorted()) (docs/README.md)")
+            XCTAssertTrue(
+                Self.knownInfo.contains(block.info),
+                "\(block.place): a fenced block with info string '\(block.info)'; use one of \(Self.knownInfo.sorted()) (docs/README.md)")
             if block.info == "yaml error" {
                 let next: Block? = i + 1 < blocks.count && blocks[i + 1].document == block.document ? blocks[i + 1] : nil
-                XCTAssertEqual(next?.info, "text", "\(block.place): a `yaml error` block must be followed by a `text` block with the expected FILE:LINE:COL: message")
+                XCTAssertEqual(
+                    next?.info, "text", "\(block.place): a `yaml error` block must be followed by a `text` block with the expected FILE:LINE:COL: message")
             }
         }
     }
@@ -129,26 +132,27 @@ final class DocsSnippetTests: XCTestCase {
     // MARK: - Pipeline snippets
 
     static let minimalSend = """
-    send:
-      video:
-        capture: { kind: test, width: 320, height: 240, fps: 30 }
-        encode: { codec: vp8 }
+        send:
+          video:
+            capture: { kind: test, width: 320, height: 240, fps: 30 }
+            encode: { codec: vp8 }
 
-    """
+        """
     static let minimalReceive = """
-    receive:
-      video: { sink: stats }
+        receive:
+          video: { sink: stats }
 
-    """
+        """
 
     /// The files a yaml block is validated as: itself when it is a whole file; a `transport:`
     /// fragment with a minimal send section, then with a minimal receive section; nothing
     /// (a failure) otherwise.
     static func candidates(for block: Block) -> [String] {
-        let keys = Set(block.lines.compactMap { line -> String? in
-            guard let first = line.first, first.isLetter, let colon = line.firstIndex(of: ":") else { return nil }
-            return String(line[..<colon])
-        })
+        let keys = Set(
+            block.lines.compactMap { line -> String? in
+                guard let first = line.first, first.isLetter, let colon = line.firstIndex(of: ":") else { return nil }
+                return String(line[..<colon])
+            })
         if keys.contains("send") || keys.contains("receive") { return [block.text] }
         if keys.contains("transport") { return [block.text + minimalSend, block.text + minimalReceive] }
         return []
@@ -193,15 +197,19 @@ final class DocsSnippetTests: XCTestCase {
                 if r.status == 0 { passed = true; break }
             }
             if block.info == "yaml" {
-                XCTAssertTrue(passed, "\(block.place): this pipeline snippet does not pass `sluice validate`:\n\(outputs.joined(separator: "\n--- with a minimal receive section instead:\n"))")
+                XCTAssertTrue(
+                    passed,
+                    "\(block.place): this pipeline snippet does not pass `sluice validate`:\n\(outputs.joined(separator: "\n--- with a minimal receive section instead:\n"))"
+                )
             } else {
                 XCTAssertFalse(passed, "\(block.place): this `yaml error` snippet passes `sluice validate`; it should fail")
                 guard i + 1 < blocks.count, blocks[i + 1].info == "text" else { continue }
                 let output = outputs.joined(separator: "\n")
                 for expected in blocks[i + 1].lines where !expected.trimmingCharacters(in: .whitespaces).isEmpty {
                     let message = Self.fromLineAndColumn(expected)
-                    XCTAssertTrue(output.contains(message),
-                                  "\(block.place): expected '\(message)' (from \(blocks[i + 1].place)) in the validation output:\n\(output)")
+                    XCTAssertTrue(
+                        output.contains(message),
+                        "\(block.place): expected '\(message)' (from \(blocks[i + 1].place)) in the validation output:\n\(output)")
                 }
             }
         }
@@ -257,8 +265,10 @@ final class DocsSnippetTests: XCTestCase {
             for (segment, background) in split(text) {
                 let words = self.words(segment)
                 if words.isEmpty { continue }
-                result.append(Command(text: segment.trimmingCharacters(in: .whitespaces), words: words, background: background,
-                                      place: "\(block.document):\(lineNumber)"))
+                result.append(
+                    Command(
+                        text: segment.trimmingCharacters(in: .whitespaces), words: words, background: background,
+                        place: "\(block.document):\(lineNumber)"))
             }
         }
         return result
@@ -421,7 +431,7 @@ final class DocsSnippetTests: XCTestCase {
     }
 
     /// `sluice SUB --help` texts, each asked for once.
-    final class HelpCache: @unchecked Sendable {  // all state behind `lock`
+    final class HelpCache: @unchecked Sendable { // all state behind `lock`
         private let lock = NSLock()
         private var texts: [String: String] = [:]
         func text(_ sub: String, make: () -> String) -> String {
@@ -468,8 +478,9 @@ final class DocsSnippetTests: XCTestCase {
             .replacingOccurrences(of: ".build/debug/sluice", with: "sluice")
         let script = "ip link set lo up\n" + text
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        return try CLI.execute(inNamespace: script,
-                               env: ["PATH": path], timeout: 90, reportPath: nil)
+        return try CLI.execute(
+            inNamespace: script,
+            env: ["PATH": path], timeout: 90, reportPath: nil)
     }
 
     func testShellCommandsRunOrValidate() throws {
@@ -487,7 +498,9 @@ final class DocsSnippetTests: XCTestCase {
                 case .run:
                     let r = try runCommand(command)
                     ran.append("\(command.place): \(command.text)")
-                    XCTAssertEqual(r.status, 0, "\(command.place) (block at \(block.place)): `\(command.text)` exited \(r.status):\n\(r.stdout.suffix(3000))\n\(r.stderr.suffix(3000))")
+                    XCTAssertEqual(
+                        r.status, 0,
+                        "\(command.place) (block at \(block.place)): `\(command.text)` exited \(r.status):\n\(r.stdout.suffix(3000))\n\(r.stderr.suffix(3000))")
                 }
             }
         }

@@ -15,9 +15,12 @@ final class FailureEndToEndTests: XCTestCase {
         for name in try fm.contentsOfDirectory(atPath: system) where name.hasSuffix(".so") && name != "libgstx264.so" {
             try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: "\(system)/\(name)")
         }
-        let r = try CLI.run(["run", "Pipelines/loopback-h264.yaml", "--duration", "2"],
-                            env: ["GST_PLUGIN_SYSTEM_PATH_1_0": dir.path,
-                                  "GST_REGISTRY_1_0": dir.appendingPathComponent("registry.bin").path])
+        let r = try CLI.run(
+            ["run", "Pipelines/loopback-h264.yaml", "--duration", "2"],
+            env: [
+                "GST_PLUGIN_SYSTEM_PATH_1_0": dir.path,
+                "GST_REGISTRY_1_0": dir.appendingPathComponent("registry.bin").path
+            ])
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.contains("x264enc"), r.stderr)
         XCTAssertTrue(r.stderr.contains("apt-get install gstreamer1.0-plugins-ugly"), r.stderr)
@@ -25,9 +28,12 @@ final class FailureEndToEndTests: XCTestCase {
     }
 
     func testICEWithoutUsableAddressFailsWithinTimeout() throws {
-        let r = try CLI.run(["run", "Pipelines/loopback.yaml", "--duration", "5",
-                             "--set", "transport.ice.addresses=[]", "--set", "transport.ice.connect_timeout=2"],
-                            timeout: 30)
+        let r = try CLI.run(
+            [
+                "run", "Pipelines/loopback.yaml", "--duration", "5",
+                "--set", "transport.ice.addresses=[]", "--set", "transport.ice.connect_timeout=2"
+            ],
+            timeout: 30)
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.contains("ICE did not connect within 2 s"), r.stderr)
         XCTAssertTrue(r.stderr.contains("transport.ice.addresses"), r.stderr)
@@ -37,8 +43,11 @@ final class FailureEndToEndTests: XCTestCase {
     func testCodecTheReceiverDoesNotAcceptIsAFileError() throws {
         // In loopback both sides are in the file, so the mismatch is caught before running
         // (the runtime check for remote peers is in NegotiationTests).
-        let r = try CLI.run(["run", "Pipelines/loopback.yaml", "--duration", "3",
-                             "--set", "receive.video.codecs=[h264]"], timeout: 30)
+        let r = try CLI.run(
+            [
+                "run", "Pipelines/loopback.yaml", "--duration", "3",
+                "--set", "receive.video.codecs=[h264]"
+            ], timeout: 30)
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertTrue(r.stderr.contains("--set receive.video.codecs=[h264]:1:"), r.stderr)
         XCTAssertTrue(r.stderr.contains("h264") && r.stderr.contains("vp8"), r.stderr)

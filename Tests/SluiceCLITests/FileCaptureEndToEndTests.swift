@@ -13,9 +13,11 @@ final class FileCaptureEndToEndTests: XCTestCase {
         // 45 frames at 30 fps: a 1.5 s clip.
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        p.arguments = ["-q", "videotestsrc", "num-buffers=45", "pattern=ball", "!",
-                       "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "!", "mp4mux", "!",
-                       "filesink", "location=\(clip)"]
+        p.arguments = [
+            "-q", "videotestsrc", "num-buffers=45", "pattern=ball", "!",
+            "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "!", "mp4mux", "!",
+            "filesink", "location=\(clip)"
+        ]
         try p.run()
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)

@@ -47,9 +47,9 @@ final class InteropAiortcTests: XCTestCase {
         let run = try CLI.runClientWithServer(
             serve: ["--pipeline", "Pipelines/serve-av.yaml", "--log-level", "debug"], port: 18604,
             client: """
-            ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && \
-            "$PYTHON" \(Self.peer) whep-play "$URL/whep/serve-av" --seconds 3 --mdns-name \(name)
-            """, timeout: 90)
+                ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && \
+                "$PYTHON" \(Self.peer) whep-play "$URL/whep/serve-av" --seconds 3 --mdns-name \(name)
+                """, timeout: 90)
         XCTAssertEqual(run.status, 0, run.stderr.suffix(4000).description)
         let j = try Self.json(run)
         XCTAssertEqual(j["width"] as? Int, 640, "\(j)")
@@ -89,17 +89,18 @@ final class InteropAiortcTests: XCTestCase {
         for (codec, port, restrict) in [("vp8", 18605, true), ("h264", 18606, true), ("h264", 18608, false)] {
             let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-aiortc-\(UUID().uuidString).json").path
             let script = """
-            ip link set lo up
-            "$PYTHON" \(Self.peer) whep-serve --port \(port) --seconds 40 --codec \(codec) \(restrict ? "" : "--only-codec") &
-            peer=$!
-            i=0; until curl -s -m 1 -o /dev/null -X OPTIONS http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-            SLUICE_WHEP=http://127.0.0.1:\(port)/whep/aiortc "$SLUICE" run Pipelines/whep-play.yaml \(restrict ? "--set 'receive.video.codecs=[\(codec)]'" : "") --duration \(Int(Self.seconds) + 1) --quiet --report '\(report)'
-            status=$?
-            kill $peer; wait $peer
-            exit $status
-            """
-            let r = try CLI.execute(inNamespace: script,
-                                    env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
+                ip link set lo up
+                "$PYTHON" \(Self.peer) whep-serve --port \(port) --seconds 40 --codec \(codec) \(restrict ? "" : "--only-codec") &
+                peer=$!
+                i=0; until curl -s -m 1 -o /dev/null -X OPTIONS http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+                SLUICE_WHEP=http://127.0.0.1:\(port)/whep/aiortc "$SLUICE" run Pipelines/whep-play.yaml \(restrict ? "--set 'receive.video.codecs=[\(codec)]'" : "") --duration \(Int(Self.seconds) + 1) --quiet --report '\(report)'
+                status=$?
+                kill $peer; wait $peer
+                exit $status
+                """
+            let r = try CLI.execute(
+                inNamespace: script,
+                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
             XCTAssertEqual(r.status, 0, "\(codec): \(r.stdout.suffix(2000))\(r.stderr.suffix(3000))")
             XCTAssertEqual(r.int("receive.video.width"), 640, codec)
             XCTAssertEqual(r.int("receive.video.height"), 360, codec)
@@ -120,12 +121,16 @@ final class InteropAiortcTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let cert = dir.appendingPathComponent("c.pem").path, key = dir.appendingPathComponent("k.pem").path
-        let make = try CLI.execute(URL(fileURLWithPath: "/usr/bin/openssl"),
-                                   ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                    "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=sluice-test"], env: [:], timeout: 30, reportPath: nil)
+        let make = try CLI.execute(
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=sluice-test"
+            ], env: [:], timeout: 30, reportPath: nil)
         XCTAssertEqual(make.status, 0, make.stderr)
-        let fp = try CLI.execute(URL(fileURLWithPath: "/usr/bin/openssl"), ["x509", "-in", cert, "-noout", "-fingerprint", "-sha256"],
-                                 env: [:], timeout: 30, reportPath: nil)
+        let fp = try CLI.execute(
+            URL(fileURLWithPath: "/usr/bin/openssl"), ["x509", "-in", cert, "-noout", "-fingerprint", "-sha256"],
+            env: [:], timeout: 30, reportPath: nil)
         let expected = try XCTUnwrap(fp.stdout.split(separator: "=").last).trimmingCharacters(in: .whitespacesAndNewlines)
         let r = try CLI.runClientWithServer(
             serve: ["--pipeline", "Pipelines/serve-av.yaml", "--dtls-cert", cert, "--dtls-key", key], port: 18607,
@@ -142,22 +147,23 @@ final class InteropAiortcTests: XCTestCase {
     func testSluiceCallsAiortcThroughARoom() throws {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-room-\(UUID().uuidString).json").path
         let script = """
-        ip link set lo up
-        "$SLUICE" serve --port 18608 >/dev/null 2>&1 &
-        server=$!
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18608/status.json; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-        SLUICE_ROOM_SERVER=http://127.0.0.1:18608 SLUICE_ROOM=interop "$SLUICE" run Pipelines/room-send.yaml --duration 40 --quiet --report '\(report)' </dev/null &
-        run=$!
-        i=0; until curl -s -m 1 http://127.0.0.1:18608/status.json | grep -q '"clients":1'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
-        "$PYTHON" \(Self.peer) room-answer http://127.0.0.1:18608 --room interop --seconds \(Self.seconds)
-        peer=$?
-        wait $run; status=$?
-        kill -INT $server; wait $server
-        [ $peer -eq 0 ] || exit 92
-        exit $status
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
+            ip link set lo up
+            "$SLUICE" serve --port 18608 >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18608/status.json; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            SLUICE_ROOM_SERVER=http://127.0.0.1:18608 SLUICE_ROOM=interop "$SLUICE" run Pipelines/room-send.yaml --duration 40 --quiet --report '\(report)' </dev/null &
+            run=$!
+            i=0; until curl -s -m 1 http://127.0.0.1:18608/status.json | grep -q '"clients":1'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+            "$PYTHON" \(Self.peer) room-answer http://127.0.0.1:18608 --room interop --seconds \(Self.seconds)
+            peer=$?
+            wait $run; status=$?
+            kill -INT $server; wait $server
+            [ $peer -eq 0 ] || exit 92
+            exit $status
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
         try assertRoomCall(r, role: "offerer", "the run stops cleanly on the peer's bye")
     }
 
@@ -167,29 +173,32 @@ final class InteropAiortcTests: XCTestCase {
     func testAiortcCallsSluiceThroughARoom() throws {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-room-\(UUID().uuidString).json").path
         let script = """
-        ip link set lo up
-        "$SLUICE" serve --port 18609 >/dev/null 2>&1 &
-        server=$!
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18609/status.json; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-        "$PYTHON" \(Self.peer) room-offer http://127.0.0.1:18609 --room interop2 --seconds \(Self.seconds) &
-        peer=$!
-        i=0; until curl -s -m 1 http://127.0.0.1:18609/status.json | grep -q '"clients":1'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
-        SLUICE_ROOM_SERVER=http://127.0.0.1:18609 SLUICE_ROOM=interop2 "$SLUICE" run Pipelines/room-send.yaml --duration 40 --quiet --report '\(report)' </dev/null
-        status=$?
-        wait $peer; peerStatus=$?
-        kill -INT $server; wait $server
-        [ $peerStatus -eq 0 ] || exit 92
-        exit $status
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
+            ip link set lo up
+            "$SLUICE" serve --port 18609 >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18609/status.json; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            "$PYTHON" \(Self.peer) room-offer http://127.0.0.1:18609 --room interop2 --seconds \(Self.seconds) &
+            peer=$!
+            i=0; until curl -s -m 1 http://127.0.0.1:18609/status.json | grep -q '"clients":1'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+            SLUICE_ROOM_SERVER=http://127.0.0.1:18609 SLUICE_ROOM=interop2 "$SLUICE" run Pipelines/room-send.yaml --duration 40 --quiet --report '\(report)' </dev/null
+            status=$?
+            wait $peer; peerStatus=$?
+            kill -INT $server; wait $server
+            [ $peerStatus -eq 0 ] || exit 92
+            exit $status
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
         try assertRoomCall(r, role: "answerer", "both ends finish cleanly")
     }
 
     /// What both room calls check: a clean end, aiortc's picture (640x480, ≥ 24 fps, moving)
     /// and audio, and the run's role and that the other side ended it.
-    private func assertRoomCall(_ r: CLIResult, role: String, _ why: String,
-                                file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertRoomCall(
+        _ r: CLIResult, role: String, _ why: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         XCTAssertEqual(r.status, 0, "\(why): \(r.stderr.suffix(3000))", file: file, line: line)
         let j = try Self.json(r)
         XCTAssertEqual(j["width"] as? Int, 640, "\(j)", file: file, line: line)

@@ -15,8 +15,9 @@ final class InteropPionTests: XCTestCase {
     /// media files made by gst-launch: 10 s of 640x360 per codec and Opus in Ogg.
     static let setup: Result<(peer: String, media: URL), Error> = Result {
         let peer = Repository.path(".build/interop/pionpeer")
-        let build = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), [Repository.path("Tests/Interop/pion/build.sh"), peer],
-                                    env: [:], timeout: 400, reportPath: nil)
+        let build = try CLI.execute(
+            URL(fileURLWithPath: "/bin/bash"), [Repository.path("Tests/Interop/pion/build.sh"), peer],
+            env: [:], timeout: 400, reportPath: nil)
         guard build.status == 0 else { throw Failure("Tests/Interop/pion/build.sh failed (run Scripts/install.sh):\n\(build.stderr.suffix(3000))") }
         let media = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pion-media-\(getpid())")
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
@@ -24,8 +25,9 @@ final class InteropPionTests: XCTestCase {
         let pipelines = [
             "vp8.ivf": "\(raw) ! vp8enc deadline=1 keyframe-max-dist=30 ! avmux_ivf",
             "vp9.ivf": "\(raw) ! vp9enc deadline=1 cpu-used=8 keyframe-max-dist=30 ! avmux_ivf",
-            "h264.h264": "\(raw) ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 bframes=0 ! video/x-h264,profile=constrained-baseline,stream-format=byte-stream",
-            "a.ogg": "audiotestsrc num-buffers=500 ! audio/x-raw,rate=48000,channels=2 ! opusenc ! oggmux max-page-delay=1",
+            "h264.h264":
+                "\(raw) ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 bframes=0 ! video/x-h264,profile=constrained-baseline,stream-format=byte-stream",
+            "a.ogg": "audiotestsrc num-buffers=500 ! audio/x-raw,rate=48000,channels=2 ! opusenc ! oggmux max-page-delay=1"
         ]
         for (file, p) in pipelines {
             let args = ["-q"] + p.split(separator: " ").map(String.init) + ["!", "filesink", "location=\(media.appendingPathComponent(file).path)"]
@@ -83,17 +85,18 @@ final class InteropPionTests: XCTestCase {
             let port = 18631 + i
             let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pion-\(UUID().uuidString).json").path
             let script = """
-            ip link set lo up
-            '\(peer)' whep-serve --listen 127.0.0.1:\(port) --video '\(video(codec))' --audio '\(audio)' --seconds 40 >/dev/null &
-            peer=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-            SLUICE_WHEP=http://127.0.0.1:\(port)/whep "$SLUICE" run Pipelines/whep-play.yaml --set 'receive.video.codecs=[\(codec)]' --duration \(Self.seconds + 1) --quiet --report '\(report)'
-            status=$?
-            kill $peer; wait $peer
-            exit $status
-            """
-            let r = try CLI.execute(inNamespace: script,
-                                    env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: report)
+                ip link set lo up
+                '\(peer)' whep-serve --listen 127.0.0.1:\(port) --video '\(video(codec))' --audio '\(audio)' --seconds 40 >/dev/null &
+                peer=$!
+                i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+                SLUICE_WHEP=http://127.0.0.1:\(port)/whep "$SLUICE" run Pipelines/whep-play.yaml --set 'receive.video.codecs=[\(codec)]' --duration \(Self.seconds + 1) --quiet --report '\(report)'
+                status=$?
+                kill $peer; wait $peer
+                exit $status
+                """
+            let r = try CLI.execute(
+                inNamespace: script,
+                env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: report)
             XCTAssertEqual(r.status, 0, "\(codec): \(r.stderr.suffix(3000))")
             XCTAssertEqual(r.value("receive.video.codec") as? String, codec)
             XCTAssertEqual(r.int("receive.video.width"), 640, codec)
@@ -113,13 +116,13 @@ final class InteropPionTests: XCTestCase {
     /// what it sent is counted, and the removal is counted as `silent`.
     func testAPublisherThatVanishesIsEndedWithinTenSeconds() throws {
         let client = """
-        '\(peer)' whip-publish --url "$URL/whip/server" --seconds 120 --video '\(video("vp8"))' --audio '\(audio)' >/dev/null 2>&1 &
-        pub=$!
-        i=0; until curl -s -m 1 "$URL/whip.json" | grep -q '"video_frames":[1-9]'; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
-        kill -9 $pub; t0=$(date +%s.%N)
-        i=0; until curl -s -m 1 "$URL/whip.json" | grep -q '"sessions":\\[\\]'; do i=$((i+1)); [ $i -lt 300 ] || exit 94; sleep 0.05; done
-        echo "GONE_AFTER $(awk "BEGIN{print $(date +%s.%N) - $t0}")"
-        """
+            '\(peer)' whip-publish --url "$URL/whip/server" --seconds 120 --video '\(video("vp8"))' --audio '\(audio)' >/dev/null 2>&1 &
+            pub=$!
+            i=0; until curl -s -m 1 "$URL/whip.json" | grep -q '"video_frames":[1-9]'; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
+            kill -9 $pub; t0=$(date +%s.%N)
+            i=0; until curl -s -m 1 "$URL/whip.json" | grep -q '"sessions":\\[\\]'; do i=$((i+1)); [ $i -lt 300 ] || exit 94; sleep 0.05; done
+            echo "GONE_AFTER $(awk "BEGIN{print $(date +%s.%N) - $t0}")"
+            """
         let r = try CLI.runClientWithServer(serve: ["--receive", "Pipelines/server.yaml"], port: 18640, client: client, timeout: 90)
         XCTAssertEqual(r.status, 0, String(r.stdout.suffix(1000)) + String(r.stderr.suffix(2000)))
         let gone = Double(ServeLoadTests.line("GONE_AFTER ", in: r.stdout) ?? "") ?? 99

@@ -28,21 +28,24 @@ final class InteropXMPPTests: XCTestCase {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("xmpp-aio-\(UUID().uuidString.prefix(6)).json").path
         defer { try? FileManager.default.removeItem(atPath: report) }
         let script = """
-        ip link set lo up
-        \(prosody.startScript)
-        "$PYTHON" '\(peerScript)' answer --jid carol@localhost/aiortc --password pw --server 127.0.0.1:\(prosody.port) --ca \(prosody.certificate) --seconds 4 > \(report).peer &
-        peer=$!
-        i=0; until grep -q 'Resource bound: carol@localhost/aiortc' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
-        printf 'hello aiortc\\n' | "$SLUICE" run Pipelines/xmpp-call.yaml --duration 30 --quiet --report '\(report)' > /dev/null
-        echo "SLUICE-STATUS: $?"
-        wait $peer; echo "PEER-STATUS: $?"; echo "PEER: $(cat \(report).peer)"; rm -f \(report).peer
-        \(prosody.stopScript)
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "XMPP_PASSWORD": "pw",
-                                      "SLUICE_XMPP_SERVER": "127.0.0.1:\(prosody.port)", "SLUICE_XMPP_CA": prosody.certificate,
-                                      "SLUICE_XMPP_PEER": "carol@localhost"],
-                                timeout: 120, reportPath: report)
+            ip link set lo up
+            \(prosody.startScript)
+            "$PYTHON" '\(peerScript)' answer --jid carol@localhost/aiortc --password pw --server 127.0.0.1:\(prosody.port) --ca \(prosody.certificate) --seconds 4 > \(report).peer &
+            peer=$!
+            i=0; until grep -q 'Resource bound: carol@localhost/aiortc' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            printf 'hello aiortc\\n' | "$SLUICE" run Pipelines/xmpp-call.yaml --duration 30 --quiet --report '\(report)' > /dev/null
+            echo "SLUICE-STATUS: $?"
+            wait $peer; echo "PEER-STATUS: $?"; echo "PEER: $(cat \(report).peer)"; rm -f \(report).peer
+            \(prosody.stopScript)
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: [
+                "SLUICE": CLI.binary.path, "PYTHON": Repository.python, "XMPP_PASSWORD": "pw",
+                "SLUICE_XMPP_SERVER": "127.0.0.1:\(prosody.port)", "SLUICE_XMPP_CA": prosody.certificate,
+                "SLUICE_XMPP_PEER": "carol@localhost"
+            ],
+            timeout: 120, reportPath: report)
         XCTAssertEqual(output(r, "SLUICE-STATUS"), "0", r.stdout + r.stderr)
         XCTAssertEqual(output(r, "PEER-STATUS"), "0", r.stdout + r.stderr)
         let peer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output(r, "PEER").utf8)) as? [String: Any], r.stdout)
@@ -55,8 +58,9 @@ final class InteropXMPPTests: XCTestCase {
         XCTAssertEqual(peer["jingle_actions_received"] as? [String], ["session-initiate", "transport-info"], "candidates trickled")
         XCTAssertEqual(r.value("session.role") as? String, "caller")
         XCTAssertEqual(r.value("session.peer") as? String, "carol@localhost/aiortc", "XEP-0353: the device that proceeded")
-        XCTAssertTrue((r.value("session.ended_by_peer") as? String)?.contains("carol@localhost/aiortc ended the Jingle session (success)") ?? false,
-                      "\(r.report ?? [:])")
+        XCTAssertTrue(
+            (r.value("session.ended_by_peer") as? String)?.contains("carol@localhost/aiortc ended the Jingle session (success)") ?? false,
+            "\(r.report ?? [:])")
     }
 
     /// A callee (xmpp-answer.yaml, allowing carol) gets stanzas it must refuse from the foreign
@@ -69,23 +73,26 @@ final class InteropXMPPTests: XCTestCase {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("xmpp-hostile-\(UUID().uuidString.prefix(6)).json").path
         defer { try? FileManager.default.removeItem(atPath: report) }
         let script = """
-        ip link set lo up
-        \(prosody.startScript)
-        SLUICE_XMPP_JID=bob@localhost/sluice "$SLUICE" run Pipelines/xmpp-answer.yaml --duration 40 --quiet --set 'transport.allow=[carol@localhost, alice@localhost]' --report '\(report)' > /dev/null 2>&1 &
-        callee=$!
-        i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
-        echo "HOSTILE: $("$PYTHON" '\(peerScript)' hostile --jid carol@localhost/h --password pw --server 127.0.0.1:\(prosody.port) --ca \(prosody.certificate) --peer bob@localhost/sluice)"
-        SLUICE_XMPP_JID=alice@localhost/sluice "$SLUICE" run Pipelines/xmpp-call.yaml --duration 5 --quiet --report '\(report).caller' > /dev/null 2>&1
-        echo "CALLER-STATUS: $?"
-        echo "CALLER: $(tr -d '\\n' < '\(report).caller')"; rm -f '\(report).caller'
-        kill -INT $callee; wait $callee; echo "CALLEE-STATUS: $?"
-        \(prosody.stopScript)
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "XMPP_PASSWORD": "pw",
-                                      "SLUICE_XMPP_SERVER": "127.0.0.1:\(prosody.port)", "SLUICE_XMPP_CA": prosody.certificate,
-                                      "SLUICE_XMPP_PEER": "bob@localhost/sluice"],
-                                timeout: 150, reportPath: report)
+            ip link set lo up
+            \(prosody.startScript)
+            SLUICE_XMPP_JID=bob@localhost/sluice "$SLUICE" run Pipelines/xmpp-answer.yaml --duration 40 --quiet --set 'transport.allow=[carol@localhost, alice@localhost]' --report '\(report)' > /dev/null 2>&1 &
+            callee=$!
+            i=0; until grep -q 'Resource bound: bob@localhost/sluice' \(prosody.log) 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            echo "HOSTILE: $("$PYTHON" '\(peerScript)' hostile --jid carol@localhost/h --password pw --server 127.0.0.1:\(prosody.port) --ca \(prosody.certificate) --peer bob@localhost/sluice)"
+            SLUICE_XMPP_JID=alice@localhost/sluice "$SLUICE" run Pipelines/xmpp-call.yaml --duration 5 --quiet --report '\(report).caller' > /dev/null 2>&1
+            echo "CALLER-STATUS: $?"
+            echo "CALLER: $(tr -d '\\n' < '\(report).caller')"; rm -f '\(report).caller'
+            kill -INT $callee; wait $callee; echo "CALLEE-STATUS: $?"
+            \(prosody.stopScript)
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: [
+                "SLUICE": CLI.binary.path, "PYTHON": Repository.python, "XMPP_PASSWORD": "pw",
+                "SLUICE_XMPP_SERVER": "127.0.0.1:\(prosody.port)", "SLUICE_XMPP_CA": prosody.certificate,
+                "SLUICE_XMPP_PEER": "bob@localhost/sluice"
+            ],
+            timeout: 150, reportPath: report)
         let hostile = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output(r, "HOSTILE").utf8)) as? [String: Any], r.stdout)
         XCTAssertEqual(hostile["session-initiate without contents"] as? String, "bad-request")
         XCTAssertEqual(hostile["payload type 500"] as? String, "bad-request")

@@ -40,21 +40,24 @@ extension JanusEndToEndTests {
           video: {sink: {kind: file, path: '\(t).{publisher}.mkv'}}
         """.write(toFile: "\(t).each.yaml", atomically: true, encoding: .utf8)
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --duration 60 --quiet --log-level info"
-        let decode = "gst-launch-1.0 -q filesrc location=FILE ! matroskademux name=d d.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=OUT"
-        let (lines, raw) = try inRoom(janus, """
-        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=red --set send.audio.capture.frequency=500 > /dev/null 2> \(t).a &
-        a=$!
-        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=blue --set send.audio.capture.frequency=1200 > /dev/null 2> \(t).b &
-        b=$!
-        waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
-        "$SLUICE" run \(t).yaml --duration 5 --quiet --report \(t).json > /dev/null 2>&1; echo "VIEW-STATUS: $?"
-        "$SLUICE" run \(t).each.yaml --duration 3 --quiet > /dev/null 2>&1; echo "EACH-STATUS: $?"
-        kill -INT $a $b; wait $a; wait $b
-        \(decode.replacingOccurrences(of: "FILE", with: "\(t).mkv").replacingOccurrences(of: "OUT", with: "\(t).rgb"))
-        echo "DECODE-STATUS: $?"
-        for p in cam-a cam-b; do \(decode.replacingOccurrences(of: "FILE", with: "\(t).$p.mkv").replacingOccurrences(of: "OUT", with: "\(t).$p.rgb")); done
-        \(tones(mkv: "\(t).mkv"))
-        """)
+        let decode =
+            "gst-launch-1.0 -q filesrc location=FILE ! matroskademux name=d d.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=OUT"
+        let (lines, raw) = try inRoom(
+            janus,
+            """
+            SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=red --set send.audio.capture.frequency=500 > /dev/null 2> \(t).a &
+            a=$!
+            SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=blue --set send.audio.capture.frequency=1200 > /dev/null 2> \(t).b &
+            b=$!
+            waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
+            "$SLUICE" run \(t).yaml --duration 5 --quiet --report \(t).json > /dev/null 2>&1; echo "VIEW-STATUS: $?"
+            "$SLUICE" run \(t).each.yaml --duration 3 --quiet > /dev/null 2>&1; echo "EACH-STATUS: $?"
+            kill -INT $a $b; wait $a; wait $b
+            \(decode.replacingOccurrences(of: "FILE", with: "\(t).mkv").replacingOccurrences(of: "OUT", with: "\(t).rgb"))
+            echo "DECODE-STATUS: $?"
+            for p in cam-a cam-b; do \(decode.replacingOccurrences(of: "FILE", with: "\(t).$p.mkv").replacingOccurrences(of: "OUT", with: "\(t).$p.rgb")); done
+            \(tones(mkv: "\(t).mkv"))
+            """)
         XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
         XCTAssertEqual(lines["EACH-STATUS"], "0", raw)
         XCTAssertEqual(lines["DECODE-STATUS"], "0", raw)
@@ -95,30 +98,33 @@ extension JanusEndToEndTests {
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-flood-\(UUID().uuidString.prefix(6))").path
         defer { for e in ["all.json", "ids.json", "out", "err", "done", "all", "ids", "pub"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
         let view = "\"$SLUICE\" run Pipelines/janus-room-view.yaml --set transport.room=2468 --quiet --log-level info"
-        let (lines, raw) = try inRoom(janus, timeout: 150, """
-        '\(Repository.python)' '\(Repository.root.path)/Tests/Interop/janus/flood_publishers.py' '\(janus.url)' 2468 34 --hold-until \(t).done --timeout 90 > \(t).out 2> \(t).err &
-        f=$!
-        waitfor \(t).out published 1200
-        echo "FLOOD: $(cat \(t).out)"
-        "$SLUICE" run Pipelines/janus-publish.yaml --set transport.room=2468 --duration 3 --quiet > /dev/null 2> \(t).pub
-        echo "PUB-STATUS: $?"; echo "PUB: $(cat \(t).pub)"
-        \(view) --set 'transport.subscribe=[1003, 1007]' --duration 4 --report \(t).ids.json > /dev/null 2> \(t).ids; echo "IDS-STATUS: $?"
-        \(view) --duration 30 --report \(t).all.json > /dev/null 2> \(t).all &
-        v=$!
-        waitfor \(t).all 'the subscribing PeerConnection is up' 300
-        sleep 4
-        touch \(t).done; wait $f; echo "FLOOD-STATUS: $?"
-        i=0; until [ "$(grep -c 'left the room' \(t).all)" -ge 32 ]; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
-        echo "LEFT: $(grep -c 'left the room' \(t).all)"
-        kill -INT $v; wait $v; echo "ALL-STATUS: $?"
-        echo "ALL-WARN: $(grep 'at most 32' \(t).all | head -1)"
-        echo "FLOOD-ERR: $(tail -c 600 \(t).err | tr '\\n' ' ')"
-        """)
+        let (lines, raw) = try inRoom(
+            janus, timeout: 150,
+            """
+            '\(Repository.python)' '\(Repository.root.path)/Tests/Interop/janus/flood_publishers.py' '\(janus.url)' 2468 34 --hold-until \(t).done --timeout 90 > \(t).out 2> \(t).err &
+            f=$!
+            waitfor \(t).out published 1200
+            echo "FLOOD: $(cat \(t).out)"
+            "$SLUICE" run Pipelines/janus-publish.yaml --set transport.room=2468 --duration 3 --quiet > /dev/null 2> \(t).pub
+            echo "PUB-STATUS: $?"; echo "PUB: $(cat \(t).pub)"
+            \(view) --set 'transport.subscribe=[1003, 1007]' --duration 4 --report \(t).ids.json > /dev/null 2> \(t).ids; echo "IDS-STATUS: $?"
+            \(view) --duration 30 --report \(t).all.json > /dev/null 2> \(t).all &
+            v=$!
+            waitfor \(t).all 'the subscribing PeerConnection is up' 300
+            sleep 4
+            touch \(t).done; wait $f; echo "FLOOD-STATUS: $?"
+            i=0; until [ "$(grep -c 'left the room' \(t).all)" -ge 32 ]; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            echo "LEFT: $(grep -c 'left the room' \(t).all)"
+            kill -INT $v; wait $v; echo "ALL-STATUS: $?"
+            echo "ALL-WARN: $(grep 'at most 32' \(t).all | head -1)"
+            echo "FLOOD-ERR: $(tail -c 600 \(t).err | tr '\\n' ' ')"
+            """)
         let flood = (lines["FLOOD"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         XCTAssertEqual((flood["connected"] as? NSNumber)?.intValue, 34, raw)
         XCTAssertEqual(lines["FLOOD-STATUS"], "0", raw)
         XCTAssertEqual(lines["PUB-STATUS"], "3", "the 35th publisher is refused: \(raw)")
-        XCTAssertTrue(lines["PUB"]?.contains("Janus refused 'publish': Maximum number of publishers (34) already reached (error 432); the room is full") ?? false, raw)
+        XCTAssertTrue(
+            lines["PUB"]?.contains("Janus refused 'publish': Maximum number of publishers (34) already reached (error 432); the room is full") ?? false, raw)
         // Named by feed id: exactly those two.
         XCTAssertEqual(lines["IDS-STATUS"], "0", raw)
         let ids = ((report("\(t).ids.json")["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []

@@ -9,14 +9,15 @@ final class JanusEndToEndTests: XCTestCase {
     /// Runs `body` (shell) after Janus started, in one namespace; returns its stdout lines as KEY: VALUE.
     func inRoom(_ janus: Janus, timeout: Double = 120, _ body: String) throws -> (lines: [String: String], raw: String) {
         let script = """
-        ip link set lo up
-        \(janus.startScript)
-        waitfor() { i=0; until grep -q "$2" "$1" 2>/dev/null; do i=$((i+1)); [ $i -lt $3 ] || { echo "TIMEOUT: $2"; return 1; }; sleep 0.05; done; }
-        \(body)
-        \(janus.stopScript)
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "SLUICE_JANUS": janus.url], timeout: timeout, reportPath: nil)
+            ip link set lo up
+            \(janus.startScript)
+            waitfor() { i=0; until grep -q "$2" "$1" 2>/dev/null; do i=$((i+1)); [ $i -lt $3 ] || { echo "TIMEOUT: $2"; return 1; }; sleep 0.05; done; }
+            \(body)
+            \(janus.stopScript)
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "SLUICE_JANUS": janus.url], timeout: timeout, reportPath: nil)
         var lines: [String: String] = [:]
         for line in r.stdout.components(separatedBy: "\n") {
             guard let colon = line.range(of: ": ") else { continue }
@@ -69,26 +70,28 @@ final class JanusEndToEndTests: XCTestCase {
         let run = { (who: String, file: String, extra: String) in
             "\"$SLUICE\" run Pipelines/\(file) --quiet --log-level info --report \(t).\(who).json \(extra) > /dev/null 2> \(t).\(who).err"
         }
-        let (lines, raw) = try inRoom(janus, """
-        SLUICE_JANUS_DISPLAY=cam-a \(run("a", "janus-publish.yaml", "--duration 20")) &
-        a=$!
-        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(run("b", "janus-publish.yaml", "--duration 60")) &
-        b=$!
-        waitfor \(t).a.err 'publishing to room' 300; waitfor \(t).b.err 'publishing to room' 300
-        \(run("v", "janus-room-view.yaml", "--duration 12")) &
-        v=$!
-        waitfor \(t).v.err "receiving.*cam-b" 300
-        # cam-b is watched for 4 s, then leaves (Ctrl-C: its run leaves the room and ends).
-        sleep 4
-        kill -INT $b; wait $b; echo "B-STATUS: $?"
-        waitfor \(t).v.err "'cam-b' left the room" 200 && echo "LEFT: seen"
-        SLUICE_JANUS_DISPLAY=cam-c SLUICE_JANUS_WIDTH=160 SLUICE_JANUS_HEIGHT=120 \(run("c", "janus-publish.yaml", "--duration 20")) &
-        c=$!
-        waitfor \(t).v.err "receiving.*cam-c" 300 && echo "JOINED: seen"
-        wait $v; echo "V-STATUS: $?"
-        kill -INT $a $c; wait $a; echo "A-STATUS: $?"; wait $c; echo "C-STATUS: $?"
-        echo "VIEWER-LOG: $(tr '\\n' ' ' < \(t).v.err | cut -c1-1500)"
-        """)
+        let (lines, raw) = try inRoom(
+            janus,
+            """
+            SLUICE_JANUS_DISPLAY=cam-a \(run("a", "janus-publish.yaml", "--duration 20")) &
+            a=$!
+            SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(run("b", "janus-publish.yaml", "--duration 60")) &
+            b=$!
+            waitfor \(t).a.err 'publishing to room' 300; waitfor \(t).b.err 'publishing to room' 300
+            \(run("v", "janus-room-view.yaml", "--duration 12")) &
+            v=$!
+            waitfor \(t).v.err "receiving.*cam-b" 300
+            # cam-b is watched for 4 s, then leaves (Ctrl-C: its run leaves the room and ends).
+            sleep 4
+            kill -INT $b; wait $b; echo "B-STATUS: $?"
+            waitfor \(t).v.err "'cam-b' left the room" 200 && echo "LEFT: seen"
+            SLUICE_JANUS_DISPLAY=cam-c SLUICE_JANUS_WIDTH=160 SLUICE_JANUS_HEIGHT=120 \(run("c", "janus-publish.yaml", "--duration 20")) &
+            c=$!
+            waitfor \(t).v.err "receiving.*cam-c" 300 && echo "JOINED: seen"
+            wait $v; echo "V-STATUS: $?"
+            kill -INT $a $c; wait $a; echo "A-STATUS: $?"; wait $c; echo "C-STATUS: $?"
+            echo "VIEWER-LOG: $(tr '\\n' ' ' < \(t).v.err | cut -c1-1500)"
+            """)
         XCTAssertEqual(lines["V-STATUS"], "0", raw)
         XCTAssertEqual(lines["A-STATUS"], "0", raw)
         XCTAssertEqual(lines["B-STATUS"], "0", "cam-b left cleanly: \(raw)")
@@ -128,36 +131,40 @@ final class JanusEndToEndTests: XCTestCase {
         let janus = Janus(httpPort: 18089, wsPort: 18189)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-bad-\(UUID().uuidString.prefix(6))").path
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --quiet"
-        let (lines, raw) = try inRoom(janus, """
-        \(publish) --duration 5 --set transport.room=4321 > /dev/null 2> \(t).room; echo "ROOM-STATUS: $?"; echo "ROOM: $(cat \(t).room)"
-        \(publish) --duration 5 --set transport.room=5678 --set transport.pin=guess > /dev/null 2> \(t).pin; echo "PIN-STATUS: $?"; echo "PIN: $(cat \(t).pin)"
-        \(publish) --duration 2 --set transport.room=5678 --set transport.pin=letmein > /dev/null 2> \(t).goodpin; echo "GOODPIN-STATUS: $?"
-        SLUICE_JANUS=ws://127.0.0.1:9 \(publish) --duration 5 > /dev/null 2> \(t).none; echo "NONE-STATUS: $?"; echo "NONE: $(cat \(t).none)"
-        SLUICE_JANUS=ws://127.0.0.1:\(janus.httpPort) \(publish) --duration 5 > /dev/null 2> \(t).http; echo "HTTP-STATUS: $?"; echo "HTTP: $(cat \(t).http)"
-        # The room destroyed under a publisher and a subscriber: both end at once, cleanly, and say why.
-        \(publish) --duration 60 --log-level info --report \(t).dp.json > /dev/null 2> \(t).dp &
-        dp=$!
-        waitfor \(t).dp 'the publishing PeerConnection is up' 300
-        "$SLUICE" run Pipelines/janus-room-view.yaml --quiet --duration 60 --log-level info --report \(t).dv.json > /dev/null 2> \(t).dv &
-        dv=$!
-        waitfor \(t).dv 'the subscribing PeerConnection is up' 300
-        start=$(date +%s)
-        python3 '\(Repository.root.path)/Tests/Interop/janus/destroy_room.py' http://127.0.0.1:\(janus.httpPort)/janus 1234 > /dev/null; echo "DESTROY-STATUS: $?"
-        wait $dp; echo "DP-STATUS: $?"; wait $dv; echo "DV-STATUS: $?"; echo "DESTROY-SECONDS: $(( $(date +%s) - start ))"
-        echo "DP-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dp.json)"
-        echo "DV-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dv.json)"
-        # Room 1234 is gone now: Janus going away is seen from room 5678.
-        \(publish) --duration 60 --log-level info --set transport.room=5678 --set transport.pin=letmein > /dev/null 2> \(t).gone &
-        p=$!
-        waitfor \(t).gone 'the publishing PeerConnection is up' 300
-        kill -9 $janus
-        start=$(date +%s)
-        wait $p; echo "GONE-STATUS: $?"; echo "GONE-SECONDS: $(( $(date +%s) - start ))"
-        echo "GONE: $(grep -v ' info: \\| info ' \(t).gone | tr '\\n' ' ')"
-        rm -f \(t).*
-        """)
+        let (lines, raw) = try inRoom(
+            janus,
+            """
+            \(publish) --duration 5 --set transport.room=4321 > /dev/null 2> \(t).room; echo "ROOM-STATUS: $?"; echo "ROOM: $(cat \(t).room)"
+            \(publish) --duration 5 --set transport.room=5678 --set transport.pin=guess > /dev/null 2> \(t).pin; echo "PIN-STATUS: $?"; echo "PIN: $(cat \(t).pin)"
+            \(publish) --duration 2 --set transport.room=5678 --set transport.pin=letmein > /dev/null 2> \(t).goodpin; echo "GOODPIN-STATUS: $?"
+            SLUICE_JANUS=ws://127.0.0.1:9 \(publish) --duration 5 > /dev/null 2> \(t).none; echo "NONE-STATUS: $?"; echo "NONE: $(cat \(t).none)"
+            SLUICE_JANUS=ws://127.0.0.1:\(janus.httpPort) \(publish) --duration 5 > /dev/null 2> \(t).http; echo "HTTP-STATUS: $?"; echo "HTTP: $(cat \(t).http)"
+            # The room destroyed under a publisher and a subscriber: both end at once, cleanly, and say why.
+            \(publish) --duration 60 --log-level info --report \(t).dp.json > /dev/null 2> \(t).dp &
+            dp=$!
+            waitfor \(t).dp 'the publishing PeerConnection is up' 300
+            "$SLUICE" run Pipelines/janus-room-view.yaml --quiet --duration 60 --log-level info --report \(t).dv.json > /dev/null 2> \(t).dv &
+            dv=$!
+            waitfor \(t).dv 'the subscribing PeerConnection is up' 300
+            start=$(date +%s)
+            python3 '\(Repository.root.path)/Tests/Interop/janus/destroy_room.py' http://127.0.0.1:\(janus.httpPort)/janus 1234 > /dev/null; echo "DESTROY-STATUS: $?"
+            wait $dp; echo "DP-STATUS: $?"; wait $dv; echo "DV-STATUS: $?"; echo "DESTROY-SECONDS: $(( $(date +%s) - start ))"
+            echo "DP-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dp.json)"
+            echo "DV-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dv.json)"
+            # Room 1234 is gone now: Janus going away is seen from room 5678.
+            \(publish) --duration 60 --log-level info --set transport.room=5678 --set transport.pin=letmein > /dev/null 2> \(t).gone &
+            p=$!
+            waitfor \(t).gone 'the publishing PeerConnection is up' 300
+            kill -9 $janus
+            start=$(date +%s)
+            wait $p; echo "GONE-STATUS: $?"; echo "GONE-SECONDS: $(( $(date +%s) - start ))"
+            echo "GONE: $(grep -v ' info: \\| info ' \(t).gone | tr '\\n' ' ')"
+            rm -f \(t).*
+            """)
         XCTAssertEqual(lines["ROOM-STATUS"], "3", raw)
-        XCTAssertTrue(lines["ROOM"]?.contains("Pipelines/janus-publish.yaml:12:1: Janus: Janus refused 'join': No such room (4321) (error 426); check 'room'") ?? false, raw)
+        XCTAssertTrue(
+            lines["ROOM"]?.contains("Pipelines/janus-publish.yaml:12:1: Janus: Janus refused 'join': No such room (4321) (error 426); check 'room'") ?? false,
+            raw)
         XCTAssertEqual(lines["PIN-STATUS"], "3", raw)
         XCTAssertTrue(lines["PIN"]?.contains("(error 433); check 'pin'") ?? false, raw)
         XCTAssertEqual(lines["GOODPIN-STATUS"], "0", "the right pin joins: \(raw)")
@@ -181,12 +188,14 @@ final class JanusEndToEndTests: XCTestCase {
         try Janus.requireInstalled()
         let janus = Janus(httpPort: 18090, wsPort: 18190, apiSecret: "s3cret")
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --quiet --duration 2"
-        let (lines, raw) = try inRoom(janus, """
-        \(publish) --set transport.secret=wrong > /dev/null 2> /tmp/janus-secret.$$; echo "WRONG-STATUS: $?"; echo "WRONG: $(cat /tmp/janus-secret.$$)"
-        \(publish) > /dev/null 2> /tmp/janus-secret.$$; echo "MISSING-STATUS: $?"
-        \(publish) --set transport.secret=s3cret > /dev/null 2> /tmp/janus-secret.$$; echo "RIGHT-STATUS: $?"; echo "RIGHT: $(cat /tmp/janus-secret.$$)"
-        rm -f /tmp/janus-secret.$$
-        """)
+        let (lines, raw) = try inRoom(
+            janus,
+            """
+            \(publish) --set transport.secret=wrong > /dev/null 2> /tmp/janus-secret.$$; echo "WRONG-STATUS: $?"; echo "WRONG: $(cat /tmp/janus-secret.$$)"
+            \(publish) > /dev/null 2> /tmp/janus-secret.$$; echo "MISSING-STATUS: $?"
+            \(publish) --set transport.secret=s3cret > /dev/null 2> /tmp/janus-secret.$$; echo "RIGHT-STATUS: $?"; echo "RIGHT: $(cat /tmp/janus-secret.$$)"
+            rm -f /tmp/janus-secret.$$
+            """)
         XCTAssertEqual(lines["WRONG-STATUS"], "3", raw)
         XCTAssertTrue(lines["WRONG"]?.contains("Janus refused 'create': Unauthorized request (wrong or missing secret/token) (error 403)") ?? false, raw)
         XCTAssertEqual(lines["MISSING-STATUS"], "3", raw)
@@ -203,21 +212,23 @@ final class JanusEndToEndTests: XCTestCase {
         let janus = Janus(httpPort: 18092, wsPort: 18192)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-browser-\(UUID().uuidString.prefix(6))").path
         defer { for e in ["json", "out", "done"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
-        let (lines, raw) = try inRoom(janus, timeout: 150, """
-        SLUICE_JANUS_DISPLAY=cam-a "$SLUICE" run Pipelines/janus-publish.yaml --set send.video.capture.pattern=snow --duration 90 --quiet --log-level info > /dev/null 2> \(t).pub &
-        a=$!
-        waitfor \(t).pub 'the publishing PeerConnection is up' 300
-        '\(Repository.python)' '\(Repository.root.path)/Tests/Interop/janus/janus_browser.py' '\(janus.url)' 1234 cam-a --publish --hold-until \(t).done --timeout 40 > \(t).out &
-        b=$!
-        waitfor \(t).out picture 900
-        "$SLUICE" run Pipelines/janus-room-view.yaml --set 'transport.subscribe=[chromium]' --duration 5 --quiet --report \(t).json > /dev/null 2>&1
-        echo "VIEW-STATUS: $?"
-        touch \(t).done
-        wait $b; echo "BROWSER-STATUS: $?"
-        echo "BROWSER: $(cat \(t).out)"
-        kill -INT $a; wait $a; echo "PUB-STATUS: $?"
-        rm -f \(t).pub
-        """)
+        let (lines, raw) = try inRoom(
+            janus, timeout: 150,
+            """
+            SLUICE_JANUS_DISPLAY=cam-a "$SLUICE" run Pipelines/janus-publish.yaml --set send.video.capture.pattern=snow --duration 90 --quiet --log-level info > /dev/null 2> \(t).pub &
+            a=$!
+            waitfor \(t).pub 'the publishing PeerConnection is up' 300
+            '\(Repository.python)' '\(Repository.root.path)/Tests/Interop/janus/janus_browser.py' '\(janus.url)' 1234 cam-a --publish --hold-until \(t).done --timeout 40 > \(t).out &
+            b=$!
+            waitfor \(t).out picture 900
+            "$SLUICE" run Pipelines/janus-room-view.yaml --set 'transport.subscribe=[chromium]' --duration 5 --quiet --report \(t).json > /dev/null 2>&1
+            echo "VIEW-STATUS: $?"
+            touch \(t).done
+            wait $b; echo "BROWSER-STATUS: $?"
+            echo "BROWSER: $(cat \(t).out)"
+            kill -INT $a; wait $a; echo "PUB-STATUS: $?"
+            rm -f \(t).pub
+            """)
         XCTAssertEqual(lines["BROWSER-STATUS"], "0", raw)
         XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
         XCTAssertEqual(lines["PUB-STATUS"], "0", raw)
@@ -255,27 +266,29 @@ final class JanusEndToEndTests: XCTestCase {
           audio: {sink: {kind: file, path: '\(t).mkv'}}
         """.write(toFile: "\(t).yaml", atomically: true, encoding: .utf8)
         let publish = "\"$SLUICE\" run Pipelines/janus-publish.yaml --duration 90 --quiet --log-level info"
-        let (lines, raw) = try inRoom(janus, timeout: 150, """
-        export SLUICE_ROOM_WIDTH=640 SLUICE_ROOM_HEIGHT=360
-        SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=snow --set send.audio.capture.frequency=500 > /dev/null 2> \(t).a &
-        a=$!
-        SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=red --set send.audio.capture.frequency=1200 > /dev/null 2> \(t).b &
-        b=$!
-        waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
-        "$SLUICE" serve --port 18665 --pipeline Pipelines/room-bridge.yaml --run Pipelines/janus-room-bridge.yaml --log-level info > \(t).serve 2>&1 &
-        serve=$!
-        waitfor \(t).serve 'the subscribing PeerConnection is up' 300
-        '\(Repository.python)' Tests/Browser/browser_check.py play http://127.0.0.1:18665 room --min-frames 30 --measure 0 > \(t).browser 2>&1
-        echo "BROWSER-STATUS: $?"
-        echo "BROWSER: $(grep '^{' \(t).browser)"
-        echo "BROWSER-ERR: $(grep -v '^{' \(t).browser | tr '\\n' ' ' | cut -c1-600)"
-        "$SLUICE" run \(t).yaml --duration 3 --quiet > /dev/null 2>&1; echo "VIEW-STATUS: $?"
-        kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
-        kill -INT $a $b; wait $a; wait $b
-        gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux name=d d.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
-        echo "DECODE-STATUS: $?"
-        \(tones(mkv: "\(t).mkv"))
-        """)
+        let (lines, raw) = try inRoom(
+            janus, timeout: 150,
+            """
+            export SLUICE_ROOM_WIDTH=640 SLUICE_ROOM_HEIGHT=360
+            SLUICE_JANUS_DISPLAY=cam-a \(publish) --set send.video.capture.pattern=snow --set send.audio.capture.frequency=500 > /dev/null 2> \(t).a &
+            a=$!
+            SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=red --set send.audio.capture.frequency=1200 > /dev/null 2> \(t).b &
+            b=$!
+            waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
+            "$SLUICE" serve --port 18665 --pipeline Pipelines/room-bridge.yaml --run Pipelines/janus-room-bridge.yaml --log-level info > \(t).serve 2>&1 &
+            serve=$!
+            waitfor \(t).serve 'the subscribing PeerConnection is up' 300
+            '\(Repository.python)' Tests/Browser/browser_check.py play http://127.0.0.1:18665 room --min-frames 30 --measure 0 > \(t).browser 2>&1
+            echo "BROWSER-STATUS: $?"
+            echo "BROWSER: $(grep '^{' \(t).browser)"
+            echo "BROWSER-ERR: $(grep -v '^{' \(t).browser | tr '\\n' ' ' | cut -c1-600)"
+            "$SLUICE" run \(t).yaml --duration 3 --quiet > /dev/null 2>&1; echo "VIEW-STATUS: $?"
+            kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
+            kill -INT $a $b; wait $a; wait $b
+            gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux name=d d.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
+            echo "DECODE-STATUS: $?"
+            \(tones(mkv: "\(t).mkv"))
+            """)
         XCTAssertEqual(lines["BROWSER-STATUS"], "0", raw)
         let browser = (lines["BROWSER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         XCTAssertEqual((browser["width"] as? NSNumber)?.intValue, 640, "\(browser)")
@@ -305,12 +318,14 @@ final class JanusEndToEndTests: XCTestCase {
             .replacingOccurrences(of: "  display: ${SLUICE_JANUS_DISPLAY:-sluice-camera}", with: "  display: tokened\n  token: ${JANUS_TOKEN}")
         try publish.write(toFile: file, atomically: true, encoding: .utf8)
         let run = "\"$SLUICE\" run \(file) --quiet --duration 2 > /dev/null 2> \(file).err"
-        let (lines, raw) = try inRoom(janus, """
-        JANUS_TOKEN=$(\(janus.signedToken(validFor: 600, secret: "not-the-secret"))) \(run); echo "FORGED-STATUS: $?"; echo "FORGED: $(cat \(file).err)"
-        JANUS_TOKEN=$(\(janus.signedToken(validFor: -60))) \(run); echo "EXPIRED-STATUS: $?"
-        JANUS_TOKEN=$(\(janus.signedToken(validFor: 600))) \(run); echo "VALID-STATUS: $?"; echo "VALID: $(cat \(file).err)"
-        rm -f \(file).err
-        """)
+        let (lines, raw) = try inRoom(
+            janus,
+            """
+            JANUS_TOKEN=$(\(janus.signedToken(validFor: 600, secret: "not-the-secret"))) \(run); echo "FORGED-STATUS: $?"; echo "FORGED: $(cat \(file).err)"
+            JANUS_TOKEN=$(\(janus.signedToken(validFor: -60))) \(run); echo "EXPIRED-STATUS: $?"
+            JANUS_TOKEN=$(\(janus.signedToken(validFor: 600))) \(run); echo "VALID-STATUS: $?"; echo "VALID: $(cat \(file).err)"
+            rm -f \(file).err
+            """)
         XCTAssertEqual(lines["FORGED-STATUS"], "3", raw)
         XCTAssertTrue(lines["FORGED"]?.contains("Janus refused 'create': Unauthorized request (wrong or missing secret/token) (error 403)") ?? false, raw)
         XCTAssertEqual(lines["EXPIRED-STATUS"], "3", raw)

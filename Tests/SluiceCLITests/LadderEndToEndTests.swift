@@ -26,10 +26,13 @@ final class LadderEndToEndTests: XCTestCase {
                 - { name: 180p, width: 320, height: 180, bitrate: 350, start: true }
                 - { name: 90p, width: 160, height: 90, bitrate: 100 }
         """.write(toFile: file, atomically: true, encoding: .utf8)
-        let r = try CLI.execute(URL(fileURLWithPath: "/usr/bin/python3"),
-                                [Repository.path("Benchmarks/ladder.py"), "--sluice", CLI.binary.path,
-                                 "--pipeline", file, "--seconds", "20", "3mbit", "700kbit", "200kbit"],
-                                env: [:], timeout: 150, reportPath: nil)
+        let r = try CLI.execute(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                Repository.path("Benchmarks/ladder.py"), "--sluice", CLI.binary.path,
+                "--pipeline", file, "--seconds", "20", "3mbit", "700kbit", "200kbit"
+            ],
+            env: [:], timeout: 150, reportPath: nil)
         print("LadderEndToEnd:", r.stderr.suffix(600), r.stdout)
         XCTAssertEqual(r.status, 0, r.stderr)
         let line = try XCTUnwrap(r.stdout.split(separator: "\n").last, r.stderr)

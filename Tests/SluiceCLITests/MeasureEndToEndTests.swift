@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// `sluice measure`: one process, two processes in namespaces, and a delay imposed on the
@@ -49,9 +49,12 @@ final class MeasureEndToEndTests: XCTestCase {
         // Where the time goes: every stage of a frame's path, in order, each measured, and
         // together they account for the latency (what they leave is its own figure).
         let stageList = (o["stages"] as? [[String: Any]]) ?? []
-        XCTAssertEqual(stageList.compactMap { $0["stage"] as? String },
-                       ["capture → encoder", "encode", "payload + SRTP", "network", "SRTP + jitter buffer", "depayload",
-                        "decode", "decoder → reader"], "\(o["stages"] ?? "none")")
+        XCTAssertEqual(
+            stageList.compactMap { $0["stage"] as? String },
+            [
+                "capture → encoder", "encode", "payload + SRTP", "network", "SRTP + jitter buffer", "depayload",
+                "decode", "decoder → reader"
+            ], "\(o["stages"] ?? "none")")
         var sumOfMeans = 0.0
         for s in stageList {
             let name = s["stage"] as? String ?? "?"
@@ -74,9 +77,11 @@ final class MeasureEndToEndTests: XCTestCase {
     func testMeasureAcrossTwoProcessesWithADelayOnTheLink() throws {
         // Two namespaces joined by a veth pair (through Sluice's relay where the kernel has no
         // netem); 30 ms one way from sender to receiver.
-        let (r, report, _) = try measure(["Pipelines/loopback.yaml", "--duration", "6", "--processes", "2",
-                                          "--netem", "delay 30ms",
-                                          "--set", "send.video.capture.width=640", "--set", "send.video.capture.height=360"])
+        let (r, report, _) = try measure([
+            "Pipelines/loopback.yaml", "--duration", "6", "--processes", "2",
+            "--netem", "delay 30ms",
+            "--set", "send.video.capture.width=640", "--set", "send.video.capture.height=360"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         let o = try XCTUnwrap(report, r.stdout)
         XCTAssertEqual(number(o, "processes"), 2)
@@ -90,8 +95,12 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(number(o, "cpu_seconds") ?? 0, 0)
         // Each process times its own stages: no network stage, and the 30 ms are unaccounted.
         let stages = ((o["stages"] as? [[String: Any]]) ?? []).compactMap { $0["stage"] as? String }
-        XCTAssertEqual(stages, ["capture → encoder", "encode", "payload + SRTP", "SRTP + jitter buffer", "depayload", "decode",
-                                "decoder → reader"], "\(o["stages"] ?? "none")")
+        XCTAssertEqual(
+            stages,
+            [
+                "capture → encoder", "encode", "payload + SRTP", "SRTP + jitter buffer", "depayload", "decode",
+                "decoder → reader"
+            ], "\(o["stages"] ?? "none")")
         XCTAssertEqual((o["unaccounted"] as? [String: Any])?["includes"] as? String, "network")
         XCTAssertGreaterThanOrEqual(number(o, "unaccounted.mean_ms") ?? 0, 25, "the link's delay is in what the stages leave")
     }
@@ -101,12 +110,16 @@ final class MeasureEndToEndTests: XCTestCase {
     /// nothing on the send path holds a frame (webrtcbin's clocksync once held every frame
     /// for its capture's frame time after each latency recalculation).
     func testSendingDoesNotWaitInAPipelineThatAlsoReceives() throws {
-        let (r, report, _) = try measure(["Benchmarks/loopback-h264-video.yaml", "--duration", "5", "--warmup", "2",
-                                          "--set", "transport.latency=200"])
+        let (r, report, _) = try measure([
+            "Benchmarks/loopback-h264-video.yaml", "--duration", "5", "--warmup", "2",
+            "--set", "transport.latency=200"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         let o = try XCTUnwrap(report, r.stdout)
-        let stages = Dictionary(uniqueKeysWithValues: ((o["stages"] as? [[String: Any]]) ?? []).compactMap { s in
-            (s["stage"] as? String).map { ($0, s) } })
+        let stages = Dictionary(
+            uniqueKeysWithValues: ((o["stages"] as? [[String: Any]]) ?? []).compactMap { s in
+                (s["stage"] as? String).map { ($0, s) }
+            })
         let send = try XCTUnwrap((stages["payload + SRTP"]?["p50_ms"] as? NSNumber)?.doubleValue, r.stdout)
         XCTAssertLessThan(send, 15, "payloading and SRTP do not wait a frame's time (33 ms): \(r.stdout)")
         XCTAssertLessThan(try XCTUnwrap(number(o, "latency.p50_ms")), 100, "glass-to-glass is not the jitter buffer's 200 ms: \(r.stdout)")
@@ -114,8 +127,10 @@ final class MeasureEndToEndTests: XCTestCase {
 
     /// Loss on the link shows as frames lost or unreadable (corrupted until a keyframe).
     func testLossOnTheLinkShowsInTheAccounting() throws {
-        let (r, report, _) = try measure(["Pipelines/loopback.yaml", "--duration", "5", "--processes", "2", "--netem", "loss 10%",
-                                          "--set", "send.video.capture.width=640", "--set", "send.video.capture.height=360"])
+        let (r, report, _) = try measure([
+            "Pipelines/loopback.yaml", "--duration", "5", "--processes", "2", "--netem", "loss 10%",
+            "--set", "send.video.capture.width=640", "--set", "send.video.capture.height=360"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         let o = try XCTUnwrap(report, r.stdout)
         // Whether frames are lost, damaged or never start (no intact keyframe gets through),
@@ -131,10 +146,13 @@ final class MeasureEndToEndTests: XCTestCase {
     /// jitter buffer waits longer than the file's 50 ms once repairs need it. Generous bounds
     /// (Benchmarks/congestion.sh holds the tight figure).
     func testRetransmissionRepairsLossOnTheLink() throws {
-        let (r, report, _) = try measure(["Pipelines/adaptive.yaml", "--duration", "10", "--processes", "2", "--quiet",
-                                          "--netem", "delay 40ms loss 5%", "--set", "send.video.encode.bitrate=1500",
-                                          "--set", "send.video.capture.width=640", "--set", "send.video.capture.height=360"],
-                                         timeout: 120)
+        let (r, report, _) = try measure(
+            [
+                "Pipelines/adaptive.yaml", "--duration", "10", "--processes", "2", "--quiet",
+                "--netem", "delay 40ms loss 5%", "--set", "send.video.encode.bitrate=1500",
+                "--set", "send.video.capture.width=640", "--set", "send.video.capture.height=360"
+            ],
+            timeout: 120)
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         let o = try XCTUnwrap(report, r.stdout)
         XCTAssertGreaterThan(number(o, "repair.nacks") ?? 0, 0, r.stdout)
@@ -151,8 +169,11 @@ final class MeasureEndToEndTests: XCTestCase {
     /// 4 Mbit/s the target climbs past what the narrow link carried. Generous bounds (Benchmarks/congestion.sh holds the
     /// tight figures).
     func testAdaptiveBitrateFollowsAChangingLink() throws {
-        let (r, report, plot) = try measure(["Pipelines/adaptive.yaml", "--duration", "16", "--processes", "2", "--quiet",
-                                             "--netem-schedule", "rate 1mbit for 8s; rate 4mbit"], timeout: 120)
+        let (r, report, plot) = try measure(
+            [
+                "Pipelines/adaptive.yaml", "--duration", "16", "--processes", "2", "--quiet",
+                "--netem-schedule", "rate 1mbit for 8s; rate 4mbit"
+            ], timeout: 120)
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         let o = try XCTUnwrap(report, r.stdout)
         let conditions = try XCTUnwrap(o["conditions"] as? [[String: Any]])
@@ -183,10 +204,13 @@ final class MeasureEndToEndTests: XCTestCase {
     /// a 1 Mbit/s link the receiver decodes 640×360 from a 1280×720 capture, frames keep
     /// coming and none is damaged.
     func testALowTargetLowersTheResolution() throws {
-        let (r, report, _) = try measure(["Pipelines/adaptive.yaml", "--duration", "10", "--processes", "2", "--quiet",
-                                          "--netem", "rate 1mbit",
-                                          "--set", "send.video.encode.bitrate={min: 300, start: 2500, max: 2500, scale_below: 1500}"],
-                                         timeout: 120)
+        let (r, report, _) = try measure(
+            [
+                "Pipelines/adaptive.yaml", "--duration", "10", "--processes", "2", "--quiet",
+                "--netem", "rate 1mbit",
+                "--set", "send.video.encode.bitrate={min: 300, start: 2500, max: 2500, scale_below: 1500}"
+            ],
+            timeout: 120)
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
         let o = try XCTUnwrap(report, r.stdout)
         XCTAssertEqual(number(o, "width"), 640, "the receiver decodes the smaller picture: \(r.stdout)")
@@ -202,12 +226,16 @@ final class MeasureEndToEndTests: XCTestCase {
         let badNetem = try CLI.run(["measure", "Pipelines/loopback.yaml", "--processes", "2", "--netem", "delay 10ms; reboot"])
         XCTAssertEqual(badNetem.status, 2)
         XCTAssertTrue(badNetem.stderr.contains("--netem takes tc netem settings"), badNetem.stderr)
-        let badSchedule = try CLI.run(["measure", "Pipelines/loopback.yaml", "--processes", "2",
-                                       "--netem-schedule", "rate 3mbit; rate 1mbit"])
+        let badSchedule = try CLI.run([
+            "measure", "Pipelines/loopback.yaml", "--processes", "2",
+            "--netem-schedule", "rate 3mbit; rate 1mbit"
+        ])
         XCTAssertEqual(badSchedule.status, 2)
         XCTAssertTrue(badSchedule.stderr.contains("needs 'for T'"), badSchedule.stderr)
-        let both = try CLI.run(["measure", "Pipelines/loopback.yaml", "--processes", "2", "--netem", "delay 1ms",
-                                "--netem-schedule", "rate 3mbit"])
+        let both = try CLI.run([
+            "measure", "Pipelines/loopback.yaml", "--processes", "2", "--netem", "delay 1ms",
+            "--netem-schedule", "rate 3mbit"
+        ])
         XCTAssertEqual(both.status, 2)
         XCTAssertTrue(both.stderr.contains("not both"), both.stderr)
         let audio = try CLI.run(["measure", "Pipelines/audio-only.yaml", "--duration", "2"])

@@ -15,26 +15,29 @@ final class OperateEndToEndTests: XCTestCase {
     /// server after it.)
     func testMetricsParseAndAgreeWithTheStreamList() throws {
         let client = """
-        "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 >/dev/null &
-        viewer=$!
-        i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
-        sleep 1   # a measuring gap: frames flow between the two reads
-        "$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret
-        echo UNAUTHENTICATED: $(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")
-        echo HEALTHZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz") READYZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")
-        kill $viewer 2>/dev/null; wait $viewer 2>/dev/null; true
-        """
-        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret"],
-                                            port: 18931, client: client, timeout: 90)
+            "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 >/dev/null &
+            viewer=$!
+            i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            sleep 1   # a measuring gap: frames flow between the two reads
+            "$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret
+            echo UNAUTHENTICATED: $(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")
+            echo HEALTHZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz") READYZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")
+            kill $viewer 2>/dev/null; wait $viewer 2>/dev/null; true
+            """
+        let r = try CLI.runClientWithServer(
+            serve: ["--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret"],
+            port: 18931, client: client, timeout: 90)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         let j = try InteropAiortcTests.json(r)
         XCTAssertEqual(j["status"] as? Int, 200)
         XCTAssertTrue((j["content_type"] as? String ?? "").hasPrefix("text/plain; version=0.0.4"), "\(j)")
         let families = try XCTUnwrap(j["families"] as? [String: String])
-        for (name, type) in ["sluice_stream_viewers": "gauge", "sluice_stream_encoded_video_frames": "counter",
-                             "sluice_stream_encoded_video_bytes": "counter", "process_cpu_seconds": "counter",
-                             "process_resident_memory_bytes": "gauge", "process_open_fds": "gauge",
-                             "sluice_draining": "gauge", "sluice_whip_sessions": "gauge"] {
+        for (name, type) in [
+            "sluice_stream_viewers": "gauge", "sluice_stream_encoded_video_frames": "counter",
+            "sluice_stream_encoded_video_bytes": "counter", "process_cpu_seconds": "counter",
+            "process_resident_memory_bytes": "gauge", "process_open_fds": "gauge",
+            "sluice_draining": "gauge", "sluice_whip_sessions": "gauge"
+        ] {
             XCTAssertEqual(families[name], type, "\(name) in \(families)")
         }
         let samples = try XCTUnwrap(j["samples"] as? [String: Double])
@@ -67,22 +70,26 @@ final class OperateEndToEndTests: XCTestCase {
     /// counters keep what it was sent (they never go back) and the round trip is absent.
     func testViewerNetworkFiguresReachMetrics() throws {
         let client = """
-        out=$(mktemp)
-        "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 --no-audio --drop 0.05 > "$out" &
-        viewer=$!
-        i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
-        sleep 4   # statistics are read each second; NACKs need losses first
-        echo "DURING $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
-        wait $viewer; echo "VIEWER $(cat "$out")"; rm -f "$out"
-        i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":0'; do i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
-        echo "AFTER $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
-        """
-        let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret",
-                                                    "--viewer-stats-interval", "1"],
-                                            port: 18932, client: client, timeout: 90)
+            out=$(mktemp)
+            "$PYTHON" \(Self.aiortc) whep-play "$URL/whep/serve-testsrc" --token s3cret --seconds 8 --no-audio --drop 0.05 > "$out" &
+            viewer=$!
+            i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            sleep 4   # statistics are read each second; NACKs need losses first
+            echo "DURING $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
+            wait $viewer; echo "VIEWER $(cat "$out")"; rm -f "$out"
+            i=0; until curl -s -m 1 -H 'Authorization: Bearer s3cret' "$URL/streams.json" | grep -q '"viewers":0'; do i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
+            echo "AFTER $("$PYTHON" Tests/Operate/metrics_check.py "$URL" serve-testsrc --token s3cret)"
+            """
+        let r = try CLI.runClientWithServer(
+            serve: [
+                "--pipeline", "Pipelines/serve-testsrc.yaml", "--token", "s3cret",
+                "--viewer-stats-interval", "1"
+            ],
+            port: 18932, client: client, timeout: 90)
         XCTAssertEqual(r.status, 0, r.stderr.suffix(3000) + "")
         func object(_ prefix: String) throws -> [String: Any] {
-            let line = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix(prefix) }, "\(prefix) in \(r.stdout.suffix(2000)) \(r.stderr.suffix(2000))")
+            let line = try XCTUnwrap(
+                r.stdout.split(separator: "\n").last { $0.hasPrefix(prefix) }, "\(prefix) in \(r.stdout.suffix(2000)) \(r.stderr.suffix(2000))")
             let j = try JSONSerialization.jsonObject(with: Data(line.dropFirst(prefix.count).utf8)) as? [String: Any]
             return try XCTUnwrap(j, String(line))
         }
@@ -118,21 +125,23 @@ final class OperateEndToEndTests: XCTestCase {
     /// the final figure, and none is behind by more than the last second of the run.
     func testRunMetricsMatchTheRunSummary() throws {
         let script = """
-        ip link set lo up
-        "$SLUICE" run Pipelines/control-loopback.yaml --metrics 18943 --duration 6 --quiet --report "$TMP/report.json" > "$TMP/run.out" 2>&1 &
-        run=$!
-        "$PYTHON" Tests/Operate/metrics_check.py http://127.0.0.1:18943 --until-gone || exit 91
-        wait $run || exit 92
-        echo "REPORT $(tr -d '\\n' < "$TMP/report.json")"
-        """
+            ip link set lo up
+            "$SLUICE" run Pipelines/control-loopback.yaml --metrics 18943 --duration 6 --quiet --report "$TMP/report.json" > "$TMP/run.out" 2>&1 &
+            run=$!
+            "$PYTHON" Tests/Operate/metrics_check.py http://127.0.0.1:18943 --until-gone || exit 91
+            wait $run || exit 92
+            echo "REPORT $(tr -d '\\n' < "$TMP/report.json")"
+            """
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("run-metrics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: tmp) }
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": tmp.path], timeout: 90, reportPath: nil)
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": tmp.path], timeout: 90, reportPath: nil)
         XCTAssertEqual(r.status, 0, String(r.stdout.suffix(2000)) + String(r.stderr.suffix(3000)))
         let lines = r.stdout.split(separator: "\n")
-        let scrape = try XCTUnwrap(lines.first { $0.hasPrefix("{") }.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, r.stdout)
+        let scrape = try XCTUnwrap(
+            lines.first { $0.hasPrefix("{") }.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, r.stdout)
         let reportLine = try XCTUnwrap(lines.first { $0.hasPrefix("REPORT ") }, r.stdout)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(reportLine.dropFirst(7).utf8)) as? [String: Any])
         XCTAssertGreaterThanOrEqual(scrape["scrapes"] as? Int ?? 0, 15, "scraped through the run: \(scrape["scrapes"] ?? "?")")
@@ -151,18 +160,21 @@ final class OperateEndToEndTests: XCTestCase {
             ("captured_video_frames_total", "send.video.captured"), ("encoded_video_frames_total", "send.video.frames"),
             ("encoded_video_bytes_total", "send.video.bytes"), ("encoded_audio_buffers_total", "send.audio.buffers"),
             ("received_video_frames_total", "receive.video.frames"), ("received_audio_buffers_total", "receive.audio.buffers"),
-            ("rtp_sent_packets_total", "network.packets_sent"), ("rtp_sent_bytes_total", "network.bytes_sent"),
+            ("rtp_sent_packets_total", "network.packets_sent"), ("rtp_sent_bytes_total", "network.bytes_sent")
         ]
         for (name, path) in pairs {
             let scraped = m(name), final = field(path)
             XCTAssertGreaterThan(final, 0, "\(path) in \(report)")
             // Statistics from webrtcbin are read once a second; the media counters live.
             let allowance = name.hasPrefix("rtp_") ? rate(final) * 1.5 : rate(final)
-            XCTAssertTrue(scraped <= final && final - scraped <= allowance,
-                          "\(name) \(scraped) vs \(path) \(final) (allowed behind: \(allowance))")
+            XCTAssertTrue(
+                scraped <= final && final - scraped <= allowance,
+                "\(name) \(scraped) vs \(path) \(final) (allowed behind: \(allowance))")
         }
-        for (name, path) in [("nack_total", "network.nack_count"), ("pli_total", "network.pli_count"),
-                             ("rtx_sent_packets_total", "network.rtx_packets_sent")] {
+        for (name, path) in [
+            ("nack_total", "network.nack_count"), ("pli_total", "network.pli_count"),
+            ("rtx_sent_packets_total", "network.rtx_packets_sent")
+        ] {
             XCTAssertTrue(m(name) >= 0 && m(name) <= field(path), "\(name) \(m(name)) vs \(path) \(field(path))")
         }
         // Playing while the run ran; the last scrape may fall between the pipeline stopping
@@ -189,30 +201,31 @@ final class OperateEndToEndTests: XCTestCase {
             sink: { kind: file, path: \(recording), encode: { codec: vp8, bitrate: 500 } }
         """.write(to: file, atomically: true, encoding: .utf8)
         let script = """
-        ip link set lo up
-        URL=http://127.0.0.1:18932
-        "$SLUICE" serve --port 18932 --receive '\(file.path)' --pipeline Pipelines/serve-testsrc.yaml --drain-timeout 3 >/dev/null 2>&1 &
-        server=$!
-        i=0; until curl -s -m 1 -o /dev/null "$URL/healthz"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-        "$PYTHON" \(Self.aiortc) whip-publish "$URL/whip/rec" --seconds 60 >/dev/null 2>&1 &
-        publisher=$!
-        i=0; until curl -s -m 1 "$URL/whip.json" | grep -Eq '"video_frames":[0-9]{2,}'; do i=$((i+1)); [ $i -lt 400 ] || exit 91; sleep 0.05; done
-        start=$(date +%s%N)
-        kill -TERM $server
-        i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" = 503 ]; do i=$((i+1)); [ $i -lt 100 ] || exit 92; sleep 0.02; done
-        echo READYZ: 503
-        echo WHEP: $(curl -s -o /dev/null -D - -X POST -H 'Content-Type: application/sdp' --data 'v=0' "$URL/whep/serve-testsrc" | tr -d '\\r' | grep -Ei '^(HTTP|retry-after)' | tr '\\n' ' ')
-        echo WHIP: $(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/sdp' --data 'v=0' "$URL/whip/rec")
-        echo JOIN: $(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/join/drainroom")
-        echo HEALTHZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz")
-        wait $server; status=$?
-        echo SERVER: $status after $(( ($(date +%s%N) - start) / 1000000 )) ms
-        kill $publisher 2>/dev/null; wait $publisher 2>/dev/null
-        gst-discoverer-1.0 '\(recording)' 2>&1 | grep -E 'Duration|video' | head -3
-        exit $status
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 120, reportPath: nil)
+            ip link set lo up
+            URL=http://127.0.0.1:18932
+            "$SLUICE" serve --port 18932 --receive '\(file.path)' --pipeline Pipelines/serve-testsrc.yaml --drain-timeout 3 >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null "$URL/healthz"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            "$PYTHON" \(Self.aiortc) whip-publish "$URL/whip/rec" --seconds 60 >/dev/null 2>&1 &
+            publisher=$!
+            i=0; until curl -s -m 1 "$URL/whip.json" | grep -Eq '"video_frames":[0-9]{2,}'; do i=$((i+1)); [ $i -lt 400 ] || exit 91; sleep 0.05; done
+            start=$(date +%s%N)
+            kill -TERM $server
+            i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" = 503 ]; do i=$((i+1)); [ $i -lt 100 ] || exit 92; sleep 0.02; done
+            echo READYZ: 503
+            echo WHEP: $(curl -s -o /dev/null -D - -X POST -H 'Content-Type: application/sdp' --data 'v=0' "$URL/whep/serve-testsrc" | tr -d '\\r' | grep -Ei '^(HTTP|retry-after)' | tr '\\n' ' ')
+            echo WHIP: $(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/sdp' --data 'v=0' "$URL/whip/rec")
+            echo JOIN: $(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/join/drainroom")
+            echo HEALTHZ: $(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz")
+            wait $server; status=$?
+            echo SERVER: $status after $(( ($(date +%s%N) - start) / 1000000 )) ms
+            kill $publisher 2>/dev/null; wait $publisher 2>/dev/null
+            gst-discoverer-1.0 '\(recording)' 2>&1 | grep -E 'Duration|video' | head -3
+            exit $status
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 120, reportPath: nil)
         XCTAssertEqual(r.status, 0, "the server exits 0 after draining: \(r.stdout)\n\(r.stderr.suffix(3000))")
         XCTAssertTrue(r.stdout.contains("READYZ: 503"), r.stdout)
         XCTAssertTrue(r.stdout.contains("WHEP: HTTP/1.1 503"), r.stdout)
@@ -232,25 +245,26 @@ final class OperateEndToEndTests: XCTestCase {
     /// would keep it waiting, the server is gone within a few seconds, still exiting 0.
     func testSecondSIGTERMStopsAtOnce() throws {
         let script = """
-        ip link set lo up
-        URL=http://127.0.0.1:18933
-        "$SLUICE" serve --port 18933 --receive Pipelines/server.yaml --drain-timeout 60 >/dev/null 2>&1 &
-        server=$!
-        i=0; until curl -s -m 1 -o /dev/null "$URL/healthz"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
-        "$PYTHON" \(Self.aiortc) whip-publish "$URL/whip/server" --seconds 60 >/dev/null 2>&1 &
-        publisher=$!
-        i=0; until curl -s -m 1 "$URL/whip.json" | grep -Eq '"video_frames":[0-9]{2,}'; do i=$((i+1)); [ $i -lt 400 ] || exit 91; sleep 0.05; done
-        kill -TERM $server
-        i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" = 503 ]; do i=$((i+1)); [ $i -lt 100 ] || exit 92; sleep 0.02; done
-        start=$(date +%s%N)
-        kill -TERM $server
-        wait $server; status=$?
-        echo SERVER: $status after $(( ($(date +%s%N) - start) / 1000000 )) ms
-        kill $publisher 2>/dev/null; wait $publisher 2>/dev/null
-        exit $status
-        """
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 120, reportPath: nil)
+            ip link set lo up
+            URL=http://127.0.0.1:18933
+            "$SLUICE" serve --port 18933 --receive Pipelines/server.yaml --drain-timeout 60 >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null "$URL/healthz"; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            "$PYTHON" \(Self.aiortc) whip-publish "$URL/whip/server" --seconds 60 >/dev/null 2>&1 &
+            publisher=$!
+            i=0; until curl -s -m 1 "$URL/whip.json" | grep -Eq '"video_frames":[0-9]{2,}'; do i=$((i+1)); [ $i -lt 400 ] || exit 91; sleep 0.05; done
+            kill -TERM $server
+            i=0; until [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" = 503 ]; do i=$((i+1)); [ $i -lt 100 ] || exit 92; sleep 0.02; done
+            start=$(date +%s%N)
+            kill -TERM $server
+            wait $server; status=$?
+            echo SERVER: $status after $(( ($(date +%s%N) - start) / 1000000 )) ms
+            kill $publisher 2>/dev/null; wait $publisher 2>/dev/null
+            exit $status
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 120, reportPath: nil)
         XCTAssertEqual(r.status, 0, "\(r.stdout)\n\(r.stderr.suffix(3000))")
         let ms = r.stdout.components(separatedBy: "SERVER: 0 after ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? -1
         XCTAssertTrue((0...8000).contains(ms), "gone soon after the second SIGTERM, not after 60 s: \(ms) ms")
@@ -287,10 +301,10 @@ final class OperateEndToEndTests: XCTestCase {
     /// `/pipelines/<name>/graph.{svg,dot,txt}` (protected like the lists).
     func testServedPipelineGraph() throws {
         let client = """
-        curl -s "$URL/pipelines/serve-testsrc/graph.txt"; echo
-        echo SVG: $(curl -s -D - -o /tmp/sluice-graph-$$.svg "$URL/pipelines/serve-testsrc/graph.svg" | tr -d '\\r' | grep -i '^content-type') $(grep -c '<svg' /tmp/sluice-graph-$$.svg); rm -f /tmp/sluice-graph-$$.svg
-        echo UNKNOWN: $(curl -s -o /dev/null -w '%{http_code}' "$URL/pipelines/nope/graph.svg") $(curl -s -o /dev/null -w '%{http_code}' "$URL/pipelines/serve-testsrc/graph.png")
-        """
+            curl -s "$URL/pipelines/serve-testsrc/graph.txt"; echo
+            echo SVG: $(curl -s -D - -o /tmp/sluice-graph-$$.svg "$URL/pipelines/serve-testsrc/graph.svg" | tr -d '\\r' | grep -i '^content-type') $(grep -c '<svg' /tmp/sluice-graph-$$.svg); rm -f /tmp/sluice-graph-$$.svg
+            echo UNKNOWN: $(curl -s -o /dev/null -w '%{http_code}' "$URL/pipelines/nope/graph.svg") $(curl -s -o /dev/null -w '%{http_code}' "$URL/pipelines/serve-testsrc/graph.png")
+            """
         let r = try CLI.runClientWithServer(serve: ["--pipeline", "Pipelines/serve-testsrc.yaml"], port: 18934, client: client, timeout: 60)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("hub-serve-testsrc (pipeline)"), r.stdout)

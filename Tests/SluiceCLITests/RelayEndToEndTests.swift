@@ -9,28 +9,29 @@ final class RelayEndToEndTests: XCTestCase {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-relay-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: report) }
         let script = """
-        ip link set lo up
-        "$SLUICE" serve --port 18480 --relay >/dev/null 2>&1 &
-        server=$!
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18480/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
-        echo "BEFORE: $(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/sdp' --data-binary @/dev/null http://127.0.0.1:18480/whep/live)"
-        SLUICE_WHIP=http://127.0.0.1:18480/whip/live "$SLUICE" run Pipelines/whip-publish.yaml --duration 30 --quiet >/dev/null 2>&1 &
-        publisher=$!
-        # Bounded wait until the publisher's media flows through the relay.
-        i=0; until curl -s -m 1 http://127.0.0.1:18480/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
-        SLUICE_WHIP=http://127.0.0.1:18480/whip/live "$SLUICE" run Pipelines/whip-publish.yaml --duration 2 --quiet >/dev/null 2>"$TMPDIR_SECOND"
-        echo "SECOND: $?"
-        SLUICE_WHEP=http://127.0.0.1:18480/whep/live "$SLUICE" run Pipelines/whep-play.yaml --duration 4 --quiet --report '\(report)'
-        status=$?
-        kill -INT $publisher; wait $publisher
-        echo "AFTER: $(curl -s -m 5 http://127.0.0.1:18480/whip.json)"
-        kill -INT $server; wait $server
-        exit $status
-        """
+            ip link set lo up
+            "$SLUICE" serve --port 18480 --relay >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18480/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            echo "BEFORE: $(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/sdp' --data-binary @/dev/null http://127.0.0.1:18480/whep/live)"
+            SLUICE_WHIP=http://127.0.0.1:18480/whip/live "$SLUICE" run Pipelines/whip-publish.yaml --duration 30 --quiet >/dev/null 2>&1 &
+            publisher=$!
+            # Bounded wait until the publisher's media flows through the relay.
+            i=0; until curl -s -m 1 http://127.0.0.1:18480/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+            SLUICE_WHIP=http://127.0.0.1:18480/whip/live "$SLUICE" run Pipelines/whip-publish.yaml --duration 2 --quiet >/dev/null 2>"$TMPDIR_SECOND"
+            echo "SECOND: $?"
+            SLUICE_WHEP=http://127.0.0.1:18480/whep/live "$SLUICE" run Pipelines/whep-play.yaml --duration 4 --quiet --report '\(report)'
+            status=$?
+            kill -INT $publisher; wait $publisher
+            echo "AFTER: $(curl -s -m 5 http://127.0.0.1:18480/whip.json)"
+            kill -INT $server; wait $server
+            exit $status
+            """
         let second = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-relay-second-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: second) }
-        let r = try CLI.execute(inNamespace: script,
-                                env: ["SLUICE": CLI.binary.path, "TMPDIR_SECOND": second], timeout: 90, reportPath: report)
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "TMPDIR_SECOND": second], timeout: 90, reportPath: report)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("BEFORE: 400") || r.stdout.contains("BEFORE: 404"), "nothing to play before a publisher: \(r.stdout)")
         XCTAssertTrue(r.stdout.contains("SECOND: 3"), "a second publisher on the same name is refused: \(r.stdout)")

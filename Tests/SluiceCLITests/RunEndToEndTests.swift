@@ -5,9 +5,11 @@ import XCTest
 /// `sluice run` end to end: real GStreamer, real webrtcbin, real ICE on 127.0.0.1, each run
 /// in its own loopback-only network namespace.
 final class RunEndToEndTests: XCTestCase {
-    private func assertDelivers(_ file: String, codec: String, seconds: Double = 5,
-                                width: Int = 1280, height: Int = 720, fps: Int = 30,
-                                line: UInt = #line) throws {
+    private func assertDelivers(
+        _ file: String, codec: String, seconds: Double = 5,
+        width: Int = 1280, height: Int = 720, fps: Int = 30,
+        line: UInt = #line
+    ) throws {
         let r = try CLI.run(["run", file, "--duration", "\(seconds)", "--quiet"], report: true)
         XCTAssertEqual(r.status, 0, r.stderr, line: line)
         let sent = try XCTUnwrap(r.int("send.video.frames"), "no report: \(r.stderr)", line: line)
@@ -31,8 +33,11 @@ final class RunEndToEndTests: XCTestCase {
     }
 
     func testSetOverrideSwitchesCodec() throws {
-        let r = try CLI.run(["run", "Pipelines/loopback.yaml", "--duration", "3", "--quiet",
-                             "--set", "send.video.encode.codec=h264"], report: true)
+        let r = try CLI.run(
+            [
+                "run", "Pipelines/loopback.yaml", "--duration", "3", "--quiet",
+                "--set", "send.video.encode.codec=h264"
+            ], report: true)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.value("send.video.codec") as? String, "h264")
         XCTAssertEqual(r.value("receive.video.codec") as? String, "h264")
@@ -85,8 +90,9 @@ final class RunEndToEndTests: XCTestCase {
     func testRecordToFileWritesAPlayableWebM() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-rec-\(UUID().uuidString).webm").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let r = try CLI.run(["run", "Pipelines/record-to-file.yaml", "--duration", "4", "--quiet"],
-                            env: ["SLUICE_RECORDING": path])
+        let r = try CLI.run(
+            ["run", "Pipelines/record-to-file.yaml", "--duration", "4", "--quiet"],
+            env: ["SLUICE_RECORDING": path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let discover = Process()
         discover.executableURL = URL(fileURLWithPath: "/usr/bin/gst-discoverer-1.0")
@@ -125,28 +131,48 @@ final class RunEndToEndTests: XCTestCase {
             // Files that talk to a server run against `sluice serve` in the same namespace;
             // server.yaml is itself served (to a WHEP player).
             let withServer: [String: (serve: [String], run: String, env: [String: String])] = [
-                "whep-play.yaml": (["--pipeline", "Pipelines/loopback.yaml"], "Pipelines/whep-play.yaml",
-                                   ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/loopback"]),
-                "whip-publish.yaml": (["--receive", "Pipelines/server.yaml"], "Pipelines/whip-publish.yaml",
-                                      ["SLUICE_WHIP": "http://127.0.0.1:18443/whip/server"]),
-                "server.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/whep-play.yaml",
-                                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/server"]),
-                "serve-av.yaml": (["--pipeline", "Pipelines/serve-av.yaml"], "Pipelines/whep-play.yaml",
-                                  ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-av"]),
-                "serve-testsrc.yaml": (["--pipeline", "Pipelines/serve-testsrc.yaml"], "Pipelines/whep-play.yaml",
-                                       ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-testsrc"]),
-                "serve-ladder.yaml": (["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
-                                      ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]),
+                "whep-play.yaml": (
+                    ["--pipeline", "Pipelines/loopback.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/loopback"]
+                ),
+                "whip-publish.yaml": (
+                    ["--receive", "Pipelines/server.yaml"], "Pipelines/whip-publish.yaml",
+                    ["SLUICE_WHIP": "http://127.0.0.1:18443/whip/server"]
+                ),
+                "server.yaml": (
+                    ["--pipeline", "Pipelines/server.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/server"]
+                ),
+                "serve-av.yaml": (
+                    ["--pipeline", "Pipelines/serve-av.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-av"]
+                ),
+                "serve-testsrc.yaml": (
+                    ["--pipeline", "Pipelines/serve-testsrc.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-testsrc"]
+                ),
+                "serve-ladder.yaml": (
+                    ["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]
+                ),
                 "lan-view.yaml": (["--pipeline", "Pipelines/serve-testsrc.yaml", "--advertise", "kitchen-camera"], "Pipelines/lan-view.yaml", [:]),
                 // The served half of the room bridge, without a room yet: its black picture.
-                "room-bridge.yaml": (["--pipeline", "Pipelines/room-bridge.yaml"], "Pipelines/whep-play.yaml",
-                                     ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/room"]),
+                "room-bridge.yaml": (
+                    ["--pipeline", "Pipelines/room-bridge.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/room"]
+                ),
                 // Nothing cast yet: the receiver's black picture and silence reach the viewer.
-                "cast-receiver.yaml": (["--pipeline", "Pipelines/cast-receiver.yaml", "--cast", "Example TV", "--cast-port", "18011",
-                                        "--cast-allow", "file:"], "Pipelines/whep-play.yaml",
-                                       ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/cast"]),
-                "camera-view.yaml": (["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
-                                     ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]),
+                "cast-receiver.yaml": (
+                    [
+                        "--pipeline", "Pipelines/cast-receiver.yaml", "--cast", "Example TV", "--cast-port", "18011",
+                        "--cast-allow", "file:"
+                    ], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/cast"]
+                ),
+                "camera-view.yaml": (
+                    ["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
+                    ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]
+                )
             ]
             // The two room files are one call, and so are the two XMPP files and the two Janus
             // files: each runs with the other.
@@ -156,10 +182,11 @@ final class RunEndToEndTests: XCTestCase {
             if file == "janus-publish.yaml" {
                 try Janus.requireInstalled()
                 let janus = Janus(httpPort: 18091, wsPort: 18191)
-                let pair = try CLI.runPair(startServer: janus.startScript, stopServer: janus.stopScript,
-                                           first: ["Pipelines/janus-publish.yaml", "--duration", "8", "--quiet"],
-                                           second: ["Pipelines/janus-room-view.yaml", "--duration", "5", "--quiet"],
-                                           env: ["SLUICE_JANUS": janus.url])
+                let pair = try CLI.runPair(
+                    startServer: janus.startScript, stopServer: janus.stopScript,
+                    first: ["Pipelines/janus-publish.yaml", "--duration", "8", "--quiet"],
+                    second: ["Pipelines/janus-room-view.yaml", "--duration", "5", "--quiet"],
+                    env: ["SLUICE_JANUS": janus.url])
                 XCTAssertEqual(pair.first.status, 0, "janus-publish.yaml: \(pair.first.stderr)")
                 XCTAssertEqual(pair.second.status, 0, "janus-room-view.yaml: \(pair.second.stderr)")
                 XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "janus-room-view.yaml: \(pair.second.stdout)")
@@ -168,10 +195,11 @@ final class RunEndToEndTests: XCTestCase {
             }
             if file == "xmpp-call.yaml" {
                 let prosody = try Prosody(port: 15272, users: ["alice": "pw", "bob": "pw"], tls: .required)
-                let pair = try CLI.runPair(startServer: prosody.startScript, stopServer: prosody.stopScript,
-                                           first: ["Pipelines/xmpp-answer.yaml", "--duration", "8", "--quiet", "--set", "transport.jid=bob@localhost/sluice"],
-                                           second: ["Pipelines/xmpp-call.yaml", "--duration", "4", "--quiet"],
-                                           env: ["SLUICE_XMPP_SERVER": "127.0.0.1:15272", "SLUICE_XMPP_CA": prosody.certificate, "XMPP_PASSWORD": "pw"])
+                let pair = try CLI.runPair(
+                    startServer: prosody.startScript, stopServer: prosody.stopScript,
+                    first: ["Pipelines/xmpp-answer.yaml", "--duration", "8", "--quiet", "--set", "transport.jid=bob@localhost/sluice"],
+                    second: ["Pipelines/xmpp-call.yaml", "--duration", "4", "--quiet"],
+                    env: ["SLUICE_XMPP_SERVER": "127.0.0.1:15272", "SLUICE_XMPP_CA": prosody.certificate, "XMPP_PASSWORD": "pw"])
                 XCTAssertEqual(pair.first.status, 0, "xmpp-answer.yaml: \(pair.first.stderr)")
                 XCTAssertEqual(pair.second.status, 0, "xmpp-call.yaml: \(pair.second.stderr)")
                 XCTAssertGreaterThan(pair.first.int("receive.video.frames") ?? 0, 30, "xmpp-answer.yaml: \(pair.first.stdout)")
@@ -179,18 +207,20 @@ final class RunEndToEndTests: XCTestCase {
                 continue
             }
             if file == "room-send.yaml" {
-                let pair = try CLI.runPairWithServer(serve: [], port: 18443,
-                                                     first: ["Pipelines/room-send.yaml", "--duration", "6", "--quiet"],
-                                                     second: ["Pipelines/room-receive.yaml", "--duration", "4", "--quiet"],
-                                                     env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18443"])
+                let pair = try CLI.runPairWithServer(
+                    serve: [], port: 18443,
+                    first: ["Pipelines/room-send.yaml", "--duration", "6", "--quiet"],
+                    second: ["Pipelines/room-receive.yaml", "--duration", "4", "--quiet"],
+                    env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18443"])
                 XCTAssertEqual(pair.first.status, 0, "room-send.yaml: \(pair.first.stderr)")
                 XCTAssertEqual(pair.second.status, 0, "room-receive.yaml: \(pair.second.stderr)")
                 XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "room-receive.yaml: \(pair.second.stdout)")
                 continue
             }
-            let r = try withServer[file].map {
-                try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", "3", "--quiet"], env: $0.env)
-            } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)
+            let r =
+                try withServer[file].map {
+                    try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", "3", "--quiet"], env: $0.env)
+                } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)
             XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
             // Whatever is sent must arrive, for each medium the file receives.
             if let sent = r.int("send.video.frames") {
@@ -210,8 +240,9 @@ final class RunEndToEndTests: XCTestCase {
 
     /// `decode: none` counts every encoded frame after the depayloader, without decoding.
     func testUndecodedReceiveCountsEveryFrame() throws {
-        let r = try CLI.run(["run", "Pipelines/loopback-h264.yaml", "--set", "receive.video.decode=none", "--duration", "3", "--quiet"],
-                            report: true)
+        let r = try CLI.run(
+            ["run", "Pipelines/loopback-h264.yaml", "--set", "receive.video.decode=none", "--duration", "3", "--quiet"],
+            report: true)
         XCTAssertEqual(r.status, 0, r.stderr)
         let sent = try XCTUnwrap(r.int("send.video.frames"))
         XCTAssertGreaterThan(sent, 30)
@@ -231,7 +262,7 @@ final class RunEndToEndTests: XCTestCase {
     }
 }
 
-final class SignalOnce: @unchecked Sendable {  // guarded by lock
+final class SignalOnce: @unchecked Sendable { // guarded by lock
     private let lock = NSLock()
     private(set) var fired = false
     func first() -> Bool { lock.lock(); defer { lock.unlock() }; if fired { return false }; fired = true; return true }
@@ -240,9 +271,10 @@ final class SignalOnce: @unchecked Sendable {  // guarded by lock
 /// Two Sluice processes: `sluice serve` publishes a pipeline over WHEP, `sluice run` plays it.
 final class TwoProcessEndToEndTests: XCTestCase {
     func testWHEPPlayOfAServedPipeline() throws {
-        let r = try CLI.runWithServer(serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18444,
-                                      run: ["Pipelines/whep-play.yaml", "--duration", "4", "--quiet"],
-                                      env: ["SLUICE_WHEP": "http://127.0.0.1:18444/whep/loopback"])
+        let r = try CLI.runWithServer(
+            serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18444,
+            run: ["Pipelines/whep-play.yaml", "--duration", "4", "--quiet"],
+            env: ["SLUICE_WHEP": "http://127.0.0.1:18444/whep/loopback"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 60, "about 30 fps for 4 s: \(r.stdout)")
         XCTAssertEqual(r.int("receive.video.width"), 1280)
@@ -252,9 +284,10 @@ final class TwoProcessEndToEndTests: XCTestCase {
     }
 
     func testWHEPPlayOfAnUnknownStreamFailsClearly() throws {
-        let r = try CLI.runWithServer(serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18445,
-                                      run: ["Pipelines/whep-play.yaml", "--duration", "2"],
-                                      env: ["SLUICE_WHEP": "http://127.0.0.1:18445/whep/nosuch"])
+        let r = try CLI.runWithServer(
+            serve: ["--pipeline", "Pipelines/loopback.yaml"], port: 18445,
+            run: ["Pipelines/whep-play.yaml", "--duration", "2"],
+            env: ["SLUICE_WHEP": "http://127.0.0.1:18445/whep/nosuch"])
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.contains("answered 404") && r.stderr.contains("no stream named 'nosuch'"), r.stderr)
     }
@@ -264,9 +297,10 @@ extension TwoProcessEndToEndTests {
     /// `sluice run` publishes over WHIP into `sluice serve --receive`'s receive pipeline, which
     /// decodes it (and runs a Swift motion filter on it).
     func testWHIPPublishIntoAServerReceivePipeline() throws {
-        let r = try CLI.runWithServer(serve: ["--receive", "Pipelines/server.yaml"], port: 18446,
-                                      run: ["Pipelines/whip-publish.yaml", "--duration", "4", "--quiet"],
-                                      env: ["SLUICE_WHIP": "http://127.0.0.1:18446/whip/server"], after: "/whip.json")
+        let r = try CLI.runWithServer(
+            serve: ["--receive", "Pipelines/server.yaml"], port: 18446,
+            run: ["Pipelines/whip-publish.yaml", "--duration", "4", "--quiet"],
+            env: ["SLUICE_WHIP": "http://127.0.0.1:18446/whip/server"], after: "/whip.json")
         XCTAssertEqual(r.status, 0, r.stderr)
         let sent = try XCTUnwrap(r.int("send.video.frames"))
         // 4 s at 30 fps less the start: at least 2 s of video (a loaded CI run sent 89). What

@@ -18,9 +18,10 @@ final class ServeLoadTests: XCTestCase {
     }
 
     static func run(_ script: String, env: [String: String], port: Int, timeout: Double) throws -> CLIResult {
-        try CLI.execute(inNamespace: "ip link set lo up; exec bash \(Repository.root.path)/Tests/Interop/load/\(script)",
-                        env: env.merging(["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "PORT": "\(port)"]) { a, _ in a },
-                        timeout: timeout, reportPath: nil)
+        try CLI.execute(
+            inNamespace: "ip link set lo up; exec bash \(Repository.root.path)/Tests/Interop/load/\(script)",
+            env: env.merging(["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "PORT": "\(port)"]) { a, _ in a },
+            timeout: timeout, reportPath: nil)
     }
 
     /// 40 aiortc viewers on one stream; 20 vanish without DELETE (killed). The other 20 keep
@@ -56,7 +57,7 @@ final class ServeLoadTests: XCTestCase {
         }
         // No silence a viewer would be reaped for (the reaper's silence timeout): the server
         // kept sending to the stayers while it found and removed the vanished.
-        let reapAfterMs = 6000  // ViewerReaper's default `silenceTimeout`
+        let reapAfterMs = 6000 // ViewerReaper's default `silenceTimeout`
         XCTAssertTrue(gaps.count == 20 && gaps.allSatisfy { $0 < reapAfterMs }, "longest silence at each viewer: \(context)")
         // Keyframes: each PLI a counting viewer sent was answered by a keyframe.
         let answered = j["pli_answered_ms"] as? [[Int]] ?? [], unanswered = j["pli_unanswered"] as? [Int] ?? []

@@ -8,11 +8,12 @@ final class SignalledEndToEndTests: XCTestCase {
     /// and the chat data channel (fed from the sender's stdin) arrive; when the receiver
     /// leaves, the sender hears `bye` and stops.
     func testTwoRunsMeetInARoomWithAChatChannel() throws {
-        let r = try CLI.runPairWithServer(serve: [], port: 18460,
-                                          first: ["Pipelines/room-send.yaml", "--duration", "12", "--quiet"],
-                                          second: ["Pipelines/room-receive.yaml", "--duration", "5", "--quiet"],
-                                          firstInput: "hello\nline two\n",
-                                          env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18460", "SLUICE_ROOM": "e2e"])
+        let r = try CLI.runPairWithServer(
+            serve: [], port: 18460,
+            first: ["Pipelines/room-send.yaml", "--duration", "12", "--quiet"],
+            second: ["Pipelines/room-receive.yaml", "--duration", "5", "--quiet"],
+            firstInput: "hello\nline two\n",
+            env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18460", "SLUICE_ROOM": "e2e"])
         let (send, recv) = (r.first, r.second)
         XCTAssertEqual(recv.status, 0, recv.stderr)
         XCTAssertEqual(send.status, 0, send.stderr)
@@ -40,10 +41,11 @@ final class SignalledEndToEndTests: XCTestCase {
     /// extends it before each expiry, so media flows for the whole run, then stops the
     /// stream (the server has no camera session left).
     func testCameraClientExtendsBeforeExpiryAndStopsOnExit() throws {
-        let r = try CLI.runWithServer(serve: ["--pipeline", "Pipelines/server.yaml", "--camera-lifetime", "2"], port: 18461,
-                                      run: ["Pipelines/camera-view.yaml", "--duration", "6", "--quiet"],
-                                      env: ["SLUICE_CAMERA": "http://127.0.0.1:18461/enterprises/p/devices/server"],
-                                      after: "/status.json")
+        let r = try CLI.runWithServer(
+            serve: ["--pipeline", "Pipelines/server.yaml", "--camera-lifetime", "2"], port: 18461,
+            run: ["Pipelines/camera-view.yaml", "--duration", "6", "--quiet"],
+            env: ["SLUICE_CAMERA": "http://127.0.0.1:18461/enterprises/p/devices/server"],
+            after: "/status.json")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertGreaterThanOrEqual(r.int("session.extensions") ?? 0, 3, "a 2 s lease extended at half-life over 6 s: \(r.stdout)")
         XCTAssertNil(r.value("session.ended_by_peer"), r.stdout)
@@ -59,16 +61,18 @@ final class SignalledEndToEndTests: XCTestCase {
     }
 
     func testCameraErrorsComeInTheAPIsWords() throws {
-        let r = try CLI.runWithServer(serve: ["--pipeline", "Pipelines/server.yaml"], port: 18462,
-                                      run: ["Pipelines/camera-view.yaml", "--duration", "3"],
-                                      env: ["SLUICE_CAMERA": "http://127.0.0.1:18462/enterprises/p/devices/nosuch"])
+        let r = try CLI.runWithServer(
+            serve: ["--pipeline", "Pipelines/server.yaml"], port: 18462,
+            run: ["Pipelines/camera-view.yaml", "--duration", "3"],
+            env: ["SLUICE_CAMERA": "http://127.0.0.1:18462/enterprises/p/devices/nosuch"])
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.contains("camera: GenerateWebRtcStream failed: 404 NOT_FOUND"), r.stderr)
     }
 
     func testRoomServerThatIsNotThereFailsClearly() throws {
-        let r = try CLI.run(["run", "Pipelines/room-receive.yaml", "--duration", "3"],
-                            env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18463"])
+        let r = try CLI.run(
+            ["run", "Pipelines/room-receive.yaml", "--duration", "3"],
+            env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18463"])
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.contains("apprtc: cannot reach http://127.0.0.1:18463/join/sluice-demo"), r.stderr)
     }

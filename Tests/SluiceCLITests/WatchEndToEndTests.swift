@@ -28,10 +28,12 @@ final class WatchEndToEndTests: XCTestCase {
             ("fps", { try write(filters: "      - filter: invert\n      - filter: pixelate\n        block: 8") }),
             ("applied send.video.filters", { try write(filters: "      - filter: invert", fps: 15) }),
             ("need a restart", { try write(filters: "      - filter: nosuchfilter") }),
-            ("the file is invalid now", nil),
+            ("the file is invalid now", nil)
         ])
-        let r = try CLI.run(["run", file, "--watch", "--report", dir.appendingPathComponent("r.json").path],
-                            timeout: 60) { line, process in
+        let r = try CLI.run(
+            ["run", file, "--watch", "--report", dir.appendingPathComponent("r.json").path],
+            timeout: 60
+        ) { line, process in
             if script.advance(on: line) { process.interrupt() }
         }
         XCTAssertTrue(script.finished, "stopped at step \(script.step): \(r.stdout)\n\(r.stderr)")
@@ -46,7 +48,7 @@ final class WatchEndToEndTests: XCTestCase {
 }
 
 /// Steps triggered by output lines; the last step's trigger ends the run.
-final class EditScript: @unchecked Sendable {  // all state behind `lock`
+final class EditScript: @unchecked Sendable { // all state behind `lock`
     private let lock = NSLock()
     private let steps: [(trigger: String, edit: (() throws -> Void)?)]
     private(set) var step = 0

@@ -7,7 +7,7 @@ final class FilterConfigurationTests: XCTestCase {
         FilterParameter("threshold", .number(min: 0, max: 1), default: .number(0.5)),
         FilterParameter("on", .boolean, default: .boolean(true)),
         FilterParameter("mode", .string(choices: ["a", "b"]), default: .string("a")),
-        FilterParameter("region", .integers(count: 4, min: 0, max: 100), default: .integers([0, 0, 100, 100])),
+        FilterParameter("region", .integers(count: 4, min: 0, max: 100), default: .integers([0, 0, 100, 100]))
     ]
 
     func testDefaultsAndAccessors() throws {
@@ -49,13 +49,13 @@ final class OwnedFrameTests: XCTestCase {
     func testPlaneGeometryAndPadding() {
         let f = OwnedFrame(format: .nv12, width: 7, height: 3, rowPadding: 13, fill: 0xA5)
         XCTAssertEqual(f.rowBytes(0), 7)
-        XCTAssertEqual(f.rowBytes(1), 8)  // 4 UV pairs
+        XCTAssertEqual(f.rowBytes(1), 8) // 4 UV pairs
         XCTAssertEqual(f.rows(1), 2)
         XCTAssertEqual(f.strides, [20, 21])
         XCTAssertTrue(f.paddingIsIntact(0xA5))
-        f[1, 7, 1] = 1  // last used byte
+        f[1, 7, 1] = 1 // last used byte
         XCTAssertTrue(f.paddingIsIntact(0xA5))
-        f[1, 8, 1] = 1  // first padding byte
+        f[1, 8, 1] = 1 // first padding byte
         XCTAssertFalse(f.paddingIsIntact(0xA5))
         f.withFrame(number: 4) { frame in
             XCTAssertEqual(frame.frameNumber, 4)

@@ -18,9 +18,9 @@ final class AuthenticationTests: XCTestCase {
         "POST /message/{room}/{client}",
         "POST /leave/{room}/{client}",
         "GET /ws",
-        "GET /healthz",   // orchestrators' probes: a status word, nothing else
+        "GET /healthz", // orchestrators' probes: a status word, nothing else
         "GET /readyz",
-        "GET /openapi.yaml",   // the control API's description: no data
+        "GET /openapi.yaml" // the control API's description: no data
     ]
 
     /// Routes that must exist and be protected: a floor, so the walk cannot pass by walking
@@ -36,7 +36,7 @@ final class AuthenticationTests: XCTestCase {
         "PUT /api/v1/pipelines/{name}/branches/{side}/{media}/filters",
         "PATCH /api/v1/pipelines/{name}/branches/{side}/{media}/filters/{index}",
         "PATCH /api/v1/pipelines/{name}/send/{media}/encoder", "POST /api/v1/pipelines/{name}/send/video/keyframe",
-        "PATCH /api/v1/pipelines/{name}/send/{media}/track", "POST /api/v1/pipelines/{name}/datachannels/{label}/messages",
+        "PATCH /api/v1/pipelines/{name}/send/{media}/track", "POST /api/v1/pipelines/{name}/datachannels/{label}/messages"
     ]
 
     private static let token = "s3cret"
@@ -47,9 +47,11 @@ final class AuthenticationTests: XCTestCase {
 
     /// Every registered route as (description, method, a URI that matches it).
     private static func routes(_ server: SluiceHTTPServer) -> [(name: String, method: HTTPRequest.Method, uri: String)] {
-        let samples = ["room": "r1", "client": "c1", "stream": "cam", "name": "pub", "session": "s1",
-                       "project": "p", "command": "server:executeCommand", "side": "send", "media": "video",
-                       "index": "0", "label": "chat"]
+        let samples = [
+            "room": "r1", "client": "c1", "stream": "cam", "name": "pub", "session": "s1",
+            "project": "p", "command": "server:executeCommand", "side": "send", "media": "video",
+            "index": "0", "label": "chat"
+        ]
         return server.router().routes.map { route in
             let path = route.path.description
             // `{parameter}` → a sample value; anything else is taken literally.
@@ -156,17 +158,20 @@ final class AuthenticationTests: XCTestCase {
         let server = Self.server(token: Self.token)
         try await server.application().test(.live) { client in
             let uri = "/enterprises/p/devices/server:executeCommand"
-            let none = try await client.execute(uri: uri, method: .post, headers: [.contentType: "application/json"],
-                                                body: ByteBuffer(string: body))
+            let none = try await client.execute(
+                uri: uri, method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: body))
             XCTAssertEqual(none.status, .unauthorized)
             XCTAssertTrue(String(buffer: none.body).contains(#""status":"UNAUTHENTICATED""#), String(buffer: none.body))
-            let wrong = try await client.execute(uri: uri, method: .post, headers: [.contentType: "application/json", .authorization: "Bearer nope"],
-                                                 body: ByteBuffer(string: body))
+            let wrong = try await client.execute(
+                uri: uri, method: .post, headers: [.contentType: "application/json", .authorization: "Bearer nope"],
+                body: ByteBuffer(string: body))
             XCTAssertEqual(wrong.status, .forbidden)
             XCTAssertTrue(String(buffer: wrong.body).contains(#""status":"PERMISSION_DENIED""#), String(buffer: wrong.body))
             // With the token the request reaches the API (no device of that name here).
-            let right = try await client.execute(uri: uri, method: .post, headers: [.contentType: "application/json", .authorization: "Bearer s3cret"],
-                                                 body: ByteBuffer(string: body))
+            let right = try await client.execute(
+                uri: uri, method: .post, headers: [.contentType: "application/json", .authorization: "Bearer s3cret"],
+                body: ByteBuffer(string: body))
             XCTAssertEqual(right.status, .notFound, String(buffer: right.body))
             XCTAssertTrue(String(buffer: right.body).contains("Device server not found"), String(buffer: right.body))
             XCTAssertEqual(server.cameras.count, 0)

@@ -12,16 +12,17 @@ import XCTest
 /// the answer, media, extend, expiry and stop.
 final class CameraServerTests: XCTestCase {
     private func hub() throws -> StreamHub {
-        let spec = try PipelineLoader(environment: [:]).load(yaml: """
-        name: cam1
-        send:
-          video:
-            capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
-            encode: { codec: vp8, bitrate: 400 }
-          audio:
-            capture: { kind: test }
-            encode: { codec: opus, bitrate: 32 }
-        """, file: "cam1.yaml")
+        let spec = try PipelineLoader(environment: [:]).load(
+            yaml: """
+                name: cam1
+                send:
+                  video:
+                    capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
+                    encode: { codec: vp8, bitrate: 400 }
+                  audio:
+                    capture: { kind: test }
+                    encode: { codec: opus, bitrate: 32 }
+                """, file: "cam1.yaml")
         return try StreamHub(spec: spec, iceAddresses: ["127.0.0.1"])
     }
 
@@ -92,10 +93,13 @@ final class CameraServerTests: XCTestCase {
             let cases: [(String, ByteBuffer, HTTPResponse.Status, String)] = [
                 ("/enterprises/p/devices/cam1:executeCommand", ByteBuffer(string: "{"), .badRequest, "INVALID_ARGUMENT"),
                 ("/enterprises/p/devices/cam1:executeCommand", Self.command("sdm.devices.commands.Fly", [:]), .badRequest, "INVALID_ARGUMENT"),
-                ("/enterprises/p/devices/cam1:executeCommand", Self.command(CameraAPI.generate, ["offerSdp": WHEPServerTests_offer]), .badRequest, "must be audio, video and application"),
+                (
+                    "/enterprises/p/devices/cam1:executeCommand", Self.command(CameraAPI.generate, ["offerSdp": WHEPServerTests_offer]), .badRequest,
+                    "must be audio, video and application"
+                ),
                 ("/enterprises/p/devices/nocam:executeCommand", Self.command(CameraAPI.extend, ["mediaSessionId": "x"]), .notFound, "NOT_FOUND"),
                 ("/enterprises/p/devices/cam1:executeCommand", Self.command(CameraAPI.extend, ["mediaSessionId": "x"]), .notFound, "not found or expired"),
-                ("/enterprises/p/devices/cam1:doSomething", Self.command(CameraAPI.stop, ["mediaSessionId": "x"]), .notFound, "NOT_FOUND"),
+                ("/enterprises/p/devices/cam1:doSomething", Self.command(CameraAPI.stop, ["mediaSessionId": "x"]), .notFound, "NOT_FOUND")
             ]
             for (uri, body, status, text) in cases {
                 let r = try await client.execute(uri: uri, method: .post, body: body)

@@ -63,26 +63,28 @@ final class ClientTransportTests: XCTestCase {
     /// session at once, as if the leases had run out): the client's next extension is
     /// refused with NOT_FOUND and the run stops, saying why, instead of playing nothing.
     func testCameraRunStopsWhenTheCameraEndsTheStream() async throws {
-        let hubSpec = try PipelineLoader(environment: [:]).load(yaml: """
-        name: cam1
-        send:
-          video:
-            capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
-            encode: { codec: vp8, bitrate: 400 }
-        """, file: "cam1.yaml")
+        let hubSpec = try PipelineLoader(environment: [:]).load(
+            yaml: """
+                name: cam1
+                send:
+                  video:
+                    capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
+                    encode: { codec: vp8, bitrate: 400 }
+                """, file: "cam1.yaml")
         let hub = try StreamHub(spec: hubSpec, iceAddresses: ["127.0.0.1"])
         let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub], cameraLifetime: 2)
         try await server.application().test(.live) { client in
             let port = try XCTUnwrap(client.port)
-            let spec = try PipelineLoader(environment: [:]).load(yaml: """
-            name: viewer
-            transport:
-              kind: camera
-              endpoint: http://127.0.0.1:\(port)/enterprises/p/devices/cam1
-              ice: { addresses: [127.0.0.1] }
-            receive:
-              video: { sink: stats }
-            """, file: "viewer.yaml")
+            let spec = try PipelineLoader(environment: [:]).load(
+                yaml: """
+                    name: viewer
+                    transport:
+                      kind: camera
+                      endpoint: http://127.0.0.1:\(port)/enterprises/p/devices/cam1
+                      ice: { addresses: [127.0.0.1] }
+                    receive:
+                      video: { sink: stats }
+                    """, file: "viewer.yaml")
             let run = PipelineRun(spec: spec)
             let task = Task { try await run.run(options: RunOptions(duration: 20)) }
             // Once frames arrive, end every session on the server's side.
@@ -93,8 +95,9 @@ final class ClientTransportTests: XCTestCase {
             }
             let summary = try await task.value
             XCTAssertLessThan(summary.duration_s, 10, "the run stopped at the next extension, not at its 20 s")
-            XCTAssertTrue(summary.session?.ended_by_peer?.contains("the camera ended the stream") ?? false,
-                          "\(String(describing: summary.session))")
+            XCTAssertTrue(
+                summary.session?.ended_by_peer?.contains("the camera ended the stream") ?? false,
+                "\(String(describing: summary.session))")
             XCTAssertEqual(server.cameras.count, 0)
         }
     }
@@ -104,7 +107,9 @@ final class ClientTransportTests: XCTestCase {
         let box = IteratorBox(it)
         let result = await withTaskGroup(of: AppRTCClient.Event?.self) { group in
             group.addTask { await box.next() }
-            group.addTask { try? await Task.sleep(for: .seconds(5)); return nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5)); return nil
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
@@ -124,7 +129,7 @@ final class ClientTransportTests: XCTestCase {
 }
 
 /// Lets a task-group child advance an iterator the test owns.
-private final class IteratorBox: @unchecked Sendable {  // used by one task at a time (the group awaits it)
+private final class IteratorBox: @unchecked Sendable { // used by one task at a time (the group awaits it)
     var iterator: AsyncStream<AppRTCClient.Event>.AsyncIterator
     init(_ it: AsyncStream<AppRTCClient.Event>.AsyncIterator) { iterator = it }
     func next() async -> AppRTCClient.Event? { await iterator.next() }

@@ -51,8 +51,10 @@ final class RoomServerTests: XCTestCase {
                 XCTAssertEqual(relayed["msg"].flatMap(SignalingMessage.init(json:)), .answer(sdp: "v=0\r\n"))
 
                 // Protocol errors get the protocol's answer and the socket stays usable.
-                for bad in ["not json", #"{"cmd":"dance"}"#, Self.frame(["cmd": "register", "roomid": "call", "clientid": a.client]),
-                            "{\"cmd\":\"send\",\"msg\":\"" + String(repeating: "x", count: 70_000) + "\"}"] {
+                for bad in [
+                    "not json", #"{"cmd":"dance"}"#, Self.frame(["cmd": "register", "roomid": "call", "clientid": a.client]),
+                    "{\"cmd\":\"send\",\"msg\":\"" + String(repeating: "x", count: 70_000) + "\"}"
+                ] {
                     try await outbound.write(.text(bad))
                     guard case .text(let reply)? = try await it.next() else { return XCTFail("no reply to \(bad.prefix(30))") }
                     let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: String])
@@ -77,8 +79,9 @@ final class RoomServerTests: XCTestCase {
             let a = try await Self.join(client, "r1")
             let unknownClient = try await client.execute(uri: "/message/r1/999", method: .post, body: ByteBuffer(string: "{}"))
             XCTAssertEqual(try Self.object(unknownClient.body)["result"] as? String, "UNKNOWN_CLIENT")
-            let big = try await client.execute(uri: "/message/r1/\(a.client)", method: .post,
-                                               body: ByteBuffer(string: String(repeating: "x", count: 70_000)))
+            let big = try await client.execute(
+                uri: "/message/r1/\(a.client)", method: .post,
+                body: ByteBuffer(string: String(repeating: "x", count: 70_000)))
             XCTAssertEqual(big.status, .contentTooLarge)
             let badRoom = try await client.execute(uri: "/join/bad%20room!", method: .post)
             XCTAssertEqual(badRoom.status, .badRequest)
@@ -126,8 +129,10 @@ final class RoomServerTests: XCTestCase {
     }
 
     /// Polls /status.json until `done` holds (bounded: sockets close asynchronously).
-    private static func waitForStatus(_ client: some TestClientProtocol, timeout: Double = 10,
-                               until done: ([String: Int]) -> Bool) async throws -> [String: Int] {
+    private static func waitForStatus(
+        _ client: some TestClientProtocol, timeout: Double = 10,
+        until done: ([String: Int]) -> Bool
+    ) async throws -> [String: Int] {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         var last: [String: Int] = [:]
         while ContinuousClock.now < deadline {

@@ -32,7 +32,9 @@ final class TestViewer: Sendable {
             sink.syncStateWithParent()
             if let sp = sink.staticPad("sink") {
                 try? pad.link(sp)
-                sp.addProbe { (_: borrowing Pad.ProbeInfo) in received.n.add(1, ordering: .relaxed); return .ok }
+                sp.addProbe { (_: borrowing Pad.ProbeInfo) in
+                    received.n.add(1, ordering: .relaxed); return .ok
+                }
             }
         }
         pipeline.setState(.playing)
@@ -57,17 +59,19 @@ final class PacketCounter: Sendable {
 
 final class WHEPServerTests: XCTestCase {
     private func hub() throws -> StreamHub {
-        let spec = try PipelineLoader(environment: [:]).load(yaml: """
-        name: cam
-        send:
-          video:
-            capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
-            encode: { codec: vp8, bitrate: 400 }
-        """, file: "cam.yaml")
+        let spec = try PipelineLoader(environment: [:]).load(
+            yaml: """
+                name: cam
+                send:
+                  video:
+                    capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
+                    encode: { codec: vp8, bitrate: 400 }
+                """, file: "cam.yaml")
         var limits = ViewerLimits()
-        limits.statsInterval = 1  // read the viewers' statistics each second (default 5)
-        return try StreamHub(spec: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: ["127.0.0.1"]),
-                             viewerLimits: limits)
+        limits.statsInterval = 1 // read the viewers' statistics each second (default 5)
+        return try StreamHub(
+            spec: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: ["127.0.0.1"]),
+            viewerLimits: limits)
     }
 
     /// A server lets go of its streams when it goes: its metrics (which read every stream)
@@ -96,8 +100,9 @@ final class WHEPServerTests: XCTestCase {
             for _ in 0..<2 {
                 let viewer = try TestViewer()
                 let offer = try await viewer.peer.offerWithCandidates()
-                let r = try await client.execute(uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
-                                                 body: ByteBuffer(string: offer))
+                let r = try await client.execute(
+                    uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
+                    body: ByteBuffer(string: offer))
                 XCTAssertEqual(r.status, .created, String(buffer: r.body))
                 XCTAssertEqual(r.headers[.contentType], "application/sdp")
                 let location = try XCTUnwrap(r.headers[.location])
@@ -169,7 +174,8 @@ final class WHEPServerTests: XCTestCase {
         let hub = try hub()
         let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0), streams: [hub])
         let head = "v=0\r\no=- 1 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\n"
-        let media = "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\na=mid:0\r\na=recvonly\r\na=rtcp-mux\r\n"
+        let media =
+            "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\na=mid:0\r\na=recvonly\r\na=rtcp-mux\r\n"
             + "a=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\na=setup:actpass\r\n"
             + "a=fingerprint:sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":") + "\r\n"
         let hostile: [(String, String)] = [
@@ -177,12 +183,13 @@ final class WHEPServerTests: XCTestCase {
             ("1,000 media sections", head + String(repeating: media + "a=rtpmap:96 VP8/90000\r\n", count: 1000)),
             ("a sendonly offer (nothing to receive)", head + media.replacingOccurrences(of: "recvonly", with: "sendonly") + "a=rtpmap:96 VP8/90000\r\n"),
             ("VP9 profile 2 only", head + media + "a=rtpmap:96 VP9/90000\r\na=fmtp:96 profile-id=2\r\n"),
-            ("a megabyte attribute", head + media + "a=rtpmap:96 VP8/90000\r\na=x-junk:" + String(repeating: "x", count: 1 << 20) + "\r\n"),
+            ("a megabyte attribute", head + media + "a=rtpmap:96 VP8/90000\r\na=x-junk:" + String(repeating: "x", count: 1 << 20) + "\r\n")
         ]
         try await server.application().test(.live) { client in
             for (what, sdp) in hostile {
-                let r = try await client.execute(uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
-                                                 body: ByteBuffer(string: sdp))
+                let r = try await client.execute(
+                    uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
+                    body: ByteBuffer(string: sdp))
                 XCTAssertTrue((400..<500).contains(r.status.code), "\(what): \(r.status) \(String(buffer: r.body).prefix(300))")
                 XCTAssertEqual(hub.viewerCount, 0, what)
             }
@@ -193,8 +200,9 @@ final class WHEPServerTests: XCTestCase {
             XCTAssertGreaterThan(hub.encodedVideoFrames, before, "the shared encoder keeps going")
             let viewer = try TestViewer()
             let offer = try await viewer.peer.offerWithCandidates()
-            let r = try await client.execute(uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
-                                             body: ByteBuffer(string: offer))
+            let r = try await client.execute(
+                uri: "/whep/cam", method: .post, headers: [.contentType: "application/sdp"],
+                body: ByteBuffer(string: offer))
             XCTAssertEqual(r.status, .created, String(buffer: r.body))
             try await viewer.peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: String(buffer: r.body)))
             let got = await viewer.waitForPackets(30)

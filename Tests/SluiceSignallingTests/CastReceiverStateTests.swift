@@ -4,7 +4,8 @@ import XCTest
 /// The CASTV2 receiver as pure logic: framing, the namespaces a sender needs, status to every
 /// sender, the queue, and refusals.
 final class CastReceiverStateTests: XCTestCase {
-    private func msg(_ ns: String, _ json: JSONValue, from: String = "sender-0", to: String = CastNamespace.platform) -> Extensions_Api_CastChannel_CastMessage {
+    private func msg(_ ns: String, _ json: JSONValue, from: String = "sender-0", to: String = CastNamespace.platform) -> Extensions_Api_CastChannel_CastMessage
+    {
         CastFrame.message(from: from, to: to, namespace: ns, json: json)
     }
 
@@ -16,7 +17,9 @@ final class CastReceiverStateTests: XCTestCase {
     }
 
     private func commands(_ actions: [CastReceiverState.Action]) -> [CastPlayerCommand] {
-        actions.compactMap { if case .command(let c) = $0 { return c }; return nil }
+        actions.compactMap {
+            if case .command(let c) = $0 { return c }; return nil
+        }
     }
 
     func testFramesRoundTripAtEveryChunkSizeAndBadOnesAreRefused() throws {
@@ -53,8 +56,13 @@ final class CastReceiverStateTests: XCTestCase {
         let transport = app?["transportId"]?.string ?? ""
         _ = s.handle(msg(CastNamespace.connection, ["type": "CONNECT"], to: transport), connection: 1)
         _ = s.handle(msg(CastNamespace.connection, ["type": "CONNECT"], from: "sender-9", to: transport), connection: 2)
-        let load = s.handle(msg(CastNamespace.media, ["type": "LOAD", "requestId": 5, "autoplay": true,
-                                                      "media": ["contentId": "file:///a.webm", "contentType": "video/webm"]], to: transport), connection: 1)
+        let load = s.handle(
+            msg(
+                CastNamespace.media,
+                [
+                    "type": "LOAD", "requestId": 5, "autoplay": true,
+                    "media": ["contentId": "file:///a.webm", "contentType": "video/webm"]
+                ], to: transport), connection: 1)
         XCTAssertEqual(commands(load), [.load(url: "file:///a.webm", startTime: 0, autoplay: true)])
         let statuses = sent(load)
         XCTAssertEqual(statuses.count, 2, "MEDIA_STATUS to both senders")
@@ -62,14 +70,17 @@ final class CastReceiverStateTests: XCTestCase {
         let session = statuses[0].2["status"]?.array?.first?["mediaSessionId"]?.int ?? -1
         // The player starts: everyone hears PLAYING; then a pause from the other sender.
         XCTAssertEqual(sent(s.update(CastPlayerSnapshot(playerState: "PLAYING", currentTime: 0.5))).count, 2)
-        let pause = s.handle(msg(CastNamespace.media, ["type": "PAUSE", "mediaSessionId": .int(session), "requestId": 6], from: "sender-9", to: transport), connection: 2)
+        let pause = s.handle(
+            msg(CastNamespace.media, ["type": "PAUSE", "mediaSessionId": .int(session), "requestId": 6], from: "sender-9", to: transport), connection: 2)
         XCTAssertEqual(commands(pause), [.pause])
         XCTAssertEqual(sent(pause).map { $0.2["status"]?.array?.first?["playerState"] }, ["PAUSED", "PAUSED"])
         // A wrong media session, an unknown command, a URL not allowed.
-        XCTAssertEqual(sent(s.handle(msg(CastNamespace.media, ["type": "PLAY", "mediaSessionId": 99], to: transport), connection: 1)).first?.2["reason"],
-                       "INVALID_MEDIA_SESSION_ID")
-        XCTAssertEqual(sent(s.handle(msg(CastNamespace.media, ["type": "DANCE", "requestId": 1], to: transport), connection: 1)).first?.2["reason"],
-                       "INVALID_COMMAND")
+        XCTAssertEqual(
+            sent(s.handle(msg(CastNamespace.media, ["type": "PLAY", "mediaSessionId": 99], to: transport), connection: 1)).first?.2["reason"],
+            "INVALID_MEDIA_SESSION_ID")
+        XCTAssertEqual(
+            sent(s.handle(msg(CastNamespace.media, ["type": "DANCE", "requestId": 1], to: transport), connection: 1)).first?.2["reason"],
+            "INVALID_COMMAND")
         let refused = s.handle(msg(CastNamespace.media, ["type": "LOAD", "requestId": 7, "media": ["contentId": "http://x/y"]], to: transport), connection: 1)
         XCTAssertEqual(sent(refused).first?.2["type"], "LOAD_FAILED")
         XCTAssertTrue(commands(refused).isEmpty, "nothing disallowed reaches the player")
@@ -117,8 +128,9 @@ final class CastReceiverStateTests: XCTestCase {
         XCTAssertEqual(commands(media("QUEUE_UPDATE", ["jump": -1])), [.stop, .load(url: "file:///1.webm", startTime: 0, autoplay: true)])
         XCTAssertEqual(commands(media("QUEUE_NEXT", [:])).last, .load(url: "file:///2.webm", startTime: 0, autoplay: true))
         XCTAssertEqual(commands(media("QUEUE_PREV", [:])).last, .load(url: "file:///1.webm", startTime: 0, autoplay: true))
-        XCTAssertEqual(commands(media("QUEUE_UPDATE", ["currentItemId": .int(ids[2]), "currentTime": .number(1.5)])).last,
-                       .load(url: "file:///3.webm", startTime: 1.5, autoplay: true))
+        XCTAssertEqual(
+            commands(media("QUEUE_UPDATE", ["currentItemId": .int(ids[2]), "currentTime": .number(1.5)])).last,
+            .load(url: "file:///3.webm", startTime: 1.5, autoplay: true))
         // Off the end, before the start, absurd jumps, unknown items: refused, nothing moves.
         for bad: [String: JSONValue] in [["jump": 1], ["jump": -3], ["jump": .int(Int64.max)], ["jump": .int(Int64.min)], ["currentItemId": 999]] {
             let r = media("QUEUE_UPDATE", bad)
@@ -145,7 +157,11 @@ final class CastReceiverStateTests: XCTestCase {
         var closed = false
         for i in 0..<(CastReceiverState.maxVirtualConnections + 1) {
             let a = s.handle(msg(CastNamespace.connection, ["type": "CONNECT"], from: "s-\(i)"), connection: 3)
-            if a.contains(where: { if case .close = $0 { return true }; return false }) { closed = true }
+            if a.contains(where: {
+                if case .close = $0 { return true }; return false
+            }) {
+                closed = true
+            }
         }
         XCTAssertTrue(closed, "a sender opening endless virtual connections is closed")
         XCTAssertEqual(CastReceiverState(name: "x", refuse: { _ in nil }).session, nil)
@@ -157,8 +173,10 @@ final class CastReceiverStateTests: XCTestCase {
         var s = CastReceiverState(name: "TV", refuse: { $0.contains("bad") ? "no" : nil })
         let launched = sent(s.handle(msg(CastNamespace.receiver, ["type": "LAUNCH", "appId": "CC1AD845"]), connection: 1))
         let transport = launched.first?.2["status"]?["applications"]?.array?.first?["transportId"]?.string ?? ""
-        let a = s.handle(msg(CastNamespace.media, ["type": "QUEUE_LOAD", "items": [["media": ["contentId": "file:///ok"]], ["media": ["contentId": "http://bad"]]]],
-                             to: transport), connection: 1)
+        let a = s.handle(
+            msg(
+                CastNamespace.media, ["type": "QUEUE_LOAD", "items": [["media": ["contentId": "file:///ok"]], ["media": ["contentId": "http://bad"]]]],
+                to: transport), connection: 1)
         XCTAssertEqual(sent(a).first?.2["type"], "LOAD_FAILED")
         XCTAssertTrue(commands(a).isEmpty)
     }

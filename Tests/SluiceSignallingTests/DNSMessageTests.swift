@@ -17,7 +17,9 @@ final class DNSMessageTests: XCTestCase {
 
     /// A DNS-SD answer for `Kitchen Camera._sluice._tcp.local.` (PTR, SRV, TXT, and an A record
     /// as additional), compressed as zeroconf compresses.
-    static let zeroconfResponse = bytes("000084000000000300000001075f736c75696365045f746370056c6f63616c00000c00010000119400110e4b69746368656e2043616d657261c00cc02a002180010000007800140000000020fb0b6b69746368656e2d63616dc019c02a001080010000119400261073747265616d733d63616d2c646f6f7210636f646563733d683236342c6f70757303763d31c04d000180010000007800040a000007")
+    static let zeroconfResponse = bytes(
+        "000084000000000300000001075f736c75696365045f746370056c6f63616c00000c00010000119400110e4b69746368656e2043616d657261c00cc02a002180010000007800140000000020fb0b6b69746368656e2d63616dc019c02a001080010000119400261073747265616d733d63616d2c646f6f7210636f646563733d683236342c6f70757303763d31c04d000180010000007800040a000007"
+    )
     /// A query for the service type (PTR) and for a host's address asking for a unicast answer (QU).
     static let zeroconfQuery = bytes("000000000002000000000000075f736c75696365045f746370056c6f63616c00000c00010b6b69746368656e2d63616dc01900018001")
     /// A goodbye: the PTR with TTL 0.
@@ -29,8 +31,11 @@ final class DNSMessageTests: XCTestCase {
         XCTAssertTrue(m.isAuthoritative)
         XCTAssertEqual(m.answers.count, 3)
         XCTAssertEqual(m.answers[0], DNSRecord(name: "_sluice._tcp.local", data: .ptr("Kitchen Camera._sluice._tcp.local"), ttl: 4500))
-        XCTAssertEqual(m.answers[1], DNSRecord(name: "Kitchen Camera._sluice._tcp.local",
-                                               data: .srv(priority: 0, weight: 0, port: 8443, target: "kitchen-cam.local"), ttl: 120, cacheFlush: true))
+        XCTAssertEqual(
+            m.answers[1],
+            DNSRecord(
+                name: "Kitchen Camera._sluice._tcp.local",
+                data: .srv(priority: 0, weight: 0, port: 8443, target: "kitchen-cam.local"), ttl: 120, cacheFlush: true))
         XCTAssertEqual(m.answers[2].data, .txt(["streams=cam,door", "codecs=h264,opus", "v=1"]))
         XCTAssertTrue(m.answers[2].cacheFlush)
         XCTAssertEqual(m.additionals, [DNSRecord(name: "kitchen-cam.local", data: .a("10.0.0.7"), ttl: 120, cacheFlush: true)])
@@ -39,8 +44,12 @@ final class DNSMessageTests: XCTestCase {
     func testReadsZeroconfsQueryAndGoodbye() throws {
         let q = try DNSMessage(bytes: Self.zeroconfQuery)
         XCTAssertFalse(q.isResponse)
-        XCTAssertEqual(q.questions, [DNSQuestion(name: "_sluice._tcp.local", type: .ptr),
-                                     DNSQuestion(name: "kitchen-cam.local", type: .a, unicastResponse: true)])
+        XCTAssertEqual(
+            q.questions,
+            [
+                DNSQuestion(name: "_sluice._tcp.local", type: .ptr),
+                DNSQuestion(name: "kitchen-cam.local", type: .a, unicastResponse: true)
+            ])
         let bye = try DNSMessage(bytes: Self.zeroconfGoodbye)
         XCTAssertEqual(bye.answers.first?.ttl, 0)
         XCTAssertEqual(bye.answers.first?.data, .ptr("Kitchen Camera._sluice._tcp.local"))
@@ -55,10 +64,12 @@ final class DNSMessageTests: XCTestCase {
         XCTAssertLessThanOrEqual(again.count, Self.zeroconfResponse.count + 8, "names are compressed")
         XCTAssertEqual(try DNSMessage(bytes: Self.zeroconfGoodbye).encoded(), Self.zeroconfGoodbye)
         // An instance name with a dot in it, and IPv6.
-        let odd = DNSMessage(isResponse: true, answers: [
-            DNSRecord(name: "Cam 1\\.5._sluice._tcp.local", data: .aaaa("fe80::1"), ttl: 120),
-            DNSRecord(name: "x.local", data: .txt([]), ttl: 0),
-        ])
+        let odd = DNSMessage(
+            isResponse: true,
+            answers: [
+                DNSRecord(name: "Cam 1\\.5._sluice._tcp.local", data: .aaaa("fe80::1"), ttl: 120),
+                DNSRecord(name: "x.local", data: .txt([]), ttl: 0)
+            ])
         XCTAssertEqual(try DNSMessage(bytes: odd.encoded()), odd)
     }
 
@@ -70,7 +81,7 @@ final class DNSMessageTests: XCTestCase {
         }
         // A compression pointer to itself, and one pointing forwards.
         var loop = Array(Self.zeroconfQuery.prefix(12))
-        loop[5] = 1  // one question
+        loop[5] = 1 // one question
         loop += [0xC0, 12, 0, 1, 0, 1]
         XCTAssertThrowsError(try DNSMessage(bytes: loop)) { XCTAssertTrue("\($0)".contains("forwards"), "\($0)") }
         // Counts that claim more than the packet holds, or than any packet may.

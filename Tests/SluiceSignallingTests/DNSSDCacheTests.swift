@@ -10,8 +10,13 @@ final class DNSSDCacheTests: XCTestCase {
         var cache = DNSSDCache()
         cache.add(try DNSMessage(bytes: DNSMessageTests.zeroconfResponse), nowNs: 10 * s)
         let found = cache.instances(of: "_sluice._tcp", nowNs: 11 * s)
-        XCTAssertEqual(found, [ServiceInstance(name: "Kitchen Camera", type: "_sluice._tcp", host: "kitchen-cam.local", port: 8443,
-                                               addresses: ["10.0.0.7"], txt: ["streams": "cam,door", "codecs": "h264,opus", "v": "1"])])
+        XCTAssertEqual(
+            found,
+            [
+                ServiceInstance(
+                    name: "Kitchen Camera", type: "_sluice._tcp", host: "kitchen-cam.local", port: 8443,
+                    addresses: ["10.0.0.7"], txt: ["streams": "cam,door", "codecs": "h264,opus", "v": "1"])
+            ])
         XCTAssertEqual(cache.instances(of: "_other._tcp", nowNs: 11 * s), [])
         cache.add(try DNSMessage(bytes: DNSMessageTests.zeroconfGoodbye), nowNs: 20 * s)
         XCTAssertEqual(cache.instances(of: "_sluice._tcp", nowNs: 20 * s + s / 2).count, 1, "a goodbye ends it one second later")

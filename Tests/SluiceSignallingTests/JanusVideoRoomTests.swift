@@ -6,12 +6,14 @@ import XCTest
 final class JanusVideoRoomTests: XCTestCase {
     func testJoinedListsPublishersWithTheirMedia() throws {
         // Shaped like Janus 1.1's `joined` event (videoroom plugin docs).
-        let data = try XCTUnwrap(JSONValue(parsing: """
-        {"videoroom":"joined","room":1234,"description":"Demo","id":8431251716,"private_id":2921411396,
-         "publishers":[{"id":5871032911,"display":"cam-a","streams":[{"type":"audio","mindex":0,"mid":"0","codec":"opus"},
-                                                                        {"type":"video","mindex":1,"mid":"1","codec":"vp8"}]},
-                       {"id":77,"streams":[{"type":"video","mid":"0","disabled":true},{"type":"data","mid":"1"}]}]}
-        """))
+        let data = try XCTUnwrap(
+            JSONValue(
+                parsing: """
+                    {"videoroom":"joined","room":1234,"description":"Demo","id":8431251716,"private_id":2921411396,
+                     "publishers":[{"id":5871032911,"display":"cam-a","streams":[{"type":"audio","mindex":0,"mid":"0","codec":"opus"},
+                                                                                    {"type":"video","mindex":1,"mid":"1","codec":"vp8"}]},
+                                   {"id":77,"streams":[{"type":"video","mid":"0","disabled":true},{"type":"data","mid":"1"}]}]}
+                    """))
         let joined = try XCTUnwrap(JanusVideoRoom.joined(data))
         XCTAssertEqual(joined.id, 8431251716)
         XCTAssertEqual(joined.privateID, 2921411396)
@@ -22,12 +24,14 @@ final class JanusVideoRoomTests: XCTestCase {
     }
 
     func testSubscriberStreamsAndDepartures() throws {
-        let data = try XCTUnwrap(JSONValue(parsing: """
-        {"videoroom":"updated","room":1234,"streams":[
-          {"type":"video","active":true,"mindex":0,"mid":"0","ready":true,"send":true,"feed_id":5871032911,"feed_display":"cam-a","feed_mid":"1","codec":"vp8"},
-          {"type":"audio","active":false,"mindex":1,"mid":"1"},
-          {"type":"video"}]}
-        """))
+        let data = try XCTUnwrap(
+            JSONValue(
+                parsing: """
+                    {"videoroom":"updated","room":1234,"streams":[
+                      {"type":"video","active":true,"mindex":0,"mid":"0","ready":true,"send":true,"feed_id":5871032911,"feed_display":"cam-a","feed_mid":"1","codec":"vp8"},
+                      {"type":"audio","active":false,"mindex":1,"mid":"1"},
+                      {"type":"video"}]}
+                    """))
         let streams = JanusVideoRoom.streams(in: data)
         XCTAssertEqual(streams.count, 2, "a stream without a mid is skipped")
         XCTAssertEqual(streams[0], .init(mid: "0", type: "video", feedID: 5871032911, feedDisplay: "cam-a", codec: "vp8", active: true))
@@ -41,12 +45,15 @@ final class JanusVideoRoomTests: XCTestCase {
     }
 
     func testRequestsCarryRoomPinAndFeeds() {
-        XCTAssertEqual(JanusVideoRoom.join(room: .init("1234"), display: "cam", pin: "p").text,
-                       #"{"display":"cam","pin":"p","ptype":"publisher","request":"join","room":1234}"#)
-        XCTAssertEqual(JanusVideoRoom.join(room: .init("lobby"), display: nil, pin: nil).text,
-                       #"{"ptype":"publisher","request":"join","room":"lobby"}"#, "string room ids stay strings")
-        XCTAssertEqual(JanusVideoRoom.subscribe(room: .init("7"), feeds: [1, 2], privateID: 9, pin: nil).text,
-                       #"{"private_id":9,"ptype":"subscriber","request":"join","room":7,"streams":[{"feed":1},{"feed":2}]}"#)
+        XCTAssertEqual(
+            JanusVideoRoom.join(room: .init("1234"), display: "cam", pin: "p").text,
+            #"{"display":"cam","pin":"p","ptype":"publisher","request":"join","room":1234}"#)
+        XCTAssertEqual(
+            JanusVideoRoom.join(room: .init("lobby"), display: nil, pin: nil).text,
+            #"{"ptype":"publisher","request":"join","room":"lobby"}"#, "string room ids stay strings")
+        XCTAssertEqual(
+            JanusVideoRoom.subscribe(room: .init("7"), feeds: [1, 2], privateID: 9, pin: nil).text,
+            #"{"private_id":9,"ptype":"subscriber","request":"join","room":7,"streams":[{"feed":1},{"feed":2}]}"#)
         XCTAssertEqual(JanusVideoRoom.add(feeds: [3]).text, #"{"request":"subscribe","streams":[{"feed":3}]}"#)
     }
 
@@ -58,12 +65,15 @@ final class JanusVideoRoomTests: XCTestCase {
         XCTAssertEqual(v["f"], .number(1.5))
         XCTAssertEqual(v["n"], .null)
         XCTAssertNil(JSONValue(parsing: "{not json"))
-        XCTAssertNil(JSONValue(parsing: String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)),
-                     "deep nesting is refused before parsing")
-        XCTAssertNotNil(JSONValue(parsing: #"{"a": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}"#),
-                        "brackets inside strings do not count as nesting")
-        XCTAssertTrue(JanusVideoRoom.publishers(in: ["publishers": .array(Array(repeating: ["id": 1], count: 5000))]).count <= 1000,
-                      "a flood of publishers in one event is capped")
+        XCTAssertNil(
+            JSONValue(parsing: String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)),
+            "deep nesting is refused before parsing")
+        XCTAssertNotNil(
+            JSONValue(parsing: #"{"a": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}"#),
+            "brackets inside strings do not count as nesting")
+        XCTAssertTrue(
+            JanusVideoRoom.publishers(in: ["publishers": .array(Array(repeating: ["id": 1], count: 5000))]).count <= 1000,
+            "a flood of publishers in one event is capped")
     }
 
     func testAdviceForTheErrorsUsersMeet() {

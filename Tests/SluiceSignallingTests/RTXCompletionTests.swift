@@ -8,7 +8,7 @@ final class RTXCompletionTests: XCTestCase {
         "m=video 9 UDP/TLS/RTP/SAVPF 96 98 102 97", "c=IN IP4 0.0.0.0", "a=mid:video0", "a=recvonly",
         "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack", "a=rtpmap:98 VP9/90000", "a=fmtp:98 profile-id=0",
         "a=rtpmap:102 H264/90000", "a=fmtp:102 packetization-mode=1", "a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96",
-        "m=audio 9 UDP/TLS/RTP/SAVPF 111", "c=IN IP4 0.0.0.0", "a=mid:audio1", "a=recvonly", "a=rtpmap:111 OPUS/48000/2", "",
+        "m=audio 9 UDP/TLS/RTP/SAVPF 111", "c=IN IP4 0.0.0.0", "a=mid:audio1", "a=recvonly", "a=rtpmap:111 OPUS/48000/2", ""
     ].joined(separator: "\r\n")
 
     func testEveryVideoCodecGetsItsOwnRTXWithAFreePayloadType() {
@@ -41,7 +41,8 @@ final class RTXCompletionTests: XCTestCase {
         // 96–127 and 35–63 all taken but one: one codec gets RTX, the others none, nothing breaks.
         var pts = Array(96...127) + Array(35...62)
         pts.removeAll { $0 == 97 }
-        let lines = ["v=0", "m=video 9 UDP/TLS/RTP/SAVPF " + (pts + [97]).map(String.init).joined(separator: " ")]
+        let lines =
+            ["v=0", "m=video 9 UDP/TLS/RTP/SAVPF " + (pts + [97]).map(String.init).joined(separator: " ")]
             + pts.map { "a=rtpmap:\($0) VP8/90000" } + ["a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96", ""]
         let out = RTXCompletion.completing(lines.joined(separator: "\n"))
         let video = SDPSession(out).media[0]

@@ -87,7 +87,7 @@ final class RoomRegistryTests: XCTestCase {
         try rooms.register(room: "r", client: a.client, deliver: inboxA.deliver)
         rooms.leave(room: "r", client: b.client)
         XCTAssertEqual(inboxA.messages, [.bye])
-        rooms.leave(room: "r", client: b.client)  // twice: harmless
+        rooms.leave(room: "r", client: b.client) // twice: harmless
         XCTAssertEqual(rooms.counts.rooms, 1)
         rooms.leave(room: "r", client: a.client)
         XCTAssertEqual(rooms.counts.rooms, 0)
@@ -109,7 +109,7 @@ final class RoomRegistryTests: XCTestCase {
         }
         XCTAssertGreaterThan(full, 0, "some rooms filled up")
         XCTAssertEqual(rooms.counts.clients, present.count)
-        for p in present { rooms.leave(room: p.room, client: p.client) }  // leave or vanish: the same call
+        for p in present { rooms.leave(room: p.room, client: p.client) } // leave or vanish: the same call
         XCTAssertEqual(rooms.counts.rooms, 0)
         XCTAssertEqual(rooms.counts.clients, 0)
     }
@@ -117,8 +117,10 @@ final class RoomRegistryTests: XCTestCase {
     func testWebSocketCommandsAndMalformedFrames() {
         XCTAssertEqual(try AppRTC.command(from: #"{"cmd":"register","roomid":"r","clientid":"1"}"#).get(), .register(room: "r", client: "1"))
         XCTAssertEqual(try AppRTC.command(from: #"{"cmd":"send","msg":"{\"type\":\"bye\"}"}"#).get(), .send(message: #"{"type":"bye"}"#))
-        for bad in ["", "not json", "[]", #"{"cmd":42}"#, #"{"cmd":"register"}"#, #"{"cmd":"send","msg":{}}"#,
-                    #"{"cmd":"dance"}"#, "{\"cmd\":\"send\",\"msg\":\"" + String(repeating: "a", count: 70_000) + "\"}"] {
+        for bad in [
+            "", "not json", "[]", #"{"cmd":42}"#, #"{"cmd":"register"}"#, #"{"cmd":"send","msg":{}}"#,
+            #"{"cmd":"dance"}"#, "{\"cmd\":\"send\",\"msg\":\"" + String(repeating: "a", count: 70_000) + "\"}"
+        ] {
             guard case .failure(let e) = AppRTC.command(from: bad) else { return XCTFail("accepted: \(bad.prefix(40))") }
             XCTAssertFalse(e.message.isEmpty)
         }

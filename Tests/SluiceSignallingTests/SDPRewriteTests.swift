@@ -7,7 +7,7 @@ final class SDPRewriteTests: XCTestCase {
         "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=mid:video0", "a=sendonly", "a=rtpmap:96 VP8/90000",
         "a=candidate:1 1 UDP 2015363327 127.0.0.1 40000 typ host",
         "m=audio 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=mid:audio1", "a=inactive", "a=rtpmap:96 OPUS/48000/2",
-        "a=candidate:1 1 UDP 2015363327 127.0.0.1 40000 typ host", "",
+        "a=candidate:1 1 UDP 2015363327 127.0.0.1 40000 typ host", ""
     ].joined(separator: "\r\n")
 
     func testInactiveSectionIsRejectedAndLeavesTheBundle() {

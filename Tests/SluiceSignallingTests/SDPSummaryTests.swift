@@ -3,10 +3,10 @@ import XCTest
 
 final class SDPSummaryTests: XCTestCase {
     let offer = """
-    v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=group:BUNDLE video0 audio1\r
-    m=video 9 UDP/TLS/RTP/SAVPF 96 97\r\na=mid:video0\r\na=sendonly\r\na=rtpmap:96 VP8/90000\r\na=rtpmap:97 RTX/90000\r
-    m=audio 0 UDP/TLS/RTP/SAVPF 111\r\na=mid:audio1\r\na=bundle-only\r\na=sendonly\r\na=rtpmap:111 OPUS/48000/2\r\n
-    """
+        v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=group:BUNDLE video0 audio1\r
+        m=video 9 UDP/TLS/RTP/SAVPF 96 97\r\na=mid:video0\r\na=sendonly\r\na=rtpmap:96 VP8/90000\r\na=rtpmap:97 RTX/90000\r
+        m=audio 0 UDP/TLS/RTP/SAVPF 111\r\na=mid:audio1\r\na=bundle-only\r\na=sendonly\r\na=rtpmap:111 OPUS/48000/2\r\n
+        """
 
     func testParsesMediaCodecsDirectionAndBundle() {
         let s = SDPSummary(offer)
@@ -20,8 +20,9 @@ final class SDPSummaryTests: XCTestCase {
 
     func testRejectionNamesBothSidesCodecs() {
         let answer = "v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 0 UDP/TLS/RTP/SAVPF 0\r\na=mid:video0\r\na=inactive\r\n"
-        let r = SDPSummary.rejections(offer: SDPSummary(offer), answer: SDPSummary(answer),
-                                      answererAccepts: ["video": ["H264"]])
+        let r = SDPSummary.rejections(
+            offer: SDPSummary(offer), answer: SDPSummary(answer),
+            answererAccepts: ["video": ["H264"]])
         XCTAssertEqual(r.count, 1)
         XCTAssertTrue(r[0].contains("video"))
         XCTAssertTrue(r[0].contains("VP8") && r[0].contains("H264"), r[0])

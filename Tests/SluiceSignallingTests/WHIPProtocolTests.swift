@@ -47,9 +47,12 @@ final class WHIPProtocolTests: XCTestCase {
     }
 
     func testTricklePatch() throws {
-        let frag = "a=ice-ufrag:abcd\r\na=ice-pwd:efgh\r\nm=video 9 UDP/TLS/RTP/SAVPF 0\r\na=mid:0\r\na=candidate:1 1 UDP 2122252543 127.0.0.1 50000 typ host\r\na=end-of-candidates\r\n"
-        let patch = try WHIP.checkPatch(contentType: "application/trickle-ice-sdpfrag", ifMatch: "\"e1\"", etag: "\"e1\"",
-                                        body: frag).get()
+        let frag =
+            "a=ice-ufrag:abcd\r\na=ice-pwd:efgh\r\nm=video 9 UDP/TLS/RTP/SAVPF 0\r\na=mid:0\r\na=candidate:1 1 UDP 2122252543 127.0.0.1 50000 typ host\r\na=end-of-candidates\r\n"
+        let patch = try WHIP.checkPatch(
+            contentType: "application/trickle-ice-sdpfrag", ifMatch: "\"e1\"", etag: "\"e1\"",
+            body: frag
+        ).get()
         XCTAssertEqual(patch, .candidates([(mid: "0", candidate: "candidate:1 1 UDP 2122252543 127.0.0.1 50000 typ host")], endOfCandidates: true))
         func patchStatus(_ type: String?, _ ifMatch: String?) -> Int? {
             status(WHIP.checkPatch(contentType: type, ifMatch: ifMatch, etag: "\"e1\"", body: frag))
@@ -58,34 +61,41 @@ final class WHIPProtocolTests: XCTestCase {
         XCTAssertEqual(patchStatus("application/trickle-ice-sdpfrag", nil), 428)
         XCTAssertEqual(patchStatus("application/trickle-ice-sdpfrag", "\"other\""), 412)
         XCTAssertEqual(patchStatus("application/trickle-ice-sdpfrag", "*"), 501, "ICE restarts are refused clearly")
-        XCTAssertEqual(status(WHIP.checkPatch(contentType: "application/trickle-ice-sdpfrag", ifMatch: "\"e1\"", etag: "\"e1\"",
-                                              body: "garbage line")), 400)
+        XCTAssertEqual(
+            status(
+                WHIP.checkPatch(
+                    contentType: "application/trickle-ice-sdpfrag", ifMatch: "\"e1\"", etag: "\"e1\"",
+                    body: "garbage line")), 400)
     }
 
     func testLinkHeadersForICEServers() {
         let links = WHIP.linkHeaders(stun: ["stun://127.0.0.1:3478"], turn: ["turn://user:pass@127.0.0.1:3478"])
-        XCTAssertEqual(links, [
-            "<stun:127.0.0.1:3478>; rel=\"ice-server\"",
-            "<turn:127.0.0.1:3478>; rel=\"ice-server\"; username=\"user\"; credential=\"pass\"; credential-type=\"password\"",
-        ])
+        XCTAssertEqual(
+            links,
+            [
+                "<stun:127.0.0.1:3478>; rel=\"ice-server\"",
+                "<turn:127.0.0.1:3478>; rel=\"ice-server\"; username=\"user\"; credential=\"pass\"; credential-type=\"password\""
+            ])
     }
 }
 
 final class CameraAPITests: XCTestCase {
     static let offer = """
-    v=0\r\no=- 1 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r
-    m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\na=recvonly\r\na=rtpmap:111 OPUS/48000/2\r
-    m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:1\r\na=recvonly\r\na=rtpmap:96 VP8/90000\r
-    m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:2\r\n
-    """
+        v=0\r\no=- 1 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r
+        m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\na=recvonly\r\na=rtpmap:111 OPUS/48000/2\r
+        m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:1\r\na=recvonly\r\na=rtpmap:96 VP8/90000\r
+        m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:2\r\n
+        """
 
     func testCommandsDecode() throws {
         let gen = #"{"command":"sdm.devices.commands.CameraLiveStream.GenerateWebRtcStream","params":{"offerSdp":"v=0"}}"#
         XCTAssertEqual(try CameraAPI.command(from: Data(gen.utf8)).get(), .generate(offerSdp: "v=0"))
         let ext = #"{"command":"sdm.devices.commands.CameraLiveStream.ExtendWebRtcStream","params":{"mediaSessionId":"abc"}}"#
         XCTAssertEqual(try CameraAPI.command(from: Data(ext.utf8)).get(), .extend(mediaSessionId: "abc"))
-        for bad in ["{", "[]", #"{"params":{}}"#, #"{"command":"sdm.devices.commands.CameraLiveStream.GenerateWebRtcStream"}"#,
-                    #"{"command":"sdm.devices.commands.Fly","params":{}}"#] {
+        for bad in [
+            "{", "[]", #"{"params":{}}"#, #"{"command":"sdm.devices.commands.CameraLiveStream.GenerateWebRtcStream"}"#,
+            #"{"command":"sdm.devices.commands.Fly","params":{}}"#
+        ] {
             guard case .failure(let e) = CameraAPI.command(from: Data(bad.utf8)) else { return XCTFail(bad) }
             XCTAssertEqual(e.code, 400, bad)
             XCTAssertTrue(e.body.contains("\"status\":\"INVALID_ARGUMENT\""), e.body)

@@ -6,10 +6,13 @@ import XCTest
 /// The XMPP client stream against a real server: Debian's prosody on loopback (each test
 /// starts its own). Run inside a loopback-only namespace, like every socket test.
 final class XMPPClientTests: XCTestCase {
-    private func config(_ user: String, _ password: String, _ server: Prosody, tls: XMPPClient.Configuration.TLS = .offered,
-                        trust: Bool = true) -> XMPPClient.Configuration {
-        XMPPClient.Configuration(jid: JID("\(user)@localhost/test")!, password: password, host: "127.0.0.1", port: server.port,
-                                 tls: tls, trustRoots: trust ? server.certificate : nil, timeout: 5)
+    private func config(
+        _ user: String, _ password: String, _ server: Prosody, tls: XMPPClient.Configuration.TLS = .offered,
+        trust: Bool = true
+    ) -> XMPPClient.Configuration {
+        XMPPClient.Configuration(
+            jid: JID("\(user)@localhost/test")!, password: password, host: "127.0.0.1", port: server.port,
+            tls: tls, trustRoots: trust ? server.certificate : nil, timeout: 5)
     }
 
     func testLogsInWithSTARTTLSAndSCRAMAndBindsTheResource() async throws {

@@ -6,13 +6,15 @@ import XCTest
 /// SCRAM, JIDs.
 final class XMPPStreamTests: XCTestCase {
     /// What prosody sends after a client's stream header (taken from its debug log).
-    let serverOpening = "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' "
+    let serverOpening =
+        "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' "
         + "id='b9f8c5d4' from='localhost' version='1.0' xml:lang='en'>"
         + "<stream:features><starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>"
         + "<mechanism>SCRAM-SHA-1</mechanism><mechanism>SCRAM-SHA-1-PLUS</mechanism></mechanisms></stream:features>"
 
     func testFramerCutsStanzasAcrossArbitraryChunks() throws {
-        let text = serverOpening + " \n<iq type='result' id='a1' to='x@y/z'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>x@y/z</jid></bind></iq>"
+        let text =
+            serverOpening + " \n<iq type='result' id='a1' to='x@y/z'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>x@y/z</jid></bind></iq>"
             + "<message from='a@b/c' id=\"q>1\"><body>1 &lt; 2 &amp; \"quoted\" &gt;</body></message><presence/></stream:stream>"
         let bytes = Array(text.utf8)
         // Every chunk size from 1 byte to all at once gives the same parts.
@@ -52,7 +54,7 @@ final class XMPPStreamTests: XCTestCase {
             ("<!DOCTYPE x [<!ENTITY a 'aaaa'>]>", "restricted-xml"),
             ("<message><!-- hi --></message>", "restricted-xml"),
             ("<?php evil ?>", "restricted-xml"),
-            ("</stream:stream><x/>", "not-well-formed"),
+            ("</stream:stream><x/>", "not-well-formed")
         ]
         for (input, condition) in cases {
             var framer = XMPPFramer()
@@ -65,10 +67,12 @@ final class XMPPStreamTests: XCTestCase {
         // A stanza that never ends stops at the size limit, even fed a byte at a time.
         var framer = XMPPFramer(maxStanzaBytes: 4096)
         XCTAssertNoThrow(try framer.feed(Array(serverOpening.utf8)))
-        XCTAssertThrowsError(try {
-            _ = try framer.feed(Array("<message><body>".utf8))
-            for _ in 0..<5000 { _ = try framer.feed([UInt8(ascii: "a")]) }
-        }()) { error in XCTAssertEqual((error as? XMPPFramer.Failure)?.condition, "policy-violation") }
+        XCTAssertThrowsError(
+            try {
+                _ = try framer.feed(Array("<message><body>".utf8))
+                for _ in 0..<5000 { _ = try framer.feed([UInt8(ascii: "a")]) }
+            }()
+        ) { error in XCTAssertEqual((error as? XMPPFramer.Failure)?.condition, "policy-violation") }
         // So does nesting, and an unclosed tag.
         var deep = XMPPFramer(maxDepth: 16)
         XCTAssertThrowsError(try deep.feed(Array((serverOpening + String(repeating: "<a>", count: 20)).utf8)))
@@ -76,19 +80,21 @@ final class XMPPStreamTests: XCTestCase {
         XCTAssertThrowsError(try open.feed(Array((serverOpening + "<message to='" + String(repeating: "x", count: 2000)).utf8)))
         // Whitespace keepalives between stanzas are not kept: megabytes of them cost nothing.
         var idle = XMPPFramer(maxStanzaBytes: 1024)
-        XCTAssertNoThrow(try {
-            _ = try idle.feed(Array(serverOpening.utf8))
-            for _ in 0..<2000 { _ = try idle.feed(Array(repeating: UInt8(ascii: " "), count: 1000)) }
-            let parts = try idle.feed(Array("<presence/>".utf8))
-            XCTAssertEqual(parts, [.stanza("<presence/>")])
-        }())
+        XCTAssertNoThrow(
+            try {
+                _ = try idle.feed(Array(serverOpening.utf8))
+                for _ in 0..<2000 { _ = try idle.feed(Array(repeating: UInt8(ascii: " "), count: 1000)) }
+                let parts = try idle.feed(Array("<presence/>".utf8))
+                XCTAssertEqual(parts, [.stanza("<presence/>")])
+            }())
     }
 
     func testXMLRefusesEntitiesAndSerializesEscaped() throws {
         XCTAssertThrowsError(try XML.parse("<!DOCTYPE a [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><a>&x;</a>"))
         XCTAssertThrowsError(try XML.parse("<a><b></a>"))
-        let e = XML.Element("message", namespace: "jabber:client", attributes: [("to", "a'b@c")],
-                            children: [XML.Element("body", namespace: "jabber:client", text: "<x> & 'y'")])
+        let e = XML.Element(
+            "message", namespace: "jabber:client", attributes: [("to", "a'b@c")],
+            children: [XML.Element("body", namespace: "jabber:client", text: "<x> & 'y'")])
         let text = e.serialized()
         XCTAssertEqual(text, "<message xmlns='jabber:client' to='a&apos;b@c'><body>&lt;x&gt; &amp; &apos;y&apos;</body></message>")
         XCTAssertEqual(try XML.parse(text), e)
@@ -113,8 +119,10 @@ final class XMPPStreamTests: XCTestCase {
     }
 
     func testSCRAMRefusesHostileChallenges() {
-        for challenge in ["r=other,s=QSXCR+Q6sek8bf92,i=4096", "r=abcX,s=QSXCR+Q6sek8bf92,i=999999999", "r=abcX,s=!!!,i=10",
-                          "r=abcX,s=QSXCR+Q6sek8bf92", "m=ext,r=abcX,s=QSXCR+Q6sek8bf92,i=10", "r=abcX,s=QSXCR+Q6sek8bf92,i=0"] {
+        for challenge in [
+            "r=other,s=QSXCR+Q6sek8bf92,i=4096", "r=abcX,s=QSXCR+Q6sek8bf92,i=999999999", "r=abcX,s=!!!,i=10",
+            "r=abcX,s=QSXCR+Q6sek8bf92", "m=ext,r=abcX,s=QSXCR+Q6sek8bf92,i=10", "r=abcX,s=QSXCR+Q6sek8bf92,i=0"
+        ] {
             var scram = SCRAM(hash: .sha1, user: "u", password: "p", clientNonce: "abc")
             XCTAssertThrowsError(try scram.clientFinal(serverFirst: challenge), challenge)
         }

@@ -50,15 +50,15 @@ public struct Janus: Sendable {
         let secret = apiSecret.map { "sed -i 's/^general: {/general: {\\n\\tapi_secret = \"\($0)\"/' \(d)/janus.jcfg" } ?? ""
         let tokens = tokenSecret.map { "sed -i 's/^general: {/general: {\\n\\ttoken_auth = true\\n\\ttoken_auth_secret = \"\($0)\"/' \(d)/janus.jcfg" } ?? ""
         return """
-        ip link add sfu0 type veth peer name sfu1 && ip addr add 10.55.0.1/24 dev sfu0 && ip link set sfu1 up && ip link set sfu0 up || exit 94
-        bash \(config) \(d) \(httpPort) \(wsPort) sfu0 || exit 95
-        \(secret)
-        \(tokens)
-        janus -F \(d) -C \(d)/janus.jcfg -o > \(d)/janus.log 2>&1 &
-        janus=$!
-        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(httpPort)/janus/info; do
-          i=$((i+1)); [ $i -lt 300 ] || { tail -20 \(d)/janus.log >&2; exit 96; }; sleep 0.05; done
-        """
+            ip link add sfu0 type veth peer name sfu1 && ip addr add 10.55.0.1/24 dev sfu0 && ip link set sfu1 up && ip link set sfu0 up || exit 94
+            bash \(config) \(d) \(httpPort) \(wsPort) sfu0 || exit 95
+            \(secret)
+            \(tokens)
+            janus -F \(d) -C \(d)/janus.jcfg -o > \(d)/janus.log 2>&1 &
+            janus=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(httpPort)/janus/info; do
+              i=$((i+1)); [ $i -lt 300 ] || { tail -20 \(d)/janus.log >&2; exit 96; }; sleep 0.05; done
+            """
     }
 
     /// Shell that stops what `startScript` started and removes its directory. SIGKILL: a child

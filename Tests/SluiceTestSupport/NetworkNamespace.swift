@@ -33,8 +33,9 @@ public enum NetworkNamespace {
 public func requireLoopbackOnlyNetwork(file: StaticString = #filePath, line: UInt = #line) throws {
     let interfaces = NetworkNamespace.interfaces
     guard interfaces == ["lo"] else {
-        XCTFail("this test opens sockets: run it in a loopback-only namespace (Scripts/test.sh); interfaces here: \(interfaces)",
-                file: file, line: line)
+        XCTFail(
+            "this test opens sockets: run it in a loopback-only namespace (Scripts/test.sh); interfaces here: \(interfaces)",
+            file: file, line: line)
         throw XCTSkip("not isolated")
     }
 }

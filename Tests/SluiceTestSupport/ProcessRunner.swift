@@ -18,9 +18,11 @@ public enum ProcessRunner {
     /// process's environment plus `environment`, stdin empty. After `timeout` seconds the
     /// process and all its descendants are killed and the test fails. `onStdoutLine` gets each
     /// line of stdout as it comes, with the process (so it can signal it).
-    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                           directory: URL = Repository.root, timeout: Double,
-                           onStdoutLine: (@Sendable (String, Process) -> Void)? = nil) throws -> ProcessOutput {
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+        directory: URL = Repository.root, timeout: Double,
+        onStdoutLine: (@Sendable (String, Process) -> Void)? = nil
+    ) throws -> ProcessOutput {
         let p = Process()
         p.executableURL = executable
         p.arguments = arguments
@@ -71,8 +73,9 @@ public enum ProcessRunner {
         collected.waitForEnd(timeout: 5)
         // Reading terminationStatus of a process still running traps (Foundation): a child
         // that outlived its SIGKILL wait is reported as killed instead of crashing the suite.
-        return ProcessOutput(status: p.isRunning ? -9 : p.terminationStatus, stdout: collected.text(.out),
-                             stderr: collected.text(.err), seconds: Date().timeIntervalSince(start))
+        return ProcessOutput(
+            status: p.isRunning ? -9 : p.terminationStatus, stdout: collected.text(.out),
+            stderr: collected.text(.err), seconds: Date().timeIntervalSince(start))
     }
 
     /// Runs `tool arguments…` to its end and throws, with its stderr, unless it exits 0.
@@ -95,7 +98,8 @@ public enum ProcessRunner {
         var parent: [Int32: Int32] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, let pp = Int32(fields[1]) { parent[child] = pp }
         }
@@ -109,7 +113,7 @@ public enum ProcessRunner {
 }
 
 /// Gathers a child's output from GLib-free reader threads.
-final class OutputCollector: @unchecked Sendable {  // all state behind `lock`
+final class OutputCollector: @unchecked Sendable { // all state behind `lock`
     enum Stream { case out, err }
     private let lock = NSCondition()
     private var data: [Stream: Data] = [.out: Data(), .err: Data()]

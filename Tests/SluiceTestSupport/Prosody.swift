@@ -50,9 +50,13 @@ public final class Prosody {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("prosody-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
         let d = directory.path
-        try ProcessRunner.check("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                                                      "-keyout", "\(d)/localhost.key", "-out", "\(d)/localhost.crt", "-days", "2",
-                                                      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])
+        try ProcessRunner.check(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", "\(d)/localhost.key", "-out", "\(d)/localhost.crt", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"
+            ])
         try configuration.write(toFile: configFile, atomically: true, encoding: .utf8)
         for (user, password) in users.sorted(by: { $0.key < $1.key }) {
             try ProcessRunner.check("/usr/bin/prosodyctl", ["--config", configFile, "register", user, "localhost", password])

@@ -22,8 +22,10 @@ struct CameraCapture: Capture {
 
     func keys(for media: MediaKind) -> [String] { media == .video ? ["device"] : [] }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
-                with decoder: inout SpecDecoder) -> CaptureSpec.Kind? {
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind? {
         var device = "/dev/video0"
         if let e = map.entry("device"), let v = decoder.nonEmptyText(e) { device = v }
         return .camera(device: device)
@@ -34,10 +36,12 @@ struct CameraCapture: Capture {
     func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let device = cap.kind.settings(as: Settings.self)?.device ?? "/dev/video0"
         guard FileManager.default.fileExists(atPath: device) else {
-            throw RunError("camera device \(device) does not exist: connect a camera, set capture.device to one "
-                           + "that exists (ls /dev/video*), or use capture.kind: test", at: cap.location)
+            throw RunError(
+                "camera device \(device) does not exist: connect a camera, set capture.device to one "
+                    + "that exists (ls /dev/video*), or use capture.kind: test", at: cap.location)
         }
-        let chain = [try b.make("v4l2src", [("device", device)], at: cap.location)]
+        let chain =
+            [try b.make("v4l2src", [("device", device)], at: cap.location)]
             + (try b.normalizer(video: true, caps: rawCaps, at: cap.location))
         try b.add(chain)
         return chain

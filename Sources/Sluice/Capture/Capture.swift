@@ -17,8 +17,10 @@ protocol Capture: Sendable {
     var takesAnyKey: Bool { get }
     /// Decodes its keys (`map` holds only those it may read) into `capture`'s shared fields
     /// and returns its kind value (nil: something was wrong, reported to `decoder`).
-    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
-                with decoder: inout SpecDecoder) -> CaptureSpec.Kind?
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind?
     /// Whether it runs live (paced by the clock): the queue before the encoder then drops the
     /// oldest frame when the encoder falls behind, since latency beats completeness.
     func isLive(_ capture: CaptureSpec) -> Bool
@@ -38,8 +40,9 @@ extension Capture {
 
 /// The capture kinds Sluice knows. A new kind: its file, and its line in `kinds`.
 enum CaptureRegistry {
-    static let kinds = KindRegistry<any Capture>([TestCapture(), CameraCapture(), FileCapture(), SwiftCapture()],
-                                                 name: { $0.name })
+    static let kinds = KindRegistry<any Capture>(
+        [TestCapture(), CameraCapture(), FileCapture(), SwiftCapture()],
+        name: { $0.name })
     /// `capture: {gst: "…"}`: a launch fragment instead of a kind.
     static let fragment = GstCapture()
 

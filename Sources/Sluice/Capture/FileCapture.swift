@@ -18,8 +18,10 @@ struct FileCapture: Capture {
 
     func keys(for media: MediaKind) -> [String] { ["path", "uri", "loop"] }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
-                with decoder: inout SpecDecoder) -> CaptureSpec.Kind? {
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind? {
         let loop = map.entry("loop").flatMap { decoder.bool($0) } ?? false
         let pathEntry = map.entry("path"), uriEntry = map.entry("uri")
         if pathEntry != nil, let uriEntry {
@@ -28,8 +30,9 @@ struct FileCapture: Capture {
             return .file(uri: decoder.fileURI(forPath: path), loop: loop)
         } else if let uriEntry, let uri = decoder.nonEmptyText(uriEntry) {
             guard SpecDecoder.looksLikeURI(uri) else {
-                decoder.fail("'\(uri)' is not a URI; write e.g. file:///home/me/clip.webm, or use 'path:' for a file",
-                             at: uriEntry.value.location)
+                decoder.fail(
+                    "'\(uri)' is not a URI; write e.g. file:///home/me/clip.webm, or use 'path:' for a file",
+                    at: uriEntry.value.location)
                 return nil
             }
             return .file(uri: uri, loop: loop)
@@ -51,8 +54,9 @@ struct FileCapture: Capture {
         let chain = [pace] + (try b.normalizer(video: media == .video, caps: rawCaps, at: cap.location))
         try b.add(chain)
         guard let entrance = pace.staticPad("sink") else { throw RunError("clocksync has no sink pad") }
-        let source = FileLooper(uri: GraphBuilder.uri(for: settings.uri), media: media, entrance: entrance,
-                                bin: b.pipeline, loop: settings.loop)
+        let source = FileLooper(
+            uri: GraphBuilder.uri(for: settings.uri), media: media, entrance: entrance,
+            bin: b.pipeline, loop: settings.loop)
         do { _ = try source.start() } catch {
             throw RunError(KnownElements.missingHint(for: "uridecodebin") + " (\(error.message))", at: cap.location)
         }

@@ -17,14 +17,17 @@ struct GstCapture: Capture {
 
     func keys(for media: MediaKind) -> [String] { ["gst"] }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
-                with decoder: inout SpecDecoder) -> CaptureSpec.Kind? {
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind? {
         map.entry("gst").flatMap { decoder.fragment($0) }.map { .gst($0) }
     }
 
     func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let fragment = cap.kind.settings(as: Settings.self)?.fragment ?? ""
-        let chain = [try b.parse(fragment, at: cap.location)]
+        let chain =
+            [try b.parse(fragment, at: cap.location)]
             + (try b.normalizer(video: media == .video, caps: rawCaps, at: cap.location))
         try b.add(chain)
         return chain

@@ -26,8 +26,10 @@ struct SwiftCapture: Capture {
     func keys(for media: MediaKind) -> [String] { ["name"] }
     var takesAnyKey: Bool { true }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
-                with decoder: inout SpecDecoder) -> CaptureSpec.Kind? {
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind? {
         decoder.decodeSwiftCapture(map, nameEntry: map.entry("name"), at: location)
     }
 
@@ -36,9 +38,13 @@ struct SwiftCapture: Capture {
         guard let factory = FilterRegistry.shared.source(named: swift.source) else {
             throw RunError("no Swift source named '\(swift.source)' is registered in this program", at: cap.location)
         }
-        let src = try b.make(factory.elementName, [("width", "\(cap.width)"), ("height", "\(cap.height)"),
-                                                   ("fps", "\(cap.fps)"), ("format", factory.formats.first?.rawValue ?? "I420")],
-                             at: cap.location)
+        let src = try b.make(
+            factory.elementName,
+            [
+                ("width", "\(cap.width)"), ("height", "\(cap.height)"),
+                ("fps", "\(cap.fps)"), ("format", factory.formats.first?.rawValue ?? "I420")
+            ],
+            at: cap.location)
         do {
             try SourceStateDirectory.state(of: src)?.configure(Dictionary(swift.settings.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
         } catch {

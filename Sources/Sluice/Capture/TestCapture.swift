@@ -14,20 +14,22 @@ struct TestCapture: Capture {
         "smpte", "snow", "black", "white", "red", "green", "blue", "checkers-1", "checkers-2",
         "checkers-4", "checkers-8", "circular", "blink", "smpte75", "zone-plate", "gamut",
         "chroma-zone-plate", "solid-color", "ball", "smpte100", "bar", "pinwheel", "spokes",
-        "gradient", "colors", "smpte-rp-219",
+        "gradient", "colors", "smpte-rp-219"
     ]
     /// audiotestsrc waves (GStreamer 1.22).
     static let waves = [
         "sine", "square", "saw", "triangle", "silence", "white-noise", "pink-noise", "sine-table",
-        "ticks", "gaussian-noise", "red-noise", "blue-noise", "violet-noise",
+        "ticks", "gaussian-noise", "red-noise", "blue-noise", "violet-noise"
     ]
 
     func keys(for media: MediaKind) -> [String] {
         media == .video ? ["pattern", "live"] : ["wave", "frequency", "live"]
     }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
-                with decoder: inout SpecDecoder) -> CaptureSpec.Kind? {
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind? {
         if let e = map.entry("pattern"), let v = decoder.word(e.value, name: "pattern", what: "test pattern", choices: Self.patterns) {
             capture.pattern = v
         }
@@ -39,8 +41,9 @@ struct TestCapture: Capture {
             if v > 0, v < nyquist {
                 capture.frequency = v
             } else {
-                decoder.fail("'frequency' must be above 0 and below half the sample rate (\(Int(nyquist)) Hz), got \(e.value.scalarText ?? "")",
-                             at: e.value.location)
+                decoder.fail(
+                    "'frequency' must be above 0 and below half the sample rate (\(Int(nyquist)) Hz), got \(e.value.scalarText ?? "")",
+                    at: e.value.location)
             }
         }
         if let e = map.entry("live"), let v = decoder.bool(e) { capture.live = v }
@@ -54,12 +57,20 @@ struct TestCapture: Capture {
     func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let chain: [Element]
         if media == .video {
-            chain = [try b.make("videotestsrc", [("is-live", "\(cap.live)"), ("pattern", cap.pattern)], at: cap.location),
-                     try b.make("capsfilter", [("caps", rawCaps + ",format=I420")], at: cap.location)]
+            chain = [
+                try b.make("videotestsrc", [("is-live", "\(cap.live)"), ("pattern", cap.pattern)], at: cap.location),
+                try b.make("capsfilter", [("caps", rawCaps + ",format=I420")], at: cap.location)
+            ]
         } else {
-            chain = [try b.make("audiotestsrc", [("is-live", "\(cap.live)"), ("wave", cap.wave), ("freq", "\(cap.frequency)"),
-                                                 ("samplesperbuffer", "\(max(1, cap.rate / 50))")], at: cap.location),
-                     try b.make("capsfilter", [("caps", rawCaps)], at: cap.location)]
+            chain = [
+                try b.make(
+                    "audiotestsrc",
+                    [
+                        ("is-live", "\(cap.live)"), ("wave", cap.wave), ("freq", "\(cap.frequency)"),
+                        ("samplesperbuffer", "\(max(1, cap.rate / 50))")
+                    ], at: cap.location),
+                try b.make("capsfilter", [("caps", rawCaps)], at: cap.location)
+            ]
         }
         try b.add(chain)
         return chain

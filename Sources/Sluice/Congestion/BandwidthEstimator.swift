@@ -193,19 +193,20 @@ public struct BandwidthEstimator: Sendable {
             lastDecreaseNs = nowNs
             state = .decrease
         case .underusing:
-            state = .hold  // queues draining: let them empty before sending more
+            state = .hold // queues draining: let them empty before sending more
         case .normal:
             if let queued = oneWay.queueDelayMs, queued > Self.drainAboveMs / 2 { state = .hold; return }
             state = .increase
-            let nearCongestion = congestionAverage.map { avg in
-                abs(delayBased - avg) <= 3 * max(congestionVariance.squareRoot(), 0.05 * avg)
-            } ?? false
+            let nearCongestion =
+                congestionAverage.map { avg in
+                    abs(delayBased - avg) <= 3 * max(congestionVariance.squareRoot(), 0.05 * avg)
+                } ?? false
             if nearCongestion {
                 // Additive near the last congestion point: about one 1200-byte packet more
                 // per response time (~100 ms), i.e. ~96 kbit/s per second.
                 delayBased += 1200 * 8 / 0.1 * dt
             } else {
-                delayBased *= Foundation.pow(1.15, dt)  // 15% a second, far from congestion
+                delayBased *= Foundation.pow(1.15, dt) // 15% a second, far from congestion
             }
             // Never far ahead of what the path has shown it carries (unless a higher rate was
             // just started on purpose, before the receiver could show it).

@@ -59,7 +59,7 @@ final class CongestionControl: Sendable {
         payloaderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
             guard info.eventName == "RTPTWCCPackets", let s = info.eventStructure else { return .ok }
             let packets = Self.packets(in: s)
-            let now = StageTimer.now()  // monotonic ns: the estimator uses differences only
+            let now = StageTimer.now() // monotonic ns: the estimator uses differences only
             let reading = estimator.withLock { e -> Reading in
                 e.update(feedback: packets, nowNs: now)
                 return Reading(target: e.target, received: e.receivedRate, state: e.state, nowNs: now)
@@ -67,9 +67,12 @@ final class CongestionControl: Sendable {
             reports.add(1, ordering: .relaxed)
             if Self.logger.logLevel <= .trace {
                 let (q, st) = estimator.withLock { ($0.queueDelayMs, $0.state) }
-                Self.logger.trace("congestion feedback", metadata: [
-                    "packets": "\(packets.count)", "target_bps": "\(reading.target)", "queue_ms": "\(q.map { Int($0) } ?? -1)",
-                    "received_bps": "\(reading.received.map { Int($0) } ?? -1)", "state": "\(st.rawValue)"])
+                Self.logger.trace(
+                    "congestion feedback",
+                    metadata: [
+                        "packets": "\(packets.count)", "target_bps": "\(reading.target)", "queue_ms": "\(q.map { Int($0) } ?? -1)",
+                        "received_bps": "\(reading.received.map { Int($0) } ?? -1)", "state": "\(st.rawValue)"
+                    ])
             }
             applied.store(reading.target, ordering: .relaxed)
             switch onReport(reading) {
@@ -87,9 +90,10 @@ final class CongestionControl: Sendable {
             guard let seq = p.get("seqnum", as: UInt32.self), let sent = p.get("local-ts", as: UInt64.self) else { return nil }
             let lost = p.get("lost", as: Bool.self) ?? false
             let arrived = p.get("remote-ts", as: UInt64.self)
-            return TWCCPacket(sequence: UInt16(truncatingIfNeeded: seq), sentNs: sent,
-                              arrivedNs: lost || arrived == UInt64.max ? nil : arrived,
-                              size: Int(p.get("size", as: UInt32.self) ?? 0))
+            return TWCCPacket(
+                sequence: UInt16(truncatingIfNeeded: seq), sentNs: sent,
+                arrivedNs: lost || arrived == UInt64.max ? nil : arrived,
+                size: Int(p.get("size", as: UInt32.self) ?? 0))
         }
     }
 

@@ -74,7 +74,7 @@ struct DelayTrend: Sendable {
     }
 
     private mutating func compare(_ a: Group, _ b: Group) {
-        guard b.lastSentNs >= a.lastSentNs, b.arrivedNs >= a.arrivedNs else { return }  // reordered: skip
+        guard b.lastSentNs >= a.lastSentNs, b.arrivedNs >= a.arrivedNs else { return } // reordered: skip
         let sendMs = Double(b.lastSentNs - a.lastSentNs) / 1e6
         let arriveMs = Double(b.arrivedNs - a.arrivedNs) / 1e6
         let variation = arriveMs - sendMs

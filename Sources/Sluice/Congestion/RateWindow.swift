@@ -21,8 +21,7 @@ struct RateWindow: Sendable, Equatable {
     /// does, starts the window over.
     mutating func add(bytes: Int, nowNs: UInt64) {
         if let last = samples.last {
-            if nowNs < last.ns || bytes < last.bytes { samples.removeAll() }
-            else if nowNs - last.ns < Self.minGapNs { return }
+            if nowNs < last.ns || bytes < last.bytes { samples.removeAll() } else if nowNs - last.ns < Self.minGapNs { return }
         }
         samples.append((nowNs, bytes))
         // Keep one sample at least `spanNs` old, none older.

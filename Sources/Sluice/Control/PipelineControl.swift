@@ -18,8 +18,10 @@ public final class PipelineControl: Sendable {
     let channels: DataChannelHub?
     private let stopAction: @Sendable () -> Void
 
-    init(spec: PipelineSpec, builder: GraphBuilder, channels: DataChannelHub?, events: PipelineEvents,
-         stop: @escaping @Sendable () -> Void) {
+    init(
+        spec: PipelineSpec, builder: GraphBuilder, channels: DataChannelHub?, events: PipelineEvents,
+        stop: @escaping @Sendable () -> Void
+    ) {
         self.spec = spec; self.builder = builder; self.channels = channels; self.events = events; self.stopAction = stop
     }
 
@@ -122,11 +124,14 @@ public final class PipelineControl: Sendable {
     }
 
     /// Sets parameters of one filter (by its index in the branch); all or none are applied.
-    public func setFilterParameters(side: BranchSide, media: MediaKind, index: Int,
-                                    _ parameters: [String: String]) throws(ControlError) {
+    public func setFilterParameters(
+        side: BranchSide, media: MediaKind, index: Int,
+        _ parameters: [String: String]
+    ) throws(ControlError) {
         try requireBranch(side, media)
         guard let section = builder.state.withLock({ $0.sections[BranchKey(side: side, media: media)] }),
-              index >= 0, index < section.specs.count else {
+            index >= 0, index < section.specs.count
+        else {
             throw ControlError(.notFound, "\(side.rawValue).\(media.rawValue) has no filter \(index)")
         }
         let element = section.elements[index]
@@ -136,7 +141,8 @@ public final class PipelineControl: Sendable {
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             if name == "name" || name == "parent" || !element.hasProperty(name) {
                 let known = element.writablePropertyNames.filter { $0 != "name" && $0 != "parent" }.sorted()
-                throw ControlError(.invalid, "filter \(index) (\(section.specs[index].displayName)) has no parameter '\(name)'; it has: \(known.joined(separator: ", "))")
+                throw ControlError(
+                    .invalid, "filter \(index) (\(section.specs[index].displayName)) has no parameter '\(name)'; it has: \(known.joined(separator: ", "))")
             }
             if let problem = element.problem(setting: name, fromString: value) {
                 throw ControlError(.invalid, problem)
@@ -194,9 +200,11 @@ public final class PipelineControl: Sendable {
     public func send(_ text: String, onChannel label: String) throws(ControlError) {
         guard let channels, channels.specs.contains(where: { $0.label == label }) else {
             let labels = channels?.specs.map(\.label) ?? []
-            throw ControlError(.notFound, labels.isEmpty
-                ? "this pipeline has no data channels (declare them in transport.data_channels)"
-                : "no data channel '\(label)'; this pipeline has: \(labels.joined(separator: ", "))")
+            throw ControlError(
+                .notFound,
+                labels.isEmpty
+                    ? "this pipeline has no data channels (declare them in transport.data_channels)"
+                    : "no data channel '\(label)'; this pipeline has: \(labels.joined(separator: ", "))")
         }
         guard channels.isOpen(label) else {
             throw ControlError(.conflict, "data channel '\(label)' is not open (yet); try again once the peer has connected")
@@ -211,7 +219,8 @@ public final class PipelineControl: Sendable {
     // MARK: Helpers
 
     private func requireBranch(_ side: BranchSide, _ media: MediaKind) throws(ControlError) {
-        let declared = side == .send
+        let declared =
+            side == .send
             ? (media == .video ? spec.send?.video != nil : spec.send?.audio != nil)
             : (media == .video ? spec.receive?.video != nil : spec.receive?.audio != nil)
         guard declared else { throw ControlError(.notFound, "the pipeline has no \(side.rawValue).\(media.rawValue) branch") }

@@ -12,9 +12,13 @@ public struct PipelineEvent: Sendable, Codable, Equatable {
         /// Reads a JSON boolean as `.flag`, a number as `.number`, anything else as `.text`; throws if the value is none of these.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if let b = try? c.decode(Bool.self) { self = .flag(b) } else if let d = try? c.decode(Double.self) {
+            if let b = try? c.decode(Bool.self) {
+                self = .flag(b)
+            } else if let d = try? c.decode(Double.self) {
                 self = .number(d)
-            } else { self = .text(try c.decode(String.self)) }
+            } else {
+                self = .text(try c.decode(String.self))
+            }
         }
         /// Writes the value as a bare JSON number, string or boolean.
         public func encode(to encoder: any Encoder) throws {

@@ -36,7 +36,10 @@ struct SendControl: Sendable {
     /// Sets the encoder's target bitrate; it applies from the next frames.
     func setBitrate(_ bitsPerSecond: Int) throws(ControlError) {
         guard let encoder, let property = bitrateProperty else {
-            throw ControlError(.conflict, "the send.\(media.rawValue) encoder (\(encoderFactory ?? "a gst fragment")) has no bitrate Sluice knows how to set; use one of x264enc, vp8enc, vp9enc, openh264enc, opusenc")
+            throw ControlError(
+                .conflict,
+                "the send.\(media.rawValue) encoder (\(encoderFactory ?? "a gst fragment")) has no bitrate Sluice knows how to set; use one of x264enc, vp8enc, vp9enc, openh264enc, opusenc"
+            )
         }
         let value = max(1, bitsPerSecond / property.unit)
         do { try encoder.set(property.name, fromString: "\(value)") } catch {
@@ -47,7 +50,8 @@ struct SendControl: Sendable {
     /// The encoder's target bitrate in bit/s, if known.
     var bitrate: Int? {
         guard let encoder, let property = bitrateProperty,
-              let text = encoder.property(property.name)?.serialized, let value = Int(text) else { return nil }
+            let text = encoder.property(property.name)?.serialized, let value = Int(text)
+        else { return nil }
         return value * property.unit
     }
 

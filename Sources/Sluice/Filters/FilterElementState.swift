@@ -95,7 +95,12 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
                 let d: Int = if case .integer(let v)? = p.defaultValue { v } else { lo }
                 return .int(name: p.name, blurb: p.summary, min: Int32(clamping: lo), max: Int32(clamping: hi), default: Int32(clamping: d))
             case .number(let lo, let hi):
-                let d: Double = switch p.defaultValue { case .number(let v)?: v; case .integer(let v)?: Double(v); default: lo }
+                let d: Double =
+                    switch p.defaultValue {
+                    case .number(let v)?: v;
+                    case .integer(let v)?: Double(v);
+                    default: lo
+                    }
                 return .double(name: p.name, blurb: p.summary, min: lo, max: hi, default: d)
             case .boolean:
                 let d: Bool = if case .boolean(let v)? = p.defaultValue { v } else { false }

@@ -20,7 +20,8 @@ struct FilterEventMessage: Sendable {
     /// Reads one from a bus message's structure; nil for any other message.
     init?(_ s: Structure?) {
         guard let s, s.name == Self.name, let filter = s.get("filter", as: String.self),
-              let event = s.get("event", as: String.self) else { return nil }
+            let event = s.get("event", as: String.self)
+        else { return nil }
         var fields: [String: Double] = [:]
         for name in s.fieldNames where name != "filter" && name != "event" {
             if let v = s.get(name, as: Double.self) { fields[name] = v }

@@ -20,16 +20,20 @@ public struct FilterFactory: Sendable {
     public var make: @Sendable (FilterConfiguration) throws -> any FrameProcessor
 
     /// A factory from its parts; `make` builds one instance from a validated configuration.
-    public init(name: String, summary: String, formats: [PixelFormat], parameters: [FilterParameter],
-                modifiesPixels: Bool, origin: String, make: @escaping @Sendable (FilterConfiguration) throws -> any FrameProcessor) {
+    public init(
+        name: String, summary: String, formats: [PixelFormat], parameters: [FilterParameter],
+        modifiesPixels: Bool, origin: String, make: @escaping @Sendable (FilterConfiguration) throws -> any FrameProcessor
+    ) {
         self.name = name; self.summary = summary; self.formats = formats; self.parameters = parameters
         self.modifiesPixels = modifiesPixels; self.origin = origin; self.make = make
     }
 
     /// The factory of a `FrameFilter` type compiled into this program.
     public init<F: FrameFilter>(_ type: F.Type, origin: String = "built-in") {
-        self.init(name: F.name, summary: F.summary, formats: F.formats, parameters: F.parameters,
-                  modifiesPixels: F.modifiesPixels, origin: origin) { try F(configuration: $0) }
+        self.init(
+            name: F.name, summary: F.summary, formats: F.formats, parameters: F.parameters,
+            modifiesPixels: F.modifiesPixels, origin: origin
+        ) { try F(configuration: $0) }
     }
 
     /// The GStreamer element factory name (`sluice-pixelate`).

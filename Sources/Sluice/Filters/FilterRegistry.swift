@@ -41,9 +41,10 @@ public final class FilterRegistry: SwiftFilterCatalog {
         SwiftElements.registerFilter(
             factory: factory.elementName, longname: "Sluice \(factory.name) (Swift)", description: factory.summary,
             caps: PixelFormat.caps(factory.formats), analysisOnly: !factory.modifiesPixels,
-            properties: FilterElementState.properties(for: factory)) { handle in
-                FilterElementState(factory: factory, handle: handle)
-            }
+            properties: FilterElementState.properties(for: factory)
+        ) { handle in
+            FilterElementState(factory: factory, handle: handle)
+        }
     }
 
     /// Registers a `FrameFilter` type compiled into this program.
@@ -57,8 +58,10 @@ public final class FilterRegistry: SwiftFilterCatalog {
             }
             s.sources[factory.name] = factory
         }
-        SwiftElements.registerSource(factory: factory.elementName, longname: "Sluice \(factory.name) (Swift)",
-                                     description: factory.summary, caps: PixelFormat.caps(factory.formats)) { handle in
+        SwiftElements.registerSource(
+            factory: factory.elementName, longname: "Sluice \(factory.name) (Swift)",
+            description: factory.summary, caps: PixelFormat.caps(factory.formats)
+        ) { handle in
             SourceElementState(factory: factory, handle: handle)
         }
     }

@@ -78,15 +78,17 @@ final class LoadedPlugin: Sendable {
             throw .malformed(path, reason: "filter '\(name)' has unreadable parameters: \(error)")
         }
         let descriptor = PluginDescriptor(d)
-        return FilterFactory(name: name, summary: c.summary.map { String(cString: $0) } ?? "", formats: formats,
-                             parameters: parameters, modifiesPixels: c.modifies_pixels != 0, origin: path) { config in
+        return FilterFactory(
+            name: name, summary: c.summary.map { String(cString: $0) } ?? "", formats: formats,
+            parameters: parameters, modifiesPixels: c.modifies_pixels != 0, origin: path
+        ) { config in
             try PluginFilterInstance(descriptor, create: create, destroy: destroy, process: process, configuration: config)
         }
     }
 }
 
 /// A filter descriptor inside a loaded library (which is never unloaded).
-struct PluginDescriptor: @unchecked Sendable {  // points into the library's immutable, never-freed table
+struct PluginDescriptor: @unchecked Sendable { // points into the library's immutable, never-freed table
     let raw: UnsafePointer<SluiceFilterV1>
     init(_ raw: UnsafePointer<SluiceFilterV1>) { self.raw = raw }
 }
@@ -96,17 +98,27 @@ final class PluginFilterInstance: FrameProcessor {
     private let descriptor: PluginDescriptor
     private let instance: UnsafeMutableRawPointer
     private let destroyFn: @convention(c) (UnsafeMutableRawPointer?) -> Void
-    private let processFn: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32
+    private let processFn:
+        @convention(c) (
+            UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?,
+            UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        ) -> Int32
 
     struct PluginError: Error, CustomStringConvertible {
         let description: String
     }
 
-    init(_ descriptor: PluginDescriptor,
-         create: @convention(c) (UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer?,
-         destroy: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
-         process: @escaping @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32,
-         configuration: FilterConfiguration) throws {
+    init(
+        _ descriptor: PluginDescriptor,
+        create: @convention(c) (UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer?,
+        destroy: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+        process:
+            @escaping @convention(c) (
+                UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceFrameV1>?, SluiceEmitV1?, UnsafeMutableRawPointer?,
+                UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+            ) -> Int32,
+        configuration: FilterConfiguration
+    ) throws {
         self.descriptor = descriptor
         destroyFn = destroy
         processFn = process

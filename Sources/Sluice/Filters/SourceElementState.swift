@@ -55,7 +55,7 @@ enum SourceStateDirectory {
     /// Keyed by the element's address.
     private static let table = Mutex<[UInt: SourceStateRef]>([:])
     /// Weak, so the directory never keeps a finalized element's state alive.
-    private struct SourceStateRef: @unchecked Sendable {  // only dereferenced under the table's lock
+    private struct SourceStateRef: @unchecked Sendable { // only dereferenced under the table's lock
         weak var state: SourceElementState?
     }
 

@@ -28,8 +28,9 @@ struct VideoLayout {
     /// not mapped).
     func withFrame<R>(_ frame: borrowing VideoFrameRef, number: UInt64, _ body: (borrowing Frame) throws -> R) rethrows -> R? {
         guard let p0 = plane(frame, 0) else { return nil }
-        let view = Frame(format: format, width: width, height: height, planes: (p0, plane(frame, 1), plane(frame, 2)),
-                         pts: frame.pts.map(UInt64.init), duration: frame.duration.map(UInt64.init), frameNumber: number)
+        let view = Frame(
+            format: format, width: width, height: height, planes: (p0, plane(frame, 1), plane(frame, 2)),
+            pts: frame.pts.map(UInt64.init), duration: frame.duration.map(UInt64.init), frameNumber: number)
         return try body(view)
     }
 }

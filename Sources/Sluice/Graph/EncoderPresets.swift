@@ -20,9 +20,11 @@ public enum EncoderPresets {
             // then lost).
             props = [("bitrate", "\(kbps)"), ("key-int-max", "\(gop)"), ("aud", "false")]
             if encode.preset == .realtime {
-                props += [("tune", "zerolatency"), ("speed-preset", "ultrafast"), ("bframes", "0"),
-                          ("b-adapt", "false"), ("rc-lookahead", "0"), ("sync-lookahead", "0"),
-                          ("vbv-buf-capacity", "300")]
+                props += [
+                    ("tune", "zerolatency"), ("speed-preset", "ultrafast"), ("bframes", "0"),
+                    ("b-adapt", "false"), ("rc-lookahead", "0"), ("sync-lookahead", "0"),
+                    ("vbv-buf-capacity", "300")
+                ]
             }
         case "openh264enc":
             props = [("bitrate", "\(kbps * 1000)"), ("gop-size", "\(gop)")]
@@ -32,10 +34,12 @@ public enum EncoderPresets {
             if encode.preset == .realtime {
                 // vp8enc's fastest realtime speed: half the encoder CPU of cpu-used 8 at 720p
                 // (measured with gst-launch, 300 frames); vp9enc's scale ends at 9.
-                props += [("deadline", "1"), ("cpu-used", element == "vp8enc" ? "16" : "8"),
-                          ("end-usage", "cbr"), ("lag-in-frames", "0"), ("error-resilient", "default"),
-                          ("threads", "\(vpxThreads())"), ("buffer-size", "300"), ("buffer-initial-size", "200"),
-                          ("buffer-optimal-size", "250"), ("undershoot", "95")]
+                props += [
+                    ("deadline", "1"), ("cpu-used", element == "vp8enc" ? "16" : "8"),
+                    ("end-usage", "cbr"), ("lag-in-frames", "0"), ("error-resilient", "default"),
+                    ("threads", "\(vpxThreads())"), ("buffer-size", "300"), ("buffer-initial-size", "200"),
+                    ("buffer-optimal-size", "250"), ("undershoot", "95")
+                ]
                 if element == "vp9enc" { props += [("row-mt", "true")] }
             }
         case "opusenc":
@@ -89,7 +93,8 @@ public enum EncoderPresets {
     /// The full RTP caps a payloader's output is pinned to, so webrtcbin can describe the
     /// stream in its offer before the first packet flows.
     public static func rtpCaps(for codec: Codec, payloadType pt: Int? = nil) -> String {
-        var caps = "application/x-rtp,media=\(codec.media.rawValue),encoding-name=\(codec.encodingName),"
+        var caps =
+            "application/x-rtp,media=\(codec.media.rawValue),encoding-name=\(codec.encodingName),"
             + "payload=\(pt ?? payloadType(for: codec)),clock-rate=\(codec == .opus ? 48000 : 90000)"
         if codec == .opus { caps += ",encoding-params=(string)2" }
         // Keyframe requests (PLI, FIR) and NACK are offered for video; see WebRTCDefaults.

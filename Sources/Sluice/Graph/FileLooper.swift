@@ -61,9 +61,10 @@ final class FileLooper: Sendable {
         let entrance = entrance, prefix = media == .video ? "video/" : "audio/"
         decoder.connect("pad-added") { (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self),
-                  let caps = pad.currentCaps ?? pad.queryCaps(),
-                  let name = caps.structure(at: 0)?.name, name.hasPrefix(prefix),
-                  !entrance.isLinked else { return }
+                let caps = pad.currentCaps ?? pad.queryCaps(),
+                let name = caps.structure(at: 0)?.name, name.hasPrefix(prefix),
+                !entrance.isLinked
+            else { return }
             try? pad.link(entrance)
         }
         return decoder

@@ -11,8 +11,10 @@ extension GraphBuilder {
     /// frame until the relink is done, so no frame is lost). The encoder downstream keeps
     /// its format (converters are inserted as needed), so the WebRTC session is untouched.
     /// A receive branch not built yet takes the filters when it is.
-    func replaceFilters(side: BranchSide, media: MediaKind, with specs: [FilterSpec],
-                        timeout: Double = 3) async throws(RunError) {
+    func replaceFilters(
+        side: BranchSide, media: MediaKind, with specs: [FilterSpec],
+        timeout: Double = 3
+    ) async throws(RunError) {
         let key = BranchKey(side: side, media: media)
         guard let section = state.withLock({ $0.sections[key] }) else {
             if side == .receive {
@@ -37,7 +39,7 @@ extension GraphBuilder {
         if outcome.cancelIfNotStarted() {
             throw RunError("the \(side.rawValue).\(media.rawValue) branch did not become idle within \(timeout) s; filters unchanged")
         }
-        while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) }  // started: it finishes promptly
+        while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) } // started: it finishes promptly
         try outcome.result?.get()
     }
 

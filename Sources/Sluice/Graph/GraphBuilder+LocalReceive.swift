@@ -8,8 +8,10 @@ import GStreamer
 extension GraphBuilder {
     /// Builds and links the branch before the pipeline plays; what leaves `format` counts as
     /// what this run receives of the medium.
-    func prepareLocalReceive(_ branch: ReceiveBranchSpec, source: [Element], format: Element,
-                             convert: Element, at location: SourceLocation?) throws(RunError) {
+    func prepareLocalReceive(
+        _ branch: ReceiveBranchSpec, source: [Element], format: Element,
+        convert: Element, at location: SourceLocation?
+    ) throws(RunError) {
         let media = branch.media
         let filterSpecs = branch.filters
         let filters = try filterElements(filterSpecs)
@@ -24,8 +26,9 @@ extension GraphBuilder {
         try linkChain(sink.owned, media: media, at: branch.location)
         try linkChain([last, format, convert], media: media, at: location)
         guard let sinkFirst = sink.owned.first else { throw RunError("empty sink stage", at: branch.sink.location) }
-        try linkSection(BranchKey(side: .receive, media: media), head: convert, filters: filters, specs: filterSpecs, tail: sinkFirst,
-                        at: branch.location)
+        try linkSection(
+            BranchKey(side: .receive, media: media), head: convert, filters: filters, specs: filterSpecs, tail: sinkFirst,
+            at: branch.location)
         if let sinkPad = sink.final.staticPad("sink") {
             state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
         }
@@ -35,8 +38,10 @@ extension GraphBuilder {
             let counters = counters
             let video = media == .video
             src.addProbe { (_: borrowing Pad.ProbeInfo) in
-                let n = video ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
-                              : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
+                let n =
+                    video
+                    ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                    : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
                 if n == 1 { counters.markFirstFrame() }
                 return .ok
             }

@@ -60,12 +60,15 @@ extension GraphBuilder {
         // A black live picture underneath: the mosaic runs (black) before anyone publishes, and an
         // aggregator without any input would end its stream at once.
         let backdrop = try make("videotestsrc", [("is-live", "true"), ("pattern", "black")], at: spec.location)
-        let backdropSize = try make("capsfilter", [("caps", "video/x-raw,width=\(spec.width),height=\(spec.height),framerate=30/1")],
-                                    at: spec.location)
-        let size = try make("capsfilter", [("caps", "video/x-raw,width=\(spec.width),height=\(spec.height),framerate=30/1,pixel-aspect-ratio=1/1")],
-                            at: spec.location)
-        try prepareLocalReceive(branch, source: [backdrop, backdropSize, compositor], format: size,
-                                 convert: try make("videoconvert", at: branch.location), at: spec.location)
+        let backdropSize = try make(
+            "capsfilter", [("caps", "video/x-raw,width=\(spec.width),height=\(spec.height),framerate=30/1")],
+            at: spec.location)
+        let size = try make(
+            "capsfilter", [("caps", "video/x-raw,width=\(spec.width),height=\(spec.height),framerate=30/1,pixel-aspect-ratio=1/1")],
+            at: spec.location)
+        try prepareLocalReceive(
+            branch, source: [backdrop, backdropSize, compositor], format: size,
+            convert: try make("videoconvert", at: branch.location), at: spec.location)
         counters.receiveVideoWidth.store(spec.width, ordering: .relaxed)
         counters.receiveVideoHeight.store(spec.height, ordering: .relaxed)
         counters.note("receive.video.codec", "mosaic")

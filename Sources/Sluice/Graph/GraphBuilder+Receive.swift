@@ -19,7 +19,8 @@ extension GraphBuilder {
     func prewarmReceive(_ codecs: [Codec]) {
         let thread = Thread {
             for codec in codecs {
-                let names = [DefaultElements.depayloader(for: codec), DefaultElements.decoder(for: codec)]
+                let names =
+                    [DefaultElements.depayloader(for: codec), DefaultElements.decoder(for: codec)]
                     + [DefaultElements.parser(for: codec)].compactMap { $0 }
                 for name in names { _ = try? Element.make(name) }
             }
@@ -64,11 +65,12 @@ extension GraphBuilder {
             try buildUndecoded(chain, branch: branch, media: media, pad: pad)
             return
         }
-        let decoder = if let factory = branch.decode.element {
-            try make(factory, configuredBy: branch.decode.properties, at: branch.decode.location)
-        } else {
-            try make(DefaultElements.decoder(for: stream.codec), at: branch.location)
-        }
+        let decoder =
+            if let factory = branch.decode.element {
+                try make(factory, configuredBy: branch.decode.properties, at: branch.decode.location)
+            } else {
+                try make(DefaultElements.decoder(for: stream.codec), at: branch.location)
+            }
         if media == .video { stageTimer?.timeDecoder(decoder) }
         let convert = try make(media == .video ? "videoconvert" : "audioconvert", at: branch.location)
         chain += [decoder, convert]
@@ -96,7 +98,8 @@ extension GraphBuilder {
         guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else {
             throw RunError("the sender sent \(mediaName) as \(encodingName), which Sluice cannot decode")
         }
-        let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
+        let branch =
+            (media == .video ? spec.receive?.video : spec.receive?.audio)
             ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
         return ArrivingStream(media: media, codec: codec, branch: branch)
     }
@@ -106,16 +109,21 @@ extension GraphBuilder {
     /// scheduled keyframe.
     private func depayloading(_ stream: ArrivingStream) throws(RunError) -> [Element] {
         let video = stream.media == .video, at = stream.branch.location
-        var chain = [try make(DefaultElements.depayloader(for: stream.codec),
-                              video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: at)]
+        var chain = [
+            try make(
+                DefaultElements.depayloader(for: stream.codec),
+                video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: at)
+        ]
         if let parser = DefaultElements.parser(for: stream.codec) { chain.append(try make(parser, at: at)) }
         return chain
     }
 
     /// Adds and links the branch after `convert`: its filter section and its sink stage.
     /// Returns the elements added after `chain` (filters, sink).
-    private func linkFiltersAndSink(_ branch: ReceiveBranchSpec, media: MediaKind, after chain: [Element],
-                                    convert: Element) throws(RunError) -> [Element] {
+    private func linkFiltersAndSink(
+        _ branch: ReceiveBranchSpec, media: MediaKind, after chain: [Element],
+        convert: Element
+    ) throws(RunError) -> [Element] {
         let filterSpecs = state.withLock { $0.pendingReceiveFilters[media] } ?? branch.filters
         let filters = try filterElements(filterSpecs)
         let sink = try sinkElements(branch, media: media)
@@ -127,8 +135,9 @@ extension GraphBuilder {
         try linkChain(sink.owned, media: media, at: branch.location)
         try linkChain(chain, media: media, at: branch.location)
         guard let sinkFirst = sink.owned.first else { throw RunError("empty sink stage", at: branch.sink.location) }
-        try linkSection(BranchKey(side: .receive, media: media), head: convert, filters: filters, specs: filterSpecs, tail: sinkFirst,
-                        at: branch.location)
+        try linkSection(
+            BranchKey(side: .receive, media: media), head: convert, filters: filters, specs: filterSpecs, tail: sinkFirst,
+            at: branch.location)
         if let sinkPad = sink.final.staticPad("sink") {
             state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
         }
@@ -192,8 +201,10 @@ extension GraphBuilder {
         if let src = chain.last?.staticPad("src") {
             let counters = counters, video = media == .video
             src.addProbe { (_: borrowing Pad.ProbeInfo) in
-                let n = video ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
-                              : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
+                let n =
+                    video
+                    ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                    : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
                 if n == 1 { counters.markFirstFrame() }
                 return .ok
             }
@@ -202,7 +213,9 @@ extension GraphBuilder {
         do { try pad.link(entrance) } catch {
             throw RunError("cannot link the received \(media.rawValue) stream: \(error.message)", at: branch.location)
         }
-        state.withLock { $0.receiveEntrances.append(entrance); $0.builtMedia.insert(media) }
+        state.withLock {
+            $0.receiveEntrances.append(entrance); $0.builtMedia.insert(media)
+        }
     }
 
     /// The sink kind's elements for one receive branch (`Sink/`: one type per kind).

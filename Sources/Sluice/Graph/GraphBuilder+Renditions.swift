@@ -68,11 +68,17 @@ extension GraphBuilder {
             let fps = rung.fps ?? cap.fps
             var caps = "video/x-raw,width=\(rung.width),height=\(rung.height),pixel-aspect-ratio=1/1"
             if rung.fps != nil { caps += ",framerate=\(fps)/1" }
-            var chain = [try make("queue", [("max-size-buffers", "2"), ("max-size-bytes", "0"), ("max-size-time", "0"),
-                                            ("leaky", "downstream")], at: at),
-                         try make("videoscale", at: at),
-                         try make("videorate", [("drop-only", "true")], at: at),
-                         try make("capsfilter", [("caps", caps)], at: at)]
+            var chain = [
+                try make(
+                    "queue",
+                    [
+                        ("max-size-buffers", "2"), ("max-size-bytes", "0"), ("max-size-time", "0"),
+                        ("leaky", "downstream")
+                    ], at: at),
+                try make("videoscale", at: at),
+                try make("videorate", [("drop-only", "true")], at: at),
+                try make("capsfilter", [("caps", caps)], at: at)
+            ]
             var rungEncode = enc
             rungEncode.bitrateKbps = rung.bitrateKbps
             rungEncode.renditions = []
@@ -111,12 +117,15 @@ extension GraphBuilder {
 
 extension GraphBuilder {
     /// The end of a send branch with a ladder: capture → filters → queue → gate, then the rungs.
-    func finishLadder(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element], queue: Element,
-                      gate: Element, into webrtcbin: Element?) throws(RunError) {
+    func finishLadder(
+        _ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element], queue: Element,
+        gate: Element, into webrtcbin: Element?
+    ) throws(RunError) {
         let enc = branch.encode
         guard webrtcbin == nil, sendEndsInTee else {
-            throw RunError("renditions are served to WHEP viewers (transport kind 'server'); a single peer gets one stream",
-                           at: enc.renditions.first?.location ?? enc.location)
+            throw RunError(
+                "renditions are served to WHEP viewers (transport kind 'server'); a single peer gets one stream",
+                at: enc.renditions.first?.location ?? enc.location)
         }
         try add(filters + tail)
         try linkSend(branch, capture: capture, filters: filters, tail: tail)
@@ -125,8 +134,9 @@ extension GraphBuilder {
         // The control API's bitrate and keyframe act on the best rung.
         let top = outputs.first?.encoder
         state.withLock {
-            $0.sendControls[.video] = SendControl(media: .video, codec: enc.codec, gate: gate, encoder: top,
-                                                  encoderFactory: top?.factoryName)
+            $0.sendControls[.video] = SendControl(
+                media: .video, codec: enc.codec, gate: gate, encoder: top,
+                encoderFactory: top?.factoryName)
         }
         counters.note("send.video.codec", enc.codec.rawValue)
     }

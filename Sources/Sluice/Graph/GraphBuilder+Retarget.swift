@@ -56,7 +56,9 @@ extension GraphBuilder {
 
     /// Lets held send branches flow (see `holdSend`).
     func releaseSend() {
-        let holds = state.withLock { s in defer { s.sendHolds = [] }; return s.sendHolds }
+        let holds = state.withLock { s in
+            defer { s.sendHolds = [] }; return s.sendHolds
+        }
         for h in holds { h.pad.removeProbe(h.probe) }
     }
 }

@@ -16,8 +16,9 @@ extension GraphBuilder {
         let silence = try make("audiotestsrc", [("is-live", "true"), ("wave", "silence")], at: location)
         let silenceFormat = try make("capsfilter", [("caps", Self.roomMixCaps)], at: location)
         let format = try make("capsfilter", [("caps", Self.roomMixCaps)], at: location)
-        try prepareLocalReceive(branch, source: [silence, silenceFormat, mixer], format: format,
-                                 convert: try make("audioconvert", at: branch.location), at: location)
+        try prepareLocalReceive(
+            branch, source: [silence, silenceFormat, mixer], format: format,
+            convert: try make("audioconvert", at: branch.location), at: location)
         counters.note("receive.audio.codec", "mix")
         mixState.withLock { $0 = mixer }
     }

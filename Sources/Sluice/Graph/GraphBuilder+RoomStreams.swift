@@ -23,12 +23,16 @@ extension GraphBuilder {
     private func buildRoomStreamThrowing(for pad: Pad) throws(RunError) {
         guard pad.direction == .src, let arriving = try roomStream(on: pad) else { return }
         let media = arriving.stream.media, branch = arriving.stream.branch, video = media == .video
-        var chain: [Element] = [try make(DefaultElements.depayloader(for: arriving.stream.codec),
-                                         video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [],
-                                         at: branch.location)]
+        var chain: [Element] = [
+            try make(
+                DefaultElements.depayloader(for: arriving.stream.codec),
+                video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [],
+                at: branch.location)
+        ]
         if let parser = DefaultElements.parser(for: arriving.stream.codec) { chain.append(try make(parser, at: branch.location)) }
-        let decoder = try make(branch.decode.element ?? DefaultElements.decoder(for: arriving.stream.codec),
-                               at: branch.decode.location ?? branch.location)
+        let decoder = try make(
+            branch.decode.element ?? DefaultElements.decoder(for: arriving.stream.codec),
+            at: branch.decode.location ?? branch.location)
         chain.append(decoder)
         chain.append(try make(video ? "videoconvert" : "audioconvert", at: branch.location))
         // One picture or one sound of the room: this stream becomes a cell of the mosaic, or is mixed in.
@@ -82,22 +86,27 @@ extension GraphBuilder {
             throw RunError("a publisher sent \(media.rawValue) as \(encodingName), which Sluice cannot decode")
         }
         let mid = pad.objectProperty("transceiver", as: Object.self)?.get("mid", as: String.self) ?? "?"
-        let slot = roomStreams.slot(mid: mid) ?? {
-            roomStreams.assign([(mid: mid, publisher: "stream \(mid)", media: media)])
-            return roomStreams.slot(mid: mid)
-        }()
+        let slot =
+            roomStreams.slot(mid: mid)
+            ?? {
+                roomStreams.assign([(mid: mid, publisher: "stream \(mid)", media: media)])
+                return roomStreams.slot(mid: mid)
+            }()
         slot?.record?.codec.withLock { $0 = codec.rawValue }
-        let branch = (media == .video ? spec.receive?.video : spec.receive?.audio)
+        let branch =
+            (media == .video ? spec.receive?.video : spec.receive?.audio)
             ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
-        return RoomArrival(stream: ArrivingStream(media: media, codec: codec, branch: branch), mid: mid, slot: slot,
-                           publisher: slot?.record?.publisher ?? "stream \(mid)")
+        return RoomArrival(
+            stream: ArrivingStream(media: media, codec: codec, branch: branch), mid: mid, slot: slot,
+            publisher: slot?.record?.publisher ?? "stream \(mid)")
     }
 
     /// The sink elements of one publisher's stream: the receive section's sink, with a file
     /// of its own (`{publisher}` in the path) for recordings.
     private func roomSink(_ branch: ReceiveBranchSpec, media: MediaKind, publisher: String) throws(RunError) -> [Element] {
         if let kind = SinkRegistry.sink(for: branch.sink.kind),
-           let own = try kind.roomStage(branch.sink, media: media, publisher: publisher, with: self) {
+            let own = try kind.roomStage(branch.sink, media: media, publisher: publisher, with: self)
+        {
             return own
         }
         return try sinkElements(branch, media: media).owned
@@ -117,8 +126,10 @@ extension GraphBuilder {
         src.addProbe { (_: borrowing Pad.ProbeInfo) in
             slot?.record?.frames.add(1, ordering: .relaxed)
             guard intoTotals else { return .ok }
-            let n = video ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
-                          : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
+            let n =
+                video
+                ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
             if n == 1 { counters.markFirstFrame() }
             return .ok
         }

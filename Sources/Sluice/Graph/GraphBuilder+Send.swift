@@ -14,7 +14,8 @@ extension GraphBuilder {
         guard let kind = CaptureRegistry.capture(for: cap.kind) else {
             throw RunError("unknown capture kind '\(cap.kind.name)'", at: cap.location)
         }
-        let rawCaps = branch.media == .video
+        let rawCaps =
+            branch.media == .video
             ? "video/x-raw,width=\(cap.width),height=\(cap.height),framerate=\(cap.fps)/1"
             : "audio/x-raw,rate=\(cap.rate),channels=\(cap.channels)"
         let chain = try kind.build(cap, media: branch.media, rawCaps: rawCaps, with: self)
@@ -24,12 +25,16 @@ extension GraphBuilder {
     /// convert → scale/resample → rate → capsfilter, so any capture ends in the branch's format.
     func normalizer(video: Bool, caps: String, at location: SourceLocation?) throws(RunError) -> [Element] {
         if video {
-            return [try make("videoconvert", at: location), try make("videoscale", at: location),
-                    try make("videorate", [("drop-only", "true")], at: location),
-                    try make("capsfilter", [("caps", caps + ",format=I420")], at: location)]
+            return [
+                try make("videoconvert", at: location), try make("videoscale", at: location),
+                try make("videorate", [("drop-only", "true")], at: location),
+                try make("capsfilter", [("caps", caps + ",format=I420")], at: location)
+            ]
         }
-        return [try make("audioconvert", at: location), try make("audioresample", at: location),
-                try make("capsfilter", [("caps", caps)], at: location)]
+        return [
+            try make("audioconvert", at: location), try make("audioresample", at: location),
+            try make("capsfilter", [("caps", caps)], at: location)
+        ]
     }
 
     /// The elements between a branch's filters and its encoder: the queue, and the track gate.
@@ -52,8 +57,9 @@ extension GraphBuilder {
         let live = CaptureRegistry.capture(for: branch.capture.kind)?.isLive(branch.capture) ?? true
         var tail = try sendTail(branch, live: live)
         if branch.media == .video, !branch.encode.renditions.isEmpty {
-            try finishLadder(branch, capture: capture, filters: filters, tail: tail.elements, queue: tail.queue,
-                             gate: tail.gate, into: webrtcbin)
+            try finishLadder(
+                branch, capture: capture, filters: filters, tail: tail.elements, queue: tail.queue,
+                gate: tail.gate, into: webrtcbin)
             return
         }
         let mitigation = try mitigationStage(branch)
@@ -69,29 +75,40 @@ extension GraphBuilder {
     /// The queue and the track gate of a branch (audio converts around its volume).
     private func sendTail(_ branch: SendBranchSpec, live: Bool) throws(RunError) -> SendTail {
         let enc = branch.encode
-        let queue = try make("queue", [("max-size-buffers", "3"), ("max-size-bytes", "0"),
-                                       ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")], at: branch.location)
+        let queue = try make(
+            "queue",
+            [
+                ("max-size-buffers", "3"), ("max-size-bytes", "0"),
+                ("max-size-time", "0"), ("leaky", live ? "downstream" : "no")
+            ], at: branch.location)
         if branch.media == .video {
             let gate = try make("videobalance", at: enc.location, name: "\(branch.media.rawValue)-track")
             return SendTail(queue: queue, gate: gate, elements: [queue, gate])
         }
         let gate = try make("volume", at: enc.location, name: "\(branch.media.rawValue)-track")
-        return SendTail(queue: queue, gate: gate,
-                        elements: [queue, try make("audioconvert", at: enc.location), gate,
-                                   try make("audioconvert", at: enc.location), try make("audioresample", at: enc.location)])
+        return SendTail(
+            queue: queue, gate: gate,
+            elements: [
+                queue, try make("audioconvert", at: enc.location), gate,
+                try make("audioconvert", at: enc.location), try make("audioresample", at: enc.location)
+            ])
     }
 
     /// Thresholds in the file: videoscale ! videorate ! capsfilter before the encoder,
     /// passthrough until the target falls below them (`Mitigation`). Nil without thresholds.
     private func mitigationStage(_ branch: SendBranchSpec) throws(RunError) -> (elements: [Element], control: Mitigation)? {
         guard branch.media == .video, let adaptive = branch.encode.adaptive,
-              adaptive.scaleBelowKbps != nil || adaptive.fpsBelowKbps != nil else { return nil }
+            adaptive.scaleBelowKbps != nil || adaptive.fpsBelowKbps != nil
+        else { return nil }
         let filter = try make("capsfilter", [("caps", "video/x-raw")], at: adaptive.location, name: "video-mitigation")
-        let elements = [try make("videoscale", at: adaptive.location),
-                        try make("videorate", [("drop-only", "true")], at: adaptive.location), filter]
-        let control = Mitigation(capsfilter: filter, width: branch.capture.width, height: branch.capture.height,
-                                 fps: branch.capture.fps, scaleBelow: adaptive.scaleBelowKbps.map { $0 * 1000 },
-                                 fpsBelow: adaptive.fpsBelowKbps.map { $0 * 1000 })
+        let elements = [
+            try make("videoscale", at: adaptive.location),
+            try make("videorate", [("drop-only", "true")], at: adaptive.location), filter
+        ]
+        let control = Mitigation(
+            capsfilter: filter, width: branch.capture.width, height: branch.capture.height,
+            fps: branch.capture.fps, scaleBelow: adaptive.scaleBelowKbps.map { $0 * 1000 },
+            fpsBelow: adaptive.fpsBelowKbps.map { $0 * 1000 })
         return (elements, control)
     }
 
@@ -102,8 +119,9 @@ extension GraphBuilder {
         let encoding = try encoderChain(enc, fps: branch.capture.fps)
         tail.elements += encoding
         state.withLock {
-            var control = SendControl(media: branch.media, codec: enc.codec, gate: tail.gate,
-                                      encoder: encoding.first, encoderFactory: encoding.first?.factoryName)
+            var control = SendControl(
+                media: branch.media, codec: enc.codec, gate: tail.gate,
+                encoder: encoding.first, encoderFactory: encoding.first?.factoryName)
             control.mitigation = mitigation
             $0.sendControls[branch.media] = control
         }
@@ -114,15 +132,18 @@ extension GraphBuilder {
             state.withLock { $0.keyframeRequests = limiter }
         }
         if video, let stageTimer, let entry = encoding.first, let exit = tail.elements.last {
-            stageTimer.timeEncoder(from: entry, to: exit)  // encoder (+ caps, parser)
+            stageTimer.timeEncoder(from: entry, to: exit) // encoder (+ caps, parser)
         }
     }
 
     /// Without WebRTC (`kind: none`, or a served stream's tee): the encoded stream ends in a
     /// fakesink, or a tee viewers' branches attach to.
-    private func endWithoutWebRTC(_ branch: SendBranchSpec, capture: [Element], filters: [Element],
-                                  tail: SendTail) throws(RunError) {
-        let sink = sendEndsInTee
+    private func endWithoutWebRTC(
+        _ branch: SendBranchSpec, capture: [Element], filters: [Element],
+        tail: SendTail
+    ) throws(RunError) {
+        let sink =
+            sendEndsInTee
             ? try make("tee", [("allow-not-linked", "true")], at: branch.location)
             : try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
         if sendEndsInTee { state.withLock { $0.tees[branch.media] = sink } }
@@ -136,8 +157,10 @@ extension GraphBuilder {
 
     /// Into webrtcbin: payloader and RTP caps pinned (payload type, SSRC, MID, so the offer
     /// signals what the packets carry), the start gate, congestion control, the input pad.
-    private func endInWebRTC(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: SendTail,
-                             live: Bool, webrtcbin: Element) throws(RunError) {
+    private func endInWebRTC(
+        _ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: SendTail,
+        live: Bool, webrtcbin: Element
+    ) throws(RunError) {
         let enc = branch.encode, video = branch.media == .video
         let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue, congestionControl: video && enc.adaptive != nil)
         let pay = try make(DefaultElements.payloader(for: enc.codec), [], at: enc.location)
@@ -152,7 +175,8 @@ extension GraphBuilder {
         if live { addStartGate(before: pay, video: video, media: branch.media) }
         countSent(at: pay.staticPad("sink"), video: video, marksFirstFrame: false)
         if video, let adaptive = enc.adaptive, let out = pay.staticPad("src"),
-           let control = state.withLock({ $0.sendControls[branch.media] }) {
+            let control = state.withLock({ $0.sendControls[branch.media] })
+        {
             let cc = CongestionControl(limits: adaptive.limits, control: control, watching: out)
             state.withLock { $0.congestion = cc }
         }
@@ -188,8 +212,9 @@ extension GraphBuilder {
         try linkChain(tail, media: branch.media, at: branch.location)
         try linkChain(capture, media: branch.media, at: branch.location)
         guard let head = capture.last, let first = tail.first else { throw RunError("empty send branch", at: branch.location) }
-        try linkSection(BranchKey(side: .send, media: branch.media), head: head, filters: filters, specs: branch.filters, tail: first,
-                        at: branch.location)
+        try linkSection(
+            BranchKey(side: .send, media: branch.media), head: head, filters: filters, specs: branch.filters, tail: first,
+            at: branch.location)
         if branch.media == .video {
             // Frames in and out of the filter stage: what filters (or a swap) lose shows here.
             let counters = counters

@@ -62,8 +62,10 @@ final class GraphBuilder: Sendable {
     /// `receive.audio.mix` of a room: its `audiomixer`.
     let mixState = Mutex<Element?>(nil)
 
-    init(spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
-         stageTimer: StageTimer? = nil) {
+    init(
+        spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
+        stageTimer: StageTimer? = nil
+    ) {
         self.spec = spec; self.pipeline = pipeline; self.counters = counters; self.sendEndsInTee = sendEndsInTee
         self.stageTimer = stageTimer
     }
@@ -107,14 +109,16 @@ final class GraphBuilder: Sendable {
     // MARK: Elements
 
     /// Creates an element, telling the user which package to install if it is missing.
-    func make(_ factory: String, _ properties: [(String, String)] = [], at location: SourceLocation? = nil,
-              name: String? = nil) throws(RunError) -> Element {
+    func make(
+        _ factory: String, _ properties: [(String, String)] = [], at location: SourceLocation? = nil,
+        name: String? = nil
+    ) throws(RunError) -> Element {
         let element: Element
         do { element = try Element.make(factory, name: name) } catch {
             throw RunError(KnownElements.missingHint(for: factory), at: location)
         }
         for (k, v) in properties {
-            guard element.hasProperty(k) else { continue }  // older/newer element versions
+            guard element.hasProperty(k) else { continue } // older/newer element versions
             do { try element.set(k, fromString: v) } catch {
                 throw RunError(error.message, at: location)
             }
@@ -173,8 +177,10 @@ final class GraphBuilder: Sendable {
 
     /// Links head → filters → tail and records that span as the branch's filter section,
     /// which `replaceFilters` can swap while the pipeline runs.
-    func linkSection(_ key: BranchKey, head: Element, filters: [Element], specs: [FilterSpec], tail: Element,
-                             at location: SourceLocation?) throws(RunError) {
+    func linkSection(
+        _ key: BranchKey, head: Element, filters: [Element], specs: [FilterSpec], tail: Element,
+        at location: SourceLocation?
+    ) throws(RunError) {
         let converters = try linkChain([head] + filters + [tail], media: key.media, at: location)
         state.withLock { $0.sections[key] = FilterSection(head: head, tail: tail, elements: filters + converters, specs: specs) }
     }
@@ -193,8 +199,10 @@ final class GraphBuilder: Sendable {
     }
 
     /// A `sluice-NAME` element configured from the file's settings.
-    func swiftFilter(_ name: String, settings: [FilterSetting], onError: FilterErrorPolicy,
-                     at location: SourceLocation?) throws(RunError) -> Element {
+    func swiftFilter(
+        _ name: String, settings: [FilterSetting], onError: FilterErrorPolicy,
+        at location: SourceLocation?
+    ) throws(RunError) -> Element {
         guard FilterRegistry.shared.filter(named: name) != nil else {
             throw RunError("no Swift filter named '\(name)' is registered in this program", at: location)
         }

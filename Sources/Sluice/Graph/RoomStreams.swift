@@ -26,7 +26,9 @@ final class RoomStreams: Sendable {
         init(record: Record?) { current = Mutex(record) }
         var record: Record? { current.withLock { $0 } }
         func replace(_ record: Record?) -> Record? {
-            current.withLock { old in defer { old = record }; return old }
+            current.withLock { old in
+                defer { old = record }; return old
+            }
         }
     }
 
@@ -43,11 +45,13 @@ final class RoomStreams: Sendable {
         state.withLock { s in
             var removed: [String] = []
             for stream in streams {
-                let slot = s.slots[stream.mid] ?? {
-                    let new = Slot(record: nil)
-                    s.slots[stream.mid] = new
-                    return new
-                }()
+                let slot =
+                    s.slots[stream.mid]
+                    ?? {
+                        let new = Slot(record: nil)
+                        s.slots[stream.mid] = new
+                        return new
+                    }()
                 if let current = slot.record, current.publisher == stream.publisher, current.media == stream.media { continue }
                 var record: Record?
                 if let publisher = stream.publisher {

@@ -24,8 +24,10 @@ public struct Impairment: Sendable, Equatable {
 
     /// Conditions from their figures; the defaults impair nothing (no delay, loss, duplication or
     /// reordering, unlimited rate, a 1000-packet limit).
-    public init(delayMs: Double = 0, jitterMs: Double = 0, lossPercent: Double = 0, duplicatePercent: Double = 0,
-                reorderPercent: Double = 0, rateBitsPerSecond: Double? = nil, limitPackets: Int = 1000) {
+    public init(
+        delayMs: Double = 0, jitterMs: Double = 0, lossPercent: Double = 0, duplicatePercent: Double = 0,
+        reorderPercent: Double = 0, rateBitsPerSecond: Double? = nil, limitPackets: Int = 1000
+    ) {
         self.delayMs = delayMs; self.jitterMs = jitterMs; self.lossPercent = lossPercent; self.duplicatePercent = duplicatePercent
         self.reorderPercent = reorderPercent; self.rateBitsPerSecond = rateBitsPerSecond; self.limitPackets = limitPackets
     }
@@ -97,8 +99,10 @@ public struct Impairment: Sendable, Equatable {
     /// tc's rate units: `bit`, `kbit`, `mbit`, `gbit` (bits per second) and `bps`, `kbps`,
     /// `mbps` (bytes per second); 8 kbit/s to 10 Gbit/s.
     static func bitsPerSecond(_ s: String) -> Double? {
-        let units: [(String, Double)] = [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3), ("bit", 1),
-                                         ("mbps", 8e6), ("kbps", 8e3), ("bps", 8)]
+        let units: [(String, Double)] = [
+            ("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3), ("bit", 1),
+            ("mbps", 8e6), ("kbps", 8e3), ("bps", 8)
+        ]
         let lower = s.lowercased()
         for (u, f) in units where lower.hasSuffix(u) {
             guard let v = Double(lower.dropLast(u.count)), v.isFinite, v * f >= 8000, v * f <= 1e10 else { return nil }

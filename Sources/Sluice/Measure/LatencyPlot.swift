@@ -39,7 +39,9 @@ public enum LatencyPlot {
         let height = (report.bitrate.isEmpty ? layout.top2 + layout.h2 : layout.top3 + layout.h3) + 60
         let points = report.samples.compactMap { s -> Point? in s.count >= 3 ? Point(t: s[0], ms: s[2]) : nil }
         var out: [String] = []
-        out.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
+        out.append(
+            ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##
+        )
         out.append(##"<rect width="100%" height="100%" fill="white"/>"##)
         out += header(report, layout: layout)
         guard !points.isEmpty else {
@@ -62,14 +64,18 @@ public enum LatencyPlot {
     private static func header(_ report: MeasureReport, layout: Layout) -> [String] {
         let l = report.latency, left = layout.left
         let title = "\(report.pipeline) — \(report.width)x\(report.height) \(report.codec ?? "")"
-        let setup = (report.processes == 1 ? "one process" : "two processes") + (report.netem.map { ", netem \($0)" } ?? "")
+        let setup =
+            (report.processes == 1 ? "one process" : "two processes") + (report.netem.map { ", netem \($0)" } ?? "")
             + String(format: ", %.1f s", report.duration_s)
         return [
             text(left, 24, title, size: 16, weight: "bold"),
             text(left, 44, setup, size: 12, fill: "#555"),
-            text(left, 66, String(format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered, %d unreadable",
-                                  f(l.p50_ms), f(l.p95_ms), f(l.p99_ms), f(l.max_ms), report.frames.received,
-                                  report.frames.lost, report.delivered_fps, report.frames.unreadable), size: 13),
+            text(
+                left, 66,
+                String(
+                    format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered, %d unreadable",
+                    f(l.p50_ms), f(l.p95_ms), f(l.p99_ms), f(l.max_ms), report.frames.received,
+                    report.frames.lost, report.delivered_fps, report.frames.unreadable), size: 13)
         ]
     }
 
@@ -136,8 +142,10 @@ public enum LatencyPlot {
         }
         for (i, c) in bins.enumerated() where c > 0 {
             let x0 = x2(start + Double(i) * binWidth), x1 = x2(start + Double(i + 1) * binWidth)
-            out.append(String(format: ##"<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#1f77b4"/>"##,
-                              x0 + 0.5, y2(Double(c)), max(0.5, x1 - x0 - 1), top2 + h2 - y2(Double(c))))
+            out.append(
+                String(
+                    format: ##"<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#1f77b4"/>"##,
+                    x0 + 0.5, y2(Double(c)), max(0.5, x1 - x0 - 1), top2 + h2 - y2(Double(c))))
         }
         for (v, color) in [(l.p50_ms, "#2ca02c"), (l.p95_ms, "#ff7f0e"), (l.p99_ms, "#d62728")] {
             guard let v else { continue }
@@ -149,16 +157,21 @@ public enum LatencyPlot {
 
     /// Panel 3: target, encoder and RTP bitrates each second, the conditions' rate limits as
     /// a grey step line, and a mark where each condition starts.
-    private static func bitratePanel(_ report: MeasureReport, left: Double, top: Double, width: Double, height: Double,
-                                     tMax: Double) -> [String] {
+    private static func bitratePanel(
+        _ report: MeasureReport, left: Double, top: Double, width: Double, height: Double,
+        tMax: Double
+    ) -> [String] {
         var out: [String] = []
-        let values = report.bitrate.flatMap { [$0.target_kbps, $0.encoder_kbps, $0.rtp_kbps].compactMap { $0 } }
+        let values =
+            report.bitrate.flatMap { [$0.target_kbps, $0.encoder_kbps, $0.rtp_kbps].compactMap { $0 } }
             + report.conditions.compactMap(\.rate_kbps)
         let yMax = niceCeiling(max(values.max() ?? 1, 1) * 1.05)
         func x(_ t: Double) -> Double { left + min(max(t, 0), tMax) / tMax * width }
         func y(_ kbps: Double) -> Double { top + height - min(kbps, yMax) / yMax * height }
-        out.append(text(left, top - 10, "bitrate (kbit/s) over time (s): target, encoder, RTP on the link; grey: the link's rate",
-                        size: 13, weight: "bold"))
+        out.append(
+            text(
+                left, top - 10, "bitrate (kbit/s) over time (s): target, encoder, RTP on the link; grey: the link's rate",
+                size: 13, weight: "bold"))
         out += axes(left: left, top: top, width: width, height: height)
         for v in ticks(0, yMax) {
             out.append(line(left - 4, y(v), left + width, y(v), stroke: "#e5e5e5"))
@@ -173,7 +186,8 @@ public enum LatencyPlot {
             }
         }
         let series: [(String, KeyPath<MeasureReport.BitrateSecond, Double?>, String)] = [
-            ("target", \.target_kbps, "#d62728"), ("encoder", \.encoder_kbps, "#2ca02c"), ("RTP", \.rtp_kbps, "#1f77b4")]
+            ("target", \.target_kbps, "#d62728"), ("encoder", \.encoder_kbps, "#2ca02c"), ("RTP", \.rtp_kbps, "#1f77b4")
+        ]
         for (i, (name, key, color)) in series.enumerated() {
             let points = report.bitrate.compactMap { row in row[keyPath: key].map { (row.t, $0) } }
             guard !points.isEmpty else { continue }
@@ -193,14 +207,18 @@ public enum LatencyPlot {
     }
 
     private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, dash: String? = nil) -> String {
-        String(format: ##"<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%@" stroke-width="1"%@/>"##,
-               x1, y1, x2, y2, stroke, dash.map { ##" stroke-dasharray="\##($0)""## } ?? "")
+        String(
+            format: ##"<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%@" stroke-width="1"%@/>"##,
+            x1, y1, x2, y2, stroke, dash.map { ##" stroke-dasharray="\##($0)""## } ?? "")
     }
 
-    private static func text(_ x: Double, _ y: Double, _ s: String, anchor: String = "start", size: Int = 12,
-                             weight: String = "normal", fill: String = "#222") -> String {
-        String(format: ##"<text x="%.1f" y="%.1f" text-anchor="%@" font-size="%d" font-weight="%@" fill="%@">%@</text>"##,
-               x, y, anchor, size, weight, fill, escape(s))
+    private static func text(
+        _ x: Double, _ y: Double, _ s: String, anchor: String = "start", size: Int = 12,
+        weight: String = "normal", fill: String = "#222"
+    ) -> String {
+        String(
+            format: ##"<text x="%.1f" y="%.1f" text-anchor="%@" font-size="%d" font-weight="%@" fill="%@">%@</text>"##,
+            x, y, anchor, size, weight, fill, escape(s))
     }
 
     static func escape(_ s: String) -> String {

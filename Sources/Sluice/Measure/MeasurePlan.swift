@@ -20,8 +20,9 @@ public enum MeasurePlan {
             throw RunError("measure needs a send.video branch: latency is measured on video frames", at: spec.transport.location)
         }
         guard spec.transport.kind == .loopback, var receive = spec.receive?.video else {
-            throw RunError("measure runs loopback files (send and receive in one process; with --processes 2 they run in two); "
-                + "this file's transport is '\(spec.transport.kind.rawValue)'", at: spec.transport.location)
+            throw RunError(
+                "measure runs loopback files (send and receive in one process; with --processes 2 they run in two); "
+                    + "this file's transport is '\(spec.transport.kind.rawValue)'", at: spec.transport.location)
         }
         let block = Self.block(forWidth: send.capture.width)
         let settings = [FilterSetting(name: "block", value: .integer(block))]

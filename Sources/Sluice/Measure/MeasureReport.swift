@@ -99,20 +99,26 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     /// The human summary.
     public var text: String {
         func ms(_ v: Double?) -> String { v.map { String(format: "%.1f ms", $0) } ?? "-" }
-        var lines = ["measure \(pipeline) (\(String(format: "%.1f", duration_s)) s, \(processes == 1 ? "one process" : "two processes")"
-            + (netem.map { ", netem \($0)" } ?? "") + ")"]
+        var lines = [
+            "measure \(pipeline) (\(String(format: "%.1f", duration_s)) s, \(processes == 1 ? "one process" : "two processes")"
+                + (netem.map { ", netem \($0)" } ?? "") + ")"
+        ]
         lines.append("  video          \(width)x\(height) \(codec ?? "?")")
-        lines.append("  latency        p50 \(ms(latency.p50_ms))  p95 \(ms(latency.p95_ms))  p99 \(ms(latency.p99_ms))  max \(ms(latency.max_ms))  (\(latency.samples) frames"
-            + (warmup_s > 0 ? String(format: ", after the first %.1f s", warmup_s) : "") + ")")
-        lines.append("  frames         \(frames.stamped) stamped, \(encoded_frames) encoded, \(frames.received) read back; "
-            + "\(frames.lost) lost, \(frames.duplicated) duplicated, \(frames.out_of_order) out of order, \(frames.unreadable) unreadable")
-        lines.append("                 \(frames.not_delivered) never read back: \(frames.before_first_frame) before the first frame arrived, "
-            + "\(frames.lost) lost after it, \(frames.in_flight_at_stop) in flight at stop")
+        lines.append(
+            "  latency        p50 \(ms(latency.p50_ms))  p95 \(ms(latency.p95_ms))  p99 \(ms(latency.p99_ms))  max \(ms(latency.max_ms))  (\(latency.samples) frames"
+                + (warmup_s > 0 ? String(format: ", after the first %.1f s", warmup_s) : "") + ")")
+        lines.append(
+            "  frames         \(frames.stamped) stamped, \(encoded_frames) encoded, \(frames.received) read back; "
+                + "\(frames.lost) lost, \(frames.duplicated) duplicated, \(frames.out_of_order) out of order, \(frames.unreadable) unreadable")
+        lines.append(
+            "                 \(frames.not_delivered) never read back: \(frames.before_first_frame) before the first frame arrived, "
+                + "\(frames.lost) lost after it, \(frames.in_flight_at_stop) in flight at stop")
         lines.append(String(format: "  delivered      %.1f fps", delivered_fps))
         lines.append(String(format: "  encoder        %.0f kbit/s", encoder_bitrate_kbps))
         if let s = start_up {
-            lines.append("  start-up       first frame after \(ms(s.time_to_first_frame_ms))\((s.steps ?? []).dtlsKeyWaitNote), \(ms(s.first_frame_age_ms)) old; "
-                + "p99 \(ms(s.whole_run_p99_ms)) whole run, \(ms(s.steady_p99_ms)) after the first \(String(format: "%.0f", s.settle_s)) s")
+            lines.append(
+                "  start-up       first frame after \(ms(s.time_to_first_frame_ms))\((s.steps ?? []).dtlsKeyWaitNote), \(ms(s.first_frame_age_ms)) old; "
+                    + "p99 \(ms(s.whole_run_p99_ms)) whole run, \(ms(s.steady_p99_ms)) after the first \(String(format: "%.0f", s.settle_s)) s")
             if let steps = s.steps, !steps.isEmpty {
                 lines.append("                 " + SummaryText.steps(steps))
             }
@@ -120,33 +126,47 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
             lines.append("  first frame    " + ms(time_to_first_frame_ms))
         }
         if let r = repair, r.nacks + r.plis + r.firs + r.rtx_repaired > 0 {
-            lines.append("  repair         \(r.nacks) NACKs, \(r.plis) PLIs, \(r.firs) FIRs; \(r.rtx_repaired) packets repaired by retransmission"
-                + (r.jitter_buffer_latency_ms.map { "; jitter buffer \($0) ms" } ?? ""))
+            lines.append(
+                "  repair         \(r.nacks) NACKs, \(r.plis) PLIs, \(r.firs) FIRs; \(r.rtx_repaired) packets repaired by retransmission"
+                    + (r.jitter_buffer_latency_ms.map { "; jitter buffer \($0) ms" } ?? ""))
         }
         let targets = bitrate.compactMap(\.target_kbps), rtp = bitrate.compactMap(\.rtp_kbps)
         if !targets.isEmpty {
-            lines.append(String(format: "  adaptation     target %.0f → %.0f kbit/s (min %.0f, max %.0f); RTP %.0f → %.0f kbit/s",
-                                targets.first!, targets.last!, targets.min()!, targets.max()!, rtp.first ?? 0, rtp.last ?? 0))
+            lines.append(
+                String(
+                    format: "  adaptation     target %.0f → %.0f kbit/s (min %.0f, max %.0f); RTP %.0f → %.0f kbit/s",
+                    targets.first!, targets.last!, targets.min()!, targets.max()!, rtp.first ?? 0, rtp.last ?? 0))
         }
         for c in conditions {
-            lines.append(String(format: "  conditions     %5.1f–", c.from_s) + (c.to_s.map { String(format: "%.1f s", $0) } ?? "end")
-                + "  " + c.netem)
+            lines.append(
+                String(format: "  conditions     %5.1f–", c.from_s) + (c.to_s.map { String(format: "%.1f s", $0) } ?? "end")
+                    + "  " + c.netem)
         }
-        if !stages.isEmpty { lines.append("  stages (where the time went, frame by frame)") }
-        func name(_ text: String) -> String { "    " + text.padding(toLength: 22, withPad: " ", startingAt: 0) }
-        for st in stages {
-            lines.append(name(st.stage) + String(format: " p50 %5.1f ms  p95 %5.1f ms  mean %5.1f ms  (%d frames)", st.p50_ms,
-                                                  st.p95_ms, st.mean_ms, st.samples))
-        }
-        if let u = unaccounted {
-            lines.append(name("unaccounted") + String(format: "                          mean %5.1f ms", u.mean_ms)
-                + "  (latency mean − the stages' means" + (u.includes.map { "; includes the \($0)" } ?? "") + ")")
-        }
+        lines += stageLines
         lines.append(SummaryText.cpuLine(seconds: cpu_seconds, over: duration_s))
         lines.append(String(format: "  peak memory    %.0f MiB", peak_memory_mib))
         return lines.joined(separator: "\n")
     }
 
+    /// Where the time went, stage by stage, and what the stages leave unaccounted.
+    private var stageLines: [String] {
+        var lines: [String] = []
+        if !stages.isEmpty { lines.append("  stages (where the time went, frame by frame)") }
+        func name(_ text: String) -> String { "    " + text.padding(toLength: 22, withPad: " ", startingAt: 0) }
+        for st in stages {
+            lines.append(
+                name(st.stage)
+                    + String(
+                        format: " p50 %5.1f ms  p95 %5.1f ms  mean %5.1f ms  (%d frames)", st.p50_ms,
+                        st.p95_ms, st.mean_ms, st.samples))
+        }
+        if let u = unaccounted {
+            lines.append(
+                name("unaccounted") + String(format: "                          mean %5.1f ms", u.mean_ms)
+                    + "  (latency mean − the stages' means" + (u.includes.map { "; includes the \($0)" } ?? "") + ")")
+        }
+        return lines
+    }
 
     /// Per-second latency from samples.
     static func perSecond(_ samples: [LatencyRecorder.Sample], duration: Double) -> [Second] {
@@ -158,9 +178,10 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
         }
         return buckets.enumerated().map { i, b in
             let sorted = b.sorted()
-            return Second(t: i, frames: b.count,
-                          p50_ms: sorted.isEmpty ? nil : LatencyFigures.percentile(sorted, 50),
-                          p95_ms: sorted.isEmpty ? nil : LatencyFigures.percentile(sorted, 95))
+            return Second(
+                t: i, frames: b.count,
+                p50_ms: sorted.isEmpty ? nil : LatencyFigures.percentile(sorted, 50),
+                p95_ms: sorted.isEmpty ? nil : LatencyFigures.percentile(sorted, 95))
         }
     }
 }

@@ -79,8 +79,10 @@ public final class BitrateTimeline: Sendable {
 
     /// The sender's rows (target, encoder) and the receiver's (RTP), on the receiver's clock:
     /// each sender row goes with the receiver row nearest in time.
-    public static func merge(sender: [MeasureReport.BitrateSecond], senderOrigin: Double,
-                             receiver: [MeasureReport.BitrateSecond], receiverOrigin: Double) -> [MeasureReport.BitrateSecond] {
+    public static func merge(
+        sender: [MeasureReport.BitrateSecond], senderOrigin: Double,
+        receiver: [MeasureReport.BitrateSecond], receiverOrigin: Double
+    ) -> [MeasureReport.BitrateSecond] {
         let shift = senderOrigin - receiverOrigin
         let shifted = sender.map { row -> MeasureReport.BitrateSecond in
             var r = row; r.t = ((row.t + shift) * 1000).rounded() / 1000; return r
@@ -100,8 +102,9 @@ extension ImpairmentSchedule {
     /// The schedule's steps as report conditions (the schedule starts at the report's zero).
     public var conditions: [MeasureReport.Condition] {
         zip(spans, steps).map { span, step in
-            MeasureReport.Condition(from_s: span.from, to_s: span.to, netem: span.text,
-                                    rate_kbps: step.impairment.rateBitsPerSecond.map { $0 / 1000 })
+            MeasureReport.Condition(
+                from_s: span.from, to_s: span.to, netem: span.text,
+                rate_kbps: step.impairment.rateBitsPerSecond.map { $0 / 1000 })
         }
     }
 }

@@ -17,8 +17,9 @@ public struct MeasureProgress: Sendable {
     /// The line as printed: elapsed time, receive rate, p50 and p95 latency, frames read.
     public var line: String {
         func ms(_ v: Double?) -> String { v.map { String(format: "%6.1f ms", $0) } ?? "     - ms" }
-        return String(format: "%6.1fs  recv %5.1f fps  latency p50 %@  p95 %@  %6d frames read", elapsed, receiveFps,
-                      ms(p50ms), ms(p95ms), framesRead)
+        return String(
+            format: "%6.1fs  recv %5.1f fps  latency p50 %@  p95 %@  %6d frames read", elapsed, receiveFps,
+            ms(p50ms), ms(p95ms), framesRead)
     }
 }
 
@@ -29,19 +30,23 @@ public enum Measurement {
     /// `stop`), calling `progress` with each statistics update, and reports what it measured; latency
     /// figures leave out the first `warmup` seconds after the first frame. Throws `RunError` if the
     /// file has nothing to measure or the run fails.
-    public static func run(spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag = StopFlag(),
-                           progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }) async throws(RunError) -> MeasureReport {
+    public static func run(
+        spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag = StopFlag(),
+        progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }
+    ) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec)
         let recorder = LatencyRecorder(), timer = StageTimer()
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         let cpuBefore = processCPUSeconds()
-        let summary = try await instrumentedRun(instrumented, duration: duration, recorder: recorder, timer: timer,
-                                                timeline: timeline, stop: stop, progress: progress)
+        let summary = try await instrumentedRun(
+            instrumented, duration: duration, recorder: recorder, timer: timer,
+            timeline: timeline, stop: stop, progress: progress)
         let cpu = processCPUSeconds() - cpuBefore
         let writer = summary.filters.first { $0.filter == MeasurePlan.writer }
         let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
-        var result = report(spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
-                            unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil, warmup: warmup)
+        var result = report(
+            spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
+            unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil, warmup: warmup)
         result.stages = timer.figures(warmup: warmup)
         result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages)
         result.bitrate = timeline.all
@@ -50,9 +55,11 @@ public enum Measurement {
 
     /// Runs an instrumented spec, feeding every stamp read to `recorder`, the stage probes
     /// to `timer` and each second's bitrates to `timeline`, with a progress line each second.
-    static func instrumentedRun(_ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
-                                timeline: BitrateTimeline, stop: StopFlag,
-                                progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> RunSummary {
+    static func instrumentedRun(
+        _ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
+        timeline: BitrateTimeline, stop: StopFlag,
+        progress: @escaping @Sendable (MeasureProgress) -> Void
+    ) async throws(RunError) -> RunSummary {
         var options = RunOptions(duration: duration)
         options.stageTimer = timer
         options.onFilterEvent = { filter, event, fields in
@@ -62,18 +69,24 @@ public enum Measurement {
         }
         let sends = spec.send?.video != nil
         return try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in
-            timeline.append(.init(t: (recorder.elapsed * 1000).rounded() / 1000, target_kbps: live.congestion?.targetKbps,
-                                  encoder_kbps: sends ? live.encodedVideoKbps : nil, rtp_kbps: live.bitrateKbps))
+            timeline.append(
+                .init(
+                    t: (recorder.elapsed * 1000).rounded() / 1000, target_kbps: live.congestion?.targetKbps,
+                    encoder_kbps: sends ? live.encodedVideoKbps : nil, rtp_kbps: live.bitrateKbps))
             let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
-            progress(MeasureProgress(elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
-                                     p95ms: figures.p95_ms, framesRead: recorder.count))
+            progress(
+                MeasureProgress(
+                    elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
+                    p95ms: figures.p95_ms, framesRead: recorder.count))
         }
     }
 
     /// Builds the report from a run's summary and its samples.
-    static func report(spec: PipelineSpec, summary: RunSummary, samples: [LatencyRecorder.Sample], stamped: Int,
-                       unreadable: Int, cpu: Double, peakMiB: Double, processes: Int, netem: String?,
-                       warmup: Double = 0) -> MeasureReport {
+    static func report(
+        spec: PipelineSpec, summary: RunSummary, samples: [LatencyRecorder.Sample], stamped: Int,
+        unreadable: Int, cpu: Double, peakMiB: Double, processes: Int, netem: String?,
+        warmup: Double = 0
+    ) -> MeasureReport {
         // Latency figures leave out the first `warmup` seconds after the first frame.
         let steady = samples.filter { $0.at >= (samples.first?.at ?? 0) + warmup }
         let accounting = FrameAccounting(samples: samples, stamped: stamped, unreadable: unreadable)
@@ -92,11 +105,13 @@ public enum Measurement {
             cpu_seconds: cpu, peak_memory_mib: peakMiB, time_to_first_frame_ms: summary.time_to_first_frame_ms,
             per_second: MeasureReport.perSecond(samples, duration: summary.duration_s),
             samples: samples.map { [($0.at * 1000).rounded() / 1000, Double($0.number), Double($0.latencyMicroseconds) / 1000] },
-            start_up: MeasureReport.StartUp(samples: samples, timeToFirstFrameMs: summary.time_to_first_frame_ms,
-                                            steps: summary.start_up_steps))
+            start_up: MeasureReport.StartUp(
+                samples: samples, timeToFirstFrameMs: summary.time_to_first_frame_ms,
+                steps: summary.start_up_steps))
         let n = summary.network
-        report.repair = .init(nacks: n.nack_count, plis: n.pli_count, firs: n.fir_count, rtx_repaired: n.rtx_repaired,
-                              jitter_buffer_latency_ms: n.jitter_buffer_latency_ms)
+        report.repair = .init(
+            nacks: n.nack_count, plis: n.pli_count, firs: n.fir_count, rtx_repaired: n.rtx_repaired,
+            jitter_buffer_latency_ms: n.jitter_buffer_latency_ms)
         return report
     }
 }

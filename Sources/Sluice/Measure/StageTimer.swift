@@ -24,8 +24,8 @@ import Synchronization
 public final class StageTimer: Sendable {
     /// The stages' names, as `StageFigures.stage` gives them (see the table above).
     public static let capture = "capture → encoder", encode = "encode", send = "payload + SRTP", network = "network",
-                      jitterBuffer = "SRTP + jitter buffer", depayload = "depayload", decode = "decode",
-                      reader = "decoder → reader"
+        jitterBuffer = "SRTP + jitter buffer", depayload = "depayload", decode = "decode",
+        reader = "decoder → reader"
     /// The stages in the order a frame passes them.
     public static let order = [capture, encode, send, network, jitterBuffer, depayload, decode, reader]
 
@@ -117,7 +117,7 @@ extension StageTimer {
             if let pts = info.buffer?.pts { self?.leave(Self.capture, key: Self.frameKey(pts), at: t) }
             self?.stages.withLock { s in
                 var st = s[Self.encode] ?? Stage()
-                if st.fifo.count > 256 { st.fifo.removeAll() }  // bounded if frames never come out
+                if st.fifo.count > 256 { st.fifo.removeAll() } // bounded if frames never come out
                 st.fifo.append(t)
                 s[Self.encode] = st
             }
@@ -179,7 +179,8 @@ extension StageTimer {
 
     private func attach(_ element: Element) {
         guard let factory = element.factoryName,
-              probed.withLock({ $0.insert(UInt(bitPattern: element.pointer)).inserted }) else { return }
+            probed.withLock({ $0.insert(UInt(bitPattern: element.pointer)).inserted })
+        else { return }
         switch factory {
         case "sluice-" + MeasurePlan.writer: timeWriter(element)
         case "sluice-" + MeasurePlan.reader: timeReader(element)
@@ -225,7 +226,8 @@ extension StageTimer {
         jitterBuffer.staticPad("src")?.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
             info.forEachBuffer { buffer in
                 guard let self, let header = RTPHeader(buffer), header.marker, self.isVideo(header.ssrc),
-                      let pts = buffer.pts else { return }
+                    let pts = buffer.pts
+                else { return }
                 let t = Self.now()
                 guard self.leave(Self.jitterBuffer, key: header.key, at: t) else { return }
                 self.enter(Self.depayload, key: header.key, at: t)
@@ -283,9 +285,10 @@ extension StageTimer {
             return Self.order.compactMap { name in
                 let samples = (s[name]?.samples ?? []).filter { $0.at >= from }.map(\.ms).sorted()
                 guard !samples.isEmpty else { return nil }
-                return StageFigures(stage: name, samples: samples.count, p50_ms: LatencyFigures.percentile(samples, 50),
-                                    p95_ms: LatencyFigures.percentile(samples, 95),
-                                    mean_ms: samples.reduce(0, +) / Double(samples.count))
+                return StageFigures(
+                    stage: name, samples: samples.count, p50_ms: LatencyFigures.percentile(samples, 50),
+                    p95_ms: LatencyFigures.percentile(samples, 95),
+                    mean_ms: samples.reduce(0, +) / Double(samples.count))
             }
         }
     }

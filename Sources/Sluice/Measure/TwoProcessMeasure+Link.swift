@@ -16,22 +16,29 @@ extension TwoProcessMeasure {
     /// Builds the link between `hosts`: through Sluice's relay for a schedule or on a kernel
     /// without netem, else a veth pair with `tc netem` on the sender's end when asked for.
     /// What it creates is recorded in `link` as it goes, so a failure halfway is cleaned up.
-    func buildLink(_ link: inout Link, ip: String, tc: String, tag: String, hosts: Hosts, netemArgs: [String]?,
-                   executable: String) throws {
+    func buildLink(
+        _ link: inout Link, ip: String, tc: String, tag: String, hosts: Hosts, netemArgs: [String]?,
+        executable: String
+    ) throws {
         link.note = netem ?? schedule
-        let relayText: String? = schedule ?? netemArgs.flatMap {
-            Self.kernelHasNetem(tc: tc, ip: ip, namespace: hosts.send) ? nil : $0.joined(separator: " ")
-        }
+        let relayText: String? =
+            schedule
+            ?? netemArgs.flatMap {
+                Self.kernelHasNetem(tc: tc, ip: ip, namespace: hosts.send) ? nil : $0.joined(separator: " ")
+            }
         if let relayText {
             do { link.conditions = try ImpairmentSchedule.parse(relayText) } catch {
-                throw Failure(description: schedule != nil ? "--netem-schedule: \(error.description)"
-                              : "--netem: this kernel has no netem, and Sluice's relay cannot do it: \(error.description)")
+                throw Failure(
+                    description: schedule != nil
+                        ? "--netem-schedule: \(error.description)"
+                        : "--netem: this kernel has no netem, and Sluice's relay cannot do it: \(error.description)")
             }
             let router = "sluice-m\(tag)r"
             try Self.exec(ip, ["netns", "add", router])
             link.router = router
-            link.relay = try Self.buildRelayLink(ip: ip, tag: tag, a: hosts.send, b: hosts.receive, r: router, netem: relayText,
-                                                 executable: executable)
+            link.relay = try Self.buildRelayLink(
+                ip: ip, tag: tag, a: hosts.send, b: hosts.receive, r: router, netem: relayText,
+                executable: executable)
             link.addresses = ("10.99.1.1", "10.99.2.1")
             link.note = relayText + (schedule != nil ? " (Sluice's TUN relay)" : " (Sluice's TUN relay: this kernel has no netem)")
         } else {
@@ -65,8 +72,10 @@ extension TwoProcessMeasure {
     /// A (10.99.1.1) — R — B (10.99.2.1). In R, what comes from A is routed into a TUN
     /// device whose relay writes it back after the impairment; R then forwards it to B. What
     /// B sends to A takes the plain route. Returns the running relay.
-    static func buildRelayLink(ip: String, tag: String, a: String, b: String, r: String, netem: String,
-                               executable: String) throws -> Process {
+    static func buildRelayLink(
+        ip: String, tag: String, a: String, b: String, r: String, netem: String,
+        executable: String
+    ) throws -> Process {
         let ra = "slm\(tag)ra", rb = "slm\(tag)rb", tun = "slm\(tag)t"
         try exec(ip, ["link", "add", "slm\(tag)a", "netns", a, "type", "veth", "peer", "name", ra, "netns", r])
         try exec(ip, ["link", "add", "slm\(tag)b", "netns", b, "type", "veth", "peer", "name", rb, "netns", r])
@@ -114,7 +123,7 @@ extension TwoProcessMeasure {
 }
 
 /// Output of a child, gathered from its pipe's handler thread.
-final class ReadyLine: @unchecked Sendable {  // `text` is only touched with `lock` held
+final class ReadyLine: @unchecked Sendable { // `text` is only touched with `lock` held
     private let lock = NSLock()
     private var text = ""
     func append(_ d: Data) { lock.lock(); text += String(decoding: d, as: UTF8.self); lock.unlock() }

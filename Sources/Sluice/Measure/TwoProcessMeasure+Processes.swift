@@ -29,8 +29,9 @@ extension TwoProcessMeasure {
         let message = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw Failure(description: "\(([tool] + args).joined(separator: " ")) failed: "
-                + String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            throw Failure(
+                description: "\(([tool] + args).joined(separator: " ")) failed: "
+                    + String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return String(decoding: output, as: UTF8.self)
     }

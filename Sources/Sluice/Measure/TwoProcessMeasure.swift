@@ -34,8 +34,10 @@ public struct TwoProcessMeasure: Sendable {
     /// A measurement of `file` (with `overrides`) over `duration` seconds, the first
     /// `warmup` seconds after the first frame left out, on a link shaped by `netem` or by
     /// `schedule` (not both).
-    public init(file: String, overrides: [String], duration: Double, warmup: Double, netem: String?,
-                schedule: String? = nil, quiet: Bool) {
+    public init(
+        file: String, overrides: [String], duration: Double, warmup: Double, netem: String?,
+        schedule: String? = nil, quiet: Bool
+    ) {
         self.file = file; self.overrides = overrides; self.duration = duration; self.warmup = warmup
         self.netem = netem; self.schedule = schedule; self.quiet = quiet
     }
@@ -77,10 +79,12 @@ public struct TwoProcessMeasure: Sendable {
             if let router = link.router { _ = try? Self.exec(ip, ["netns", "del", router]) }
         }
         try buildLink(&link, ip: ip, tc: tc, tag: tag, hosts: hosts, netemArgs: netemArgs, executable: executable)
-        let (send, receive) = try await runPeers(spec: spec, hosts: hosts, link: link, executable: executable, ip: ip,
-                                                 folder: tmp, stop: stop)
-        return try Measurement.combine(spec: spec, send: send, receive: receive, netem: link.note, schedule: link.conditions,
-                                       warmup: warmup)
+        let (send, receive) = try await runPeers(
+            spec: spec, hosts: hosts, link: link, executable: executable, ip: ip,
+            folder: tmp, stop: stop)
+        return try Measurement.combine(
+            spec: spec, send: send, receive: receive, netem: link.note, schedule: link.conditions,
+            warmup: warmup)
     }
 
     /// The namespaces of the two halves.
@@ -91,21 +95,31 @@ public struct TwoProcessMeasure: Sendable {
     // MARK: Peers
 
     /// Starts the sending half, then the receiving one; waits for both and reads their reports.
-    func runPeers(spec: PipelineSpec, hosts: Hosts, link: Link, executable: String, ip: String, folder: URL,
-                  stop: StopFlag) async throws -> (send: PeerReport, receive: PeerReport) {
+    func runPeers(
+        spec: PipelineSpec, hosts: Hosts, link: Link, executable: String, ip: String, folder: URL,
+        stop: StopFlag
+    ) async throws -> (send: PeerReport, receive: PeerReport) {
         let sendOut = folder.appendingPathComponent("send.json").path, recvOut = folder.appendingPathComponent("receive.json").path
         let sets = overrides.flatMap { ["--set", $0] }
-        let sender = try Self.start(ip, ["netns", "exec", hosts.send, executable, "measure-peer", "send", file,
-                                         "--address", link.addresses.send, "--port", "\(Self.port)", "--out", sendOut,
-                                         "--warmup", "\(warmup)"] + sets, forward: false)
+        let sender = try Self.start(
+            ip,
+            [
+                "netns", "exec", hosts.send, executable, "measure-peer", "send", file,
+                "--address", link.addresses.send, "--port", "\(Self.port)", "--out", sendOut,
+                "--warmup", "\(warmup)"
+            ] + sets, forward: false)
         defer { if sender.isRunning { sender.terminate() } }
         let endpoint = "http://\(link.addresses.send):\(Self.port)/whep/\(spec.name)"
         // The relay's schedule starts when the receiver's clock does.
         let signalRelay = link.relay.map { ["--signal-on-start", "\($0.processIdentifier)"] } ?? []
-        let receiver = try Self.start(ip, ["netns", "exec", hosts.receive, executable, "measure-peer", "receive", file,
-                                           "--address", link.addresses.receive, "--endpoint", endpoint, "--duration", "\(duration)",
-                                           "--out", recvOut, "--warmup", "\(warmup)"] + signalRelay + sets,
-                                      forward: !quiet)
+        let receiver = try Self.start(
+            ip,
+            [
+                "netns", "exec", hosts.receive, executable, "measure-peer", "receive", file,
+                "--address", link.addresses.receive, "--endpoint", endpoint, "--duration", "\(duration)",
+                "--out", recvOut, "--warmup", "\(warmup)"
+            ] + signalRelay + sets,
+            forward: !quiet)
         defer { if receiver.isRunning { receiver.terminate() } }
         try await wait(sender: sender, receiver: receiver, stop: stop)
         return try Self.reports(send: sendOut, receive: recvOut, sender: sender)
@@ -133,8 +147,10 @@ public struct TwoProcessMeasure: Sendable {
     }
 
     /// The two halves' JSON reports.
-    static func reports(send sendOut: String, receive recvOut: String,
-                        sender: Process) throws -> (send: PeerReport, receive: PeerReport) {
+    static func reports(
+        send sendOut: String, receive recvOut: String,
+        sender: Process
+    ) throws -> (send: PeerReport, receive: PeerReport) {
         let decoder = JSONDecoder()
         guard let s = FileManager.default.contents(atPath: sendOut), let send = try? decoder.decode(PeerReport.self, from: s) else {
             throw Failure(description: "the sending process wrote no report (exit \(sender.terminationStatus))")

@@ -40,9 +40,11 @@ extension BitrateTimeline {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 let now = ContinuousClock.now, bytes = hub.encodedVideoBytes
-                timeline.append(.init(t: ((now - start).seconds * 1000).rounded() / 1000,
-                                      target_kbps: hub.videoTargetBitrate.map { Double($0) / 1000 },
-                                      encoder_kbps: Double(bytes - last.bytes) * 8 / 1000 / max(0.001, (now - last.at).seconds)))
+                timeline.append(
+                    .init(
+                        t: ((now - start).seconds * 1000).rounded() / 1000,
+                        target_kbps: hub.videoTargetBitrate.map { Double($0) / 1000 },
+                        encoder_kbps: Double(bytes - last.bytes) * 8 / 1000 / max(0.001, (now - last.at).seconds)))
                 last = (bytes, now)
             }
         }
@@ -90,14 +92,17 @@ public struct PeerReport: Sendable, Codable, Equatable {
 extension Measurement {
     /// Runs the receiving half for `duration`, recording every stamp read. `onStart` is
     /// called at the measurement's zero (the network schedule starts then).
-    public static func runReceiver(spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag,
-                                   onStart: @Sendable () -> Void = {},
-                                   progress: @escaping @Sendable (MeasureProgress) -> Void) async throws(RunError) -> PeerReport {
+    public static func runReceiver(
+        spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag,
+        onStart: @Sendable () -> Void = {},
+        progress: @escaping @Sendable (MeasureProgress) -> Void
+    ) async throws(RunError) -> PeerReport {
         let recorder = LatencyRecorder(), timer = StageTimer()
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         onStart()
-        let summary = try await instrumentedRun(spec, duration: duration, recorder: recorder, timer: timer,
-                                                timeline: timeline, stop: stop, progress: progress)
+        let summary = try await instrumentedRun(
+            spec, duration: duration, recorder: recorder, timer: timer,
+            timeline: timeline, stop: stop, progress: progress)
         let usage = PeerReport.ownUsage()
         var report = PeerReport(role: "receive", cpu: usage.cpu, peakMiB: usage.peakMiB)
         report.summary = summary
@@ -111,27 +116,32 @@ extension Measurement {
 
     /// One report from the two halves. `schedule` (started at the receiver's zero) gives the
     /// conditions.
-    public static func combine(spec: PipelineSpec, send: PeerReport, receive: PeerReport, netem: String?,
-                               schedule: ImpairmentSchedule? = nil,
-                               warmup: Double = 0) throws(RunError) -> MeasureReport {
+    public static func combine(
+        spec: PipelineSpec, send: PeerReport, receive: PeerReport, netem: String?,
+        schedule: ImpairmentSchedule? = nil,
+        warmup: Double = 0
+    ) throws(RunError) -> MeasureReport {
         guard var summary = receive.summary else { throw RunError("the receiving process reported no run") }
         let samples = (receive.samples ?? []).compactMap { s -> LatencyRecorder.Sample? in
             guard s.count >= 3, s[1] >= 0, s[1] <= Double(UInt32.max) else { return nil }
             return LatencyRecorder.Sample(number: UInt32(s[1]), latencyMicroseconds: Int(s[2]), at: s[0])
         }
         // The encoder ran in the sender: its counts stand in for the receiver's (empty) send side.
-        summary.send.video = .init(captured: send.stamped ?? 0, filtered: send.stamped ?? 0, frames: send.encoded_frames ?? 0,
-                                   codec: spec.send?.video?.encode.codec.rawValue, bytes: send.encoded_bytes ?? 0)
-        var result = report(spec: spec, summary: summary, samples: samples, stamped: send.stamped ?? 0,
-                            unreadable: receive.unreadable ?? 0, cpu: send.cpu_seconds + receive.cpu_seconds,
-                            peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem, warmup: warmup)
+        summary.send.video = .init(
+            captured: send.stamped ?? 0, filtered: send.stamped ?? 0, frames: send.encoded_frames ?? 0,
+            codec: spec.send?.video?.encode.codec.rawValue, bytes: send.encoded_bytes ?? 0)
+        var result = report(
+            spec: spec, summary: summary, samples: samples, stamped: send.stamped ?? 0,
+            unreadable: receive.unreadable ?? 0, cpu: send.cpu_seconds + receive.cpu_seconds,
+            peakMiB: max(send.peak_memory_mib, receive.peak_memory_mib), processes: 2, netem: netem, warmup: warmup)
         // The encoder ran in the sender; jitter buffer and decoder in the receiver. Each
         // process times its own stages: the network between them is in what is unaccounted.
         result.stages = (send.stages ?? []) + (receive.stages ?? [])
         result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages, includes: StageTimer.network)
         if let so = send.origin_unix, let ro = receive.origin_unix {
-            result.bitrate = BitrateTimeline.merge(sender: send.bitrate ?? [], senderOrigin: so,
-                                                   receiver: receive.bitrate ?? [], receiverOrigin: ro)
+            result.bitrate = BitrateTimeline.merge(
+                sender: send.bitrate ?? [], senderOrigin: so,
+                receiver: receive.bitrate ?? [], receiverOrigin: ro)
         } else {
             result.bitrate = receive.bitrate ?? []
         }

@@ -39,7 +39,7 @@ public struct JSONLogHandler: LogHandler {
         if let error = event.error { object["error"] = "\(error)" }
         guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         data.append(0x0A)
-        write(data)  // one write per line: lines from several threads do not interleave
+        write(data) // one write per line: lines from several threads do not interleave
     }
 
     static func timestamp(_ date: Date) -> String {

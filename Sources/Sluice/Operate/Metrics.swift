@@ -42,12 +42,16 @@ public final class SluiceMetrics: Sendable {
     /// their conventional suffixes; anything else keeps its name, with the registry replacing
     /// characters Prometheus does not allow.
     @Sendable public static func swiftMetricsNames(_ name: String, _ labels: [(String, String)]) -> (String, [(String, String)]) {
-        let names = ["hb.requests": "sluice_http_requests_total",
-                     "hb.request.errors": "sluice_http_request_errors_total",
-                     "http.server.request.duration": "sluice_http_request_duration_seconds",
-                     "http.server.active_requests": "sluice_http_active_requests"]
-        let labelNames = ["http.route": "route", "http.request.method": "method",
-                          "http.response.status_code": "status", "error.type": "status"]
+        let names = [
+            "hb.requests": "sluice_http_requests_total",
+            "hb.request.errors": "sluice_http_request_errors_total",
+            "http.server.request.duration": "sluice_http_request_duration_seconds",
+            "http.server.active_requests": "sluice_http_active_requests"
+        ]
+        let labelNames = [
+            "http.route": "route", "http.request.method": "method",
+            "http.response.status_code": "status", "error.type": "status"
+        ]
         return (names[name] ?? name, labels.map { (labelNames[$0.0] ?? $0.0, $0.1) })
     }
 

@@ -29,7 +29,8 @@ public enum PipelineGraph {
         let stop = StopFlag(), latest = Latest()
         let video = spec.receive?.video != nil, audio = spec.receive?.audio != nil
         _ = try await run.run(options: RunOptions(duration: seconds, statsInterval: 0.25, drainTimeout: 1), stop: stop) { s in
-            let flowing = (video || audio)
+            let flowing =
+                (video || audio)
                 ? (!video || s.receiveFps > 0) && (!audio || s.receiveAudioPerSecond > 0)
                 : s.sendFps > 0
             if let snap = run.snapshot() { latest.value.withLock { $0 = Picture(dot: snap.dot, tree: snap.tree, complete: flowing) } }

@@ -23,11 +23,13 @@ public struct ProcessMetrics: MetricsSource {
     /// The process as `/proc/self` shows it now; nil where there is no procfs.
     public static func read() -> Sample? {
         guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         // Fields after "(comm)": state is field 3, utime 14, stime 15, num_threads 20, rss 24.
         let f = stat[stat.index(after: close)...].split(separator: " ")
         guard f.count > 22, let utime = Double(f[11]), let stime = Double(f[12]), let threads = Int(f[17]),
-              let rssPages = Int(f[21]) else { return nil }
+            let rssPages = Int(f[21])
+        else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0

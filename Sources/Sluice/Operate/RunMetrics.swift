@@ -13,7 +13,7 @@ extension PipelineRun: MetricsSource {
                 ("sluice_run_encoded_video_bytes_total", c.sendVideoBytes.load(ordering: .relaxed), "Bytes of encoded video."),
                 ("sluice_run_encoded_audio_buffers_total", c.sendAudioBuffers.load(ordering: .relaxed), "Encoded audio buffers."),
                 ("sluice_run_received_video_frames_total", c.receiveVideoFrames.load(ordering: .relaxed), "Video frames decoded by the receive branch."),
-                ("sluice_run_received_audio_buffers_total", c.receiveAudioBuffers.load(ordering: .relaxed), "Audio buffers decoded by the receive branch."),
+                ("sluice_run_received_audio_buffers_total", c.receiveAudioBuffers.load(ordering: .relaxed), "Audio buffers decoded by the receive branch.")
             ]
             for (name, value, help) in counts { sink.counter(name, total: Double(value), labels: labels, help: help) }
         }
@@ -23,9 +23,11 @@ extension PipelineRun: MetricsSource {
         sink.counter("sluice_run_rtp_received_packets_total", total: Double(received.packetsReceived), labels: labels, help: "RTP packets received.")
         sink.counter("sluice_run_rtp_packets_lost_total", total: Double(sent.packetsLost), labels: labels, help: "Packets the remote side reported lost.")
         sink.counter("sluice_run_nack_total", total: Double(sent.nackCount + received.nackCount), labels: labels, help: "NACKs sent and received.")
-        sink.counter("sluice_run_pli_total", total: Double(sent.pliCount + received.pliCount), labels: labels, help: "Picture loss indications sent and received.")
+        sink.counter(
+            "sluice_run_pli_total", total: Double(sent.pliCount + received.pliCount), labels: labels, help: "Picture loss indications sent and received.")
         sink.counter("sluice_run_fir_total", total: Double(sent.firCount + received.firCount), labels: labels, help: "Full intra requests sent and received.")
-        sink.counter("sluice_run_rtx_sent_packets_total", total: Double(sent.rtxPacketsSent), labels: labels, help: "Packets retransmitted (RTX) in answer to NACKs.")
+        sink.counter(
+            "sluice_run_rtx_sent_packets_total", total: Double(sent.rtxPacketsSent), labels: labels, help: "Packets retransmitted (RTX) in answer to NACKs.")
         if let rtt = sent.roundTripMs ?? received.roundTripMs {
             sink.gauge("sluice_run_round_trip_seconds", rtt / 1000, labels: labels, help: "Round-trip time from RTCP reports.")
         }
@@ -35,7 +37,8 @@ extension PipelineRun: MetricsSource {
         for s in filterStatistics {
             let l = labels + [("filter", s.filter), ("element", s.element)]
             sink.counter("sluice_filter_frames_total", total: Double(s.frames.load(ordering: .relaxed)), labels: l, help: "Frames handed to a Swift filter.")
-            sink.counter("sluice_filter_dropped_frames_total", total: Double(s.dropped.load(ordering: .relaxed)), labels: l, help: "Frames a Swift filter dropped.")
+            sink.counter(
+                "sluice_filter_dropped_frames_total", total: Double(s.dropped.load(ordering: .relaxed)), labels: l, help: "Frames a Swift filter dropped.")
             sink.counter("sluice_filter_errors_total", total: Double(s.errors.load(ordering: .relaxed)), labels: l, help: "Errors a Swift filter threw.")
         }
     }

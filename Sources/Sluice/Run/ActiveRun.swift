@@ -23,8 +23,10 @@ final class ActiveRun {
     var stopped = false
     private var sessionEnded = false
 
-    init(pipeline: Pipeline, builder: GraphBuilder, setup: TransportSetup, channels: DataChannelHub?,
-         busTask: Task<Void, Never>) {
+    init(
+        pipeline: Pipeline, builder: GraphBuilder, setup: TransportSetup, channels: DataChannelHub?,
+        busTask: Task<Void, Never>
+    ) {
         self.pipeline = pipeline; self.builder = builder; self.setup = setup
         self.channels = channels; self.busTask = busTask
     }
@@ -81,11 +83,12 @@ struct TickTotals {
 
     /// Rates from `earlier` to these totals, over `seconds`.
     func liveStats(since earlier: TickTotals, seconds dt: Double, elapsed: Double) -> LiveStats {
-        var live = LiveStats(elapsed: elapsed, sendFps: Double(sendFrames - earlier.sendFrames) / dt,
-                             receiveFps: Double(receiveFrames - earlier.receiveFrames) / dt,
-                             receiveAudioPerSecond: Double(audioBuffers - earlier.audioBuffers) / dt,
-                             bitrateKbps: Double(max(0, bytes - earlier.bytes)) * 8 / 1000 / dt,
-                             roundTripMs: nil, iceState: "none")
+        var live = LiveStats(
+            elapsed: elapsed, sendFps: Double(sendFrames - earlier.sendFrames) / dt,
+            receiveFps: Double(receiveFrames - earlier.receiveFrames) / dt,
+            receiveAudioPerSecond: Double(audioBuffers - earlier.audioBuffers) / dt,
+            bitrateKbps: Double(max(0, bytes - earlier.bytes)) * 8 / 1000 / dt,
+            roundTripMs: nil, iceState: "none")
         live.encodedVideoKbps = Double(encodedBytes - earlier.encodedBytes) * 8 / 1000 / dt
         return live
     }

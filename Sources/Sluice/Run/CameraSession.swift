@@ -43,7 +43,9 @@ final class CameraSession: RemoteSession {
                 throw RunError("camera: Sluice built an offer the camera API refuses (\(problem.message)); please report this", at: location)
             }
             let stream = try await client.generate(offer: offer)
-            state.withLock { $0.id = stream.mediaSessionId; $0.reportedId = stream.mediaSessionId; $0.grantedAt = Date(); $0.expiresAt = stream.expiresAt }
+            state.withLock {
+                $0.id = stream.mediaSessionId; $0.reportedId = stream.mediaSessionId; $0.grantedAt = Date(); $0.expiresAt = stream.expiresAt
+            }
             try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: stream.answerSdp ?? ""))
             logger.info("camera stream \(stream.mediaSessionId) until \(CameraAPI.timestamp(stream.expiresAt))")
             return true
@@ -65,7 +67,8 @@ final class CameraSession: RemoteSession {
         guard let id else { return nil }
         let now = Date()
         if now >= expires {
-            let why = "the stream expired at \(CameraAPI.timestamp(expires))"
+            let why =
+                "the stream expired at \(CameraAPI.timestamp(expires))"
                 + (state.withLock { $0.lastExtendError }.map { " (extending failed: \($0))" } ?? "")
             state.withLock { $0.endedBy = why }
             return why
@@ -81,7 +84,9 @@ final class CameraSession: RemoteSession {
         } catch {
             if error.status == "NOT_FOUND" {
                 let why = "the camera ended the stream (\(error.description))"
-                state.withLock { $0.endedBy = why; $0.id = nil }
+                state.withLock {
+                    $0.endedBy = why; $0.id = nil
+                }
                 return why
             }
             // Keep trying until the lease runs out; the next tick retries.
@@ -92,7 +97,11 @@ final class CameraSession: RemoteSession {
     }
 
     func end() async {
-        guard let id = state.withLock({ s in defer { s.id = nil }; return s.id }) else { return }
+        guard
+            let id = state.withLock({ s in
+                defer { s.id = nil }; return s.id
+            })
+        else { return }
         if let failure = await client.stop(id), failure.status != "NOT_FOUND" {
             logger.warning("camera: stopping the stream failed: \(failure.description)")
         }

@@ -38,8 +38,10 @@ final class JanusSession: RemoteSession {
     private let worker = Mutex<Task<Void, Never>?>(nil)
     private let pump = Mutex<Task<Void, Never>?>(nil)
 
-    init(publisher: WebRTCPeer?, subscriber: WebRTCPeer?, spec: JanusSpec, builder: GraphBuilder,
-         transport: TransportSpec, logger: Logger) {
+    init(
+        publisher: WebRTCPeer?, subscriber: WebRTCPeer?, spec: JanusSpec, builder: GraphBuilder,
+        transport: TransportSpec, logger: Logger
+    ) {
         self.publisher = publisher
         self.subscriber = subscriber
         self.spec = spec
@@ -75,8 +77,9 @@ final class JanusSession: RemoteSession {
             state.withLock { $0.client = client }
             handle = try await client.attach(JanusVideoRoom.plugin)
             state.withLock { $0.publisherHandle = handle }
-            let reply = try await client.message(JanusVideoRoom.join(room: room, display: spec.display ?? "sluice", pin: spec.pin),
-                                                 handle: handle)
+            let reply = try await client.message(
+                JanusVideoRoom.join(room: room, display: spec.display ?? "sluice", pin: spec.pin),
+                handle: handle)
             guard let j = JanusVideoRoom.joined(reply.data) else {
                 throw JanusClient.Failure("Janus answered 'join' with something else: \(reply.data.text.prefix(200))")
             }
@@ -123,8 +126,9 @@ final class JanusSession: RemoteSession {
         }
         let reply: JanusClient.Reply
         do {
-            reply = try await client.message(JanusVideoRoom.publish(display: spec.display ?? "sluice"),
-                                             jsep: .init(type: "offer", sdp: offer), handle: handle)
+            reply = try await client.message(
+                JanusVideoRoom.publish(display: spec.display ?? "sluice"),
+                jsep: .init(type: "offer", sdp: offer), handle: handle)
         } catch {
             throw RunError("Janus: \(describe(error))", at: location)
         }
@@ -170,7 +174,7 @@ final class JanusSession: RemoteSession {
                 await answer(data: data, offer: jsep, client: client)
             }
         case .event(.hangup(_, _)) where status.endedBy != nil:
-            break  // the room is gone: its PeerConnections close with it
+            break // the room is gone: its PeerConnections close with it
         case .event(.hangup(let handle, let reason)):
             let which = handle == state.withLock({ $0.publisherHandle }) ? "the publishing" : "the subscribing"
             fail("Janus closed \(which) PeerConnection (\(reason))")
@@ -213,8 +217,9 @@ final class JanusSession: RemoteSession {
                 let handle = try await client.attach(JanusVideoRoom.plugin)
                 state.withLock { $0.subscriberHandle = handle }
                 let privateID = state.withLock { $0.privateID }
-                reply = try await client.message(JanusVideoRoom.subscribe(room: .init(spec.room), feeds: ids, privateID: privateID, pin: spec.pin),
-                                                 handle: handle)
+                reply = try await client.message(
+                    JanusVideoRoom.subscribe(room: .init(spec.room), feeds: ids, privateID: privateID, pin: spec.pin),
+                    handle: handle)
             }
             guard let offer = reply.jsep, offer.type == "offer" else {
                 // Janus answers without an offer when nothing changed (the feed left meanwhile).
@@ -236,11 +241,12 @@ final class JanusSession: RemoteSession {
     private func answer(data: JSONValue, offer: JanusClient.JSEP, client: JanusClient) async {
         guard let subscriber, let handle = state.withLock({ $0.subscriberHandle }) else { return }
         let streams = JanusVideoRoom.streams(in: data)
-        let removed = builder.roomStreams.assign(streams.compactMap { s in
-            guard let media = MediaKind(rawValue: s.type) else { return nil }
-            let name = s.active ? (s.feedDisplay ?? s.feedID.map { String($0) }) : nil
-            return (mid: s.mid, publisher: name, media: media)
-        })
+        let removed = builder.roomStreams.assign(
+            streams.compactMap { s in
+                guard let media = MediaKind(rawValue: s.type) else { return nil }
+                let name = s.active ? (s.feedDisplay ?? s.feedID.map { String($0) }) : nil
+                return (mid: s.mid, publisher: name, media: media)
+            })
         if !removed.isEmpty { logger.debug("Janus: streams of \(Set(removed).sorted()) removed") }
         builder.relayoutMosaic()
         if let problem = SDPCheck.problem(in: offer.sdp) {
@@ -288,11 +294,12 @@ final class JanusSession: RemoteSession {
         guard !room.isEmpty else { return }
         summary.receive.streams = room.map { r in
             let video = r.media == .video
-            return RunSummary.RoomStream(publisher: r.publisher, media: r.media.rawValue, codec: r.codec.withLock { $0 },
-                                         frames: r.frames.load(ordering: .relaxed),
-                                         width: video ? r.width.load(ordering: .relaxed) : nil,
-                                         height: video ? r.height.load(ordering: .relaxed) : nil,
-                                         left: r.left.load(ordering: .relaxed))
+            return RunSummary.RoomStream(
+                publisher: r.publisher, media: r.media.rawValue, codec: r.codec.withLock { $0 },
+                frames: r.frames.load(ordering: .relaxed),
+                width: video ? r.width.load(ordering: .relaxed) : nil,
+                height: video ? r.height.load(ordering: .relaxed) : nil,
+                left: r.left.load(ordering: .relaxed))
         }
     }
 }

@@ -34,8 +34,9 @@ final class JingleSession: RemoteSession {
         self.target = target
         self.location = spec.transport.location
         self.logger = logger
-        self.negotiation = PeerNegotiation(peer: peer, builder: builder, spec: spec,
-                                           session: target.map { "the call to \($0)" } ?? "the incoming call")
+        self.negotiation = PeerNegotiation(
+            peer: peer, builder: builder, spec: spec,
+            session: target.map { "the call to \($0)" } ?? "the incoming call")
         peer.onLocalCandidate { [weak self] c in
             guard let self, !c.candidate.isEmpty else { return }
             let mid = self.state.withLock { s in Int(c.mlineIndex) < s.mids.count ? s.mids[Int(c.mlineIndex)] : nil }
@@ -108,7 +109,9 @@ final class JingleSession: RemoteSession {
     }
 
     private func addEarlyCandidates() {
-        let early = state.withLock { s in defer { s.early = [] }; return s.early }
+        let early = state.withLock { s in
+            defer { s.early = [] }; return s.early
+        }
         add(early)
     }
 
@@ -173,8 +176,9 @@ final class JingleSession: RemoteSession {
     }
 
     var report: RunSummary.Session? {
-        var s = RunSummary.Session(role: target == nil ? "callee" : "caller", id: call.sid,
-                                   ended_by_peer: status.endedBy)
+        var s = RunSummary.Session(
+            role: target == nil ? "callee" : "caller", id: call.sid,
+            ended_by_peer: status.endedBy)
         s.peer = call.peer?.description
         s.refused = call.refusals.isEmpty ? nil : call.refusals
         return s

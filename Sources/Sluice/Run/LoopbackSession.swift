@@ -29,7 +29,8 @@ final class LoopbackSession: RemoteSession {
             let offered = SDPSummary(offer.sdp).media.filter { !$0.rejected }.count
             let branches = spec.sendBranches.count
             if offered < branches {
-                throw RunError("the offer describes \(offered) of \(branches) send branches: webrtcbin could not read the encoded caps", at: spec.transport.location)
+                throw RunError(
+                    "the offer describes \(offered) of \(branches) send branches: webrtcbin could not read the encoded caps", at: spec.transport.location)
             }
             try await sender.setLocalDescription(offer)
             var restricted: [String: [String]] = [:]
@@ -49,8 +50,9 @@ final class LoopbackSession: RemoteSession {
             for b in spec.receiveBranches {
                 accepts[b.media.rawValue] = (b.codecs.isEmpty ? Codec.allCases.filter { $0.media == b.media } : b.codecs).map(\.encodingName)
             }
-            let rejected = SDPSummary.rejections(offer: SDPSummary(offer.sdp), answer: SDPSummary(answer.sdp),
-                                                 answererAccepts: accepts)
+            let rejected = SDPSummary.rejections(
+                offer: SDPSummary(offer.sdp), answer: SDPSummary(answer.sdp),
+                answererAccepts: accepts)
             if let first = rejected.first {
                 throw RunError(first + "; make send.<media>.encode.codec one the receiver accepts", at: spec.transport.location)
             }

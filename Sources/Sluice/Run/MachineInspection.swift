@@ -62,13 +62,16 @@ public struct MachineInspection: Sendable, Codable {
         let factories = Registry.factories()
         let installed = Set(factories.map(\.name))
         let codecs = Codec.allCases.map { codec -> CodecSupport in
-            var names = [DefaultElements.encoder(for: codec), DefaultElements.decoder(for: codec),
-                         DefaultElements.payloader(for: codec), DefaultElements.depayloader(for: codec)]
+            var names = [
+                DefaultElements.encoder(for: codec), DefaultElements.decoder(for: codec),
+                DefaultElements.payloader(for: codec), DefaultElements.depayloader(for: codec)
+            ]
             if let p = DefaultElements.parser(for: codec) { names.append(p) }
             let elements = Dictionary(uniqueKeysWithValues: names.map { ($0, installed.contains($0)) })
             let missing = names.filter { !installed.contains($0) }
-            return CodecSupport(codec: codec.rawValue, elements: elements, usable: missing.isEmpty,
-                                hints: missing.map(KnownElements.missingHint(for:)))
+            return CodecSupport(
+                codec: codec.rawValue, elements: elements, usable: missing.isEmpty,
+                hints: missing.map(KnownElements.missingHint(for:)))
         }
         let webrtcNames = ["webrtcbin", "nicesrc", "nicesink", "dtlssrtpenc", "dtlssrtpdec", "srtpenc", "srtpdec", "rtpbin"]
         func pick(_ test: (String) -> Bool) -> [Entry] {
@@ -76,14 +79,18 @@ public struct MachineInspection: Sendable, Codable {
         }
         let media: (String) -> Bool = { $0.contains("Video") || $0.contains("Audio") }
         let registry = FilterRegistry.shared
-        let swift = registry.allFilters.map {
-            SwiftFilter(name: $0.name, kind: $0.modifiesPixels ? "filter" : "analysis", summary: $0.summary,
-                        formats: $0.formats.map(\.rawValue), settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" },
-                        origin: $0.origin)
-        } + registry.allSources.map {
-            SwiftFilter(name: $0.name, kind: "source", summary: $0.summary, formats: $0.formats.map(\.rawValue),
-                        settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" }, origin: $0.origin)
-        }
+        let swift =
+            registry.allFilters.map {
+                SwiftFilter(
+                    name: $0.name, kind: $0.modifiesPixels ? "filter" : "analysis", summary: $0.summary,
+                    formats: $0.formats.map(\.rawValue), settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" },
+                    origin: $0.origin)
+            }
+            + registry.allSources.map {
+                SwiftFilter(
+                    name: $0.name, kind: "source", summary: $0.summary, formats: $0.formats.map(\.rawValue),
+                    settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" }, origin: $0.origin)
+            }
         return MachineInspection(
             gstreamer_version: Gst.version, swift: swift,
             codecs: codecs,
@@ -105,7 +112,8 @@ public struct MachineInspection: Sendable, Codable {
         out.append("")
         out.append("Swift filters and sources (use as `- filter: NAME` or `capture: {kind: swift, name: NAME}`):")
         for f in swift {
-            out.append("  \(f.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(f.kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f.summary)")
+            out.append(
+                "  \(f.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(f.kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f.summary)")
             if !f.settings.isEmpty { out.append("  \(String(repeating: " ", count: 26))settings: \(f.settings.joined(separator: ", "))") }
         }
         out.append("")

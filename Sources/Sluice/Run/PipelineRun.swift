@@ -24,8 +24,10 @@ public struct RunOptions: Sendable {
     public var onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
 
     /// Options for a run of `duration` seconds (nil: until stopped), with statistics every `statsInterval` seconds (1) and up to `drainTimeout` seconds (5) for end-of-stream to drain.
-    public init(duration: Double? = nil, statsInterval: Double = 1, drainTimeout: Double = 5,
-                dataInput: AsyncStream<String>? = nil, onDataMessage: (@Sendable (String, String) -> Void)? = nil) {
+    public init(
+        duration: Double? = nil, statsInterval: Double = 1, drainTimeout: Double = 5,
+        dataInput: AsyncStream<String>? = nil, onDataMessage: (@Sendable (String, String) -> Void)? = nil
+    ) {
         self.duration = duration; self.statsInterval = statsInterval; self.drainTimeout = drainTimeout
         self.dataInput = dataInput; self.onDataMessage = onDataMessage
     }
@@ -66,8 +68,10 @@ public final class PipelineRun: Sendable {
     /// Runs until `options.duration` elapses or `stop` is set, and returns the summary.
     /// Throws `RunError` for runtime failures (missing elements, negotiation, ICE timeout,
     /// errors posted by elements).
-    public func run(options: RunOptions = RunOptions(), stop: StopFlag = StopFlag(),
-                    onStats: @escaping @Sendable (LiveStats) -> Void = { _ in }) async throws(RunError) -> RunSummary {
+    public func run(
+        options: RunOptions = RunOptions(), stop: StopFlag = StopFlag(),
+        onStats: @escaping @Sendable (LiveStats) -> Void = { _ in }
+    ) async throws(RunError) -> RunSummary {
         Gst.initialize()
         let clock = RunClock()
         defer {
@@ -133,8 +137,10 @@ public final class PipelineRun: Sendable {
 
     /// Ticks statistics until the duration passes, `stop` is set, the session or every source
     /// ends; throws what failed.
-    private func watch(_ active: ActiveRun, options: RunOptions, stop: StopFlag, clock: RunClock,
-                       onStats: @escaping @Sendable (LiveStats) -> Void) async throws(RunError) {
+    private func watch(
+        _ active: ActiveRun, options: RunOptions, stop: StopFlag, clock: RunClock,
+        onStats: @escaping @Sendable (LiveStats) -> Void
+    ) async throws(RunError) {
         var ticker = LiveTicker(iceState: active.setup.sending?.states.iceConnection ?? "none")
         var sourcesEnded = false
         while true {
@@ -185,8 +191,10 @@ public final class PipelineRun: Sendable {
     }
 
     /// One statistics line: rates since the last tick, the peers' figures, congestion.
-    private func tickStats(_ ticker: inout LiveTicker, _ active: ActiveRun, now: ContinuousClock.Instant, elapsed: Double,
-                           onStats: @Sendable (LiveStats) -> Void) async {
+    private func tickStats(
+        _ ticker: inout LiveTicker, _ active: ActiveRun, now: ContinuousClock.Instant, elapsed: Double,
+        onStats: @Sendable (LiveStats) -> Void
+    ) async {
         let counters = active.builder.counters
         let dt = (now - ticker.lastTick).seconds
         ticker.lastTick = now
@@ -202,11 +210,15 @@ public final class PipelineRun: Sendable {
             live.congestion = (Double(f.targetBps) / 1000, Double(f.delayBps) / 1000, Double(f.lossBps) / 1000, f.reports)
             if f.reports == 0, elapsed >= 5, !ticker.warnedNoFeedback {
                 ticker.warnedNoFeedback = true
-                logger.warning("encode.bitrate {min, start, max}: no congestion feedback (transport-cc) has arrived, so the video bitrate stays at its start; the peer did not negotiate it")
+                logger.warning(
+                    "encode.bitrate {min, start, max}: no congestion feedback (transport-cc) has arrived, so the video bitrate stays at its start; the peer did not negotiate it"
+                )
             }
         }
-        let level = (squares: counters.receiveAudioSquares.load(ordering: .relaxed),
-                     samples: counters.receiveAudioSamples.load(ordering: .relaxed))
+        let level = (
+            squares: counters.receiveAudioSquares.load(ordering: .relaxed),
+            samples: counters.receiveAudioSamples.load(ordering: .relaxed)
+        )
         live.receiveAudioLevelDB = RunCounters.levelDB(from: ticker.lastLevel, to: level)
         ticker.lastLevel = level
         onStats(live)
@@ -228,16 +240,18 @@ public final class PipelineRun: Sendable {
         active.pipeline.setState(.null)
         active.stopped = true
         await active.endSession()
-        var result = summary(counters: builder.counters, duration: duration, cpu: processCPUSeconds() - clock.cpu,
-                             sent: finalStats, received: receiverStats, iceState: iceState)
+        var result = summary(
+            counters: builder.counters, duration: duration, cpu: processCPUSeconds() - clock.cpu,
+            sent: finalStats, received: receiverStats, iceState: iceState)
         if let k = builder.keyframeRequestCounts {
             result.network.keyframe_requests = k.passed
             result.network.keyframe_requests_coalesced = k.coalesced
         }
         result.filters = builder.swiftFilterStatistics.map {
-            RunSummary.FilterReport(filter: $0.filter, element: $0.element, frames: $0.frames.load(ordering: .relaxed),
-                                    dropped: $0.dropped.load(ordering: .relaxed), errors: $0.errors.load(ordering: .relaxed),
-                                    events: $0.events, last_error: $0.lastError)
+            RunSummary.FilterReport(
+                filter: $0.filter, element: $0.element, frames: $0.frames.load(ordering: .relaxed),
+                dropped: $0.dropped.load(ordering: .relaxed), errors: $0.errors.load(ordering: .relaxed),
+                events: $0.events, last_error: $0.lastError)
         }
         result.data_channels = active.channels?.report ?? []
         setup.session?.fill(&result)
@@ -317,7 +331,8 @@ public final class PipelineRun: Sendable {
             if ok && peer.states.iceConnected { continue }
             var why = "ICE did not connect within \(String(format: "%g", timeout)) s (state \(peer.states.iceConnection))"
             if peer.gatheredCandidateCount == 0 {
-                why += ": the \(peer.label) gathered no candidates. libnice skips loopback and finds no other interface here;"
+                why +=
+                    ": the \(peer.label) gathered no candidates. libnice skips loopback and finds no other interface here;"
                     + " set transport.ice.addresses (e.g. [127.0.0.1]) to gather on a given address"
             } else if spec.transport.ice.policy == .relay {
                 why += ": policy 'relay' allows only TURN candidates; check transport.ice.turn"
@@ -330,8 +345,10 @@ public final class PipelineRun: Sendable {
 
     // MARK: Bus
 
-    private func watchBus(_ pipeline: Pipeline,
-                          onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?) -> Task<Void, Never> {
+    private func watchBus(
+        _ pipeline: Pipeline,
+        onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
+    ) -> Task<Void, Never> {
         let bus = pipeline.bus
         let logger = logger
         return Task.detached { [weak self] in
@@ -394,7 +411,9 @@ public final class PipelineRun: Sendable {
         }
         await eos.wait(timeout: timeout)
         if !eos.isSent {
-            logger.warning("end-of-stream could not be sent within \(timeout) s (a branch is held inside webrtcbin, e.g. media the other peer did not accept); stopping anyway")
+            logger.warning(
+                "end-of-stream could not be sent within \(timeout) s (a branch is held inside webrtcbin, e.g. media the other peer did not accept); stopping anyway"
+            )
             // The send holds state locks (the pipeline's, and webrtcbin's: a bin holding a
             // source counts as one), so nothing can go to NULL yet. Deactivating webrtcbin's
             // inputs needs no state lock: it flushes them, which releases the held thread.
@@ -405,8 +424,10 @@ public final class PipelineRun: Sendable {
         }
     }
 
-    private func summary(counters: RunCounters, duration: Double, cpu: Double, sent: WebRTCStats,
-                         received: WebRTCStats, iceState: String) -> RunSummary {
+    private func summary(
+        counters: RunCounters, duration: Double, cpu: Double, sent: WebRTCStats,
+        received: WebRTCStats, iceState: String
+    ) -> RunSummary {
         let vFrames = counters.receiveVideoFrames.load(ordering: .relaxed)
         // GStreamer's DTLS key is a step of this run if it was made after the run started.
         if spec.transport.kind.usesWebRTC, let made = DTLSWarmUp.finishedAt { counters.mark(StartUpStep.dtlsKey, at: made) }
@@ -414,31 +435,44 @@ public final class PipelineRun: Sendable {
         return RunSummary(
             pipeline: spec.file, duration_s: duration,
             send: .init(
-                video: spec.send?.video.map { _ in .init(captured: counters.captureVideoFrames.load(ordering: .relaxed),
-                                                         filtered: counters.filteredVideoFrames.load(ordering: .relaxed),
-                                                         frames: counters.sendVideoFrames.load(ordering: .relaxed),
-                                                         codec: counters.noted("send.video.codec"),
-                                                         bytes: counters.sendVideoBytes.load(ordering: .relaxed)) },
-                audio: spec.send?.audio.map { _ in .init(buffers: counters.sendAudioBuffers.load(ordering: .relaxed),
-                                                         codec: counters.noted("send.audio.codec")) }),
+                video: spec.send?.video.map { _ in
+                    .init(
+                        captured: counters.captureVideoFrames.load(ordering: .relaxed),
+                        filtered: counters.filteredVideoFrames.load(ordering: .relaxed),
+                        frames: counters.sendVideoFrames.load(ordering: .relaxed),
+                        codec: counters.noted("send.video.codec"),
+                        bytes: counters.sendVideoBytes.load(ordering: .relaxed))
+                },
+                audio: spec.send?.audio.map { _ in
+                    .init(
+                        buffers: counters.sendAudioBuffers.load(ordering: .relaxed),
+                        codec: counters.noted("send.audio.codec"))
+                }),
             receive: .init(
-                video: spec.receive?.video.map { _ in .init(frames: vFrames,
-                                                            width: counters.receiveVideoWidth.load(ordering: .relaxed),
-                                                            height: counters.receiveVideoHeight.load(ordering: .relaxed),
-                                                            fps: duration > 0 ? Double(vFrames) / duration : 0,
-                                                            codec: counters.noted("receive.video.codec")) },
-                audio: spec.receive?.audio.map { _ in .init(buffers: counters.receiveAudioBuffers.load(ordering: .relaxed),
-                                                            codec: counters.noted("receive.audio.codec")) }),
+                video: spec.receive?.video.map { _ in
+                    .init(
+                        frames: vFrames,
+                        width: counters.receiveVideoWidth.load(ordering: .relaxed),
+                        height: counters.receiveVideoHeight.load(ordering: .relaxed),
+                        fps: duration > 0 ? Double(vFrames) / duration : 0,
+                        codec: counters.noted("receive.video.codec"))
+                },
+                audio: spec.receive?.audio.map { _ in
+                    .init(
+                        buffers: counters.receiveAudioBuffers.load(ordering: .relaxed),
+                        codec: counters.noted("receive.audio.codec"))
+                }),
             time_to_first_frame_ms: first > 0 ? Double(first) / 1e6 : nil,
             start_up_steps: counters.startUpSteps,
             ice_state: iceState,
-            network: .init(bytes_sent: sent.bytesSent, packets_sent: sent.packetsSent,
-                           bytes_received: received.bytesReceived, packets_received: received.packetsReceived,
-                           packets_lost: sent.packetsLost, rtt_ms: sent.roundTripMs, jitter_ms: received.jitterMs,
-                           bitrate_kbps: duration > 0 ? Double(sent.bytesSent > 0 ? sent.bytesSent : received.bytesReceived) * 8 / 1000 / duration : 0,
-                           nack_count: sent.nackCount + received.nackCount, pli_count: sent.pliCount + received.pliCount,
-                           fir_count: sent.firCount + received.firCount, rtx_packets_sent: sent.rtxPacketsSent,
-                           rtx_repaired: received.rtxRepaired, jitter_buffer_latency_ms: received.jitterBufferLatencyMs),
+            network: .init(
+                bytes_sent: sent.bytesSent, packets_sent: sent.packetsSent,
+                bytes_received: received.bytesReceived, packets_received: received.packetsReceived,
+                packets_lost: sent.packetsLost, rtt_ms: sent.roundTripMs, jitter_ms: received.jitterMs,
+                bitrate_kbps: duration > 0 ? Double(sent.bytesSent > 0 ? sent.bytesSent : received.bytesReceived) * 8 / 1000 / duration : 0,
+                nack_count: sent.nackCount + received.nackCount, pli_count: sent.pliCount + received.pliCount,
+                fir_count: sent.firCount + received.firCount, rtx_packets_sent: sent.rtxPacketsSent,
+                rtx_repaired: received.rtxRepaired, jitter_buffer_latency_ms: received.jitterBufferLatencyMs),
             cpu_seconds: cpu, gstreamer_version: Gst.version)
     }
 }

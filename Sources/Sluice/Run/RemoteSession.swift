@@ -43,8 +43,10 @@ final class HTTPSession: RemoteSession {
     private let logger: Logger
 
     /// `protocolName`: WHIP or WHEP, for messages. `location`: the file's `transport:`.
-    init(peer: WebRTCPeer, protocolName: String, endpoint: EndpointSettings, at location: SourceLocation?,
-         logger: Logger) throws(RunError) {
+    init(
+        peer: WebRTCPeer, protocolName: String, endpoint: EndpointSettings, at location: SourceLocation?,
+        logger: Logger
+    ) throws(RunError) {
         self.peer = peer
         self.logger = logger
         self.what = protocolName
@@ -74,7 +76,11 @@ final class HTTPSession: RemoteSession {
     func tick() async throws(RunError) -> String? { nil }
 
     func end() async {
-        if let url = sessionURL.withLock({ u in defer { u = nil }; return u }) { await client.delete(session: url) }
+        if let url = sessionURL.withLock({ u in
+            defer { u = nil }; return u
+        }) {
+            await client.delete(session: url)
+        }
     }
 
     var report: RunSummary.Session? { nil }

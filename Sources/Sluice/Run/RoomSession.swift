@@ -106,7 +106,8 @@ final class RoomSession: RemoteSession {
     }
 
     var report: RunSummary.Session? {
-        RunSummary.Session(role: joined.isInitiator ? "offerer" : "answerer", id: joined.room,
-                           ended_by_peer: status.endedBy)
+        RunSummary.Session(
+            role: joined.isInitiator ? "offerer" : "answerer", id: joined.room,
+            ended_by_peer: status.endedBy)
     }
 }

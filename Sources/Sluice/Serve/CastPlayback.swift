@@ -105,7 +105,9 @@ final class CastPlayback: CastPlayer {
             guard message.kind == .error else { return }
             let e = message.parsedError
             logger.warning("Cast: playing \(url) failed: \(e?.message ?? "an error") (\(message.sourceName)\(e?.debug.map { ": \($0.prefix(200))" } ?? ""))")
-            self?.change(generation) { $0.playerState = "IDLE"; $0.idleReason = "ERROR" }
+            self?.change(generation) {
+                $0.playerState = "IDLE"; $0.idleReason = "ERROR"
+            }
         }
         watchEnd(of: bin, generation: generation)
         state.withLock {
@@ -125,11 +127,11 @@ final class CastPlayback: CastPlayer {
     /// once pictures reach the sink, not when the state changes.
     private func playbackBin(_ url: String, in pipeline: Pipeline, generation: Int) throws -> Bin {
         let description = """
-        uridecodebin uri="\(url)" name=src \
-        src. ! queue ! videoconvert ! videoscale ! videorate ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1,pixel-aspect-ratio=1/1 \
-        ! intervideosink name=picture channel=\(channel) async=false \
-        src. ! queue ! audioconvert ! audioresample ! volume name=volume ! interaudiosink name=sound channel=\(channel) async=false
-        """
+            uridecodebin uri="\(url)" name=src \
+            src. ! queue ! videoconvert ! videoscale ! videorate ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1,pixel-aspect-ratio=1/1 \
+            ! intervideosink name=picture channel=\(channel) async=false \
+            src. ! queue ! audioconvert ! audioresample ! volume name=volume ! interaudiosink name=sound channel=\(channel) async=false
+            """
         let bin = try Bin.parse(description, ghostUnlinkedPads: false)
         try pipeline.add(bin)
         bin.child(named: "picture")?.staticPad("sink")?.addProbe(.buffer) { [weak self] (_: borrowing Pad.ProbeInfo) in
@@ -149,10 +151,17 @@ final class CastPlayback: CastPlayer {
                 let finished: Bool
                 switch info.event {
                 case .segment: flows.withLock { _ = $0.started.insert(i) }; finished = false
-                case .eos: finished = flows.withLock { f in f.ended.insert(i); return f.ended.isSuperset(of: f.started) }
+                case .eos:
+                    finished = flows.withLock { f in
+                        f.ended.insert(i); return f.ended.isSuperset(of: f.started)
+                    }
                 default: finished = false
                 }
-                if finished { self?.change(generation) { $0.playerState = "IDLE"; $0.idleReason = "FINISHED" } }
+                if finished {
+                    self?.change(generation) {
+                        $0.playerState = "IDLE"; $0.idleReason = "FINISHED"
+                    }
+                }
                 return .ok
             }
         }

@@ -47,7 +47,8 @@ public final class CastReceiver: Sendable {
     /// Why `url` may not be played under `allow` (nil: it may).
     public static func refusal(_ url: String, allow: [String]) -> String? {
         guard url.count <= 2048, !url.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "\\" || !$0.isASCII }),
-              let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else {
+            let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased()
+        else {
             return "'\(url.prefix(80))' is not a URL Sluice plays"
         }
         guard ["file", "http", "https"].contains(scheme) else { return "scheme \(scheme) is not played (file, http, https only)" }
@@ -70,9 +71,10 @@ public final class CastReceiver: Sendable {
             serverBox.server?.playerChanged(snapshot)
         }
         let allow = options.allow
-        let server = try await CastServer.start(.init(host: options.host, port: options.port, pem: certificate.pem),
-                                                name: options.name, player: playback,
-                                                refuse: { Self.refusal($0, allow: allow) }, logger: logger)
+        let server = try await CastServer.start(
+            .init(host: options.host, port: options.port, pem: certificate.pem),
+            name: options.name, player: playback,
+            refuse: { Self.refusal($0, allow: allow) }, logger: logger)
         serverBox.set(server)
         var instance: ServiceInstance?
         var mdns: MDNSService?
@@ -81,12 +83,15 @@ public final class CastReceiver: Sendable {
             let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             let label = options.name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(40)
             let host = "\(String(label))-\(id.prefix(6)).local"
-            instance = await service.advertise(ServiceInstance(
-                name: String(options.name.prefix(63)), type: "_googlecast._tcp", host: host, port: UInt16(clamping: server.port),
-                addresses: LANAdvertisement.addresses(for: options.host),
-                txt: ["id": id, "cd": String(id.prefix(32)).uppercased(), "rm": "", "ve": "05", "md": "Sluice Cast Receiver",
-                      "ic": "/setup/icon.png", "fn": options.name, "ca": "4101", "st": "0", "bs": String(id.prefix(12)).uppercased(),
-                      "nf": "1", "rs": ""]))
+            instance = await service.advertise(
+                ServiceInstance(
+                    name: String(options.name.prefix(63)), type: "_googlecast._tcp", host: host, port: UInt16(clamping: server.port),
+                    addresses: LANAdvertisement.addresses(for: options.host),
+                    txt: [
+                        "id": id, "cd": String(id.prefix(32)).uppercased(), "rm": "", "ve": "05", "md": "Sluice Cast Receiver",
+                        "ic": "/setup/icon.png", "fn": options.name, "ca": "4101", "st": "0", "bs": String(id.prefix(12)).uppercased(),
+                        "nf": "1", "rs": ""
+                    ]))
             mdns = service
         } catch {
             logger.warning("Cast: cannot advertise on the local network (multicast DNS, UDP 5353): \(error)")

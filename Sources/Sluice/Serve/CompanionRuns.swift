@@ -21,21 +21,22 @@ public final class CompanionRuns: Sendable {
     /// Starts running each of `specs` in a task of its own, logging through `logger` any that ends or fails.
     public init(_ specs: [PipelineSpec], logger: Logger) {
         let stop = stopFlag, ended = self.ended
-        tasks = Mutex(specs.map { spec in
-            Task.detached {
-                let run = PipelineRun(spec: spec, logger: logger)
-                do throws(RunError) {
-                    let summary = try await run.run(options: RunOptions(), stop: stop)
-                    if !stop.isSet {
-                        ended.add("\(spec.name) ended after \(Int(summary.duration_s)) s")
-                        logger.warning("sluice serve: --run \(spec.file) ended on its own after \(Int(summary.duration_s)) s")
+        tasks = Mutex(
+            specs.map { spec in
+                Task.detached {
+                    let run = PipelineRun(spec: spec, logger: logger)
+                    do throws(RunError) {
+                        let summary = try await run.run(options: RunOptions(), stop: stop)
+                        if !stop.isSet {
+                            ended.add("\(spec.name) ended after \(Int(summary.duration_s)) s")
+                            logger.warning("sluice serve: --run \(spec.file) ended on its own after \(Int(summary.duration_s)) s")
+                        }
+                    } catch {
+                        ended.add("\(spec.name) failed: \(error.description)")
+                        logger.error("sluice serve: --run \(spec.file) failed: \(error.description)")
                     }
-                } catch {
-                    ended.add("\(spec.name) failed: \(error.description)")
-                    logger.error("sluice serve: --run \(spec.file) failed: \(error.description)")
                 }
-            }
-        })
+            })
     }
 
     /// What ended before the server stopped.

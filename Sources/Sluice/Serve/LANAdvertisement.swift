@@ -20,10 +20,13 @@ public enum LANAdvertisement {
                 codecs.append(c)
             }
         }
-        return ServiceInstance(name: String(name.prefix(63)), type: serviceType, host: hostName, port: UInt16(clamping: port),
-                               addresses: addresses(for: host),
-                               txt: ["v": "1", "path": "/whep/", "streams": streams.map(\.name).joined(separator: ","),
-                                     "codecs": codecs.joined(separator: ",")])
+        return ServiceInstance(
+            name: String(name.prefix(63)), type: serviceType, host: hostName, port: UInt16(clamping: port),
+            addresses: addresses(for: host),
+            txt: [
+                "v": "1", "path": "/whep/", "streams": streams.map(\.name).joined(separator: ","),
+                "codecs": codecs.joined(separator: ",")
+            ])
     }
 
     static func addresses(for host: String) -> [String] {

@@ -54,11 +54,13 @@ public final class RelayStream: Sendable {
     deinit { pipeline.setState(.null) }
 
     /// Builds depay (→ parse) → tee for a new RTP pad of the publisher.
-    private static func forward(_ pad: Pad, into pipeline: Pipeline, outputs: RelayOutputs,
-                                frames: RelayCounter) {
+    private static func forward(
+        _ pad: Pad, into pipeline: Pipeline, outputs: RelayOutputs,
+        frames: RelayCounter
+    ) {
         guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0),
-              let media = MediaKind(rawValue: s.get("media", as: String.self) ?? ""),
-              let codec = Codec.allCases.first(where: { $0.encodingName == (s.get("encoding-name", as: String.self) ?? "").uppercased() })
+            let media = MediaKind(rawValue: s.get("media", as: String.self) ?? ""),
+            let codec = Codec.allCases.first(where: { $0.encodingName == (s.get("encoding-name", as: String.self) ?? "").uppercased() })
         else { return }
         do {
             var chain = [try Element.make(DefaultElements.depayloader(for: codec))]
@@ -76,7 +78,9 @@ public final class RelayStream: Sendable {
             guard let entrance = chain[0].staticPad("sink") else { return }
             try pad.link(entrance)
             if media == .video {
-                tee.staticPad("sink")?.addProbe { (_: borrowing Pad.ProbeInfo) in frames.add(); return .ok }
+                tee.staticPad("sink")?.addProbe { (_: borrowing Pad.ProbeInfo) in
+                    frames.add(); return .ok
+                }
             }
             outputs.table.withLock { $0[media] = ViewerSet.Output(media: media, codec: codec, tee: tee) }
         } catch {

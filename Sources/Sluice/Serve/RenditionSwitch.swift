@@ -45,7 +45,7 @@ final class RenditionSwitch: Sendable {
         func admit(rung: Int, buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
             state.withLock { s in
                 guard rung == s.current || (rung == s.pending && keyframe) else { return .drop }
-                if s.inFlight.count >= 64 { s.inFlight.removeAll() }  // only a flushing funnel leaves any behind
+                if s.inFlight.count >= 64 { s.inFlight.removeAll() } // only a flushing funnel leaves any behind
                 s.inFlight[identity] = rung
                 return .ok
             }
@@ -77,8 +77,10 @@ final class RenditionSwitch: Sendable {
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
-    init(outputs: [RenditionOutput], start: Int, into pipeline: Pipeline,
-         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }) throws(GstError) {
+    init(
+        outputs: [RenditionOutput], start: Int, into pipeline: Pipeline,
+        onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
+    ) throws(GstError) {
         let funnel = try Element.make("funnel")
         try pipeline.add([funnel])
         var inputs: [Pad] = []
@@ -169,8 +171,9 @@ final class RenditionSwitch: Sendable {
     func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
         let rates = outputs.map { $0.rate(nowNs: reading.nowNs) }
         let decision = choice.withLock {
-            $0.update(estimate: reading.target, rates: rates, received: reading.received,
-                      increasing: reading.state == .increase, nowNs: reading.nowNs)
+            $0.update(
+                estimate: reading.target, rates: rates, received: reading.received,
+                increasing: reading.state == .increase, nowNs: reading.nowNs)
         }
         switch decision {
         case .stay:

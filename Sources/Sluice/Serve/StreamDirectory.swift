@@ -32,10 +32,12 @@ public final class StreamDirectory: Sendable {
 
     /// An empty directory: new streams' webrtcbins follow `recipe`, gather ICE on `defaultAddresses`
     /// when their file names none, watch viewers within `viewerLimits`; at most `limit` pipelines.
-    public init(recipe: WebRTCRecipe = WebRTCRecipe(), defaultAddresses: [String] = ["127.0.0.1"], limit: Int = 64,
-                viewerLimits: ViewerLimits = ViewerLimits()) {
+    public init(
+        recipe: WebRTCRecipe = WebRTCRecipe(), defaultAddresses: [String] = ["127.0.0.1"], limit: Int = 64,
+        viewerLimits: ViewerLimits = ViewerLimits()
+    ) {
         self.recipe = recipe; self.defaultAddresses = defaultAddresses; self.limit = limit; self.viewerLimits = viewerLimits
-        DTLSWarmUp.begin()  // the first viewer does not wait for GStreamer's one-time DTLS key
+        DTLSWarmUp.begin() // the first viewer does not wait for GStreamer's one-time DTLS key
     }
 
     /// The playing stream named `name` (not one that is stopping).

@@ -7,49 +7,67 @@ extension StreamHub: MetricsSource {
         let stream = [("stream", name)]
         sink.gauge("sluice_stream_viewers", Double(viewerCount), labels: stream, help: "WHEP viewers connected to a served stream.")
         for (reason, n) in viewerRemovals {
-            sink.counter("sluice_stream_viewers_removed_total", total: Double(n), labels: stream + [("reason", reason)],
-                         help: "Viewers the server removed without their DELETE, by reason.")
+            sink.counter(
+                "sluice_stream_viewers_removed_total", total: Double(n), labels: stream + [("reason", reason)],
+                help: "Viewers the server removed without their DELETE, by reason.")
         }
-        sink.counter("sluice_stream_encoded_video_frames_total", total: Double(encodedVideoFrames), labels: stream,
-                     help: "Video frames the stream's encoder produced (one encoder for all viewers).")
-        sink.counter("sluice_stream_encoded_video_bytes_total", total: Double(encodedVideoBytes), labels: stream,
-                     help: "Bytes of encoded video the stream's encoder produced.")
+        sink.counter(
+            "sluice_stream_encoded_video_frames_total", total: Double(encodedVideoFrames), labels: stream,
+            help: "Video frames the stream's encoder produced (one encoder for all viewers).")
+        sink.counter(
+            "sluice_stream_encoded_video_bytes_total", total: Double(encodedVideoBytes), labels: stream,
+            help: "Bytes of encoded video the stream's encoder produced.")
         if let target = videoTargetBitrate {
-            sink.gauge("sluice_stream_video_target_bitrate_bps", Double(target), labels: stream,
-                       help: "The adaptive video encoder's target: the lowest of its viewers' bandwidth estimates, within the file's limits.")
+            sink.gauge(
+                "sluice_stream_video_target_bitrate_bps", Double(target), labels: stream,
+                help: "The adaptive video encoder's target: the lowest of its viewers' bandwidth estimates, within the file's limits.")
         }
         if let k = keyframeRequestCounts {
             for (outcome, n) in [("passed", k.passed), ("coalesced", k.coalesced)] {
-                sink.counter("sluice_stream_keyframe_requests_total", total: Double(n), labels: stream + [("outcome", outcome)],
-                             help: "Keyframe requests at the stream's encoder: passed, or folded into the next (at most one per 500 ms).")
+                sink.counter(
+                    "sluice_stream_keyframe_requests_total", total: Double(n), labels: stream + [("outcome", outcome)],
+                    help: "Keyframe requests at the stream's encoder: passed, or folded into the next (at most one per 500 ms).")
             }
         }
-        for r in renditions {
-            let labels = stream + [("rendition", r.name)]
-            sink.gauge("sluice_stream_rendition_viewers", Double(r.viewers), labels: labels,
-                       help: "Viewers getting this rung of the stream's ladder.")
-            sink.gauge("sluice_stream_rendition_bitrate_bps", Double(r.bitsPerSecond), labels: labels,
-                       help: "What this rung's encoder sends, over the last 2 s.")
-            sink.counter("sluice_stream_rendition_encoded_frames_total", total: Double(r.encodedFrames), labels: labels,
-                         help: "Frames this rung's encoder produced.")
-            sink.counter("sluice_stream_rendition_encoded_bytes_total", total: Double(r.encodedBytes), labels: labels,
-                         help: "Bytes this rung's encoder produced.")
-        }
-        if let moves = renditionMoves {
-            for (direction, n) in [("up", moves.up), ("down", moves.down)] {
-                sink.counter("sluice_stream_rendition_switches_total", total: Double(n), labels: stream + [("direction", direction)],
-                             help: "Viewers moved to a better (up) or lesser (down) rung, at its keyframe.")
-            }
-        }
+        collectRenditions(labels: stream, into: sink)
         collectTraffic(viewerTraffic, labels: stream, into: sink)
         for s in filterStatistics {
             let labels = stream + [("filter", s.filter), ("element", s.element)]
-            sink.counter("sluice_filter_frames_total", total: Double(s.frames.load(ordering: .relaxed)), labels: labels,
-                         help: "Frames handed to a Swift filter.")
-            sink.counter("sluice_filter_dropped_frames_total", total: Double(s.dropped.load(ordering: .relaxed)), labels: labels,
-                         help: "Frames a Swift filter dropped.")
-            sink.counter("sluice_filter_errors_total", total: Double(s.errors.load(ordering: .relaxed)), labels: labels,
-                         help: "Errors a Swift filter threw.")
+            sink.counter(
+                "sluice_filter_frames_total", total: Double(s.frames.load(ordering: .relaxed)), labels: labels,
+                help: "Frames handed to a Swift filter.")
+            sink.counter(
+                "sluice_filter_dropped_frames_total", total: Double(s.dropped.load(ordering: .relaxed)), labels: labels,
+                help: "Frames a Swift filter dropped.")
+            sink.counter(
+                "sluice_filter_errors_total", total: Double(s.errors.load(ordering: .relaxed)), labels: labels,
+                help: "Errors a Swift filter threw.")
+        }
+    }
+
+    /// The ladder's rungs: viewers, bitrate and encoder output per rung, and switches.
+    private func collectRenditions(labels stream: [(String, String)], into sink: MetricsSink) {
+        for r in renditions {
+            let labels = stream + [("rendition", r.name)]
+            sink.gauge(
+                "sluice_stream_rendition_viewers", Double(r.viewers), labels: labels,
+                help: "Viewers getting this rung of the stream's ladder.")
+            sink.gauge(
+                "sluice_stream_rendition_bitrate_bps", Double(r.bitsPerSecond), labels: labels,
+                help: "What this rung's encoder sends, over the last 2 s.")
+            sink.counter(
+                "sluice_stream_rendition_encoded_frames_total", total: Double(r.encodedFrames), labels: labels,
+                help: "Frames this rung's encoder produced.")
+            sink.counter(
+                "sluice_stream_rendition_encoded_bytes_total", total: Double(r.encodedBytes), labels: labels,
+                help: "Bytes this rung's encoder produced.")
+        }
+        if let moves = renditionMoves {
+            for (direction, n) in [("up", moves.up), ("down", moves.down)] {
+                sink.counter(
+                    "sluice_stream_rendition_switches_total", total: Double(n), labels: stream + [("direction", direction)],
+                    help: "Viewers moved to a better (up) or lesser (down) rung, at its keyframe.")
+            }
         }
     }
 
@@ -65,13 +83,15 @@ extension StreamHub: MetricsSource {
             ("sluice_stream_pli_received_total", t.totals.plis, "Picture loss indications the viewers sent (keyframe requests)."),
             ("sluice_stream_fir_received_total", t.totals.firs, "Full intra requests the viewers sent."),
             ("sluice_stream_rtx_sent_packets_total", t.totals.rtxPackets, "Packets retransmitted (RTX) to the viewers."),
-            ("sluice_stream_viewer_queue_dropped_buffers_total", t.totals.queueOverruns,
-             "Buffers the viewers' leaky queues dropped because a viewer fell behind (one per overrun)."),
+            (
+                "sluice_stream_viewer_queue_dropped_buffers_total", t.totals.queueOverruns,
+                "Buffers the viewers' leaky queues dropped because a viewer fell behind (one per overrun)."
+            )
         ]
         for (name, value, help) in counters { sink.counter(name, total: Double(value), labels: labels, help: help) }
         let spreads: [(String, [Double], String)] = [
             ("round_trip", t.roundTrips, "round trip to the viewers (RTCP)"),
-            ("jitter", t.jitters, "jitter the viewers report"),
+            ("jitter", t.jitters, "jitter the viewers report")
         ]
         for (figure, values, what) in spreads {
             let spread = ViewerTrafficReport.medianAndMax(values)

@@ -33,14 +33,17 @@ public final class StreamHub: Sendable {
     /// not used: each viewer is a peer of its own). ICE gathers on `addresses`.
     /// `stageTimer`: time the encoder (`sluice measure --processes 2`).
     public convenience init(spec: PipelineSpec, iceAddresses: [String], stageTimer: StageTimer? = nil) throws(RunError) {
-        try self.init(spec: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: iceAddresses),
-                      stageTimer: stageTimer)
+        try self.init(
+            spec: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: iceAddresses),
+            stageTimer: stageTimer)
     }
 
     /// Builds and starts the send branches of `spec`; each viewer's webrtcbin is made by
     /// `recipe`, and viewers are watched within `viewerLimits`.
-    public init(spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil,
-                viewerLimits: ViewerLimits = ViewerLimits()) throws(RunError) {
+    public init(
+        spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil,
+        viewerLimits: ViewerLimits = ViewerLimits()
+    ) throws(RunError) {
         guard spec.send?.video != nil || spec.send?.audio != nil else {
             throw RunError("pipeline '\(spec.name)' has nothing to serve: it has no send section", at: spec.transport.location)
         }
@@ -56,26 +59,43 @@ public final class StreamHub: Sendable {
         // estimate: one encoder serves them all).
         var encoderRate: SharedEncoderRate?
         if let adaptive = spec.send?.video?.encode.adaptive,
-           let control = builder.state.withLock({ $0.sendControls[.video] }) {
+            let control = builder.state.withLock({ $0.sendControls[.video] })
+        {
             encoderRate = SharedEncoderRate(limits: adaptive.limits) { control.applyTarget($0) }
         }
         self.encoderRate = encoderRate
-        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events,
-                            encoderRate: encoderRate) {
+        viewers = ViewerSet(
+            pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events,
+            encoderRate: encoderRate
+        ) {
             [spec.send?.video, spec.send?.audio].compactMap { branch in
                 branch.flatMap { b in
                     builder.tees[b.media].map {
-                        ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0,
-                                         renditions: b.media == .video ? builder.renditions : [],
-                                         startRendition: b.encode.startRendition)
+                        ViewerSet.Output(
+                            media: b.media, codec: b.encode.codec, tee: $0,
+                            renditions: b.media == .video ? builder.renditions : [],
+                            startRendition: b.encode.startRendition)
                     }
                 }
             }
         }
+        Self.routeBusMessages(of: pipeline, to: events)
+        let stopHandler = stopHandler
+        control = PipelineControl(spec: spec, builder: builder, channels: nil, events: events) {
+            stopHandler.call()
+        }
+        guard pipeline.setState(.playing) != .failure else {
+            throw RunError("the served pipeline '\(spec.name)' could not start")
+        }
+        events.post("state", ["state": .text("playing")])
+        startTicking()
+    }
+
+    /// Filter events and errors from the hub's bus go to the event log.
+    private static func routeBusMessages(of pipeline: Pipeline, to events: PipelineEvents) {
         // Viewers' elements come and go in this long-lived pipeline: nothing may queue on its
         // bus (each message would keep its element alive).
         // Filter events and errors go to the event log from here (short: a streaming thread).
-        let events = events
         pipeline.bus.handleSynchronously { message in
             switch message.kind {
             case .element:
@@ -87,15 +107,6 @@ public final class StreamHub: Sendable {
                 break
             }
         }
-        let stopHandler = stopHandler
-        control = PipelineControl(spec: spec, builder: builder, channels: nil, events: events) {
-            stopHandler.call()
-        }
-        guard pipeline.setState(.playing) != .failure else {
-            throw RunError("the served pipeline '\(spec.name)' could not start")
-        }
-        events.post("state", ["state": .text("playing")])
-        startTicking()
     }
 
     deinit {
@@ -115,7 +126,8 @@ public final class StreamHub: Sendable {
                 var fields: [String: PipelineEvent.Value] = [
                     "viewers": .number(Double(self.viewerCount)),
                     "encoded_fps": .number(Double(frames - last.frames) / dt),
-                    "encoded_video_kbps": .number(Double(bytes - last.bytes) * 8 / 1000 / dt)]
+                    "encoded_video_kbps": .number(Double(bytes - last.bytes) * 8 / 1000 / dt)
+                ]
                 if let rate = self.encoderRate { fields["target_kbps"] = .number(Double(rate.current) / 1000) }
                 // With a ladder: viewers on each rung (`viewers_720p`…) and what each encodes.
                 for r in self.renditions {
@@ -135,7 +147,9 @@ public final class StreamHub: Sendable {
     /// Ends the stream: every viewer's session (reason `shutdown`), then the pipeline
     /// (end-of-stream first, bounded by `drainTimeout`). The event log ends with it.
     public func stop(drainTimeout: Double = 2) async {
-        ticker.withLock { $0?.cancel(); $0 = nil }
+        ticker.withLock {
+            $0?.cancel(); $0 = nil
+        }
         viewers.removeAll()
         let pipeline = pipeline
         await EndOfStream(arrivingAt: []) { _ = pipeline.sendEvent(.eos()) }.wait(timeout: drainTimeout)
@@ -168,8 +182,9 @@ public final class StreamHub: Sendable {
         let perRung = viewers.renditionFigures(rungs: outputs.count).viewers
         let now = StageTimer.now()
         return outputs.enumerated().map { i, o in
-            RenditionFigures(name: o.rendition.name, viewers: i < perRung.count ? perRung[i] : 0, bitsPerSecond: o.rate(nowNs: now),
-                             encodedFrames: o.frames, encodedBytes: o.bytes)
+            RenditionFigures(
+                name: o.rendition.name, viewers: i < perRung.count ? perRung[i] : 0, bitsPerSecond: o.rate(nowNs: now),
+                encodedFrames: o.frames, encodedBytes: o.bytes)
         }
     }
 

@@ -29,12 +29,19 @@ struct ViewerPlan {
         for output in outputs {
             for (i, section) in session.media.enumerated() where !used.contains(i) {
                 guard section.kind == output.media.rawValue, section.remoteReceives,
-                      section.port != 0 || section.mid.map(session.bundleGroup.contains) == true,
-                      let choice = CodecMatch.choose(output.codec.encodingName, in: section) else { continue }
+                    section.port != 0 || section.mid.map(session.bundleGroup.contains) == true,
+                    let choice = CodecMatch.choose(output.codec.encodingName, in: section)
+                else { continue }
                 used.insert(i)
-                tracks.append((i, Track(media: output.media,
-                                        parameters: .answering(output.codec, choice: choice, mid: section.mid,
-                                                               congestionControl: adaptiveVideo && output.media == .video))))
+                tracks.append(
+                    (
+                        i,
+                        Track(
+                            media: output.media,
+                            parameters: .answering(
+                                output.codec, choice: choice, mid: section.mid,
+                                congestionControl: adaptiveVideo && output.media == .video))
+                    ))
                 break
             }
         }
@@ -43,13 +50,16 @@ struct ViewerPlan {
                 "\(m.kind) (\(m.direction)): " + (m.formats.map(\.encoding).filter { !$0.isEmpty && $0 != "RTX" }.joined(separator: ", "))
             }.joined(separator: "; ")
             let have = outputs.map { "\($0.media.rawValue) \($0.codec.encodingName)" }.joined(separator: ", ")
-            throw ViewerOfferError("the offer has no media section this stream can be sent on: the stream has \(have); "
-                + "the offer has \(offered.isEmpty ? "nothing" : offered)")
+            throw ViewerOfferError(
+                "the offer has no media section this stream can be sent on: the stream has \(have); "
+                    + "the offer has \(offered.isEmpty ? "nothing" : offered)")
         }
         self.tracks = tracks.sorted { $0.index < $1.index }.map(\.track)
         let twcc = self.tracks.contains { $0.parameters.twccExtensionID != nil }
-        offerToApply = SDPRewrite.keepingExtensions(twcc ? [RTPHeaderExtension.mid, RTPHeaderExtension.transportWideCC]
-                                                         : [RTPHeaderExtension.mid], in: offer)
+        offerToApply = SDPRewrite.keepingExtensions(
+            twcc
+                ? [RTPHeaderExtension.mid, RTPHeaderExtension.transportWideCC]
+                : [RTPHeaderExtension.mid], in: offer)
     }
 }
 
@@ -72,8 +82,10 @@ enum ViewerBranch {
         var entrance: Pad
     }
 
-    static func build(_ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
-                      msid: String) throws(GstError) -> Built {
+    static func build(
+        _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
+        msid: String
+    ) throws(GstError) -> Built {
         let queue = try Element.make("queue")
         try queue.set("leaky", fromString: "downstream")
         try queue.set("max-size-buffers", UInt32(30))
@@ -87,7 +99,8 @@ enum ViewerBranch {
         let elements = [queue, pay, caps]
         try Element.link(elements)
         guard let sink = webrtcbin.requestPad("sink_%u"), let capsSrc = caps.staticPad("src"),
-              let entrance = queue.staticPad("sink") else { throw GstError("webrtcbin refused an input") }
+            let entrance = queue.staticPad("sink")
+        else { throw GstError("webrtcbin refused an input") }
         // Audio and video of a stream share one msid stream id, so a browser plays them as
         // one MediaStream.
         if sink.hasProperty("msid") { try sink.set("msid", msid) }

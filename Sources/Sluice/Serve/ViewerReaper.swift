@@ -65,8 +65,10 @@ final class ViewerHealth: Sendable {
 /// freshness and cannot be told otherwise).
 enum ViewerReaper {
     /// The reason to remove the viewer, or nil if it looks alive.
-    static func verdict(health: ViewerHealth, states: PeerStates, now: ContinuousClock.Instant,
-                        limits: ViewerLimits) -> String? {
+    static func verdict(
+        health: ViewerHealth, states: PeerStates, now: ContinuousClock.Instant,
+        limits: ViewerLimits
+    ) -> String? {
         if health.failed != nil { return "failed" }
         if states.iceFailed || states.iceConnection == "closed" { return "ice-failed" }
         guard let connected = health.connected(states.iceConnected, now: now) else {

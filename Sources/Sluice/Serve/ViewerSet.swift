@@ -39,7 +39,7 @@ final class ViewerSet: Sendable {
     /// Rung moves of viewers that left (so the totals never go back).
     private let departedMoves = Mutex<(up: Int, down: Int)>((0, 0))
 
-    struct Viewer: @unchecked Sendable {  // elements are MT-safe GstObjects; the struct is only touched under `viewers`
+    struct Viewer: @unchecked Sendable { // elements are MT-safe GstObjects; the struct is only touched under `viewers`
         var webrtcbin: Element
         var peer: WebRTCPeer
         var elements: [Element]
@@ -52,9 +52,11 @@ final class ViewerSet: Sendable {
         var ladder: RenditionSwitch?
     }
 
-    init(pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
-         events: PipelineEvents? = nil, encoderRate: SharedEncoderRate? = nil,
-         outputs: @escaping @Sendable () -> [Output]) {
+    init(
+        pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
+        events: PipelineEvents? = nil, encoderRate: SharedEncoderRate? = nil,
+        outputs: @escaping @Sendable () -> [Output]
+    ) {
         self.pipeline = pipeline; self.recipe = recipe; self.stream = stream; self.outputs = outputs
         self.limits = limits; self.events = events; self.encoderRate = encoderRate
     }
@@ -84,8 +86,9 @@ final class ViewerSet: Sendable {
         let plan: ViewerPlan
         do {
             let ladder = available.contains { !$0.renditions.isEmpty }
-            plan = try ViewerPlan(offer: offer, outputs: available.map { ($0.media, $0.codec) },
-                                  adaptiveVideo: encoderRate != nil || ladder)
+            plan = try ViewerPlan(
+                offer: offer, outputs: available.map { ($0.media, $0.codec) },
+                adaptiveVideo: encoderRate != nil || ladder)
         } catch {
             throw RunError(error.description)
         }
@@ -125,8 +128,9 @@ final class ViewerSet: Sendable {
         let answer = try await peer.answer(offer: plan.offerToApply)
         try parts.link { flow in health.fail("its branch stopped (\(flow))") }
         let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout)
-        let viewer = Viewer(webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
-                            health: health, traffic: traffic, opener: opener, ladder: parts.ladder)
+        let viewer = Viewer(
+            webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
+            health: health, traffic: traffic, opener: opener, ladder: parts.ladder)
         viewers.withLock { $0[id] = viewer }
         startReaper()
         events?.post("session-start", ["viewer": .text(id)])
@@ -135,8 +139,10 @@ final class ViewerSet: Sendable {
 
     /// One track of the viewer: its branch (queue, payloader) into its webrtcbin, fed by the
     /// medium's tee, or by the stream's rungs through a funnel for a ladder.
-    private func addTrack(_ track: ViewerPlan.Track, from output: Output, to parts: inout ViewerAssembly,
-                          viewer id: String, traffic: ViewerTraffic) throws {
+    private func addTrack(
+        _ track: ViewerPlan.Track, from output: Output, to parts: inout ViewerAssembly,
+        viewer id: String, traffic: ViewerTraffic
+    ) throws {
         let branch = try ViewerBranch.build(track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)")
         parts.elements += branch.elements
         traffic.countOverruns(of: branch.queue)
@@ -161,8 +167,10 @@ final class ViewerSet: Sendable {
     }
 
     /// A ladder: every rung into a funnel; this viewer's estimate picks the one that passes.
-    private func addRungs(_ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
-                          viewer id: String, estimateAt adaptive: Pad?) throws {
+    private func addRungs(
+        _ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
+        viewer id: String, estimateAt adaptive: Pad?
+    ) throws {
         let events = events
         let rungs = try RenditionSwitch(outputs: output.renditions, start: output.startRendition, into: pipeline) { from, to in
             events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])

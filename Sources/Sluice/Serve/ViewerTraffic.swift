@@ -30,10 +30,11 @@ final class ViewerTraffic: Sendable {
     /// The running totals (they only grow while the viewer lasts).
     var totals: TrafficTotals {
         let s = latest.withLock { $0 }
-        return TrafficTotals(packetsSent: s.packetsSent, bytesSent: s.bytesSent, packetsLost: s.packetsLost,
-                             nacks: s.nackCount, plis: s.pliCount, firs: s.firCount,
-                             rtxPackets: rtxPackets.load(ordering: .relaxed),
-                             queueOverruns: overruns.load(ordering: .relaxed))
+        return TrafficTotals(
+            packetsSent: s.packetsSent, bytesSent: s.bytesSent, packetsLost: s.packetsLost,
+            nacks: s.nackCount, plis: s.pliCount, firs: s.firCount,
+            rtxPackets: rtxPackets.load(ordering: .relaxed),
+            queueOverruns: overruns.load(ordering: .relaxed))
     }
 
     /// Round trip and the jitter the viewer reports, in milliseconds, once its first receiver
@@ -65,8 +66,10 @@ public struct TrafficTotals: Sendable, Equatable {
     public var queueOverruns = 0
 
     /// Totals from the given counts (all zero by default).
-    public init(packetsSent: Int = 0, bytesSent: Int = 0, packetsLost: Int = 0, nacks: Int = 0, plis: Int = 0,
-                firs: Int = 0, rtxPackets: Int = 0, queueOverruns: Int = 0) {
+    public init(
+        packetsSent: Int = 0, bytesSent: Int = 0, packetsLost: Int = 0, nacks: Int = 0, plis: Int = 0,
+        firs: Int = 0, rtxPackets: Int = 0, queueOverruns: Int = 0
+    ) {
         self.packetsSent = packetsSent; self.bytesSent = bytesSent; self.packetsLost = packetsLost
         self.nacks = nacks; self.plis = plis; self.firs = firs; self.rtxPackets = rtxPackets
         self.queueOverruns = queueOverruns
@@ -74,10 +77,11 @@ public struct TrafficTotals: Sendable, Equatable {
 
     /// The two totals added counter by counter.
     public static func + (a: TrafficTotals, b: TrafficTotals) -> TrafficTotals {
-        TrafficTotals(packetsSent: a.packetsSent + b.packetsSent, bytesSent: a.bytesSent + b.bytesSent,
-                      packetsLost: a.packetsLost + b.packetsLost, nacks: a.nacks + b.nacks, plis: a.plis + b.plis,
-                      firs: a.firs + b.firs, rtxPackets: a.rtxPackets + b.rtxPackets,
-                      queueOverruns: a.queueOverruns + b.queueOverruns)
+        TrafficTotals(
+            packetsSent: a.packetsSent + b.packetsSent, bytesSent: a.bytesSent + b.bytesSent,
+            packetsLost: a.packetsLost + b.packetsLost, nacks: a.nacks + b.nacks, plis: a.plis + b.plis,
+            firs: a.firs + b.firs, rtxPackets: a.rtxPackets + b.rtxPackets,
+            queueOverruns: a.queueOverruns + b.queueOverruns)
     }
 }
 

@@ -42,12 +42,14 @@ struct FileSink: Sink {
         }
         var encode: EncodeSpec?
         if let encodeEntry = map.entry("encode") {
-            let (spec, codecLocation) = decoder.decodeEncode(encodeEntry, media: media, branch: "receive.\(media)",
-                                                             defaultCodec: container.defaultCodec(for: media))
+            let (spec, codecLocation) = decoder.decodeEncode(
+                encodeEntry, media: media, branch: "receive.\(media)",
+                defaultCodec: container.defaultCodec(for: media))
             if !container.codecs.contains(spec.codec) {
                 let fitting = Codec.allCases.filter { container.codecs.contains($0) && $0.media == media }
-                decoder.fail("\(container.rawValue) cannot hold \(spec.codec.rawValue); use \(SpecDecoder.orList(fitting.map(\.rawValue))), or another container",
-                             at: codecLocation ?? encodeEntry.keyLocation)
+                decoder.fail(
+                    "\(container.rawValue) cannot hold \(spec.codec.rawValue); use \(SpecDecoder.orList(fitting.map(\.rawValue))), or another container",
+                    at: codecLocation ?? encodeEntry.keyLocation)
             }
             encode = spec
         }
@@ -94,8 +96,9 @@ struct FileSink: Sink {
             var reserved: [MediaKind: Pad] = [:]
             for m in recording.media {
                 guard let pad = mux.requestPad(m == .video ? "video_%u" : "audio_%u") else {
-                    throw RunError("\(DefaultElements.muxer(for: recording.container)) refused a \(m.rawValue) stream for \(path)",
-                                   at: recording.location)
+                    throw RunError(
+                        "\(DefaultElements.muxer(for: recording.container)) refused a \(m.rawValue) stream for \(path)",
+                        at: recording.location)
                 }
                 reserved[m] = pad
             }
@@ -112,19 +115,25 @@ struct FileSink: Sink {
     }
 
     /// queue (→ audioresample) → encoder → parser.
-    private func encoding(_ s: Settings, media: MediaKind, fps: Int, at location: SourceLocation?,
-                          with b: GraphBuilder) throws(RunError) -> [Element] {
+    private func encoding(
+        _ s: Settings, media: MediaKind, fps: Int, at location: SourceLocation?,
+        with b: GraphBuilder
+    ) throws(RunError) -> [Element] {
         var chain: [Element] = [try b.make("queue", at: location)]
         if media == .audio { chain.append(try b.make("audioresample", at: location)) }
         return chain + (try b.encoderChain(s.encoder(for: media, at: location), fps: fps))
     }
 
     /// The container's muxer and the file sink writing `path`.
-    private func muxer(_ container: Container, path: String, at location: SourceLocation?,
-                       with b: GraphBuilder) throws(RunError) -> (Element, Element) {
+    private func muxer(
+        _ container: Container, path: String, at location: SourceLocation?,
+        with b: GraphBuilder
+    ) throws(RunError) -> (Element, Element) {
         var props: [(String, String)] = []
         if container == .mkv || container == .webm { props.append(("streamable", "false")) }
-        return (try b.make(DefaultElements.muxer(for: container), props, at: location),
-                try b.make("filesink", [("location", path), ("async", "false")], at: location))
+        return (
+            try b.make(DefaultElements.muxer(for: container), props, at: location),
+            try b.make("filesink", [("location", path), ("async", "false")], at: location)
+        )
     }
 }

@@ -63,14 +63,17 @@ public enum DefaultElements {
     /// Every element a spec needs that Sluice picks itself (not named in the file), with the
     /// location of the stage that needs it.
     public static func required(for spec: PipelineSpec) -> [(factory: String, location: SourceLocation?)] {
-        var out: [(String, SourceLocation?)] = spec.transport.kind == .noTransport
+        var out: [(String, SourceLocation?)] =
+            spec.transport.kind == .noTransport
             ? [("fakesink", spec.transport.location)] : [("webrtcbin", spec.transport.location)]
         for branch in spec.sendBranches {
             let video = branch.media == .video
             let capture = CaptureRegistry.capture(for: branch.capture.kind)
             out += (capture?.requiredElements(for: branch.media) ?? []).map { ($0, branch.capture.location) }
-            out += (video ? ["videoconvert", "videoscale", "videorate", "capsfilter"]
-                          : ["audioconvert", "audioresample", "capsfilter"]).map { ($0, branch.location) }
+            out +=
+                (video
+                ? ["videoconvert", "videoscale", "videorate", "capsfilter"]
+                : ["audioconvert", "audioresample", "capsfilter"]).map { ($0, branch.location) }
             let enc = branch.encode
             if enc.gst == nil { out.append((enc.element ?? encoder(for: enc.codec), enc.location)) }
             if let p = parser(for: enc.codec) { out.append((p, enc.location)) }

@@ -88,8 +88,10 @@ enum EnvSubstitution {
     /// `.reported` and yields one diagnostic at its position.
     /// `unsetWarnings`: nil makes an unset variable an error; otherwise the text stays as
     /// written and a warning is added there (checking a file that is run elsewhere).
-    static func apply(to node: inout SpecNode, environment: [String: String], diagnostics: inout [Diagnostic],
-                      unsetWarnings: inout [Diagnostic]?) {
+    static func apply(
+        to node: inout SpecNode, environment: [String: String], diagnostics: inout [Diagnostic],
+        unsetWarnings: inout [Diagnostic]?
+    ) {
         switch node.content {
         case .scalar(let text, let isNull):
             guard !isNull else { return }
@@ -97,8 +99,10 @@ enum EnvSubstitution {
             case .success(let value):
                 node.content = .scalar(value, isNull: false)
             case .failure(.unset(let name)) where unsetWarnings != nil:
-                unsetWarnings?.append(Diagnostic("warning: environment variable '\(name)' is not set; set it before running this file",
-                                                 at: node.location))
+                unsetWarnings?.append(
+                    Diagnostic(
+                        "warning: environment variable '\(name)' is not set; set it before running this file",
+                        at: node.location))
             case .failure(let failure):
                 diagnostics.append(Diagnostic(failure.message, at: node.location))
                 node.content = .reported

@@ -1395,6 +1395,6 @@ extension KnownElements {
         "y4menc": ("y4menc", "gstreamer1.0-plugins-good"),
         "zbar": ("zbar", "gstreamer1.0-plugins-bad"),
         "zebrastripe": ("videofiltersbad", "gstreamer1.0-plugins-bad"),
-        "zxing": ("zxing", "gstreamer1.0-plugins-bad"),
+        "zxing": ("zxing", "gstreamer1.0-plugins-bad")
     ]
 }

@@ -26,8 +26,10 @@ public struct PipelineLoader: Sendable {
     ///   - environment: variables for `${VAR}` substitution.
     ///   - catalog: installed GStreamer elements; nil skips element checks.
     ///   - filters: Swift filters and sources; nil skips their checks.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment,
-                catalog: (any ElementCatalog)? = nil, filters: (any SwiftFilterCatalog)? = nil) {
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        catalog: (any ElementCatalog)? = nil, filters: (any SwiftFilterCatalog)? = nil
+    ) {
         self.environment = environment
         self.catalog = catalog
         self.filters = filters
@@ -72,8 +74,10 @@ public struct PipelineLoader: Sendable {
     }
 
     /// `unsetWarnings`: nil makes an unset variable an error; otherwise it collects warnings.
-    private func load(yaml: String, file: String, overrides: [String],
-                      unsetWarnings: inout [Diagnostic]?) throws(PipelineFileError) -> PipelineSpec {
+    private func load(
+        yaml: String, file: String, overrides: [String],
+        unsetWarnings: inout [Diagnostic]?
+    ) throws(PipelineFileError) -> PipelineSpec {
         var diagnostics: [Diagnostic] = []
         var parsedOverrides: [SpecOverrides.Override] = []
         for argument in overrides {
@@ -88,9 +92,10 @@ public struct PipelineLoader: Sendable {
         let start = SourceLocation(file: file, line: 1, column: 1)
         guard var root = parsed else {
             if readDiagnostics.isEmpty {
-                diagnostics.append(Diagnostic(
-                    "the file is empty; a pipeline file needs at least a send section, e.g. `send: {video: {capture: {kind: test}}}`",
-                    at: start))
+                diagnostics.append(
+                    Diagnostic(
+                        "the file is empty; a pipeline file needs at least a send section, e.g. `send: {video: {capture: {kind: test}}}`",
+                        at: start))
             }
             throw sorted(diagnostics, overrides: overrides, file: file)
         }

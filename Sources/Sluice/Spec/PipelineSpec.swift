@@ -24,8 +24,10 @@ public struct PipelineSpec: Sendable, Equatable {
     public var plugins: [PluginReference]
 
     /// A spec from its parts, as `PipelineLoader` would produce them; `plugins` defaults to none.
-    public init(file: String, name: String, description: String? = nil,
-                transport: TransportSpec, send: SendSpec?, receive: ReceiveSpec?, plugins: [PluginReference] = []) {
+    public init(
+        file: String, name: String, description: String? = nil,
+        transport: TransportSpec, send: SendSpec?, receive: ReceiveSpec?, plugins: [PluginReference] = []
+    ) {
         self.file = file; self.name = name; self.description = description
         self.transport = transport; self.send = send; self.receive = receive; self.plugins = plugins
     }
@@ -129,9 +131,11 @@ public struct TransportSpec: Sendable, Equatable {
     public var location: SourceLocation?
 
     /// A transport section; the defaults are loopback, 50 ms latency and `max-bundle`.
-    public init(kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
-                bundlePolicy: BundlePolicy = .maxBundle, settings: (any KindSettings)? = nil,
-                location: SourceLocation? = nil) {
+    public init(
+        kind: TransportKind = .loopback, ice: ICESpec = ICESpec(), latencyMs: Int = 50,
+        bundlePolicy: BundlePolicy = .maxBundle, settings: (any KindSettings)? = nil,
+        location: SourceLocation? = nil
+    ) {
         self.kind = kind; self.ice = ice; self.latencyMs = latencyMs
         self.bundlePolicy = bundlePolicy; self.settings = settings.map(AnyKindSettings.init); self.location = location
     }
@@ -224,8 +228,10 @@ public struct ICESpec: Sendable, Equatable {
     public var location: SourceLocation?
 
     /// ICE settings; by default every candidate is allowed and ICE has 10 seconds to connect.
-    public init(addresses: [String] = [], stun: String? = nil, turn: [String] = [],
-                policy: ICEPolicy = .all, connectTimeout: Double = 10, location: SourceLocation? = nil) {
+    public init(
+        addresses: [String] = [], stun: String? = nil, turn: [String] = [],
+        policy: ICEPolicy = .all, connectTimeout: Double = 10, location: SourceLocation? = nil
+    ) {
         self.addresses = addresses; self.stun = stun; self.turn = turn
         self.policy = policy; self.connectTimeout = connectTimeout; self.location = location
     }
@@ -274,8 +280,10 @@ public struct SendBranchSpec: Sendable, Equatable {
     /// Where the branch was written in the pipeline file.
     public var location: SourceLocation?
     /// A send branch from its parts; no filters unless given.
-    public init(media: MediaKind, capture: CaptureSpec, filters: [FilterSpec] = [],
-                encode: EncodeSpec, location: SourceLocation? = nil) {
+    public init(
+        media: MediaKind, capture: CaptureSpec, filters: [FilterSpec] = [],
+        encode: EncodeSpec, location: SourceLocation? = nil
+    ) {
         self.media = media; self.capture = capture; self.filters = filters
         self.encode = encode; self.location = location
     }
@@ -311,9 +319,11 @@ public struct CaptureSpec: Sendable, Equatable {
     public var location: SourceLocation?
 
     /// A capture with the given values; the defaults are a live SMPTE test picture at 1280×720, 30 fps, and a 440 Hz sine at 48000 Hz, 2 channels.
-    public init(kind: Kind = .test, pattern: String = "smpte", width: Int = 1280, height: Int = 720,
-                fps: Int = 30, wave: String = "sine", frequency: Double = 440, rate: Int = 48000,
-                channels: Int = 2, live: Bool = true, location: SourceLocation? = nil) {
+    public init(
+        kind: Kind = .test, pattern: String = "smpte", width: Int = 1280, height: Int = 720,
+        fps: Int = 30, wave: String = "sine", frequency: Double = 440, rate: Int = 48000,
+        channels: Int = 2, live: Bool = true, location: SourceLocation? = nil
+    ) {
         self.kind = kind; self.pattern = pattern; self.width = width; self.height = height
         self.fps = fps; self.wave = wave; self.frequency = frequency; self.rate = rate
         self.channels = channels; self.live = live; self.location = location
@@ -398,8 +408,10 @@ public struct AdaptiveBitrate: Sendable, Equatable {
     /// Where `bitrate:` was written in the pipeline file.
     public var location: SourceLocation?
     /// Adaptive limits in kbit/s, with the optional thresholds that make the picture smaller or its rate lower.
-    public init(minKbps: Int, startKbps: Int, maxKbps: Int, scaleBelowKbps: Int? = nil, fpsBelowKbps: Int? = nil,
-                location: SourceLocation? = nil) {
+    public init(
+        minKbps: Int, startKbps: Int, maxKbps: Int, scaleBelowKbps: Int? = nil, fpsBelowKbps: Int? = nil,
+        location: SourceLocation? = nil
+    ) {
         self.minKbps = minKbps; self.startKbps = startKbps; self.maxKbps = maxKbps
         self.scaleBelowKbps = scaleBelowKbps; self.fpsBelowKbps = fpsBelowKbps; self.location = location
     }
@@ -459,9 +471,11 @@ public struct EncodeSpec: Sendable, Equatable {
     public var location: SourceLocation?
 
     /// Encoder settings for `codec` at `bitrateKbps` kbit/s, with the `realtime` preset unless given.
-    public init(codec: Codec, bitrateKbps: Int, keyframeInterval: Int? = nil,
-                preset: EncoderPreset = .realtime, element: String? = nil,
-                properties: [Property] = [], gst: String? = nil, location: SourceLocation? = nil) {
+    public init(
+        codec: Codec, bitrateKbps: Int, keyframeInterval: Int? = nil,
+        preset: EncoderPreset = .realtime, element: String? = nil,
+        properties: [Property] = [], gst: String? = nil, location: SourceLocation? = nil
+    ) {
         self.codec = codec; self.bitrateKbps = bitrateKbps; self.keyframeInterval = keyframeInterval
         self.preset = preset; self.element = element; self.properties = properties
         self.gst = gst; self.location = location
@@ -503,8 +517,10 @@ public struct ReceiveBranchSpec: Sendable, Equatable {
     /// Where the branch was written in the pipeline file.
     public var location: SourceLocation?
     /// A receive branch from its parts; by default any codec, automatic decoding, no filters and a stats sink.
-    public init(media: MediaKind, codecs: [Codec] = [], decode: DecodeSpec = DecodeSpec(),
-                filters: [FilterSpec] = [], sink: SinkSpec = SinkSpec(), location: SourceLocation? = nil) {
+    public init(
+        media: MediaKind, codecs: [Codec] = [], decode: DecodeSpec = DecodeSpec(),
+        filters: [FilterSpec] = [], sink: SinkSpec = SinkSpec(), location: SourceLocation? = nil
+    ) {
         self.media = media; self.codecs = codecs; self.decode = decode; self.filters = filters
         self.sink = sink; self.location = location
     }

@@ -41,16 +41,18 @@ extension SpecDecoder {
                 guard let rule = text(item, name: "allow"), !rule.isEmpty else { continue }
                 let scheme = rule.hasSuffix(":") ? String(rule.dropLast()).lowercased() : URL(string: rule)?.scheme?.lowercased()
                 guard let scheme, ["file", "http", "https"].contains(scheme), rule.count <= 512 else {
-                    fail("an 'allow' entry is a scheme (file:, http:, https:) or a URL prefix such as http://10.0.0.5:8000/media/; got '\(rule.prefix(80))'",
-                         at: item.location)
+                    fail(
+                        "an 'allow' entry is a scheme (file:, http:, https:) or a URL prefix such as http://10.0.0.5:8000/media/; got '\(rule.prefix(80))'",
+                        at: item.location)
                     continue
                 }
                 spec.allow.append(rule)
             }
         }
         if map.entry("allow") == nil {
-            fail("transport kind 'cast' needs 'allow': what senders may load, e.g. allow: [\"https:\"] or [\"http://10.0.0.5:8000/media/\"]; nothing else is fetched",
-                 at: location)
+            fail(
+                "transport kind 'cast' needs 'allow': what senders may load, e.g. allow: [\"https:\"] or [\"http://10.0.0.5:8000/media/\"]; nothing else is fetched",
+                at: location)
         }
         return spec
     }

@@ -22,8 +22,9 @@ extension SpecDecoder {
         case .sequence(let list): items = list
         case .scalar(_, isNull: true), .reported: return []
         case .scalar, .mapping:
-            fail("expected a list for 'filters', got \(entry.value.kindDescription); write one `- element: NAME` or `- gst: \"...\"` per line",
-                 at: entry.value.location)
+            fail(
+                "expected a list for 'filters', got \(entry.value.kindDescription); write one `- element: NAME` or `- gst: \"...\"` per line",
+                at: entry.value.location)
             return []
         }
         var filters: [FilterSpec] = []
@@ -43,17 +44,19 @@ extension SpecDecoder {
     private mutating func decodeFilterItem(_ map: [SpecEntry], at location: SourceLocation) -> FilterSpec? {
         let selectors = map.filter { FilterItemKind(rawValue: $0.key) != nil }
         let kind = selectors.count == 1 ? selectors.first.flatMap { FilterItemKind(rawValue: $0.key) } : nil
-        let allowed = kind.map { [$0.rawValue] + $0.extraKeys }
+        let allowed =
+            kind.map { [$0.rawValue] + $0.extraKeys }
             ?? FilterItemKind.allCases.flatMap { [$0.rawValue] + $0.extraKeys }
         let before = diagnostics.count
-        if kind != .filter {  // a Swift filter's other keys are its settings, checked by decodeSwiftFilter
+        if kind != .filter { // a Swift filter's other keys are its settings, checked by decodeSwiftFilter
             checkKeys(map, allowed: allowed, context: "in filter") { key in
                 FilterItemKind(rawValue: key) != nil ? "a filter item has exactly one of 'element', 'gst' or 'filter'" : nil
             }
         }
         if selectors.count > 1 {
-            fail("a filter item has both '\(selectors[0].key)' and '\(selectors[1].key)'; split it into two items, one per filter",
-                 at: location)
+            fail(
+                "a filter item has both '\(selectors[0].key)' and '\(selectors[1].key)'; split it into two items, one per filter",
+                at: location)
             return nil
         }
         guard let kind, let selector = selectors.first else {
@@ -67,8 +70,10 @@ extension SpecDecoder {
             guard let factory = factoryName(selector) else { return nil }
             var specs: [Property] = [], uses: [SpecPropertyUse] = []
             if let properties = map.entry("properties") { (specs, uses) = self.properties(properties) }
-            elements.append(SpecElementUse(factory: factory, location: selector.value.location,
-                                           named: true, properties: uses))
+            elements.append(
+                SpecElementUse(
+                    factory: factory, location: selector.value.location,
+                    named: true, properties: uses))
             return FilterSpec(kind: .element(factory: factory, properties: specs), location: selector.keyLocation)
         case .gst:
             guard let text = fragment(selector) else { return nil }

@@ -28,8 +28,9 @@ extension SpecDecoder {
         }
         guard let server = nonEmptyText(serverEntry) else { return nil }
         guard let url = URL(string: server), ["ws", "wss"].contains(url.scheme ?? ""), url.host != nil else {
-            fail("'server' is the ws:// or wss:// URL of Janus's WebSocket transport (janus.transport.websockets.jcfg), e.g. ws://127.0.0.1:8188; got '\(server.prefix(80))'",
-                 at: serverEntry.value.location)
+            fail(
+                "'server' is the ws:// or wss:// URL of Janus's WebSocket transport (janus.transport.websockets.jcfg), e.g. ws://127.0.0.1:8188; got '\(server.prefix(80))'",
+                at: serverEntry.value.location)
             return nil
         }
         guard let roomEntry = map.entry("room") else {
@@ -38,8 +39,9 @@ extension SpecDecoder {
         }
         guard let room = nonEmptyText(roomEntry) else { return nil }
         guard room.count <= 128, room.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
-            fail("a Janus room is a number (or a name of letters, digits, '-', '_', '.', where Janus uses string ids); got '\(room.prefix(80))'",
-                 at: roomEntry.value.location)
+            fail(
+                "a Janus room is a number (or a name of letters, digits, '-', '_', '.', where Janus uses string ids); got '\(room.prefix(80))'",
+                at: roomEntry.value.location)
             return nil
         }
         var spec = JanusSpec(server: server, room: room)
@@ -79,10 +81,13 @@ extension SpecDecoder {
     /// (`{publisher}` in the path, video and audio apart) unless mosaic/mix make the room one.
     mutating func checkRoomBranches(_ branches: [ReceiveBranchSpec]) {
         for branch in branches where branch.mosaic == nil && branch.mix == nil && !branch.filters.isEmpty {
-            let fix = branch.media == .video ? "add `mosaic: true` to receive.video to filter the room as one picture, or remove the filters"
-                                             : "add `mix: true` to receive.audio to filter the room's sound as one, or remove the filters"
-            fail("in a room each publisher's stream is a branch of its own, without filters; \(fix)",
-                 at: branch.filters.first?.location ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1))
+            let fix =
+                branch.media == .video
+                ? "add `mosaic: true` to receive.video to filter the room as one picture, or remove the filters"
+                : "add `mix: true` to receive.audio to filter the room's sound as one, or remove the filters"
+            fail(
+                "in a room each publisher's stream is a branch of its own, without filters; \(fix)",
+                at: branch.filters.first?.location ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1))
         }
         var perPublisherPaths: [String: MediaKind] = [:]
         for branch in branches {
@@ -93,11 +98,13 @@ extension SpecDecoder {
                 fail("the room's \(branch.media == .video ? "mosaic" : "mix") is one recording: remove {publisher} from the path", at: at)
             } else if !one, !path.contains("{publisher}") {
                 let whole = branch.media == .video ? "`mosaic: true`" : "`mix: true`"
-                fail("in a room each publisher's \(branch.media) is recorded to a file of its own: put {publisher} in the path "
-                     + "(e.g. room-{publisher}.\(branch.media == .video ? "mkv" : "mka")), or record the room as one with \(whole)", at: at)
+                fail(
+                    "in a room each publisher's \(branch.media) is recorded to a file of its own: put {publisher} in the path "
+                        + "(e.g. room-{publisher}.\(branch.media == .video ? "mkv" : "mka")), or record the room as one with \(whole)", at: at)
             } else if !one, let other = perPublisherPaths[path] {
-                fail("each publisher's \(other) and \(branch.media) are recorded separately: give them different paths "
-                     + "(e.g. room-{publisher}.mkv and room-{publisher}.mka)", at: at)
+                fail(
+                    "each publisher's \(other) and \(branch.media) are recorded separately: give them different paths "
+                        + "(e.g. room-{publisher}.mkv and room-{publisher}.mka)", at: at)
             }
             if !one { perPublisherPaths[path] = branch.media }
         }

@@ -12,17 +12,20 @@ extension SpecDecoder {
     mutating func decodeReceiveBranch(_ entry: SpecEntry, media: MediaKind) -> ReceiveBranchSpec? {
         guard let map = mapping(entry) else { return nil }
         checkKeys(map, allowed: Self.receiveBranchKeys, context: "in receive.\(media)")
-        var branch = ReceiveBranchSpec(media: media, sink: SinkSpec(location: entry.keyLocation),
-                                       location: entry.keyLocation)
+        var branch = ReceiveBranchSpec(
+            media: media, sink: SinkSpec(location: entry.keyLocation),
+            location: entry.keyLocation)
         if let codecs = map.entry("codecs"), let items = list(codecs) {
             codecsLocations[media] = codecs.value.location
             let fitting = Codec.allCases.filter { $0.media == media }.map(\.rawValue)
             for item in items {
                 guard let word = word(item, name: "codecs", what: "codec", choices: Codec.allCases.map(\.rawValue)),
-                      let codec = Codec(rawValue: word) else { continue }
+                    let codec = Codec(rawValue: word)
+                else { continue }
                 if codec.media != media {
-                    fail("codec '\(codec.rawValue)' is \(codec.media == .audio ? "an audio" : "a video") codec but this is the \(media) branch; use \(Self.orList(fitting))",
-                         at: item.location)
+                    fail(
+                        "codec '\(codec.rawValue)' is \(codec.media == .audio ? "an audio" : "a video") codec but this is the \(media) branch; use \(Self.orList(fitting))",
+                        at: item.location)
                 } else if !branch.codecs.contains(codec) {
                     branch.codecs.append(codec)
                 }
@@ -36,8 +39,9 @@ extension SpecDecoder {
             if media == .audio {
                 branch.mix = mix.keyLocation
             } else {
-                fail("'mix' mixes the publishers' sound into one: it belongs in receive.audio (a picture of the room is `mosaic`)",
-                     at: mix.keyLocation)
+                fail(
+                    "'mix' mixes the publishers' sound into one: it belongs in receive.audio (a picture of the room is `mosaic`)",
+                    at: mix.keyLocation)
             }
         }
         if branch.decode.none {
@@ -82,12 +86,14 @@ extension SpecDecoder {
         case .scalar(let text, let isNull):
             if isNull || text == "auto" { return decode }
             if text == "none" { decode.none = true; return decode }
-            fail("unknown decode '\(text)'; write `decode: auto`, `decode: none` or `decode: {element: avdec_h264}`"
-                 + Suggestions.didYouMean(text, in: ["auto", "none"]), at: entry.value.location)
+            fail(
+                "unknown decode '\(text)'; write `decode: auto`, `decode: none` or `decode: {element: avdec_h264}`"
+                    + Suggestions.didYouMean(text, in: ["auto", "none"]), at: entry.value.location)
             return decode
         case .sequence:
-            fail("expected `auto` or a mapping for 'decode', got a list; write e.g. `decode: {element: avdec_h264}`",
-                 at: entry.value.location)
+            fail(
+                "expected `auto` or a mapping for 'decode', got a list; write e.g. `decode: {element: avdec_h264}`",
+                at: entry.value.location)
             return decode
         case .reported:
             return decode
@@ -98,8 +104,10 @@ extension SpecDecoder {
             if let element = map.entry("element") {
                 if let name = factoryName(element) {
                     decode.element = name
-                    elements.append(SpecElementUse(factory: name, location: element.value.location,
-                                                   named: true, properties: uses))
+                    elements.append(
+                        SpecElementUse(
+                            factory: name, location: element.value.location,
+                            named: true, properties: uses))
                 }
             } else {
                 fail("decode needs 'element' (the decoder to use), or write `decode: auto`", at: entry.keyLocation)
@@ -139,9 +147,10 @@ extension SpecDecoder {
             } else if kindEntry == nil {
                 kind = SinkRegistry.fragment
             }
-            var allowed = (kind == nil || kindEntry != nil ? ["kind"] : [])
+            var allowed =
+                (kind == nil || kindEntry != nil ? ["kind"] : [])
                 + (kind?.keys ?? SinkRegistry.kinds.all.flatMap(\.keys) + ["gst"])
-            if kindEntry != nil, gstEntry != nil { allowed.append("gst") }  // reported above
+            if kindEntry != nil, gstEntry != nil { allowed.append("gst") } // reported above
             checkKeys(map, allowed: allowed, context: "in sink") { key in Self.sinkKeyHint(key) }
             guard let kind else { return sink }
             let usable = map.filter { allowed.contains($0.key) }

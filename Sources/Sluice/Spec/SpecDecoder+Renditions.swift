@@ -26,13 +26,15 @@ extension SpecDecoder {
     mutating func decodeRenditions(_ entry: SpecEntry, into encode: inout EncodeSpec) {
         guard let items = list(entry) else { return }
         guard items.count >= 2 else {
-            fail("a ladder needs at least two renditions; for one picture size set capture's width and height and encode's bitrate",
-                 at: entry.value.location)
+            fail(
+                "a ladder needs at least two renditions; for one picture size set capture's width and height and encode's bitrate",
+                at: entry.value.location)
             return
         }
         guard items.count <= Self.maxRenditions else {
-            fail("a ladder has at most \(Self.maxRenditions) renditions (each is a live encoder), got \(items.count)",
-                 at: items[Self.maxRenditions].location)
+            fail(
+                "a ladder has at most \(Self.maxRenditions) renditions (each is a live encoder), got \(items.count)",
+                at: items[Self.maxRenditions].location)
             return
         }
         var ladder = Ladder()
@@ -49,29 +51,33 @@ extension SpecDecoder {
     private mutating func decodeRung(_ item: SpecNode, index i: Int, into ladder: inout Ladder) -> Bool {
         guard let map = item.entries else {
             if case .reported = item.content { return false }
-            fail("each rendition is a mapping such as {width: 854, height: 480, bitrate: 1000}, got \(item.kindDescription)",
-                 at: item.location)
+            fail(
+                "each rendition is a mapping such as {width: 854, height: 480, bitrate: 1000}, got \(item.kindDescription)",
+                at: item.location)
             return false
         }
         checkKeys(map, allowed: Self.renditionKeys, context: "in a rendition")
         guard let w = map.entry("width"), let h = map.entry("height"), let b = map.entry("bitrate") else {
             let missing = ["width", "height", "bitrate"].filter { map.entry($0) == nil }
-            fail("rendition \(i + 1) needs \(Self.orList(missing).replacingOccurrences(of: " or ", with: " and ")), e.g. {width: 854, height: 480, bitrate: 1000}",
-                 at: item.location)
+            fail(
+                "rendition \(i + 1) needs \(Self.orList(missing).replacingOccurrences(of: " or ", with: " and ")), e.g. {width: 854, height: 480, bitrate: 1000}",
+                at: item.location)
             return false
         }
         guard let rung = decodeRungValues(map, width: w, height: h, bitrate: b, at: item.location) else { return false }
         if let s = map.entry("start"), let on = bool(s), on {
             if let first = ladder.start {
-                fail("only one rendition can be where viewers start; rendition \(first + 1) already has `start: true`",
-                     at: s.value.location)
+                fail(
+                    "only one rendition can be where viewers start; rendition \(first + 1) already has `start: true`",
+                    at: s.value.location)
                 return false
             }
             ladder.start = i
         }
         if let previous = ladder.rungs.last, rung.bitrateKbps >= previous.bitrateKbps {
-            fail("renditions go from the best to the least: rendition \(i + 1)'s bitrate (\(rung.bitrateKbps) kbit/s) must be below rendition \(i)'s (\(previous.bitrateKbps))",
-                 at: b.value.location)
+            fail(
+                "renditions go from the best to the least: rendition \(i + 1)'s bitrate (\(rung.bitrateKbps) kbit/s) must be below rendition \(i)'s (\(previous.bitrateKbps))",
+                at: b.value.location)
             return false
         }
         if ladder.rungs.contains(where: { $0.name == rung.name }) {
@@ -84,8 +90,10 @@ extension SpecDecoder {
 
     /// A rung's picture size (even), bitrate, frame rate and name (default `<height>p`), each
     /// checked on its own; nil when one is invalid.
-    private mutating func decodeRungValues(_ map: [SpecEntry], width w: SpecEntry, height h: SpecEntry, bitrate b: SpecEntry,
-                                           at location: SourceLocation) -> Rendition? {
+    private mutating func decodeRungValues(
+        _ map: [SpecEntry], width w: SpecEntry, height h: SpecEntry, bitrate b: SpecEntry,
+        at location: SourceLocation
+    ) -> Rendition? {
         guard let width = integer(w, range: 16...7680), let height = integer(h, range: 16...4320) else { return nil }
         for (value, e) in [(width, w), (height, h)] where value % 2 != 0 {
             fail("'\(e.key)' must be even (4:2:0 video halves it for colour), got \(value)", at: e.value.location)
@@ -113,21 +121,25 @@ extension SpecDecoder {
     mutating func checkRenditions(_ encode: EncodeSpec, entries map: [SpecEntry], capture: CaptureSpec) {
         guard !encode.renditions.isEmpty else { return }
         if let b = map.entry("bitrate") {
-            fail("each rendition has its own bitrate; remove encode 'bitrate' (a viewer moves between the rungs by its own estimate)",
-                 at: b.keyLocation)
+            fail(
+                "each rendition has its own bitrate; remove encode 'bitrate' (a viewer moves between the rungs by its own estimate)",
+                at: b.keyLocation)
         }
         if let g = map.entry("gst") {
-            fail("a ladder needs one encoder per rendition, which Sluice sets up; remove 'gst' (use 'element' and 'properties')",
-                 at: g.keyLocation)
+            fail(
+                "a ladder needs one encoder per rendition, which Sluice sets up; remove 'gst' (use 'element' and 'properties')",
+                at: g.keyLocation)
         }
         for rung in encode.renditions {
             guard let at = rung.location else { continue }
             if rung.width > capture.width || rung.height > capture.height {
-                fail("rendition '\(rung.name)' (\(rung.width)x\(rung.height)) is larger than the capture (\(capture.width)x\(capture.height)); renditions scale the picture down",
-                     at: at)
+                fail(
+                    "rendition '\(rung.name)' (\(rung.width)x\(rung.height)) is larger than the capture (\(capture.width)x\(capture.height)); renditions scale the picture down",
+                    at: at)
             } else if let fps = rung.fps, fps > capture.fps {
-                fail("rendition '\(rung.name)' asks for \(fps) fps but the capture has \(capture.fps); renditions can only drop frames",
-                     at: at)
+                fail(
+                    "rendition '\(rung.name)' asks for \(fps) fps but the capture has \(capture.fps); renditions can only drop frames",
+                    at: at)
             }
         }
     }

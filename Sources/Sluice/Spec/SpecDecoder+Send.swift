@@ -10,8 +10,10 @@ extension SpecDecoder {
     }
 
     /// `send:` or `receive:`: a `video` and an `audio` branch, each decoded by `branch`.
-    mutating func decodeSide<Branch>(_ entry: SpecEntry, name: String,
-                                     branch decodeBranch: (inout SpecDecoder, SpecEntry, MediaKind) -> Branch?) -> Side<Branch> {
+    mutating func decodeSide<Branch>(
+        _ entry: SpecEntry, name: String,
+        branch decodeBranch: (inout SpecDecoder, SpecEntry, MediaKind) -> Branch?
+    ) -> Side<Branch> {
         var side = Side<Branch>(key: entry)
         guard let map = mapping(entry) else { return side }
         checkKeys(map, allowed: Self.sideKeys, context: "in \(name)")
@@ -42,15 +44,17 @@ extension SpecDecoder {
         if let send = map.entry("send") {
             _ = word(send.value, name: "send", what: "send target", choices: ["webrtc"])
         }
-        return SendBranchSpec(media: media, capture: capture, filters: filters, encode: encode,
-                              location: entry.keyLocation)
+        return SendBranchSpec(
+            media: media, capture: capture, filters: filters, encode: encode,
+            location: entry.keyLocation)
     }
 
     /// The encoder settings used when a branch has no `encode:`: VP8 at 2000 kbit/s for
     /// video, Opus at 64 kbit/s for audio.
     static func defaultEncode(for media: MediaKind, location: SourceLocation?) -> EncodeSpec {
-        media == .video ? EncodeSpec(codec: .vp8, bitrateKbps: 2000, location: location)
-                        : EncodeSpec(codec: .opus, bitrateKbps: 64, location: location)
+        media == .video
+            ? EncodeSpec(codec: .vp8, bitrateKbps: 2000, location: location)
+            : EncodeSpec(codec: .opus, bitrateKbps: 64, location: location)
     }
 
     // MARK: - Capture
@@ -71,7 +75,7 @@ extension SpecDecoder {
             kind = CaptureRegistry.fragment
         }
         var allowed = Self.captureKeys(kind, media: media, named: kindEntry != nil)
-        if kindEntry != nil, gstEntry != nil { allowed.append("gst") }  // reported above
+        if kindEntry != nil, gstEntry != nil { allowed.append("gst") } // reported above
         if kind?.takesAnyKey == true {
             let known = Set(Self.everyCaptureKey(.video) + Self.everyCaptureKey(.audio))
             allowed += map.map(\.key).filter { !known.contains($0) }
@@ -89,7 +93,8 @@ extension SpecDecoder {
     /// The kind `kind:` names, if it exists and captures `media` (otherwise reported).
     private mutating func captureKind(_ entry: SpecEntry, media: MediaKind) -> (any Capture)? {
         guard let word = word(entry.value, name: "kind", what: "capture kind", choices: CaptureRegistry.kinds.names),
-              let kind = CaptureRegistry.kinds.kind(named: word) else { return nil }
+            let kind = CaptureRegistry.kinds.kind(named: word)
+        else { return nil }
         if let refusal = kind.refusal(for: media) {
             fail(refusal, at: entry.value.location)
             return nil
@@ -133,8 +138,9 @@ extension SpecDecoder {
     private mutating func evenDimension(_ entry: SpecEntry) -> Int? {
         guard let value = integer(entry, range: 16...7680) else { return nil }
         guard value % 2 == 0 else {
-            fail("\(entry.key) must be even for 4:2:0 video, got \(value); use \(value - 1) or \(value + 1)",
-                 at: entry.value.location)
+            fail(
+                "\(entry.key) must be even for 4:2:0 video, got \(value); use \(value - 1) or \(value + 1)",
+                at: entry.value.location)
             return nil
         }
         return value
@@ -165,7 +171,7 @@ extension SpecDecoder {
     mutating func decodeAdaptiveBitrate(_ map: [SpecEntry], at location: SourceLocation) -> AdaptiveBitrate? {
         let keys = ["min", "start", "max", "scale_below", "fps_below"]
         checkKeys(map, allowed: keys, context: "in bitrate") { _ in nil }
-        if map.contains(where: { !keys.contains($0.key) }) { return nil }  // one mistake, one diagnostic
+        if map.contains(where: { !keys.contains($0.key) }) { return nil } // one mistake, one diagnostic
         func kbps(_ key: String) -> (Int, SourceLocation)? {
             guard let e = map.entry(key), let text = text(e) else { return nil }
             guard let v = SpecScalars.bitrateKbps(text) else {
@@ -204,12 +210,14 @@ extension SpecDecoder {
             thresholds[key] = v
         }
         if let scale = thresholds["scale_below"], let fps = thresholds["fps_below"], fps > scale,
-           let at = map.entry("fps_below")?.value.location {
+            let at = map.entry("fps_below")?.value.location
+        {
             fail("'fps_below' (\(fps)) is above 'scale_below' (\(scale)): the resolution goes first, then the frame rate", at: at)
             return nil
         }
-        return AdaptiveBitrate(minKbps: minKbps, startKbps: startKbps, maxKbps: maxKbps, scaleBelowKbps: thresholds["scale_below"],
-                               fpsBelowKbps: thresholds["fps_below"], location: location)
+        return AdaptiveBitrate(
+            minKbps: minKbps, startKbps: startKbps, maxKbps: maxKbps, scaleBelowKbps: thresholds["scale_below"],
+            fpsBelowKbps: thresholds["fps_below"], location: location)
     }
 
     static func encodeKeys(media: MediaKind) -> [String] {
@@ -220,8 +228,10 @@ extension SpecDecoder {
 
     /// Decodes an `encode:` mapping; also returns where its codec was written (for container
     /// checks).
-    mutating func decodeEncode(_ entry: SpecEntry, media: MediaKind, branch: String,
-                               defaultCodec: Codec? = nil) -> (spec: EncodeSpec, codecLocation: SourceLocation?) {
+    mutating func decodeEncode(
+        _ entry: SpecEntry, media: MediaKind, branch: String,
+        defaultCodec: Codec? = nil
+    ) -> (spec: EncodeSpec, codecLocation: SourceLocation?) {
         var encode = Self.defaultEncode(for: media, location: entry.keyLocation)
         if let defaultCodec { encode.codec = defaultCodec }
         guard let map = mapping(entry) else { return (encode, nil) }
@@ -251,8 +261,9 @@ extension SpecDecoder {
             encode.codec = codec
         } else {
             let fitting = Codec.allCases.filter { $0.media == media }.map(\.rawValue)
-            fail("codec '\(codec.rawValue)' is \(codec.media == .audio ? "an audio" : "a video") codec but this is the \(media) branch; use \(Self.orList(fitting))",
-                 at: e.value.location)
+            fail(
+                "codec '\(codec.rawValue)' is \(codec.media == .audio ? "an audio" : "a video") codec but this is the \(media) branch; use \(Self.orList(fitting))",
+                at: e.value.location)
         }
         return e.value.location
     }
@@ -277,8 +288,9 @@ extension SpecDecoder {
                     fail("'bitrate' must be between 1 and 100000 kbit/s, got \(text)", at: e.value.location)
                 }
             } else {
-                fail("invalid bitrate '\(text)'; write kbit/s as an integer (2000) or with a unit (2000k, 2M)",
-                     at: e.value.location)
+                fail(
+                    "invalid bitrate '\(text)'; write kbit/s as an integer (2000) or with a unit (2000k, 2M)",
+                    at: e.value.location)
             }
         }
     }
@@ -290,8 +302,9 @@ extension SpecDecoder {
         let elementEntry = map.entry("element"), propertiesEntry = map.entry("properties")
         if let gstEntry = map.entry("gst") {
             if elementEntry != nil || propertiesEntry != nil {
-                fail("encode 'gst' replaces the encoder element, so it cannot be combined with 'element' or 'properties'; keep one",
-                     at: gstEntry.keyLocation)
+                fail(
+                    "encode 'gst' replaces the encoder element, so it cannot be combined with 'element' or 'properties'; keep one",
+                    at: gstEntry.keyLocation)
             } else if let text = fragment(gstEntry) {
                 encode.gst = text
             }
@@ -307,11 +320,15 @@ extension SpecDecoder {
             (encode.properties, uses) = properties(propertiesEntry)
         }
         if let factory, let elementEntry {
-            elements.append(SpecElementUse(factory: factory, location: elementEntry.value.location,
-                                           named: true, properties: uses))
+            elements.append(
+                SpecElementUse(
+                    factory: factory, location: elementEntry.value.location,
+                    named: true, properties: uses))
         } else if elementEntry == nil, !uses.isEmpty {
-            elements.append(SpecElementUse(factory: DefaultElements.encoder(for: encode.codec),
-                                           location: encodeLocation, named: false, properties: uses))
+            elements.append(
+                SpecElementUse(
+                    factory: DefaultElements.encoder(for: encode.codec),
+                    location: encodeLocation, named: false, properties: uses))
         }
     }
 

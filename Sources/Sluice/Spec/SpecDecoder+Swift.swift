@@ -16,16 +16,18 @@ extension SpecDecoder {
         case .scalar(_, isNull: true), .reported: return []
         case .scalar: items = [entry.value]
         case .mapping:
-            fail("expected a list of plugin library paths for 'plugins', got a mapping; write e.g. `plugins: [libMyFilters.so]`",
-                 at: entry.value.location)
+            fail(
+                "expected a list of plugin library paths for 'plugins', got a mapping; write e.g. `plugins: [libMyFilters.so]`",
+                at: entry.value.location)
             return []
         }
         var out: [PluginReference] = []
         for item in items {
             guard case .scalar(let text, let isNull) = item.content, !isNull, !text.isEmpty else {
                 if case .reported = item.content { continue }
-                fail("a plugin is the path of a shared library (e.g. Plugins/Example/.build/release/libExampleFilters.so), got \(item.kindDescription)",
-                     at: item.location)
+                fail(
+                    "a plugin is the path of a shared library (e.g. Plugins/Example/.build/release/libExampleFilters.so), got \(item.kindDescription)",
+                    at: item.location)
                 continue
             }
             let base = URL(fileURLWithPath: file).deletingLastPathComponent()
@@ -43,7 +45,8 @@ extension SpecDecoder {
         guard let name = nonEmptyText(selector) else { return nil }
         var policy = FilterErrorPolicy.pass
         if let e = map.entry("on_error"),
-           let word = word(e.value, name: "on_error", what: "error policy", choices: FilterErrorPolicy.allCases.map(\.rawValue)) {
+            let word = word(e.value, name: "on_error", what: "error policy", choices: FilterErrorPolicy.allCases.map(\.rawValue))
+        {
             policy = FilterErrorPolicy(rawValue: word) ?? .pass
         }
         let settingEntries = map.filter { !Self.swiftFilterKeys.contains($0.key) }
@@ -57,30 +60,39 @@ extension SpecDecoder {
         guard let parameters = catalog.filterParameters(name) else {
             let known = catalog.filterNames.sorted()
             let suggestion = Suggestions.didYouMean(name, in: known)
-            fail("unknown Swift filter '\(name)'" + (suggestion.isEmpty
-                    ? "; available: \(known.joined(separator: ", ")) (or load one with `plugins:`)" : suggestion),
-                 at: selector.value.location)
+            fail(
+                "unknown Swift filter '\(name)'"
+                    + (suggestion.isEmpty
+                        ? "; available: \(known.joined(separator: ", ")) (or load one with `plugins:`)" : suggestion),
+                at: selector.value.location)
             return nil
         }
-        guard let settings = filterSettings(settingEntries, parameters: parameters, owner: "filter '\(name)'",
-                                            missingAt: selector.keyLocation) else { return nil }
+        guard
+            let settings = filterSettings(
+                settingEntries, parameters: parameters, owner: "filter '\(name)'",
+                missingAt: selector.keyLocation)
+        else { return nil }
         return FilterSpec(kind: .swift(name: name, settings: settings, onError: policy), location: selector.keyLocation)
     }
 
     /// Checks settings against `parameters`: unknown keys (did-you-mean), kinds, ranges and
     /// required settings. Returns nil if any is wrong (each reported at its position).
-    mutating func filterSettings(_ entries: [SpecEntry], parameters: [FilterParameter], owner: String,
-                                 missingAt: SourceLocation) -> [FilterSetting]? {
+    mutating func filterSettings(
+        _ entries: [SpecEntry], parameters: [FilterParameter], owner: String,
+        missingAt: SourceLocation
+    ) -> [FilterSetting]? {
         let before = diagnostics.count
         let names = parameters.map(\.name)
         var settings: [FilterSetting] = []
         for entry in entries {
             guard let parameter = parameters.first(where: { $0.name == entry.key }) else {
                 let suggestion = Suggestions.didYouMean(entry.key, in: names)
-                fail("unknown setting '\(entry.key)' for \(owner)" + (suggestion.isEmpty
-                        ? (names.isEmpty ? "; it takes no settings" : "; it takes \(names.joined(separator: ", "))")
-                        : suggestion),
-                     at: entry.keyLocation)
+                fail(
+                    "unknown setting '\(entry.key)' for \(owner)"
+                        + (suggestion.isEmpty
+                            ? (names.isEmpty ? "; it takes no settings" : "; it takes \(names.joined(separator: ", "))")
+                            : suggestion),
+                    at: entry.keyLocation)
                 continue
             }
             guard let value = filterValue(entry.value, for: parameter) else { continue }
@@ -100,8 +112,9 @@ extension SpecDecoder {
     private mutating func filterValue(_ node: SpecNode, for parameter: FilterParameter) -> FilterValue? {
         let name = parameter.name
         func expected() -> FilterValue? {
-            fail("\(name) must be \(parameter.kind.expected), got \(node.scalarText.map { "'\($0)'" } ?? node.kindDescription)",
-                 at: node.location)
+            fail(
+                "\(name) must be \(parameter.kind.expected), got \(node.scalarText.map { "'\($0)'" } ?? node.kindDescription)",
+                at: node.location)
             return nil
         }
         if case .reported = node.content { return nil }
@@ -127,8 +140,9 @@ extension SpecDecoder {
             var values: [Int] = []
             for item in items {
                 guard let text = item.scalarText, case .value(let v) = SpecScalars.integer(text) else {
-                    fail("\(name) must be \(parameter.kind.expected); '\(item.scalarText ?? item.kindDescription)' is not an integer",
-                         at: item.location)
+                    fail(
+                        "\(name) must be \(parameter.kind.expected); '\(item.scalarText ?? item.kindDescription)' is not an integer",
+                        at: item.location)
                     return nil
                 }
                 values.append(v)
@@ -154,12 +168,16 @@ extension SpecDecoder {
         guard let parameters = catalog.sourceParameters(name) else {
             let known = catalog.sourceNames.sorted()
             let suggestion = Suggestions.didYouMean(name, in: known)
-            fail("unknown Swift source '\(name)'" + (suggestion.isEmpty ? "; available: \(known.joined(separator: ", "))" : suggestion),
-                 at: nameEntry.value.location)
+            fail(
+                "unknown Swift source '\(name)'" + (suggestion.isEmpty ? "; available: \(known.joined(separator: ", "))" : suggestion),
+                at: nameEntry.value.location)
             return nil
         }
-        guard let settings = filterSettings(settingEntries, parameters: parameters, owner: "source '\(name)'",
-                                            missingAt: nameEntry.keyLocation) else { return nil }
+        guard
+            let settings = filterSettings(
+                settingEntries, parameters: parameters, owner: "source '\(name)'",
+                missingAt: nameEntry.keyLocation)
+        else { return nil }
         return .swift(name: name, settings: settings)
     }
 }

@@ -58,8 +58,9 @@ extension SpecDecoder {
                 fail("'\(entry.key)' only applies to \(owners)", at: entry.keyLocation)
             } else {
                 let suggestion = Suggestions.didYouMean(entry.key, in: everyKey)
-                fail("unknown key '\(entry.key)' in transport"
-                     + (suggestion.isEmpty ? "; valid keys are \(allowed.joined(separator: ", "))" : suggestion), at: entry.keyLocation)
+                fail(
+                    "unknown key '\(entry.key)' in transport"
+                        + (suggestion.isEmpty ? "; valid keys are \(allowed.joined(separator: ", "))" : suggestion), at: entry.keyLocation)
             }
         }
     }
@@ -67,8 +68,9 @@ extension SpecDecoder {
     private mutating func decodeLatency(_ latency: SpecEntry) -> Int? {
         guard let text = text(latency) else { return nil }
         guard let ms = SpecScalars.milliseconds(text) else {
-            fail("invalid latency '\(text)'; write milliseconds as an integer (50) or with a unit (50ms, 0.2s)",
-                 at: latency.value.location)
+            fail(
+                "invalid latency '\(text)'; write milliseconds as an integer (50) or with a unit (50ms, 0.2s)",
+                at: latency.value.location)
             return nil
         }
         guard (0...10000).contains(ms) else {
@@ -81,8 +83,10 @@ extension SpecDecoder {
     // MARK: - Helpers for the kinds' own keys
 
     /// `endpoint:` of an HTTP kind: required, an http(s) URL. `example` goes in the messages.
-    mutating func decodeEndpoint(_ map: [SpecEntry], kind: TransportKind, example: String,
-                                 at location: SourceLocation) -> String? {
+    mutating func decodeEndpoint(
+        _ map: [SpecEntry], kind: TransportKind, example: String,
+        at location: SourceLocation
+    ) -> String? {
         guard let endpoint = map.entry("endpoint") else {
             fail("transport kind '\(kind)' needs an 'endpoint' (e.g. \(example))", at: location)
             return nil
@@ -104,8 +108,9 @@ extension SpecDecoder {
     mutating func decodeInstanceName(_ entry: SpecEntry) -> String? {
         guard let value = nonEmptyText(entry) else { return nil }
         guard value.utf8.count <= 63, !value.contains(where: { $0.isNewline }) else {
-            fail("'\(entry.key)' is at most 63 bytes on one line (a DNS-SD instance name), got '\(value.prefix(80))'",
-                 at: entry.value.location)
+            fail(
+                "'\(entry.key)' is at most 63 bytes on one line (a DNS-SD instance name), got '\(value.prefix(80))'",
+                at: entry.value.location)
             return nil
         }
         return value
@@ -143,8 +148,9 @@ extension SpecDecoder {
             if let e = map.entry("max_retransmits"), let n = integer(e, range: 0...65535) { channel.maxRetransmits = n }
             if let e = map.entry("stdin"), let b = bool(e) {
                 if b, let first = stdinAt {
-                    fail("only one data channel can take standard input; '\(out.first { $0.stdin }?.label ?? "")' at line \(first.line) already does",
-                         at: e.value.location)
+                    fail(
+                        "only one data channel can take standard input; '\(out.first { $0.stdin }?.label ?? "")' at line \(first.line) already does",
+                        at: e.value.location)
                 } else if b {
                     stdinAt = e.value.location
                 }
@@ -187,8 +193,9 @@ extension SpecDecoder {
                 if SpecScalars.isIPAddress(text) {
                     ice.addresses.append(text)
                 } else {
-                    fail("'\(text)' is not an IP address; write IPv4 or IPv6 literals such as 127.0.0.1 or ::1",
-                         at: item.location)
+                    fail(
+                        "'\(text)' is not an IP address; write IPv4 or IPv6 literals such as 127.0.0.1 or ::1",
+                        at: item.location)
                 }
             }
         }
@@ -214,23 +221,31 @@ extension SpecDecoder {
         if let policy = map.entry("policy"), let value: ICEPolicy = choice(policy, what: "ICE policy") {
             ice.policy = value
             if value == .relay, !turnGiven {
-                fail("policy 'relay' needs at least one turn server; add `turn: turn://USER:PASSWORD@HOST:PORT` or use policy all",
-                     at: policy.value.location)
+                fail(
+                    "policy 'relay' needs at least one turn server; add `turn: turn://USER:PASSWORD@HOST:PORT` or use policy all",
+                    at: policy.value.location)
             }
         }
-        if let timeout = map.entry("connect_timeout"), let text = text(timeout) {
-            if let seconds = SpecScalars.durationSeconds(text) {
-                if seconds > 0, seconds <= 600 {
-                    ice.connectTimeout = seconds
-                } else {
-                    fail("'connect_timeout' must be more than 0 and at most 600 seconds, got \(text)",
-                         at: timeout.value.location)
-                }
-            } else {
-                fail("invalid connect_timeout '\(text)'; write seconds (10) or a duration with a unit (500ms, 10s)",
-                     at: timeout.value.location)
-            }
-        }
+        if let timeout = map.entry("connect_timeout") { ice.connectTimeout = decodeConnectTimeout(timeout) ?? ice.connectTimeout }
         return ice
+    }
+
+    /// `ice.connect_timeout`: seconds, more than 0 and at most 600.
+    private mutating func decodeConnectTimeout(_ timeout: SpecEntry) -> Double? {
+        guard let text = text(timeout) else { return nil }
+        if let seconds = SpecScalars.durationSeconds(text) {
+            if seconds > 0, seconds <= 600 {
+                return seconds
+            } else {
+                fail(
+                    "'connect_timeout' must be more than 0 and at most 600 seconds, got \(text)",
+                    at: timeout.value.location)
+            }
+        } else {
+            fail(
+                "invalid connect_timeout '\(text)'; write seconds (10) or a duration with a unit (500ms, 10s)",
+                at: timeout.value.location)
+        }
+        return nil
     }
 }

@@ -34,8 +34,9 @@ extension SpecDecoder {
             spec.host = host
             spec.port = port ?? 5222
         } else {
-            fail("'server' is HOST or HOST:PORT (port 1–65535), e.g. 127.0.0.1:5222 or [::1]:5222; got '\(text.prefix(80))'",
-                 at: server.value.location)
+            fail(
+                "'server' is HOST or HOST:PORT (port 1–65535), e.g. 127.0.0.1:5222 or [::1]:5222; got '\(text.prefix(80))'",
+                at: server.value.location)
         }
     }
 
@@ -50,8 +51,9 @@ extension SpecDecoder {
                     spec.peer = p.description
                 }
             } else {
-                fail("'peer' must be an XMPP address (user@domain, or user@domain/resource for one device); got '\(text.prefix(80))'",
-                     at: peer.value.location)
+                fail(
+                    "'peer' must be an XMPP address (user@domain, or user@domain/resource for one device); got '\(text.prefix(80))'",
+                    at: peer.value.location)
             }
         }
         if let allow = map.entry("allow"), let items = list(allow) {
@@ -77,8 +79,10 @@ extension SpecDecoder {
             switch mode {
             case "required": spec.tlsRequired = true
             case "offered": spec.tlsRequired = false
-            default: fail("'tls' is required (refuse servers without STARTTLS) or offered (use it when offered); got '\(mode.prefix(40))'",
-                          at: tls.value.location)
+            default:
+                fail(
+                    "'tls' is required (refuse servers without STARTTLS) or offered (use it when offered); got '\(mode.prefix(40))'",
+                    at: tls.value.location)
             }
         }
         if let ca = map.entry("ca"), let path = nonEmptyText(ca) {
@@ -87,8 +91,9 @@ extension SpecDecoder {
             if FileManager.default.isReadableFile(atPath: resolved) {
                 spec.ca = resolved
             } else {
-                fail("'ca' names \(resolved), which cannot be read; give the PEM file of the certificates to trust for the server",
-                     at: ca.value.location)
+                fail(
+                    "'ca' names \(resolved), which cannot be read; give the PEM file of the certificates to trust for the server",
+                    at: ca.value.location)
             }
         }
     }

@@ -59,15 +59,17 @@ struct SpecDecoder {
 
     mutating func decode(root: SpecNode) -> PipelineSpec? {
         guard let entries = root.entries else {
-            fail("expected a mapping of sections (send, receive, transport, ...) at the top level, got \(root.kindDescription); start the file with e.g. `send:`",
-                 at: SourceLocation(file: file, line: 1, column: 1))
+            fail(
+                "expected a mapping of sections (send, receive, transport, ...) at the top level, got \(root.kindDescription); start the file with e.g. `send:`",
+                at: SourceLocation(file: file, line: 1, column: 1))
             return nil
         }
         checkKeys(entries, allowed: Self.rootKeys, context: "at the top level")
 
         if let entry = entries.entry("version"), let version = integer(entry, range: 0...Int.max), version != 1 {
-            fail("unsupported version \(version); this Sluice reads version 1 (write `version: 1` or leave it out)",
-                 at: entry.value.location)
+            fail(
+                "unsupported version \(version); this Sluice reads version 1 (write `version: 1` or leave it out)",
+                at: entry.value.location)
         }
         var name = Self.defaultName(for: file)
         if let entry = entries.entry("name"), let text = text(entry) { name = text }
@@ -80,8 +82,9 @@ struct SpecDecoder {
         let sendEntry = entries.entry("send"), receiveEntry = entries.entry("receive")
         let send = sendEntry.map { decodeSend($0) }
         let receive = receiveEntry.map { decodeReceive($0, transport: transport) }
-        var spec = combine(root: entries, transport: transport, send: send, receive: receive,
-                           name: name, description: description)
+        var spec = combine(
+            root: entries, transport: transport, send: send, receive: receive,
+            name: name, description: description)
         spec?.plugins = plugins
         return spec
     }
@@ -107,11 +110,14 @@ struct SpecDecoder {
     /// kind's section rules (`Transport.sections`), then its own (`Transport.complete`:
     /// loopback adds a default receive branch for a send branch the file gives none); the
     /// abilities a branch asks of the kind (mosaic, mix, renditions).
-    private mutating func combine(root: [SpecEntry], transport: TransportSpec,
-                                  send: Side<SendBranchSpec>?, receive: Side<ReceiveBranchSpec>?,
-                                  name: String, description: String?) -> PipelineSpec? {
-        var draft = SpecDraft(transport: transport, send: send, receive: receive,
-                              fileStart: SourceLocation(file: file, line: 1, column: 1))
+    private mutating func combine(
+        root: [SpecEntry], transport: TransportSpec,
+        send: Side<SendBranchSpec>?, receive: Side<ReceiveBranchSpec>?,
+        name: String, description: String?
+    ) -> PipelineSpec? {
+        var draft = SpecDraft(
+            transport: transport, send: send, receive: receive,
+            fileStart: SourceLocation(file: file, line: 1, column: 1))
         if draft.sendPresent.isEmpty, draft.receivePresent.isEmpty { failNoBranch(draft) }
         if let kind = transport.kind.transport {
             applySectionRules(kind, to: draft)
@@ -120,19 +126,23 @@ struct SpecDecoder {
         checkAbilities(draft)
         guard diagnostics.isEmpty else { return nil }
         let sendSpec = send.map { SendSpec(video: $0.video, audio: $0.audio) }
-        let receiveSpec: ReceiveSpec? = (draft.receiveVideo == nil && draft.receiveAudio == nil && receive == nil)
+        let receiveSpec: ReceiveSpec? =
+            (draft.receiveVideo == nil && draft.receiveAudio == nil && receive == nil)
             ? nil : ReceiveSpec(video: draft.receiveVideo, audio: draft.receiveAudio)
-        return PipelineSpec(file: file, name: name, description: description, transport: transport,
-                            send: sendSpec, receive: receiveSpec)
+        return PipelineSpec(
+            file: file, name: name, description: description, transport: transport,
+            send: sendSpec, receive: receiveSpec)
     }
 
     private mutating func failNoBranch(_ draft: SpecDraft) {
         if let send = draft.send {
-            fail("send has no video or audio branch; add one, e.g. `video: {capture: {kind: test}}`",
-                 at: send.key.keyLocation)
+            fail(
+                "send has no video or audio branch; add one, e.g. `video: {capture: {kind: test}}`",
+                at: send.key.keyLocation)
         } else if let receive = draft.receive {
-            fail("receive has no video or audio branch, and there is no send section; add `send:` with a video or audio branch",
-                 at: receive.key.keyLocation)
+            fail(
+                "receive has no video or audio branch, and there is no send section; add `send:` with a video or audio branch",
+                at: receive.key.keyLocation)
         } else {
             fail("the file has no send or receive section; add e.g. `send: {video: {capture: {kind: test}}}`", at: draft.fileStart)
         }
@@ -170,16 +180,18 @@ struct SpecDecoder {
         }
         if !abilities.contains(.renditions), let rung = draft.send?.video?.encode.renditions.first, let at = rung.location {
             let kinds = TransportRegistry.all.filter { $0.abilities.contains(.renditions) }.map { "'\($0.kind)'" }
-            fail("renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(KindRegistry<any Transport>.list(kinds)) "
-                 + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
+            fail(
+                "renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(KindRegistry<any Transport>.list(kinds)) "
+                    + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
         }
     }
 
     /// The receive branch loopback adds for a send branch the file gives no receiver:
     /// automatic decoding, no filters, a `stats` sink, located at the send branch.
     static func defaultReceiveBranch(for send: SendBranchSpec) -> ReceiveBranchSpec {
-        ReceiveBranchSpec(media: send.media, sink: SinkSpec(kind: .stats, location: send.location),
-                          location: send.location)
+        ReceiveBranchSpec(
+            media: send.media, sink: SinkSpec(kind: .stats, location: send.location),
+            location: send.location)
     }
 
     /// In loopback, a receive branch that restricts `codecs` must accept what is sent.
@@ -187,8 +199,9 @@ struct SpecDecoder {
         for branch in receive where !branch.codecs.isEmpty {
             let sent = branch.media == .video ? send?.video : send?.audio
             guard let sent, !branch.codecs.contains(sent.encode.codec) else { continue }
-            fail("receive.\(branch.media) accepts \(branch.codecs.map(\.rawValue).joined(separator: ", ")) but send.\(branch.media) sends \(sent.encode.codec.rawValue); add \(sent.encode.codec.rawValue) to codecs or change send.\(branch.media).encode.codec",
-                 at: codecsLocations[branch.media] ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1))
+            fail(
+                "receive.\(branch.media) accepts \(branch.codecs.map(\.rawValue).joined(separator: ", ")) but send.\(branch.media) sends \(sent.encode.codec.rawValue); add \(sent.encode.codec.rawValue) to codecs or change send.\(branch.media).encode.codec",
+                at: codecsLocations[branch.media] ?? branch.location ?? SourceLocation(file: file, line: 1, column: 1))
         }
     }
 
@@ -199,8 +212,10 @@ struct SpecDecoder {
 
     /// Reports every key of `entries` not in `allowed`, at the key, with `hint(key)` or a
     /// did-you-mean (or the list of valid keys when nothing is close).
-    mutating func checkKeys(_ entries: [SpecEntry], allowed: [String], context: String,
-                            hint: (String) -> String? = { _ in nil }) {
+    mutating func checkKeys(
+        _ entries: [SpecEntry], allowed: [String], context: String,
+        hint: (String) -> String? = { _ in nil }
+    ) {
         for entry in entries where !allowed.contains(entry.key) {
             var message = "unknown key '\(entry.key)' \(context)"
             if let hint = hint(entry.key) {
@@ -222,8 +237,9 @@ struct SpecDecoder {
         case .scalar(_, isNull: true): return []
         case .reported: return nil
         case .scalar, .sequence:
-            fail("expected a mapping for '\(entry.key)', got \(entry.value.kindDescription); write its keys indented below `\(entry.key):`",
-                 at: entry.value.location)
+            fail(
+                "expected a mapping for '\(entry.key)', got \(entry.value.kindDescription); write its keys indented below `\(entry.key):`",
+                at: entry.value.location)
             return nil
         }
     }
@@ -236,8 +252,9 @@ struct SpecDecoder {
         case .scalar: return [entry.value]
         case .reported: return nil
         case .mapping:
-            fail("expected a list for '\(entry.key)', got a mapping; write `\(entry.key): [a, b]` or one `- item` per line",
-                 at: entry.value.location)
+            fail(
+                "expected a list for '\(entry.key)', got a mapping; write `\(entry.key): [a, b]` or one `- item` per line",
+                at: entry.value.location)
             return nil
         }
     }
@@ -317,13 +334,16 @@ struct SpecDecoder {
     mutating func word(_ node: SpecNode, name: String, what: String, choices: [String]) -> String? {
         guard let text = text(node, name: name) else { return nil }
         if choices.contains(text) { return text }
-        fail("unknown \(what) '\(text)'; expected one of \(choices.joined(separator: ", "))"
-             + Suggestions.didYouMean(text, in: choices), at: node.location)
+        fail(
+            "unknown \(what) '\(text)'; expected one of \(choices.joined(separator: ", "))"
+                + Suggestions.didYouMean(text, in: choices), at: node.location)
         return nil
     }
 
-    mutating func choice<E: RawRepresentable & CaseIterable>(_ entry: SpecEntry, what: String,
-                                                            as type: E.Type = E.self) -> E? where E.RawValue == String {
+    mutating func choice<E: RawRepresentable & CaseIterable>(
+        _ entry: SpecEntry, what: String,
+        as type: E.Type = E.self
+    ) -> E? where E.RawValue == String {
         word(entry.value, name: entry.key, what: what, choices: E.allCases.map(\.rawValue))
             .flatMap(E.init(rawValue:))
     }
@@ -337,18 +357,22 @@ struct SpecDecoder {
         for property in entries {
             guard case .scalar(let value, let isNull) = property.value.content else {
                 if case .reported = property.value.content { continue }
-                fail("property '\(property.key)' needs a single value such as 5 or horizontal-flip, got \(property.value.kindDescription)",
-                     at: property.value.location)
+                fail(
+                    "property '\(property.key)' needs a single value such as 5 or horizontal-flip, got \(property.value.kindDescription)",
+                    at: property.value.location)
                 continue
             }
             if isNull {
-                fail("missing value for property '\(property.key)'; give it a value or remove it",
-                     at: property.value.location)
+                fail(
+                    "missing value for property '\(property.key)'; give it a value or remove it",
+                    at: property.value.location)
                 continue
             }
             specs.append(Property(name: property.key, value: value, location: property.keyLocation))
-            uses.append(SpecPropertyUse(name: property.key, nameLocation: property.keyLocation,
-                                        value: value, valueLocation: property.value.location))
+            uses.append(
+                SpecPropertyUse(
+                    name: property.key, nameLocation: property.keyLocation,
+                    value: value, valueLocation: property.value.location))
         }
         return (specs, uses)
     }
@@ -360,8 +384,9 @@ struct SpecDecoder {
             $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.+".unicodeScalars.contains($0))
         }
         guard valid else {
-            fail("'\(name)' is not an element name; put properties under `properties:`, or use `gst:` for a launch fragment",
-                 at: entry.value.location)
+            fail(
+                "'\(name)' is not an element name; put properties under `properties:`, or use `gst:` for a launch fragment",
+                at: entry.value.location)
             return nil
         }
         return name

@@ -10,8 +10,10 @@ struct SpecDraft {
     /// Line 1, column 1 of the file: where a problem of the whole file is reported.
     var fileStart: SourceLocation
 
-    init(transport: TransportSpec, send: SpecDecoder.Side<SendBranchSpec>?, receive: SpecDecoder.Side<ReceiveBranchSpec>?,
-         fileStart: SourceLocation) {
+    init(
+        transport: TransportSpec, send: SpecDecoder.Side<SendBranchSpec>?, receive: SpecDecoder.Side<ReceiveBranchSpec>?,
+        fileStart: SourceLocation
+    ) {
         self.transport = transport; self.send = send; self.receive = receive
         receiveVideo = receive?.video; receiveAudio = receive?.audio
         self.fileStart = fileStart

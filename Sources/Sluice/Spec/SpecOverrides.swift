@@ -35,23 +35,26 @@ enum SpecOverrides {
         let file = fileName(for: argument)
         let scalars = Array(argument.unicodeScalars)
         guard let eq = scalars.firstIndex(of: "=") else {
-            return .failure(OverrideError(
-                "missing '=' in --set '\(argument)'; write --set path.to.key=value, e.g. --set send.video.encode.codec=vp9",
-                at: SourceLocation(file: file, line: 1, column: 1)))
+            return .failure(
+                OverrideError(
+                    "missing '=' in --set '\(argument)'; write --set path.to.key=value, e.g. --set send.video.encode.codec=vp9",
+                    at: SourceLocation(file: file, line: 1, column: 1)))
         }
         guard eq > 0 else {
-            return .failure(OverrideError(
-                "empty path in --set '\(argument)'; write --set path.to.key=value",
-                at: SourceLocation(file: file, line: 1, column: 1)))
+            return .failure(
+                OverrideError(
+                    "empty path in --set '\(argument)'; write --set path.to.key=value",
+                    at: SourceLocation(file: file, line: 1, column: 1)))
         }
         var path: [(String, Int)] = []
         var start = 0
         for i in 0...eq where i == eq || scalars[i] == "." {
             let key = String(String.UnicodeScalarView(scalars[start..<i]))
             if key.isEmpty {
-                return .failure(OverrideError(
-                    "empty key in path '\(String(String.UnicodeScalarView(scalars[0..<eq])))' of --set; separate keys with single dots, e.g. send.video.encode.codec",
-                    at: SourceLocation(file: file, line: 1, column: start + 1)))
+                return .failure(
+                    OverrideError(
+                        "empty key in path '\(String(String.UnicodeScalarView(scalars[0..<eq])))' of --set; separate keys with single dots, e.g. send.video.encode.codec",
+                        at: SourceLocation(file: file, line: 1, column: start + 1)))
             }
             path.append((key, start + 1))
             start = i + 1
@@ -67,7 +70,8 @@ enum SpecOverrides {
         let here = SourceLocation(file: file, line: 1, column: column)
         let plain = SpecNode(.scalar(text, isNull: text.isEmpty), at: here)
         guard !text.isEmpty,
-              let node = try? Yams.compose(yaml: text, Resolver.default, Constructor.default, .utf8) else {
+            let node = try? Yams.compose(yaml: text, Resolver.default, Constructor.default, .utf8)
+        else {
             return plain
         }
         func convert(_ node: Node, depth: Int) -> SpecNode? {
@@ -121,7 +125,9 @@ enum SpecOverrides {
         case .scalar(_, isNull: true), .reported: entries = []
         case .scalar, .sequence:
             let parent = depth == 0 ? "the top level" : "'\(override.path[depth - 1].key)'"
-            let at = depth == 0 ? keyLocation
+            let at =
+                depth == 0
+                ? keyLocation
                 : SourceLocation(file: override.file, line: 1, column: override.path[depth - 1].column)
             return Diagnostic(
                 "--set path '\(override.path.map(\.key).joined(separator: "."))' goes through \(parent), which is \(node.kindDescription), not a mapping; set \(parent == "the top level" ? "a key" : parent) as a whole instead",

@@ -25,8 +25,9 @@ enum SpecScalars {
     static func number(_ raw: String) -> Double? {
         let text = raw.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty,
-              text.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || "+-.eE".unicodeScalars.contains($0) }),
-              let value = Double(text), value.isFinite else { return nil }
+            text.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || "+-.eE".unicodeScalars.contains($0) }),
+            let value = Double(text), value.isFinite
+        else { return nil }
         return value
     }
 
@@ -104,7 +105,8 @@ enum SpecScalars {
         guard parts.count == 4 else { return false }
         return parts.allSatisfy { part in
             guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = Int(part) else { return false }
+                let value = Int(part)
+            else { return false }
             return value <= 255
         }
     }
@@ -164,7 +166,8 @@ enum SpecScalars {
         }
         if let port {
             guard case .value(let value) = integer(String(port)), (1...65535).contains(value),
-                  port.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                port.allSatisfy({ $0.isASCII && $0.isNumber })
+            else {
                 return "port '\(port)' is not a number from 1 to 65535"
             }
         }

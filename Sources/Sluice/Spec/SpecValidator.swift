@@ -20,9 +20,10 @@ struct SpecValidator {
         for use in elements { check(use) }
         for fragment in fragments {
             if let message = catalog.checkFragment(GstLaunchFragment.normalized(fragment.text)) {
-                diagnostics.append(Diagnostic(
-                    "invalid gst fragment '\(fragment.text)': \(message); check it with gst-launch-1.0",
-                    at: fragment.location))
+                diagnostics.append(
+                    Diagnostic(
+                        "invalid gst fragment '\(fragment.text)': \(message); check it with gst-launch-1.0",
+                        at: fragment.location))
             }
         }
     }
@@ -37,16 +38,18 @@ struct SpecValidator {
         for property in use.properties {
             guard names.contains(property.name) else {
                 let suggestion = Suggestions.didYouMean(property.name, in: names)
-                diagnostics.append(Diagnostic(
-                    "element '\(use.factory)' has no property '\(property.name)'"
-                        + (suggestion.isEmpty ? "; list its properties with gst-inspect-1.0 \(use.factory)" : suggestion),
-                    at: property.nameLocation))
+                diagnostics.append(
+                    Diagnostic(
+                        "element '\(use.factory)' has no property '\(property.name)'"
+                            + (suggestion.isEmpty ? "; list its properties with gst-inspect-1.0 \(use.factory)" : suggestion),
+                        at: property.nameLocation))
                 continue
             }
             if let reason = catalog.checkProperty(factory: use.factory, property: property.name, value: property.value) {
-                diagnostics.append(Diagnostic(
-                    "invalid value '\(property.value)' for \(use.factory) property '\(property.name)': \(reason)",
-                    at: property.valueLocation))
+                diagnostics.append(
+                    Diagnostic(
+                        "invalid value '\(property.value)' for \(use.factory) property '\(property.name)': \(reason)",
+                        at: property.valueLocation))
             }
         }
     }
@@ -62,14 +65,17 @@ struct SpecValidator {
     private mutating func reportMissing(_ factory: String, at location: SourceLocation, named: Bool) {
         guard reportedMissing.insert(factory).inserted else { return }
         if KnownElements.provider(of: factory) != nil || !named {
-            diagnostics.append(Diagnostic(KnownElements.missingHint(for: factory), at: location,
-                                          category: .missingElement))
+            diagnostics.append(
+                Diagnostic(
+                    KnownElements.missingHint(for: factory), at: location,
+                    category: .missingElement))
             return
         }
         let candidates = Set(catalog.installedFactories()).union(KnownElements.allNames)
         let suggestion = Suggestions.didYouMean(factory, in: candidates.sorted())
-        diagnostics.append(Diagnostic(
-            "unknown element '\(factory)'" + (suggestion.isEmpty ? "; check the name with gst-inspect-1.0" : suggestion),
-            at: location))
+        diagnostics.append(
+            Diagnostic(
+                "unknown element '\(factory)'" + (suggestion.isEmpty ? "; check the name with gst-inspect-1.0" : suggestion),
+                at: location))
     }
 }

@@ -32,7 +32,7 @@ enum SpecYAMLReader {
             return (nil, [refused])
         }
         var source = positions.scalars
-        var originals: [String] = []  // placeholder index → the key it replaced
+        var originals: [String] = [] // placeholder index → the key it replaced
         while true {
             let node: Node?
             do {
@@ -42,8 +42,10 @@ enum SpecYAMLReader {
             } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
                 let name = duplicates.first ?? ""
                 if originals.count < duplicateLimit,
-                   let renamed = neutralizeKey(in: source, positions: positions, at: context.mark,
-                                               index: originals.count) {
+                    let renamed = neutralizeKey(
+                        in: source, positions: positions, at: context.mark,
+                        index: originals.count)
+                {
                     source = renamed
                     originals.append(name)
                     continue
@@ -59,38 +61,54 @@ enum SpecYAMLReader {
 
     /// Refuses text that Yams cannot be given safely: nesting too deep for a small thread
     /// stack, or keys built from lists, mappings or aliases (nil: it may be parsed).
-    private static func refuseBeforeParsing(_ text: String, positions: SpecTextPositions,
-                                            location locationAt: (Int, Int) -> SourceLocation) -> Diagnostic? {
+    private static func refuseBeforeParsing(
+        _ text: String, positions: SpecTextPositions,
+        location locationAt: (Int, Int) -> SourceLocation
+    ) -> Diagnostic? {
         // Yams composes recursively; refuse absurd nesting before it can exhaust a small
         // thread stack (libyaml's own limit, 1000 levels, is too deep for 512 KiB).
         if let line = nestingTooDeep(positions) {
-            return Diagnostic("the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
-                              at: locationAt(line, 1))
+            return Diagnostic(
+                "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
+                at: locationAt(line, 1))
         }
         // Yams hashes mapping keys to find duplicates; a key built from nested aliases takes
         // exponential time to hash. Pipeline keys are plain names, so refuse such keys early.
         if let line = aliasedComplexKeyLine(text) {
-            return Diagnostic("a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`",
-                              at: locationAt(line, 1))
+            return Diagnostic(
+                "a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`",
+                at: locationAt(line, 1))
         }
         return nil
     }
 
     /// The parsed node as a `SpecNode` tree with the diagnostics of converting it, or nothing
     /// but a diagnostic when aliases expand it past `nodeBudget` or it nests past `depthLimit`.
-    private static func convert(_ node: Node, originals: [String], location: @escaping (Mark?) -> SourceLocation,
-                                locationAt: (Int, Int) -> SourceLocation) -> (root: SpecNode?, diagnostics: [Diagnostic]) {
+    private static func convert(
+        _ node: Node, originals: [String], location: @escaping (Mark?) -> SourceLocation,
+        locationAt: (Int, Int) -> SourceLocation
+    ) -> (root: SpecNode?, diagnostics: [Diagnostic]) {
         var converter = Converter(location: location, originals: originals)
         let root = converter.convert(node)
         if converter.overBudget {
-            return (nil, [Diagnostic(
-                "the file expands to more than \(nodeBudget) YAML nodes (through aliases); simplify it",
-                at: locationAt(1, 1))])
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        "the file expands to more than \(nodeBudget) YAML nodes (through aliases); simplify it",
+                        at: locationAt(1, 1))
+                ]
+            )
         }
         if let tooDeep = converter.tooDeep {
-            return (nil, [Diagnostic(
-                "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
-                at: tooDeep)])
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        "the file nests more than \(depthLimit) levels deep; a pipeline file needs far fewer",
+                        at: tooDeep)
+                ]
+            )
         }
         return (root, converter.diagnostics)
     }
@@ -193,18 +211,22 @@ enum SpecYAMLReader {
     /// First scalar of a placeholder key: U+F0000 + index (Supplementary Private Use Area-A).
     static func placeholderIndex(of key: String) -> Int? {
         guard let first = key.unicodeScalars.first, first.value >= 0xF0000,
-              first.value < 0xF0000 + UInt32(duplicateLimit) else { return nil }
+            first.value < 0xF0000 + UInt32(duplicateLimit)
+        else { return nil }
         return Int(first.value - 0xF0000)
     }
 
     /// Replaces the first character of the key that starts at `mark` with a placeholder
     /// scalar, keeping every position in the text unchanged. nil if the key is not a simple
     /// plain or quoted scalar.
-    private static func neutralizeKey(in source: [Unicode.Scalar], positions: SpecTextPositions,
-                                      at mark: Mark, index: Int) -> [Unicode.Scalar]? {
+    private static func neutralizeKey(
+        in source: [Unicode.Scalar], positions: SpecTextPositions,
+        at mark: Mark, index: Int
+    ) -> [Unicode.Scalar]? {
         guard var offset = positions.offset(line: mark.line, column: mark.column),
-              offset < source.count,
-              let placeholder = Unicode.Scalar(0xF0000 + UInt32(index)) else { return nil }
+            offset < source.count,
+            let placeholder = Unicode.Scalar(0xF0000 + UInt32(index))
+        else { return nil }
         let first = source[offset]
         if first == "\"" || first == "'" {
             offset += 1
@@ -212,7 +234,8 @@ enum SpecYAMLReader {
             let c = source[offset]
             if c == first || c == "\\" || c == "\n" || c == "\r" { return nil }
         } else if "-?:,[]{}#&*!|>%@`".unicodeScalars.contains(first) || first == " " || first == "\t"
-                    || first == "\n" || first == "\r" {
+            || first == "\n" || first == "\r"
+        {
             return nil
         }
         var out = source
@@ -273,9 +296,10 @@ enum SpecYAMLReader {
             var placeholders: [(position: Int, original: String)] = []
             for (keyNode, valueNode) in mapping {
                 guard case .scalar(let keyScalar) = keyNode else {
-                    diagnostics.append(Diagnostic(
-                        "a key must be a plain name, got \(keyNode.isMappingOrSequenceDescription); write `name: value`",
-                        at: location(keyNode.mark)))
+                    diagnostics.append(
+                        Diagnostic(
+                            "a key must be a plain name, got \(keyNode.isMappingOrSequenceDescription); write `name: value`",
+                            at: location(keyNode.mark)))
                     continue
                 }
                 let value = convert(valueNode)
@@ -295,8 +319,10 @@ enum SpecYAMLReader {
                 var j = placeholder.position + 1
                 while j < entries.count {
                     if effectiveName(j) == placeholder.original {
-                        diagnostics.append(duplicate(placeholder.original, second: entries[j],
-                                                     first: entries[placeholder.position].keyLocation))
+                        diagnostics.append(
+                            duplicate(
+                                placeholder.original, second: entries[j],
+                                first: entries[placeholder.position].keyLocation))
                         break
                     }
                     j += 1
@@ -324,8 +350,9 @@ enum SpecYAMLReader {
 
         private func duplicate(_ name: String, second: SpecEntry, first: SourceLocation) -> Diagnostic {
             let name = name == Self.mergeKey ? "<<" : name
-            return Diagnostic("duplicate key '\(name)' (first at line \(first.line)); keep only one of them",
-                       at: second.keyLocation)
+            return Diagnostic(
+                "duplicate key '\(name)' (first at line \(first.line)); keep only one of them",
+                at: second.keyLocation)
         }
 
         /// YAML merge keys: `<<: *defaults` or `<<: [*a, *b]`; explicit keys win, then
@@ -337,9 +364,10 @@ enum SpecYAMLReader {
                 if case .sequence(let items) = value.content { sources = items } else { sources = [value] }
                 for source in sources {
                     guard let merged = source.entries else {
-                        diagnostics.append(Diagnostic(
-                            "'<<' merges a mapping, e.g. `<<: *defaults`; got \(source.kindDescription)",
-                            at: source.location))
+                        diagnostics.append(
+                            Diagnostic(
+                                "'<<' merges a mapping, e.g. `<<: *defaults`; got \(source.kindDescription)",
+                                at: source.location))
                         continue
                     }
                     for entry in merged where !result.contains(where: { $0.key == entry.key }) {
@@ -353,34 +381,41 @@ enum SpecYAMLReader {
 
     // MARK: - Syntax errors
 
-    private static func syntaxDiagnostic(_ error: any Error, positions: SpecTextPositions,
-                                         location locationAt: (Int, Int) -> SourceLocation) -> Diagnostic {
+    private static func syntaxDiagnostic(
+        _ error: any Error, positions: SpecTextPositions,
+        location locationAt: (Int, Int) -> SourceLocation
+    ) -> Diagnostic {
         func location(_ mark: Mark?) -> SourceLocation { locationAt(mark?.line ?? 1, mark?.column ?? 1) }
         guard let yamlError = error as? YamlError else {
             return Diagnostic("cannot parse YAML: \(error)", at: location(nil))
         }
         switch yamlError {
         case .scanner(let context, let problem, let mark, _),
-             .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
-            return Diagnostic(syntaxMessage(problem: problem, context: context, mark: mark, positions: positions),
-                              at: location(mark))
+            .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            return Diagnostic(
+                syntaxMessage(problem: problem, context: context, mark: mark, positions: positions),
+                at: location(mark))
         case .reader(let problem, let offset, _, let yaml):
             var position = (line: 1, column: 1)
             if let offset, offset >= 0,
-               let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) {
+                let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex)
+            {
                 let scalarOffset = yaml.unicodeScalars.distance(from: yaml.unicodeScalars.startIndex, to: index)
                 position = positions.position(ofOffset: scalarOffset)
             }
-            return Diagnostic("YAML syntax error: \(problem); remove or replace that character",
-                              at: locationAt(position.line, position.column))
+            return Diagnostic(
+                "YAML syntax error: \(problem); remove or replace that character",
+                at: locationAt(position.line, position.column))
         default:
             return Diagnostic("cannot parse YAML: \(yamlError)", at: location(nil))
         }
     }
 
-    private static func syntaxMessage(problem: String, context: YamlError.Context?, mark: Mark,
-                                      positions: SpecTextPositions) -> String {
+    private static func syntaxMessage(
+        problem: String, context: YamlError.Context?, mark: Mark,
+        positions: SpecTextPositions
+    ) -> String {
         if problem.contains("another document") {
             return "more than one YAML document; a pipeline file holds a single document, so remove the extra '---'"
         }
@@ -388,7 +423,8 @@ enum SpecYAMLReader {
         if let context, !context.text.isEmpty {
             message += " (\(context.text) at line \(context.mark.line))"
         }
-        let atTab = positions.offset(line: mark.line, column: mark.column)
+        let atTab =
+            positions.offset(line: mark.line, column: mark.column)
             .map { $0 < positions.scalars.count && positions.scalars[$0] == "\t" } ?? false
         let opened = context.map { " opened at line \($0.mark.line)" } ?? ""
         let hint: String

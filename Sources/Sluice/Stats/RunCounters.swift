@@ -141,7 +141,8 @@ extension Array where Element == StartUpStep {
     /// nothing waited for it (made before PLAYING, or in an earlier run of the process).
     public var dtlsKeyWaitMs: Double? {
         guard let key = first(where: { $0.step == StartUpStep.dtlsKey })?.at_ms,
-              let playing = first(where: { $0.step == StartUpStep.playing })?.at_ms, key > playing else { return nil }
+            let playing = first(where: { $0.step == StartUpStep.playing })?.at_ms, key > playing
+        else { return nil }
         return key - playing
     }
 

@@ -28,7 +28,8 @@ public struct LiveStats: Sendable {
         var f: [String: PipelineEvent.Value] = [
             "elapsed_s": .number(elapsed), "send_fps": .number(sendFps), "receive_fps": .number(receiveFps),
             "audio_buffers_per_s": .number(receiveAudioPerSecond), "bitrate_kbps": .number(bitrateKbps),
-            "encoded_video_kbps": .number(encodedVideoKbps), "ice_state": .text(iceState)]
+            "encoded_video_kbps": .number(encodedVideoKbps), "ice_state": .text(iceState)
+        ]
         if let roundTripMs { f["rtt_ms"] = .number(roundTripMs) }
         if let receiveAudioLevelDB { f["receive_audio_level_db"] = .number(receiveAudioLevelDB) }
         if let c = congestion {
@@ -246,13 +247,17 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
             lines.append(String(format: "  receive video  %d frames %dx%d %.1f fps %@", v.frames, v.width, v.height, v.fps, v.codec ?? ""))
         }
         if let a = receive.audio { lines.append("  receive audio  \(a.buffers) buffers \(a.codec ?? "")") }
-        lines.append("  first frame    " + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) + (start_up_steps ?? []).dtlsKeyWaitNote }
-                                                   ?? "never"))
+        lines.append(
+            "  first frame    "
+                + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) + (start_up_steps ?? []).dtlsKeyWaitNote }
+                    ?? "never"))
         if let steps = start_up_steps, !steps.isEmpty {
             lines.append("  start-up       " + SummaryText.steps(steps))
         }
-        lines.append(String(format: "  network        %.0f kbit/s, %d packets lost, rtt %@", network.bitrate_kbps,
-                            network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
+        lines.append(
+            String(
+                format: "  network        %.0f kbit/s, %d packets lost, rtt %@", network.bitrate_kbps,
+                network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
         lines.append("  ice            \(ice_state)")
         for f in filters {
             var line = "  filter \(f.filter.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f.frames) frames"
@@ -262,7 +267,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
             lines.append(line)
         }
         for d in data_channels {
-            lines.append("  data \(d.label.padding(toLength: 10, withPad: " ", startingAt: 0)) \(d.opened ? "open" : "never opened"), \(d.sent) sent, \(d.received) received")
+            lines.append(
+                "  data \(d.label.padding(toLength: 10, withPad: " ", startingAt: 0)) \(d.opened ? "open" : "never opened"), \(d.sent) sent, \(d.received) received"
+            )
         }
         if let s = session {
             var line = "  session        \(s.role)" + (s.id.map { " \($0)" } ?? "")

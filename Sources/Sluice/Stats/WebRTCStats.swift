@@ -95,7 +95,8 @@ public struct WebRTCStats: Sendable, Equatable {
     /// when the reply does not say).
     private static func reportIsAbout(_ s: Structure) -> Bool {
         guard let ssrc = s.get("ssrc", as: UInt32.self),
-              let rb = s.structure("gst-rtpsource-stats")?.get("rb-ssrc", as: UInt32.self) else { return true }
+            let rb = s.structure("gst-rtpsource-stats")?.get("rb-ssrc", as: UInt32.self)
+        else { return true }
         return rb == ssrc
     }
 

@@ -21,8 +21,9 @@ struct AppRTCTransport: Transport {
     let keys = ["endpoint", "room"]
 
     func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
-        let endpoint = decoder.decodeEndpoint(map, kind: kind, example: "http://127.0.0.1:8443 (the server; the room goes in 'room')",
-                                              at: location)
+        let endpoint = decoder.decodeEndpoint(
+            map, kind: kind, example: "http://127.0.0.1:8443 (the server; the room goes in 'room')",
+            at: location)
         guard let room = map.entry("room") else {
             decoder.fail("transport kind 'apprtc' needs a 'room' to join", at: location)
             return nil
@@ -49,8 +50,9 @@ struct AppRTCTransport: Transport {
         // The second peer answers: what it sends waits for the offer's payload types.
         if !joined.isInitiator { c.builder.holdSend() }
         let remote = RoomSession(peer: p, joined: joined, builder: c.builder, spec: spec, logger: c.logger)
-        return TransportSetup(peer: p, session: remote,
-                              opensChannels: joined.isInitiator ? p.webrtcbin : nil,
-                              acceptsChannels: joined.isInitiator ? nil : p.webrtcbin)
+        return TransportSetup(
+            peer: p, session: remote,
+            opensChannels: joined.isInitiator ? p.webrtcbin : nil,
+            acceptsChannels: joined.isInitiator ? nil : p.webrtcbin)
     }
 }

@@ -11,8 +11,9 @@ extension TransportKind {
 struct CameraTransport: Transport {
     let kind = TransportKind.camera
     let keys = ["endpoint", "token"]
-    let sections = TransportSections(send: .forbidden("plays a camera: remove send (the camera sends)"),
-                                      receive: .required("needs a receive section for what the camera sends"))
+    let sections = TransportSections(
+        send: .forbidden("plays a camera: remove send (the camera sends)"),
+        receive: .required("needs a receive section for what the camera sends"))
     /// The camera API takes a data channel: a file that declares none gets this one.
     let requiredDataChannel: String? = "sluice"
 
@@ -20,8 +21,9 @@ struct CameraTransport: Transport {
         let example = "http://127.0.0.1:8443/enterprises/PROJECT/devices/NAME"
         guard let settings = decoder.decodeEndpointSettings(map, kind: kind, example: example, at: location) else { return nil }
         guard settings.endpoint.contains("/devices/") else {
-            decoder.fail("a camera endpoint is a device URL ending in /devices/NAME, e.g. \(example)",
-                         at: map.entry("endpoint")?.value.location ?? location)
+            decoder.fail(
+                "a camera endpoint is a device URL ending in /devices/NAME, e.g. \(example)",
+                at: map.entry("endpoint")?.value.location ?? location)
             return nil
         }
         return settings

@@ -41,8 +41,9 @@ struct CastTransport: Transport {
         options.height = cast.height
         let receiver: CastReceiver
         do { receiver = try await CastReceiver.start(options, logger: c.logger) } catch {
-            throw RunError("Cast: cannot accept senders on port \(cast.port): \(error); is another receiver using it? (set 'port')",
-                           at: c.spec.transport.location)
+            throw RunError(
+                "Cast: cannot accept senders on port \(cast.port): \(error); is another receiver using it? (set 'port')",
+                at: c.spec.transport.location)
         }
         c.logger.info("Cast: '\(cast.name)' accepts senders on port \(receiver.server.port)")
         return TransportSetup(session: CastSession(receiver: receiver, name: cast.name))
@@ -73,10 +74,12 @@ extension GraphBuilder {
     /// What the Cast player shows, read from its channel at the receiver's size.
     func prepareCastVideo(_ branch: ReceiveBranchSpec, channel: String, width: Int, height: Int) throws(RunError) {
         let source = try make("intervideosrc", [("channel", channel)], at: branch.location)
-        let format = try make("capsfilter", [("caps", "video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1")],
-                              at: branch.location)
-        try prepareLocalReceive(branch, source: [source], format: format, convert: try make("videoconvert", at: branch.location),
-                                at: branch.location)
+        let format = try make(
+            "capsfilter", [("caps", "video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1")],
+            at: branch.location)
+        try prepareLocalReceive(
+            branch, source: [source], format: format, convert: try make("videoconvert", at: branch.location),
+            at: branch.location)
         counters.receiveVideoWidth.store(width, ordering: .relaxed)
         counters.receiveVideoHeight.store(height, ordering: .relaxed)
         counters.note("receive.video.codec", "cast")
@@ -86,8 +89,9 @@ extension GraphBuilder {
     func prepareCastAudio(_ branch: ReceiveBranchSpec, channel: String) throws(RunError) {
         let source = try make("interaudiosrc", [("channel", channel)], at: branch.location)
         let format = try make("capsfilter", [("caps", "audio/x-raw,rate=48000,channels=2")], at: branch.location)
-        try prepareLocalReceive(branch, source: [source], format: format, convert: try make("audioconvert", at: branch.location),
-                                at: branch.location)
+        try prepareLocalReceive(
+            branch, source: [source], format: format, convert: try make("audioconvert", at: branch.location),
+            at: branch.location)
         counters.note("receive.audio.codec", "cast")
     }
 }

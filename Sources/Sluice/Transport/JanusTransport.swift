@@ -53,8 +53,9 @@ struct JanusTransport: Transport {
             }
             subscriber = WebRTCPeer(bin, label: "subscriber")
         }
-        let session = JanusSession(publisher: publisher, subscriber: subscriber, spec: janus, builder: c.builder,
-                                   transport: c.spec.transport, logger: c.logger)
+        let session = JanusSession(
+            publisher: publisher, subscriber: subscriber, spec: janus, builder: c.builder,
+            transport: c.spec.transport, logger: c.logger)
         guard let peer = publisher ?? subscriber else { return TransportSetup(session: session) }
         return TransportSetup(peer: peer, session: session)
     }

@@ -21,14 +21,16 @@ struct LANSettings: KindSettings, Equatable {
 struct LANTransport: Transport {
     let kind = TransportKind.lan
     let keys = ["peer", "stream"]
-    let sections = TransportSections(send: .forbidden("plays a stream: remove send (the peer sends)"),
-                                      receive: .required("needs a receive section for the stream it plays"))
+    let sections = TransportSections(
+        send: .forbidden("plays a stream: remove send (the peer sends)"),
+        receive: .required("needs a receive section for the stream it plays"))
 
     func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let stream = map.entry("stream").flatMap { decoder.decodeInstanceName($0) }
         guard let peer = map.entry("peer") else {
-            decoder.fail("transport kind 'lan' needs a 'peer': the name a Sluice server advertises (sluice serve --advertise NAME; sluice discover lists them)",
-                         at: location)
+            decoder.fail(
+                "transport kind 'lan' needs a 'peer': the name a Sluice server advertises (sluice serve --advertise NAME; sluice discover lists them)",
+                at: location)
             return nil
         }
         return decoder.decodeInstanceName(peer).map { LANSettings(peer: $0, stream: stream) }
@@ -41,8 +43,9 @@ struct LANTransport: Transport {
         let timeout = max(2, min(transport.ice.connectTimeout, 10))
         let found = await Self.find(name, within: timeout)
         guard let server = found else {
-            throw RunError("no Sluice server named '\(name)' answered on the local network within \(Int(timeout)) s "
-                           + "(multicast DNS, UDP 5353); `sluice discover` lists those that do", at: transport.location)
+            throw RunError(
+                "no Sluice server named '\(name)' answered on the local network within \(Int(timeout)) s "
+                    + "(multicast DNS, UDP 5353); `sluice discover` lists those that do", at: transport.location)
         }
         let streams = (server.txt["streams"] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty }
         guard let stream = settings?.stream ?? streams.first else {
@@ -75,7 +78,9 @@ struct LANTransport: Transport {
             }
             if let hit = service.instances(of: LANAdvertisement.serviceType).first(where: {
                 $0.name.lowercased() == name.lowercased() && $0.port != 0 && !$0.addresses.isEmpty
-            }) { return hit }
+            }) {
+                return hit
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return nil

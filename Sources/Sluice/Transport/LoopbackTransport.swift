@@ -17,8 +17,9 @@ struct LoopbackTransport: Transport {
     func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
         for media in MediaKind.allCases {
             if let location = draft.receivePresent[media], draft.sendPresent[media] == nil {
-                decoder.fail("receive.\(media) has nothing to receive: send has no \(media) branch; add send.\(media) or remove receive.\(media)",
-                             at: location)
+                decoder.fail(
+                    "receive.\(media) has nothing to receive: send has no \(media) branch; add send.\(media) or remove receive.\(media)",
+                    at: location)
             }
         }
         if draft.receiveVideo == nil, draft.receivePresent[.video] == nil, let branch = draft.send?.video {

@@ -10,7 +10,8 @@ struct ServerTransport: Transport {
     let abilities: TransportAbilities = [.webRTC, .renditions]
 
     func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
-        throw RunError("this file is for `sluice serve` (transport kind server): serve it with "
-            + "`sluice serve --pipeline \(c.spec.file)` or `--receive \(c.spec.file)`", at: c.spec.transport.location)
+        throw RunError(
+            "this file is for `sluice serve` (transport kind server): serve it with "
+                + "`sluice serve --pipeline \(c.spec.file)` or `--receive \(c.spec.file)`", at: c.spec.transport.location)
     }
 }

@@ -112,11 +112,12 @@ enum TransportRegistry {
     /// The keys of `transport:` every kind has.
     static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
 
-    static let kinds = KindRegistry<any Transport>([
-        LoopbackTransport(), NoTransport(), WHEPTransport(), WHIPTransport(), ServerTransport(),
-        AppRTCTransport(), LANTransport(), XMPPTransport(), JanusTransport(), CastTransport(),
-        CameraTransport(),
-    ], name: { $0.kind.rawValue })
+    static let kinds = KindRegistry<any Transport>(
+        [
+            LoopbackTransport(), NoTransport(), WHEPTransport(), WHIPTransport(), ServerTransport(),
+            AppRTCTransport(), LANTransport(), XMPPTransport(), JanusTransport(), CastTransport(),
+            CameraTransport()
+        ], name: { $0.kind.rawValue })
 
     /// Adds a kind at run time (tests; a program embedding Sluice).
     static func register(_ transport: any Transport) { kinds.register(transport) }

@@ -11,7 +11,8 @@ extension TransportContext {
             let receives = (branch.media == .video ? spec.receive?.video : spec.receive?.audio) != nil
             // In 1.22 a requested pad's transceiver has no kind until caps flow: declare it.
             guard let pad = builder.webrtcInputs[branch.media],
-                  let transceiver = pad.objectProperty("transceiver", as: Object.self) else { continue }
+                let transceiver = pad.objectProperty("transceiver", as: Object.self)
+            else { continue }
             do {
                 try transceiver.set("direction", fromString: receives ? "sendrecv" : "sendonly")
                 let caps = builder.sendParameters[branch.media]?.caps ?? EncoderPresets.rtpCaps(for: branch.encode.codec)

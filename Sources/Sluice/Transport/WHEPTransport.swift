@@ -11,8 +11,9 @@ extension TransportKind {
 struct WHEPTransport: Transport {
     let kind = TransportKind.whep
     let keys = ["endpoint", "token"]
-    let sections = TransportSections(send: .forbidden("plays a stream: remove send (the endpoint's server sends)"),
-                                      receive: .required("needs a receive section for the stream it plays"))
+    let sections = TransportSections(
+        send: .forbidden("plays a stream: remove send (the endpoint's server sends)"),
+        receive: .required("needs a receive section for the stream it plays"))
 
     func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeEndpointSettings(map, kind: kind, example: "http://127.0.0.1:8443/whep/NAME", at: location)
@@ -20,16 +21,19 @@ struct WHEPTransport: Transport {
 
     func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let p = try c.buildPlayer(media: [.video, .audio])
-        let session = try HTTPSession(peer: p, protocolName: "WHEP", endpoint: c.endpointSettings, at: c.spec.transport.location,
-                                      logger: c.logger)
+        let session = try HTTPSession(
+            peer: p, protocolName: "WHEP", endpoint: c.endpointSettings, at: c.spec.transport.location,
+            logger: c.logger)
         return TransportSetup(peer: p, session: session, opensChannels: p.webrtcbin)
     }
 }
 
 extension SpecDecoder {
     /// `endpoint` and `token` of an HTTP kind (whep, whip, camera).
-    mutating func decodeEndpointSettings(_ map: [SpecEntry], kind: TransportKind, example: String,
-                                         at location: SourceLocation) -> EndpointSettings? {
+    mutating func decodeEndpointSettings(
+        _ map: [SpecEntry], kind: TransportKind, example: String,
+        at location: SourceLocation
+    ) -> EndpointSettings? {
         let token = decodeToken(map)
         return decodeEndpoint(map, kind: kind, example: example, at: location).map { EndpointSettings(endpoint: $0, token: token) }
     }

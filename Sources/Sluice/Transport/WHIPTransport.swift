@@ -22,8 +22,9 @@ struct WHIPTransport: Transport {
         try c.addICEAddresses(to: bin)
         try c.buildSendBranches(into: bin)
         let p = WebRTCPeer(bin, label: "publisher")
-        let session = try HTTPSession(peer: p, protocolName: "WHIP", endpoint: c.endpointSettings, at: c.spec.transport.location,
-                                      logger: c.logger)
+        let session = try HTTPSession(
+            peer: p, protocolName: "WHIP", endpoint: c.endpointSettings, at: c.spec.transport.location,
+            logger: c.logger)
         return TransportSetup(peer: p, session: session, opensChannels: bin)
     }
 }

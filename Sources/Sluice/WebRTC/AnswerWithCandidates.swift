@@ -31,13 +31,16 @@ extension WebRTCPeer {
     }
 
     /// Waits (bounded) for ICE gathering to complete, then writes what was gathered into `sdp`.
-    private func withGatheredCandidates(_ sdp: String, from collected: CandidateLog,
-                                        timeout: Double) async throws(NegotiationError) -> String {
+    private func withGatheredCandidates(
+        _ sdp: String, from collected: CandidateLog,
+        timeout: Double
+    ) async throws(NegotiationError) -> String {
         let complete = await wait(timeout: timeout) { $0.iceGathering == "complete" }
         let candidates = collected.all
         if !complete && candidates.isEmpty {
-            throw NegotiationError("\(label): ICE gathered no candidates within \(timeout) s; "
-                + "set the ICE addresses to gather on (e.g. 127.0.0.1)")
+            throw NegotiationError(
+                "\(label): ICE gathered no candidates within \(timeout) s; "
+                    + "set the ICE addresses to gather on (e.g. 127.0.0.1)")
         }
         return Self.insert(candidates, into: sdp, complete: complete)
     }

@@ -108,7 +108,8 @@ public struct DTLSCertificate: Sendable, Equatable {
 
     private static func block(_ text: String, _ label: String) -> String {
         guard let start = text.range(of: "-----BEGIN \(label)-----"),
-              let end = text.range(of: "-----END \(label)-----", range: start.upperBound..<text.endIndex) else { return text }
+            let end = text.range(of: "-----END \(label)-----", range: start.upperBound..<text.endIndex)
+        else { return text }
         return String(text[start.lowerBound..<end.upperBound])
     }
 

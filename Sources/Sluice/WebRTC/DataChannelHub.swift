@@ -38,8 +38,9 @@ public final class DataChannelHub: Sendable {
     public func open(on webrtcbin: Element) throws(RunError) {
         for spec in specs {
             do {
-                let channel = try webrtcbin.createDataChannel(label: spec.label, ordered: spec.ordered,
-                                                              maxRetransmits: spec.maxRetransmits)
+                let channel = try webrtcbin.createDataChannel(
+                    label: spec.label, ordered: spec.ordered,
+                    maxRetransmits: spec.maxRetransmits)
                 adopt(channel)
             } catch {
                 throw RunError("data channel '\(spec.label)': \(error.message)", at: spec.location)

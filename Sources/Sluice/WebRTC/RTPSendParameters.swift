@@ -33,18 +33,22 @@ struct RTPSendParameters: Sendable, Equatable {
     /// With `congestionControl`, the packets carry transport-wide sequence numbers and the
     /// offer asks for `transport-cc` feedback.
     static func offering(_ codec: Codec, mid: String, congestionControl: Bool = false) -> RTPSendParameters {
-        RTPSendParameters(codec: codec, payloadType: EncoderPresets.payloadType(for: codec), ssrc: nil,
-                          midExtensionID: offeredMidExtensionID, mid: mid,
-                          twccExtensionID: congestionControl ? offeredTWCCExtensionID : nil)
+        RTPSendParameters(
+            codec: codec, payloadType: EncoderPresets.payloadType(for: codec), ssrc: nil,
+            midExtensionID: offeredMidExtensionID, mid: mid,
+            twccExtensionID: congestionControl ? offeredTWCCExtensionID : nil)
     }
 
     /// For an answer: the payload type and MID extension id the offer chose. With
     /// `congestionControl`, the TWCC extension id too, when the offer asks for that feedback.
-    static func answering(_ codec: Codec, choice: CodecMatch.Choice, mid: String?,
-                          congestionControl: Bool = false) -> RTPSendParameters {
-        RTPSendParameters(codec: codec, payloadType: choice.payloadType, ssrc: randomSSRC(),
-                          midExtensionID: mid == nil ? nil : choice.midExtensionID, mid: mid,
-                          twccExtensionID: congestionControl ? choice.twccExtensionID : nil)
+    static func answering(
+        _ codec: Codec, choice: CodecMatch.Choice, mid: String?,
+        congestionControl: Bool = false
+    ) -> RTPSendParameters {
+        RTPSendParameters(
+            codec: codec, payloadType: choice.payloadType, ssrc: randomSSRC(),
+            midExtensionID: mid == nil ? nil : choice.midExtensionID, mid: mid,
+            twccExtensionID: congestionControl ? choice.twccExtensionID : nil)
     }
 
     static func randomSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max) }

@@ -38,7 +38,8 @@ public enum RetransmissionLatency {
         // The jitter buffer is the signal's argument: the handler captures nothing.
         rtpbin.connect("new-jitterbuffer") { (args: borrowing SignalArguments) -> Void in
             guard let jitterBuffer = args.object(1, as: Element.self), let src = jitterBuffer.staticPad("src"),
-                  let sink = jitterBuffer.staticPad("sink") else { return }
+                let sink = jitterBuffer.staticPad("sink")
+            else { return }
             // Start on the first packets instead of holding the first one for the whole
             // latency. 1.22's `faststart-min-packets` alone does not do it: the stream-start,
             // caps and segment events queue ahead of the first packet, the fast-start check
@@ -77,8 +78,9 @@ public enum RetransmissionLatency {
             // A packet given up although retransmission was asked for: the latency was too short.
             src.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
                 guard info.eventName == "GstRTPPacketLost", let lost = info.eventStructure,
-                      (lost.get("retry", as: UInt32.self) ?? 0) > 0,
-                      let element = info.padReference.parentElement else { return .ok }
+                    (lost.get("retry", as: UInt32.self) ?? 0) > 0,
+                    let element = info.padReference.parentElement
+                else { return .ok }
                 Task.detached { raise(element) }
                 return .ok
             }

@@ -36,7 +36,7 @@ final class StartGate: Sendable {
                 return .remove
             case .open:
                 onFirstPass?()
-                return .remove  // passes this buffer; the probe costs nothing from here on
+                return .remove // passes this buffer; the probe costs nothing from here on
             }
         }
     }

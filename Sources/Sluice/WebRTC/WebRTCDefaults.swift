@@ -29,8 +29,9 @@ public enum WebRTCDefaults {
             // The rtpbin is the signal's first argument: the handler captures nothing.
             rtpbin.connect("on-new-ssrc") { (args: borrowing SignalArguments) -> Void in
                 guard let bin = args.object(0, as: Element.self), let id = args.get(1, as: UInt32.self),
-                      let session = (try? bin.emit("get-internal-session", id))??.objectValue,
-                      session.hasProperty("rtcp-min-interval") else { return }
+                    let session = (try? bin.emit("get-internal-session", id))??.objectValue,
+                    session.hasProperty("rtcp-min-interval")
+                else { return }
                 try? session.set("rtcp-min-interval", rtcpMinInterval)
             }
         }

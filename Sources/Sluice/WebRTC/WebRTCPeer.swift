@@ -57,10 +57,12 @@ public final class WebRTCPeer: Sendable {
     public init(_ webrtcbin: Element, label: String) {
         self.webrtcbin = webrtcbin
         self.label = label
-        for (property, keyPath) in [("signaling-state", \PeerStates.signaling),
-                                    ("ice-connection-state", \PeerStates.iceConnection),
-                                    ("ice-gathering-state", \PeerStates.iceGathering),
-                                    ("connection-state", \PeerStates.connection)] {
+        for (property, keyPath) in [
+            ("signaling-state", \PeerStates.signaling),
+            ("ice-connection-state", \PeerStates.iceConnection),
+            ("ice-gathering-state", \PeerStates.iceGathering),
+            ("connection-state", \PeerStates.connection)
+        ] {
             webrtcbin.connect("notify::\(property)") { [weak self] (_: borrowing SignalArguments) in
                 guard let self else { return }
                 let value = self.webrtcbin.property(property)?.serialized ?? "unknown"
@@ -108,7 +110,9 @@ public final class WebRTCPeer: Sendable {
     /// Waits until `predicate` holds for the peer's states, or `timeout` seconds pass, or the
     /// task is cancelled. Returns whether the predicate held.
     public func wait(timeout: Double, until predicate: @escaping @Sendable (PeerStates) -> Bool) async -> Bool {
-        let id = shared.withLock { s -> Int in s.nextWaiter += 1; return s.nextWaiter }
+        let id = shared.withLock { s -> Int in
+            s.nextWaiter += 1; return s.nextWaiter
+        }
         let timer = Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
             self?.expire(waiter: id)
@@ -228,12 +232,15 @@ public final class WebRTCPeer: Sendable {
         let label = label
         Task.detached { [weak self] in
             guard let address = await MDNSResolver.shared.resolve(host) else {
-                Logger(label: "sluice.mdns").info("an ICE candidate's .local name did not resolve; it is left out",
-                                           metadata: ["peer": "\(label)", "name": "\(host)"])
+                Logger(label: "sluice.mdns").info(
+                    "an ICE candidate's .local name did not resolve; it is left out",
+                    metadata: ["peer": "\(label)", "name": "\(host)"])
                 return
             }
-            self?.addRemoteCandidateNow(ICECandidate(mlineIndex: c.mlineIndex,
-                                                     candidate: MDNSCandidates.replacing(host: host, with: address, in: c.candidate)))
+            self?.addRemoteCandidateNow(
+                ICECandidate(
+                    mlineIndex: c.mlineIndex,
+                    candidate: MDNSCandidates.replacing(host: host, with: address, in: c.candidate)))
         }
     }
 

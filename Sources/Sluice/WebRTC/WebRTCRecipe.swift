@@ -24,18 +24,21 @@ public struct WebRTCRecipe: Sendable {
 
     /// A recipe from its settings; the defaults are max-bundle, a 50 ms jitter buffer, no STUN or TURN,
     /// ICE policy `all` and the process's default DTLS certificate.
-    public init(bundlePolicy: String = "max-bundle", latencyMs: Int = 50, addresses: [String] = [],
-                stun: String? = nil, turn: [String] = [], policy: String = "all",
-                certificate: DTLSCertificate = .processDefault) {
+    public init(
+        bundlePolicy: String = "max-bundle", latencyMs: Int = 50, addresses: [String] = [],
+        stun: String? = nil, turn: [String] = [], policy: String = "all",
+        certificate: DTLSCertificate = .processDefault
+    ) {
         self.bundlePolicy = bundlePolicy; self.latencyMs = latencyMs; self.addresses = addresses
         self.stun = stun; self.turn = turn; self.policy = policy; self.certificate = certificate
     }
 
     /// The recipe a pipeline file's transport section describes.
     public init(transport t: TransportSpec, certificate: DTLSCertificate = .processDefault) {
-        self.init(bundlePolicy: t.bundlePolicy.rawValue, latencyMs: t.latencyMs, addresses: t.ice.addresses,
-                  stun: t.ice.stun, turn: t.ice.turn, policy: t.ice.policy.rawValue,
-                  certificate: t.dtlsCertificate ?? certificate)
+        self.init(
+            bundlePolicy: t.bundlePolicy.rawValue, latencyMs: t.latencyMs, addresses: t.ice.addresses,
+            stun: t.ice.stun, turn: t.ice.turn, policy: t.ice.policy.rawValue,
+            certificate: t.dtlsCertificate ?? certificate)
     }
 
     /// A new webrtcbin named `name`, configured, and added to `pipeline` if given.

@@ -55,8 +55,10 @@ public struct ControlAPIAccess: Sendable {
 struct APIAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: ControlAPIAccess
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let reading = request.method == .get || request.method == .head
         if access.isOpen {
             if reading || access.openWrites { return try await next(request, context) }
@@ -85,14 +87,16 @@ struct APIAuthMiddleware<Context: RequestContext>: RouterMiddleware {
 /// the same `Problem` schema the generated ones encode.
 enum Problem {
     static func response(_ status: HTTPResponse.Status, _ detail: String, errors: [String] = []) -> Response {
-        Response(status: status, headers: [.contentType: "application/problem+json"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: body(status, detail, errors: errors))))
+        Response(
+            status: status, headers: [.contentType: "application/problem+json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body(status, detail, errors: errors))))
     }
 
     /// The JSON body for `status` (its reason phrase as the title).
     static func body(_ status: HTTPResponse.Status, _ detail: String, errors: [String] = []) -> Data {
-        let problem = Components.Schemas.Problem(title: status.reasonPhrase, status: status.code, detail: detail,
-                                                 errors: errors.isEmpty ? nil : errors)
+        let problem = Components.Schemas.Problem(
+            title: status.reasonPhrase, status: status.code, detail: detail,
+            errors: errors.isEmpty ? nil : errors)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(problem)) ?? Data()

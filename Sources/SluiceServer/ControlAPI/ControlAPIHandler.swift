@@ -60,8 +60,12 @@ struct ControlAPIHandler: APIProtocol {
         let stream = events.subscribe(after: input.query.after).prefix(limit).map { e in
             ServerSentEvent(id: "\(e.seq)", event: e.type, data: Self.json(e))
         }
-        return .ok(.init(body: .textEventStream(HTTPBody(stream.asEncodedServerSentEvents(), length: .unknown,
-                                                         iterationBehavior: .single))))
+        return .ok(
+            .init(
+                body: .textEventStream(
+                    HTTPBody(
+                        stream.asEncodedServerSentEvents(), length: .unknown,
+                        iterationBehavior: .single))))
     }
 
     // MARK: Controls
@@ -111,8 +115,10 @@ struct ControlAPIHandler: APIProtocol {
             case .conflict: return .conflict(Self.problem(.conflict, error))
             }
         }
-        guard let filter = control.branches.first(where: { $0.side == side && $0.media == media })?.filters
-            .first(where: { $0.index == path.index }) else {
+        guard
+            let filter = control.branches.first(where: { $0.side == side && $0.media == media })?.filters
+                .first(where: { $0.index == path.index })
+        else {
             return .notFound(Self.problem(.notFound, "\(side.rawValue).\(media.rawValue) has no filter \(path.index)"))
         }
         return .ok(.init(body: .json(Self.filter(filter))))
@@ -194,8 +200,9 @@ struct ControlAPIHandler: APIProtocol {
         problem(status, e.message, errors: e.diagnostics)
     }
     static func schema(_ status: HTTPResponse.Status, _ p: ControlAPIProblem) -> Schemas.Problem {
-        Schemas.Problem(title: status.reasonPhrase, status: status.code, detail: p.detail,
-                        errors: p.errors.isEmpty ? nil : p.errors)
+        Schemas.Problem(
+            title: status.reasonPhrase, status: status.code, detail: p.detail,
+            errors: p.errors.isEmpty ? nil : p.errors)
     }
 
     static func summary(_ p: ControlledPipeline) -> Schemas.PipelineSummary {
@@ -236,13 +243,15 @@ struct ControlAPIHandler: APIProtocol {
     }
 
     static func branch(_ b: PipelineControl.BranchState) -> Schemas.Branch {
-        .init(side: .init(rawValue: b.side.rawValue)!, media: .init(rawValue: b.media.rawValue)!,
-              filters: b.filters.map(filter), codec: b.codec, encoder: b.encoder, bitrate: b.bitrate,
-              enabled: b.enabled, volume: b.volume)
+        .init(
+            side: .init(rawValue: b.side.rawValue)!, media: .init(rawValue: b.media.rawValue)!,
+            filters: b.filters.map(filter), codec: b.codec, encoder: b.encoder, bitrate: b.bitrate,
+            enabled: b.enabled, volume: b.volume)
     }
 
     static func filter(_ f: PipelineControl.FilterState) -> Schemas.Filter {
-        .init(index: f.index, kind: .init(rawValue: f.kind) ?? .element, name: f.name, element: f.element,
-              parameters: .init(additionalProperties: f.parameters))
+        .init(
+            index: f.index, kind: .init(rawValue: f.kind) ?? .element, name: f.name, element: f.element,
+            parameters: .init(additionalProperties: f.parameters))
     }
 }

@@ -77,9 +77,10 @@ public struct ServedPipelines: ControlledPipelines {
     public func pipeline(named name: String) -> ControlledPipeline? { directory.entry(name).map(Self.describe) }
 
     static func describe(_ e: StreamDirectory.Entry) -> ControlledPipeline {
-        ControlledPipeline(name: e.hub.name, state: e.state.rawValue, source: e.source, viewers: e.hub.viewerCount,
-                           encodedVideoFrames: e.hub.encodedVideoFrames,
-                           control: e.state == .playing ? e.hub.control : nil, events: e.hub.events)
+        ControlledPipeline(
+            name: e.hub.name, state: e.state.rawValue, source: e.source, viewers: e.hub.viewerCount,
+            encodedVideoFrames: e.hub.encodedVideoFrames,
+            control: e.state == .playing ? e.hub.control : nil, events: e.hub.events)
     }
 
     /// Starts a pipeline from posted YAML (`POST /api/v1/pipelines` with `application/yaml`),
@@ -97,7 +98,8 @@ public struct ServedPipelines: ControlledPipelines {
     /// name is taken or the server is full.
     public func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline {
         guard let folder else {
-            throw ControlAPIProblem(.forbidden, "this server reads no pipeline files at run time; start it with --pipelines-dir DIR, or post the file's text as application/yaml")
+            throw ControlAPIProblem(
+                .forbidden, "this server reads no pipeline files at run time; start it with --pipelines-dir DIR, or post the file's text as application/yaml")
         }
         let resolved: String
         switch PipelineFolder.resolve(path, in: folder) {
@@ -110,8 +112,10 @@ public struct ServedPipelines: ControlledPipelines {
         return try start(.runtime(), yaml: text, file: resolved, source: path, name: name)
     }
 
-    private func start(_ loader: PipelineLoader, yaml: String, file: String, source: String,
-                       name: String?) throws(ControlAPIProblem) -> ControlledPipeline {
+    private func start(
+        _ loader: PipelineLoader, yaml: String, file: String, source: String,
+        name: String?
+    ) throws(ControlAPIProblem) -> ControlledPipeline {
         var spec: PipelineSpec
         do { spec = try loader.load(yaml: yaml, file: file) } catch {
             throw ControlAPIProblem(.unprocessable, "the pipeline file is not valid", errors: error.diagnostics.map(\.description))
@@ -122,8 +126,9 @@ public struct ServedPipelines: ControlledPipelines {
         }
         do {
             let hub = try directory.start(spec, source: source)
-            return ControlledPipeline(name: hub.name, state: "playing", source: source, viewers: 0,
-                                      encodedVideoFrames: hub.encodedVideoFrames, control: hub.control, events: hub.events)
+            return ControlledPipeline(
+                name: hub.name, state: "playing", source: source, viewers: 0,
+                encodedVideoFrames: hub.encodedVideoFrames, control: hub.control, events: hub.events)
         } catch {
             switch error.kind {
             case .exists, .full: throw ControlAPIProblem(.conflict, error.message)
@@ -151,9 +156,10 @@ public struct SingleRunPipeline: ControlledPipelines {
     private var current: ControlledPipeline {
         let control = run.control
         let state = control != nil ? (stopFlag.isSet ? "stopping" : "playing") : (stopFlag.isSet ? "stopped" : "playing")
-        return ControlledPipeline(name: run.spec.name, state: state, source: run.spec.file, viewers: nil,
-                                  encodedVideoFrames: run.counters?.sendVideoFrames.load(ordering: .relaxed),
-                                  control: control, events: run.events)
+        return ControlledPipeline(
+            name: run.spec.name, state: state, source: run.spec.file, viewers: nil,
+            encodedVideoFrames: run.counters?.sendVideoFrames.load(ordering: .relaxed),
+            control: control, events: run.events)
     }
 
     /// The run's one pipeline.

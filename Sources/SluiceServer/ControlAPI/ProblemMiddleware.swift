@@ -6,9 +6,12 @@ import OpenAPIRuntime
 /// parameter, a wrong content type) as problem+json with the right 4xx, instead of the
 /// runtime's bare 500 for a decoding error.
 struct ProblemMiddleware: ServerMiddleware {
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
-        async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
         do {
             return try await next(request, body, metadata)
         } catch let error as ServerError {

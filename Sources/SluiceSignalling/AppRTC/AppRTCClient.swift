@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import WSClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The client side of an AppRTC-compatible room server: `POST /join/<room>`, then the
@@ -59,7 +59,8 @@ public final class AppRTCClient: Sendable {
             throw Failure("joining room '\(room)' failed: result \(result)")
         }
         guard let params = object["params"] as? [String: Any],
-              let client = params["client_id"] as? String, let wss = params["wss_url"] as? String else {
+            let client = params["client_id"] as? String, let wss = params["wss_url"] as? String
+        else {
             throw Failure("the join answer lacks params.client_id or params.wss_url")
         }
         // The original sends is_initiator and each message as JSON strings.
@@ -89,8 +90,10 @@ public final class AppRTCClient: Sendable {
         let register = AppRTC.envelope(["cmd": "register", "roomid": joined.room, "clientid": joined.client])
         connection = Task {
             do {
-                try await WebSocketClient.connect(url: joined.wssURL, configuration: .init(maxFrameSize: 1 << 20),
-                                                  logger: logger) { inbound, writer, _ in
+                try await WebSocketClient.connect(
+                    url: joined.wssURL, configuration: .init(maxFrameSize: 1 << 20),
+                    logger: logger
+                ) { inbound, writer, _ in
                     try await writer.write(.text(register))
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {

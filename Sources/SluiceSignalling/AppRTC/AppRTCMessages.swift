@@ -44,7 +44,8 @@ public enum AppRTC {
         switch cmd {
         case "register":
             guard let room = object["roomid"] as? String, !room.isEmpty,
-                  let client = object["clientid"] as? String, !client.isEmpty else {
+                let client = object["clientid"] as? String, !client.isEmpty
+            else {
                 return .failure(ProtocolError("invalid register: 'roomid' and 'clientid' are required"))
             }
             return .success(.register(room: room, client: client))
@@ -65,17 +66,22 @@ public enum AppRTC {
     public static func error(_ reason: String) -> String { envelope(["msg": "", "error": reason]) }
 
     /// The JSON answer to `POST /join/<room>`.
-    public static func joinResponse(_ result: RoomRegistry.JoinResult, wssURL: String, wssPostURL: String,
-                                    iceServers: [[String: Any]] = []) -> String {
+    public static func joinResponse(
+        _ result: RoomRegistry.JoinResult, wssURL: String, wssPostURL: String,
+        iceServers: [[String: Any]] = []
+    ) -> String {
         switch result {
         case .full:
             return envelope(["result": "FULL", "params": [String: Any]()])
         case .joined(let j):
             let pcConfig = envelope(["iceServers": iceServers, "bundlePolicy": "max-bundle", "rtcpMuxPolicy": "require"])
-            return envelope(["result": "SUCCESS", "params": [
-                "room_id": j.room, "client_id": j.client, "is_initiator": j.isInitiator ? "true" : "false",
-                "messages": j.messages, "wss_url": wssURL, "wss_post_url": wssPostURL, "pc_config": pcConfig,
-            ] as [String: Any]])
+            return envelope([
+                "result": "SUCCESS",
+                "params": [
+                    "room_id": j.room, "client_id": j.client, "is_initiator": j.isInitiator ? "true" : "false",
+                    "messages": j.messages, "wss_url": wssURL, "wss_post_url": wssPostURL, "pc_config": pcConfig
+                ] as [String: Any]
+            ])
         }
     }
 
@@ -114,7 +120,8 @@ public enum SignalingMessage: Equatable, Sendable {
     /// Parses a message's JSON text; nil if it is not one of the four kinds.
     public init?(json text: String) {
         guard let o = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let type = o["type"] as? String else { return nil }
+            let type = o["type"] as? String
+        else { return nil }
         switch type {
         case "offer", "answer":
             guard let sdp = o["sdp"] as? String else { return nil }

@@ -79,8 +79,9 @@ public enum CameraAPI {
         if let p = SDPCheck.problem(in: sdp) { return .invalid("Invalid offerSdp: \(p)") }
         let media = SDPSummary(sdp).media
         guard media.map(\.kind) == ["audio", "video", "application"] else {
-            return .invalid("Invalid offerSdp: media lines must be audio, video and application, in that order; got "
-                + (media.isEmpty ? "none" : media.map(\.kind).joined(separator: ", ")))
+            return .invalid(
+                "Invalid offerSdp: media lines must be audio, video and application, in that order; got "
+                    + (media.isEmpty ? "none" : media.map(\.kind).joined(separator: ", ")))
         }
         for m in media.prefix(2) where m.direction != "recvonly" {
             return .invalid("Invalid offerSdp: the \(m.kind) media line must be recvonly, got \(m.direction)")

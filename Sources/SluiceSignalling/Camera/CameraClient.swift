@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The client side of the camera API: `POST <device>:executeCommand` with
@@ -33,7 +33,8 @@ public struct CameraClient: Sendable {
     public init(device: String, token: String?) throws(Failure) {
         let base = device.hasSuffix(":executeCommand") ? String(device.dropLast(":executeCommand".count)) : device
         guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme),
-              url.path.contains("/devices/") else {
+            url.path.contains("/devices/")
+        else {
             throw Failure(description: "'\(device)' is not a device URL (http(s)://HOST/enterprises/PROJECT/devices/NAME)")
         }
         self.device = url
@@ -91,8 +92,9 @@ public struct CameraClient: Sendable {
         guard http.statusCode == 200 else {
             if let e = object?["error"] as? [String: Any] {
                 let status = e["status"] as? String
-                throw Failure(description: "\(command.split(separator: ".").last ?? "") failed: \(http.statusCode) \(status ?? ""): \(e["message"] as? String ?? "")",
-                              status: status)
+                throw Failure(
+                    description: "\(command.split(separator: ".").last ?? "") failed: \(http.statusCode) \(status ?? ""): \(e["message"] as? String ?? "")",
+                    status: status)
             }
             throw Failure(description: "\(url.absoluteString) answered \(http.statusCode): \(String(decoding: data.prefix(300), as: UTF8.self))")
         }

@@ -49,8 +49,10 @@ public enum CastFrame {
     }
 
     /// A JSON message on `namespace`.
-    public static func message(from source: String, to destination: String, namespace: String,
-                               json: JSONValue) -> Extensions_Api_CastChannel_CastMessage {
+    public static func message(
+        from source: String, to destination: String, namespace: String,
+        json: JSONValue
+    ) -> Extensions_Api_CastChannel_CastMessage {
         var m = Extensions_Api_CastChannel_CastMessage()
         m.protocolVersion = .castv210
         m.sourceID = source

@@ -5,8 +5,10 @@ extension CastReceiverState {
     /// QUEUE_UPDATE (`jump` ±N, `currentItemId`, `currentTime`, `items`' autoplay), QUEUE_NEXT,
     /// QUEUE_PREV (pychromecast sends QUEUE_UPDATE with jump ±1) and QUEUE_REMOVE (`itemIds`,
     /// not the playing item). A jump off either end of the queue is INVALID_PARAMS, nothing moves.
-    mutating func queueChange(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
-                                      connection: Int, requestID: Int) -> [Action] {
+    mutating func queueChange(
+        _ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+        connection: Int, requestID: Int
+    ) -> [Action] {
         guard let playing = current, let index = items.firstIndex(where: { $0.itemId == playing }) else {
             return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
         }

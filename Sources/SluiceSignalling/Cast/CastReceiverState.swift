@@ -80,9 +80,10 @@ public struct CastReceiverState: Sendable {
     /// A message from the sender on TCP connection `connection`.
     public mutating func handle(_ m: Extensions_Api_CastChannel_CastMessage, connection: Int) -> [Action] {
         let ns = m.namespace
-        if ns == CastNamespace.deviceAuth { return [] }  // answered by the server (binary)
+        if ns == CastNamespace.deviceAuth { return [] } // answered by the server (binary)
         guard m.payloadType == .string, let json = JSONValue(parsing: m.payloadUtf8), json.object != nil,
-              let type = json["type"]?.string else {
+            let type = json["type"]?.string
+        else {
             return invalid(m, connection: connection, requestID: nil, reason: "INVALID_PARAMS")
         }
         let requestID = json["requestId"]?.int.map(Int.init) ?? 0
@@ -124,7 +125,8 @@ public struct CastReceiverState: Sendable {
         player = snapshot
         var actions: [Action] = []
         if snapshot.playerState == "IDLE", snapshot.idleReason == "FINISHED", was.playerState != "IDLE",
-           let i = current, let index = items.firstIndex(where: { $0.itemId == i }), index + 1 < items.count {
+            let i = current, let index = items.firstIndex(where: { $0.itemId == i }), index + 1 < items.count
+        {
             let next = items[index + 1]
             current = next.itemId
             player = CastPlayerSnapshot(playerState: "BUFFERING")
@@ -143,8 +145,10 @@ public struct CastReceiverState: Sendable {
 
     // MARK: Receiver namespace
 
-    private mutating func receiver(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
-                                   connection: Int, requestID: Int) -> [Action] {
+    private mutating func receiver(
+        _ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+        connection: Int, requestID: Int
+    ) -> [Action] {
         switch type {
         case "GET_STATUS":
             return [reply(m, connection, receiverStatus(requestID))]
@@ -152,8 +156,14 @@ public struct CastReceiverState: Sendable {
             let ids = json["appId"]?.array?.compactMap(\.string).prefix(32) ?? []
             var availability: [String: JSONValue] = [:]
             for id in ids { availability[id] = id == CastNamespace.defaultMediaReceiver ? "APP_AVAILABLE" : "APP_UNAVAILABLE" }
-            return [reply(m, connection, ["type": "GET_APP_AVAILABILITY", "requestId": .int(Int64(requestID)),
-                                          "responseType": "GET_APP_AVAILABILITY", "availability": .object(availability)])]
+            return [
+                reply(
+                    m, connection,
+                    [
+                        "type": "GET_APP_AVAILABILITY", "requestId": .int(Int64(requestID)),
+                        "responseType": "GET_APP_AVAILABILITY", "availability": .object(availability)
+                    ])
+            ]
         case "LAUNCH":
             guard json["appId"]?.string == CastNamespace.defaultMediaReceiver else {
                 refusals["NOT_FOUND", default: 0] += 1
@@ -197,14 +207,18 @@ public struct CastReceiverState: Sendable {
     private func receiverStatus(_ requestID: Int) -> JSONValue {
         var status: [String: JSONValue] = [
             "volume": ["level": .number(volume.level), "muted": .bool(volume.muted), "controlType": "attenuation", "stepInterval": .number(0.05)],
-            "isActiveInput": true, "isStandBy": false]
+            "isActiveInput": true, "isStandBy": false
+        ]
         if let sessionID, let transportID {
-            status["applications"] = [[
-                "appId": .string(CastNamespace.defaultMediaReceiver), "displayName": "Default Media Receiver",
-                "sessionId": .string(sessionID), "transportId": .string(transportID),
-                "statusText": .string(currentItem.map { "Casting: \($0.media["metadata"]?["title"]?.string ?? $0.contentID)" } ?? "Ready To Cast"),
-                "isIdleScreen": .bool(currentItem == nil), "launchedFromCloud": false,
-                "namespaces": [["name": .string(CastNamespace.media)]]]]
+            status["applications"] = [
+                [
+                    "appId": .string(CastNamespace.defaultMediaReceiver), "displayName": "Default Media Receiver",
+                    "sessionId": .string(sessionID), "transportId": .string(transportID),
+                    "statusText": .string(currentItem.map { "Casting: \($0.media["metadata"]?["title"]?.string ?? $0.contentID)" } ?? "Ready To Cast"),
+                    "isIdleScreen": .bool(currentItem == nil), "launchedFromCloud": false,
+                    "namespaces": [["name": .string(CastNamespace.media)]]
+                ]
+            ]
         }
         return ["type": "RECEIVER_STATUS", "requestId": .int(Int64(requestID)), "status": .object(status)]
     }
@@ -214,12 +228,20 @@ public struct CastReceiverState: Sendable {
         var actions: [Action] = []
         for vc in connections where vc.destination == CastNamespace.platform {
             let id = vc.connection == requester.0 && vc.source == requester.1 ? requestID : 0
-            actions.append(.send(connection: vc.connection, CastFrame.message(from: CastNamespace.platform, to: vc.source,
-                                                                              namespace: CastNamespace.receiver, json: receiverStatus(id))))
+            actions.append(
+                .send(
+                    connection: vc.connection,
+                    CastFrame.message(
+                        from: CastNamespace.platform, to: vc.source,
+                        namespace: CastNamespace.receiver, json: receiverStatus(id))))
         }
         if !connections.contains(where: { $0.connection == requester.0 && $0.source == requester.1 && $0.destination == CastNamespace.platform }) {
-            actions.append(.send(connection: requester.0, CastFrame.message(from: CastNamespace.platform, to: requester.1,
-                                                                            namespace: CastNamespace.receiver, json: receiverStatus(requestID))))
+            actions.append(
+                .send(
+                    connection: requester.0,
+                    CastFrame.message(
+                        from: CastNamespace.platform, to: requester.1,
+                        namespace: CastNamespace.receiver, json: receiverStatus(requestID))))
         }
         return actions
     }
@@ -240,8 +262,10 @@ public struct CastReceiverState: Sendable {
     }
 
     /// A media-namespace request, sent to the command's handler.
-    private mutating func media(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
-                                connection: Int, requestID: Int) -> [Action] {
+    private mutating func media(
+        _ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+        connection: Int, requestID: Int
+    ) -> [Action] {
         switch type {
         case "GET_STATUS":
             return mediaStatus(requestID: requestID, to: (connection, m.sourceID), only: true)
@@ -260,10 +284,13 @@ public struct CastReceiverState: Sendable {
 
     /// LOAD (one `media`) or QUEUE_LOAD (`items`, `startIndex`): every item's URL is checked,
     /// then the queue is replaced and its start item loaded.
-    private mutating func load(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
-                               connection: Int, requestID: Int) -> [Action] {
+    private mutating func load(
+        _ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+        connection: Int, requestID: Int
+    ) -> [Action] {
         guard let request = Self.loadRequest(type, json), !request.entries.isEmpty, request.entries.count <= Self.maxItems,
-              (0..<request.entries.count).contains(request.start) else {
+            (0..<request.entries.count).contains(request.start)
+        else {
             return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
         }
         for entry in request.entries {
@@ -276,13 +303,18 @@ public struct CastReceiverState: Sendable {
     private static func loadRequest(_ type: String, _ json: JSONValue) -> LoadRequest? {
         if type == "LOAD" {
             guard let media = json["media"], media.object != nil else { return nil }
-            return LoadRequest(entries: [LoadEntry(media: media, autoplay: json["autoplay"]?.bool ?? true,
-                                                   startTime: json["currentTime"].flatMap(Self.number) ?? 0)],
-                               start: 0)
+            return LoadRequest(
+                entries: [
+                    LoadEntry(
+                        media: media, autoplay: json["autoplay"]?.bool ?? true,
+                        startTime: json["currentTime"].flatMap(Self.number) ?? 0)
+                ],
+                start: 0)
         }
         let entries = (json["items"]?.array ?? []).map {
-            LoadEntry(media: $0["media"] ?? .null, autoplay: $0["autoplay"]?.bool ?? true,
-                      startTime: $0["startTime"].flatMap(Self.number) ?? 0)
+            LoadEntry(
+                media: $0["media"] ?? .null, autoplay: $0["autoplay"]?.bool ?? true,
+                startTime: $0["startTime"].flatMap(Self.number) ?? 0)
         }
         return LoadRequest(entries: entries, start: Int(json["startIndex"]?.int ?? 0))
     }
@@ -311,8 +343,10 @@ public struct CastReceiverState: Sendable {
     }
 
     /// QUEUE_INSERT: `items` added before `insertBefore` (or at the end) of the playing queue.
-    private mutating func queueInsert(_ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
-                                      connection: Int, requestID: Int) -> [Action] {
+    private mutating func queueInsert(
+        _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+        connection: Int, requestID: Int
+    ) -> [Action] {
         guard current != nil else { return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID") }
         let new = json["items"]?.array ?? []
         guard !new.isEmpty, items.count + new.count <= Self.maxItems else {
@@ -324,8 +358,10 @@ public struct CastReceiverState: Sendable {
                 return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_PARAMS")
             }
             if let why = refuse(url) { return loadFailed(m, connection: connection, requestID: requestID, why: why) }
-            inserted.append(Item(itemId: nextItemID, media: media, autoplay: entry["autoplay"]?.bool ?? true,
-                                 startTime: entry["startTime"].flatMap(Self.number) ?? 0))
+            inserted.append(
+                Item(
+                    itemId: nextItemID, media: media, autoplay: entry["autoplay"]?.bool ?? true,
+                    startTime: entry["startTime"].flatMap(Self.number) ?? 0))
             nextItemID += 1
         }
         if let before = json["insertBefore"]?.int, let at = items.firstIndex(where: { $0.itemId == Int(before) }) {
@@ -337,8 +373,10 @@ public struct CastReceiverState: Sendable {
     }
 
     /// PLAY, PAUSE, SEEK (`currentTime`, `resumeState`) and STOP of the current media session.
-    private mutating func playback(_ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
-                                   connection: Int, requestID: Int) -> [Action] {
+    private mutating func playback(
+        _ type: String, _ json: JSONValue, _ m: Extensions_Api_CastChannel_CastMessage,
+        connection: Int, requestID: Int
+    ) -> [Action] {
         guard current != nil, json["mediaSessionId"]?.int.map(Int.init) == mediaSessionID else {
             return invalid(m, connection: connection, requestID: requestID, reason: "INVALID_MEDIA_SESSION_ID")
         }
@@ -374,13 +412,16 @@ public struct CastReceiverState: Sendable {
                 "currentTime": .number(player.currentTime), "supportedMediaCommands": .int(Self.supportedMediaCommands),
                 "volume": ["level": .number(volume.level), "muted": .bool(volume.muted)],
                 "media": .object(media), "currentItemId": .int(Int64(item.itemId)), "repeatMode": "REPEAT_OFF",
-                "items": .array(items.map { ["itemId": .int(Int64($0.itemId)), "media": $0.media, "autoplay": .bool($0.autoplay)] })]
+                "items": .array(items.map { ["itemId": .int(Int64($0.itemId)), "media": $0.media, "autoplay": .bool($0.autoplay)] })
+            ]
             if let r = player.idleReason, player.playerState == "IDLE" { s["idleReason"] = .string(r) }
             entries.append(.object(s))
         } else if player.playerState == "IDLE", let r = player.idleReason {
-            entries.append(["mediaSessionId": .int(Int64(mediaSessionID)), "playerState": "IDLE", "idleReason": .string(r),
-                            "currentTime": 0, "playbackRate": 1, "supportedMediaCommands": .int(Self.supportedMediaCommands),
-                            "volume": ["level": .number(volume.level), "muted": .bool(volume.muted)]])
+            entries.append([
+                "mediaSessionId": .int(Int64(mediaSessionID)), "playerState": "IDLE", "idleReason": .string(r),
+                "currentTime": 0, "playbackRate": 1, "supportedMediaCommands": .int(Self.supportedMediaCommands),
+                "volume": ["level": .number(volume.level), "muted": .bool(volume.muted)]
+            ])
         }
         return ["type": "MEDIA_STATUS", "requestId": .int(Int64(requestID)), "status": .array(entries)]
     }
@@ -393,8 +434,12 @@ public struct CastReceiverState: Sendable {
         if let requester, !targets.contains(where: { $0 == requester }) { targets.append(requester) }
         for (conn, source) in targets.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
             let id = requester.map { $0 == (conn, source) } == true ? requestID : 0
-            actions.append(.send(connection: conn, CastFrame.message(from: transportID, to: source, namespace: CastNamespace.media,
-                                                                     json: mediaStatusJSON(id))))
+            actions.append(
+                .send(
+                    connection: conn,
+                    CastFrame.message(
+                        from: transportID, to: source, namespace: CastNamespace.media,
+                        json: mediaStatusJSON(id))))
         }
         return actions
     }
@@ -412,8 +457,14 @@ public struct CastReceiverState: Sendable {
 
     private mutating func loadFailed(_ m: Extensions_Api_CastChannel_CastMessage, connection: Int, requestID: Int, why: String) -> [Action] {
         refusals["LOAD_FAILED", default: 0] += 1
-        return [reply(m, connection, ["type": "LOAD_FAILED", "requestId": .int(Int64(requestID)), "itemId": .int(Int64(nextItemID)),
-                                      "detailedErrorCode": 104, "reason": .string(String(why.prefix(200)))])]
+        return [
+            reply(
+                m, connection,
+                [
+                    "type": "LOAD_FAILED", "requestId": .int(Int64(requestID)), "itemId": .int(Int64(nextItemID)),
+                    "detailedErrorCode": 104, "reason": .string(String(why.prefix(200)))
+                ])
+        ]
     }
 
     static func number(_ v: JSONValue) -> Double? {

@@ -60,8 +60,10 @@ public final class CastServer: Sendable {
 
     /// Listens as `configuration` says, for a receiver called `name` driving `player`;
     /// `refuse` says why a content URL may not be played (nil: it may).
-    public static func start(_ configuration: Configuration, name: String, player: any CastPlayer,
-                             refuse: @escaping @Sendable (String) -> String?, logger: Logger) async throws -> CastServer {
+    public static func start(
+        _ configuration: Configuration, name: String, player: any CastPlayer,
+        refuse: @escaping @Sendable (String) -> String?, logger: Logger
+    ) async throws -> CastServer {
         let certificates = try NIOSSLCertificate.fromPEMBytes(Array(configuration.pem.utf8))
         let key = try NIOSSLPrivateKey(bytes: Array(configuration.pem.utf8), format: .pem)
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
@@ -75,7 +77,9 @@ public final class CastServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                let id = ids.withLockedValue { $0 += 1; return $0 }
+                let id = ids.withLockedValue {
+                    $0 += 1; return $0
+                }
                 let admitted = open.withLockedValue { n -> Bool in
                     guard n < limit else { return false }
                     n += 1
@@ -87,19 +91,22 @@ public final class CastServer: Sendable {
                     try channel.pipeline.syncOperations.addHandlers([
                         NIOSSLServerHandler(context: context),
                         IdleStateHandler(readTimeout: .seconds(idle)),
-                        CastFrameHandler(id: id, inputs: inputs),
+                        CastFrameHandler(id: id, inputs: inputs)
                     ])
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()
         let port = channel.localAddress?.port ?? configuration.port
-        let server = CastServer(port: port, channel: channel, inputs: inputs, stream: stream, name: name, player: player,
-                                refuse: refuse, logger: logger)
+        let server = CastServer(
+            port: port, channel: channel, inputs: inputs, stream: stream, name: name, player: player,
+            refuse: refuse, logger: logger)
         return server
     }
 
-    private init(port: Int, channel: any Channel, inputs: AsyncStream<Input>.Continuation, stream: AsyncStream<Input>,
-                 name: String, player: any CastPlayer, refuse: @escaping @Sendable (String) -> String?, logger: Logger) {
+    private init(
+        port: Int, channel: any Channel, inputs: AsyncStream<Input>.Continuation, stream: AsyncStream<Input>,
+        name: String, player: any CastPlayer, refuse: @escaping @Sendable (String) -> String?, logger: Logger
+    ) {
         self.port = port
         self.channel = channel
         self.inputs = inputs
@@ -142,7 +149,7 @@ public final class CastServer: Sendable {
                     }
                     state.refresh(player.snapshot())
                     if m.namespace != CastNamespace.heartbeat {
-                        logger.debug("Cast: sender \(id) \(m.sourceID) → \(m.destinationID) \(m.namespace.split(separator: ".").last ?? ""): \(m.payloadUtf8.prefix(300))")
+                        logger.debug("Cast: sender \(id) \(Self.describe(m))")
                     }
                     await perform(state.handle(m, connection: id))
                 case .player(let snapshot):
@@ -150,9 +157,16 @@ public final class CastServer: Sendable {
                     await perform(state.update(snapshot))
                 }
                 let (refusals, senders) = (state.refusals, state.connectedSenders)
-                status.withLockedValue { $0.refusals = refusals; $0.senders = senders }
+                status.withLockedValue {
+                    $0.refusals = refusals; $0.senders = senders
+                }
             }
         }
+    }
+
+    /// A message for the debug log: its route, namespace and the start of its payload.
+    private static func describe(_ m: Extensions_Api_CastChannel_CastMessage) -> String {
+        "\(m.sourceID) → \(m.destinationID) \(m.namespace.split(separator: ".").last ?? ""): \(m.payloadUtf8.prefix(300))"
     }
 
     /// Device authentication needs a certificate chain to Google's Cast root, which only

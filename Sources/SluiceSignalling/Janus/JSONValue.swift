@@ -21,13 +21,21 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     /// Decodes any JSON value; integers that fit in 64 bits become ``int(_:)``.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int64.self) { self = .int(i) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int64.self) {
+            self = .int(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .number(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: JSONValue].self))
+        }
     }
 
     /// Encodes the value as the JSON it stands for.
@@ -48,7 +56,8 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     /// (a hostile server cannot exhaust the stack).
     public init?(parsing text: String) {
         guard Self.depth(of: text.utf8) <= 64,
-              let v = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return nil }
+            let v = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        else { return nil }
         self = v
     }
 
@@ -104,7 +113,8 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-                     ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
+{
     /// A string value.
     public init(stringLiteral value: String) { self = .string(value) }
     /// An integer value.

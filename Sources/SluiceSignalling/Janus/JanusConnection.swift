@@ -37,8 +37,10 @@ final class JanusConnection: Sendable {
                 headers[.secWebSocketProtocol] = "janus-protocol"
                 var why: String?
                 do {
-                    try await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
-                                                      logger: logger) { inbound, writer, _ in
+                    try await WebSocketClient.connect(
+                        url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
+                        logger: logger
+                    ) { inbound, writer, _ in
                         try await withThrowingTaskGroup(of: Void.self) { group in
                             group.addTask {
                                 for try await message in inbound.messages(maxSize: 1 << 20) {
@@ -123,8 +125,9 @@ final class JanusConnection: Sendable {
                         defer { s.pending[transaction] = nil }
                         return s.pending[transaction]
                     }
-                    late?.continuation.resume(throwing: JanusClient.Failure(
-                        "Janus did not answer '\(what)' within \(Int(timeout)) s"))
+                    late?.continuation.resume(
+                        throwing: JanusClient.Failure(
+                            "Janus did not answer '\(what)' within \(Int(timeout)) s"))
                 }
             }
         } catch let e as JanusClient.Failure {

@@ -99,8 +99,10 @@ public enum JanusVideoRoom {
 
     /// `join` as a subscriber to every stream of `feeds`.
     public static func subscribe(room: RoomID, feeds: [Int64], privateID: Int64?, pin: String?) -> JSONValue {
-        var b: [String: JSONValue] = ["request": "join", "ptype": "subscriber", "room": room.json,
-                                      "streams": .array(feeds.map { ["feed": .int($0)] })]
+        var b: [String: JSONValue] = [
+            "request": "join", "ptype": "subscriber", "room": room.json,
+            "streams": .array(feeds.map { ["feed": .int($0)] })
+        ]
         if let privateID { b["private_id"] = .int(privateID) }
         if let pin { b["pin"] = .string(pin) }
         return .object(b)
@@ -150,9 +152,10 @@ public enum JanusVideoRoom {
     public static func streams(in data: JSONValue) -> [SubscribedStream] {
         (data["streams"]?.array ?? []).prefix(1000).compactMap { s in
             guard let mid = s["mid"]?.string, let type = s["type"]?.string else { return nil }
-            return SubscribedStream(mid: mid, type: type, feedID: s["feed_id"]?.int,
-                                    feedDisplay: s["feed_display"]?.string.map { String($0.prefix(128)) },
-                                    codec: s["codec"]?.string, active: s["active"]?.bool ?? true)
+            return SubscribedStream(
+                mid: mid, type: type, feedID: s["feed_id"]?.int,
+                feedDisplay: s["feed_display"]?.string.map { String($0.prefix(128)) },
+                codec: s["codec"]?.string, active: s["active"]?.bool ?? true)
         }
     }
 }

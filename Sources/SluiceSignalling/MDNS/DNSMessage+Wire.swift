@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The wire format (RFC 1035 §4.1). Names are text with `.` between labels; a `.` or `\`
@@ -84,8 +84,9 @@ struct DNSReader {
                 length += len + 1
                 guard length <= 255 else { throw .init("a name longer than 255 bytes") }
                 let raw = bytes[pos + 1...pos + len]
-                labels.append(String(decoding: raw, as: UTF8.self)
-                    .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ".", with: "\\."))
+                labels.append(
+                    String(decoding: raw, as: UTF8.self)
+                        .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ".", with: "\\."))
                 pos += 1 + len
             case 0xC0:
                 guard pos + 1 < bytes.count else { throw .init("a compression pointer runs past the end of the packet") }
@@ -176,10 +177,16 @@ struct DNSWriter {
         var labels: [[UInt8]] = [], current: [UInt8] = []
         var escaped = false
         for b in name.utf8 {
-            if escaped { current.append(b); escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: ".") {
+            if escaped {
+                current.append(b); escaped = false
+            } else if b == UInt8(ascii: "\\") {
+                escaped = true
+            } else if b == UInt8(ascii: ".") {
                 if !current.isEmpty { labels.append(current) }
                 current = []
-            } else { current.append(b) }
+            } else {
+                current.append(b)
+            }
         }
         if !current.isEmpty { labels.append(current) }
         return labels

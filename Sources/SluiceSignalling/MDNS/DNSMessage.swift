@@ -20,8 +20,10 @@ public struct DNSMessage: Sendable, Equatable {
     public var additionals: [DNSRecord] = []
 
     /// A message with these flags and sections.
-    public init(id: UInt16 = 0, isResponse: Bool = false, isAuthoritative: Bool = false, questions: [DNSQuestion] = [],
-                answers: [DNSRecord] = [], authorities: [DNSRecord] = [], additionals: [DNSRecord] = []) {
+    public init(
+        id: UInt16 = 0, isResponse: Bool = false, isAuthoritative: Bool = false, questions: [DNSQuestion] = [],
+        answers: [DNSRecord] = [], authorities: [DNSRecord] = [], additionals: [DNSRecord] = []
+    ) {
         self.id = id; self.isResponse = isResponse; self.isAuthoritative = isAuthoritative
         self.questions = questions; self.answers = answers; self.authorities = authorities; self.additionals = additionals
     }

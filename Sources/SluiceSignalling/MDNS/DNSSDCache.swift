@@ -9,10 +9,10 @@
 public struct DNSSDCache: Sendable {
     /// The most names kept of each kind (service types' instances, services, texts, hosts).
     public static let maxNames = 512
-    private var pointers: [String: [String: (name: String, until: UInt64)]] = [:]  // type → full name → (as written, expiry)
+    private var pointers: [String: [String: (name: String, until: UInt64)]] = [:] // type → full name → (as written, expiry)
     private var services: [String: (host: String, port: UInt16, until: UInt64)] = [:]
     private var texts: [String: (pairs: [String: String], until: UInt64)] = [:]
-    private var addresses: [String: [String: UInt64]] = [:]      // host → address → expiry
+    private var addresses: [String: [String: UInt64]] = [:] // host → address → expiry
 
     /// An empty cache.
     public init() {}
@@ -76,8 +76,9 @@ public struct DNSSDCache: Sendable {
             let srv = services[full].flatMap { $0.until > now ? $0 : nil }
             let host = srv?.host ?? ""
             let addrs = (addresses[host] ?? [:]).filter { $0.value > now }.keys.sorted()
-            return ServiceInstance(name: label, type: DNSName.normalized(type), host: host, port: srv?.port ?? 0,
-                                   addresses: addrs, txt: texts[full].flatMap { $0.until > now ? $0.pairs : nil } ?? [:])
+            return ServiceInstance(
+                name: label, type: DNSName.normalized(type), host: host, port: srv?.port ?? 0,
+                addresses: addrs, txt: texts[full].flatMap { $0.until > now ? $0.pairs : nil } ?? [:])
         }
     }
 }

@@ -45,7 +45,7 @@ public struct ServiceInstance: Sendable, Equatable {
         var records = [
             DNSRecord(name: typeName, data: .ptr(fullName), ttl: ttl == 0 ? 0 : pointerTTL),
             DNSRecord(name: fullName, data: .srv(priority: 0, weight: 0, port: port, target: host), ttl: ttl, cacheFlush: true),
-            DNSRecord(name: fullName, data: .txt(pairs), ttl: ttl == 0 ? 0 : pointerTTL, cacheFlush: true),
+            DNSRecord(name: fullName, data: .txt(pairs), ttl: ttl == 0 ? 0 : pointerTTL, cacheFlush: true)
         ]
         records += addresses.map { DNSRecord(name: host, data: .a($0), ttl: ttl, cacheFlush: true) }
         return records
@@ -54,7 +54,8 @@ public struct ServiceInstance: Sendable, Equatable {
     /// The name DNS-SD picks after a conflict (RFC 6763 §9): `Name (2)`, `Name (3)`, …
     public static func renamed(_ name: String) -> String {
         if name.hasSuffix(")"), let open = name.lastIndex(of: "("), open > name.startIndex,
-           let n = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]), n >= 2 {
+            let n = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]), n >= 2
+        {
             return "\(name[..<open])(\(n + 1))"
         }
         return "\(name) (2)"

@@ -28,11 +28,12 @@ public enum MDNSCandidates {
         var found: [(Int, String, String)] = []
         var kept: [[String]] = []
         for (i, lines) in sections.enumerated() {
-            kept.append(lines.filter { line in
-                guard line.hasPrefix("a=candidate:"), let host = host(of: String(line.dropFirst(2))) else { return true }
-                if i > 0 { found.append((i - 1, String(line.dropFirst(2)), host)) }
-                return false
-            })
+            kept.append(
+                lines.filter { line in
+                    guard line.hasPrefix("a=candidate:"), let host = host(of: String(line.dropFirst(2))) else { return true }
+                    if i > 0 { found.append((i - 1, String(line.dropFirst(2)), host)) }
+                    return false
+                })
         }
         guard !found.isEmpty else { return (sdp, []) }
         return (kept.flatMap { $0 }.joined(separator: "\r\n"), found)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Logging
 import NIOCore
@@ -59,7 +59,8 @@ public final class MDNSResolver: Sendable {
         }
         defer { channel.close(promise: nil) }
         guard let query = try? DNSMessage(questions: [DNSQuestion(name: name, type: .a)]).encoded(),
-              let to = try? SocketAddress(ipAddress: Self.group, port: Self.port) else { return nil }
+            let to = try? SocketAddress(ipAddress: Self.group, port: Self.port)
+        else { return nil }
         let start = ContinuousClock.now
         var sent = 0
         while ContinuousClock.now - start < timeout {
@@ -115,8 +116,9 @@ private final class AnswerHandler: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         guard envelope.data.readableBytes <= DNSMessage.maxSize,
-              let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: envelope.data.readableBytes),
-              let message = try? DNSMessage(bytes: bytes), message.isResponse else { return }
+            let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: envelope.data.readableBytes),
+            let message = try? DNSMessage(bytes: bytes), message.isResponse
+        else { return }
         for record in message.records where DNSName.equal(record.name, name) && record.ttl > 0 {
             if case .a(let address) = record.data, !address.isEmpty { answer.set((address, record.ttl)); return }
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Logging
 import NIOCore
@@ -42,7 +42,8 @@ public final class MDNSService: Sendable {
     /// Sends a message to the group (or to `to`).
     private func send(_ message: DNSMessage, to: SocketAddress? = nil) async {
         guard let bytes = try? message.encoded(),
-              let address = to ?? (try? SocketAddress(ipAddress: MDNSResolver.group, port: MDNSResolver.port)) else { return }
+            let address = to ?? (try? SocketAddress(ipAddress: MDNSResolver.group, port: MDNSResolver.port))
+        else { return }
         try? await channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: bytes)))
     }
 
@@ -56,12 +57,15 @@ public final class MDNSService: Sendable {
         var candidate = instance
         for _ in 0..<10 {
             let full = DNSName.normalized(candidate.fullName)
-            state.withLock { $0.probing.insert(full); $0.conflicted.remove(full) }
+            state.withLock {
+                $0.probing.insert(full); $0.conflicted.remove(full)
+            }
             // Asked with multicast answers (no QU bit, unlike RFC 6762 §8.1's advice): with
             // several responders on one host sharing port 5353, a unicast answer reaches only
             // one of their sockets, perhaps not this one.
-            let probe = DNSMessage(questions: [DNSQuestion(name: candidate.fullName, type: .any)],
-                                   authorities: candidate.records().filter { DNSName.equal($0.name, candidate.fullName) })
+            let probe = DNSMessage(
+                questions: [DNSQuestion(name: candidate.fullName, type: .any)],
+                authorities: candidate.records().filter { DNSName.equal($0.name, candidate.fullName) })
             for _ in 0..<3 {
                 await send(probe)
                 try? await Task.sleep(for: .milliseconds(250))
@@ -87,7 +91,9 @@ public final class MDNSService: Sendable {
 
     /// Says goodbye for everything advertised (records with TTL 0) and closes the socket.
     public func stop() async {
-        let advertised = state.withLock { s -> [ServiceInstance] in defer { s.advertised = [] }; return s.advertised }
+        let advertised = state.withLock { s -> [ServiceInstance] in
+            defer { s.advertised = [] }; return s.advertised
+        }
         if !advertised.isEmpty {
             await send(DNSMessage(isResponse: true, isAuthoritative: true, answers: advertised.flatMap { $0.records(ttl: 0) }))
         }
@@ -158,8 +164,9 @@ public final class MDNSService: Sendable {
         let additionals = advertised.filter { i in answers.contains { $0.data == .ptr(i.fullName) } }
             .flatMap { $0.records() }.filter { r in !answers.contains(r) && r.type != .ptr }
         let legacy = source.port.map { $0 != MDNSResolver.port } ?? false
-        let reply = DNSMessage(id: legacy ? message.id : 0, isResponse: true, isAuthoritative: true,
-                               questions: legacy ? message.questions : [], answers: answers, additionals: additionals)
+        let reply = DNSMessage(
+            id: legacy ? message.id : 0, isResponse: true, isAuthoritative: true,
+            questions: legacy ? message.questions : [], answers: answers, additionals: additionals)
         let service = self
         Task { await service.send(reply, to: legacy ? source : nil) }
     }
@@ -178,8 +185,9 @@ private final class MDNSHandler: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         guard envelope.data.readableBytes <= DNSMessage.maxSize,
-              let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: envelope.data.readableBytes),
-              let message = try? DNSMessage(bytes: bytes) else { return }
+            let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: envelope.data.readableBytes),
+            let message = try? DNSMessage(bytes: bytes)
+        else { return }
         box.service.withLock { $0 }?.handle(message, from: envelope.remoteAddress)
     }
 }

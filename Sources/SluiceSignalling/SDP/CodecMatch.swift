@@ -35,8 +35,9 @@ public enum CodecMatch {
         }
         guard let best else { return nil }
         let twcc = best.feedback.contains("transport-cc") ? media.extensionID(RTPHeaderExtension.transportWideCC) : nil
-        return Choice(payloadType: best.payloadType, rtxPayloadType: media.rtxPayloadType(for: best.payloadType),
-                      midExtensionID: media.extensionID(RTPHeaderExtension.mid), twccExtensionID: twcc)
+        return Choice(
+            payloadType: best.payloadType, rtxPayloadType: media.rtxPayloadType(for: best.payloadType),
+            midExtensionID: media.extensionID(RTPHeaderExtension.mid), twccExtensionID: twcc)
     }
 
     static func acceptable(_ f: SDPMediaDescription.Format, _ name: String) -> Bool {
@@ -57,7 +58,7 @@ public enum CodecMatch {
         let profile = (value >> 16) & 0xff, iop = (value >> 8) & 0xff
         switch profile {
         case 0x42: return iop & 0x40 != 0 ? 0 : 1
-        case 0x4d: return iop & 0x80 != 0 ? 0 : 2  // Main with constraint_set0: Constrained Baseline
+        case 0x4d: return iop & 0x80 != 0 ? 0 : 2 // Main with constraint_set0: Constrained Baseline
         case 0x64: return 3
         default: return 4
         }

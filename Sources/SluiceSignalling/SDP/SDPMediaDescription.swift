@@ -105,12 +105,14 @@ public struct SDPMediaDescription: Sendable, Equatable {
             }
         case "rtcp-fb":
             guard let (pt, rest) = Self.payloadValue(value), let i = formats.firstIndex(where: { $0.payloadType == pt }),
-                  formats[i].feedback.count < 16 else { return }
+                formats[i].feedback.count < 16
+            else { return }
             formats[i].feedback.append(String(rest.prefix(64)).lowercased())
         case "extmap":
             let parts = value.split(separator: " ")
             guard parts.count >= 2, let id = Int(parts[0].split(separator: "/").first ?? ""), (1...255).contains(id),
-                  extensions.count < 32 else { return }
+                extensions.count < 32
+            else { return }
             extensions[id] = String(parts[1].prefix(256))
         case "ssrc":
             guard let id = UInt32(value.prefix { $0 != " " }), !ssrcs.contains(id), ssrcs.count < 64 else { return }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The client side of WHIP and WHEP: POST a complete offer, keep the session URL, DELETE it
@@ -39,7 +39,8 @@ public struct WHIPClient: Sendable {
             throw Failure(description: "\(endpoint) answered \(response.statusCode): \(body.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         guard let location = response.value(forHTTPHeaderField: "Location"),
-              let session = URL(string: location, relativeTo: endpoint)?.absoluteURL else {
+            let session = URL(string: location, relativeTo: endpoint)?.absoluteURL
+        else {
             throw Failure(description: "\(endpoint) answered 201 without a Location header")
         }
         if let problem = SDPCheck.problem(in: body) { throw Failure(description: "\(endpoint) answered with bad SDP: \(problem)") }

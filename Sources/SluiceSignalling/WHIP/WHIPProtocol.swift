@@ -105,12 +105,17 @@ public enum WHIP {
         var end = false
         for raw in body.split(whereSeparator: \.isNewline) {
             let line = String(raw)
-            if line.hasPrefix("a=mid:") { mid = String(line.dropFirst(6)) }
-            else if line.hasPrefix("a=candidate:") { candidates.append((mid, String(line.dropFirst(2)))) }
-            else if line == "a=end-of-candidates" { end = true }
-            else if line.hasPrefix("a=ice-ufrag:") || line.hasPrefix("a=ice-pwd:") || line.hasPrefix("a=ice-options:")
-                        || line.hasPrefix("m=") || line.hasPrefix("a=group:") { continue }
-            else if !line.isEmpty, !(line.count >= 2 && line.dropFirst().first == "=") {
+            if line.hasPrefix("a=mid:") {
+                mid = String(line.dropFirst(6))
+            } else if line.hasPrefix("a=candidate:") {
+                candidates.append((mid, String(line.dropFirst(2))))
+            } else if line == "a=end-of-candidates" {
+                end = true
+            } else if line.hasPrefix("a=ice-ufrag:") || line.hasPrefix("a=ice-pwd:") || line.hasPrefix("a=ice-options:")
+                || line.hasPrefix("m=") || line.hasPrefix("a=group:")
+            {
+                continue
+            } else if !line.isEmpty, !(line.count >= 2 && line.dropFirst().first == "=") {
                 return .failure(HTTPError(400, "the fragment has a line that is not SDP: \(line.prefix(60))"))
             }
         }

@@ -10,7 +10,8 @@ extension Jingle {
         var lines = ["v=0", "o=- \(UInt64.random(in: 1...UInt64(Int64.max))) 2 IN IP4 0.0.0.0", "s=-", "t=0 0"]
         for group in jingle.children("group", namespace: grouping) {
             let semantics = try clean(group[attribute: "semantics"] ?? "BUNDLE", "group semantics")
-            let names = try group.children("content").map { (c: XML.Element) throws(Failure) -> String in try token(c[attribute: "name"], "group content name") }
+            let names = try group.children("content").map { (c: XML.Element) throws(Failure) -> String in try token(c[attribute: "name"], "group content name")
+            }
             lines.append("a=group:\(semantics) \(names.joined(separator: " "))")
         }
         lines.append("a=ice-options:trickle")
@@ -32,7 +33,8 @@ extension Jingle {
             throw Failure("content '\(name)' has no transport")
         }
         let description = content.child("description")
-        let sctp = transport.child("sctpmap", namespace: sctpMap)?[attribute: "number"]
+        let sctp =
+            transport.child("sctpmap", namespace: sctpMap)?[attribute: "number"]
             ?? transport.child("sctp-port", namespace: sctpPort).map(\.text)
         var m: SDPMedia
         if description?.namespace == dataChannel || (description == nil && sctp != nil) {
@@ -64,37 +66,51 @@ extension Jingle {
         return m
     }
 
+    /// One `<payload-type>`: its rtpmap, fmtp parameters and per-payload feedback.
+    private static func readPayloadType(_ p: XML.Element, into m: inout SDPMedia, content: String) throws(Failure) {
+        guard let idText = p[attribute: "id"], let id = Int(idText), (0...127).contains(id) else {
+            throw Failure("content '\(content)': payload type id '\(p[attribute: "id"]?.prefix(12) ?? "none")' is not 0–127")
+        }
+        let pt = String(id)
+        guard !m.formats.contains(pt) else { throw Failure("content '\(content)': payload type \(pt) twice") }
+        m.formats.append(pt)
+        if let name = p[attribute: "name"] {
+            let clock = p[attribute: "clockrate"] ?? (m.media == "audio" ? "8000" : "90000")
+            let channels = p[attribute: "channels"].flatMap { $0 == "1" ? nil : $0 }
+            m.rtpmaps[pt] = (
+                try token(name, "codec name"), try digits(clock, "clockrate"),
+                try channels.map { (c: String) throws(Failure) -> String in try digits(c, "channels") }
+            )
+        }
+        let parameters = p.children("parameter")
+        guard parameters.count <= maxParameters else { throw Failure("payload type \(pt): \(parameters.count) parameters") }
+        var fmtp: [String] = []
+        for parameter in parameters {
+            let key = try clean(parameter[attribute: "name"] ?? "", "parameter name")
+            let value = try clean(parameter[attribute: "value"] ?? "", "parameter value")
+            fmtp.append(key.isEmpty ? value : "\(key)=\(value)")
+        }
+        if !fmtp.isEmpty { m.fmtps[pt] = fmtp.joined(separator: ";") }
+        for fb in p.children("rtcp-fb", namespace: rtcpFB) {
+            m.rtcpFB.append(
+                (
+                    pt, try token(fb[attribute: "type"], "rtcp-fb type"),
+                    try fb[attribute: "subtype"].map { (s: String) throws(Failure) -> String in try token(s, "rtcp-fb subtype") }
+                ))
+        }
+    }
+
     private static func readDescription(_ d: XML.Element, into m: inout SDPMedia, content: String, role: Role) throws(Failure) {
         let payloads = d.children("payload-type", namespace: rtp)
         guard !payloads.isEmpty else { throw Failure("content '\(content)' offers no payload type") }
         guard payloads.count <= maxPayloadTypes else { throw Failure("content '\(content)': \(payloads.count) payload types") }
-        for p in payloads {
-            guard let idText = p[attribute: "id"], let id = Int(idText), (0...127).contains(id) else {
-                throw Failure("content '\(content)': payload type id '\(p[attribute: "id"]?.prefix(12) ?? "none")' is not 0–127")
-            }
-            let pt = String(id)
-            guard !m.formats.contains(pt) else { throw Failure("content '\(content)': payload type \(pt) twice") }
-            m.formats.append(pt)
-            if let name = p[attribute: "name"] {
-                let clock = p[attribute: "clockrate"] ?? (m.media == "audio" ? "8000" : "90000")
-                let channels = p[attribute: "channels"].flatMap { $0 == "1" ? nil : $0 }
-                m.rtpmaps[pt] = (try token(name, "codec name"), try digits(clock, "clockrate"), try channels.map { (c: String) throws(Failure) -> String in try digits(c, "channels") })
-            }
-            let parameters = p.children("parameter")
-            guard parameters.count <= maxParameters else { throw Failure("payload type \(pt): \(parameters.count) parameters") }
-            var fmtp: [String] = []
-            for parameter in parameters {
-                let key = try clean(parameter[attribute: "name"] ?? "", "parameter name")
-                let value = try clean(parameter[attribute: "value"] ?? "", "parameter value")
-                fmtp.append(key.isEmpty ? value : "\(key)=\(value)")
-            }
-            if !fmtp.isEmpty { m.fmtps[pt] = fmtp.joined(separator: ";") }
-            for fb in p.children("rtcp-fb", namespace: rtcpFB) {
-                m.rtcpFB.append((pt, try token(fb[attribute: "type"], "rtcp-fb type"), try fb[attribute: "subtype"].map { (s: String) throws(Failure) -> String in try token(s, "rtcp-fb subtype") }))
-            }
-        }
+        for p in payloads { try readPayloadType(p, into: &m, content: content) }
         for fb in d.children("rtcp-fb", namespace: rtcpFB) {
-            m.rtcpFB.append(("*", try token(fb[attribute: "type"], "rtcp-fb type"), try fb[attribute: "subtype"].map { (s: String) throws(Failure) -> String in try token(s, "rtcp-fb subtype") }))
+            m.rtcpFB.append(
+                (
+                    "*", try token(fb[attribute: "type"], "rtcp-fb type"),
+                    try fb[attribute: "subtype"].map { (s: String) throws(Failure) -> String in try token(s, "rtcp-fb subtype") }
+                ))
         }
         for e in d.children("rtp-hdrext", namespace: hdrext).prefix(maxParameters) {
             let id = try digits(e[attribute: "id"] ?? "", "rtp-hdrext id")
@@ -123,16 +139,20 @@ extension Jingle {
     // MARK: Candidates
 
     /// A `transport-info` for one trickled candidate of content `mid`.
-    public static func transportInfo(sid: String, initiator: String?, creator: Role, mid: String, candidate: String,
-                                     ufrag: String?, pwd: String?) throws(Failure) -> XML.Element {
+    public static func transportInfo(
+        sid: String, initiator: String?, creator: Role, mid: String, candidate: String,
+        ufrag: String?, pwd: String?
+    ) throws(Failure) -> XML.Element {
         var transport = XML.Element("transport", namespace: iceUDP, children: [try candidateElement(candidate)])
         if let ufrag { transport[attribute: "ufrag"] = ufrag }
         if let pwd { transport[attribute: "pwd"] = pwd }
         var attributes = [("action", "transport-info"), ("sid", sid)]
         if let initiator { attributes.append(("initiator", initiator)) }
-        return XML.Element("jingle", namespace: namespace, attributes: attributes, children: [
-            XML.Element("content", namespace: namespace, attributes: [("creator", creator.rawValue), ("name", mid)], children: [transport]),
-        ])
+        return XML.Element(
+            "jingle", namespace: namespace, attributes: attributes,
+            children: [
+                XML.Element("content", namespace: namespace, attributes: [("creator", creator.rawValue), ("name", mid)], children: [transport])
+            ])
     }
 
     /// Every candidate a `<jingle>` element carries, as (content name, `candidate:…`).
@@ -156,8 +176,10 @@ extension Jingle {
         if t.hasPrefix("candidate:") { t = t.dropFirst(10) }
         let w = t.split(separator: " ").map(String.init)
         guard w.count >= 8, w[6] == "typ" else { throw Failure("not an ICE candidate: '\(text.prefix(80))'") }
-        var attributes = [("foundation", w[0]), ("component", w[1]), ("protocol", w[2].lowercased()), ("priority", w[3]),
-                          ("ip", w[4]), ("port", w[5]), ("type", w[7]), ("generation", "0")]
+        var attributes = [
+            ("foundation", w[0]), ("component", w[1]), ("protocol", w[2].lowercased()), ("priority", w[3]),
+            ("ip", w[4]), ("port", w[5]), ("type", w[7]), ("generation", "0")
+        ]
         var i = 8
         while i + 1 < w.count {
             switch w[i] {

@@ -32,8 +32,10 @@ public enum Jingle {
 
     /// A `<jingle>` element for `action` (`session-initiate`, `session-accept`) describing
     /// `sdp`, written by `role`.
-    public static func element(action: String, sid: String, initiator: String?, responder: String?,
-                               sdp: String, role: Role) throws(Failure) -> XML.Element {
+    public static func element(
+        action: String, sid: String, initiator: String?, responder: String?,
+        sdp: String, role: Role
+    ) throws(Failure) -> XML.Element {
         let (session, sections) = SDPMedia.parse(sdp)
         guard !sections.isEmpty else { throw Failure("the SDP has no media sections") }
         var attributes = [("action", action), ("sid", sid)]
@@ -46,8 +48,10 @@ public enum Jingle {
         for line in session where line.hasPrefix("a=group:") {
             let words = line.dropFirst(8).split(separator: " ").map(String.init)
             guard let semantics = words.first else { continue }
-            jingle.children.append(XML.Element("group", namespace: grouping, attributes: [("semantics", semantics)],
-                                               children: words.dropFirst().map { XML.Element("content", namespace: grouping, attributes: [("name", $0)]) }))
+            jingle.children.append(
+                XML.Element(
+                    "group", namespace: grouping, attributes: [("semantics", semantics)],
+                    children: words.dropFirst().map { XML.Element("content", namespace: grouping, attributes: [("name", $0)]) }))
         }
         return jingle
     }
@@ -73,9 +77,10 @@ public enum Jingle {
     /// One `<content>` for an SDP media section: its description and its transport.
     private static func content(_ m: SDPMedia, name: String, role: Role) -> XML.Element {
         let description = m.isApplication ? XML.Element("description", namespace: dataChannel) : rtpDescription(m, role: role)
-        return XML.Element("content", namespace: namespace,
-                           attributes: [("creator", "initiator"), ("name", name), ("senders", senders(m.direction, role: role))],
-                           children: [description, transport(m)])
+        return XML.Element(
+            "content", namespace: namespace,
+            attributes: [("creator", "initiator"), ("name", name), ("senders", senders(m.direction, role: role))],
+            children: [description, transport(m)])
     }
 
     /// The XEP-0167 `<description>` of an audio or video section: payload types with their
@@ -121,8 +126,9 @@ public enum Jingle {
             sources[s.ssrc]?.children.append(XML.Element("parameter", namespace: ssma, attributes: attributes))
         }
         let groups = m.ssrcGroups.map { g in
-            XML.Element("ssrc-group", namespace: ssma, attributes: [("semantics", g.semantics)],
-                        children: g.ssrcs.map { XML.Element("source", namespace: ssma, attributes: [("ssrc", $0)]) })
+            XML.Element(
+                "ssrc-group", namespace: ssma, attributes: [("semantics", g.semantics)],
+                children: g.ssrcs.map { XML.Element("source", namespace: ssma, attributes: [("ssrc", $0)]) })
         }
         return order.compactMap { sources[$0] } + groups
     }
@@ -139,8 +145,10 @@ public enum Jingle {
             transport.children.append(fp)
         }
         if let port = m.sctpPort {
-            transport.children.append(XML.Element("sctpmap", namespace: sctpMap,
-                                                  attributes: [("number", port), ("protocol", "webrtc-datachannel"), ("streams", "1024")]))
+            transport.children.append(
+                XML.Element(
+                    "sctpmap", namespace: sctpMap,
+                    attributes: [("number", port), ("protocol", "webrtc-datachannel"), ("streams", "1024")]))
             transport.children.append(XML.Element("sctp-port", namespace: sctpPort, text: port))
             if let size = m.maxMessageSize { transport.children.append(XML.Element("max-message-size", namespace: sctpPort, text: size)) }
         }

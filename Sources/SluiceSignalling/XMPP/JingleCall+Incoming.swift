@@ -7,7 +7,7 @@ extension JingleCall {
     static let knownActions: Set<String> = [
         "content-accept", "content-add", "content-modify", "content-reject", "content-remove", "description-info",
         "security-info", "session-accept", "session-info", "session-initiate", "session-terminate", "transport-accept",
-        "transport-info", "transport-reject", "transport-replace",
+        "transport-info", "transport-reject", "transport-replace"
     ]
 
     func handleIQ(_ iq: XML.Element) {
@@ -81,9 +81,10 @@ extension JingleCall {
         if busy {
             // XEP-0166 §6.3.2: acknowledge, then terminate with <busy/>.
             client.send(XMPPStanza.result(for: iq))
-            let terminate = XML.Element("jingle", namespace: Jingle.namespace,
-                                        attributes: [("action", "session-terminate"), ("sid", sid)],
-                                        children: [XML.Element("reason", namespace: Jingle.namespace, children: [XML.Element("busy", namespace: Jingle.namespace)])])
+            let terminate = XML.Element(
+                "jingle", namespace: Jingle.namespace,
+                attributes: [("action", "session-terminate"), ("sid", sid)],
+                children: [XML.Element("reason", namespace: Jingle.namespace, children: [XML.Element("busy", namespace: Jingle.namespace)])])
             let client = self.client
             Task { _ = await client.request(XMPPStanza.iq("set", to: from.description, payload: terminate), timeout: 5) }
             return
@@ -107,12 +108,18 @@ extension JingleCall {
         if iq.child("ping", namespace: "urn:xmpp:ping") != nil { return client.send(XMPPStanza.result(for: iq)) }
         if let query = iq.child("query", namespace: "http://jabber.org/protocol/disco#info") {
             var result = XMPPStanza.result(for: iq)
-            let features = ["http://jabber.org/protocol/disco#info", "urn:xmpp:ping", Jingle.namespace, "urn:xmpp:jingle:apps:rtp:1",
-                            "urn:xmpp:jingle:apps:rtp:audio", "urn:xmpp:jingle:apps:rtp:video", "urn:xmpp:jingle:transports:ice-udp:1",
-                            "urn:xmpp:jingle:apps:dtls:0", "urn:xmpp:jingle:apps:grouping:0", JingleMessage.namespace]
-            result.children = [XML.Element("query", namespace: query.namespace, children: [
-                XML.Element("identity", namespace: query.namespace, attributes: [("category", "client"), ("type", "pc"), ("name", "Sluice")]),
-            ] + features.map { XML.Element("feature", namespace: query.namespace, attributes: [("var", $0)]) })]
+            let features = [
+                "http://jabber.org/protocol/disco#info", "urn:xmpp:ping", Jingle.namespace, "urn:xmpp:jingle:apps:rtp:1",
+                "urn:xmpp:jingle:apps:rtp:audio", "urn:xmpp:jingle:apps:rtp:video", "urn:xmpp:jingle:transports:ice-udp:1",
+                "urn:xmpp:jingle:apps:dtls:0", "urn:xmpp:jingle:apps:grouping:0", JingleMessage.namespace
+            ]
+            result.children = [
+                XML.Element(
+                    "query", namespace: query.namespace,
+                    children: [
+                        XML.Element("identity", namespace: query.namespace, attributes: [("category", "client"), ("type", "pc"), ("name", "Sluice")])
+                    ] + features.map { XML.Element("feature", namespace: query.namespace, attributes: [("var", $0)]) })
+            ]
             return client.send(result)
         }
         refuse(iq, "cancel", "service-unavailable", text: "not supported by Sluice")
@@ -124,17 +131,21 @@ extension JingleCall {
         guard let from = message[attribute: "from"].flatMap(JID.init), !from.isBare else { return }
         let ns = [JingleMessage.namespace, "urn:xmpp:jingle-message:1"]
         if let propose = message.children.first(where: { $0.name == "propose" && ns.contains($0.namespace ?? "") }),
-           let id = propose[attribute: "id"], role == .callee {
+            let id = propose[attribute: "id"], role == .callee
+        {
             let allowed = allow.map { $0.contains(from.bare) } ?? true
             let idle = state.withLock { $0.sid == nil }
             let reply = XML.Element(allowed && idle ? "proceed" : "reject", namespace: propose.namespace, attributes: [("id", id)])
-            client.send(XML.Element("message", namespace: XMPPNamespace.client,
-                                    attributes: [("to", from.description), ("type", "chat"), ("id", client.nextID())],
-                                    children: [reply, XML.Element("store", namespace: "urn:xmpp:hints")]))
+            client.send(
+                XML.Element(
+                    "message", namespace: XMPPNamespace.client,
+                    attributes: [("to", from.description), ("type", "chat"), ("id", client.nextID())],
+                    children: [reply, XML.Element("store", namespace: "urn:xmpp:hints")]))
             return
         }
         guard role == .caller, let answer = message.children.first(where: { ["proceed", "reject"].contains($0.name) && ns.contains($0.namespace ?? "") }),
-              let id = answer[attribute: "id"], state.withLock({ $0.proposalID == id }) else { return }
+            let id = answer[attribute: "id"], state.withLock({ $0.proposalID == id })
+        else { return }
         if answer.name == "proceed" {
             resolveProposal(.success(from))
         } else {

@@ -121,8 +121,9 @@ public final class JingleCall: Sendable {
         state.withLock { $0.peer = target }
         let jingle: XML.Element
         do {
-            jingle = try Jingle.element(action: "session-initiate", sid: sid, initiator: client.jid.description,
-                                        responder: nil, sdp: sdp, role: .initiator)
+            jingle = try Jingle.element(
+                action: "session-initiate", sid: sid, initiator: client.jid.description,
+                responder: nil, sdp: sdp, role: .initiator)
         } catch { throw Failure("cannot describe the offer in Jingle: \(error.description)") }
         let reply = await client.request(XMPPStanza.iq("set", to: target.description, payload: jingle), timeout: ringTimeout)
         guard let reply else { throw Failure("\(target) did not acknowledge the call within \(Int(ringTimeout)) s") }
@@ -133,12 +134,15 @@ public final class JingleCall: Sendable {
     }
 
     private func propose(to peer: JID, sid: String, timeout: Double) async throws(Failure) -> JID {
-        let propose = XML.Element("propose", namespace: JingleMessage.namespace, attributes: [("id", sid)], children: [
-            XML.Element("description", namespace: "urn:xmpp:jingle:apps:rtp:1", attributes: [("media", "video")]),
-        ])
-        let message = XML.Element("message", namespace: XMPPNamespace.client,
-                                  attributes: [("to", peer.description), ("type", "chat"), ("id", client.nextID())],
-                                  children: [propose, XML.Element("store", namespace: "urn:xmpp:hints")])
+        let propose = XML.Element(
+            "propose", namespace: JingleMessage.namespace, attributes: [("id", sid)],
+            children: [
+                XML.Element("description", namespace: "urn:xmpp:jingle:apps:rtp:1", attributes: [("media", "video")])
+            ])
+        let message = XML.Element(
+            "message", namespace: XMPPNamespace.client,
+            attributes: [("to", peer.description), ("type", "chat"), ("id", client.nextID())],
+            children: [propose, XML.Element("store", namespace: "urn:xmpp:hints")])
         let timer = Task { [weak self] in
             try? await Task.sleep(for: .seconds(timeout))
             guard !Task.isCancelled else { return }
@@ -156,7 +160,9 @@ public final class JingleCall: Sendable {
     }
 
     func resolveProposal(_ result: Result<JID, Failure>) {
-        let waiting = state.withLock { s in defer { s.proposal = nil }; return s.proposal }
+        let waiting = state.withLock { s in
+            defer { s.proposal = nil }; return s.proposal
+        }
         waiting?.resume(returning: result)
     }
 
@@ -168,8 +174,9 @@ public final class JingleCall: Sendable {
         guard let sid, let peer else { throw Failure("no call to accept") }
         let jingle: XML.Element
         do {
-            jingle = try Jingle.element(action: "session-accept", sid: sid, initiator: peer.description,
-                                        responder: client.jid.description, sdp: sdp, role: .responder)
+            jingle = try Jingle.element(
+                action: "session-accept", sid: sid, initiator: peer.description,
+                responder: client.jid.description, sdp: sdp, role: .responder)
         } catch { throw Failure("cannot describe the answer in Jingle: \(error.description)") }
         let reply = await client.request(XMPPStanza.iq("set", to: peer.description, payload: jingle))
         guard let reply else { throw Failure("\(peer) did not acknowledge session-accept") }
@@ -202,8 +209,11 @@ public final class JingleCall: Sendable {
         let (sid, peer) = state.withLock { ($0.sid, $0.peer) }
         guard let sid, let peer else { return }
         let initiator = role == .caller ? client.jid.description : peer.description
-        guard let jingle = try? Jingle.transportInfo(sid: sid, initiator: initiator, creator: .initiator, mid: candidate.mid,
-                                                     candidate: candidate.candidate, ufrag: nil, pwd: nil) else {
+        guard
+            let jingle = try? Jingle.transportInfo(
+                sid: sid, initiator: initiator, creator: .initiator, mid: candidate.mid,
+                candidate: candidate.candidate, ufrag: nil, pwd: nil)
+        else {
             return logger.warning("cannot describe candidate '\(candidate.candidate)' in Jingle")
         }
         // Acknowledged or not, the next candidate goes: a lost one is no reason to stop.
@@ -220,9 +230,10 @@ public final class JingleCall: Sendable {
         }
         if !ended, let sid, let peer {
             let initiator = role == .caller ? client.jid.description : peer.description
-            let jingle = XML.Element("jingle", namespace: Jingle.namespace,
-                                     attributes: [("action", "session-terminate"), ("sid", sid), ("initiator", initiator)],
-                                     children: [XML.Element("reason", namespace: Jingle.namespace, children: [XML.Element(reason, namespace: Jingle.namespace)])])
+            let jingle = XML.Element(
+                "jingle", namespace: Jingle.namespace,
+                attributes: [("action", "session-terminate"), ("sid", sid), ("initiator", initiator)],
+                children: [XML.Element("reason", namespace: Jingle.namespace, children: [XML.Element(reason, namespace: Jingle.namespace)])])
             _ = await client.request(XMPPStanza.iq("set", to: peer.description, payload: jingle), timeout: 2)
         }
         resolveProposal(.failure(Failure("the call ended")))
@@ -245,9 +256,10 @@ public final class JingleCall: Sendable {
         guard let sid, let peer else { return }
         var reasonElement = XML.Element("reason", namespace: Jingle.namespace, children: [XML.Element(reason, namespace: Jingle.namespace)])
         reasonElement.children.append(XML.Element("text", namespace: Jingle.namespace, text: text))
-        let jingle = XML.Element("jingle", namespace: Jingle.namespace,
-                                 attributes: [("action", "session-terminate"), ("sid", sid), ("initiator", peer.description)],
-                                 children: [reasonElement])
+        let jingle = XML.Element(
+            "jingle", namespace: Jingle.namespace,
+            attributes: [("action", "session-terminate"), ("sid", sid), ("initiator", peer.description)],
+            children: [reasonElement])
         state.withLock { $0.refused["session-terminate " + reason, default: 0] += 1 }
         _ = await client.request(XMPPStanza.iq("set", to: peer.description, payload: jingle), timeout: 5)
     }

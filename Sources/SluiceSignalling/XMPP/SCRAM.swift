@@ -44,7 +44,7 @@ public struct SCRAM: Sendable {
     public mutating func clientFinal(serverFirst: String) throws(Failure) -> String {
         var fields: [Character: String] = [:]
         for part in serverFirst.split(separator: ",") {
-            guard part.count >= 2, part.dropFirst().first == "=" , let key = part.first else { continue }
+            guard part.count >= 2, part.dropFirst().first == "=", let key = part.first else { continue }
             fields[key] = String(part.dropFirst(2))
         }
         if serverFirst.hasPrefix("m=") { throw Failure(description: "the server asks for a SCRAM extension this client does not know") }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// XML as XMPP uses it: one element tree per stanza, namespaces resolved, no DTDs,
@@ -21,8 +21,10 @@ public enum XML {
         public var text: String
 
         /// An element called `name` in `namespace`, with these attributes, children and text.
-        public init(_ name: String, namespace: String? = nil, attributes: [(String, String)] = [],
-                    children: [Element] = [], text: String = "") {
+        public init(
+            _ name: String, namespace: String? = nil, attributes: [(String, String)] = [],
+            children: [Element] = [], text: String = ""
+        ) {
             self.name = name
             self.namespace = namespace
             self.attributes = attributes.map { (name: $0.0, value: $0.1) }
@@ -127,8 +129,10 @@ public enum XML {
         /// Nesting bound: deeper documents are refused rather than recursed into.
         static let maxDepth = 64
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+        ) {
             guard stack.count < Self.maxDepth else {
                 failure = "elements nested deeper than \(Self.maxDepth)"
                 return parser.abortParsing()

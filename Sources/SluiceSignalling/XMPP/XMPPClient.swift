@@ -32,8 +32,10 @@ public final class XMPPClient: Sendable {
         public var timeout: Double
 
         /// A configuration for `jid`; the host defaults to the JID's domain.
-        public init(jid: JID, password: String, host: String? = nil, port: Int = 5222, tls: TLS = .offered,
-                    trustRoots: String? = nil, timeout: Double = 10) {
+        public init(
+            jid: JID, password: String, host: String? = nil, port: Int = 5222, tls: TLS = .offered,
+            trustRoots: String? = nil, timeout: Double = 10
+        ) {
             self.jid = jid
             self.password = password
             self.host = host ?? jid.domain
@@ -74,8 +76,10 @@ public final class XMPPClient: Sendable {
         var closing = false
     }
 
-    private init(jid: JID, encrypted: Bool, mechanism: String, connection: XMPPConnection,
-                 stanzas: AsyncStream<XML.Element>, logger: Logger) {
+    private init(
+        jid: JID, encrypted: Bool, mechanism: String, connection: XMPPConnection,
+        stanzas: AsyncStream<XML.Element>, logger: Logger
+    ) {
         self.jid = jid
         self.encrypted = encrypted
         self.mechanism = mechanism
@@ -100,8 +104,9 @@ public final class XMPPClient: Sendable {
             throw error
         }
         let (stanzas, sink) = AsyncStream<XML.Element>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let client = XMPPClient(jid: result.jid, encrypted: result.encrypted, mechanism: result.mechanism,
-                                connection: connection, stanzas: stanzas, logger: logger)
+        let client = XMPPClient(
+            jid: result.jid, encrypted: result.encrypted, mechanism: result.mechanism,
+            connection: connection, stanzas: stanzas, logger: logger)
         let context = result.context
         // Login's iterator is done with: this one goes on with the same buffered parts.
         client.reader.withLock {
@@ -118,8 +123,10 @@ public final class XMPPClient: Sendable {
     }
 
     /// Handles one inbound part after login; false when the stream is over.
-    private func receive(_ inbound: XMPPConnection.Inbound, context: (open: String, close: String),
-                         sink: AsyncStream<XML.Element>.Continuation) -> Bool {
+    private func receive(
+        _ inbound: XMPPConnection.Inbound, context: (open: String, close: String),
+        sink: AsyncStream<XML.Element>.Continuation
+    ) -> Bool {
         switch inbound {
         case .part(.stanza(let text)):
             let stanza: XML.Element
@@ -132,7 +139,8 @@ public final class XMPPClient: Sendable {
                 return false
             }
             if stanza.name == "iq", let type = stanza[attribute: "type"], type == "result" || type == "error",
-               let id = stanza[attribute: "id"] {
+                let id = stanza[attribute: "id"]
+            {
                 let waiting = state.withLock { $0.pending.removeValue(forKey: id) }
                 if let waiting { waiting.resume(returning: stanza) }
                 return true
@@ -167,8 +175,11 @@ public final class XMPPClient: Sendable {
     static func words(for error: any Error) -> String { words(for: "\(error)") }
 
     static func words(for text: String) -> String {
-        for (needle, words) in [("Connection refused", "connection refused"), ("uncleanShutdown", "it went without ending TLS (the server vanished)"), ("timeout", "no answer (timed out)"),
-                                ("No route", "no route to the host"), ("Name or service not known", "the host name does not resolve")]
+        for (needle, words) in [
+            ("Connection refused", "connection refused"), ("uncleanShutdown", "it went without ending TLS (the server vanished)"),
+            ("timeout", "no answer (timed out)"),
+            ("No route", "no route to the host"), ("Name or service not known", "the host name does not resolve")
+        ]
         where text.localizedCaseInsensitiveContains(needle) { return words }
         return text
     }

@@ -43,8 +43,9 @@ struct XMPPLogin {
             encrypted = true
             features = try await openStream(step: "the TLS handshake and the stream after it")
         } else if config.tls == .required {
-            throw Failure("the XMPP server at \(config.host):\(config.port) does not offer STARTTLS; "
-                          + "set `tls: offered` to log in over a plain stream (SCRAM only)")
+            throw Failure(
+                "the XMPP server at \(config.host):\(config.port) does not offer STARTTLS; "
+                    + "set `tls: offered` to log in over a plain stream (SCRAM only)")
         }
         let mechanism = try await authenticate(features, encrypted: encrypted)
         do { try await connection.resetStream() } catch { throw Failure("the connection closed: \(error)") }
@@ -57,8 +58,9 @@ struct XMPPLogin {
 
     /// Sends a stream header and returns the server's features.
     private mutating func openStream(step: String = "the stream header") async throws(Failure) -> XML.Element {
-        connection.write("<?xml version='1.0'?><stream:stream to='\(XML.escape(config.jid.domain))' version='1.0' "
-                         + "xmlns='\(XMPPNamespace.client)' xmlns:stream='\(XMPPNamespace.stream)' xml:lang='en'>")
+        connection.write(
+            "<?xml version='1.0'?><stream:stream to='\(XML.escape(config.jid.domain))' version='1.0' "
+                + "xmlns='\(XMPPNamespace.client)' xmlns:stream='\(XMPPNamespace.stream)' xml:lang='en'>")
         while true {
             switch try await next(step) {
             case .streamOpened(let header, let attributes):
@@ -104,8 +106,9 @@ struct XMPPLogin {
             _ = try await saslStep("success")
             return "PLAIN"
         }
-        throw Failure("the XMPP server offers no SASL mechanism Sluice speaks (offered: \(offered.joined(separator: ", ")); "
-                      + "Sluice speaks SCRAM-SHA-256, SCRAM-SHA-1 and, inside TLS, PLAIN)")
+        throw Failure(
+            "the XMPP server offers no SASL mechanism Sluice speaks (offered: \(offered.joined(separator: ", ")); "
+                + "Sluice speaks SCRAM-SHA-256, SCRAM-SHA-1 and, inside TLS, PLAIN)")
     }
 
     private func send(sasl element: String, mechanism: String?, _ payload: Data) async throws(Failure) {
@@ -140,7 +143,8 @@ struct XMPPLogin {
         connection.write("<iq type='set' id='bind1'><bind xmlns='\(XMPPNamespace.bind)'>\(resource)</bind></iq>")
         let reply = try await nextStanza("the bound resource")
         guard reply.name == "iq", reply[attribute: "type"] == "result",
-              let text = reply.child("bind")?.child("jid")?.text, let jid = JID(text), !jid.isBare else {
+            let text = reply.child("bind")?.child("jid")?.text, let jid = JID(text), !jid.isBare
+        else {
             let why = XMPPStanza.condition(of: reply) ?? reply.name
             throw Failure("the XMPP server did not bind a resource (\(why))")
         }

@@ -37,15 +37,18 @@ public enum XMPPStanza {
 
     /// The `error` answering `request`: a defined `condition` of `type` (`cancel`, `modify`,
     /// `auth`, `wait`), an optional application condition and text.
-    public static func error(for request: XML.Element, type: String, condition: String,
-                             application: XML.Element? = nil, text: String? = nil) -> XML.Element {
+    public static func error(
+        for request: XML.Element, type: String, condition: String,
+        application: XML.Element? = nil, text: String? = nil
+    ) -> XML.Element {
         var attributes = [("type", "error")]
         if let from = request[attribute: "from"] { attributes.append(("to", from)) }
         if let id = request[attribute: "id"] { attributes.append(("id", id)) }
         var children = [XML.Element(condition, namespace: XMPPNamespace.stanzas)]
         if let text { children.append(XML.Element("text", namespace: XMPPNamespace.stanzas, text: text)) }
         if let application { children.append(application) }
-        return XML.Element("iq", namespace: XMPPNamespace.client, attributes: attributes,
-                           children: [XML.Element("error", namespace: XMPPNamespace.client, attributes: [("type", type)], children: children)])
+        return XML.Element(
+            "iq", namespace: XMPPNamespace.client, attributes: attributes,
+            children: [XML.Element("error", namespace: XMPPNamespace.client, attributes: [("type", type)], children: children)])
     }
 }

@@ -39,7 +39,8 @@ final class CaptureRegistryTests: XCTestCase {
     func testANewCaptureKindRunsAndItsPictureArrives() async throws {
         try requireLoopbackOnlyNetwork()
         for (shade, luma) in [("white", 235.0), ("black", 16.0)] {
-            let yaml = file("{ kind: shade, shade: \(shade), width: 160, height: 120, fps: 30 }")
+            let yaml =
+                file("{ kind: shade, shade: \(shade), width: 160, height: 120, fps: 30 }")
                 + "\n    encode: { codec: vp8, bitrate: 300 }\nreceive:\n  video:\n    filters: [ { filter: test-luma-probe } ]\n"
             let spec = try XCTUnwrap(specLoadValid(yaml))
             LumaProbe.lastMean = nil

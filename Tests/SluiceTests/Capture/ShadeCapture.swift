@@ -21,8 +21,10 @@ struct ShadeCapture: Capture {
     func refusal(for media: MediaKind) -> String? { media == .audio ? "shade capture draws pictures: it is video-only" : nil }
     func keys(for media: MediaKind) -> [String] { ["shade"] }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
-                with decoder: inout SpecDecoder) -> CaptureSpec.Kind? {
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind? {
         guard let entry = map.entry("shade") else { return .shade("black") }
         return decoder.word(entry.value, name: "shade", what: "shade", choices: ["black", "white"]).map { .shade($0) }
     }
@@ -31,8 +33,10 @@ struct ShadeCapture: Capture {
 
     func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let shade = cap.kind.settings(as: Settings.self)?.shade ?? "black"
-        let chain = [try b.make("videotestsrc", [("is-live", "true"), ("pattern", shade)], at: cap.location),
-                     try b.make("capsfilter", [("caps", rawCaps + ",format=I420")], at: cap.location)]
+        let chain = [
+            try b.make("videotestsrc", [("is-live", "true"), ("pattern", shade)], at: cap.location),
+            try b.make("capsfilter", [("caps", rawCaps + ",format=I420")], at: cap.location)
+        ]
         try b.add(chain)
         return chain
     }

@@ -29,8 +29,10 @@ final class BandwidthEstimatorTests: XCTestCase {
     /// Runs `seconds` of sending through `path` at the target (or at `sendingBps`); returns
     /// the target at each feedback.
     @discardableResult
-    func run(_ estimator: inout BandwidthEstimator, path: inout Path, from startNs: UInt64, seconds: Double,
-             sequence: inout UInt16, sendingBps: Int? = nil) -> [(ns: UInt64, target: Int)] {
+    func run(
+        _ estimator: inout BandwidthEstimator, path: inout Path, from startNs: UInt64, seconds: Double,
+        sequence: inout UInt16, sendingBps: Int? = nil
+    ) -> [(ns: UInt64, target: Int)] {
         var pending: [TWCCPacket] = []
         var trace: [(UInt64, Int)] = []
         let endNs = startNs + UInt64(seconds * 1e9)
@@ -80,8 +82,9 @@ final class BandwidthEstimatorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(e.target, 2_250_000, "back near 2.5 Mbit/s within 10 s: \(opened.map(\.target))")
         let settled = first.first { $0.target <= 1_000_000 }.map { Double($0.ns - 1_000_000_000) / 1e9 } ?? -1
         let back = opened.first { $0.target >= 2_250_000 }.map { Double($0.ns - 16_000_000_000) / 1e9 } ?? -1
-        print("estimator: ≤ 1 Mbit/s after \(settled) s; steady \(tail.min() ?? 0)–\(tail.max() ?? 0) bit/s, "
-              + "queue \(queue) ms; ≥ 2.25 Mbit/s \(back) s after the link widened")
+        print(
+            "estimator: ≤ 1 Mbit/s after \(settled) s; steady \(tail.min() ?? 0)–\(tail.max() ?? 0) bit/s, "
+                + "queue \(queue) ms; ≥ 2.25 Mbit/s \(back) s after the link widened")
     }
 
     /// A viewer moved up a ladder (`expect`): the estimate goes up to the new rate at once,
@@ -144,7 +147,7 @@ final class BandwidthEstimatorTests: XCTestCase {
         var path = Path(capacityBps: 1_000_000, queueLimitMs: 2000)
         var seq: UInt16 = 0
         var keyframe: [TWCCPacket] = []
-        for i in 0..<34 {  // 40 KB, back to back, before the first feedback
+        for i in 0..<34 { // 40 KB, back to back, before the first feedback
             let t = UInt64(1_000_000_000 + i * 50_000)
             keyframe.append(TWCCPacket(sequence: seq, sentNs: t, arrivedNs: path.carry(bytes: 1200, sentNs: t), size: 1200))
             seq &+= 1
@@ -163,10 +166,11 @@ final class BandwidthEstimatorTests: XCTestCase {
     /// target well below what arrives, so the queue empties.
     func testAQueueThatStandsStillLowersTheTarget() {
         var e = BandwidthEstimator(limits: BitrateLimits(min: 300_000, start: 900_000, max: 2_500_000))
-        e.update(feedback: [TWCCPacket(sequence: 0, sentNs: 1_000_000_000, arrivedNs: 1_020_000_000, size: 1200)],
-                 nowNs: 1_040_000_000)
+        e.update(
+            feedback: [TWCCPacket(sequence: 0, sentNs: 1_000_000_000, arrivedNs: 1_020_000_000, size: 1200)],
+            nowNs: 1_040_000_000)
         var seq: UInt16 = 1
-        for report in 0..<60 {  // 3 s of reports every 50 ms, 5 packets each (960 kbit/s)
+        for report in 0..<60 { // 3 s of reports every 50 ms, 5 packets each (960 kbit/s)
             let base = UInt64(2_000_000_000 + report * 50_000_000)
             let packets = (0..<5).map { i -> TWCCPacket in
                 let sent = base + UInt64(i * 10_000_000)
@@ -184,8 +188,10 @@ final class BandwidthEstimatorTests: XCTestCase {
         // Clock offset 5 s; the first packets see an empty queue, later ones wait 80 ms.
         d.add([TWCCPacket(sequence: 0, sentNs: 1_000_000_000, arrivedNs: 6_020_000_000, size: 100)])
         XCTAssertEqual(d.queueDelayMs ?? -1, 0, accuracy: 0.001)
-        d.add([TWCCPacket(sequence: 1, sentNs: 2_000_000_000, arrivedNs: 7_100_000_000, size: 100),
-               TWCCPacket(sequence: 2, sentNs: 2_010_000_000, arrivedNs: 7_130_000_000, size: 100)])
+        d.add([
+            TWCCPacket(sequence: 1, sentNs: 2_000_000_000, arrivedNs: 7_100_000_000, size: 100),
+            TWCCPacket(sequence: 2, sentNs: 2_010_000_000, arrivedNs: 7_130_000_000, size: 100)
+        ])
         XCTAssertEqual(d.queueDelayMs ?? -1, 80, accuracy: 0.001, "the least of a report counts")
         // Hostile times (arrival before a huge offset jump) give no figure, not a wrong one.
         d.add([TWCCPacket(sequence: 3, sentNs: 3_000_000_000, arrivedNs: 900_000_000_000, size: 100)])
@@ -222,8 +228,9 @@ final class BandwidthEstimatorTests: XCTestCase {
         for _ in 0..<3000 {
             let n = Int(rng.next() % 60)
             let report = (0..<n).map { _ in
-                TWCCPacket(sequence: UInt16(truncatingIfNeeded: rng.next()), sentNs: rng.next() % (now * 2),
-                           arrivedNs: rng.next() % 3 == 0 ? nil : rng.next(), size: Int(truncatingIfNeeded: rng.next()))
+                TWCCPacket(
+                    sequence: UInt16(truncatingIfNeeded: rng.next()), sentNs: rng.next() % (now * 2),
+                    arrivedNs: rng.next() % 3 == 0 ? nil : rng.next(), size: Int(truncatingIfNeeded: rng.next()))
             }
             now += rng.next() % 3 == 0 ? rng.next() % 10_000_000_000 : 100_000_000
             e.update(feedback: report, nowNs: now)
@@ -258,7 +265,8 @@ final class BandwidthEstimatorTests: XCTestCase {
         XCTAssertEqual(level(700_000, L(downscaled: true, fpsReduced: true)), L(downscaled: true))
         XCTAssertEqual(Mitigation.level(for: 1, current: L(), scaleBelow: nil, fpsBelow: nil), L(), "no thresholds, no change")
         XCTAssertEqual(Mitigation.caps(L(), width: 1280, height: 720, fps: 30), "video/x-raw")
-        XCTAssertEqual(Mitigation.caps(L(downscaled: true, fpsReduced: true), width: 1278, height: 718, fps: 25),
-                       "video/x-raw,width=(int)638,height=(int)358,pixel-aspect-ratio=(fraction)1/1,framerate=(fraction)12/1")
+        XCTAssertEqual(
+            Mitigation.caps(L(downscaled: true, fpsReduced: true), width: 1278, height: 718, fps: 25),
+            "video/x-raw,width=(int)638,height=(int)358,pixel-aspect-ratio=(fraction)1/1,framerate=(fraction)12/1")
     }
 }

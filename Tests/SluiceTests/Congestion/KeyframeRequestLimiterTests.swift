@@ -48,7 +48,7 @@ final class KeyframeRequestLimiterTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(seen[1] - burst, .milliseconds(450), "the rest wait for the interval")
         }
         XCTAssertEqual(limiter.counts.passed, 2)
-        Thread.sleep(forTimeInterval: 0.6)  // a window for a wrong extra keyframe to show, not synchronisation
+        Thread.sleep(forTimeInterval: 0.6) // a window for a wrong extra keyframe to show, not synchronisation
         XCTAssertEqual(keyframes.withLock { $0.count }, 2)
     }
 
@@ -66,7 +66,7 @@ final class KeyframeRequestLimiterTests: XCTestCase {
         // Pads pass events only once active.
         XCTAssertNotEqual(pipeline.setState(.paused), .failure)
         defer { pipeline.setState(.null) }
-        sinkPad.pushEvent(.forceKeyUnit())  // a peer's PLI
+        sinkPad.pushEvent(.forceKeyUnit()) // a peer's PLI
         sinkPad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
         sinkPad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
         XCTAssertEqual(limiter.counts.passed, 3)

@@ -32,8 +32,9 @@ final class RenditionChoiceTests: XCTestCase {
         // A still picture: the best rung sends 400 kbit/s whatever its nominal rate.
         var c = RenditionChoice(count: 3, start: 2)
         _ = c.update(estimate: 500_000, rates: [400_000, 200_000, 80_000], received: 80_000, increasing: false, nowNs: 0)
-        XCTAssertEqual(c.update(estimate: 500_000, rates: [400_000, 200_000, 80_000], received: 80_000, increasing: false, nowNs: 2 * s),
-                       .to(0, probing: false))
+        XCTAssertEqual(
+            c.update(estimate: 500_000, rates: [400_000, 200_000, 80_000], received: 80_000, increasing: false, nowNs: 2 * s),
+            .to(0, probing: false))
     }
 
     func testAProbeThatFailsDoublesTheWaitAndOneThatHoldsResetsIt() {
@@ -70,19 +71,23 @@ final class RenditionChoiceTests: XCTestCase {
         XCTAssertEqual(c.update(estimate: 1_500_000, rates: rates, received: 1_000_000, increasing: true, nowNs: t), .to(0, probing: true))
         // The queue the probe built: the estimate dips to 800 k, below the 1 M rung too.
         t += s / 2
-        XCTAssertEqual(c.update(estimate: 800_000, rates: rates, received: 1_200_000, increasing: false, nowNs: t), .back(1),
-                       "back to the rung the probe left, not past it")
+        XCTAssertEqual(
+            c.update(estimate: 800_000, rates: rates, received: 1_200_000, increasing: false, nowNs: t), .back(1),
+            "back to the rung the probe left, not past it")
         t += s / 2
-        XCTAssertEqual(c.update(estimate: 800_000, rates: rates, received: 1_000_000, increasing: false, nowNs: t), .stay,
-                       "a dip while the queue drains moves nothing for 2 s")
+        XCTAssertEqual(
+            c.update(estimate: 800_000, rates: rates, received: 1_000_000, increasing: false, nowNs: t), .stay,
+            "a dip while the queue drains moves nothing for 2 s")
         t += s / 2
-        XCTAssertEqual(c.update(estimate: 400_000, rates: rates, received: 600_000, increasing: false, nowNs: t), .to(2, probing: false),
-                       "a deep fall still does")
+        XCTAssertEqual(
+            c.update(estimate: 400_000, rates: rates, received: 600_000, increasing: false, nowNs: t), .to(2, probing: false),
+            "a deep fall still does")
         // And once settled, an ordinary fall moves it at once.
         var d = RenditionChoice(count: 3, start: 1)
         _ = d.update(estimate: 1_200_000, rates: rates, received: 1_000_000, increasing: false, nowNs: 0)
-        XCTAssertEqual(d.update(estimate: 850_000, rates: rates, received: 1_000_000, increasing: false, nowNs: s), .stay,
-                       "85% of the rung: one GCC cut on a link the rung nearly fills")
+        XCTAssertEqual(
+            d.update(estimate: 850_000, rates: rates, received: 1_000_000, increasing: false, nowNs: s), .stay,
+            "85% of the rung: one GCC cut on a link the rung nearly fills")
         XCTAssertEqual(d.update(estimate: 750_000, rates: rates, received: 1_000_000, increasing: false, nowNs: 2 * s), .to(2, probing: false))
     }
 
@@ -116,7 +121,7 @@ final class RenditionChoiceTests: XCTestCase {
         var w = RateWindow()
         XCTAssertNil(w.bitsPerSecond)
         var bytes = 0
-        for i in 0...30 {  // 100 ms steps, 12.5 kB each: 1 Mbit/s
+        for i in 0...30 { // 100 ms steps, 12.5 kB each: 1 Mbit/s
             w.add(bytes: bytes, nowNs: UInt64(i) * 100_000_000)
             bytes += 12_500
         }

@@ -11,25 +11,26 @@ final class PipelineControlTests: XCTestCase {
     override func setUp() { _ = TestFilters.registered }
 
     private func spec() throws -> PipelineSpec {
-        try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(yaml: """
-        transport: { ice: { addresses: [127.0.0.1] } }
-        send:
-          video:
-            capture: { kind: test, pattern: white, width: 320, height: 240, fps: 30 }
-            filters:
-              - filter: pixelate
-                block: 4
-            encode: { codec: vp8, bitrate: 500 }
-          audio:
-            capture: { kind: test }
-            encode: { codec: opus }
-        receive:
-          video:
-            filters:
-              - filter: test-luma-probe
-          audio:
-            sink: stats
-        """, file: "control.yaml")
+        try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(
+            yaml: """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: test, pattern: white, width: 320, height: 240, fps: 30 }
+                    filters:
+                      - filter: pixelate
+                        block: 4
+                    encode: { codec: vp8, bitrate: 500 }
+                  audio:
+                    capture: { kind: test }
+                    encode: { codec: opus }
+                receive:
+                  video:
+                    filters:
+                      - filter: test-luma-probe
+                  audio:
+                    sink: stats
+                """, file: "control.yaml")
     }
 
     private func waitUntil(_ what: String, timeout: Double = 10, _ condition: () -> Bool) async throws {
@@ -46,7 +47,7 @@ final class PipelineControlTests: XCTestCase {
         let run = PipelineRun(spec: try spec())
         let stop = StopFlag()
         let events = run.events.subscribe()
-        let collector = Task {  // read as they come: the luma probe posts an event per frame
+        let collector = Task { // read as they come: the luma probe posts an event per frame
             var types: [String] = []
             for await e in events { types.append(e.type) }
             return types
@@ -79,8 +80,9 @@ final class PipelineControlTests: XCTestCase {
         XCTAssertThrowsError(try control.setFilterParameters(side: .send, media: .video, index: 0, ["block": "1"])) {
             XCTAssertTrue("\($0)".contains("outside the range"), "\($0)")
         }
-        XCTAssertEqual(control.branches.first { $0.side == .send && $0.media == .video }?.filters.first?.parameters["block"], "16",
-                       "nothing of a refused change was applied")
+        XCTAssertEqual(
+            control.branches.first { $0.side == .send && $0.media == .video }?.filters.first?.parameters["block"], "16",
+            "nothing of a refused change was applied")
         XCTAssertThrowsError(try control.setFilterParameters(side: .send, media: .video, index: 5, ["block": "8"])) {
             XCTAssertEqual(($0 as? ControlError)?.kind, .notFound)
         }

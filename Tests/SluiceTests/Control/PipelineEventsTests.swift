@@ -17,7 +17,7 @@ final class PipelineEventsTests: XCTestCase {
         let stream = events.subscribe(after: 1)
         events.post("track", ["enabled": .flag(false)])
         events.finish()
-        events.post("ignored")  // after the end: dropped
+        events.post("ignored") // after the end: dropped
         var seen: [String] = []
         for await e in stream { seen.append("\(e.seq):\(e.type)") }
         XCTAssertEqual(seen, ["2:stats", "3:track"])

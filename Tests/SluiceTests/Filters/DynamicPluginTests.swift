@@ -48,16 +48,16 @@ final class DynamicPluginTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("p.yaml").path
         let yaml = """
-        plugins: [\(Self.example)]
-        transport: { ice: { addresses: [127.0.0.1] } }
-        send:
-          video:
-            capture: { kind: test, width: 160, height: 120, fps: 30 }
-            filters:
-              - filter: sepia
-                strength: 0.5
-            encode: { codec: vp8, bitrate: 300 }
-        """
+            plugins: [\(Self.example)]
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 160, height: 120, fps: 30 }
+                filters:
+                  - filter: sepia
+                    strength: 0.5
+                encode: { codec: vp8, bitrate: 300 }
+            """
         try yaml.write(toFile: file, atomically: true, encoding: .utf8)
         let spec = try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(path: file)
         XCTAssertEqual(spec.plugins.map(\.path), [Self.example])

@@ -10,19 +10,20 @@ final class HotSwapTests: XCTestCase {
     override func setUp() { _ = TestFilters.registered }
 
     private func spec() throws -> PipelineSpec {
-        try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(yaml: """
-        transport: { ice: { addresses: [127.0.0.1] } }
-        send:
-          video:
-            capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
-            filters:
-              - filter: grayscale
-            encode: { codec: vp8, bitrate: 500 }
-        receive:
-          video:
-            filters:
-              - filter: test-luma-probe
-        """, file: "swap.yaml")
+        try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(
+            yaml: """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
+                    filters:
+                      - filter: grayscale
+                    encode: { codec: vp8, bitrate: 500 }
+                receive:
+                  video:
+                    filters:
+                      - filter: test-luma-probe
+                """, file: "swap.yaml")
     }
 
     private func filter(_ name: String, _ settings: [String: FilterValue] = [:]) -> FilterSpec {
@@ -56,7 +57,7 @@ final class HotSwapTests: XCTestCase {
             [filter("invert"), filter("pixelate", ["block": .integer(8)])],
             [filter("invert"), filter("pixelate", ["block": .integer(32)])],
             [],
-            [filter("test-paint", ["luma": .integer(40)])],
+            [filter("test-paint", ["luma": .integer(40)])]
         ]
         var received = run.counters?.receiveVideoFrames.load(ordering: .relaxed) ?? 0
         for filters in steps {

@@ -23,22 +23,23 @@ final class SwiftFilterPipelineTests: XCTestCase {
     /// the decoded frames: 255 - 200 = 55 (grayscale leaves YUV luma alone), within codec error.
     func testChainOfThreeSwiftFiltersShowsItsEffectAfterDecoding() async throws {
         try requireLoopbackOnlyNetwork()
-        let s = try spec("""
-        transport: { ice: { addresses: [127.0.0.1] } }
-        send:
-          video:
-            capture: { kind: test, pattern: snow, width: 320, height: 240, fps: 30 }
-            filters:
-              - filter: test-paint
-                luma: 200
-              - filter: invert
-              - filter: grayscale
-            encode: { codec: vp8, bitrate: 800 }
-        receive:
-          video:
-            filters:
-              - filter: test-luma-probe
-        """)
+        let s = try spec(
+            """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, pattern: snow, width: 320, height: 240, fps: 30 }
+                filters:
+                  - filter: test-paint
+                    luma: 200
+                  - filter: invert
+                  - filter: grayscale
+                encode: { codec: vp8, bitrate: 800 }
+            receive:
+              video:
+                filters:
+                  - filter: test-luma-probe
+            """)
         let summary = try await PipelineRun(spec: s).run(options: RunOptions(duration: 3))
         XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 45)
         let reads = events(summary, filter: "test-luma-probe", event: "luma")
@@ -54,17 +55,20 @@ final class SwiftFilterPipelineTests: XCTestCase {
     func testThrowingFilterUnderEachPolicy() async throws {
         try requireLoopbackOnlyNetwork()
         func run(_ policy: String) async throws -> RunSummary {
-            try await PipelineRun(spec: spec("""
-            transport: { ice: { addresses: [127.0.0.1] } }
-            send:
-              video:
-                capture: { kind: test, width: 160, height: 120, fps: 30 }
-                filters:
-                  - filter: test-throwing
-                    every: 3
-                    on_error: \(policy)
-                encode: { codec: vp8, bitrate: 300 }
-            """)).run(options: RunOptions(duration: 2))
+            try await PipelineRun(
+                spec: spec(
+                    """
+                    transport: { ice: { addresses: [127.0.0.1] } }
+                    send:
+                      video:
+                        capture: { kind: test, width: 160, height: 120, fps: 30 }
+                        filters:
+                          - filter: test-throwing
+                            every: 3
+                            on_error: \(policy)
+                        encode: { codec: vp8, bitrate: 300 }
+                    """)
+            ).run(options: RunOptions(duration: 2))
         }
         // pass: every frame goes on, errors are counted.
         let pass = try await run("pass")
@@ -94,15 +98,18 @@ final class SwiftFilterPipelineTests: XCTestCase {
 
     func testSwiftFilterWorksByNameInsideAGstFragment() async throws {
         try requireLoopbackOnlyNetwork()
-        let summary = try await PipelineRun(spec: spec("""
-        transport: { ice: { addresses: [127.0.0.1] } }
-        send:
-          video:
-            capture: { kind: test, width: 160, height: 120, fps: 30 }
-            filters:
-              - gst: "sluice-invert ! sluice-pixelate block=8 region=<0,0,80,60>"
-            encode: { codec: vp8, bitrate: 300 }
-        """)).run(options: RunOptions(duration: 2))
+        let summary = try await PipelineRun(
+            spec: spec(
+                """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: test, width: 160, height: 120, fps: 30 }
+                    filters:
+                      - gst: "sluice-invert ! sluice-pixelate block=8 region=<0,0,80,60>"
+                    encode: { codec: vp8, bitrate: 300 }
+                """)
+        ).run(options: RunOptions(duration: 2))
         XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 30)
         // Fragments make their own elements (not tracked as pipeline-file filters), so check
         // the frames flowed through the filter stage.
@@ -111,16 +118,19 @@ final class SwiftFilterPipelineTests: XCTestCase {
 
     func testSwiftSourceDrawsTheSceneOverWebRTC() async throws {
         try requireLoopbackOnlyNetwork()
-        let summary = try await PipelineRun(spec: spec("""
-        transport: { ice: { addresses: [127.0.0.1] } }
-        send:
-          video:
-            capture: { kind: swift, name: scene, width: 320, height: 240, fps: 30, speed: 8 }
-            filters:
-              - filter: motion
-                threshold: 0.001
-            encode: { codec: vp8, bitrate: 500 }
-        """)).run(options: RunOptions(duration: 3))
+        let summary = try await PipelineRun(
+            spec: spec(
+                """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: swift, name: scene, width: 320, height: 240, fps: 30, speed: 8 }
+                    filters:
+                      - filter: motion
+                        threshold: 0.001
+                    encode: { codec: vp8, bitrate: 500 }
+                """)
+        ).run(options: RunOptions(duration: 3))
         let received = try XCTUnwrap(summary.receive.video?.frames)
         XCTAssertGreaterThan(received, 60, "paced live at about 30 fps")
         XCTAssertLessThanOrEqual(summary.send.video?.captured ?? 0, 3 * 30 + 10, "not faster than its fps")
@@ -133,19 +143,22 @@ final class SwiftFilterPipelineTests: XCTestCase {
     func testFramestampSurvivesEncodingAt720p() async throws {
         try requireLoopbackOnlyNetwork()
         for codec in ["vp8", "h264"] {
-            let summary = try await PipelineRun(spec: spec("""
-            transport: { ice: { addresses: [127.0.0.1] } }
-            send:
-              video:
-                capture: { kind: test, pattern: ball, width: 1280, height: 720, fps: 30 }
-                filters:
-                  - filter: framestamp
-                encode: { codec: \(codec), bitrate: 2000 }
-            receive:
-              video:
-                filters:
-                  - filter: framestamp-read
-            """)).run(options: RunOptions(duration: 4))
+            let summary = try await PipelineRun(
+                spec: spec(
+                    """
+                    transport: { ice: { addresses: [127.0.0.1] } }
+                    send:
+                      video:
+                        capture: { kind: test, pattern: ball, width: 1280, height: 720, fps: 30 }
+                        filters:
+                          - filter: framestamp
+                        encode: { codec: \(codec), bitrate: 2000 }
+                    receive:
+                      video:
+                        filters:
+                          - filter: framestamp-read
+                    """)
+            ).run(options: RunOptions(duration: 4))
             let decoded = try XCTUnwrap(summary.receive.video?.frames)
             let read = events(summary, filter: "framestamp-read", event: "framestamp")
             XCTAssertGreaterThan(decoded, 60, codec)

@@ -24,14 +24,15 @@ final class SwiftFilterSpecTests: XCTestCase {
     }
 
     func testValidSettingsBecomeTypedValues() throws {
-        let spec = try load("""
-              - filter: pixelate
-                region: [10, 20, 300, 200]
-                block: 12
-                on_error: drop
-              - filter: motion
-                threshold: 0.5
-        """)
+        let spec = try load(
+            """
+                  - filter: pixelate
+                    region: [10, 20, 300, 200]
+                    block: 12
+                    on_error: drop
+                  - filter: motion
+                    threshold: 0.5
+            """)
         let filters = try XCTUnwrap(spec.send?.video?.filters)
         guard case .swift(let name, let settings, let policy) = filters[0].kind else { return XCTFail("\(filters[0])") }
         XCTAssertEqual(name, "pixelate")
@@ -55,7 +56,7 @@ final class SwiftFilterSpecTests: XCTestCase {
             ("      - filter: motion\n        threshold: 2\n", "f.yaml:6:20:", "between 0.0 and 1.0"),
             ("      - filter: grayscale\n        on_error: explode\n", "f.yaml:6:19:", "pass, drop, fail"),
             ("      - filter: grayscale\n        level: 3\n", "f.yaml:6:9:", "takes no settings"),
-            ("      - filter: grayscale\n        element: videoflip\n", "f.yaml:5:9:", "has both"),
+            ("      - filter: grayscale\n        element: videoflip\n", "f.yaml:5:9:", "has both")
         ]
         for (yaml, location, message) in cases {
             let text = diagnostic(yaml)
@@ -74,7 +75,7 @@ final class SwiftFilterSpecTests: XCTestCase {
             ("send:\n  video:\n    capture: {kind: swift, name: scen}\n", "did you mean 'scene'"),
             ("send:\n  video:\n    capture: {kind: swift}\n", "needs 'name'"),
             ("send:\n  video:\n    capture: {kind: swift, name: scene, speeed: 1}\n", "did you mean 'speed'"),
-            ("send:\n  audio:\n    capture: {kind: swift, name: scene}\n", "video-only"),
+            ("send:\n  audio:\n    capture: {kind: swift, name: scene}\n", "video-only")
         ] {
             XCTAssertThrowsError(try loader.load(yaml: yaml, file: "s.yaml")) { error in
                 let text = (error as? PipelineFileError)?.description ?? ""

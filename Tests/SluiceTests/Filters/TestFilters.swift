@@ -35,7 +35,7 @@ final class PaintFilter: FrameFilter {
 /// Reads the mean luma of each frame and reports it as an event (analysis only); the last
 /// mean is kept for tests.
 final class LumaProbe: FrameFilter {
-    nonisolated(unsafe) static var lastMean: Double?  // written on one streaming thread, read after the run
+    nonisolated(unsafe) static var lastMean: Double? // written on one streaming thread, read after the run
     static let name = "test-luma-probe"
     static let summary = "Emits the mean luma of each frame (tests)"
     static let formats: [PixelFormat] = [.i420]

@@ -25,8 +25,9 @@ final class EncoderPresetsTests: XCTestCase {
     }
 
     func testRealtimeX264AvoidsLatencyTraps() throws {
-        let props = Dictionary(uniqueKeysWithValues: EncoderPresets.encoderProperties(
-            EncodeSpec(codec: .h264, bitrateKbps: 2000, preset: .realtime), element: "x264enc", fps: 30))
+        let props = Dictionary(
+            uniqueKeysWithValues: EncoderPresets.encoderProperties(
+                EncodeSpec(codec: .h264, bitrateKbps: 2000, preset: .realtime), element: "x264enc", fps: 30))
         XCTAssertEqual(props["tune"], "zerolatency")
         XCTAssertEqual(props["speed-preset"], "ultrafast")
         XCTAssertEqual(props["bframes"], "0")
@@ -36,8 +37,9 @@ final class EncoderPresetsTests: XCTestCase {
     }
 
     func testRealtimeVP8IsFastAndResilient() {
-        let props = Dictionary(uniqueKeysWithValues: EncoderPresets.encoderProperties(
-            EncodeSpec(codec: .vp8, bitrateKbps: 1500, preset: .realtime), element: "vp8enc", fps: 30))
+        let props = Dictionary(
+            uniqueKeysWithValues: EncoderPresets.encoderProperties(
+                EncodeSpec(codec: .vp8, bitrateKbps: 1500, preset: .realtime), element: "vp8enc", fps: 30))
         XCTAssertEqual(props["deadline"], "1")
         XCTAssertEqual(props["end-usage"], "cbr")
         XCTAssertEqual(props["lag-in-frames"], "0")
@@ -49,8 +51,9 @@ final class EncoderPresetsTests: XCTestCase {
     }
 
     func testDefaultPresetLeavesEncoderDefaults() {
-        let props = EncoderPresets.encoderProperties(EncodeSpec(codec: .h264, bitrateKbps: 2000, preset: .default),
-                                                     element: "x264enc", fps: 30)
+        let props = EncoderPresets.encoderProperties(
+            EncodeSpec(codec: .h264, bitrateKbps: 2000, preset: .default),
+            element: "x264enc", fps: 30)
         XCTAssertEqual(Set(props.map(\.0)), ["bitrate", "key-int-max", "aud"], "aud is about RTP, not quality")
     }
 }

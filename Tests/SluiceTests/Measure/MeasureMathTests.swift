@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 import XCTest
 @testable import Sluice
@@ -51,8 +51,10 @@ final class MeasureMathTests: XCTestCase {
         XCTAssertEqual(try Impairment.parse("rate 800kbit").rateBitsPerSecond, 800_000)
         XCTAssertEqual(try Impairment.parse("rate 100kbps").rateBitsPerSecond, 800_000, "kbps is kilobytes per second, as in tc")
         XCTAssertEqual(try Impairment.parse("delay 20ms reorder 25%").reorderPercent, 25)
-        for bad in ["", "delay", "delay fast", "loss 120%", "rate", "rate 1", "rate fast", "rate 1bit", "rate -3mbit",
-                    "limit 0", "limit many", "delay 10ms 20ms", "reorder 5%", "slot 10ms"] {
+        for bad in [
+            "", "delay", "delay fast", "loss 120%", "rate", "rate 1", "rate fast", "rate 1bit", "rate -3mbit",
+            "limit 0", "limit many", "delay 10ms 20ms", "reorder 5%", "slot 10ms"
+        ] {
             XCTAssertThrowsError(try Impairment.parse(bad), bad)
         }
         do { _ = try Impairment.parse("reorder 5%") } catch {
@@ -67,8 +69,10 @@ final class MeasureMathTests: XCTestCase {
         XCTAssertEqual([0, 9.9, 10, 24.9, 25, 1000].map(s.step(at:)), [0, 0, 1, 1, 2, 2])
         XCTAssertEqual(s.spans.map(\.from), [0, 10, 25])
         XCTAssertEqual(s.spans.map(\.text), ["rate 3mbit", "rate 800kbit", "rate 3mbit"])
-        for bad in ["", ";", "rate 3mbit; rate 1mbit", "rate 3mbit for; rate 1mbit", "rate 3mbit for 0s; rate 1mbit",
-                    "rate 3mbit for 10s; loss 200%"] {
+        for bad in [
+            "", ";", "rate 3mbit; rate 1mbit", "rate 3mbit for; rate 1mbit", "rate 3mbit for 0s; rate 1mbit",
+            "rate 3mbit for 10s; loss 200%"
+        ] {
             XCTAssertThrowsError(try ImpairmentSchedule.parse(bad), bad)
         }
         do { _ = try ImpairmentSchedule.parse("rate 3mbit for 10s; loss 200%") } catch {
@@ -133,10 +137,14 @@ final class MeasureMathTests: XCTestCase {
 
     func testTimelinesOfTwoProcessesLineUp() {
         // The sender started 0.5 s before the receiver; its rows move 0.5 s earlier.
-        let sender = [MeasureReport.BitrateSecond(t: 1.5, target_kbps: 900, encoder_kbps: 880),
-                      MeasureReport.BitrateSecond(t: 2.5, target_kbps: 800, encoder_kbps: 790)]
-        let receiver = [MeasureReport.BitrateSecond(t: 1.0, rtp_kbps: 850), MeasureReport.BitrateSecond(t: 2.0, rtp_kbps: 760),
-                        MeasureReport.BitrateSecond(t: 5.0, rtp_kbps: 700)]
+        let sender = [
+            MeasureReport.BitrateSecond(t: 1.5, target_kbps: 900, encoder_kbps: 880),
+            MeasureReport.BitrateSecond(t: 2.5, target_kbps: 800, encoder_kbps: 790)
+        ]
+        let receiver = [
+            MeasureReport.BitrateSecond(t: 1.0, rtp_kbps: 850), MeasureReport.BitrateSecond(t: 2.0, rtp_kbps: 760),
+            MeasureReport.BitrateSecond(t: 5.0, rtp_kbps: 700)
+        ]
         let merged = BitrateTimeline.merge(sender: sender, senderOrigin: 100.0, receiver: receiver, receiverOrigin: 100.5)
         XCTAssertEqual(merged.map(\.target_kbps), [900, 800, nil])
         XCTAssertEqual(merged.map(\.rtp_kbps), [850, 760, 700])
@@ -159,10 +167,12 @@ final class MeasureMathTests: XCTestCase {
     func testPlotIsWellFormedSVGWithEveryFrame() throws {
         var report = Measurement.report(
             spec: PipelineSpec(file: "a<b>&.yaml", name: "x", transport: TransportSpec(), send: nil, receive: nil),
-            summary: RunSummary(pipeline: "x", duration_s: 3, send: .init(), receive: .init(), time_to_first_frame_ms: nil, ice_state: "completed",
-                                network: .init(bytes_sent: 0, packets_sent: 0, bytes_received: 0, packets_received: 0,
-                                               packets_lost: 0, rtt_ms: nil, jitter_ms: nil, bitrate_kbps: 0),
-                                cpu_seconds: 1, gstreamer_version: "1.22"),
+            summary: RunSummary(
+                pipeline: "x", duration_s: 3, send: .init(), receive: .init(), time_to_first_frame_ms: nil, ice_state: "completed",
+                network: .init(
+                    bytes_sent: 0, packets_sent: 0, bytes_received: 0, packets_received: 0,
+                    packets_lost: 0, rtt_ms: nil, jitter_ms: nil, bitrate_kbps: 0),
+                cpu_seconds: 1, gstreamer_version: "1.22"),
             samples: samples(Array(0..<60), latencyMs: 12), stamped: 60, unreadable: 0, cpu: 1, peakMiB: 50, processes: 1, netem: nil)
         report.pipeline = "a<b>&.yaml"
         report.bitrate = [.init(t: 1, target_kbps: 900, encoder_kbps: 850, rtp_kbps: 800), .init(t: 2, target_kbps: 700, rtp_kbps: 690)]

@@ -8,15 +8,16 @@ final class MeasurePlanTests: XCTestCase {
     }
 
     func testWriterFirstAndReaderLastAreInserted() throws {
-        let spec = try load("""
-        send:
-          video:
-            capture: { kind: test, width: 320, height: 240 }
-            filters: [{ element: videoflip }]
-        receive:
-          video:
-            filters: [{ element: identity }]
-        """)
+        let spec = try load(
+            """
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240 }
+                filters: [{ element: videoflip }]
+            receive:
+              video:
+                filters: [{ element: identity }]
+            """)
         let m = try MeasurePlan.instrument(spec)
         guard case .swift(let w, let ws, _)? = m.send?.video?.filters.first?.kind else { return XCTFail("no writer first") }
         XCTAssertEqual(w, "framestamp")
@@ -30,15 +31,16 @@ final class MeasurePlanTests: XCTestCase {
     }
 
     func testAFileThatPlacesThemKeepsItsOwn() throws {
-        let spec = try load("""
-        send:
-          video:
-            capture: { kind: test }
-            filters: [{ element: videoflip }, { filter: framestamp, block: 8 }]
-        receive:
-          video:
-            filters: [{ filter: framestamp-read, block: 8 }, { element: identity }]
-        """)
+        let spec = try load(
+            """
+            send:
+              video:
+                capture: { kind: test }
+                filters: [{ element: videoflip }, { filter: framestamp, block: 8 }]
+            receive:
+              video:
+                filters: [{ filter: framestamp-read, block: 8 }, { element: identity }]
+            """)
         let m = try MeasurePlan.instrument(spec)
         XCTAssertEqual(m.send?.video?.filters, spec.send?.video?.filters)
         XCTAssertEqual(m.receive?.video?.filters, spec.receive?.video?.filters)
@@ -52,12 +54,13 @@ final class MeasurePlanTests: XCTestCase {
     }
 
     func testTwoProcessHalves() throws {
-        let spec = try load("""
-        name: cam
-        send:
-          video:
-            capture: { kind: test }
-        """)
+        let spec = try load(
+            """
+            name: cam
+            send:
+              video:
+                capture: { kind: test }
+            """)
         let send = try MeasurePlan.sendHalf(spec)
         XCTAssertEqual(send.transport.kind, .server)
         XCTAssertNil(send.receive)

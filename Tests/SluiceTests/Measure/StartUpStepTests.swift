@@ -7,8 +7,8 @@ final class StartUpStepTests: XCTestCase {
         let counters = RunCounters(start: start)
         counters.mark(StartUpStep.connected, at: start + .milliseconds(70))
         counters.mark(StartUpStep.playing, at: start + .milliseconds(20))
-        counters.mark(StartUpStep.connected, at: start + .milliseconds(90))  // a second time: ignored
-        counters.mark(StartUpStep.dtlsKey, at: start - .milliseconds(5))     // before the run: not listed
+        counters.mark(StartUpStep.connected, at: start + .milliseconds(90)) // a second time: ignored
+        counters.mark(StartUpStep.dtlsKey, at: start - .milliseconds(5)) // before the run: not listed
         XCTAssertEqual(counters.startUpSteps.map(\.step), [StartUpStep.playing, StartUpStep.connected])
         XCTAssertEqual(counters.startUpSteps.map(\.at_ms), [20, 70])
         counters.markFirstFrame()
@@ -25,8 +25,10 @@ final class StartUpStepTests: XCTestCase {
 
     /// The summary says how much of the first frame's wait was GStreamer's DTLS key.
     func testTheDTLSKeysShareOfTheFirstFrameIsNamed() {
-        let waited = [StartUpStep(step: StartUpStep.playing, at_ms: 30), StartUpStep(step: StartUpStep.dtlsKey, at_ms: 410),
-                      StartUpStep(step: StartUpStep.firstFrame, at_ms: 480)]
+        let waited = [
+            StartUpStep(step: StartUpStep.playing, at_ms: 30), StartUpStep(step: StartUpStep.dtlsKey, at_ms: 410),
+            StartUpStep(step: StartUpStep.firstFrame, at_ms: 480)
+        ]
         XCTAssertEqual(waited.dtlsKeyWaitMs, 380)
         XCTAssertTrue(waited.dtlsKeyWaitNote.contains("380 ms waiting for GStreamer's one-time DTLS key"), waited.dtlsKeyWaitNote)
         let ready = [StartUpStep(step: StartUpStep.dtlsKey, at_ms: 10), StartUpStep(step: StartUpStep.playing, at_ms: 30)]

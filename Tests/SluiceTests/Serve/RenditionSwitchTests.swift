@@ -40,7 +40,7 @@ final class RenditionSwitchTests: XCTestCase {
             let enc = try Element.make("x264enc")
             try enc.set("tune", fromString: "zerolatency")
             try enc.set("speed-preset", fromString: "ultrafast")
-            try enc.set("key-int-max", UInt32(100_000))  // keyframes only when asked
+            try enc.set("key-int-max", UInt32(100_000)) // keyframes only when asked
             let parse = try Element.make("h264parse")
             let tee = try Element.make("tee")
             try tee.set("allow-not-linked", true)
@@ -48,8 +48,9 @@ final class RenditionSwitchTests: XCTestCase {
             try Element.link([queue, scale, size, enc, parse, tee])
             let branch = try XCTUnwrap(split.requestPad("src_%u"))
             try branch.link(try XCTUnwrap(queue.staticPad("sink")))
-            let output = RenditionOutput(rendition: Rendition(name: "\(width)", width: width, height: width * 3 / 4, bitrateKbps: 1000 - i * 500),
-                                         index: i, tee: tee, encoder: enc, keyframeRequests: nil)
+            let output = RenditionOutput(
+                rendition: Rendition(name: "\(width)", width: width, height: width * 3 / 4, bitrateKbps: 1000 - i * 500),
+                index: i, tee: tee, encoder: enc, keyframeRequests: nil)
             // Counted apart from `output`, which holds the tee: the tee's pad owns this probe.
             tee.staticPad("sink")?.addProbe { (info: borrowing Pad.ProbeInfo) in
                 if !(info.buffer?.isDeltaUnit ?? true) { keyframes.made.withLock { $0[i] += 1 } }

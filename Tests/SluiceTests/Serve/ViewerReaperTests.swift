@@ -10,8 +10,9 @@ final class ViewerReaperTests: XCTestCase {
     func testANewViewerHasTimeToConnect() {
         let h = ViewerHealth()
         XCTAssertNil(ViewerReaper.verdict(health: h, states: states("checking"), now: h.created + .seconds(5), limits: limits))
-        XCTAssertEqual(ViewerReaper.verdict(health: h, states: states("checking"), now: h.created + .seconds(9), limits: limits),
-                       "never-connected")
+        XCTAssertEqual(
+            ViewerReaper.verdict(health: h, states: states("checking"), now: h.created + .seconds(9), limits: limits),
+            "never-connected")
     }
 
     func testAConnectedViewerMustKeepReporting() {

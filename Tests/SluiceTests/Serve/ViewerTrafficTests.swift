@@ -43,8 +43,11 @@ final class ViewerTrafficTests: XCTestCase {
     func testTotalsAddUpAndSpreadsAreMedianAndMax() {
         let a = TrafficTotals(packetsSent: 10, bytesSent: 1000, packetsLost: 1, nacks: 2, plis: 1, firs: 0, rtxPackets: 2, queueOverruns: 3)
         let b = TrafficTotals(packetsSent: 5, bytesSent: 500, packetsLost: 0, nacks: 1, plis: 0, firs: 1, rtxPackets: 1, queueOverruns: 0)
-        XCTAssertEqual(a + b, TrafficTotals(packetsSent: 15, bytesSent: 1500, packetsLost: 1, nacks: 3, plis: 1, firs: 1,
-                                            rtxPackets: 3, queueOverruns: 3))
+        XCTAssertEqual(
+            a + b,
+            TrafficTotals(
+                packetsSent: 15, bytesSent: 1500, packetsLost: 1, nacks: 3, plis: 1, firs: 1,
+                rtxPackets: 3, queueOverruns: 3))
         XCTAssertNil(ViewerTrafficReport.medianAndMax([]))
         XCTAssertEqual(ViewerTrafficReport.medianAndMax([0.3, 0.1, 0.2])?.median, 0.2)
         XCTAssertEqual(ViewerTrafficReport.medianAndMax([0.4, 0.1, 0.2, 0.3])?.median ?? 0, 0.25, accuracy: 1e-12)

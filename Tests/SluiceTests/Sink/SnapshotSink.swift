@@ -31,7 +31,8 @@ struct SnapshotSink: Sink {
     func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         let path = sink.kind.settings(as: Settings.self)?.path ?? "snapshot-%03d.png"
         let out = try b.make("multifilesink", [("location", path), ("sync", "false"), ("async", "false")], at: sink.location)
-        return GraphBuilder.SinkStage(owned: [try b.make("videoconvert", at: sink.location), try b.make("pngenc", at: sink.location), out],
-                                      final: out)
+        return GraphBuilder.SinkStage(
+            owned: [try b.make("videoconvert", at: sink.location), try b.make("pngenc", at: sink.location), out],
+            final: out)
     }
 }

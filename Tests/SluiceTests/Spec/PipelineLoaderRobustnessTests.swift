@@ -59,8 +59,10 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
         return endsWithBreak ? lines - 1 : lines
     }
 
-    private func check(_ text: String, overrides: [String] = [], catalog: (any ElementCatalog)? = nil,
-                       _ context: @autoclosure () -> String) {
+    private func check(
+        _ text: String, overrides: [String] = [], catalog: (any ElementCatalog)? = nil,
+        _ context: @autoclosure () -> String
+    ) {
         switch specLoad(text, overrides: overrides, environment: ["MEDIA": "/tmp"], catalog: catalog) {
         case .success:
             break
@@ -70,8 +72,9 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
             for diagnostic in error.diagnostics {
                 XCTAssertFalse(diagnostic.message.isEmpty, context())
                 guard let location = diagnostic.location, location.file == "test.yaml" else { continue }
-                XCTAssertTrue(location.line == 0 || (1...lines).contains(location.line),
-                              "\(context()): \(diagnostic) outside \(lines) lines")
+                XCTAssertTrue(
+                    location.line == 0 || (1...lines).contains(location.line),
+                    "\(context()): \(diagnostic) outside \(lines) lines")
                 XCTAssertGreaterThanOrEqual(location.column, location.line == 0 ? 0 : 1, context())
             }
         }
@@ -90,7 +93,8 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
 
     func testRandomCharacterReplacements() {
         var rng = SeededGenerator(seed: 0x5EED)
-        let palette: [Character] = Array(":{}[],-#&*!|>'\"%@`?<=$\\ \t\n\r~.0123456789abcxyz")
+        let palette: [Character] =
+            Array(":{}[],-#&*!|>'\"%@`?<=$\\ \t\n\r~.0123456789abcxyz")
             + ["\u{0}", "\u{1}", "\u{7F}", "\u{85}", "\u{A0}", "\u{FEFF}", "\u{2028}", "\u{FFFD}", "é", "😀", "\r\n"]
         let characters = Array(base)
         for iteration in 0..<600 {
@@ -121,10 +125,14 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
 
     func testRandomOverridesAndCatalog() {
         var rng = SeededGenerator(seed: 7)
-        let paths = ["send.video.encode.codec", "send.video", "transport.ice.addresses", "receive.audio.sink",
-                     "send.video.capture.width", "x", "send.video.filters.0", "send..a", "", "transport.ice.policy.x"]
-        let values = ["vp9", "[1, 2", "{kind: stats}", "", "=", "99999999999999999999", "[a, [b, {c: d}]]",
-                      "*x", "&a b", "a: b", "'unterminated", "null", "[127.0.0.1, '::1']", "relay"]
+        let paths = [
+            "send.video.encode.codec", "send.video", "transport.ice.addresses", "receive.audio.sink",
+            "send.video.capture.width", "x", "send.video.filters.0", "send..a", "", "transport.ice.policy.x"
+        ]
+        let values = [
+            "vp9", "[1, 2", "{kind: stats}", "", "=", "99999999999999999999", "[a, [b, {c: d}]]",
+            "*x", "&a b", "a: b", "'unterminated", "null", "[127.0.0.1, '::1']", "relay"
+        ]
         let catalog = SpecFakeCatalog(missing: ["vp9enc", "videoflip"])
         for iteration in 0..<200 {
             var overrides: [String] = []
@@ -133,8 +141,9 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
                 let value = values.randomElement(using: &rng) ?? ""
                 overrides.append(Bool.random(using: &rng) ? "\(path)=\(value)" : path + value)
             }
-            check(base, overrides: overrides, catalog: iteration.isMultiple(of: 2) ? catalog : nil,
-                  "overrides \(overrides)")
+            check(
+                base, overrides: overrides, catalog: iteration.isMultiple(of: 2) ? catalog : nil,
+                "overrides \(overrides)")
         }
     }
 
@@ -155,8 +164,9 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
         // Keys made of nested aliases would take exponential time to hash for duplicate checks.
         let laughKeys = laughs + "\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n? *h\n: 1\n? *h\n: 2\n"
         let keyError = specLoadErrors(laughKeys)
-        XCTAssertEqual(keyError?.diagnostics.map(\.description),
-                       ["test.yaml:9:1: a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`"])
+        XCTAssertEqual(
+            keyError?.diagnostics.map(\.description),
+            ["test.yaml:9:1: a list, mapping or alias used as a key; keys in a pipeline file are plain names such as `send:`"])
         check("a: &a [x]\n*a : 1\n", "alias key")
         check("a: &a [x]\n{*a : 1}\n", "flow alias key")
         check("a: &a [x]\n[*a, *a]: 1\n", "flow sequence key")
@@ -187,12 +197,13 @@ final class PipelineLoaderRobustnessTests: XCTestCase {
                 "send: " + String(repeating: "[", count: 999) + String(repeating: "]", count: 999),
                 (0..<990).map { String(repeating: " ", count: $0) + "a:" }.joined(separator: "\n") + " 1",
                 String(repeating: "- ", count: 990) + "x",
-                "send: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
+                "send: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
             ]
             for input in inputs {
                 let error = specLoadErrors(input)
-                XCTAssertTrue(error?.diagnostics.first?.message.contains("levels deep") ?? false,
-                              "\(String(describing: error))")
+                XCTAssertTrue(
+                    error?.diagnostics.first?.message.contains("levels deep") ?? false,
+                    "\(String(describing: error))")
             }
             done.signal()
         }

@@ -23,8 +23,11 @@ final class PipelineLoaderValidTests: XCTestCase {
             location: branchLocation)
         XCTAssertEqual(spec.send, SendSpec(video: expectedSend, audio: nil))
         // Loopback adds a stats receiver for the sent medium, located at the send branch.
-        XCTAssertEqual(spec.receive, ReceiveSpec(video: ReceiveBranchSpec(
-            media: .video, sink: SinkSpec(kind: .stats, location: branchLocation), location: branchLocation)))
+        XCTAssertEqual(
+            spec.receive,
+            ReceiveSpec(
+                video: ReceiveBranchSpec(
+                    media: .video, sink: SinkSpec(kind: .stats, location: branchLocation), location: branchLocation)))
     }
 
     func testFullFileDecodesEveryKey() throws {
@@ -90,53 +93,79 @@ final class PipelineLoaderValidTests: XCTestCase {
         let spec = try XCTUnwrap(specLoadValid(yaml))
         XCTAssertEqual(spec.name, "full")
         XCTAssertEqual(spec.description, "every key")
-        XCTAssertEqual(spec.transport, TransportSpec(
-            kind: .loopback,
-            ice: ICESpec(addresses: ["127.0.0.1", "::1"], stun: "stun://127.0.0.1:3478",
-                         turn: ["turn://user:pass@127.0.0.1:3478"], policy: .relay, connectTimeout: 0.5,
-                         location: specLoc(6, 3)),
-            latencyMs: 200, bundlePolicy: .maxCompat, location: specLoc(4, 1)))
+        XCTAssertEqual(
+            spec.transport,
+            TransportSpec(
+                kind: .loopback,
+                ice: ICESpec(
+                    addresses: ["127.0.0.1", "::1"], stun: "stun://127.0.0.1:3478",
+                    turn: ["turn://user:pass@127.0.0.1:3478"], policy: .relay, connectTimeout: 0.5,
+                    location: specLoc(6, 3)),
+                latencyMs: 200, bundlePolicy: .maxCompat, location: specLoc(4, 1)))
 
         let video = try XCTUnwrap(spec.send?.video)
         XCTAssertEqual(video.location, specLoc(15, 3))
-        XCTAssertEqual(video.capture, CaptureSpec(kind: .test, pattern: "ball", width: 640, height: 480, fps: 15,
-                                                  live: false, location: specLoc(16, 5)))
-        XCTAssertEqual(video.filters, [
-            FilterSpec(kind: .element(factory: "videoflip", properties: [
-                Property(name: "method", value: "horizontal-flip", location: specLoc(25, 22)),
-            ]), location: specLoc(24, 9)),
-            FilterSpec(kind: .gst("videobalance saturation=0"), location: specLoc(26, 9)),
-        ])
-        XCTAssertEqual(video.encode, EncodeSpec(
-            codec: .h264, bitrateKbps: 2000, keyframeInterval: 30, preset: .default, element: "x264enc",
-            properties: [Property(name: "tune", value: "zerolatency", location: specLoc(34, 9))],
-            location: specLoc(27, 5)))
+        XCTAssertEqual(
+            video.capture,
+            CaptureSpec(
+                kind: .test, pattern: "ball", width: 640, height: 480, fps: 15,
+                live: false, location: specLoc(16, 5)))
+        XCTAssertEqual(
+            video.filters,
+            [
+                FilterSpec(
+                    kind: .element(
+                        factory: "videoflip",
+                        properties: [
+                            Property(name: "method", value: "horizontal-flip", location: specLoc(25, 22))
+                        ]), location: specLoc(24, 9)),
+                FilterSpec(kind: .gst("videobalance saturation=0"), location: specLoc(26, 9))
+            ])
+        XCTAssertEqual(
+            video.encode,
+            EncodeSpec(
+                codec: .h264, bitrateKbps: 2000, keyframeInterval: 30, preset: .default, element: "x264enc",
+                properties: [Property(name: "tune", value: "zerolatency", location: specLoc(34, 9))],
+                location: specLoc(27, 5)))
 
         let audio = try XCTUnwrap(spec.send?.audio)
-        XCTAssertEqual(audio.capture, CaptureSpec(kind: .test, wave: "square", frequency: 880.5, rate: 16000,
-                                                  channels: 1, location: specLoc(37, 5)))
+        XCTAssertEqual(
+            audio.capture,
+            CaptureSpec(
+                kind: .test, wave: "square", frequency: 880.5, rate: 16000,
+                channels: 1, location: specLoc(37, 5)))
         XCTAssertEqual(audio.encode, EncodeSpec(codec: .opus, bitrateKbps: 32, location: specLoc(43, 5)))
 
         let receiveVideo = try XCTUnwrap(spec.receive?.video)
         XCTAssertEqual(receiveVideo.codecs, [.h264])
-        XCTAssertEqual(receiveVideo.decode, DecodeSpec(
-            element: "avdec_h264", properties: [Property(name: "max-threads", value: "2", location: specLoc(50, 20))],
-            location: specLoc(48, 5)))
-        XCTAssertEqual(receiveVideo.sink, SinkSpec(
-            kind: .file(path: "out/video.MKV", container: .mkv,
-                        encode: EncodeSpec(codec: .vp9, bitrateKbps: 1000, location: specLoc(54, 7))),
-            location: specLoc(51, 5)))
+        XCTAssertEqual(
+            receiveVideo.decode,
+            DecodeSpec(
+                element: "avdec_h264", properties: [Property(name: "max-threads", value: "2", location: specLoc(50, 20))],
+                location: specLoc(48, 5)))
+        XCTAssertEqual(
+            receiveVideo.sink,
+            SinkSpec(
+                kind: .file(
+                    path: "out/video.MKV", container: .mkv,
+                    encode: EncodeSpec(codec: .vp9, bitrateKbps: 1000, location: specLoc(54, 7))),
+                location: specLoc(51, 5)))
         let receiveAudio = try XCTUnwrap(spec.receive?.audio)
-        XCTAssertEqual(receiveAudio, ReceiveBranchSpec(media: .audio, sink: SinkSpec(kind: .display, location: specLoc(57, 5)),
-                                                       location: specLoc(55, 3)))
+        XCTAssertEqual(
+            receiveAudio,
+            ReceiveBranchSpec(
+                media: .audio, sink: SinkSpec(kind: .display, location: specLoc(57, 5)),
+                location: specLoc(55, 3)))
     }
 
     /// `bitrate: {min, start, max}` adapts; `start` defaults to 1000 within the limits; a
     /// plain number stays fixed.
     func testAdaptiveBitrate() throws {
         func adaptive(_ bitrate: String) throws -> (Int, AdaptiveBitrate?) {
-            let spec = try XCTUnwrap(specLoadValid("send:\n  video:\n    capture: {kind: test}\n    encode: {bitrate: \(bitrate)}\n",
-                                                   file: "a.yaml"))
+            let spec = try XCTUnwrap(
+                specLoadValid(
+                    "send:\n  video:\n    capture: {kind: test}\n    encode: {bitrate: \(bitrate)}\n",
+                    file: "a.yaml"))
             let encode = try XCTUnwrap(spec.send?.video?.encode)
             return (encode.bitrateKbps, encode.adaptive)
         }
@@ -197,21 +226,27 @@ final class PipelineLoaderValidTests: XCTestCase {
             """
         let spec = try XCTUnwrap(specLoadValid(yaml))
         XCTAssertEqual(spec.receive?.video?.sink.kind, .file(path: "rec.webm", container: .webm, encode: nil))
-        XCTAssertEqual(spec.receive?.audio?.sink.kind, .file(
-            path: "rec.webm", container: .webm,
-            encode: EncodeSpec(codec: .opus, bitrateKbps: 96, location: specLoc(8, 40))))
+        XCTAssertEqual(
+            spec.receive?.audio?.sink.kind,
+            .file(
+                path: "rec.webm", container: .webm,
+                encode: EncodeSpec(codec: .opus, bitrateKbps: 96, location: specLoc(8, 40))))
 
         for (written, kind) in [("stats", SinkSpec.Kind.stats), ("null", .null), ("display", .display)] {
-            let spec = try XCTUnwrap(specLoadValid("""
-                send: {video: {capture: {kind: test}}}
-                receive: {video: {sink: \(written)}}
-                """))
+            let spec = try XCTUnwrap(
+                specLoadValid(
+                    """
+                    send: {video: {capture: {kind: test}}}
+                    receive: {video: {sink: \(written)}}
+                    """))
             XCTAssertEqual(spec.receive?.video?.sink, SinkSpec(kind: kind, location: specLoc(2, 19)), written)
         }
-        let gst = try XCTUnwrap(specLoadValid("""
-            send: {video: {capture: {gst: "videotestsrc is-live=true", width: 320, height: 240}}}
-            receive: {video: {sink: {gst: "fakesink sync=true"}, decode: auto}}
-            """))
+        let gst = try XCTUnwrap(
+            specLoadValid(
+                """
+                send: {video: {capture: {gst: "videotestsrc is-live=true", width: 320, height: 240}}}
+                receive: {video: {sink: {gst: "fakesink sync=true"}, decode: auto}}
+                """))
         XCTAssertEqual(gst.send?.video?.capture.kind, .gst("videotestsrc is-live=true"))
         XCTAssertEqual(gst.send?.video?.capture.width, 320)
         XCTAssertEqual(gst.receive?.video?.sink.kind, .gst("fakesink sync=true"))
@@ -219,13 +254,15 @@ final class PipelineLoaderValidTests: XCTestCase {
     }
 
     func testCaptureKinds() throws {
-        let spec = try XCTUnwrap(specLoadValid("""
-            send:
-              video:
-                capture: {kind: camera, device: /dev/video2, fps: 60}
-              audio:
-                capture: {kind: file, path: media/tone.ogg, loop: true}
-            """, file: "/srv/pipes/p.yaml"))
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                """
+                send:
+                  video:
+                    capture: {kind: camera, device: /dev/video2, fps: 60}
+                  audio:
+                    capture: {kind: file, path: media/tone.ogg, loop: true}
+                """, file: "/srv/pipes/p.yaml"))
         XCTAssertEqual(spec.send?.video?.capture.kind, .camera(device: "/dev/video2"))
         XCTAssertEqual(spec.send?.video?.capture.fps, 60)
         XCTAssertEqual(spec.send?.audio?.capture.kind, .file(uri: "file:///srv/pipes/media/tone.ogg", loop: true))
@@ -237,16 +274,20 @@ final class PipelineLoaderValidTests: XCTestCase {
     }
 
     func testReceiveOnlyTheSentMediaAndDefaultsForTheOther() throws {
-        let spec = try XCTUnwrap(specLoadValid("""
-            send:
-              video: {capture: {kind: test}}
-              audio: {capture: {kind: test}}
-            receive:
-              audio: {sink: "null"}
-            """))
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                """
+                send:
+                  video: {capture: {kind: test}}
+                  audio: {capture: {kind: test}}
+                receive:
+                  audio: {sink: "null"}
+                """))
         XCTAssertEqual(spec.receive?.audio?.sink.kind, .null)
-        XCTAssertEqual(spec.receive?.video, ReceiveBranchSpec(
-            media: .video, sink: SinkSpec(kind: .stats, location: specLoc(2, 3)), location: specLoc(2, 3)))
+        XCTAssertEqual(
+            spec.receive?.video,
+            ReceiveBranchSpec(
+                media: .video, sink: SinkSpec(kind: .stats, location: specLoc(2, 3)), location: specLoc(2, 3)))
     }
 
     func testEnvironmentSubstitution() throws {
@@ -277,21 +318,25 @@ final class PipelineLoaderValidTests: XCTestCase {
                 encode:
                   codec: vp8
             """
-        let spec = try XCTUnwrap(specLoadValid(yaml, overrides: [
-            "send.video.encode.codec=vp9",
-            "transport.ice.addresses=[127.0.0.1, '::1']",
-            "send.audio.capture.kind=test",
-            "send.video.capture.width=320",
-            "receive.video.sink={kind: file, path: x.mkv}",
-            "description=a: b",
-        ]))
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                yaml,
+                overrides: [
+                    "send.video.encode.codec=vp9",
+                    "transport.ice.addresses=[127.0.0.1, '::1']",
+                    "send.audio.capture.kind=test",
+                    "send.video.capture.width=320",
+                    "receive.video.sink={kind: file, path: x.mkv}",
+                    "description=a: b"
+                ]))
         XCTAssertEqual(spec.send?.video?.encode.codec, .vp9)
         XCTAssertEqual(spec.send?.video?.encode.location, specLoc(4, 5))
         XCTAssertEqual(spec.send?.video?.capture.width, 320)
         XCTAssertEqual(spec.transport.ice.addresses, ["127.0.0.1", "::1"])
         // Created by the override: located there, at the key's column.
-        XCTAssertEqual(spec.send?.audio?.capture.location,
-                       SourceLocation(file: "--set send.audio.capture.kind=test", line: 1, column: 12))
+        XCTAssertEqual(
+            spec.send?.audio?.capture.location,
+            SourceLocation(file: "--set send.audio.capture.kind=test", line: 1, column: 12))
         XCTAssertEqual(spec.receive?.video?.sink.kind, .file(path: "x.mkv", container: .mkv, encode: nil))
         XCTAssertEqual(spec.description, "a: b")
 
@@ -300,56 +345,66 @@ final class PipelineLoaderValidTests: XCTestCase {
     }
 
     func testAnchorsAndMergeKeys() throws {
-        let spec = try XCTUnwrap(specLoadValid("""
-            send:
-              video:
-                capture:
-                  <<: {kind: test, width: 320, height: 240}
-                  height: 180
-            """))
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                """
+                send:
+                  video:
+                    capture:
+                      <<: {kind: test, width: 320, height: 240}
+                      height: 180
+                """))
         XCTAssertEqual(spec.send?.video?.capture.width, 320)
         XCTAssertEqual(spec.send?.video?.capture.height, 180)
 
-        let aliased = try XCTUnwrap(specLoadValid("""
-            send:
-              video:
-                capture: &c {kind: test, width: 320, height: 240}
-                filters: [{element: videoflip, properties: &p {method: clockwise}}]
-            receive:
-              video:
-                filters: [{element: videoflip, properties: *p}]
-            """))
+        let aliased = try XCTUnwrap(
+            specLoadValid(
+                """
+                send:
+                  video:
+                    capture: &c {kind: test, width: 320, height: 240}
+                    filters: [{element: videoflip, properties: &p {method: clockwise}}]
+                receive:
+                  video:
+                    filters: [{element: videoflip, properties: *p}]
+                """))
         XCTAssertEqual(aliased.receive?.video?.filters.count, 1)
     }
 
     func testDuplicateKeysAreAllReportedAtTheirSecondOccurrence() throws {
-        let error = try XCTUnwrap(specLoadErrors("""
-            send:
-              video:
-                capture: {kind: test, width: 320, width: 640, width: 800}
-                encode:
-                  codec: vp8
-                  bitrate: 100
-                  codec: vp9
-            """))
+        let error = try XCTUnwrap(
+            specLoadErrors(
+                """
+                send:
+                  video:
+                    capture: {kind: test, width: 320, width: 640, width: 800}
+                    encode:
+                      codec: vp8
+                      bitrate: 100
+                      codec: vp9
+                """))
         XCTAssertEqual(error.diagnostics.map(\.location), [specLoc(3, 39), specLoc(3, 51), specLoc(7, 7)])
         XCTAssertTrue(error.diagnostics.allSatisfy { $0.message.hasPrefix("duplicate key '") }, "\(error)")
     }
 
     func testAllProblemsAreReportedSortedWithOverridesLast() throws {
-        let error = try XCTUnwrap(specLoadErrors("""
-            send:
-              video:
-                encode: {codec: vp7, bitrat: 5}
-                capture: {kind: test, width: 641}
-            """, overrides: ["send.video.capture.fps=0", "oops"]))
-        XCTAssertEqual(error.diagnostics.map(\.description), [
-            "test.yaml:3:21: unknown codec 'vp7'; expected one of vp8, vp9, h264, opus; did you mean 'vp8'?",
-            "test.yaml:3:26: unknown key 'bitrat' in encode; did you mean 'bitrate'?",
-            "test.yaml:4:34: width must be even for 4:2:0 video, got 641; use 640 or 642",
-            "--set send.video.capture.fps=0:1:24: 'fps' must be between 1 and 240, got 0",
-            "--set oops:1:1: missing '=' in --set 'oops'; write --set path.to.key=value, e.g. --set send.video.encode.codec=vp9",
-        ])
+        let error = try XCTUnwrap(
+            specLoadErrors(
+                """
+                send:
+                  video:
+                    encode: {codec: vp7, bitrat: 5}
+                    capture: {kind: test, width: 641}
+                """, overrides: ["send.video.capture.fps=0", "oops"]))
+        XCTAssertEqual(
+            error.diagnostics.map(\.description),
+            [
+                "test.yaml:3:21: unknown codec 'vp7'; expected one of vp8, vp9, h264, opus; did you mean 'vp8'?",
+                "test.yaml:3:26: unknown key 'bitrat' in encode; did you mean 'bitrate'?",
+                "test.yaml:4:34: width must be even for 4:2:0 video, got 641; use 640 or 642",
+                "--set send.video.capture.fps=0:1:24: 'fps' must be between 1 and 240, got 0",
+                "--set oops:1:1: missing '=' in --set 'oops'; write --set path.to.key=value, e.g. --set send.video.encode.codec=vp9"
+            ])
         XCTAssertFalse(error.onlyMissingElements)
     }
 
@@ -384,50 +439,64 @@ final class PipelineLoaderValidTests: XCTestCase {
 
         let error = try XCTUnwrap(specLoadErrors(yaml, catalog: SpecFakeCatalog(missing: ["x264enc", "webrtcbin"])))
         XCTAssertTrue(error.onlyMissingElements)
-        XCTAssertEqual(error.diagnostics.map(\.description), [
-            "test.yaml: element 'webrtcbin' is not installed: it is in GStreamer plugin 'webrtc'; install it with: apt-get install gstreamer1.0-plugins-bad",
-            "test.yaml:5:5: element 'x264enc' is not installed: it is in GStreamer plugin 'x264'; install it with: apt-get install gstreamer1.0-plugins-ugly",
-        ])
+        XCTAssertEqual(
+            error.diagnostics.map(\.description),
+            [
+                "test.yaml: element 'webrtcbin' is not installed: it is in GStreamer plugin 'webrtc'; install it with: apt-get install gstreamer1.0-plugins-bad",
+                "test.yaml:5:5: element 'x264enc' is not installed: it is in GStreamer plugin 'x264'; install it with: apt-get install gstreamer1.0-plugins-ugly"
+            ])
     }
 
     func testAddressAndServerForms() throws {
-        let good = try XCTUnwrap(specLoadValid("""
-            transport:
-              ice:
-                addresses: ["::", "fe80::1%eth0", "::ffff:192.168.0.1", "2001:db8:0:0:0:0:2:1", 0.0.0.0]
-                stun: "stun:[::1]:3478"
-                turn: turns://user:pw@turn.example.org
-            send: {video: {capture: {kind: test}}}
-            """))
+        let good = try XCTUnwrap(
+            specLoadValid(
+                """
+                transport:
+                  ice:
+                    addresses: ["::", "fe80::1%eth0", "::ffff:192.168.0.1", "2001:db8:0:0:0:0:2:1", 0.0.0.0]
+                    stun: "stun:[::1]:3478"
+                    turn: turns://user:pw@turn.example.org
+                send: {video: {capture: {kind: test}}}
+                """))
         XCTAssertEqual(good.transport.ice.addresses.count, 5)
         XCTAssertEqual(good.transport.ice.stun, "stun:[::1]:3478")
 
-        let error = try XCTUnwrap(specLoadErrors("""
-            transport:
-              ice:
-                addresses: ["1:2:3:4:5:6:7:8:9", "1::2::3", "256.0.0.1", "localhost", "::g"]
-                turn: ["turn://host:3478", "turn://:pw@host", "turn://u:p@host:0"]
-            send: {video: {capture: {kind: test}}}
-            """))
-        XCTAssertEqual(error.diagnostics.map(\.location), [
-            specLoc(3, 17), specLoc(3, 38), specLoc(3, 49), specLoc(3, 62), specLoc(3, 75),
-            specLoc(4, 12), specLoc(4, 32), specLoc(4, 51),
-        ])
+        let error = try XCTUnwrap(
+            specLoadErrors(
+                """
+                transport:
+                  ice:
+                    addresses: ["1:2:3:4:5:6:7:8:9", "1::2::3", "256.0.0.1", "localhost", "::g"]
+                    turn: ["turn://host:3478", "turn://:pw@host", "turn://u:p@host:0"]
+                send: {video: {capture: {kind: test}}}
+                """))
+        XCTAssertEqual(
+            error.diagnostics.map(\.location),
+            [
+                specLoc(3, 17), specLoc(3, 38), specLoc(3, 49), specLoc(3, 62), specLoc(3, 75),
+                specLoc(4, 12), specLoc(4, 32), specLoc(4, 51)
+            ])
     }
 
     func testSubstitutionHappensBeforeOverridesAndNotInKeys() throws {
-        let spec = try XCTUnwrap(specLoadValid("""
-            send:
-              video:
-                capture: {kind: test, pattern: "${P}"}
-            """, overrides: ["description=${NOT_SUBSTITUTED}"], environment: ["P": "snow"]))
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                """
+                send:
+                  video:
+                    capture: {kind: test, pattern: "${P}"}
+                """, overrides: ["description=${NOT_SUBSTITUTED}"], environment: ["P": "snow"]))
         XCTAssertEqual(spec.send?.video?.capture.pattern, "snow")
         XCTAssertEqual(spec.description, "${NOT_SUBSTITUTED}")
 
-        let error = try XCTUnwrap(specLoadErrors("${KEY}: 1\nsend: {video: {capture: {kind: test}}}",
-                                                 environment: ["KEY": "name"]))
-        XCTAssertEqual(error.diagnostics.map(\.description), [
-            "test.yaml:1:1: unknown key '${KEY}' at the top level; valid keys are version, name, description, plugins, transport, send, receive",
-        ])
+        let error = try XCTUnwrap(
+            specLoadErrors(
+                "${KEY}: 1\nsend: {video: {capture: {kind: test}}}",
+                environment: ["KEY": "name"]))
+        XCTAssertEqual(
+            error.diagnostics.map(\.description),
+            [
+                "test.yaml:1:1: unknown key '${KEY}' at the top level; valid keys are version, name, description, plugins, transport, send, receive"
+            ])
     }
 }

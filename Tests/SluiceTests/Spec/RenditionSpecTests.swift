@@ -4,8 +4,10 @@ import XCTest
 
 /// `encode.renditions`: a valid ladder, and each absurd one with its FILE:LINE:COL error.
 final class RenditionSpecTests: XCTestCase {
-    private func file(_ renditions: String, encodeExtra: String = "", transport: String = "server",
-                      capture: String = "{kind: test, width: 1280, height: 720, fps: 30}") -> String {
+    private func file(
+        _ renditions: String, encodeExtra: String = "", transport: String = "server",
+        capture: String = "{kind: test, width: 1280, height: 720, fps: 30}"
+    ) -> String {
         """
         transport: {kind: \(transport)}
         send:
@@ -19,11 +21,14 @@ final class RenditionSpecTests: XCTestCase {
     }
 
     func testALadderLoadsBestFirstWithItsStartRung() throws {
-        let spec = try XCTUnwrap(specLoadValid(file("""
-                - {width: 1280, height: 720, bitrate: 2.5M}
-                - {name: sd, width: 854, height: 480, bitrate: 1000, start: true}
-                - {width: 426, height: 240, fps: 15, bitrate: 300k}
-        """)))
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                file(
+                    """
+                            - {width: 1280, height: 720, bitrate: 2.5M}
+                            - {name: sd, width: 854, height: 480, bitrate: 1000, start: true}
+                            - {width: 426, height: 240, fps: 15, bitrate: 300k}
+                    """)))
         let enc = try XCTUnwrap(spec.send?.video?.encode)
         XCTAssertEqual(enc.renditions.map(\.name), ["720p", "sd", "240p"])
         XCTAssertEqual(enc.renditions.map(\.bitrateKbps), [2500, 1000, 300])
@@ -31,8 +36,10 @@ final class RenditionSpecTests: XCTestCase {
         XCTAssertEqual(enc.startRendition, 1)
         XCTAssertEqual(enc.bitrateKbps, 1000, "the stream's nominal rate is its start rung's")
         XCTAssertEqual(enc.renditions[1].location, specLoc(9, 11))
-        XCTAssertNotNil(specLoadValid(try String(contentsOfFile: "Pipelines/serve-ladder.yaml", encoding: .utf8),
-                                      file: "Pipelines/serve-ladder.yaml"))
+        XCTAssertNotNil(
+            specLoadValid(
+                try String(contentsOfFile: "Pipelines/serve-ladder.yaml", encoding: .utf8),
+                file: "Pipelines/serve-ladder.yaml"))
     }
 
     private func expect(_ yaml: String, at line: Int, _ column: Int, _ message: String, file: StaticString = #filePath, line testLine: UInt = #line) {
@@ -45,48 +52,70 @@ final class RenditionSpecTests: XCTestCase {
 
     func testAbsurdLaddersGiveFileLineColumnErrors() {
         let two = """
-                - {width: 1280, height: 720, bitrate: 2500}
-                - {width: 640, height: 360, bitrate: 800}
-        """
+                    - {width: 1280, height: 720, bitrate: 2500}
+                    - {width: 640, height: 360, bitrate: 800}
+            """
         expect(file("        - {width: 1280, height: 720, bitrate: 2500}"), at: 8, 9, "at least two renditions")
-        expect(file(two + "\n        - {width: 320, height: 180, bitrate: 300}\n        - {width: 160, height: 90, bitrate: 100}\n        - {width: 96, height: 54, bitrate: 50}"),
-               at: 12, 11, "at most 4 renditions")
-        expect(file("""
-                - {width: 640, height: 360, bitrate: 800}
-                - {width: 1280, height: 720, bitrate: 2500}
-        """), at: 9, 47, "from the best to the least")
-        expect(file("""
-                - {width: 1280, height: 720, bitrate: 2500}
-                - {width: 641, height: 360, bitrate: 800}
-        """), at: 9, 19, "must be even")
-        expect(file("""
-                - {width: 1280, height: 720, bitrate: 2500, start: true}
-                - {width: 640, height: 360, bitrate: 800, start: true}
-        """), at: 9, 58, "only one rendition")
-        expect(file("""
-                - {name: a, width: 1280, height: 720, bitrate: 2500}
-                - {name: a, width: 640, height: 360, bitrate: 800}
-        """), at: 9, 18, "two renditions are named 'a'")
-        expect(file("""
-                - {width: 1920, height: 1080, bitrate: 4000}
-                - {width: 640, height: 360, bitrate: 800}
-        """), at: 8, 11, "larger than the capture")
-        expect(file("""
-                - {width: 1280, height: 720, fps: 60, bitrate: 2500}
-                - {width: 640, height: 360, bitrate: 800}
-        """), at: 8, 11, "renditions can only drop frames")
-        expect(file("""
-                - {width: 1280, height: 720, bitrate: 1 gigabit}
-                - {width: 640, height: 360, bitrate: 800}
-        """), at: 8, 47, "invalid rendition bitrate")
-        expect(file("""
-                - {width: 1280, height: 720}
-                - {width: 640, height: 360, bitrate: 800}
-        """), at: 8, 11, "needs bitrate")
-        expect(file("""
-                - {width: 1280, height: 720, bitrate: 2500, resolution: high}
-                - {width: 640, height: 360, bitrate: 800}
-        """), at: 8, 53, "resolution")
+        expect(
+            file(
+                two
+                    + "\n        - {width: 320, height: 180, bitrate: 300}\n        - {width: 160, height: 90, bitrate: 100}\n        - {width: 96, height: 54, bitrate: 50}"
+            ),
+            at: 12, 11, "at most 4 renditions")
+        expect(
+            file(
+                """
+                        - {width: 640, height: 360, bitrate: 800}
+                        - {width: 1280, height: 720, bitrate: 2500}
+                """), at: 9, 47, "from the best to the least")
+        expect(
+            file(
+                """
+                        - {width: 1280, height: 720, bitrate: 2500}
+                        - {width: 641, height: 360, bitrate: 800}
+                """), at: 9, 19, "must be even")
+        expect(
+            file(
+                """
+                        - {width: 1280, height: 720, bitrate: 2500, start: true}
+                        - {width: 640, height: 360, bitrate: 800, start: true}
+                """), at: 9, 58, "only one rendition")
+        expect(
+            file(
+                """
+                        - {name: a, width: 1280, height: 720, bitrate: 2500}
+                        - {name: a, width: 640, height: 360, bitrate: 800}
+                """), at: 9, 18, "two renditions are named 'a'")
+        expect(
+            file(
+                """
+                        - {width: 1920, height: 1080, bitrate: 4000}
+                        - {width: 640, height: 360, bitrate: 800}
+                """), at: 8, 11, "larger than the capture")
+        expect(
+            file(
+                """
+                        - {width: 1280, height: 720, fps: 60, bitrate: 2500}
+                        - {width: 640, height: 360, bitrate: 800}
+                """), at: 8, 11, "renditions can only drop frames")
+        expect(
+            file(
+                """
+                        - {width: 1280, height: 720, bitrate: 1 gigabit}
+                        - {width: 640, height: 360, bitrate: 800}
+                """), at: 8, 47, "invalid rendition bitrate")
+        expect(
+            file(
+                """
+                        - {width: 1280, height: 720}
+                        - {width: 640, height: 360, bitrate: 800}
+                """), at: 8, 11, "needs bitrate")
+        expect(
+            file(
+                """
+                        - {width: 1280, height: 720, bitrate: 2500, resolution: high}
+                        - {width: 640, height: 360, bitrate: 800}
+                """), at: 8, 53, "resolution")
         expect(file(two, encodeExtra: "\n      bitrate: 1000"), at: 7, 7, "remove encode 'bitrate'")
         expect(file(two, transport: "loopback"), at: 8, 11, "set transport kind 'server'")
     }

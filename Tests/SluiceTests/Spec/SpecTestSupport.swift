@@ -11,14 +11,16 @@ struct SpecFakeCatalog: ElementCatalog {
     /// factory → property → allowed values (nil: any value).
     static let properties: [String: [String: [String]?]] = [
         "videoflip": [
-            "method": ["none", "clockwise", "rotate-180", "counterclockwise", "horizontal-flip",
-                       "vertical-flip", "upper-left-diagonal", "upper-right-diagonal", "automatic"],
-            "video-direction": nil,
+            "method": [
+                "none", "clockwise", "rotate-180", "counterclockwise", "horizontal-flip",
+                "vertical-flip", "upper-left-diagonal", "upper-right-diagonal", "automatic"
+            ],
+            "video-direction": nil
         ],
         "videobalance": ["saturation": nil, "brightness": nil, "contrast": nil, "hue": nil],
         "x264enc": ["tune": ["zerolatency", "fastdecode", "stillimage"], "speed-preset": nil, "bitrate": nil],
         "vp8enc": ["deadline": nil, "cpu-used": nil, "target-bitrate": nil],
-        "avdec_h264": ["max-threads": nil],
+        "avdec_h264": ["max-threads": nil]
     ]
 
     func isInstalled(_ factory: String) -> Bool {
@@ -43,7 +45,7 @@ struct SpecFakeCatalog: ElementCatalog {
         for part in fragment.split(separator: "!", omittingEmptySubsequences: false) {
             let words = part.split(separator: " ")
             guard let first = words.first else { return "syntax error" }
-            if first.contains("/") { continue }  // caps
+            if first.contains("/") { continue } // caps
             if !isInstalled(String(first)) { return "no element \"\(first)\"" }
         }
         return nil
@@ -51,9 +53,11 @@ struct SpecFakeCatalog: ElementCatalog {
 }
 
 /// Loads `yaml` as `test.yaml` (by default) with a fixed environment.
-func specLoad(_ yaml: String, file: String = "test.yaml", overrides: [String] = [],
-              environment: [String: String] = [:],
-              catalog: (any ElementCatalog)? = nil) -> Result<PipelineSpec, PipelineFileError> {
+func specLoad(
+    _ yaml: String, file: String = "test.yaml", overrides: [String] = [],
+    environment: [String: String] = [:],
+    catalog: (any ElementCatalog)? = nil
+) -> Result<PipelineSpec, PipelineFileError> {
     let loader = PipelineLoader(environment: environment, catalog: catalog)
     do {
         return .success(try loader.load(yaml: yaml, file: file, overrides: overrides))
@@ -63,9 +67,11 @@ func specLoad(_ yaml: String, file: String = "test.yaml", overrides: [String] = 
 }
 
 /// The spec, or a test failure listing the diagnostics.
-func specLoadValid(_ yaml: String, file: String = "test.yaml", overrides: [String] = [],
-               environment: [String: String] = [:], catalog: (any ElementCatalog)? = nil,
-               line: UInt = #line) -> PipelineSpec? {
+func specLoadValid(
+    _ yaml: String, file: String = "test.yaml", overrides: [String] = [],
+    environment: [String: String] = [:], catalog: (any ElementCatalog)? = nil,
+    line: UInt = #line
+) -> PipelineSpec? {
     switch specLoad(yaml, file: file, overrides: overrides, environment: environment, catalog: catalog) {
     case .success(let spec):
         return spec
@@ -76,9 +82,11 @@ func specLoadValid(_ yaml: String, file: String = "test.yaml", overrides: [Strin
 }
 
 /// The diagnostics, or a test failure if the file loaded.
-func specLoadErrors(_ yaml: String, file: String = "test.yaml", overrides: [String] = [],
-                environment: [String: String] = [:], catalog: (any ElementCatalog)? = nil,
-                line: UInt = #line) -> PipelineFileError? {
+func specLoadErrors(
+    _ yaml: String, file: String = "test.yaml", overrides: [String] = [],
+    environment: [String: String] = [:], catalog: (any ElementCatalog)? = nil,
+    line: UInt = #line
+) -> PipelineFileError? {
     switch specLoad(yaml, file: file, overrides: overrides, environment: environment, catalog: catalog) {
     case .success:
         XCTFail("expected an error", line: line)

@@ -23,8 +23,9 @@ final class UnsetVariableTests: XCTestCase {
         let path = try write()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let warnings = try PipelineLoader(environment: [:]).check(path: path)
-        XCTAssertEqual(warnings.map(\.description),
-                       ["\(path):4:13: warning: environment variable 'SLUICE_TEST_UNSET_PASSWORD' is not set; set it before running this file"])
+        XCTAssertEqual(
+            warnings.map(\.description),
+            ["\(path):4:13: warning: environment variable 'SLUICE_TEST_UNSET_PASSWORD' is not set; set it before running this file"])
     }
 
     func testLoadingToRunStillFails() throws {
@@ -40,9 +41,11 @@ final class UnsetVariableTests: XCTestCase {
 
     func testOtherProblemsAreStillErrors() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("unset-\(UUID().uuidString).yaml").path
-        try (yaml + "\n  bogus: 1\n").replacingOccurrences(of: "send:\n  video: { capture: { kind: test } }\n  bogus: 1",
-                                                        with: "send:\n  video: { capture: { kind: tset } }")
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        try (yaml + "\n  bogus: 1\n").replacingOccurrences(
+            of: "send:\n  video: { capture: { kind: test } }\n  bogus: 1",
+            with: "send:\n  video: { capture: { kind: tset } }"
+        )
+        .write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         XCTAssertThrowsError(try PipelineLoader(environment: [:]).check(path: path)) { error in
             XCTAssertTrue("\(error)".contains("unknown capture kind 'tset'"), "\(error)")

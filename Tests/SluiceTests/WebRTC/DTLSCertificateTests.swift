@@ -59,16 +59,16 @@ final class DTLSCertificateTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         try c.pem.write(to: dir.appendingPathComponent("dtls.pem"), atomically: true, encoding: .utf8)
         let yaml = """
-        transport:
-          ice: { addresses: [127.0.0.1], connect_timeout: 5 }
-          dtls: { certificate: dtls.pem }
-        send:
-          video:
-            capture: { kind: test, width: 320, height: 240, fps: 30 }
-            encode: { codec: vp8, bitrate: 500 }
-        receive:
-          video: { sink: stats }
-        """
+            transport:
+              ice: { addresses: [127.0.0.1], connect_timeout: 5 }
+              dtls: { certificate: dtls.pem }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: vp8, bitrate: 500 }
+            receive:
+              video: { sink: stats }
+            """
         let spec = try PipelineLoader(environment: [:], catalog: GStreamerCatalog())
             .load(yaml: yaml, file: dir.appendingPathComponent("test.yaml").path)
         XCTAssertEqual(spec.transport.dtlsCertificate?.fingerprint, c.fingerprint)

@@ -9,17 +9,18 @@ import XCTest
 final class DataChannelTests: XCTestCase {
     func testDeclaredChannelCarriesLinesInOrder() async throws {
         try requireLoopbackOnlyNetwork()
-        let spec = try PipelineLoader(environment: [:]).load(yaml: """
-        name: chat
-        transport:
-          ice: { addresses: [127.0.0.1] }
-          data_channels:
-            - { label: chat, stdin: true }
-            - { label: quiet, print: false, ordered: false, max_retransmits: 0 }
-        send:
-          video:
-            capture: { kind: test, width: 160, height: 120, fps: 15 }
-        """, file: "chat.yaml")
+        let spec = try PipelineLoader(environment: [:]).load(
+            yaml: """
+                name: chat
+                transport:
+                  ice: { addresses: [127.0.0.1] }
+                  data_channels:
+                    - { label: chat, stdin: true }
+                    - { label: quiet, print: false, ordered: false, max_retransmits: 0 }
+                send:
+                  video:
+                    capture: { kind: test, width: 160, height: 120, fps: 15 }
+                """, file: "chat.yaml")
         let lines = ["first", "second line", "ünïcödé ✓", String(repeating: "x", count: 4000)]
         let (input, feed) = AsyncStream<String>.makeStream()
         for l in lines { feed.yield(l) }
@@ -29,7 +30,9 @@ final class DataChannelTests: XCTestCase {
         var options = RunOptions(duration: 15)
         options.dataInput = input
         options.onDataMessage = { label, text in
-            let n = got.withLock { $0.append("\(label):\(text)"); return $0.count }
+            let n = got.withLock {
+                $0.append("\(label):\(text)"); return $0.count
+            }
             if n == lines.count { stop.set() }
         }
         let summary = try await PipelineRun(spec: spec).run(options: options, stop: stop)

@@ -8,22 +8,22 @@ import XCTest
 final class NegotiationTests: XCTestCase {
     private func loopbackSpec() throws -> PipelineSpec {
         let yaml = """
-        transport:
-          ice: { addresses: [127.0.0.1], connect_timeout: 5 }
-        send:
-          video:
-            capture: { kind: test, width: 320, height: 240, fps: 30 }
-            encode: { codec: vp8, bitrate: 500 }
-        receive:
-          video: { sink: stats }
-        """
+            transport:
+              ice: { addresses: [127.0.0.1], connect_timeout: 5 }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: vp8, bitrate: 500 }
+            receive:
+              video: { sink: stats }
+            """
         return try PipelineLoader(environment: [:], catalog: GStreamerCatalog()).load(yaml: yaml, file: "test.yaml")
     }
 
     func testAnswerRejectingTheMediaLineIsAnErrorNamingCodecs() async throws {
         try requireLoopbackOnlyNetwork()
         var spec = try loopbackSpec()
-        spec.receive?.video?.codecs = [.h264]   // what a remote H.264-only peer would accept
+        spec.receive?.video?.codecs = [.h264] // what a remote H.264-only peer would accept
         do {
             _ = try await PipelineRun(spec: spec).run(options: RunOptions(duration: 2))
             XCTFail("negotiation should have failed")
@@ -51,7 +51,7 @@ final class NegotiationTests: XCTestCase {
     }
 }
 
-final class LineCounter: @unchecked Sendable {  // guarded by lock
+final class LineCounter: @unchecked Sendable { // guarded by lock
     private let lock = NSLock()
     private var n = 0
     func add() { lock.lock(); n += 1; lock.unlock() }

@@ -31,7 +31,9 @@ final class NonTrickleTests: XCTestCase {
             try? pipeline.add(sink)
             sink.syncStateWithParent()
             if let sp = sink.staticPad("sink") { try? pad.link(sp) }
-            sink.staticPad("sink")?.addProbe { (_: borrowing Pad.ProbeInfo) in received.add(1, ordering: .relaxed); return .ok }
+            sink.staticPad("sink")?.addProbe { (_: borrowing Pad.ProbeInfo) in
+                received.add(1, ordering: .relaxed); return .ok
+            }
             sinks.withLock { $0.append(sink) }
         }
         pipeline.setState(.playing)
@@ -56,9 +58,12 @@ final class NonTrickleTests: XCTestCase {
 
     func testCandidatesAreWrittenIntoTheirSections() {
         let sdp = "v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 9 X 96\r\na=mid:0\r\nm=audio 9 X 111\r\na=mid:1\r\n"
-        let out = WebRTCPeer.insert([ICECandidate(mlineIndex: 1, candidate: "candidate:2 1 UDP 1 127.0.0.1 6000 typ host"),
-                                     ICECandidate(mlineIndex: 0, candidate: "candidate:1 1 UDP 1 127.0.0.1 5000 typ host")],
-                                    into: sdp, complete: true)
+        let out = WebRTCPeer.insert(
+            [
+                ICECandidate(mlineIndex: 1, candidate: "candidate:2 1 UDP 1 127.0.0.1 6000 typ host"),
+                ICECandidate(mlineIndex: 0, candidate: "candidate:1 1 UDP 1 127.0.0.1 5000 typ host")
+            ],
+            into: sdp, complete: true)
         let lines = out.components(separatedBy: "\r\n")
         let video = lines.firstIndex(of: "m=video 9 X 96")!, audio = lines.firstIndex(of: "m=audio 9 X 111")!
         let c1 = lines.firstIndex(of: "a=candidate:1 1 UDP 1 127.0.0.1 5000 typ host")!

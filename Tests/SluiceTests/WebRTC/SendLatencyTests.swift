@@ -21,12 +21,15 @@ final class SendLatencyTests: XCTestCase {
 
     private func side(_ name: String, lateness: Lateness) throws -> Bin {
         let bin = Bin.make(name: name)
-        try bin.add(try Bin.parse("videotestsrc is-live=true ! video/x-raw,width=16,height=16,framerate=4/1 ! "
-            + "clocksync name=\(name)-sync ! fakesink sync=false", ghostUnlinkedPads: false))
+        try bin.add(
+            try Bin.parse(
+                "videotestsrc is-live=true ! video/x-raw,width=16,height=16,framerate=4/1 ! "
+                    + "clocksync name=\(name)-sync ! fakesink sync=false", ghostUnlinkedPads: false))
         let sync = try XCTUnwrap(bin.child(named: "\(name)-sync"))
         sync.staticPad("src")?.addProbe { (info: borrowing Pad.ProbeInfo) in
             guard let pts = info.buffer?.pts, let element = info.padReference.parentElement,
-                  let now = element.clockTime else { return .ok }
+                let now = element.clockTime
+            else { return .ok }
             let running = Double(now) - Double(element.baseTime)
             lateness.values.withLock { $0.append((running - Double(pts)) / 1e6) }
             return .ok
@@ -93,8 +96,10 @@ final class SendLatencyTests: XCTestCase {
         let pipeline = Pipeline(name: "domains")
         let wrapper = Bin.make(name: "wrapper")
         try wrapper.add([try sinkBin("inner-sender"), try Element.make("fakesink", name: "inner-display")])
-        try pipeline.add([try sinkBin("sender"), wrapper, try Element.make("fakesink", name: "display"),
-                          try Element.make("identity", name: "not-a-sink")])
+        try pipeline.add([
+            try sinkBin("sender"), wrapper, try Element.make("fakesink", name: "display"),
+            try Element.make("identity", name: "not-a-sink")
+        ])
         let domains = SendLatency.domains(of: pipeline, isSender: { $0.name.hasSuffix("sender") })
         XCTAssertEqual(Set(domains.senders.map(\.name)), ["sender", "inner-sender"])
         XCTAssertEqual(Set(domains.others.map(\.name)), ["display", "inner-display"])

@@ -7,10 +7,10 @@ public final class Sepia: FrameFilter {
     public static let summary = "Warm sepia tint (example dynamic plugin)"
     public static let formats: [PixelFormat] = [.i420, .nv12, .rgba, .bgrx]
     public static let parameters = [
-        FilterParameter("strength", .number(min: 0, max: 1), default: .number(1), summary: "0 = unchanged, 1 = full sepia"),
+        FilterParameter("strength", .number(min: 0, max: 1), default: .number(1), summary: "0 = unchanged, 1 = full sepia")
     ]
 
-    private let strength: Int  // 0...256
+    private let strength: Int // 0...256
 
     public init(configuration: FilterConfiguration) throws {
         strength = Int((configuration.number("strength") * 256).rounded())
