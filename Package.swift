@@ -29,7 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0")
     ],
     targets: [
         // Layer 1: the C libraries, as pkg-config sees them.
@@ -91,7 +92,9 @@ let package = Package(
                 // `/metrics` in Prometheus text format, and swift-metrics (what Hummingbird
                 // reports per route) fed into the same registry.
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Metrics", package: "swift-metrics")
+                .product(name: "Metrics", package: "swift-metrics"),
+                // `sluice load`: distributions across clients that merge exactly across shards.
+                .product(name: "Histogram", package: "hdrhistogram-swift")
             ]
         ),
         // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.

@@ -13,7 +13,7 @@ struct SluiceCommand: AsyncParsableCommand {
             Exit codes: 0 ok, 2 invalid pipeline file or arguments, 3 runtime failure \
             (missing element, negotiation failure, ICE not connected in time).
             """,
-        subcommands: [Run.self, Measure.self, Validate.self, Inspect.self, Graph.self, Serve.self, Discover.self, MeasurePeer.self, NetemRelay.self])
+        subcommands: [Run.self, Measure.self, Load.self, Validate.self, Inspect.self, Graph.self, Serve.self, Discover.self, MeasurePeer.self, NetemRelay.self])
 
     /// Parses and runs, mapping argument errors to exit code 2 as documented.
     static func main() async {

@@ -22,6 +22,8 @@ public struct PipelineSpec: Sendable, Equatable {
     public var receive: ReceiveSpec?
     /// Dynamic filter plugins (`plugins:`), loaded before the filters are checked.
     public var plugins: [PluginReference]
+    /// `load:`: the crowd `sluice load` makes of this file's client; nil when the file has none.
+    public var load: LoadSpec?
 
     /// A spec from its parts, as `PipelineLoader` would produce them; `plugins` defaults to none.
     public init(

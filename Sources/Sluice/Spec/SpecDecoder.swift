@@ -55,7 +55,7 @@ struct SpecDecoder {
 
     // MARK: - Root
 
-    static let rootKeys = ["version", "name", "description", "plugins", "transport", "send", "receive"]
+    static let rootKeys = ["version", "name", "description", "plugins", "transport", "send", "receive", "load"]
 
     mutating func decode(root: SpecNode) -> PipelineSpec? {
         guard let entries = root.entries else {
@@ -86,6 +86,7 @@ struct SpecDecoder {
             root: entries, transport: transport, send: send, receive: receive,
             name: name, description: description)
         spec?.plugins = plugins
+        if let entry = entries.entry("load") { spec?.load = decodeLoad(entry) }
         return spec
     }
 

@@ -15,6 +15,15 @@ public struct WHIPClient: Sendable {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// What failed, with what to check.
         public var description: String
+        /// The HTTP status the server answered with, when it answered (nil: no answer at all,
+        /// or an answer that was not what WHIP/WHEP asks for).
+        public var status: Int?
+
+        /// A failure described by `description`, with the server's status if it answered.
+        public init(description: String, status: Int? = nil) {
+            self.description = description
+            self.status = status
+        }
     }
 
     /// A client of `endpoint`, an http(s) URL; throws for anything else.
@@ -36,7 +45,9 @@ public struct WHIPClient: Sendable {
         let (data, response) = try await send(request)
         let body = String(decoding: data, as: UTF8.self)
         guard response.statusCode == 201 else {
-            throw Failure(description: "\(endpoint) answered \(response.statusCode): \(body.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw Failure(
+                description: "\(endpoint) answered \(response.statusCode): \(body.trimmingCharacters(in: .whitespacesAndNewlines))",
+                status: response.statusCode)
         }
         guard let location = response.value(forHTTPHeaderField: "Location"),
             let session = URL(string: location, relativeTo: endpoint)?.absoluteURL

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// What a load client of one transport kind is to the service under test.
+public enum LoadRole: String, Sendable {
+    /// It plays a stream (WHEP, a room subscriber).
+    case viewer
+    /// It sends one (WHIP, a room publisher).
+    case publisher
+}
+
+/// How the clients of one transport kind join the service under test and leave it: one
+/// self-describing type per kind, in `LoadAdapters`, so a new kind is one new file.
+public protocol LoadAdapter: Sendable {
+    /// The transport kind (`transport.kind`) whose files this adapter loads.
+    var kind: TransportKind { get }
+    /// Whether its clients view or publish.
+    var role: LoadRole { get }
+    /// A session for client `client` of the crowd `spec` describes.
+    func session(for spec: PipelineSpec, client: Int) throws(RunError) -> any LoadSession
+}
+
+/// One load client's signalling with the service: join with the client's peer, leave at the end.
+public protocol LoadSession: Sendable {
+    /// Negotiates `peer` with the service: the offer sent, the answer applied.
+    func join(_ peer: WebRTCPeer) async throws(LoadJoinFailure)
+    /// Leaves (best effort: the service may be gone).
+    func leave() async
+}
+
+/// Why a load client could not join.
+public enum LoadJoinFailure: Error, Sendable, Equatable {
+    /// The service answered with a refusal: its own error (HTTP status and body, Janus error).
+    case refused(String)
+    /// The service did not answer at all (not listening, timed out).
+    case unreachable(String)
+    /// The service answered, and the answer could not be used (bad SDP, a missing header).
+    case badAnswer(String)
+}
+
+/// The load adapters: one per transport kind `sluice load` can drive.
+public enum LoadAdapters {
+    static let kinds = KindRegistry<any LoadAdapter>([WHEPLoadAdapter()], name: { $0.kind.rawValue })
+
+    /// Adds an adapter (tests; a program embedding Sluice); one of the same kind is replaced.
+    public static func register(_ adapter: any LoadAdapter) { kinds.register(adapter) }
+
+    /// The adapter for `kind`, if `sluice load` can drive it.
+    public static func adapter(for kind: TransportKind) -> (any LoadAdapter)? { kinds.kind(named: kind.rawValue) }
+
+    /// "whep" or "whep, janus and whip": the kinds `sluice load` drives, for messages.
+    public static var kindsPhrase: String { KindRegistry<any LoadAdapter>.list(kinds.names, conjunction: "or") }
+}

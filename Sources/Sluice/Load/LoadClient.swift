@@ -1,0 +1,95 @@
+import GStreamer
+import Synchronization
+
+/// One synthetic client of a load run: its own webrtcbin (its own ICE agent and DTLS
+/// session) in the run's shared pipeline, what it builds for each stream it receives, and
+/// what it saw (`ClientObservation`), recorded from GStreamer's threads.
+final class LoadClient: Sendable {
+    let id: Int
+    let peer: WebRTCPeer
+    let decodes: Bool
+    private let pipeline: Pipeline
+    private let clock: LoadClock
+    private let observed: Mutex<ClientObservation>
+    private let added = Mutex<[Element]>([])
+    private let chainError = Mutex<String?>(nil)
+
+    /// Makes the client's webrtcbin in `pipeline` with a receive-only transceiver per
+    /// receive branch of `spec` (offering the codecs the branch accepts), and starts it.
+    init(id: Int, group: String, decodes: Bool, spec: PipelineSpec, pipeline: Pipeline, clock: LoadClock) throws(RunError) {
+        self.id = id
+        self.decodes = decodes
+        self.pipeline = pipeline
+        self.clock = clock
+        observed = Mutex(ClientObservation(id: id, group: group, decodes: decodes, startedAt: clock.now))
+        let bin: Element
+        do {
+            bin = try WebRTCRecipe(transport: spec.transport).make("c\(id)")
+            for branch in spec.receiveBranches {
+                let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
+                let twcc = branch.media == .video ? EncoderPresets.twccReceiveCaps : ""
+                let caps = try Caps(codecs.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))
+                _ = try bin.emit("add-transceiver", "recvonly", caps)
+            }
+            try pipeline.add(bin)
+        } catch {
+            throw RunError("load client \(id): cannot make its webrtcbin: \(error.message)", at: spec.transport.location)
+        }
+        peer = WebRTCPeer(bin, label: "client \(id)")
+        // Weak: the bin owns this handler, and the client owns the bin.
+        bin.connect("pad-added") { [weak self] (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            self?.attach(pad)
+        }
+        _ = bin.syncStateWithParent()
+    }
+
+    /// What the client saw so far.
+    var observation: ClientObservation { observed.withLock { $0 } }
+
+    /// Why a stream the client received could not be played, if one could not.
+    var receiveError: String? { chainError.withLock { $0 } }
+
+    /// Changes the observation (from any thread).
+    func note(_ change: (inout ClientObservation) -> Void) { observed.withLock { change(&$0) } }
+
+    /// Builds and links the chain for a stream the webrtcbin exposes (a streaming thread).
+    private func attach(_ pad: Pad) {
+        guard pad.direction == .src, let arrival = LoadReceiveChain.arrival(on: pad) else { return }
+        do {
+            let (counted, chain) = try LoadReceiveChain.elements(for: arrival, client: id, decodes: decodes)
+            try pipeline.add(chain)
+            for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }
+            added.withLock { $0 += chain }
+            if let src = counted?.staticPad("src") { count(src) }
+            for e in chain.reversed() { _ = e.syncStateWithParent() }
+            guard let entrance = chain[0].staticPad("sink") else { return }
+            try pad.link(entrance)
+        } catch {
+            let why = "cannot receive \(arrival.media.rawValue) (\(arrival.codec.rawValue)): \(error.message)"
+            chainError.withLock { $0 = $0 ?? why }
+        }
+    }
+
+    /// Counts each whole encoded frame leaving `src`: its arrival, whether it is a keyframe, its size.
+    private func count(_ src: Pad) {
+        let clock = clock
+        src.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard let self, let buffer = info.buffer else { return .ok }
+            let key = !buffer.isDeltaUnit, bytes = buffer.size, at = clock.now
+            self.observed.withLock { $0.frames.record(at: at, keyframe: key, bytes: bytes) }
+            return .ok
+        }
+    }
+
+    /// Takes the client's elements out of the pipeline (after it left).
+    func remove() {
+        let elements = added.withLock { list in
+            defer { list = [] }; return list
+        }
+        for e in [peer.webrtcbin] + elements {
+            e.setState(.null)
+            try? pipeline.remove(e)
+        }
+    }
+}

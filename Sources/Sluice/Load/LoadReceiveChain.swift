@@ -1,0 +1,55 @@
+import GStreamer
+
+/// What a load client builds behind each stream its webrtcbin exposes. Video: depayloader
+/// and parser, whose frames are counted (with keyframes and bytes) into the client's
+/// `FrameTrack`; a decoding client then decodes and reads framestamps (`framestamp-read`,
+/// named `c<ID>-read` so its events find their client). Audio goes to a fakesink.
+struct LoadReceiveChain {
+    /// The stream on one of the client's pads.
+    struct Arrival {
+        var media: MediaKind
+        var codec: Codec
+    }
+
+    /// The element whose events carry a client's glass-to-glass delays.
+    static func readerName(client: Int) -> String { "c\(client)-read" }
+
+    /// The client a reader's name belongs to (`c12-read` → 12).
+    static func client(ofReader name: String) -> Int? {
+        guard name.hasPrefix("c"), name.hasSuffix("-read") else { return nil }
+        return Int(name.dropFirst().dropLast(5))
+    }
+
+    /// The medium and codec on `pad` (nil: not audio or video, or a codec Sluice does not know).
+    static func arrival(on pad: Pad) -> Arrival? {
+        guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0),
+            let media = MediaKind(rawValue: s.get("media", as: String.self) ?? "")
+        else { return nil }
+        let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
+        guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else { return nil }
+        return Arrival(media: media, codec: codec)
+    }
+
+    /// The elements for `arrival`, unlinked: the counted element (whose src pad carries
+    /// whole encoded frames) and the whole chain in order.
+    static func elements(for arrival: Arrival, client: Int, decodes: Bool) throws(GstError) -> (counted: Element?, chain: [Element]) {
+        let sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        try sink.set("async", false)
+        try sink.set("enable-last-sample", false)
+        guard arrival.media == .video else { return (nil, [sink]) }
+        let depay = try Element.make(DefaultElements.depayloader(for: arrival.codec))
+        try depay.set("request-keyframe", true)
+        var chain = [depay]
+        if let parser = DefaultElements.parser(for: arrival.codec) { chain.append(try Element.make(parser)) }
+        let counted = chain[chain.count - 1]
+        if decodes {
+            chain.append(try Element.make(DefaultElements.decoder(for: arrival.codec)))
+            chain.append(try Element.make("videoconvert"))
+            if FilterRegistry.shared.filter(named: MeasurePlan.reader) != nil {
+                chain.append(try Element.make("sluice-" + MeasurePlan.reader, name: readerName(client: client)))
+            }
+        }
+        return (counted, chain + [sink])
+    }
+}

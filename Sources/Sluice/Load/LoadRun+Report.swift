@@ -1,0 +1,19 @@
+import Foundation
+
+extension LoadReport {
+    /// The report of a load run of `spec` with the crowd `load` (`shard`: `I/N` as given on
+    /// the command line, nil for the whole crowd).
+    public init(spec: PipelineSpec, load: LoadSpec, shard: String?, result: LoadRun.Result) {
+        let target = spec.transport.settings(as: EndpointSettings.self)?.endpoint ?? spec.transport.kind.rawValue
+        let part = shard.flatMap(LoadRun.Shard.init)
+        let planned = (0..<load.clients).filter { part?.contains($0) ?? true }.count
+        self.init(
+            pipeline: spec.file, target: target, clientsPlanned: planned, duration: result.duration, shard: shard,
+            observations: result.clients, samples: result.process)
+    }
+
+    /// A report written by `sluice load --json`.
+    public static func read(from url: URL) throws -> LoadReport {
+        try JSONDecoder().decode(LoadReport.self, from: Data(contentsOf: url))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// A load run: the crowd a pipeline file's `load:` section describes (command-line options
+/// override it), every client in one process and one GStreamer pipeline, each with its own
+/// webrtcbin. Clients start at the ramp's pace, stay their planned time and leave; the run
+/// ends when the last one has (or at `stop`).
+public final class LoadRun: Sendable {
+    /// One shard of a crowd split over several processes: clients `index`, `index + count`, …
+    public struct Shard: Sendable, Equatable {
+        /// This shard's number, 0-based.
+        public var index: Int
+        /// How many shards the crowd is split into.
+        public var count: Int
+
+        /// Shard `index` of `count`.
+        public init(index: Int, count: Int) { self.index = index; self.count = count }
+
+        /// Whether client `id` is in this shard.
+        public func contains(_ id: Int) -> Bool { id % count == index }
+    }
+
+    /// What the run gathered: each client's observation and the process, second by second.
+    public struct Result: Sendable {
+        /// Every client this process ran, in id order.
+        public var clients: [ClientObservation]
+        /// The process's CPU and memory each second.
+        public var process: [ProcessSample]
+        /// Seconds from the run's start to its end.
+        public var duration: Double
+    }
+
+    let spec: PipelineSpec
+    let load: LoadSpec
+    let shard: Shard?
+    let adapter: any LoadAdapter
+    let pipeline: Pipeline
+    let clock = LoadClock()
+    let clients = Mutex<[Int: LoadClient]>([:])
+    /// Clients that could not even be made (their webrtcbin or session), as observations.
+    private let unmade = Mutex<[ClientObservation]>([])
+
+    /// Checks that `spec` can be loaded: a transport kind `sluice load` drives, and the
+    /// section its role needs.
+    public init(spec: PipelineSpec, load: LoadSpec, shard: Shard? = nil) throws(RunError) {
+        guard let adapter = LoadAdapters.adapter(for: spec.transport.kind) else {
+            throw RunError(
+                "sluice load drives transport kind \(LoadAdapters.kindsPhrase); this file's is '\(spec.transport.kind.rawValue)'",
+                at: spec.transport.location)
+        }
+        if adapter.role == .viewer, spec.receiveBranches.isEmpty {
+            throw RunError("a load viewer needs a receive section: what each client plays", at: spec.transport.location)
+        }
+        self.spec = spec
+        self.load = load
+        self.shard = shard
+        self.adapter = adapter
+        pipeline = Pipeline(name: "load")
+    }
+
+    /// The ids of the clients this process runs.
+    var ids: [Int] { (0..<load.clients).filter { shard?.contains($0) ?? true } }
+
+    /// Runs the crowd; `onSecond` gets the progress once a second (from a task, not the
+    /// media path). Returns when every client has ended.
+    public func run(stop: StopFlag, onSecond: @escaping @Sendable (LoadProgress) -> Void = { _ in }) async throws(RunError) -> Result {
+        routeReaderEvents()
+        guard pipeline.setState(.playing) != .failure else { throw RunError("the load pipeline could not start") }
+        let ticker = LoadTicker(run: self, onSecond: onSecond)
+        let tick = Task { await ticker.run(stop: stop) }
+        await withTaskGroup(of: Void.self) { group in
+            for id in ids {
+                let startAt = Double(id) / load.rampPerSecond
+                while clock.now < startAt, !stop.isSet { try? await Task.sleep(for: .milliseconds(min(100, Int((startAt - clock.now) * 1000) + 1))) }
+                if stop.isSet { break }
+                group.addTask { await self.runClient(id, stop: stop) }
+            }
+        }
+        ticker.finish()
+        await tick.value
+        pipeline.setState(.null)
+        let observations = (clients.withLock { $0.values.map(\.observation) } + unmade.withLock { $0 }).sorted { $0.id < $1.id }
+        return Result(clients: observations, process: ticker.samples, duration: clock.now)
+    }
+
+    /// One client from its start to its end; a client that cannot be made ends as failed.
+    private func runClient(_ id: Int, stop: StopFlag) async {
+        let group = load.group(ofClient: id)?.name ?? ""
+        let plan = LoadClient.Plan(stay: load.durationSeconds, connectTimeout: spec.transport.ice.connectTimeout)
+        let client: LoadClient
+        let session: any LoadSession
+        do {
+            session = try adapter.session(for: spec, client: id)
+            client = try LoadClient(id: id, group: group, decodes: load.decode.decodes(client: id), spec: spec, pipeline: pipeline, clock: clock)
+        } catch {
+            var failed = ClientObservation(id: id, group: group, decodes: false, startedAt: clock.now)
+            failed.outcome = .failedToConnect(reason: error.message)
+            failed.endedAt = failed.startedAt
+            unmade.withLock { [failed] in $0.append(failed) }
+            return
+        }
+        clients.withLock { $0[id] = client }
+        await client.live(session: session, plan: plan, stop: stop, clock: clock)
+        client.remove()
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The `load:` section (`LoadSpec`): what `sluice load` makes of the file's client.
+extension SpecDecoder {
+    static let loadKeys = ["clients", "ramp", "duration", "decode", "churn", "groups"]
+    static let loadGroupKeys = ["name", "share", "netem"]
+
+    mutating func decodeLoad(_ entry: SpecEntry) -> LoadSpec {
+        var load = LoadSpec()
+        load.location = entry.keyLocation
+        guard let map = mapping(entry) else { return load }
+        checkKeys(map, allowed: Self.loadKeys, context: "in load")
+        if let e = map.entry("clients"), let n = integer(e, range: 1...100_000) { load.clients = n }
+        if let e = map.entry("ramp"), let rate = decodeRamp(e) { load.rampPerSecond = rate }
+        if let e = map.entry("duration"), let text = text(e) {
+            if let s = SpecScalars.durationSeconds(text), s > 0, s <= 86_400 {
+                load.durationSeconds = s
+            } else {
+                fail("invalid duration '\(text)'; write the seconds each client stays, e.g. 60 or 90s (at most a day)", at: e.value.location)
+            }
+        }
+        if let e = map.entry("decode"), let d: LoadSpec.Decode = choice(e, what: "decode choice") { load.decode = d }
+        if let e = map.entry("churn"), let share = decodeShare(e, what: "churn", example: "10%") {
+            load.churnPerMinute = share
+            if share > 0 {
+                fail("churn is not supported yet: every client stays its duration; remove churn or set it to 0%", at: e.keyLocation)
+            }
+        }
+        if let e = map.entry("groups") { load.groups = decodeLoadGroups(e) }
+        return load
+    }
+
+    /// `ramp`: new clients per second, `20/s` or `20`.
+    mutating func decodeRamp(_ entry: SpecEntry) -> Double? {
+        guard let text = text(entry) else { return nil }
+        guard let rate = LoadSpec.ramp(from: text) else {
+            fail("invalid ramp '\(text)'; write new clients per second, more than 0 and at most 1000, e.g. 20/s", at: entry.value.location)
+            return nil
+        }
+        return rate
+    }
+
+    /// A share of the crowd: `10%` or `0.1`, 0...1.
+    mutating func decodeShare(_ entry: SpecEntry, what: String, example: String) -> Double? {
+        guard let text = text(entry) else { return nil }
+        let share: Double? =
+            text.hasSuffix("%") ? SpecScalars.number(String(text.dropLast())).map { $0 / 100 } : SpecScalars.number(text)
+        guard let share, share >= 0, share <= 1 else {
+            fail("invalid \(what) '\(text)'; write a share of the crowd between 0% and 100%, e.g. \(example)", at: entry.value.location)
+            return nil
+        }
+        return share
+    }
+
+    /// `groups`: a list of `{name, share, netem}`; the shares must add up to 100%.
+    mutating func decodeLoadGroups(_ entry: SpecEntry) -> [LoadGroup] {
+        guard let items = list(entry) else { return [] }
+        var groups: [LoadGroup] = []
+        for (i, item) in items.enumerated() {
+            guard let map = mapping(SpecEntry(key: "groups", keyLocation: item.location, value: item)) else { continue }
+            checkKeys(map, allowed: Self.loadGroupKeys, context: "in a load group")
+            var group = LoadGroup(name: "g\(i + 1)", share: 0, location: item.location)
+            if let e = map.entry("name"), let name = nonEmptyText(e) { group.name = name }
+            if let e = map.entry("share"), let share = decodeShare(e, what: "share", example: "20%") {
+                group.share = share
+                if share == 0 { fail("a load group's share must be more than 0%; remove the group instead", at: e.value.location) }
+            } else if map.entry("share") == nil {
+                fail("a load group needs a share of the crowd, e.g. `share: 20%`", at: item.location)
+            }
+            if let e = map.entry("netem") {
+                fail(
+                    "load groups with netem are not supported yet: this Sluice runs every group on the same network; remove netem",
+                    at: e.keyLocation)
+            }
+            groups.append(group)
+        }
+        let total = groups.reduce(0) { $0 + $1.share }
+        if !groups.isEmpty, groups.allSatisfy({ $0.share > 0 }), abs(total - 1) > 0.001 {
+            fail(String(format: "the load groups' shares add up to %.0f%%; make them add up to 100%%", total * 100), at: entry.keyLocation)
+        }
+        if Set(groups.map(\.name)).count != groups.count {
+            fail("two load groups have the same name; give each a name of its own", at: entry.keyLocation)
+        }
+        return groups
+    }
+}

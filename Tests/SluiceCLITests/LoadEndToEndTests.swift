@@ -1,0 +1,105 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// `sluice load` against `sluice serve`: a crowd of WHEP viewers in one process, what each
+/// saw, a service that refuses, and a service that dies mid-run.
+final class LoadEndToEndTests: XCTestCase {
+    /// Serves `Pipelines/serve-stamped.yaml` on `port`, runs `sluice load Pipelines/load-whep.yaml
+    /// loadArgs…` against `stream` with `--json`, and then prints the load's output and the
+    /// server's `/streams.json` after `AFTER:`. `during`: shell run while the load goes on
+    /// (its pid is `$load`, its output so far in `$out`, the server's pid `$server`).
+    private func load(
+        _ loadArgs: [String], port: Int, stream: String = "serve-stamped", during: String = "", timeout: Double = 120
+    ) throws -> CLIResult {
+        let reportPath = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-load-\(UUID().uuidString).json").path
+        let script = """
+            ip link set lo up
+            "$SLUICE" serve --port \(port) --pipeline Pipelines/serve-stamped.yaml >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/streams.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            out=$(mktemp)
+            SLUICE_WHEP=http://127.0.0.1:\(port)/whep/\(stream) "$SLUICE" load Pipelines/load-whep.yaml \(Shell.quote(loadArgs)) --json '\(reportPath)' >$out &
+            load=$!
+            \(during)
+            wait $load; status=$?
+            cat $out; rm -f $out
+            echo; echo AFTER:; curl -s -m 5 http://127.0.0.1:\(port)/streams.json; echo
+            kill -INT $server 2>/dev/null; wait $server
+            exit $status
+            """
+        return try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: timeout, reportPath: reportPath)
+    }
+
+    private func rows(_ r: CLIResult) throws -> [[String: Any]] {
+        try XCTUnwrap(r.value("clients") as? [[String: Any]], "no clients in the report: \(r.stdout.suffix(2000)) \(r.stderr.suffix(2000))")
+    }
+
+    /// 20 viewers ramped at 10/s stay 6 s each: every one connects, gets the stream's 30 fps
+    /// without freezing, leaves with a DELETE; the two that decode read framestamps and give
+    /// a glass-to-glass delay through the server.
+    func testACrowdOfViewersEachGetsTheStream() throws {
+        let r = try load(["--clients", "20", "--ramp", "10/s", "--duration", "6", "--decode", "some"], port: 18721)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        XCTAssertEqual(r.int("overall.clients"), 20, context)
+        XCTAssertEqual(r.int("overall.succeeded"), 20, context)
+        let clients = try rows(r)
+        XCTAssertEqual(clients.count, 20)
+        for c in clients {
+            let id = c["id"] as? Int ?? -1, fps = c["fps"] as? Double ?? 0
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "client \(id): \(c)")
+            XCTAssertEqual(fps, 30, accuracy: 3, "client \(id) got the source's 30 fps: \(c)")
+            XCTAssertLessThan(c["time_to_first_frame_ms"] as? Double ?? 1e9, 3000, "client \(id): \(c)")
+            XCTAssertLessThan(c["connect_ms"] as? Double ?? 1e9, c["time_to_first_frame_ms"] as? Double ?? 0, "connected before the first frame: \(c)")
+            XCTAssertGreaterThanOrEqual(c["keyframes"] as? Int ?? 0, 1, "client \(id): \(c)")
+            XCTAssertLessThan(c["freeze_ms"] as? Double ?? 1e9, 1000, "client \(id) did not freeze for a second: \(c)")
+        }
+        // `decode: some`: clients 0 and 10 decode and read the stamps the served stream carries.
+        let decoding = clients.filter { $0["decodes"] as? Bool == true }
+        XCTAssertEqual(decoding.compactMap { $0["id"] as? Int }.sorted(), [0, 10])
+        for c in decoding {
+            XCTAssertGreaterThan(c["glass_to_glass_samples"] as? Int ?? 0, 100, "\(c)")
+            let p50 = c["glass_to_glass_p50_ms"] as? Double ?? -1
+            XCTAssertTrue(p50 > 0 && p50 < 300, "glass-to-glass through the server on loopback: \(c)")
+        }
+        XCTAssertTrue(r.stdout.contains("20 connected"), "the live line counted the whole crowd: \(context)")
+        let after = r.stdout.components(separatedBy: "AFTER:").last ?? ""
+        XCTAssertTrue(after.contains(#""viewers":0"#), "every viewer DELETEd its session: \(after)")
+    }
+
+    /// A stream the server does not have: every client is refused with the server's own
+    /// error, the report says so, and the exit status is 3.
+    func testRefusedClientsCarryTheServicesError() throws {
+        let r = try load(["--clients", "5", "--ramp", "20/s", "--duration", "5"], port: 18722, stream: "nosuch")
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 3, context)
+        XCTAssertEqual(r.int("overall.refused"), 5, context)
+        for c in try rows(r) {
+            XCTAssertEqual(c["outcome"] as? String, "refused", "\(c)")
+            XCTAssertTrue((c["reason"] as? String ?? "").contains("404"), "the server's own answer: \(c)")
+        }
+        XCTAssertTrue(r.stdout.contains("404"), "the summary names the refusal: \(context)")
+    }
+
+    /// The server is killed once all 5 clients play (the live line shows 5 connected and
+    /// frames arriving): each ends as "service gone" with its
+    /// reason, the report keeps what they saw until then, and the run ends long before the
+    /// clients' planned 60 s.
+    func testAServiceThatDiesMidRunEndsTheRunWithAReport() throws {
+        let during = """
+            i=0; until grep -Eq ' 5 connected .* [1-9][0-9]* fps' $out; do i=$((i+1)); [ $i -lt 400 ] || break; sleep 0.05; done
+            kill -KILL $server
+            """
+        let r = try load(["--clients", "5", "--ramp", "20/s", "--duration", "60"], port: 18723, during: during, timeout: 60)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 3, context)
+        XCTAssertLessThan(r.seconds, 40, "the run ended once the service was gone: \(context)")
+        XCTAssertEqual(r.int("overall.service_gone"), 5, context)
+        for c in try rows(r) {
+            XCTAssertEqual(c["outcome"] as? String, "service_gone", "\(c)")
+            XCTAssertFalse((c["reason"] as? String ?? "").isEmpty, "\(c)")
+            XCTAssertGreaterThan(c["frames"] as? Int ?? 0, 0, "what it saw before is kept: \(c)")
+        }
+    }
+}
