@@ -1,9 +1,11 @@
 import GStreamer
 import Synchronization
 
-/// One synthetic client of a load run: its own webrtcbin (its own ICE agent and DTLS
-/// session) in the run's shared pipeline, what it builds for each stream it receives, and
-/// what it saw (`ClientObservation`), recorded from GStreamer's threads.
+/// One synthetic client of a load run: its own pipeline and webrtcbin (its own ICE agent
+/// and DTLS session), what it builds for each stream it receives, and what it saw
+/// (`ClientObservation`), recorded from GStreamer's threads. A pipeline per client, not one
+/// for the crowd: in one shared pipeline each client's latency and state changes walk every
+/// other client's elements, and the crowd's CPU grew with the square of its size.
 final class LoadClient: Sendable {
     let id: Int
     let peer: WebRTCPeer
@@ -11,14 +13,19 @@ final class LoadClient: Sendable {
     private let pipeline: Pipeline
     private let clock: LoadClock
     private let observed: Mutex<ClientObservation>
-    private let added = Mutex<[Element]>([])
     private let chainError = Mutex<String?>(nil)
 
-    /// Makes the client's webrtcbin in `pipeline` with a receive-only transceiver per
-    /// receive branch of `spec` (offering the codecs the branch accepts), and starts it.
-    init(id: Int, group: String, decodes: Bool, spec: PipelineSpec, pipeline: Pipeline, clock: LoadClock) throws(RunError) {
+    /// Makes the client's pipeline and webrtcbin with a receive-only transceiver per receive
+    /// branch of `spec` (offering the codecs the branch accepts), and starts it. Every bus
+    /// message goes to `onMessage`, on the thread that posts it (nothing queues on the bus).
+    init(
+        id: Int, group: String, decodes: Bool, spec: PipelineSpec, clock: LoadClock,
+        onMessage: @escaping @Sendable (Message) -> Void
+    ) throws(RunError) {
         self.id = id
         self.decodes = decodes
+        let pipeline = Pipeline(name: "client\(id)")
+        pipeline.bus.handleSynchronously(onMessage)
         self.pipeline = pipeline
         self.clock = clock
         observed = Mutex(ClientObservation(id: id, group: group, decodes: decodes, startedAt: clock.now))
@@ -41,7 +48,9 @@ final class LoadClient: Sendable {
             guard let pad = args.object(1, as: Pad.self) else { return }
             self?.attach(pad)
         }
-        _ = bin.syncStateWithParent()
+        guard pipeline.setState(.playing) != .failure else {
+            throw RunError("load client \(id): its pipeline could not start", at: spec.transport.location)
+        }
     }
 
     /// What the client saw so far.
@@ -60,7 +69,6 @@ final class LoadClient: Sendable {
             let (counted, chain) = try LoadReceiveChain.elements(for: arrival, client: id, decodes: decodes)
             try pipeline.add(chain)
             for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }
-            added.withLock { $0 += chain }
             if let src = counted?.staticPad("src") { count(src) }
             for e in chain.reversed() { _ = e.syncStateWithParent() }
             guard let entrance = chain[0].staticPad("sink") else { return }
@@ -82,14 +90,6 @@ final class LoadClient: Sendable {
         }
     }
 
-    /// Takes the client's elements out of the pipeline (after it left).
-    func remove() {
-        let elements = added.withLock { list in
-            defer { list = [] }; return list
-        }
-        for e in [peer.webrtcbin] + elements {
-            e.setState(.null)
-            try? pipeline.remove(e)
-        }
-    }
+    /// Stops the client's pipeline (after it left).
+    func remove() { pipeline.setState(.null) }
 }

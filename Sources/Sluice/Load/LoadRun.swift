@@ -3,8 +3,7 @@ import GStreamer
 import Synchronization
 
 /// A load run: the crowd a pipeline file's `load:` section describes (command-line options
-/// override it), every client in one process and one GStreamer pipeline, each with its own
-/// webrtcbin. Clients start at the ramp's pace, stay their planned time and leave; the run
+/// override it), every client in one process, each with its own pipeline and webrtcbin. Clients start at the ramp's pace, stay their planned time and leave; the run
 /// ends when the last one has (or at `stop`).
 public final class LoadRun: Sendable {
     /// One shard of a crowd split over several processes: clients `index`, `index + count`, …
@@ -35,7 +34,6 @@ public final class LoadRun: Sendable {
     let load: LoadSpec
     let shard: Shard?
     let adapter: any LoadAdapter
-    let pipeline: Pipeline
     let clock = LoadClock()
     let clients = Mutex<[Int: LoadClient]>([:])
     /// Clients that could not even be made (their webrtcbin or session), as observations.
@@ -56,7 +54,6 @@ public final class LoadRun: Sendable {
         self.load = load
         self.shard = shard
         self.adapter = adapter
-        pipeline = Pipeline(name: "load")
     }
 
     /// The ids of the clients this process runs.
@@ -65,8 +62,6 @@ public final class LoadRun: Sendable {
     /// Runs the crowd; `onSecond` gets the progress once a second (from a task, not the
     /// media path). Returns when every client has ended.
     public func run(stop: StopFlag, onSecond: @escaping @Sendable (LoadProgress) -> Void = { _ in }) async throws(RunError) -> Result {
-        routeReaderEvents()
-        guard pipeline.setState(.playing) != .failure else { throw RunError("the load pipeline could not start") }
         let ticker = LoadTicker(run: self, onSecond: onSecond)
         let tick = Task { await ticker.run(stop: stop) }
         await withTaskGroup(of: Void.self) { group in
@@ -79,7 +74,6 @@ public final class LoadRun: Sendable {
         }
         ticker.finish()
         await tick.value
-        pipeline.setState(.null)
         let observations = (clients.withLock { $0.values.map(\.observation) } + unmade.withLock { $0 }).sorted { $0.id < $1.id }
         return Result(clients: observations, process: ticker.samples, duration: clock.now)
     }
@@ -92,7 +86,7 @@ public final class LoadRun: Sendable {
         let session: any LoadSession
         do {
             session = try adapter.session(for: spec, client: id)
-            client = try LoadClient(id: id, group: group, decodes: load.decode.decodes(client: id), spec: spec, pipeline: pipeline, clock: clock)
+            client = try LoadClient(id: id, group: group, decodes: load.decode.decodes(client: id), spec: spec, clock: clock, onMessage: busHandler)
         } catch {
             var failed = ClientObservation(id: id, group: group, decodes: false, startedAt: clock.now)
             failed.outcome = .failedToConnect(reason: error.message)
