@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceServer
 
 /// `sluice load`: a crowd of synthetic clients from one pipeline file, and `sluice load merge`.
 struct Load: AsyncParsableCommand {
@@ -48,6 +49,9 @@ struct LoadCrowd: AsyncParsableCommand {
     @Flag(help: "Print only the report, no progress lines.")
     var quiet = false
 
+    @Option(help: "Serve /metrics (Prometheus) and /healthz on 127.0.0.1:PORT while the crowd runs.")
+    var metrics: Int?
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -57,6 +61,7 @@ struct LoadCrowd: AsyncParsableCommand {
         if let decode, LoadSpec.Decode(rawValue: decode) == nil { throw ValidationError("--decode is all, some or none") }
         if let shard, LoadRun.Shard(shard) == nil { throw ValidationError("--shard is I/N with 1 ≤ I ≤ N, e.g. 1/2") }
         if let plot, !plot.hasSuffix(".svg") && !plot.hasSuffix(".html") { throw ValidationError("--plot writes .svg or .html") }
+        if let metrics, !(1...65535).contains(metrics) { throw ValidationError("--metrics must be a port between 1 and 65535") }
     }
 
     /// The file's load section with the options applied.
@@ -73,6 +78,16 @@ struct LoadCrowd: AsyncParsableCommand {
     private func crowdReport(spec: PipelineSpec, load: LoadSpec, stop: StopFlag) async throws(RunError) -> LoadReport {
         let quiet = quiet
         let run = try LoadRun(spec: spec, load: load, shard: shard.flatMap(LoadRun.Shard.init))
+        let server = metrics.map { port in
+            let registry = SluiceMetrics()
+            registry.add(ProcessMetrics())
+            registry.add(run)
+            printLine("sluice load: metrics at http://127.0.0.1:\(port)/metrics")
+            return Task {
+                do { try await MetricsServer(metrics: registry, port: port).run() } catch { printError("error: the metrics server stopped: \(error)") }
+            }
+        }
+        defer { server?.cancel() }
         let result = try await run.run(stop: stop) { p in if !quiet { printLine(p.line) } }
         return LoadReport(spec: spec, load: load, shard: shard, result: result)
     }

@@ -25,6 +25,8 @@ struct SluiceCommand: AsyncParsableCommand {
                 try command.run()
             }
             fflush(nil)
+            // A leak check (Scripts/memcheck.sh's live-objects report) needs exit's destructors.
+            if ProcessInfo.processInfo.environment["SLUICE_EXIT_WITH_DESTRUCTORS"] == "1" { Foundation.exit(0) }
             _exit(0) // as below: no exit-time destructors racing threads that still run
         } catch {
             let code = exitCode(for: error)

@@ -15,8 +15,16 @@ public protocol LoadAdapter: Sendable {
     var kind: TransportKind { get }
     /// Whether its clients view or publish.
     var role: LoadRole { get }
+    /// Whether the service makes the offer and the client answers (a Janus room), rather
+    /// than the client offering its receive-only transceivers (WHEP).
+    var serviceOffers: Bool { get }
     /// A session for client `client` of the crowd `spec` describes.
     func session(for spec: PipelineSpec, client: Int) throws(RunError) -> any LoadSession
+}
+
+extension LoadAdapter {
+    /// The client offers (WHEP and its like).
+    public var serviceOffers: Bool { false }
 }
 
 /// One load client's signalling with the service: join with the client's peer, leave at the end.
@@ -39,7 +47,7 @@ public enum LoadJoinFailure: Error, Sendable, Equatable {
 
 /// The load adapters: one per transport kind `sluice load` can drive.
 public enum LoadAdapters {
-    static let kinds = KindRegistry<any LoadAdapter>([WHEPLoadAdapter()], name: { $0.kind.rawValue })
+    static let kinds = KindRegistry<any LoadAdapter>([WHEPLoadAdapter(), JanusLoadAdapter()], name: { $0.kind.rawValue })
 
     /// Adds an adapter (tests; a program embedding Sluice); one of the same kind is replaced.
     public static func register(_ adapter: any LoadAdapter) { kinds.register(adapter) }

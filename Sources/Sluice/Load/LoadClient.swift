@@ -16,10 +16,11 @@ final class LoadClient: Sendable {
     private let chainError = Mutex<String?>(nil)
 
     /// Makes the client's pipeline and webrtcbin with a receive-only transceiver per receive
-    /// branch of `spec` (offering the codecs the branch accepts), and starts it. Every bus
+    /// branch of `spec` (offering the codecs the branch accepts; none when the service
+    /// offers: its offer makes them), and starts it. Every bus
     /// message goes to `onMessage`, on the thread that posts it (nothing queues on the bus).
     init(
-        id: Int, group: String, decodes: Bool, spec: PipelineSpec, clock: LoadClock,
+        id: Int, group: String, decodes: Bool, spec: PipelineSpec, clock: LoadClock, serviceOffers: Bool = false,
         onMessage: @escaping @Sendable (Message) -> Void
     ) throws(RunError) {
         self.id = id
@@ -32,7 +33,7 @@ final class LoadClient: Sendable {
         let bin: Element
         do {
             bin = try WebRTCRecipe(transport: spec.transport).make("c\(id)")
-            for branch in spec.receiveBranches {
+            for branch in spec.receiveBranches where !serviceOffers {
                 let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
                 let twcc = branch.media == .video ? EncoderPresets.twccReceiveCaps : ""
                 let caps = try Caps(codecs.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))

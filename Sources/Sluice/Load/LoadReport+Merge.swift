@@ -40,6 +40,8 @@ extension LoadReport {
         for r in reports.dropFirst() { merged.overall.add(r.overall) }
         merged.groups = mergedGroups(reports.map(\.groups))
         merged.timeline = LoadTimeline.merge(reports.map(\.timeline))
+        let uses = reports.compactMap(\.process)
+        merged.process = uses.count == reports.count ? LoadProcessUse.sum(uses) : nil
         return merged
     }
 

@@ -28,6 +28,13 @@ extension LoadReport {
             let memory = timeline.compactMap(\.memory_mib).max() ?? 0
             lines.append(String(format: "  peak use       %.2f cores, %.0f MiB", cpu, memory))
         }
+        if let p = process {
+            lines.append(
+                String(
+                    format: "  left behind    %+d open files, %+d threads, %+.0f MiB (%d files, %d threads before the crowd)",
+                    p.end.fds - p.start.fds, p.end.threads - p.start.threads, p.end.memory_mib - p.start.memory_mib, p.start.fds,
+                    p.start.threads))
+        }
         return lines.joined(separator: "\n")
     }
 

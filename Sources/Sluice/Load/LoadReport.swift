@@ -21,6 +21,9 @@ public struct LoadReport: Sendable, Codable, Equatable, SummaryJSON {
     public var clients: [LoadClientRow]
     /// The run second by second.
     public var timeline: [LoadSecond]
+    /// The load process's open files, threads and memory before and after the crowd (a
+    /// merged report: the shards' added up); nil when not known.
+    public var process: LoadProcessUse?
 
     /// The report of `observations` (clients still running end at `duration`), with the
     /// process's per-second `samples`.

@@ -9,7 +9,7 @@ extension LoadRun {
         { [weak self] message in
             guard message.kind == .element, let e = FilterEventMessage(message.structure), e.event == "framestamp",
                 let latency = e.fields["latency_us"], let id = LoadReceiveChain.client(ofReader: message.sourceName),
-                let client = self?.clients.withLock({ $0[id] })
+                let client = self?.client(id)
             else { return }
             client.note { $0.glassToGlassMs.append(latency / 1000) }
         }

@@ -10,6 +10,9 @@ extension LoadReport {
         self.init(
             pipeline: spec.file, target: target, clientsPlanned: planned, duration: result.duration, shard: shard,
             observations: result.clients, samples: result.process)
+        if let start = result.resources.start, let end = result.resources.end {
+            process = LoadProcessUse(start: .init(start), end: .init(end))
+        }
     }
 
     /// A report written by `sluice load --json`.

@@ -28,6 +28,17 @@ public final class LoadRun: Sendable {
         public var process: [ProcessSample]
         /// Seconds from the run's start to its end.
         public var duration: Double
+        /// The process before the first client and after the last one left.
+        public var resources: Resources
+    }
+
+    /// The process's open files, threads and memory before and after the crowd: what a run
+    /// leaves behind (a client that leaks shows here).
+    public struct Resources: Sendable {
+        /// Before the first client started (nil: no procfs).
+        public var start: ProcessMetrics.Sample?
+        /// After the last client left and its pipeline was stopped.
+        public var end: ProcessMetrics.Sample?
     }
 
     let spec: PipelineSpec
@@ -35,9 +46,21 @@ public final class LoadRun: Sendable {
     let shard: Shard?
     let adapter: any LoadAdapter
     let clock = LoadClock()
-    let clients = Mutex<[Int: LoadClient]>([:])
-    /// Clients that could not even be made (their webrtcbin or session), as observations.
-    private let unmade = Mutex<[ClientObservation]>([])
+    /// The crowd: the clients running now, and what those that ended saw (their pipelines
+    /// are gone), with those that could not even be made (their webrtcbin or session).
+    struct Crowd {
+        var running: [Int: LoadClient] = [:]
+        var ended: [ClientObservation] = []
+    }
+    let crowd = Mutex(Crowd())
+
+    /// Every client's observation so far: running and ended.
+    var observations: [ClientObservation] {
+        crowd.withLock { $0.running.values.map(\.observation) + $0.ended }
+    }
+
+    /// A running client, by id.
+    func client(_ id: Int) -> LoadClient? { crowd.withLock { $0.running[id] } }
 
     /// Checks that `spec` can be loaded: a transport kind `sluice load` drives, and the
     /// section its role needs.
@@ -62,6 +85,7 @@ public final class LoadRun: Sendable {
     /// Runs the crowd; `onSecond` gets the progress once a second (from a task, not the
     /// media path). Returns when every client has ended.
     public func run(stop: StopFlag, onSecond: @escaping @Sendable (LoadProgress) -> Void = { _ in }) async throws(RunError) -> Result {
+        let start = ProcessMetrics.read()
         let ticker = LoadTicker(run: self, onSecond: onSecond)
         let tick = Task { await ticker.run(stop: stop) }
         await withTaskGroup(of: Void.self) { group in
@@ -74,8 +98,9 @@ public final class LoadRun: Sendable {
         }
         ticker.finish()
         await tick.value
-        let observations = (clients.withLock { $0.values.map(\.observation) } + unmade.withLock { $0 }).sorted { $0.id < $1.id }
-        return Result(clients: observations, process: ticker.samples, duration: clock.now)
+        return Result(
+            clients: observations.sorted { $0.id < $1.id }, process: ticker.samples, duration: clock.now,
+            resources: LoadRun.Resources(start: start, end: ProcessMetrics.read()))
     }
 
     /// One client from its start to its end; a client that cannot be made ends as failed.
@@ -86,16 +111,24 @@ public final class LoadRun: Sendable {
         let session: any LoadSession
         do {
             session = try adapter.session(for: spec, client: id)
-            client = try LoadClient(id: id, group: group, decodes: load.decode.decodes(client: id), spec: spec, clock: clock, onMessage: busHandler)
+            client = try LoadClient(
+                id: id, group: group, decodes: load.decode.decodes(client: id), spec: spec, clock: clock,
+                serviceOffers: adapter.serviceOffers, onMessage: busHandler)
         } catch {
             var failed = ClientObservation(id: id, group: group, decodes: false, startedAt: clock.now)
             failed.outcome = .failedToConnect(reason: error.message)
             failed.endedAt = failed.startedAt
-            unmade.withLock { [failed] in $0.append(failed) }
+            crowd.withLock { [failed] in $0.ended.append(failed) }
             return
         }
-        clients.withLock { $0[id] = client }
+        crowd.withLock { $0.running[id] = client }
         await client.live(session: session, plan: plan, stop: stop, clock: clock)
+        // Its observation moves to `ended` and its pipeline goes: a long run with churning
+        // clients holds each one's figures, not its elements.
+        crowd.withLock { c in
+            c.running[id] = nil
+            c.ended.append(client.observation)
+        }
         client.remove()
     }
 }

@@ -44,7 +44,7 @@ final class LoadTicker: Sendable {
 
     /// The crowd and the process at `second`.
     private func progress(at second: Int) -> LoadProgress {
-        let observations = run.clients.withLock { $0.values.map(\.observation) }
+        let observations = run.observations
         var p = LoadProgress(second: second)
         p.started = observations.count
         var frames = 0, bytes = 0
