@@ -37,9 +37,14 @@ final class LoadEndToEndTests: XCTestCase {
 
     /// 20 viewers ramped at 10/s stay 6 s each: every one connects, gets the stream's 30 fps
     /// without freezing, leaves with a DELETE; the two that decode read framestamps and give
-    /// a glass-to-glass delay through the server.
+    /// a glass-to-glass delay through the server. `/metrics` shows the whole crowd connected.
     func testACrowdOfViewersEachGetsTheStream() throws {
-        let r = try load(["--clients", "20", "--ramp", "10/s", "--duration", "6", "--decode", "some"], port: 18721)
+        let during = """
+            i=0; until curl -s -m 1 http://127.0.0.1:18741/metrics | grep -q '^sluice_load_clients_connected 20'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            echo METRICS:; curl -s -m 2 http://127.0.0.1:18741/metrics | grep '^sluice_load_'; echo END-METRICS
+            """
+        let r = try load(
+            ["--clients", "20", "--ramp", "10/s", "--duration", "6", "--decode", "some", "--metrics", "18741"], port: 18721, during: during)
         let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
         XCTAssertEqual(r.status, 0, context)
         XCTAssertEqual(r.int("overall.clients"), 20, context)
@@ -64,6 +69,10 @@ final class LoadEndToEndTests: XCTestCase {
             XCTAssertTrue(p50 > 0 && p50 < 300, "glass-to-glass through the server on loopback: \(c)")
         }
         XCTAssertTrue(r.stdout.contains("20 connected"), "the live line counted the whole crowd: \(context)")
+        let metrics = r.stdout.components(separatedBy: "METRICS:").last?.components(separatedBy: "END-METRICS").first ?? ""
+        XCTAssertTrue(metrics.contains("sluice_load_clients_connected 20"), "Prometheus saw the whole crowd: \(metrics)")
+        let frames = metrics.split(separator: "\n").first { $0.hasPrefix("sluice_load_frames_total ") }
+        XCTAssertGreaterThan(Double(frames?.split(separator: " ").last ?? "") ?? 0, 0, "frames counted: \(metrics)")
         let after = r.stdout.components(separatedBy: "AFTER:").last ?? ""
         XCTAssertTrue(after.contains(#""viewers":0"#), "every viewer DELETEd its session: \(after)")
     }
@@ -101,5 +110,32 @@ final class LoadEndToEndTests: XCTestCase {
             XCTAssertFalse((c["reason"] as? String ?? "").isEmpty, "\(c)")
             XCTAssertGreaterThan(c["frames"] as? Int ?? 0, 0, "what it saw before is kept: \(c)")
         }
+    }
+
+    /// An endpoint that answers each POST with something broken (garbage, SDP without ICE
+    /// credentials, no Location header, absurd media): every client is a failed client with
+    /// its reason, the process does not crash or hang, and the exit status is 3.
+    func testHostileAnswersAreFailedClientsNotACrash() throws {
+        let reportPath = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-load-\(UUID().uuidString).json").path
+        let script = """
+            ip link set lo up
+            python3 Tests/Interop/load/hostile_whep.py 18724 &
+            hostile=$!
+            i=0; until curl -s -m 1 -o /dev/null -X DELETE http://127.0.0.1:18724/x; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            SLUICE_WHEP=http://127.0.0.1:18724/whep/hostile "$SLUICE" load Pipelines/load-whep.yaml --clients 8 --ramp 20/s --duration 5 --json '\(reportPath)'
+            status=$?
+            kill $hostile
+            exit $status
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: reportPath)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 3, context)
+        XCTAssertLessThan(r.seconds, 40, "no client hung: \(context)")
+        XCTAssertEqual(r.int("overall.failed_to_connect"), 8, context)
+        let reasons = try rows(r).map { $0["reason"] as? String ?? "" }
+        XCTAssertEqual(reasons.count, 8)
+        XCTAssertTrue(reasons.allSatisfy { !$0.isEmpty }, "\(reasons)")
+        XCTAssertTrue(reasons.contains { $0.contains("bad SDP") }, "the garbage answer is named: \(reasons)")
+        XCTAssertTrue(reasons.contains { $0.contains("Location") }, "the missing Location is named: \(reasons)")
     }
 }

@@ -21,7 +21,7 @@ struct JanusLoadAdapter: LoadAdapter {
 /// One load viewer of a Janus room: create a session, attach to the VideoRoom, list the
 /// room's publishers, `join` as a subscriber of their streams, answer Janus's offer (complete,
 /// candidates included) with `start`; JanusClient keeps the session alive while the client
-/// stays; `leave`, `detach` and `destroy` at the end.
+/// stays; `leave` and `destroy` at the end.
 final class JanusLoadSession: LoadSession {
     private struct State {
         var client: JanusClient?
@@ -107,10 +107,9 @@ final class JanusLoadSession: LoadSession {
             return (s.client, s.handle)
         }
         guard let client else { return }
-        if let handle {
-            _ = try? await client.message(JanusVideoRoom.leave, handle: handle)
-            await client.detach(handle)
-        }
+        // `leave`, then `destroy` (which detaches the handle): two requests, each bounded by the
+        // timeout, and none once the connection is gone.
+        if let handle { _ = try? await client.message(JanusVideoRoom.leave, handle: handle) }
         await client.close()
     }
 }

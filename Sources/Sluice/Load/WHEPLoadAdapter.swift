@@ -37,7 +37,11 @@ final class WHEPLoadSession: LoadSession {
             sessionURL.withLock { $0 = session }
             answer = sdp
         } catch {
-            throw error.status.map { _ in .refused(error.description) } ?? .unreachable(error.description)
+            switch error.status {
+            case nil: throw .unreachable(error.description)
+            case .some(200..<300): throw .badAnswer(error.description)
+            case .some: throw .refused(error.description)
+            }
         }
         do {
             try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))

@@ -52,9 +52,9 @@ public struct WHIPClient: Sendable {
         guard let location = response.value(forHTTPHeaderField: "Location"),
             let session = URL(string: location, relativeTo: endpoint)?.absoluteURL
         else {
-            throw Failure(description: "\(endpoint) answered 201 without a Location header")
+            throw Failure(description: "\(endpoint) answered 201 without a Location header", status: 201)
         }
-        if let problem = SDPCheck.problem(in: body) { throw Failure(description: "\(endpoint) answered with bad SDP: \(problem)") }
+        if let problem = SDPCheck.problem(in: body) { throw Failure(description: "\(endpoint) answered with bad SDP: \(problem)", status: 201) }
         return (body, session)
     }
 

@@ -1,0 +1,116 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// `sluice load` against Debian's Janus 1.1 (VideoRoom), started by the test in a
+/// loopback-only namespace: a crowd of subscribers of a Sluice publisher, and the clients
+/// Janus refuses (or that find no Janus) with Janus's own words.
+final class LoadJanusEndToEndTests: XCTestCase {
+    /// Runs `body` (shell) after Janus started, in one namespace, then stops Janus; the
+    /// script's exit status is `$status` as `body` leaves it. `reportPath`: the JSON to read.
+    private func withJanus(_ janus: Janus, reportPath: String?, timeout: Double = 120, _ body: String) throws -> CLIResult {
+        let script = """
+            ip link set lo up
+            \(janus.startScript)
+            waitfor() { i=0; until grep -q "$2" "$1" 2>/dev/null; do i=$((i+1)); [ $i -lt $3 ] || { echo "TIMEOUT: $2"; return 1; }; sleep 0.05; done; }
+            status=0
+            \(body)
+            \(janus.stopScript)
+            exit $status
+            """
+        return try CLI.execute(
+            inNamespace: script, env: ["SLUICE": CLI.binary.path, "SLUICE_JANUS": janus.url], timeout: timeout, reportPath: reportPath)
+    }
+
+    private func rows(_ report: [String: Any]?, _ context: String) throws -> [[String: Any]] {
+        try XCTUnwrap(report?["clients"] as? [[String: Any]], "no clients in the report: \(context)")
+    }
+
+    /// One Sluice publisher (30 fps) in room 1234; 10 subscribers ramped at 10/s stay 6 s
+    /// each: every one joins through Janus, answers its offer, gets the frame rate the
+    /// publisher sent meanwhile (its /metrics) and leaves as planned; the publisher ends cleanly.
+    func testACrowdOfSubscribersEachGetsThePublishersPicture() throws {
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18096, wsPort: 18196)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("load-janus-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["json", "pub.err"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let r = try withJanus(
+            janus, reportPath: "\(t).json",
+            """
+            SLUICE_JANUS_DISPLAY=cam "$SLUICE" run Pipelines/janus-publish.yaml --duration 90 --quiet --log-level info --metrics 18696 > /dev/null 2> \(t).pub.err &
+            p=$!
+            waitfor \(t).pub.err 'the publishing PeerConnection is up' 300 || status=97
+            sent() { echo "$(curl -s -m 2 http://127.0.0.1:18696/metrics | awk '/^sluice_run_encoded_video_frames_total/ {print $2}') $(date +%s.%N)"; }
+            if [ $status = 0 ]; then
+              before=$(sent)
+              "$SLUICE" load Pipelines/load-janus.yaml --clients 10 --ramp 10/s --duration 6 --decode some --json \(t).json
+              status=$?
+              echo "PUB-WINDOW: $before $(sent)"
+            fi
+            kill -INT $p; wait $p; echo "PUB-STATUS: $?"
+            echo "PUB-LOG: $(tr '\\n' ' ' < \(t).pub.err | cut -c1-800)"
+            """)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        XCTAssertTrue(r.stdout.contains("PUB-STATUS: 0"), context)
+        // The publisher's frame rate while the crowd watched: its encoded-frame count (its
+        // /metrics) before and after the load, over the time between.
+        let window = (r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("PUB-WINDOW: ") } ?? "")
+            .dropFirst(12).split(separator: " ").compactMap { Double($0) }
+        XCTAssertEqual(window.count, 4, "the publisher's frame count before and after the load: \(context)")
+        let publisherFPS = window.count == 4 && window[3] > window[1] ? (window[2] - window[0]) / (window[3] - window[1]) : 0
+        XCTAssertGreaterThan(publisherFPS, 10, "the publisher sent (30 fps asked for): \(context)")
+        let number = { (v: Any?) in (v as? NSNumber)?.doubleValue }
+        XCTAssertEqual(r.int("overall.clients"), 10, context)
+        XCTAssertEqual(r.int("overall.succeeded"), 10, context)
+        let clients = try rows(r.report, context)
+        XCTAssertEqual(clients.count, 10, context)
+        var seen: [String] = []
+        for c in clients {
+            let id = c["id"] as? Int ?? -1, fps = number(c["fps"]) ?? 0
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "client \(id): \(c)")
+            XCTAssertEqual(fps, publisherFPS, accuracy: 3, "client \(id) got the publisher's frame rate: \(c)")
+            let first = try XCTUnwrap(number(c["time_to_first_frame_ms"]), "client \(id) had a first frame: \(c)")
+            XCTAssertLessThan(first, 5000, "client \(id): \(c)")
+            XCTAssertGreaterThanOrEqual(c["keyframes"] as? Int ?? 0, 1, "client \(id): \(c)")
+            seen.append(String(format: "%d: %.1f fps, first frame %.0f ms", id, fps, first))
+        }
+        print("publisher \(String(format: "%.2f", publisherFPS)) fps; clients: \(seen.joined(separator: "; "))")
+    }
+
+    /// A room Janus does not have, an empty room and no Janus at all: every client ends
+    /// with the reason in Janus's own words (or says nobody answered), and exit status 3.
+    func testRefusedAndUnreachableClientsSayWhy() throws {
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18097, wsPort: 18197)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("load-janus-bad-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["nosuch", "empty", "none"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let load = "\"$SLUICE\" load Pipelines/load-janus.yaml --clients 3 --ramp 10/s --duration 5"
+        let r = try withJanus(
+            janus, reportPath: nil,
+            """
+            SLUICE_JANUS_ROOM=4321 \(load) --json \(t).nosuch > /dev/null; echo "NOSUCH-STATUS: $?"
+            \(load) --json \(t).empty > /dev/null; echo "EMPTY-STATUS: $?"
+            SLUICE_JANUS=ws://127.0.0.1:9 \(load) --json \(t).none > /dev/null; echo "NONE-STATUS: $?"
+            """)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        func report(_ name: String) -> [String: Any]? {
+            FileManager.default.contents(atPath: "\(t).\(name)").flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+        }
+        let cases: [(name: String, outcome: String, reason: String)] = [
+            ("nosuch", "refused", "Janus refused 'listparticipants': No such room (4321) (error 426)"),
+            ("empty", "refused", "Janus: room 1234 has nothing to view: nobody publishes"),
+            ("none", "failed_to_connect", "the service did not answer: ")
+        ]
+        for (name, outcome, reason) in cases {
+            XCTAssertTrue(r.stdout.contains("\(name.uppercased())-STATUS: 3"), "\(name): \(context)")
+            let clients = try rows(report(name), context)
+            XCTAssertEqual(clients.count, 3, "\(name): \(clients)")
+            for c in clients {
+                XCTAssertEqual(c["outcome"] as? String, outcome, "\(name): \(c)")
+                XCTAssertTrue((c["reason"] as? String ?? "").contains(reason), "\(name): \(c)")
+            }
+            print("\(name): \(clients.first?["reason"] as? String ?? "?")")
+        }
+    }
+}
