@@ -386,7 +386,7 @@ final class DocsSnippetTests: XCTestCase {
         guard let sub = args.first else { return .failure("`sluice` without a subcommand") }
         if sub == "--help" || sub == "-h" || sub == "help" { return .run }
         guard Self.subcommands.contains(sub) else { return .failure("sluice has no subcommand '\(sub)' (it has \(Self.subcommands.sorted()))") }
-        let help = Self.help(sub)
+        let help = Self.help(Self.commandPath(sub, next: args.dropFirst().first))
         for word in args.dropFirst() where word.hasPrefix("-") && word.range(of: #"^-[0-9]"#, options: .regularExpression) == nil {
             let option = String(word.split(separator: "=", maxSplits: 1)[0])
             let pattern = NSRegularExpression.escapedPattern(for: option) + "(?![A-Za-z0-9-])"
@@ -444,10 +444,31 @@ final class DocsSnippetTests: XCTestCase {
     }
     static let helpCache = HelpCache()
 
-    /// `sluice --help` for "", else `sluice SUB --help`.
+    /// The command whose options a line uses: `sub`, or, when `sub` has subcommands of its
+    /// own (`sluice load`), the one `next` names or else its default (`load merge`, `load crowd`).
+    static func commandPath(_ sub: String, next: String?) -> String {
+        let nested = listedSubcommands(in: help(sub))
+        if let next, nested.names.contains(next) { return "\(sub) \(next)" }
+        return nested.defaultName.map { "\(sub) \($0)" } ?? sub
+    }
+
+    /// The subcommands a help text lists, and the one marked `(default)`.
+    static func listedSubcommands(in text: String) -> (names: Set<String>, defaultName: String?) {
+        var names: Set<String> = [], defaultName: String?, inList = false
+        for line in text.components(separatedBy: "\n") {
+            if line.hasPrefix("SUBCOMMANDS:") { inList = true; continue }
+            guard inList, line.hasPrefix("  "), let name = line.split(separator: " ").first.map(String.init) else { continue }
+            names.insert(name)
+            if line.contains("(default)") { defaultName = name }
+        }
+        return (names, defaultName)
+    }
+
+    /// `sluice --help` for "", else `sluice SUB --help` (SUB may be `load merge`).
     static func help(_ sub: String) -> String {
         helpCache.text(sub) {
-            let r = try? CLI.run(sub.isEmpty ? ["--help"] : [sub, "--help"], timeout: 30, isolated: false)
+            let words = sub.split(separator: " ").map(String.init)
+            let r = try? CLI.run(words + ["--help"], timeout: 30, isolated: false)
             return (r?.stdout ?? "") + (r?.stderr ?? "")
         }
     }
