@@ -102,6 +102,42 @@ def two_way():
     return "\n".join(rows)
 
 
+def load_clients():
+    d = load("results-load-clients.json")
+    rows = ["| viewers | Sluice CPU per client-second | aiortc | Sluice ÷ aiortc (median of pairs) "
+            "| fps in the window S / A (slowest S / A) | CPU per frame S / A | loopback per viewer S / A | server S / A |",
+            "|---|---|---|---|---|---|---|---|"]
+    for c in d["cases"]:
+        s, a = c["sluice"], c["aiortc"]
+        rows.append(f"| {c['clients']} {c['case'].split(' (')[0]} | {s['cpu_ms_per_client_s']:.1f} ms | {a['cpu_ms_per_client_s']:.1f} ms "
+                    f"| {c['ratio']:.2f} ({c['pair_ratio']:.2f}) | {s['fps_window']:.1f} / {a['fps_window']:.1f} "
+                    f"({s['fps_min']:.1f} / {a['fps_min']:.1f}) | {s['cpu_ms_per_frame']:.2f} / {a['cpu_ms_per_frame']:.2f} ms "
+                    f"| {s['loopback_kbit_s'] / c['clients']:.0f} / {a['loopback_kbit_s'] / c['clients']:.0f} kbit/s "
+                    f"| {s['server_cores']:.2f} / {a['server_cores']:.2f} cores |")
+    rows.append("")
+    rows.append(f"{d['runs']} runs, sides alternating, CPU over {d['window_s']:g} s from {d['warmup_s']:g} s after the server "
+                f"counts every viewer; medians (`{d['how']}`, `Benchmarks/results-load-clients.json`).")
+    return "\n".join(rows)
+
+
+def load_fanout():
+    d = load("results-load-fanout.json")
+    rows = ["| N viewers | slowest / median viewer | encoder | server | server per viewer-second (over alone) "
+            "| load process (of the machine) | load per viewer-second | machine busy |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        failed = f", {r['clients_failed']:g} failed" if r["clients_failed"] else ""
+        rows.append(f"| {r['n']} | {r['min_fps']:.1f} / {r['median_fps']:.1f} fps{failed} | {r['server_encoded_fps']:.1f} fps "
+                    f"| {r['server_cores']:.2f} cores | {r['server_ms_per_viewer_s']:.1f} ms ({r['server_added_ms_per_viewer_s']:.1f} ms) "
+                    f"| {r['load_cores']:.2f} cores ({r['load_share_of_machine'] * 100:.0f}%) | {r['load_ms_per_viewer_s']:.1f} ms "
+                    f"| {r['machine_cores']:.2f} of {d['cores']} cores |")
+    rows.append("")
+    rows.append(f"**Largest N with every viewer at ≥ 29 fps: {d['largest_n_at_29fps']}.** {d['runs_per_n']} run{'s' if d['runs_per_n'] != 1 else ''} per N, "
+                f"CPU over {d['window_s']:g} s from {d['warmup_s']:g} s after the server counts every viewer, viewers "
+                f"starting {d['ramp_per_s']} a second (`{d['how']}`, `Benchmarks/results-load-fanout.json`).")
+    return "\n".join(rows)
+
+
 def headline():
     """The README's one-line latency figure, from the latency floor and the C comparison."""
     d = load("results-latency-floor.json")
@@ -118,7 +154,8 @@ def headline():
 
 
 TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
-          "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way}
+          "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
+          "load-clients": load_clients, "load-fanout": load_fanout}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 
