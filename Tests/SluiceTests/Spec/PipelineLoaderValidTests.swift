@@ -496,7 +496,7 @@ final class PipelineLoaderValidTests: XCTestCase {
         XCTAssertEqual(
             error.diagnostics.map(\.description),
             [
-                "test.yaml:1:1: unknown key '${KEY}' at the top level; valid keys are version, name, description, plugins, transport, send, receive"
+                "test.yaml:1:1: unknown key '${KEY}' at the top level; valid keys are version, name, description, plugins, transport, send, receive, load"
             ])
     }
 }
