@@ -151,6 +151,15 @@ final class RunEndToEndTests: XCTestCase {
                     ["--pipeline", "Pipelines/serve-testsrc.yaml"], "Pipelines/whep-play.yaml",
                     ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-testsrc"]
                 ),
+                "serve-stamped.yaml": (
+                    ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped"]
+                ),
+                // A load file is one client: run alone, it is one WHEP viewer.
+                "load-whep.yaml": (
+                    ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/load-whep.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped"]
+                ),
                 "serve-ladder.yaml": (
                     ["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
                     ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]
@@ -179,6 +188,8 @@ final class RunEndToEndTests: XCTestCase {
             if file == "room-receive.yaml" || file == "xmpp-answer.yaml" || file == "janus-room-view.yaml" { continue }
             // The room half of the bridge needs a Janus room: JanusEndToEndTests runs it inside `sluice serve --run`.
             if file == "janus-room-bridge.yaml" { continue }
+            // A crowd of Janus subscribers: LoadJanusEndToEndTests runs it with a publisher.
+            if file == "load-janus.yaml" { continue }
             if file == "janus-publish.yaml" {
                 try Janus.requireInstalled()
                 let janus = Janus(httpPort: 18091, wsPort: 18191)
