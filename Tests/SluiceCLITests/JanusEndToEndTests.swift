@@ -282,7 +282,9 @@ final class JanusEndToEndTests: XCTestCase {
             echo "BROWSER-STATUS: $?"
             echo "BROWSER: $(grep '^{' \(t).browser)"
             echo "BROWSER-ERR: $(grep -v '^{' \(t).browser | tr '\\n' ' ' | cut -c1-600)"
-            "$SLUICE" run \(t).yaml --duration 3 --quiet > /dev/null 2>&1; echo "VIEW-STATUS: $?"
+            # 6 s from start, connecting included: 3 s once left an empty recording (no
+            # keyframe yet) on a busy machine.
+            "$SLUICE" run \(t).yaml --duration 6 --quiet > /dev/null 2>&1; echo "VIEW-STATUS: $?"
             kill -INT $serve; wait $serve; echo "SERVE-STATUS: $?"
             kill -INT $a $b; wait $a; wait $b
             gst-launch-1.0 -q filesrc location=\(t).mkv ! matroskademux name=d d.video_0 ! queue ! decodebin ! videoconvert ! video/x-raw,format=RGB ! filesink location=\(t).rgb
