@@ -113,4 +113,54 @@ final class LoadJanusEndToEndTests: XCTestCase {
             print("\(name): \(clients.first?["reason"] as? String ?? "?")")
         }
     }
+
+    /// 8 publishers (one shared encoder) into room 1234, whose `publishers` limit is 6:
+    /// 6 publish and stay as planned, 2 are refused with Janus's own error (432, the room is
+    /// full), and the exit status is 3. Meanwhile 2 decoding subscribers of `sluice-load-0`
+    /// (a second `sluice load`) read the stamps that publisher's frames carry through Janus.
+    func testPublishersPastTheRoomsLimitAreRefusedAndTheRestGoOn() throws {
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18098, wsPort: 18198)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("load-janus-pub-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["json", "view.yaml", "view.json"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let view = try String(contentsOfFile: Repository.path("Pipelines/load-janus.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "  subscribe: all", with: "  subscribe: [sluice-load-0]")
+        try view.write(toFile: "\(t).view.yaml", atomically: true, encoding: .utf8)
+        let r = try withJanus(
+            janus, reportPath: "\(t).json",
+            """
+            out=$(mktemp)
+            "$SLUICE" load Pipelines/load-janus-publish.yaml --clients 8 --ramp 10/s --duration 10 --json \(t).json > $out &
+            load=$!
+            waitfor $out ' 6 connected' 300
+            "$SLUICE" load \(t).view.yaml --clients 2 --decode all --duration 3 --json \(t).view.json > /dev/null
+            echo "VIEW-STATUS: $?"
+            echo "VIEW: $(tr -d '\\n' < \(t).view.json)"
+            wait $load; status=$?
+            cat $out; rm -f $out
+            """)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 3, "two publishers refused: exit 3. \(context)")
+        let clients = try rows(r.report, context)
+        XCTAssertEqual(clients.count, 8, context)
+        let published = clients.filter { $0["outcome"] as? String == "left_as_planned" }
+        let refused = clients.filter { $0["outcome"] as? String == "refused" }
+        XCTAssertEqual(published.count, 6, context)
+        XCTAssertEqual(refused.count, 2, context)
+        for c in refused {
+            XCTAssertTrue((c["reason"] as? String ?? "").contains("432"), "Janus's own error: \(c)")
+        }
+        for c in published {
+            XCTAssertEqual((c["fps"] as? NSNumber)?.doubleValue ?? 0, 30, accuracy: 1.5, "each publisher sent 30 fps: \(c)")
+        }
+        XCTAssertTrue(r.stdout.contains("VIEW-STATUS: 0"), context)
+        let viewJSON = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("VIEW: ") }?.dropFirst(6) ?? ""
+        let viewReport = try JSONSerialization.jsonObject(with: Data(viewJSON.utf8)) as? [String: Any]
+        for v in try rows(viewReport, context) {
+            XCTAssertGreaterThan(v["glass_to_glass_samples"] as? Int ?? 0, 20, "sluice-load-0's stamps, read through Janus: \(v)")
+            let p50 = (v["glass_to_glass_p50_ms"] as? NSNumber)?.doubleValue ?? -1
+            XCTAssertTrue(p50 > 0 && p50 < 300, "glass-to-glass through Janus on loopback: \(v)")
+        }
+        print("refused: \(refused.first?["reason"] as? String ?? "?")")
+    }
 }

@@ -188,8 +188,10 @@ final class RunEndToEndTests: XCTestCase {
             if file == "room-receive.yaml" || file == "xmpp-answer.yaml" || file == "janus-room-view.yaml" { continue }
             // The room half of the bridge needs a Janus room: JanusEndToEndTests runs it inside `sluice serve --run`.
             if file == "janus-room-bridge.yaml" { continue }
-            // A crowd of Janus subscribers: LoadJanusEndToEndTests runs it with a publisher.
-            if file == "load-janus.yaml" { continue }
+            // A crowd of Janus subscribers: LoadJanusEndToEndTests runs it with a publisher. Crowds
+            // of publishers (their endpoint names each one's stream by `{client}`, which only
+            // `sluice load` fills in): LoadPublishEndToEndTests and LoadJanusEndToEndTests.
+            if ["load-janus.yaml", "load-whip.yaml", "load-janus-publish.yaml"].contains(file) { continue }
             if file == "janus-publish.yaml" {
                 try Janus.requireInstalled()
                 let janus = Janus(httpPort: 18091, wsPort: 18191)

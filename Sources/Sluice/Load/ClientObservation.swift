@@ -41,13 +41,16 @@ public struct ClientObservation: Sendable, Codable, Equatable {
 public struct ClientNetwork: Sendable, Codable, Equatable {
     /// RTP bytes received.
     public var bytesReceived: Int = 0
-    /// Packets the client counts as lost.
+    /// RTP bytes sent (a publisher's media; nil in reports from before publishers).
+    public var bytesSent: Int?
+    /// Packets counted as lost: by a viewer, of what it received; for a publisher, what the
+    /// service reported lost of what it sent.
     public var packetsLost: Int = 0
-    /// NACKs, PLIs and FIRs the client sent.
+    /// NACKs on the client's streams: sent by a viewer, received by a publisher.
     public var nacksSent: Int = 0
-    /// Picture loss indications the client sent.
+    /// Picture loss indications on the client's streams: sent by a viewer, received by a publisher.
     public var plisSent: Int = 0
-    /// Full intra requests the client sent.
+    /// Full intra requests on the client's streams: sent by a viewer, received by a publisher.
     public var firsSent: Int = 0
     /// Round-trip time, ms (nil: not known).
     public var rttMs: Double?

@@ -7,14 +7,19 @@ import Synchronization
 /// its own. Janus makes the offer; the client answers it.
 struct JanusLoadAdapter: LoadAdapter {
     let kind = TransportKind.janus
-    let role = LoadRole.viewer
-    let serviceOffers = true
+    let roles: Set<LoadRole> = [.viewer, .publisher]
 
-    func session(for spec: PipelineSpec, client: Int) throws(RunError) -> any LoadSession {
+    func serviceOffers(as role: LoadRole) -> Bool { role == .viewer }
+
+    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         guard let janus = spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: spec.transport.location)
         }
-        return JanusLoadSession(spec: janus, timeout: max(2, min(spec.transport.ice.connectTimeout, 30)))
+        let timeout = max(2, min(spec.transport.ice.connectTimeout, 30))
+        switch role {
+        case .viewer: return JanusLoadSession(spec: janus, timeout: timeout)
+        case .publisher: return JanusPublisherLoadSession(spec: janus, display: "\(janus.display ?? "sluice-load")-\(client)", timeout: timeout)
+        }
     }
 }
 
@@ -97,7 +102,7 @@ final class JanusLoadSession: LoadSession {
     private static let nothingToView = -1
 
     /// A refusal when Janus or its plugin gave an error code; otherwise Janus did not answer.
-    private static func failure(_ e: JanusClient.Failure) -> LoadJoinFailure {
+    static func failure(_ e: JanusClient.Failure) -> LoadJoinFailure {
         e.code != nil ? .refused(e.description) : .unreachable(e.description)
     }
 
@@ -106,9 +111,13 @@ final class JanusLoadSession: LoadSession {
             defer { s = State() }
             return (s.client, s.handle)
         }
+        await Self.leave(client: client, handle: handle)
+    }
+
+    /// `leave`, then `destroy` (which detaches the handle): two requests, each bounded by the
+    /// timeout, and none once the connection is gone.
+    static func leave(client: JanusClient?, handle: Int64?) async {
         guard let client else { return }
-        // `leave`, then `destroy` (which detaches the handle): two requests, each bounded by the
-        // timeout, and none once the connection is gone.
         if let handle { _ = try? await client.message(JanusVideoRoom.leave, handle: handle) }
         await client.close()
     }

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What a load client of one transport kind is to the service under test.
-public enum LoadRole: String, Sendable {
+public enum LoadRole: String, Sendable, Hashable {
     /// It plays a stream (WHEP, a room subscriber).
     case viewer
     /// It sends one (WHIP, a room publisher).
@@ -13,18 +13,43 @@ public enum LoadRole: String, Sendable {
 public protocol LoadAdapter: Sendable {
     /// The transport kind (`transport.kind`) whose files this adapter loads.
     var kind: TransportKind { get }
-    /// Whether its clients view or publish.
-    var role: LoadRole { get }
-    /// Whether the service makes the offer and the client answers (a Janus room), rather
-    /// than the client offering its receive-only transceivers (WHEP).
-    var serviceOffers: Bool { get }
-    /// A session for client `client` of the crowd `spec` describes.
-    func session(for spec: PipelineSpec, client: Int) throws(RunError) -> any LoadSession
+    /// The roles its clients can take.
+    var roles: Set<LoadRole> { get }
+    /// Whether the service makes the offer and the client answers (a Janus room's
+    /// subscriber), rather than the client offering (a WHEP viewer, any publisher).
+    func serviceOffers(as role: LoadRole) -> Bool
+    /// A session for client `client` of the crowd `spec` describes, in role `role`.
+    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession
 }
 
 extension LoadAdapter {
-    /// The client offers (WHEP and its like).
-    public var serviceOffers: Bool { false }
+    /// The client offers (WHEP, WHIP and their like).
+    public func serviceOffers(as role: LoadRole) -> Bool { false }
+
+    /// The role of the clients `spec` describes: viewers for a file with a receive section,
+    /// publishers for one with a send section, if this kind has that role.
+    public func role(for spec: PipelineSpec) throws(RunError) -> LoadRole {
+        let sends = !spec.sendBranches.isEmpty, receives = !spec.receiveBranches.isEmpty
+        if sends, receives {
+            throw RunError(
+                "a load client either publishes (a send section) or views (a receive section); clients that do both, "
+                    + "as in a room, are not supported yet: keep one of the two sections",
+                at: spec.transport.location)
+        }
+        guard sends || receives else {
+            throw RunError(
+                "a load file needs a receive section (what each viewer plays) or a send section (what each publisher sends)",
+                at: spec.transport.location)
+        }
+        let role: LoadRole = sends ? .publisher : .viewer
+        guard roles.contains(role) else {
+            let other: LoadRole = sends ? .viewer : .publisher
+            throw RunError(
+                "\(kind.rawValue) load clients are \(other.rawValue)s: give the file a \(sends ? "receive" : "send") section, not a \(sends ? "send" : "receive") section",
+                at: spec.transport.location)
+        }
+        return role
+    }
 }
 
 /// One load client's signalling with the service: join with the client's peer, leave at the end.
@@ -47,7 +72,7 @@ public enum LoadJoinFailure: Error, Sendable, Equatable {
 
 /// The load adapters: one per transport kind `sluice load` can drive.
 public enum LoadAdapters {
-    static let kinds = KindRegistry<any LoadAdapter>([WHEPLoadAdapter(), JanusLoadAdapter()], name: { $0.kind.rawValue })
+    static let kinds = KindRegistry<any LoadAdapter>([WHEPLoadAdapter(), WHIPLoadAdapter(), JanusLoadAdapter()], name: { $0.kind.rawValue })
 
     /// Adds an adapter (tests; a program embedding Sluice); one of the same kind is replaced.
     public static func register(_ adapter: any LoadAdapter) { kinds.register(adapter) }

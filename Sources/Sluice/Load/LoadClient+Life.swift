@@ -16,10 +16,15 @@ extension LoadClient {
     /// Runs the client to its end; returns the outcome recorded in its observation.
     @discardableResult
     func live(session: any LoadSession, plan: Plan, stop: StopFlag, clock: LoadClock) async -> ClientOutcome {
-        let outcome: ClientOutcome
+        var outcome: ClientOutcome
         do throws(LoadJoinFailure) {
             try await session.join(peer)
-            outcome = await connectAndStay(plan: plan, stop: stop, clock: clock)
+            do throws(RunError) {
+                try media.joined(peer: peer)
+                outcome = await connectAndStay(plan: plan, stop: stop, clock: clock)
+            } catch {
+                outcome = .failedToConnect(reason: error.message)
+            }
         } catch {
             switch error {
             case .refused(let why): outcome = .refused(reason: why)
@@ -77,6 +82,8 @@ extension LoadClient {
         if states.iceFailed || ["failed", "closed"].contains(states.connection) {
             return "the connection \(states.iceFailed ? "failed (ICE)" : states.connection)"
         }
+        // A publisher sends whatever the service does; only its connection tells.
+        guard media.framesComeFromService else { return nil }
         let o = observation
         let quietSince = o.frames.lastAt ?? o.dtlsConnectedAt ?? clock.now
         if clock.now - quietSince > plan.mediaTimeout {
@@ -93,6 +100,7 @@ extension LoadClient {
         let stats = WebRTCStats(structure)
         var n = ClientNetwork()
         n.bytesReceived = stats.bytesReceived
+        n.bytesSent = stats.bytesSent
         n.packetsLost = stats.packetsLost
         n.nacksSent = stats.nackCount
         n.plisSent = stats.pliCount

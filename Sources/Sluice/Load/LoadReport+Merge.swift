@@ -33,6 +33,10 @@ extension LoadReport {
         guard collisions.isEmpty else { throw LoadReportMergeError.clientIDCollision(ids: collisions.sorted()) }
         merged.pipeline = distinct(reports.map(\.pipeline))
         merged.target = distinct(reports.map(\.target))
+        let roles = reports.compactMap(\.role)
+        merged.role = roles.isEmpty ? nil : distinct(roles)
+        let encoded = reports.compactMap(\.shared_encoder_frames)
+        merged.shared_encoder_frames = encoded.isEmpty ? nil : encoded.reduce(0, +)
         merged.clients_planned = reports.reduce(0) { $0 + $1.clients_planned }
         merged.duration_s = reports.map(\.duration_s).max() ?? 0
         merged.shard = mergedShard(reports.map(\.shard))

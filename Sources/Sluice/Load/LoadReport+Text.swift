@@ -6,15 +6,22 @@ extension LoadReport {
     public var text: String {
         let o = overall
         var head = "load \(pipeline) → \(target) (" + String(format: "%.1f s", duration_s)
-        head += ", \(clients_planned) client\(clients_planned == 1 ? "" : "s") planned" + (shard.map { ", shard \($0)" } ?? "") + ")"
+        let who = role ?? LoadRole.viewer.rawValue
+        head += ", \(clients_planned) \(who)\(clients_planned == 1 ? "" : "s") planned" + (shard.map { ", shard \($0)" } ?? "") + ")"
         var lines = [head, "  outcome        " + Self.outcomeLine(o)]
         lines.append("  connect        " + Self.figures(o.connect_ms, unit: " ms", of: "clients"))
         lines.append("  dtls           " + Self.figures(o.dtls_ms, unit: " ms", of: "clients"))
-        lines.append("  first frame    " + Self.figures(o.time_to_first_frame_ms, unit: " ms", of: "clients"))
+        // A publisher's frames are those it sent: from the request to its first one out.
+        let first = who == LoadRole.publisher.rawValue ? "first sent     " : "first frame    "
+        lines.append("  \(first)" + Self.figures(o.time_to_first_frame_ms, unit: " ms", of: "clients"))
         lines.append("  fps            " + Self.figures(o.fps, unit: "", of: "clients", lowest: true))
         lines.append(
             "  freezes        " + Self.figures(o.freezes_per_minute, unit: "/min", of: "clients")
                 + String(format: "; %d in all, %.1f s frozen", o.freezes, o.freeze_s))
+        if let encoded = shared_encoder_frames {
+            let sent = clients.reduce(0) { $0 + $1.frames }
+            lines.append("  encoded once   \(encoded) video frames by the shared encoder; \(sent) sent by the publishers in all")
+        }
         if o.glass_to_glass_ms.count > 0 {
             lines.append("  glass-to-glass " + Self.figures(o.glass_to_glass_ms, unit: " ms", of: "frames"))
         }

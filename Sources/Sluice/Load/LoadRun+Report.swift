@@ -10,6 +10,8 @@ extension LoadReport {
         self.init(
             pipeline: spec.file, target: target, clientsPlanned: planned, duration: result.duration, shard: shard,
             observations: result.clients, samples: result.process)
+        role = result.role.rawValue
+        shared_encoder_frames = result.sharedEncoderFrames
         if let start = result.resources.start, let end = result.resources.end {
             process = LoadProcessUse(start: .init(start), end: .init(end))
         }

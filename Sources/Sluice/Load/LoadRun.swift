@@ -30,6 +30,10 @@ public final class LoadRun: Sendable {
         public var duration: Double
         /// The process before the first client and after the last one left.
         public var resources: Resources
+        /// Whether the clients viewed or published.
+        public var role: LoadRole
+        /// Publishers: the video frames their shared encoder made; nil for viewers.
+        public var sharedEncoderFrames: Int?
     }
 
     /// The process's open files, threads and memory before and after the crowd: what a run
@@ -45,6 +49,8 @@ public final class LoadRun: Sendable {
     let load: LoadSpec
     let shard: Shard?
     let adapter: any LoadAdapter
+    /// Whether the clients view or publish (from the file's sections).
+    public let role: LoadRole
     let clock = LoadClock()
     /// The crowd: the clients running now, and what those that ended saw (their pipelines
     /// are gone), with those that could not even be made (their webrtcbin or session).
@@ -70,9 +76,7 @@ public final class LoadRun: Sendable {
                 "sluice load drives transport kind \(LoadAdapters.kindsPhrase); this file's is '\(spec.transport.kind.rawValue)'",
                 at: spec.transport.location)
         }
-        if adapter.role == .viewer, spec.receiveBranches.isEmpty {
-            throw RunError("a load viewer needs a receive section: what each client plays", at: spec.transport.location)
-        }
+        role = try adapter.role(for: spec)
         self.spec = spec
         self.load = load
         self.shard = shard
@@ -86,6 +90,8 @@ public final class LoadRun: Sendable {
     /// media path). Returns when every client has ended.
     public func run(stop: StopFlag, onSecond: @escaping @Sendable (LoadProgress) -> Void = { _ in }) async throws(RunError) -> Result {
         let start = ProcessMetrics.read()
+        // Publishers share one capture and encoder, running from before the first of them.
+        let hub = role == .publisher ? try LoadPublisherHub(spec: spec) : nil
         let ticker = LoadTicker(run: self, onSecond: onSecond)
         let tick = Task { await ticker.run(stop: stop) }
         await withTaskGroup(of: Void.self) { group in
@@ -93,27 +99,42 @@ public final class LoadRun: Sendable {
                 let startAt = Double(id) / load.rampPerSecond
                 while clock.now < startAt, !stop.isSet { try? await Task.sleep(for: .milliseconds(min(100, Int((startAt - clock.now) * 1000) + 1))) }
                 if stop.isSet { break }
-                group.addTask { await self.runClient(id, stop: stop) }
+                group.addTask { await self.runClient(id, hub: hub, stop: stop) }
             }
         }
         ticker.finish()
         await tick.value
+        let clients = observations.sorted { $0.id < $1.id }
+        let encoded = hub?.encodedVideoFrames
+        _ = consume hub // the shared encoder stops before the process's resources are read
         return Result(
-            clients: observations.sorted { $0.id < $1.id }, process: ticker.samples, duration: clock.now,
-            resources: LoadRun.Resources(start: start, end: ProcessMetrics.read()))
+            clients: clients, process: ticker.samples, duration: clock.now,
+            resources: LoadRun.Resources(start: start, end: ProcessMetrics.read()), role: role,
+            sharedEncoderFrames: encoded)
+    }
+
+    /// The client's media: a viewer's own pipeline, or a publisher's branch of `hub`.
+    private func makeMedia(_ id: Int, decodes: Bool, hub: LoadPublisherHub?, record: @escaping LoadFrameRecorder) throws(RunError) -> any LoadClientMedia {
+        if let hub {
+            return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: spec.transport.ice.connectTimeout, record: record)
+        }
+        return try LoadViewerMedia(
+            client: id, decodes: decodes, spec: spec, serviceOffers: adapter.serviceOffers(as: role), record: record,
+            onMessage: busHandler)
     }
 
     /// One client from its start to its end; a client that cannot be made ends as failed.
-    private func runClient(_ id: Int, stop: StopFlag) async {
+    private func runClient(_ id: Int, hub: LoadPublisherHub?, stop: StopFlag) async {
         let group = load.group(ofClient: id)?.name ?? ""
         let plan = LoadClient.Plan(stay: load.durationSeconds, connectTimeout: spec.transport.ice.connectTimeout)
         let client: LoadClient
         let session: any LoadSession
         do {
-            session = try adapter.session(for: spec, client: id)
-            client = try LoadClient(
-                id: id, group: group, decodes: load.decode.decodes(client: id), spec: spec, clock: clock,
-                serviceOffers: adapter.serviceOffers, onMessage: busHandler)
+            session = try adapter.session(for: spec, role: role, client: id)
+            let decodes = role == .viewer && load.decode.decodes(client: id)
+            client = try LoadClient(id: id, group: group, decodes: decodes, clock: clock) { record throws(RunError) in
+                try makeMedia(id, decodes: decodes, hub: hub, record: record)
+            }
         } catch {
             var failed = ClientObservation(id: id, group: group, decodes: false, startedAt: clock.now)
             failed.outcome = .failedToConnect(reason: error.message)

@@ -36,6 +36,19 @@ struct ViewerAssembly {
         try ladder?.attach(into: &teePads, onFailure: onFailure)
     }
 
+    /// Takes a viewer's (or a load publisher's) branches off the stream's tees and out of
+    /// `pipeline`.
+    static func remove(elements: [Element], teePads: [(tee: Element, pad: Pad)], from pipeline: Pipeline) {
+        for (tee, pad) in teePads {
+            if let peer = pad.peer { pad.unlink(peer) }
+            tee.releaseRequestPad(pad)
+        }
+        for e in elements {
+            e.setState(.null)
+            try? pipeline.remove(e)
+        }
+    }
+
     /// When its connection is up, opens the gates, and asks the shared encoders for the
     /// keyframe the viewer needs to start decoding (one asked for earlier would be dropped).
     func opener(for peer: WebRTCPeer, connectTimeout: Double) -> Task<Void, Never> {

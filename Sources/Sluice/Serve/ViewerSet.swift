@@ -214,14 +214,7 @@ final class ViewerSet: Sendable {
     }
 
     private func remove(elements: [Element], teePads: [(tee: Element, pad: Pad)]) {
-        for (tee, pad) in teePads {
-            if let peer = pad.peer { pad.unlink(peer) }
-            tee.releaseRequestPad(pad)
-        }
-        for e in elements {
-            e.setState(.null)
-            try? pipeline.remove(e)
-        }
+        ViewerAssembly.remove(elements: elements, teePads: teePads, from: pipeline)
     }
 
     /// Checks each viewer about once a second (see `ViewerReaper`), and reads their

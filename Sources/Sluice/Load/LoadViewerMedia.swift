@@ -1,0 +1,86 @@
+import GStreamer
+import Synchronization
+
+/// A load viewer's media: a pipeline of its own with its webrtcbin, a receive-only
+/// transceiver per receive branch of the file (none when the service offers: its offer makes
+/// them), and `LoadReceiveChain` behind each stream that arrives, its frames counted. A
+/// pipeline per client, not one for the crowd: in one shared pipeline each client's latency
+/// and state changes walk every other client's elements, and the crowd's CPU grew with the
+/// square of its size.
+final class LoadViewerMedia: LoadClientMedia {
+    let webrtcbin: Element
+    let framesComeFromService = true
+    private let pipeline: Pipeline
+    private let chainError = Mutex<String?>(nil)
+    private let client: Int
+    private let decodes: Bool
+    private let record: LoadFrameRecorder
+
+    /// Makes and starts the viewer's pipeline. Every bus message goes to `onMessage`, on the
+    /// thread that posts it (nothing queues on the bus).
+    init(
+        client: Int, decodes: Bool, spec: PipelineSpec, serviceOffers: Bool, record: @escaping LoadFrameRecorder,
+        onMessage: @escaping @Sendable (Message) -> Void
+    ) throws(RunError) {
+        self.client = client
+        self.decodes = decodes
+        self.record = record
+        let pipeline = Pipeline(name: "client\(client)")
+        pipeline.bus.handleSynchronously(onMessage)
+        self.pipeline = pipeline
+        do {
+            webrtcbin = try WebRTCRecipe(transport: spec.transport).make("c\(client)")
+            for branch in spec.receiveBranches where !serviceOffers {
+                let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
+                let twcc = branch.media == .video ? EncoderPresets.twccReceiveCaps : ""
+                let caps = try Caps(codecs.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))
+                _ = try webrtcbin.emit("add-transceiver", "recvonly", caps)
+            }
+            try pipeline.add(webrtcbin)
+        } catch {
+            throw RunError("load client \(client): cannot make its webrtcbin: \(error.message)", at: spec.transport.location)
+        }
+        // Weak: the bin owns this handler, and the media owns the bin.
+        webrtcbin.connect("pad-added") { [weak self] (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            self?.attach(pad)
+        }
+        guard pipeline.setState(.playing) != .failure else {
+            throw RunError("load client \(client): its pipeline could not start", at: spec.transport.location)
+        }
+    }
+
+    func joined(peer: WebRTCPeer) throws(RunError) {}
+
+    var problem: String? { chainError.withLock { $0 } }
+
+    /// Builds and links the chain for a stream the webrtcbin exposes (a streaming thread).
+    private func attach(_ pad: Pad) {
+        guard pad.direction == .src, let arrival = LoadReceiveChain.arrival(on: pad) else { return }
+        do {
+            let (counted, chain) = try LoadReceiveChain.elements(for: arrival, client: client, decodes: decodes)
+            try pipeline.add(chain)
+            for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }
+            if let src = counted?.staticPad("src") { LoadFrameCount.install(on: src, record: record) }
+            for e in chain.reversed() { _ = e.syncStateWithParent() }
+            guard let entrance = chain[0].staticPad("sink") else { return }
+            try pad.link(entrance)
+        } catch {
+            let why = "cannot receive \(arrival.media.rawValue) (\(arrival.codec.rawValue)): \(error.message)"
+            chainError.withLock { $0 = $0 ?? why }
+        }
+    }
+
+    func remove() { pipeline.setState(.null) }
+}
+
+/// Counts each whole encoded frame leaving a pad: whether it is a keyframe, its size.
+enum LoadFrameCount {
+    static func install(on pad: Pad, record: @escaping LoadFrameRecorder) {
+        pad.addProbe { (info: borrowing Pad.ProbeInfo) in
+            guard let buffer = info.buffer else { return .ok }
+            record(!buffer.isDeltaUnit, buffer.size)
+            return .ok
+        }
+    }
+}
