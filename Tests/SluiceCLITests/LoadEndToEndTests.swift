@@ -77,6 +77,34 @@ final class LoadEndToEndTests: XCTestCase {
         XCTAssertTrue(after.contains(#""viewers":0"#), "every viewer DELETEd its session: \(after)")
     }
 
+    /// Churn (`load.churn: 100%`, 10 clients: one replaced every 6 s once the crowd has
+    /// started): the client connected longest leaves early with a DELETE and a new one takes
+    /// its place, gets the stream and stays until the crowd's planned end. Every client, the
+    /// replacements too, succeeds; the server saw every session end.
+    func testChurnReplacesClientsWhileTheCrowdRuns() throws {
+        let r = try load(
+            ["--clients", "10", "--ramp", "10/s", "--duration", "14", "--set", "load.churn=100%"], port: 18724, timeout: 90)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        let clients = try rows(r)
+        let churned = clients.filter { $0["churned"] as? Bool == true }
+        let replacements = clients.filter { ($0["id"] as? Int ?? 0) >= 10 }
+        XCTAssertGreaterThanOrEqual(churned.count, 1, "a client left early: \(context)")
+        XCTAssertEqual(replacements.count, churned.count, "one replacement for each: \(context)")
+        for c in clients {
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "\(c)")
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 3, "\(c)")
+        }
+        for (gone, new) in zip(churned, replacements) {
+            let left = gone["ended_at_s"] as? Double ?? 0, came = new["started_at_s"] as? Double ?? -1
+            XCTAssertLessThan(abs(came - left), 1.5, "the replacement came as the churned client left: \(gone) \(new)")
+            XCTAssertLessThan(left, 12, "it left before its planned end: \(gone)")
+        }
+        XCTAssertTrue(r.stdout.contains("churn          \(churned.count) replaced"), context)
+        let after = r.stdout.components(separatedBy: "AFTER:").last ?? ""
+        XCTAssertTrue(after.contains(#""viewers":0"#) && after.contains(#""deleted":\#(clients.count)"#), "every session DELETEd: \(after)")
+    }
+
     /// A stream the server does not have: every client is refused with the server's own
     /// error, the report says so, and the exit status is 3.
     func testRefusedClientsCarryTheServicesError() throws {

@@ -24,6 +24,9 @@ public struct ClientObservation: Sendable, Codable, Equatable {
     public var network: ClientNetwork?
     /// How the client ended.
     public var outcome: ClientOutcome
+    /// True when it left early to be replaced (`load.churn`): its outcome is then
+    /// `leftAsPlanned`, churn being part of the plan. Nil in reports from before churn.
+    public var churned: Bool?
 
     /// A client that has just been started.
     public init(id: Int, group: String = "", decodes: Bool, startedAt: Double) {

@@ -58,7 +58,7 @@ extension LoadClient {
         let until = dtls + plan.stay
         // Statistics every 5 s, the crowd's reads spread over those 5 s by client id.
         var nextStats = dtls + Double(id % 20) * 0.25
-        while clock.now < until, !stop.isSet {
+        while clock.now < until, !stop.isSet, !leaveEarly.isSet {
             if let gone = serviceGone(plan: plan, clock: clock) {
                 await readNetwork()
                 return .serviceGone(reason: gone)
@@ -71,6 +71,10 @@ extension LoadClient {
         }
         await readNetwork()
         if let error = receiveError { return .serviceGone(reason: error) }
+        if leaveEarly.isSet, !stop.isSet {
+            note { $0.churned = true }
+            return .leftAsPlanned
+        }
         return stop.isSet && clock.now < until ? .stoppedEarly : .leftAsPlanned
     }
 

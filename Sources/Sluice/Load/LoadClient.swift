@@ -10,6 +10,8 @@ final class LoadClient: Sendable {
     let peer: WebRTCPeer
     let decodes: Bool
     let media: any LoadClientMedia
+    /// Set to make the client leave before its planned end (churn: it is replaced).
+    let leaveEarly = StopFlag()
     private let record: Record
 
     /// What the client saw, behind a lock (its media's recorder writes into it).

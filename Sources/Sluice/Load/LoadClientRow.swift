@@ -79,6 +79,8 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
     /// Least video for a freeze rate, seconds (libwebrtc's `kMinVideoDurationMs` for its
     /// `NumberFreezesPerMinute`): shorter stretches give rates that say nothing.
     public static let minimumVideoSeconds = 3.0
+    /// True when it left early to be replaced (`load.churn`); nil otherwise.
+    public var churned: Bool?
 
     /// The row of one observed client; `runEnd` (seconds) ends a client still running.
     public init(_ o: ClientObservation, runEnd: Double) {
@@ -110,6 +112,7 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
         glass_to_glass_p95_ms = g2g.isEmpty ? nil : LatencyFigures.percentile(g2g, 95)
         outcome = o.outcome.kind
         reason = o.outcome.reason
+        churned = o.churned
     }
 
     /// Frames per second from a second after the first frame to `end`; from the first frame

@@ -9,6 +9,10 @@ extension LoadReport {
         let who = role ?? LoadRole.viewer.rawValue
         head += ", \(clients_planned) \(who)\(clients_planned == 1 ? "" : "s") planned" + (shard.map { ", shard \($0)" } ?? "") + ")"
         var lines = [head, "  outcome        " + Self.outcomeLine(o)]
+        let churned = clients.filter { $0.churned == true }.count
+        if churned > 0 {
+            lines.append("  churn          \(churned) replaced: each left early and a new client took its place (counted as left as planned)")
+        }
         lines.append("  connect        " + Self.figures(o.connect_ms, unit: " ms", of: "clients"))
         lines.append("  dtls           " + Self.figures(o.dtls_ms, unit: " ms", of: "clients"))
         // A publisher's frames are those it sent: from the request to its first one out.

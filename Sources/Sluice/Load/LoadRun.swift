@@ -99,7 +99,10 @@ public final class LoadRun: Sendable {
                 let startAt = Double(id) / load.rampPerSecond
                 while clock.now < startAt, !stop.isSet { try? await Task.sleep(for: .milliseconds(min(100, Int((startAt - clock.now) * 1000) + 1))) }
                 if stop.isSet { break }
-                group.addTask { await self.runClient(id, hub: hub, stop: stop) }
+                group.addTask { await self.runClient(id, hub: hub, stop: stop, stay: self.load.durationSeconds) }
+            }
+            if let churn = LoadChurn(load: load, shard: shard, clientsHere: ids.count) {
+                await self.churn(churn, in: &group, hub: hub, stop: stop)
             }
         }
         ticker.finish()
@@ -124,9 +127,9 @@ public final class LoadRun: Sendable {
     }
 
     /// One client from its start to its end; a client that cannot be made ends as failed.
-    private func runClient(_ id: Int, hub: LoadPublisherHub?, stop: StopFlag) async {
-        let group = load.group(ofClient: id)?.name ?? ""
-        let plan = LoadClient.Plan(stay: load.durationSeconds, connectTimeout: spec.transport.ice.connectTimeout)
+    func runClient(_ id: Int, hub: LoadPublisherHub?, stop: StopFlag, stay: Double) async {
+        let group = load.group(ofClient: id % load.clients)?.name ?? ""
+        let plan = LoadClient.Plan(stay: stay, connectTimeout: spec.transport.ice.connectTimeout)
         let client: LoadClient
         let session: any LoadSession
         do {

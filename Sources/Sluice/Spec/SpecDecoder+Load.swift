@@ -22,9 +22,6 @@ extension SpecDecoder {
         if let e = map.entry("decode"), let d: LoadSpec.Decode = choice(e, what: "decode choice") { load.decode = d }
         if let e = map.entry("churn"), let share = decodeShare(e, what: "churn", example: "10%") {
             load.churnPerMinute = share
-            if share > 0 {
-                fail("churn is not supported yet: every client stays its duration; remove churn or set it to 0%", at: e.keyLocation)
-            }
         }
         if let e = map.entry("groups") { load.groups = decodeLoadGroups(e) }
         return load

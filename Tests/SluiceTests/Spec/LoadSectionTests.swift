@@ -32,6 +32,7 @@ final class LoadSectionTests: XCTestCase {
                       ramp: 20/s
                       duration: 90s
                       decode: some
+                      churn: 10%
                       groups:
                         - {share: 80%}
                         - {name: slow, share: 0.2}
@@ -41,6 +42,7 @@ final class LoadSectionTests: XCTestCase {
         XCTAssertEqual(load.rampPerSecond, 20)
         XCTAssertEqual(load.durationSeconds, 90)
         XCTAssertEqual(load.decode, .some)
+        XCTAssertEqual(load.churnPerMinute, 0.1, accuracy: 1e-9)
         XCTAssertEqual(load.groups.map(\.name), ["g1", "slow"])
         XCTAssertEqual(load.location, specLoc(4, 1))
         // The groups take consecutive runs of the crowd by their shares: 160 and 40.
