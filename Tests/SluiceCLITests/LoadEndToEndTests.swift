@@ -105,6 +105,37 @@ final class LoadEndToEndTests: XCTestCase {
         XCTAssertTrue(after.contains(#""viewers":0"#) && after.contains(#""deleted":\#(clients.count)"#), "every session DELETEd: \(after)")
     }
 
+    /// aiortc's WHEP endpoint as the service under test (`aiortc_peer.py whep-serve`: each
+    /// session its own aiortc PeerConnection and VP8 encoder): 4 viewers connect, get its
+    /// 30 fps without freezing, and leave with a DELETE that aiortc answers.
+    func testAiortcsWHEPEndpointUnderACrowd() throws {
+        try CLI.requireBrowserTools()
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("load-aiortc-\(UUID().uuidString).json").path
+        let script = """
+            ip link set lo up
+            out=$(mktemp)
+            "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-serve --port 18762 --seconds 60 --size 320x180 --codec vp8 > $out 2>&1 &
+            aiortc=$!
+            i=0; until grep -q listening $out; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+            SLUICE_WHEP=http://127.0.0.1:18762/whep/aiortc "$SLUICE" load Pipelines/load-whep.yaml --clients 4 --ramp 10/s --duration 6 --decode some --json '\(report)'
+            status=$?
+            sleep 0.5; echo "AIORTC: $(grep -c DELETED $out) deleted"
+            kill $aiortc; wait $aiortc; rm -f $out
+            exit $status
+            """
+        let r = try CLI.execute(
+            inNamespace: script, env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python], timeout: 90, reportPath: report)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        for c in try rows(r) {
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "\(c)")
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 3, "aiortc's 30 fps: \(c)")
+            XCTAssertGreaterThanOrEqual(c["keyframes"] as? Int ?? 0, 1, "\(c)")
+            XCTAssertLessThan(c["freeze_ms"] as? Double ?? 1e9, 1000, "\(c)")
+        }
+        XCTAssertTrue(r.stdout.contains("AIORTC: 4 deleted"), "aiortc ended every session: \(context)")
+    }
+
     /// A stream the server does not have: every client is refused with the server's own
     /// error, the report says so, and the exit status is 3.
     func testRefusedClientsCarryTheServicesError() throws {

@@ -589,6 +589,7 @@ async def whep_serve(args):
         if pc is None:
             return web.Response(status=404)
         await pc.close()
+        print("DELETED " + request.match_info["sid"], flush=True)
         return web.Response(status=200)
 
     app = web.Application()
