@@ -9,12 +9,15 @@ final class LoadEndToEndTests: XCTestCase {
     /// loadArgs…` against `stream` with `--json`, and then prints the load's output and the
     /// server's `/streams.json` after `AFTER:`. `during`: shell run while the load goes on
     /// (its pid is `$load`, its output so far in `$out`, the server's pid `$server`).
+    /// `before` and `after`: shell run first and last in the namespace (a TURN server).
     private func load(
-        _ loadArgs: [String], port: Int, stream: String = "serve-stamped", during: String = "", timeout: Double = 120
+        _ loadArgs: [String], port: Int, stream: String = "serve-stamped", before: String = "", during: String = "",
+        after: String = "", timeout: Double = 120
     ) throws -> CLIResult {
         let reportPath = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-load-\(UUID().uuidString).json").path
         let script = """
             ip link set lo up
+            \(before)
             "$SLUICE" serve --port \(port) --pipeline Pipelines/serve-stamped.yaml >/dev/null 2>&1 &
             server=$!
             i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/streams.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
@@ -26,6 +29,7 @@ final class LoadEndToEndTests: XCTestCase {
             cat $out; rm -f $out
             echo; echo AFTER:; curl -s -m 5 http://127.0.0.1:\(port)/streams.json; echo
             kill -INT $server 2>/dev/null; wait $server
+            \(after)
             exit $status
             """
         return try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: timeout, reportPath: reportPath)
@@ -134,6 +138,40 @@ final class LoadEndToEndTests: XCTestCase {
             XCTAssertLessThan(c["freeze_ms"] as? Double ?? 1e9, 1000, "\(c)")
         }
         XCTAssertTrue(r.stdout.contains("AIORTC: 4 deleted"), "aiortc ended every session: \(context)")
+    }
+
+    /// Relay-only viewers (`ice.policy: relay`) through Debian's coturn: each client gets a
+    /// TURN allocation and binds a channel to the server (coturn's own log says so), and still
+    /// gets the stream's 30 fps, so TURN is under the crowd's load too.
+    func testRelayOnlyViewersThroughCoturn() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else {
+            throw XCTSkip("coturn is not installed (Scripts/install.sh installs it)")
+        }
+        let turnLog = FileManager.default.temporaryDirectory.appendingPathComponent("coturn-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: turnLog) }
+        let coturn = """
+            turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=3478 --min-port=50000 --max-port=50999 \\
+              --allow-loopback-peers --lt-cred-mech --user=load:secret --realm=sluice --no-tls --no-dtls --no-cli \\
+              --pidfile=\(turnLog).pid --log-file=stdout --simple-log -v > \(turnLog) 2>&1 &
+            turn=$!
+            i=0; until grep -q 'Total General servers' \(turnLog); do i=$((i+1)); [ $i -lt 200 ] || exit 91; sleep 0.05; done
+            """
+        let r = try load(
+            [
+                "--clients", "5", "--ramp", "10/s", "--duration", "5", "--set", "transport.ice.policy=relay",
+                "--set", "transport.ice.turn=turn://load:secret@127.0.0.1:3478"
+            ], port: 18725, before: coturn, after: "kill -KILL $turn; wait $turn 2>/dev/null", timeout: 90)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        for c in try rows(r) {
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "\(c)")
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 3, "the stream, relayed: \(c)")
+        }
+        let log = (try? String(contentsOfFile: turnLog, encoding: .utf8)) ?? ""
+        let bound = Set(
+            log.split(separator: "\n").filter { $0.contains("CHANNEL_BIND processed, success") }
+                .compactMap { $0.split(separator: " ").first { $0.hasPrefix("0") && $0.hasSuffix(":") } })
+        XCTAssertGreaterThanOrEqual(bound.count, 5, "every client's allocation bound a channel to the server: \(log.suffix(3000))")
     }
 
     /// A stream the server does not have: every client is refused with the server's own
