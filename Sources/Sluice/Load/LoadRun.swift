@@ -110,10 +110,27 @@ public final class LoadRun: Sendable {
         let clients = observations.sorted { $0.id < $1.id }
         let encoded = hub?.encodedVideoFrames
         _ = consume hub // the shared encoder stops before the process's resources are read
+        let duration = clock.now
         return Result(
-            clients: clients, process: ticker.samples, duration: clock.now,
-            resources: LoadRun.Resources(start: start, end: ProcessMetrics.read()), role: role,
+            clients: clients, process: ticker.samples, duration: duration,
+            resources: LoadRun.Resources(start: start, end: await Self.settledSample()), role: role,
             sharedEncoderFrames: encoded)
+    }
+
+    /// The process once the last clients' threads have ended: GStreamer's streaming threads
+    /// stop as their pipelines go to NULL, but some end a moment later (sampled just after
+    /// the crowd, a run once showed 55 threads "left behind" that were gone a second later).
+    /// Waits until two readings 200 ms apart agree on the threads and open files, at most 3 s.
+    static func settledSample() async -> ProcessMetrics.Sample? {
+        var last = ProcessMetrics.read()
+        let until = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < until {
+            try? await Task.sleep(for: .milliseconds(200))
+            let now = ProcessMetrics.read()
+            if now?.threads == last?.threads, now?.openFDs == last?.openFDs { return now }
+            last = now
+        }
+        return last
     }
 
     /// The client's media: a viewer's own pipeline, or a publisher's branch of `hub`.
