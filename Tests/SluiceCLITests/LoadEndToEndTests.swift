@@ -170,7 +170,11 @@ final class LoadEndToEndTests: XCTestCase {
         let log = (try? String(contentsOfFile: turnLog, encoding: .utf8)) ?? ""
         let bound = Set(
             log.split(separator: "\n").filter { $0.contains("CHANNEL_BIND processed, success") }
-                .compactMap { $0.split(separator: " ").first { $0.hasPrefix("0") && $0.hasSuffix(":") } })
+                .compactMap { line -> Substring? in
+                    // "1: : session 001000000000000002: realm <sluice> user <load>: … CHANNEL_BIND processed, success"
+                    let words = line.split(separator: " ")
+                    return words.firstIndex(of: "session").flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
+                })
         XCTAssertGreaterThanOrEqual(bound.count, 5, "every client's allocation bound a channel to the server: \(log.suffix(3000))")
     }
 
