@@ -20,7 +20,7 @@ final class DocsSnippetTests: XCTestCase {
 
     static let knownInfo: Set = ["yaml", "yaml error", "sh", "console", "text", "swift"]
     /// Outside tools a command may name; they are accepted by name only.
-    static let outsideTools: Set = ["curl", "ip", "janus", "podman", "docker"]
+    static let outsideTools: Set = ["curl", "ip", "janus", "podman", "docker", "kubectl"]
     /// Arguments starting with these name paths in the repository, which must exist.
     static let repoPrefixes = ["Pipelines/", "Benchmarks/", "Scripts/", "Tests/", "deploy/", "docs/", "Plugins/"]
     /// Programs beginning with these are the repository's own scripts.
