@@ -74,11 +74,47 @@ struct LoadCrowd: AsyncParsableCommand {
         return load
     }
 
-    /// Runs the crowd, printing the live line each second unless `quiet`.
+    @Option(help: .hidden)
+    var netemGroup: Int?
+
+    /// Runs the crowd, printing the live line each second unless `quiet`. The groups with
+    /// netem run in child processes behind impaired links; their reports join this one's.
     private func crowdReport(spec: PipelineSpec, load: LoadSpec, stop: StopFlag) async throws(RunError) -> LoadReport {
         let quiet = quiet
-        let run = try LoadRun(spec: spec, load: load, shard: shard.flatMap(LoadRun.Shard.init))
-        let server = metrics.map { port in
+        let hasNetem = !load.netemGroups.isEmpty
+        let here: LoadRun.GroupSelection = netemGroup.map { .netemGroup($0) } ?? (hasNetem ? .withoutNetem : .all)
+        let run = try LoadRun(spec: spec, load: load, shard: shard.flatMap(LoadRun.Shard.init), groups: here)
+        let groups =
+            netemGroup == nil && hasNetem
+            ? try LoadNetemGroups(spec: spec, load: load, role: run.role) { childArguments(load, group: $0) } : nil
+        defer { groups?.remove() }
+        let server = metricsServer(run)
+        defer { server?.cancel() }
+        let result = try await run.run(stop: stop) { p in if !quiet { printLine(p.line) } }
+        let own = LoadReport(spec: spec, load: load, shard: shard, result: result)
+        guard let groups else { return own }
+        let children = try await groups.reports(stop: stop, limit: load.durationSeconds + Double(load.clients) / load.rampPerSecond + 60)
+        do {
+            var merged = try LoadReport.merge([own] + children)
+            merged.shard = own.shard
+            return merged
+        } catch {
+            throw RunError("cannot join the netem groups' reports: \(error)")
+        }
+    }
+
+    /// What a netem group's child runs: this crowd, as resolved here, for that group only.
+    private func childArguments(_ load: LoadSpec, group: Int) -> [String] {
+        ["load", "crowd", pipeline.file] + pipeline.overrides.flatMap { ["--set", $0] }
+            + [
+                "--clients", "\(load.clients)", "--ramp", "\(load.rampPerSecond)", "--duration", "\(load.durationSeconds)",
+                "--decode", load.decode.rawValue, "--netem-group", "\(group)"
+            ] + (shard.map { ["--shard", $0] } ?? [])
+    }
+
+    /// `/metrics` for `run` while it goes, when `--metrics` asks for it.
+    private func metricsServer(_ run: LoadRun) -> Task<Void, Never>? {
+        metrics.map { port in
             let registry = SluiceMetrics()
             registry.add(ProcessMetrics())
             registry.add(run)
@@ -87,9 +123,6 @@ struct LoadCrowd: AsyncParsableCommand {
                 do { try await MetricsServer(metrics: registry, port: port).run() } catch { printError("error: the metrics server stopped: \(error)") }
             }
         }
-        defer { server?.cancel() }
-        let result = try await run.run(stop: stop) { p in if !quiet { printLine(p.line) } }
-        return LoadReport(spec: spec, load: load, shard: shard, result: result)
     }
 
     func run() async throws {

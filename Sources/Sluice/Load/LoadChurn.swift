@@ -6,17 +6,19 @@
 struct LoadChurn: Sendable {
     /// Seconds between two replacements in this process.
     let interval: Double
-    /// The first replacement's id and the step between two (so shards never collide:
-    /// replacements of shard I of N are `clients + I`, `clients + I + N`, …).
+    /// The first replacement's id and the step between two, so that no two processes of a
+    /// crowd collide: with P processes per host (the lane: one plus one per netem group),
+    /// the process in lane L of shard I of N replaces with `clients + I·P + L`, then steps
+    /// by `N·P`.
     let firstID: Int
     let idStep: Int
 
     /// Nil without churn (or without clients here).
-    init?(load: LoadSpec, shard: LoadRun.Shard?, clientsHere: Int) {
+    init?(load: LoadSpec, shard: LoadRun.Shard?, lane: LoadRun.Shard, clientsHere: Int) {
         guard load.churnPerMinute > 0, clientsHere > 0 else { return nil }
         interval = 60 / (load.churnPerMinute * Double(clientsHere))
-        firstID = load.clients + (shard?.index ?? 0)
-        idStep = shard?.count ?? 1
+        firstID = load.clients + (shard?.index ?? 0) * lane.count + lane.index
+        idStep = (shard?.count ?? 1) * lane.count
     }
 
     /// Replacements stay until the crowd's planned end (its last original client's start
@@ -45,7 +47,9 @@ extension LoadRun {
             leaving.leaveEarly.set()
             let id = nextID
             nextID += churn.idStep
-            group.addTask { await self.runClient(id, hub: hub, stop: stop, stay: stay) }
+            // The replacement joins the group of the client it replaces.
+            let groupName = leaving.observation.group
+            group.addTask { await self.runClient(id, group: groupName, hub: hub, stop: stop, stay: stay) }
         }
     }
 }

@@ -105,7 +105,8 @@ extension LoadClient {
         var n = ClientNetwork()
         n.bytesReceived = stats.bytesReceived
         n.bytesSent = stats.bytesSent
-        n.packetsLost = stats.packetsLost
+        // A viewer's loss is what did not reach it; a publisher's, what the service reported.
+        n.packetsLost = media.framesComeFromService ? stats.packetsLostReceiving : stats.packetsLost
         n.nacksSent = stats.nackCount
         n.plisSent = stats.pliCount
         n.firsSent = stats.firCount

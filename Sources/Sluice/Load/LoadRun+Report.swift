@@ -5,10 +5,8 @@ extension LoadReport {
     /// the command line, nil for the whole crowd).
     public init(spec: PipelineSpec, load: LoadSpec, shard: String?, result: LoadRun.Result) {
         let target = spec.transport.settings(as: EndpointSettings.self)?.endpoint ?? spec.transport.kind.rawValue
-        let part = shard.flatMap(LoadRun.Shard.init)
-        let planned = (0..<load.clients).filter { part?.contains($0) ?? true }.count
         self.init(
-            pipeline: spec.file, target: target, clientsPlanned: planned, duration: result.duration, shard: shard,
+            pipeline: spec.file, target: target, clientsPlanned: result.clientsPlanned, duration: result.duration, shard: shard,
             observations: result.clients, samples: result.process)
         role = result.role.rawValue
         shared_encoder_frames = result.sharedEncoderFrames

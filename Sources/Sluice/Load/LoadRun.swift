@@ -20,6 +20,37 @@ public final class LoadRun: Sendable {
         public func contains(_ id: Int) -> Bool { id % count == index }
     }
 
+    /// Which of the crowd's groups (`load.groups`) this process runs: groups with `netem`
+    /// run in network namespaces of their own, each in a child process (`LoadNetemGroups`).
+    public enum GroupSelection: Sendable, Equatable {
+        /// Every group: a crowd without netem groups.
+        case all
+        /// The groups without netem; the others run in child processes.
+        case withoutNetem
+        /// Only netem group `number` (1-based, in file order among the netem groups): the
+        /// child process in that group's namespace.
+        case netemGroup(Int)
+
+        /// Whether client `id` of `load` is run here.
+        func contains(_ id: Int, of load: LoadSpec) -> Bool {
+            switch self {
+            case .all: return true
+            case .withoutNetem: return load.group(ofClient: id)?.netem == nil
+            case .netemGroup(let n):
+                let netem = load.netemGroups
+                return netem.indices.contains(n - 1) && load.group(ofClient: id)?.name == netem[n - 1].name
+            }
+        }
+
+        /// This process's lane among the crowd's processes on one host (0: the one running the
+        /// groups without netem), of `count`: churn's replacements never share an id.
+        func lane(of load: LoadSpec) -> Shard {
+            let count = 1 + load.netemGroups.count
+            if case .netemGroup(let n) = self { return Shard(index: n, count: count) }
+            return Shard(index: 0, count: count)
+        }
+    }
+
     /// What the run gathered: each client's observation and the process, second by second.
     public struct Result: Sendable {
         /// Every client this process ran, in id order.
@@ -32,6 +63,8 @@ public final class LoadRun: Sendable {
         public var resources: Resources
         /// Whether the clients viewed or published.
         public var role: LoadRole
+        /// The clients this process was to run (its shard and groups of the crowd).
+        public var clientsPlanned: Int
         /// Publishers: the video frames their shared encoder made; nil for viewers.
         public var sharedEncoderFrames: Int?
     }
@@ -48,6 +81,7 @@ public final class LoadRun: Sendable {
     let spec: PipelineSpec
     let load: LoadSpec
     let shard: Shard?
+    let groupsHere: GroupSelection
     let adapter: any LoadAdapter
     /// Whether the clients view or publish (from the file's sections).
     public let role: LoadRole
@@ -69,8 +103,8 @@ public final class LoadRun: Sendable {
     func client(_ id: Int) -> LoadClient? { crowd.withLock { $0.running[id] } }
 
     /// Checks that `spec` can be loaded: a transport kind `sluice load` drives, and the
-    /// section its role needs.
-    public init(spec: PipelineSpec, load: LoadSpec, shard: Shard? = nil) throws(RunError) {
+    /// section its role needs. `groups`: which of the crowd's groups run in this process.
+    public init(spec: PipelineSpec, load: LoadSpec, shard: Shard? = nil, groups: GroupSelection = .all) throws(RunError) {
         guard let adapter = LoadAdapters.adapter(for: spec.transport.kind) else {
             throw RunError(
                 "sluice load drives transport kind \(LoadAdapters.kindsPhrase); this file's is '\(spec.transport.kind.rawValue)'",
@@ -80,18 +114,19 @@ public final class LoadRun: Sendable {
         self.spec = spec
         self.load = load
         self.shard = shard
+        self.groupsHere = groups
         self.adapter = adapter
     }
 
     /// The ids of the clients this process runs.
-    var ids: [Int] { (0..<load.clients).filter { shard?.contains($0) ?? true } }
+    var ids: [Int] { (0..<load.clients).filter { (shard?.contains($0) ?? true) && groupsHere.contains($0, of: load) } }
 
     /// Runs the crowd; `onSecond` gets the progress once a second (from a task, not the
     /// media path). Returns when every client has ended.
     public func run(stop: StopFlag, onSecond: @escaping @Sendable (LoadProgress) -> Void = { _ in }) async throws(RunError) -> Result {
         let start = ProcessMetrics.read()
         // Publishers share one capture and encoder, running from before the first of them.
-        let hub = role == .publisher ? try LoadPublisherHub(spec: spec) : nil
+        let hub = role == .publisher && !ids.isEmpty ? try LoadPublisherHub(spec: spec) : nil
         let ticker = LoadTicker(run: self, onSecond: onSecond)
         let tick = Task { await ticker.run(stop: stop) }
         await withTaskGroup(of: Void.self) { group in
@@ -99,9 +134,10 @@ public final class LoadRun: Sendable {
                 let startAt = Double(id) / load.rampPerSecond
                 while clock.now < startAt, !stop.isSet { try? await Task.sleep(for: .milliseconds(min(100, Int((startAt - clock.now) * 1000) + 1))) }
                 if stop.isSet { break }
-                group.addTask { await self.runClient(id, hub: hub, stop: stop, stay: self.load.durationSeconds) }
+                let groupName = self.load.group(ofClient: id)?.name ?? ""
+                group.addTask { await self.runClient(id, group: groupName, hub: hub, stop: stop, stay: self.load.durationSeconds) }
             }
-            if let churn = LoadChurn(load: load, shard: shard, clientsHere: ids.count) {
+            if let churn = LoadChurn(load: load, shard: shard, lane: groupsHere.lane(of: load), clientsHere: ids.count) {
                 await self.churn(churn, in: &group, hub: hub, stop: stop)
             }
         }
@@ -113,7 +149,7 @@ public final class LoadRun: Sendable {
         let duration = clock.now
         return Result(
             clients: clients, process: ticker.samples, duration: duration,
-            resources: LoadRun.Resources(start: start, end: await Self.settledSample()), role: role,
+            resources: LoadRun.Resources(start: start, end: await Self.settledSample()), role: role, clientsPlanned: ids.count,
             sharedEncoderFrames: encoded)
     }
 
@@ -143,9 +179,9 @@ public final class LoadRun: Sendable {
             onMessage: busHandler)
     }
 
-    /// One client from its start to its end; a client that cannot be made ends as failed.
-    func runClient(_ id: Int, hub: LoadPublisherHub?, stop: StopFlag, stay: Double) async {
-        let group = load.group(ofClient: id % load.clients)?.name ?? ""
+    /// One client of `group` from its start to its end; a client that cannot be made ends
+    /// as failed.
+    func runClient(_ id: Int, group: String, hub: LoadPublisherHub?, stop: StopFlag, stay: Double) async {
         let plan = LoadClient.Plan(stay: stay, connectTimeout: spec.transport.ice.connectTimeout)
         let client: LoadClient
         let session: any LoadSession

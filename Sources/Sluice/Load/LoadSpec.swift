@@ -36,6 +36,9 @@ public struct LoadSpec: Sendable, Equatable {
     /// Where the section is in the file (nil: defaults or the command line).
     public var location: SourceLocation?
 
+    /// The groups whose clients run behind an impaired link of their own, in file order.
+    public var netemGroups: [LoadGroup] { groups.filter { $0.netem != nil } }
+
     /// The defaults: 10 clients, 10 per second, 30 s each, none decoding, no churn, one group.
     public init() {}
 
@@ -57,13 +60,15 @@ public struct LoadGroup: Sendable, Equatable {
     public var name: String
     /// Its share of the crowd, 0...1.
     public var share: Double
-    /// Network conditions between its clients and the service (netem words), if any.
-    public var netem: Impairment?
+    /// Network conditions between its clients and the service, in netem words (`delay 60ms
+    /// loss 2%`), if any: the group then runs in a network namespace of its own behind
+    /// Sluice's impairing relay (`LoadNetemGroups`).
+    public var netem: String?
     /// Where the group is in the file.
     public var location: SourceLocation?
 
     /// A group from its parts.
-    public init(name: String, share: Double, netem: Impairment? = nil, location: SourceLocation? = nil) {
+    public init(name: String, share: Double, netem: String? = nil, location: SourceLocation? = nil) {
         self.name = name; self.share = share; self.netem = netem; self.location = location
     }
 }

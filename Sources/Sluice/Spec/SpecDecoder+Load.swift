@@ -64,10 +64,13 @@ extension SpecDecoder {
             } else if map.entry("share") == nil {
                 fail("a load group needs a share of the crowd, e.g. `share: 20%`", at: item.location)
             }
-            if let e = map.entry("netem") {
-                fail(
-                    "load groups with netem are not supported yet: this Sluice runs every group on the same network; remove netem",
-                    at: e.keyLocation)
+            if let e = map.entry("netem"), let text = nonEmptyText(e) {
+                do throws(Impairment.ParseError) {
+                    _ = try Impairment.parse(text)
+                    group.netem = text
+                } catch {
+                    fail("a load group's netem: \(error.description)", at: e.value.location)
+                }
             }
             groups.append(group)
         }

@@ -12,6 +12,9 @@ public struct WebRTCStats: Sendable, Equatable {
     public var packetsReceived: Int = 0
     /// Packets the remote side reported lost.
     public var packetsLost: Int = 0
+    /// Packets lost on their way to us (all inbound streams: sequence numbers expected but
+    /// not received, as our RTP session counts them).
+    public var packetsLostReceiving: Int = 0
     /// Round-trip time from RTCP receiver reports, in milliseconds, once known.
     public var roundTripMs: Double?
     /// Inbound jitter in milliseconds, once known.
@@ -70,6 +73,7 @@ public struct WebRTCStats: Sendable, Equatable {
             case Self.inboundRTP:
                 bytesReceived += s.get("bytes-received", as: Int.self) ?? 0
                 packetsReceived += s.get("packets-received", as: Int.self) ?? 0
+                packetsLostReceiving += max(0, s.get("packets-lost", as: Int.self) ?? 0)
                 countRepair(s)
                 if let j = s.get("jitter", as: Double.self) { jitterMs = max(jitterMs ?? 0, j * 1000) }
             case Self.remoteInboundRTP:

@@ -35,7 +35,7 @@ final class LoadSectionTests: XCTestCase {
                       churn: 10%
                       groups:
                         - {share: 80%}
-                        - {name: slow, share: 0.2}
+                        - {name: slow, share: 0.2, netem: "rate 800kbit delay 60ms loss 2%"}
                     """)))
         let load = try XCTUnwrap(spec.load)
         XCTAssertEqual(load.clients, 200)
@@ -44,6 +44,8 @@ final class LoadSectionTests: XCTestCase {
         XCTAssertEqual(load.decode, .some)
         XCTAssertEqual(load.churnPerMinute, 0.1, accuracy: 1e-9)
         XCTAssertEqual(load.groups.map(\.name), ["g1", "slow"])
+        XCTAssertEqual(load.groups.map(\.netem), [nil, "rate 800kbit delay 60ms loss 2%"])
+        XCTAssertEqual(load.netemGroups.map(\.name), ["slow"])
         XCTAssertEqual(load.location, specLoc(4, 1))
         // The groups take consecutive runs of the crowd by their shares: 160 and 40.
         let split = (0..<200).map { load.group(ofClient: $0)?.name ?? "" }
@@ -71,7 +73,7 @@ final class LoadSectionTests: XCTestCase {
         expect(file("  churn: 150%"), at: 5, 10, "between 0% and 100%")
         expect(file("  groups:\n    - {share: 50%}\n    - {share: 40%}"), at: 5, 3, "add up to 90%")
         expect(file("  groups:\n    - {name: a}"), at: 6, 7, "needs a share")
-        expect(file("  groups:\n    - {share: 100%, netem: \"delay 40ms\"}"), at: 6, 21, "netem are not supported yet")
+        expect(file("  groups:\n    - {share: 100%, netem: \"delay soon\"}"), at: 6, 28, "'delay' needs a time")
     }
 
     func testRampAndShardWordsFromTheCommandLine() {

@@ -1,0 +1,51 @@
+import Foundation
+
+extension LoadNetemGroups {
+    /// The link of netem group `number`: this namespace ↔ router (Sluice's TUN relay) ↔ the
+    /// group's namespace. Interface names are `sl<tag><s|a|b|g|t><number>` (at most 15
+    /// characters), the namespaces `sluice-l<tag>r<number>` and `sluice-l<tag>g<number>`.
+    struct GroupLink {
+        let tag: String
+        let number: Int
+        let ip: String
+
+        var router: String { "sluice-l\(tag)r\(number)" }
+        var namespace: String { "sluice-l\(tag)g\(number)" }
+        private func dev(_ end: String) -> String { "sl\(tag)\(end)\(number)" }
+        private var near: String { "10.97.\(number)" }
+        private var far: String { "10.98.\(number)" }
+
+        /// Makes the namespaces and veth pairs, routes, and starts the relay in the router,
+        /// relaying what enters it from the service's side (`role` viewer) or from the
+        /// group's side (publisher) through `netem`. Returns the running relay.
+        func build(netem: String, impairing role: LoadRole, executable: String) throws -> Process {
+            try exec(["netns", "add", router])
+            try exec(["netns", "add", namespace])
+            // This namespace (the service's side) to the router.
+            try exec(["link", "add", dev("s"), "type", "veth", "peer", "name", dev("a"), "netns", router])
+            try exec(["addr", "add", "\(near).1/24", "dev", dev("s")])
+            try exec(["link", "set", dev("s"), "up"])
+            try exec(["route", "add", "\(far).0/24", "via", "\(near).254"])
+            // The router to the group's namespace.
+            try exec(["link", "add", dev("g"), "netns", namespace, "type", "veth", "peer", "name", dev("b"), "netns", router])
+            try exec(["-n", namespace, "addr", "add", "\(far).1/24", "dev", dev("g")])
+            for d in ["lo", dev("g")] { try exec(["-n", namespace, "link", "set", d, "up"]) }
+            try exec(["-n", namespace, "route", "add", "default", "via", "\(far).254"])
+            try exec(["-n", router, "addr", "add", "\(near).254/24", "dev", dev("a")])
+            try exec(["-n", router, "addr", "add", "\(far).254/24", "dev", dev("b")])
+            try exec(["-n", router, "tuntap", "add", "dev", dev("t"), "mode", "tun"])
+            for d in ["lo", dev("a"), dev("b"), dev("t")] { try exec(["-n", router, "link", "set", d, "up"]) }
+            // Whatever is not the group's goes to this namespace (the service, or beyond it).
+            try exec(["-n", router, "route", "add", "default", "via", "\(near).1"])
+            // Forwarding on, reverse-path filtering off (relayed packets come back in on the
+            // TUN); what enters from the impaired side is routed into the relay's TUN.
+            let sysctls = ["all", "default", dev("a"), dev("b"), dev("t")].map { "echo 0 > /proc/sys/net/ipv4/conf/\($0)/rp_filter" }
+            try exec(["netns", "exec", router, "sh", "-c", (["echo 1 > /proc/sys/net/ipv4/ip_forward"] + sysctls).joined(separator: " && ")])
+            try exec(["-n", router, "rule", "add", "iif", role == .publisher ? dev("b") : dev("a"), "lookup", "100"])
+            try exec(["-n", router, "route", "add", "default", "dev", dev("t"), "table", "100"])
+            return try TwoProcessMeasure.startRelay(ip: ip, router: router, tun: dev("t"), netem: netem, executable: executable)
+        }
+
+        private func exec(_ args: [String]) throws { try TwoProcessMeasure.exec(ip, args) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// `load.groups` with `netem`: a group's clients run in a namespace of their own behind
+/// Sluice's impairing relay, and the report splits every figure by group.
+final class LoadGroupsEndToEndTests: XCTestCase {
+    /// The nearest-rank median of `values`.
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
+    }
+
+    /// 6 decoding viewers of `sluice serve`, half of them behind `delay 100ms 10ms`. All
+    /// get the stream; the delayed half's glass-to-glass and connect time are ~100 ms longer
+    /// than the clean half's (the delay is on what the service sends them), and only they
+    /// lose packets (or ask for them again). The report has both groups, each client once.
+    func testANetemGroupSeesItsOwnConditionsAndTheReportSplitsByGroup() throws {
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-groups-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 100ms 10ms"}]"#
+        let script = """
+            ip link set lo up
+            # The service's host address: a veth end that is not loopback.
+            ip link add sd0 type veth peer name sd1; ip addr add 10.77.0.1/24 dev sd0; ip link set sd0 up; ip link set sd1 up
+            sed 's/addresses: \\[127.0.0.1\\]/addresses: [10.77.0.1]/' Pipelines/serve-stamped.yaml > "$TMP/serve.yaml"
+            sed 's/addresses: \\[127.0.0.1\\]/addresses: [10.77.0.1]/' Pipelines/load-whep.yaml > "$TMP/load.yaml"
+            "$SLUICE" serve --host 0.0.0.0 --port 18751 --pipeline "$TMP/serve.yaml" > "$TMP/serve.out" 2>&1 &
+            serve=$!
+            i=0; until curl -s -m 1 -o /dev/null http://10.77.0.1:18751/streams.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            SLUICE_WHEP=http://10.77.0.1:18751/whep/serve-stamped "$SLUICE" load "$TMP/load.yaml" --set '\(groups)' \\
+              --clients 6 --ramp 10/s --duration 6 --decode all --quiet --json "$TMP/report.json"
+            status=$?
+            echo NAMESPACES-LEFT: $(ip netns list | grep -c sluice-l)
+            kill -INT $serve; wait $serve
+            exit $status
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": tmp], timeout: 120, reportPath: "\(tmp)/report.json")
+        let context = "\(r.stdout.suffix(4000))\n\(r.stderr.suffix(3000))"
+        XCTAssertEqual(r.status, 0, context)
+        XCTAssertEqual(r.int("overall.clients"), 6, context)
+        XCTAssertEqual(r.int("overall.succeeded"), 6, context)
+        XCTAssertTrue(r.stdout.contains("NAMESPACES-LEFT: 0"), "the group's namespaces are removed: \(context)")
+        let names = (r.value("groups") as? [[String: Any]])?.compactMap { $0["group"] as? String }.sorted()
+        XCTAssertEqual(names, ["clean", "far"], context)
+        let clients = try XCTUnwrap(r.value("clients") as? [[String: Any]], context)
+        XCTAssertEqual(clients.compactMap { $0["id"] as? Int }, Array(0..<6), "each client once, from both processes")
+        func of(_ group: String, _ figure: String) -> [Double] {
+            clients.filter { $0["group"] as? String == group }.compactMap { $0[figure] as? Double }
+        }
+        XCTAssertEqual(of("clean", "fps").count, 3, context)
+        XCTAssertEqual(of("far", "fps").count, 3, context)
+        for fps in of("clean", "fps") + of("far", "fps") { XCTAssertGreaterThan(fps, 20, context) }
+        // The delay is on what the service sends the far group: its pictures arrive ~100 ms later.
+        let clean = median(of("clean", "glass_to_glass_p50_ms")), far = median(of("far", "glass_to_glass_p50_ms"))
+        XCTAssertGreaterThan(far - clean, 80, "far \(far) ms vs clean \(clean) ms: \(context)")
+        XCTAssertLessThan(far - clean, 250, "far \(far) ms vs clean \(clean) ms: \(context)")
+        XCTAssertGreaterThan(median(of("far", "connect_ms")) - median(of("clean", "connect_ms")), 100, context)
+        // ±10 ms of jitter on the far link shows in the far viewers' RTP jitter.
+        let jitter = { (g: String) in clients.filter { $0["group"] as? String == g }.compactMap { ($0["network"] as? [String: Any])?["jitter_ms"] as? Double } }
+        XCTAssertGreaterThan(median(jitter("far")), median(jitter("clean")) + 2, "jitter far \(jitter("far")) clean \(jitter("clean"))")
+    }
+
+    /// A netem group cannot reach a service on loopback: a clear error before any client.
+    func testANetemGroupRefusesALoopbackService() throws {
+        let groups = #"load.groups=[{share: 100%, netem: "delay 20ms"}]"#
+        let r = try CLI.execute(
+            inNamespace: """
+                ip link set lo up
+                "$SLUICE" load Pipelines/load-whep.yaml --set '\(groups)' --clients 2 --duration 2
+                """, env: ["SLUICE": CLI.binary.path], timeout: 60, reportPath: nil)
+        XCTAssertEqual(r.status, 3, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot reach the service at 127.0.0.1"), r.stderr)
+        XCTAssertFalse(r.stdout.contains("connected"), "no client started: \(r.stdout)")
+    }
+}
