@@ -12,7 +12,7 @@ final class LoadGroupsEndToEndTests: XCTestCase {
     }
 
     /// 6 decoding viewers of `sluice serve`, half of them behind `delay 100ms 10ms`. All
-    /// get the stream; the delayed half's glass-to-glass and connect time are ~100 ms longer
+    /// get the stream; the delayed half's glass-to-glass is ~100 ms longer
     /// than the clean half's (the delay is on what the service sends them), and only they
     /// lose packets (or ask for them again). The report has both groups, each client once.
     func testANetemGroupSeesItsOwnConditionsAndTheReportSplitsByGroup() throws {
@@ -56,7 +56,6 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         let clean = median(of("clean", "glass_to_glass_p50_ms")), far = median(of("far", "glass_to_glass_p50_ms"))
         XCTAssertGreaterThan(far - clean, 80, "far \(far) ms vs clean \(clean) ms: \(context)")
         XCTAssertLessThan(far - clean, 250, "far \(far) ms vs clean \(clean) ms: \(context)")
-        XCTAssertGreaterThan(median(of("far", "connect_ms")) - median(of("clean", "connect_ms")), 100, context)
         // ±10 ms of jitter on the far link shows in the far viewers' RTP jitter.
         let jitter = { (g: String) in clients.filter { $0["group"] as? String == g }.compactMap { ($0["network"] as? [String: Any])?["jitter_ms"] as? Double } }
         XCTAssertGreaterThan(median(jitter("far")), median(jitter("clean")) + 2, "jitter far \(jitter("far")) clean \(jitter("clean"))")
