@@ -138,6 +138,20 @@ def load_fanout():
     return "\n".join(rows)
 
 
+def load_accuracy():
+    d = load("results-load-accuracy.json")
+    names = {"p50_ms": "glass-to-glass p50", "p95_ms": "glass-to-glass p95",
+             "connected_to_first_frame_ms": "connected → first frame", "first_frame_ms": "time to first frame (each tool's own start)"}
+    rows = ["| figure | `sluice load` | `sluice measure` | load − measure (median of runs) |", "|---|---|---|---|"]
+    for key, label in names.items():
+        rows.append(f"| {label} | {d['median']['load'][key]:.1f} ms | {d['median']['measure'][key]:.1f} ms "
+                    f"| {d['median_difference_load_minus_measure'][key]:+.1f} ms |")
+    rows.append("")
+    rows.append(f"{d['viewer']}; {d['runs']} runs of {d['seconds_per_run']:g} s per tool, alternating; medians "
+                f"(`{d['how']}`, `Benchmarks/results-load-accuracy.json`).")
+    return "\n".join(rows)
+
+
 def headline():
     """The README's one-line latency figure, from the latency floor and the C comparison."""
     d = load("results-latency-floor.json")
@@ -155,7 +169,8 @@ def headline():
 
 TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
-          "load-clients": load_clients, "load-fanout": load_fanout}
+          "load-clients": load_clients, "load-fanout": load_fanout,
+          "load-accuracy": load_accuracy}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 
