@@ -204,6 +204,41 @@ final class LoadEndToEndTests: XCTestCase {
         XCTAssertLessThan(perCycleKiB, 100, "memory per extra client cycle: \(ends)")
     }
 
+    /// Viewers of `sluice serve`'s camera API, whose streams last 3 s unless extended: 6
+    /// clients stay 7 s each at the source's 30 fps, so each extended its stream at least
+    /// twice; the decoding one reads the framestamps; every stream is stopped at the end.
+    func testCameraViewersExtendTheirStreamsWhileTheyStay() throws {
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-camera-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let script = """
+            ip link set lo up
+            "$SLUICE" serve --port 18725 --pipeline Pipelines/serve-stamped.yaml --camera-lifetime 3 > "$TMP.serve" 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18725/streams.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            SLUICE_CAMERA=http://127.0.0.1:18725/enterprises/p/devices/serve-stamped "$SLUICE" load Pipelines/load-camera.yaml \\
+              --clients 6 --ramp 10/s --duration 7 --decode some --quiet --json "$TMP"
+            status=$?
+            echo AFTER:; curl -s -m 5 http://127.0.0.1:18725/streams.json; echo
+            kill -INT $server; wait $server
+            rm -f "$TMP.serve"
+            exit $status
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": tmp], timeout: 90, reportPath: tmp)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        XCTAssertEqual(r.int("overall.succeeded"), 6, context)
+        for c in try rows(r) {
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "lasted past two 3-s leases: \(c)")
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 3, "\(c)")
+            XCTAssertGreaterThan(c["ended_at_s"] as? Double ?? 0, (c["started_at_s"] as? Double ?? 0) + 7, "\(c)")
+        }
+        let decoding = try rows(r).filter { $0["decodes"] as? Bool == true }
+        XCTAssertEqual(decoding.count, 1, context)
+        XCTAssertGreaterThan(decoding.first?["glass_to_glass_samples"] as? Int ?? 0, 100, context)
+        let after = r.stdout.components(separatedBy: "AFTER:").last ?? ""
+        XCTAssertTrue(after.contains(#""viewers":0"#), "every stream stopped: \(after)")
+    }
+
     func testRefusedClientsCarryTheServicesError() throws {
         let r = try load(["--clients", "5", "--ramp", "20/s", "--duration", "5"], port: 18722, stream: "nosuch")
         let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"

@@ -178,6 +178,11 @@ final class RunEndToEndTests: XCTestCase {
                     ], "Pipelines/whep-play.yaml",
                     ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/cast"]
                 ),
+                // Run alone, a camera load file is one camera viewer.
+                "load-camera.yaml": (
+                    ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/load-camera.yaml",
+                    ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/serve-stamped"]
+                ),
                 "camera-view.yaml": (
                     ["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
                     ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]

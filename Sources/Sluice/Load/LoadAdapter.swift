@@ -20,11 +20,29 @@ public protocol LoadAdapter: Sendable {
     func serviceOffers(as role: LoadRole) -> Bool
     /// A session for client `client` of the crowd `spec` describes, in role `role`.
     func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession
+    /// What a viewer's offer holds, when the client offers: a receive-only transceiver per
+    /// medium, in this order, and a data channel if named.
+    func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer
+}
+
+/// The shape of a load viewer's offer (`LoadAdapter.viewerOffer(for:)`).
+public struct LoadViewerOffer: Sendable, Equatable {
+    /// A receive-only transceiver per medium, in this order (the file's codecs for a medium it
+    /// receives, every codec Sluice knows for one it does not).
+    public var media: [MediaKind]
+    /// A data channel the offer carries, if any (its label).
+    public var dataChannel: String?
+
+    /// An offer of `media`, with a data channel labelled `dataChannel` if given.
+    public init(media: [MediaKind], dataChannel: String? = nil) { self.media = media; self.dataChannel = dataChannel }
 }
 
 extension LoadAdapter {
     /// The client offers (WHEP, WHIP and their like).
     public func serviceOffers(as role: LoadRole) -> Bool { false }
+
+    /// A receive-only transceiver per receive branch of the file, no data channel.
+    public func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer { LoadViewerOffer(media: spec.receiveBranches.map(\.media)) }
 
     /// The role of the clients `spec` describes: viewers for a file with a receive section,
     /// publishers for one with a send section, if this kind has that role.
@@ -56,8 +74,16 @@ extension LoadAdapter {
 public protocol LoadSession: Sendable {
     /// Negotiates `peer` with the service: the offer sent, the answer applied.
     func join(_ peer: WebRTCPeer) async throws(LoadJoinFailure)
+    /// Keeps the session alive while the client stays (called about once a second): a lease
+    /// extended before it runs out. Returns why the service ended the session, if it did.
+    func keepAlive() async -> String?
     /// Leaves (best effort: the service may be gone).
     func leave() async
+}
+
+extension LoadSession {
+    /// Nothing to keep alive (WHEP, WHIP; Janus's client keeps its own session alive).
+    public func keepAlive() async -> String? { nil }
 }
 
 /// Why a load client could not join.
@@ -72,7 +98,8 @@ public enum LoadJoinFailure: Error, Sendable, Equatable {
 
 /// The load adapters: one per transport kind `sluice load` can drive.
 public enum LoadAdapters {
-    static let kinds = KindRegistry<any LoadAdapter>([WHEPLoadAdapter(), WHIPLoadAdapter(), JanusLoadAdapter()], name: { $0.kind.rawValue })
+    static let kinds = KindRegistry<any LoadAdapter>(
+        [WHEPLoadAdapter(), WHIPLoadAdapter(), JanusLoadAdapter(), CameraLoadAdapter()], name: { $0.kind.rawValue })
 
     /// Adds an adapter (tests; a program embedding Sluice); one of the same kind is replaced.
     public static func register(_ adapter: any LoadAdapter) { kinds.register(adapter) }

@@ -21,7 +21,7 @@ extension LoadClient {
             try await session.join(peer)
             do throws(RunError) {
                 try media.joined(peer: peer)
-                outcome = await connectAndStay(plan: plan, stop: stop, clock: clock)
+                outcome = await connectAndStay(session: session, plan: plan, stop: stop, clock: clock)
             } catch {
                 outcome = .failedToConnect(reason: error.message)
             }
@@ -42,7 +42,7 @@ extension LoadClient {
     }
 
     /// Waits for ICE, then DTLS, then stays `plan.stay` seconds watching the media.
-    private func connectAndStay(plan: Plan, stop: StopFlag, clock: LoadClock) async -> ClientOutcome {
+    private func connectAndStay(session: any LoadSession, plan: Plan, stop: StopFlag, clock: LoadClock) async -> ClientOutcome {
         let started = observation.startedAt
         let left = { max(0.1, plan.connectTimeout - (clock.now - started)) }
         guard await peer.wait(timeout: left(), until: { $0.iceConnected || $0.iceFailed }), peer.states.iceConnected else {
@@ -58,6 +58,7 @@ extension LoadClient {
         let until = dtls + plan.stay
         // Statistics every 5 s, the crowd's reads spread over those 5 s by client id.
         var nextStats = dtls + Double(id % 20) * 0.25
+        var nextKeepAlive = dtls + 1
         while clock.now < until, !stop.isSet, !leaveEarly.isSet {
             if let gone = serviceGone(plan: plan, clock: clock) {
                 await readNetwork()
@@ -66,6 +67,13 @@ extension LoadClient {
             if clock.now >= nextStats {
                 await readNetwork()
                 nextStats += 5
+            }
+            if clock.now >= nextKeepAlive {
+                nextKeepAlive += 1
+                if let ended = await session.keepAlive() {
+                    await readNetwork()
+                    return .serviceGone(reason: ended)
+                }
             }
             try? await Task.sleep(for: .milliseconds(250))
         }

@@ -175,8 +175,8 @@ public final class LoadRun: Sendable {
             return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: spec.transport.ice.connectTimeout, record: record)
         }
         return try LoadViewerMedia(
-            client: id, decodes: decodes, spec: spec, serviceOffers: adapter.serviceOffers(as: role), record: record,
-            onMessage: busHandler)
+            client: id, decodes: decodes, spec: spec,
+            offer: adapter.serviceOffers(as: role) ? nil : adapter.viewerOffer(for: spec), record: record, onMessage: busHandler)
     }
 
     /// One client of `group` from its start to its end; a client that cannot be made ends

@@ -18,8 +18,13 @@ final class LoadViewerMedia: LoadClientMedia {
 
     /// Makes and starts the viewer's pipeline. Every bus message goes to `onMessage`, on the
     /// thread that posts it (nothing queues on the bus).
+    /// The data channel the offer carries, if any: kept open while the client stays.
+    private let channel: DataChannel?
+
+    /// `offer`: what the client's offer holds (nil: the service offers, and its offer makes
+    /// the transceivers).
     init(
-        client: Int, decodes: Bool, spec: PipelineSpec, serviceOffers: Bool, record: @escaping LoadFrameRecorder,
+        client: Int, decodes: Bool, spec: PipelineSpec, offer: LoadViewerOffer?, record: @escaping LoadFrameRecorder,
         onMessage: @escaping @Sendable (Message) -> Void
     ) throws(RunError) {
         self.client = client
@@ -30,9 +35,10 @@ final class LoadViewerMedia: LoadClientMedia {
         self.pipeline = pipeline
         do {
             webrtcbin = try WebRTCRecipe(transport: spec.transport).make("c\(client)")
-            for branch in spec.receiveBranches where !serviceOffers {
-                let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == branch.media } : branch.codecs
-                let twcc = branch.media == .video ? EncoderPresets.twccReceiveCaps : ""
+            for media in offer?.media ?? [] {
+                let wanted = spec.receiveBranches.first { $0.media == media }?.codecs ?? []
+                let codecs = wanted.isEmpty ? Codec.allCases.filter { $0.media == media } : wanted
+                let twcc = media == .video ? EncoderPresets.twccReceiveCaps : ""
                 let caps = try Caps(codecs.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))
                 _ = try webrtcbin.emit("add-transceiver", "recvonly", caps)
             }
@@ -40,13 +46,20 @@ final class LoadViewerMedia: LoadClientMedia {
         } catch {
             throw RunError("load client \(client): cannot make its webrtcbin: \(error.message)", at: spec.transport.location)
         }
-        // Weak: the bin owns this handler, and the media owns the bin.
+        guard pipeline.setState(.playing) != .failure else {
+            throw RunError("load client \(client): its pipeline could not start", at: spec.transport.location)
+        }
+        // webrtcbin takes `create-data-channel` only once it has left the NULL state.
+        let bin = webrtcbin
+        do { channel = try offer?.dataChannel.map { label throws(GstError) in try bin.createDataChannel(label: label) } } catch {
+            pipeline.setState(.null)
+            throw RunError("load client \(client): \(error.message)", at: spec.transport.location)
+        }
+        // Streams appear once the answer is applied, after this. Weak: the bin owns this
+        // handler, and the media owns the bin.
         webrtcbin.connect("pad-added") { [weak self] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
             self?.attach(pad)
-        }
-        guard pipeline.setState(.playing) != .failure else {
-            throw RunError("load client \(client): its pipeline could not start", at: spec.transport.location)
         }
     }
 
