@@ -58,7 +58,8 @@ extension LoadReport {
         return s
     }
 
-    /// `group viewers   40 of 40 succeeded (100.0%); connect p50 … p95 …; first frame …; fps p50 …`.
+    /// `group viewers   40 of 40 succeeded (100.0%); connect p50 … p95 …; first frame …; fps p50 …`,
+    /// and glass-to-glass where its clients read stamps.
     private static func groupLine(_ g: LoadAggregate) -> String {
         let name = (g.group ?? "").isEmpty ? "(none)" : g.group!
         func pair(_ d: LoadDistribution, _ unit: String) -> String {
@@ -67,6 +68,7 @@ extension LoadReport {
         return "  group " + name.padding(toLength: max(name.count, 8), withPad: " ", startingAt: 0) + " " + outcomeLine(g)
             + "; connect " + pair(g.connect_ms, " ms") + "; first frame " + pair(g.time_to_first_frame_ms, " ms")
             + "; fps p50 \(value(g.fps.p50, ""))"
+            + (g.glass_to_glass_ms.count > 0 ? "; glass-to-glass " + pair(g.glass_to_glass_ms, " ms") : "")
     }
 
     /// `p50 120.3 ms  p95 180.1 ms  p99 250.0 ms  max 260.2 ms  (118 clients)`, with the
