@@ -72,7 +72,9 @@ final class CameraLoadSession: LoadSession {
         guard now >= current.grantedAt.addingTimeInterval(current.expiresAt.timeIntervalSince(current.grantedAt) / 2) else { return nil }
         do {
             let extended = try await client.extend(id)
-            lease.withLock { $0.grantedAt = now; $0.expiresAt = extended.expiresAt }
+            lease.withLock {
+                $0.grantedAt = now; $0.expiresAt = extended.expiresAt
+            }
         } catch {
             if error.status == "NOT_FOUND" { return "the camera ended the stream (\(error.description))" }
             // Tried again at the next call, until the lease runs out.
