@@ -53,13 +53,7 @@ final class CameraLoadSession: LoadSession {
         lease.withLock { $0 = Lease(id: stream.mediaSessionId, grantedAt: Date(), expiresAt: stream.expiresAt) }
         guard let answer = stream.answerSdp else { throw .badAnswer("the camera answered GenerateWebRtcStream without answerSdp") }
         if let problem = SDPCheck.problem(in: answer) { throw .badAnswer("the camera's answer is malformed: \(problem)") }
-        do {
-            try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
-        } catch let e as NegotiationError {
-            throw .badAnswer("the answer could not be applied: \(e.message)")
-        } catch {
-            throw .badAnswer("the answer could not be applied: \(error)")
-        }
+        try await LoadJoinFailure.apply(answer: answer, to: peer)
     }
 
     /// Extends the lease once half of it has gone; the stream is over when the camera no

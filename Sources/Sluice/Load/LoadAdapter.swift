@@ -1,3 +1,4 @@
+import GStreamer
 import Synchronization
 
 /// What a load client of one transport kind is to the service under test.
@@ -94,6 +95,19 @@ public enum LoadJoinFailure: Error, Sendable, Equatable {
     case unreachable(String)
     /// The service answered, and the answer could not be used (bad SDP, a missing header).
     case badAnswer(String)
+}
+
+extension LoadJoinFailure {
+    /// Applies the service's `answer` to `peer`; an answer webrtcbin cannot take is a bad answer.
+    static func apply(answer: String, to peer: WebRTCPeer) async throws(LoadJoinFailure) {
+        do {
+            try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
+        } catch let e as NegotiationError {
+            throw .badAnswer("the answer could not be applied: \(e.message)")
+        } catch {
+            throw .badAnswer("the answer could not be applied: \(error)")
+        }
+    }
 }
 
 /// The load adapters: one per transport kind `sluice load` can drive.

@@ -40,13 +40,7 @@ final class OfferPostSession: LoadSession {
             case .some: throw .refused(error.description)
             }
         }
-        do {
-            try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
-        } catch let e as NegotiationError {
-            throw .badAnswer("the answer could not be applied: \(e.message)")
-        } catch {
-            throw .badAnswer("the answer could not be applied: \(error)")
-        }
+        try await LoadJoinFailure.apply(answer: answer, to: peer)
     }
 
     func leave() async {
