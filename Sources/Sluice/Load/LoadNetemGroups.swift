@@ -15,7 +15,6 @@ import Foundation
 public final class LoadNetemGroups: Sendable {
     /// One netem group's namespaces, relay and child process.
     struct Member: Sendable {
-        let number: Int
         let group: LoadGroup
         let namespace: String
         let router: String
@@ -44,14 +43,14 @@ public final class LoadNetemGroups: Sendable {
         let tag = "\(getpid() % 100000)"
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-load-groups-\(tag)-\(UUID().uuidString)")
         var made: [Member] = []
-        var routers: [String] = []
+        var namespaces: [String] = []
         do {
             ip = try TwoProcessMeasure.tool("ip")
             let executable = try TwoProcessMeasure.executable()
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for (i, group) in load.netemGroups.enumerated() {
                 let link = GroupLink(tag: tag, number: i + 1, ip: ip)
-                routers += [link.router, link.namespace]
+                namespaces += [link.router, link.namespace]
                 let relay = try link.build(netem: group.netem ?? "", impairing: role, executable: executable)
                 let report = folder.appendingPathComponent("group\(i + 1).json")
                 let child = try Self.startChild(
@@ -59,10 +58,10 @@ public final class LoadNetemGroups: Sendable {
                     arguments: arguments(i + 1) + [
                         "--quiet", "--json", report.path, "--set", "transport.ice.addresses=[\(Self.address(ofGroup: i + 1))]"
                     ])
-                made.append(Member(number: i + 1, group: group, namespace: link.namespace, router: link.router, report: report, relay: relay, child: child))
+                made.append(Member(group: group, namespace: link.namespace, router: link.router, report: report, relay: relay, child: child))
             }
         } catch {
-            Self.remove(made, namespaces: routers, ip: (try? TwoProcessMeasure.tool("ip")) ?? "ip", folder: folder)
+            Self.remove(made, namespaces: namespaces, ip: (try? TwoProcessMeasure.tool("ip")) ?? "ip", folder: folder)
             let message = (error as? RunError)?.message ?? "\(error)"
             throw RunError("cannot set up the load groups with netem: \(message)", at: load.location)
         }
