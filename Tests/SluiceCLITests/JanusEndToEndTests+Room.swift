@@ -16,7 +16,7 @@ extension JanusEndToEndTests {
         let janus = Janus(httpPort: 18093, wsPort: 18193)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-mosaic-\(UUID().uuidString.prefix(6))").path
         defer {
-            for e in ["yaml", "each.yaml", "mkv", "rgb", "pcm", "json", "a", "b", "cam-a.mkv", "cam-b.mkv", "cam-a.rgb", "cam-b.rgb"] {
+            for e in ["yaml", "each.yaml", "view", "eachlog", "mkv", "rgb", "pcm", "json", "a", "b", "cam-a.mkv", "cam-b.mkv", "cam-a.rgb", "cam-b.rgb"] {
                 try? FileManager.default.removeItem(atPath: "\(t).\(e)")
             }
         }
@@ -50,8 +50,10 @@ extension JanusEndToEndTests {
             SLUICE_JANUS_DISPLAY=cam-b SLUICE_JANUS_WIDTH=320 SLUICE_JANUS_HEIGHT=240 \(publish) --set send.video.capture.pattern=blue --set send.audio.capture.frequency=1200 > /dev/null 2> \(t).b &
             b=$!
             waitfor \(t).a 'the publishing PeerConnection is up' 300; waitfor \(t).b 'the publishing PeerConnection is up' 300
-            "$SLUICE" run \(t).yaml --duration 5 --quiet --report \(t).json > /dev/null 2>&1; echo "VIEW-STATUS: $?"
-            "$SLUICE" run \(t).each.yaml --duration 3 --quiet > /dev/null 2>&1; echo "EACH-STATUS: $?"
+            "$SLUICE" run \(t).yaml --duration 5 --quiet --report \(t).json > /dev/null 2> \(t).view; echo "VIEW-STATUS: $?"
+            echo "VIEW-ERR: $(tail -c 800 \(t).view | tr '\\n' ' ')"
+            "$SLUICE" run \(t).each.yaml --duration 3 --quiet > /dev/null 2> \(t).eachlog; echo "EACH-STATUS: $?"
+            echo "EACH-ERR: $(tail -c 800 \(t).eachlog | tr '\\n' ' ')"
             kill -INT $a $b; wait $a; wait $b
             \(decode.replacingOccurrences(of: "FILE", with: "\(t).mkv").replacingOccurrences(of: "OUT", with: "\(t).rgb"))
             echo "DECODE-STATUS: $?"

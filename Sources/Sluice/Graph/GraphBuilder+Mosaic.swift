@@ -56,7 +56,7 @@ extension GraphBuilder {
     /// Builds compositor → the mosaic's size → the video branch's filters and sink, before
     /// the pipeline plays. Publishers' streams join it as they arrive.
     func prepareMosaic(_ branch: ReceiveBranchSpec, _ spec: MosaicSpec) throws(RunError) {
-        let compositor = try make("compositor", [("background", "black"), ("ignore-inactive-pads", "true")], at: spec.location)
+        let compositor = try make("compositor", [("background", "black")], at: spec.location)
         // A black live picture underneath: the mosaic runs (black) before anyone publishes, and an
         // aggregator without any input would end its stream at once.
         let backdrop = try make("videotestsrc", [("is-live", "true"), ("pattern", "black")], at: spec.location)
@@ -69,6 +69,7 @@ extension GraphBuilder {
         try prepareLocalReceive(
             branch, source: [backdrop, backdropSize, compositor], format: size,
             convert: try make("videoconvert", at: branch.location), at: spec.location)
+        try ignoreInactivePadsOnceFed(compositor, backdrop: backdropSize, at: spec.location)
         counters.receiveVideoWidth.store(spec.width, ordering: .relaxed)
         counters.receiveVideoHeight.store(spec.height, ordering: .relaxed)
         counters.note("receive.video.codec", "mosaic")

@@ -11,7 +11,7 @@ extension GraphBuilder {
     /// Builds audiomixer → 48 kHz stereo → the audio branch's filters and sink, before the
     /// pipeline plays. Publishers' sound joins it as it arrives.
     func prepareRoomMix(_ branch: ReceiveBranchSpec, at location: SourceLocation?) throws(RunError) {
-        let mixer = try make("audiomixer", [("ignore-inactive-pads", "true")], at: location)
+        let mixer = try make("audiomixer", at: location)
         // Silence underneath: the mix runs before anyone publishes (and keeps its pace).
         let silence = try make("audiotestsrc", [("is-live", "true"), ("wave", "silence")], at: location)
         let silenceFormat = try make("capsfilter", [("caps", Self.roomMixCaps)], at: location)
@@ -19,6 +19,7 @@ extension GraphBuilder {
         try prepareLocalReceive(
             branch, source: [silence, silenceFormat, mixer], format: format,
             convert: try make("audioconvert", at: branch.location), at: location)
+        try ignoreInactivePadsOnceFed(mixer, backdrop: silenceFormat, at: location)
         counters.note("receive.audio.codec", "mix")
         mixState.withLock { $0 = mixer }
     }
