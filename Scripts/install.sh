@@ -28,6 +28,7 @@ testing=(
   prosody                                              # the XMPP server of the Jingle tests (started by the tests on loopback)
   janus                                                # the SFU of the Janus VideoRoom tests (started by the tests in their namespace)
   coturn                                               # the TURN server of the relay-only load test (started by the test in its namespace)
+  iptables                                             # NAT between namespaces: a load test's netem groups reach their service through it
   libjs-janus-gateway libjs-webrtc-adapter             # janus.js and adapter.js: Chromium joins the room through Janus's own API
 )
 namespace=(

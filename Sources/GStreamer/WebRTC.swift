@@ -105,6 +105,27 @@ public enum ICEAgent {
         try? agent.set("stun-pacing-timer", milliseconds)
     }
 
+    /// Whether the ICE agent behind a webrtcbin's `ice-agent` gathers TCP candidates
+    /// (`ice-tcp`, on by default in 1.22). Call it before gathering starts.
+    public static func setTCP(_ enabled: Bool, on webrtcbin: Element) throws(GstError) {
+        guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self), ice.hasProperty("ice-tcp") else {
+            throw GstError("webrtcbin's ICE agent cannot turn TCP candidates on or off")
+        }
+        try ice.set("ice-tcp", enabled)
+    }
+
+    /// Limits the local ports the ICE agent behind a webrtcbin binds to `range`
+    /// (`min-rtp-port`, `max-rtp-port`). Call it before gathering starts.
+    public static func setPortRange(_ range: ClosedRange<Int>, on webrtcbin: Element) throws(GstError) {
+        guard let ice = webrtcbin.objectProperty("ice-agent", as: Object.self), ice.hasProperty("min-rtp-port") else {
+            throw GstError("webrtcbin's ICE agent cannot limit its ports")
+        }
+        // Widen first so that min never passes max on the way (the agent refuses min > max).
+        try ice.set("max-rtp-port", UInt32(65535))
+        try ice.set("min-rtp-port", UInt32(range.lowerBound))
+        try ice.set("max-rtp-port", UInt32(range.upperBound))
+    }
+
     /// Pins host-candidate gathering of a webrtcbin to `addresses` (IPv4 or IPv6 literals, e.g.
     /// `127.0.0.1`) with `nice_agent_add_local_address` on the libnice agent behind its `ice-agent`.
     /// Call it before gathering starts (before the first offer or answer): libnice then gathers on

@@ -59,6 +59,8 @@ public struct ClientNetwork: Sendable, Codable, Equatable {
     public var rttMs: Double?
     /// Interarrival jitter, ms (nil: not known).
     public var jitterMs: Double?
+    /// The selected ICE pair, `udp host -> udp host` (nil: not known).
+    public var path: String?
 
     /// Figures not yet known.
     public init() {}

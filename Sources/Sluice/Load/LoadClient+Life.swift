@@ -120,6 +120,7 @@ extension LoadClient {
         n.firsSent = stats.firCount
         n.rttMs = stats.roundTripMs
         n.jitterMs = stats.jitterMs
+        if let local = stats.localPath, let remote = stats.remotePath { n.path = "\(local) -> \(remote)" }
         note { [n] in $0.network = n }
     }
 

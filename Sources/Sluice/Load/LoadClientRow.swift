@@ -18,6 +18,9 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
         public var rtt_ms: Double?
         /// Interarrival jitter, ms (nil: not known).
         public var jitter_ms: Double?
+        /// The path ICE selected, `LOCAL -> REMOTE` as `PROTOCOL TYPE` each (`udp host -> udp
+        /// host`); nil when not known.
+        public var path: String?
 
         /// The figures of a `ClientNetwork`.
         public init(_ n: ClientNetwork) {
@@ -28,6 +31,7 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
             firs_sent = n.firsSent
             rtt_ms = n.rttMs
             jitter_ms = n.jitterMs
+            path = n.path
         }
     }
 

@@ -8,6 +8,7 @@ extension LoadNetemGroups {
         let tag: String
         let number: Int
         let ip: String
+        let iptables: String
 
         var router: String { "sluice-l\(tag)r\(number)" }
         var namespace: String { "sluice-l\(tag)g\(number)" }
@@ -43,8 +44,17 @@ extension LoadNetemGroups {
             try exec(["netns", "exec", router, "sh", "-c", (["echo 1 > /proc/sys/net/ipv4/ip_forward"] + sysctls).joined(separator: " && ")])
             try exec(["-n", router, "rule", "add", "iif", role == .publisher ? dev("b") : dev("a"), "lookup", "100"])
             try exec(["-n", router, "route", "add", "default", "dev", dev("t"), "table", "100"])
+            try TwoProcessMeasure.exec(iptables, ["-t", "nat", "-A"] + masquerade)
             return try TwoProcessMeasure.startRelay(ip: ip, router: router, tun: dev("t"), netem: netem, executable: executable)
         }
+
+        /// The rule (after `-t nat -A` or `-D`) that gives the group's packets leaving this
+        /// namespace for another host this namespace's address on the way out, as a home
+        /// router does: a service elsewhere has no route back to `10.98.k.0/24`.
+        private var masquerade: [String] { ["POSTROUTING", "-s", "\(far).0/24", "!", "-o", dev("s"), "-j", "MASQUERADE"] }
+
+        /// Removes what `build` added to this namespace (the namespaces go on their own).
+        func unmasquerade() { _ = try? TwoProcessMeasure.exec(iptables, ["-t", "nat", "-D"] + masquerade) }
 
         private func exec(_ args: [String]) throws { try TwoProcessMeasure.exec(ip, args) }
     }

@@ -9,15 +9,16 @@ import Foundation
 ///
 /// For netem group `k` (1-based): this namespace has `10.97.k.1/24` on a veth to the router
 /// (`10.97.k.254`) and a route to `10.98.k.0/24` through it; the group's namespace has
-/// `10.98.k.1/24`, its default route through the router (`10.98.k.254`). The service must be
-/// reachable from there: at an address of this namespace that is not loopback (or beyond
-/// it, if this namespace forwards), and offering ICE candidates on such an address.
+/// `10.98.k.1/24`, its default route through the router (`10.98.k.254`). What the group
+/// sends on to another host leaves this namespace masqueraded to its address there (this
+/// namespace forwards meanwhile), as from behind a home router. A service in this namespace
+/// must be at an address that is not loopback; one that binds each UDP candidate to its
+/// interface (libnice) answers a group over UDP only from a candidate on the group's link.
 public final class LoadNetemGroups: Sendable {
     /// One netem group's namespaces, relay and child process.
     struct Member: Sendable {
         let group: LoadGroup
-        let namespace: String
-        let router: String
+        let link: GroupLink
         let report: URL
         let relay: Process
         let child: Process
@@ -26,6 +27,7 @@ public final class LoadNetemGroups: Sendable {
     private let members: [Member]
     private let folder: URL
     private let ip: String
+    private let forwarding: Forwarding
 
     /// The groups' addresses inside their own namespaces: `10.98.k.1` for group `k`.
     public static func address(ofGroup number: Int) -> String { "10.98.\(number).1" }
@@ -43,14 +45,17 @@ public final class LoadNetemGroups: Sendable {
         let tag = "\(getpid() % 100000)"
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-load-groups-\(tag)-\(UUID().uuidString)")
         var made: [Member] = []
-        var namespaces: [String] = []
+        var links: [GroupLink] = []
+        forwarding = Forwarding()
         do {
             ip = try TwoProcessMeasure.tool("ip")
+            let iptables = try Self.iptables()
             let executable = try TwoProcessMeasure.executable()
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try forwarding.enable()
             for (i, group) in load.netemGroups.enumerated() {
-                let link = GroupLink(tag: tag, number: i + 1, ip: ip)
-                namespaces += [link.router, link.namespace]
+                let link = GroupLink(tag: tag, number: i + 1, ip: ip, iptables: iptables)
+                links.append(link)
                 let relay = try link.build(netem: group.netem ?? "", impairing: role, executable: executable)
                 let report = folder.appendingPathComponent("group\(i + 1).json")
                 let child = try Self.startChild(
@@ -58,10 +63,10 @@ public final class LoadNetemGroups: Sendable {
                     arguments: arguments(i + 1) + [
                         "--quiet", "--json", report.path, "--set", "transport.ice.addresses=[\(Self.address(ofGroup: i + 1))]"
                     ])
-                made.append(Member(group: group, namespace: link.namespace, router: link.router, report: report, relay: relay, child: child))
+                made.append(Member(group: group, link: link, report: report, relay: relay, child: child))
             }
         } catch {
-            Self.remove(made, namespaces: namespaces, ip: (try? TwoProcessMeasure.tool("ip")) ?? "ip", folder: folder)
+            Self.remove(made, links: links, ip: (try? TwoProcessMeasure.tool("ip")) ?? "ip", folder: folder, forwarding: forwarding)
             let message = (error as? RunError)?.message ?? "\(error)"
             throw RunError("cannot set up the load groups with netem: \(message)", at: load.location)
         }
@@ -84,7 +89,7 @@ public final class LoadNetemGroups: Sendable {
             m.child.waitUntilExit()
             guard let report = try? LoadReport.read(from: m.report) else {
                 throw RunError(
-                    "load group '\(m.group.name)' (netem \(m.group.netem ?? "")): its process in namespace \(m.namespace) wrote no report "
+                    "load group '\(m.group.name)' (netem \(m.group.netem ?? "")): its process in namespace \(m.link.namespace) wrote no report "
                         + "(exit \(m.child.terminationStatus)); its error is above")
             }
             out.append(report)
@@ -92,18 +97,30 @@ public final class LoadNetemGroups: Sendable {
         return out
     }
 
-    /// Stops the relays and removes the namespaces (and with them the links) and reports.
+    /// Stops the relays, removes the namespaces (and with them the links), the masquerading
+    /// rules and the reports, and puts this namespace's forwarding back as it was.
     public func remove() {
-        Self.remove(members, namespaces: members.flatMap { [$0.router, $0.namespace] }, ip: ip, folder: folder)
+        Self.remove(members, links: members.map(\.link), ip: ip, folder: folder, forwarding: forwarding)
     }
 
-    private static func remove(_ members: [Member], namespaces: [String], ip: String, folder: URL) {
+    private static func remove(_ members: [Member], links: [GroupLink], ip: String, folder: URL, forwarding: Forwarding) {
         for m in members {
             if m.child.isRunning { m.child.terminate(); m.child.waitUntilExit() }
             if m.relay.isRunning { m.relay.interrupt(); m.relay.waitUntilExit() }
         }
-        for ns in namespaces { _ = try? TwoProcessMeasure.exec(ip, ["netns", "del", ns]) }
+        for link in links {
+            link.unmasquerade()
+            for ns in [link.router, link.namespace] { _ = try? TwoProcessMeasure.exec(ip, ["netns", "del", ns]) }
+        }
+        forwarding.restore()
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// `iptables`, which masquerades the groups' packets to a service on another host.
+    private static func iptables() throws -> String {
+        do { return try TwoProcessMeasure.tool("iptables") } catch {
+            throw RunError("'iptables' is not installed (netem groups reach a service on another host through NAT): apt-get install iptables")
+        }
     }
 
     /// A child `sluice load` in `namespace`; its standard error goes to ours.

@@ -35,7 +35,7 @@ final class LoadPublisherHub: Sendable {
         }
         self.pipeline = pipeline
         self.builder = builder
-        recipe = WebRTCRecipe(transport: spec.transport)
+        recipe = WebRTCRecipe(loadClientOf: spec.transport)
         // Publishers come and go in this pipeline: nothing may queue on its bus.
         // Weak: the pipeline (and so this handler) belongs to the hub.
         pipeline.bus.handleSynchronously { [weak self] message in

@@ -34,7 +34,7 @@ final class LoadViewerMedia: LoadClientMedia {
         pipeline.bus.handleSynchronously(onMessage)
         self.pipeline = pipeline
         do {
-            webrtcbin = try WebRTCRecipe(transport: spec.transport).make("c\(client)")
+            webrtcbin = try WebRTCRecipe(loadClientOf: spec.transport).make("c\(client)")
             for media in offer?.media ?? [] {
                 let wanted = spec.receiveBranches.first { $0.media == media }?.codecs ?? []
                 let codecs = wanted.isEmpty ? Codec.allCases.filter { $0.media == media } : wanted

@@ -226,6 +226,13 @@ public struct ICESpec: Sendable, Equatable {
     public var policy: ICEPolicy
     /// Seconds to wait for ICE to reach connected/completed before failing with exit 3.
     public var connectTimeout: Double
+    /// `tcp:`: whether ICE also gathers TCP candidates (RFC 6544). nil: not written, which is
+    /// yes for a run and no for `sluice load`'s clients (their media should take the UDP path
+    /// the conditions under test apply to).
+    public var tcp: Bool?
+    /// `port_range: MIN-MAX`: the local ports ICE may bind (for a firewall or a NAT that
+    /// forwards only those). nil: any port.
+    public var portRange: ClosedRange<Int>?
     /// Where `transport.ice` (or `transport:`) was written in the pipeline file.
     public var location: SourceLocation?
 

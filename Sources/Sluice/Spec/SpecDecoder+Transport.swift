@@ -5,7 +5,7 @@ import Foundation
 extension SpecDecoder {
     static let dtlsKeys = ["certificate", "key"]
     static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
-    static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout"]
+    static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout", "tcp", "port_range"]
 
     mutating func decodeTransport(_ entry: SpecEntry?) -> TransportSpec {
         var transport = TransportSpec()
@@ -227,7 +227,21 @@ extension SpecDecoder {
             }
         }
         if let timeout = map.entry("connect_timeout") { ice.connectTimeout = decodeConnectTimeout(timeout) ?? ice.connectTimeout }
+        if let tcp = map.entry("tcp") { ice.tcp = bool(tcp) }
+        if let range = map.entry("port_range") { ice.portRange = decodePortRange(range) }
         return ice
+    }
+
+    /// `ice.port_range`: `MIN-MAX`, ports from 1024 to 65535, at least two of them (RTP and,
+    /// without bundling, RTCP each take one).
+    private mutating func decodePortRange(_ entry: SpecEntry) -> ClosedRange<Int>? {
+        guard let text = text(entry) else { return nil }
+        switch ICEPortRange.parse(text) {
+        case .success(let range): return range
+        case .failure(let problem):
+            fail(problem.message, at: entry.value.location)
+            return nil
+        }
     }
 
     /// `ice.connect_timeout`: seconds, more than 0 and at most 600.

@@ -39,6 +39,12 @@ public struct WebRTCStats: Sendable, Equatable {
     /// The highest `latency` in ms of the receiving jitter buffers; nil without any.
     public var jitterBufferLatencyMs: Int?
 
+    /// The selected ICE candidate pair's local side, as `PROTOCOL TYPE` (`udp host`,
+    /// `tcp host`, `udp relay`…); nil until a pair is selected.
+    public var localPath: String?
+    /// The selected pair's remote side, in the same words.
+    public var remotePath: String?
+
     /// All figures zero, nothing known yet.
     public init() {}
 
@@ -60,6 +66,8 @@ public struct WebRTCStats: Sendable, Equatable {
     private static let inboundRTP: Int32 = 2
     private static let outboundRTP: Int32 = 3
     private static let remoteInboundRTP: Int32 = 4
+    private static let localCandidate: Int32 = 12
+    private static let remoteCandidate: Int32 = 13
 
     /// Sums the per-stream entries of a `get-stats` reply.
     public init(_ reply: Structure) {
@@ -89,10 +97,20 @@ public struct WebRTCStats: Sendable, Equatable {
                 if let rtt = s.get("round-trip-time", as: Double.self), rtt > 0 {
                     roundTripMs = max(roundTripMs ?? 0, rtt * 1000)
                 }
+            case Self.localCandidate:
+                localPath = Self.path(s)
+            case Self.remoteCandidate:
+                remotePath = Self.path(s)
             default:
                 break
             }
         }
+    }
+
+    /// `PROTOCOL TYPE` of a candidate entry (webrtcbin lists only the selected pair's).
+    private static func path(_ s: Structure) -> String? {
+        guard let proto = s.get("protocol", as: String.self), let type = s.get("candidate-type", as: String.self) else { return nil }
+        return "\(proto) \(type)"
     }
 
     /// Whether a remote-inbound entry's report block is about the entry's own SSRC (true

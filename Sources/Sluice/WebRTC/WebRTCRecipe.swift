@@ -18,6 +18,10 @@ public struct WebRTCRecipe: Sendable {
     public var policy: String = "all"
     /// What DTLS presents (ECDSA P-256 by default).
     public var certificate: DTLSCertificate = .processDefault
+    /// Whether ICE also gathers TCP candidates (libnice's default: yes).
+    public var iceTCP: Bool = true
+    /// The local ports ICE may bind; nil: any.
+    public var portRange: ClosedRange<Int>?
 
     /// ICE connectivity-check pacing (Ta), ms.
     public static let checkPacingMs: UInt32 = 5
@@ -39,6 +43,8 @@ public struct WebRTCRecipe: Sendable {
             bundlePolicy: t.bundlePolicy.rawValue, latencyMs: t.latencyMs, addresses: t.ice.addresses,
             stun: t.ice.stun, turn: t.ice.turn, policy: t.ice.policy.rawValue,
             certificate: t.dtlsCertificate ?? certificate)
+        iceTCP = t.ice.tcp ?? true
+        portRange = t.ice.portRange
     }
 
     /// A new webrtcbin named `name`, configured, and added to `pipeline` if given.
@@ -54,6 +60,8 @@ public struct WebRTCRecipe: Sendable {
         for extra in turn.dropFirst() { _ = try bin.emit("add-turn-server", extra) }
         if bin.hasProperty("ice-transport-policy") { try bin.set("ice-transport-policy", fromString: policy) }
         if !addresses.isEmpty { try ICEAgent.addLocalAddresses(addresses, to: bin) }
+        if !iceTCP { try ICEAgent.setTCP(false, on: bin) }
+        if let portRange { try ICEAgent.setPortRange(portRange, on: bin) }
         ICEAgent.disableUPnP(on: bin)
         // RFC 8445 §14 lets RTP sessions pace checks at 5 ms (libnice: 20 ms).
         ICEAgent.setCheckPacing(milliseconds: Self.checkPacingMs, on: bin)

@@ -343,6 +343,18 @@ private let brokenCases: [BrokenCase] = [
         name: "connect timeout zero", yaml: "transport: {ice: {connect_timeout: 0ms}}\n" + validSend, at: "1:36",
         message: "'connect_timeout' must be more than 0 and at most 600 seconds"),
     BrokenCase(
+        name: "port range not a range", yaml: "transport: {ice: {port_range: 40000}}\n" + validSend, at: "1:31",
+        message: "'40000' is not a port range; write MIN-MAX, such as 40000-40099"),
+    BrokenCase(
+        name: "port range reversed", yaml: "transport: {ice: {port_range: 40010-40000}}\n" + validSend, at: "1:31",
+        message: "port range 40010-40000 needs MIN below MAX"),
+    BrokenCase(
+        name: "port range privileged", yaml: "transport: {ice: {port_range: 80-90}}\n" + validSend, at: "1:31",
+        message: "port range 80-90 must lie within 1024-65535"),
+    BrokenCase(
+        name: "ice tcp not a boolean", yaml: "transport: {ice: {tcp: sometimes}}\n" + validSend, at: "1:24",
+        message: "'tcp'"),
+    BrokenCase(
         name: "unsupported version", yaml: "version: 2\n" + validSend, at: "1:10",
         message: "unsupported version 2; this Sluice reads version 1"),
 
