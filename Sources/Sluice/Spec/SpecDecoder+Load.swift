@@ -4,6 +4,8 @@ import Foundation
 extension SpecDecoder {
     static let loadKeys = ["clients", "ramp", "duration", "decode", "churn", "groups"]
     static let loadGroupKeys = ["name", "share", "netem"]
+    /// How many groups may have `netem`: group k lives in 10.97.k.0/24 and 10.98.k.0/24.
+    static let maxNetemGroups = 254
 
     mutating func decodeLoad(_ entry: SpecEntry) -> LoadSpec {
         var load = LoadSpec()
@@ -77,6 +79,10 @@ extension SpecDecoder {
         let total = groups.reduce(0) { $0 + $1.share }
         if !groups.isEmpty, groups.allSatisfy({ $0.share > 0 }), abs(total - 1) > 0.001 {
             fail(String(format: "the load groups' shares add up to %.0f%%; make them add up to 100%%", total * 100), at: entry.keyLocation)
+        }
+        // Group k's namespaces are 10.97.k.0/24 and 10.98.k.0/24.
+        if groups.filter({ $0.netem != nil }).count > Self.maxNetemGroups {
+            fail("at most \(Self.maxNetemGroups) load groups may have netem (each has address blocks of its own); merge some", at: entry.keyLocation)
         }
         if Set(groups.map(\.name)).count != groups.count {
             fail("two load groups have the same name; give each a name of its own", at: entry.keyLocation)

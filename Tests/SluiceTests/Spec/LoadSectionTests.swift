@@ -74,6 +74,8 @@ final class LoadSectionTests: XCTestCase {
         expect(file("  groups:\n    - {share: 50%}\n    - {share: 40%}"), at: 5, 3, "add up to 90%")
         expect(file("  groups:\n    - {name: a}"), at: 6, 7, "needs a share")
         expect(file("  groups:\n    - {share: 100%, netem: \"delay soon\"}"), at: 6, 28, "'delay' needs a time")
+        let many = (0..<255).map { "    - {name: n\($0), share: \(1.0 / 255), netem: \"delay 1ms\"}" }.joined(separator: "\n")
+        expect(file("  groups:\n" + many), at: 5, 3, "at most 254 load groups may have netem")
     }
 
     func testRampAndShardWordsFromTheCommandLine() {
