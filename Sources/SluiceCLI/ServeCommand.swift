@@ -41,6 +41,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "TURN server to announce (turn://user:pass@host:port; repeatable).")
     var turn: [String] = []
 
+    @Option(
+        name: .customLong("ice-public-address"),
+        help: "A public address a 1:1 NAT forwards to this host: every ICE host candidate is also announced with it (repeatable).")
+    var icePublicAddresses: [String] = []
+
+    @Option(name: .customLong("ice-port-range"), help: "The local ports ICE may bind, MIN-MAX (forward them in the NAT), e.g. 40000-40099.")
+    var icePortRange: String?
+
+    @Flag(name: .customLong("ice-tcp"), help: "Also offer passive ICE-TCP candidates, for viewers whose UDP is blocked.")
+    var iceTCP = false
+
     @Option(help: "PEM certificate (chain) file: serve HTTPS and WSS. Needs --key.")
     var cert: String?
 
@@ -132,6 +143,12 @@ struct Serve: AsyncParsableCommand {
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both for HTTPS, or neither") }
         guard cameraLifetime >= 1, cameraLifetime <= 86400 else { throw ValidationError("--camera-lifetime must be between 1 and 86400 seconds") }
         guard drainTimeout >= 0, drainTimeout <= 3600 else { throw ValidationError("--drain-timeout must be between 0 and 3600 seconds") }
+        if let icePortRange, case .failure(let problem) = ICEPortRange.parse(icePortRange) {
+            throw ValidationError("--ice-port-range: \(problem.message)")
+        }
+        if let bad = icePublicAddresses.first(where: { !IPAddressLiteral.isValid($0) }) {
+            throw ValidationError("--ice-public-address '\(bad)' is not an IP address; give the NAT's public IPv4 or IPv6 address")
+        }
         guard viewerStatsInterval == 0 || (0.5...3600).contains(viewerStatsInterval) else {
             throw ValidationError("--viewer-stats-interval must be 0 (off) or between 0.5 and 3600 seconds")
         }
@@ -159,6 +176,8 @@ struct Serve: AsyncParsableCommand {
         o.host = host; o.port = port
         o.pipelines = pipelines; o.receivePipelines = receivePipelines; o.companions = companions
         o.relay = relay; o.token = token; o.stun = stun; o.turn = turn
+        o.ice.publicAddresses = icePublicAddresses; o.ice.tcp = iceTCP
+        if let icePortRange, case .success(let range) = ICEPortRange.parse(icePortRange) { o.ice.portRange = range }
         o.tls = cert.flatMap { c in key.map { (certificate: c, key: $0) } }
         o.dtlsCertificate = dtlsCert.map { (certificate: $0, key: dtlsKey) }
         o.cameraLifetime = cameraLifetime; o.drainTimeout = drainTimeout

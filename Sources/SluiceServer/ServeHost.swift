@@ -27,6 +27,9 @@ public struct ServeHost {
         public var token: String?
         /// STUN and TURN servers every webrtcbin uses and the Link headers announce.
         public var stun: [String] = [], turn: [String] = []
+        /// How every session's ICE agent reaches viewers: public addresses (1:1 NAT), ports,
+        /// TCP candidates.
+        public var ice = ServeICE()
         /// PEM certificate chain and key files: HTTPS and WSS.
         public var tls: (certificate: String, key: String)?
         /// PEM files of the DTLS certificate every WebRTC session presents (the key may be in
@@ -103,9 +106,12 @@ public struct ServeHost {
 
 extension ServeHost {
     /// One recipe for every webrtcbin the server makes: viewers, publishers and relays all
-    /// use the STUN and TURN servers and the DTLS certificate.
+    /// use the STUN and TURN servers, the ICE settings and the DTLS certificate.
     func webRTCRecipe() throws -> WebRTCRecipe {
         var recipe = WebRTCRecipe(stun: options.stun.first, turn: options.turn)
+        recipe.publicAddresses = options.ice.publicAddresses
+        recipe.portRange = options.ice.portRange
+        recipe.iceTCP = options.ice.tcp
         if let files = options.dtlsCertificate {
             do { recipe.certificate = try DTLSCertificate(certificateFile: files.certificate, keyFile: files.key) } catch {
                 throw Failure(kind: .usage, description: "--dtls-cert \(files.certificate): \(error)")

@@ -22,7 +22,11 @@ extension LoadNetemGroups {
 
         /// Puts back what `enable` changed (nothing if it changed nothing).
         func restore() {
-            guard let value = before.withLock({ v in defer { v = nil }; return v }) else { return }
+            guard
+                let value = before.withLock({ v in
+                    defer { v = nil }; return v
+                })
+            else { return }
             try? value.write(toFile: Self.path, atomically: false, encoding: .utf8)
         }
     }

@@ -38,7 +38,7 @@ public final class PublishSession: Sendable {
             guard let pad = args.object(1, as: Pad.self) else { return }
             builder?.buildReceive(for: pad)
         }
-        peer = WebRTCPeer(bin, label: "whip")
+        peer = recipe.peer(bin, label: "whip")
         health.watchRTCP(of: bin)
         try builder.prepareRecordings()
     }

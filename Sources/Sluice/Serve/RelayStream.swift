@@ -34,7 +34,7 @@ public final class RelayStream: Sendable {
         do { bin = try recipe.make("publisher", in: pipeline) } catch {
             throw RunError("cannot set up the relay of '\(name)': \(error.message)")
         }
-        peer = WebRTCPeer(bin, label: "relay-publisher")
+        peer = recipe.peer(bin, label: "relay-publisher")
         health.watchRTCP(of: bin)
         let outputs = outputs
         viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: name) {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Logging
 import SluiceSignalling
 import Synchronization
 
@@ -124,7 +125,7 @@ final class ViewerSet: Sendable {
             try addTrack(track, from: output, to: &parts, viewer: id, traffic: traffic)
         }
         for e in parts.elements.reversed() { e.syncStateWithParent() }
-        let peer = WebRTCPeer(parts.webrtcbin, label: "viewer")
+        let peer = recipe.peer(parts.webrtcbin, label: "viewer")
         let answer = try await peer.answer(offer: plan.offerToApply)
         try parts.link { flow in health.fail("its branch stopped (\(flow))") }
         let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout)
@@ -206,8 +207,21 @@ final class ViewerSet: Sendable {
         let last = viewer.traffic.totals
         departed.withLock { $0 = $0 + last }
         events?.post("session-end", ["viewer": .text(id), "reason": .text(reason)])
+        if let why = Self.removalWarning[reason] {
+            Self.logger.warning("viewer \(id) of '\(stream)' removed: \(why)", metadata: ["reason": "\(reason)"])
+        }
         return true
     }
+
+    static let logger = Logger(label: "sluice.serve")
+
+    /// What the log says when a viewer is removed for a reason other than its DELETE.
+    static let removalWarning: [String: String] = [
+        "ice-failed": "ICE failed (no candidate pair worked; behind NAT, give --ice-public-address and --ice-port-range, or TURN)",
+        "never-connected": "ICE did not connect in time (behind NAT, give --ice-public-address and --ice-port-range, or TURN)",
+        "silent": "it sent nothing for too long (it went away without DELETE)",
+        "failed": "its branch failed"
+    ]
 
     private func count(removal reason: String) {
         removals.withLock { $0[reason, default: 0] += 1 }

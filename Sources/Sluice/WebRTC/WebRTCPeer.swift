@@ -40,6 +40,9 @@ public final class WebRTCPeer: Sendable {
     public let webrtcbin: Element
     /// A name for the peer (`offerer`, `viewer`, `whip`, ...) that prefixes its error messages.
     public let label: String
+    /// Public addresses every local host candidate is also announced with (1:1 NAT), in the
+    /// SDP and trickled alike: `WebRTCRecipe.publicAddresses`.
+    public let publicAddresses: [String]
 
     private struct Shared {
         var states = PeerStates()
@@ -54,9 +57,10 @@ public final class WebRTCPeer: Sendable {
     private let shared = Mutex(Shared())
 
     /// Wraps `webrtcbin` and starts tracking its states.
-    public init(_ webrtcbin: Element, label: String) {
+    public init(_ webrtcbin: Element, label: String, announcing publicAddresses: [String] = []) {
         self.webrtcbin = webrtcbin
         self.label = label
+        self.publicAddresses = publicAddresses
         for (property, keyPath) in [
             ("signaling-state", \PeerStates.signaling),
             ("ice-connection-state", \PeerStates.iceConnection),
@@ -79,6 +83,9 @@ public final class WebRTCPeer: Sendable {
                 return s.onCandidate
             }
             handler?(ICECandidate(mlineIndex: mline, candidate: cand))
+            for copy in PublicCandidates.copies(of: cand, announcing: self.publicAddresses) {
+                handler?(ICECandidate(mlineIndex: mline, candidate: copy))
+            }
         }
     }
 

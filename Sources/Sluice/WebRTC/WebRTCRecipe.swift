@@ -22,6 +22,9 @@ public struct WebRTCRecipe: Sendable {
     public var iceTCP: Bool = true
     /// The local ports ICE may bind; nil: any.
     public var portRange: ClosedRange<Int>?
+    /// Public addresses a NAT forwards to this host (1:1 NAT): every host candidate is also
+    /// announced with each of them. Give the peer them with `peer(_:label:)`.
+    public var publicAddresses: [String] = []
 
     /// ICE connectivity-check pacing (Ta), ms.
     public static let checkPacingMs: UInt32 = 5
@@ -45,6 +48,11 @@ public struct WebRTCRecipe: Sendable {
             certificate: t.dtlsCertificate ?? certificate)
         iceTCP = t.ice.tcp ?? true
         portRange = t.ice.portRange
+    }
+
+    /// The peer of a webrtcbin this recipe made, announcing the recipe's public addresses.
+    public func peer(_ webrtcbin: Element, label: String) -> WebRTCPeer {
+        WebRTCPeer(webrtcbin, label: label, announcing: publicAddresses)
     }
 
     /// A new webrtcbin named `name`, configured, and added to `pipeline` if given.

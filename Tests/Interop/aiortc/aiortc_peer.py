@@ -34,7 +34,8 @@ whep-serve:   a WHEP endpoint (POST /whep/<any> → 201 + Location, DELETE) serv
               synthetic picture and tone to each viewer; prints "listening URL" on stderr.
 
 Every wait is bounded; failures exit 1 with a message on stderr. Run inside a loopback-only
-network namespace: aiortc's host discovery skips loopback, so it is told to use 127.0.0.1.
+network namespace: aiortc's host discovery skips loopback, so it is told to use 127.0.0.1
+(or the addresses in AIORTC_HOST_ADDRESSES).
 """
 import argparse
 import asyncio
@@ -42,6 +43,7 @@ import fractions
 import json
 import math
 import queue
+import os
 import random
 import sys
 import time
@@ -53,7 +55,10 @@ from aiortc import RTCPeerConnection, RTCRtpSender, RTCSessionDescription
 from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
 from av import AudioFrame, VideoFrame
 
-aioice.ice.get_host_addresses = lambda use_ipv4=True, use_ipv6=False: ["127.0.0.1"]
+# AIORTC_HOST_ADDRESSES (comma-separated) names other host addresses, e.g. a viewer's private
+# address behind a NAT in the NAT tests.
+HOST_ADDRESSES = os.environ.get("AIORTC_HOST_ADDRESSES", "127.0.0.1").split(",")
+aioice.ice.get_host_addresses = lambda use_ipv4=True, use_ipv6=False: HOST_ADDRESSES
 
 
 class Failure(Exception):

@@ -1,0 +1,93 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// `sluice serve` behind a cloud NAT, an aiortc viewer behind a home NAT
+/// (`Tests/Interop/nat/topology.sh`): only the cloud NAT's public address 100.64.0.1 is
+/// reachable, its HTTP port (and a UDP range, when forwarded) sent on to the server's private
+/// 10.0.2.2. aiortc (PyPI) is a WebRTC stack nobody here wrote.
+final class ServeNATEndToEndTests: XCTestCase {
+    override func setUpWithError() throws {
+        try CLI.requireBrowserTools()
+        let r = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import aiortc"], env: [:], timeout: 30, reportPath: nil)
+        if r.status != 0 { throw CLI.BrowserToolsMissing(missing: ["aiortc in .venv"]) }
+        for tool in ["iptables", "ip"] where !["/usr/sbin", "/sbin", "/usr/bin"].contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }) {
+            throw XCTSkip("\(tool) is not installed (Scripts/install.sh)")
+        }
+    }
+
+    /// Runs `sluice serve SERVE_ARGS` in the server's namespace and `body` after it answers
+    /// through the NAT; the topology's UDP forward is `udp` (MIN:MAX or "").
+    private func behindNAT(serve: String, udp: String, timeout: Double = 90, _ body: String) throws -> (lines: [String: String], raw: String) {
+        let id = String(UUID().uuidString.prefix(6)).lowercased()
+        let script = """
+            ip link set lo up
+            bash Tests/Interop/nat/topology.sh up \(id) 18780 '\(udp)' || exit 94
+            sed 's/addresses: \\[127.0.0.1\\]/addresses: [10.0.2.2]/' Pipelines/serve-av.yaml > "$TMP.yaml"
+            ip netns exec nats\(id) "$SLUICE" serve --host 0.0.0.0 --port 18780 --pipeline "$TMP.yaml" \(serve) > "$TMP.serve" 2>&1 &
+            serve=$!
+            i=0; until ip netns exec natv\(id) curl -s -m 1 -o /dev/null http://100.64.0.1:18780/streams.json; do i=$((i+1)); [ $i -lt 150 ] || { echo "NO-HTTP: 1"; break; }; sleep 0.1; done
+            metrics() { ip netns exec nats\(id) curl -s http://127.0.0.1:18780/metrics; }
+            view() { ip netns exec natv\(id) env AIORTC_HOST_ADDRESSES=192.168.1.2 "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://100.64.0.1:18780/whep/serve-av "$@"; }
+            \(body)
+            kill -INT $serve; wait $serve
+            echo "SERVE-LOG: $(grep -E 'removed|error' "$TMP.serve" | tr '\\n' ' ' | cut -c1-600)"
+            bash Tests/Interop/nat/topology.sh down \(id)
+            rm -f "$TMP.yaml" "$TMP.serve"
+            """
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("serve-nat-\(id)").path
+        let r = try CLI.execute(
+            inNamespace: script, env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": tmp], timeout: timeout, reportPath: nil)
+        var lines: [String: String] = [:]
+        for line in r.stdout.components(separatedBy: "\n") {
+            guard let colon = line.range(of: ": ") else { continue }
+            lines[String(line[..<colon.lowerBound])] = String(line[colon.upperBound...])
+        }
+        return (lines, r.stdout + r.stderr)
+    }
+
+    /// (a) Without the options the server offers only 10.0.2.2, which the viewer cannot
+    /// reach: the viewer does not play, and within 10 s of the server taking its offer the
+    /// server's log and `/metrics` say why (ICE failed or never connected; viewer removed).
+    func testWithoutTheOptionsTheViewerCannotConnectAndTheServerSaysSo() throws {
+        let (lines, raw) = try behindNAT(
+            serve: "", udp: "",
+            """
+            view --seconds 2 --timeout 20 > "$TMP.view" 2>&1 &
+            v=$!
+            i=0; until metrics | grep -q '^sluice_stream_viewers{.*} 1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            arrived=$(date +%s%N)
+            i=0; until metrics | grep -qE 'viewers_removed_total\\{.*reason="(ice-failed|never-connected)"\\} 1'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.1; done
+            echo "REMOVED-AFTER-MS: $(( ($(date +%s%N) - arrived) / 1000000 ))"
+            echo "REMOVED: $(metrics | grep -E 'viewers_removed_total' | tr '\\n' ' ')"
+            wait $v; echo "VIEW-STATUS: $?"
+            echo "VIEW: $(tail -c 300 "$TMP.view" | tr '\\n' ' ')"; rm -f "$TMP.view"
+            """)
+        XCTAssertNil(lines["NO-HTTP"], raw)
+        XCTAssertEqual(lines["VIEW-STATUS"], "1", "the viewer cannot play: \(raw)")
+        XCTAssertTrue(lines["REMOVED"]?.range(of: #"reason="(ice-failed|never-connected)"\} 1"#, options: .regularExpression) != nil, raw)
+        let after = Int(lines["REMOVED-AFTER-MS"] ?? "") ?? .max
+        print("behind NAT without the options: viewer removed \(after) ms after it arrived")
+        XCTAssertLessThanOrEqual(after, 10_000, "the server gave up within 10 s: \(raw)")
+        XCTAssertTrue(lines["SERVE-LOG"]?.contains("removed: ICE") ?? false, "its log says why: \(raw)")
+    }
+
+    /// (b) With `--ice-public-address 100.64.0.1 --ice-port-range 40000-40099`, and the cloud
+    /// NAT forwarding that range, the viewer plays the moving picture at its size and rate.
+    /// The range matters: the NAT forwards nothing else.
+    func testWithAPublicAddressAndAPortRangeTheViewerPlays() throws {
+        let (lines, raw) = try behindNAT(
+            serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099", udp: "40000:40099",
+            """
+            view --seconds 3 --timeout 20 > "$TMP.view" 2> "$TMP.err"; echo "VIEW-STATUS: $?"
+            echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"; rm -f "$TMP.view" "$TMP.err"
+            """)
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
+        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual(j["width"] as? Int, 640, raw)
+        XCTAssertEqual(j["height"] as? Int, 360, raw)
+        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, raw)
+        XCTAssertEqual(j["picture_moves"] as? Bool, true, raw)
+        print("through both NATs: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
+    }
+}
