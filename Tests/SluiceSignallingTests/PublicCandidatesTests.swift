@@ -18,7 +18,8 @@ final class PublicCandidatesTests: XCTestCase {
     }
 
     func testOtherCandidatesAndBrokenLinesGetNoCopies() {
-        XCTAssertEqual(PublicCandidates.copies(of: "candidate:2 1 UDP 1677721855 100.64.0.1 40001 typ srflx raddr 10.0.2.2 rport 40001", announcing: ["100.64.0.1"]), [])
+        let srflx = "candidate:2 1 UDP 1677721855 100.64.0.1 40001 typ srflx raddr 10.0.2.2 rport 40001"
+        XCTAssertEqual(PublicCandidates.copies(of: srflx, announcing: ["100.64.0.1"]), [])
         XCTAssertEqual(PublicCandidates.copies(of: "candidate:1 1 UDP 2015363327 100.64.0.1 40001 typ host", announcing: ["100.64.0.1"]), [], "already public")
         for broken in ["", "candidate:", "candidate:1 1 UDP x 10.0.2.2 1 typ host", "candidate:1 1 UDP 0 10.0.2.2 1 typ host", "hello world"] {
             XCTAssertEqual(PublicCandidates.copies(of: broken, announcing: ["100.64.0.1"]), [], broken)
