@@ -19,12 +19,13 @@ final class ServeNATEndToEndTests: XCTestCase {
 
     /// Runs `sluice serve SERVE_ARGS` in the server's namespace and `body` after it answers
     /// through the NAT; the topology's UDP forward is `udp` (MIN:MAX or "").
-    private func behindNAT(serve: String, udp: String, timeout: Double = 90, _ body: String) throws -> (lines: [String: String], raw: String) {
+    private func behindNAT(serve: String, udp: String, tcp: String = "", timeout: Double = 90, _ body: String) throws -> (lines: [String: String], raw: String)
+    {
         let id = String(UUID().uuidString.prefix(6)).lowercased()
         let script = """
             ip link set lo up
             ID=\(id)
-            bash Tests/Interop/nat/topology.sh up \(id) 18780 '\(udp)' || exit 94
+            bash Tests/Interop/nat/topology.sh up \(id) 18780 '\(udp)' '\(tcp)' || exit 94
             sed 's/addresses: \\[127.0.0.1\\]/addresses: [10.0.2.2]/' Pipelines/serve-av.yaml > "$TMP.yaml"
             ip netns exec nats\(id) "$SLUICE" serve --host 0.0.0.0 --port 18780 --pipeline "$TMP.yaml" \(serve) > "$TMP.serve" 2>&1 &
             serve=$!
@@ -93,23 +94,38 @@ final class ServeNATEndToEndTests: XCTestCase {
         print("through both NATs: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
     }
 
+    /// (c) Only TCP forwarded (a network that blocks UDP): with `--ice-tcp` the server also
+    /// offers passive ICE-TCP candidates in its port range, and Chromium plays over them.
+    func testWithOnlyTCPForwardedChromiumPlaysOverICETCP() throws {
+        let (lines, raw) = try behindNAT(
+            serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099 --ice-tcp", udp: "", tcp: "40000:40099",
+            timeout: 150, Self.chromium)
+        assertChromiumPlayed(lines, raw, "over ICE-TCP")
+    }
+
+    /// Chromium in the viewer's namespace plays `serve-av` from the server's page.
+    static let chromium = """
+        ip netns exec natv$ID "$PYTHON" Tests/Browser/browser_check.py play http://100.64.0.1:18780 serve-av \\
+          --min-frames 30 --measure 1 --timeout 40 > "$TMP.view" 2> "$TMP.err"; echo "VIEW-STATUS: $?"
+        echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"; echo "VIEW-ERR: $(tail -c 600 "$TMP.err" | tr '\\n' ' ')"
+        rm -f "$TMP.view" "$TMP.err"
+        """
+
+    private func assertChromiumPlayed(_ lines: [String: String], _ raw: String, _ how: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw, file: file, line: line)
+        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual(j["width"] as? Int, 640, raw, file: file, line: line)
+        XCTAssertEqual(j["height"] as? Int, 360, raw, file: file, line: line)
+        let picture = j["picture"] as? [String: Any]
+        XCTAssertGreaterThan(picture?["maxFrameDiff"] as? Double ?? 0, 0.5, "the picture moves: \(raw)", file: file, line: line)
+        print("Chromium through both NATs \(how): first frame \(j["firstFrameMs"] ?? "?") ms, \(j["fps"] ?? "?") fps")
+    }
+
     /// (b) with Chromium as the viewer, behind the home NAT: the server's page played over
     /// WHEP through the public address; the picture in the page's `<video>` moves.
     func testChromiumBehindAHomeNATPlaysThroughThePublicAddress() throws {
         let (lines, raw) = try behindNAT(
-            serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099", udp: "40000:40099", timeout: 150,
-            """
-            ip netns exec natv$ID "$PYTHON" Tests/Browser/browser_check.py play http://100.64.0.1:18780 serve-av \\
-              --min-frames 30 --measure 1 --timeout 40 > "$TMP.view" 2> "$TMP.err"; echo "VIEW-STATUS: $?"
-            echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"; echo "VIEW-ERR: $(tail -c 600 "$TMP.err" | tr '\\n' ' ')"
-            rm -f "$TMP.view" "$TMP.err"
-            """)
-        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
-        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
-        XCTAssertEqual(j["width"] as? Int, 640, raw)
-        XCTAssertEqual(j["height"] as? Int, 360, raw)
-        let picture = j["picture"] as? [String: Any]
-        XCTAssertGreaterThan(picture?["maxFrameDiff"] as? Double ?? 0, 0.5, "the picture moves: \(raw)")
-        print("Chromium through both NATs: first frame \(j["firstFrameMs"] ?? "?") ms, \(j["fps"] ?? "?") fps")
+            serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099", udp: "40000:40099", timeout: 150, Self.chromium)
+        assertChromiumPlayed(lines, raw, "over UDP")
     }
 }
