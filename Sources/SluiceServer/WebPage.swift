@@ -31,7 +31,9 @@ enum WebPage {
         </head>
         <body>
         <h1>Sluice</h1>
-        <p><label>Bearer token (optional): <input id="token" type="password" autocomplete="off" size="24"></label></p>
+        <p><label>Bearer token (optional): <input id="token" type="password" autocomplete="off" size="24"></label>
+          <label title="Send media only through the server's TURN servers (--turn), as a viewer whose network allows nothing else would.">
+            <input id="relay-only" type="checkbox"> relay only (TURN)</label></p>
         <p id="error" role="alert"></p>
 
         <section id="streams">
@@ -50,6 +52,7 @@ enum WebPage {
             <tr><td>fps</td><td data-stat="fps">-</td></tr>
             <tr><td>bitrate (kbps)</td><td data-stat="bitrate">-</td></tr>
             <tr><td>RTT (ms)</td><td data-stat="rtt">-</td></tr>
+            <tr><td>ICE path</td><td data-stat="path">-</td></tr>
             <tr><td>frames decoded</td><td data-stat="framesDecoded">-</td></tr>
             <tr><td>packets lost</td><td data-stat="packetsLost">-</td></tr>
             <tr><td>first frame after (ms)</td><td data-stat="firstFrameMs">-</td></tr>
@@ -169,6 +172,18 @@ enum WebPage {
             }
           }
 
+          // --- ICE servers: the server's --stun and --turn, and the relay-only switch -------------
+          // `?relay=1` in the page's address ticks the switch.
+          async function rtcConfiguration() {
+            const relay = $("relay-only").checked;
+            const { iceServers } = await getJSON("/ice-servers.json");
+            if (relay && !iceServers.some((s) => /^turns?:/.test(s.urls))) {
+              throw new Error("Relay only needs a TURN server, and this server announces none (sluice serve --turn).");
+            }
+            return { iceServers, iceTransportPolicy: relay ? "relay" : "all" };
+          }
+          if (new URLSearchParams(location.search).get("relay") === "1") $("relay-only").checked = true;
+
           // --- Offer/answer over WHIP or WHEP -----------------------------------------------------
           // Sends a complete offer (every candidate inside, so no trickle PATCH is needed) and
           // applies the answer. Returns the session URL from Location.
@@ -245,6 +260,8 @@ enum WebPage {
               }
             });
             if (transportPair && report.get(transportPair)) pair = report.get(transportPair);
+            const end = (id) => { const c = id && report.get(id); return c ? `${c.protocol} ${c.candidateType}` : "?"; };
+            out.path = pair ? `${end(pair.localCandidateId)} -> ${end(pair.remoteCandidateId)}` : null;
             out.rtt = pair && pair.currentRoundTripTime !== undefined ? Math.round(pair.currentRoundTripTime * 1000 * 10) / 10 : null;
             const now = performance.now();
             out.bitrate = s.lastBytes === undefined ? 0 : Math.round((bytes - s.lastBytes) * 8 / (now - s.lastTime)); // bits/ms = kbit/s
@@ -274,7 +291,9 @@ enum WebPage {
           async function play(name, url) {
             showError("");
             await stop("play");
-            const pc = new RTCPeerConnection();
+            let config;
+            try { config = await rtcConfiguration(); } catch (e) { showError(String(e.message || e)); return; }
+            const pc = new RTCPeerConnection(config);
             const s = begin("play", name, pc);
             const media = new MediaStream();
             const video = $("play-video");
@@ -296,6 +315,8 @@ enum WebPage {
             showError("");
             await stop("publish");
             if (!name) { showError("Enter the name of a receiver to publish to."); return; }
+            let config;
+            try { config = await rtcConfiguration(); } catch (e) { showError(String(e.message || e)); return; }
             let stream;
             try {
               stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: true });
@@ -304,7 +325,7 @@ enum WebPage {
               return;
             }
             $("publish-video").srcObject = stream;
-            const pc = new RTCPeerConnection();
+            const pc = new RTCPeerConnection(config);
             const s = begin("publish", name, pc, { stream });
             for (const track of stream.getTracks()) pc.addTransceiver(track, { direction: "sendonly", streams: [stream] });
             $("publish-stop").disabled = false;

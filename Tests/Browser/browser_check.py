@@ -111,7 +111,7 @@ def check_page_error(driver):
 
 
 def open_page(driver, base, args):
-    driver.get(base + "/")
+    driver.get(base + ("/?relay=1" if getattr(args, "relay_only", False) else "/"))
     wait_for("the page script", 10, lambda: driver.execute_script("return !!window.sluice"))
     if args.token:
         driver.find_element(By.ID, "token").send_keys(args.token)
@@ -213,7 +213,7 @@ def run_play(driver, base, name, args):
         "framesDecoded": s.get("framesDecoded"), "width": s.get("width"), "height": s.get("height"),
         "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"), "codec": s.get("codec"),
         "packetsLost": s.get("packetsLost"), "firstFrameMs": s.get("firstFrameMs"),
-        "iceState": s.get("iceState"),
+        "iceState": s.get("iceState"), "path": s.get("path"),
         "picture": picture,
         "secondsToMinFrames": round(reached, 2),
         "viewersWhilePlaying": next((x["viewers"] for x in viewers if x["name"] == name), None),
@@ -272,6 +272,8 @@ def main():
     p.add_argument("--measure", type=float, default=2, help="seconds to keep measuring after --min-frames")
     p.add_argument("--timeout", type=float, default=30, help="seconds to wait for --min-frames")
     p.add_argument("--token", help="fill in the page's bearer token field")
+    p.add_argument("--relay-only", action="store_true",
+                   help="open the page with ?relay=1: media only through the server's TURN servers")
     p.add_argument("--flag", action="append", default=[], help="an extra Chromium flag")
     p.add_argument("--drop-flag", action="append", default=[], help="leave out one of the default flags")
     p.add_argument("--metric", help="play: read this series from the server's /metrics when the frames are in and "

@@ -145,7 +145,7 @@ final class LoadEndToEndTests: XCTestCase {
     /// gets the stream's 30 fps, so TURN is under the crowd's load too.
     func testRelayOnlyViewersThroughCoturn() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else {
-            throw XCTSkip("coturn is not installed (Scripts/install.sh installs it)")
+            throw CLI.BrowserToolsMissing(missing: ["coturn"])
         }
         let turnLog = FileManager.default.temporaryDirectory.appendingPathComponent("coturn-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: turnLog) }

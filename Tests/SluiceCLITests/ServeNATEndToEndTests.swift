@@ -39,6 +39,8 @@ final class ServeNATEndToEndTests: XCTestCase {
             rm -f "$TMP.yaml" "$TMP.serve"
             """
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("serve-nat-\(id)").path
+        // The script takes the topology down itself; this is for a script killed at its timeout.
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), [Repository.path("Tests/Interop/nat/topology.sh"), "down", id], timeout: 20) }
         let r = try CLI.execute(
             inNamespace: script, env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": tmp], timeout: timeout, reportPath: nil)
         var lines: [String: String] = [:]
@@ -127,5 +129,68 @@ final class ServeNATEndToEndTests: XCTestCase {
         let (lines, raw) = try behindNAT(
             serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099", udp: "40000:40099", timeout: 150, Self.chromium)
         assertChromiumPlayed(lines, raw, "over UDP")
+    }
+
+    /// coturn on the cloud NAT's public address (as a TURN service in the cluster), started in
+    /// the router's namespace; `relay` then gives the viewer relayed candidates and nothing else.
+    /// The server forwards no UDP and announces no public address: the relay is the only way.
+    static let coturn = """
+        ip netns exec natc$ID turnserver -n --listening-ip=100.64.0.1 --relay-ip=100.64.0.1 --listening-port=3478 \\
+          --min-port=49160 --max-port=49200 --lt-cred-mech --user=viewer:secret --realm=sluice --no-tls --no-dtls \\
+          --no-cli --pidfile="$TMP.turn.pid" --log-file=stdout --simple-log -v > "$TMP.turn" 2>&1 &
+        turn=$!
+        i=0; until grep -q 'Total General servers' "$TMP.turn"; do i=$((i+1)); [ $i -lt 200 ] || { echo "NO-TURN: 1"; break; }; sleep 0.05; done
+
+        """
+    static let coturnDown = """
+
+
+        echo "TURN-PEERS: $(grep -oE 'peer [0-9.]+' "$TMP.turn" | sort -u | tr '\\n' ' ')"
+        echo "TURN-CLIENTS: $(grep -oE 'remote 100\\.64\\.0\\.[0-9]+' "$TMP.turn" | sort -u | tr '\\n' ' ')"
+        kill $turn; wait $turn 2>/dev/null; rm -f "$TMP.turn" "$TMP.turn.pid"
+        """
+
+    /// (d) No UDP forwarded and no public address, but coturn on the router and
+    /// `--turn turn://viewer:secret@100.64.0.1:3478`: a relay-only aiortc viewer plays through
+    /// the relay, and coturn's own log shows the viewer's home NAT as its client and the
+    /// server's private address as the peer it relayed to.
+    func testARelayOnlyViewerPlaysThroughCoturnOnTheRouter() throws {
+        try requireCoturn()
+        let (lines, raw) = try behindNAT(
+            serve: "--turn turn://viewer:secret@100.64.0.1:3478", udp: "",
+            Self.coturn + """
+                view --seconds 3 --timeout 25 --turn turn://viewer:secret@100.64.0.1:3478 --relay-only \\
+                  > "$TMP.view" 2> "$TMP.err"; echo "VIEW-STATUS: $?"
+                echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"; rm -f "$TMP.view" "$TMP.err"
+                """ + Self.coturnDown)
+        XCTAssertNil(lines["NO-TURN"], raw)
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
+        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual(j["width"] as? Int, 640, raw)
+        XCTAssertEqual(j["picture_moves"] as? Bool, true, raw)
+        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, raw)
+        XCTAssertTrue((j["path"] as? String)?.hasPrefix("relay ->") ?? false, "the viewer sent through its relay: \(raw)")
+        XCTAssertTrue(lines["TURN-CLIENTS"]?.contains("remote 100.64.0.2") ?? false, "the home NAT was coturn's client: \(raw)")
+        XCTAssertTrue(lines["TURN-PEERS"]?.contains("peer 10.0.2.2") ?? false, "coturn relayed to the server: \(raw)")
+        print("relay-only aiortc through coturn: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
+    }
+
+    /// (d) with Chromium: the server's page with its relay-only switch (`?relay=1`) takes the
+    /// TURN server from `/ice-servers.json` and plays through it.
+    func testChromiumRelayOnlyPlaysThroughCoturnOnTheRouter() throws {
+        try requireCoturn()
+        let chromium = Self.chromium.replacingOccurrences(
+            of: "play http://100.64.0.1:18780 serve-av", with: "play --relay-only http://100.64.0.1:18780 serve-av")
+        let (lines, raw) = try behindNAT(
+            serve: "--turn turn://viewer:secret@100.64.0.1:3478", udp: "", timeout: 150, Self.coturn + chromium + Self.coturnDown)
+        XCTAssertNil(lines["NO-TURN"], raw)
+        assertChromiumPlayed(lines, raw, "through coturn")
+        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertTrue((j["path"] as? String)?.hasPrefix("udp relay ->") ?? false, "the page sent through its relay: \(raw)")
+        XCTAssertTrue(lines["TURN-PEERS"]?.contains("peer 10.0.2.2") ?? false, "coturn relayed to the server: \(raw)")
+    }
+
+    private func requireCoturn() throws {
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") { throw CLI.BrowserToolsMissing(missing: ["coturn"]) }
     }
 }

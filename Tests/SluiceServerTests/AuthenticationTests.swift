@@ -26,7 +26,7 @@ final class AuthenticationTests: XCTestCase {
     /// Routes that must exist and be protected: a floor, so the walk cannot pass by walking
     /// nothing (or by a route quietly moving to the public group).
     static let mustBeProtected: Set<String> = [
-        "GET /streams.json", "GET /whip.json", "GET /receivers.json",
+        "GET /streams.json", "GET /whip.json", "GET /receivers.json", "GET /ice-servers.json",
         "POST /whep/{stream}", "PATCH /whep/{stream}/{session}", "DELETE /whep/{stream}/{session}",
         "POST /whip/{name}", "PATCH /whip/{name}/{session}", "DELETE /whip/{name}/{session}",
         "POST /enterprises/{project}/devices/{command}",

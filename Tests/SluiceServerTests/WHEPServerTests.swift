@@ -147,6 +147,21 @@ final class WHEPServerTests: XCTestCase {
         }
     }
 
+    /// The page's `/ice-servers.json`: the `--stun` and `--turn` servers as `RTCIceServer`s,
+    /// the TURN one with its credentials, so the page's relay-only switch has a relay to use.
+    func testThePageGetsTheICEServersAsRTCIceServers() async throws {
+        let server = SluiceHTTPServer(
+            configuration: .init(port: 0, stun: ["stun://127.0.0.1:3478"], turn: ["turn://viewer:secret@127.0.0.1:3478"]))
+        try await server.application().test(.router) { client in
+            let r = try await client.execute(uri: "/ice-servers.json", method: .get)
+            XCTAssertEqual(r.status, .ok)
+            let json = try JSONSerialization.jsonObject(with: Data(String(buffer: r.body).utf8)) as? [String: [[String: String]]]
+            XCTAssertEqual(
+                json?["iceServers"],
+                [["urls": "stun:127.0.0.1:3478"], ["urls": "turn:127.0.0.1:3478", "username": "viewer", "credential": "secret"]])
+        }
+    }
+
     func testBadRequestsGetWHIPStatuses() async throws {
         let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0, token: "s3cret"), streams: [try hub()])
         try await server.application().test(.live) { client in

@@ -125,29 +125,8 @@ public enum WHIP {
     /// `Link: <stun:host:port>; rel="ice-server"` values for the server's ICE configuration
     /// (`turn` entries as `turn://user:pass@host:port`).
     public static func linkHeaders(stun: [String], turn: [String]) -> [String] {
-        var out: [String] = []
-        for s in stun {
-            out.append("<\(stripSlashes(s))>; rel=\"ice-server\"")
-        }
-        for t in turn {
-            // turn://user:pass@host:port → <turn:host:port>; username="user"; credential="pass"
-            guard let scheme = t.split(separator: ":", maxSplits: 1).first else { continue }
-            var rest = String(t.dropFirst(scheme.count + 1))
-            if rest.hasPrefix("//") { rest.removeFirst(2) }
-            var user = "", pass = ""
-            if let at = rest.lastIndex(of: "@") {
-                let creds = rest[..<at]
-                rest = String(rest[rest.index(after: at)...])
-                let parts = creds.split(separator: ":", maxSplits: 1)
-                user = parts.first.map(String.init) ?? ""
-                pass = parts.count > 1 ? String(parts[1]) : ""
-            }
-            out.append("<\(scheme):\(rest)>; rel=\"ice-server\"; username=\"\(user)\"; credential=\"\(pass)\"; credential-type=\"password\"")
-        }
-        return out
+        ICEServer.list(stun: stun, turn: turn).map(\.linkHeader)
     }
-
-    private static func stripSlashes(_ url: String) -> String { url.replacingOccurrences(of: "://", with: ":") }
 }
 
 /// RFC 6750 bearer tokens (`Authorization: Bearer <token>`), as every protected Sluice endpoint

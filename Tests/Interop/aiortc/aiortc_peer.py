@@ -2,6 +2,7 @@
 """aiortc (PyPI) as a WebRTC peer of Sluice, for the interop tests.
 
     aiortc_peer.py whep-play    URL [--token T] [--seconds N] [--codec vp8|h264] [--no-audio] [--drop P]
+                                [--turn turn://USER:PASS@HOST:PORT] [--relay-only]
     aiortc_peer.py whip-publish URL [--token T] [--seconds N] [--codec vp8|h264] [--size 640x360]
     aiortc_peer.py whep-serve   [--port P] [--seconds N] [--codec vp8|h264] [--only-codec] [--size 640x360]
     aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--decode K] [--no-delete]
@@ -15,7 +16,9 @@ whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes w
               --drop P it loses that share of the video packets on arrival (a lossy link).
               With --mdns-name NAME its offer's candidates carry NAME instead of their
               address, as browsers hide host addresses, and python-zeroconf (PyPI) answers
-              multicast DNS for NAME on loopback while the session lasts.
+              multicast DNS for NAME on loopback while the session lasts. --turn gives it a
+              TURN server, --relay-only gathers nothing but relayed candidates from it; its
+              JSON says which ICE path it took ("path": "host -> relay").
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
 whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
@@ -51,7 +54,8 @@ import uuid
 
 import aioice.ice
 import numpy
-from aiortc import RTCPeerConnection, RTCRtpSender, RTCSessionDescription
+from aiortc import (RTCConfiguration, RTCIceServer, RTCIceTransportPolicy, RTCPeerConnection, RTCRtpSender,
+                    RTCSessionDescription)
 from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
 from av import AudioFrame, VideoFrame
 
@@ -192,8 +196,29 @@ async def exchange(pc, url, token):
     return location, text
 
 
+def configuration(args):
+    """--turn turn://user:pass@host:port and --relay-only as aiortc's RTCConfiguration."""
+    servers = []
+    for url in args.turn:
+        scheme, rest = url.split("://", 1) if "://" in url else url.split(":", 1)
+        creds, _, address = rest.rpartition("@")
+        user, _, password = creds.partition(":")
+        servers.append(RTCIceServer(urls=f"{scheme}:{address}", username=user or None, credential=password or None))
+    policy = RTCIceTransportPolicy.RELAY if args.relay_only else RTCIceTransportPolicy.ALL
+    return RTCConfiguration(iceServers=servers or None, iceTransportPolicy=policy)
+
+
+def ice_path(transceiver):
+    """The nominated pair's candidate types, local -> remote (aioice's own state)."""
+    try:
+        pair = transceiver.receiver.transport.transport._connection._nominated.get(1)
+        return f"{pair.local_candidate.type} -> {pair.remote_candidate.type}" if pair else None
+    except AttributeError:
+        return None
+
+
 async def whep_play(args):
-    pc = RTCPeerConnection()
+    pc = RTCPeerConnection(configuration(args))
     stats = {"video_frames": 0, "audio_frames": 0, "width": 0, "height": 0}
     lumas = []
     first = {}
@@ -252,6 +277,7 @@ async def whep_play(args):
         await asyncio.wait_for(done.wait(), args.seconds + args.timeout)
     except asyncio.TimeoutError:
         pass
+    path = ice_path(video)
     if location:
         await http("DELETE", location, token=args.token)
     end = time.monotonic()
@@ -263,7 +289,7 @@ async def whep_play(args):
     moved = bool(len(lumas) == 2 and float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0)
     out = dict(stats, **rtp, fps=round((stats["video_frames"] - 1) / span, 1),
                first_frame_ms=round((first["video"] - posted) * 1000),
-               mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved,
+               mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved, path=path,
                answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")],
                answer_fingerprints=sorted({l.split(" ", 1)[1] for l in answer.splitlines()
                                            if l.startswith("a=fingerprint:sha-256 ")}))
@@ -631,6 +657,8 @@ def main():
     p.add_argument("--no-delete", action="store_true")
     p.add_argument("--drop", type=float, default=0.0, help="whep-play: share of video RTP packets to lose")
     p.add_argument("--mdns-name", help="whep-play/whip-publish: write this .local name instead of the candidates' address")
+    p.add_argument("--turn", action="append", default=[], help="whep-play: a TURN server, turn://user:pass@host:port")
+    p.add_argument("--relay-only", action="store_true", help="whep-play: relayed candidates only (needs --turn)")
     args = p.parse_args()
     if args.mode != "whep-serve" and not args.url:
         p.error("URL is required")
