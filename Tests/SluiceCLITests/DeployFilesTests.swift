@@ -21,20 +21,21 @@ final class DeployFilesTests: XCTestCase {
         XCTAssertEqual(
             Set(files),
             [
-                "configmap.yaml", "deployment.yaml", "hpa.yaml", "load-job.yaml", "load-merge.yaml",
+                "configmap.yaml", "coturn.yaml", "deployment.yaml", "hpa.yaml", "load-job.yaml", "load-merge.yaml",
                 "prometheus-adapter-rules.yaml", "secret.yaml", "service.yaml"
             ])
-        // Every resource (load-job.yaml holds three: ConfigMap, PersistentVolumeClaim, Job).
+        // Every resource (load-job.yaml holds three: ConfigMap, PersistentVolumeClaim, Job;
+        // coturn.yaml four: ConfigMap, Secret, Deployment, Service).
         var resources = 0
         for file in files {
             let text = try String(contentsOf: Self.k8s.appendingPathComponent(file), encoding: .utf8)
             resources += text.components(separatedBy: "\n").filter { $0.hasPrefix("kind: ") }.count
         }
-        XCTAssertEqual(resources, files.count + 2)
+        XCTAssertEqual(resources, files.count + 5)
         let r = try validate(files.map { Self.k8s.appendingPathComponent($0).path })
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertEqual(r.stdout.components(separatedBy: " passed for resource ").count - 1, resources, r.stdout + r.stderr)
-        for resource in ["configmap/sluice-load", "persistentvolumeclaim/sluice-load-reports", "job/sluice-load ", "job/sluice-load-merge"] {
+        for resource in ["deployment/sluice-coturn", "service/sluice-coturn", "configmap/sluice-load", "persistentvolumeclaim/sluice-load-reports", "job/sluice-load ", "job/sluice-load-merge"] {
             XCTAssertTrue(r.stdout.contains("passed for resource \(resource)"), "\(resource): \(r.stdout)")
         }
 

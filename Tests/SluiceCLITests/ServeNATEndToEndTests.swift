@@ -132,16 +132,27 @@ final class ServeNATEndToEndTests: XCTestCase {
     }
 
     /// coturn on the cloud NAT's public address (as a TURN service in the cluster), started in
-    /// the router's namespace; `relay` then gives the viewer relayed candidates and nothing else.
-    /// The server forwards no UDP and announces no public address: the relay is the only way.
-    static let coturn = """
-        ip netns exec natc$ID turnserver -n --listening-ip=100.64.0.1 --relay-ip=100.64.0.1 --listening-port=3478 \\
-          --min-port=49160 --max-port=49200 --lt-cred-mech --user=viewer:secret --realm=sluice --no-tls --no-dtls \\
-          --no-cli --pidfile="$TMP.turn.pid" --log-file=stdout --simple-log -v > "$TMP.turn" 2>&1 &
-        turn=$!
-        i=0; until grep -q 'Total General servers' "$TMP.turn"; do i=$((i+1)); [ $i -lt 200 ] || { echo "NO-TURN: 1"; break; }; sleep 0.05; done
+    /// the router's namespace with the `turnserver.conf` of `deploy/k8s/coturn.yaml`; only its
+    /// addresses and user come from the command line, as the manifest's Deployment does.
+    /// `relay` then gives the viewer relayed candidates and nothing else. The server forwards
+    /// no UDP and announces no public address: the relay is the only way.
+    static func coturn() throws -> String {
+        let manifest = try String(contentsOfFile: Repository.path("deploy/k8s/coturn.yaml"), encoding: .utf8)
+        let lines = manifest.components(separatedBy: "\n")
+        let start = try XCTUnwrap(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces) == "turnserver.conf: |" })
+        let conf = lines[(start + 1)...].prefix { $0.hasPrefix("    ") }.map { String($0.dropFirst(4)) }
+        XCTAssertTrue(conf.contains("lt-cred-mech"), "\(conf)")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("turnserver-\(UUID().uuidString).conf").path
+        try (conf.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return """
+            ip netns exec natc$ID turnserver -c \(path) --listening-ip=100.64.0.1 --relay-ip=100.64.0.1 --user=viewer:secret \\
+              --pidfile="$TMP.turn.pid" -v > "$TMP.turn" 2>&1 &
+            turn=$!
+            i=0; until grep -q 'Total General servers' "$TMP.turn"; do i=$((i+1)); [ $i -lt 200 ] || { echo "NO-TURN: 1"; break; }; sleep 0.05; done
+            rm -f \(path)
 
-        """
+            """
+    }
     static let coturnDown = """
 
 
@@ -158,7 +169,7 @@ final class ServeNATEndToEndTests: XCTestCase {
         try requireCoturn()
         let (lines, raw) = try behindNAT(
             serve: "--turn turn://viewer:secret@100.64.0.1:3478", udp: "",
-            Self.coturn + """
+            try Self.coturn() + """
                 view --seconds 3 --timeout 25 --turn turn://viewer:secret@100.64.0.1:3478 --relay-only \\
                   > "$TMP.view" 2> "$TMP.err"; echo "VIEW-STATUS: $?"
                 echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"; rm -f "$TMP.view" "$TMP.err"
@@ -182,7 +193,7 @@ final class ServeNATEndToEndTests: XCTestCase {
         let chromium = Self.chromium.replacingOccurrences(
             of: "play http://100.64.0.1:18780 serve-av", with: "play --relay-only http://100.64.0.1:18780 serve-av")
         let (lines, raw) = try behindNAT(
-            serve: "--turn turn://viewer:secret@100.64.0.1:3478", udp: "", timeout: 150, Self.coturn + chromium + Self.coturnDown)
+            serve: "--turn turn://viewer:secret@100.64.0.1:3478", udp: "", timeout: 150, try Self.coturn() + chromium + Self.coturnDown)
         XCTAssertNil(lines["NO-TURN"], raw)
         assertChromiumPlayed(lines, raw, "through coturn")
         let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
