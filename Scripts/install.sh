@@ -16,6 +16,7 @@ runtime=(
 )
 build=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev libnice-dev
+  libcurl4-openssl-dev libxml2-dev                     # --static-swift-stdlib (the container's binary) links Foundation against them
 )
 testing=(
   gstreamer1.0-tools gstreamer1.0-plugins-base-apps   # gst-launch-1.0, gst-discoverer-1.0 (tests, benchmarks)
@@ -29,6 +30,7 @@ testing=(
   janus                                                # the SFU of the Janus VideoRoom tests (started by the tests in their namespace)
   coturn                                               # the TURN server of the relay-only load test (started by the test in its namespace)
   iptables                                             # NAT between namespaces: a load test's netem groups reach their service through it
+  podman runc catatonit debootstrap                    # the container tests: deploy/build-image.sh's image, run and kube-played (runc: deploy/containers.conf)
   libjs-janus-gateway libjs-webrtc-adapter             # janus.js and adapter.js: Chromium joins the room through Janus's own API
 )
 namespace=(
@@ -105,6 +107,11 @@ fi
 if ! .venv/bin/python -c 'import schemathesis' 2>/dev/null; then
   echo "install.sh: installing schemathesis into .venv"
   .venv/bin/pip install -q schemathesis
+fi
+# The container tests build deploy/Containerfile offline: its base (debootstrap) and its
+# package layer are made here, where downloading is allowed, and kept in podman's store.
+if command -v podman > /dev/null; then
+  deploy/build-image.sh --prepare
 fi
 # The deploy test validates deploy/k8s against the Kubernetes schemas (bundled, offline).
 if ! .venv/bin/python -c 'import kubernetes_validate' 2>/dev/null; then

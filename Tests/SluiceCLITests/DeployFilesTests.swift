@@ -35,7 +35,10 @@ final class DeployFilesTests: XCTestCase {
         let r = try validate(files.map { Self.k8s.appendingPathComponent($0).path })
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertEqual(r.stdout.components(separatedBy: " passed for resource ").count - 1, resources, r.stdout + r.stderr)
-        for resource in ["deployment/sluice-coturn", "service/sluice-coturn", "configmap/sluice-load", "persistentvolumeclaim/sluice-load-reports", "job/sluice-load ", "job/sluice-load-merge"] {
+        for resource in [
+            "deployment/sluice-coturn", "service/sluice-coturn", "configmap/sluice-load", "persistentvolumeclaim/sluice-load-reports", "job/sluice-load ",
+            "job/sluice-load-merge"
+        ] {
             XCTAssertTrue(r.stdout.contains("passed for resource \(resource)"), "\(resource): \(r.stdout)")
         }
 

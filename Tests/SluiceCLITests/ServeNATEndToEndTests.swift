@@ -19,21 +19,28 @@ final class ServeNATEndToEndTests: XCTestCase {
 
     /// Runs `sluice serve SERVE_ARGS` in the server's namespace and `body` after it answers
     /// through the NAT; the topology's UDP forward is `udp` (MIN:MAX or "").
-    private func behindNAT(serve: String, udp: String, tcp: String = "", timeout: Double = 90, _ body: String) throws -> (lines: [String: String], raw: String)
-    {
+    /// `server` starts the server in namespace `nats$ID` with the pipeline `$TMP.yaml`, up to
+    /// its options (the container test gives `podman run …`).
+    static func behindNAT(
+        serve: String, udp: String, tcp: String = "", timeout: Double = 90,
+        server: String = #"ip netns exec nats$ID "$SLUICE" serve --pipeline "$TMP.yaml""#, _ body: String
+    ) throws -> (lines: [String: String], raw: String) {
         let id = String(UUID().uuidString.prefix(6)).lowercased()
         let script = """
             ip link set lo up
             ID=\(id)
             bash Tests/Interop/nat/topology.sh up \(id) 18780 '\(udp)' '\(tcp)' || exit 94
             sed 's/addresses: \\[127.0.0.1\\]/addresses: [10.0.2.2]/' Pipelines/serve-av.yaml > "$TMP.yaml"
-            ip netns exec nats\(id) "$SLUICE" serve --host 0.0.0.0 --port 18780 --pipeline "$TMP.yaml" \(serve) > "$TMP.serve" 2>&1 &
+            started=$(date +%s%N)
+            \(server) --host 0.0.0.0 --port 18780 \(serve) > "$TMP.serve" 2>&1 &
             serve=$!
-            i=0; until ip netns exec natv\(id) curl -s -m 1 -o /dev/null http://100.64.0.1:18780/streams.json; do i=$((i+1)); [ $i -lt 150 ] || { echo "NO-HTTP: 1"; break; }; sleep 0.1; done
+            i=0; until ip netns exec natv\(id) curl -s -m 1 -o /dev/null http://100.64.0.1:18780/streams.json; do i=$((i+1)); [ $i -lt 300 ] || { echo "NO-HTTP: 1"; break; }; sleep 0.1; done
+            i=0; until [ "$(ip netns exec nats\(id) curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18780/readyz)" = 200 ]; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            echo "READY-MS: $(( ($(date +%s%N) - started) / 1000000 ))"
             metrics() { ip netns exec nats\(id) curl -s http://127.0.0.1:18780/metrics; }
             view() { ip netns exec natv\(id) env AIORTC_HOST_ADDRESSES=192.168.1.2 "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://100.64.0.1:18780/whep/serve-av "$@"; }
             \(body)
-            kill -INT $serve; wait $serve
+            kill -INT $serve; wait $serve; echo "SERVE-EXIT: $?"
             echo "SERVE-LOG: $(grep -E 'removed|error' "$TMP.serve" | tr '\\n' ' ' | cut -c1-600)"
             bash Tests/Interop/nat/topology.sh down \(id)
             rm -f "$TMP.yaml" "$TMP.serve"
@@ -55,7 +62,7 @@ final class ServeNATEndToEndTests: XCTestCase {
     /// reach: the viewer does not play, and within 10 s of the server taking its offer the
     /// server's log and `/metrics` say why (ICE failed or never connected; viewer removed).
     func testWithoutTheOptionsTheViewerCannotConnectAndTheServerSaysSo() throws {
-        let (lines, raw) = try behindNAT(
+        let (lines, raw) = try Self.behindNAT(
             serve: "", udp: "",
             """
             view --seconds 2 --timeout 20 > "$TMP.view" 2>&1 &
@@ -81,7 +88,7 @@ final class ServeNATEndToEndTests: XCTestCase {
     /// NAT forwarding that range, the viewer plays the moving picture at its size and rate.
     /// The range matters: the NAT forwards nothing else.
     func testWithAPublicAddressAndAPortRangeTheViewerPlays() throws {
-        let (lines, raw) = try behindNAT(
+        let (lines, raw) = try Self.behindNAT(
             serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099", udp: "40000:40099",
             """
             view --seconds 3 --timeout 20 > "$TMP.view" 2> "$TMP.err"; echo "VIEW-STATUS: $?"
@@ -99,7 +106,7 @@ final class ServeNATEndToEndTests: XCTestCase {
     /// (c) Only TCP forwarded (a network that blocks UDP): with `--ice-tcp` the server also
     /// offers passive ICE-TCP candidates in its port range, and Chromium plays over them.
     func testWithOnlyTCPForwardedChromiumPlaysOverICETCP() throws {
-        let (lines, raw) = try behindNAT(
+        let (lines, raw) = try Self.behindNAT(
             serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099 --ice-tcp", udp: "", tcp: "40000:40099",
             timeout: 150, Self.chromium)
         assertChromiumPlayed(lines, raw, "over ICE-TCP")
@@ -126,7 +133,7 @@ final class ServeNATEndToEndTests: XCTestCase {
     /// (b) with Chromium as the viewer, behind the home NAT: the server's page played over
     /// WHEP through the public address; the picture in the page's `<video>` moves.
     func testChromiumBehindAHomeNATPlaysThroughThePublicAddress() throws {
-        let (lines, raw) = try behindNAT(
+        let (lines, raw) = try Self.behindNAT(
             serve: "--ice-public-address 100.64.0.1 --ice-port-range 40000-40099", udp: "40000:40099", timeout: 150, Self.chromium)
         assertChromiumPlayed(lines, raw, "over UDP")
     }
@@ -167,7 +174,7 @@ final class ServeNATEndToEndTests: XCTestCase {
     /// server's private address as the peer it relayed to.
     func testARelayOnlyViewerPlaysThroughCoturnOnTheRouter() throws {
         try requireCoturn()
-        let (lines, raw) = try behindNAT(
+        let (lines, raw) = try Self.behindNAT(
             serve: "--turn turn://viewer:secret@100.64.0.1:3478", udp: "",
             try Self.coturn() + """
                 view --seconds 3 --timeout 25 --turn turn://viewer:secret@100.64.0.1:3478 --relay-only \\
@@ -192,7 +199,7 @@ final class ServeNATEndToEndTests: XCTestCase {
         try requireCoturn()
         let chromium = Self.chromium.replacingOccurrences(
             of: "play http://100.64.0.1:18780 serve-av", with: "play --relay-only http://100.64.0.1:18780 serve-av")
-        let (lines, raw) = try behindNAT(
+        let (lines, raw) = try Self.behindNAT(
             serve: "--turn turn://viewer:secret@100.64.0.1:3478", udp: "", timeout: 150, try Self.coturn() + chromium + Self.coturnDown)
         XCTAssertNil(lines["NO-TURN"], raw)
         assertChromiumPlayed(lines, raw, "through coturn")
