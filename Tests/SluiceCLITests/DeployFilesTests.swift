@@ -2,8 +2,8 @@ import Foundation
 import SluiceTestSupport
 import XCTest
 
-/// `deploy/`: no container engine or cluster runs here, so this proves what can be proven.
-/// The manifests validate against the Kubernetes schemas (kubernetes-validate, offline,
+/// `deploy/`'s files themselves (`ContainerEndToEndTests` builds and runs the image and plays
+/// the manifests with podman). The manifests validate against the Kubernetes schemas (kubernetes-validate, offline,
 /// strict), and a manifest with a mistake does not; the Deployment's command line and
 /// ConfigMap start a real `sluice serve` that becomes ready and drains to exit 0 on SIGTERM;
 /// the Containerfile installs its packages with the script CI runs.
@@ -229,7 +229,7 @@ final class DeployFilesTests: XCTestCase {
         let file = try String(contentsOf: Repository.root.appendingPathComponent("deploy/Containerfile"), encoding: .utf8)
         XCTAssertTrue(file.contains("SLUICE_PROFILE=build Scripts/install.sh"), file)
         XCTAssertTrue(file.contains("SLUICE_PROFILE=runtime /tmp/install.sh"), file)
-        XCTAssertTrue(file.contains("FROM debian:12"), file)
+        XCTAssertTrue(file.contains("ARG RUNTIME_IMAGE=docker.io/library/debian:12-slim"), file)
         XCTAssertTrue(file.contains("USER 10001"), "a non-root user")
         XCTAssertTrue(file.contains("swift build -c release"), "a release build")
         let ci = try String(contentsOf: Repository.root.appendingPathComponent(".ci/run"), encoding: .utf8)
