@@ -30,6 +30,7 @@ testing=(
   janus                                                # the SFU of the Janus VideoRoom tests (started by the tests in their namespace)
   coturn                                               # the TURN server of the relay-only load test (started by the test in its namespace)
   iptables                                             # NAT between namespaces: a load test's netem groups reach their service through it
+  nginx                                                # the proxy in front of two sluice serve replicas (deploy/nginx/replicas.conf, started by the test)
   podman runc catatonit debootstrap                    # the container tests: deploy/build-image.sh's image, run and kube-played (runc: deploy/containers.conf)
   libjs-janus-gateway libjs-webrtc-adapter             # janus.js and adapter.js: Chromium joins the room through Janus's own API
 )

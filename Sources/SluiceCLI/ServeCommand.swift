@@ -52,6 +52,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("ice-tcp"), help: "Also offer passive ICE-TCP candidates, for viewers whose UDP is blocked.")
     var iceTCP = false
 
+    @Option(
+        help:
+            "This replica's name in WHEP/WHIP session URLs, so a proxy in front of several replicas routes a session's PATCH and DELETE to it (deploy/nginx/replicas.conf)."
+    )
+    var instance: String?
+
     @Option(help: "PEM certificate (chain) file: serve HTTPS and WSS. Needs --key.")
     var cert: String?
 
@@ -149,6 +155,7 @@ struct Serve: AsyncParsableCommand {
         if let bad = icePublicAddresses.first(where: { !IPAddressLiteral.isValid($0) }) {
             throw ValidationError("--ice-public-address '\(bad)' is not an IP address; give the NAT's public IPv4 or IPv6 address")
         }
+        do { _ = try ReplicaRoute(instance: instance) } catch { throw ValidationError(error.description) }
         guard viewerStatsInterval == 0 || (0.5...3600).contains(viewerStatsInterval) else {
             throw ValidationError("--viewer-stats-interval must be 0 (off) or between 0.5 and 3600 seconds")
         }
@@ -177,6 +184,7 @@ struct Serve: AsyncParsableCommand {
         o.pipelines = pipelines; o.receivePipelines = receivePipelines; o.companions = companions
         o.relay = relay; o.token = token; o.stun = stun; o.turn = turn
         o.ice.publicAddresses = icePublicAddresses; o.ice.tcp = iceTCP
+        o.replica = (try? ReplicaRoute(instance: instance)) ?? .single // checked in validate()
         if let icePortRange, case .success(let range) = ICEPortRange.parse(icePortRange) { o.ice.portRange = range }
         o.tls = cert.flatMap { c in key.map { (certificate: c, key: $0) } }
         o.dtlsCertificate = dtlsCert.map { (certificate: $0, key: dtlsKey) }

@@ -30,6 +30,8 @@ public struct ServeHost {
         /// How every session's ICE agent reaches viewers: public addresses (1:1 NAT), ports,
         /// TCP candidates.
         public var ice = ServeICE()
+        /// This replica's name in session URLs (`--instance`); `.single` without replicas.
+        public var replica = ReplicaRoute.single
         /// PEM certificate chain and key files: HTTPS and WSS.
         public var tls: (certificate: String, key: String)?
         /// PEM files of the DTLS certificate every WebRTC session presents (the key may be in
@@ -158,9 +160,10 @@ extension ServeHost {
         if let folder = o.pipelinesFolder, !FileManager.default.fileExists(atPath: folder) {
             throw Failure(kind: .usage, description: "--pipelines-dir \(folder) does not exist")
         }
-        let configuration = SluiceHTTPServer.Configuration(
+        var configuration = SluiceHTTPServer.Configuration(
             host: o.host, port: o.port, token: o.token, stun: o.stun, turn: o.turn,
             tls: o.tls, control: access, pipelinesFolder: o.pipelinesFolder)
+        configuration.replica = o.replica
         if o.relay { report(.info("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>")) }
         let server = SluiceHTTPServer(
             configuration: configuration, directory: directory, receivers: receivers,

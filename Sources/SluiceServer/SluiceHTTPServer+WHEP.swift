@@ -16,6 +16,7 @@ extension SluiceHTTPServer {
         // A served pipeline, or else a relayed WHIP publisher of that name.
         let source: @Sendable (String) -> (any ViewerSource)? = { streams[$0] ?? ingest.relay(named: $0) }
         let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
+        let replica = configuration.replica
 
         addStreamList(to: router)
 
@@ -31,14 +32,18 @@ extension SluiceHTTPServer {
             }
             do {
                 let (id, answer) = try await hub.addViewer(offer: offer)
-                return Self.created(answer: answer, session: "/whep/\(name)/\(id)", id: id, links: links)
+                return Self.created(answer: answer, session: "/whep/\(name)/\(replica.external(id))", id: id, links: links)
             } catch let e as RunError {
                 return Self.problem(WHIP.HTTPError(422, e.message))
             }
         }
 
         router.patch("/whep/:stream/:session") { request, context -> Response in
-            let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
+            let name = context.parameters.get("stream") ?? "", id: String
+            switch replica.session(context.parameters.get("session") ?? "") {
+            case .failure(let e): return Self.problem(e)
+            case .success(let session): id = session
+            }
             guard let hub = source(name) else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
             let body = (try? await request.body.collect(upTo: Self.maxSDPBytes)).map { String(buffer: $0) } ?? ""
             switch WHIP.checkPatch(
@@ -55,7 +60,11 @@ extension SluiceHTTPServer {
         }
 
         router.delete("/whep/:stream/:session") { _, context -> Response in
-            let name = context.parameters.get("stream") ?? "", id = context.parameters.get("session") ?? ""
+            let name = context.parameters.get("stream") ?? "", id: String
+            switch replica.session(context.parameters.get("session") ?? "") {
+            case .failure(let e): return Self.problem(e)
+            case .success(let session): id = session
+            }
             guard let hub = source(name), hub.removeViewer(id) else {
                 return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
             }

@@ -214,7 +214,7 @@ public final class WHIPIngest: Sendable {
 
 extension SluiceHTTPServer {
     func addWHIPRoutes(to router: Routes) {
-        let ingest = ingest, configuration = configuration
+        let ingest = ingest, configuration = configuration, replica = configuration.replica
         let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
 
         router.get("/whip.json") { _, _ -> Response in Self.json(ingest.listing) }
@@ -228,7 +228,7 @@ extension SluiceHTTPServer {
             }
             do {
                 let (id, answer) = try await ingest.start(name, offer: offer)
-                return Self.created(answer: answer, session: "/whip/\(name)/\(id)", id: id, links: links)
+                return Self.created(answer: answer, session: "/whip/\(name)/\(replica.external(id))", id: id, links: links)
             } catch let e as WHIP.HTTPError {
                 return Self.problem(e)
             }
@@ -242,7 +242,11 @@ extension SluiceHTTPServer {
         }
 
         router.delete("/whip/:name/:session") { _, context -> Response in
-            let name = context.parameters.get("name") ?? "", id = context.parameters.get("session") ?? ""
+            let name = context.parameters.get("name") ?? "", id: String
+            switch replica.session(context.parameters.get("session") ?? "") {
+            case .failure(let e): return Self.problem(e)
+            case .success(let session): id = session
+            }
             guard await ingest.stop(name, id) else { return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on '\(name)'")) }
             return Response(status: .ok)
         }

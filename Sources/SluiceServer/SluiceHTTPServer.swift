@@ -38,6 +38,9 @@ public struct SluiceHTTPServer: Sendable {
         public var control: ControlAPIAccess
         /// The folder the control API may create pipelines from (`--pipelines-dir`).
         public var pipelinesFolder: String?
+        /// This replica's name in its sessions' URLs (`--instance`), for a proxy in front of
+        /// several replicas.
+        public var replica = ReplicaRoute.single
         /// A configuration with these options. Without `control`, `token` (if any) is the control
         /// API's only admin token; either way the access is bound to `host`, so an API without an
         /// admin token accepts changes only on a loopback address.

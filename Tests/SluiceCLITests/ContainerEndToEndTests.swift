@@ -70,7 +70,9 @@ final class ContainerEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(video?["frames"] as? Int ?? 0, 60, report)
         let size = Int(lines.first { $0.hasPrefix("SIZE: ") }?.dropFirst(6) ?? "") ?? .max
         let sluice = Int(lines.first { $0.hasPrefix("SLUICE-BYTES: ") }?.dropFirst(14) ?? "") ?? .max
-        print("image \(size / 1_000_000) MB, of which Sluice's binary and libraries \(sluice / 1_000_000) MB; first frame \(j["time_to_first_frame_ms"] ?? "?") ms")
+        print(
+            "image \(size / 1_000_000) MB, of which Sluice's binary and libraries \(sluice / 1_000_000) MB; first frame \(j["time_to_first_frame_ms"] ?? "?") ms"
+        )
         // The runtime: Debian, GStreamer's plugins and their libraries, without Sluice. The
         // release image adds its ~80 MB static binary (the README has its figure).
         XCTAssertLessThan(size - sluice, 520_000_000, "the runtime part grew: \(size) bytes in all, \(sluice) of them Sluice's")

@@ -154,6 +154,17 @@ async def http(method, url, body=None, token=None, timeout=15):
             return r.status, dict(r.headers), await r.text()
 
 
+async def patch(url, fragment, etag, token=None, timeout=15):
+    """A trickle-ICE PATCH of `fragment` to a session; returns its status."""
+    import aiohttp
+    headers = {"Content-Type": "application/trickle-ice-sdpfrag", "If-Match": etag or "*"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as s:
+        async with s.request("PATCH", url, data=fragment, headers=headers) as r:
+            return r.status
+
+
 MDNS_NAME = None
 MDNS = []  # the zeroconf responder, kept for the session
 
@@ -177,8 +188,9 @@ async def hide_addresses(sdp, name):
     return re.sub(r"^(a=candidate:\S+ \d+ \S+ \d+ )" + re.escape(address) + " ", lambda m: m.group(1) + name + " ", sdp, flags=re.M)
 
 
-async def exchange(pc, url, token):
-    """Non-trickle offer → POST → answer. Returns the session URL."""
+async def exchange(pc, url, token, headers_out=None):
+    """Non-trickle offer → POST → answer. Returns the session URL (and puts the response's
+    headers into headers_out, when given)."""
     await pc.setLocalDescription(await pc.createOffer())
     await gathered(pc)
     offer = pc.localDescription.sdp
@@ -188,6 +200,8 @@ async def exchange(pc, url, token):
     status, headers, text = await http("POST", url, offer, token)
     if status != 201:
         raise Failure(f"POST {url} answered {status}: {text.strip()[:300]}")
+    if headers_out is not None:
+        headers_out.update(headers)
     await pc.setRemoteDescription(RTCSessionDescription(sdp=text, type="answer"))
     location = headers.get("Location", "")
     if location.startswith("/"):
@@ -350,6 +364,9 @@ class _Viewer:
         self.max_gap = 0.0         # seconds between two video packets, once media flows
         self.pli_at = None         # a PLI sent and not yet answered by a keyframe
         self.pli_answers = []      # seconds from each PLI to the next keyframe
+        self.location = None       # the session URL
+        self.patch_status = None   # the trickle PATCH's status (--patch)
+        self.delete_status = None  # the DELETE's status
 
     def keyframe(self):
         if self.pli_at is not None:
@@ -408,7 +425,13 @@ async def whep_crowd(args):
                     if track.kind == "video":
                         v.frames += 1
             asyncio.ensure_future(drain())
-        location, _ = await exchange(pc, args.url, args.token)
+        headers = {}
+        location, _ = await exchange(pc, args.url, args.token, headers)
+        if args.patch:
+            # A trickle PATCH (RFC 8840): the end of this viewer's candidates, to its session.
+            fragment = "a=ice-ufrag:x\r\na=ice-pwd:xxxxxxxxxxxxxxxxxxxxxx\r\nm=audio 9 UDP/TLS/RTP/SAVPF 0\r\na=mid:0\r\na=end-of-candidates\r\n"
+            v.patch_status = await patch(location, fragment, headers.get("ETag") or headers.get("Etag"), args.token)
+        v.location = location
         return pc, location, receiver
 
     viewers = await asyncio.gather(*[one(i) for i in range(args.viewers)])
@@ -417,6 +440,7 @@ async def whep_crowd(args):
         if time.monotonic() > end:
             raise Failure(f"not all viewers connected: {[pc.connectionState for pc, _, _ in viewers]}")
         await asyncio.sleep(0.1)
+    log(f"all {len(viewers)} viewers connected")
     if args.no_delete:
         print("connected", flush=True)
         await asyncio.sleep(3600)
@@ -436,9 +460,12 @@ async def whep_crowd(args):
     before = [(v.frames, v.packets) for v in seen]
     await asyncio.sleep(2)
     await asyncio.gather(*asks)
-    for pc, location, _ in viewers:
+    for v, (pc, location, _) in zip(seen, viewers):
         if location:
-            await http("DELETE", location, token=args.token)
+            try:
+                v.delete_status = (await http("DELETE", location, token=args.token))[0]
+            except Exception as e:  # a replica that is gone: its proxy's error, or none
+                v.delete_status = str(e)[:80]
         await pc.close()
 
     def missing(v):
@@ -452,7 +479,9 @@ async def whep_crowd(args):
                       "seq_missing": [missing(v) for v in seen],
                       "max_gap_ms": [round(v.max_gap * 1000) for v in seen],
                       "pli_answered_ms": [[round(a * 1000) for a in v.pli_answers] for v in seen][args.decode:],
-                      "pli_unanswered": [int(v.pli_at is not None) for v in seen][args.decode:]}), flush=True)
+                      "pli_unanswered": [int(v.pli_at is not None) for v in seen][args.decode:],
+                      "locations": [v.location for v in seen], "patch_status": [v.patch_status for v in seen],
+                      "delete_status": [v.delete_status for v in seen]}), flush=True)
 
 
 async def room_call(args):
@@ -655,6 +684,7 @@ def main():
     p.add_argument("--decode", type=int, default=1 << 30, help="whep-crowd: only the first N viewers decode pictures")
     p.add_argument("--room", default="interop")
     p.add_argument("--no-delete", action="store_true")
+    p.add_argument("--patch", action="store_true", help="whep-crowd: each viewer PATCHes end-of-candidates to its session")
     p.add_argument("--drop", type=float, default=0.0, help="whep-play: share of video RTP packets to lose")
     p.add_argument("--mdns-name", help="whep-play/whip-publish: write this .local name instead of the candidates' address")
     p.add_argument("--turn", action="append", default=[], help="whep-play: a TURN server, turn://user:pass@host:port")
