@@ -37,10 +37,10 @@ public struct ReplicaRoute: Sendable, Equatable {
         guard let dot = segment.firstIndex(of: ".") else { return .success(segment) }
         let owner = String(segment[..<dot])
         guard owner == instance else {
-            return .failure(
-                WHIP.HTTPError(
-                    421, "session '\(segment)' is held by replica '\(owner)', not '\(instance ?? "(none)")': "
-                        + "route requests by the replica named in the session URL (deploy/nginx/replicas.conf)"))
+            let here = instance ?? "(none)"
+            let message = "session '\(segment)' is held by replica '\(owner)', not '\(here)': "
+                + "route requests by the replica named in the session URL (deploy/nginx/replicas.conf)"
+            return .failure(WHIP.HTTPError(421, message))
         }
         return .success(String(segment[segment.index(after: dot)...]))
     }
