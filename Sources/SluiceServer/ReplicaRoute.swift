@@ -38,7 +38,8 @@ public struct ReplicaRoute: Sendable, Equatable {
         let owner = String(segment[..<dot])
         guard owner == instance else {
             let here = instance ?? "(none)"
-            let message = "session '\(segment)' is held by replica '\(owner)', not '\(here)': "
+            let message =
+                "session '\(segment)' is held by replica '\(owner)', not '\(here)': "
                 + "route requests by the replica named in the session URL (deploy/nginx/replicas.conf)"
             return .failure(WHIP.HTTPError(421, message))
         }
