@@ -18,7 +18,8 @@
 #   libraries it links from the toolchain are copied next to it.
 #
 # podman runs with deploy/containers.conf (runc, no default ulimits) unless CONTAINERS_CONF is
-# set. Prints the image's size at the end.
+# set. Builds use the network they run in (--network host): a build bridge would turn on IPv4
+# forwarding for the whole host (netavark does), which new network namespaces then inherit. Prints the image's size at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prepare=0
@@ -49,7 +50,7 @@ fi
 
 # The runtime packages (the Containerfile's `runtime` stage): cached by podman while the base,
 # Scripts/install.sh and the stage's lines stay the same.
-podman build -q --format docker -f deploy/Containerfile --build-arg RUNTIME_IMAGE="$base" --target runtime . > /dev/null
+podman build -q --network host --format docker -f deploy/Containerfile --build-arg RUNTIME_IMAGE="$base" --target runtime . > /dev/null
 [ "$prepare" = 0 ] || { echo "build-image: $base and the runtime packages are ready"; exit 0; }
 
 out=deploy/.out
@@ -67,7 +68,7 @@ toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
   mkdir -p "$out/usr/local/lib" && strip -o "$out/usr/local/lib/$(basename "$lib")" "$lib"
 done
 
-podman build -q --format docker -f deploy/Containerfile --build-arg RUNTIME_IMAGE="$base" --build-arg BINARY=prebuilt -t "$tag" . > /dev/null
+podman build -q --network host --format docker -f deploy/Containerfile --build-arg RUNTIME_IMAGE="$base" --build-arg BINARY=prebuilt -t "$tag" . > /dev/null
 rm -rf "$out"
 size=$(podman image inspect "$tag" --format '{{.Size}}')
 echo "build-image: $tag, $((size / 1000000)) MB"
