@@ -147,7 +147,7 @@ final class JanusEndToEndTests: XCTestCase {
             dv=$!
             waitfor \(t).dv 'the subscribing PeerConnection is up' 300
             start=$(date +%s)
-            python3 '\(Repository.root.path)/Tests/Interop/janus/destroy_room.py' http://127.0.0.1:\(janus.httpPort)/janus 1234 > /dev/null; echo "DESTROY-STATUS: $?"
+            python3 '\(Repository.root.path)/Tests/Interop/janus/videoroom.py' http://127.0.0.1:\(janus.httpPort)/janus destroy 1234 > /dev/null; echo "DESTROY-STATUS: $?"
             wait $dp; echo "DP-STATUS: $?"; wait $dv; echo "DV-STATUS: $?"; echo "DESTROY-SECONDS: $(( $(date +%s) - start ))"
             echo "DP-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dp.json)"
             echo "DV-WHY: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"].get("ended_by_peer"))' \(t).dv.json)"

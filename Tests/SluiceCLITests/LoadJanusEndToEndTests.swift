@@ -122,7 +122,7 @@ final class LoadJanusEndToEndTests: XCTestCase {
         try Janus.requireInstalled()
         let janus = Janus(httpPort: 18098, wsPort: 18198)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("load-janus-pub-\(UUID().uuidString.prefix(6))").path
-        defer { for e in ["json", "view.yaml", "view.json"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        defer { for e in ["json", "view.yaml", "view.json", "room.json"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
         let view = try String(contentsOfFile: Repository.path("Pipelines/load-janus.yaml"), encoding: .utf8)
             .replacingOccurrences(of: "  subscribe: all", with: "  subscribe: [sluice-load-0]")
         try view.write(toFile: "\(t).view.yaml", atomically: true, encoding: .utf8)
@@ -133,6 +133,9 @@ final class LoadJanusEndToEndTests: XCTestCase {
             "$SLUICE" load Pipelines/load-janus-publish.yaml --clients 8 --ramp 10/s --duration 10 --json \(t).json > $out &
             load=$!
             waitfor $out ' 6 connected' 300
+            python3 '\(Repository.root.path)/Tests/Interop/janus/videoroom.py' http://127.0.0.1:\(janus.httpPort)/janus \\
+                wait-publishers 1234 6 --display sluice-load-0 --timeout 15 > \(t).room.json
+            echo "ROOM-STATUS: $?"
             "$SLUICE" load \(t).view.yaml --clients 2 --decode all --duration 3 --json \(t).view.json > /dev/null
             echo "VIEW-STATUS: $?"
             echo "VIEW: $(tr -d '\\n' < \(t).view.json)"
@@ -153,6 +156,8 @@ final class LoadJanusEndToEndTests: XCTestCase {
         for c in published {
             XCTAssertEqual((c["fps"] as? NSNumber)?.doubleValue ?? 0, 30, accuracy: 1.5, "each publisher sent 30 fps: \(c)")
         }
+        let room = (try? String(contentsOfFile: "\(t).room.json", encoding: .utf8)) ?? ""
+        XCTAssertTrue(r.stdout.contains("ROOM-STATUS: 0"), "Janus lists sluice-load-0 and 5 more as publishing: \(room)")
         XCTAssertTrue(r.stdout.contains("VIEW-STATUS: 0"), context)
         let viewJSON = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("VIEW: ") }?.dropFirst(6) ?? ""
         let viewReport = try JSONSerialization.jsonObject(with: Data(viewJSON.utf8)) as? [String: Any]
