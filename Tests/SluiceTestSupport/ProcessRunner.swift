@@ -29,6 +29,10 @@ public enum ProcessRunner {
         p.currentDirectoryURL = directory
         var merged = ProcessInfo.processInfo.environment
         for (k, v) in environment { merged[k] = v }
+        // Every process this run starts inherits the mark, even one its parent left behind
+        // (reparented to init, which the parent links of `descendants` no longer reach).
+        let mark = UUID().uuidString
+        merged[markVariable] = mark
         p.environment = merged
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
@@ -61,7 +65,7 @@ public enum ProcessRunner {
         p.terminationHandler = { _ in exited.signal() }
         let start = Date()
         try p.run()
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
+        if !waitForEnd(of: p, exited: exited, timeout: timeout, mark: mark) {
             // The whole tree: a shell's background servers and peers must not outlive a
             // test that timed out (they would keep ports and CPU for the rest of the suite).
             let tree = descendants(of: p.processIdentifier)
@@ -70,6 +74,7 @@ public enum ProcessRunner {
             _ = exited.wait(timeout: .now() + 5)
             XCTFail("\(executable.lastPathComponent) \(arguments.prefix(6).joined(separator: " ")) did not finish within \(timeout) s")
         }
+        _ = killMarked(mark)
         collected.waitForEnd(timeout: 5)
         // Reading terminationStatus of a process still running traps (Foundation): a child
         // that outlived its SIGKILL wait is reported as killed instead of crashing the suite.
@@ -91,6 +96,54 @@ public enum ProcessRunner {
         public var description: String {
             "\(command.joined(separator: " ")) failed (status \(output.status)): \(output.stderr.suffix(1500))"
         }
+    }
+
+    /// Waits until `p` ended (true) or `timeout` passed (false). Foundation reports the end
+    /// only once every process holding a descriptor `p` inherited has closed it, so a
+    /// background server or peer a script started and did not stop (it failed before its
+    /// cleanup, or forgot it) would hold the end back, and keep its ports and CPU for the rest
+    /// of the suite: once `p` is a zombie, what carries `mark` is killed and named on stdout.
+    private static func waitForEnd(of p: Process, exited: DispatchSemaphore, timeout: Double, mark: String) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while exited.wait(timeout: min(deadline, .now() + 0.1)) == .timedOut {
+            if DispatchTime.now() >= deadline { return false }
+            guard isZombie(p.processIdentifier) else { continue }
+            let left = killMarked(mark)
+            if !left.isEmpty {
+                print("ProcessRunner: \(p.executableURL?.lastPathComponent ?? "?") ended and left \(left.joined(separator: ", ")) running; killed")
+            }
+            return exited.wait(timeout: .now() + 5) == .success
+        }
+        return true
+    }
+
+    /// Whether `pid` ended and waits for its parent to read its status.
+    public static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].hasPrefix(" Z")
+    }
+
+    /// The environment variable that marks the processes of one `run`.
+    static let markVariable = "SLUICE_TEST_PROCESS_MARK"
+
+    /// Kills (SIGKILL) every process whose environment carries `mark` and returns their
+    /// names with their pids. A process that cleared its environment is not found.
+    static func killMarked(_ mark: String) -> [String] {
+        let needle = Data("\(markVariable)=\(mark)\u{0}".utf8)
+        var killed: [String] = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), pid != getpid(),
+                let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ"),
+                environ.range(of: needle) != nil
+            else { continue }
+            let name =
+                (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            if kill(pid, SIGKILL) == 0 { killed.append("\(name) (\(pid))") }
+        }
+        return killed
     }
 
     /// Every process below `pid` (children, their children…), read from /proc.
