@@ -30,7 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0")
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0")
     ],
     targets: [
         // Layer 1: the C libraries, as pkg-config sees them.
@@ -132,7 +133,8 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle")
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit")
             ]
         ),
         // Layer 4: the command line. It imports no C module and no bindings: GStreamer is
@@ -170,7 +172,8 @@ let package = Package(
                 "SluiceServer", "SluiceSignalling", "Sluice", "GStreamer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types")
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "JWTKit", package: "jwt-kit")
             ]
         ),
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),

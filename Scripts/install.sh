@@ -94,6 +94,11 @@ if ! .venv/bin/python -c 'import slixmpp' 2>/dev/null; then
   echo "install.sh: installing slixmpp into .venv"
   .venv/bin/pip install -q slixmpp
 fi
+# PyJWT with its cryptography: the foreign JWT issuer of the token tests (Tests/Interop/jwt).
+if ! .venv/bin/python -c 'import jwt, cryptography' 2>/dev/null; then
+  echo "install.sh: installing pyjwt[crypto] into .venv"
+  .venv/bin/pip install -q 'pyjwt[crypto]'
+fi
 # pychromecast: the foreign Cast sender of the Cast receiver tests (Tests/Interop/cast).
 if ! .venv/bin/python -c 'import pychromecast' 2>/dev/null; then
   echo "install.sh: installing pychromecast into .venv"

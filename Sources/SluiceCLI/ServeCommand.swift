@@ -96,6 +96,21 @@ struct Serve: AsyncParsableCommand {
     var publicRead = false
 
     @Option(
+        help:
+            "JSON Web Key Set (a file, or an http(s) URL reloaded every --jwks-refresh seconds): bearer JWTs signed by its keys (RS256, ES256, EdDSA) are accepted besides --token, with what their sluice_permissions claim grants."
+    )
+    var jwks: String?
+
+    @Option(name: .customLong("jwt-issuer"), help: "The issuer ('iss') every JWT must name.")
+    var jwtIssuer: String?
+
+    @Option(name: .customLong("jwt-audience"), help: "The audience every JWT's 'aud' must include.")
+    var jwtAudience: String?
+
+    @Option(name: .customLong("jwks-refresh"), help: "Seconds between reloads of a --jwks URL (identity providers rotate their keys).")
+    var jwksRefresh: Double = 300
+
+    @Option(
         name: .customLong("viewer-stats-interval"),
         help:
             "Seconds between readings of each viewer's WebRTC statistics for /metrics (packets sent and lost, RTT, jitter, NACK/PLI/FIR, retransmissions); 0 turns them off."
@@ -156,6 +171,10 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--ice-public-address '\(bad)' is not an IP address; give the NAT's public IPv4 or IPv6 address")
         }
         do { _ = try ReplicaRoute(instance: instance) } catch { throw ValidationError(error.description) }
+        if jwks == nil, jwtIssuer != nil || jwtAudience != nil {
+            throw ValidationError("--jwt-issuer and --jwt-audience check JWTs: give the keys that sign them with --jwks FILE|URL")
+        }
+        guard (10...86400).contains(jwksRefresh) else { throw ValidationError("--jwks-refresh must be between 10 and 86400 seconds") }
         guard viewerStatsInterval == 0 || (0.5...3600).contains(viewerStatsInterval) else {
             throw ValidationError("--viewer-stats-interval must be 0 (off) or between 0.5 and 3600 seconds")
         }
@@ -191,6 +210,9 @@ struct Serve: AsyncParsableCommand {
         o.cameraLifetime = cameraLifetime; o.drainTimeout = drainTimeout
         o.adminTokens = adminTokens; o.viewerTokens = viewerTokens; o.publicRead = publicRead
         o.viewerStatsInterval = viewerStatsInterval; o.pipelinesFolder = pipelinesDir; o.advertise = advertise
+        o.jwt = jwks.map {
+            ServeHost.JWTOptions(source: JWKSSource($0, refresh: jwksRefresh), policy: .init(issuer: jwtIssuer, audience: jwtAudience))
+        }
         if let cast {
             var options = CastReceiver.Options(name: cast)
             options.host = host

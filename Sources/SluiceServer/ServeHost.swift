@@ -45,6 +45,8 @@ public struct ServeHost {
         public var adminTokens: [String] = [], viewerTokens: [String] = []
         /// Whether anyone may read the control API without a token.
         public var publicRead = false
+        /// JWTs accepted besides the static tokens (`--jwks`), if any.
+        public var jwt: JWTOptions?
         /// Seconds between readings of each viewer's WebRTC statistics; 0: none.
         public var viewerStatsInterval: Double = 5
         /// The folder the control API may start pipeline files from.
@@ -79,7 +81,7 @@ public struct ServeHost {
     /// The options.
     public let options: Options
     private let load: (String) throws -> PipelineSpec
-    private let report: (Notice) -> Void
+    let report: (Notice) -> Void
 
     /// A host for `options`; `load` reads a pipeline file (its errors are thrown through
     /// unchanged), `report` hears what starts.
@@ -92,7 +94,10 @@ public struct ServeHost {
         let recipe = try webRTCRecipe()
         let (directory, served) = try startStreams(recipe: recipe)
         let receivers = try whipReceivers()
-        let server = try makeServer(directory: directory, receivers: receivers, recipe: recipe)
+        let verifier = try await loadJWT()
+        let refresh = refreshJWT(verifier)
+        defer { refresh?.cancel() }
+        let server = try makeServer(directory: directory, receivers: receivers, recipe: recipe, jwt: verifier)
         let lan = await advertise(served)
         defer { if let lan { Task { await lan.stop() } } }
         let companionRuns = try startCompanions()
@@ -153,7 +158,9 @@ extension ServeHost {
     }
 
     /// The HTTP server, its swift-metrics bootstrapped into its registry.
-    func makeServer(directory: StreamDirectory, receivers: [WHIPIngest.Receiver], recipe: WebRTCRecipe) throws -> SluiceHTTPServer {
+    func makeServer(
+        directory: StreamDirectory, receivers: [WHIPIngest.Receiver], recipe: WebRTCRecipe, jwt: JWTVerifier?
+    ) throws -> SluiceHTTPServer {
         let o = options
         let adminTokens = o.adminTokens.isEmpty ? (o.token.map { [$0] } ?? []) : o.adminTokens
         let access = ControlAPIAccess(adminTokens: adminTokens, viewerTokens: o.viewerTokens, publicRead: o.publicRead)
@@ -164,6 +171,7 @@ extension ServeHost {
             host: o.host, port: o.port, token: o.token, stun: o.stun, turn: o.turn,
             tls: o.tls, control: access, pipelinesFolder: o.pipelinesFolder)
         configuration.replica = o.replica
+        configuration.jwt = jwt
         if o.relay { report(.info("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>")) }
         let server = SluiceHTTPServer(
             configuration: configuration, directory: directory, receivers: receivers,

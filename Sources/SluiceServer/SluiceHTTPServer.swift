@@ -41,6 +41,11 @@ public struct SluiceHTTPServer: Sendable {
         /// This replica's name in its sessions' URLs (`--instance`), for a proxy in front of
         /// several replicas.
         public var replica = ReplicaRoute.single
+        /// JWTs the protected routes accept besides `token` (`--jwks`); the control API's
+        /// access gets the same verifier.
+        public var jwt: JWTVerifier? {
+            didSet { control.jwt = jwt }
+        }
         /// A configuration with these options. Without `control`, `token` (if any) is the control
         /// API's only admin token; either way the access is bound to `host`, so an API without an
         /// admin token accepts changes only on a loopback address.
@@ -151,10 +156,9 @@ public struct SluiceHTTPServer: Sendable {
         addRoomRoutes(to: open)
         addProbeRoutes(to: open)
 
+        let jwt = configuration.jwt
         let media = router.group().add(
-            middleware: BearerTokenMiddleware(token: token) { refusal in
-                Self.problem(refusal == .missing ? WHIP.unauthorized : WHIP.forbidden)
-            }
+            middleware: BearerTokenMiddleware(token: token, jwt: jwt) { refusal in Self.mediaRefusal(refusal) }
         ).add(
             middleware: DrainMiddleware(drain: drain) {
                 Self.problem(WHIP.HTTPError(503, "the server is draining (shutting down): no new sessions; retry against another instance"))
@@ -166,12 +170,26 @@ public struct SluiceHTTPServer: Sendable {
         addGraphRoutes(to: media)
 
         let camera = router.group().add(
-            middleware: BearerTokenMiddleware(token: token) { refusal in
-                Self.cameraError(refusal == .missing ? CameraAPI.unauthenticated : CameraAPI.permissionDenied)
+            middleware: BearerTokenMiddleware(token: token, jwt: jwt) { refusal in
+                switch refusal {
+                case .missing, .invalidToken: Self.cameraError(CameraAPI.unauthenticated)
+                case .invalid, .notPermitted: Self.cameraError(CameraAPI.permissionDenied)
+                }
             })
         addCameraRoutes(to: camera)
         addControlRoutes(to: router)
         return router
+    }
+
+    /// The media group's refusals, in problem+json (RFC 9457): 401 for no token or a JWT
+    /// that did not verify, 403 for another static token or a JWT without the permission.
+    static func mediaRefusal(_ refusal: BearerTokenMiddleware<BasicWebSocketRequestContext>.Refusal) -> Response {
+        switch refusal {
+        case .missing: Problem.response(.unauthorized, "a bearer token is required: send Authorization: Bearer <token>")
+        case .invalid: Problem.response(.forbidden, "the bearer token is not valid for this endpoint")
+        case .invalidToken(let reason): Problem.response(.unauthorized, reason)
+        case .notPermitted(let asked): Problem.response(.forbidden, "the token's sluice_permissions do not grant \(asked)")
+        }
     }
 
     /// A server TLS configuration from PEM files, with errors that name the file.

@@ -183,6 +183,17 @@ enum WebPage {
             return { iceServers, iceTransportPolicy: relay ? "relay" : "all" };
           }
           if (new URLSearchParams(location.search).get("relay") === "1") $("relay-only").checked = true;
+          // `?token=T` fills the token field (a link that carries a short-lived JWT), and is
+          // then taken out of the address bar so it is not bookmarked or shared with the page.
+          {
+            const query = new URLSearchParams(location.search);
+            if (query.get("token")) {
+              $("token").value = query.get("token");
+              query.delete("token");
+              const rest = query.toString();
+              history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+            }
+          }
 
           // --- Offer/answer over WHIP or WHEP -----------------------------------------------------
           // Sends a complete offer (every candidate inside, so no trickle PATCH is needed) and

@@ -18,6 +18,7 @@ loopback-only network namespace.
 """
 import argparse
 import json
+import urllib.parse
 import os
 import shutil
 import sys
@@ -111,9 +112,20 @@ def check_page_error(driver):
 
 
 def open_page(driver, base, args):
-    driver.get(base + ("/?relay=1" if getattr(args, "relay_only", False) else "/"))
+    query = {}
+    if getattr(args, "relay_only", False):
+        query["relay"] = "1"
+    if args.token and args.token_in_url:
+        query["token"] = args.token
+    driver.get(base + "/" + ("?" + urllib.parse.urlencode(query) if query else ""))
     wait_for("the page script", 10, lambda: driver.execute_script("return !!window.sluice"))
-    if args.token:
+    if args.token and args.token_in_url:
+        field = driver.execute_script("return document.getElementById('token').value")
+        if field != args.token:
+            raise Failure("the page did not take ?token= into its token field")
+        if "token=" in driver.execute_script("return location.href"):
+            raise Failure("?token= stayed in the page's address after the page read it")
+    elif args.token:
         driver.find_element(By.ID, "token").send_keys(args.token)
 
 
@@ -272,6 +284,8 @@ def main():
     p.add_argument("--measure", type=float, default=2, help="seconds to keep measuring after --min-frames")
     p.add_argument("--timeout", type=float, default=30, help="seconds to wait for --min-frames")
     p.add_argument("--token", help="fill in the page's bearer token field")
+    p.add_argument("--token-in-url", action="store_true",
+                   help="hand the page --token as ?token= in its address instead of typing it into the field")
     p.add_argument("--relay-only", action="store_true",
                    help="open the page with ?relay=1: media only through the server's TURN servers")
     p.add_argument("--flag", action="append", default=[], help="an extra Chromium flag")

@@ -130,8 +130,13 @@ final class AuthenticationTests: XCTestCase {
                         XCTAssertEqual(r.headers[.contentType], "application/json", label)
                     }
                 } else {
-                    XCTAssertEqual(String(buffer: none.body), "a bearer token is required\n", label)
-                    XCTAssertEqual(String(buffer: wrong.body), "the bearer token is not valid for this endpoint\n", label)
+                    // WHIP, WHEP, the lists and /metrics: problem+json (RFC 9457).
+                    for (r, code) in [(none, 401), (wrong, 403)] {
+                        XCTAssertEqual(r.headers[.contentType], "application/problem+json", label)
+                        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(buffer: r.body)) as? [String: Any], label)
+                        XCTAssertEqual(o["status"] as? Int, code, label)
+                        XCTAssertTrue((o["detail"] as? String ?? "").contains("bearer token"), "\(label): \(o)")
+                    }
                 }
             }
         }

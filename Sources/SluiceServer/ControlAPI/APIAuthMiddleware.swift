@@ -24,8 +24,12 @@ public struct ControlAPIAccess: Sendable {
         self.publicRead = publicRead
     }
 
-    /// Whether the API is open to anyone (no admin token).
-    public var isOpen: Bool { adminTokens.isEmpty }
+    /// JWTs (`sluice serve --jwks`): one whose `sluice_permissions` has the `api` action
+    /// may do what an admin token may, on the pipelines its `path` pattern names.
+    public var jwt: JWTVerifier?
+
+    /// Whether the API is open to anyone (no admin token and no JWTs).
+    public var isOpen: Bool { adminTokens.isEmpty && jwt == nil }
     /// Whether an open API lets anyone change pipelines: only on a loopback address
     /// (see `bound(to:)`); elsewhere changes need `--admin-token`.
     public var openWrites = true
@@ -76,10 +80,26 @@ struct APIAuthMiddleware<Context: RequestContext>: RouterMiddleware {
             r.headers[.wwwAuthenticate] = BearerToken.challenge
             return r
         case (.invalid, _):
-            var r = Problem.response(.unauthorized, "the token is not one this server knows")
-            r.headers[.wwwAuthenticate] = BearerToken.challenge + ", error=\"invalid_token\""
-            return r
+            guard let jwt = access.jwt, let bearer = BearerToken.value(request.headers[.authorization]) else {
+                return Self.invalidToken("the token is not one this server knows")
+            }
+            switch await jwt.verify(bearer) {
+            case .failure(let refusal): return Self.invalidToken(refusal.reason)
+            case .success(let claims):
+                let asked = AccessRequest.forPath(request.uri.path)
+                guard claims.permits(asked) else {
+                    return Problem.response(.forbidden, "the token's sluice_permissions do not grant \(asked)")
+                }
+                return try await next(request, context)
+            }
         }
+    }
+
+    /// A 401 for a token that is not this server's, or a JWT that did not verify.
+    static func invalidToken(_ reason: String) -> Response {
+        var r = Problem.response(.unauthorized, reason)
+        r.headers[.wwwAuthenticate] = BearerToken.challenge + ", error=\"invalid_token\""
+        return r
     }
 }
 

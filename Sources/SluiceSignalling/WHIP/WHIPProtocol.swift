@@ -148,10 +148,16 @@ public enum BearerToken {
     /// Checks an `Authorization` header value against `token`. The scheme is case-insensitive;
     /// the token is compared in constant time (for a given length of the token sent).
     public static func check(_ header: String?, token: String) -> Verdict {
-        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return .missing }
-        let given = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard !given.isEmpty else { return .missing }
+        guard let given = value(header) else { return .missing }
         return constantTimeEqual(given, token) ? .accepted : .invalid
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header value (scheme case-insensitive,
+    /// surrounding blanks trimmed); nil for no header, another scheme or an empty token.
+    public static func value(_ header: String?) -> String? {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        let given = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        return given.isEmpty ? nil : given
     }
 
     /// Equal bytes, in time that depends on the lengths only, not on where they differ.
