@@ -75,7 +75,7 @@ public struct ControlServer: Sendable {
 
     static func register<R: ServerTransport>(_ handler: ControlAPIHandler, on transport: R, logger: Logger) {
         do {
-            try handler.registerHandlers(on: transport, serverURL: URL(string: "/api/v1")!, middlewares: [ProblemMiddleware()])
+            try handler.registerHandlers(on: transport, serverURL: URL(string: "/api/v1")!, middlewares: [ProblemMiddleware(), NullFieldsMiddleware()])
         } catch {
             logger.error("the control API could not be registered: \(error)")
         }

@@ -145,6 +145,8 @@ public struct SluiceHTTPServer: Sendable {
         // Requests, errors and durations per route, into `/metrics` once the process has
         // bootstrapped swift-metrics (`SluiceMetrics.bootstrapSwiftMetrics`; a no-op before).
         router.add(middleware: MetricsMiddleware())
+        let routeMethods = RouteMethods()
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routeMethods))
         let token = configuration.token
 
         let drain = drain
@@ -178,6 +180,7 @@ public struct SluiceHTTPServer: Sendable {
             })
         addCameraRoutes(to: camera)
         addControlRoutes(to: router)
+        routeMethods.set(router.routes.map { (path: $0.path.description, method: $0.method) })
         return router
     }
 

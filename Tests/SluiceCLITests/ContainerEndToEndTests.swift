@@ -95,11 +95,7 @@ final class ContainerEndToEndTests: XCTestCase {
             echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"; rm -f "$TMP.view" "$TMP.err"
             """)
         XCTAssertNil(lines["NO-HTTP"], raw)
-        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
-        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
-        XCTAssertEqual(j["width"] as? Int, 640, raw)
-        XCTAssertEqual(j["picture_moves"] as? Bool, true, raw)
-        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, raw)
+        let j = ServeNATEndToEndTests.assertAiortcPlayed(lines, raw)
         XCTAssertEqual(lines["SERVE-EXIT"], "0", raw)
         print("container behind NAT: ready \(lines["READY-MS"] ?? "?") ms after podman run, first frame \(j["first_frame_ms"] ?? "?") ms")
     }
@@ -109,8 +105,10 @@ final class ContainerEndToEndTests: XCTestCase {
     /// is the namespace podman runs in). Only the image, the public address and the replica
     /// count are replaced (podman plays every replica on the one network, where the second
     /// cannot bind). `/readyz` turns ready; an aiortc viewer behind the home NAT plays the
-    /// ConfigMap's stream with the Secret's token; stopping the pod with the grace period
-    /// (SIGTERM, as the kubelet does) drains it: the viewer plays to its end, exit 0.
+    /// ConfigMap's stream with the Secret's token while an aiortc publisher sends to its WHIP
+    /// receiver; stopping the pod with the grace period (SIGTERM, as the kubelet does) drains
+    /// it: the viewer plays and the publisher sends to their ends, the recording is finalized
+    /// and decodes to its end, exit 0.
     ///
     /// Two podman 4.3 limits, worked around here and named in docs/deploy.md: a Secret
     /// played from YAML is stored in a form its own `secretKeyRef` cannot read, so the
@@ -137,19 +135,31 @@ final class ContainerEndToEndTests: XCTestCase {
             ip netns exec natv$ID env AIORTC_HOST_ADDRESSES=192.168.1.2 "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play \\
               http://100.64.0.1:8443/whep/camera --token "$token" --seconds 6 --timeout 20 > "$TMP.view" 2> "$TMP.err" &
             view=$!
+            ip netns exec natv$ID env AIORTC_HOST_ADDRESSES=192.168.1.2 "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whip-publish \\
+              http://100.64.0.1:8443/whip/ingest --token "$token" --seconds 6 > "$TMP.pub" 2> "$TMP.puberr" &
+            pub=$!
             i=0; until ip netns exec nats$ID curl -s -H "Authorization: Bearer $token" http://127.0.0.1:8443/metrics | grep -q '^sluice_stream_viewers{.*} 1'; do
               i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.1; done
+            i=0; until ip netns exec nats$ID curl -s -H "Authorization: Bearer $token" http://127.0.0.1:8443/whip.json | grep -Eq '"video_frames":[0-9]{2,}'; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo "NEVER-PUBLISHED: 1"; break; }; sleep 0.1; done
             stop=$(date +%s%N)
             podman pod stop -t 40 sluice-pod-0 > /dev/null
             echo "STOP-MS: $(( ($(date +%s%N) - stop) / 1000000 ))"
             echo "EXIT: $(podman inspect sluice-pod-0-sluice --format '{{.State.ExitCode}}')"
             echo "LOG: $(podman logs sluice-pod-0-sluice 2>&1 | tail -5 | tr '\\n' ' ')"
             wait $view; echo "VIEW-STATUS: $?"
+            wait $pub; echo "PUB-STATUS: $?"
+            # The recording the drain finalized, copied out of the stopped container: it decodes
+            # to its end (video and audio), and gst-discoverer reads its length.
+            podman cp sluice-pod-0-sluice:/recordings/ingest.webm "$TMP.webm"; echo "COPY: $?"
+            gst-launch-1.0 -q filesrc location="$TMP.webm" ! decodebin name=d d. ! queue ! videoconvert ! fakesink d. ! queue ! audioconvert ! fakesink \\
+              > /dev/null 2>&1; echo "DECODE: $?"
+            echo "RECORDING: $(gst-discoverer-1.0 "$TMP.webm" 2>&1 | grep -E 'Duration|video|audio' | tr '\\n' ' ')"
             echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"
             podman kube down "$TMP.yaml" > /dev/null; echo "DOWN: $?"
             podman secret rm sluice > /dev/null
             bash Tests/Interop/nat/topology.sh down $ID
-            rm -f "$TMP.yaml" "$TMP.play" "$TMP.view" "$TMP.err"
+            rm -f "$TMP.yaml" "$TMP.play" "$TMP.view" "$TMP.err" "$TMP.pub" "$TMP.puberr" "$TMP.webm"
             """
         defer {
             _ = try? podman("podman pod rm -f sluice-pod-0; podman secret rm sluice", timeout: 60)
@@ -173,9 +183,18 @@ final class ContainerEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(j["video_frames"] as? Int ?? 0, 120, raw)
         XCTAssertGreaterThan(j["audio_frames"] as? Int ?? 0, 100, raw)
         XCTAssertEqual(lines["EXIT"], "0", "SIGTERM drained to exit 0: \(raw)")
+        XCTAssertNil(lines["NEVER-PUBLISHED"], raw)
+        XCTAssertEqual(lines["PUB-STATUS"], "0", "the publisher sent to its end through the drain: \(raw)")
+        XCTAssertEqual(lines["COPY"], "0", raw)
+        XCTAssertEqual(lines["DECODE"], "0", "the finalized recording decodes to its end: \(raw)")
+        let recording = lines["RECORDING"] ?? ""
+        XCTAssertTrue(recording.contains("Duration: 0:00:0") && !recording.contains("Duration: 0:00:00."), "a recording of seconds: \(recording)")
+        XCTAssertTrue(recording.lowercased().contains("video") && recording.lowercased().contains("audio"), recording)
         let stopped = Int(lines["STOP-MS"] ?? "") ?? .max
         XCTAssertLessThan(stopped, 30_000, "it ended when its viewer left, not at the grace period's end: \(raw)")
         XCTAssertEqual(lines["DOWN"], "0", raw)
-        print("kube play: ready \(lines["READY-MS"] ?? "?") ms after play, first frame \(j["first_frame_ms"] ?? "?") ms through NAT, drained in \(stopped) ms")
+        print(
+            "kube play: ready \(lines["READY-MS"] ?? "?") ms after play, first frame \(j["first_frame_ms"] ?? "?") ms through NAT, drained in \(stopped) ms; recording: \(recording)"
+        )
     }
 }

@@ -88,7 +88,9 @@ final class ControlAPIEndToEndTests: XCTestCase {
         // Stats and events; a graceful stop ends the stream.
         let detail = try XCTUnwrap(j["detail"] as? [String: Any])
         XCTAssertNotNil((detail["stats"] as? [String: Any])?["encoded_fps"], "\(detail)")
-        XCTAssertEqual((j["stop"] as? [String: Any])?["state"] as? String, "stopping")
+        // The stop answers once the pipeline is gone (200, `stopped`).
+        XCTAssertEqual((j["stop"] as? [String: Any])?["status"] as? Int, 200, "\(j["stop"] ?? "")")
+        XCTAssertEqual((j["stop"] as? [String: Any])?["state"] as? String, "stopped")
         XCTAssertEqual(j["gone"] as? Bool, true)
         XCTAssertEqual(j["events_ended"] as? Bool, true)
         let types = Set(j["event_types"] as? [String] ?? [])
@@ -138,21 +140,26 @@ final class ControlAPIEndToEndTests: XCTestCase {
 }
 
 extension ControlAPIEndToEndTests {
-    /// schemathesis (PyPI) generates requests from the served `/openapi.yaml` (examples,
-    /// boundary values, fuzzed bodies and parameters) against a server with a pipeline, and
-    /// checks every response: no 5xx, statuses and content types the document declares, and
-    /// bodies that match its schemas. The event stream is left out (it does not end by
-    /// itself); `testServeCreatesControlsAndStopsAPipeline` reads it.
+    /// schemathesis (PyPI) generates requests from the served `/openapi.yaml` against a server
+    /// with a pipeline and a `--pipelines-dir`, with every check it has (`-c all`) and every
+    /// phase: examples, boundary values, fuzzed bodies and parameters, and the stateful phase,
+    /// which follows the document's links from a created or listed pipeline to the operations
+    /// on it. No 5xx, only statuses, content types and bodies the document declares, 405 for a
+    /// method a path does not have, 401 without the token, a stopped pipeline gone.
+    /// `Tests/Interop/openapi/schemathesis.toml` bounds the event stream (`limit=1`) and says
+    /// which refusals a schema-valid pipeline file may get.
     func testSchemathesisFindsNoServerErrorAndNoResponseOutsideTheSchema() throws {
         let client = """
-            "$(dirname "$PYTHON")/schemathesis" run "$URL/openapi.yaml" --url "$URL/api/v1" -H 'Authorization: Bearer adm1n' \
-              --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-              --exclude-operation-id streamEvents --phases examples,coverage,fuzzing --max-examples 20 --seed 7 \
-              --workers 1 --no-color --request-timeout 10
+            "$(dirname "$PYTHON")/schemathesis" --config-file Tests/Interop/openapi/schemathesis.toml run "$URL/openapi.yaml" \\
+              --url "$URL/api/v1" -H 'Authorization: Bearer adm1n' --checks all --phases examples,coverage,fuzzing,stateful \\
+              --max-examples 20 --seed 7 --workers 1 --no-color --request-timeout 10
             """
         let r = try CLI.runClientWithServer(
-            serve: ["--admin-token", "adm1n", "--pipeline", "Pipelines/serve-testsrc.yaml"],
-            port: 18943, client: client, timeout: 400)
+            serve: [
+                "--admin-token", "adm1n", "--pipeline", "Pipelines/serve-testsrc.yaml", "--pipeline", "Pipelines/serve-stamped.yaml", "--pipelines-dir",
+                "Pipelines"
+            ],
+            port: 18943, client: client, timeout: 600)
         XCTAssertEqual(r.status, 0, "schemathesis found problems:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(2000))")
         XCTAssertTrue(r.stdout.contains("passed"), r.stdout.suffix(3000) + "")
     }

@@ -52,6 +52,42 @@ final class DeployFilesTests: XCTestCase {
         XCTAssertNotEqual(refused.status, 0, refused.stdout + refused.stderr)
     }
 
+    /// `replicas/`: the StatefulSet's pod template is the Deployment's but for `--instance`
+    /// from the pod's name, the nginx ConfigMap holds `deploy/nginx/replicas.conf` (which
+    /// `ReplicasBehindNginxTests` runs) unchanged, and both files validate.
+    func testTheReplicaManifestsAreTheDeploymentAndTheTestedNginxFile() throws {
+        let folder = Self.k8s.appendingPathComponent("replicas")
+        let set = try String(contentsOf: folder.appendingPathComponent("statefulset.yaml"), encoding: .utf8)
+        let deployment = try String(contentsOf: Self.k8s.appendingPathComponent("deployment.yaml"), encoding: .utf8)
+        func template(_ text: String) -> String {
+            let t = text.components(separatedBy: "  template:\n").dropFirst().first ?? ""
+            return (t.components(separatedBy: "\n---").first ?? "").trimmingCharacters(in: .newlines)
+        }
+        let expected = template(deployment)
+            .replacingOccurrences(
+                of: "              value: \"\"\n",
+                with:
+                    "              value: \"\"\n            - name: POD_NAME\n              valueFrom:\n                fieldRef: { fieldPath: metadata.name }\n"
+            )
+            .replacingOccurrences(of: "--token \"$SLUICE_TOKEN\" ", with: "--token \"$SLUICE_TOKEN\" --instance \"$POD_NAME\" ")
+        XCTAssertFalse(expected.isEmpty)
+        XCTAssertEqual(template(set), expected, "the StatefulSet's pod template drifted from the Deployment's")
+        XCTAssertTrue(set.contains("serviceName: sluice\n") && set.contains("clusterIP: None"), "pods named sluice-0.sluice, …")
+
+        let nginx = try String(contentsOf: folder.appendingPathComponent("nginx.yaml"), encoding: .utf8)
+        let conf = try String(contentsOf: Repository.root.appendingPathComponent("deploy/nginx/replicas.conf"), encoding: .utf8)
+        let block = try XCTUnwrap(nginx.components(separatedBy: "  replicas.conf: |\n").last?.components(separatedBy: "---\n").first)
+        let copy = block.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : String($0) }
+            .joined(separator: "\n")
+        XCTAssertEqual(copy, conf, "nginx.yaml's ConfigMap is not deploy/nginx/replicas.conf")
+
+        let r = try validate(["statefulset.yaml", "nginx.yaml"].map { folder.appendingPathComponent($0).path })
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        for resource in ["statefulset/sluice", "service/sluice", "configmap/sluice-nginx", "deployment/sluice-nginx", "service/sluice-web"] {
+            XCTAssertTrue(r.stdout.contains("passed for resource \(resource) "), "\(resource): \(r.stdout)")
+        }
+    }
+
     /// The Deployment's arguments with its ConfigMap's pipeline, run for real: ready (the
     /// readiness probe's /readyz is 200), then SIGTERM (what Kubernetes sends) drains and
     /// exits 0.
@@ -70,13 +106,14 @@ final class DeployFilesTests: XCTestCase {
 
         // The ConfigMap's files, where the pod mounts them.
         let configMap = try String(contentsOf: Self.k8s.appendingPathComponent("configmap.yaml"), encoding: .utf8)
-        let body = try XCTUnwrap(configMap.components(separatedBy: "camera.yaml: |\n").last)
-        let camera = body.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : String($0) }
-            .joined(separator: "\n")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-k8s-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        try camera.write(to: dir.appendingPathComponent("camera.yaml"), atomically: true, encoding: .utf8)
+        let files = Self.configMapFiles(configMap)
+        XCTAssertEqual(Set(files.keys), ["camera.yaml", "ingest.yaml"])
+        for (name, text) in files {
+            try text.replacingOccurrences(of: "/recordings", with: dir.path).write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         let mapped = args.dropFirst().map { $0.replacingOccurrences(of: "/etc/sluice/pipelines", with: dir.path) }
             .filter { $0 != "--host=0.0.0.0" } // loopback only here
         let quoted = mapped.map { "'\($0)'" }.joined(separator: " ")
@@ -96,6 +133,23 @@ final class DeployFilesTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("READY"), r.stdout)
         XCTAssertTrue(r.stdout.contains("EXIT: 0"), r.stdout)
+    }
+
+    /// A ConfigMap's `data` files (`  name: |` blocks), without their indentation.
+    static func configMapFiles(_ text: String) -> [String: String] {
+        var files: [String: String] = [:]
+        var current: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(": |") {
+                current = String(line.dropFirst(2).dropLast(3))
+                files[current!] = ""
+            } else if let name = current, line.hasPrefix("    ") || line.isEmpty {
+                files[name, default: ""] += line.dropFirst(min(4, line.count)) + "\n"
+            } else {
+                current = nil
+            }
+        }
+        return files.mapValues { $0.trimmingCharacters(in: .newlines) + "\n" }
     }
 
     /// The shell script a Job's container runs: the `- |` block after `command: [/bin/sh, -c]`

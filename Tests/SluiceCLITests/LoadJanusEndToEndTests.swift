@@ -22,6 +22,12 @@ final class LoadJanusEndToEndTests: XCTestCase {
             inNamespace: script, env: ["SLUICE": CLI.binary.path, "SLUICE_JANUS": janus.url], timeout: timeout, reportPath: reportPath)
     }
 
+    /// The JSON object a `PREFIX{…}` line of `stdout` carries.
+    private static func line(_ prefix: String, in stdout: String) -> [String: Any]? {
+        let text = stdout.components(separatedBy: "\n").first { $0.hasPrefix(prefix) }?.dropFirst(prefix.count) ?? ""
+        return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
     private func rows(_ report: [String: Any]?, _ context: String) throws -> [[String: Any]] {
         try XCTUnwrap(report?["clients"] as? [[String: Any]], "no clients in the report: \(context)")
     }
@@ -114,15 +120,20 @@ final class LoadJanusEndToEndTests: XCTestCase {
         }
     }
 
-    /// 8 publishers (one shared encoder) into room 1234, whose `publishers` limit is 6:
-    /// 6 publish and stay as planned, 2 are refused with Janus's own error (432, the room is
-    /// full), and the exit status is 3. Meanwhile 2 decoding subscribers of `sluice-load-0`
-    /// (a second `sluice load`) read the stamps that publisher's frames carry through Janus.
+    /// 6 publishers (one shared encoder) fill room 1234, whose `publishers` limit is 6; once
+    /// Janus itself lists them as publishing, 2 more are refused with Janus's own error (432,
+    /// the room is full) and exit 3, while the 6 go on as planned. Meanwhile 2 decoding
+    /// subscribers of `sluice-load-0` (a third `sluice load`) read the stamps that publisher's
+    /// frames carry through Janus.
+    ///
+    /// The 2 come after the 6 are up, not in the same ramp: Janus counts a publisher against
+    /// the limit once its PeerConnection is up, so on a busy machine 8 publishers ramped
+    /// together all got in (seen in CI).
     func testPublishersPastTheRoomsLimitAreRefusedAndTheRestGoOn() throws {
         try Janus.requireInstalled()
         let janus = Janus(httpPort: 18098, wsPort: 18198)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("load-janus-pub-\(UUID().uuidString.prefix(6))").path
-        defer { for e in ["json", "view.yaml", "view.json", "room.json"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        defer { for e in ["json", "late.json", "view.yaml", "view.json", "room.json"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
         let view = try String(contentsOfFile: Repository.path("Pipelines/load-janus.yaml"), encoding: .utf8)
             .replacingOccurrences(of: "  subscribe: all", with: "  subscribe: [sluice-load-0]")
         try view.write(toFile: "\(t).view.yaml", atomically: true, encoding: .utf8)
@@ -130,12 +141,14 @@ final class LoadJanusEndToEndTests: XCTestCase {
             janus, reportPath: "\(t).json",
             """
             out=$(mktemp)
-            "$SLUICE" load Pipelines/load-janus-publish.yaml --clients 8 --ramp 10/s --duration 10 --json \(t).json > $out &
+            "$SLUICE" load Pipelines/load-janus-publish.yaml --clients 6 --ramp 10/s --duration 20 --json \(t).json > $out &
             load=$!
-            waitfor $out ' 6 connected' 300
             python3 '\(Repository.root.path)/Tests/Interop/janus/videoroom.py' http://127.0.0.1:\(janus.httpPort)/janus \\
-                wait-publishers 1234 6 --display sluice-load-0 --timeout 15 > \(t).room.json
+                wait-publishers 1234 6 --display sluice-load-0 --timeout 30 > \(t).room.json
             echo "ROOM-STATUS: $?"
+            "$SLUICE" load Pipelines/load-janus-publish.yaml --clients 2 --ramp 10/s --duration 3 --json \(t).late.json > /dev/null
+            echo "LATE-STATUS: $?"
+            echo "LATE: $(tr -d '\\n' < \(t).late.json)"
             "$SLUICE" load \(t).view.yaml --clients 2 --decode all --duration 3 --json \(t).view.json > /dev/null
             echo "VIEW-STATUS: $?"
             echo "VIEW: $(tr -d '\\n' < \(t).view.json)"
@@ -143,25 +156,24 @@ final class LoadJanusEndToEndTests: XCTestCase {
             cat $out; rm -f $out
             """)
         let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
-        XCTAssertEqual(r.status, 3, "two publishers refused: exit 3. \(context)")
-        let clients = try rows(r.report, context)
-        XCTAssertEqual(clients.count, 8, context)
-        let published = clients.filter { $0["outcome"] as? String == "left_as_planned" }
-        let refused = clients.filter { $0["outcome"] as? String == "refused" }
-        XCTAssertEqual(published.count, 6, context)
-        XCTAssertEqual(refused.count, 2, context)
-        for c in refused {
-            XCTAssertTrue((c["reason"] as? String ?? "").contains("432"), "Janus's own error: \(c)")
-        }
-        for c in published {
-            XCTAssertEqual((c["fps"] as? NSNumber)?.doubleValue ?? 0, 30, accuracy: 1.5, "each publisher sent 30 fps: \(c)")
-        }
         let room = (try? String(contentsOfFile: "\(t).room.json", encoding: .utf8)) ?? ""
         XCTAssertTrue(r.stdout.contains("ROOM-STATUS: 0"), "Janus lists sluice-load-0 and 5 more as publishing: \(room)")
+        XCTAssertEqual(r.status, 0, "the 6 published as planned: \(context)")
+        let published = try rows(r.report, context)
+        XCTAssertEqual(published.count, 6, context)
+        for c in published {
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "\(c)")
+            XCTAssertEqual((c["fps"] as? NSNumber)?.doubleValue ?? 0, 30, accuracy: 1.5, "each publisher sent 30 fps: \(c)")
+        }
+        XCTAssertTrue(r.stdout.contains("LATE-STATUS: 3"), "the 2 past the limit: exit 3. \(context)")
+        let refused = try rows(Self.line("LATE: ", in: r.stdout), context)
+        XCTAssertEqual(refused.count, 2, context)
+        for c in refused {
+            XCTAssertEqual(c["outcome"] as? String, "refused", "\(c)")
+            XCTAssertTrue((c["reason"] as? String ?? "").contains("432"), "Janus's own error: \(c)")
+        }
         XCTAssertTrue(r.stdout.contains("VIEW-STATUS: 0"), context)
-        let viewJSON = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("VIEW: ") }?.dropFirst(6) ?? ""
-        let viewReport = try JSONSerialization.jsonObject(with: Data(viewJSON.utf8)) as? [String: Any]
-        for v in try rows(viewReport, context) {
+        for v in try rows(Self.line("VIEW: ", in: r.stdout), context) {
             XCTAssertGreaterThan(v["glass_to_glass_samples"] as? Int ?? 0, 20, "sluice-load-0's stamps, read through Janus: \(v)")
             let p50 = (v["glass_to_glass_p50_ms"] as? NSNumber)?.doubleValue ?? -1
             XCTAssertTrue(p50 > 0 && p50 < 300, "glass-to-glass through Janus on loopback: \(v)")

@@ -94,13 +94,21 @@ final class ServeNATEndToEndTests: XCTestCase {
             view --seconds 3 --timeout 20 > "$TMP.view" 2> "$TMP.err"; echo "VIEW-STATUS: $?"
             echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"; rm -f "$TMP.view" "$TMP.err"
             """)
-        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
-        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
-        XCTAssertEqual(j["width"] as? Int, 640, raw)
-        XCTAssertEqual(j["height"] as? Int, 360, raw)
-        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, raw)
-        XCTAssertEqual(j["picture_moves"] as? Bool, true, raw)
+        let j = Self.assertAiortcPlayed(lines, raw)
         print("through both NATs: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
+    }
+
+    /// The aiortc viewer's `VIEW-STATUS` and `VIEW` lines: it exited 0 having played 640×360
+    /// at 24 fps or more with a moving picture. Returns its JSON for the test's own checks.
+    @discardableResult
+    static func assertAiortcPlayed(_ lines: [String: String], _ raw: String, file: StaticString = #filePath, line: UInt = #line) -> [String: Any] {
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw, file: file, line: line)
+        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual(j["width"] as? Int, 640, raw, file: file, line: line)
+        XCTAssertEqual(j["height"] as? Int, 360, raw, file: file, line: line)
+        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, raw, file: file, line: line)
+        XCTAssertEqual(j["picture_moves"] as? Bool, true, raw, file: file, line: line)
+        return j
     }
 
     /// (c) Only TCP forwarded (a network that blocks UDP): with `--ice-tcp` the server also
@@ -182,11 +190,7 @@ final class ServeNATEndToEndTests: XCTestCase {
                 echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"; rm -f "$TMP.view" "$TMP.err"
                 """ + Self.coturnDown)
         XCTAssertNil(lines["NO-TURN"], raw)
-        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
-        let j = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
-        XCTAssertEqual(j["width"] as? Int, 640, raw)
-        XCTAssertEqual(j["picture_moves"] as? Bool, true, raw)
-        XCTAssertGreaterThanOrEqual(j["fps"] as? Double ?? 0, 24, raw)
+        let j = Self.assertAiortcPlayed(lines, raw)
         XCTAssertTrue((j["path"] as? String)?.hasPrefix("relay ->") ?? false, "the viewer sent through its relay: \(raw)")
         XCTAssertTrue(lines["TURN-CLIENTS"]?.contains("remote 100.64.0.2") ?? false, "the home NAT was coturn's client: \(raw)")
         XCTAssertTrue(lines["TURN-PEERS"]?.contains("peer 10.0.2.2") ?? false, "coturn relayed to the server: \(raw)")

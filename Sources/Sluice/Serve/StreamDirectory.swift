@@ -108,15 +108,6 @@ public final class StreamDirectory: Sendable {
         }
     }
 
-    /// Stops a stream gracefully and removes it; false if there is none by that name (or it
-    /// is already stopping).
-    @discardableResult
-    public func stop(_ name: String, drainTimeout: Double = 2) async -> Bool {
-        guard let hub = markStopping(name) else { return false }
-        await finishStop(name, hub, drainTimeout: drainTimeout)
-        return true
-    }
-
     /// Marks `name` as stopping and stops it in the background; the entry as it is then
     /// (state `stopping`), or nil if unknown.
     public func beginStop(_ name: String, drainTimeout: Double = 2) -> Entry? {
@@ -124,6 +115,17 @@ public final class StreamDirectory: Sendable {
             Task { await self.finishStop(name, hub, drainTimeout: drainTimeout) }
         }
         return entry(name)
+    }
+
+    /// Stops stream `name` gracefully (end-of-stream, viewers drained for at most
+    /// `drainTimeout` seconds, then its sessions end) and returns once it has left the
+    /// directory: its entry as the stop began. nil when there is no such stream, or another
+    /// stop of it is under way.
+    @discardableResult
+    public func stop(_ name: String, drainTimeout: Double = 2) async -> Entry? {
+        guard let hub = markStopping(name), let stopping = entry(name) else { return nil }
+        await finishStop(name, hub, drainTimeout: drainTimeout)
+        return stopping
     }
 
     private func markStopping(_ name: String) -> StreamHub? {

@@ -32,6 +32,31 @@ paths:
           content:
             application/json:
               schema: { $ref: '#/components/schemas/PipelineList' }
+          links:
+            GetPipeline:
+              operationId: getPipeline
+              parameters: { name: '$response.body#/pipelines/0/name' }
+            StopPipeline:
+              operationId: stopPipeline
+              parameters: { name: '$response.body#/pipelines/0/name' }
+            ReplaceFilters:
+              operationId: replaceFilters
+              parameters: { name: '$response.body#/pipelines/0/name', side: send, media: video }
+            SetFilterParameters:
+              operationId: setFilterParameters
+              parameters: { name: '$response.body#/pipelines/0/name', side: send, media: video, index: 0 }
+            SetEncoder:
+              operationId: setEncoder
+              parameters: { name: '$response.body#/pipelines/0/name' }
+            RequestKeyframe:
+              operationId: requestKeyframe
+              parameters: { name: '$response.body#/pipelines/0/name' }
+            SetTrack:
+              operationId: setTrack
+              parameters: { name: '$response.body#/pipelines/0/name' }
+            SendDataChannelMessage:
+              operationId: sendDataChannelMessage
+              parameters: { name: '$response.body#/pipelines/0/name' }
         '401': { $ref: '#/components/responses/Unauthorized' }
         '403': { $ref: '#/components/responses/Forbidden' }
     post:
@@ -43,7 +68,9 @@ paths:
         `{"path": "name.yaml"}` naming a file inside the folder the server was started with
         (`--pipelines-dir`). The pipeline is validated first, then built and started; its
         `name` must not be in use. Only pipelines with a send section can be created (they are
-        served to WHEP viewers at `/whep/<name>`).
+        served to WHEP viewers at `/whep/<name>`). A YAML body that is not a pipeline file (a
+        scalar, a list, a file that does not validate) is answered 422 with the problems in
+        `errors`.
       parameters:
         - name: name
           in: query
@@ -54,18 +81,57 @@ paths:
         required: true
         content:
           application/yaml:
-            schema: { type: string }
+            schema:
+              description: A pipeline file (docs/pipeline-file.md), with a send section.
+              type: object
+              required: [send]
+            example: |
+              name: api-test
+              send:
+                video:
+                  capture: { kind: test, width: 320, height: 240, fps: 15 }
+                  encode: { codec: vp8 }
           application/json:
             schema: { $ref: '#/components/schemas/CreateFromPath' }
+            example: { path: serve-testsrc.yaml }
       responses:
         '201':
           description: The pipeline is playing (at `/api/v1/pipelines/<name>`).
           content:
             application/json:
               schema: { $ref: '#/components/schemas/Pipeline' }
+          links:
+            GetPipeline:
+              operationId: getPipeline
+              parameters: { name: '$response.body#/name' }
+            StopPipeline:
+              operationId: stopPipeline
+              parameters: { name: '$response.body#/name' }
+            ReplaceFilters:
+              operationId: replaceFilters
+              parameters: { name: '$response.body#/name', side: send, media: video }
+            SetFilterParameters:
+              operationId: setFilterParameters
+              parameters: { name: '$response.body#/name', side: send, media: video, index: 0 }
+            SetEncoder:
+              operationId: setEncoder
+              parameters: { name: '$response.body#/name' }
+            RequestKeyframe:
+              operationId: requestKeyframe
+              parameters: { name: '$response.body#/name' }
+            SetTrack:
+              operationId: setTrack
+              parameters: { name: '$response.body#/name' }
+            SendDataChannelMessage:
+              operationId: sendDataChannelMessage
+              parameters: { name: '$response.body#/name' }
         '400': { $ref: '#/components/responses/Problem' }
         '401': { $ref: '#/components/responses/Unauthorized' }
-        '403': { $ref: '#/components/responses/Forbidden' }
+        '403':
+          description: The token lacks the admin scope, or `path` leads outside `--pipelines-dir`.
+          content:
+            application/problem+json:
+              schema: { $ref: '#/components/schemas/Problem' }
         '404': { $ref: '#/components/responses/Problem' }
         '409': { $ref: '#/components/responses/Problem' }
         '422': { $ref: '#/components/responses/Problem' }
@@ -87,6 +153,31 @@ paths:
           content:
             application/json:
               schema: { $ref: '#/components/schemas/Pipeline' }
+          links:
+            GetPipeline:
+              operationId: getPipeline
+              parameters: { name: '$response.body#/name' }
+            StopPipeline:
+              operationId: stopPipeline
+              parameters: { name: '$response.body#/name' }
+            ReplaceFilters:
+              operationId: replaceFilters
+              parameters: { name: '$response.body#/name', side: send, media: video }
+            SetFilterParameters:
+              operationId: setFilterParameters
+              parameters: { name: '$response.body#/name', side: send, media: video, index: 0 }
+            SetEncoder:
+              operationId: setEncoder
+              parameters: { name: '$response.body#/name' }
+            RequestKeyframe:
+              operationId: requestKeyframe
+              parameters: { name: '$response.body#/name' }
+            SetTrack:
+              operationId: setTrack
+              parameters: { name: '$response.body#/name' }
+            SendDataChannelMessage:
+              operationId: sendDataChannelMessage
+              parameters: { name: '$response.body#/name' }
         '401': { $ref: '#/components/responses/Unauthorized' }
         '403': { $ref: '#/components/responses/Forbidden' }
         '404': { $ref: '#/components/responses/Problem' }
@@ -94,10 +185,20 @@ paths:
       operationId: stopPipeline
       tags: [pipelines]
       summary: Stops a pipeline gracefully.
-      description: End-of-stream first (recordings are finalized), then its sessions end.
+      description: |
+        End-of-stream first (recordings are finalized), then its viewers get up to 2 s to
+        leave, then its sessions end. The answer comes once the pipeline is gone (200), so a
+        pipeline of the same name can be created right after.
       responses:
+        '200':
+          description: The pipeline has stopped (state `stopped`); GET now answers 404.
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/PipelineSummary' }
         '202':
-          description: The pipeline is stopping.
+          description: |
+            The pipeline is stopping and goes on after the answer: another stop of it was under
+            way, or it is the one pipeline of `sluice run --control`, whose process ends with it.
           content:
             application/json:
               schema: { $ref: '#/components/schemas/PipelineSummary' }
@@ -121,7 +222,7 @@ paths:
           in: query
           required: false
           description: Replay the recent events whose sequence number is above this one first.
-          schema: { type: integer, minimum: 0 }
+          schema: { type: integer, minimum: 0, maximum: 9223372036854775807 }
         - name: limit
           in: query
           required: false
@@ -132,7 +233,18 @@ paths:
           description: The event stream.
           content:
             text/event-stream:
-              schema: { type: string }
+              schema:
+                description: One event of the stream (before Open API 3.2, `schema` describes each event).
+                type: object
+                required: [event, data]
+                properties:
+                  event: { type: string }
+                  id: { type: string }
+                  data:
+                    type: string
+                    contentMediaType: application/json
+                    contentSchema: { $ref: '#/components/schemas/Event' }
+        '400': { $ref: '#/components/responses/Problem' }
         '401': { $ref: '#/components/responses/Unauthorized' }
         '403': { $ref: '#/components/responses/Forbidden' }
         '404': { $ref: '#/components/responses/Problem' }
@@ -152,7 +264,11 @@ paths:
         required: true
         content:
           application/yaml:
-            schema: { type: string }
+            schema:
+              description: The branch's `filters:` list, as in a pipeline file.
+              type: array
+              maxItems: 64
+              items: { type: object }
           application/json:
             schema: { $ref: '#/components/schemas/FilterList' }
       responses:
@@ -252,7 +368,8 @@ paths:
       description: |
         As a WebRTC track's `enabled`: a disabled video track sends black frames, a disabled
         (muted) audio track sends silence; the session stays up. `volume` (audio only) is a
-        factor from 0 to 10, 1 leaving the level unchanged.
+        factor from 0 to 10, 1 leaving the level unchanged; on a video track it is answered 422.
+        A property left out keeps its value (`null` is refused with 400).
       requestBody:
         required: true
         content:
@@ -426,6 +543,7 @@ components:
           additionalProperties: { type: string }
     FilterList:
       type: object
+      additionalProperties: false
       required: [filters]
       properties:
         filters:
@@ -436,6 +554,7 @@ components:
             additionalProperties: true
     FilterParameters:
       type: object
+      additionalProperties: false
       required: [parameters]
       properties:
         parameters:
@@ -448,6 +567,7 @@ components:
               - { type: boolean }
     EncoderSettings:
       type: object
+      additionalProperties: false
       required: [bitrate]
       properties:
         bitrate:
@@ -457,21 +577,29 @@ components:
           description: Target bitrate in bit/s.
     TrackSettings:
       type: object
+      additionalProperties: false
+      description: Give `enabled`, `volume` or both.
+      minProperties: 1
       properties:
         enabled: { type: boolean }
         volume: { type: number, minimum: 0, maximum: 10 }
     ChannelMessage:
       type: object
+      additionalProperties: false
       required: [text]
       properties:
         text: { type: string, maxLength: 65536 }
     CreateFromPath:
       type: object
+      additionalProperties: false
       required: [path]
       properties:
         path:
           type: string
-          description: A file inside the server's `--pipelines-dir`.
+          maxLength: 256
+          # Relative, and no segment `.` or `..` (a path leading outside the folder is 403).
+          pattern: '^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$'
+          description: A file inside the server's `--pipelines-dir`, relative to it.
     Accepted:
       type: object
       required: [status]

@@ -250,7 +250,9 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     /// `{"path": "name.yaml"}` naming a file inside the folder the server was started with
     /// (`--pipelines-dir`). The pipeline is validated first, then built and started; its
     /// `name` must not be in use. Only pipelines with a send section can be created (they are
-    /// served to WHEP viewers at `/whep/<name>`).
+    /// served to WHEP viewers at `/whep/<name>`). A YAML body that is not a pipeline file (a
+    /// scalar, a list, a file that does not validate) is answered 422 with the problems in
+    /// `errors`.
     ///
     ///
     /// - Remark: HTTP `POST /pipelines`.
@@ -575,7 +577,10 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Stops a pipeline gracefully.
     ///
-    /// End-of-stream first (recordings are finalized), then its sessions end.
+    /// End-of-stream first (recordings are finalized), then its viewers get up to 2 s to
+    /// leave, then its sessions end. The answer comes once the pipeline is gone (200), so a
+    /// pipeline of the same name can be created right after.
+    ///
     ///
     /// - Remark: HTTP `DELETE /pipelines/{name}`.
     /// - Remark: Generated from `#/paths//pipelines/{name}/delete(stopPipeline)`.
@@ -606,6 +611,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             },
             serializer: { output, request in
                 switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
                 case let .accepted(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 202)
@@ -753,6 +776,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                             value,
                             headerFields: &response.headerFields,
                             contentType: "text/event-stream"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .applicationProblemJson(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/problem+json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/problem+json; charset=utf-8"
                         )
                     }
                     return (response, body)
@@ -1550,7 +1591,8 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     ///
     /// As a WebRTC track's `enabled`: a disabled video track sends black frames, a disabled
     /// (muted) audio track sends silence; the session stays up. `volume` (audio only) is a
-    /// factor from 0 to 10, 1 leaving the level unchanged.
+    /// factor from 0 to 10, 1 leaving the level unchanged; on a video track it is answered 422.
+    /// A property left out keeps its value (`null` is refused with 400).
     ///
     ///
     /// - Remark: HTTP `PATCH /pipelines/{name}/send/{media}/track`.

@@ -404,6 +404,16 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case filters
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.filters = try container.decode(
+                    Components.Schemas.FilterList.FiltersPayload.self,
+                    forKey: .filters
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "filters"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/FilterParameters`.
         public struct FilterParameters: Codable, Hashable, Sendable {
@@ -482,6 +492,16 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case parameters
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.parameters = try container.decode(
+                    Components.Schemas.FilterParameters.ParametersPayload.self,
+                    forKey: .parameters
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "parameters"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/EncoderSettings`.
         public struct EncoderSettings: Codable, Hashable, Sendable {
@@ -499,7 +519,19 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case bitrate
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.bitrate = try container.decode(
+                    Swift.Int.self,
+                    forKey: .bitrate
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "bitrate"
+                ])
+            }
         }
+        /// Give `enabled`, `volume` or both.
+        ///
         /// - Remark: Generated from `#/components/schemas/TrackSettings`.
         public struct TrackSettings: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/TrackSettings/enabled`.
@@ -522,6 +554,21 @@ extension Components {
                 case enabled
                 case volume
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.enabled = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .enabled
+                )
+                self.volume = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .volume
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "enabled",
+                    "volume"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/ChannelMessage`.
         public struct ChannelMessage: Codable, Hashable, Sendable {
@@ -537,22 +584,42 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case text
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.text = try container.decode(
+                    Swift.String.self,
+                    forKey: .text
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "text"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/CreateFromPath`.
         public struct CreateFromPath: Codable, Hashable, Sendable {
-            /// A file inside the server's `--pipelines-dir`.
+            /// A file inside the server's `--pipelines-dir`, relative to it.
             ///
             /// - Remark: Generated from `#/components/schemas/CreateFromPath/path`.
             public var path: Swift.String
             /// Creates a new `CreateFromPath`.
             ///
             /// - Parameters:
-            ///   - path: A file inside the server's `--pipelines-dir`.
+            ///   - path: A file inside the server's `--pipelines-dir`, relative to it.
             public init(path: Swift.String) {
                 self.path = path
             }
             public enum CodingKeys: String, CodingKey {
                 case path
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.path = try container.decode(
+                    Swift.String.self,
+                    forKey: .path
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "path"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Accepted`.

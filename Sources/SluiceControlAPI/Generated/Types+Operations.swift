@@ -185,7 +185,9 @@ public enum Operations {
     /// `{"path": "name.yaml"}` naming a file inside the folder the server was started with
     /// (`--pipelines-dir`). The pipeline is validated first, then built and started; its
     /// `name` must not be in use. Only pipelines with a send section can be created (they are
-    /// served to WHEP viewers at `/whep/<name>`).
+    /// served to WHEP viewers at `/whep/<name>`). A YAML body that is not a pipeline file (a
+    /// scalar, a list, a file that does not validate) is answered 422 with the problems in
+    /// `errors`.
     ///
     ///
     /// - Remark: HTTP `POST /pipelines`.
@@ -342,17 +344,45 @@ public enum Operations {
                     }
                 }
             }
-            /// The token lacks the scope (admin for changes).
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/POST/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/pipelines/POST/responses/403/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CreatePipeline.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CreatePipeline.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// The token lacks the admin scope, or `path` leads outside `--pipelines-dir`.
             ///
             /// - Remark: Generated from `#/paths//pipelines/post(createPipeline)/responses/403`.
             ///
             /// HTTP response code: `403 forbidden`.
-            case forbidden(Components.Responses.Forbidden)
+            case forbidden(Operations.CreatePipeline.Output.Forbidden)
             /// The associated value of the enum case if `self` is `.forbidden`.
             ///
             /// - Throws: An error if `self` is not `.forbidden`.
             /// - SeeAlso: `.forbidden`.
-            public var forbidden: Components.Responses.Forbidden {
+            public var forbidden: Operations.CreatePipeline.Output.Forbidden {
                 get throws {
                     switch self {
                     case let .forbidden(response):
@@ -727,7 +757,10 @@ public enum Operations {
     }
     /// Stops a pipeline gracefully.
     ///
-    /// End-of-stream first (recordings are finalized), then its sessions end.
+    /// End-of-stream first (recordings are finalized), then its viewers get up to 2 s to
+    /// leave, then its sessions end. The answer comes once the pipeline is gone (200), so a
+    /// pipeline of the same name can be created right after.
+    ///
     ///
     /// - Remark: HTTP `DELETE /pipelines/{name}`.
     /// - Remark: Generated from `#/paths//pipelines/{name}/delete(stopPipeline)`.
@@ -773,6 +806,57 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/{name}/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/pipelines/{name}/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.PipelineSummary)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.PipelineSummary {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.StopPipeline.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.StopPipeline.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The pipeline has stopped (state `stopped`); GET now answers 404.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/delete(stopPipeline)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.StopPipeline.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.StopPipeline.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Accepted: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/pipelines/{name}/DELETE/responses/202/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -801,7 +885,9 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The pipeline is stopping.
+            /// The pipeline is stopping and goes on after the answer: another stop of it was under
+            /// way, or it is the one pipeline of `sluice run --control`, whose process ends with it.
+            ///
             ///
             /// - Remark: Generated from `#/paths//pipelines/{name}/delete(stopPipeline)/responses/202`.
             ///
@@ -1055,6 +1141,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/events/get(streamEvents)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }
@@ -2310,7 +2419,8 @@ public enum Operations {
     ///
     /// As a WebRTC track's `enabled`: a disabled video track sends black frames, a disabled
     /// (muted) audio track sends silence; the session stays up. `volume` (audio only) is a
-    /// factor from 0 to 10, 1 leaving the level unchanged.
+    /// factor from 0 to 10, 1 leaving the level unchanged; on a video track it is answered 422.
+    /// A property left out keeps its value (`null` is refused with 400).
     ///
     ///
     /// - Remark: HTTP `PATCH /pipelines/{name}/send/{media}/track`.

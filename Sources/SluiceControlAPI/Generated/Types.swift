@@ -28,7 +28,9 @@ public protocol APIProtocol: Sendable {
     /// `{"path": "name.yaml"}` naming a file inside the folder the server was started with
     /// (`--pipelines-dir`). The pipeline is validated first, then built and started; its
     /// `name` must not be in use. Only pipelines with a send section can be created (they are
-    /// served to WHEP viewers at `/whep/<name>`).
+    /// served to WHEP viewers at `/whep/<name>`). A YAML body that is not a pipeline file (a
+    /// scalar, a list, a file that does not validate) is answered 422 with the problems in
+    /// `errors`.
     ///
     ///
     /// - Remark: HTTP `POST /pipelines`.
@@ -41,7 +43,10 @@ public protocol APIProtocol: Sendable {
     func getPipeline(_ input: Operations.GetPipeline.Input) async throws -> Operations.GetPipeline.Output
     /// Stops a pipeline gracefully.
     ///
-    /// End-of-stream first (recordings are finalized), then its sessions end.
+    /// End-of-stream first (recordings are finalized), then its viewers get up to 2 s to
+    /// leave, then its sessions end. The answer comes once the pipeline is gone (200), so a
+    /// pipeline of the same name can be created right after.
+    ///
     ///
     /// - Remark: HTTP `DELETE /pipelines/{name}`.
     /// - Remark: Generated from `#/paths//pipelines/{name}/delete(stopPipeline)`.
@@ -87,7 +92,8 @@ public protocol APIProtocol: Sendable {
     ///
     /// As a WebRTC track's `enabled`: a disabled video track sends black frames, a disabled
     /// (muted) audio track sends silence; the session stays up. `volume` (audio only) is a
-    /// factor from 0 to 10, 1 leaving the level unchanged.
+    /// factor from 0 to 10, 1 leaving the level unchanged; on a video track it is answered 422.
+    /// A property left out keeps its value (`null` is refused with 400).
     ///
     ///
     /// - Remark: HTTP `PATCH /pipelines/{name}/send/{media}/track`.
@@ -115,7 +121,9 @@ extension APIProtocol {
     /// `{"path": "name.yaml"}` naming a file inside the folder the server was started with
     /// (`--pipelines-dir`). The pipeline is validated first, then built and started; its
     /// `name` must not be in use. Only pipelines with a send section can be created (they are
-    /// served to WHEP viewers at `/whep/<name>`).
+    /// served to WHEP viewers at `/whep/<name>`). A YAML body that is not a pipeline file (a
+    /// scalar, a list, a file that does not validate) is answered 422 with the problems in
+    /// `errors`.
     ///
     ///
     /// - Remark: HTTP `POST /pipelines`.
@@ -146,7 +154,10 @@ extension APIProtocol {
     }
     /// Stops a pipeline gracefully.
     ///
-    /// End-of-stream first (recordings are finalized), then its sessions end.
+    /// End-of-stream first (recordings are finalized), then its viewers get up to 2 s to
+    /// leave, then its sessions end. The answer comes once the pipeline is gone (200), so a
+    /// pipeline of the same name can be created right after.
+    ///
     ///
     /// - Remark: HTTP `DELETE /pipelines/{name}`.
     /// - Remark: Generated from `#/paths//pipelines/{name}/delete(stopPipeline)`.
@@ -248,7 +259,8 @@ extension APIProtocol {
     ///
     /// As a WebRTC track's `enabled`: a disabled video track sends black frames, a disabled
     /// (muted) audio track sends silence; the session stays up. `volume` (audio only) is a
-    /// factor from 0 to 10, 1 leaving the level unchanged.
+    /// factor from 0 to 10, 1 leaving the level unchanged; on a video track it is answered 422.
+    /// A property left out keeps its value (`null` is refused with 400).
     ///
     ///
     /// - Remark: HTTP `PATCH /pipelines/{name}/send/{media}/track`.

@@ -48,13 +48,22 @@ struct ControlAPIHandler: APIProtocol {
     }
 
     func stopPipeline(_ input: Operations.StopPipeline.Input) async throws -> Operations.StopPipeline.Output {
-        guard let p = await pipelines.stop(input.path.name) else { return .notFound(Self.unknown(input.path.name)) }
-        return .accepted(.init(body: .json(Self.summary(p))))
+        switch await pipelines.stop(input.path.name) {
+        case .stopped(let p): return .ok(.init(body: .json(Self.summary(p))))
+        case .stopping(let p): return .accepted(.init(body: .json(Self.summary(p))))
+        case nil: return .notFound(Self.unknown(input.path.name))
+        }
     }
 
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
         guard let p = pipelines.pipeline(named: input.path.name), let events = p.events else {
             return .notFound(Self.unknown(input.path.name))
+        }
+        if let after = input.query.after, after < 0 {
+            return .badRequest(Self.problem(.badRequest, "after is a sequence number: 0 or more"))
+        }
+        if let limit = input.query.limit, !(1...100_000).contains(limit) {
+            return .badRequest(Self.problem(.badRequest, "limit is between 1 and 100000 events"))
         }
         let limit = input.query.limit ?? Int.max
         let stream = events.subscribe(after: input.query.after).prefix(limit).map { e in

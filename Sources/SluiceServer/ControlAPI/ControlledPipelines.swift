@@ -52,8 +52,18 @@ public protocol ControlledPipelines: Sendable {
     /// Creates a pipeline from a file in the host's pipelines folder (`POST /api/v1/pipelines`
     /// with `{"path": …}`); `name` replaces the file's own name.
     func create(path: String, name: String?) async throws(ControlAPIProblem) -> ControlledPipeline
-    /// Starts a graceful stop; the pipeline as it is then, or nil if unknown.
-    func stop(_ name: String) async -> ControlledPipeline?
+    /// Stops a pipeline gracefully: `.stopped` once it is gone, `.stopping` while it goes on
+    /// in the background; nil if unknown.
+    func stop(_ name: String) async -> PipelineStop?
+}
+
+/// How a `DELETE` of a pipeline ended.
+public enum PipelineStop: Sendable {
+    /// It stopped and is gone (its state `stopped`): answered 200.
+    case stopped(ControlledPipeline)
+    /// Its stop goes on after the answer (another stop was under way, or the process ends
+    /// with it): answered 202.
+    case stopping(ControlledPipeline)
 }
 
 /// The pipelines `sluice serve` hosts: WHEP streams, created from files in an allowed folder
@@ -120,7 +130,13 @@ public struct ServedPipelines: ControlledPipelines {
         do { spec = try loader.load(yaml: yaml, file: file) } catch {
             throw ControlAPIProblem(.unprocessable, "the pipeline file is not valid", errors: error.diagnostics.map(\.description))
         }
-        if let name { spec.name = name }
+        if let name {
+            guard PipelineName.isValid(name) else { throw ControlAPIProblem(.badRequest, "name '\(name.prefix(80))' \(PipelineName.rule)") }
+            spec.name = name
+        }
+        guard PipelineName.isValid(spec.name) else {
+            throw ControlAPIProblem(.unprocessable, "the pipeline's name '\(spec.name.prefix(80))' \(PipelineName.rule); rename it or give ?name=")
+        }
         guard spec.send?.video != nil || spec.send?.audio != nil else {
             throw ControlAPIProblem(.unprocessable, "pipeline '\(spec.name)' has no send section; only pipelines served to viewers can be created at run time")
         }
@@ -137,9 +153,16 @@ public struct ServedPipelines: ControlledPipelines {
         }
     }
 
-    /// Begins a graceful stop of stream `name` (`DELETE /api/v1/pipelines/{name}`); the stream as
-    /// it is then, or nil if there is none.
-    public func stop(_ name: String) async -> ControlledPipeline? { directory.beginStop(name).map(Self.describe) }
+    /// Stops stream `name` gracefully (`DELETE /api/v1/pipelines/{name}`) and returns once it is
+    /// gone; `.stopping` when another stop of it is under way; nil if there is none.
+    public func stop(_ name: String) async -> PipelineStop? {
+        if let entry = await directory.stop(name) {
+            var p = Self.describe(entry)
+            p.state = "stopped"
+            return .stopped(p)
+        }
+        return directory.entry(name).map { .stopping(Self.describe($0)) }
+    }
 }
 
 /// The one pipeline of `sluice run --control`: it can be looked at, changed and stopped, not
@@ -176,14 +199,14 @@ public struct SingleRunPipeline: ControlledPipelines {
         try await create(yaml: "", file: path, name: name)
     }
 
-    /// Sets the stop flag if `name` is the run's pipeline and returns it as `stopping`; nil for any
-    /// other name.
-    public func stop(_ name: String) async -> ControlledPipeline? {
+    /// Sets the stop flag if `name` is the run's pipeline and returns it as `stopping` (the
+    /// process ends with it); nil for any other name.
+    public func stop(_ name: String) async -> PipelineStop? {
         guard name == run.spec.name else { return nil }
         stopFlag.set()
         var p = current
         p.state = "stopping"
-        return p
+        return .stopping(p)
     }
 }
 
@@ -203,5 +226,22 @@ enum PipelineFolder {
             return .failure(ControlAPIProblem(.notFound, "no file \(path) in the pipelines folder"))
         }
         return .success(full)
+    }
+}
+
+/// The names the control API gives pipelines, as `/whep/<name>` and its own paths carry them
+/// (the document's `Name`): a letter or digit, then up to 63 letters, digits, `.`, `_`, `-`.
+enum PipelineName {
+    static let rule = "is not a pipeline name: a letter or digit, then up to 63 letters, digits, '.', '_' or '-'"
+
+    static func isValid(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= 64, isAlphanumeric(first) else { return false }
+        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    private static func isAlphanumeric(_ b: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
     }
 }
