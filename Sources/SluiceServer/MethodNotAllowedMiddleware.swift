@@ -55,10 +55,10 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
             guard !allowed.isEmpty, !allowed.contains(request.method), request.method != .head else { throw error }
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
             let detail = "\(request.method.rawValue) is not allowed on \(request.uri.path.prefix(200)); this path allows \(allow)"
-            var response =
-                request.uri.path.hasPrefix("/api/")
-                ? Problem.response(.methodNotAllowed, detail)
-                : Response(status: .methodNotAllowed, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: detail + "\n")))
+            let text = Response(
+                status: .methodNotAllowed, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: detail + "\n")))
+            var response = request.uri.path.hasPrefix("/api/") ? Problem.response(.methodNotAllowed, detail) : text
             response.headers[.allow] = allow
             return response
         }
