@@ -43,8 +43,15 @@ final class JingleSession: RemoteSession {
             guard let mid else { return }
             call.sendCandidate(JingleCall.Candidate(mid: mid, candidate: c.candidate))
         }
+    }
+
+    /// Starts handling the call's events (the stream buffers them until then). Not in `init`:
+    /// an offer that came while the pipeline was still on its way to PLAYING failed to apply
+    /// ("set-remote-description failed", seen in CI when the caller was quicker).
+    private func listen() {
         listener.withLock {
-            $0 = Task { [weak self] in
+            guard $0 == nil else { return }
+            $0 = Task { [weak self, call] in
                 for await event in call.events {
                     guard let self else { return }
                     await self.handle(event)
@@ -142,6 +149,7 @@ final class JingleSession: RemoteSession {
     }
 
     func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+        listen()
         if let target {
             let offer: SessionDescription
             do {
