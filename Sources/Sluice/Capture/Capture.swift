@@ -29,6 +29,15 @@ protocol Capture: Sendable {
     /// Makes its elements, ending in the branch's raw format `rawCaps`, adds them to the
     /// pipeline and returns them in order (the branch links them to its filters and encoder).
     func build(_ capture: CaptureSpec, media: MediaKind, rawCaps: String, with builder: GraphBuilder) throws(RunError) -> [Element]
+
+    /// Why it cannot hand on its media still encoded (`encode: {passthrough: true}`); nil: it can.
+    func passthroughRefusal(for media: MediaKind) -> String?
+    /// The elements its passthrough needs (checked before a run, with install hints).
+    func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String]
+    /// Makes its elements for passthrough, ending in `codec`'s encoded format as the branch's
+    /// parser leaves it (`EncoderPresets.parsedCaps`), adds them to the pipeline and returns
+    /// them in order (the branch links them to its payloader, or its tee).
+    func buildEncoded(_ capture: CaptureSpec, media: MediaKind, codec: Codec, with builder: GraphBuilder) throws(RunError) -> [Element]
 }
 
 extension Capture {
@@ -36,12 +45,19 @@ extension Capture {
     var takesAnyKey: Bool { false }
     func isLive(_ capture: CaptureSpec) -> Bool { true }
     func requiredElements(for media: MediaKind) -> [String] { [] }
+    func passthroughRefusal(for media: MediaKind) -> String? {
+        "capture kind '\(name)' makes raw frames, so there is nothing encoded to pass through"
+    }
+    func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] { [] }
+    func buildEncoded(_ capture: CaptureSpec, media: MediaKind, codec: Codec, with builder: GraphBuilder) throws(RunError) -> [Element] {
+        throw RunError(passthroughRefusal(for: media) ?? "capture kind '\(name)' cannot pass through", at: capture.location)
+    }
 }
 
 /// The capture kinds Sluice knows. A new kind: its file, and its line in `kinds`.
 enum CaptureRegistry {
     static let kinds = KindRegistry<any Capture>(
-        [TestCapture(), CameraCapture(), FileCapture(), SwiftCapture()],
+        [TestCapture(), CameraCapture(), FileCapture(), SwiftCapture(), RTSPCapture()],
         name: { $0.name })
     /// `capture: {gst: "…"}`: a launch fragment instead of a kind.
     static let fragment = GstCapture()

@@ -18,8 +18,29 @@ extension GraphBuilder {
             branch.media == .video
             ? "video/x-raw,width=\(cap.width),height=\(cap.height),framerate=\(cap.fps)/1"
             : "audio/x-raw,rate=\(cap.rate),channels=\(cap.channels)"
+        if branch.encode.passthrough {
+            let chain = try kind.buildEncoded(cap, media: branch.media, codec: branch.encode.codec, with: self)
+            try finishPassthrough(branch, from: chain, into: webrtcbin)
+            return
+        }
         let chain = try kind.build(cap, media: branch.media, rawCaps: rawCaps, with: self)
         try finishSend(branch, from: chain, into: webrtcbin)
+    }
+
+    /// Passthrough: the capture's encoded, parsed stream → a queue → payloader → webrtcbin (or
+    /// the tee viewers attach to). No filters, no encoder: nothing is decoded, so there is no
+    /// track gate, bitrate control or keyframe to make either.
+    private func finishPassthrough(_ branch: SendBranchSpec, from capture: [Element], into webrtcbin: Element?) throws(RunError) {
+        // Not leaky: dropping encoded frames would break every frame that refers to them.
+        let queue = try make(
+            "queue", [("max-size-buffers", "0"), ("max-size-bytes", "0"), ("max-size-time", "2000000000")], at: branch.location)
+        let tail = SendTail(queue: queue, gate: queue, elements: [queue])
+        counters.note("send.\(branch.media.rawValue).passthrough", "true")
+        if let webrtcbin {
+            try endInWebRTC(branch, capture: capture, filters: [], tail: tail, live: true, webrtcbin: webrtcbin)
+        } else {
+            try endWithoutWebRTC(branch, capture: capture, filters: [], tail: tail)
+        }
     }
 
     /// convert → scale/resample → rate → capsfilter, so any capture ends in the branch's format.

@@ -42,6 +42,10 @@ final class GraphBuilder: Sendable {
         var renditions: [RenditionOutput] = []
         /// Receive filters swapped in before that branch was built.
         var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
+        /// Sources several branches share (one RTSP session per camera), by key.
+        var sharedSources: [String: any Sendable] = [:]
+        /// What the user calls the elements that stand for a source, by element name.
+        var sourceLabels: [String: SourceLabel] = [:]
     }
     let state = Mutex(State())
     /// Serializes receive-branch builds (video and audio pads can appear on two threads at

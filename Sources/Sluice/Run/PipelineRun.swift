@@ -99,7 +99,7 @@ public final class PipelineRun: Sendable {
         let setup = try await kind.prepare(TransportContext(spec: spec, pipeline: pipeline, builder: builder, logger: logger))
         let channels = dataChannels(required: kind.requiredDataChannel, onMessage: options.onDataMessage)
         if let channels, let bin = setup.acceptsChannels { channels.accept(on: bin) }
-        let busTask = watchBus(pipeline, onFilterEvent: options.onFilterEvent)
+        let busTask = watchBus(pipeline, labels: builder.sourceLabel(of:), onFilterEvent: options.onFilterEvent)
         return ActiveRun(pipeline: pipeline, builder: builder, setup: setup, channels: channels, busTask: busTask)
     }
 
@@ -346,7 +346,7 @@ public final class PipelineRun: Sendable {
     // MARK: Bus
 
     private func watchBus(
-        _ pipeline: Pipeline,
+        _ pipeline: Pipeline, labels: @escaping @Sendable (String) -> SourceLabel?,
         onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
     ) -> Task<Void, Never> {
         let bus = pipeline.bus
@@ -356,9 +356,11 @@ public final class PipelineRun: Sendable {
                 switch message.kind {
                 case .error:
                     let (text, debug) = message.parsedError ?? ("unknown error", nil)
-                    logger.debug("error from \(message.sourceName): \(text) \(debug ?? "")")
+                    let label = labels(message.sourceName)
+                    logger.debug("\(label?.redact("error from \(message.sourceName): \(text) \(debug ?? "")") ?? "")")
                     let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
-                    self?.fail(RunError("\(message.sourceName): \(text)\(reason)"))
+                    let said = "\(label?.text ?? message.sourceName): \(text)\(reason)"
+                    self?.fail(RunError(label?.redact(said) ?? said))
                 case .latency:
                     // A jitter buffer now waits longer for retransmissions: sinks must know.
                     pipeline.recalculateLatency()
@@ -441,12 +443,14 @@ public final class PipelineRun: Sendable {
                         filtered: counters.filteredVideoFrames.load(ordering: .relaxed),
                         frames: counters.sendVideoFrames.load(ordering: .relaxed),
                         codec: counters.noted("send.video.codec"),
-                        bytes: counters.sendVideoBytes.load(ordering: .relaxed))
+                        bytes: counters.sendVideoBytes.load(ordering: .relaxed),
+                        passthrough: counters.noted("send.video.passthrough").map { _ in true })
                 },
                 audio: spec.send?.audio.map { _ in
                     .init(
                         buffers: counters.sendAudioBuffers.load(ordering: .relaxed),
-                        codec: counters.noted("send.audio.codec"))
+                        codec: counters.noted("send.audio.codec"),
+                        passthrough: counters.noted("send.audio.passthrough").map { _ in true })
                 }),
             receive: .init(
                 video: spec.receive?.video.map { _ in

@@ -69,6 +69,12 @@ public enum DefaultElements {
         for branch in spec.sendBranches {
             let video = branch.media == .video
             let capture = CaptureRegistry.capture(for: branch.capture.kind)
+            if branch.encode.passthrough {
+                let needs = capture?.requiredPassthroughElements(for: branch.media, codec: branch.encode.codec) ?? []
+                out += needs.map { ($0, branch.capture.location) }
+                out.append((payloader(for: branch.encode.codec), branch.encode.location))
+                continue
+            }
             out += (capture?.requiredElements(for: branch.media) ?? []).map { ($0, branch.capture.location) }
             out +=
                 (video

@@ -476,6 +476,10 @@ public struct EncodeSpec: Sendable, Equatable {
     public var renditions: [Rendition] = []
     /// The rung a new viewer starts on (the one marked `start: true`; default the first).
     public var startRendition = 0
+    /// `passthrough: true` (or `encode: none`): the capture's media is already encoded in
+    /// `codec` and goes to the payloader as it is, without decoding or encoding. Only
+    /// captures that deliver encoded media can do it (`rtsp`).
+    public var passthrough = false
     /// Where `encode:` (or the branch, for the default encoder) was written in the pipeline file.
     public var location: SourceLocation?
 

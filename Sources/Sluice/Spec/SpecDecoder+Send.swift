@@ -38,8 +38,15 @@ extension SpecDecoder {
         let filters = map.entry("filters").map { decodeFilters($0, media: media) } ?? []
         var encode = Self.defaultEncode(for: media, location: entry.keyLocation)
         if let encodeEntry = map.entry("encode") {
-            encode = decodeEncode(encodeEntry, media: media, branch: "send.\(media)").spec
-            checkRenditions(encode, entries: encodeEntry.value.entries ?? [], capture: capture)
+            if encodeEntry.value.scalarText == "none" {
+                encode = passthroughEncode(encodeEntry, media: media, capture: capture)
+            } else {
+                encode = decodeEncode(encodeEntry, media: media, branch: "send.\(media)").spec
+                checkRenditions(encode, entries: encodeEntry.value.entries ?? [], capture: capture)
+            }
+            if encode.passthrough {
+                checkPassthrough(encodeEntry, media: media, capture: capture, filters: map.entry("filters"))
+            }
         }
         if let send = map.entry("send") {
             _ = word(send.value, name: "send", what: "send target", choices: ["webrtc"])
@@ -222,8 +229,8 @@ extension SpecDecoder {
 
     static func encodeKeys(media: MediaKind) -> [String] {
         media == .video
-            ? ["codec", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions"]
-            : ["codec", "bitrate", "preset", "element", "properties", "gst"]
+            ? ["codec", "passthrough", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions"]
+            : ["codec", "passthrough", "bitrate", "preset", "element", "properties", "gst"]
     }
 
     /// Decodes an `encode:` mapping; also returns where its codec was written (for container
@@ -239,6 +246,11 @@ extension SpecDecoder {
             key == "keyframe_interval" || key == "renditions" ? "'\(key)' is a video key and this is the audio branch" : nil
         }
         let codecLocation = decodeEncodeCodec(map, media: media, into: &encode)
+        if let e = map.entry("passthrough"), let on = bool(e), on {
+            encode.passthrough = true
+            refuseEncoderKeys(map)
+            return (encode, codecLocation)
+        }
         decodeEncodeBitrate(map, media: media, into: &encode)
         if media == .video, let e = map.entry("keyframe_interval"), let v = integer(e, range: 1...10_000) {
             encode.keyframeInterval = v

@@ -65,6 +65,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var codec: String?
         /// Bytes of encoded video handed to the payloader.
         public var bytes: Int
+        /// True when the capture's own encoding went on untouched (`encode: none`): nothing
+        /// was decoded or encoded, so `codec` is the source's. Nil otherwise.
+        public var passthrough: Bool?
     }
     /// The send audio branch's counters.
     public struct SendAudio: Sendable, Codable, Equatable {
@@ -72,6 +75,8 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var buffers: Int
         /// The codec the branch encoded with (`opus`); nil if none was noted.
         public var codec: String?
+        /// True when the capture's own encoding went on untouched (`encode: none`). Nil otherwise.
+        public var passthrough: Bool?
     }
     /// What the send side delivered, per medium.
     public struct Send: Sendable, Codable, Equatable {
@@ -241,8 +246,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
     /// Human summary printed at the end of `sluice run`.
     public var text: String {
         var lines = ["summary of \(pipeline) (\(String(format: "%.1f", duration_s)) s)"]
-        if let v = send.video { lines.append("  send video     \(v.frames) frames \(v.codec ?? "")") }
-        if let a = send.audio { lines.append("  send audio     \(a.buffers) packets \(a.codec ?? "")") }
+        let untouched = " (passthrough: not transcoded, bitrate set by the source)"
+        if let v = send.video { lines.append("  send video     \(v.frames) frames \(v.codec ?? "")\(v.passthrough == true ? untouched : "")") }
+        if let a = send.audio { lines.append("  send audio     \(a.buffers) packets \(a.codec ?? "")\(a.passthrough == true ? untouched : "")") }
         if let v = receive.video {
             lines.append(String(format: "  receive video  %d frames %dx%d %.1f fps %@", v.frames, v.width, v.height, v.fps, v.codec ?? ""))
         }

@@ -1,0 +1,142 @@
+import Foundation
+import GStreamer
+
+extension CaptureSpec.Kind {
+    /// An RTSP camera or server at `url` (rtspsrc).
+    public static func rtsp(url: String, transport: RTSPCapture.LowerTransport = .auto, latencyMs: Int = 100) -> CaptureSpec.Kind {
+        CaptureSpec.Kind(name: "rtsp", settings: RTSPCapture.Settings(url: url, lowerTransport: transport, latencyMs: latencyMs))
+    }
+}
+
+/// `kind: rtsp`: an IP camera or RTSP server. Its streams are decoded into the branch's raw
+/// format, or, with `encode: {passthrough: true}` (`encode: none`), only depayloaded and
+/// parsed: the camera's H.264 goes to the viewers as it is. Video and audio branches of one
+/// URL share one RTSP session (`RTSPSource`).
+public struct RTSPCapture: Capture {
+    let name = "rtsp"
+
+    /// How RTP travels from the camera (`transport:`): interleaved in the RTSP connection,
+    /// over UDP, or UDP first with TCP as the fallback (rtspsrc's default).
+    public enum LowerTransport: String, Sendable, CaseIterable {
+        /// RTP interleaved in the RTSP connection (through firewalls and NATs).
+        case tcp
+        /// RTP over UDP ports of its own.
+        case udp
+        /// UDP first, then TCP if no packet comes (rtspsrc's default).
+        case auto
+
+        /// rtspsrc's `protocols` value (nil: its default).
+        var protocols: String? {
+            switch self {
+            case .tcp: "tcp"
+            case .udp: "udp"
+            case .auto: nil
+            }
+        }
+    }
+
+    /// What `capture:` says about the camera.
+    public struct Settings: KindSettings, Equatable {
+        /// `url:` (`rtsp://user:${PASSWORD}@camera/stream`).
+        public var url: String
+        /// `transport:`.
+        public var lowerTransport: LowerTransport
+        /// `latency:`: rtspsrc's jitter buffer, in milliseconds.
+        public var latencyMs: Int
+    }
+
+    static let schemes = ["rtsp", "rtsps", "rtspt", "rtspu", "rtspst", "rtspsu"]
+
+    func keys(for media: MediaKind) -> [String] { ["url", "transport", "latency"] }
+
+    func decode(
+        _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
+        with decoder: inout SpecDecoder
+    ) -> CaptureSpec.Kind? {
+        var transport = LowerTransport.auto, latency = 100
+        if let e = map.entry("transport"),
+            let word = decoder.word(e.value, name: "transport", what: "RTSP transport", choices: LowerTransport.allCases.map(\.rawValue)),
+            let value = LowerTransport(rawValue: word)
+        {
+            transport = value
+        }
+        if let e = map.entry("latency"), let ms = decoder.integer(e, range: 0...10_000) { latency = ms }
+        guard let e = map.entry("url") else {
+            decoder.fail("rtsp capture needs 'url', e.g. rtsp://camera.local:554/stream", at: location)
+            return nil
+        }
+        guard let url = decoder.nonEmptyText(e) else { return nil }
+        let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        guard url.contains("://"), Self.schemes.contains(scheme) else {
+            decoder.fail("'\(Self.redacted(url))' is not an RTSP URL; write rtsp://host[:port]/path", at: e.value.location)
+            return nil
+        }
+        return .rtsp(url: url, transport: transport, latencyMs: latency)
+    }
+
+    func requiredElements(for media: MediaKind) -> [String] { ["rtspsrc", "decodebin"] }
+
+    func passthroughRefusal(for media: MediaKind) -> String? { nil }
+
+    func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] {
+        ["rtspsrc", DefaultElements.depayloader(for: codec)] + (DefaultElements.parser(for: codec).map { [$0] } ?? [])
+    }
+
+    /// rtspsrc → decodebin → the branch's normalizer.
+    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+        let decoder = try b.make("decodebin", at: cap.location)
+        let chain = try b.normalizer(video: media == .video, caps: rawCaps, at: cap.location)
+        try b.add([decoder] + chain)
+        guard let entrance = chain.first?.staticPad("sink"), let decoderInput = decoder.staticPad("sink") else {
+            throw RunError("decodebin has no sink pad", at: cap.location)
+        }
+        let prefix = media == .video ? "video/" : "audio/"
+        decoder.connect("pad-added") { (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self),
+                let kind = (pad.currentCaps ?? pad.queryCaps())?.structure(at: 0)?.name, kind.hasPrefix(prefix),
+                !entrance.isLinked
+            else { return }
+            try? pad.link(entrance)
+        }
+        try source(cap, with: b).route(media, .init(entrance: decoderInput, codec: nil, refuse: b.failAsync))
+        return chain
+    }
+
+    /// rtspsrc → depayloader (→ parser → the caps the payloader takes): no decoding.
+    func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
+        var chain = [try b.make(DefaultElements.depayloader(for: codec), at: cap.location)]
+        if let parser = DefaultElements.parser(for: codec) {
+            chain.append(try b.make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: cap.location))
+        }
+        if let caps = EncoderPresets.parsedCaps(for: codec) {
+            chain.append(try b.make("capsfilter", [("caps", caps)], at: cap.location))
+        }
+        try b.add(chain)
+        guard let entrance = chain.first?.staticPad("sink") else { throw RunError("the depayloader has no sink pad", at: cap.location) }
+        try source(cap, with: b).route(media, .init(entrance: entrance, codec: codec, refuse: b.failAsync))
+        return chain
+    }
+
+    /// The run's RTSP session for this camera (made by its first branch).
+    private func source(_ cap: CaptureSpec, with b: GraphBuilder) throws(RunError) -> RTSPSource {
+        let settings = cap.kind.settings(as: Settings.self) ?? Settings(url: "", lowerTransport: .auto, latencyMs: 100)
+        let key = "rtsp \(settings.url) \(settings.lowerTransport) \(settings.latencyMs)"
+        return try b.shared(key) { (name: String) throws(RunError) in
+            let source = try RTSPSource(settings: settings, name: name, pipeline: b.pipeline, at: cap.location)
+            b.label(source: name, as: "rtsp capture \(source.label)", secret: Self.password(in: settings.url))
+            return source
+        }
+    }
+
+    /// `url` without the password of its user information (`rtsp://user@host/…`).
+    public static func redacted(_ url: String) -> String {
+        guard var parts = URLComponents(string: url), parts.password != nil else { return url }
+        parts.password = nil
+        return parts.string ?? url
+    }
+
+    /// The password in `url`, if it has one.
+    static func password(in url: String) -> String? {
+        URLComponents(string: url)?.password.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

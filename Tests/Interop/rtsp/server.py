@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""An RTSP server for Sluice's rtsp capture tests, built on gst-rtsp-server (Debian's
+gir1.2-gst-rtsp-server-1.0 with python3-gi): the kind of server an IP camera runs.
+
+It streams a live test picture encoded by x264enc (H.264, constrained baseline) or vp8enc,
+optionally with an Opus tone.
+
+    /usr/bin/python3 Tests/Interop/rtsp/server.py --port 8554 [--path /cam] [--codec h264]
+        [--pattern red] [--size 640x360] [--fps 30] [--gop 60] [--audio]
+        [--transport tcp|udp|any]
+
+Prints `READY rtsp://127.0.0.1:PORT/PATH` once it listens, then `CLIENT` for every client
+that connects; SIGTERM or SIGINT stops it.
+"""
+import argparse
+import signal
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstRtsp", "1.0")
+gi.require_version("GstRtspServer", "1.0")
+from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
+
+ENCODERS = {
+    "h264": "x264enc tune=zerolatency speed-preset=ultrafast key-int-max={gop} bitrate=1500 "
+    "! video/x-h264,profile=constrained-baseline ! rtph264pay name=pay0 pt=96 config-interval=-1",
+    "vp8": "vp8enc deadline=1 keyframe-max-dist={gop} target-bitrate=1500000 ! rtpvp8pay name=pay0 pt=96",
+}
+
+
+def launch(args):
+    width, height = args.size.split("x")
+    video = (
+        f"videotestsrc is-live=true pattern={args.pattern} ! "
+        f"video/x-raw,width={width},height={height},framerate={args.fps}/1 ! "
+        + ENCODERS[args.codec].format(gop=args.gop)
+    )
+    audio = " audiotestsrc is-live=true wave=sine freq=440 ! audioconvert ! opusenc ! rtpopuspay name=pay1 pt=97"
+    return "( " + video + (audio if args.audio else "") + " )"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--path", default="/cam")
+    p.add_argument("--codec", choices=sorted(ENCODERS), default="h264")
+    p.add_argument("--pattern", default="red")
+    p.add_argument("--size", default="640x360")
+    p.add_argument("--fps", type=int, default=30)
+    p.add_argument("--gop", type=int, default=60)
+    p.add_argument("--audio", action="store_true")
+    p.add_argument("--transport", choices=["any", "tcp", "udp"], default="any")
+    args = p.parse_args()
+
+    Gst.init(None)
+    server = GstRtspServer.RTSPServer()
+    server.set_address("127.0.0.1")
+    server.set_service(str(args.port))
+    factory = GstRtspServer.RTSPMediaFactory()
+    factory.set_launch(launch(args))
+    factory.set_shared(True)
+    protocols = {
+        "any": GstRtsp.RTSPLowerTrans.UDP | GstRtsp.RTSPLowerTrans.TCP,
+        "tcp": GstRtsp.RTSPLowerTrans.TCP,
+        "udp": GstRtsp.RTSPLowerTrans.UDP,
+    }[args.transport]
+    factory.set_protocols(protocols)
+    server.get_mount_points().add_factory(args.path, factory)
+    server.connect("client-connected", lambda *_: print("CLIENT", flush=True))
+    if server.attach(None) == 0:
+        print(f"cannot listen on 127.0.0.1:{args.port}", file=sys.stderr)
+        return 2
+    loop = GLib.MainLoop()
+    for s in (signal.SIGTERM, signal.SIGINT):
+        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, s, loop.quit)
+    print(f"READY rtsp://127.0.0.1:{args.port}{args.path}", flush=True)
+    loop.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

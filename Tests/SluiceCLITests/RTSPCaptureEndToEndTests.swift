@@ -1,0 +1,172 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// `capture: {kind: rtsp}` against gst-rtsp-server (Debian's library, driven from python3-gi,
+/// as many IP cameras run it): the camera's H.264 passed through to WebRTC with no encoder,
+/// the same camera decoded when the file asks for it, and a camera that is not there
+/// ending the run with its URL (password removed) and the reason.
+final class RTSPCaptureEndToEndTests: XCTestCase {
+    static let server = "Tests/Interop/rtsp/server.py"
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-rtsp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    /// Shell lines that start the RTSP server (arguments `args`) and wait, bounded, until it listens.
+    static func startServer(port: Int, _ args: String) -> String {
+        """
+        /usr/bin/python3 \(server) --port \(port) \(args) > "$TMP.rtsp" 2>&1 &
+        rtsp=$!
+        i=0; until grep -q '^READY' "$TMP.rtsp"; do
+          i=$((i+1)); [ $i -lt 200 ] || { echo "the RTSP server did not start: $(cat "$TMP.rtsp")" >&2; exit 92; }
+          kill -0 $rtsp 2>/dev/null || { echo "the RTSP server exited: $(cat "$TMP.rtsp")" >&2; exit 93; }
+          sleep 0.05
+        done
+        """
+    }
+
+    /// A loopback file: the camera at `port`, `encode` (passthrough or an encoder), recorded
+    /// after WebRTC to `record`.
+    private func loopback(port: Int, encode: String, record: String) throws -> String {
+        let path = dir.appendingPathComponent("rtsp-\(port).yaml").path
+        try """
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: rtsp, url: "rtsp://127.0.0.1:\(port)/cam", transport: tcp, latency: 50, width: 320, height: 240 }
+            encode: \(encode)
+        receive:
+          video: { sink: { kind: file, path: "\(record)" } }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Runs the camera and `sluice run FILE` in one namespace; the RGB frames of the recording
+    /// (decoded by gst-launch) land in `record`.rgb.
+    private func runAgainstCamera(port: Int, camera: String, file: String, record: String) throws -> CLIResult {
+        let report = dir.appendingPathComponent("report-\(port).json").path
+        let script = """
+            ip link set lo up
+            \(Self.startServer(port: port, camera))
+            "$SLUICE" run '\(file)' --duration 5 --report '\(report)'
+            status=$?
+            kill $rtsp; wait $rtsp
+            gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
+              ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
+            exit $status
+            """
+        return try CLI.execute(
+            inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("t\(port)").path],
+            timeout: 90, reportPath: report)
+    }
+
+    /// The camera's H.264 crosses WebRTC untouched: the summary says passthrough, the
+    /// recording after WebRTC plays the camera's red picture at its size (not the branch's
+    /// 320×240: nothing scaled it), and nearly every frame the camera sent arrived.
+    func testPassthroughSendsTheCamerasH264WithoutTranscoding() throws {
+        let record = dir.appendingPathComponent("passthrough.mkv").path
+        let file = try loopback(port: 18571, encode: "none", record: record)
+        let r = try runAgainstCamera(port: 18571, camera: "--pattern red --size 640x360 --gop 30", file: file, record: record)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        XCTAssertEqual(r.value("send.video.passthrough") as? Bool, true, "\(r.report ?? [:])")
+        XCTAssertEqual(r.value("send.video.codec") as? String, "h264")
+        XCTAssertTrue(r.stdout.contains("passthrough: not transcoded"), r.stdout)
+        XCTAssertEqual(r.int("receive.video.width"), 640, "the camera's own size: \(r.report ?? [:])")
+        XCTAssertEqual(r.int("receive.video.height"), 360)
+        let sent = r.int("send.video.frames") ?? 0, received = r.int("receive.video.frames") ?? 0
+        XCTAssertGreaterThan(sent, 90, "about 30 fps for most of 5 s")
+        XCTAssertGreaterThanOrEqual(Double(received), 0.9 * Double(sent), "received \(received) of \(sent)")
+        let picture = RGBRecording(path: record + ".rgb", width: 640, height: 360)
+        XCTAssertGreaterThan(picture.frames, 60, r.stderr.suffix(2000).description)
+        guard picture.frames > 0 else { return }
+        let pixel = picture.lastPixel(320, 180)
+        XCTAssertTrue(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "the camera's red: \(pixel)")
+    }
+
+    /// Without passthrough the same camera is decoded and re-encoded at the branch's format.
+    func testWithoutPassthroughTheCameraIsDecodedAndScaled() throws {
+        let record = dir.appendingPathComponent("decoded.mkv").path
+        let file = try loopback(port: 18572, encode: "{ codec: vp8, bitrate: 800 }", record: record)
+        let r = try runAgainstCamera(port: 18572, camera: "--pattern blue --size 640x360", file: file, record: record)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        XCTAssertNil(r.value("send.video.passthrough"), "\(r.report ?? [:])")
+        XCTAssertEqual(r.value("send.video.codec") as? String, "vp8")
+        XCTAssertEqual(r.int("receive.video.width"), 320, "scaled to the branch's size: \(r.report ?? [:])")
+        let picture = RGBRecording(path: record + ".rgb", width: 320, height: 240)
+        XCTAssertGreaterThan(picture.frames, 60, r.stderr.suffix(2000).description)
+        guard picture.frames > 0 else { return }
+        let pixel = picture.lastPixel(160, 120)
+        XCTAssertTrue(pixel[2] > 200 && pixel[0] < 60 && pixel[1] < 60, "the camera's blue: \(pixel)")
+    }
+
+    /// A camera that is not there: exit 3 within a few seconds, the URL without its password,
+    /// and why (rtspsrc's own words).
+    func testACameraThatIsNotThereEndsTheRunWithItsURLWithoutThePassword() throws {
+        let path = dir.appendingPathComponent("absent.yaml").path
+        try """
+        transport: { kind: none }
+        send:
+          video:
+            capture: { kind: rtsp, url: "rtsp://admin:${CAMERA_PASSWORD}@127.0.0.1:18573/cam", transport: tcp }
+            encode: none
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["run", path, "--duration", "20"], env: ["CAMERA_PASSWORD": "s3cret-pa55"], timeout: 60)
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertLessThan(r.seconds, 15, "refused at once, not at --duration")
+        XCTAssertTrue(r.stderr.contains("rtsp://admin@127.0.0.1:18573/cam"), r.stderr)
+        XCTAssertFalse((r.stdout + r.stderr).contains("s3cret-pa55"), "the password never shows: \(r.stderr)")
+        XCTAssertTrue(r.stderr.lowercased().contains("connect"), "rtspsrc's reason: \(r.stderr)")
+    }
+
+    /// A camera whose H.264 is declared as VP8 passthrough: a clear refusal naming both.
+    func testACodecOtherThanTheDeclaredOneIsRefused() throws {
+        let record = dir.appendingPathComponent("mismatch.mkv").path
+        let file = try loopback(port: 18574, encode: "{ codec: vp8, passthrough: true }", record: record)
+        let r = try runAgainstCamera(port: 18574, camera: "--size 320x240", file: file, record: record)
+        XCTAssertEqual(r.status, 3, r.stderr.suffix(3000).description)
+        XCTAssertTrue(r.stderr.contains("sends video as H264"), r.stderr.suffix(3000).description)
+        XCTAssertTrue(r.stderr.contains("passthrough was declared for vp8"), r.stderr.suffix(3000).description)
+    }
+
+    /// `sluice serve --pipeline Pipelines/rtsp-camera.yaml` in front of the camera: aiortc (a
+    /// WebRTC stack nobody here wrote) plays the camera's own H.264 over WHEP, moving, at its
+    /// rate and size.
+    func testAiortcPlaysTheCameraThroughServeWithoutTranscoding() throws {
+        try CLI.requireBrowserTools()
+        let port = 18575
+        let script = """
+            ip link set lo up
+            \(Self.startServer(port: 18576, "--pattern ball --size 640x360 --gop 30"))
+            RTSP_URL=rtsp://127.0.0.1:18576/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
+              kill -0 $server 2>/dev/null || { echo "sluice serve exited: $(tail -c 2000 "$TMP.serve")" >&2; exit 91; }
+              sleep 0.05
+            done
+            "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera \\
+              --codec h264 --no-audio --seconds 4 --timeout 20 > "$TMP.view" 2> "$TMP.err"
+            echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"; echo "VIEW-ERR: $(tail -c 800 "$TMP.err" | tr '\\n' ' ')"
+            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
+            kill $rtsp; wait $rtsp
+            echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("serve").path],
+            timeout: 120, reportPath: nil)
+        let lines = Dictionary(
+            r.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }, uniquingKeysWith: { _, b in b })
+        let j = ServeNATEndToEndTests.assertAiortcPlayed(lines, r.stdout + r.stderr.suffix(2000))
+        XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
+        print("aiortc through serve, passthrough: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
+    }
+}

@@ -1,0 +1,53 @@
+import XCTest
+@testable import Sluice
+
+/// `capture: {kind: rtsp}` and passthrough in the file: what is decoded, and what is refused
+/// with FILE:LINE:COL.
+final class RTSPCaptureTests: XCTestCase {
+    private func file(_ capture: String, encode: String = "none", filters: String = "") -> String {
+        """
+        transport: { kind: none }
+        send:
+          video:
+            capture: \(capture)
+            encode: \(encode)\(filters)
+        """
+    }
+
+    func testTheCameraAndPassthroughAreDecoded() throws {
+        let spec = try XCTUnwrap(specLoadValid(file("{ kind: rtsp, url: 'rtsp://cam:8554/s', transport: udp, latency: 30 }")))
+        let video = try XCTUnwrap(spec.send?.video)
+        XCTAssertEqual(video.capture.kind, .rtsp(url: "rtsp://cam:8554/s", transport: .udp, latencyMs: 30))
+        XCTAssertTrue(video.encode.passthrough)
+        XCTAssertEqual(video.encode.codec, .h264, "encode: none means the camera's usual H.264")
+        let vp8 = try XCTUnwrap(specLoadValid(file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ codec: vp8, passthrough: true }")))
+        XCTAssertEqual(vp8.send?.video?.encode.codec, .vp8)
+        XCTAssertEqual(vp8.send?.video?.capture.kind, .rtsp(url: "rtsp://cam/s"), "defaults: transport auto, latency 100 ms")
+        let decoded = try XCTUnwrap(specLoadValid(file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ codec: vp8 }")))
+        XCTAssertEqual(decoded.send?.video?.encode.passthrough, false)
+    }
+
+    func testMistakesAreReportedWhereTheyAre() throws {
+        let cases: [(capture: String, encode: String, filters: String, expected: String)] = [
+            ("{ kind: rtsp }", "none", "", "test.yaml:4:5: rtsp capture needs 'url'"),
+            ("{ kind: rtsp, url: 'http://cam/s' }", "none", "", "test.yaml:4:33: 'http://cam/s' is not an RTSP URL"),
+            ("{ kind: rtsp, url: 'rtsp://cam/s', transport: quic }", "none", "", "unknown RTSP transport 'quic'"),
+            ("{ kind: rtsp, url: 'rtsp://cam/s', latency: 99999 }", "none", "", "test.yaml:4:58: 'latency' must be between 0 and 10000"),
+            ("{ kind: test }", "none", "", "test.yaml:5:5: capture kind 'test' makes raw frames, so there is nothing encoded to pass through; pass through only from a source that is already encoded (rtsp)"),
+            ("{ kind: rtsp, url: 'rtsp://cam/s' }", "{ passthrough: true, bitrate: 900 }", "", "test.yaml:5:34: 'bitrate' sets up the encoder, and passthrough has none"),
+            ("{ kind: rtsp, url: 'rtsp://cam/s' }", "none", "\n    filters: [ { filter: pixelate } ]", "test.yaml:6:5: filters work on decoded frames, and passthrough decodes nothing"),
+        ]
+        for c in cases {
+            let errors = try XCTUnwrap(specLoadErrors(file(c.capture, encode: c.encode, filters: c.filters)), c.capture)
+            XCTAssertTrue(errors.description.contains(c.expected), "\(c.capture) \(c.encode): \(errors.description)")
+        }
+    }
+
+    func testAPasswordNeverShowsInTheURLItsMessagesName() {
+        XCTAssertEqual(RTSPCapture.redacted("rtsp://admin:s3cret@cam:554/s"), "rtsp://admin@cam:554/s")
+        XCTAssertEqual(RTSPCapture.redacted("rtsp://cam/s"), "rtsp://cam/s")
+        XCTAssertEqual(RTSPCapture.password(in: "rtsp://admin:s3cret@cam/s"), "s3cret")
+        let label = SourceLabel(text: "rtsp capture rtsp://admin@cam/s", secret: "s3cret")
+        XCTAssertEqual(label.redact("could not open rtsp://admin:s3cret@cam/s"), "could not open rtsp://admin:***@cam/s")
+    }
+}
