@@ -78,3 +78,37 @@ public final class Event: @unchecked Sendable {
         return raw
     }
 }
+
+/// An owned reference to a GstBuffer, kept after the probe that saw it returned (a stream's
+/// last group of pictures, for instance).
+///
+/// `@unchecked Sendable`: a GstBuffer's refcount is atomic, and nothing writes to a buffer
+/// through this handle. A held buffer is shared (refcount above one), so an element that
+/// wants to change it must copy it first (`gst_buffer_make_writable`), as GStreamer requires.
+public final class Buffer: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GstBuffer>
+    init(full raw: UnsafeMutablePointer<GstBuffer>) { self.raw = raw }
+    deinit { gst_mini_object_unref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self)) }
+
+    /// Total bytes in the buffer.
+    public var size: Int { Int(gst_buffer_get_size(raw)) }
+    /// Whether this is not a keyframe (GST_BUFFER_FLAG_DELTA_UNIT).
+    public var isDeltaUnit: Bool { raw.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0 }
+    /// The buffer's address: equal to `Pad.ProbeInfo.bufferIdentity` while this very buffer
+    /// passes a probe (it cannot be reused while this handle keeps the buffer alive).
+    public var identity: UInt { UInt(bitPattern: raw) }
+
+    /// A new reference for an API that takes ownership (transfer full).
+    func takeForTransfer() -> UnsafeMutablePointer<GstBuffer> {
+        _ = gst_mini_object_ref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self))
+        return raw
+    }
+}
+
+extension BufferRef {
+    /// A new reference to this buffer that outlives the probe (`gst_buffer_ref`).
+    public func retained() -> Buffer {
+        _ = gst_mini_object_ref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self))
+        return Buffer(full: raw)
+    }
+}

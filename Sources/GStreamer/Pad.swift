@@ -75,6 +75,13 @@ public final class Pad: Object, @unchecked Sendable {
     @discardableResult
     public func pushEvent(_ event: Event) -> Bool { gst_pad_push_event(pad, event.takeForTransfer()) != 0 }
 
+    /// Hands `buffer` to this sink pad as its peer's push would (`gst_pad_chain`, with a new
+    /// reference): its probes run, then its element's chain function. Call it on the
+    /// streaming thread that feeds this pad, e.g. from a probe on it (probes then run again
+    /// for this buffer).
+    @discardableResult
+    public func chain(_ buffer: Buffer) -> FlowReturn { FlowReturn(raw: gst_pad_chain(pad, buffer.takeForTransfer()).rawValue) }
+
     /// The running-time offset applied to data passing this pad, in nanoseconds.
     public var offset: Int64 {
         get { Int64(gst_pad_get_offset(pad)) }

@@ -135,13 +135,14 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
 
     /// `sluice serve --pipeline Pipelines/rtsp-camera.yaml` in front of the camera: aiortc (a
     /// WebRTC stack nobody here wrote) plays the camera's own H.264 over WHEP, moving, at its
-    /// rate and size.
+    /// rate and size. The camera sends a keyframe every 10 s and the viewer joins 2 s after
+    /// one: it starts from the stream's cached group of pictures, not 8 s later.
     func testAiortcPlaysTheCameraThroughServeWithoutTranscoding() throws {
         try CLI.requireBrowserTools()
         let port = 18575
         let script = """
             ip link set lo up
-            \(Self.startServer(port: 18576, "--pattern ball --size 640x360 --gop 30"))
+            \(Self.startServer(port: 18576, "--pattern ball --size 640x360 --gop 300"))
             RTSP_URL=rtsp://127.0.0.1:18576/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
             server=$!
             i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
@@ -149,6 +150,9 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
               kill -0 $server 2>/dev/null || { echo "sluice serve exited: $(tail -c 2000 "$TMP.serve")" >&2; exit 91; }
               sleep 0.05
             done
+            # The stream starts with the camera's first keyframe; join 2 s into its 10 s group.
+            i=0; until grep -q '^CLIENT' "$TMP.rtsp"; do i=$((i+1)); [ $i -lt 200 ] || exit 94; sleep 0.05; done
+            sleep 2
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera \\
               --codec h264 --no-audio --seconds 4 --timeout 20 > "$TMP.view" 2> "$TMP.err"
             echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"; echo "VIEW-ERR: $(tail -c 800 "$TMP.err" | tr '\\n' ' ')"
@@ -167,6 +171,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             }, uniquingKeysWith: { _, b in b })
         let j = ServeNATEndToEndTests.assertAiortcPlayed(lines, r.stdout + r.stderr.suffix(2000))
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
+        XCTAssertLessThan(j["first_frame_ms"] as? Int ?? 99_999, 2_000, "started from the cached group, not the next keyframe: \(j)")
         print("aiortc through serve, passthrough: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
     }
 }

@@ -35,6 +35,10 @@ extension GraphBuilder {
         let queue = try make(
             "queue", [("max-size-buffers", "0"), ("max-size-bytes", "0"), ("max-size-time", "2000000000")], at: branch.location)
         let tail = SendTail(queue: queue, gate: queue, elements: [queue])
+        if branch.media == .video, let entrance = queue.staticPad("sink") {
+            let cache = GOPCache(watching: entrance)
+            state.withLock { $0.gopCache = cache }
+        }
         counters.note("send.\(branch.media.rawValue).passthrough", "true")
         if let webrtcbin {
             try endInWebRTC(branch, capture: capture, filters: [], tail: tail, live: true, webrtcbin: webrtcbin)
@@ -221,7 +225,7 @@ extension GraphBuilder {
     private func addStartGate(before pay: Element, video: Bool, media: MediaKind) {
         guard let entrance = pay.staticPad("sink") else { return }
         let counters = counters
-        let gate = StartGate(on: entrance, waitForKeyframe: video) {
+        let gate = StartGate(on: entrance, waitForKeyframe: video, cache: video ? gopCache : nil) {
             if video { counters.mark(StartUpStep.keyframeSent) }
         }
         state.withLock { $0.startGates[media] = (gate, entrance) }

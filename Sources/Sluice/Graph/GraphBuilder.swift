@@ -46,6 +46,8 @@ final class GraphBuilder: Sendable {
         var sharedSources: [String: any Sendable] = [:]
         /// What the user calls the elements that stand for a source, by element name.
         var sourceLabels: [String: SourceLabel] = [:]
+        /// A passthrough video branch's last group of pictures (new peers start from it).
+        var gopCache: GOPCache?
     }
     let state = Mutex(State())
     /// Serializes receive-branch builds (video and audio pads can appear on two threads at
@@ -76,6 +78,9 @@ final class GraphBuilder: Sendable {
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
     var tees: [MediaKind: Element] { state.withLock { $0.tees } }
+
+    /// The passthrough video branch's last group of pictures, if the video passes through.
+    var gopCache: GOPCache? { state.withLock { $0.gopCache } }
 
     /// The video branch's congestion control, if it adapts.
     var congestion: CongestionControl? { state.withLock { $0.congestion } }

@@ -74,7 +74,7 @@ public final class StreamHub: Sendable {
                         ViewerSet.Output(
                             media: b.media, codec: b.encode.codec, tee: $0,
                             renditions: b.media == .video ? builder.renditions : [],
-                            startRendition: b.encode.startRendition)
+                            startRendition: b.encode.startRendition, cache: b.media == .video ? builder.gopCache : nil)
                     }
                 }
             }

@@ -21,6 +21,8 @@ final class ViewerSet: Sendable {
         var media: MediaKind; var codec: Codec; var tee: Element
         var renditions: [RenditionOutput] = []
         var startRendition = 0
+        /// A passthrough video stream's last group of pictures: a new viewer starts from it.
+        var cache: GOPCache?
     }
 
     private let pipeline: Pipeline
@@ -162,7 +164,10 @@ final class ViewerSet: Sendable {
             }
         }
         // Closed until this viewer's connection carries media, then from a keyframe.
-        parts.gates.append(StartGate(on: branch.entrance, waitForKeyframe: track.media == .video))
+        parts.gates.append(
+            StartGate(
+                on: branch.entrance, waitForKeyframe: track.media == .video, cache: output.cache,
+                replayInto: branch.payloader.staticPad("sink")))
         parts.pending.append(ViewerAssembly.PendingLink(teePad: teePad, queueSink: branch.entrance))
         parts.entrances.append(branch.entrance)
     }

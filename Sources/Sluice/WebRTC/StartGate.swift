@@ -9,18 +9,30 @@ import Synchronization
 /// before it: when the block lifts it all arrives at once, half a second of fast-forward at
 /// the start (17 frames, 550 ms → 6 ms old, in `sluice measure` without warm-up). A gate on
 /// the branch drops buffers instead until it is opened (events pass: caps and segments still
-/// flow), optionally until the first keyframe after opening, then takes itself away.
+/// flow), optionally until the first keyframe after opening (or from a cached group of
+/// pictures that leads up to the first frame after opening), then takes itself away.
 final class StartGate: Sendable {
-    private enum State: UInt8 { case closed, waitingForKeyframe, open }
+    private enum State: UInt8 { case closed, waitingForKeyframe, replaying, open }
     private let state = Atomic<UInt8>(State.closed.rawValue)
     private let waitsForKeyframe: Bool
     private let dropped = Atomic<Int>(0)
+    private let cache: GOPCache?
+    private let replayTarget: Pad?
 
     /// Closes `pad` for buffers until `open()`. With `waitForKeyframe` (encoded video), it
-    /// then also drops delta frames until a keyframe passes.
+    /// then also drops delta frames until a keyframe passes, unless `cache` (a passthrough
+    /// stream's last group of pictures) holds the group the first delta frame belongs to:
+    /// that group is sent first, so the peer starts at once. The group goes into `replayInto`
+    /// (default `pad`): past a leaky queue after the gate, which would drop its start; that
+    /// queue is empty then (the gate was closed) and the frame being held enters it after.
     /// `onFirstPass` runs (on the streaming thread) when the first buffer goes through.
-    init(on pad: Pad, waitForKeyframe: Bool, onFirstPass: (@Sendable () -> Void)? = nil) {
+    init(
+        on pad: Pad, waitForKeyframe: Bool, cache: GOPCache? = nil, replayInto: Pad? = nil,
+        onFirstPass: (@Sendable () -> Void)? = nil
+    ) {
         waitsForKeyframe = waitForKeyframe
+        self.cache = cache
+        self.replayTarget = replayInto
         pad.addProbe(.buffer) { [self] (info: borrowing Pad.ProbeInfo) in
             switch State(rawValue: state.load(ordering: .acquiring)) ?? .open {
             case .closed:
@@ -28,17 +40,32 @@ final class StartGate: Sendable {
                 return .drop
             case .waitingForKeyframe:
                 if info.buffer?.isDeltaUnit ?? false {
-                    dropped.add(1, ordering: .relaxed)
-                    return .drop
+                    guard replay(before: info.bufferIdentity, into: replayTarget ?? info.padReference) else {
+                        dropped.add(1, ordering: .relaxed)
+                        return .drop
+                    }
                 }
                 state.store(State.open.rawValue, ordering: .releasing)
                 onFirstPass?()
                 return .remove
+            case .replaying:
+                return .ok // a cached frame, sent by `replay`
             case .open:
                 onFirstPass?()
                 return .remove // passes this buffer; the probe costs nothing from here on
             }
         }
+    }
+
+    /// Sends the cached frames that precede the buffer `current` into `pad` (when that is the
+    /// gate's own pad, this probe sees them again and lets them pass), from the streaming
+    /// thread that is pushing `current`.
+    private func replay(before current: UInt?, into pad: Pad) -> Bool {
+        guard let cache, let current, let frames = cache.frames(before: current) else { return false }
+        state.store(State.replaying.rawValue, ordering: .releasing)
+        for frame in frames { pad.chain(frame) }
+        cache.noteReplay(frames.count)
+        return true
     }
 
     /// Lets media through from now on (from the next keyframe, if the gate waits for one).

@@ -33,9 +33,18 @@ final class RTSPCaptureTests: XCTestCase {
             ("{ kind: rtsp, url: 'http://cam/s' }", "none", "", "test.yaml:4:33: 'http://cam/s' is not an RTSP URL"),
             ("{ kind: rtsp, url: 'rtsp://cam/s', transport: quic }", "none", "", "unknown RTSP transport 'quic'"),
             ("{ kind: rtsp, url: 'rtsp://cam/s', latency: 99999 }", "none", "", "test.yaml:4:58: 'latency' must be between 0 and 10000"),
-            ("{ kind: test }", "none", "", "test.yaml:5:5: capture kind 'test' makes raw frames, so there is nothing encoded to pass through; pass through only from a source that is already encoded (rtsp)"),
-            ("{ kind: rtsp, url: 'rtsp://cam/s' }", "{ passthrough: true, bitrate: 900 }", "", "test.yaml:5:34: 'bitrate' sets up the encoder, and passthrough has none"),
-            ("{ kind: rtsp, url: 'rtsp://cam/s' }", "none", "\n    filters: [ { filter: pixelate } ]", "test.yaml:6:5: filters work on decoded frames, and passthrough decodes nothing"),
+            (
+                "{ kind: test }", "none", "",
+                "test.yaml:5:5: capture kind 'test' makes raw frames, so there is nothing encoded to pass through; pass through only from a source that is already encoded (rtsp)"
+            ),
+            (
+                "{ kind: rtsp, url: 'rtsp://cam/s' }", "{ passthrough: true, bitrate: 900 }", "",
+                "test.yaml:5:34: 'bitrate' sets up the encoder, and passthrough has none"
+            ),
+            (
+                "{ kind: rtsp, url: 'rtsp://cam/s' }", "none", "\n    filters: [ { filter: pixelate } ]",
+                "test.yaml:6:5: filters work on decoded frames, and passthrough decodes nothing"
+            )
         ]
         for c in cases {
             let errors = try XCTUnwrap(specLoadErrors(file(c.capture, encode: c.encode, filters: c.filters)), c.capture)

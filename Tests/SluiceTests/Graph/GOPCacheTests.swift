@@ -1,0 +1,76 @@
+import GStreamer
+import Synchronization
+import XCTest
+@testable import Sluice
+
+/// A passthrough stream's last group of pictures: a start gate opened in the middle of a
+/// group sends the group's keyframe and the frames since, in order, before the frame it was
+/// holding, so the peer starts at once instead of at the next keyframe.
+final class GOPCacheTests: XCTestCase {
+    /// One frame that passed the gate.
+    private struct Frame: Sendable {
+        var keyframe: Bool
+        var pts: ClockTime
+    }
+    /// What passed the gate, in order.
+    private final class Passed: Sendable {
+        let frames = Mutex<[Frame]>([])
+    }
+
+    func testAGateOpenedMidGroupStartsFromTheCachedKeyframe() throws {
+        Gst.initialize()
+        let pipeline = Pipeline(name: "gop-cache")
+        let src = try Element.make("videotestsrc")
+        try src.set("num-buffers", Int32(50))
+        let caps = try Element.make("capsfilter")
+        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
+        let encoder = try Element.make("x264enc")
+        try encoder.set("key-int-max", fromString: "30")
+        try encoder.set("tune", fromString: "zerolatency")
+        try encoder.set("speed-preset", fromString: "ultrafast")
+        let parse = try Element.make("h264parse")
+        let queue = try Element.make("queue")
+        let sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        let chain = [src, caps, encoder, parse, queue, sink]
+        try pipeline.add(chain)
+        try Element.link(chain)
+
+        let cache = GOPCache(watching: try XCTUnwrap(queue.staticPad("sink")))
+        let gatePad = try XCTUnwrap(sink.staticPad("sink"))
+        // Opens the gate as the 12th frame of the first 30-frame group reaches it (this probe
+        // runs before the gate's own).
+        let arrived = Atomic<Int>(0)
+        let gateBox = Mutex<StartGate?>(nil)
+        gatePad.addProbe(.buffer) { _ in
+            if arrived.add(1, ordering: .relaxed).newValue == 12 { gateBox.withLock { $0 }?.open() }
+            return .ok
+        }
+        let gate = StartGate(on: gatePad, waitForKeyframe: true, cache: cache)
+        gateBox.withLock { $0 = gate }
+        let passed = Passed()
+        gatePad.addProbe(.buffer) { (info: borrowing Pad.ProbeInfo) in
+            if let b = info.buffer { passed.frames.withLock { $0.append(Frame(keyframe: !b.isDeltaUnit, pts: b.pts ?? 0)) } }
+            return .ok
+        }
+        let ended = expectation(description: "end of stream at the sink")
+        let once = OnceFlag()
+        gatePad.addProbe(.eventDownstream) { info in
+            if info.event == .eos, once.set() { ended.fulfill() }
+            return .ok
+        }
+        pipeline.setState(.playing)
+        wait(for: [ended], timeout: 20)
+        pipeline.setState(.null)
+
+        let frames = passed.frames.withLock { $0 }
+        XCTAssertEqual(frames.first?.keyframe, true, "the peer's first frame is the cached keyframe")
+        XCTAssertEqual(gate.droppedBuffers, 11, "the 11 frames before the 12th met a closed gate")
+        XCTAssertEqual(cache.replayedFrames, 11, "and reached the peer from the cache")
+        XCTAssertEqual(frames.count, 50, "every frame reached the peer, once")
+        XCTAssertEqual(frames.filter(\.keyframe).count, 2, "the cached keyframe and the second group's")
+        let pts = frames.map(\.pts)
+        XCTAssertEqual(pts, pts.sorted(), "the cached frames come before the frame the gate held, in order")
+        XCTAssertEqual(Set(pts).count, pts.count, "no frame twice")
+    }
+}
