@@ -138,6 +138,21 @@ def load_fanout():
     return "\n".join(rows)
 
 
+def passthrough():
+    d = load("results-passthrough.json")
+    rows = ["| viewers | passthrough server | transcoded server | passthrough ÷ transcoded (median of pairs) "
+            "| slowest viewer, passthrough / transcoded |", "|---|---|---|---|---|"]
+    for r in d["rows"]:
+        fps = (f"{r['passthrough']['min_fps']:.1f} / {r['transcoded']['min_fps']:.1f} fps"
+               if r["passthrough"]["min_fps"] is not None else "–")
+        rows.append(f"| {r['viewers']} | {r['passthrough']['server_cpu_cores']:.3f} cores "
+                    f"| {r['transcoded']['server_cpu_cores']:.3f} cores | {r['ratio']:.3f} | {fps} |")
+    rows.append("")
+    rows.append(f"One camera: {d['camera']}. {d['runs']} alternating runs of {d['seconds_per_run']:g} s per mode and "
+                f"viewer count, CPU from {d['steady_from']:g} s on; medians (`Benchmarks/results-passthrough.json`).")
+    return "\n".join(rows)
+
+
 def load_accuracy():
     d = load("results-load-accuracy.json")
     names = {"p50_ms": "glass-to-glass p50", "p95_ms": "glass-to-glass p95",
@@ -170,7 +185,7 @@ def headline():
 TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout,
-          "load-accuracy": load_accuracy}
+          "load-accuracy": load_accuracy, "passthrough": passthrough}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 

@@ -32,13 +32,13 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
 
     /// A loopback file: the camera at `port`, `encode` (passthrough or an encoder), recorded
     /// after WebRTC to `record`.
-    private func loopback(port: Int, encode: String, record: String) throws -> String {
+    private func loopback(port: Int, encode: String, record: String, transport: String = "tcp") throws -> String {
         let path = dir.appendingPathComponent("rtsp-\(port).yaml").path
         try """
         transport: { ice: { addresses: [127.0.0.1] } }
         send:
           video:
-            capture: { kind: rtsp, url: "rtsp://127.0.0.1:\(port)/cam", transport: tcp, latency: 50, width: 320, height: 240 }
+            capture: { kind: rtsp, url: "rtsp://127.0.0.1:\(port)/cam", transport: \(transport), latency: 50, width: 320, height: 240 }
             encode: \(encode)
         receive:
           video: { sink: { kind: file, path: "\(record)" } }
@@ -65,27 +65,35 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             timeout: 90, reportPath: report)
     }
 
-    /// The camera's H.264 crosses WebRTC untouched: the summary says passthrough, the
-    /// recording after WebRTC plays the camera's red picture at its size (not the branch's
-    /// 320×240: nothing scaled it), and nearly every frame the camera sent arrived.
+    /// The camera's H.264 crosses WebRTC untouched, with RTP from the camera interleaved in
+    /// RTSP (TCP) and over UDP: the summary says passthrough, the recording after WebRTC plays
+    /// the camera's red picture at its size (not the branch's 320×240: nothing scaled it), and
+    /// nearly every frame the camera sent arrived.
     func testPassthroughSendsTheCamerasH264WithoutTranscoding() throws {
-        let record = dir.appendingPathComponent("passthrough.mkv").path
-        let file = try loopback(port: 18571, encode: "none", record: record)
-        let r = try runAgainstCamera(port: 18571, camera: "--pattern red --size 640x360 --gop 30", file: file, record: record)
-        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        for (transport, port) in [("tcp", 18571), ("udp", 18577)] {
+            try assertPassthrough(over: transport, port: port)
+        }
+    }
+
+    private func assertPassthrough(over transport: String, port: Int) throws {
+        let record = dir.appendingPathComponent("passthrough-\(transport).mkv").path
+        let file = try loopback(port: port, encode: "none", record: record, transport: transport)
+        let r = try runAgainstCamera(
+            port: port, camera: "--pattern red --size 640x360 --gop 30 --transport \(transport)", file: file, record: record)
+        XCTAssertEqual(r.status, 0, "\(transport): \(r.stderr.suffix(3000))")
         XCTAssertEqual(r.value("send.video.passthrough") as? Bool, true, "\(r.report ?? [:])")
         XCTAssertEqual(r.value("send.video.codec") as? String, "h264")
         XCTAssertTrue(r.stdout.contains("passthrough: not transcoded"), r.stdout)
         XCTAssertEqual(r.int("receive.video.width"), 640, "the camera's own size: \(r.report ?? [:])")
         XCTAssertEqual(r.int("receive.video.height"), 360)
         let sent = r.int("send.video.frames") ?? 0, received = r.int("receive.video.frames") ?? 0
-        XCTAssertGreaterThan(sent, 90, "about 30 fps for most of 5 s")
-        XCTAssertGreaterThanOrEqual(Double(received), 0.9 * Double(sent), "received \(received) of \(sent)")
+        XCTAssertGreaterThan(sent, 90, "\(transport): about 30 fps for most of 5 s")
+        XCTAssertGreaterThanOrEqual(Double(received), 0.9 * Double(sent), "\(transport): received \(received) of \(sent)")
         let picture = RGBRecording(path: record + ".rgb", width: 640, height: 360)
         XCTAssertGreaterThan(picture.frames, 60, r.stderr.suffix(2000).description)
         guard picture.frames > 0 else { return }
         let pixel = picture.lastPixel(320, 180)
-        XCTAssertTrue(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "the camera's red: \(pixel)")
+        XCTAssertTrue(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "\(transport): the camera's red: \(pixel)")
     }
 
     /// Without passthrough the same camera is decoded and re-encoded at the branch's format.
@@ -156,6 +164,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera \\
               --codec h264 --no-audio --seconds 4 --timeout 20 > "$TMP.view" 2> "$TMP.err"
             echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"; echo "VIEW-ERR: $(tail -c 800 "$TMP.err" | tr '\\n' ' ')"
+            echo "METRICS: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_(passthrough|cached_frames)' | tr '\\n' ' ')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
             kill $rtsp; wait $rtsp
             echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
@@ -172,6 +181,11 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         let j = ServeNATEndToEndTests.assertAiortcPlayed(lines, r.stdout + r.stderr.suffix(2000))
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
         XCTAssertLessThan(j["first_frame_ms"] as? Int ?? 99_999, 2_000, "started from the cached group, not the next keyframe: \(j)")
+        let metrics = lines["METRICS"] ?? ""
+        XCTAssertTrue(metrics.contains(#"sluice_stream_passthrough{stream="rtsp-camera",media="video"} 1"#), metrics)
+        let cached = metrics.range(of: #"sluice_stream_cached_frames_sent_total\{stream="rtsp-camera"\} (\d+)"#, options: .regularExpression)
+            .flatMap { Int(metrics[$0].split(separator: " ").last ?? "") } ?? 0
+        XCTAssertGreaterThan(cached, 30, "the viewer started from about 2 s of cached frames: \(metrics)")
         print("aiortc through serve, passthrough: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
     }
 }

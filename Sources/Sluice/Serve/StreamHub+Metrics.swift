@@ -17,6 +17,7 @@ extension StreamHub: MetricsSource {
         sink.counter(
             "sluice_stream_encoded_video_bytes_total", total: Double(encodedVideoBytes), labels: stream,
             help: "Bytes of encoded video the stream's encoder produced.")
+        collectPassthrough(labels: stream, into: sink)
         if let target = videoTargetBitrate {
             sink.gauge(
                 "sluice_stream_video_target_bitrate_bps", Double(target), labels: stream,
@@ -42,6 +43,21 @@ extension StreamHub: MetricsSource {
             sink.counter(
                 "sluice_filter_errors_total", total: Double(s.errors.load(ordering: .relaxed)), labels: labels,
                 help: "Errors a Swift filter threw.")
+        }
+    }
+
+    /// Which media pass through untouched (their bitrate is the source's: congestion control
+    /// cannot change it), and the cached frames sent to start viewers.
+    private func collectPassthrough(labels stream: [(String, String)], into sink: MetricsSink) {
+        for branch in spec.sendBranches where branch.encode.passthrough {
+            sink.gauge(
+                "sluice_stream_passthrough", 1, labels: stream + [("media", branch.media.rawValue)],
+                help: "1: this medium goes to viewers as its source encoded it; its bitrate is the source's and congestion control cannot change it.")
+        }
+        if let sent = cachedFramesSent {
+            sink.counter(
+                "sluice_stream_cached_frames_sent_total", total: Double(sent), labels: stream,
+                help: "Frames of the passthrough stream's last group of pictures sent to start viewers at once.")
         }
     }
 

@@ -197,6 +197,9 @@ public final class StreamHub: Sendable {
     }
     /// Frames encoded so far (one encoder per stream, however many viewers).
     public var encodedVideoFrames: Int { builder.counters.sendVideoFrames.load(ordering: .relaxed) }
+    /// Cached frames (a passthrough stream's last group of pictures) sent to start viewers;
+    /// nil unless the video passes through.
+    public var cachedFramesSent: Int? { builder.gopCache?.replayedFrames }
     /// Bytes of encoded video so far.
     public var encodedVideoBytes: Int { builder.counters.sendVideoBytes.load(ordering: .relaxed) }
     /// Statistics of the stream's Swift filters.
