@@ -10,15 +10,15 @@ it reports the server's CPU in cores over the steady seconds and the slowest vie
 frame rate; the two modes alternate, RUNS times, and the table gives medians and the
 passthrough ÷ transcoded ratio of the same run.
 
-Env: RUNS (3), SECONDS_PER_RUN (10), VIEWERS (10), STEADY_FROM (4).
+Env: RUNS (3), SECONDS_PER_RUN (20), VIEWERS (10), STEADY_FROM (10: viewers still starting cost more).
 """
 import json, os, statistics, subprocess, sys, time
 
 from load_common import ROOT, SLUICE, cpu_of, start_server, stop
 RUNS = int(os.environ.get("RUNS", "3"))
-SECONDS = float(os.environ.get("SECONDS_PER_RUN", "10"))
+SECONDS = float(os.environ.get("SECONDS_PER_RUN", "20"))
 VIEWERS = int(os.environ.get("VIEWERS", "10"))
-STEADY_FROM = float(os.environ.get("STEADY_FROM", "4"))
+STEADY_FROM = float(os.environ.get("STEADY_FROM", "10"))
 CAMERA_PORT, PORT = 18690, 18691
 MODES = {"passthrough": "Benchmarks/rtsp-passthrough-720p.yaml", "transcoded": "Benchmarks/rtsp-transcode-720p.yaml"}
 

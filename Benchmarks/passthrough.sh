@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Sluice (release) and runs Benchmarks/passthrough.py in a loopback-only network namespace.
-#   RUNS=3 SECONDS_PER_RUN=10 VIEWERS=10 Benchmarks/passthrough.sh
+#   RUNS=3 SECONDS_PER_RUN=20 STEADY_FROM=10 VIEWERS=10 Benchmarks/passthrough.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product sluice
