@@ -183,7 +183,8 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         XCTAssertLessThan(j["first_frame_ms"] as? Int ?? 99_999, 2_000, "started from the cached group, not the next keyframe: \(j)")
         let metrics = lines["METRICS"] ?? ""
         XCTAssertTrue(metrics.contains(#"sluice_stream_passthrough{stream="rtsp-camera",media="video"} 1"#), metrics)
-        let cached = metrics.range(of: #"sluice_stream_cached_frames_sent_total\{stream="rtsp-camera"\} (\d+)"#, options: .regularExpression)
+        let cached =
+            metrics.range(of: #"sluice_stream_cached_frames_sent_total\{stream="rtsp-camera"\} (\d+)"#, options: .regularExpression)
             .flatMap { Int(metrics[$0].split(separator: " ").last ?? "") } ?? 0
         XCTAssertGreaterThan(cached, 30, "the viewer started from about 2 s of cached frames: \(metrics)")
         print("aiortc through serve, passthrough: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
