@@ -11,7 +11,7 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
     }
 
-    /// 6 decoding viewers of `sluice serve`, half of them behind `delay 100ms 10ms loss 1%`
+    /// 6 decoding viewers of `sluice serve`, half of them behind `delay 100ms 10ms loss 3%`
     /// (30 s to connect: a lost DTLS flight waits 1 s, then 2, 4… before webrtcbin 1.22 sends
     /// it again, and at 5% one client in about twenty missed the default 10 s).
     /// All get the stream over UDP (a load client gathers no TCP candidates unless the file
@@ -23,11 +23,7 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-groups-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        // 1% loss: enough for every far viewer to lose packets and ask for them again. At 3%, one
-        // far viewer's DTLS handshake once did not finish within 30 s (CI, 2026-11-26): a
-        // weakness of the handshake under loss, to chase on its own (see the session note),
-        // not what this test is about.
-        let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 100ms 10ms loss 1%"}]"#
+        let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 100ms 10ms loss 3%"}]"#
         // The service runs on a host of its own (a namespace at 10.77.0.2) with no route to the
         // groups' addresses: the far group reaches it through the load host's NAT, as a crowd
         // behind home routers does.
@@ -86,7 +82,7 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         let network = { (g: String) in clients.filter { $0["group"] as? String == g }.compactMap { $0["network"] as? [String: Any] } }
         let paths = (network("clean") + network("far")).map { $0["path"] as? String ?? "none" }
         XCTAssertEqual(paths.filter { $0.hasPrefix("udp ") }.count, 6, "paths: \(paths)")
-        for n in network("far") { XCTAssertGreaterThan(n["nacks_sent"] as? Int ?? 0, 0, "a far viewer loses ~1% and asks again: \(n)") }
+        for n in network("far") { XCTAssertGreaterThan(n["nacks_sent"] as? Int ?? 0, 0, "a far viewer loses ~3% and asks again: \(n)") }
         for n in network("clean") {
             XCTAssertEqual(n["packets_lost"] as? Int, 0, "the clean path loses nothing: \(n)")
             XCTAssertEqual(n["nacks_sent"] as? Int, 0, "and asks for nothing again: \(n)")
