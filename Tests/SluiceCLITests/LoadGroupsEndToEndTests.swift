@@ -23,6 +23,9 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-groups-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: tmp) }
+        // 3%: each far viewer gets only ~100 packets in the window, so it needs this much loss to
+        // lose some (at 1%, one lost none in CI). At 3% one far viewer's DTLS handshake once did
+        // not finish within 30 s (CI, 2026-11-26): not explained yet, see that session's note.
         let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 100ms 10ms loss 3%"}]"#
         // The service runs on a host of its own (a namespace at 10.77.0.2) with no route to the
         // groups' addresses: the far group reaches it through the load host's NAT, as a crowd
