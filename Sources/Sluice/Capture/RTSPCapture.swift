@@ -104,13 +104,7 @@ public struct RTSPCapture: Capture {
 
     /// rtspsrc → depayloader (→ parser → the caps the payloader takes): no decoding.
     func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
-        var chain = [try b.make(DefaultElements.depayloader(for: codec), at: cap.location)]
-        if let parser = DefaultElements.parser(for: codec) {
-            chain.append(try b.make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: cap.location))
-        }
-        if let caps = EncoderPresets.parsedCaps(for: codec) {
-            chain.append(try b.make("capsfilter", [("caps", caps)], at: cap.location))
-        }
+        let chain = [try b.make(DefaultElements.depayloader(for: codec), at: cap.location)] + (try b.parserChain(for: codec, at: cap.location))
         try b.add(chain)
         guard let entrance = chain.first?.staticPad("sink") else { throw RunError("the depayloader has no sink pad", at: cap.location) }
         try source(cap, with: b).route(media, .init(entrance: entrance, codec: codec, refuse: b.failAsync))

@@ -304,11 +304,18 @@ extension GraphBuilder {
         if let caps = EncoderPresets.encodedCaps(for: enc.codec, preset: enc.preset) {
             out.append(try make("capsfilter", [("caps", caps)], at: enc.location))
         }
-        if let parser = DefaultElements.parser(for: enc.codec) {
-            out.append(try make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: enc.location))
+        return out + (try parserChain(for: enc.codec, at: enc.location))
+    }
+
+    /// The codec's parser (H.264: SPS/PPS with every keyframe) and the caps the payloader
+    /// takes, after an encoder or a passthrough source's depayloader.
+    func parserChain(for codec: Codec, at location: SourceLocation?) throws(RunError) -> [Element] {
+        var out: [Element] = []
+        if let parser = DefaultElements.parser(for: codec) {
+            out.append(try make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: location))
         }
-        if let caps = EncoderPresets.parsedCaps(for: enc.codec) {
-            out.append(try make("capsfilter", [("caps", caps)], at: enc.location))
+        if let caps = EncoderPresets.parsedCaps(for: codec) {
+            out.append(try make("capsfilter", [("caps", caps)], at: location))
         }
         return out
     }

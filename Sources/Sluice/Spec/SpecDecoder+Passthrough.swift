@@ -5,7 +5,7 @@ extension SpecDecoder {
 
     /// `encode: none`: passthrough in the codec sources of this medium usually carry (H.264
     /// for video, Opus for audio).
-    mutating func passthroughEncode(_ entry: SpecEntry, media: MediaKind, capture: CaptureSpec) -> EncodeSpec {
+    static func passthroughEncode(_ entry: SpecEntry, media: MediaKind) -> EncodeSpec {
         var encode = EncodeSpec(codec: media == .video ? .h264 : .opus, bitrateKbps: 0, location: entry.keyLocation)
         encode.passthrough = true
         return encode

@@ -39,7 +39,7 @@ extension SpecDecoder {
         var encode = Self.defaultEncode(for: media, location: entry.keyLocation)
         if let encodeEntry = map.entry("encode") {
             if encodeEntry.value.scalarText == "none" {
-                encode = passthroughEncode(encodeEntry, media: media, capture: capture)
+                encode = Self.passthroughEncode(encodeEntry, media: media)
             } else {
                 encode = decodeEncode(encodeEntry, media: media, branch: "send.\(media)").spec
                 checkRenditions(encode, entries: encodeEntry.value.entries ?? [], capture: capture)
