@@ -34,6 +34,7 @@ testing=(
   podman runc catatonit debootstrap                    # the container tests: deploy/build-image.sh's image, run and kube-played (runc: deploy/containers.conf)
   libjs-janus-gateway libjs-webrtc-adapter             # janus.js and adapter.js: Chromium joins the room through Janus's own API
   gir1.2-gst-rtsp-server-1.0 python3-gi                # the RTSP server the rtsp capture tests stream from (Tests/Interop/rtsp, Debian's python3)
+  ffmpeg libnginx-mod-rtmp srt-tools                   # the rtmp, srt and uri capture tests: ffmpeg publishes, nginx-rtmp and srt-live-transmit relay
 )
 namespace=(
   iproute2 util-linux                                  # ip, unshare: the loopback-only namespace install-and-run.sh runs in

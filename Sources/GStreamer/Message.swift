@@ -51,6 +51,24 @@ public final class Message: @unchecked Sendable, CustomStringConvertible {
         return String(cString: s)
     }
 
+    /// The names of the object that posted the message and of the bins it is in, innermost
+    /// first (`souphttpsrc0`, `source-0`, `sluice`): which element of a bin it came from.
+    public var sourceLineage: [String] {
+        guard let src = raw.pointee.src else { return [] }
+        var names: [String] = []
+        var current: UnsafeMutablePointer<GstObject>? = UnsafeMutablePointer(mutating: src)
+        _ = gst_object_ref(current)
+        while let object = current {
+            if let s = gst_object_get_name(object) {
+                names.append(String(cString: s))
+                g_free(s)
+            }
+            current = gst_object_get_parent(object) // transfer full, or nil at the top
+            gst_object_unref(object)
+        }
+        return names
+    }
+
     /// The object that posted the message, borrowed.
     public var source: Object? {
         raw.pointee.src.map { Object(none: UnsafeMutableRawPointer($0)) }

@@ -49,4 +49,26 @@ final class BinTests: XCTestCase {
         XCTAssertEqual(outer.descendants.count, 4)
         XCTAssertEqual(outer.children.count, 2)
     }
+
+    /// A message from an element deep in bins names it and every bin it is in, innermost
+    /// first (what lets a run name the source an error came from), and takes and drops
+    /// its references to them (memcheck runs this).
+    func testAMessageNamesTheBinsItsSourceIsIn() async throws {
+        let pipeline = Pipeline(name: "top")
+        let outer = Bin.make(name: "outer")
+        let inner = try Bin.parse("videotestsrc num-buffers=3 ! identity name=deep error-after=1 ! fakesink")
+        try outer.add(inner)
+        try pipeline.add(outer)
+        let refsBefore = inner.refCount
+        XCTAssertNotEqual(pipeline.setState(.playing), .failure)
+        var lineage: [String] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        for await m in pipeline.bus.messages() {
+            if m.kind == .error { lineage = m.sourceLineage; break }
+            if ContinuousClock.now > deadline { break }
+        }
+        _ = pipeline.setState(.null)
+        XCTAssertEqual(lineage, ["deep", inner.name, "outer", "top"])
+        XCTAssertEqual(inner.refCount, refsBefore, "every parent reference taken was dropped")
+    }
 }

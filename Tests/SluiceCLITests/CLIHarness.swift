@@ -18,6 +18,15 @@ struct CLIResult {
     }
     func int(_ dotted: String) -> Int? { (value(dotted) as? NSNumber)?.intValue }
     func double(_ dotted: String) -> Double? { (value(dotted) as? NSNumber)?.doubleValue }
+
+    /// The `KEY: value` lines a test script printed (the last of each key wins).
+    var keyedLines: [String: String] {
+        Dictionary(
+            stdout.split(separator: "\n").compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }, uniquingKeysWith: { _, b in b })
+    }
 }
 
 enum CLI {

@@ -173,11 +173,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             inNamespace: script,
             env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("serve").path],
             timeout: 120, reportPath: nil)
-        let lines = Dictionary(
-            r.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
-                guard let colon = line.firstIndex(of: ":") else { return nil }
-                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            }, uniquingKeysWith: { _, b in b })
+        let lines = r.keyedLines
         let j = ServeNATEndToEndTests.assertAiortcPlayed(lines, r.stdout + r.stderr.suffix(2000))
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
         XCTAssertLessThan(j["first_frame_ms"] as? Int ?? 99_999, 2_000, "started from the cached group, not the next keyframe: \(j)")

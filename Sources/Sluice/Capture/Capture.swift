@@ -57,7 +57,10 @@ extension Capture {
 /// The capture kinds Sluice knows. A new kind: its file, and its line in `kinds`.
 enum CaptureRegistry {
     static let kinds = KindRegistry<any Capture>(
-        [TestCapture(), CameraCapture(), FileCapture(), SwiftCapture(), RTSPCapture()],
+        [
+            TestCapture(), CameraCapture(), FileCapture(), SwiftCapture(), RTSPCapture(), SRTCapture(), RTMPCapture(),
+            URICapture()
+        ],
         name: { $0.name })
     /// `capture: {gst: "…"}`: a launch fragment instead of a kind.
     static let fragment = GstCapture()

@@ -61,16 +61,8 @@ public struct RTSPCapture: Capture {
             transport = value
         }
         if let e = map.entry("latency"), let ms = decoder.integer(e, range: 0...10_000) { latency = ms }
-        guard let e = map.entry("url") else {
-            decoder.fail("rtsp capture needs 'url', e.g. rtsp://camera.local:554/stream", at: location)
-            return nil
-        }
-        guard let url = decoder.nonEmptyText(e) else { return nil }
-        let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        guard url.contains("://"), Self.schemes.contains(scheme) else {
-            decoder.fail("'\(Self.redacted(url))' is not an RTSP URL; write rtsp://host[:port]/path", at: e.value.location)
-            return nil
-        }
+        guard let url = decoder.sourceURL(map, kind: "rtsp", schemes: Self.schemes, example: "rtsp://camera.local:554/stream", at: location)
+        else { return nil }
         return .rtsp(url: url, transport: transport, latencyMs: latency)
     }
 
@@ -84,22 +76,9 @@ public struct RTSPCapture: Capture {
 
     /// rtspsrc → decodebin → the branch's normalizer.
     func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
-        let decoder = try b.make("decodebin", at: cap.location)
-        let chain = try b.normalizer(video: media == .video, caps: rawCaps, at: cap.location)
-        try b.add([decoder] + chain)
-        guard let entrance = chain.first?.staticPad("sink"), let decoderInput = decoder.staticPad("sink") else {
-            throw RunError("decodebin has no sink pad", at: cap.location)
-        }
-        let prefix = media == .video ? "video/" : "audio/"
-        decoder.connect("pad-added") { (args: borrowing SignalArguments) in
-            guard let pad = args.object(1, as: Pad.self),
-                let kind = (pad.currentCaps ?? pad.queryCaps())?.structure(at: 0)?.name, kind.hasPrefix(prefix),
-                !entrance.isLinked
-            else { return }
-            try? pad.link(entrance)
-        }
-        try source(cap, with: b).route(media, .init(entrance: decoderInput, codec: nil, refuse: b.failAsync))
-        return chain
+        let decoding = try b.decodingChain(media: media, rawCaps: rawCaps, paced: false, at: cap.location)
+        try source(cap, with: b).router.route(media, .init(entrance: decoding.entrance, codec: nil, refuse: b.failAsync))
+        return decoding.chain
     }
 
     /// rtspsrc → depayloader (→ parser → the caps the payloader takes): no decoding.
@@ -107,7 +86,7 @@ public struct RTSPCapture: Capture {
         let chain = [try b.make(DefaultElements.depayloader(for: codec), at: cap.location)] + (try b.parserChain(for: codec, at: cap.location))
         try b.add(chain)
         guard let entrance = chain.first?.staticPad("sink") else { throw RunError("the depayloader has no sink pad", at: cap.location) }
-        try source(cap, with: b).route(media, .init(entrance: entrance, codec: codec, refuse: b.failAsync))
+        try source(cap, with: b).router.route(media, .init(entrance: entrance, codec: codec, refuse: b.failAsync))
         return chain
     }
 
@@ -117,20 +96,8 @@ public struct RTSPCapture: Capture {
         let key = "rtsp \(settings.url) \(settings.lowerTransport) \(settings.latencyMs)"
         return try b.shared(key) { (name: String) throws(RunError) in
             let source = try RTSPSource(settings: settings, name: name, pipeline: b.pipeline, at: cap.location)
-            b.label(source: name, as: "rtsp capture \(source.label)", secret: Self.password(in: settings.url))
+            b.label(source: name, as: "rtsp capture \(source.label)", secret: SourceURL.password(in: settings.url))
             return source
         }
-    }
-
-    /// `url` without the password of its user information (`rtsp://user@host/…`).
-    public static func redacted(_ url: String) -> String {
-        guard var parts = URLComponents(string: url), parts.password != nil else { return url }
-        parts.password = nil
-        return parts.string ?? url
-    }
-
-    /// The password in `url`, if it has one.
-    static func password(in url: String) -> String? {
-        URLComponents(string: url)?.password.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

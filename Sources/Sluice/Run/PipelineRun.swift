@@ -356,7 +356,7 @@ public final class PipelineRun: Sendable {
                 switch message.kind {
                 case .error:
                     let (text, debug) = message.parsedError ?? ("unknown error", nil)
-                    let label = labels(message.sourceName)
+                    let label = message.sourceLineage.lazy.compactMap(labels).first
                     logger.debug("\(label?.redact("error from \(message.sourceName): \(text) \(debug ?? "")") ?? "")")
                     let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
                     let said = "\(label?.text ?? message.sourceName): \(text)\(reason)"

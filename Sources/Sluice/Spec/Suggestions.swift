@@ -17,22 +17,25 @@ public enum Suggestions {
         closest(to: word, in: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 
-    /// Levenshtein distance with an early exit once every cell exceeds `limit`.
+    /// Edit distance in which swapping two neighbouring letters is one edit (`tset` is 1 from
+    /// `test`: optimal string alignment), with an early exit once every cell exceeds `limit`.
     static func distance(_ a: String, _ b: String, limit: Int) -> Int {
         let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
         if abs(a.count - b.count) > limit { return limit + 1 }
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
-        var prev = Array(0...b.count), cur = [Int](repeating: 0, count: b.count + 1)
+        var before = [Int](repeating: 0, count: b.count + 1), prev = Array(0...b.count)
+        var cur = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
             cur[0] = i
             var rowMin = cur[0]
             for j in 1...b.count {
                 cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { cur[j] = min(cur[j], before[j - 2] + 1) }
                 rowMin = min(rowMin, cur[j])
             }
             if rowMin > limit { return limit + 1 }
-            swap(&prev, &cur)
+            (before, prev, cur) = (prev, cur, before)
         }
         return prev[b.count]
     }

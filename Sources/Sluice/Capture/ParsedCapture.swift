@@ -1,0 +1,86 @@
+import GStreamer
+
+/// Which network source a capture reads, as its branches share it and messages name it.
+struct SourceIdentity: Sendable {
+    /// Branches whose captures have equal keys share one source element.
+    var key: String
+    /// The source for messages: `srt capture srt://host:9000` (no password).
+    var label: String
+    /// Text its element's messages must not show (a password or passphrase).
+    var secret: String?
+}
+
+/// A capture kind that reads one network source element (`srtsrc`, `rtmp2src`, `urisourcebin`)
+/// whose output `parsebin` splits into elementary streams (`ParsedSource`). It decodes them
+/// into the branch's raw format, or with `encode: none` hands H.264, VP8, VP9 or Opus on
+/// still encoded. The kind says only which element reads it and how it is set up.
+protocol ParsedCapture: Capture {
+    /// The element that reads the source (`srtsrc`).
+    var sourceFactory: String { get }
+    /// The source element's property that takes the URL (`uri`, `location`).
+    var urlProperty: String { get }
+    /// The source `capture` reads (by default: its `SourceURL.Settings`' URL).
+    func identity(of capture: CaptureSpec) -> SourceIdentity
+    /// Sets `source`'s properties from `capture`'s settings (by default: the URL).
+    func configure(_ source: Element, for capture: CaptureSpec) throws(GstError)
+}
+
+extension ParsedCapture {
+    func identity(of capture: CaptureSpec) -> SourceIdentity {
+        let url = capture.kind.settings(as: SourceURL.Settings.self)?.url ?? ""
+        return SourceIdentity(key: "\(name) \(url)", label: "\(name) capture \(SourceURL.redacted(url))", secret: SourceURL.password(in: url))
+    }
+
+    func configure(_ source: Element, for capture: CaptureSpec) throws(GstError) {
+        guard let s = capture.kind.settings(as: SourceURL.Settings.self) else { return }
+        try source.set(urlProperty, s.url)
+    }
+
+    func requiredElements(for media: MediaKind) -> [String] { [sourceFactory, "parsebin", "decodebin"] }
+
+    func passthroughRefusal(for media: MediaKind) -> String? { nil }
+
+    func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] {
+        [sourceFactory, "parsebin"] + (DefaultElements.parser(for: codec).map { [$0] } ?? [])
+    }
+
+    /// source → parsebin → decodebin (→ clocksync if not live) → the branch's normalizer.
+    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+        let decoding = try b.decodingChain(media: media, rawCaps: rawCaps, paced: !isLive(cap), at: cap.location)
+        try parsedSource(cap, with: b).router.route(media, .init(entrance: decoding.entrance, codec: nil, refuse: b.failAsync))
+        return decoding.chain
+    }
+
+    /// source → parsebin (→ clocksync if not live) → parser → the caps the payloader takes.
+    func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
+        let pace = isLive(cap) ? [] : [try b.make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: cap.location)]
+        let chain = pace + (try b.parserChain(for: codec, at: cap.location))
+        try b.add(chain)
+        guard let entrance = chain.first?.staticPad("sink") else { throw RunError("the parser has no sink pad", at: cap.location) }
+        try parsedSource(cap, with: b).router.route(media, .init(entrance: entrance, codec: codec, refuse: b.failAsync))
+        return chain
+    }
+
+    /// The run's source element for `cap` (made by its first branch).
+    private func parsedSource(_ cap: CaptureSpec, with b: GraphBuilder) throws(RunError) -> ParsedSource {
+        let identity = identity(of: cap)
+        return try b.shared(identity.key) { (name: String) throws(RunError) in
+            let element = try makeSource(for: cap, named: name, identity)
+            let source = try ParsedSource(element: element, label: identity.label, pipeline: b.pipeline, at: cap.location)
+            b.label(source: name, as: identity.label, secret: identity.secret)
+            return source
+        }
+    }
+
+    /// The source element, made and set up from `cap`'s settings.
+    private func makeSource(for cap: CaptureSpec, named name: String, _ identity: SourceIdentity) throws(RunError) -> Element {
+        let element: Element
+        do { element = try Element.make(sourceFactory, name: name) } catch {
+            throw RunError(KnownElements.missingHint(for: sourceFactory) + " (\(error.message))", at: cap.location)
+        }
+        do { try configure(element, for: cap) } catch {
+            throw RunError("cannot set up \(identity.label): \(error.message)", at: cap.location)
+        }
+        return element
+    }
+}

@@ -1,0 +1,73 @@
+import GStreamer
+import Synchronization
+
+/// Where the streams of a source shared by a run's branches go: each new pad goes to the
+/// branch that asked for its medium, if the codec it carries is the one that branch declared
+/// (passthrough) or the branch decodes anything. A stream no branch takes ends in a fakesink,
+/// so a demuxer or `rtspsrc` never stops for an unlinked pad.
+final class StreamRouter: Sendable {
+    /// Where one medium's stream goes, and the codec it must carry (passthrough).
+    struct Route: Sendable {
+        /// The first element's sink pad of the branch's chain.
+        var entrance: Pad
+        /// The codec passthrough expects (nil: the branch decodes whatever comes).
+        var codec: Codec?
+        /// Reports a stream that cannot go this way (the codec differs).
+        var refuse: @Sendable (RunError) -> Void
+    }
+
+    /// What arrived on a new pad, as the source describes it.
+    struct Stream {
+        /// The pad's medium (nil: neither audio nor video).
+        var media: MediaKind?
+        /// The codec as the source names it (`H264`, `AAC`), for messages.
+        var encoding: String
+        /// The codec it is, if Sluice can pass it through.
+        var codec: Codec?
+    }
+
+    /// The source as the user knows it (its URL without the password), for messages.
+    let label: String
+    private let pipeline: Pipeline
+    private let routes = Mutex<[MediaKind: Route]>([:])
+
+    init(label: String, pipeline: Pipeline) {
+        self.label = label
+        self.pipeline = pipeline
+    }
+
+    /// Sends `media`'s stream to `route` when its pad appears.
+    func route(_ media: MediaKind, _ route: Route) {
+        routes.withLock { $0[media] = route }
+    }
+
+    /// A new stream: to its branch if one asked for it and the codec fits, else to a fakesink.
+    func place(_ pad: Pad, carrying stream: Stream) {
+        let route = routes.withLock { routes -> Route? in
+            guard let media = stream.media, let route = routes[media], !route.entrance.isLinked else { return nil }
+            return route
+        }
+        if let route, let codec = route.codec, stream.codec != codec {
+            route.refuse(
+                RunError(
+                    "\(label) sends \(stream.media?.rawValue ?? "") as \(stream.encoding), and passthrough was declared for "
+                        + "\(codec.rawValue); set encode.codec to what the source sends, or remove passthrough to transcode"))
+        } else if let route {
+            do { try pad.link(route.entrance) } catch {
+                route.refuse(RunError("cannot link \(label)'s \(stream.encoding) stream: \(error.message)"))
+            }
+            return
+        }
+        discard(pad)
+    }
+
+    /// Ends a stream nobody takes in a fakesink.
+    private func discard(_ pad: Pad) {
+        guard let sink = try? Element.make("fakesink") else { return }
+        try? sink.set("sync", false)
+        try? sink.set("async", false)
+        guard (try? pipeline.add(sink)) != nil, let entrance = sink.staticPad("sink") else { return }
+        _ = sink.syncStateWithParent()
+        try? pad.link(entrance)
+    }
+}
