@@ -9,6 +9,8 @@
 #    (a funnel whose input and output probes share state, and an upstream probe that
 #    redirects keyframe requests to one input), SluiceTests.GOPCacheTests (buffers kept past
 #    their probe and chained again into a pad from inside a probe on it),
+#    SluiceTests.ParsedSourceTests (parsebin and urisourcebin signal handlers, the stream
+#    router's probes, and an SRT source torn down and made again by the supervisor),
 #    SluiceTests.SendLatencyTests (a do-latency
 #    handler that returns a value, latency queries and events) and two Swift-element tests
 #    (a full webrtcbin loopback run) in a loopback-only network namespace, with
@@ -80,7 +82,7 @@ gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
 # WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
 # state and closures live in Swift) including errors thrown inside a filter.
-negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests
+negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.ParsedSourceTests,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests
 # The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
 live_objects="$gst_tests,$negotiation,SluiceTests.SwiftFilterPipelineTests,SluiceTests.HotSwapTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }

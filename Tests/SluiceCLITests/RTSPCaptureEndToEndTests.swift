@@ -185,4 +185,96 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(cached, 30, "the viewer started from about 2 s of cached frames: \(metrics)")
         print("aiortc through serve, passthrough: first frame \(j["first_frame_ms"] ?? "?") ms, \(j["fps"] ?? "?") fps")
     }
+
+    /// The camera goes away 4 s into the run and a different one (blue, where the first was
+    /// red) answers at its URL 2 s later: the run goes on over the same WebRTC session,
+    /// reconnects with backoff, records one outage with its length, and the recording after
+    /// WebRTC shows red, then blue.
+    func testACameraThatGoesAwayIsReconnectedAndTheOutageIsReported() throws {
+        let record = dir.appendingPathComponent("outage.mkv").path
+        let file = try loopback(port: 18578, encode: "none", record: record)
+        let report = dir.appendingPathComponent("report-outage.json").path
+        let script = """
+            ip link set lo up
+            \(Self.startServer(port: 18578, "--pattern red --size 640x360 --gop 30"))
+            "$SLUICE" run '\(file)' --duration 14 --report '\(report)' > "$TMP.run" 2>&1 &
+            run=$!
+            i=0; until grep -q '^CLIENT' "$TMP.rtsp"; do i=$((i+1)); [ $i -lt 200 ] || exit 94; sleep 0.05; done
+            sleep 4; kill $rtsp; wait $rtsp
+            sleep 2
+            mv "$TMP.rtsp" "$TMP.rtsp1"
+            \(Self.startServer(port: 18578, "--pattern blue --size 640x360 --gop 30"))
+            wait $run; status=$?
+            kill $rtsp; wait $rtsp
+            cat "$TMP.run"
+            gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
+              ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
+            exit $status
+            """
+        let r = try CLI.execute(
+            inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("outage").path],
+            timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, "\(r.stdout.suffix(3000)) \(r.stderr.suffix(2000))")
+        let sources = r.value("sources") as? [[String: Any]] ?? []
+        XCTAssertEqual(sources.count, 1, "\(r.report ?? [:])")
+        XCTAssertEqual(sources.first?["outages"] as? Int, 1, "\(sources)")
+        XCTAssertEqual(sources.first?["back"] as? Bool, true, "\(sources)")
+        let away = sources.first?["away_s"] as? Double ?? 0
+        XCTAssertTrue((2...8).contains(away), "away about 2 s plus the backoff: \(away)")
+        XCTAssertTrue(r.stdout.contains("reconnecting in"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("1 outage"), r.stdout)
+        XCTAssertEqual(r.value("ice_state") as? String, "completed", "one session throughout")
+        let picture = RGBRecording(path: record + ".rgb", width: 640, height: 360)
+        XCTAssertGreaterThan(picture.frames, 200, "frames before and after the outage")
+        guard picture.frames > 30 else { return }
+        let first = picture.pixel(frame: 10, 320, 180), last = picture.lastPixel(320, 180)
+        XCTAssertTrue(first[0] > 200 && first[2] < 60, "the first camera's red: \(first)")
+        XCTAssertTrue(last[2] > 200 && last[0] < 60, "the second camera's blue after the reconnect: \(last)")
+        print("rtsp outage: away \(String(format: "%.2f", away)) s, \(picture.frames) frames recorded")
+    }
+
+    /// `sluice serve` in front of a camera that goes away 3 s into aiortc's viewing and is
+    /// replaced by another (white, where the first was red) 2 s later: the viewer's session
+    /// stays up, its last picture is the second camera's, and `/metrics` counts the outage.
+    func testAViewerThroughServeKeepsItsSessionAcrossACameraOutage() throws {
+        try CLI.requireBrowserTools()
+        let port = 18579
+        let script = """
+            ip link set lo up
+            \(Self.startServer(port: 18580, "--pattern red --size 640x360 --gop 30"))
+            RTSP_URL=rtsp://127.0.0.1:18580/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
+              sleep 0.05
+            done
+            "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera \\
+              --codec h264 --no-audio --seconds 11 --timeout 20 > "$TMP.view" 2> "$TMP.err" &
+            viewer=$!
+            sleep 3; kill $rtsp; wait $rtsp
+            sleep 2; mv "$TMP.rtsp" "$TMP.rtsp1"
+            \(Self.startServer(port: 18580, "--pattern white --size 640x360 --gop 30"))
+            wait $viewer; echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"
+            echo "VIEW-ERR: $(tail -c 800 "$TMP.err" | tr '\\n' ' ')"
+            echo "METRICS: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_source_' | tr '\\n' ' ')"
+            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
+            kill $rtsp; wait $rtsp
+            echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("serve-outage").path],
+            timeout: 120, reportPath: nil)
+        let lines = r.keyedLines
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", r.stdout)
+        let view = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertGreaterThan(view["mean_luma"] as? Double ?? 0, 200, "the second camera's white, in the same session: \(r.stdout)")
+        XCTAssertGreaterThan(view["video_frames"] as? Int ?? 0, 150, "frames before and after the outage: \(view)")
+        XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
+        let metrics = lines["METRICS"] ?? ""
+        let source = #"stream="rtsp-camera",source="rtsp capture rtsp://127.0.0.1:18580/cam""#
+        XCTAssertTrue(metrics.contains("sluice_source_outages_total{\(source)} 1"), metrics)
+        XCTAssertTrue(metrics.contains("sluice_source_up{\(source)} 1"), metrics)
+        print("serve across a camera outage: \(view["video_frames"] ?? "?") frames, last luma \(view["mean_luma"] ?? "?")")
+    }
 }

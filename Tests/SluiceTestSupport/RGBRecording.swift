@@ -24,4 +24,10 @@ public struct RGBRecording: Sendable {
         let i = data.endIndex - frameBytes + (y * width + x) * 3
         return [Int(data[i]), Int(data[i + 1]), Int(data[i + 2])]
     }
+
+    /// [R, G, B] at (x, y) of frame `frame` (0-based; it must be in the file).
+    public func pixel(frame: Int, _ x: Int, _ y: Int) -> [Int] {
+        let i = data.startIndex + frame * frameBytes + (y * width + x) * 3
+        return [Int(data[i]), Int(data[i + 1]), Int(data[i + 2])]
+    }
 }

@@ -61,13 +61,16 @@ extension ParsedCapture {
         return chain
     }
 
-    /// The run's source element for `cap` (made by its first branch).
+    /// The run's source element for `cap` (made by its first branch); a live one is
+    /// watched, and reconnected after an outage.
     private func parsedSource(_ cap: CaptureSpec, with b: GraphBuilder) throws(RunError) -> ParsedSource {
         let identity = identity(of: cap)
         return try b.shared(identity.key) { (name: String) throws(RunError) in
-            let element = try makeSource(for: cap, named: name, identity)
-            let source = try ParsedSource(element: element, label: identity.label, pipeline: b.pipeline, at: cap.location)
+            let source = try ParsedSource(name: name, label: identity.label, pipeline: b.pipeline, at: cap.location) {
+                () throws(RunError) -> Element in try makeSource(for: cap, named: name, identity)
+            }
             b.label(source: name, as: identity.label, secret: identity.secret)
+            if isLive(cap) { b.supervisor.watch(source) }
             return source
         }
     }

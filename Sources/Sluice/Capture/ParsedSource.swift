@@ -1,22 +1,56 @@
 import GStreamer
+import Synchronization
 
 /// One network source element per URL in a run (`srtsrc`, `rtmp2src`, `urisourcebin`),
 /// shared by the branches that read it. What it sends (MPEG-TS, FLV, an HLS fragment) is
 /// split by `parsebin` into parsed elementary streams, which go where `router` sends them:
-/// still encoded to a passthrough branch, or to a branch's decoder.
-final class ParsedSource: Sendable {
-    /// The source element (in the pipeline).
-    let element: Element
+/// still encoded to a passthrough branch, or to a branch's decoder. A reconnect (`restart`)
+/// replaces the source element and its parsebins; the routes stay.
+final class ParsedSource: RestartableSource {
     /// Where its streams go.
     let router: StreamRouter
+    /// The source element's name; its parsebins are `<name>-parse-<n>`.
+    let elementName: String
     private let pipeline: Pipeline
+    private let make: @Sendable () throws(RunError) -> Element
+    private struct Elements {
+        var source: Element?
+        var parsers: [Element] = []
+    }
+    private let elements = Mutex(Elements())
 
-    /// Adds `element` to `pipeline` and splits each of its outputs with a parsebin.
-    init(element: Element, label: String, pipeline: Pipeline, at location: SourceLocation?) throws(RunError) {
-        self.element = element
+    /// Adds the element `make` makes (named `name`) to `pipeline`, and splits each of its
+    /// outputs with a parsebin.
+    init(
+        name: String, label: String, pipeline: Pipeline, at location: SourceLocation?,
+        make: @escaping @Sendable () throws(RunError) -> Element
+    ) throws(RunError) {
+        elementName = name
         self.pipeline = pipeline
+        self.make = make
         router = StreamRouter(label: label, pipeline: pipeline)
+        try start(at: location)
+    }
+
+    /// The label for messages: the URL without its password.
+    var label: String { router.label }
+
+    func restart() throws(RunError) {
+        let old = elements.withLock { e in
+            defer { e = Elements() }; return e
+        }
+        for element in [old.source].compactMap({ $0 }) + old.parsers {
+            _ = element.setState(.null)
+            try? pipeline.remove(element)
+        }
+        try start(at: nil)
+    }
+
+    /// Makes the source element, adds it, and brings it to the pipeline's state.
+    private func start(at location: SourceLocation?) throws(RunError) {
+        let element = try make()
         do { try pipeline.add(element) } catch { throw RunError("cannot add \(label)'s source: \(error.message)", at: location) }
+        elements.withLock { $0.source = element }
         if let output = element.staticPad("src") {
             try parse(output, at: location)
         } else {
@@ -25,22 +59,23 @@ final class ParsedSource: Sendable {
                 try? self.parse(pad, at: nil)
             }
         }
+        _ = element.syncStateWithParent()
     }
-
-    /// The label for messages: the URL without its password.
-    var label: String { router.label }
 
     /// `output` → a new parsebin, whose streams go to the router as they appear.
     private func parse(_ output: Pad, at location: SourceLocation?) throws(RunError) {
         let parser: Element
         do {
-            parser = try Element.make("parsebin")
+            let count = elements.withLock { $0.parsers.count }
+            parser = try Element.make("parsebin", name: "\(elementName)-parse-\(count)")
             try pipeline.add(parser)
         } catch {
             throw RunError(KnownElements.missingHint(for: "parsebin") + " (\(error.message))", at: location)
         }
-        parser.connect("pad-added") { [router] (args: borrowing SignalArguments) in
-            guard let pad = args.object(1, as: Pad.self) else { return }
+        elements.withLock { $0.parsers.append(parser) }
+        parser.connect("pad-added") { [weak router] (args: borrowing SignalArguments) in
+            // Weak: the router holds the pipeline, which holds this element and its handler.
+            guard let router, let pad = args.object(1, as: Pad.self) else { return }
             router.place(pad, carrying: Self.stream(on: pad))
         }
         _ = parser.syncStateWithParent()

@@ -96,7 +96,8 @@ public struct RTSPCapture: Capture {
         let key = "rtsp \(settings.url) \(settings.lowerTransport) \(settings.latencyMs)"
         return try b.shared(key) { (name: String) throws(RunError) in
             let source = try RTSPSource(settings: settings, name: name, pipeline: b.pipeline, at: cap.location)
-            b.label(source: name, as: "rtsp capture \(source.label)", secret: SourceURL.password(in: settings.url))
+            b.label(source: name, as: source.label, secret: SourceURL.password(in: settings.url))
+            b.supervisor.watch(source)
             return source
         }
     }

@@ -1,32 +1,59 @@
 import GStreamer
+import Synchronization
 
 /// One `rtspsrc` per camera in a run, shared by its video and audio branches: one RTSP
-/// session, whose RTP streams appear as pads and go where `router` sends them.
-final class RTSPSource: Sendable {
-    /// The `rtspsrc` element (in the pipeline).
-    let element: Element
+/// session, whose RTP streams appear as pads and go where `router` sends them. A reconnect
+/// (`restart`) replaces the rtspsrc; the routes stay.
+final class RTSPSource: RestartableSource {
     /// Where its streams go.
     let router: StreamRouter
+    /// The rtspsrc's name in the pipeline.
+    let elementName: String
+    private let settings: RTSPCapture.Settings
+    private let pipeline: Pipeline
+    private let element = Mutex<Element?>(nil)
 
     init(settings: RTSPCapture.Settings, name: String, pipeline: Pipeline, at location: SourceLocation?) throws(RunError) {
-        router = StreamRouter(label: SourceURL.redacted(settings.url), pipeline: pipeline)
+        router = StreamRouter(label: "rtsp capture \(SourceURL.redacted(settings.url))", pipeline: pipeline)
+        elementName = name
+        self.settings = settings
+        self.pipeline = pipeline
+        try start(at: location)
+    }
+
+    /// The label for messages: `rtsp capture` and the URL without its password.
+    var label: String { router.label }
+
+    func restart() throws(RunError) {
+        if let old = element.withLock({ e in
+            defer { e = nil }; return e
+        }) {
+            _ = old.setState(.null)
+            try? pipeline.remove(old)
+        }
+        try start(at: nil)
+    }
+
+    /// Makes the rtspsrc, adds it, and brings it to the pipeline's state.
+    private func start(at location: SourceLocation?) throws(RunError) {
+        let made: Element
         do {
-            element = try Element.make("rtspsrc", name: name)
-            try element.set("location", settings.url)
-            try element.set("latency", fromString: "\(settings.latencyMs)")
-            if let protocols = settings.lowerTransport.protocols { try element.set("protocols", fromString: protocols) }
-            try pipeline.add(element)
+            made = try Element.make("rtspsrc", name: elementName)
+            try made.set("location", settings.url)
+            try made.set("latency", fromString: "\(settings.latencyMs)")
+            if let protocols = settings.lowerTransport.protocols { try made.set("protocols", fromString: protocols) }
+            try pipeline.add(made)
         } catch {
             throw RunError(KnownElements.missingHint(for: "rtspsrc") + " (\(error.message))", at: location)
         }
-        element.connect("pad-added") { [router] (args: borrowing SignalArguments) in
-            guard let pad = args.object(1, as: Pad.self) else { return }
+        made.connect("pad-added") { [weak router] (args: borrowing SignalArguments) in
+            // Weak: the router holds the pipeline, which holds this element and its handler.
+            guard let router, let pad = args.object(1, as: Pad.self) else { return }
             router.place(pad, carrying: Self.stream(on: pad))
         }
+        element.withLock { $0 = made }
+        _ = made.syncStateWithParent()
     }
-
-    /// The label for messages: the URL without its password.
-    var label: String { router.label }
 
     /// What an RTP pad of rtspsrc carries (`application/x-rtp, media=video, encoding-name=H264`).
     static func stream(on pad: Pad) -> StreamRouter.Stream {

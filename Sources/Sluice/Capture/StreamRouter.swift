@@ -28,13 +28,28 @@ final class StreamRouter: Sendable {
 
     /// The source as the user knows it (its URL without the password), for messages.
     let label: String
+    /// Whether it delivers, and its outages (counted by a probe on each stream it links).
+    let health: SourceHealth
     private let pipeline: Pipeline
     private let routes = Mutex<[MediaKind: Route]>([:])
+    private struct Handlers {
+        var lost: (@Sendable (String) -> Bool)?
+        var back: (@Sendable (SourceHealth.Outage) -> Void)?
+    }
+    private let handlers = Mutex(Handlers())
 
     init(label: String, pipeline: Pipeline) {
         self.label = label
         self.pipeline = pipeline
+        health = SourceHealth(label: label)
     }
+
+    /// Calls `handler` when a stream ends (EOS) after media flowed; if it returns true (an
+    /// outage it handles) the end goes no further, so the branches wait for the reconnect.
+    func onLost(_ handler: @escaping @Sendable (String) -> Bool) { handlers.withLock { $0.lost = handler } }
+
+    /// Calls `handler` when media comes back after an outage.
+    func onBack(_ handler: @escaping @Sendable (SourceHealth.Outage) -> Void) { handlers.withLock { $0.back = handler } }
 
     /// Sends `media`'s stream to `route` when its pad appears.
     func route(_ media: MediaKind, _ route: Route) {
@@ -56,9 +71,24 @@ final class StreamRouter: Sendable {
             do { try pad.link(route.entrance) } catch {
                 route.refuse(RunError("cannot link \(label)'s \(stream.encoding) stream: \(error.message)"))
             }
+            watch(pad)
             return
         }
         discard(pad)
+    }
+
+    /// Counts `pad`'s buffers into `health`, and holds back its end-of-stream when the
+    /// supervisor takes it as an outage.
+    private func watch(_ pad: Pad) {
+        pad.addProbe(.buffer) { [weak self] (_: borrowing Pad.ProbeInfo) in
+            guard let self, let outage = self.health.delivered() else { return .ok }
+            self.handlers.withLock { $0.back }?(outage)
+            return .ok
+        }
+        pad.addProbe(.eventDownstream) { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard info.event == .eos, let self, let lost = self.handlers.withLock({ $0.lost }) else { return .ok }
+            return lost("the source ended its stream") ? .drop : .ok
+        }
     }
 
     /// Ends a stream nobody takes in a fakesink.

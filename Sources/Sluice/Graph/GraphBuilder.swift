@@ -63,6 +63,8 @@ final class GraphBuilder: Sendable {
 
     /// The publishers' streams of a room received over one connection (`kind: janus`).
     let roomStreams = RoomStreams()
+    /// The run's live network sources, reconnected after an outage.
+    let supervisor = SourceSupervisor()
     /// `receive.video.mosaic` of a room: the compositor and its layout.
     let mosaicState = Mutex<Mosaic?>(nil)
     /// `receive.audio.mix` of a room: its `audiomixer`.

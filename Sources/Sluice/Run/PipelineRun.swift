@@ -38,7 +38,7 @@ public struct RunOptions: Sendable {
 public final class PipelineRun: Sendable {
     /// The pipeline file this run plays.
     public let spec: PipelineSpec
-    private let logger: Logger
+    let logger: Logger
     private let failure = Mutex<RunError?>(nil)
     /// The graph and peers of the run in progress (for hot swap and inspection).
     private let live = Mutex<LiveRun?>(nil)
@@ -99,7 +99,8 @@ public final class PipelineRun: Sendable {
         let setup = try await kind.prepare(TransportContext(spec: spec, pipeline: pipeline, builder: builder, logger: logger))
         let channels = dataChannels(required: kind.requiredDataChannel, onMessage: options.onDataMessage)
         if let channels, let bin = setup.acceptsChannels { channels.accept(on: bin) }
-        let busTask = watchBus(pipeline, labels: builder.sourceLabel(of:), onFilterEvent: options.onFilterEvent)
+        superviseSources(builder.supervisor)
+        let busTask = watchBus(pipeline, builder: builder, onFilterEvent: options.onFilterEvent)
         return ActiveRun(pipeline: pipeline, builder: builder, setup: setup, channels: channels, busTask: busTask)
     }
 
@@ -181,6 +182,7 @@ public final class PipelineRun: Sendable {
     /// cleanly as a normal stop (end-of-stream first, bounded: going straight to NULL from an
     /// error left webrtcbin's DTLS connections alive in 1.22), and throws `error`.
     private func stopOnFailure(_ error: RunError, _ active: ActiveRun) async throws(RunError) {
+        active.builder.supervisor.stop()
         if let session = active.setup.session, session.peerMayLeave, let why = await Self.endedByPeer(session) {
             logger.info("\(why); stopping")
             return
@@ -235,6 +237,7 @@ public final class PipelineRun: Sendable {
         let finalStats = await currentStats(setup.sending, counters: builder.counters) ?? WebRTCStats()
         let receiverStats = await currentStats(setup.receiving, counters: builder.counters) ?? WebRTCStats()
         let iceState = setup.sending?.states.iceConnection ?? "none"
+        builder.supervisor.stop()
         await drain(pipeline: active.pipeline, builder: builder, timeout: options.drainTimeout)
         active.channels?.close()
         active.pipeline.setState(.null)
@@ -254,6 +257,7 @@ public final class PipelineRun: Sendable {
                 events: $0.events, last_error: $0.lastError)
         }
         result.data_channels = active.channels?.report ?? []
+        result.sources = builder.supervisor.report()
         setup.session?.fill(&result)
         return result
     }
@@ -346,11 +350,12 @@ public final class PipelineRun: Sendable {
     // MARK: Bus
 
     private func watchBus(
-        _ pipeline: Pipeline, labels: @escaping @Sendable (String) -> SourceLabel?,
+        _ pipeline: Pipeline, builder: GraphBuilder,
         onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
     ) -> Task<Void, Never> {
         let bus = pipeline.bus
         let logger = logger
+        let labels = builder.sourceLabel(of:), supervisor = builder.supervisor
         return Task.detached { [weak self] in
             for await message in bus.messages() {
                 switch message.kind {
@@ -360,13 +365,16 @@ public final class PipelineRun: Sendable {
                     logger.debug("\(label?.redact("error from \(message.sourceName): \(text) \(debug ?? "")") ?? "")")
                     let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
                     let said = "\(label?.text ?? message.sourceName): \(text)\(reason)"
+                    // A live source that had delivered is reconnected, not the end of the run.
+                    if supervisor.handleError(from: message.sourceLineage, reason: label?.redact(text + reason) ?? text) { continue }
                     self?.fail(RunError(label?.redact(said) ?? said))
                 case .latency:
                     // A jitter buffer now waits longer for retransmissions: sinks must know.
                     pipeline.recalculateLatency()
                 case .warning:
                     let (text, _) = message.parsedError ?? ("", nil)
-                    logger.warning("\(message.sourceName): \(text)")
+                    let label = message.sourceLineage.lazy.compactMap(labels).first
+                    logger.warning("\(label.map { $0.redact("\($0.text): \(text)") } ?? "\(message.sourceName): \(text)")")
                 case .element:
                     guard let s = message.structure else { break }
                     if s.name == "sluice-filter-warning" {

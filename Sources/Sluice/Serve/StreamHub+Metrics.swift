@@ -47,12 +47,22 @@ extension StreamHub: MetricsSource {
     }
 
     /// Which media pass through untouched (their bitrate is the source's: congestion control
-    /// cannot change it), and the cached frames sent to start viewers.
+    /// cannot change it), the live sources' outages, and the cached frames sent to start viewers.
     private func collectPassthrough(labels stream: [(String, String)], into sink: MetricsSink) {
         for branch in spec.sendBranches where branch.encode.passthrough {
             sink.gauge(
                 "sluice_stream_passthrough", 1, labels: stream + [("media", branch.media.rawValue)],
                 help: "1: this medium goes to viewers as its source encoded it; its bitrate is the source's and congestion control cannot change it.")
+        }
+        for source in sourceHealth {
+            let labels = stream + [("source", source.source)]
+            sink.gauge("sluice_source_up", source.back ? 1 : 0, labels: labels, help: "1: the live source delivers media; 0: it is away and being reconnected.")
+            sink.counter(
+                "sluice_source_outages_total", total: Double(source.outages), labels: labels,
+                help: "Times the live source stopped (an error, the end of its stream, or 5 s without media).")
+            sink.counter(
+                "sluice_source_away_seconds_total", total: source.away_s, labels: labels,
+                help: "Seconds the live source was away, all outages together (the current one so far).")
         }
         if let sent = cachedFramesSent {
             sink.counter(

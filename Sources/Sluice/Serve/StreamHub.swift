@@ -79,7 +79,7 @@ public final class StreamHub: Sendable {
                 }
             }
         }
-        Self.routeBusMessages(of: pipeline, to: events)
+        Self.routeBusMessages(of: pipeline, to: events, supervisor: builder.supervisor)
         let stopHandler = stopHandler
         control = PipelineControl(spec: spec, builder: builder, channels: nil, events: events) {
             stopHandler.call()
@@ -89,10 +89,14 @@ public final class StreamHub: Sendable {
         }
         events.post("state", ["state": .text("playing")])
         startTicking()
+        let events = events
+        builder.supervisor.onEvent { events.post($0.type, $0.fields) }
+        builder.supervisor.start()
     }
 
     /// Filter events and errors from the hub's bus go to the event log.
-    private static func routeBusMessages(of pipeline: Pipeline, to events: PipelineEvents) {
+    /// A live source that had delivered and fails is reconnected (`supervisor`), not an error.
+    private static func routeBusMessages(of pipeline: Pipeline, to events: PipelineEvents, supervisor: SourceSupervisor) {
         // Viewers' elements come and go in this long-lived pipeline: nothing may queue on its
         // bus (each message would keep its element alive).
         // Filter events and errors go to the event log from here (short: a streaming thread).
@@ -102,6 +106,8 @@ public final class StreamHub: Sendable {
                 guard let e = FilterEventMessage(message.structure) else { return }
                 events.postFilterEvent(filter: e.filter, event: e.event, fields: e.fields)
             case .error:
+                let text = message.parsedError?.0 ?? "unknown error"
+                if supervisor.handleError(from: message.sourceLineage, reason: text) { return }
                 events.post("error", ["element": .text(message.sourceName), "message": .text(message.parsedError?.0 ?? "unknown error")])
             default:
                 break
@@ -110,6 +116,7 @@ public final class StreamHub: Sendable {
     }
 
     deinit {
+        builder.supervisor.stop()
         ticker.withLock { $0?.cancel() }
         pipeline.setState(.null)
     }
@@ -147,6 +154,7 @@ public final class StreamHub: Sendable {
     /// Ends the stream: every viewer's session (reason `shutdown`), then the pipeline
     /// (end-of-stream first, bounded by `drainTimeout`). The event log ends with it.
     public func stop(drainTimeout: Double = 2) async {
+        builder.supervisor.stop()
         ticker.withLock {
             $0?.cancel(); $0 = nil
         }
@@ -200,6 +208,8 @@ public final class StreamHub: Sendable {
     /// Cached frames (a passthrough stream's last group of pictures) sent to start viewers;
     /// nil unless the video passes through.
     public var cachedFramesSent: Int? { builder.gopCache?.replayedFrames }
+    /// The stream's live network sources and their outages (none for a test pattern).
+    public var sourceHealth: [RunSummary.SourceReport] { builder.supervisor.report(quiet: true) }
     /// Bytes of encoded video so far.
     public var encodedVideoBytes: Int { builder.counters.sendVideoBytes.load(ordering: .relaxed) }
     /// Statistics of the stream's Swift filters.

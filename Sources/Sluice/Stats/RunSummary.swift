@@ -170,6 +170,20 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var keyframe_requests_coalesced: Int?
     }
 
+    /// A live network source's outages (`sources`, only sources that had one).
+    public struct SourceReport: Sendable, Codable, Equatable {
+        /// The source as the user knows it (`rtsp capture rtsp://cam/…`, no password).
+        public var source: String
+        /// How many times media stopped.
+        public var outages: Int
+        /// Seconds without media, all outages together.
+        public var away_s: Double
+        /// Why media stopped the last time.
+        public var last_reason: String
+        /// Whether media came back after the last outage.
+        public var back: Bool
+    }
+
     /// One Swift filter element's counters.
     public struct FilterReport: Sendable, Codable, Equatable {
         /// The filter's name as written in the pipeline file.
@@ -240,6 +254,8 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
     public var filters: [FilterReport] = []
     /// Declared data channels.
     public var data_channels: [DataChannelReport] = []
+    /// Live network sources that went away during the run, and for how long.
+    public var sources: [SourceReport] = []
     /// The signalled session, for apprtc and camera transports.
     public var session: Session?
 
@@ -271,6 +287,11 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
             if f.errors > 0 { line += ", \(f.errors) errors (last: \(f.last_error ?? "?"))" }
             for (k, v) in f.events.sorted(by: { $0.key < $1.key }) { line += ", \(v) \(k) events" }
             lines.append(line)
+        }
+        for o in sources {
+            lines.append(
+                "  source         \(o.source): \(o.outages) outage\(o.outages == 1 ? "" : "s"), "
+                    + String(format: "%.1f s away", o.away_s) + (o.back ? ", back" : ", still away") + " (last: \(o.last_reason))")
         }
         for d in data_channels {
             lines.append(

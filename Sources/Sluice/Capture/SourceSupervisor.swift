@@ -1,0 +1,176 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// A shared source that can be torn down and made again with the same settings, its
+/// streams going to the same branches (`StreamRouter` keeps the routes).
+protocol RestartableSource: AnyObject, Sendable {
+    /// Where its streams go, and how it is doing.
+    var router: StreamRouter { get }
+    /// The name of its (first) element in the pipeline; its other elements' names start
+    /// with this and a `-`.
+    var elementName: String { get }
+    /// Removes its elements and makes new ones (the reconnect).
+    func restart() throws(RunError)
+}
+
+/// What happened to a watched source, for the run's events and log.
+enum SourceEvent: Sendable {
+    /// Media stopped; the next reconnect attempt is `attempt`, `retryIn` from now.
+    case lost(source: String, reason: String, attempt: Int, retryIn: Duration)
+    /// Media came back after `away`.
+    case back(source: String, away: Duration)
+}
+
+extension SourceEvent {
+    /// The event's type in the event stream (`source-lost`, `source-back`).
+    var type: String {
+        switch self {
+        case .lost: "source-lost"
+        case .back: "source-back"
+        }
+    }
+
+    /// Its fields in the event stream.
+    var fields: [String: PipelineEvent.Value] {
+        switch self {
+        case .lost(let source, let reason, let attempt, let retryIn):
+            ["source": .text(source), "reason": .text(reason), "attempt": .number(Double(attempt)), "retry_in_s": .number(retryIn.seconds)]
+        case .back(let source, let away): ["source": .text(source), "away_s": .number(away.seconds)]
+        }
+    }
+
+    /// One line for the log.
+    var logLine: String {
+        switch self {
+        case .lost(let source, let reason, let attempt, let retryIn):
+            "\(source): \(reason); reconnecting in \(String(format: "%.1f", retryIn.seconds)) s (attempt \(attempt))"
+        case .back(let source, let away): "\(source): back after \(String(format: "%.1f", away.seconds)) s"
+        }
+    }
+}
+
+/// Keeps a run's live network sources coming back: when one that has delivered media stops
+/// (an error on the bus, the end of its stream, or no media for `stallAfter`), the run goes
+/// on, the outage is recorded, and the source is made again after a backoff of 1 s doubling
+/// to 30 s with jitter, until media flows again. A source that never delivered is not
+/// watched: its error ends the run, as a mistake should.
+final class SourceSupervisor: Sendable {
+    /// Silence after which a delivering source counts as gone.
+    let stallAfter: Duration
+    private struct State {
+        var sources: [any RestartableSource] = []
+        var pending: Set<ObjectIdentifier> = []
+        var stopped = false
+        var onEvent: (@Sendable (SourceEvent) -> Void)?
+        var silenceWatch: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    init(stallAfter: Duration = .seconds(5)) { self.stallAfter = stallAfter }
+
+    /// Watches `source` from now on.
+    func watch(_ source: any RestartableSource) {
+        state.withLock { $0.sources.append(source) }
+        source.router.onLost { [weak self, weak source] reason in
+            guard let self, let source else { return false }
+            return self.lost(source, reason: reason)
+        }
+        source.router.onBack { [weak self] outage in
+            let away = (outage.end ?? outage.start) - outage.start
+            self?.post(.back(source: source.router.label, away: away))
+        }
+    }
+
+    /// Sends what happens to `handler` (the run's events and log).
+    func onEvent(_ handler: @escaping @Sendable (SourceEvent) -> Void) { state.withLock { $0.onEvent = handler } }
+
+    /// An error from the element named by `lineage` (innermost first): true if it came from
+    /// a watched source that had delivered, and is now an outage being waited out.
+    func handleError(from lineage: [String], reason: String) -> Bool {
+        let source = state.withLock { s in
+            s.sources.first { source in lineage.contains { $0 == source.elementName || $0.hasPrefix(source.elementName + "-") } }
+        }
+        guard let source else { return false }
+        return lost(source, reason: reason)
+    }
+
+    /// Stops reconnecting and watching (the run is ending).
+    func stop() {
+        let watch = state.withLock { s in
+            s.stopped = true
+            return s.silenceWatch
+        }
+        watch?.cancel()
+    }
+
+    /// Starts checking every second that each delivering source still delivers, until `stop`.
+    func start() {
+        let task = watchForSilence()
+        state.withLock { $0.silenceWatch = task }
+    }
+
+    private func watchForSilence() -> Task<Void, Never> {
+        Task.detached { [weak self] in
+            while !Task.isCancelled, let self, !self.state.withLock({ $0.stopped }) {
+                try? await Task.sleep(for: .seconds(1))
+                for source in self.state.withLock({ $0.sources }) {
+                    guard let silent = source.router.health.silence(), silent > self.stallAfter else { continue }
+                    _ = self.lost(source, reason: "no media for \(Int(silent.seconds)) s")
+                }
+            }
+        }
+    }
+
+    /// Per source that had an outage, for the summary; with `quiet`, every watched source
+    /// (for metrics, which count from zero).
+    func report(quiet: Bool = false) -> [RunSummary.SourceReport] {
+        state.withLock { $0.sources }.compactMap { source in
+            let outages = source.router.health.history
+            guard quiet || !outages.isEmpty else { return nil }
+            let now = ContinuousClock.now
+            let away = outages.reduce(Duration.zero) { $0 + (($1.end ?? now) - $1.start) }
+            return RunSummary.SourceReport(
+                source: source.router.label, outages: outages.count, away_s: away.seconds,
+                last_reason: outages.last?.reason ?? "", back: outages.last.map { $0.end != nil } ?? true)
+        }
+    }
+
+    /// Records the outage and schedules the next attempt, unless one is already waiting.
+    /// False once the run is ending: an end of stream then is the drain's, and goes on.
+    private func lost(_ source: any RestartableSource, reason: String) -> Bool {
+        let id = ObjectIdentifier(source)
+        let waiting = state.withLock { s -> Bool? in
+            if s.stopped { return nil }
+            return !s.pending.insert(id).inserted
+        }
+        guard let waiting else { return false }
+        if waiting { return true }
+        guard let attempt = source.router.health.lost(reason) else {
+            state.withLock { _ = $0.pending.remove(id) }
+            return false
+        }
+        let delay = SourceHealth.backoff(attempt: attempt, jitter: Double.random(in: -1...1))
+        post(.lost(source: source.router.label, reason: reason, attempt: attempt, retryIn: delay))
+        Task.detached { [weak self, weak source] in
+            try? await Task.sleep(for: delay)
+            guard let self, let source else { return }
+            let go = self.state.withLock { s -> Bool in
+                s.pending.remove(id)
+                return !s.stopped
+            }
+            if go { self.reconnect(source) }
+        }
+        return true
+    }
+
+    /// Makes `source` again; a failure at once is the next attempt's reason.
+    private func reconnect(_ source: any RestartableSource) {
+        source.router.health.restarted()
+        do { try source.restart() } catch { _ = lost(source, reason: error.message) }
+    }
+
+    private func post(_ event: SourceEvent) {
+        state.withLock { $0.onEvent }?(event)
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// A run's live network sources going away and coming back: logged, and posted as events
+/// (`source-lost`, `source-back`) for the control API's event stream.
+extension PipelineRun {
+    /// Sends `supervisor`'s outages to the log and the event stream, and starts its watch
+    /// for sources gone silent.
+    func superviseSources(_ supervisor: SourceSupervisor) {
+        let logger = logger, events = events
+        supervisor.onEvent { event in
+            switch event {
+            case .lost: logger.warning("\(event.logLine)")
+            case .back: logger.notice("\(event.logLine)")
+            }
+            events.post(event.type, event.fields)
+        }
+        supervisor.start()
+    }
+}
