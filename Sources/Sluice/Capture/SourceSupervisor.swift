@@ -76,9 +76,11 @@ final class SourceSupervisor: Sendable {
             guard let self, let source else { return false }
             return self.lost(source, reason: reason)
         }
+        // Not `source` itself: its router keeps this handler, and the source keeps the router.
+        let label = source.router.label
         source.router.onBack { [weak self] outage in
             let away = (outage.end ?? outage.start) - outage.start
-            self?.post(.back(source: source.router.label, away: away))
+            self?.post(.back(source: label, away: away))
         }
     }
 

@@ -182,6 +182,7 @@ public final class PipelineRun: Sendable {
     /// cleanly as a normal stop (end-of-stream first, bounded: going straight to NULL from an
     /// error left webrtcbin's DTLS connections alive in 1.22), and throws `error`.
     private func stopOnFailure(_ error: RunError, _ active: ActiveRun) async throws(RunError) {
+        active.gates?.cancel()
         active.builder.supervisor.stop()
         if let session = active.setup.session, session.peerMayLeave, let why = await Self.endedByPeer(session) {
             logger.info("\(why); stopping")
@@ -237,6 +238,9 @@ public final class PipelineRun: Sendable {
         let finalStats = await currentStats(setup.sending, counters: builder.counters) ?? WebRTCStats()
         let receiverStats = await currentStats(setup.receiving, counters: builder.counters) ?? WebRTCStats()
         let iceState = setup.sending?.states.iceConnection ?? "none"
+        // Gates still waiting for the connection must not open (and replay cached frames into
+        // a payloader) while the pipeline drains and goes to NULL.
+        active.gates?.cancel()
         builder.supervisor.stop()
         await drain(pipeline: active.pipeline, builder: builder, timeout: options.drainTimeout)
         active.channels?.close()

@@ -14,16 +14,22 @@ final class ParsedSourceTests: XCTestCase {
     override func setUpWithError() throws {
         _ = TestFilters.registered
         clip = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-parsed-\(UUID().uuidString).ts")
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        make.arguments = [
-            "-q", "videotestsrc", "pattern=white", "num-buffers=120", "!", "video/x-raw,width=320,height=240,framerate=30/1", "!",
-            "x264enc", "tune=zerolatency", "key-int-max=30", "!", "h264parse", "!", "mpegtsmux", "name=mux", "!", "filesink",
-            "location=\(clip.path)", "audiotestsrc", "num-buffers=200", "!", "avenc_aac", "!", "aacparse", "!", "mux.",
-        ]
-        try make.run()
-        make.waitUntilExit()
-        XCTAssertEqual(make.terminationStatus, 0, "gst-launch-1.0 made the clip")
+        // Made in this process (no child process: memcheck's preloaded tracer would follow it).
+        let maker = Pipeline(name: "clip-maker")
+        try maker.add(
+            try Bin.parse(
+                "videotestsrc pattern=white num-buffers=120 ! video/x-raw,width=320,height=240,framerate=30/1 ! "
+                    + "x264enc tune=zerolatency key-int-max=30 ! h264parse ! mpegtsmux name=mux ! filesink location=\(clip.path) "
+                    + "audiotestsrc num-buffers=200 ! avenc_aac ! aacparse ! mux."))
+        XCTAssertNotEqual(maker.setState(.playing), .failure)
+        let done = DispatchSemaphore(value: 0)
+        let watch = Task.detached {
+            for await m in maker.bus.messages() where m.kind == .eos || m.kind == .error { break }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "the clip was made within 30 s")
+        watch.cancel()
+        maker.setState(.null)
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: clip) }
