@@ -116,6 +116,18 @@ public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
         g_object_set_property(gobject, name, &converted.raw)
     }
 
+    /// Sets an object-valued property (splitmuxsink's `muxer` and `sink`). The object keeps
+    /// its own reference: the property holder takes one of its own (`g_object_set_property`).
+    public func set(_ name: String, object: Object) throws(GstError) {
+        guard let spec = paramSpec(name) else { throw GstError("\(typeName) has no property '\(name)'") }
+        let target = sluice_param_spec_value_type(spec)
+        guard g_type_is_a(object.gType, target) != 0 else {
+            throw GstError("cannot set \(typeName).\(name) (\(Value.typeName(target))) to a \(object.typeName)")
+        }
+        let value = object.asValue()
+        g_object_set_property(gobject, name, &value.raw)
+    }
+
     /// Sets a property from its string form, parsed as gst-launch parses it
     /// (`method=horizontal-flip`, `caps="video/x-raw"`, `bitrate=2000`).
     public func set(_ name: String, fromString string: String) throws(GstError) {

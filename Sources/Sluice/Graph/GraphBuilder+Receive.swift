@@ -190,10 +190,14 @@ extension GraphBuilder {
 
     /// `decode: none`: depayloader (and parser) → sink, counting encoded frames.
     func buildUndecoded(_ chain: [Element], branch: ReceiveBranchSpec, media: MediaKind, pad: Pad) throws(RunError) {
-        let sink = try sinkElements(branch, media: media)
+        let sink = try sinkElements(branch, media: media, encoded: true)
         let all = chain + sink.owned
         try add(all)
         try linkChain(all, media: media, at: branch.location)
+        if let muxPad = sink.muxPad {
+            guard let out = all.last?.staticPad("src") else { throw RunError("the recording's queue has no output pad", at: branch.location) }
+            do { try out.link(muxPad) } catch { throw RunError(error.message, at: branch.sink.location) }
+        }
         for e in all.reversed() { e.syncStateWithParent() }
         if let sinkPad = sink.final.staticPad("sink") {
             state.withLock { s in if !s.sinkPads.contains(sinkPad) { s.sinkPads.append(sinkPad) } }
@@ -219,11 +223,12 @@ extension GraphBuilder {
     }
 
     /// The sink kind's elements for one receive branch (`Sink/`: one type per kind).
-    func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind) throws(RunError) -> SinkStage {
+    func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind, encoded: Bool = false) throws(RunError) -> SinkStage {
         guard let kind = SinkRegistry.sink(for: branch.sink.kind) else {
             throw RunError("unknown sink kind '\(branch.sink.kind.name)'", at: branch.sink.location)
         }
-        return try kind.build(branch.sink, media: media, with: self)
+        return encoded
+            ? try kind.buildEncoded(branch.sink, media: media, with: self) : try kind.build(branch.sink, media: media, with: self)
     }
 
     /// What every sink kind needs before any data flows (recordings: their muxers).

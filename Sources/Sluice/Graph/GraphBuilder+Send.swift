@@ -288,8 +288,10 @@ extension GraphBuilder {
         }
     }
 
-    /// encoder (+ profile caps) (+ parser), from an `encode` section.
-    func encoderChain(_ enc: EncodeSpec, fps: Int) throws(RunError) -> [Element] {
+    /// encoder (+ profile caps) (+ parser), from an `encode` section. `forPayloader`: the
+    /// parser's output fixed to what the payloader takes (otherwise left to negotiation,
+    /// for a muxer that wants another stream format).
+    func encoderChain(_ enc: EncodeSpec, fps: Int, forPayloader: Bool = true) throws(RunError) -> [Element] {
         var out: [Element] = []
         if let fragment = enc.gst {
             out.append(try parse(fragment, at: enc.location))
@@ -304,17 +306,17 @@ extension GraphBuilder {
         if let caps = EncoderPresets.encodedCaps(for: enc.codec, preset: enc.preset) {
             out.append(try make("capsfilter", [("caps", caps)], at: enc.location))
         }
-        return out + (try parserChain(for: enc.codec, at: enc.location))
+        return out + (try parserChain(for: enc.codec, at: enc.location, forPayloader: forPayloader))
     }
 
     /// The codec's parser (H.264: SPS/PPS with every keyframe) and the caps the payloader
     /// takes, after an encoder or a passthrough source's depayloader.
-    func parserChain(for codec: Codec, at location: SourceLocation?) throws(RunError) -> [Element] {
+    func parserChain(for codec: Codec, at location: SourceLocation?, forPayloader: Bool = true) throws(RunError) -> [Element] {
         var out: [Element] = []
         if let parser = DefaultElements.parser(for: codec) {
             out.append(try make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: location))
         }
-        if let caps = EncoderPresets.parsedCaps(for: codec) {
+        if forPayloader, let caps = EncoderPresets.parsedCaps(for: codec) {
             out.append(try make("capsfilter", [("caps", caps)], at: location))
         }
         return out

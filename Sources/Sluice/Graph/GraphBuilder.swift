@@ -17,6 +17,8 @@ final class GraphBuilder: Sendable {
         var receiveEntrances: [Pad] = []
         var sinkPads: [Pad] = []
         var recordings: [String: Recording] = [:]
+        /// What names each segmented recording's files (`sink: {kind: record}`), for the summary.
+        var segmentNamers: [SegmentNamer] = []
         var builtMedia: Set<MediaKind> = []
         var error: RunError?
         var fileSources: [FileLooper] = []

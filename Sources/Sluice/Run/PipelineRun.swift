@@ -262,6 +262,10 @@ public final class PipelineRun: Sendable {
         }
         result.data_channels = active.channels?.report ?? []
         result.sources = builder.supervisor.report()
+        result.recordings = builder.state.withLock { $0.segmentNamers }.map {
+            let written = $0.written
+            return RunSummary.RecordingReport(path: $0.template.text, segments: written.segments, deleted: written.deleted)
+        }
         setup.session?.fill(&result)
         return result
     }

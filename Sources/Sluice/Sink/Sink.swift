@@ -4,7 +4,7 @@ import GStreamer
 /// elements it needs, and how it builds (and, for recordings, what it prepares before media
 /// flows, and what each publisher of a room gets).
 ///
-/// `SinkRegistry.kinds` lists them: a new sink (segmented recordings, …) is one new file
+/// `SinkRegistry.kinds` lists them: a new sink is one new file
 /// with a type conforming to this protocol, plus its line there.
 protocol Sink: Sendable {
     /// The kind's name (`sink.kind`, or `sink: NAME` alone).
@@ -16,6 +16,11 @@ protocol Sink: Sendable {
     /// Decodes its keys (`map` holds only those it may read); nil: something was wrong,
     /// reported to `decoder`.
     func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind?
+    /// The codecs it takes as they arrive, undecoded (`decode: none`); nil: it needs decoded media.
+    func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]?
+    /// Makes its elements for a `decode: none` branch, which gives it the depayloaded (and
+    /// parsed) stream. By default those of `build`.
+    func buildEncoded(_ sink: SinkSpec, media: MediaKind, with builder: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage
     /// The elements Sluice picks for it (checked before a run, with install hints).
     func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String]
     /// Makes its elements for one receive branch (not yet added to the pipeline).
@@ -33,12 +38,16 @@ extension Sink {
         SinkSpec.Kind(name: name)
     }
     func prepare(_ branches: [ReceiveBranchSpec], with builder: GraphBuilder) throws(RunError) {}
+    func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { nil }
+    func buildEncoded(_ sink: SinkSpec, media: MediaKind, with builder: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+        try build(sink, media: media, with: builder)
+    }
     func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with builder: GraphBuilder) throws(RunError) -> [Element]? { nil }
 }
 
 /// The sink kinds Sluice knows. A new kind: its file, and its line in `kinds`.
 enum SinkRegistry {
-    static let kinds = KindRegistry<any Sink>([StatsSink(), NullSink(), DisplaySink(), FileSink()], name: { $0.name })
+    static let kinds = KindRegistry<any Sink>([StatsSink(), NullSink(), DisplaySink(), FileSink(), RecordSink()], name: { $0.name })
     /// `sink: {gst: "…"}`: a launch fragment instead of a kind.
     static let fragment = GstSink()
 

@@ -48,11 +48,31 @@ extension SpecDecoder {
             if let filters = map.entry("filters"), !branch.filters.isEmpty {
                 fail("filters work on decoded frames: with `decode: none` remove the filters, or decode", at: filters.keyLocation)
             }
-            if let sink = map.entry("sink"), ![SinkSpec.Kind.stats, .null].contains(branch.sink.kind) {
-                fail("with `decode: none` nothing is decoded to show or record: use sink stats or null", at: sink.value.location)
-            }
+            if let sink = map.entry("sink") { checkUndecodedSink(&branch, sink: sink, codecs: map.entry("codecs")) }
         }
         return branch
+    }
+
+    /// `decode: none` gives the sink the stream as it arrived: the sink must take it, and
+    /// the branch accepts only the codecs it takes (all of them when `codecs:` is not given).
+    private mutating func checkUndecodedSink(_ branch: inout ReceiveBranchSpec, sink: SpecEntry, codecs: SpecEntry?) {
+        guard let kind = SinkRegistry.sink(for: branch.sink.kind) else { return }
+        guard let takes = kind.encodedCodecs(branch.sink, media: branch.media) else {
+            fail(
+                "with `decode: none` nothing is decoded to show or encode: use sink stats, null or record, or decode",
+                at: sink.value.location)
+            return
+        }
+        guard let codecs else {
+            branch.codecs = takes
+            codecsLocations[branch.media] = sink.value.location
+            return
+        }
+        for codec in branch.codecs where !takes.contains(codec) {
+            fail(
+                "the \(branch.sink.kind.name) sink cannot hold \(codec.rawValue) undecoded; accept \(SpecDecoder.orList(takes.map(\.rawValue))), or decode",
+                at: codecs.value.location)
+        }
     }
 
     /// `mosaic: true` (1280x720) or `mosaic: {width: W, height: H}`.

@@ -77,13 +77,16 @@ enum SpecScalars {
         }
     }
 
-    /// Seconds from `10`, `2.5`, `"10s"`, `"500ms"`.
+    /// Seconds from `10`, `2.5`, `"10s"`, `"500ms"`, `"30m"`, `"24h"`, `"7d"`.
     static func durationSeconds(_ raw: String) -> Double? {
         let (number, unit) = splitUnit(raw)
         guard let value = self.number(number) else { return nil }
         switch unit {
         case "", "s": return value
         case "ms": return value / 1000
+        case "m", "min": return value * 60
+        case "h": return value * 3600
+        case "d": return value * 86_400
         default: return nil
         }
     }

@@ -184,6 +184,16 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var back: Bool
     }
 
+    /// A segmented recording (`sink: {kind: record}`): the files it wrote and deleted.
+    public struct RecordingReport: Sendable, Codable, Equatable {
+        /// The path as written in the pipeline file.
+        public var path: String
+        /// Each segment's file, in order.
+        public var segments: [String]
+        /// Old segments deleted because of `keep`.
+        public var deleted: [String]
+    }
+
     /// One Swift filter element's counters.
     public struct FilterReport: Sendable, Codable, Equatable {
         /// The filter's name as written in the pipeline file.
@@ -256,6 +266,8 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
     public var data_channels: [DataChannelReport] = []
     /// Live network sources that went away during the run, and for how long.
     public var sources: [SourceReport] = []
+    /// Segmented recordings and their files.
+    public var recordings: [RecordingReport] = []
     /// The signalled session, for apprtc and camera transports.
     public var session: Session?
 
@@ -292,6 +304,12 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
             lines.append(
                 "  source         \(o.source): \(o.outages) outage\(o.outages == 1 ? "" : "s"), "
                     + String(format: "%.1f s away", o.away_s) + (o.back ? ", back" : ", still away") + " (last: \(o.last_reason))")
+        }
+        for r in recordings {
+            var line = "  recording      \(r.path): \(r.segments.count) segment\(r.segments.count == 1 ? "" : "s")"
+            if let last = r.segments.last { line += ", last \(last)" }
+            if !r.deleted.isEmpty { line += ", \(r.deleted.count) old deleted" }
+            lines.append(line)
         }
         for d in data_channels {
             lines.append(

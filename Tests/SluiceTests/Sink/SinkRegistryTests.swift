@@ -30,7 +30,7 @@ final class SinkRegistryTests: XCTestCase {
         let audio = try XCTUnwrap(specLoadErrors(file("{ kind: snapshot, path: a.png }", media: "audio")))
         XCTAssertTrue(audio.description.contains("use it on receive.video"), audio.description)
         let other = try XCTUnwrap(specLoadErrors(file("{ kind: stats, path: a.png }")))
-        XCTAssertTrue(other.description.contains("'path' only applies to kind file and snapshot"), other.description)
+        XCTAssertTrue(other.description.contains("'path' only applies to kind file, record and snapshot"), other.description)
         let unknown = try XCTUnwrap(specLoadErrors(file("snapshoot")))
         XCTAssertTrue(unknown.description.contains("did you mean 'snapshot'?"), unknown.description)
     }

@@ -713,7 +713,7 @@ private let brokenCases: [BrokenCase] = [
               video:
                 decode: none
                 sink: { kind: file, path: x.webm }
-            """, at: "7:11", message: "with `decode: none` nothing is decoded to show or record: use sink stats or null"),
+            """, at: "7:11", message: "with `decode: none` nothing is decoded to show or encode: use sink stats, null or record, or decode"),
     BrokenCase(
         name: "unknown decode word",
         yaml: validSend + """

@@ -1,0 +1,157 @@
+import Foundation
+import GStreamer
+
+/// `sink: {kind: record, path: "rec/{name}-%Y%m%d-%H%M%S.mp4", segment: 60, keep: 24h}`:
+/// a recording in segments of `segment` seconds, each a file of its own starting at a
+/// keyframe, through splitmuxsink. With `decode: none` what arrives is recorded as it came,
+/// without decoding (and the branch accepts only codecs the format holds); otherwise the
+/// decoded frames are encoded again (`encode:`, H.264 and Opus by default). Video and audio
+/// recorded to the same path share the segments.
+struct RecordSink: Sink {
+    let name = "record"
+    let keys = ["path", "segment", "format", "keep", "encode"]
+    let needsKeys: String? = "a recording needs a path; write `sink: {kind: record, path: \"rec/{name}-%Y%m%d-%H%M%S.mp4\"}`"
+
+    struct Settings: KindSettings, Equatable {
+        var template: SegmentTemplate
+        var format: RecordFormat
+        /// Seconds per segment (a segment ends at the first keyframe after them).
+        var segmentSeconds: Double = 60
+        /// Segments older than this are deleted as new ones start; nil keeps every one.
+        var keepSeconds: Double?
+        /// The encoder for decoded media (nil: the format's default codec).
+        var encode: EncodeSpec?
+        var positionFree: any KindSettings {
+            var s = self
+            s.encode = encode?.positionFree
+            return s
+        }
+
+        func encoder(for media: MediaKind, at location: SourceLocation?) -> EncodeSpec {
+            encode ?? EncodeSpec(codec: media == .video ? .h264 : .opus, bitrateKbps: media == .video ? 2000 : 64, location: location)
+        }
+    }
+
+    func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
+        guard let pathEntry = map.entry("path") else {
+            decoder.fail(needsKeys ?? "", at: location)
+            return nil
+        }
+        guard let path = decoder.nonEmptyText(pathEntry) else { return nil }
+        let template: SegmentTemplate
+        switch SegmentTemplate.parse(path) {
+        case .success(let t): template = t
+        case .failure(let error):
+            decoder.fail(error.message, at: pathEntry.value.location)
+            return nil
+        }
+        guard let format = decodeFormat(map, template: template, at: pathEntry, with: &decoder) else { return nil }
+        var settings = Settings(template: template, format: format)
+        if let e = map.entry("segment") { settings.segmentSeconds = seconds(e, what: "segment", range: 1...86_400, with: &decoder) ?? 60 }
+        if let e = map.entry("keep"), let keep = seconds(e, what: "keep", range: 1...(366 * 86_400), with: &decoder) {
+            if keep < settings.segmentSeconds {
+                decoder.fail(
+                    "keep (\(Int(keep)) s) is shorter than a segment (\(Int(settings.segmentSeconds)) s): every finished segment would be deleted at once; keep at least one segment",
+                    at: e.value.location)
+            }
+            settings.keepSeconds = keep
+        }
+        if let e = map.entry("encode") { settings.encode = decodeEncode(e, media: media, format: format, with: &decoder) }
+        return SinkSpec.Kind(name: name, settings: settings)
+    }
+
+    /// `format:`, or the path's extension; both must agree.
+    private func decodeFormat(_ map: [SpecEntry], template: SegmentTemplate, at path: SpecEntry, with decoder: inout SpecDecoder) -> RecordFormat? {
+        let fromExtension = RecordFormat(rawValue: template.pathExtension)
+        guard let e = map.entry("format") else {
+            if let fromExtension { return fromExtension }
+            decoder.fail(
+                "say which container to record: end the path in .mp4, .mkv or .ts, or write `format: mp4`", at: path.value.location)
+            return nil
+        }
+        guard let format: RecordFormat = decoder.choice(e, what: "recording format") else { return nil }
+        if let fromExtension, fromExtension != format {
+            decoder.fail("the path ends in .\(fromExtension.rawValue) but format is \(format.rawValue); make them agree", at: e.value.location)
+        }
+        return format
+    }
+
+    private func seconds(_ e: SpecEntry, what: String, range: ClosedRange<Double>, with decoder: inout SpecDecoder) -> Double? {
+        guard let text = decoder.text(e) else { return nil }
+        guard let s = SpecScalars.durationSeconds(text), range.contains(s) else {
+            decoder.fail(
+                "invalid \(what) '\(text)'; write a duration from \(Int(range.lowerBound)) s to \(Int(range.upperBound / 86_400)) days, e.g. 60, 90s, 30m, 24h or 7d",
+                at: e.value.location)
+            return nil
+        }
+        return s
+    }
+
+    private func decodeEncode(_ e: SpecEntry, media: MediaKind, format: RecordFormat, with decoder: inout SpecDecoder) -> EncodeSpec {
+        let (spec, codecLocation) = decoder.decodeEncode(e, media: media, branch: "receive.\(media)", defaultCodec: media == .video ? .h264 : .opus)
+        if !format.codecs.contains(spec.codec) {
+            let fitting = format.codecs.filter { $0.media == media }.map(\.rawValue)
+            decoder.fail(
+                "\(format.rawValue) cannot hold \(spec.codec.rawValue); use \(SpecDecoder.orList(fitting)), or another format",
+                at: codecLocation ?? e.keyLocation)
+        }
+        return spec
+    }
+
+    func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? {
+        sink.kind.settings(as: Settings.self)?.format.codecs.filter { $0.media == media }
+    }
+
+    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] {
+        guard let s = sink.kind.settings(as: Settings.self) else { return [] }
+        let enc = s.encoder(for: media, at: nil)
+        var out = ["splitmuxsink", s.format.muxer.factory, "filesink"]
+        if enc.gst == nil { out.append(enc.element ?? DefaultElements.encoder(for: enc.codec)) }
+        if let p = DefaultElements.parser(for: enc.codec) { out.append(p) }
+        return out
+    }
+
+    /// Decoded media: queue (→ audioresample) → encoder → parser → the recording.
+    func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+        guard let s = sink.kind.settings(as: Settings.self) else { throw RunError("a recording needs 'path'", at: sink.location) }
+        var chain: [Element] = [try b.make("queue", at: sink.location)]
+        if media == .audio { chain.append(try b.make("audioresample", at: sink.location)) }
+        chain += try b.encoderChain(s.encoder(for: media, at: sink.location), fps: b.spec.send?.video?.capture.fps ?? 30, forPayloader: false)
+        return try stage(chain, s, media: media, at: sink.location, with: b)
+    }
+
+    /// `decode: none`: queue → the recording, the stream as it arrived.
+    func buildEncoded(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+        guard let s = sink.kind.settings(as: Settings.self) else { throw RunError("a recording needs 'path'", at: sink.location) }
+        return try stage([try b.make("queue", at: sink.location)], s, media: media, at: sink.location, with: b)
+    }
+
+    private func stage(
+        _ chain: [Element], _ s: Settings, media: MediaKind, at location: SourceLocation?, with b: GraphBuilder
+    ) throws(RunError) -> GraphBuilder.SinkStage {
+        guard let recording = b.state.withLock({ $0.recordings[s.template.text] }), let pad = recording.reserved[media] else {
+            throw RunError("no recording was prepared for \(s.template.text)", at: location)
+        }
+        return GraphBuilder.SinkStage(owned: chain, muxPad: pad, final: recording.fileSink)
+    }
+
+    /// One splitmuxsink per path, with a pad reserved per medium recorded to it, made before
+    /// media flows (a segment's muxer must know every stream before it writes its header).
+    func prepare(_ branches: [ReceiveBranchSpec], with b: GraphBuilder) throws(RunError) {
+        var byPath: [String: (settings: Settings, media: [MediaKind], location: SourceLocation?)] = [:]
+        for branch in branches {
+            guard let s = branch.sink.kind.settings(as: Settings.self), b.state.withLock({ $0.recordings[s.template.text] == nil }) else { continue }
+            byPath[s.template.text, default: (s, [], branch.sink.location)].media.append(branch.media)
+        }
+        for (path, planned) in byPath.sorted(by: { $0.key < $1.key }) {
+            let recording = try SegmentedRecording(planned.settings, pipelineName: b.spec.name, at: planned.location, with: b)
+            try b.add([recording.element])
+            var reserved: [MediaKind: Pad] = [:]
+            for m in planned.media { reserved[m] = try recording.pad(for: m, at: planned.location) }
+            b.state.withLock {
+                $0.recordings[path] = Recording(fileSink: recording.fileSink, reserved: reserved)
+                $0.segmentNamers.append(recording.namer)
+            }
+        }
+    }
+}

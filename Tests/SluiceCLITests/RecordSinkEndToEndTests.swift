@@ -1,0 +1,211 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// `sink: {kind: record}`: segmented recordings through splitmuxsink, read back by programs
+/// nobody here wrote (gst-discoverer-1.0, ffprobe): an RTSP camera (gst-rtsp-server)
+/// recorded as it arrived, cut at keyframes; a recording killed with SIGKILL that still
+/// plays; old segments deleted by `keep` and nothing else; decoded media encoded again.
+final class RecordSinkEndToEndTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    /// What ffprobe says of one file: its frames, the first one's keyframe flag, the picture's size.
+    private struct Probe {
+        var frames = 0
+        var firstIsKeyframe = false
+        var width = 0
+        var height = 0
+        var codec = ""
+    }
+
+    private func probe(_ path: String) throws -> Probe {
+        let r = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ffprobe"),
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height:frame=key_frame", "-of", "csv=p=0", path],
+            timeout: 60)
+        var p = Probe()
+        for line in r.stdout.split(separator: "\n") {
+            let fields = line.split(separator: ",")
+            if fields.count == 3, let w = Int(fields[1]) {
+                p.codec = String(fields[0]); p.width = w; p.height = Int(fields[2]) ?? 0
+            } else if fields.count == 1, let key = Int(fields[0]) {
+                if p.frames == 0 { p.firstIsKeyframe = key == 1 }
+                p.frames += 1
+            }
+        }
+        return p
+    }
+
+    /// Whether gst-discoverer-1.0 reads `path` without an error.
+    private func discovers(_ path: String) throws -> (ok: Bool, text: String) {
+        let r = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/gst-discoverer-1.0"), [path], timeout: 60)
+        return (r.status == 0 && !r.stdout.contains("error was encountered"), r.stdout + r.stderr)
+    }
+
+    private func segments(_ report: CLIResult) -> [String] {
+        ((report.value("recordings") as? [[String: Any]])?.first?["segments"] as? [String]) ?? []
+    }
+
+    /// An IP camera's H.264 (gst-rtsp-server, a keyframe a second) passed through WebRTC and
+    /// recorded with `decode: none`: segments of at most 3 s, each a file gst-discoverer reads,
+    /// each starting with a keyframe, at the camera's size, its picture the camera's red.
+    /// Nothing was decoded on the receiving side (no size learned from a decoder).
+    func testACameraIsRecordedAsItArrivesInSegmentsThatStartAtKeyframes() throws {
+        let file = dir.appendingPathComponent("camera.yaml").path
+        try """
+        name: door
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: rtsp, url: "rtsp://127.0.0.1:18621/cam", transport: tcp }
+            encode: none
+        receive:
+          video:
+            decode: none
+            sink: { kind: record, path: "\(dir.path)/rec/{name}-%Y%m%d-%H%M%S.mp4", segment: 3 }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let report = dir.appendingPathComponent("report.json").path
+        let r = try CLI.execute(
+            inNamespace: """
+                ip link set lo up
+                \(RTSPCaptureEndToEndTests.startServer(port: 18621, "--pattern red --size 640x360 --gop 30"))
+                "$SLUICE" run '\(file)' --duration 7 --report '\(report)'
+                status=$?
+                kill $rtsp; wait $rtsp
+                exit $status
+                """,
+            env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("t").path], timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        XCTAssertEqual(r.int("receive.video.width"), 0, "no decoder on the receiving side: \(r.report ?? [:])")
+        let files = segments(r)
+        XCTAssertTrue((2...5).contains(files.count), "about 6 s in segments of at most 3 s: \(files)\n\(r.stdout)")
+        XCTAssertTrue(r.stdout.contains("recording"), r.stdout)
+        for path in files {
+            XCTAssertTrue(path.contains("/rec/door-"), path)
+            let discovered = try discovers(path)
+            XCTAssertTrue(discovered.ok, "\(path): \(discovered.text)")
+            let p = try probe(path)
+            XCTAssertTrue(p.firstIsKeyframe, "\(path) starts with a keyframe")
+            XCTAssertEqual(p.codec, "h264")
+            XCTAssertEqual(p.width, 640, "the camera's own size")
+            XCTAssertEqual(p.height, 360)
+        }
+        // Each full segment is two or three of the camera's 1-second groups of pictures: the
+        // cut comes at the last keyframe that keeps a segment within 3 s.
+        for path in files.dropFirst().dropLast() {
+            let frames = try probe(path).frames
+            XCTAssertTrue((55...92).contains(frames), "\(path): \(frames) frames")
+        }
+        guard let last = files.last else { return }
+        let rgb = last + ".rgb"
+        _ = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"),
+            ["-q", "filesrc", "location=\(last)", "!", "decodebin", "!", "videoconvert", "!", "video/x-raw,format=RGB", "!", "filesink", "location=\(rgb)"],
+            timeout: 60)
+        let picture = RGBRecording(path: rgb, width: 640, height: 360)
+        XCTAssertGreaterThan(picture.frames, 0)
+        guard picture.frames > 0 else { return }
+        let pixel = picture.lastPixel(320, 180)
+        XCTAssertTrue(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "the camera's red: \(pixel)")
+    }
+
+    /// SIGKILL in the middle of a segment: the fragmented MP4 written so far plays, up to
+    /// its last whole fragment (a second each).
+    func testARecordingKilledMidSegmentStillPlays() throws {
+        let file = dir.appendingPathComponent("killed.yaml").path
+        let rec = dir.appendingPathComponent("killed").path
+        try """
+        name: killed
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
+            encode: { codec: h264, bitrate: 800 }
+        receive:
+          video:
+            decode: none
+            sink: { kind: record, path: "\(rec)/{n}.mp4", segment: 60 }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        // Waits (bounded) until ffprobe reads at least 90 frames of the first segment, then kills.
+        let r = try CLI.execute(
+            inNamespace: """
+                ip link set lo up
+                "$SLUICE" run '\(file)' --duration 60 > /dev/null 2>&1 &
+                run=$!
+                i=0
+                until [ "$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 '\(rec)/00000.mp4' 2>/dev/null)" -ge 90 ] 2>/dev/null; do
+                  i=$((i+1)); [ $i -lt 300 ] || { kill -9 $run; echo "never reached 90 frames" >&2; exit 91; }
+                  kill -0 $run 2>/dev/null || { echo "the run ended early" >&2; exit 92; }
+                  sleep 0.1
+                done
+                kill -9 $run; wait $run
+                echo "KILLED: $?"
+                """,
+            env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: nil)
+        XCTAssertEqual(r.keyedLines["KILLED"], "137", r.stdout + r.stderr)
+        let path = rec + "/00000.mp4"
+        let discovered = try discovers(path)
+        XCTAssertTrue(discovered.ok, discovered.text)
+        let p = try probe(path)
+        XCTAssertGreaterThanOrEqual(p.frames, 90, "everything up to the last fragment")
+        XCTAssertTrue(p.firstIsKeyframe)
+    }
+
+    /// `keep: 1h` deletes this pipeline's segments older than an hour, as the first new one
+    /// starts, and nothing else: not a newer one, not another pipeline's, not a file the path
+    /// could not have named. Decoded media (VP8 over WebRTC) is encoded again, here to
+    /// H.264 in MPEG-TS, with the sound as Opus.
+    func testKeepDeletesOnlyOldSegmentsOfThisRecording() throws {
+        let rec = dir.appendingPathComponent("rec")
+        try FileManager.default.createDirectory(at: rec, withIntermediateDirectories: true)
+        let old = Date().addingTimeInterval(-3 * 3600)
+        let planted = [
+            "yard-20200101-000000.ts": old, "yard-20200101-000001-1.ts": old, "yard-20991231-235959.ts": Date(),
+            "gate-20200101-000000.ts": old, "yard-notes.ts": old, "yard-20200101-000000.mp4": old
+        ]
+        for (name, date) in planted {
+            let path = rec.appendingPathComponent(name).path
+            FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
+        }
+        let file = dir.appendingPathComponent("keep.yaml").path
+        try """
+        name: yard
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, pattern: blue, width: 320, height: 240, fps: 30 }
+            encode: { codec: vp8, bitrate: 600 }
+          audio:
+            capture: { kind: test, wave: sine }
+        receive:
+          video: { sink: { kind: record, path: "\(rec.path)/{name}-%Y%m%d-%H%M%S.ts", segment: 2, keep: 1h } }
+          audio: { sink: { kind: record, path: "\(rec.path)/{name}-%Y%m%d-%H%M%S.ts", segment: 2, keep: 1h } }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["run", file, "--duration", "5"], timeout: 60, report: true)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: rec.path))
+        XCTAssertFalse(left.contains("yard-20200101-000000.ts"), "\(left)")
+        XCTAssertFalse(left.contains("yard-20200101-000001-1.ts"), "\(left)")
+        for kept in ["yard-20991231-235959.ts", "gate-20200101-000000.ts", "yard-notes.ts", "yard-20200101-000000.mp4"] {
+            XCTAssertTrue(left.contains(kept), "\(kept) is not this recording's old segment: \(left)")
+        }
+        let deleted = (r.value("recordings") as? [[String: Any]])?.first?["deleted"] as? [String] ?? []
+        XCTAssertEqual(deleted.map { ($0 as NSString).lastPathComponent }.sorted(), ["yard-20200101-000000.ts", "yard-20200101-000001-1.ts"])
+        let files = segments(r)
+        XCTAssertGreaterThanOrEqual(files.count, 2, r.stdout)
+        guard let first = files.first else { return }
+        let discovered = try discovers(first)
+        XCTAssertTrue(discovered.ok, discovered.text)
+        XCTAssertTrue(discovered.text.contains("H.264"), discovered.text)
+        XCTAssertTrue(discovered.text.lowercased().contains("opus"), discovered.text)
+        XCTAssertTrue(try probe(first).firstIsKeyframe)
+    }
+}

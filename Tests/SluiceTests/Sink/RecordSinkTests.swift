@@ -1,0 +1,109 @@
+import Foundation
+import XCTest
+
+@testable import Sluice
+
+/// `sink: {kind: record}`: its keys and their errors (FILE:LINE:COL), the path template
+/// (names, the files it could have named), and `keep` deleting only those.
+final class RecordSinkTests: XCTestCase {
+    private func file(_ sink: String, decode: String = "auto", codecs: String? = nil, sent: String = "h264") -> String {
+        """
+        name: gate
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test }
+            encode: { codec: \(sent) }
+        receive:
+          video:
+            decode: \(decode)\(codecs.map { "\n    codecs: \($0)" } ?? "")
+            sink: \(sink)
+        """
+    }
+
+    private func errors(_ sink: String, decode: String = "auto", codecs: String? = nil, sent: String = "h264", line: UInt = #line) -> String {
+        specLoadErrors(file(sink, decode: decode, codecs: codecs, sent: sent), line: line)?.description ?? ""
+    }
+
+    func testTheKeysDecode() throws {
+        let spec = try XCTUnwrap(specLoadValid(file("{ kind: record, path: 'rec/{name}-%Y%m%d-%H%M%S.mkv', segment: 90s, keep: 7d }")))
+        let s = try XCTUnwrap(spec.receive?.video?.sink.kind.settings(as: RecordSink.Settings.self))
+        XCTAssertEqual(s.format, .mkv)
+        XCTAssertEqual(s.segmentSeconds, 90)
+        XCTAssertEqual(s.keepSeconds, 7 * 86_400)
+        let ts = try XCTUnwrap(specLoadValid(file("{ kind: record, path: 'rec/{n}', format: ts }")))
+        XCTAssertEqual(ts.receive?.video?.sink.kind.settings(as: RecordSink.Settings.self)?.format, .ts)
+    }
+
+    func testBadKeysSayWhatToWrite() {
+        XCTAssertTrue(errors("record").contains("test.yaml:10:11: a recording needs a path"), errors("record"))
+        let noUnique = errors("{ kind: record, path: 'rec/{name}-%Y%m%d.mp4' }")
+        XCTAssertTrue(noUnique.contains("test.yaml:10:33: each segment needs a file of its own"), noUnique)
+        let badCode = errors("{ kind: record, path: 'rec/%Q-%S.mp4' }")
+        XCTAssertTrue(badCode.contains("%Q is not a time a recording's path can hold"), badCode)
+        let noFormat = errors("{ kind: record, path: 'rec/{n}.avi' }")
+        XCTAssertTrue(noFormat.contains("end the path in .mp4, .mkv or .ts, or write `format: mp4`"), noFormat)
+        let disagree = errors("{ kind: record, path: 'rec/{n}.mp4', format: mkv }")
+        XCTAssertTrue(disagree.contains("test.yaml:10:56: the path ends in .mp4 but format is mkv"), disagree)
+        let keep = errors("{ kind: record, path: 'rec/{n}.mp4', segment: 60, keep: 30s }")
+        XCTAssertTrue(keep.contains("keep (30 s) is shorter than a segment (60 s)"), keep)
+        let segment = errors("{ kind: record, path: 'rec/{n}.mp4', segment: 0 }")
+        XCTAssertTrue(segment.contains("invalid segment '0'; write a duration"), segment)
+        let codec = errors("{ kind: record, path: 'rec/{n}.ts', encode: { codec: vp8 } }")
+        XCTAssertTrue(codec.contains("ts cannot hold vp8; use h264, or another format"), codec)
+    }
+
+    /// `decode: none` records what arrives: the branch accepts only what the format holds,
+    /// and a sink that needs decoded frames is refused.
+    func testUndecodedRecordingsAcceptOnlyWhatTheirFormatHolds() throws {
+        let spec = try XCTUnwrap(specLoadValid(file("{ kind: record, path: 'rec/{n}.mp4' }", decode: "none")))
+        XCTAssertEqual(spec.receive?.video?.codecs, [.h264, .vp9])
+        let vp8 = errors("{ kind: record, path: 'rec/{n}.mp4' }", decode: "none", codecs: "[vp8]", sent: "vp8")
+        XCTAssertTrue(vp8.contains("the record sink cannot hold vp8 undecoded; accept h264 or vp9, or decode"), vp8)
+        let sentVP8 = errors("{ kind: record, path: 'rec/{n}.mp4' }", decode: "none", sent: "vp8")
+        XCTAssertTrue(sentVP8.contains("receive.video accepts h264, vp9 but send.video sends vp8"), sentVP8)
+        let display = errors("display", decode: "none")
+        XCTAssertTrue(display.contains("use sink stats, null or record, or decode"), display)
+    }
+
+    func testTheTemplateNamesSegmentsAndKnowsItsOwn() throws {
+        let t = try SegmentTemplate.parse("rec/{name}/%Y%m%d-%H%M%S-{n}.mp4").get()
+        var parts = DateComponents()
+        (parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second) = (2026, 3, 4, 5, 6, 7)
+        let date = try XCTUnwrap(Calendar.current.date(from: parts))
+        XCTAssertEqual(t.path(name: "front door", index: 12, at: date), "rec/front_door/20260304-050607-00012.mp4")
+        XCTAssertEqual(t.pathExtension, "mp4")
+        XCTAssertEqual(t.fixedDirectory.path, "rec")
+        XCTAssertEqual(t.fixedDirectory.depth, 2)
+        XCTAssertTrue(t.names("rec/front_door/20260304-050607-00012.mp4", name: "front door"))
+        XCTAssertTrue(t.names("rec/front_door/20260304-050607-00012-2.mp4", name: "front door"))
+        XCTAssertFalse(t.names("rec/back/20260304-050607-00012.mp4", name: "front door"))
+        XCTAssertFalse(t.names("rec/front_door/20260304-050607-00012.mp4.bak", name: "front door"))
+        XCTAssertFalse(t.names("rec/front_door/2026034-050607-00012.mp4", name: "front door"))
+        XCTAssertEqual(try SegmentTemplate.parse("/abs/%s.ts").get().fixedDirectory.path, "/abs")
+        XCTAssertEqual(try SegmentTemplate.parse("%s.ts").get().fixedDirectory.path, ".")
+        XCTAssertEqual(try SegmentTemplate.parse("100%%-{n}.ts").get().path(name: "x", index: 1, at: date), "100%-00001.ts")
+    }
+
+    /// A name already taken gets `-1`; `keep` deletes this template's old files only.
+    func testTheNamerNeverOverwritesAndPrunesOnlyItsOwnOldFiles() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-namer-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let template = try SegmentTemplate.parse(dir + "/{name}-{n}.mkv").get()
+        let namer = SegmentNamer(template: template, pipelineName: "cam", keepSeconds: 3600)
+        let first = namer.next(index: 0)
+        XCTAssertEqual(first, dir + "/cam-00000.mkv")
+        FileManager.default.createFile(atPath: first, contents: Data())
+        XCTAssertEqual(namer.next(index: 0), dir + "/cam-00000-1.mkv")
+        let old = Date().addingTimeInterval(-7200)
+        for name in ["cam-00007.mkv", "cam-x.mkv", "dog-00001.mkv"] {
+            FileManager.default.createFile(atPath: dir + "/" + name, contents: Data())
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir + "/" + name)
+        }
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: first)
+        _ = namer.next(index: 1)
+        XCTAssertEqual(namer.written.deleted, [dir + "/cam-00000.mkv", dir + "/cam-00007.mkv"])
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        XCTAssertEqual(left, ["cam-x.mkv", "dog-00001.mkv"])
+    }
+}
