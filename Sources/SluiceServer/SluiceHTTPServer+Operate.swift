@@ -101,6 +101,11 @@ extension SluiceHTTPServer {
         await ingest.stopAll()
         cameras.removeAll(from: streams)
         for hub in streams.values { hub.removeAllViewers() }
+        // Each served pipeline ends with end-of-stream (bounded), so its recordings
+        // (`send.*.record`) finish their last segment.
+        await withTaskGroup(of: Void.self) { group in
+            for hub in streams.values { group.addTask { await hub.stop() } }
+        }
         logger.info("drained")
     }
 }

@@ -208,4 +208,97 @@ final class RecordSinkEndToEndTests: XCTestCase {
         XCTAssertTrue(discovered.text.lowercased().contains("opus"), discovered.text)
         XCTAssertTrue(try probe(first).firstIsKeyframe)
     }
+    /// `send.video.record` with `transport: none`: an RTSP camera (gst-rtsp-server, H.264 and
+    /// Opus) recorded as it comes, with no WebRTC and no encoder: MPEG-TS segments holding
+    /// the camera's picture and sound, each starting with a keyframe.
+    func testACameraIsRecordedWithoutWebRTCOrAnEncoder() throws {
+        let file = dir.appendingPathComponent("recorder.yaml").path
+        let path = "\(dir.path)/cam/{name}-{n}.ts"
+        try """
+        name: porch
+        transport: { kind: none }
+        send:
+          video:
+            capture: { kind: rtsp, url: "rtsp://127.0.0.1:18622/cam", transport: tcp }
+            encode: none
+            record: { path: "\(path)", segment: 2 }
+          audio:
+            capture: { kind: rtsp, url: "rtsp://127.0.0.1:18622/cam", transport: tcp }
+            encode: none
+            record: { path: "\(path)", segment: 2 }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let report = dir.appendingPathComponent("recorder.json").path
+        let r = try CLI.execute(
+            inNamespace: """
+                ip link set lo up
+                \(RTSPCaptureEndToEndTests.startServer(port: 18622, "--pattern green --size 480x270 --gop 15 --audio"))
+                "$SLUICE" run '\(file)' --duration 6 --report '\(report)'
+                status=$?
+                kill $rtsp; wait $rtsp
+                exit $status
+                """,
+            env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("t").path], timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        XCTAssertEqual(r.value("send.video.passthrough") as? Bool, true, "\(r.report ?? [:])")
+        let files = segments(r)
+        XCTAssertGreaterThanOrEqual(files.count, 2, "about 5 s in segments of at most 2 s: \(files)")
+        for path in files {
+            let discovered = try discovers(path)
+            XCTAssertTrue(discovered.ok, "\(path): \(discovered.text)")
+            XCTAssertTrue(discovered.text.lowercased().contains("opus"), "the camera's sound: \(discovered.text)")
+            let p = try probe(path)
+            XCTAssertTrue(p.firstIsKeyframe, "\(path) starts with a keyframe")
+            XCTAssertEqual(p.width, 480, "the camera's own size")
+        }
+        guard let first = files.first else { return }
+        let rgb = first + ".rgb"
+        _ = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"),
+            [
+                "-q", "filesrc", "location=\(first)", "!", "tsdemux", "!", "h264parse", "!", "avdec_h264", "!", "videoconvert", "!",
+                "video/x-raw,format=RGB", "!", "filesink", "location=\(rgb)"
+            ],
+            timeout: 60)
+        let picture = RGBRecording(path: rgb, width: 480, height: 270)
+        XCTAssertGreaterThan(picture.frames, 10)
+        guard picture.frames > 0 else { return }
+        let pixel = picture.lastPixel(240, 135)
+        XCTAssertTrue(pixel[1] > 200 && pixel[0] < 60 && pixel[2] < 60, "the camera's green: \(pixel)")
+    }
+
+    /// `sluice serve` records the stream it serves (encoded once, for the viewers and the
+    /// recording alike) while a WHEP viewer plays it; stopping the server finishes the last
+    /// segment, and every segment plays.
+    func testAServedStreamIsRecordedWhileViewersWatch() throws {
+        let file = dir.appendingPathComponent("served.yaml").path
+        let rec = dir.appendingPathComponent("served").path
+        try """
+        name: served
+        transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, pattern: ball, width: 320, height: 240, fps: 30 }
+            encode: { codec: h264, bitrate: 600 }
+            record: { path: "\(rec)/{name}-%Y%m%d-%H%M%S.mkv", segment: 2 }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try CLI.runWithServer(
+            serve: ["--pipeline", file], port: 18623,
+            run: ["Pipelines/whep-play.yaml", "--duration", "5", "--quiet"],
+            env: ["SLUICE_WHEP": "http://127.0.0.1:18623/whep/served"])
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(2000).description)
+        XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 90, "the viewer saw the stream: \(r.stdout)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: rec).filter { $0.hasSuffix(".mkv") }.sorted()
+        XCTAssertGreaterThanOrEqual(files.count, 2, "\(files)")
+        var frames = 0
+        for name in files {
+            let path = rec + "/" + name
+            let discovered = try discovers(path)
+            XCTAssertTrue(discovered.ok, "\(path): \(discovered.text)")
+            let p = try probe(path)
+            XCTAssertTrue(p.firstIsKeyframe, "\(name) starts with a keyframe")
+            XCTAssertEqual(p.width, 320)
+            frames += p.frames
+        }
+        XCTAssertGreaterThan(frames, 120, "the server ran longer than the viewer's 5 s, recording throughout")
+    }
 }

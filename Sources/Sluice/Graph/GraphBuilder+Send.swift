@@ -34,17 +34,20 @@ extension GraphBuilder {
         // Not leaky: dropping encoded frames would break every frame that refers to them.
         let queue = try make(
             "queue", [("max-size-buffers", "0"), ("max-size-bytes", "0"), ("max-size-time", "2000000000")], at: branch.location)
-        let tail = SendTail(queue: queue, gate: queue, elements: [queue])
+        var tail = SendTail(queue: queue, gate: queue, elements: [queue])
         if branch.media == .video, let entrance = queue.staticPad("sink") {
             let cache = GOPCache(watching: entrance)
             state.withLock { $0.gopCache = cache }
         }
         counters.note("send.\(branch.media.rawValue).passthrough", "true")
+        let recordTee = try recordingTee(for: branch)
+        if let recordTee { tail.elements.append(recordTee) }
         if let webrtcbin {
             try endInWebRTC(branch, capture: capture, filters: [], tail: tail, live: true, webrtcbin: webrtcbin)
         } else {
             try endWithoutWebRTC(branch, capture: capture, filters: [], tail: tail)
         }
+        if let recordTee { try attachRecording(of: branch, to: recordTee) }
     }
 
     /// convert → scale/resample → rate → capsfilter, so any capture ends in the branch's format.
@@ -90,11 +93,14 @@ extension GraphBuilder {
         let mitigation = try mitigationStage(branch)
         tail.elements += mitigation?.elements ?? []
         try addEncoder(branch, to: &tail, mitigation: mitigation?.control)
+        let recordTee = try recordingTee(for: branch)
+        if let recordTee { tail.elements.append(recordTee) }
         if let webrtcbin {
             try endInWebRTC(branch, capture: capture, filters: filters, tail: tail, live: live, webrtcbin: webrtcbin)
         } else {
             try endWithoutWebRTC(branch, capture: capture, filters: filters, tail: tail)
         }
+        if let recordTee { try attachRecording(of: branch, to: recordTee) }
     }
 
     /// The queue and the track gate of a branch (audio converts around its volume).

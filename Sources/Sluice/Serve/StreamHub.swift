@@ -160,7 +160,8 @@ public final class StreamHub: Sendable {
         }
         viewers.removeAll()
         let pipeline = pipeline
-        await EndOfStream(arrivingAt: []) { _ = pipeline.sendEvent(.eos()) }.wait(timeout: drainTimeout)
+        // The wait covers the recordings (`send.*.record`), so their last segment is finished.
+        await EndOfStream(arrivingAt: builder.receiveSinkPads) { _ = pipeline.sendEvent(.eos()) }.wait(timeout: drainTimeout)
         pipeline.setState(.null)
         events.post("state", ["state": .text("stopped")])
         events.finish()

@@ -286,6 +286,9 @@ public struct SendBranchSpec: Sendable, Equatable {
     public var filters: [FilterSpec]
     /// `encode:`: the encoder; default VP8 at 2000 kbit/s for video, Opus at 64 kbit/s for audio.
     public var encode: EncodeSpec
+    /// `record:`: what this branch sends (encoded, or passed through) also recorded in
+    /// segments, a `record` sink's settings without `encode`; nil when not recorded.
+    public var record: SinkSpec?
     /// Where the branch was written in the pipeline file.
     public var location: SourceLocation?
     /// A send branch from its parts; no filters unless given.

@@ -3,7 +3,7 @@ import Foundation
 /// `send:`, its branches, `capture:` and `encode:`.
 extension SpecDecoder {
     static let sideKeys = ["video", "audio"]
-    static let sendBranchKeys = ["capture", "filters", "encode", "send"]
+    static let sendBranchKeys = ["capture", "filters", "encode", "record", "send"]
 
     mutating func decodeSend(_ entry: SpecEntry) -> Side<SendBranchSpec> {
         decodeSide(entry, name: "send") { decoder, branch, media in decoder.decodeSendBranch(branch, media: media) }
@@ -51,9 +51,33 @@ extension SpecDecoder {
         if let send = map.entry("send") {
             _ = word(send.value, name: "send", what: "send target", choices: ["webrtc"])
         }
-        return SendBranchSpec(
+        var branch = SendBranchSpec(
             media: media, capture: capture, filters: filters, encode: encode,
             location: entry.keyLocation)
+        if let record = map.entry("record") { branch.record = decodeSendRecord(record, branch: branch) }
+        return branch
+    }
+
+    /// `record: {path, segment, format, keep}`: the branch's encoded stream recorded as a
+    /// `record` sink records (no `encode`: what is sent is what is recorded).
+    mutating func decodeSendRecord(_ entry: SpecEntry, branch: SendBranchSpec) -> SinkSpec? {
+        guard let map = mapping(entry) else { return nil }
+        let sink = RecordSink()
+        checkKeys(map, allowed: sink.keys.filter { $0 != "encode" }, context: "in send.\(branch.media).record")
+        guard let kind = sink.decode(map.filter { $0.key != "encode" }, media: branch.media, at: entry.keyLocation, with: &self),
+            let settings = kind.settings(as: RecordSink.Settings.self)
+        else { return nil }
+        let codec = branch.encode.codec
+        if !settings.format.codecs.contains(codec) {
+            let fitting = RecordFormat.allCases.filter { $0.codecs.contains(codec) }.map(\.rawValue)
+            fail(
+                "send.\(branch.media) sends \(codec.rawValue), which \(settings.format.rawValue) cannot hold; record to \(Self.orList(fitting))",
+                at: entry.keyLocation)
+        }
+        if !branch.encode.renditions.isEmpty {
+            fail("a branch with renditions cannot be recorded yet; record it on the receiving side (`sink: {kind: record}`)", at: entry.keyLocation)
+        }
+        return SinkSpec(kind: kind, location: entry.keyLocation)
     }
 
     /// The encoder settings used when a branch has no `encode:`: VP8 at 2000 kbit/s for

@@ -83,6 +83,8 @@ private extension SendBranchSpec {
         b.capture.kind = b.capture.kind.positionFree
         b.filters = filters.map(\.positionFree)
         b.encode = encode.positionFree
+        b.record?.location = nil
+        b.record?.kind = record?.kind.positionFree ?? .stats
         return b
     }
 }

@@ -106,4 +106,27 @@ final class RecordSinkTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         XCTAssertEqual(left, ["cam-x.mkv", "dog-00001.mkv"])
     }
+    /// `send.<media>.record`: the sink's keys but `encode` (what is sent is what is
+    /// recorded), and a format that holds what the branch sends.
+    func testASendBranchRecordsWhatItSends() throws {
+        func send(_ encode: String, _ record: String) -> String {
+            """
+            name: cam
+            transport: { kind: none }
+            send:
+              video:
+                capture: { kind: test }
+                encode: \(encode)
+                record: \(record)
+            """
+        }
+        let spec = try XCTUnwrap(specLoadValid(send("{ codec: h264 }", "{ path: 'rec/{n}.ts', segment: 10 }")))
+        let record = try XCTUnwrap(spec.send?.video?.record?.kind.settings(as: RecordSink.Settings.self))
+        XCTAssertEqual(record.format, .ts)
+        XCTAssertEqual(record.segmentSeconds, 10)
+        let vp8 = specLoadErrors(send("{ codec: vp8 }", "{ path: 'rec/{n}.mp4' }"))?.description ?? ""
+        XCTAssertTrue(vp8.contains("test.yaml:7:5: send.video sends vp8, which mp4 cannot hold; record to mkv"), vp8)
+        let encode = specLoadErrors(send("{ codec: h264 }", "{ path: 'rec/{n}.mp4', encode: { codec: h264 } }"))?.description ?? ""
+        XCTAssertTrue(encode.contains("unknown key 'encode' in send.video.record"), encode)
+    }
 }
