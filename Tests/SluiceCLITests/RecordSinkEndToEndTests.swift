@@ -301,4 +301,40 @@ final class RecordSinkEndToEndTests: XCTestCase {
         }
         XCTAssertGreaterThan(frames, 120, "the server ran longer than the viewer's 5 s, recording throughout")
     }
+    /// `Pipelines/rtsp-record.yaml` in `sluice serve`: an RTSP camera (gst-rtsp-server) played
+    /// by a WHEP viewer and recorded as it comes; stopping the server (SIGINT) finishes the
+    /// segment, which holds the camera's frames at its size.
+    func testTheRTSPRecordExampleServesAndRecordsTheCamera() throws {
+        let rec = dir.appendingPathComponent("rec").path
+        let report = dir.appendingPathComponent("viewer.json").path
+        let r = try CLI.execute(
+            inNamespace: """
+                ip link set lo up
+                \(RTSPCaptureEndToEndTests.startServer(port: 18624, "--pattern red --size 480x270 --gop 30"))
+                RTSP_URL=rtsp://127.0.0.1:18624/cam RECORDINGS='\(rec)' "$SLUICE" serve --port 18625 --pipeline Pipelines/rtsp-record.yaml > /dev/null 2>&1 &
+                server=$!
+                i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18625/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+                SLUICE_WHEP=http://127.0.0.1:18625/whep/rtsp-record "$SLUICE" run Pipelines/whep-play.yaml --duration 5 --quiet --report '\(report)'
+                status=$?
+                kill -INT $server; wait $server
+                echo "SERVER: $?"
+                kill $rtsp; wait $rtsp
+                exit $status
+                """,
+            env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("t").path], timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        XCTAssertEqual(r.keyedLines["SERVER"], "0", r.stdout)
+        XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 90, "the viewer saw the camera: \(r.report ?? [:])")
+        XCTAssertEqual(r.int("receive.video.width"), 480)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: rec)) ?? []
+        XCTAssertEqual(files.count, 1, "one segment of at most 60 s: \(files)")
+        guard let name = files.first else { return }
+        XCTAssertTrue(name.hasPrefix("rtsp-record-") && name.hasSuffix(".mp4"), name)
+        let discovered = try discovers(rec + "/" + name)
+        XCTAssertTrue(discovered.ok, discovered.text)
+        let p = try probe(rec + "/" + name)
+        XCTAssertTrue(p.firstIsKeyframe)
+        XCTAssertEqual(p.width, 480, "the camera's own size")
+        XCTAssertGreaterThan(p.frames, 120, "recorded from the server's start to its stop, beyond the viewer's 5 s")
+    }
 }
