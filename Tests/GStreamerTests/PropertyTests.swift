@@ -35,6 +35,22 @@ final class PropertyTests: XCTestCase {
         XCTAssertEqual(f.capsProperty("caps")?.description, "video/x-raw, width=(int)320, height=(int)240")
     }
 
+    /// splitmuxsink's `muxer`: the holder takes a reference of its own, so the muxer outlives
+    /// the wrapper it was made with; an object of the wrong type is refused.
+    func testAnObjectPropertyHoldsAReferenceOfItsOwn() throws {
+        let split = try Element.make("splitmuxsink")
+        do {
+            let mux = try Element.make("matroskamux", name: "held-mux")
+            try split.set("muxer", object: mux)
+        }
+        let held = try XCTUnwrap(split.objectProperty("muxer", as: Element.self))
+        XCTAssertEqual(held.name, "held-mux")
+        XCTAssertEqual(held.factoryName, "matroskamux")
+        let pad = try XCTUnwrap(held.staticPad("src"))
+        XCTAssertThrowsError(try split.set("muxer", object: pad))
+        XCTAssertThrowsError(try split.set("no-such-property", object: held))
+    }
+
     func testObjectPropertyOfWebRTCBinIsTheICEAgent() throws {
         let webrtc = try Element.make("webrtcbin")
         let ice = webrtc.objectProperty("ice-agent", as: Object.self)

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 @testable import Sluice
@@ -128,5 +129,34 @@ final class RecordSinkTests: XCTestCase {
         XCTAssertTrue(vp8.contains("test.yaml:7:5: send.video sends vp8, which mp4 cannot hold; record to mkv"), vp8)
         let encode = specLoadErrors(send("{ codec: h264 }", "{ path: 'rec/{n}.mp4', encode: { codec: h264 } }"))?.description ?? ""
         XCTAssertTrue(encode.contains("unknown key 'encode' in send.video.record"), encode)
+    }
+    /// In process (and in memcheck's list): a loopback run records what arrives, undecoded,
+    /// in 1-second segments named by the format-location signal; the summary lists them.
+    func testARecordingRunsInProcess() async throws {
+        try requireLoopbackOnlyNetwork()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let yaml = """
+            name: inproc
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, pattern: white, width: 160, height: 120, fps: 15 }
+                encode: { codec: vp8, bitrate: 300, keyframe_interval: 15 }
+            receive:
+              video:
+                decode: none
+                sink: { kind: record, path: '\(dir.path)/{name}-{n}.mkv', segment: 1 }
+            """
+        let spec = try XCTUnwrap(specLoadValid(yaml))
+        let summary = try await PipelineRun(spec: spec).run(options: RunOptions(duration: 3))
+        let segments = summary.recordings.first?.segments ?? []
+        XCTAssertGreaterThanOrEqual(segments.count, 2, "\(summary.recordings)")
+        XCTAssertEqual(segments.first, dir.path + "/inproc-00000.mkv")
+        for path in segments {
+            let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            XCTAssertEqual(Array(data.prefix(4)), [0x1A, 0x45, 0xDF, 0xA3], "\(path) is a Matroska file")
+            XCTAssertGreaterThan(data.count, 300, "\(path) holds a frame beyond its header")
+        }
     }
 }
