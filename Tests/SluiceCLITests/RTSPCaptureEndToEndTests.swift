@@ -131,6 +131,96 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stderr.lowercased().contains("connect"), "rtspsrc's reason: \(r.stderr)")
     }
 
+    /// A camera that asks for digest authentication (gst-rtsp-server's RTSPAuth, as most IP
+    /// cameras do): with the password from the environment in the URL, its picture plays; with
+    /// a wrong one the run ends with exit 3 and the camera's 401, the URL shown without it.
+    /// The password never appears in Sluice's output.
+    func testADigestAuthCameraPlaysWithTheRightPasswordAndRefusesAWrongOne() throws {
+        let record = dir.appendingPathComponent("auth.mkv").path
+        let path = dir.appendingPathComponent("auth.yaml").path
+        try """
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: rtsp, url: "rtsp://admin:${CAMERA_PASSWORD}@127.0.0.1:18626/cam", transport: tcp }
+            encode: none
+        receive:
+          video: { sink: { kind: file, path: "\(record)" } }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        for (password, expected) in [("Door-Pa55word", Int32(0)), ("not-the-one", Int32(3))] {
+            let script = """
+                ip link set lo up
+                \(Self.startServer(port: 18626, "--pattern red --size 320x240 --gop 30 --user admin --password-env CAMERA_SECRET"))
+                "$SLUICE" run '\(path)' --duration 4
+                status=$?
+                kill $rtsp; wait $rtsp
+                exit $status
+                """
+            let r = try CLI.execute(
+                inNamespace: script,
+                env: [
+                    "SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("auth").path,
+                    "CAMERA_SECRET": "Door-Pa55word", "CAMERA_PASSWORD": password
+                ], timeout: 60, reportPath: nil)
+            XCTAssertEqual(r.status, expected, "\(password): \(r.stderr.suffix(2000))")
+            XCTAssertFalse((r.stdout + r.stderr).contains(password), "the password never shows: \(r.stderr.suffix(2000))")
+            if expected == 3 {
+                XCTAssertTrue(r.stderr.contains("rtsp://admin@127.0.0.1:18626/cam"), r.stderr)
+                XCTAssertTrue(r.stderr.contains("Unauthorized"), "the camera's 401: \(r.stderr.suffix(2000))")
+                XCTAssertLessThan(r.seconds, 15, "refused at once")
+            } else {
+                let rgb = record + ".rgb"
+                _ = try ProcessRunner.run(
+                    URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"),
+                    [
+                        "-q", "filesrc", "location=\(record)", "!", "decodebin", "!", "videoconvert", "!", "video/x-raw,format=RGB", "!", "filesink",
+                        "location=\(rgb)"
+                    ],
+                    timeout: 60)
+                let picture = RGBRecording(path: rgb, width: 320, height: 240)
+                XCTAssertGreaterThan(picture.frames, 30, "the camera's frames after WebRTC")
+                if picture.frames > 0 {
+                    let pixel = picture.lastPixel(160, 120)
+                    XCTAssertTrue(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "the camera's red: \(pixel)")
+                }
+            }
+        }
+    }
+
+    /// With 10% loss on the link, the receiving side asks for keyframes (PLI) that the
+    /// passthrough camera cannot make: they are counted in the report and logged at most
+    /// every 10 s, and the run goes on.
+    func testKeyframeRequestsForAPassthroughCameraAreCountedAndLoggedSparingly() throws {
+        let path = dir.appendingPathComponent("pli.yaml").path
+        try """
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: rtsp, url: "rtsp://127.0.0.1:18627/cam", transport: tcp }
+            encode: none
+        receive:
+          video: { sink: stats }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let report = dir.appendingPathComponent("pli.json").path
+        let r = try CLI.execute(
+            inNamespace: """
+                ip link set lo up
+                \(Self.startServer(port: 18627, "--pattern ball --size 320x240 --gop 300"))
+                tc qdisc add dev lo root netem loss 10%
+                "$SLUICE" run '\(path)' --duration 8 --report '\(report)'
+                status=$?
+                kill $rtsp; wait $rtsp
+                exit $status
+                """,
+            env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("pli").path], timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description)
+        let unanswered = r.int("network.keyframe_requests_unanswered") ?? 0
+        XCTAssertGreaterThan(unanswered, 0, "\(r.report?["network"] ?? [:])")
+        let logged = r.stderr.components(separatedBy: "a viewer asked for a keyframe").count - 1
+        XCTAssertTrue((1...2).contains(logged), "logged once, and again at most every 10 s: \(logged) lines for \(unanswered) requests")
+        XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 60, "the run went on")
+    }
+
     /// A camera whose H.264 is declared as VP8 passthrough: a clear refusal naming both.
     func testACodecOtherThanTheDeclaredOneIsRefused() throws {
         let record = dir.appendingPathComponent("mismatch.mkv").path

@@ -35,9 +35,13 @@ extension GraphBuilder {
         let queue = try make(
             "queue", [("max-size-buffers", "0"), ("max-size-bytes", "0"), ("max-size-time", "2000000000")], at: branch.location)
         var tail = SendTail(queue: queue, gate: queue, elements: [queue])
-        if branch.media == .video, let entrance = queue.staticPad("sink") {
+        if branch.media == .video, let entrance = queue.staticPad("sink"), let exit = queue.staticPad("src") {
             let cache = GOPCache(watching: entrance)
-            state.withLock { $0.gopCache = cache }
+            let requests = PassthroughKeyframeRequests(watching: exit, source: "send.video (\(branch.capture.kind.name) capture, passthrough)")
+            state.withLock {
+                $0.gopCache = cache
+                $0.passthroughKeyframeRequests = requests
+            }
         }
         counters.note("send.\(branch.media.rawValue).passthrough", "true")
         let recordTee = try recordingTee(for: branch)

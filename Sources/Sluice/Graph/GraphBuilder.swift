@@ -50,6 +50,8 @@ final class GraphBuilder: Sendable {
         var sourceLabels: [String: SourceLabel] = [:]
         /// A passthrough video branch's last group of pictures (new peers start from it).
         var gopCache: GOPCache?
+        /// Peers' keyframe requests for a passthrough video stream, which go unanswered.
+        var passthroughKeyframeRequests: PassthroughKeyframeRequests?
     }
     let state = Mutex(State())
     /// Serializes receive-branch builds (video and audio pads can appear on two threads at
@@ -85,6 +87,8 @@ final class GraphBuilder: Sendable {
 
     /// The passthrough video branch's last group of pictures, if the video passes through.
     var gopCache: GOPCache? { state.withLock { $0.gopCache } }
+    /// Peers' keyframe requests a passthrough video stream could not answer (nil without one).
+    var unansweredKeyframeRequests: Int? { state.withLock { $0.passthroughKeyframeRequests }?.count }
 
     /// The video branch's congestion control, if it adapts.
     var congestion: CongestionControl? { state.withLock { $0.congestion } }

@@ -254,6 +254,7 @@ public final class PipelineRun: Sendable {
             result.network.keyframe_requests = k.passed
             result.network.keyframe_requests_coalesced = k.coalesced
         }
+        result.network.keyframe_requests_unanswered = builder.unansweredKeyframeRequests
         result.filters = builder.swiftFilterStatistics.map {
             RunSummary.FilterReport(
                 filter: $0.filter, element: $0.element, frames: $0.frames.load(ordering: .relaxed),
@@ -263,6 +264,7 @@ public final class PipelineRun: Sendable {
         result.data_channels = active.channels?.report ?? []
         result.sources = builder.supervisor.report()
         result.recordings = builder.state.withLock { $0.segmentNamers }.map {
+            $0.finish()
             let written = $0.written
             return RunSummary.RecordingReport(path: $0.template.text, segments: written.segments, deleted: written.deleted)
         }

@@ -27,7 +27,7 @@ extension StreamHub: MetricsSource {
             for (outcome, n) in [("passed", k.passed), ("coalesced", k.coalesced)] {
                 sink.counter(
                     "sluice_stream_keyframe_requests_total", total: Double(n), labels: stream + [("outcome", outcome)],
-                    help: "Keyframe requests at the stream's encoder: passed, or folded into the next (at most one per 500 ms).")
+                    help: Self.keyframeRequestsHelp)
             }
         }
         collectRenditions(labels: stream, into: sink)
@@ -48,6 +48,9 @@ extension StreamHub: MetricsSource {
 
     /// Which media pass through untouched (their bitrate is the source's: congestion control
     /// cannot change it), the live sources' outages, and the cached frames sent to start viewers.
+    static let keyframeRequestsHelp =
+        "Keyframe requests for the stream's video: passed to the encoder, folded into the next (at most one per 500 ms), or unanswered (a passed-through source makes keyframes only when it will)."
+
     private func collectPassthrough(labels stream: [(String, String)], into sink: MetricsSink) {
         for branch in spec.sendBranches where branch.encode.passthrough {
             sink.gauge(
@@ -63,6 +66,11 @@ extension StreamHub: MetricsSource {
             sink.counter(
                 "sluice_source_away_seconds_total", total: source.away_s, labels: labels,
                 help: "Seconds the live source was away, all outages together (the current one so far).")
+        }
+        if let n = unansweredKeyframeRequests {
+            sink.counter(
+                "sluice_stream_keyframe_requests_total", total: Double(n), labels: stream + [("outcome", "unanswered")],
+                help: Self.keyframeRequestsHelp)
         }
         if let sent = cachedFramesSent {
             sink.counter(

@@ -19,6 +19,9 @@ public final class StreamHub: Sendable {
 
     /// Keyframe requests that reached the video encoder, and those folded into later ones.
     public var keyframeRequestCounts: (passed: Int, coalesced: Int)? { builder.keyframeRequestCounts }
+    /// Viewers' keyframe requests for a passthrough video stream, which its source cannot
+    /// answer (nil without one).
+    public var unansweredKeyframeRequests: Int? { builder.unansweredKeyframeRequests }
 
     /// The adaptive video encoder's current target, bit/s (nil: a fixed bitrate).
     public var videoTargetBitrate: Int? { encoderRate?.current }
@@ -163,6 +166,7 @@ public final class StreamHub: Sendable {
         // The wait covers the recordings (`send.*.record`), so their last segment is finished.
         await EndOfStream(arrivingAt: builder.receiveSinkPads) { _ = pipeline.sendEvent(.eos()) }.wait(timeout: drainTimeout)
         pipeline.setState(.null)
+        for namer in builder.state.withLock({ $0.segmentNamers }) { namer.finish() }
         events.post("state", ["state": .text("stopped")])
         events.finish()
     }

@@ -42,6 +42,20 @@ final class SegmentNamer: Sendable {
         return path
     }
 
+    /// After the recording stopped: a segment that was named but got no data before the end
+    /// (the stop came between its name and its first frame) is an empty file; it is deleted
+    /// and left out of `written`.
+    func finish() {
+        state.withLock { w in
+            w.segments.removeAll { path in
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+                guard size == 0 else { return false }
+                try? FileManager.default.removeItem(atPath: path)
+                return true
+            }
+        }
+    }
+
     private static func untaken(_ path: String) -> String {
         let ext = (path as NSString).pathExtension
         let stem = ext.isEmpty ? path : String(path.dropLast(ext.count + 1))

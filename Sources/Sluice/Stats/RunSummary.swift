@@ -168,6 +168,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var keyframe_requests: Int?
         /// Keyframe requests folded into the next keyframe because one came within half a second.
         public var keyframe_requests_coalesced: Int?
+        /// Keyframe requests from peers for a passthrough video stream, which its source
+        /// cannot answer (the next keyframe is the source's own).
+        public var keyframe_requests_unanswered: Int?
     }
 
     /// A live network source's outages (`sources`, only sources that had one).

@@ -7,7 +7,10 @@ optionally with an Opus tone.
 
     /usr/bin/python3 Tests/Interop/rtsp/server.py --port 8554 [--path /cam] [--codec h264]
         [--pattern red] [--size 640x360] [--fps 30] [--gop 60] [--audio]
-        [--transport tcp|udp|any]
+        [--transport tcp|udp|any] [--user NAME --password-env VAR [--auth digest|basic]]
+
+With --user, clients must authenticate (digest by default, as most cameras ask) with the
+password held in the environment variable VAR; others get 401 Unauthorized.
 
 Prints `READY rtsp://127.0.0.1:PORT/PATH` once it listens, then `CLIENT` for every client
 that connects; SIGTERM or SIGINT stops it.
@@ -41,6 +44,27 @@ def launch(args):
     return "( " + video + (audio if args.audio else "") + " )"
 
 
+def require_auth(server, factory, args):
+    """Only `args.user` with the password from the environment may play the factory."""
+    import os
+
+    password = os.environ[args.password_env]
+    auth = GstRtspServer.RTSPAuth()
+    token = GstRtspServer.RTSPToken()
+    token.set_string("media.factory.role", args.user)
+    if args.auth == "digest":
+        auth.add_digest(args.user, password, token)
+        auth.set_supported_methods(GstRtsp.RTSPAuthMethod.DIGEST)
+    else:
+        auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, password), token)
+        auth.set_supported_methods(GstRtsp.RTSPAuthMethod.BASIC)
+    server.set_auth(auth)
+    permissions = GstRtspServer.RTSPPermissions()
+    permissions.add_permission_for_role(args.user, "media.factory.access", True)
+    permissions.add_permission_for_role(args.user, "media.factory.construct", True)
+    factory.set_permissions(permissions)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, required=True)
@@ -52,6 +76,9 @@ def main():
     p.add_argument("--gop", type=int, default=60)
     p.add_argument("--audio", action="store_true")
     p.add_argument("--transport", choices=["any", "tcp", "udp"], default="any")
+    p.add_argument("--user")
+    p.add_argument("--password-env")
+    p.add_argument("--auth", choices=["digest", "basic"], default="digest")
     args = p.parse_args()
 
     Gst.init(None)
@@ -67,6 +94,8 @@ def main():
         "udp": GstRtsp.RTSPLowerTrans.UDP,
     }[args.transport]
     factory.set_protocols(protocols)
+    if args.user:
+        require_auth(server, factory, args)
     server.get_mount_points().add_factory(args.path, factory)
     server.connect("client-connected", lambda *_: print("CLIENT", flush=True))
     if server.attach(None) == 0:
