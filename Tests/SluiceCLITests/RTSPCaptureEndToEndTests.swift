@@ -221,6 +221,41 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 60, "the run went on")
     }
 
+    /// A server that answers DESCRIBE with a hostile SDP (`Tests/Interop/rtsp/hostile.py`: not
+    /// an SDP, no media, a broken rtpmap and sprop-parameter-sets, 5,000 streams with 200-byte
+    /// fmtp values, binary bytes): each run ends with exit 3 within seconds and rtspsrc's reason
+    /// under the camera's label, never a crash or a hang.
+    func testHostileSDPsEndTheRunWithTheReason() throws {
+        let path = dir.appendingPathComponent("hostile.yaml").path
+        for (i, kind) in ["garbage", "no-media", "bad-rtpmap", "huge", "binary"].enumerated() {
+            let port = 18640 + i
+            try """
+            transport: { kind: none }
+            send:
+              video:
+                capture: { kind: rtsp, url: "rtsp://127.0.0.1:\(port)/cam", transport: tcp }
+                encode: none
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+            let r = try CLI.execute(
+                inNamespace: """
+                    ip link set lo up
+                    /usr/bin/python3 Tests/Interop/rtsp/hostile.py --port \(port) --sdp \(kind) > "$TMP.h" 2>&1 &
+                    h=$!
+                    i=0; until grep -q '^READY' "$TMP.h"; do i=$((i+1)); [ $i -lt 200 ] || exit 92; sleep 0.05; done
+                    "$SLUICE" run '\(path)' --duration 30
+                    status=$?
+                    grep -c '^REQUEST DESCRIBE' "$TMP.h" | sed 's/^/DESCRIBES: /'
+                    kill $h; wait $h
+                    exit $status
+                    """,
+                env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("h\(i)").path], timeout: 60, reportPath: nil)
+            XCTAssertEqual(r.status, 3, "\(kind): \(r.stderr.suffix(1500))")
+            XCTAssertLessThan(r.seconds, 20, "\(kind): refused, not run until --duration")
+            XCTAssertTrue(r.stderr.contains("error: rtsp capture rtsp://127.0.0.1:\(port)/cam: "), "\(kind): \(r.stderr.suffix(1500))")
+            XCTAssertNotEqual(r.keyedLines["DESCRIBES"], "0", "\(kind): the SDP was asked for: \(r.stdout)")
+        }
+    }
+
     /// A camera whose H.264 is declared as VP8 passthrough: a clear refusal naming both.
     func testACodecOtherThanTheDeclaredOneIsRefused() throws {
         let record = dir.appendingPathComponent("mismatch.mkv").path
