@@ -7,7 +7,10 @@ import XCTest
 final class CastEndToEndTests: XCTestCase {
     private func requireSender() throws {
         let r = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import pychromecast"], env: [:], timeout: 30, reportPath: nil)
-        if r.status != 0 { throw XCTSkip("pychromecast is not installed in .venv (Scripts/install.sh installs it)") }
+        if r.status != 0 {
+            XCTFail("pychromecast is not installed in .venv: run Scripts/install.sh testing")
+            throw XCTSkip("pychromecast is not installed")
+        }
     }
 
     private func lines(_ stdout: String) -> [String: String] {

@@ -11,7 +11,10 @@ final class InteropXMPPTests: XCTestCase {
     private func requirePeers() throws {
         try Prosody.requireInstalled()
         let check = try CLI.execute(URL(fileURLWithPath: Repository.python), ["-c", "import slixmpp, aiortc"], env: [:], timeout: 30, reportPath: nil)
-        if check.status != 0 { throw XCTSkip("slixmpp and aiortc are not in .venv (Scripts/install.sh installs them)") }
+        if check.status != 0 {
+            XCTFail("slixmpp and aiortc are not in .venv: run Scripts/install.sh testing")
+            throw XCTSkip("slixmpp or aiortc is missing")
+        }
     }
 
     private func output(_ r: CLIResult, _ key: String) -> String {

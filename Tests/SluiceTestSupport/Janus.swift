@@ -35,10 +35,12 @@ public struct Janus: Sendable {
     /// Its WebSocket API (`SLUICE_JANUS`).
     public var url: String { "ws://127.0.0.1:\(wsPort)" }
 
-    /// Skips the test when Janus is not installed (Scripts/install.sh installs it).
-    public static func requireInstalled() throws {
+    /// Fails the test (and stops it) when Janus is not installed: a missing peer is a broken
+    /// set-up, not a pass (Scripts/install.sh installs it).
+    public static func requireInstalled(file: StaticString = #filePath, line: UInt = #line) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/janus") else {
-            throw XCTSkip("janus is not installed (Scripts/install.sh installs it)")
+            XCTFail("janus is not installed: run Scripts/install.sh testing", file: file, line: line)
+            throw XCTSkip("janus is not installed")
         }
     }
 

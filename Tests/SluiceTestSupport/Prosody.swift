@@ -34,14 +34,16 @@ public final class Prosody {
     public var log: String { directory.appendingPathComponent("prosody.log").path }
     private var configFile: String { directory.appendingPathComponent("prosody.cfg.lua").path }
 
-    /// Skips the test when prosody is not installed (`Scripts/install.sh` installs it).
-    public static func requireInstalled() throws {
+    /// Fails the test (and stops it) when prosody is not installed: a missing peer is a
+    /// broken set-up, not a pass (`Scripts/install.sh` installs it).
+    public static func requireInstalled(file: StaticString = #filePath, line: UInt = #line) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prosody") else {
-            throw XCTSkip("prosody is not installed (Scripts/install.sh installs it)")
+            XCTFail("prosody is not installed: run Scripts/install.sh testing", file: file, line: line)
+            throw XCTSkip("prosody is not installed")
         }
     }
 
-    /// Prepares a server for `users` (name → password, at `localhost`) on `port`; skips the
+    /// Prepares a server for `users` (name → password, at `localhost`) on `port`; fails the
     /// test when prosody is not installed. Nothing runs yet.
     public init(port: Int = Int.random(in: 20000...40000), users: [String: String], tls: TLS = .offered) throws {
         try Self.requireInstalled()
