@@ -50,7 +50,7 @@ struct FileCapture: Capture {
     func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let settings = cap.kind.settings(as: Settings.self) ?? Settings(uri: "", loop: false)
         // A file is not a live source: clocksync paces it to the pipeline clock.
-        let pace = try b.make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: cap.location)
+        let pace = try b.pacer(at: cap.location)
         let chain = [pace] + (try b.normalizer(video: media == .video, caps: rawCaps, at: cap.location))
         try b.add(chain)
         guard let entrance = pace.staticPad("sink") else { throw RunError("clocksync has no sink pad") }

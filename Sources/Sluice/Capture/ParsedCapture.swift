@@ -53,7 +53,7 @@ extension ParsedCapture {
 
     /// source → parsebin (→ clocksync if not live) → parser → the caps the payloader takes.
     func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
-        let pace = isLive(cap) ? [] : [try b.make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: cap.location)]
+        let pace = isLive(cap) ? [] : [try b.pacer(at: cap.location)]
         let chain = pace + (try b.parserChain(for: codec, at: cap.location))
         try b.add(chain)
         guard let entrance = chain.first?.staticPad("sink") else { throw RunError("the parser has no sink pad", at: cap.location) }

@@ -15,7 +15,7 @@ extension GraphBuilder {
     /// `rawCaps`, added to the pipeline. decodebin's first pad of `media` links to the chain.
     func decodingChain(media: MediaKind, rawCaps: String, paced: Bool, at location: SourceLocation?) throws(RunError) -> DecodingChain {
         let decoder = try make("decodebin", at: location)
-        let pace = paced ? [try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: location)] : []
+        let pace = paced ? [try pacer(at: location)] : []
         let chain = pace + (try normalizer(video: media == .video, caps: rawCaps, at: location))
         try add([decoder] + chain)
         guard let entrance = chain.first?.staticPad("sink"), let decoderInput = decoder.staticPad("sink") else {
@@ -30,5 +30,11 @@ extension GraphBuilder {
             try? pad.link(entrance)
         }
         return DecodingChain(entrance: decoderInput, chain: chain)
+    }
+
+    /// clocksync that plays a source which is not live (a file, a served stream) at the
+    /// pipeline clock's pace, from its first buffer on.
+    func pacer(at location: SourceLocation?) throws(RunError) -> Element {
+        try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: location)
     }
 }

@@ -82,7 +82,7 @@ public final class StreamHub: Sendable {
                 }
             }
         }
-        Self.routeBusMessages(of: pipeline, to: events, supervisor: builder.supervisor)
+        Self.routeBusMessages(of: pipeline, to: events, supervisor: builder.supervisor) { [weak builder] in builder?.sourceLabel(of: $0) }
         let stopHandler = stopHandler
         control = PipelineControl(spec: spec, builder: builder, channels: nil, events: events) {
             stopHandler.call()
@@ -99,7 +99,12 @@ public final class StreamHub: Sendable {
 
     /// Filter events and errors from the hub's bus go to the event log.
     /// A live source that had delivered and fails is reconnected (`supervisor`), not an error.
-    private static func routeBusMessages(of pipeline: Pipeline, to events: PipelineEvents, supervisor: SourceSupervisor) {
+    /// An error from inside a source's elements is told with the source's label (`rtsp capture
+    /// rtsp://cam/…`) and without its password (`labels`), as `sluice run` tells it.
+    private static func routeBusMessages(
+        of pipeline: Pipeline, to events: PipelineEvents, supervisor: SourceSupervisor,
+        labels: @escaping @Sendable (String) -> SourceLabel?
+    ) {
         // Viewers' elements come and go in this long-lived pipeline: nothing may queue on its
         // bus (each message would keep its element alive).
         // Filter events and errors go to the event log from here (short: a streaming thread).
@@ -109,9 +114,12 @@ public final class StreamHub: Sendable {
                 guard let e = FilterEventMessage(message.structure) else { return }
                 events.postFilterEvent(filter: e.filter, event: e.event, fields: e.fields)
             case .error:
-                let text = message.parsedError?.0 ?? "unknown error"
-                if supervisor.handleError(from: message.sourceLineage, reason: text) { return }
-                events.post("error", ["element": .text(message.sourceName), "message": .text(message.parsedError?.0 ?? "unknown error")])
+                let (text, debug) = message.parsedError ?? ("unknown error", nil)
+                let label = message.sourceLineage.lazy.compactMap(labels).first
+                let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
+                let said = label?.redact(text + reason) ?? text
+                if supervisor.handleError(from: message.sourceLineage, reason: said) { return }
+                events.post("error", ["element": .text(label?.text ?? message.sourceName), "message": .text(said)])
             default:
                 break
             }
