@@ -33,6 +33,32 @@ public final class Value {
         g_value_copy(other, &raw)
     }
 
+    /// A GValue holding a NULL-terminated array of strings (`G_TYPE_STRV`), as signals such
+    /// as splitmuxsrc's `format-location` return. The array and its strings are GLib's
+    /// (`g_strdup`), freed with the value.
+    public convenience init(strings: [String]) {
+        self.init(type: g_strv_get_type())
+        let slots = strings.count + 1
+        guard let memory = g_malloc0(gsize(MemoryLayout<UnsafeMutablePointer<gchar>?>.stride * slots)) else { return }
+        let array = memory.assumingMemoryBound(to: UnsafeMutablePointer<gchar>?.self)
+        for (i, s) in strings.enumerated() { array[i] = g_strdup(s) }
+        g_value_take_boxed(&raw, memory)
+    }
+
+    /// The strings of a `G_TYPE_STRV` value; nil for a value of another type.
+    public var strings: [String]? {
+        guard type == g_strv_get_type() else { return nil }
+        guard let memory = g_value_get_boxed(&raw) else { return [] }
+        let array = memory.assumingMemoryBound(to: UnsafeMutablePointer<gchar>?.self)
+        var out: [String] = []
+        var i = 0
+        while let s = array[i] {
+            out.append(String(cString: s))
+            i += 1
+        }
+        return out
+    }
+
     deinit { g_value_unset(&raw) }
 
     package var type: GType { withUnsafePointer(to: &raw) { sluice_value_type($0) } }

@@ -51,6 +51,16 @@ final class PropertyTests: XCTestCase {
         XCTAssertThrowsError(try split.set("no-such-property", object: held))
     }
 
+    /// A string array (`G_TYPE_STRV`) holds copies of its strings and gives them back.
+    func testAStringArrayValueRoundTrips() {
+        let value = Value(strings: ["a.mp4", "ünïcode/b.mp4", ""])
+        XCTAssertEqual(value.strings, ["a.mp4", "ünïcode/b.mp4", ""])
+        XCTAssertEqual(Value(strings: []).strings, [])
+        XCTAssertNil(Value("x").strings)
+        let copy = Value(copying: &value.raw)
+        XCTAssertEqual(copy.strings, ["a.mp4", "ünïcode/b.mp4", ""])
+    }
+
     func testObjectPropertyOfWebRTCBinIsTheICEAgent() throws {
         let webrtc = try Element.make("webrtcbin")
         let ice = webrtc.objectProperty("ice-agent", as: Object.self)

@@ -337,4 +337,90 @@ final class RecordSinkEndToEndTests: XCTestCase {
         XCTAssertEqual(p.width, 480, "the camera's own size")
         XCTAssertGreaterThan(p.frames, 120, "recorded from the server's start to its stop, beyond the viewer's 5 s")
     }
+    /// Records `pattern` for `seconds` into `rec` with `transport: none` (H.264, 2-second
+    /// segments named by the time); returns the segments written.
+    private func recordPattern(_ pattern: String, seconds: Int, into rec: String) throws -> [String] {
+        let file = dir.appendingPathComponent("rec-\(pattern).yaml").path
+        try """
+        name: lobby
+        transport: { kind: none }
+        send:
+          video:
+            capture: { kind: test, pattern: \(pattern), width: 320, height: 240, fps: 30 }
+            encode: { codec: h264, bitrate: 500, keyframe_interval: 30 }
+            record: { path: "\(rec)/{name}-%Y%m%d-%H%M%S.mp4", segment: 2 }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["run", file, "--duration", "\(seconds)"], timeout: 60, report: true)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(2000).description)
+        return segments(r)
+    }
+
+    /// `kind: recording` plays segments back as they were recorded: a red recording, then a
+    /// blue one a second later, into the same path. From the start: every recorded frame
+    /// crosses WebRTC (never decoded on the way), red first and blue last; `from` the blue
+    /// one's first second: blue from the first frame.
+    func testARecordingPlaysBackEveryFrameFromTheSegmentAsked() throws {
+        let rec = dir.appendingPathComponent("lobby").path
+        let red = try recordPattern("red", seconds: 3, into: rec)
+        // The second recording's names must start in a later second than the first's last.
+        let lastRed = (red.last as NSString?)?.lastPathComponent ?? ""
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, Self.stamp(Date()) <= String(lastRed.dropFirst("lobby-".count).prefix(15)) { usleep(50_000) }
+        let blue = try recordPattern("blue", seconds: 3, into: rec)
+        XCTAssertFalse(red.isEmpty || blue.isEmpty, "\(red) \(blue)")
+        let recorded = try (red + blue).reduce(0) { $0 + (try probe($1).frames) }
+        let blueStart = String(((blue.first ?? "") as NSString).lastPathComponent.dropFirst("lobby-".count).prefix(15))
+        let from = Self.isoMoment(blueStart)
+        for (name, start) in [("all", nil), ("blue", from)] as [(String, String?)] {
+            let record = dir.appendingPathComponent("played-\(name).mkv").path
+            let file = dir.appendingPathComponent("play-\(name).yaml").path
+            try """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: recording, path: "\(rec)/{name}-%Y%m%d-%H%M%S.mp4", name: lobby\(start.map { ", from: \"\($0)\"" } ?? "") }
+                encode: none
+            receive:
+              video: { sink: { kind: file, path: "\(record)" } }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+            let r = try CLI.run(["run", file, "--duration", "30"], timeout: 60, report: true)
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr.suffix(2000))")
+            XCTAssertLessThan(r.seconds, 20, "\(name): ends with the recording")
+            XCTAssertEqual(r.value("send.video.passthrough") as? Bool, true)
+            let sent = r.int("send.video.frames") ?? 0
+            if start == nil { XCTAssertEqual(sent, recorded, "every recorded frame, once: \(r.stdout)") }
+            let rgb = record + ".rgb"
+            _ = try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"),
+                [
+                    "-q", "filesrc", "location=\(record)", "!", "decodebin", "!", "videoconvert", "!", "video/x-raw,format=RGB", "!", "filesink",
+                    "location=\(rgb)"
+                ],
+                timeout: 60)
+            let picture = RGBRecording(path: rgb, width: 320, height: 240)
+            XCTAssertGreaterThan(picture.frames, 30, name)
+            guard picture.frames > 0 else { continue }
+            let first = picture.pixel(frame: 0, 160, 120), last = picture.lastPixel(160, 120)
+            if start == nil {
+                XCTAssertTrue(first[0] > 200 && first[2] < 60, "red first: \(first)")
+            } else {
+                XCTAssertTrue(first[2] > 200 && first[0] < 60, "blue from the first frame: \(first)")
+            }
+            XCTAssertTrue(last[2] > 200 && last[0] < 60, "\(name): blue last: \(last)")
+        }
+    }
+
+    private static func stamp(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        return f.string(from: date)
+    }
+
+    /// `20261127-093000` → `2026-11-27T09:30:00`.
+    private static func isoMoment(_ stamp: String) -> String {
+        let c = Array(stamp)
+        guard c.count == 15 else { return stamp }
+        return "\(String(c[0..<4]))-\(String(c[4..<6]))-\(String(c[6..<8]))T\(String(c[9..<11])):\(String(c[11..<13])):\(String(c[13..<15]))"
+    }
 }

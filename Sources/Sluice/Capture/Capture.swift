@@ -59,7 +59,7 @@ enum CaptureRegistry {
     static let kinds = KindRegistry<any Capture>(
         [
             TestCapture(), CameraCapture(), FileCapture(), SwiftCapture(), RTSPCapture(), SRTCapture(), RTMPCapture(),
-            URICapture()
+            URICapture(), RecordingCapture()
         ],
         name: { $0.name })
     /// `capture: {gst: "…"}`: a launch fragment instead of a kind.

@@ -108,7 +108,34 @@ struct SegmentTemplate: Sendable, Equatable {
         return regex.firstMatch(in: path, range: range)?.range == range
     }
 
-    private func pattern(name: String) -> String {
+    /// When the segment at `path` started, from the time in its name (local time, as it was
+    /// written); nil when the template holds no time to the second or `path` is not its.
+    func startTime(of path: String, name: String) -> Date? {
+        let codes = pieces.compactMap { piece -> Character? in if case .time(let c) = piece { c } else { nil } }
+        let full = Set("YmdHMS").isSubset(of: codes) || codes.contains("s")
+        guard full, let regex = try? NSRegularExpression(pattern: pattern(name: name, capturingTimes: true)) else { return nil }
+        let range = NSRange(path.startIndex..., in: path)
+        guard let match = regex.firstMatch(in: path, range: range), match.range == range else { return nil }
+        var fields: [Character: Int] = [:]
+        for (i, code) in codes.enumerated() {
+            guard let r = Range(match.range(at: i + 1), in: path), let v = Int(path[r]) else { return nil }
+            fields[code] = v
+        }
+        if let epoch = fields["s"] { return Date(timeIntervalSince1970: TimeInterval(epoch)) }
+        var parts = DateComponents()
+        (parts.year, parts.month, parts.day) = (fields["Y"], fields["m"], fields["d"])
+        (parts.hour, parts.minute, parts.second) = (fields["H"], fields["M"], fields["S"])
+        return Calendar.current.date(from: parts)
+    }
+
+    /// The segments of the pipeline `name` that exist now, in the order they were written
+    /// (their names sort so: times and numbers are zero-padded).
+    func existingSegments(name: String) -> [String] {
+        let (directory, depth) = fixedDirectory
+        return SegmentNamer.files(under: directory, depth: depth).filter { names($0, name: name) }.sorted()
+    }
+
+    private func pattern(name: String, capturingTimes: Bool = false) -> String {
         var out = ""
         for (i, piece) in pieces.enumerated() {
             switch piece {
@@ -119,7 +146,9 @@ struct SegmentTemplate: Sendable, Equatable {
             case .literal(let text): out += NSRegularExpression.escapedPattern(for: text)
             case .name: out += NSRegularExpression.escapedPattern(for: GraphBuilder.fileSafe(name))
             case .index: out += #"\d+"#
-            case .time(let code): out += Self.timeDigits[code] ?? ""
+            case .time(let code):
+                let digits = Self.timeDigits[code] ?? ""
+                out += capturingTimes ? "(\(digits))" : digits
             }
         }
         return pathExtension.isEmpty ? out + #"(-\d+)?"# : out

@@ -33,7 +33,8 @@ final class CaptureRegistryTests: XCTestCase {
         let other = try XCTUnwrap(specLoadErrors(file("{ kind: test, shade: white }")))
         XCTAssertTrue(other.description.contains("'shade' only applies to kind shade"), other.description)
         let missing = try XCTUnwrap(specLoadErrors(file("{ width: 320 }")))
-        XCTAssertTrue(missing.description.contains("capture needs a 'kind' (test, camera, file, swift, rtsp, srt, rtmp, uri or shade)"), missing.description)
+        XCTAssertTrue(
+            missing.description.contains("capture needs a 'kind' (test, camera, file, swift, rtsp, srt, rtmp, uri, recording or shade)"), missing.description)
     }
 
     func testANewCaptureKindRunsAndItsPictureArrives() async throws {

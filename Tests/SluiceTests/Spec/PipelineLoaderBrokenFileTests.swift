@@ -237,7 +237,8 @@ private let brokenCases: [BrokenCase] = [
             send:
               video:
                 capture: {kind: tset}
-            """, at: "3:21", message: "unknown capture kind 'tset'; expected one of test, camera, file, swift, rtsp, srt, rtmp, uri; did you mean 'test'?"),
+            """, at: "3:21",
+        message: "unknown capture kind 'tset'; expected one of test, camera, file, swift, rtsp, srt, rtmp, uri, recording; did you mean 'test'?"),
     BrokenCase(
         name: "unknown test pattern",
         yaml: """
