@@ -101,6 +101,7 @@ extension SluiceHTTPServer {
         await ingest.stopAll()
         cameras.removeAll(from: streams)
         for hub in streams.values { hub.removeAllViewers() }
+        await playbacks.removeAll()
         // Each served pipeline ends with end-of-stream (bounded), so its recordings
         // (`send.*.record`) finish their last segment.
         await withTaskGroup(of: Void.self) { group in

@@ -12,7 +12,7 @@ extension SluiceHTTPServer {
     static let maxSDPBytes = 256 * 1024
 
     func addWHEPRoutes(to router: Routes) {
-        let streams = streams, configuration = configuration, ingest = ingest
+        let streams = streams, configuration = configuration, ingest = ingest, playbacks = playbacks
         // A served pipeline, or else a relayed WHIP publisher of that name.
         let source: @Sendable (String) -> (any ViewerSource)? = { streams[$0] ?? ingest.relay(named: $0) }
         let links = WHIP.linkHeaders(stun: configuration.stun, turn: configuration.turn)
@@ -20,23 +20,7 @@ extension SluiceHTTPServer {
 
         addStreamList(to: router)
 
-        router.post("/whep/:stream") { request, context -> Response in
-            let name = context.parameters.get("stream") ?? ""
-            let offer: String
-            switch await Self.readOffer(request) {
-            case .failure(let e): return Self.problem(e)
-            case .success(let sdp): offer = sdp
-            }
-            guard let hub = source(name) else {
-                return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'; GET /streams.json lists them"))
-            }
-            do {
-                let (id, answer) = try await hub.addViewer(offer: offer)
-                return Self.created(answer: answer, session: "/whep/\(name)/\(replica.external(id))", id: id, links: links)
-            } catch let e as RunError {
-                return Self.problem(WHIP.HTTPError(422, e.message))
-            }
-        }
+        addWHEPOffer(to: router, source: source, links: links)
 
         router.patch("/whep/:stream/:session") { request, context -> Response in
             let name = context.parameters.get("stream") ?? "", id: String
@@ -44,7 +28,7 @@ extension SluiceHTTPServer {
             case .failure(let e): return Self.problem(e)
             case .success(let session): id = session
             }
-            guard let hub = source(name) else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
+            guard let hub = playbacks.hub(of: id) ?? source(name) else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
             let body = (try? await request.body.collect(upTo: Self.maxSDPBytes)).map { String(buffer: $0) } ?? ""
             switch WHIP.checkPatch(
                 contentType: request.headers[.contentType], ifMatch: request.headers[.ifMatch],
@@ -65,10 +49,57 @@ extension SluiceHTTPServer {
             case .failure(let e): return Self.problem(e)
             case .success(let session): id = session
             }
+            if await playbacks.remove(id) { return Response(status: .ok) }
             guard let hub = source(name), hub.removeViewer(id) else {
                 return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
             }
             return Response(status: .ok)
+        }
+    }
+
+    /// `POST /whep/<stream>`: a new viewer of a served pipeline or relayed publisher, or with
+    /// `?at=` of a served pipeline's recording.
+    private func addWHEPOffer(to router: Routes, source: @escaping @Sendable (String) -> (any ViewerSource)?, links: [String]) {
+        let streams = streams, playbacks = playbacks, replica = configuration.replica
+        router.post("/whep/:stream") { request, context -> Response in
+            let name = context.parameters.get("stream") ?? ""
+            let offer: String
+            switch await Self.readOffer(request) {
+            case .failure(let e): return Self.problem(e)
+            case .success(let sdp): offer = sdp
+            }
+            guard let hub = source(name) else {
+                return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'; GET /streams.json lists them"))
+            }
+            if let at = request.uri.queryParameters["at"].map(String.init) {
+                return await Self.addPlaybackViewer(of: streams[name], at: at, offer: offer, playbacks: playbacks, streams: streams) {
+                    Self.created(answer: $1, session: "/whep/\(name)/\(replica.external($0))", id: $0, links: links)
+                }
+            }
+            do {
+                let (id, answer) = try await hub.addViewer(offer: offer)
+                return Self.created(answer: answer, session: "/whep/\(name)/\(replica.external(id))", id: id, links: links)
+            } catch let e as RunError {
+                return Self.problem(WHIP.HTTPError(422, e.message))
+            }
+        }
+    }
+
+    /// A WHEP viewer of `stream`'s recording from `at`: a pipeline of its own; 404 for a
+    /// stream that is not a served pipeline, 422 for one that is not recorded, a time that is
+    /// not one, or no segment at or after it.
+    static func addPlaybackViewer(
+        of stream: StreamHub?, at: String, offer: String, playbacks: RecordingPlaybacks, streams: StreamDirectory,
+        created: (String, String) -> Response
+    ) async -> Response {
+        guard let stream else { return problem(WHIP.HTTPError(404, "only a served pipeline's recording can be played")) }
+        do {
+            let (id, answer) = try await playbacks.addViewer(of: stream, at: at, offer: offer) { (spec: PipelineSpec) throws(RunError) in
+                try streams.unlistedHub(spec)
+            }
+            return created(id, answer)
+        } catch {
+            return problem(WHIP.HTTPError(422, error.message))
         }
     }
 

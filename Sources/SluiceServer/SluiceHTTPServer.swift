@@ -72,6 +72,8 @@ public struct SluiceHTTPServer: Sendable {
     public let ingest: WHIPIngest
     /// Camera API media sessions.
     public let cameras: CameraSessions
+    /// WHEP viewers of a stream's recording (`/whep/<stream>?at=<time>`), each with its own pipeline.
+    public let playbacks = RecordingPlaybacks()
     let sockets = SocketCount()
     /// Set on SIGTERM: no new sessions while the live ones finish.
     public let drain = DrainState()

@@ -423,4 +423,73 @@ final class RecordSinkEndToEndTests: XCTestCase {
         guard c.count == 15 else { return stamp }
         return "\(String(c[0..<4]))-\(String(c[4..<6]))-\(String(c[6..<8]))T\(String(c[9..<11])):\(String(c[11..<13])):\(String(c[13..<15]))"
     }
+    /// `POST /whep/<stream>?at=<time>` on `sluice serve`: a WHEP viewer (`sluice run`, a file
+    /// sink) plays the served stream's recording from that time in a pipeline of its own, at
+    /// the recorded frame rate, the recorded picture; a time that is not one, a stream that
+    /// is not recorded and one that does not exist get 422, 422 and 404 with the reason.
+    func testAWHEPViewerPlaysAServedStreamsRecordingFromATime() throws {
+        let rec = dir.appendingPathComponent("served-rec").path
+        let served = dir.appendingPathComponent("served.yaml").path
+        let plain = dir.appendingPathComponent("plain.yaml").path
+        try """
+        name: hall
+        transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, pattern: red, width: 320, height: 240, fps: 30 }
+            encode: { codec: h264, bitrate: 500, keyframe_interval: 30 }
+            record: { path: "\(rec)/{name}-%Y%m%d-%H%M%S.mp4", segment: 2 }
+        """.write(toFile: served, atomically: true, encoding: .utf8)
+        try """
+        name: plain
+        transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+        send:
+          video: { capture: { kind: test }, encode: { codec: h264 } }
+        """.write(toFile: plain, atomically: true, encoding: .utf8)
+        let record = dir.appendingPathComponent("viewer.mkv").path
+        let viewer = dir.appendingPathComponent("viewer.yaml").path
+        try """
+        transport: { kind: whep, endpoint: "${SLUICE_WHEP}", ice: { addresses: [127.0.0.1] } }
+        receive:
+          video: { sink: { kind: file, path: "\(record)" } }
+        """.write(toFile: viewer, atomically: true, encoding: .utf8)
+        let report = dir.appendingPathComponent("viewer.json").path
+        let offer = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 H264/90000\r\n"
+        let r = try CLI.execute(
+            inNamespace: """
+                ip link set lo up
+                "$SLUICE" serve --port 18628 --pipeline '\(served)' --pipeline '\(plain)' > "$TMP.serve" 2>&1 &
+                server=$!
+                i=0; until [ "$(ls '\(rec)' 2>/dev/null | wc -l)" -ge 3 ]; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+                first=$(ls '\(rec)' | head -1)
+                at=$(echo "$first" | sed -E 's/^hall-([0-9]{4})([0-9]{2})([0-9]{2})-([0-9]{2})([0-9]{2})([0-9]{2}).*/\\1-\\2-\\3T\\4:\\5:\\6/')
+                echo "AT: $at"
+                SLUICE_WHEP="http://127.0.0.1:18628/whep/hall?at=$at" "$SLUICE" run '\(viewer)' --duration 4 --report '\(report)'
+                status=$?
+                for q in "hall?at=yesterday" "plain?at=$at" "nobody?at=$at"; do
+                  echo "ANSWER $q: $(curl -s -o "$TMP.body" -w '%{http_code}' -H 'Content-Type: application/sdp' --data-binary '\(offer)' "http://127.0.0.1:18628/whep/$q") $(cat "$TMP.body")"
+                done
+                kill -INT $server; wait $server
+                exit $status
+                """,
+            env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("pb").path], timeout: 90, reportPath: report)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(3000).description + r.stdout)
+        XCTAssertEqual(r.keyedLines["AT"]?.count, 19, "a time like 2026-11-27T09:30:00: \(r.stdout)")
+        let frames = r.int("receive.video.frames") ?? 0
+        XCTAssertGreaterThan(frames, 75, "about 30 fps of the recording for 4 s: \(r.report ?? [:])")
+        let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("ANSWER") }
+        XCTAssertTrue(lines.contains { $0.contains("hall?at=yesterday: 422") && $0.contains("is not a time") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.contains("plain?at=") && $0.contains(": 422") && $0.contains("is not recorded") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.contains("nobody?at=") && $0.contains(": 404") }, "\(lines)")
+        let rgb = record + ".rgb"
+        _ = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"),
+            ["-q", "filesrc", "location=\(record)", "!", "decodebin", "!", "videoconvert", "!", "video/x-raw,format=RGB", "!", "filesink", "location=\(rgb)"],
+            timeout: 60)
+        let picture = RGBRecording(path: rgb, width: 320, height: 240)
+        XCTAssertGreaterThan(picture.frames, 60)
+        guard picture.frames > 0 else { return }
+        let pixel = picture.pixel(frame: 0, 160, 120)
+        XCTAssertTrue(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "the recorded red from the first frame: \(pixel)")
+    }
 }

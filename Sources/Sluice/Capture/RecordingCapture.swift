@@ -25,11 +25,14 @@ struct RecordingCapture: ParsedCapture {
         var recordedName: String
         /// Where to start: the segment that holds this moment (nil: the first segment).
         var from: Date?
+        /// Segments left out: those still being written (splitmuxsrc reads each file's length
+        /// when it starts, so a growing one would end its playback early).
+        var leaving: Set<String> = []
 
         /// The segments to play: from the one that holds `from` (the last that started at
         /// or before it) to the newest.
         func segments() -> [String] {
-            let all = template.existingSegments(name: recordedName)
+            let all = template.existingSegments(name: recordedName).filter { !leaving.contains($0) }
             guard let from else { return all }
             let starts = all.map { template.startTime(of: $0, name: recordedName) ?? .distantPast }
             let first = starts.lastIndex { $0 <= from } ?? 0

@@ -76,12 +76,8 @@ public final class StreamDirectory: Sendable {
             return nil
         }
         if let claimed { throw claimed }
-        var hubRecipe = recipe
-        hubRecipe.addresses = spec.transport.ice.addresses.isEmpty ? defaultAddresses : spec.transport.ice.addresses
-        hubRecipe.latencyMs = spec.transport.latencyMs
-        if let own = spec.transport.dtlsCertificate { hubRecipe.certificate = own }
         let hub: StreamHub
-        do { hub = try StreamHub(spec: spec, recipe: hubRecipe, viewerLimits: viewerLimits) } catch {
+        do { hub = try unlistedHub(spec) } catch {
             throw AddError(kind: .invalid, message: error.description)
         }
         do { try adopt(hub, source: source) } catch {
@@ -89,6 +85,16 @@ public final class StreamDirectory: Sendable {
             throw error
         }
         return hub
+    }
+
+    /// Builds and starts `spec` as a stream this directory does not list (a viewer's own
+    /// playback of a recording), with the recipe, addresses and viewer limits of its streams.
+    public func unlistedHub(_ spec: PipelineSpec) throws(RunError) -> StreamHub {
+        var hubRecipe = recipe
+        hubRecipe.addresses = spec.transport.ice.addresses.isEmpty ? defaultAddresses : spec.transport.ice.addresses
+        hubRecipe.latencyMs = spec.transport.latencyMs
+        if let own = spec.transport.dtlsCertificate { hubRecipe.certificate = own }
+        return try StreamHub(spec: spec, recipe: hubRecipe, viewerLimits: viewerLimits)
     }
 
     /// Lists a stream built elsewhere (`SluiceHTTPServer(streams:)`).

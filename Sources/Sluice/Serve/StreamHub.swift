@@ -182,6 +182,11 @@ public final class StreamHub: Sendable {
     /// Viewers connected now.
     public var viewerCount: Int { viewers.count }
 
+    /// The segment each of the stream's recordings is writing now.
+    public var segmentsBeingWritten: Set<String> {
+        Set(builder.state.withLock { $0.segmentNamers }.compactMap { $0.written.segments.last })
+    }
+
     /// One rung of the stream's ladder now.
     public struct RenditionFigures: Sendable {
         /// The rung's name, from the pipeline file's ladder.

@@ -42,7 +42,8 @@ final class RecordingCaptureTests: XCTestCase {
         }
         let template = try SegmentTemplate.parse(dir + "/{name}-%Y%m%d-%H%M%S.ts").get()
         var settings = RecordingCapture.Settings(template: template, recordedName: "door")
-        XCTAssertEqual(settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050000.ts", "door-20260304-050100.ts", "door-20260304-050200.ts"])
+        XCTAssertEqual(
+            settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050000.ts", "door-20260304-050100.ts", "door-20260304-050200.ts"])
         settings.from = RecordingCapture.moment("2026-03-04T05:01:30")
         XCTAssertEqual(settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050100.ts", "door-20260304-050200.ts"])
         settings.from = RecordingCapture.moment("2026-03-04T04:00:00")
