@@ -7,6 +7,19 @@ public struct RGBRecording: Sendable {
     public let height: Int
     private let data: Data
 
+    /// Decodes the media file at `path` with gst-launch-1.0 (decodebin → RGB) into `path`.rgb
+    /// and reads it as frames of `width`×`height` (none when it does not decode).
+    public static func decoding(_ path: String, width: Int, height: Int) throws -> RGBRecording {
+        _ = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"),
+            [
+                "-q", "filesrc", "location=\(path)", "!", "decodebin", "!", "videoconvert", "!", "video/x-raw,format=RGB", "!", "filesink",
+                "location=\(path).rgb"
+            ],
+            timeout: 60)
+        return RGBRecording(path: path + ".rgb", width: width, height: height)
+    }
+
     /// Reads the file at `path` (empty when there is none) as frames of `width`×`height`.
     public init(path: String, width: Int, height: Int) {
         self.width = width; self.height = height

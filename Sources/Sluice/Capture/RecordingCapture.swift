@@ -28,11 +28,19 @@ struct RecordingCapture: ParsedCapture {
         /// Segments left out: those still being written (splitmuxsrc reads each file's length
         /// when it starts, so a growing one would end its playback early).
         var leaving: Set<String> = []
+        /// Seconds a segment must have been left untouched to be played (0: any): a recording
+        /// still running finishes a segment just after it starts the next.
+        var settled: TimeInterval = 0
 
         /// The segments to play: from the one that holds `from` (the last that started at
-        /// or before it) to the newest.
-        func segments() -> [String] {
-            let all = template.existingSegments(name: recordedName).filter { !leaving.contains($0) }
+        /// or before it) to the newest finished one.
+        func segments(now: Date = Date()) -> [String] {
+            let all = template.existingSegments(name: recordedName).filter { path in
+                guard !leaving.contains(path) else { return false }
+                guard settled > 0 else { return true }
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? nil
+                return (modified ?? .distantPast) < now.addingTimeInterval(-settled)
+            }
             guard let from else { return all }
             let starts = all.map { template.startTime(of: $0, name: recordedName) ?? .distantPast }
             let first = starts.lastIndex { $0 <= from } ?? 0

@@ -13,7 +13,7 @@ extension PipelineSpec {
         var send = SendSpec()
         for branch in sendBranches {
             guard let record = branch.record?.kind.settings(as: RecordSink.Settings.self) else { continue }
-            let settings = RecordingCapture.Settings(template: record.template, recordedName: name, from: moment, leaving: leaving)
+            let settings = RecordingCapture.Settings(template: record.template, recordedName: name, from: moment, leaving: leaving, settled: 1)
             var encode = EncodeSpec(codec: branch.encode.codec, bitrateKbps: 0, location: branch.location)
             encode.passthrough = true
             let played = SendBranchSpec(

@@ -40,6 +40,10 @@ final class RecordingCaptureTests: XCTestCase {
         for name in ["door-20260304-050000.ts", "door-20260304-050100.ts", "door-20260304-050200.ts", "gate-20260304-050130.ts", "door-notes.ts"] {
             FileManager.default.createFile(atPath: dir + "/" + name, contents: Data())
         }
+        let old = Date().addingTimeInterval(-60)
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir + "/" + name)
+        }
         let template = try SegmentTemplate.parse(dir + "/{name}-%Y%m%d-%H%M%S.ts").get()
         var settings = RecordingCapture.Settings(template: template, recordedName: "door")
         XCTAssertEqual(
@@ -52,5 +56,10 @@ final class RecordingCaptureTests: XCTestCase {
         XCTAssertEqual(settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050200.ts"])
         XCTAssertEqual(template.startTime(of: dir + "/door-20260304-050100.ts", name: "door"), RecordingCapture.moment("2026-03-04T05:01:00"))
         XCTAssertNil(template.startTime(of: dir + "/door-notes.ts", name: "door"))
+        // Playing a recording that is still running: one written a moment ago is left out.
+        FileManager.default.createFile(atPath: dir + "/door-20260304-050300.ts", contents: Data())
+        XCTAssertEqual(settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050300.ts"])
+        settings.settled = 1
+        XCTAssertEqual(settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050200.ts"])
     }
 }
