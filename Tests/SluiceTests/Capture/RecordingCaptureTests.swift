@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import XCTest
 
 @testable import Sluice
@@ -61,5 +62,39 @@ final class RecordingCaptureTests: XCTestCase {
         XCTAssertEqual(settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050300.ts"])
         settings.settled = 1
         XCTAssertEqual(settings.segments().map { ($0 as NSString).lastPathComponent }, ["door-20260304-050200.ts"])
+    }
+    /// In process (and in memcheck's list): a recording made by one run is played back by
+    /// another through splitmuxsrc, its parts named by `format-location` (a string array),
+    /// every recorded frame sent once.
+    func testARecordingPlaysBackInProcess() async throws {
+        try requireLoopbackOnlyNetwork()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-replay-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let record = try XCTUnwrap(
+            specLoadValid(
+                """
+                name: clip
+                transport: { kind: none }
+                send:
+                  video:
+                    capture: { kind: test, pattern: white, width: 160, height: 120, fps: 15 }
+                    encode: { codec: h264, bitrate: 300, keyframe_interval: 15 }
+                    record: { path: '\(dir)/{name}-{n}.mkv', segment: 1 }
+                """))
+        let recorded = try await PipelineRun(spec: record).run(options: RunOptions(duration: 3))
+        let segments = recorded.recordings.first?.segments ?? []
+        XCTAssertGreaterThanOrEqual(segments.count, 2, "\(recorded.recordings)")
+        let play = try XCTUnwrap(
+            specLoadValid(
+                """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: recording, path: '\(dir)/{name}-{n}.mkv', name: clip }
+                    encode: none
+                """))
+        let played = try await PipelineRun(spec: play).run(options: RunOptions(duration: 10))
+        XCTAssertEqual(played.send.video?.frames, recorded.send.video?.frames, "every recorded frame, once")
+        XCTAssertGreaterThan(played.receive.video?.frames ?? 0, 20)
     }
 }
