@@ -35,7 +35,7 @@ final class RTSPCaptureTests: XCTestCase {
             ("{ kind: rtsp, url: 'rtsp://cam/s', latency: 99999 }", "none", "", "test.yaml:4:58: 'latency' must be between 0 and 10000"),
             (
                 "{ kind: test }", "none", "",
-                "test.yaml:5:5: capture kind 'test' makes raw frames, so there is nothing encoded to pass through; pass through only from a source that is already encoded (rtsp, srt, rtmp or uri)"
+                "test.yaml:5:5: capture kind 'test' makes raw frames, so there is nothing encoded to pass through; pass through only from a source that is already encoded (rtsp, srt, rtmp, uri or recording)"
             ),
             (
                 "{ kind: rtsp, url: 'rtsp://cam/s' }", "{ passthrough: true, bitrate: 900 }", "",
