@@ -45,6 +45,22 @@ public final class Pad: Object, @unchecked Sendable {
     /// adopts the reference the call returns (transfer full).
     public var peer: Pad? { gst_pad_get_peer(pad).map { Pad(full: UnsafeMutableRawPointer($0)) } }
 
+    /// The running time of `timestamp` in the time segment this pad last carried (its sticky
+    /// segment event, `gst_segment_to_running_time`); nil before a segment, or when
+    /// `timestamp` lies outside it. From a buffer probe on the pad, this is the running time
+    /// of the buffer passing.
+    public func runningTime(of timestamp: ClockTime) -> ClockTime? { Self.runningTime(on: pad, of: timestamp) }
+
+    fileprivate static func runningTime(on pad: UnsafeMutablePointer<GstPad>, of timestamp: ClockTime) -> ClockTime? {
+        guard let event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0) else { return nil }
+        defer { gst_mini_object_unref(UnsafeMutableRawPointer(event).assumingMemoryBound(to: GstMiniObject.self)) }
+        var segment: UnsafePointer<GstSegment>?
+        gst_event_parse_segment(event, &segment)
+        guard let segment, segment.pointee.format == GST_FORMAT_TIME else { return nil }
+        let time = gst_segment_to_running_time(segment, GST_FORMAT_TIME, timestamp)
+        return time == ClockTime.none ? nil : time
+    }
+
     /// The negotiated caps, once there are some.
     public var currentCaps: Caps? { gst_pad_get_current_caps(pad).map { Caps(full: $0) } }
 
@@ -112,6 +128,13 @@ public final class Pad: Object, @unchecked Sendable {
         /// The probed pad, as a new reference: for work after the handler returns (never to
         /// keep in the handler itself, which the pad owns).
         public var padReference: Pad { Pad(none: UnsafeMutableRawPointer(pad)) }
+        /// The running time of the passing buffer's timestamp in the probed pad's segment
+        /// (`Pad.runningTime(of:)`); nil without a buffer, a timestamp or a time segment.
+        public var bufferRunningTime: ClockTime? {
+            guard let raw = rawBuffer else { return nil }
+            let pts = raw.pointee.pts
+            return pts == ClockTime.none ? nil : Pad.runningTime(on: pad, of: pts)
+        }
         /// The buffer passing, if this is a buffer probe.
         public var buffer: BufferRef? {
             rawBuffer.map { BufferRef(raw: $0) }

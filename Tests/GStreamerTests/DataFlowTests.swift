@@ -31,6 +31,38 @@ final class DataFlowTests: XCTestCase {
         XCTAssertEqual(count.load(ordering: .relaxed), 7)
     }
 
+    /// A buffer's running time in its pad's segment, read from a probe (`bufferRunningTime`)
+    /// and from the pad (`runningTime(of:)`); an offset set on the pad from its first
+    /// buffer's probe applies to that very buffer downstream.
+    func testRunningTimesAndAPadOffsetSetInAProbe() async throws {
+        let pipeline = Pipeline(name: "running-time")
+        let src = try Element.make("videotestsrc")
+        try src.set("num-buffers", 3)
+        let sink = try Element.make("fakesink")
+        try pipeline.add([src, sink])
+        try src.link(sink, filter: try Caps("video/x-raw,width=64,height=48,framerate=30/1"))
+        let output = try XCTUnwrap(src.staticPad("src")), input = try XCTUnwrap(sink.staticPad("sink"))
+        XCTAssertNil(output.runningTime(of: 0), "no segment yet")
+        let first = Atomic<Bool>(true)
+        output.addProbe(.buffer) { (info: borrowing Pad.ProbeInfo) in
+            if first.exchange(false, ordering: .relaxed) { info.padReference.offset = 5_000_000_000 }
+            return .ok
+        }
+        let seen = Mutex<[ClockTime]>([])
+        input.addProbe(.buffer) { (info: borrowing Pad.ProbeInfo) in
+            if let time = info.bufferRunningTime { seen.withLock { $0.append(time) } }
+            return .ok
+        }
+        XCTAssertNotEqual(pipeline.setState(.playing), .failure)
+        let deadline = ContinuousClock.now + .seconds(10)
+        for await message in pipeline.bus.messages() {
+            if message.kind == .eos || message.kind == .error || ContinuousClock.now > deadline { break }
+        }
+        XCTAssertEqual(input.runningTime(of: 0), 5_000_000_000, "the sink's segment carries the offset")
+        pipeline.setState(.null)
+        XCTAssertEqual(seen.withLock { $0 }, [5_000_000_000, 5_033_333_333, 5_066_666_666], "every buffer, the first included, shifted by 5 s")
+    }
+
     func testLinkFailureIsAnError() throws {
         let pipeline = Pipeline()
         let a = try Element.make("audiotestsrc"), b = try Element.make("videoconvert")

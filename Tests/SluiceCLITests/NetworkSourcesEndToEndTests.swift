@@ -95,6 +95,39 @@ final class NetworkSourcesEndToEndTests: XCTestCase {
         XCTAssertTrue(isExpected(pixel), "\(what): the source's colour, got \(pixel)")
     }
 
+    /// Runs `sluice run FILE` for 14 s against nginx-rtmp at `port`, where ffmpeg publishes
+    /// red, leaves 4 s in, and another ffmpeg publishes blue 3 s later, all in one namespace;
+    /// the run's output is printed and the recording's RGB frames land in `record`.rgb.
+    private func runAcrossAPublisherOutage(_ name: String, port: Int, file: String, record: String) throws -> CLIResult {
+        let report = dir.appendingPathComponent("report-\(name).json").path
+        let publish = { (color: String) in
+            """
+            ffmpeg -hide_banner -loglevel error -re \(Self.picture(color)) \(Self.x264) -f flv rtmp://127.0.0.1:\(port)/live/cam \\
+              > "$TMP.ffmpeg" 2>&1 &
+            ffmpeg=$!
+            """
+        }
+        let script = """
+            ip link set lo up
+            \(Self.startNginx(rtmp: port))
+            \(publish("red"))
+            "$SLUICE" run '\(file)' --duration 14 --report '\(report)' > "$TMP.run" 2>&1 &
+            run=$!
+            sleep 4; kill $ffmpeg; wait $ffmpeg
+            sleep 3
+            \(publish("blue"))
+            wait $run; status=$?
+            kill $ffmpeg $nginx; wait
+            cat "$TMP.run"
+            gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
+              ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
+            exit $status
+            """
+        return try CLI.execute(
+            inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent(name).path],
+            timeout: 90, reportPath: report)
+    }
+
     /// ffmpeg publishes H.264 and AAC to nginx-rtmp; Sluice plays `rtmp://`, passes the video
     /// through and encodes the AAC as Opus (WebRTC has no AAC).
     func testRTMPFromFFmpegThroughNginxPassesTheVideoThrough() throws {
@@ -286,33 +319,7 @@ final class NetworkSourcesEndToEndTests: XCTestCase {
     /// and waits, the outage is reported with its length, and the recording shows red, then blue.
     func testAnRTMPPublisherThatLeavesAndComesBackIsWaitedFor() throws {
         let (file, record) = try loopback("rtmp-outage", capture: "{ kind: rtmp, url: 'rtmp://127.0.0.1:18595/live/cam' }")
-        let report = dir.appendingPathComponent("report-rtmp-outage.json").path
-        let publish = { (color: String) in
-            """
-            ffmpeg -hide_banner -loglevel error -re \(Self.picture(color)) \(Self.x264) -f flv rtmp://127.0.0.1:18595/live/cam \\
-              > "$TMP.ffmpeg" 2>&1 &
-            ffmpeg=$!
-            """
-        }
-        let script = """
-            ip link set lo up
-            \(Self.startNginx(rtmp: 18595))
-            \(publish("red"))
-            "$SLUICE" run '\(file)' --duration 14 --report '\(report)' > "$TMP.run" 2>&1 &
-            run=$!
-            sleep 4; kill $ffmpeg; wait $ffmpeg
-            sleep 3
-            \(publish("blue"))
-            wait $run; status=$?
-            kill $ffmpeg $nginx; wait
-            cat "$TMP.run"
-            gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
-              ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
-            exit $status
-            """
-        let r = try CLI.execute(
-            inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("rtmp-outage").path],
-            timeout: 90, reportPath: report)
+        let r = try runAcrossAPublisherOutage("rtmp-outage", port: 18595, file: file, record: record)
         XCTAssertEqual(r.status, 0, "\(r.stdout.suffix(3000)) \(r.stderr.suffix(2000))")
         let sources = r.value("sources") as? [[String: Any]] ?? []
         XCTAssertEqual(sources.first?["outages"] as? Int, 1, "\(r.report ?? [:])")
@@ -327,5 +334,34 @@ final class NetworkSourcesEndToEndTests: XCTestCase {
         XCTAssertTrue(first[0] > 200 && first[2] < 60, "the first publisher's red: \(first)")
         XCTAssertTrue(last[2] > 200 && last[0] < 60, "the second publisher's blue: \(last)")
         print("rtmp outage: away \(String(format: "%.2f", away)) s")
+    }
+
+    /// The same outage with the video decoded and sent as VP8, and a picture file as the
+    /// fallback (`fallback: {image: offline.png, after: 0.5}`): half a second after the red
+    /// publisher leaves, the viewer gets the file's white picture scaled to the branch's
+    /// 640×360, then the blue publisher once it is back. Nothing about the fallback is RTSP's.
+    func testAnImageFallsBackForADecodedRTMPStreamWhileItsPublisherIsAway() throws {
+        let image = dir.appendingPathComponent("offline.png").path
+        _ = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/gst-launch-1.0"),
+            [
+                "-q", "videotestsrc", "num-buffers=1", "pattern=white", "!", "video/x-raw,width=320,height=180", "!", "pngenc", "!", "filesink",
+                "location=\(image)"
+            ],
+            timeout: 30)
+        let capture = "{ kind: rtmp, url: 'rtmp://127.0.0.1:18671/live/cam', width: 640, height: 360, fallback: { image: '\(image)', after: 0.5 } }"
+        let (file, record) = try loopback("rtmp-fallback", capture: capture, encode: "{ codec: vp8 }")
+        let r = try runAcrossAPublisherOutage("rtmp-fallback", port: 18671, file: file, record: record)
+        XCTAssertEqual(r.status, 0, "\(r.stdout.suffix(3000)) \(r.stderr.suffix(2000))")
+        let source = (r.value("sources") as? [[String: Any]])?.first ?? [:]
+        XCTAssertEqual(source["fallback_shown"] as? Int, 1, "\(r.report ?? [:])")
+        let shown = source["fallback_s"] as? Double ?? 0
+        XCTAssertTrue((2...9).contains(shown), "on air from 0.5 s after the publisher left until the next one's picture: \(shown)")
+        XCTAssertTrue(r.stdout.contains("sending the fallback (image offline.png)"), r.stdout)
+        let picture = RGBRecording(path: record + ".rgb", width: 640, height: 360)
+        let runs = picture.pictureRuns
+        XCTAssertEqual(picture.pictureSequence(), ["red", "white", "blue"], "the publisher, the picture file, the next publisher: \(runs)")
+        XCTAssertGreaterThan(picture.frames, 300, "a picture all along: \(runs)")
+        print("rtmp image fallback (decoded, VP8): on air \(String(format: "%.2f", shown)) s; pictures \(runs)")
     }
 }

@@ -65,6 +65,37 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             timeout: 90, reportPath: report)
     }
 
+    /// Runs `sluice run FILE` for 14 s against a camera (server arguments `first`) that is
+    /// killed 4 s in and replaced `away` seconds later by another (`second`) at the same URL,
+    /// all in one namespace; the run's output is printed, the recording's RGB frames land in
+    /// `record`.rgb, and `then` (shell lines) runs last.
+    private func runAcrossAnOutage(
+        port: Int, file: String, record: String, first: String, second: String, away: Int, then: String = ""
+    ) throws -> CLIResult {
+        let report = dir.appendingPathComponent("report-\(port).json").path
+        let script = """
+            ip link set lo up
+            \(Self.startServer(port: port, first))
+            "$SLUICE" run '\(file)' --duration 14 --report '\(report)' > "$TMP.run" 2>&1 &
+            run=$!
+            i=0; until grep -q '^CLIENT' "$TMP.rtsp"; do i=$((i+1)); [ $i -lt 200 ] || exit 94; sleep 0.05; done
+            sleep 4; kill $rtsp; wait $rtsp
+            sleep \(away)
+            mv "$TMP.rtsp" "$TMP.rtsp1"
+            \(Self.startServer(port: port, second))
+            wait $run; status=$?
+            kill $rtsp; wait $rtsp
+            cat "$TMP.run"
+            gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
+              ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
+            \(then)
+            exit $status
+            """
+        return try CLI.execute(
+            inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("outage-\(port)").path],
+            timeout: 90, reportPath: report)
+    }
+
     /// The camera's H.264 crosses WebRTC untouched, with RTP from the camera interleaved in
     /// RTSP (TCP) and over UDP: the summary says passthrough, the recording after WebRTC plays
     /// the camera's red picture at its size (not the branch's 320×240: nothing scaled it), and
@@ -310,27 +341,9 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
     func testACameraThatGoesAwayIsReconnectedAndTheOutageIsReported() throws {
         let record = dir.appendingPathComponent("outage.mkv").path
         let file = try loopback(port: 18578, encode: "none", record: record)
-        let report = dir.appendingPathComponent("report-outage.json").path
-        let script = """
-            ip link set lo up
-            \(Self.startServer(port: 18578, "--pattern red --size 640x360 --gop 30"))
-            "$SLUICE" run '\(file)' --duration 14 --report '\(report)' > "$TMP.run" 2>&1 &
-            run=$!
-            i=0; until grep -q '^CLIENT' "$TMP.rtsp"; do i=$((i+1)); [ $i -lt 200 ] || exit 94; sleep 0.05; done
-            sleep 4; kill $rtsp; wait $rtsp
-            sleep 2
-            mv "$TMP.rtsp" "$TMP.rtsp1"
-            \(Self.startServer(port: 18578, "--pattern blue --size 640x360 --gop 30"))
-            wait $run; status=$?
-            kill $rtsp; wait $rtsp
-            cat "$TMP.run"
-            gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
-              ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
-            exit $status
-            """
-        let r = try CLI.execute(
-            inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("outage").path],
-            timeout: 90, reportPath: report)
+        let r = try runAcrossAnOutage(
+            port: 18578, file: file, record: record, first: "--pattern red --size 640x360 --gop 30",
+            second: "--pattern blue --size 640x360 --gop 30", away: 2)
         XCTAssertEqual(r.status, 0, "\(r.stdout.suffix(3000)) \(r.stderr.suffix(2000))")
         let sources = r.value("sources") as? [[String: Any]] ?? []
         XCTAssertEqual(sources.count, 1, "\(r.report ?? [:])")
@@ -350,9 +363,57 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         print("rtsp outage: away \(String(format: "%.2f", away)) s, \(picture.frames) frames recorded")
     }
 
+    /// A camera with sound goes away 4 s into the run and another answers at its URL 3 s
+    /// later; the file declares `fallback: slate` for the video and `fallback: silence` for
+    /// the sound, both passed through. After 1 s without media the viewer gets colour bars
+    /// encoded as the camera's H.264 at its size, and silence as Opus, over the same session;
+    /// then the second camera from its first keyframe. The report and log say so.
+    func testAFallbackKeepsTheStreamGoingWhileTheCameraIsAway() throws {
+        let record = dir.appendingPathComponent("fallback.mkv").path, sound = dir.appendingPathComponent("fallback-audio.mkv").path
+        let file = dir.appendingPathComponent("fallback.yaml").path
+        let camera = #"{ kind: rtsp, url: "rtsp://127.0.0.1:18670/cam", transport: tcp, latency: 50, fallback: "#
+        try """
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video: { capture: \(camera)slate }, encode: none }
+          audio: { capture: \(camera)silence }, encode: none }
+        receive:
+          video: { sink: { kind: file, path: "\(record)" } }
+          audio: { sink: { kind: file, path: "\(sound)" } }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let decodeSound = """
+            gst-launch-1.0 -q filesrc location='\(sound)' ! decodebin ! audioconvert ! audioresample \\
+              ! audio/x-raw,format=S16LE,channels=1,rate=8000 ! filesink location='\(sound).pcm' || echo "AUDIO DECODE FAILED" >&2
+            """
+        let r = try runAcrossAnOutage(
+            port: 18670, file: file, record: record, first: "--pattern red --size 640x360 --gop 30 --audio",
+            second: "--pattern blue --size 640x360 --gop 30 --audio", away: 3, then: decodeSound)
+        XCTAssertEqual(r.status, 0, "\(r.stdout.suffix(3000)) \(r.stderr.suffix(2000))")
+        let source = (r.value("sources") as? [[String: Any]])?.first ?? [:]
+        XCTAssertEqual(source["outages"] as? Int, 1, "\(r.report ?? [:])")
+        XCTAssertEqual(source["fallback_shown"] as? Int, 1, "\(source)")
+        let shown = source["fallback_s"] as? Double ?? 0
+        XCTAssertTrue((1.5...9).contains(shown), "on air from 1 s after the camera left until the second one's first keyframe: \(shown)")
+        XCTAssertTrue(r.stdout.contains("no video for 1.") && r.stdout.contains("sending the fallback (pattern smpte)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("sending the fallback (silence)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains(String(format: "fallback on air %.1f s", shown)), r.stdout)
+        XCTAssertEqual(r.value("ice_state") as? String, "completed", "one session throughout")
+        let picture = RGBRecording(path: record + ".rgb", width: 640, height: 360)
+        let runs = picture.pictureRuns
+        XCTAssertEqual(picture.pictureSequence(), ["red", "bars", "blue"], "the camera, the slate at its size, the second camera: \(runs)")
+        let bars = runs.filter { $0.picture == "bars" }.map(\.frames).reduce(0, +)
+        XCTAssertGreaterThan(bars, 30, "bars for the second or more the camera was away: \(runs)")
+        XCTAssertGreaterThan(picture.frames, 330, "a picture all along, about 30 fps for 13 s: \(runs)")
+        let loudness = PCMRecording(path: sound + ".pcm", rate: 8000).loudnessRuns()
+        XCTAssertEqual(loudness.map(\.kind), ["sound", "silence", "sound"], "tone, silence while away, tone: \(loudness)")
+        print("rtsp fallback: on air \(String(format: "%.2f", shown)) s, \(bars) frames of bars; pictures \(runs); sound \(loudness)")
+    }
+
     /// `sluice serve` in front of a camera that goes away 3 s into aiortc's viewing and is
     /// replaced by another (white, where the first was red) 2 s later: the viewer's session
-    /// stays up, its last picture is the second camera's, and `/metrics` counts the outage.
+    /// stays up, it sees red, then the slate `Pipelines/rtsp-camera.yaml` declares (colour
+    /// bars), then white, with no wait between two frames much longer than the fallback's
+    /// 1 s, and `/metrics` counts the outage and the seconds of fallback.
     func testAViewerThroughServeKeepsItsSessionAcrossACameraOutage() throws {
         try CLI.requireBrowserTools()
         let port = 18579
@@ -366,7 +427,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
               sleep 0.05
             done
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera \\
-              --codec h264 --no-audio --seconds 11 --timeout 20 > "$TMP.view" 2> "$TMP.err" &
+              --codec h264 --no-audio --seconds 11 --timeout 20 --pictures > "$TMP.view" 2> "$TMP.err" &
             viewer=$!
             sleep 3; kill $rtsp; wait $rtsp
             sleep 2; mv "$TMP.rtsp" "$TMP.rtsp1"
@@ -392,6 +453,20 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         let source = #"stream="rtsp-camera",source="rtsp capture rtsp://127.0.0.1:18580/cam""#
         XCTAssertTrue(metrics.contains("sluice_source_outages_total{\(source)} 1"), metrics)
         XCTAssertTrue(metrics.contains("sluice_source_up{\(source)} 1"), metrics)
-        print("serve across a camera outage: \(view["video_frames"] ?? "?") frames, last luma \(view["mean_luma"] ?? "?")")
+        let shown =
+            metrics.range(of: #"sluice_source_fallback_seconds_total\{[^}]*\} ([0-9.]+)"#, options: .regularExpression)
+            .flatMap { Double(metrics[$0].split(separator: " ").last ?? "") } ?? 0
+        XCTAssertGreaterThan(shown, 0.5, metrics)
+        let pictures = (view["pictures"] as? [[Any]] ?? []).compactMap { run -> (String, Int, Int)? in
+            guard run.count == 3, let name = run[0] as? String, let at = run[1] as? Int, let frames = run[2] as? Int else { return nil }
+            return (name, at, frames)
+        }
+        let seen = pictures.filter { $0.2 >= 3 }.map(\.0).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        XCTAssertEqual(seen, ["red", "bars", "white"], "the camera, the slate, the second camera: \(pictures)")
+        let gap = view["max_gap_ms"] as? Int ?? .max
+        XCTAssertLessThan(gap, 2500, "the slate fills the outage after 1 s: \(view)")
+        print(
+            "serve across a camera outage: \(view["video_frames"] ?? "?") frames, pictures \(pictures), longest wait for a frame \(gap) ms, fallback \(shown) s"
+        )
     }
 }

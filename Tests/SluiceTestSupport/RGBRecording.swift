@@ -43,4 +43,41 @@ public struct RGBRecording: Sendable {
         let i = data.startIndex + frame * frameBytes + (y * width + x) * 3
         return [Int(data[i]), Int(data[i + 1]), Int(data[i + 2])]
     }
+
+    /// What a frame shows, named from three pixels of its middle row: a colour (`red`,
+    /// `green`, `blue`, `white`, `black`), `bars` (SMPTE colour bars: white, green and blue
+    /// from left to right), `mixed` or `other`.
+    public func picture(frame: Int) -> String {
+        let names = [0.07, 0.5, 0.93].map { Self.colourName(pixel(frame: frame, Int(Double(width) * $0), height / 2)) }
+        if names == ["white", "green", "blue"] { return "bars" }
+        return Set(names).count == 1 ? names[0] : "mixed"
+    }
+
+    /// The recording as runs of frames showing one thing, in order: [("red", 120), ("bars", 33), …].
+    public var pictureRuns: [(picture: String, frames: Int)] {
+        var runs: [(picture: String, frames: Int)] = []
+        for frame in 0..<frames {
+            let name = picture(frame: frame)
+            if runs.last?.picture == name { runs[runs.count - 1].frames += 1 } else { runs.append((name, 1)) }
+        }
+        return runs
+    }
+
+    /// The pictures shown for at least `frames` frames in a row, in order (short runs, such
+    /// as a frame blended at a switch, left out; repeats merged).
+    public func pictureSequence(atLeast frames: Int = 3) -> [String] {
+        pictureRuns.filter { $0.frames >= frames }.map(\.picture).reduce(into: [String]()) { out, name in
+            if out.last != name { out.append(name) }
+        }
+    }
+
+    /// `red`, `green`, `blue`, `white`, `black` or `other` for an [R, G, B] pixel.
+    public static func colourName(_ rgb: [Int]) -> String {
+        let names: [(String, [Bool])] = [
+            ("red", [true, false, false]), ("green", [false, true, false]), ("blue", [false, false, true]),
+            ("white", [true, true, true]), ("black", [false, false, false])
+        ]
+        for (name, want) in names where zip(rgb, want).allSatisfy({ $1 ? $0 > 180 : $0 < 70 }) { return name }
+        return "other"
+    }
 }

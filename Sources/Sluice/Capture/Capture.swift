@@ -15,6 +15,12 @@ protocol Capture: Sendable {
     func keys(for media: MediaKind) -> [String]
     /// Whether keys nobody else reads are its own settings (a Swift source's).
     var takesAnyKey: Bool { get }
+    /// Whether its source is a live network source that can go away and is reconnected
+    /// (`SourceSupervisor`); such a capture may have a `fallback:`.
+    var reconnects: Bool { get }
+    /// The source `capture` reads as the user knows it (`rtsp capture rtsp://cam/…`, no
+    /// password), as outages and fallbacks are reported; nil for kinds that do not reconnect.
+    func sourceLabel(of capture: CaptureSpec) -> String?
     /// Decodes its keys (`map` holds only those it may read) into `capture`'s shared fields
     /// and returns its kind value (nil: something was wrong, reported to `decoder`).
     func decode(
@@ -43,6 +49,8 @@ protocol Capture: Sendable {
 extension Capture {
     func refusal(for media: MediaKind) -> String? { nil }
     var takesAnyKey: Bool { false }
+    var reconnects: Bool { false }
+    func sourceLabel(of capture: CaptureSpec) -> String? { nil }
     func isLive(_ capture: CaptureSpec) -> Bool { true }
     func requiredElements(for media: MediaKind) -> [String] { [] }
     func passthroughRefusal(for media: MediaKind) -> String? {

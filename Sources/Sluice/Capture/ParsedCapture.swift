@@ -36,6 +36,8 @@ extension ParsedCapture {
         try source.set(urlProperty, s.url)
     }
 
+    func sourceLabel(of capture: CaptureSpec) -> String? { identity(of: capture).label }
+
     func requiredElements(for media: MediaKind) -> [String] { [sourceFactory, "parsebin", "decodebin"] }
 
     func passthroughRefusal(for media: MediaKind) -> String? { nil }

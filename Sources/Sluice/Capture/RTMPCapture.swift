@@ -14,6 +14,7 @@ extension CaptureSpec.Kind {
 /// server that asks for a password gets it from the URL (`rtmp://user:${PASSWORD}@…`).
 struct RTMPCapture: ParsedCapture {
     let name = "rtmp"
+    let reconnects = true
     let sourceFactory = "rtmp2src"
     let urlProperty = "location"
 

@@ -14,6 +14,7 @@ extension CaptureSpec.Kind {
 /// URL share one RTSP session (`RTSPSource`).
 public struct RTSPCapture: Capture {
     let name = "rtsp"
+    let reconnects = true
 
     /// How RTP travels from the camera (`transport:`): interleaved in the RTSP connection,
     /// over UDP, or UDP first with TCP as the fallback (rtspsrc's default).
@@ -64,6 +65,10 @@ public struct RTSPCapture: Capture {
         guard let url = decoder.sourceURL(map, kind: "rtsp", schemes: Self.schemes, example: "rtsp://camera.local:554/stream", at: location)
         else { return nil }
         return .rtsp(url: url, transport: transport, latencyMs: latency)
+    }
+
+    func sourceLabel(of capture: CaptureSpec) -> String? {
+        capture.kind.settings(as: Settings.self).map { RTSPSource.label(for: $0.url) }
     }
 
     func requiredElements(for media: MediaKind) -> [String] { ["rtspsrc", "decodebin"] }

@@ -14,7 +14,7 @@ final class RTSPSource: RestartableSource {
     private let element = Mutex<Element?>(nil)
 
     init(settings: RTSPCapture.Settings, name: String, pipeline: Pipeline, at location: SourceLocation?) throws(RunError) {
-        router = StreamRouter(label: "rtsp capture \(SourceURL.redacted(settings.url))", pipeline: pipeline)
+        router = StreamRouter(label: Self.label(for: settings.url), pipeline: pipeline)
         elementName = name
         self.settings = settings
         self.pipeline = pipeline
@@ -23,6 +23,9 @@ final class RTSPSource: RestartableSource {
 
     /// The label for messages: `rtsp capture` and the URL without its password.
     var label: String { router.label }
+
+    /// `rtsp capture` and `url` without its password.
+    static func label(for url: String) -> String { "rtsp capture \(SourceURL.redacted(url))" }
 
     func restart() throws(RunError) {
         if let old = element.withLock({ e in

@@ -14,6 +14,7 @@ public struct SRTCapture: ParsedCapture {
     let name = "srt"
     let sourceFactory = "srtsrc"
     let urlProperty = "uri"
+    let reconnects = true
 
     /// Who opens the SRT connection (`mode:`).
     public enum Mode: String, Sendable, CaseIterable {

@@ -20,6 +20,12 @@ enum SourceEvent: Sendable {
     case lost(source: String, reason: String, attempt: Int, retryIn: Duration)
     /// Media came back after `away`.
     case back(source: String, away: Duration)
+    /// A branch's fallback went on air after `silent` without media.
+    case fallbackOn(source: String, media: MediaKind, content: String, silent: Duration)
+    /// The source is back on a branch after its fallback was on air for `shown`.
+    case fallbackOff(source: String, media: MediaKind, shown: Duration)
+    /// A branch's fallback could not be made; the branch waits for the source as without one.
+    case fallbackFailed(source: String, media: MediaKind, reason: String)
 }
 
 extension SourceEvent {
@@ -28,6 +34,9 @@ extension SourceEvent {
         switch self {
         case .lost: "source-lost"
         case .back: "source-back"
+        case .fallbackOn: "fallback-on"
+        case .fallbackOff: "fallback-off"
+        case .fallbackFailed: "fallback-failed"
         }
     }
 
@@ -37,6 +46,12 @@ extension SourceEvent {
         case .lost(let source, let reason, let attempt, let retryIn):
             ["source": .text(source), "reason": .text(reason), "attempt": .number(Double(attempt)), "retry_in_s": .number(retryIn.seconds)]
         case .back(let source, let away): ["source": .text(source), "away_s": .number(away.seconds)]
+        case .fallbackOn(let source, let media, let content, let silent):
+            ["source": .text(source), "media": .text(media.rawValue), "fallback": .text(content), "silent_s": .number(silent.seconds)]
+        case .fallbackOff(let source, let media, let shown):
+            ["source": .text(source), "media": .text(media.rawValue), "shown_s": .number(shown.seconds)]
+        case .fallbackFailed(let source, let media, let reason):
+            ["source": .text(source), "media": .text(media.rawValue), "reason": .text(reason)]
         }
     }
 
@@ -46,6 +61,12 @@ extension SourceEvent {
         case .lost(let source, let reason, let attempt, let retryIn):
             "\(source): \(reason); reconnecting in \(String(format: "%.1f", retryIn.seconds)) s (attempt \(attempt))"
         case .back(let source, let away): "\(source): back after \(String(format: "%.1f", away.seconds)) s"
+        case .fallbackOn(let source, let media, let content, let silent):
+            "\(source): no \(media) for \(String(format: "%.1f", silent.seconds)) s; sending the fallback (\(content))"
+        case .fallbackOff(let source, let media, let shown):
+            "\(source): \(media) back on air after \(String(format: "%.1f", shown.seconds)) s of fallback"
+        case .fallbackFailed(let source, let media, let reason):
+            "\(source): cannot send the \(media) fallback (\(reason)); viewers keep the last \(media == .video ? "picture" : "sound") until the source is back"
         }
     }
 }
@@ -60,6 +81,7 @@ final class SourceSupervisor: Sendable {
     let stallAfter: Duration
     private struct State {
         var sources: [any RestartableSource] = []
+        var fallbacks: [FallbackSwitch] = []
         var pending: Set<ObjectIdentifier> = []
         var stopped = false
         var onEvent: (@Sendable (SourceEvent) -> Void)?
@@ -84,6 +106,12 @@ final class SourceSupervisor: Sendable {
         }
     }
 
+    /// Watches `fallback` from `start` on; its events go where the sources' go.
+    func watch(fallback: FallbackSwitch) {
+        state.withLock { $0.fallbacks.append(fallback) }
+        fallback.onEvent { [weak self] in self?.post($0) }
+    }
+
     /// Sends what happens to `handler` (the run's events and log).
     func onEvent(_ handler: @escaping @Sendable (SourceEvent) -> Void) { state.withLock { $0.onEvent = handler } }
 
@@ -99,17 +127,22 @@ final class SourceSupervisor: Sendable {
 
     /// Stops reconnecting and watching (the run is ending).
     func stop() {
-        let watch = state.withLock { s in
+        let (watch, fallbacks) = state.withLock { s in
             s.stopped = true
-            return s.silenceWatch
+            return (s.silenceWatch, s.fallbacks)
         }
         watch?.cancel()
+        for fallback in fallbacks { fallback.stop() }
     }
 
     /// Starts checking every second that each delivering source still delivers, until `stop`.
     func start() {
         let task = watchForSilence()
-        state.withLock { $0.silenceWatch = task }
+        let fallbacks = state.withLock { s in
+            s.silenceWatch = task
+            return s.fallbacks
+        }
+        for fallback in fallbacks { fallback.start() }
     }
 
     private func watchForSilence() -> Task<Void, Never> {
@@ -124,17 +157,22 @@ final class SourceSupervisor: Sendable {
         }
     }
 
-    /// Per source that had an outage, for the summary; with `quiet`, every watched source
-    /// (for metrics, which count from zero).
+    /// Per source that had an outage or sent its fallback, for the summary; with `quiet`,
+    /// every watched source (for metrics, which count from zero).
     func report(quiet: Bool = false) -> [RunSummary.SourceReport] {
-        state.withLock { $0.sources }.compactMap { source in
+        let (sources, fallbacks) = state.withLock { ($0.sources, $0.fallbacks) }
+        let now = ContinuousClock.now
+        return sources.compactMap { source in
             let outages = source.router.health.history
-            guard quiet || !outages.isEmpty else { return nil }
-            let now = ContinuousClock.now
+            let label = source.router.label
+            // The longest of its branches' fallbacks (video and audio go on air together).
+            let shown = fallbacks.filter { $0.source == label }.map { $0.report(now: now) }.max { $0.seconds < $1.seconds }
+            guard quiet || !outages.isEmpty || (shown?.times ?? 0) > 0 else { return nil }
             let away = outages.reduce(Duration.zero) { $0 + (($1.end ?? now) - $1.start) }
             return RunSummary.SourceReport(
-                source: source.router.label, outages: outages.count, away_s: away.seconds,
-                last_reason: outages.last?.reason ?? "", back: outages.last.map { $0.end != nil } ?? true)
+                source: label, outages: outages.count, away_s: away.seconds,
+                last_reason: outages.last?.reason ?? "", back: outages.last.map { $0.end != nil } ?? true,
+                fallback_shown: shown?.times, fallback_s: shown?.seconds)
         }
     }
 

@@ -37,6 +37,9 @@ final class StreamRouter: Sendable {
         var back: (@Sendable (SourceHealth.Outage) -> Void)?
     }
     private let handlers = Mutex(Handlers())
+    /// How far the running time of the latest buffer trailed the pipeline's, in nanoseconds
+    /// (-1: no buffer yet): what a reconnected stream's first buffer is put back to.
+    private let lag = Atomic<Int>(-1)
 
     init(label: String, pipeline: Pipeline) {
         self.label = label
@@ -77,11 +80,18 @@ final class StreamRouter: Sendable {
         discard(pad)
     }
 
-    /// Counts `pad`'s buffers into `health`, and holds back its end-of-stream when the
-    /// supervisor takes it as an outage.
+    /// Counts `pad`'s buffers into `health`, keeps its timeline going on after a reconnect,
+    /// and holds back its end-of-stream when the supervisor takes it as an outage.
     private func watch(_ pad: Pad) {
-        pad.addProbe(.buffer) { [weak self] (_: borrowing Pad.ProbeInfo) in
-            guard let self, let outage = self.health.delivered() else { return .ok }
+        let timeline = ReconnectTimeline(lag: lag.load(ordering: .relaxed))
+        pad.addProbe(.buffer) { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard let self else { return .ok }
+            if let running = info.bufferRunningTime, let clock = self.pipeline.runningTime {
+                let shift = timeline.shift(running: running, clock: clock)
+                if let shift { info.padReference.offset = shift }
+                self.lag.store(timeline.lag(running: running, clock: clock), ordering: .relaxed)
+            }
+            guard let outage = self.health.delivered() else { return .ok }
             self.handlers.withLock { $0.back }?(outage)
             return .ok
         }
@@ -99,5 +109,37 @@ final class StreamRouter: Sendable {
         guard (try? pipeline.add(sink)) != nil, let entrance = sink.staticPad("sink") else { return }
         _ = sink.syncStateWithParent()
         try? pad.link(entrance)
+    }
+}
+
+/// One stream's timeline across a reconnect. A source made again in a running pipeline
+/// (`SourceSupervisor`) starts its timestamps from zero, as at the run's start: its running
+/// time would be the seconds since it was made, far behind the pipeline's, and what follows
+/// (an encoder, the payloader's RTP timestamps, a receiver's jitter buffer) would see time
+/// go back by the length of the run so far. The first buffer of such a stream shifts the
+/// pad's running time (its offset, which applies from that buffer on) so that it trails the
+/// pipeline's clock by as much as the stream before the outage did.
+final class ReconnectTimeline: Sendable {
+    /// How far the previous stream trailed the clock (-1: this is the first stream).
+    private let previousLag: Int
+    /// The offset set on the pad, in nanoseconds (Int.min: the first buffer has not passed).
+    private let offset = Atomic<Int>(Int.min)
+
+    init(lag previousLag: Int) { self.previousLag = previousLag }
+
+    /// At the stream's first buffer after a reconnect, the offset to set on its pad if its
+    /// running time `running` is more than 250 ms behind where the previous stream's would
+    /// be at `clock`; nil otherwise (and for every later buffer).
+    func shift(running: ClockTime, clock: ClockTime) -> Int64? {
+        guard offset.load(ordering: .relaxed) == Int.min else { return nil }
+        let behind = Int(clock) - previousLag - Int(running)
+        let shift = previousLag >= 0 && behind > 250_000_000 ? behind : 0
+        offset.store(shift, ordering: .relaxed)
+        return shift > 0 ? Int64(shift) : nil
+    }
+
+    /// How far this buffer (at `running` before the pad's offset) trails `clock`.
+    func lag(running: ClockTime, clock: ClockTime) -> Int {
+        Int(clock) - Int(running) - max(0, offset.load(ordering: .relaxed))
     }
 }

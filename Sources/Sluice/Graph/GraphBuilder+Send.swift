@@ -18,13 +18,16 @@ extension GraphBuilder {
             branch.media == .video
             ? "video/x-raw,width=\(cap.width),height=\(cap.height),framerate=\(cap.fps)/1"
             : "audio/x-raw,rate=\(cap.rate),channels=\(cap.channels)"
+        let selector = try fallbackSelector(for: branch)
+        if let selector { try add([selector]) }
         if branch.encode.passthrough {
             let chain = try kind.buildEncoded(cap, media: branch.media, codec: branch.encode.codec, with: self)
-            try finishPassthrough(branch, from: chain, into: webrtcbin)
-            return
+            try finishPassthrough(branch, from: chain + [selector].compactMap { $0 }, into: webrtcbin)
+        } else {
+            let chain = try kind.build(cap, media: branch.media, rawCaps: rawCaps, with: self)
+            try finishSend(branch, from: chain + [selector].compactMap { $0 }, into: webrtcbin)
         }
-        let chain = try kind.build(cap, media: branch.media, rawCaps: rawCaps, with: self)
-        try finishSend(branch, from: chain, into: webrtcbin)
+        if let selector { try armFallback(selector, for: branch) }
     }
 
     /// Passthrough: the capture's encoded, parsed stream → a queue → payloader → webrtcbin (or

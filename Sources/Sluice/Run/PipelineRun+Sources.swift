@@ -9,8 +9,8 @@ extension PipelineRun {
         let logger = logger, events = events
         supervisor.onEvent { event in
             switch event {
-            case .lost: logger.warning("\(event.logLine)")
-            case .back: logger.notice("\(event.logLine)")
+            case .lost, .fallbackOn, .fallbackFailed: logger.warning("\(event.logLine)")
+            case .back, .fallbackOff: logger.notice("\(event.logLine)")
             }
             events.post(event.type, event.fields)
         }

@@ -66,6 +66,11 @@ extension StreamHub: MetricsSource {
             sink.counter(
                 "sluice_source_away_seconds_total", total: source.away_s, labels: labels,
                 help: "Seconds the live source was away, all outages together (the current one so far).")
+            if let shown = source.fallback_s {
+                sink.counter(
+                    "sluice_source_fallback_seconds_total", total: shown, labels: labels,
+                    help: "Seconds viewers were sent the source's fallback (capture.fallback) instead of the source.")
+            }
         }
         if let n = unansweredKeyframeRequests {
             sink.counter(

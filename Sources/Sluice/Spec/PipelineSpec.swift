@@ -327,6 +327,9 @@ public struct CaptureSpec: Sendable, Equatable {
     public var channels: Int
     /// Test sources only: run live (paced by the clock). Default true.
     public var live: Bool
+    /// What is sent while a live network source is away (`fallback:`); nil: the last frame
+    /// stays on viewers' screens until the source is back.
+    public var fallback: FallbackSpec?
     /// Where `capture:` was written in the pipeline file.
     public var location: SourceLocation?
 

@@ -118,6 +118,7 @@ extension SpecDecoder {
         if let kind, let value = kind.decode(usable, media: media, into: &capture, at: entry.keyLocation, with: &self) {
             capture.kind = value
         }
+        if let e = usable.entry("fallback") { capture.fallback = decodeFallback(e, media: media) }
         return capture
     }
 
@@ -136,12 +137,13 @@ extension SpecDecoder {
     /// The keys a capture of `kind` may have (every kind's for `media`, when the kind is unknown).
     private static func captureKeys(_ kind: (any Capture)?, media: MediaKind, named: Bool) -> [String] {
         let own = kind.map { $0.keys(for: media) } ?? (CaptureRegistry.kinds.all.flatMap { $0.keys(for: media) } + ["gst"])
-        return (named || kind == nil ? ["kind"] : []) + own + CaptureRegistry.formatKeys(for: media)
+        let fallback = kind.map(\.reconnects) ?? true ? ["fallback"] : []
+        return (named || kind == nil ? ["kind"] : []) + own + fallback + CaptureRegistry.formatKeys(for: media)
     }
 
     /// Every key some capture of `media` may have.
     private static func everyCaptureKey(_ media: MediaKind) -> [String] {
-        ["kind", "gst"] + CaptureRegistry.formatKeys(for: media) + CaptureRegistry.kinds.all.flatMap { $0.keys(for: media) }
+        ["kind", "gst", "fallback"] + CaptureRegistry.formatKeys(for: media) + CaptureRegistry.kinds.all.flatMap { $0.keys(for: media) }
     }
 
     /// Why `key` does not belong: the other medium's, or another kind's.
@@ -153,6 +155,10 @@ extension SpecDecoder {
         let owners = CaptureRegistry.kinds.all.filter { $0.keys(for: media).contains(key) }.map(\.name)
         if !owners.isEmpty { return "'\(key)' only applies to kind \(KindRegistry<any Capture>.list(owners))" }
         if key == "gst" { return "'gst' replaces 'kind'; keep one of them" }
+        if key == "fallback" {
+            let live = CaptureRegistry.kinds.all.filter(\.reconnects).map(\.name)
+            return "'fallback' only applies to live network sources that can go away (kind \(Self.orList(live)))"
+        }
         return nil
     }
 

@@ -185,6 +185,10 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var last_reason: String
         /// Whether media came back after the last outage.
         public var back: Bool
+        /// Times the branch's fallback went on air (nil: no fallback declared).
+        public var fallback_shown: Int?
+        /// Seconds the fallback was on air, all times together (nil: no fallback declared).
+        public var fallback_s: Double?
     }
 
     /// A segmented recording (`sink: {kind: record}`): the files it wrote and deleted.
@@ -306,7 +310,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         for o in sources {
             lines.append(
                 "  source         \(o.source): \(o.outages) outage\(o.outages == 1 ? "" : "s"), "
-                    + String(format: "%.1f s away", o.away_s) + (o.back ? ", back" : ", still away") + " (last: \(o.last_reason))")
+                    + String(format: "%.1f s away", o.away_s) + (o.back ? ", back" : ", still away")
+                    + (o.outages > 0 ? " (last: \(o.last_reason))" : "")
+                    + (o.fallback_s.map { String(format: ", fallback on air %.1f s", $0) } ?? ""))
         }
         for r in recordings {
             var line = "  recording      \(r.path): \(r.segments.count) segment\(r.segments.count == 1 ? "" : "s")"

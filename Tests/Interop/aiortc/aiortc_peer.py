@@ -18,7 +18,10 @@ whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes w
               address, as browsers hide host addresses, and python-zeroconf (PyPI) answers
               multicast DNS for NAME on loopback while the session lasts. --turn gives it a
               TURN server, --relay-only gathers nothing but relayed candidates from it; its
-              JSON says which ICE path it took ("path": "host -> relay").
+              JSON says which ICE path it took ("path": "host -> relay"). With --pictures
+              its JSON lists what the picture showed over time ("pictures": [[name, ms after
+              the first frame, frames], ...], a name being a colour or "bars"), and always
+              the longest wait between two decoded frames ("max_gap_ms").
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
 whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
@@ -231,10 +234,31 @@ def ice_path(transceiver):
         return None
 
 
+def colour_name(rgb):
+    """red, green, blue, white, black or other, for one RGB pixel."""
+    r, g, b = (int(v) for v in rgb)
+    for name, want in (("red", (1, 0, 0)), ("green", (0, 1, 0)), ("blue", (0, 0, 1)), ("white", (1, 1, 1)), ("black", (0, 0, 0))):
+        if all((v > 180) if w else (v < 70) for v, w in zip((r, g, b), want)):
+            return name
+    return "other"
+
+
+def picture_name(frame):
+    """What a frame shows, from three pixels on its middle row: one colour's name, `bars`
+    (SMPTE colour bars: white, green, blue from left to right) or `mixed`."""
+    rgb = frame.to_ndarray(format="rgb24")
+    row = rgb[frame.height // 2]
+    names = [colour_name(row[int(frame.width * x)]) for x in (0.07, 0.5, 0.93)]
+    if names == ["white", "green", "blue"]:
+        return "bars"
+    return names[0] if len(set(names)) == 1 else "mixed"
+
+
 async def whep_play(args):
     pc = RTCPeerConnection(configuration(args))
-    stats = {"video_frames": 0, "audio_frames": 0, "width": 0, "height": 0}
+    stats = {"video_frames": 0, "audio_frames": 0, "width": 0, "height": 0, "max_gap_ms": 0}
     lumas = []
+    pictures = []  # [what it shows, ms after the first frame, frames] per change
     first = {}
     done = asyncio.Event()
     video = pc.addTransceiver("video", direction="recvonly")
@@ -265,6 +289,14 @@ async def whep_play(args):
             stats["width"], stats["height"] = frame.width, frame.height
             if "video" not in first:
                 first["video"] = now
+            if "last" in first:
+                stats["max_gap_ms"] = max(stats["max_gap_ms"], round((now - first["last"]) * 1000))
+            first["last"] = now
+            if args.pictures:
+                name = picture_name(frame)
+                if not pictures or pictures[-1][0] != name:
+                    pictures.append([name, round((now - first["video"]) * 1000), 0])
+                pictures[-1][2] += 1
             y = frame.to_ndarray(format="gray")
             lumas.append(y[::8, ::8].astype(numpy.float32))
             if len(lumas) > 2:
@@ -303,7 +335,7 @@ async def whep_play(args):
     moved = bool(len(lumas) == 2 and float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0)
     out = dict(stats, **rtp, fps=round((stats["video_frames"] - 1) / span, 1),
                first_frame_ms=round((first["video"] - posted) * 1000),
-               mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved, path=path,
+               mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved, path=path, pictures=pictures,
                answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")],
                answer_fingerprints=sorted({l.split(" ", 1)[1] for l in answer.splitlines()
                                            if l.startswith("a=fingerprint:sha-256 ")}))
@@ -686,6 +718,8 @@ def main():
     p.add_argument("--no-delete", action="store_true")
     p.add_argument("--patch", action="store_true", help="whep-crowd: each viewer PATCHes end-of-candidates to its session")
     p.add_argument("--drop", type=float, default=0.0, help="whep-play: share of video RTP packets to lose")
+    p.add_argument("--pictures", action="store_true",
+                   help="whep-play: report what the picture shows over time (colour or bars, when it changed)")
     p.add_argument("--mdns-name", help="whep-play/whip-publish: write this .local name instead of the candidates' address")
     p.add_argument("--turn", action="append", default=[], help="whep-play: a TURN server, turn://user:pass@host:port")
     p.add_argument("--relay-only", action="store_true", help="whep-play: relayed candidates only (needs --turn)")

@@ -1,0 +1,95 @@
+import GStreamer
+
+/// The elements that make a fallback's media (`capture.fallback`) in the format of the
+/// stream it stands in for, so that what follows the switch sees the same caps: raw media
+/// converted to the branch's raw caps, or, when the branch passes the source's encoding
+/// through, encoded to its codec at its size and rate (H.264 constrained baseline, which
+/// every H.264 decoder takes). They are made when the fallback goes on air and removed when
+/// the source is back.
+struct FallbackSlate: Sendable {
+    /// What to send.
+    let spec: FallbackSpec
+    /// The branch's medium.
+    let media: MediaKind
+    /// The codec the branch passes through (nil: the branch carries raw media).
+    let codec: Codec?
+
+    /// The size and rate used when the source's caps do not say (a VP8 depayloader's).
+    struct Picture: Sendable {
+        var width: Int
+        var height: Int
+        var fps: Int
+    }
+
+    /// The elements a fallback needs (checked before a run, with install hints).
+    static func requiredElements(_ spec: FallbackSpec, media: MediaKind, codec: Codec?) -> [String] {
+        var out = ["input-selector", "capsfilter"] + (media == .video ? ["videoconvert", "videoscale"] : ["audioconvert", "audioresample"])
+        switch spec.content {
+        case .pattern: out.append("videotestsrc")
+        case .silence: out.append("audiotestsrc")
+        case .image(let path): out += ["filesrc", FallbackImage.decoder(for: path) ?? "pngdec", "imagefreeze"]
+        }
+        if let codec {
+            out.append(DefaultElements.encoder(for: codec))
+            if let parser = DefaultElements.parser(for: codec) { out.append(parser) }
+        }
+        return out
+    }
+
+    /// The chain, in order, made with `b` and not yet added: its last element's src pad
+    /// gives the fallback in `caps` (the source's current caps on the switch).
+    func elements(matching caps: Caps, default picture: Picture, with b: GraphBuilder) throws(RunError) -> [Element] {
+        let at = spec.location
+        var chain = try source(with: b)
+        chain += media == .video
+            ? [try b.make("videoconvert", at: at), try b.make("videoscale", at: at)]
+            : [try b.make("audioconvert", at: at), try b.make("audioresample", at: at)]
+        guard let codec else { return chain + [try b.make("capsfilter", [("caps", caps.description)], at: at)] }
+        let fields = caps.structure(at: 0)
+        if media == .audio {
+            let channels = fields?.get("channels", as: Int.self) ?? 2
+            chain.append(try b.make("capsfilter", [("caps", "audio/x-raw,rate=48000,channels=\(channels)")], at: at))
+            return chain + (try b.encoderChain(EncodeSpec(codec: codec, bitrateKbps: 32, location: at), fps: picture.fps))
+        }
+        let width = fields?.get("width", as: Int.self) ?? picture.width, height = fields?.get("height", as: Int.self) ?? picture.height
+        let rate = Self.framerate(fields?.string(describing: "framerate")) ?? "\(picture.fps)/1"
+        let fps = Int(rate.split(separator: "/").first ?? "") ?? picture.fps
+        chain.append(try b.make("capsfilter", [("caps", "video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(rate)")], at: at))
+        var encode = EncodeSpec(codec: codec, bitrateKbps: 300, location: at)
+        encode.keyframeInterval = max(1, fps)
+        return chain + (try b.encoderChain(encode, fps: fps))
+    }
+
+    /// The source element(s): a live test pattern, a frozen picture, or live silence.
+    private func source(with b: GraphBuilder) throws(RunError) -> [Element] {
+        let at = spec.location
+        switch spec.content {
+        case .pattern(let pattern):
+            return [try b.make("videotestsrc", [("is-live", "true"), ("pattern", pattern)], at: at)]
+        case .silence:
+            return [try b.make("audiotestsrc", [("is-live", "true"), ("wave", "silence")], at: at)]
+        case .image(let path):
+            return [
+                try b.make("filesrc", [("location", path)], at: at), try b.make(FallbackImage.decoder(for: path) ?? "pngdec", at: at),
+                try b.make("videoconvert", at: at), try b.make("imagefreeze", [("is-live", "true")], at: at)
+            ]
+        }
+    }
+
+    /// `30/1` from a caps framerate, unless it is absent or 0 (a stream that does not say).
+    static func framerate(_ text: String?) -> String? {
+        guard let text, let slash = text.firstIndex(of: "/"), let n = Int(text[..<slash]), n > 0 else { return nil }
+        return text
+    }
+}
+
+/// A still picture file for `fallback: {image: …}`.
+enum FallbackImage {
+    /// The decoder for the file's type, by extension (nil: not a PNG or JPEG).
+    static func decoder(for path: String) -> String? {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".png") { return "pngdec" }
+        if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") { return "jpegdec" }
+        return nil
+    }
+}
