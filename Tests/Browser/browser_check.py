@@ -6,7 +6,9 @@
 
 play:    opens URL/, clicks Play on STREAM (WHEP), waits until the page's getStats figures
          show more than N decoded frames and a resolution, measures S more seconds, clicks
-         Stop and waits until the server's /streams.json shows no viewer.
+         Stop and waits until the server's /streams.json shows no viewer. With --watch W it
+         first records for W seconds what each decoded frame shows ("watched": {"pictures":
+         [[name, ms, frames], ...], "maxGapMs": ...}).
 publish: opens URL/, publishes the fake camera and microphone to NAME (WHIP), waits until the
          browser has sent N frames and the server's /whip.json shows N decoded frames for the
          session, measures S more seconds, clicks Stop and waits until the session has ended.
@@ -162,10 +164,46 @@ const deadline = performance.now() + 1500;
 """
 
 
-def picture_check(driver):
+WATCH_JS = """
+const done = arguments[arguments.length - 1], millis = arguments[0];
+const video = document.getElementById('play-video');
+const track = video.srcObject && video.srcObject.getVideoTracks()[0];
+if (!track || typeof MediaStreamTrackProcessor === 'undefined') { done({error: 'no track'}); return; }
+const reader = new MediaStreamTrackProcessor({track: track.clone()}).readable.getReader();
+const canvas = new OffscreenCanvas(64, 36), ctx = canvas.getContext('2d', {willReadFrequently: true});
+const colour = (p, x) => {
+  const i = (18 * 64 + x) * 4, [r, g, b] = [p[i], p[i + 1], p[i + 2]], hi = v => v > 180, lo = v => v < 70;
+  for (const [name, want] of [['red', [1, 0, 0]], ['green', [0, 1, 0]], ['blue', [0, 0, 1]], ['white', [1, 1, 1]], ['black', [0, 0, 0]]])
+    if ([r, g, b].every((v, k) => want[k] ? hi(v) : lo(v))) return name;
+  return 'other';
+};
+const runs = []; let gap = 0, last = null;
+const start = performance.now(), deadline = start + millis;
+(async () => {
+  while (performance.now() < deadline) {
+    const r = await Promise.race([reader.read(), new Promise(res => setTimeout(() => res({timeout: true}), 5000))]);
+    if (r.timeout || r.done) break;
+    const now = performance.now(), f = r.value;
+    ctx.drawImage(f, 0, 0, 64, 36); f.close();
+    const p = ctx.getImageData(0, 0, 64, 36).data, names = [colour(p, 4), colour(p, 32), colour(p, 60)];
+    const name = names.join() === 'white,green,blue' ? 'bars' : new Set(names).size === 1 ? names[0] : 'mixed';
+    if (last !== null) gap = Math.max(gap, now - last);
+    last = now;
+    if (runs.length && runs[runs.length - 1][0] === name) runs[runs.length - 1][2]++;
+    else runs.push([name, Math.round(now - start), 1]);
+  }
+  reader.cancel();
+  done({pictures: runs, maxGapMs: Math.round(gap)});
+})();
+"""
+
+
+def picture_check(driver, moving=True):
+    """The picture's figures once the page's <video> plays frames that are not black (and,
+    with `moving`, change), else None."""
     p = driver.execute_async_script(PICTURE_JS)
     ok = (p.get("readyState") == 4 and p.get("videoWidth", 0) > 0 and p.get("trackFrames", 0) >= 10
-          and p.get("meanLuma", 0) > 16 and p.get("maxFrameDiff", 0) > 0.5)
+          and p.get("meanLuma", 0) > 16 and (not moving or p.get("maxFrameDiff", 0) > 0.5))
     return p if ok else None
 
 
@@ -208,10 +246,16 @@ def run_play(driver, base, name, args):
         except Failure as e:
             raise Failure(f"{e}; last stats: {json.dumps(stats(driver, 'play'))}")
         grown_after = round(time.monotonic() - started - reached, 2)
-    picture = wait_for("the picture in the page's <video> (readyState 4, frames from the track, moving pixels)",
-                       args.timeout, lambda: picture_check(driver))
+    # A watched picture may be still (a colour): what it shows is checked from what is watched.
+    picture = wait_for("the picture in the page's <video> (readyState 4, frames from the track"
+                       + (")" if args.watch else ", moving pixels)"), args.timeout, lambda: picture_check(driver, not args.watch))
     viewers = get_json(base + "/streams.json")
     metric_start = read_metric(base, args.metric) if args.metric else None
+    watched = None
+    if args.watch:
+        log("WATCHING")  # for a test that changes the source now, as the browser watches
+        driver.set_script_timeout(args.watch + 15)
+        watched = driver.execute_async_script(WATCH_JS, int(args.watch * 1000))
     if args.measure > 0:
         time.sleep(args.measure)  # a measuring window, not synchronisation
         check_page_error(driver)
@@ -226,7 +270,7 @@ def run_play(driver, base, name, args):
         "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"), "codec": s.get("codec"),
         "packetsLost": s.get("packetsLost"), "firstFrameMs": s.get("firstFrameMs"),
         "iceState": s.get("iceState"), "path": s.get("path"),
-        "picture": picture,
+        "picture": picture, "watched": watched,
         "secondsToMinFrames": round(reached, 2),
         "viewersWhilePlaying": next((x["viewers"] for x in viewers if x["name"] == name), None),
         "metricStart": metric_start, "metricEnd": metric_end,
@@ -294,6 +338,8 @@ def main():
                    "again after --measure (e.g. sluice_stream_video_target_bitrate_bps)")
     p.add_argument("--wait-width", type=int, help="play: after --min-frames, wait (up to --timeout) until the decoded "
                    "width is this (a ladder viewer moving up)")
+    p.add_argument("--watch", type=float, help="play: once the picture is in, print WATCHING on stderr and record what "
+                   "the picture shows for this many seconds (a colour or bars, when each began, the longest wait between frames)")
     args = p.parse_args()
     global TOKEN
     TOKEN = args.token

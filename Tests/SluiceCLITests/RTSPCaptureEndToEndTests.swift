@@ -469,4 +469,56 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             "serve across a camera outage: \(view["video_frames"] ?? "?") frames, pictures \(pictures), longest wait for a frame \(gap) ms, fallback \(shown) s"
         )
     }
+
+    /// Chromium watches `Pipelines/rtsp-camera.yaml` through `sluice serve` while the camera
+    /// (red) goes away and another (white) answers 2 s later: its decoder takes the slate's
+    /// H.264 (constrained baseline, new SPS) and then the camera's again at its keyframe, in
+    /// one session, with no wait between two frames much longer than the fallback's 1 s.
+    func testChromiumSeesTheSlateThenTheCameraAgainThroughServe() throws {
+        try CLI.requireBrowserTools()
+        let port = 18673
+        let script = """
+            ip link set lo up
+            \(Self.startServer(port: 18672, "--pattern red --size 640x360 --gop 30"))
+            RTSP_URL=rtsp://127.0.0.1:18672/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
+              sleep 0.05
+            done
+            "$PYTHON" Tests/Browser/browser_check.py play http://127.0.0.1:\(port) rtsp-camera --min-frames 30 --measure 0 \\
+              --timeout 40 --watch 9 > "$TMP.chromium" 2> "$TMP.cerr" &
+            browser=$!
+            i=0; until grep -q WATCHING "$TMP.cerr"; do
+              i=$((i+1)); [ $i -lt 1200 ] && kill -0 $browser 2>/dev/null || break
+              sleep 0.05
+            done
+            sleep 2; kill $rtsp; wait $rtsp
+            sleep 2; mv "$TMP.rtsp" "$TMP.rtsp1"
+            \(Self.startServer(port: 18672, "--pattern white --size 640x360 --gop 30"))
+            wait $browser; echo "CHROMIUM-STATUS: $?"; echo "CHROMIUM: $(grep '^{' "$TMP.chromium" | tail -1)"
+            echo "CHROMIUM-ERR: $(tail -c 800 "$TMP.cerr" | tr '\\n' ' ')"
+            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
+            kill $rtsp; wait $rtsp
+            echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("chromium-slate").path],
+            timeout: 150, reportPath: nil)
+        let lines = r.keyedLines
+        XCTAssertEqual(lines["CHROMIUM-STATUS"], "0", r.stdout)
+        XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
+        let chromium = (lines["CHROMIUM"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        let watched = chromium["watched"] as? [String: Any] ?? [:]
+        let pictures = (watched["pictures"] as? [[Any]] ?? []).compactMap { run -> (String, Int, Int)? in
+            guard run.count == 3, let name = run[0] as? String, let at = run[1] as? Int, let frames = run[2] as? Int else { return nil }
+            return (name, at, frames)
+        }
+        let seen = pictures.filter { $0.2 >= 3 }.map(\.0).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        XCTAssertEqual(seen, ["red", "bars", "white"], "the camera, the slate, the second camera in Chromium: \(pictures) \(r.stdout)")
+        let gap = watched["maxGapMs"] as? Int ?? .max
+        XCTAssertLessThan(gap, 2500, "the slate fills the outage after 1 s: \(watched)")
+        print("Chromium across a camera outage: pictures \(pictures), longest wait for a frame \(gap) ms")
+    }
 }

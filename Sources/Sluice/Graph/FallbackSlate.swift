@@ -41,7 +41,8 @@ struct FallbackSlate: Sendable {
     func elements(matching caps: Caps, default picture: Picture, with b: GraphBuilder) throws(RunError) -> [Element] {
         let at = spec.location
         var chain = try source(with: b)
-        chain += media == .video
+        chain +=
+            media == .video
             ? [try b.make("videoconvert", at: at), try b.make("videoscale", at: at)]
             : [try b.make("audioconvert", at: at), try b.make("audioresample", at: at)]
         guard let codec else { return chain + [try b.make("capsfilter", [("caps", caps.description)], at: at)] }
