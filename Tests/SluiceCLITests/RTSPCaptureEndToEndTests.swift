@@ -96,6 +96,37 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             timeout: 90, reportPath: report)
     }
 
+    /// `sluice serve` of `Pipelines/rtsp-camera.yaml` in front of a red camera at port
+    /// `camera`; `viewer` (shell lines) starts a viewer in the background as `$viewer` and
+    /// waits until the outage should begin. The camera is then killed and replaced by a white
+    /// one 2 s later; `report` runs right after the viewer ends (its `$?` is the viewer's
+    /// status), then serve is stopped (`SERVE-STATUS`).
+    private func serveAcrossAnOutage(_ name: String, port: Int, camera: Int, viewer: String, report: String) throws -> CLIResult {
+        let script = """
+            ip link set lo up
+            \(Self.startServer(port: camera, "--pattern red --size 640x360 --gop 30"))
+            RTSP_URL=rtsp://127.0.0.1:\(camera)/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
+              sleep 0.05
+            done
+            \(viewer)
+            kill $rtsp; wait $rtsp
+            sleep 2; mv "$TMP.rtsp" "$TMP.rtsp1"
+            \(Self.startServer(port: camera, "--pattern white --size 640x360 --gop 30"))
+            wait $viewer
+            \(report)
+            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
+            kill $rtsp; wait $rtsp
+            echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
+            """
+        return try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent(name).path],
+            timeout: 150, reportPath: nil)
+    }
+
     /// The camera's H.264 crosses WebRTC untouched, with RTP from the camera interleaved in
     /// RTSP (TCP) and over UDP: the summary says passthrough, the recording after WebRTC plays
     /// the camera's red picture at its size (not the branch's 320×240: nothing scaled it), and
@@ -417,32 +448,18 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
     func testAViewerThroughServeKeepsItsSessionAcrossACameraOutage() throws {
         try CLI.requireBrowserTools()
         let port = 18579
-        let script = """
-            ip link set lo up
-            \(Self.startServer(port: 18580, "--pattern red --size 640x360 --gop 30"))
-            RTSP_URL=rtsp://127.0.0.1:18580/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
-            server=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
-              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
-              sleep 0.05
-            done
+        let viewer = """
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera \\
               --codec h264 --no-audio --seconds 11 --timeout 20 --pictures > "$TMP.view" 2> "$TMP.err" &
             viewer=$!
-            sleep 3; kill $rtsp; wait $rtsp
-            sleep 2; mv "$TMP.rtsp" "$TMP.rtsp1"
-            \(Self.startServer(port: 18580, "--pattern white --size 640x360 --gop 30"))
-            wait $viewer; echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"
+            sleep 3
+            """
+        let report = """
+            echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"
             echo "VIEW-ERR: $(tail -c 800 "$TMP.err" | tr '\\n' ' ')"
             echo "METRICS: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_source_' | tr '\\n' ' ')"
-            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
-            echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
             """
-        let r = try CLI.execute(
-            inNamespace: script,
-            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("serve-outage").path],
-            timeout: 120, reportPath: nil)
+        let r = try serveAcrossAnOutage("serve-outage", port: port, camera: 18580, viewer: viewer, report: report)
         let lines = r.keyedLines
         XCTAssertEqual(lines["VIEW-STATUS"], "0", r.stdout)
         let view = (lines["VIEW"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
@@ -457,16 +474,12 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             metrics.range(of: #"sluice_source_fallback_seconds_total\{[^}]*\} ([0-9.]+)"#, options: .regularExpression)
             .flatMap { Double(metrics[$0].split(separator: " ").last ?? "") } ?? 0
         XCTAssertGreaterThan(shown, 0.5, metrics)
-        let pictures = (view["pictures"] as? [[Any]] ?? []).compactMap { run -> (String, Int, Int)? in
-            guard run.count == 3, let name = run[0] as? String, let at = run[1] as? Int, let frames = run[2] as? Int else { return nil }
-            return (name, at, frames)
-        }
-        let seen = pictures.filter { $0.2 >= 3 }.map(\.0).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
-        XCTAssertEqual(seen, ["red", "bars", "white"], "the camera, the slate, the second camera: \(pictures)")
+        let pictures = PictureTimeline(view["pictures"])
+        XCTAssertEqual(pictures.sequence(), ["red", "bars", "white"], "the camera, the slate, the second camera: \(pictures.runs)")
         let gap = view["max_gap_ms"] as? Int ?? .max
         XCTAssertLessThan(gap, 2500, "the slate fills the outage after 1 s: \(view)")
         print(
-            "serve across a camera outage: \(view["video_frames"] ?? "?") frames, pictures \(pictures), longest wait for a frame \(gap) ms, fallback \(shown) s"
+            "serve across a camera outage: \(view["video_frames"] ?? "?") frames, pictures \(pictures.runs), longest wait for a frame \(gap) ms, fallback \(shown) s"
         )
     }
 
@@ -477,48 +490,30 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
     func testChromiumSeesTheSlateThenTheCameraAgainThroughServe() throws {
         try CLI.requireBrowserTools()
         let port = 18673
-        let script = """
-            ip link set lo up
-            \(Self.startServer(port: 18672, "--pattern red --size 640x360 --gop 30"))
-            RTSP_URL=rtsp://127.0.0.1:18672/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
-            server=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
-              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
-              sleep 0.05
-            done
+        let viewer = """
             "$PYTHON" Tests/Browser/browser_check.py play http://127.0.0.1:\(port) rtsp-camera --min-frames 30 --measure 0 \\
               --timeout 40 --watch 9 > "$TMP.chromium" 2> "$TMP.cerr" &
-            browser=$!
+            viewer=$!
             i=0; until grep -q WATCHING "$TMP.cerr"; do
-              i=$((i+1)); [ $i -lt 1200 ] && kill -0 $browser 2>/dev/null || break
+              i=$((i+1)); [ $i -lt 1200 ] && kill -0 $viewer 2>/dev/null || break
               sleep 0.05
             done
-            sleep 2; kill $rtsp; wait $rtsp
-            sleep 2; mv "$TMP.rtsp" "$TMP.rtsp1"
-            \(Self.startServer(port: 18672, "--pattern white --size 640x360 --gop 30"))
-            wait $browser; echo "CHROMIUM-STATUS: $?"; echo "CHROMIUM: $(grep '^{' "$TMP.chromium" | tail -1)"
-            echo "CHROMIUM-ERR: $(tail -c 800 "$TMP.cerr" | tr '\\n' ' ')"
-            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
-            echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
+            sleep 2
             """
-        let r = try CLI.execute(
-            inNamespace: script,
-            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("chromium-slate").path],
-            timeout: 150, reportPath: nil)
+        let report = """
+            echo "CHROMIUM-STATUS: $?"; echo "CHROMIUM: $(grep '^{' "$TMP.chromium" | tail -1)"
+            echo "CHROMIUM-ERR: $(tail -c 800 "$TMP.cerr" | tr '\\n' ' ')"
+            """
+        let r = try serveAcrossAnOutage("chromium-slate", port: port, camera: 18672, viewer: viewer, report: report)
         let lines = r.keyedLines
         XCTAssertEqual(lines["CHROMIUM-STATUS"], "0", r.stdout)
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
         let chromium = (lines["CHROMIUM"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         let watched = chromium["watched"] as? [String: Any] ?? [:]
-        let pictures = (watched["pictures"] as? [[Any]] ?? []).compactMap { run -> (String, Int, Int)? in
-            guard run.count == 3, let name = run[0] as? String, let at = run[1] as? Int, let frames = run[2] as? Int else { return nil }
-            return (name, at, frames)
-        }
-        let seen = pictures.filter { $0.2 >= 3 }.map(\.0).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
-        XCTAssertEqual(seen, ["red", "bars", "white"], "the camera, the slate, the second camera in Chromium: \(pictures) \(r.stdout)")
+        let pictures = PictureTimeline(watched["pictures"])
+        XCTAssertEqual(pictures.sequence(), ["red", "bars", "white"], "the camera, the slate, the second camera in Chromium: \(pictures.runs) \(r.stdout)")
         let gap = watched["maxGapMs"] as? Int ?? .max
         XCTAssertLessThan(gap, 2500, "the slate fills the outage after 1 s: \(watched)")
-        print("Chromium across a camera outage: pictures \(pictures), longest wait for a frame \(gap) ms")
+        print("Chromium across a camera outage: pictures \(pictures.runs), longest wait for a frame \(gap) ms")
     }
 }
