@@ -42,7 +42,8 @@ struct RecordingCapture: ParsedCapture {
                 return (modified ?? .distantPast) < now.addingTimeInterval(-settled)
             }
             guard let from else { return all }
-            let starts = all.map { template.startTime(of: $0, name: recordedName) ?? .distantPast }
+            let matcher = template.matcher(name: recordedName)
+            let starts = all.map { matcher.startTime(of: $0) ?? .distantPast }
             let first = starts.lastIndex { $0 <= from } ?? 0
             return Array(all[first...])
         }
@@ -58,8 +59,11 @@ struct RecordingCapture: ParsedCapture {
             decoder.fail("a recording capture needs the recording's path, e.g. `path: \"rec/{name}-%Y%m%d-%H%M%S.mp4\"`", at: location)
             return nil
         }
-        guard case .success(let template) = SegmentTemplate.parse(path) else {
-            if case .failure(let e) = SegmentTemplate.parse(path) { decoder.fail(e.message, at: pathEntry.value.location) }
+        let template: SegmentTemplate
+        switch SegmentTemplate.parse(path) {
+        case .success(let parsed): template = parsed
+        case .failure(let e):
+            decoder.fail(e.message, at: pathEntry.value.location)
             return nil
         }
         let recordedName = map.entry("name").flatMap { decoder.nonEmptyText($0) }

@@ -11,18 +11,23 @@ extension GraphBuilder {
         guard let record = branch.record, let settings = record.kind.settings(as: RecordSink.Settings.self) else { return nil }
         let path = settings.template.text
         if state.withLock({ $0.recordings[path] == nil }) {
-            let recording = try SegmentedRecording(settings, pipelineName: spec.name, at: record.location, with: self)
-            try add([recording.element])
-            var reserved: [MediaKind: Pad] = [:]
-            for other in spec.sendBranches where other.record?.kind.settings(as: RecordSink.Settings.self)?.template.text == path {
-                reserved[other.media] = try recording.pad(for: other.media, at: other.record?.location)
-            }
-            state.withLock {
-                $0.recordings[path] = Recording(fileSink: recording.fileSink, reserved: reserved)
-                $0.segmentNamers.append(recording.namer)
-            }
+            let media = spec.sendBranches.filter { $0.record?.kind.settings(as: RecordSink.Settings.self)?.template.text == path }.map(\.media)
+            try segmentedRecording(settings, media: media, at: record.location)
         }
         return try make("tee", [("allow-not-linked", "true")], at: record.location, name: "\(branch.media.rawValue)-record-tee")
+    }
+
+    /// Adds a segmented recording to `settings`' path with one reserved pad per medium of
+    /// `media`, and keeps it (`recordings`, by path) and its namer (for the summary).
+    func segmentedRecording(_ settings: RecordSink.Settings, media: [MediaKind], at location: SourceLocation?) throws(RunError) {
+        let recording = try SegmentedRecording(settings, pipelineName: spec.name, at: location, with: self)
+        try add([recording.element])
+        var reserved: [MediaKind: Pad] = [:]
+        for m in media { reserved[m] = try recording.pad(for: m, at: location) }
+        state.withLock {
+            $0.recordings[settings.template.text] = Recording(fileSink: recording.fileSink, reserved: reserved)
+            $0.segmentNamers.append(recording.namer)
+        }
     }
 
     /// Links `tee` (in the branch, linked) → queue (→ parser) → the recording's pad. Its end

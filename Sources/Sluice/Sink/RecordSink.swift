@@ -143,15 +143,8 @@ struct RecordSink: Sink {
             guard let s = branch.sink.kind.settings(as: Settings.self), b.state.withLock({ $0.recordings[s.template.text] == nil }) else { continue }
             byPath[s.template.text, default: (s, [], branch.sink.location)].media.append(branch.media)
         }
-        for (path, planned) in byPath.sorted(by: { $0.key < $1.key }) {
-            let recording = try SegmentedRecording(planned.settings, pipelineName: b.spec.name, at: planned.location, with: b)
-            try b.add([recording.element])
-            var reserved: [MediaKind: Pad] = [:]
-            for m in planned.media { reserved[m] = try recording.pad(for: m, at: planned.location) }
-            b.state.withLock {
-                $0.recordings[path] = Recording(fileSink: recording.fileSink, reserved: reserved)
-                $0.segmentNamers.append(recording.namer)
-            }
+        for (_, planned) in byPath.sorted(by: { $0.key < $1.key }) {
+            try b.segmentedRecording(planned.settings, media: planned.media, at: planned.location)
         }
     }
 }

@@ -68,7 +68,8 @@ final class SegmentNamer: Sendable {
     func prune(olderThan cutoff: Date, sparing current: String) -> [String] {
         let (directory, depth) = template.fixedDirectory
         var deleted: [String] = []
-        for path in Self.files(under: directory, depth: depth) where path != current && template.names(path, name: pipelineName) {
+        let matcher = template.matcher(name: pipelineName)
+        for path in Self.files(under: directory, depth: depth) where path != current && matcher.names(path) {
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                 attributes[.type] as? FileAttributeType == .typeRegular,
                 let modified = attributes[.modificationDate] as? Date, modified < cutoff

@@ -102,37 +102,27 @@ struct SegmentTemplate: Sendable, Equatable {
 
     /// Whether `path` is a segment this template could have named for the pipeline `name`
     /// (with the `-N` a name already taken gets before its extension).
-    func names(_ path: String, name: String) -> Bool {
-        guard let regex = try? NSRegularExpression(pattern: pattern(name: name)) else { return false }
-        let range = NSRange(path.startIndex..., in: path)
-        return regex.firstMatch(in: path, range: range)?.range == range
-    }
+    func names(_ path: String, name: String) -> Bool { matcher(name: name).names(path) }
 
     /// When the segment at `path` started, from the time in its name (local time, as it was
     /// written); nil when the template holds no time to the second or `path` is not its.
-    func startTime(of path: String, name: String) -> Date? {
+    func startTime(of path: String, name: String) -> Date? { matcher(name: name).startTime(of: path) }
+
+    /// The template's patterns for the pipeline `name`, compiled once for many paths.
+    func matcher(name: String) -> SegmentMatcher {
         let codes = pieces.compactMap { piece -> Character? in if case .time(let c) = piece { c } else { nil } }
         let full = Set("YmdHMS").isSubset(of: codes) || codes.contains("s")
-        guard full, let regex = try? NSRegularExpression(pattern: pattern(name: name, capturingTimes: true)) else { return nil }
-        let range = NSRange(path.startIndex..., in: path)
-        guard let match = regex.firstMatch(in: path, range: range), match.range == range else { return nil }
-        var fields: [Character: Int] = [:]
-        for (i, code) in codes.enumerated() {
-            guard let r = Range(match.range(at: i + 1), in: path), let v = Int(path[r]) else { return nil }
-            fields[code] = v
-        }
-        if let epoch = fields["s"] { return Date(timeIntervalSince1970: TimeInterval(epoch)) }
-        var parts = DateComponents()
-        (parts.year, parts.month, parts.day) = (fields["Y"], fields["m"], fields["d"])
-        (parts.hour, parts.minute, parts.second) = (fields["H"], fields["M"], fields["S"])
-        return Calendar.current.date(from: parts)
+        return SegmentMatcher(
+            path: try? NSRegularExpression(pattern: pattern(name: name)),
+            times: full ? try? NSRegularExpression(pattern: pattern(name: name, capturingTimes: true)) : nil, codes: codes)
     }
 
     /// The segments of the pipeline `name` that exist now, in the order they were written
     /// (their names sort so: times and numbers are zero-padded).
     func existingSegments(name: String) -> [String] {
         let (directory, depth) = fixedDirectory
-        return SegmentNamer.files(under: directory, depth: depth).filter { names($0, name: name) }.sorted()
+        let matcher = matcher(name: name)
+        return SegmentNamer.files(under: directory, depth: depth).filter { matcher.names($0) }.sorted()
     }
 
     private func pattern(name: String, capturingTimes: Bool = false) -> String {
@@ -152,6 +142,44 @@ struct SegmentTemplate: Sendable, Equatable {
             }
         }
         return pathExtension.isEmpty ? out + #"(-\d+)?"# : out
+    }
+}
+
+/// A template's patterns for one pipeline's segments, compiled once: which paths are its
+/// segments, and when each started.
+struct SegmentMatcher: Sendable {
+    private let path: NSRegularExpression?
+    /// The same, capturing each time field (nil: the template holds no time to the second).
+    private let times: NSRegularExpression?
+    /// The template's time conversions, in the order they are captured.
+    private let codes: [Character]
+
+    init(path: NSRegularExpression?, times: NSRegularExpression?, codes: [Character]) {
+        self.path = path
+        self.times = times
+        self.codes = codes
+    }
+
+    /// Whether `candidate` is one of the segments.
+    func names(_ candidate: String) -> Bool {
+        let range = NSRange(candidate.startIndex..., in: candidate)
+        return path?.firstMatch(in: candidate, range: range)?.range == range
+    }
+
+    /// When the segment at `candidate` started (local time), or nil.
+    func startTime(of candidate: String) -> Date? {
+        let range = NSRange(candidate.startIndex..., in: candidate)
+        guard let times, let match = times.firstMatch(in: candidate, range: range), match.range == range else { return nil }
+        var fields: [Character: Int] = [:]
+        for (i, code) in codes.enumerated() {
+            guard let r = Range(match.range(at: i + 1), in: candidate), let v = Int(candidate[r]) else { return nil }
+            fields[code] = v
+        }
+        if let epoch = fields["s"] { return Date(timeIntervalSince1970: TimeInterval(epoch)) }
+        var parts = DateComponents()
+        (parts.year, parts.month, parts.day) = (fields["Y"], fields["m"], fields["d"])
+        (parts.hour, parts.minute, parts.second) = (fields["H"], fields["M"], fields["S"])
+        return Calendar.current.date(from: parts)
     }
 }
 
