@@ -95,7 +95,7 @@ extension SluiceHTTPServer {
         guard let stream else { return problem(WHIP.HTTPError(404, "only a served pipeline's recording can be played")) }
         do {
             let (id, answer) = try await playbacks.addViewer(of: stream, at: at, offer: offer) { (spec: PipelineSpec) throws(RunError) in
-                try streams.unlistedHub(spec)
+                try streams.unlistedHub(spec, holdingUntilAViewer: true)
             }
             return created(id, answer)
         } catch {

@@ -44,6 +44,15 @@ public struct RGBRecording: Sendable {
         return [Int(data[i]), Int(data[i + 1]), Int(data[i + 2])]
     }
 
+    /// The mean absolute difference per byte between frame `frame` and frame `other` of
+    /// `recording` (same size; both must be in their files): 0 for identical pictures.
+    public func meanDifference(frame: Int, to recording: RGBRecording, frame other: Int) -> Double {
+        let a = data.startIndex + frame * frameBytes, b = recording.data.startIndex + other * frameBytes
+        var sum = 0
+        for i in 0..<frameBytes { sum += abs(Int(data[a + i]) - Int(recording.data[b + i])) }
+        return Double(sum) / Double(frameBytes)
+    }
+
     /// What a frame shows, named from three pixels of its middle row: a colour (`red`,
     /// `green`, `blue`, `white`, `black`), `bars` (SMPTE colour bars: white, green and blue
     /// from left to right), `mixed` or `other`.

@@ -33,8 +33,10 @@ extension GraphBuilder {
     }
 
     /// clocksync that plays a source which is not live (a file, a served stream) at the
-    /// pipeline clock's pace, from its first buffer on.
+    /// pipeline clock's pace, from its first buffer on; held there while `sourceHold` holds.
     func pacer(at location: SourceLocation?) throws(RunError) -> Element {
-        try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: location)
+        let pacer = try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: location)
+        if let sourceHold, let entrance = pacer.staticPad("sink") { sourceHold.hold(entrance) }
+        return pacer
     }
 }

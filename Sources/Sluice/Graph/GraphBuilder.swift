@@ -74,12 +74,15 @@ final class GraphBuilder: Sendable {
     /// `receive.audio.mix` of a room: its `audiomixer`.
     let mixState = Mutex<Element?>(nil)
 
+    /// Holds the paced sources' buffers until it is released (a playback for one viewer).
+    let sourceHold: SourceHold?
+
     init(
         spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
-        stageTimer: StageTimer? = nil
+        stageTimer: StageTimer? = nil, sourceHold: SourceHold? = nil
     ) {
         self.spec = spec; self.pipeline = pipeline; self.counters = counters; self.sendEndsInTee = sendEndsInTee
-        self.stageTimer = stageTimer
+        self.stageTimer = stageTimer; self.sourceHold = sourceHold
     }
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.

@@ -87,14 +87,16 @@ public final class StreamDirectory: Sendable {
         return hub
     }
 
-    /// Builds and starts `spec` as a stream this directory does not list (a viewer's own
-    /// playback of a recording), with the recipe, addresses and viewer limits of its streams.
-    public func unlistedHub(_ spec: PipelineSpec) throws(RunError) -> StreamHub {
+    /// Builds and starts `spec` with the recipe, addresses and viewer limits of this
+    /// directory's streams, without listing it (`start` lists it). A viewer's own playback of
+    /// a recording is `holdingUntilAViewer`: its sources wait for that viewer's connection,
+    /// so the viewer sees them from the first frame.
+    public func unlistedHub(_ spec: PipelineSpec, holdingUntilAViewer: Bool = false) throws(RunError) -> StreamHub {
         var hubRecipe = recipe
         hubRecipe.addresses = spec.transport.ice.addresses.isEmpty ? defaultAddresses : spec.transport.ice.addresses
         hubRecipe.latencyMs = spec.transport.latencyMs
         if let own = spec.transport.dtlsCertificate { hubRecipe.certificate = own }
-        return try StreamHub(spec: spec, recipe: hubRecipe, viewerLimits: viewerLimits)
+        return try StreamHub(spec: spec, recipe: hubRecipe, viewerLimits: viewerLimits, holdingUntilAViewer: holdingUntilAViewer)
     }
 
     /// Lists a stream built elsewhere (`SluiceHTTPServer(streams:)`).

@@ -42,10 +42,12 @@ public final class StreamHub: Sendable {
     }
 
     /// Builds and starts the send branches of `spec`; each viewer's webrtcbin is made by
-    /// `recipe`, and viewers are watched within `viewerLimits`.
+    /// `recipe`, and viewers are watched within `viewerLimits`. With `holdingUntilAViewer`,
+    /// its paced sources (files, recordings) wait for the first viewer's connection, so that
+    /// viewer sees them from their first frame.
     public init(
         spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil,
-        viewerLimits: ViewerLimits = ViewerLimits()
+        viewerLimits: ViewerLimits = ViewerLimits(), holdingUntilAViewer: Bool = false
     ) throws(RunError) {
         guard spec.send?.video != nil || spec.send?.audio != nil else {
             throw RunError("pipeline '\(spec.name)' has nothing to serve: it has no send section", at: spec.transport.location)
@@ -53,7 +55,9 @@ public final class StreamHub: Sendable {
         self.spec = spec
         pipeline = SendLatency.pipeline(named: "hub-\(spec.name)")
         stageTimer?.watch(pipeline)
-        builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer)
+        let hold = holdingUntilAViewer ? SourceHold() : nil
+        builder = GraphBuilder(
+            spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer, sourceHold: hold)
         for branch in spec.sendBranches {
             try builder.buildSend(branch, into: nil)
         }
@@ -82,6 +86,7 @@ public final class StreamHub: Sendable {
                 }
             }
         }
+        if let hold { viewers.onConnected { hold.release() } }
         Self.routeBusMessages(of: pipeline, to: events, supervisor: builder.supervisor) { [weak builder] in builder?.sourceLabel(of: $0) }
         let stopHandler = stopHandler
         control = PipelineControl(spec: spec, builder: builder, channels: nil, events: events) {
@@ -166,6 +171,7 @@ public final class StreamHub: Sendable {
     /// (end-of-stream first, bounded by `drainTimeout`). The event log ends with it.
     public func stop(drainTimeout: Double = 2) async {
         builder.supervisor.stop()
+        builder.sourceHold?.release() // held sources would keep the end of stream from passing
         ticker.withLock {
             $0?.cancel(); $0 = nil
         }

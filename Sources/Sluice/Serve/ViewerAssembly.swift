@@ -51,13 +51,14 @@ struct ViewerAssembly {
 
     /// When its connection is up, opens the gates, and asks the shared encoders for the
     /// keyframe the viewer needs to start decoding (one asked for earlier would be dropped).
-    func opener(for peer: WebRTCPeer, connectTimeout: Double) -> Task<Void, Never> {
+    func opener(for peer: WebRTCPeer, connectTimeout: Double, then connected: (@Sendable () -> Void)? = nil) -> Task<Void, Never> {
         let entrances = entrances, gates = gates
         return Task.detached {
             _ = await peer.wait(timeout: connectTimeout) { $0.connection == "connected" }
             if Task.isCancelled { return }
             for gate in gates { gate.open() }
             for entrance in entrances { entrance.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+            connected?()
         }
     }
 }

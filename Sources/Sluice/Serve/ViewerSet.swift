@@ -41,6 +41,8 @@ final class ViewerSet: Sendable {
     let encoderRate: SharedEncoderRate?
     /// Rung moves of viewers that left (so the totals never go back).
     private let departedMoves = Mutex<(up: Int, down: Int)>((0, 0))
+    /// Called once a viewer's connection is up and its start gates are open.
+    private let connected = Mutex<(@Sendable () -> Void)?>(nil)
 
     struct Viewer: @unchecked Sendable { // elements are MT-safe GstObjects; the struct is only touched under `viewers`
         var webrtcbin: Element
@@ -67,6 +69,9 @@ final class ViewerSet: Sendable {
     deinit { reaper.withLock { $0?.cancel() } }
 
     var count: Int { viewers.withLock { $0.count } }
+
+    /// Calls `handler` each time a viewer's connection is up and its start gates are open.
+    func onConnected(_ handler: @escaping @Sendable () -> Void) { connected.withLock { $0 = handler } }
 
     /// Viewers removed so far, by reason (`deleted`, `failed`, `never-connected`, `ice-failed`,
     /// `silent`, `shutdown`).
@@ -130,7 +135,7 @@ final class ViewerSet: Sendable {
         let peer = recipe.peer(parts.webrtcbin, label: "viewer")
         let answer = try await peer.answer(offer: plan.offerToApply)
         try parts.link { flow in health.fail("its branch stopped (\(flow))") }
-        let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout)
+        let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout, then: connected.withLock { $0 })
         let viewer = Viewer(
             webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
             health: health, traffic: traffic, opener: opener, ladder: parts.ladder)
