@@ -34,3 +34,4 @@ GstClockTime sluice_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer
 GstClockTime sluice_buffer_duration(GstBuffer *buffer) { return GST_BUFFER_DURATION(buffer); }
 GstBuffer *sluice_pad_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
 GstEvent *sluice_pad_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
+GRecMutex *sluice_element_state_lock(GstElement *element) { return GST_STATE_GET_LOCK(element); }

@@ -110,6 +110,17 @@ public class Element: Object, @unchecked Sendable {
         return State(rawValue: Int32(bitPattern: cur.rawValue)) ?? .voidPending
     }
 
+    /// Runs `body` holding the element's state lock (`GST_STATE_LOCK`), the recursive lock
+    /// `gst_element_set_state` holds for a whole change. Another thread's change of this
+    /// element's state then either finished before `body` or starts after it, never in between;
+    /// `body` itself may change the state. Keep `body` short: state changes of this element wait.
+    public func withStateLock<T>(_ body: () throws -> T) rethrows -> T {
+        let lock = sluice_element_state_lock(element)
+        g_rec_mutex_lock(lock)
+        defer { g_rec_mutex_unlock(lock) }
+        return try body()
+    }
+
     /// Makes the element follow its parent's state (after adding it to a running bin).
     @discardableResult
     public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(element) != 0 }

@@ -44,4 +44,7 @@ GstClockTime sluice_buffer_pts(GstBuffer *buffer);
 GstClockTime sluice_buffer_duration(GstBuffer *buffer);
 GstBuffer *sluice_pad_probe_info_buffer(GstPadProbeInfo *info);
 GstEvent *sluice_pad_probe_info_event(GstPadProbeInfo *info);
+
+/* GST_STATE_GET_LOCK: the recursive mutex gst_element_set_state holds for a whole change. */
+GRecMutex *sluice_element_state_lock(GstElement *element);
 #endif

@@ -101,8 +101,33 @@ public struct DTLSCertificate: Sendable, Equatable {
         webrtcbin.connect("element-added") { (args: borrowing SignalArguments) -> Void in
             guard let bin = args.object(1, as: Bin.self) else { return }
             for child in bin.children where child.factoryName == "dtlssrtpdec" {
-                try? child.set("pem", pem)
+                Self.present(pem, on: child)
             }
+        }
+    }
+
+    /// Sets `pem` on a transport's `dtlssrtpdec` (or a `dtlsdec`), whatever its state.
+    ///
+    /// Setting `pem` makes the inner `dtlsdec` drop its DTLS connection and make a new one, and
+    /// `dtlsdec` connects the handler that accepts the peer's certificate only as it goes from
+    /// NULL to READY. A connection made after that refuses every certificate ("certificate
+    /// verify failed"). webrtcbin adds a transport's receive bin while the pipeline may be
+    /// bringing its children up in another thread (a prerolling pipeline's asynchronous
+    /// PAUSED → PLAYING), so `dtlsdec` can already be READY here. Under its state lock, such a
+    /// `dtlsdec` is taken back to NULL and up again, which connects the handler to the new
+    /// connection. No DTLS packet can have reached it yet: the transport's ICE starts later.
+    static func present(_ pem: String, on element: Element) {
+        let dtlsdec = element.factoryName == "dtlsdec" ? element : element.cast(to: Bin.self)?.children.first { $0.factoryName == "dtlsdec" }
+        guard let dtlsdec else {
+            try? element.set("pem", pem)
+            return
+        }
+        dtlsdec.withStateLock {
+            try? element.set("pem", pem)
+            let state = dtlsdec.currentState()
+            guard state != .null else { return }
+            dtlsdec.setState(.null)
+            dtlsdec.setState(state)
         }
     }
 

@@ -76,4 +76,46 @@ final class DTLSCertificateTests: XCTestCase {
         let summary = try await PipelineRun(spec: spec).run(options: RunOptions(duration: 2))
         XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 20)
     }
+
+    /// A certificate given to a transport whose `dtlsdec` is already READY (webrtcbin adds the
+    /// receive bin while another thread may be bringing the pipeline up) still accepts the
+    /// peer: the handshake between two `dtlssrtpenc`/`dtlssrtpdec` ends completes, and each end
+    /// read the other's certificate. Before `present` took such an element down and up again,
+    /// the new connection refused every certificate ("certificate verify failed"), about one
+    /// WHEP `?at=` playback in four.
+    func testACertificateGivenToARunningTransportStillAcceptsThePeer() throws {
+        let a = try DTLSCertificate.generateECDSA(commonName: "end-a")
+        let b = try DTLSCertificate.generateECDSA(commonName: "end-b")
+        let pipeline = Pipeline(name: "dtls-pair")
+        let idA = "sluice-test-a-\(UUID().uuidString)", idB = "sluice-test-b-\(UUID().uuidString)"
+        let encA = try Element.make("dtlssrtpenc"), decA = try Element.make("dtlssrtpdec")
+        let encB = try Element.make("dtlssrtpenc"), decB = try Element.make("dtlssrtpdec")
+        for (element, id) in [(encA, idA), (decA, idA), (encB, idB), (decB, idB)] { try element.set("connection-id", id) }
+        try encA.set("is-client", true)
+        try encB.set("is-client", false)
+        try pipeline.add([encA, decA, encB, decB])
+        try encA.link(decB)
+        try encB.link(decA)
+        DTLSCertificate.present(b.pem, on: decB)
+        XCTAssertNotEqual(decA.setState(.ready), .failure, "end A's dtlsdec is up before its certificate")
+        DTLSCertificate.present(a.pem, on: decA)
+        XCTAssertNotEqual(pipeline.setState(.playing), .failure)
+        defer { pipeline.setState(.null) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        var peers: (ofA: String?, ofB: String?) = (nil, nil)
+        while ContinuousClock.now < deadline, peers.ofA == nil || peers.ofB == nil {
+            if let message = pipeline.bus.pop(timeout: 50_000_000), message.kind == .error {
+                XCTFail("the handshake failed: \(message.parsedError?.message ?? "?") \(message.parsedError?.debug ?? "")")
+                return
+            }
+            peers = (decA.get("peer-pem", as: String.self), decB.get("peer-pem", as: String.self))
+        }
+        let certificateOf = { (pem: String) in String(pem[..<pem.range(of: "-----BEGIN PRIVATE KEY-----")!.lowerBound]) }
+        XCTAssertEqual(peers.ofA.map(Self.certificateLines), Self.certificateLines(certificateOf(b.pem)), "end A saw B's certificate")
+        XCTAssertEqual(peers.ofB.map(Self.certificateLines), Self.certificateLines(certificateOf(a.pem)), "end B saw A's certificate")
+    }
+
+    private static func certificateLines(_ pem: String) -> [Substring] {
+        pem.split(whereSeparator: \.isNewline).filter { !$0.isEmpty }
+    }
 }
