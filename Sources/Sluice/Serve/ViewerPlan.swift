@@ -12,13 +12,21 @@ struct ViewerPlan {
     /// The offer with the header extensions Sluice does not write removed (see
     /// `SDPRewrite.keepingExtensions`).
     let offerToApply: String
+    /// What the server should say about how the offer was met (a profile sent on another
+    /// payload type).
+    private(set) var notes: [String] = []
 
     /// The most media sections an offer may have (browsers offer 2–3; a camera API offer 3).
     static let maxSections = 16
 
     /// With `adaptiveVideo`, a video track takes the offer's transport-wide congestion
-    /// control (extension and `transport-cc` feedback) when it has it.
-    init(offer: String, outputs: [(media: MediaKind, codec: Codec)], adaptiveVideo: Bool = false) throws(ViewerOfferError) {
+    /// control (extension and `transport-cc` feedback) when it has it. `h264Profiles` gives
+    /// the H.264 profile a medium's stream has when it is not Sluice's own Constrained
+    /// Baseline (a camera passed through): only payload types whose decoder takes it qualify.
+    init(
+        offer: String, outputs: [(media: MediaKind, codec: Codec)], adaptiveVideo: Bool = false,
+        h264Profiles: [MediaKind: H264Profile] = [:]
+    ) throws(ViewerOfferError) {
         let session = SDPSession(offer)
         guard !session.media.isEmpty else { throw ViewerOfferError("the offer has no media section") }
         guard session.media.count <= Self.maxSections else {
@@ -30,9 +38,16 @@ struct ViewerPlan {
             for (i, section) in session.media.enumerated() where !used.contains(i) {
                 guard section.kind == output.media.rawValue, section.remoteReceives,
                     section.port != 0 || section.mid.map(session.bundleGroup.contains) == true,
-                    let choice = CodecMatch.choose(output.codec.encodingName, in: section)
+                    let choice = CodecMatch.choose(
+                        output.codec.encodingName, in: section, h264: h264Profiles[output.media] ?? .sluiceEncoded,
+                        usable: RTPSendParameters.payloaderPayloadTypes)
                 else { continue }
                 used.insert(i)
+                if let other = choice.profileDecodedAt, let profile = h264Profiles[output.media] {
+                    notes.append(
+                        "the stream's H.264 is \(profile); the viewer's decoder for it is at payload type \(other), which "
+                            + "GStreamer 1.22's payloader cannot number (96–127 only), so it goes out at \(choice.payloadType)")
+                }
                 tracks.append(
                     (
                         i,
@@ -45,21 +60,48 @@ struct ViewerPlan {
                 break
             }
         }
-        guard !tracks.isEmpty else {
-            let offered = session.media.map { m in
-                "\(m.kind) (\(m.direction)): " + (m.formats.map(\.encoding).filter { !$0.isEmpty && $0 != "RTX" }.joined(separator: ", "))
-            }.joined(separator: "; ")
-            let have = outputs.map { "\($0.media.rawValue) \($0.codec.encodingName)" }.joined(separator: ", ")
-            throw ViewerOfferError(
-                "the offer has no media section this stream can be sent on: the stream has \(have); "
-                    + "the offer has \(offered.isEmpty ? "nothing" : offered)")
-        }
+        guard !tracks.isEmpty else { throw Self.noMatch(session, outputs: outputs, h264Profiles: h264Profiles) }
         self.tracks = tracks.sorted { $0.index < $1.index }.map(\.track)
         let twcc = self.tracks.contains { $0.parameters.twccExtensionID != nil }
         offerToApply = SDPRewrite.keepingExtensions(
             twcc
                 ? [RTPHeaderExtension.mid, RTPHeaderExtension.transportWideCC]
                 : [RTPHeaderExtension.mid], in: offer)
+    }
+}
+
+extension ViewerPlan {
+    /// The refusal of an offer with nothing the stream can be sent on: what the stream has,
+    /// what the offer has (H.264 with each payload type's profile), and, when only an H.264
+    /// profile stood in the way, what would serve it.
+    fileprivate static func noMatch(
+        _ session: SDPSession, outputs: [(media: MediaKind, codec: Codec)], h264Profiles: [MediaKind: H264Profile]
+    ) -> ViewerOfferError {
+        let offered = session.media.map { m in
+            "\(m.kind) (\(m.direction)): " + m.formats.compactMap(Self.describe).joined(separator: ", ")
+        }.joined(separator: "; ")
+        let have = outputs.map { o in
+            "\(o.media.rawValue) \(o.codec.encodingName)" + (h264Profiles[o.media].map { " \($0)" } ?? "")
+        }.joined(separator: ", ")
+        let profileOnly = outputs.contains { o in
+            o.codec == .h264 && h264Profiles[o.media] != nil
+                && session.media.contains { $0.kind == o.media.rawValue && $0.formats.contains { $0.encoding == "H264" } }
+        }
+        let hint =
+            profileOnly
+            ? ". The stream's H.264 is passed through from its source, so its profile cannot change: the viewer must offer "
+                + "a profile that decodes it (browsers offer High), or the stream must be encoded again (`encode: { codec: h264 }`)"
+            : ""
+        return ViewerOfferError(
+            "the offer has no media section this stream can be sent on: the stream has \(have); "
+                + "the offer has \(offered.isEmpty ? "nothing" : offered)\(hint)")
+    }
+
+    private static func describe(_ f: SDPMediaDescription.Format) -> String? {
+        guard !f.encoding.isEmpty, f.encoding != "RTX" else { return nil }
+        guard f.encoding == "H264" else { return f.encoding }
+        let mode = f.parameters["packetization-mode"] == "1" ? "" : " packetization-mode \(f.parameters["packetization-mode"] ?? "0")"
+        return "H264 " + (CodecMatch.h264Profile(of: f)?.description ?? "(profile-level-id \(f.parameters["profile-level-id"] ?? "?"))") + mode
     }
 }
 

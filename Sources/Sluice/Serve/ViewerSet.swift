@@ -94,12 +94,14 @@ final class ViewerSet: Sendable {
         let plan: ViewerPlan
         do {
             let ladder = available.contains { !$0.renditions.isEmpty }
+            let profiles = available.reduce(into: [MediaKind: H264Profile]()) { $0[$1.media] = $1.h264Profile }
             plan = try ViewerPlan(
                 offer: offer, outputs: available.map { ($0.media, $0.codec) },
-                adaptiveVideo: encoderRate != nil || ladder)
+                adaptiveVideo: encoderRate != nil || ladder, h264Profiles: profiles)
         } catch {
             throw RunError(error.description)
         }
+        for note in plan.notes { Self.logger.notice("a viewer of '\(stream)': \(note)") }
         let id = UUID().uuidString.lowercased()
         let webrtcbin: Element
         do { webrtcbin = try recipe.make("viewer-\(id)", in: pipeline) } catch {

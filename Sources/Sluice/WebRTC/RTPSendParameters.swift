@@ -51,6 +51,10 @@ struct RTPSendParameters: Sendable, Equatable {
             twccExtensionID: congestionControl ? choice.twccExtensionID : nil)
     }
 
+    /// The payload types GStreamer 1.22's payloaders can write: their src templates say
+    /// `payload=[96, 127]`, and caps negotiation is filtered by them.
+    static let payloaderPayloadTypes = 96...127
+
     static func randomSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
 
     /// The RTP caps for the payloader's output and the transceiver's codec preferences.

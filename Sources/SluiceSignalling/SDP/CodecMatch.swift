@@ -13,54 +13,72 @@ public enum CodecMatch {
         /// The offer's header extension id for transport-wide congestion control, when the
         /// chosen format also asks for `transport-cc` feedback (both are needed for it).
         public var twccExtensionID: Int?
+        /// Set when the stream goes out on a payload type whose declared H.264 profile is
+        /// narrower than the stream's: the offer's only payload types for a decoder that takes
+        /// the stream's profile were outside the usable numbers (this is the first of them).
+        public var profileDecodedAt: Int?
+
+        /// A choice of `payloadType` and its offer's companions.
+        public init(payloadType: Int, rtxPayloadType: Int? = nil, midExtensionID: Int? = nil, twccExtensionID: Int? = nil, profileDecodedAt: Int? = nil) {
+            self.payloadType = payloadType; self.rtxPayloadType = rtxPayloadType; self.midExtensionID = midExtensionID
+            self.twccExtensionID = twccExtensionID; self.profileDecodedAt = profileDecodedAt
+        }
     }
 
     /// The best payload type in `media` for a stream encoded as `encoding` (`VP8`, `VP9`,
-    /// `H264`, `OPUS`), or nil if the section offers nothing that can carry it.
+    /// `H264`, `OPUS`), or nil if the section offers nothing that can carry it. Only payload
+    /// types in `usable` are chosen (GStreamer 1.22's payloaders number 96–127 only).
     ///
-    /// - H.264 (RFC 6184): Sluice sends Constrained Baseline with `packetization-mode=1`
-    ///   (FU-A fragments), so only mode-1 payload types qualify, and among them a profile a
-    ///   Constrained Baseline stream decodes on: Constrained Baseline first, then Baseline,
-    ///   Main and High, each in the offer's order.
+    /// - H.264 (RFC 6184): Sluice packetizes with `packetization-mode=1` (FU-A fragments), so
+    ///   only mode-1 payload types qualify, and among them one whose profile decodes the
+    ///   stream's `h264` profile (`H264Profile.decodes`; Sluice's own encoders make
+    ///   Constrained Baseline, the default). The simplest such profile wins, then the offer's
+    ///   order. The answer keeps the chosen payload type's `profile-level-id`, as RFC 6184
+    ///   §8.2.2 asks (the profile is symmetric); the stream's profile is within it.
+    ///   When the only payload types whose decoder takes the stream are outside `usable`
+    ///   (Chromium offers High only as High 4:4:4 at a number below 96), the viewer's decoder
+    ///   has said it decodes the stream: it goes out on the usable mode-1 payload type with
+    ///   the richest profile, and `profileDecodedAt` says so.
     /// - VP9 (RFC 9628 draft `profile-id`): profile 0 only.
     /// - Opus: 48 kHz stereo as RFC 7587 requires.
-    public static func choose(_ encoding: String, in media: SDPMediaDescription) -> Choice? {
+    public static func choose(
+        _ encoding: String, in media: SDPMediaDescription, h264 stream: H264Profile = .sluiceEncoded,
+        usable: ClosedRange<Int> = 0...127
+    ) -> Choice? {
         let name = encoding.uppercased()
         let candidates = media.formats.filter { $0.encoding == name && acceptable($0, name) }
-        let best: SDPMediaDescription.Format?
+        var best: SDPMediaDescription.Format?, decodedAt: Int?
         if name == "H264" {
-            best = candidates.min { h264Rank($0) < h264Rank($1) }
+            let ranked = candidates.compactMap { f in h264Profile(of: f).flatMap { p in p.family.map { (format: f, family: $0, profile: p) } } }
+            let decoding = ranked.filter { $0.profile.decodes(stream) }
+            best = decoding.filter { usable.contains($0.format.payloadType) }.min { $0.family < $1.family }?.format
+            if best == nil, let first = decoding.first {
+                best = ranked.filter { usable.contains($0.format.payloadType) }.max { $0.family < $1.family }?.format
+                decodedAt = best == nil ? nil : first.format.payloadType
+            }
         } else {
-            best = candidates.first
+            best = candidates.first { usable.contains($0.payloadType) }
         }
         guard let best else { return nil }
         let twcc = best.feedback.contains("transport-cc") ? media.extensionID(RTPHeaderExtension.transportWideCC) : nil
         return Choice(
             payloadType: best.payloadType, rtxPayloadType: media.rtxPayloadType(for: best.payloadType),
-            midExtensionID: media.extensionID(RTPHeaderExtension.mid), twccExtensionID: twcc)
+            midExtensionID: media.extensionID(RTPHeaderExtension.mid), twccExtensionID: twcc, profileDecodedAt: decodedAt)
     }
 
     static func acceptable(_ f: SDPMediaDescription.Format, _ name: String) -> Bool {
         switch name {
         case "VP8": return f.clockRate == 90000
         case "VP9": return f.clockRate == 90000 && (f.parameters["profile-id"] ?? "0") == "0"
-        case "H264": return f.clockRate == 90000 && f.parameters["packetization-mode"] == "1" && h264Rank(f) < 4
+        case "H264": return f.clockRate == 90000 && f.parameters["packetization-mode"] == "1"
         case "OPUS": return f.clockRate == 48000 && (f.channels ?? 2) == 2
         default: return false
         }
     }
 
-    /// 0 Constrained Baseline, 1 Baseline, 2 Main, 3 High, 4 anything else (unusable).
-    static func h264Rank(_ f: SDPMediaDescription.Format) -> Int {
-        // RFC 6184: absent means 420010 (Baseline, level 1.0).
-        let pli = f.parameters["profile-level-id"] ?? "420010"
-        guard pli.count == 6, let value = UInt32(pli, radix: 16) else { return 4 }
-        let profile = (value >> 16) & 0xff, iop = (value >> 8) & 0xff
-        switch profile {
-        case 0x42: return iop & 0x40 != 0 ? 0 : 1
-        case 0x4d: return iop & 0x80 != 0 ? 0 : 2 // Main with constraint_set0: Constrained Baseline
-        case 0x64: return 3
-        default: return 4
-        }
+    /// The profile a format's decoder is offered for (RFC 6184: absent means `420010`,
+    /// Baseline level 1); nil if `profile-level-id` is not six hex digits.
+    public static func h264Profile(of f: SDPMediaDescription.Format) -> H264Profile? {
+        H264Profile(profileLevelID: f.parameters["profile-level-id"] ?? "420010")
     }
 }

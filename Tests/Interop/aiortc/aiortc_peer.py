@@ -202,7 +202,7 @@ async def exchange(pc, url, token, headers_out=None):
     exchange.posted = time.monotonic()
     status, headers, text = await http("POST", url, offer, token)
     if status != 201:
-        raise Failure(f"POST {url} answered {status}: {text.strip()[:300]}")
+        raise Failure(f"POST {url} answered {status}: {text.strip()[:800]}")
     if headers_out is not None:
         headers_out.update(headers)
     await pc.setRemoteDescription(RTCSessionDescription(sdp=text, type="answer"))

@@ -2,11 +2,12 @@
 """An RTSP server for Sluice's rtsp capture tests, built on gst-rtsp-server (Debian's
 gir1.2-gst-rtsp-server-1.0 with python3-gi): the kind of server an IP camera runs.
 
-It streams a live test picture encoded by x264enc (H.264, constrained baseline) or vp8enc,
+It streams a live test picture encoded by x264enc (H.264, constrained baseline unless
+--profile says main or high) or vp8enc,
 optionally with an Opus tone.
 
     /usr/bin/python3 Tests/Interop/rtsp/server.py --port 8554 [--path /cam] [--codec h264]
-        [--pattern red] [--size 640x360] [--fps 30] [--gop 60] [--audio]
+        [--pattern red] [--size 640x360] [--fps 30] [--gop 60] [--profile high] [--audio]
         [--transport tcp|udp|any] [--user NAME --password-env VAR [--auth digest|basic]]
 
 With --user, clients must authenticate (digest by default, as most cameras ask) with the
@@ -27,8 +28,8 @@ gi.require_version("GstRtspServer", "1.0")
 from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 ENCODERS = {
-    "h264": "x264enc tune=zerolatency speed-preset=ultrafast key-int-max={gop} bitrate=1500 "
-    "! video/x-h264,profile=constrained-baseline ! rtph264pay name=pay0 pt=96 config-interval=-1",
+    "h264": "x264enc tune=zerolatency speed-preset={preset} key-int-max={gop} bitrate=1500 "
+    "! video/x-h264,profile={profile} ! rtph264pay name=pay0 pt=96 config-interval=-1",
     "vp8": "vp8enc deadline=1 keyframe-max-dist={gop} target-bitrate=1500000 ! rtpvp8pay name=pay0 pt=96",
 }
 
@@ -38,7 +39,10 @@ def launch(args):
     video = (
         f"videotestsrc is-live=true pattern={args.pattern} ! "
         f"video/x-raw,width={width},height={height},framerate={args.fps}/1 ! "
-        + ENCODERS[args.codec].format(gop=args.gop)
+        # ultrafast turns off what Main and High add (CABAC, 8x8 transforms), so x264 would
+        # write Constrained Baseline whatever profile the caps allow.
+        + ENCODERS[args.codec].format(
+            gop=args.gop, profile=args.profile, preset="ultrafast" if args.profile == "constrained-baseline" else "superfast")
     )
     audio = " audiotestsrc is-live=true wave=sine freq=440 ! audioconvert ! opusenc ! rtpopuspay name=pay1 pt=97"
     return "( " + video + (audio if args.audio else "") + " )"
@@ -74,6 +78,7 @@ def main():
     p.add_argument("--size", default="640x360")
     p.add_argument("--fps", type=int, default=30)
     p.add_argument("--gop", type=int, default=60)
+    p.add_argument("--profile", default="constrained-baseline", help="the H.264 profile x264enc makes (main, high)")
     p.add_argument("--audio", action="store_true")
     p.add_argument("--transport", choices=["any", "tcp", "udp"], default="any")
     p.add_argument("--user")

@@ -1,0 +1,88 @@
+import SluiceSignalling
+import XCTest
+
+/// H.264 profiles as SDP and GStreamer write them, which decoder takes which stream, and the
+/// payload type chosen for a stream that is not Constrained Baseline.
+final class H264ProfileTests: XCTestCase {
+    /// The H.264 payload types Chromium offered here (Debian's Chromium): High only as High
+    /// 4:4:4 Predictive, at numbers below 96.
+    static let chromium = """
+        v=0\r
+        o=- 1 2 IN IP4 127.0.0.1\r
+        s=-\r
+        t=0 0\r
+        m=video 9 UDP/TLS/RTP/SAVPF 102 104 108 114 116 39 41 43\r
+        a=mid:0\r
+        a=recvonly\r
+        a=rtpmap:102 H264/90000\r
+        a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r
+        a=rtpmap:104 H264/90000\r
+        a=fmtp:104 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=42001f\r
+        a=rtpmap:108 H264/90000\r
+        a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r
+        a=rtpmap:114 H264/90000\r
+        a=fmtp:114 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=42e01f\r
+        a=rtpmap:116 H264/90000\r
+        a=fmtp:116 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=4d001f\r
+        a=rtpmap:39 H264/90000\r
+        a=fmtp:39 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=4d001f\r
+        a=rtpmap:41 H264/90000\r
+        a=fmtp:41 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=f4001f\r
+        a=rtpmap:43 H264/90000\r
+        a=fmtp:43 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=f4001f\r
+
+        """
+
+    func testReadsAndWritesProfileLevelIDs() throws {
+        let high = try XCTUnwrap(H264Profile(profileLevelID: "640028"))
+        XCTAssertEqual(high.family, .high)
+        XCTAssertEqual(high.level, "4")
+        XCTAssertEqual(high.description, "High 4 (640028)")
+        XCTAssertEqual(H264Profile(profileLevelID: "42E01F")?.family, .constrainedBaseline)
+        XCTAssertEqual(H264Profile(profileLevelID: "42e01f")?.description, "Constrained Baseline 3.1 (42e01f)")
+        XCTAssertEqual(H264Profile(profileLevelID: "4d401f")?.family, .main, "constraint_set1 alone leaves Main")
+        XCTAssertEqual(H264Profile(profileLevelID: "4d801f")?.family, .constrainedBaseline, "Main with constraint_set0")
+        XCTAssertEqual(H264Profile(profileLevelID: "42f00b")?.level, "1b")
+        for bad in ["", "42e01", "42e01fff", "xyzxyz", "-1e01f"] { XCTAssertNil(H264Profile(profileLevelID: bad), bad) }
+        XCTAssertEqual(H264Profile(profileLevelID: "58c01f")?.family, .constrainedBaseline, "Extended with constraint_set0 and 1")
+        XCTAssertNil(H264Profile(profileLevelID: "2a001f")?.family, "profile 42 is not in Annex A")
+    }
+
+    func testReadsGStreamersCapsNames() {
+        XCTAssertEqual(H264Profile(gstProfile: "high", level: "4")?.profileLevelID, "640028")
+        XCTAssertEqual(H264Profile(gstProfile: "constrained-baseline", level: "3.1")?.profileLevelID, "42c01f")
+        XCTAssertEqual(H264Profile(gstProfile: "main", level: "1b")?.profileLevelID, "4d100b")
+        XCTAssertEqual(H264Profile(gstProfile: "progressive-high", level: nil)?.family, .high)
+        XCTAssertEqual(H264Profile(gstProfile: "high-4:4:4", level: "5.1")?.profileLevelID, "f40033")
+        XCTAssertNil(H264Profile(gstProfile: "multiview-high", level: "4"))
+    }
+
+    func testWhichDecoderTakesWhichStream() throws {
+        let p = { (id: String) in H264Profile(profileLevelID: id)! }
+        let cb = p("42e01f"), baseline = p("42001f"), main = p("4d001f"), high = p("640028"), high444 = p("f4001f")
+        for decoder in [cb, baseline, main, high, high444] { XCTAssertTrue(decoder.decodes(cb), "\(decoder) decodes Constrained Baseline") }
+        XCTAssertFalse(cb.decodes(high))
+        XCTAssertFalse(main.decodes(high))
+        XCTAssertTrue(high.decodes(main))
+        XCTAssertTrue(high444.decodes(high), "High 4:4:4 decoders decode High")
+        XCTAssertFalse(main.decodes(baseline), "Baseline may use FMO and ASO, which Main has not")
+        XCTAssertFalse(high.decodes(p("f4001f")))
+        XCTAssertTrue(high.decodes(p("64000a")), "levels are not compared")
+    }
+
+    /// A High stream and Chromium's offer: the decoder for it (High 4:4:4) is at 41, below
+    /// what GStreamer's payloaders can number, so it goes out at the richest usable
+    /// mode-1 type (Main, 116) and the choice says where the decoder was. A Main stream
+    /// goes to 116 plainly; Sluice's Constrained Baseline to 108.
+    func testChoosesAPayloadTypeWhoseDecoderTakesTheStream() throws {
+        let video = SDPSession(Self.chromium).media[0]
+        let high = try XCTUnwrap(H264Profile(profileLevelID: "640028"))
+        let usable = 96...127
+        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high, usable: usable), .init(payloadType: 116, profileDecodedAt: 41))
+        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high)?.payloadType, 41, "with every number usable")
+        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: H264Profile(profileLevelID: "4d0028")!, usable: usable), .init(payloadType: 116))
+        XCTAssertEqual(CodecMatch.choose("H264", in: video, usable: usable), .init(payloadType: 108))
+        let baselineOnly = SDPSession(Self.chromium.replacingOccurrences(of: "4d001f", with: "42001f").replacingOccurrences(of: "f4001f", with: "42e01f")).media[0]
+        XCTAssertNil(CodecMatch.choose("H264", in: baselineOnly, h264: high, usable: usable), "nothing decodes High")
+    }
+}

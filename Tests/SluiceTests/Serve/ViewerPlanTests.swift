@@ -1,0 +1,81 @@
+import SluiceSignalling
+import XCTest
+@testable import Sluice
+
+/// A viewer's offer matched against a served stream's H.264 profile.
+final class ViewerPlanTests: XCTestCase {
+    private static let chromium = H264ProfileTestOffers.chromium
+    private static let aiortc = H264ProfileTestOffers.aiortc
+
+    /// Sluice's own Constrained Baseline goes to Chromium's Constrained Baseline payload type.
+    func testSluicesOwnStreamGoesOnTheConstrainedBaselinePayloadType() throws {
+        let plan = try ViewerPlan(offer: Self.chromium, outputs: [(.video, .h264)])
+        XCTAssertEqual(plan.tracks.map(\.parameters.payloadType), [108])
+        XCTAssertEqual(plan.notes, [])
+    }
+
+    /// A camera's High profile, passed through, to Chromium: its decoder for High is at 41,
+    /// which a GStreamer payloader cannot write, so the stream goes out at 116 and the plan
+    /// says why.
+    func testAHighStreamToChromiumIsSentOnAUsablePayloadTypeWithANote() throws {
+        let high = try XCTUnwrap(H264Profile(profileLevelID: "640028"))
+        let plan = try ViewerPlan(offer: Self.chromium, outputs: [(.video, .h264)], h264Profiles: [.video: high])
+        XCTAssertEqual(plan.tracks.map(\.parameters.payloadType), [116])
+        XCTAssertEqual(plan.notes.count, 1)
+        XCTAssertTrue(plan.notes.first?.contains("payload type 41") == true, "\(plan.notes)")
+    }
+
+    /// aiortc offers Baseline and Constrained Baseline only: a High stream is refused, and
+    /// the refusal names the stream's profile, each offered one and what would serve it.
+    func testAHighStreamToABaselineOnlyViewerIsRefusedWithTheProfilesNamed() throws {
+        let high = try XCTUnwrap(H264Profile(profileLevelID: "64001e"))
+        XCTAssertThrowsError(try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)], h264Profiles: [.video: high])) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("the stream has video H264 High 3 (64001e)"), text)
+            XCTAssertTrue(text.contains("H264 Baseline 3.1 (42001f), H264 Constrained Baseline 3.1 (42e01f)"), text)
+            XCTAssertTrue(text.contains("passed through from its source"), text)
+            XCTAssertTrue(text.contains("encode: { codec: h264 }"), text)
+        }
+        XCTAssertNoThrow(try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)]), "Sluice's own Constrained Baseline is fine")
+    }
+}
+
+/// Offers as two real stacks wrote them (the H.264 parts).
+enum H264ProfileTestOffers {
+    static let chromium = """
+        v=0\r
+        o=- 1 2 IN IP4 127.0.0.1\r
+        s=-\r
+        t=0 0\r
+        a=group:BUNDLE 0\r
+        m=video 9 UDP/TLS/RTP/SAVPF 102 108 116 41\r
+        c=IN IP4 0.0.0.0\r
+        a=mid:0\r
+        a=recvonly\r
+        a=rtpmap:102 H264/90000\r
+        a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r
+        a=rtpmap:108 H264/90000\r
+        a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r
+        a=rtpmap:116 H264/90000\r
+        a=fmtp:116 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=4d001f\r
+        a=rtpmap:41 H264/90000\r
+        a=fmtp:41 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=f4001f\r
+
+        """
+    static let aiortc = """
+        v=0\r
+        o=- 1 2 IN IP4 127.0.0.1\r
+        s=-\r
+        t=0 0\r
+        a=group:BUNDLE 0\r
+        m=video 9 UDP/TLS/RTP/SAVPF 99 101\r
+        c=IN IP4 0.0.0.0\r
+        a=mid:0\r
+        a=recvonly\r
+        a=rtpmap:99 H264/90000\r
+        a=fmtp:99 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r
+        a=rtpmap:101 H264/90000\r
+        a=fmtp:101 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r
+
+        """
+}
