@@ -45,6 +45,32 @@ public final class Pad: Object, @unchecked Sendable {
     /// adopts the reference the call returns (transfer full).
     public var peer: Pad? { gst_pad_get_peer(pad).map { Pad(full: UnsafeMutableRawPointer($0)) } }
 
+    /// The sticky events this pad holds (stream-start, caps, segment, tags…), in the order
+    /// they are sent downstream (`gst_pad_sticky_events_foreach`); each wrapper holds its own
+    /// reference.
+    public var stickyEvents: [Event] {
+        final class Found { var events: [Event] = [] }
+        let found = Found()
+        withExtendedLifetime(found) {
+            gst_pad_sticky_events_foreach(
+                pad,
+                { _, event, context in
+                    guard let event = event?.pointee, let context else { return 1 }
+                    gst_mini_object_ref(UnsafeMutableRawPointer(event).assumingMemoryBound(to: GstMiniObject.self))
+                    Unmanaged<Found>.fromOpaque(context).takeUnretainedValue().events.append(Event(full: event))
+                    return 1
+                }, Unmanaged.passUnretained(found).toOpaque())
+        }
+        return found.events
+    }
+
+    /// Whether this pad holds a sticky event of `event`'s type (`gst_pad_get_sticky_event`).
+    public func hasStickyEvent(like event: Event) -> Bool {
+        guard let held = gst_pad_get_sticky_event(pad, event.raw.pointee.type, 0) else { return false }
+        gst_mini_object_unref(UnsafeMutableRawPointer(held).assumingMemoryBound(to: GstMiniObject.self))
+        return true
+    }
+
     /// The running time of `timestamp` in the time segment this pad last carried (its sticky
     /// segment event, `gst_segment_to_running_time`); nil before a segment, or when
     /// `timestamp` lies outside it. From a buffer probe on the pad, this is the running time
@@ -162,6 +188,11 @@ public final class Pad: Object, @unchecked Sendable {
         public var eventIsSticky: Bool {
             guard let e = rawEvent else { return false }
             return e.pointee.type.rawValue & GST_EVENT_TYPE_STICKY.rawValue != 0
+        }
+        /// The passing event's type as GStreamer names it (`stream-start`, `caps`, `segment`,
+        /// `eos`; `gst_event_type_get_name`).
+        public var eventTypeName: String? {
+            rawEvent.map { String(cString: gst_event_type_get_name($0.pointee.type)) }
         }
         /// The name of the passing event's structure (`GstForceKeyUnit`, `RTPTWCCPackets`), read
         /// in place: check it before taking the copy `eventStructure` makes.

@@ -82,7 +82,8 @@ final class H264ProfileTests: XCTestCase {
         XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high)?.payloadType, 41, "with every number usable")
         XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: H264Profile(profileLevelID: "4d0028")!, usable: usable), .init(payloadType: 116))
         XCTAssertEqual(CodecMatch.choose("H264", in: video, usable: usable), .init(payloadType: 108))
-        let baselineOnly = SDPSession(Self.chromium.replacingOccurrences(of: "4d001f", with: "42001f").replacingOccurrences(of: "f4001f", with: "42e01f")).media[0]
+        let baselineOnly = SDPSession(Self.chromium.replacingOccurrences(of: "4d001f", with: "42001f").replacingOccurrences(of: "f4001f", with: "42e01f"))
+            .media[0]
         XCTAssertNil(CodecMatch.choose("H264", in: baselineOnly, h264: high, usable: usable), "nothing decodes High")
     }
 }

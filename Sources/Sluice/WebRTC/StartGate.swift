@@ -40,7 +40,7 @@ final class StartGate: Sendable {
                 return .drop
             case .waitingForKeyframe:
                 if info.buffer?.isDeltaUnit ?? false {
-                    guard replay(before: info.bufferIdentity, into: replayTarget ?? info.padReference) else {
+                    guard replay(before: info.bufferIdentity, from: info.padReference, into: replayTarget ?? info.padReference) else {
                         dropped.add(1, ordering: .relaxed)
                         return .drop
                     }
@@ -59,10 +59,15 @@ final class StartGate: Sendable {
 
     /// Sends the cached frames that precede the buffer `current` into `pad` (when that is the
     /// gate's own pad, this probe sees them again and lets them pass), from the streaming
-    /// thread that is pushing `current`.
-    private func replay(before current: UInt?, into pad: Pad) -> Bool {
+    /// thread that is pushing `current`. A target past a queue may not have had the stream's
+    /// sticky events yet (the queue's thread forwards them), so it first gets those it lacks
+    /// from the gate's pad: an element must see stream-start, caps and segment before data.
+    private func replay(before current: UInt?, from gate: Pad, into pad: Pad) -> Bool {
         guard let cache, let current, let frames = cache.frames(before: current) else { return false }
         state.store(State.replaying.rawValue, ordering: .releasing)
+        if pad != gate {
+            for event in gate.stickyEvents where !pad.hasStickyEvent(like: event) { pad.sendEvent(event) }
+        }
         for frame in frames { pad.chain(frame) }
         cache.noteReplay(frames.count)
         return true

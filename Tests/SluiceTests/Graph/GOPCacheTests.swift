@@ -1,3 +1,4 @@
+import Foundation
 import GStreamer
 import Synchronization
 import XCTest
@@ -72,5 +73,66 @@ final class GOPCacheTests: XCTestCase {
         let pts = frames.map(\.pts)
         XCTAssertEqual(pts, pts.sorted(), "the cached frames come before the frame the gate held, in order")
         XCTAssertEqual(Set(pts).count, pts.count, "no frame twice")
+    }
+
+    /// A group replayed into a pad past a queue whose thread has not yet forwarded the
+    /// stream's sticky events (a viewer's payloader behind its leaky queue): the target gets
+    /// stream-start, caps and segment first, from the gate's pad, then the cached frames;
+    /// never data before stream-start ("Got data flow before stream-start event").
+    func testAGroupReplayedPastAQueueGetsTheStickyEventsFirst() throws {
+        Gst.initialize()
+        let pipeline = Pipeline(name: "gop-cache-past-queue")
+        let src = try Element.make("videotestsrc")
+        try src.set("num-buffers", Int32(40))
+        let caps = try Element.make("capsfilter")
+        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
+        let encoder = try Element.make("x264enc")
+        try encoder.set("key-int-max", fromString: "30")
+        try encoder.set("tune", fromString: "zerolatency")
+        try encoder.set("speed-preset", fromString: "ultrafast")
+        let parse = try Element.make("h264parse"), queue = try Element.make("queue"), sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        let chain = [src, caps, encoder, parse, queue, sink]
+        try pipeline.add(chain)
+        try Element.link(chain)
+        let gatePad = try XCTUnwrap(queue.staticPad("sink")), target = try XCTUnwrap(sink.staticPad("sink"))
+        let cache = GOPCache(watching: gatePad)
+        let arrived = Atomic<Int>(0)
+        let gateBox = Mutex<StartGate?>(nil)
+        gatePad.addProbe(.buffer) { _ in
+            if arrived.add(1, ordering: .relaxed).newValue == 12 { gateBox.withLock { $0 }?.open() }
+            return .ok
+        }
+        let gate = StartGate(on: gatePad, waitForKeyframe: true, cache: cache, replayInto: target)
+        gateBox.withLock { $0 = gate }
+        // The queue's thread does not pass the stream's first events on before the replay has
+        // reached the sink: the sink has none when the replay starts. (Blocking the queue's
+        // thread instead would also hold the encoder's allocation query.)
+        let replayed = Atomic<Bool>(false)
+        try XCTUnwrap(queue.staticPad("src")).addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+            if replayed.load(ordering: .acquiring) { return .remove }
+            return info.event == .eos ? .ok : .drop
+        }
+        let seen = Mutex<[String]>([])
+        let ended = expectation(description: "end of stream at the sink")
+        let once = OnceFlag()
+        target.addProbe([.buffer, .eventDownstream]) { (info: borrowing Pad.ProbeInfo) in
+            if info.buffer != nil {
+                seen.withLock { $0.append("buffer") }
+                replayed.store(true, ordering: .releasing)
+            } else if let name = info.eventTypeName {
+                seen.withLock { $0.append(name) }
+                if info.event == .eos, once.set() { ended.fulfill() }
+            }
+            return .ok
+        }
+        pipeline.setState(.playing)
+        wait(for: [ended], timeout: 20)
+        pipeline.setState(.null)
+        let order = seen.withLock { $0 }
+        let firstBuffer = try XCTUnwrap(order.firstIndex(of: "buffer"))
+        XCTAssertEqual(Array(order[..<firstBuffer].prefix(3)), ["stream-start", "caps", "segment"], "\(order.prefix(8))")
+        XCTAssertEqual(cache.replayedFrames, 11, "the group reached the sink from the cache")
+        XCTAssertEqual(order.filter { $0 == "buffer" }.count, 40, "every frame once")
     }
 }
