@@ -10,13 +10,16 @@ import Synchronization
 /// one that lost a keyframe waits for the source's next.
 ///
 /// Sluice's own requests (a start gate opening, a viewer connecting) pass untouched: they
-/// are not a peer's, and the cache answers them.
+/// are not a peer's, and the cache answers them. While a fallback slate is on air, peers'
+/// requests pass too: the slate's encoder answers them.
 final class PassthroughKeyframeRequests: Sendable {
     /// How often the log repeats that requests go unanswered.
     static let logInterval: Duration = .seconds(10)
     private static let logger = Logger(label: "sluice.passthrough")
 
     private let unanswered = Atomic<Int>(0)
+    /// While this says yes, something upstream can answer (a fallback's encoder is on air).
+    private let answerer = Mutex<(@Sendable () -> Bool)?>(nil)
     private let lastLogged = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Watches `output` (the passthrough queue's src pad) for upstream requests; `source`
@@ -26,6 +29,7 @@ final class PassthroughKeyframeRequests: Sendable {
             guard info.eventName == "GstForceKeyUnit", let structure = info.eventStructure,
                 structure.get(Event.originField, as: String.self) != KeyframeRequestLimiter.ownOrigin
             else { return .ok }
+            if answerer.withLock({ $0 })?() == true { return .ok }
             let n = unanswered.add(1, ordering: .relaxed).newValue
             let now = ContinuousClock.now
             let due = lastLogged.withLock { last -> Bool in
@@ -40,6 +44,10 @@ final class PassthroughKeyframeRequests: Sendable {
             return .drop
         }
     }
+
+    /// Lets peers' requests travel upstream while `answers()` is true: a fallback slate is on
+    /// air, and its encoder makes the keyframe they ask for.
+    func letThrough(while answers: @escaping @Sendable () -> Bool) { answerer.withLock { $0 = answers } }
 
     /// Requests from peers that went unanswered so far.
     var count: Int { unanswered.load(ordering: .relaxed) }

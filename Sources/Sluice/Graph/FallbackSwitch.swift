@@ -71,6 +71,9 @@ final class FallbackSwitch: Sendable {
         }
     }
 
+    /// Whether the fallback is what the branch sends now.
+    var isOnAir: Bool { onAir.load(ordering: .acquiring) }
+
     /// Sends its events (on air, off air) to `post`.
     func onEvent(_ post: @escaping @Sendable (SourceEvent) -> Void) { state.withLock { $0.post = post } }
 

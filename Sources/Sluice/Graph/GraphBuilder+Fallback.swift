@@ -29,6 +29,11 @@ extension GraphBuilder {
             guard let self else { throw RunError("the run is ending") }
             return try slate.elements(matching: caps, default: picture, with: self)
         }
+        // A passed-through stream's keyframe requests go unanswered, except while the slate,
+        // which has an encoder, is on air.
+        if branch.media == .video, branch.encode.passthrough, let requests = state.withLock({ $0.passthroughKeyframeRequests }) {
+            requests.letThrough { [weak fallback] in fallback?.isOnAir ?? false }
+        }
         supervisor.watch(fallback: fallback)
     }
 }
