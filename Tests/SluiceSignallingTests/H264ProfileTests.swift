@@ -1,38 +1,10 @@
 import SluiceSignalling
+import SluiceTestSupport
 import XCTest
 
 /// H.264 profiles as SDP and GStreamer write them, which decoder takes which stream, and the
 /// payload type chosen for a stream that is not Constrained Baseline.
 final class H264ProfileTests: XCTestCase {
-    /// The H.264 payload types Chromium offered here (Debian's Chromium): High only as High
-    /// 4:4:4 Predictive, at numbers below 96.
-    static let chromium = """
-        v=0\r
-        o=- 1 2 IN IP4 127.0.0.1\r
-        s=-\r
-        t=0 0\r
-        m=video 9 UDP/TLS/RTP/SAVPF 102 104 108 114 116 39 41 43\r
-        a=mid:0\r
-        a=recvonly\r
-        a=rtpmap:102 H264/90000\r
-        a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r
-        a=rtpmap:104 H264/90000\r
-        a=fmtp:104 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=42001f\r
-        a=rtpmap:108 H264/90000\r
-        a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r
-        a=rtpmap:114 H264/90000\r
-        a=fmtp:114 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=42e01f\r
-        a=rtpmap:116 H264/90000\r
-        a=fmtp:116 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=4d001f\r
-        a=rtpmap:39 H264/90000\r
-        a=fmtp:39 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=4d001f\r
-        a=rtpmap:41 H264/90000\r
-        a=fmtp:41 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=f4001f\r
-        a=rtpmap:43 H264/90000\r
-        a=fmtp:43 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=f4001f\r
-
-        """
-
     func testReadsAndWritesProfileLevelIDs() throws {
         let high = try XCTUnwrap(H264Profile(profileLevelID: "640028"))
         XCTAssertEqual(high.family, .high)
@@ -75,15 +47,17 @@ final class H264ProfileTests: XCTestCase {
     /// mode-1 type (Main, 116) and the choice says where the decoder was. A Main stream
     /// goes to 116 plainly; Sluice's Constrained Baseline to 108.
     func testChoosesAPayloadTypeWhoseDecoderTakesTheStream() throws {
-        let video = SDPSession(Self.chromium).media[0]
+        let video = SDPSession(H264Offers.chromiumFull).media[0]
         let high = try XCTUnwrap(H264Profile(profileLevelID: "640028"))
         let usable = 96...127
         XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high, usable: usable), .init(payloadType: 116, profileDecodedAt: 41))
         XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high)?.payloadType, 41, "with every number usable")
         XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: H264Profile(profileLevelID: "4d0028")!, usable: usable), .init(payloadType: 116))
         XCTAssertEqual(CodecMatch.choose("H264", in: video, usable: usable), .init(payloadType: 108))
-        let baselineOnly = SDPSession(Self.chromium.replacingOccurrences(of: "4d001f", with: "42001f").replacingOccurrences(of: "f4001f", with: "42e01f"))
-            .media[0]
+        let baselineOnly = SDPSession(
+            H264Offers.chromiumFull.replacingOccurrences(of: "4d001f", with: "42001f").replacingOccurrences(of: "f4001f", with: "42e01f")
+        )
+        .media[0]
         XCTAssertNil(CodecMatch.choose("H264", in: baselineOnly, h264: high, usable: usable), "nothing decodes High")
     }
 }

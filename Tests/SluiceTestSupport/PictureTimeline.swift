@@ -11,10 +11,15 @@ public struct PictureTimeline: Sendable {
         /// How many frames it lasted.
         public var frames: Int
         public var description: String { "\(picture)@\(atMs)ms×\(frames)" }
+        /// A run of `frames` frames showing `picture` from `atMs`.
+        public init(picture: String, atMs: Int, frames: Int) { self.picture = picture; self.atMs = atMs; self.frames = frames }
     }
 
     /// The runs, in order.
     public let runs: [Run]
+
+    /// A timeline of `runs`.
+    public init(runs: [Run]) { self.runs = runs }
 
     /// Reads the JSON value `json` ([[name, ms, frames], …]); entries of another shape are left out.
     public init(_ json: Any?) {

@@ -75,9 +75,8 @@ public struct RGBRecording: Sendable {
     /// The pictures shown for at least `frames` frames in a row, in order (short runs, such
     /// as a frame blended at a switch, left out; repeats merged).
     public func pictureSequence(atLeast frames: Int = 3) -> [String] {
-        pictureRuns.filter { $0.frames >= frames }.map(\.picture).reduce(into: [String]()) { out, name in
-            if out.last != name { out.append(name) }
-        }
+        PictureTimeline(runs: pictureRuns.map { PictureTimeline.Run(picture: $0.picture, atMs: 0, frames: $0.frames) })
+            .sequence(atLeast: frames)
     }
 
     /// `red`, `green`, `blue`, `white`, `black` or `other` for an [R, G, B] pixel.

@@ -1,11 +1,12 @@
 import SluiceSignalling
+import SluiceTestSupport
 import XCTest
 @testable import Sluice
 
 /// A viewer's offer matched against a served stream's H.264 profile.
 final class ViewerPlanTests: XCTestCase {
-    private static let chromium = H264ProfileTestOffers.chromium
-    private static let aiortc = H264ProfileTestOffers.aiortc
+    private static let chromium = H264Offers.chromium
+    private static let aiortc = H264Offers.aiortc
 
     /// Sluice's own Constrained Baseline goes to Chromium's Constrained Baseline payload type.
     func testSluicesOwnStreamGoesOnTheConstrainedBaselinePayloadType() throws {
@@ -38,44 +39,4 @@ final class ViewerPlanTests: XCTestCase {
         }
         XCTAssertNoThrow(try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)]), "Sluice's own Constrained Baseline is fine")
     }
-}
-
-/// Offers as two real stacks wrote them (the H.264 parts).
-enum H264ProfileTestOffers {
-    static let chromium = """
-        v=0\r
-        o=- 1 2 IN IP4 127.0.0.1\r
-        s=-\r
-        t=0 0\r
-        a=group:BUNDLE 0\r
-        m=video 9 UDP/TLS/RTP/SAVPF 102 108 116 41\r
-        c=IN IP4 0.0.0.0\r
-        a=mid:0\r
-        a=recvonly\r
-        a=rtpmap:102 H264/90000\r
-        a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r
-        a=rtpmap:108 H264/90000\r
-        a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r
-        a=rtpmap:116 H264/90000\r
-        a=fmtp:116 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=4d001f\r
-        a=rtpmap:41 H264/90000\r
-        a=fmtp:41 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=f4001f\r
-
-        """
-    static let aiortc = """
-        v=0\r
-        o=- 1 2 IN IP4 127.0.0.1\r
-        s=-\r
-        t=0 0\r
-        a=group:BUNDLE 0\r
-        m=video 9 UDP/TLS/RTP/SAVPF 99 101\r
-        c=IN IP4 0.0.0.0\r
-        a=mid:0\r
-        a=recvonly\r
-        a=rtpmap:99 H264/90000\r
-        a=fmtp:99 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r
-        a=rtpmap:101 H264/90000\r
-        a=fmtp:101 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r
-
-        """
 }
