@@ -86,7 +86,7 @@ final class StreamRouter: Sendable {
         let timeline = ReconnectTimeline(lag: lag.load(ordering: .relaxed))
         pad.addProbe(.buffer) { [weak self] (info: borrowing Pad.ProbeInfo) in
             guard let self else { return .ok }
-            if let running = info.bufferRunningTime, let clock = self.pipeline.runningTime {
+            if timeline.due(), let running = info.bufferRunningTime, let clock = self.pipeline.runningTime {
                 let shift = timeline.shift(running: running, clock: clock)
                 if let shift { info.padReference.offset = shift }
                 self.lag.store(timeline.lag(running: running, clock: clock), ordering: .relaxed)
@@ -125,7 +125,17 @@ final class ReconnectTimeline: Sendable {
     /// The offset set on the pad, in nanoseconds (Int.min: the first buffer has not passed).
     private let offset = Atomic<Int>(Int.min)
 
+    /// Buffers seen so far.
+    private let buffers = Atomic<Int>(0)
+    /// The lag is read from one buffer in this many: it only needs to be recent when the
+    /// stream drops, and each reading costs a segment lookup and a clock query.
+    static let sampleEvery = 8
+
     init(lag previousLag: Int) { self.previousLag = previousLag }
+
+    /// Whether the passing buffer's times are to be read: the first buffer's (it may need the
+    /// shift), then one in `sampleEvery`.
+    func due() -> Bool { buffers.add(1, ordering: .relaxed).oldValue % Self.sampleEvery == 0 }
 
     /// At the stream's first buffer after a reconnect, the offset to set on its pad if its
     /// running time `running` is more than 250 ms behind where the previous stream's would

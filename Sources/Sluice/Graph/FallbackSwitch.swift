@@ -39,6 +39,8 @@ final class FallbackSwitch: Sendable {
     /// Nanoseconds the source's latest buffer's running time trailed the clock's.
     private let lag = Atomic<Int>(0)
     private let onAir = Atomic<Bool>(false)
+    /// The source's buffers so far (its lag is read from one in `ReconnectTimeline.sampleEvery`).
+    private let buffers = Atomic<Int>(0)
     private struct State {
         var elements: [Element] = []
         var pad: Pad?
@@ -66,7 +68,8 @@ final class FallbackSwitch: Sendable {
         try? selector.set("active-pad", object: input)
         input.addProbe(.buffer) { [weak self] (info: borrowing Pad.ProbeInfo) in
             guard let self else { return .ok }
-            self.arrived(keyframe: !(info.buffer?.isDeltaUnit ?? false), runningTime: info.bufferRunningTime)
+            let sample = self.buffers.add(1, ordering: .relaxed).oldValue % ReconnectTimeline.sampleEvery == 0
+            self.arrived(keyframe: !(info.buffer?.isDeltaUnit ?? false), runningTime: sample ? info.bufferRunningTime : nil)
             return .ok
         }
     }
