@@ -84,13 +84,44 @@ final class ParsedSourceTests: XCTestCase {
         XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 100, "frames before and after: \(summary.text)")
     }
 
-    /// A live H.264 test picture sent as MPEG-TS over SRT to 127.0.0.1:18611, playing.
-    private static func sender() throws -> Pipeline {
+    /// The same outage with `fallback: {pattern: black, after: 0.5}`: the slate (H.264, in the
+    /// source's caps) goes on air half a second into the outage and off when the sender is
+    /// back, over the same session, so frames keep arriving through the outage.
+    func testAnSRTSourceWithAFallbackKeepsFramesComingThroughAnOutage() async throws {
+        try requireLoopbackOnlyNetwork()
+        let yaml = """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video: { capture: { kind: srt, url: 'srt://:18612', fallback: { pattern: black, after: 0.5 } }, encode: none }
+            """
+        let spec = try XCTUnwrap(specLoadValid(yaml))
+        let run = Task { try await PipelineRun(spec: spec).run(options: RunOptions(duration: 9)) }
+        try await Task.sleep(for: .seconds(1))
+        let first = try Self.sender(port: 18612)
+        try await Task.sleep(for: .milliseconds(2500))
+        first.setState(.null)
+        try await Task.sleep(for: .milliseconds(2500))
+        let second = try Self.sender(port: 18612)
+        let summary = try await run.value
+        second.setState(.null)
+        let source = try XCTUnwrap(summary.sources.first, summary.text)
+        XCTAssertEqual(source.outages, 1, summary.text)
+        XCTAssertEqual(source.fallback_shown, 1, "the slate went on air once: \(summary.text)")
+        XCTAssertGreaterThan(source.fallback_s ?? 0, 1, "for most of the 2.5 s outage: \(summary.text)")
+        XCTAssertTrue(source.back, summary.text)
+        // About 7.5 s of frames at 30 fps with the slate filling the outage; without it the
+        // outage (2.5 s and the reconnect) would cost some 90 of them.
+        XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 190, summary.text)
+        print("SRT with a fallback: \(summary.receive.video?.frames ?? 0) frames received, slate on air \(source.fallback_s ?? 0) s")
+    }
+
+    /// A live H.264 test picture sent as MPEG-TS over SRT to 127.0.0.1:`port`, playing.
+    private static func sender(port: Int = 18611) throws -> Pipeline {
         let pipeline = Pipeline(name: "srt-sender")
         try pipeline.add(
             try Bin.parse(
                 "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! "
-                    + "x264enc tune=zerolatency key-int-max=15 ! mpegtsmux ! srtsink uri=srt://127.0.0.1:18611 mode=caller"))
+                    + "x264enc tune=zerolatency key-int-max=15 ! mpegtsmux ! srtsink uri=srt://127.0.0.1:\(port) mode=caller"))
         XCTAssertNotEqual(pipeline.setState(.playing), .failure)
         return pipeline
     }
