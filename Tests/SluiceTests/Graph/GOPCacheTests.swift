@@ -19,23 +19,7 @@ final class GOPCacheTests: XCTestCase {
     }
 
     func testAGateOpenedMidGroupStartsFromTheCachedKeyframe() throws {
-        Gst.initialize()
-        let pipeline = Pipeline(name: "gop-cache")
-        let src = try Element.make("videotestsrc")
-        try src.set("num-buffers", Int32(50))
-        let caps = try Element.make("capsfilter")
-        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
-        let encoder = try Element.make("x264enc")
-        try encoder.set("key-int-max", fromString: "30")
-        try encoder.set("tune", fromString: "zerolatency")
-        try encoder.set("speed-preset", fromString: "ultrafast")
-        let parse = try Element.make("h264parse")
-        let queue = try Element.make("queue")
-        let sink = try Element.make("fakesink")
-        try sink.set("sync", false)
-        let chain = [src, caps, encoder, parse, queue, sink]
-        try pipeline.add(chain)
-        try Element.link(chain)
+        let (pipeline, queue, sink) = try Self.encodedChain("gop-cache", frames: 50)
 
         let cache = GOPCache(watching: try XCTUnwrap(queue.staticPad("sink")))
         let gatePad = try XCTUnwrap(sink.staticPad("sink"))
@@ -80,21 +64,7 @@ final class GOPCacheTests: XCTestCase {
     /// stream-start, caps and segment first, from the gate's pad, then the cached frames;
     /// never data before stream-start ("Got data flow before stream-start event").
     func testAGroupReplayedPastAQueueGetsTheStickyEventsFirst() throws {
-        Gst.initialize()
-        let pipeline = Pipeline(name: "gop-cache-past-queue")
-        let src = try Element.make("videotestsrc")
-        try src.set("num-buffers", Int32(40))
-        let caps = try Element.make("capsfilter")
-        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
-        let encoder = try Element.make("x264enc")
-        try encoder.set("key-int-max", fromString: "30")
-        try encoder.set("tune", fromString: "zerolatency")
-        try encoder.set("speed-preset", fromString: "ultrafast")
-        let parse = try Element.make("h264parse"), queue = try Element.make("queue"), sink = try Element.make("fakesink")
-        try sink.set("sync", false)
-        let chain = [src, caps, encoder, parse, queue, sink]
-        try pipeline.add(chain)
-        try Element.link(chain)
+        let (pipeline, queue, sink) = try Self.encodedChain("gop-cache-past-queue", frames: 40)
         let gatePad = try XCTUnwrap(queue.staticPad("sink")), target = try XCTUnwrap(sink.staticPad("sink"))
         let cache = GOPCache(watching: gatePad)
         let arrived = Atomic<Int>(0)
@@ -134,5 +104,26 @@ final class GOPCacheTests: XCTestCase {
         XCTAssertEqual(Array(order[..<firstBuffer].prefix(3)), ["stream-start", "caps", "segment"], "\(order.prefix(8))")
         XCTAssertEqual(cache.replayedFrames, 11, "the group reached the sink from the cache")
         XCTAssertEqual(order.filter { $0 == "buffer" }.count, 40, "every frame once")
+    }
+
+    /// `frames` frames of a test picture → x264 (a keyframe every 30) → h264parse → queue →
+    /// fakesink, linked in a new pipeline; the queue and the sink are where the tests watch.
+    private static func encodedChain(_ name: String, frames: Int32) throws -> (Pipeline, queue: Element, sink: Element) {
+        Gst.initialize()
+        let pipeline = Pipeline(name: name)
+        let src = try Element.make("videotestsrc")
+        try src.set("num-buffers", frames)
+        let caps = try Element.make("capsfilter")
+        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
+        let encoder = try Element.make("x264enc")
+        try encoder.set("key-int-max", fromString: "30")
+        try encoder.set("tune", fromString: "zerolatency")
+        try encoder.set("speed-preset", fromString: "ultrafast")
+        let parse = try Element.make("h264parse"), queue = try Element.make("queue"), sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        let chain = [src, caps, encoder, parse, queue, sink]
+        try pipeline.add(chain)
+        try Element.link(chain)
+        return (pipeline, queue, sink)
     }
 }
