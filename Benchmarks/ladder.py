@@ -15,8 +15,13 @@ and the moves up and down. A viewer gets what it should when its final rung is t
 whose measured rate (the server's `sluice_stream_rendition_bitrate_bps`) plus 10% for RTP
 fits its link.
 
+With `--camera "ARGS"`, an RTSP camera (Tests/Interop/rtsp/server.py ARGS, on
+127.0.0.1:18629 in S) runs before the server, for a ladder whose best rung is that camera's
+stream passed through (`encode: {passthrough: true, renditions: [...]}`); that rung is
+named `source` and has the camera's `--size`.
+
 Usage (root: it makes namespaces):
-  python3 Benchmarks/ladder.py [--pipeline FILE] [--seconds S] [--json OUT] RATE...
+  python3 Benchmarks/ladder.py [--pipeline FILE] [--seconds S] [--camera ARGS] RATE...
   RATE: a relay rate, e.g. 3mbit 800kbit 250kbit
 Run through Benchmarks/ladder.sh (release build). Its output is one JSON object on the last
 line of stdout.
@@ -25,6 +30,7 @@ import argparse, json, os, re, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PORT = 18620
+CAMERA_PORT = 18629
 
 
 def sh(*args, check=True):
@@ -103,21 +109,39 @@ def metrics(ns):
     return series
 
 
+def start_camera(ns, args):
+    """Tests/Interop/rtsp/server.py in `ns`, once it says READY (bounded: 20 s)."""
+    camera = subprocess.Popen(["ip", "netns", "exec", ns, "/usr/bin/python3", os.path.join(ROOT, "Tests/Interop/rtsp/server.py"),
+                               "--port", str(CAMERA_PORT)] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        line = camera.stdout.readline()
+        if line.startswith("READY"):
+            return camera
+        if not line and camera.poll() is not None:
+            break
+    camera.kill()
+    sys.exit("the RTSP camera did not start")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("rates", nargs="+")
     p.add_argument("--pipeline", default=os.path.join(ROOT, "Benchmarks/ladder-720p.yaml"))
     p.add_argument("--seconds", type=float, default=25)
     p.add_argument("--sluice", default=os.path.join(ROOT, ".build/release/sluice"))
+    p.add_argument("--camera", help="arguments of Tests/Interop/rtsp/server.py, run in S on port 18629")
     a = p.parse_args()
     spec = open(a.pipeline).read()
     name = re.search(r"^name:\s*(\S+)", spec, re.M).group(1)
     served = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
-    served.write(spec.replace("127.0.0.1", "10.98.0.1"))
+    served.write(re.sub(r"addresses:\s*\[127\.0\.0\.1\]", "addresses: [10.98.0.1]", spec))
     served.close()
     net = Net(a.sluice, a.rates)
-    server, viewers, reports = None, [], []
+    server, camera, viewers, reports = None, None, [], []
     try:
+        if a.camera:
+            camera = start_camera(net.s, a.camera.split())
         server = subprocess.Popen(["ip", "netns", "exec", net.s, a.sluice, "serve", "--host", "10.98.0.1", "--port", str(PORT),
                                    "--pipeline", served.name] + (["--log-level", "trace"] if os.environ.get("LADDER_TRACE") else []),
                                   stdout=subprocess.DEVNULL, text=True,
@@ -148,6 +172,9 @@ def main():
                 v.kill()
         rungs = sorted(m.get("sluice_stream_rendition_bitrate_bps", {}).items(), key=lambda kv: -kv[1])
         sizes = [(int(w), int(h), n) for n, w, h in re.findall(r"\{\s*name:\s*(\w+),\s*width:\s*(\d+),\s*height:\s*(\d+)", spec)]
+        if a.camera:
+            size = re.search(r"--size\s+(\d+)x(\d+)", a.camera)
+            sizes.insert(0, (int(size.group(1)), int(size.group(2)), "source") if size else (640, 360, "source"))
         out = []
         for k, (rate, report, v) in enumerate(zip(a.rates, reports, viewers), start=1):
             try:
@@ -185,6 +212,9 @@ def main():
                 server.wait(10)
             except subprocess.TimeoutExpired:
                 server.kill()
+        if camera and camera.poll() is None:
+            camera.terminate()
+            camera.wait(10)
         net.close()
         os.unlink(served.name)
         for r in reports:

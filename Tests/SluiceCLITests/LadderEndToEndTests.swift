@@ -54,4 +54,44 @@ final class LadderEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((rates["360p"] as? NSNumber)?.doubleValue ?? 0, 500_000, line.description)
         XCTAssertLessThan((rates["90p"] as? NSNumber)?.doubleValue ?? .infinity, 200_000, line.description)
     }
+
+    /// `Pipelines/rtsp-ladder.yaml` in front of an 854×480 RTSP camera (gst-rtsp-server,
+    /// x264 at 1.5 Mbit/s): the camera's H.264 is the best rung, passed through; 360p and
+    /// 180p are decoded from it once and encoded. Behind 3 Mbit/s, 1 Mbit/s and 350 kbit/s
+    /// links (viewers start on 360p), the first moves up to the source at the camera's next
+    /// keyframe and the last down to 180p (360p does not fit its link). Only the camera makes
+    /// 854×480, so the first viewer's picture is the camera's own stream.
+    func testAPassthroughCamerasLadderKeepsTheCameraOnTopAndTranscodesOnlyTheRungsBelow() throws {
+        let r = try CLI.execute(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                Repository.path("Benchmarks/ladder.py"), "--sluice", CLI.binary.path,
+                "--pipeline", Repository.path("Pipelines/rtsp-ladder.yaml"), "--seconds", "20",
+                "--camera", "--pattern snow --size 854x480 --gop 30", "3mbit", "1000kbit", "350kbit"
+            ],
+            env: ["RTSP_URL": "rtsp://127.0.0.1:18629/cam"], timeout: 150, reportPath: nil)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let line = try XCTUnwrap(r.stdout.split(separator: "\n").last, r.stderr)
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let viewers = try XCTUnwrap(result["viewers"] as? [[String: Any]], line.description)
+        XCTAssertEqual(viewers.count, 3)
+        // Only the 3 Mbit/s viewer's last rung is certain: the others try the rung above now
+        // and then (RenditionChoice's probes), and the run may end during a try. At 1 Mbit/s
+        // a failed try of the source (1.5 Mbit/s and its keyframes) can also leave the viewer
+        // on 180p for a while. What every viewer got on average fits its link.
+        let sizes = viewers.map { "\($0["width"] as? Int ?? 0)x\($0["height"] as? Int ?? 0)" }
+        XCTAssertEqual(sizes.first, "854x480", "the 3 Mbit/s viewer gets the camera's own stream: \(viewers) \(r.stderr.suffix(800))")
+        for (viewer, link) in zip(viewers, [3000, 1000, 350]) {
+            XCTAssertGreaterThan((viewer["fps"] as? NSNumber)?.doubleValue ?? 0, 20, "frames keep coming across switches: \(viewer)")
+            let kbps = (viewer["kbps"] as? NSNumber)?.doubleValue ?? 0
+            XCTAssertTrue((100...Double(link)).contains(kbps), "what arrived fits the \(link) kbit/s link: \(viewer)")
+        }
+        let rates = try XCTUnwrap(result["rendition_bitrate_bps"] as? [String: Any], line.description)
+        XCTAssertGreaterThan((rates["source"] as? NSNumber)?.doubleValue ?? 0, 1_000_000, "the camera's own rate: \(line)")
+        XCTAssertLessThan((rates["180p"] as? NSNumber)?.doubleValue ?? .infinity, 350_000, "a rung's encoder keeps its rate: \(line)")
+        XCTAssertGreaterThan((rates["360p"] as? NSNumber)?.doubleValue ?? 0, 300_000, "360p is encoded from the decoded camera: \(line)")
+        let switches = try XCTUnwrap(result["switches"] as? [String: Any], line.description)
+        XCTAssertGreaterThanOrEqual((switches["up"] as? NSNumber)?.intValue ?? 0, 1, "a viewer moved up to the source: \(line)")
+        XCTAssertGreaterThanOrEqual((switches["down"] as? NSNumber)?.intValue ?? 0, 1, "and the 350 kbit/s one down to 180p: \(line)")
+    }
 }

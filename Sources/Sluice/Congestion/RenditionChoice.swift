@@ -113,6 +113,13 @@ struct RenditionChoice: Sendable, Equatable {
         return .to(index, probing: probing)
     }
 
+    /// The move to `current` has been made (its keyframe went out) at `nowNs`: a try of it,
+    /// and the wait before the next move, count from now, not from when it was decided.
+    mutating func arrived(nowNs: UInt64) {
+        lastMoveNs = nowNs
+        if probeStartNs != nil { probeStartNs = nowNs }
+    }
+
     /// Starts over on rung `index` (an operator's or test's pin), with no probe running.
     mutating func reset(to index: Int, nowNs: UInt64) {
         current = min(max(0, index), count - 1)

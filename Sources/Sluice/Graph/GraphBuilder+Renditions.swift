@@ -7,6 +7,24 @@ final class RenditionMeter: Sendable {
     let frames = Atomic<Int>(0)
     let bytes = Atomic<Int>(0)
     let window = Mutex(RateWindow())
+    /// When the rung's first frame arrived (`StageTimer.now()`), 0 before.
+    let firstFrameNs = Atomic<UInt64>(0)
+
+    /// Counts what enters `tee` (the rung's output).
+    func count(at tee: Element) {
+        tee.staticPad("sink")?.addProbe { [self] (info: borrowing Pad.ProbeInfo) in
+            if frames.add(1, ordering: .relaxed).newValue == 1 { firstFrameNs.store(StageTimer.now(), ordering: .relaxed) }
+            bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+            return .ok
+        }
+    }
+
+    /// The average rate since the first frame, bit/s; nil before half a second of frames.
+    func averageBitsPerSecond(nowNs: UInt64) -> Int? {
+        let first = firstFrameNs.load(ordering: .relaxed)
+        guard first > 0, nowNs > first + 500_000_000 else { return nil }
+        return Int(Double(bytes.load(ordering: .relaxed)) * 8 / (Double(nowNs - first) / 1e9))
+    }
 }
 
 /// One rung of a served ladder as built: its encoded output (a `tee` viewers attach to) and
@@ -29,8 +47,14 @@ final class RenditionOutput: Sendable {
         self.keyframeRequests = keyframeRequests
     }
 
-    /// The rung's nominal bitrate, bit/s.
-    var bitsPerSecond: Int { rendition.bitrateKbps * 1000 }
+    /// Whether this rung is a source's stream passed through (no encoder, no nominal rate).
+    var isPassthrough: Bool { rendition.bitrateKbps == 0 }
+
+    /// The rung's nominal bitrate, bit/s. A passed-through source has none: its average so
+    /// far stands in (1 Mbit/s before it has sent half a second).
+    var bitsPerSecond: Int {
+        isPassthrough ? meter.averageBitsPerSecond(nowNs: StageTimer.now()) ?? 1_000_000 : rendition.bitrateKbps * 1000
+    }
 
     /// What the rung sends now, bit/s: measured over the last 2 s; the nominal rate until a
     /// second has been measured. Read often (each viewer's feedback reads it).
@@ -58,60 +82,72 @@ extension GraphBuilder {
     /// Builds the rungs after `head` (the track gate) and records them; the first rung's tee
     /// is the branch's tee (its frames are the stream's encoded frames).
     func buildLadder(_ branch: SendBranchSpec, after head: Element) throws(RunError) -> [RenditionOutput] {
-        let enc = branch.encode, cap = branch.capture
+        let outputs = try buildRungs(branch.encode.renditions, of: branch, numberedFrom: 0, after: head)
+        state.withLock { $0.renditions = outputs }
+        return outputs
+    }
+
+    /// One scaler and encoder per rung in `rungs` after `head` (raw video), behind a tee;
+    /// rung `i` of the list is rung `first + i` of the ladder. Rung 0 is the stream's own
+    /// (the branch's tee, its keyframe requests, the first frame).
+    func buildRungs(
+        _ rungs: [Rendition], of branch: SendBranchSpec, numberedFrom first: Int, after head: Element
+    ) throws(RunError) -> [RenditionOutput] {
+        let enc = branch.encode
         let split = try make("tee", [("allow-not-linked", "true")], at: enc.location, name: "video-ladder")
         try add([split])
         do { try head.link(split) } catch { throw RunError("cannot link the ladder: \(error.message)", at: enc.location) }
         var outputs: [RenditionOutput] = []
-        for (i, rung) in enc.renditions.enumerated() {
-            let at = rung.location ?? enc.location
-            let fps = rung.fps ?? cap.fps
-            var caps = "video/x-raw,width=\(rung.width),height=\(rung.height),pixel-aspect-ratio=1/1"
-            if rung.fps != nil { caps += ",framerate=\(fps)/1" }
-            var chain = [
-                try make(
-                    "queue",
-                    [
-                        ("max-size-buffers", "2"), ("max-size-bytes", "0"), ("max-size-time", "0"),
-                        ("leaky", "downstream")
-                    ], at: at),
-                try make("videoscale", at: at),
-                try make("videorate", [("drop-only", "true")], at: at),
-                try make("capsfilter", [("caps", caps)], at: at)
-            ]
-            var rungEncode = enc
-            rungEncode.bitrateKbps = rung.bitrateKbps
-            rungEncode.renditions = []
-            let encoding = try encoderChain(rungEncode, fps: fps)
-            chain += encoding
-            let tee = try make("tee", [("allow-not-linked", "true")], at: at, name: "video-rendition-\(i)")
-            chain.append(tee)
-            try add(chain)
-            _ = try linkChain(chain, media: .video, at: at)
-            guard let branchPad = split.requestPad("src_%u"), let entrance = chain[0].staticPad("sink") else {
-                throw RunError("the ladder's tee refused rendition '\(rung.name)'", at: at)
-            }
-            do { try branchPad.link(entrance) } catch { throw RunError("cannot link rendition '\(rung.name)': \(error.message)", at: at) }
-            let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
-            let output = RenditionOutput(rendition: rung, index: i, tee: tee, encoder: encoding.first, keyframeRequests: limiter)
-            let meter = output.meter
-            tee.staticPad("sink")?.addProbe { (info: borrowing Pad.ProbeInfo) in
-                meter.frames.add(1, ordering: .relaxed)
-                meter.bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
-                return .ok
-            }
-            if i == 0 {
+        for (offset, rung) in rungs.enumerated() {
+            let output = try buildRung(rung, index: first + offset, of: branch, from: split)
+            if output.index == 0 {
+                let tee = output.tee
                 state.withLock {
-                    $0.keyframeRequests = limiter
+                    $0.keyframeRequests = output.keyframeRequests
                     $0.tees[.video] = tee
                 }
                 countSent(at: tee.staticPad("sink"), video: true, marksFirstFrame: true)
-                if let stageTimer, let entry = encoding.first { stageTimer.timeEncoder(from: entry, to: tee) }
             }
             outputs.append(output)
         }
-        state.withLock { $0.renditions = outputs }
         return outputs
+    }
+
+    /// queue → videoscale → videorate → caps → encoder → parser → tee for `rung`, fed by
+    /// `split`. The queue is leaky: a rung whose encoder falls behind drops its own frames.
+    private func buildRung(_ rung: Rendition, index: Int, of branch: SendBranchSpec, from split: Element) throws(RunError) -> RenditionOutput {
+        let enc = branch.encode
+        let at = rung.location ?? enc.location
+        let fps = rung.fps ?? branch.capture.fps
+        var caps = "video/x-raw,width=\(rung.width),height=\(rung.height),pixel-aspect-ratio=1/1"
+        if rung.fps != nil { caps += ",framerate=\(fps)/1" }
+        var chain = [
+            try make(
+                "queue", [("max-size-buffers", "2"), ("max-size-bytes", "0"), ("max-size-time", "0"), ("leaky", "downstream")],
+                at: at),
+            try make("videoscale", at: at),
+            try make("videorate", [("drop-only", "true")], at: at),
+            try make("capsfilter", [("caps", caps)], at: at)
+        ]
+        var rungEncode = enc
+        rungEncode.bitrateKbps = rung.bitrateKbps
+        rungEncode.renditions = []
+        rungEncode.passthrough = false
+        let encoding = try encoderChain(rungEncode, fps: fps)
+        chain += encoding
+        let tee = try make("tee", [("allow-not-linked", "true")], at: at, name: "video-rendition-\(index)")
+        chain.append(tee)
+        try add(chain)
+        _ = try linkChain(chain, media: .video, at: at)
+        guard let branchPad = split.requestPad("src_%u"), let entrance = chain[0].staticPad("sink") else {
+            throw RunError("the ladder's tee refused rendition '\(rung.name)'", at: at)
+        }
+        do { try branchPad.link(entrance) } catch { throw RunError("cannot link rendition '\(rung.name)': \(error.message)", at: at) }
+        let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
+        let output = RenditionOutput(rendition: rung, index: index, tee: tee, encoder: encoding.first, keyframeRequests: limiter)
+        output.meter.count(at: tee)
+        if index == 0, let stageTimer, let entry = encoding.first { stageTimer.timeEncoder(from: entry, to: tee) }
+        return output
     }
 }
 

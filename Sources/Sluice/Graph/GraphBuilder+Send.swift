@@ -49,11 +49,18 @@ extension GraphBuilder {
         counters.note("send.\(branch.media.rawValue).passthrough", "true")
         let recordTee = try recordingTee(for: branch)
         if let recordTee { tail.elements.append(recordTee) }
+        let ladder = branch.media == .video && !branch.encode.renditions.isEmpty
+        if ladder, webrtcbin != nil || !sendEndsInTee {
+            throw RunError(
+                "renditions are served to WHEP viewers (transport kind 'server'); a single peer gets one stream",
+                at: branch.encode.renditions.first?.location ?? branch.encode.location)
+        }
         if let webrtcbin {
             try endInWebRTC(branch, capture: capture, filters: [], tail: tail, live: true, webrtcbin: webrtcbin)
         } else {
             try endWithoutWebRTC(branch, capture: capture, filters: [], tail: tail)
         }
+        if ladder, let tee = tees[.video] { try buildPassthroughLadder(branch, from: tee) }
         if let recordTee { try attachRecording(of: branch, to: recordTee) }
     }
 

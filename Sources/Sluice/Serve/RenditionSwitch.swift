@@ -73,6 +73,17 @@ final class RenditionSwitch: Sendable {
     let inputs: [Pad]
     let outputs: [RenditionOutput]
     private let choice: Mutex<RenditionChoice>
+    /// A move up decided and not yet made (the new rung's keyframe has not gone out).
+    private struct Awaited {
+        var rung: Int
+        var sinceNs: UInt64
+        /// The rate the estimator is told to expect once the viewer is on the new rung.
+        var rate: Int
+    }
+    private let awaited = Mutex<Awaited?>(nil)
+    /// How long a move up may wait for the new rung's keyframe before it is called off (a
+    /// passed-through source sends one when it will, and may never).
+    static let keyframeWaitNs: UInt64 = 5_000_000_000
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists.
@@ -168,7 +179,26 @@ final class RenditionSwitch: Sendable {
     /// One reading of the viewer's estimator: picks the rung (`RenditionChoice`) and moves
     /// there. Returns what the estimator should know: the rate the viewer is about to get
     /// when it moves up, or the rate it returns to after a failed try.
+    ///
+    /// A move up is told to the estimator (`expect`) when it is made, at the new rung's
+    /// keyframe, not when it is decided: an encoder makes that keyframe at once, but a
+    /// passed-through source only when it will (1–4 s for most cameras), and until then the
+    /// viewer gets the old rung, so readings in between say nothing about the new one and
+    /// are not used. A wait longer than `keyframeWaitNs` calls the move off.
     func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
+        if let wait = awaited.withLock({ $0 }) {
+            if current == wait.rung {
+                awaited.withLock { $0 = nil }
+                choice.withLock { $0.arrived(nowNs: reading.nowNs) }
+                return .expect(wait.rate)
+            }
+            guard reading.nowNs &- wait.sinceNs > Self.keyframeWaitNs else { return nil }
+            awaited.withLock { $0 = nil }
+            let stay = current
+            choice.withLock { $0.reset(to: stay, nowNs: reading.nowNs) }
+            move(to: stay)
+            return nil
+        }
         let rates = outputs.map { $0.rate(nowNs: reading.nowNs) }
         let decision = choice.withLock {
             $0.update(
@@ -182,9 +212,9 @@ final class RenditionSwitch: Sendable {
             move(to: rung)
             return .recover(rates[rung])
         case .to(let rung, _):
-            let up = rung < current
+            if rung < current { awaited.withLock { $0 = Awaited(rung: rung, sinceNs: reading.nowNs, rate: rates[rung]) } }
             move(to: rung)
-            return up ? .expect(rates[rung]) : nil
+            return nil
         }
     }
 }

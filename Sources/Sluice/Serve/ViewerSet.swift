@@ -196,7 +196,13 @@ final class ViewerSet: Sendable {
             _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive) { rungs.update(with: $0) }
         }
         parts.ladder = rungs
-        parts.gates.append(StartGate(on: branch.entrance, waitForKeyframe: true))
+        // A viewer starting on a passed-through source starts from its cached group of
+        // pictures: nothing can ask the source for a keyframe.
+        let startsOnSource = output.renditions[rungs.current].isPassthrough
+        parts.gates.append(
+            StartGate(
+                on: branch.entrance, waitForKeyframe: true, cache: startsOnSource ? output.cache : nil,
+                replayInto: branch.payloader.staticPad("sink")))
         parts.entrances.append(branch.entrance)
     }
 

@@ -478,9 +478,12 @@ public struct EncodeSpec: Sendable, Equatable {
     public var gst: String?
     /// A ladder of renditions (`renditions:`, served streams only): the picture encoded once
     /// per rung, best first; each viewer gets the rung its own estimate allows. Empty: one
-    /// encoder at `bitrateKbps`.
+    /// encoder at `bitrateKbps`. With `passthrough`, these are the rungs below the source:
+    /// the source's stream is the best rung, sent as it is, and the rungs are decoded from
+    /// it once and encoded in `codec`.
     public var renditions: [Rendition] = []
-    /// The rung a new viewer starts on (the one marked `start: true`; default the first).
+    /// The rung a new viewer starts on (the one marked `start: true`; default the first), as
+    /// served: with `passthrough`, 0 is the source and `renditions[i]` is rung `i + 1`.
     public var startRendition = 0
     /// `passthrough: true` (or `encode: none`): the capture's media is already encoded in
     /// `codec` and goes to the payloader as it is, without decoding or encoding. Only

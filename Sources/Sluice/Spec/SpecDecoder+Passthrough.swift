@@ -1,7 +1,8 @@
 /// `encode: {passthrough: true}` and `encode: none`: the capture's encoded media goes on as it is.
 extension SpecDecoder {
-    /// The encoder keys passthrough has no use for (it has no encoder).
-    static let encoderOnlyKeys = ["bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions"]
+    /// The encoder keys passthrough has no use for (it has no encoder; `renditions` below the
+    /// source have encoders of their own, with the codec's defaults).
+    static let encoderOnlyKeys = ["bitrate", "keyframe_interval", "preset", "element", "properties", "gst"]
 
     /// `encode: none`: passthrough in the codec sources of this medium usually carry (H.264
     /// for video, Opus for audio).

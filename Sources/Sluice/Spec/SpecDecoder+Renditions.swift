@@ -10,6 +10,9 @@ import Foundation
 ///     - {width: 854, height: 480, bitrate: 1000, start: true}
 ///     - {width: 426, height: 240, bitrate: 300}
 /// ```
+///
+/// With `passthrough: true` the source's own stream is the best rung (named `source`), and
+/// the list holds the rungs below it: decoded once from the source, encoded in `codec`.
 extension SpecDecoder {
     static let renditionKeys = ["name", "width", "height", "fps", "bitrate", "start"]
     /// Most rungs a ladder may have: each is a live encoder.
@@ -21,13 +24,20 @@ extension SpecDecoder {
         var start: Int?
     }
 
+    /// The name of a passthrough ladder's best rung: the source's stream, as it is.
+    public static let sourceRenditionName = "source"
+
     /// Decodes the list (rung by rung); the checks against the capture and the rest of
-    /// `encode` are `checkRenditions`.
+    /// `encode` are `checkRenditions`. With `encode.passthrough` (decided first), the list is
+    /// the rungs below the source.
     mutating func decodeRenditions(_ entry: SpecEntry, into encode: inout EncodeSpec) {
         guard let items = list(entry) else { return }
-        guard items.count >= 2 else {
+        let passthrough = encode.passthrough
+        guard items.count >= (passthrough ? 1 : 2) else {
             fail(
-                "a ladder needs at least two renditions; for one picture size set capture's width and height and encode's bitrate",
+                passthrough
+                    ? "list at least one rendition below the source, e.g. [{width: 640, height: 360, bitrate: 800}]"
+                    : "a ladder needs at least two renditions; for one picture size set capture's width and height and encode's bitrate",
                 at: entry.value.location)
             return
         }
@@ -41,9 +51,16 @@ extension SpecDecoder {
         for (i, item) in items.enumerated() {
             guard decodeRung(item, index: i, into: &ladder) else { return }
         }
+        if passthrough, let taken = ladder.rungs.first(where: { $0.name == Self.sourceRenditionName }) {
+            fail(
+                "'\(Self.sourceRenditionName)' names the passed-through stream, the best rung; give this rendition another 'name'",
+                at: taken.location ?? entry.value.location)
+            return
+        }
         encode.renditions = ladder.rungs
-        encode.startRendition = ladder.start ?? 0
-        encode.bitrateKbps = ladder.rungs[encode.startRendition].bitrateKbps
+        // Served, a passthrough ladder's rung 0 is the source: the list's rungs come after it.
+        encode.startRendition = ladder.start.map { passthrough ? $0 + 1 : $0 } ?? 0
+        if !passthrough { encode.bitrateKbps = ladder.rungs[encode.startRendition].bitrateKbps }
     }
 
     /// Rendition `index` (from 0) added to the ladder: its values, then whether it is the

@@ -74,7 +74,7 @@ extension SpecDecoder {
                 "send.\(branch.media) sends \(codec.rawValue), which \(settings.format.rawValue) cannot hold; record to \(Self.orList(fitting))",
                 at: entry.keyLocation)
         }
-        if !branch.encode.renditions.isEmpty {
+        if !branch.encode.renditions.isEmpty, !branch.encode.passthrough {
             fail("a branch with renditions cannot be recorded yet; record it on the receiving side (`sink: {kind: record}`)", at: entry.keyLocation)
         }
         return SinkSpec(kind: kind, location: entry.keyLocation)
@@ -279,6 +279,7 @@ extension SpecDecoder {
         if let e = map.entry("passthrough"), let on = bool(e), on {
             encode.passthrough = true
             refuseEncoderKeys(map)
+            if media == .video, let e = map.entry("renditions") { decodeRenditions(e, into: &encode) }
             return (encode, codecLocation)
         }
         decodeEncodeBitrate(map, media: media, into: &encode)

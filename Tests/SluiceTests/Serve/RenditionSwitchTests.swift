@@ -51,6 +51,7 @@ final class RenditionSwitchTests: XCTestCase {
             let output = RenditionOutput(
                 rendition: Rendition(name: "\(width)", width: width, height: width * 3 / 4, bitrateKbps: 1000 - i * 500),
                 index: i, tee: tee, encoder: enc, keyframeRequests: nil)
+            output.meter.count(at: tee)
             // Counted apart from `output`, which holds the tee: the tee's pad owns this probe.
             tee.staticPad("sink")?.addProbe { (info: borrowing Pad.ProbeInfo) in
                 if !(info.buffer?.isDeltaUnit ?? true) { keyframes.made.withLock { $0[i] += 1 } }
@@ -130,5 +131,55 @@ final class RenditionSwitchTests: XCTestCase {
         XCTAssertFalse(after[back...].contains { $0.width == 160 })
         XCTAssertEqual(rungs.moves.up, 1)
         for (tee, pad) in teePads { tee.releaseRequestPad(pad) }
+    }
+
+    /// A move up to a rung whose keyframe is late (a passed-through source makes one only when
+    /// it will): the estimator is told to expect the new rate when the viewer is on it, not
+    /// when the move is decided; readings in between are not used; and a keyframe that does
+    /// not come within 5 s calls the move off.
+    func testAMoveUpIsExpectedWhenItsKeyframeArrivesAndCalledOffWithoutOne() async throws {
+        let (pipeline, outputs, _) = try ladder()
+        let rungs = try RenditionSwitch(outputs: outputs, start: 1, into: pipeline)
+        let sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        try pipeline.add([sink])
+        try rungs.funnel.link(sink)
+        var teePads: [(tee: Element, pad: Pad)] = []
+        try rungs.attach(into: &teePads) { flow in XCTFail("a rung stopped: \(flow)") }
+        // Rung 0 stands for a passed-through source: requests for its keyframe go nowhere.
+        let answers = Atomic<Bool>(false)
+        teePads[0].pad.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+            info.eventName == "GstForceKeyUnit" && !answers.load(ordering: .relaxed) ? .drop : .ok
+        }
+        XCTAssertTrue(pipeline.setState(.playing) != .failure)
+        defer {
+            pipeline.setState(.null)
+            for (tee, pad) in teePads { tee.releaseRequestPad(pad) }
+        }
+        let t0 = StageTimer.now()
+        func reading(at seconds: Double) -> CongestionControl.Reading {
+            .init(target: 100_000_000, received: 400_000, state: .increase, nowNs: t0 + UInt64(seconds * 1e9))
+        }
+        XCTAssertNil(rungs.update(with: reading(at: 0)))
+        XCTAssertNil(rungs.update(with: reading(at: 1.1)), "the move up is decided, not made: nothing to expect yet")
+        XCTAssertEqual(rungs.current, 1)
+        XCTAssertNil(rungs.update(with: reading(at: 3)), "waiting for the keyframe, readings are not used")
+        XCTAssertNil(rungs.update(with: reading(at: 6.2)), "no keyframe in 5 s: the move is called off")
+        XCTAssertEqual(rungs.current, 1)
+
+        // Now the source answers: the next try's move is made at its keyframe, and the first
+        // reading after it tells the estimator to expect rung 0's rate.
+        answers.store(true, ordering: .relaxed)
+        var change: CongestionControl.RateChange?
+        var at = 7.4
+        let deadline = ContinuousClock.now + .seconds(10)
+        while change == nil, ContinuousClock.now < deadline {
+            change = rungs.update(with: reading(at: at))
+            at += 0.1
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTAssertEqual(rungs.current, 0, "on the best rung once its keyframe went out")
+        // (Its rate is measured over these readings' made-up times, so its value says nothing here.)
+        guard case .expect = change else { return XCTFail("expected an expect, got \(String(describing: change))") }
     }
 }

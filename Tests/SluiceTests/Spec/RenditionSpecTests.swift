@@ -119,4 +119,38 @@ final class RenditionSpecTests: XCTestCase {
         expect(file(two, encodeExtra: "\n      bitrate: 1000"), at: 7, 7, "remove encode 'bitrate'")
         expect(file(two, transport: "loopback"), at: 8, 11, "set transport kind 'server'")
     }
+
+    /// `passthrough: true` with renditions: the source's stream is the best rung, and the
+    /// list holds the rungs below it (served from rung 1; `start` counts the source).
+    func testAPassthroughLadderListsTheRungsBelowTheSource() throws {
+        let camera = "{kind: rtsp, url: \"rtsp://127.0.0.1:8554/cam\"}"
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                file(
+                    """
+                            - {width: 640, height: 360, bitrate: 800, start: true}
+                            - {width: 320, height: 180, bitrate: 300}
+                    """, encodeExtra: "\n      passthrough: true", capture: camera)))
+        let enc = try XCTUnwrap(spec.send?.video?.encode)
+        XCTAssertTrue(enc.passthrough)
+        XCTAssertEqual(enc.renditions.map(\.name), ["360p", "180p"])
+        XCTAssertEqual(enc.startRendition, 1, "rung 0 is the source; the list's first rung is rung 1")
+        let one = try XCTUnwrap(
+            specLoadValid(
+                file("        - {width: 320, height: 180, bitrate: 300}", encodeExtra: "\n      passthrough: true", capture: camera)))
+        XCTAssertEqual(one.send?.video?.encode.renditions.count, 1, "one rung below the source is a ladder")
+        XCTAssertEqual(one.send?.video?.encode.startRendition, 0, "viewers start on the source")
+        XCTAssertNotNil(
+            specLoadValid(
+                try String(contentsOfFile: "Pipelines/rtsp-ladder.yaml", encoding: .utf8), file: "Pipelines/rtsp-ladder.yaml"))
+
+        expect(
+            file("        []", encodeExtra: "\n      passthrough: true", capture: camera), at: 9, 9, "at least one rendition below the source")
+        expect(
+            file("        - {name: source, width: 320, height: 180, bitrate: 300}", encodeExtra: "\n      passthrough: true", capture: camera),
+            at: 9, 11, "'source' names the passed-through stream")
+        expect(
+            file("        - {width: 320, height: 180, bitrate: 300}", encodeExtra: "\n      passthrough: true", transport: "loopback", capture: camera),
+            at: 9, 11, "set transport kind 'server'")
+    }
 }
