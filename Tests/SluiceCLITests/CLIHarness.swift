@@ -104,3 +104,17 @@ extension CLI {
             env: env.merging(["SLUICE": binary.path]) { a, _ in a }, timeout: timeout, reportPath: reportPath)
     }
 }
+
+extension CLI {
+    /// Shell lines that wait (bounded: 15 s) until the `sluice serve` started as `$server`
+    /// on `port` answers; exit 90 if it never does, 91 with the end of `log` if it exits.
+    static func waitForServe(port: Int, log: String = "$TMP.serve") -> String {
+        """
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
+          i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
+          kill -0 $server 2>/dev/null || { echo "sluice serve exited: $(tail -c 2000 "\(log)")" >&2; exit 91; }
+          sleep 0.05
+        done
+        """
+    }
+}

@@ -27,11 +27,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             \(RTSPCaptureEndToEndTests.startServer(port: 18677, "--pattern red --size 640x360 --gop 30 --profile high"))
             RTSP_URL=rtsp://127.0.0.1:18677/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
             server=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
-              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
-              kill -0 $server 2>/dev/null || { echo "sluice serve exited: $(tail -c 2000 "$TMP.serve")" >&2; exit 91; }
-              sleep 0.05
-            done
+            \(CLI.waitForServe(port: port))
             # The camera's frames (and so its caps, with the profile) have reached the stream.
             i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_encoded_video_frames_total[{][^}]*[}] [1-9]'; do
               i=$((i+1)); [ $i -lt 300 ] || { echo "no frame from the camera" >&2; break; }; sleep 0.05
@@ -63,5 +59,61 @@ final class H264ProfileEndToEndTests: XCTestCase {
         XCTAssertEqual(pictures.sequence(), ["red"], "the camera's picture in Chromium: \(pictures.runs) \(r.stdout)")
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
         print("High-profile camera: aiortc refused (\(refusal.prefix(300))); Chromium saw \(pictures.runs)")
+    }
+
+    /// The same High camera with `passthrough: auto` (`Pipelines/rtsp-camera-any-viewer.yaml`):
+    /// aiortc, refused above, now plays the camera's red picture, encoded again as Constrained
+    /// Baseline; Chromium plays it too (its decoder takes High). `/metrics` counts one
+    /// transcoded viewer while aiortc watches, and the server says it is encoding again.
+    func testWithPassthroughAutoABaselineViewerGetsTheCameraEncodedAgain() throws {
+        try CLI.requireBrowserTools()
+        let port = 18679
+        let script = """
+            ip link set lo up
+            \(RTSPCaptureEndToEndTests.startServer(port: 18680, "--pattern red --size 640x360 --gop 60 --profile high"))
+            RTSP_URL=rtsp://127.0.0.1:18680/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera-any-viewer.yaml > "$TMP.serve" 2>&1 &
+            server=$!
+            \(CLI.waitForServe(port: port))
+            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_encoded_video_frames_total[{][^}]*[}] [1-9]'; do
+              i=$((i+1)); [ $i -lt 300 ] || { echo "no frame from the camera" >&2; break; }; sleep 0.05
+            done
+            "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera-any-viewer \\
+              --codec h264 --no-audio --seconds 4 --timeout 15 --pictures > "$TMP.view" 2> "$TMP.err" &
+            viewer=$!
+            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_transcoded_viewers[{][^}]*[}] 1'; do
+              i=$((i+1)); [ $i -lt 300 ] && kill -0 $viewer 2>/dev/null || break; sleep 0.05
+            done
+            echo "TRANSCODED-WHILE: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcoded_viewers' | tr '\\n' ' ')"
+            wait $viewer; echo "AIORTC-STATUS: $?"; echo "AIORTC: $(grep '^{' "$TMP.view" | tail -1)"
+            echo "AIORTC-ERR: $(tail -c 1200 "$TMP.err" | tr '\\n' ' ')"
+            "$PYTHON" Tests/Browser/browser_check.py play http://127.0.0.1:\(port) rtsp-camera-any-viewer --min-frames 30 --measure 0 \\
+              --timeout 40 --watch 2 > "$TMP.chromium" 2> "$TMP.cerr"
+            echo "CHROMIUM-STATUS: $?"; echo "CHROMIUM: $(grep '^{' "$TMP.chromium" | tail -1)"
+            echo "CHROMIUM-ERR: $(tail -c 800 "$TMP.cerr" | tr '\\n' ' ')"
+            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
+            kill $rtsp; wait $rtsp
+            echo "SERVE-LOG: $(grep -c 'encoding it again as Constrained Baseline' "$TMP.serve") $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("auto").path],
+            timeout: 150, reportPath: nil)
+        let lines = r.keyedLines
+        XCTAssertEqual(lines["AIORTC-STATUS"], "0", "\(lines["AIORTC-ERR"] ?? "") \(r.stdout)")
+        let view = (lines["AIORTC"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertGreaterThan(view["video_frames"] as? Int ?? 0, 60, "aiortc decodes the stream: \(view)")
+        XCTAssertEqual(PictureTimeline(view["pictures"]).sequence(), ["red"], "the camera's picture, encoded again: \(view)")
+        XCTAssertNotNil(
+            (lines["TRANSCODED-WHILE"] ?? "").range(
+                of: #"sluice_stream_transcoded_viewers\{stream="rtsp-camera-any-viewer",media="video"\} 1(\.0)?(\s|$)"#, options: .regularExpression),
+            "one transcoded viewer while aiortc watches: \(r.stdout)")
+        XCTAssertTrue((lines["SERVE-LOG"] ?? "").hasPrefix("1 "), "the server says it encodes again, once: \(r.stdout)")
+        XCTAssertEqual(lines["CHROMIUM-STATUS"], "0", r.stdout)
+        let chromium = (lines["CHROMIUM"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        let pictures = PictureTimeline((chromium["watched"] as? [String: Any])?["pictures"])
+        XCTAssertEqual(pictures.sequence(), ["red"], "the camera's picture in Chromium: \(pictures.runs) \(r.stdout)")
+        XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
+        print(
+            "passthrough: auto: aiortc got \(view["video_frames"] ?? "?") frames (first after \(view["first_frame_ms"] ?? "?") ms), Chromium \(pictures.runs)")
     }
 }

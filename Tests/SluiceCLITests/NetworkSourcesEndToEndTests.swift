@@ -282,11 +282,7 @@ final class NetworkSourcesEndToEndTests: XCTestCase {
             ffmpeg=$!
             RTMP_URL=rtmp://127.0.0.1:18594/live/stream "$SLUICE" serve --port \(port) --pipeline Pipelines/rtmp-ingest.yaml > "$TMP.serve" 2>&1 &
             server=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
-              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
-              kill -0 $server 2>/dev/null || { echo "sluice serve exited: $(tail -c 2000 "$TMP.serve")" >&2; exit 91; }
-              sleep 0.05
-            done
+            \(CLI.waitForServe(port: port))
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtmp-ingest \\
               --codec h264 --seconds 4 --timeout 20 > "$TMP.view" 2> "$TMP.err"
             echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"; echo "VIEW-ERR: $(tail -c 800 "$TMP.err" | tr '\\n' ' ')"

@@ -364,11 +364,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             \(Self.startServer(port: 18576, "--pattern ball --size 640x360 --gop 300"))
             RTSP_URL=rtsp://127.0.0.1:18576/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera.yaml > "$TMP.serve" 2>&1 &
             server=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do
-              i=$((i+1)); [ $i -lt 300 ] || { echo "sluice serve did not answer" >&2; exit 90; }
-              kill -0 $server 2>/dev/null || { echo "sluice serve exited: $(tail -c 2000 "$TMP.serve")" >&2; exit 91; }
-              sleep 0.05
-            done
+            \(CLI.waitForServe(port: port))
             # The stream starts with the camera's first keyframe; join 2 s into its 10 s group.
             i=0; until grep -q '^CLIENT' "$TMP.rtsp"; do i=$((i+1)); [ $i -lt 200 ] || exit 94; sleep 0.05; done
             sleep 2

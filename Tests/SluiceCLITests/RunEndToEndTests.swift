@@ -195,8 +195,8 @@ final class RunEndToEndTests: XCTestCase {
             if file == "janus-room-bridge.yaml" { continue }
             // A camera and an RTMP stream: RTSPCaptureEndToEndTests, RecordSinkEndToEndTests and
             // NetworkSourcesEndToEndTests serve them in front of gst-rtsp-server and of nginx-rtmp with ffmpeg;
-            // LadderEndToEndTests serves the RTSP ladder.
-            if ["rtsp-camera.yaml", "rtmp-ingest.yaml", "rtsp-record.yaml", "rtsp-ladder.yaml"].contains(file) { continue }
+            // LadderEndToEndTests serves the RTSP ladder, H264ProfileEndToEndTests the camera for any viewer.
+            if ["rtsp-camera.yaml", "rtmp-ingest.yaml", "rtsp-record.yaml", "rtsp-ladder.yaml", "rtsp-camera-any-viewer.yaml"].contains(file) { continue }
             // A crowd of Janus subscribers: LoadJanusEndToEndTests runs it with a publisher. Crowds
             // of publishers (their endpoint names each one's stream by `{client}`, which only
             // `sluice load` fills in): LoadPublishEndToEndTests and LoadJanusEndToEndTests.

@@ -56,6 +56,13 @@ extension StreamHub: MetricsSource {
             sink.gauge(
                 "sluice_stream_passthrough", 1, labels: stream + [("media", branch.media.rawValue)],
                 help: "1: this medium goes to viewers as its source encoded it; its bitrate is the source's and congestion control cannot change it.")
+            if branch.encode.transcodeForViewers != nil {
+                sink.gauge(
+                    "sluice_stream_transcoded_viewers", Double(transcodedViewerCount), labels: stream + [("media", branch.media.rawValue)],
+                    help:
+                        "Viewers getting the stream encoded again as Constrained Baseline (passthrough: auto): their decoders cannot take the source's profile."
+                )
+            }
         }
         for source in sourceHealth {
             let labels = stream + [("source", source.source)]

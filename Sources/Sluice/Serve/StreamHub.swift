@@ -75,16 +75,7 @@ public final class StreamHub: Sendable {
             pipeline: pipeline, recipe: recipe, stream: spec.name, limits: viewerLimits, events: events,
             encoderRate: encoderRate
         ) {
-            [spec.send?.video, spec.send?.audio].compactMap { branch in
-                branch.flatMap { b in
-                    builder.tees[b.media].map {
-                        ViewerSet.Output(
-                            media: b.media, codec: b.encode.codec, tee: $0,
-                            renditions: b.media == .video ? builder.renditions : [],
-                            startRendition: b.encode.startRendition, cache: b.media == .video ? builder.gopCache : nil)
-                    }
-                }
-            }
+            [spec.send?.video, spec.send?.audio].compactMap { branch in branch.flatMap { Self.output(of: $0, builder: builder) } }
         }
         if let hold { viewers.onConnected { hold.release() } }
         Self.routeBusMessages(of: pipeline, to: events, supervisor: builder.supervisor) { [weak builder] in builder?.sourceLabel(of: $0) }
@@ -100,6 +91,19 @@ public final class StreamHub: Sendable {
         let events = events
         builder.supervisor.onEvent { events.post($0.type, $0.fields) }
         builder.supervisor.start()
+    }
+
+    /// What viewers of send branch `b` are fed (nil until its tee exists).
+    private static func output(of b: SendBranchSpec, builder: GraphBuilder) -> ViewerSet.Output? {
+        guard let tee = builder.tees[b.media] else { return nil }
+        let video = b.media == .video
+        var output = ViewerSet.Output(
+            media: b.media, codec: b.encode.codec, tee: tee, renditions: video ? builder.renditions : [],
+            startRendition: b.encode.startRendition, cache: video ? builder.gopCache : nil)
+        if b.encode.transcodeForViewers != nil {
+            output.transcoded = { () throws(RunError) -> Element in try builder.viewerTranscodeTee(for: b) }
+        }
+        return output
     }
 
     /// Filter events and errors from the hub's bus go to the event log.
@@ -152,6 +156,9 @@ public final class StreamHub: Sendable {
                     "encoded_video_kbps": .number(Double(bytes - last.bytes) * 8 / 1000 / dt)
                 ]
                 if let rate = self.encoderRate { fields["target_kbps"] = .number(Double(rate.current) / 1000) }
+                if self.spec.send?.video?.encode.transcodeForViewers != nil {
+                    fields["transcoded_viewers"] = .number(Double(self.transcodedViewerCount))
+                }
                 // With a ladder: viewers on each rung (`viewers_720p`…) and what each encodes.
                 for r in self.renditions {
                     fields["viewers_\(r.name)"] = .number(Double(r.viewers))
@@ -187,6 +194,8 @@ public final class StreamHub: Sendable {
 
     /// Viewers connected now.
     public var viewerCount: Int { viewers.count }
+    /// Viewers that get the stream encoded again (`passthrough: auto`), not the source's.
+    public var transcodedViewerCount: Int { viewers.transcodedCount }
 
     /// The segment each of the stream's recordings is writing now.
     public var segmentsBeingWritten: Set<String> {

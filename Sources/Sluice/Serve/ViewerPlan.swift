@@ -5,7 +5,12 @@ import SluiceSignalling
 /// section carries which of the stream's media, on which payload type, with which MID — and
 /// the offer as webrtcbin should see it.
 struct ViewerPlan {
-    struct Track { var media: MediaKind; var parameters: RTPSendParameters }
+    struct Track {
+        var media: MediaKind; var parameters: RTPSendParameters
+        /// The viewer's decoder cannot take the source's H.264 profile: it gets the stream
+        /// encoded again as Constrained Baseline (`passthrough: auto`).
+        var transcoded = false
+    }
 
     /// One track per stream medium the offer can take, in the offer's order.
     let tracks: [Track]
@@ -22,10 +27,12 @@ struct ViewerPlan {
     /// With `adaptiveVideo`, a video track takes the offer's transport-wide congestion
     /// control (extension and `transport-cc` feedback) when it has it. `h264Profiles` gives
     /// the H.264 profile a medium's stream has when it is not Sluice's own Constrained
-    /// Baseline (a camera passed through): only payload types whose decoder takes it qualify.
+    /// Baseline (a camera passed through): only payload types whose decoder takes it qualify,
+    /// unless the medium is in `transcodable` (`passthrough: auto`): a section with none is
+    /// then matched as for Constrained Baseline, and its track marked `transcoded`.
     init(
         offer: String, outputs: [(media: MediaKind, codec: Codec)], adaptiveVideo: Bool = false,
-        h264Profiles: [MediaKind: H264Profile] = [:]
+        h264Profiles: [MediaKind: H264Profile] = [:], transcodable: Set<MediaKind> = []
     ) throws(ViewerOfferError) {
         let session = SDPSession(offer)
         guard !session.media.isEmpty else { throw ViewerOfferError("the offer has no media section") }
@@ -38,11 +45,13 @@ struct ViewerPlan {
             for (i, section) in session.media.enumerated() where !used.contains(i) {
                 guard section.kind == output.media.rawValue, section.remoteReceives,
                     section.port != 0 || section.mid.map(session.bundleGroup.contains) == true,
-                    let choice = CodecMatch.choose(
-                        output.codec.encodingName, in: section, h264: h264Profiles[output.media] ?? .sluiceEncoded,
-                        usable: RTPSendParameters.payloaderPayloadTypes)
+                    let (choice, transcoded) = Self.choose(
+                        output, in: section, profile: h264Profiles[output.media], transcodable: transcodable.contains(output.media))
                 else { continue }
                 used.insert(i)
+                if transcoded, let profile = h264Profiles[output.media] {
+                    notes.append("the viewer's H.264 decoders cannot take the stream's \(profile): it gets the stream encoded again as Constrained Baseline")
+                }
                 if let other = choice.profileDecodedAt, let profile = h264Profiles[output.media] {
                     notes.append(
                         "the stream's H.264 is \(profile); the viewer's decoder for it is at payload type \(other), which "
@@ -55,7 +64,8 @@ struct ViewerPlan {
                             media: output.media,
                             parameters: .answering(
                                 output.codec, choice: choice, mid: section.mid,
-                                congestionControl: adaptiveVideo && output.media == .video))
+                                congestionControl: adaptiveVideo && output.media == .video),
+                            transcoded: transcoded)
                     ))
                 break
             }
@@ -71,6 +81,22 @@ struct ViewerPlan {
 }
 
 extension ViewerPlan {
+    /// The payload type `section` gets `output` on: one whose decoder takes the stream's
+    /// `profile` (Sluice's own Constrained Baseline without one); failing that, when the
+    /// stream can be `transcodable`, one that takes Constrained Baseline, marked transcoded.
+    fileprivate static func choose(
+        _ output: (media: MediaKind, codec: Codec), in section: SDPMediaDescription, profile: H264Profile?, transcodable: Bool
+    ) -> (CodecMatch.Choice, transcoded: Bool)? {
+        let usable = RTPSendParameters.payloaderPayloadTypes
+        if let choice = CodecMatch.choose(output.codec.encodingName, in: section, h264: profile ?? .sluiceEncoded, usable: usable) {
+            return (choice, false)
+        }
+        guard transcodable, profile != nil, output.codec == .h264,
+            let choice = CodecMatch.choose(output.codec.encodingName, in: section, h264: .sluiceEncoded, usable: usable)
+        else { return nil }
+        return (choice, true)
+    }
+
     /// The refusal of an offer with nothing the stream can be sent on: what the stream has,
     /// what the offer has (H.264 with each payload type's profile), and, when only an H.264
     /// profile stood in the way, what would serve it.
@@ -90,7 +116,8 @@ extension ViewerPlan {
         let hint =
             profileOnly
             ? ". The stream's H.264 is passed through from its source, so its profile cannot change: the viewer must offer "
-                + "a profile that decodes it (browsers offer High), or the stream must be encoded again (`encode: { codec: h264 }`)"
+                + "a profile that decodes it (browsers offer High), or the stream must be encoded again: for such viewers only "
+                + "(`encode: { passthrough: auto }`), or for all (`encode: { codec: h264 }`)"
             : ""
         return ViewerOfferError(
             "the offer has no media section this stream can be sent on: the stream has \(have); "

@@ -23,6 +23,9 @@ final class ViewerSet: Sendable {
         var startRendition = 0
         /// A passthrough video stream's last group of pictures: a new viewer starts from it.
         var cache: GOPCache?
+        /// `passthrough: auto`: the tee of the stream encoded again for viewers whose decoders
+        /// cannot take the source's profile (made on the first call).
+        var transcoded: (@Sendable () throws(RunError) -> Element)?
     }
 
     private let pipeline: Pipeline
@@ -55,6 +58,8 @@ final class ViewerSet: Sendable {
         var opener: Task<Void, Never>
         /// Its place on the stream's ladder, if the stream has one.
         var ladder: RenditionSwitch?
+        /// It gets the stream encoded again (`passthrough: auto`), not the source's.
+        var transcoded: Bool
     }
 
     init(
@@ -97,7 +102,8 @@ final class ViewerSet: Sendable {
             let profiles = available.reduce(into: [MediaKind: H264Profile]()) { $0[$1.media] = $1.h264Profile }
             plan = try ViewerPlan(
                 offer: offer, outputs: available.map { ($0.media, $0.codec) },
-                adaptiveVideo: encoderRate != nil || ladder, h264Profiles: profiles)
+                adaptiveVideo: encoderRate != nil || ladder, h264Profiles: profiles,
+                transcodable: Set(available.filter { $0.transcoded != nil }.map(\.media)))
         } catch {
             throw RunError(error.description)
         }
@@ -140,7 +146,8 @@ final class ViewerSet: Sendable {
         let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout, then: connected.withLock { $0 })
         let viewer = Viewer(
             webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
-            health: health, traffic: traffic, opener: opener, ladder: parts.ladder)
+            health: health, traffic: traffic, opener: opener, ladder: parts.ladder,
+            transcoded: plan.tracks.contains { $0.transcoded })
         viewers.withLock { $0[id] = viewer }
         startReaper()
         events?.post("session-start", ["viewer": .text(id)])
@@ -161,8 +168,9 @@ final class ViewerSet: Sendable {
             try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive)
             return
         }
-        guard let teePad = output.tee.requestPad("src_%u") else { return }
-        parts.teePads.append((output.tee, teePad))
+        let tee = try track.transcoded ? transcodedTee(of: output) : output.tee
+        guard let teePad = tee.requestPad("src_%u") else { return }
+        parts.teePads.append((tee, teePad))
         // This viewer's estimate, a vote on the shared encoder's rate (the probe it installs
         // on the payloader keeps it alive as long as the branch).
         if let rate = encoderRate, let adaptive {
@@ -173,11 +181,20 @@ final class ViewerSet: Sendable {
         // Closed until this viewer's connection carries media, then from a keyframe.
         parts.gates.append(
             StartGate(
-                on: branch.entrance, waitForKeyframe: track.media == .video, cache: output.cache,
+                on: branch.entrance, waitForKeyframe: track.media == .video, cache: track.transcoded ? nil : output.cache,
                 replayInto: branch.payloader.staticPad("sink")))
         parts.pending.append(ViewerAssembly.PendingLink(teePad: teePad, queueSink: branch.entrance))
         parts.entrances.append(branch.entrance)
     }
+
+    /// The tee of `output` encoded again for viewers, made now if it is not yet.
+    private func transcodedTee(of output: Output) throws(RunError) -> Element {
+        guard let make = output.transcoded else { throw RunError("the stream is not encoded again for viewers") }
+        return try make()
+    }
+
+    /// Viewers that get the stream encoded again (`passthrough: auto`).
+    var transcodedCount: Int { viewers.withLock { $0.values.filter(\.transcoded).count } }
 
     /// A ladder: every rung into a funnel; this viewer's estimate picks the one that passes.
     private func addRungs(

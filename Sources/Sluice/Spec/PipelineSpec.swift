@@ -489,6 +489,10 @@ public struct EncodeSpec: Sendable, Equatable {
     /// `codec` and goes to the payloader as it is, without decoding or encoding. Only
     /// captures that deliver encoded media can do it (`rtsp`).
     public var passthrough = false
+    /// `passthrough: auto` (H.264 video, served): viewers whose decoders take the source's
+    /// profile get it as it is; the others get it decoded and encoded again as Constrained
+    /// Baseline, by one encoder made when the first such viewer comes. Where it was written.
+    public var transcodeForViewers: SourceLocation?
     /// Where `encode:` (or the branch, for the default encoder) was written in the pipeline file.
     public var location: SourceLocation?
 

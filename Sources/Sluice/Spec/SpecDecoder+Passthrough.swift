@@ -12,6 +12,19 @@ extension SpecDecoder {
         return encode
     }
 
+    /// `passthrough: auto`: H.264 video only (the codec whose profiles a viewer's decoder may
+    /// not take).
+    mutating func decodePassthroughAuto(_ entry: SpecEntry, media: MediaKind, into encode: inout EncodeSpec) {
+        guard media == .video, encode.codec == .h264 else {
+            fail(
+                "'passthrough: auto' encodes the source again for viewers whose H.264 decoders cannot take its profile; "
+                    + "it is for H.264 video (codec: h264): use 'passthrough: true' here",
+                at: entry.value.location)
+            return
+        }
+        encode.transcodeForViewers = entry.value.location
+    }
+
     /// Reports every encoder setting written next to `passthrough: true`.
     mutating func refuseEncoderKeys(_ map: [SpecEntry]) {
         for entry in map where Self.encoderOnlyKeys.contains(entry.key) {

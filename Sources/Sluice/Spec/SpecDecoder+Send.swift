@@ -276,8 +276,12 @@ extension SpecDecoder {
             key == "keyframe_interval" || key == "renditions" ? "'\(key)' is a video key and this is the audio branch" : nil
         }
         let codecLocation = decodeEncodeCodec(map, media: media, into: &encode)
-        if let e = map.entry("passthrough"), let on = bool(e), on {
+        if let e = map.entry("passthrough"), e.value.scalarText == "auto" || bool(e) == true {
             encode.passthrough = true
+            if e.value.scalarText == "auto" {
+                if codecLocation == nil, media == .video { encode.codec = .h264 } // auto is about H.264's profiles
+                decodePassthroughAuto(e, media: media, into: &encode)
+            }
             refuseEncoderKeys(map)
             if media == .video, let e = map.entry("renditions") { decodeRenditions(e, into: &encode) }
             return (encode, codecLocation)

@@ -185,6 +185,11 @@ struct SpecDecoder {
                 "renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(KindRegistry<any Transport>.list(kinds)) "
                     + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
         }
+        if !abilities.contains(.renditions), let at = draft.send?.video?.encode.transcodeForViewers {
+            fail(
+                "'passthrough: auto' serves each WHEP viewer the source or, if its decoder cannot take the source's profile, "
+                    + "the source encoded again: set transport kind 'server' (sluice serve), or use 'passthrough: true'", at: at)
+        }
     }
 
     /// The receive branch loopback adds for a send branch the file gives no receiver:

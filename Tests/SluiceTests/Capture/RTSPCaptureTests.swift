@@ -51,4 +51,27 @@ final class RTSPCaptureTests: XCTestCase {
             XCTAssertTrue(errors.description.contains(c.expected), "\(c.capture) \(c.encode): \(errors.description)")
         }
     }
+
+    /// `passthrough: auto`: passthrough, H.264 by default, noted where it was written; only
+    /// for H.264 video, and only served.
+    func testPassthroughAutoIsServedH264Only() throws {
+        let served = file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto }")
+            .replacingOccurrences(of: "kind: none", with: "kind: server")
+        let spec = try XCTUnwrap(specLoadValid(served))
+        let encode = try XCTUnwrap(spec.send?.video?.encode)
+        XCTAssertTrue(encode.passthrough)
+        XCTAssertEqual(encode.codec, .h264, "auto is about H.264's profiles: H.264 unless written")
+        XCTAssertEqual(encode.transcodeForViewers, specLoc(5, 28))
+        XCTAssertNil(try XCTUnwrap(specLoadValid(file("{ kind: rtsp, url: 'rtsp://cam/s' }"))).send?.video?.encode.transcodeForViewers)
+        XCTAssertNotNil(specLoadValid(try String(contentsOfFile: "Pipelines/rtsp-camera-any-viewer.yaml", encoding: .utf8)))
+
+        let vp8 = try XCTUnwrap(
+            specLoadErrors(
+                file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ codec: vp8, passthrough: auto }")
+                    .replacingOccurrences(of: "kind: none", with: "kind: server")))
+        XCTAssertTrue(vp8.description.contains("test.yaml:5:40: 'passthrough: auto' encodes the source again"), vp8.description)
+        let run = try XCTUnwrap(specLoadErrors(file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto }")))
+        XCTAssertTrue(run.description.contains("test.yaml:5:28: 'passthrough: auto' serves each WHEP viewer"), run.description)
+        XCTAssertTrue(run.description.contains("set transport kind 'server'"), run.description)
+    }
 }

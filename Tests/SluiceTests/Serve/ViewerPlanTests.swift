@@ -36,7 +36,26 @@ final class ViewerPlanTests: XCTestCase {
             XCTAssertTrue(text.contains("H264 Baseline 3.1 (42001f), H264 Constrained Baseline 3.1 (42e01f)"), text)
             XCTAssertTrue(text.contains("passed through from its source"), text)
             XCTAssertTrue(text.contains("encode: { codec: h264 }"), text)
+            XCTAssertTrue(text.contains("encode: { passthrough: auto }"), text)
         }
         XCTAssertNoThrow(try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)]), "Sluice's own Constrained Baseline is fine")
+    }
+
+    /// With `passthrough: auto` (the medium is transcodable), the Baseline-only viewer is
+    /// matched as for Constrained Baseline and its track marked transcoded, with a note;
+    /// Chromium, whose decoders take High, still gets the source.
+    func testWithTranscodingAllowedABaselineOnlyViewerGetsTheStreamEncodedAgain() throws {
+        let high = try XCTUnwrap(H264Profile(profileLevelID: "64001e"))
+        let plan = try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.video])
+        XCTAssertEqual(plan.tracks.map(\.transcoded), [true])
+        let own = try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)])
+        XCTAssertEqual(plan.tracks.map(\.parameters.payloadType), own.tracks.map(\.parameters.payloadType), "the payload type Sluice's own stream gets")
+        XCTAssertTrue(plan.notes.contains { $0.contains("encoded again as Constrained Baseline") }, "\(plan.notes)")
+        let chromium = try ViewerPlan(offer: Self.chromium, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.video])
+        XCTAssertEqual(chromium.tracks.map(\.transcoded), [false], "a decoder that takes High gets the source")
+        XCTAssertEqual(chromium.tracks.map(\.parameters.payloadType), [116])
+        XCTAssertThrowsError(
+            try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.audio]),
+            "only the medium that may be encoded again")
     }
 }
