@@ -153,6 +153,20 @@ def passthrough():
     return "\n".join(rows)
 
 
+def passthrough_latency():
+    d = load("results-passthrough-latency.json")
+    m, diff = d["median"], d["median_transcoded_minus_passthrough"]
+    rows = ["| path | glass-to-glass p50 | p95 | viewer fps |", "|---|---|---|---|"]
+    for mode in ("passthrough", "transcoded"):
+        rows.append(f"| {mode} | {m[mode]['p50_ms']:.1f} ms | {m[mode]['p95_ms']:.1f} ms | {m[mode]['fps']:.1f} |")
+    rows.append(f"| transcoded − passthrough (median of pairs) | {diff['p50_ms']:+.1f} ms | {diff['p95_ms']:+.1f} ms | |")
+    p95s = ", ".join(f"{r['p95_ms']:.0f}" for r in d["runs_by_mode"]["passthrough"])
+    rows.append("")
+    rows.append(f"Camera: {d['camera']}; viewer: {d['viewer']}. {d['runs']} alternating runs of {d['seconds_per_run']:g} s "
+                f"per mode; medians (`Benchmarks/results-passthrough-latency.json`). Passthrough p95 per run: {p95s} ms.")
+    return "\n".join(rows)
+
+
 def load_accuracy():
     d = load("results-load-accuracy.json")
     names = {"p50_ms": "glass-to-glass p50", "p95_ms": "glass-to-glass p95",
@@ -185,7 +199,8 @@ def headline():
 TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout,
-          "load-accuracy": load_accuracy, "passthrough": passthrough}
+          "load-accuracy": load_accuracy, "passthrough": passthrough,
+          "passthrough-latency": passthrough_latency}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 

@@ -59,7 +59,8 @@ extension GraphBuilder {
         counters.note("send.video.transcoded_for_viewers", "h264 constrained-baseline")
         // A warning, once: the stream now costs a decoder and an encoder.
         Self.transcodeLogger.warning(
-            "'\(spec.name)': a viewer cannot decode the source's H.264 profile; encoding it again as Constrained Baseline at \(Self.viewerTranscodeKbps) kbit/s for such viewers")
+            "'\(spec.name)': a viewer cannot decode the source's H.264 profile; encoding it again as Constrained Baseline at \(Self.viewerTranscodeKbps) kbit/s for such viewers"
+        )
         return tee
     }
 

@@ -8,7 +8,10 @@ optionally with an Opus tone.
 
     /usr/bin/python3 Tests/Interop/rtsp/server.py --port 8554 [--path /cam] [--codec h264]
         [--pattern red] [--size 640x360] [--fps 30] [--gop 60] [--profile high] [--audio]
-        [--transport tcp|udp|any] [--user NAME --password-env VAR [--auth digest|basic]]
+        [--transport tcp|udp|any] [--user NAME --password-env VAR [--auth digest|basic]] [--stamp]
+
+With --stamp, every frame carries Sluice's framestamp (framestamp.py): its number and
+capture time, which a Sluice viewer reads back as the glass-to-glass delay.
 
 With --user, clients must authenticate (digest by default, as most cameras ask) with the
 password held in the environment variable VAR; others get 401 Unauthorized.
@@ -38,7 +41,8 @@ def launch(args):
     width, height = args.size.split("x")
     video = (
         f"videotestsrc is-live=true pattern={args.pattern} ! "
-        f"video/x-raw,width={width},height={height},framerate={args.fps}/1 ! "
+        f"video/x-raw,format=I420,width={width},height={height},framerate={args.fps}/1 ! "
+        + ("identity name=stamp signal-handoffs=true ! " if args.stamp else "")
         # ultrafast turns off what Main and High add (CABAC, 8x8 transforms), so x264 would
         # write Constrained Baseline whatever profile the caps allow.
         + ENCODERS[args.codec].format(
@@ -46,6 +50,20 @@ def launch(args):
     )
     audio = " audiotestsrc is-live=true wave=sine freq=440 ! audioconvert ! opusenc ! rtpopuspay name=pay1 pt=97"
     return "( " + video + (audio if args.audio else "") + " )"
+
+
+def stamp_frames(media, args):
+    """Stamps each raw frame of `media` (the `identity name=stamp` before the encoder)."""
+    import framestamp
+
+    width, height = (int(v) for v in args.size.split("x"))
+    count = [0]
+
+    def handoff(_identity, buffer):
+        framestamp.stamp(buffer, width, height, count[0])
+        count[0] += 1
+
+    media.get_element().get_by_name("stamp").connect("handoff", handoff)
 
 
 def require_auth(server, factory, args):
@@ -84,6 +102,7 @@ def main():
     p.add_argument("--user")
     p.add_argument("--password-env")
     p.add_argument("--auth", choices=["digest", "basic"], default="digest")
+    p.add_argument("--stamp", action="store_true", help="write Sluice's framestamp into every frame")
     args = p.parse_args()
 
     Gst.init(None)
@@ -99,6 +118,8 @@ def main():
         "udp": GstRtsp.RTSPLowerTrans.UDP,
     }[args.transport]
     factory.set_protocols(protocols)
+    if args.stamp:
+        factory.connect("media-configure", lambda _f, media: stamp_frames(media, args))
     if args.user:
         require_auth(server, factory, args)
     server.get_mount_points().add_factory(args.path, factory)

@@ -99,6 +99,11 @@ final class DTLSCertificateTests: XCTestCase {
         DTLSCertificate.present(b.pem, on: decB)
         XCTAssertNotEqual(decA.setState(.ready), .failure, "end A's dtlsdec is up before its certificate")
         DTLSCertificate.present(a.pem, on: decA)
+        // The server end and both decoders up first, then the client, which starts the
+        // handshake at once (webrtcbin starts its end only once ICE is up, after both ends
+        // exist). Started in any order, B's dtlsdec could get A's first flight before B's
+        // dtlssrtpenc had started its connection: "Could not read from resource", 1 run in 10.
+        for element in [decA, decB, encB] { XCTAssertNotEqual(element.setState(.playing), .failure) }
         XCTAssertNotEqual(pipeline.setState(.playing), .failure)
         defer { pipeline.setState(.null) }
         let deadline = ContinuousClock.now + .seconds(10)

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds Sluice (release) and runs Benchmarks/passthrough_latency.py in a loopback-only network namespace.
+#   RUNS=5 SECONDS_PER_RUN=10 Benchmarks/passthrough-latency.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product sluice
+exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/passthrough_latency.py'
