@@ -61,19 +61,9 @@ def monotonic_us():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000 & MASK48
 
 
-def crc16(data):
-    crc = 0xFFFF
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
-    return crc
-
-
-def stamp_words(number, timestamp):
-    t = timestamp & MASK48
-    crc = crc16(number.to_bytes(4, "big") + t.to_bytes(6, "big"))
-    return [number & 0xFFFFFFFF, (t >> 16) & 0xFFFFFFFF, ((t & 0xFFFF) << 16) | crc]
+# The framestamp's words and CRC, shared with the stamped RTSP camera (Tests/Interop/rtsp/framestamp.py).
+sys.path.insert(0, os.path.join(ROOT, "Tests/Interop/rtsp"))
+from framestamp import crc16, words as stamp_words  # noqa: E402
 
 
 def decode_words(words):
