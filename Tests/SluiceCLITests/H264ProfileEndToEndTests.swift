@@ -64,14 +64,15 @@ final class H264ProfileEndToEndTests: XCTestCase {
     /// The same High camera with `passthrough: auto` (`Pipelines/rtsp-camera-any-viewer.yaml`):
     /// aiortc, refused above, now plays the camera's red picture, encoded again as Constrained
     /// Baseline; Chromium plays it too (its decoder takes High). `/metrics` counts one
-    /// transcoded viewer while aiortc watches, and the server says it is encoding again.
+    /// transcoded viewer while aiortc watches, and the server says it is encoding again. Once
+    /// aiortc leaves, the encoder is stopped; a second aiortc viewer starts it again.
     func testWithPassthroughAutoABaselineViewerGetsTheCameraEncodedAgain() throws {
         try CLI.requireBrowserTools()
         let port = 18679
         let script = """
             ip link set lo up
             \(RTSPCaptureEndToEndTests.startServer(port: 18680, "--pattern red --size 640x360 --gop 60 --profile high"))
-            RTSP_URL=rtsp://127.0.0.1:18680/cam "$SLUICE" serve --port \(port) --pipeline Pipelines/rtsp-camera-any-viewer.yaml > "$TMP.serve" 2>&1 &
+            RTSP_URL=rtsp://127.0.0.1:18680/cam "$SLUICE" serve --log-level notice --port \(port) --pipeline Pipelines/rtsp-camera-any-viewer.yaml > "$TMP.serve" 2>&1 &
             server=$!
             \(CLI.waitForServe(port: port))
             i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_encoded_video_frames_total[{][^}]*[}] [1-9]'; do
@@ -86,12 +87,21 @@ final class H264ProfileEndToEndTests: XCTestCase {
             echo "TRANSCODED-WHILE: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcoded_viewers' | tr '\\n' ' ')"
             wait $viewer; echo "AIORTC-STATUS: $?"; echo "AIORTC: $(grep '^{' "$TMP.view" | tail -1)"
             echo "AIORTC-ERR: $(tail -c 1200 "$TMP.err" | tr '\\n' ' ')"
+            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_transcoding[{][^}]*[}] 0'; do
+              i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05
+            done
+            echo "AFTER-LEAVING: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcod' | tr '\\n' ' ')"
+            "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera-any-viewer \\
+              --codec h264 --no-audio --seconds 2 --timeout 15 --pictures > "$TMP.again" 2> "$TMP.again-err"
+            echo "AGAIN-STATUS: $?"; echo "AGAIN: $(grep '^{' "$TMP.again" | tail -1)"
+            echo "AGAIN-METRICS: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcode_starts_total' | tr '\\n' ' ')"
             "$PYTHON" Tests/Browser/browser_check.py play http://127.0.0.1:\(port) rtsp-camera-any-viewer --min-frames 30 --measure 0 \\
               --timeout 40 --watch 2 > "$TMP.chromium" 2> "$TMP.cerr"
             echo "CHROMIUM-STATUS: $?"; echo "CHROMIUM: $(grep '^{' "$TMP.chromium" | tail -1)"
             echo "CHROMIUM-ERR: $(tail -c 800 "$TMP.cerr" | tr '\\n' ' ')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
             kill $rtsp; wait $rtsp
+            echo "SERVE-STOPPED: $(grep -c 'its encoder is stopped' "$TMP.serve")"
             echo "SERVE-LOG: $(grep -c 'encoding it again as Constrained Baseline' "$TMP.serve") $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
             """
         let r = try CLI.execute(
@@ -107,7 +117,22 @@ final class H264ProfileEndToEndTests: XCTestCase {
             (lines["TRANSCODED-WHILE"] ?? "").range(
                 of: #"sluice_stream_transcoded_viewers\{stream="rtsp-camera-any-viewer",media="video"\} 1(\.0)?(\s|$)"#, options: .regularExpression),
             "one transcoded viewer while aiortc watches: \(r.stdout)")
-        XCTAssertTrue((lines["SERVE-LOG"] ?? "").hasPrefix("1 "), "the server says it encodes again, once: \(r.stdout)")
+        // aiortc gone, the encoder goes (no CPU spent for no one); the next such viewer starts a
+        // new one and sees the picture again.
+        XCTAssertNotNil(
+            (lines["AFTER-LEAVING"] ?? "").range(
+                of: #"sluice_stream_transcoding\{stream="rtsp-camera-any-viewer",media="video"\} 0(\.0)?(\s|$)"#, options: .regularExpression),
+            "no encoder once aiortc has left: \(r.stdout)")
+        XCTAssertEqual(lines["AGAIN-STATUS"], "0", r.stdout)
+        let again = (lines["AGAIN"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual(PictureTimeline(again["pictures"]).sequence(), ["red"], "a second baseline viewer sees the camera: \(again)")
+        XCTAssertNotNil(
+            (lines["AGAIN-METRICS"] ?? "").range(
+                of: #"sluice_stream_transcode_starts_total\{stream="rtsp-camera-any-viewer",media="video"\} 2(\.0)?(\s|$)"#,
+                options: .regularExpression),
+            "its own encoder, the second started: \(r.stdout)")
+        XCTAssertTrue((lines["SERVE-LOG"] ?? "").hasPrefix("2 "), "the server says it encodes again, each time: \(r.stdout)")
+        XCTAssertEqual(lines["SERVE-STOPPED"], "2", "and says when it stops, each time: \(r.stdout)")
         XCTAssertEqual(lines["CHROMIUM-STATUS"], "0", r.stdout)
         let chromium = (lines["CHROMIUM"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         let pictures = PictureTimeline((chromium["watched"] as? [String: Any])?["pictures"])

@@ -12,22 +12,29 @@ import Logging
 /// ```
 /// The branch starts at once from the source's cached group of pictures (`GOPCache`): a gate
 /// at the decoder's input sends the group into the decoder first, so the decoder has its
-/// keyframe without waiting for the source's next. It stays until the stream ends.
+/// keyframe without waiting for the source's next. The branch is removed when the last of
+/// its viewers leaves, and made again for the next (`SharedBranch`).
 extension GraphBuilder {
     private static let transcodeLogger = Logger(label: "sluice.serve")
 
-    /// The tee of the stream encoded again for viewers (`passthrough: auto`), built on the
-    /// first call.
-    func viewerTranscodeTee(for branch: SendBranchSpec) throws(RunError) -> Element {
-        try viewerTranscode.withLock { (built: inout Element?) throws(RunError) -> Element in
-            if let built { return built }
-            let tee = try buildViewerTranscode(branch)
-            built = tee
-            return tee
+    /// The stream encoded again for viewers (`passthrough: auto`): a branch made on its first
+    /// `acquire()` and removed on its last `release()`.
+    func viewerTranscode(for branch: SendBranchSpec) -> SharedBranch {
+        viewerTranscodeState.withLock { (shared: inout SharedBranch?) -> SharedBranch in
+            if let shared { return shared }
+            let name = spec.name
+            let made = SharedBranch(in: pipeline) { [weak self] () throws(RunError) -> SharedBranch.Built in
+                guard let self else { throw RunError("the stream has ended") }
+                return try self.buildViewerTranscode(branch)
+            } removed: {
+                Self.transcodeLogger.notice("'\(name)': no viewer needs the stream encoded again any more; its encoder is stopped")
+            }
+            shared = made
+            return made
         }
     }
 
-    private func buildViewerTranscode(_ branch: SendBranchSpec) throws(RunError) -> Element {
+    private func buildViewerTranscode(_ branch: SendBranchSpec) throws(RunError) -> SharedBranch.Built {
         let at = branch.encode.transcodeForViewers ?? branch.encode.location
         guard let source = tees[.video] else { throw RunError("the stream has no video to encode again", at: at) }
         let decoding = [
@@ -41,9 +48,25 @@ extension GraphBuilder {
         let tee = try make("tee", [("allow-not-linked", "true")], at: at, name: "video-transcoded")
         let chain = decoding + encoding + [tee]
         try add(chain)
-        _ = try linkChain(chain, media: .video, at: at)
+        let input: (tee: Element, pad: Pad)
+        do { input = try startViewerTranscode(chain, from: source, at: at) } catch {
+            pipeline.removeBranch(chain, teePads: [])
+            throw error
+        }
         if let output = encoding.first?.staticPad("src") { _ = KeyframeRequestLimiter(watching: output) }
-        guard let entrance = decoding[0].staticPad("sink"), let decoderInput = decoding[1].staticPad("sink") else {
+        counters.note("send.video.transcoded_for_viewers", "h264 constrained-baseline")
+        // A warning each time it is made: the stream now costs a decoder and an encoder.
+        Self.transcodeLogger.warning(
+            "'\(spec.name)': a viewer cannot decode the source's H.264 profile; encoding it again as Constrained Baseline at \(Self.viewerTranscodeKbps) kbit/s for such viewers"
+        )
+        return SharedBranch.Built(output: tee, elements: chain, input: input)
+    }
+
+    /// Links the branch (queue, decoder, convert, encoder…, tee), starts it, and feeds it from
+    /// the source's tee; returns the request pad it holds there.
+    private func startViewerTranscode(_ chain: [Element], from source: Element, at: SourceLocation?) throws(RunError) -> (tee: Element, pad: Pad) {
+        _ = try linkChain(chain, media: .video, at: at)
+        guard let entrance = chain[0].staticPad("sink"), let decoderInput = chain[1].staticPad("sink") else {
             throw RunError("the transcoding branch has no input", at: at)
         }
         // From a keyframe: the cached group goes into the decoder first, then the source's
@@ -55,13 +78,11 @@ extension GraphBuilder {
         gate.open()
         for element in chain.reversed() { element.syncStateWithParent() }
         guard let teePad = source.requestPad("src_%u") else { throw RunError("the stream's tee refused the transcoding branch", at: at) }
-        do { try teePad.link(entrance) } catch { throw RunError("cannot link the transcoding branch: \(error.message)", at: at) }
-        counters.note("send.video.transcoded_for_viewers", "h264 constrained-baseline")
-        // A warning, once: the stream now costs a decoder and an encoder.
-        Self.transcodeLogger.warning(
-            "'\(spec.name)': a viewer cannot decode the source's H.264 profile; encoding it again as Constrained Baseline at \(Self.viewerTranscodeKbps) kbit/s for such viewers"
-        )
-        return tee
+        do { try teePad.link(entrance) } catch {
+            source.releaseRequestPad(teePad)
+            throw RunError("cannot link the transcoding branch: \(error.message)", at: at)
+        }
+        return (source, teePad)
     }
 
     /// The bitrate the stream is encoded again at for viewers (`passthrough: auto`), kbit/s.

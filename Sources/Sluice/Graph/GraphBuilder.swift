@@ -73,10 +73,9 @@ final class GraphBuilder: Sendable {
     let mosaicState = Mutex<Mosaic?>(nil)
     /// `receive.audio.mix` of a room: its `audiomixer`.
     let mixState = Mutex<Element?>(nil)
-    /// `passthrough: auto`: the tee of the stream encoded again for viewers whose decoders
-    /// cannot take the source's profile, once the first such viewer has come. Held while it
-    /// is built, so two viewers arriving together get one.
-    let viewerTranscode = Mutex<Element?>(nil)
+    /// `passthrough: auto`: the stream encoded again for viewers whose decoders cannot take
+    /// the source's profile (`viewerTranscode(for:)`), once one has been asked for.
+    let viewerTranscodeState = Mutex<SharedBranch?>(nil)
 
     /// Holds the paced sources' buffers until it is released (a playback for one viewer).
     let sourceHold: SourceHold?

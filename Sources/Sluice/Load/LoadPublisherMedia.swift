@@ -75,6 +75,6 @@ final class LoadPublisherMedia: LoadClientMedia {
             defer { p.elements = []; p.teePads = [] }
             return (p.elements, p.teePads)
         }
-        ViewerAssembly.remove(elements: elements, teePads: teePads, from: hub.pipeline)
+        hub.pipeline.removeBranch(elements, teePads: teePads)
     }
 }

@@ -62,6 +62,13 @@ extension StreamHub: MetricsSource {
                     help:
                         "Viewers getting the stream encoded again as Constrained Baseline (passthrough: auto): their decoders cannot take the source's profile."
                 )
+                let transcoding = viewerTranscoding, labels = stream + [("media", branch.media.rawValue)]
+                sink.gauge(
+                    "sluice_stream_transcoding", transcoding.running ? 1 : 0, labels: labels,
+                    help: "1: the stream is being decoded and encoded again for such viewers now (only while one watches).")
+                sink.counter(
+                    "sluice_stream_transcode_starts_total", total: Double(transcoding.starts), labels: labels,
+                    help: "Times that encoder was started: by the first such viewer after none.")
             }
         }
         for source in sourceHealth {

@@ -20,6 +20,8 @@ struct ViewerAssembly {
     var ladder: RenditionSwitch?
     /// Where each of its branches takes the stream in (keyframe requests go there).
     var entrances: [Pad] = []
+    /// Shared branches it uses (the stream encoded again), each released when it goes.
+    var shared: [SharedBranch] = []
 
     init(webrtcbin: Element) {
         self.webrtcbin = webrtcbin
@@ -34,19 +36,6 @@ struct ViewerAssembly {
             p.teePad.isolate(into: p.queueSink, onFailure: onFailure)
         }
         try ladder?.attach(into: &teePads, onFailure: onFailure)
-    }
-
-    /// Takes a viewer's (or a load publisher's) branches off the stream's tees and out of
-    /// `pipeline`.
-    static func remove(elements: [Element], teePads: [(tee: Element, pad: Pad)], from pipeline: Pipeline) {
-        for (tee, pad) in teePads {
-            if let peer = pad.peer { pad.unlink(peer) }
-            tee.releaseRequestPad(pad)
-        }
-        for e in elements {
-            e.setState(.null)
-            try? pipeline.remove(e)
-        }
     }
 
     /// When its connection is up, opens the gates, and asks the shared encoders for the

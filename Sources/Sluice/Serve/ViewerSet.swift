@@ -23,9 +23,9 @@ final class ViewerSet: Sendable {
         var startRendition = 0
         /// A passthrough video stream's last group of pictures: a new viewer starts from it.
         var cache: GOPCache?
-        /// `passthrough: auto`: the tee of the stream encoded again for viewers whose decoders
-        /// cannot take the source's profile (made on the first call).
-        var transcoded: (@Sendable () throws(RunError) -> Element)?
+        /// `passthrough: auto`: the stream encoded again for viewers whose decoders cannot
+        /// take the source's profile (made for the first of them, removed after the last).
+        var transcoded: SharedBranch?
     }
 
     private let pipeline: Pipeline
@@ -60,6 +60,8 @@ final class ViewerSet: Sendable {
         var ladder: RenditionSwitch?
         /// It gets the stream encoded again (`passthrough: auto`), not the source's.
         var transcoded: Bool
+        /// The shared branches it holds, released when it leaves.
+        var shared: [SharedBranch]
     }
 
     init(
@@ -119,6 +121,7 @@ final class ViewerSet: Sendable {
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
             remove(elements: parts.elements, teePads: parts.teePads)
+            for branch in parts.shared { branch.release() }
             encoderRate?.withdraw(id)
             count(removal: "failed")
             switch error {
@@ -147,7 +150,7 @@ final class ViewerSet: Sendable {
         let viewer = Viewer(
             webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
             health: health, traffic: traffic, opener: opener, ladder: parts.ladder,
-            transcoded: plan.tracks.contains { $0.transcoded })
+            transcoded: plan.tracks.contains { $0.transcoded }, shared: parts.shared)
         viewers.withLock { $0[id] = viewer }
         startReaper()
         events?.post("session-start", ["viewer": .text(id)])
@@ -168,7 +171,7 @@ final class ViewerSet: Sendable {
             try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive)
             return
         }
-        let tee = try track.transcoded ? transcodedTee(of: output) : output.tee
+        let tee = try track.transcoded ? transcodedTee(of: output, for: &parts) : output.tee
         guard let teePad = tee.requestPad("src_%u") else { return }
         parts.teePads.append((tee, teePad))
         // This viewer's estimate, a vote on the shared encoder's rate (the probe it installs
@@ -187,10 +190,13 @@ final class ViewerSet: Sendable {
         parts.entrances.append(branch.entrance)
     }
 
-    /// The tee of `output` encoded again for viewers, made now if it is not yet.
-    private func transcodedTee(of output: Output) throws(RunError) -> Element {
-        guard let make = output.transcoded else { throw RunError("the stream is not encoded again for viewers") }
-        return try make()
+    /// The tee of `output` encoded again for viewers, made now if it is not yet; the viewer
+    /// holds it until it leaves.
+    private func transcodedTee(of output: Output, for parts: inout ViewerAssembly) throws(RunError) -> Element {
+        guard let branch = output.transcoded else { throw RunError("the stream is not encoded again for viewers") }
+        let tee = try branch.acquire()
+        parts.shared.append(branch)
+        return tee
     }
 
     /// Viewers that get the stream encoded again (`passthrough: auto`).
@@ -236,6 +242,7 @@ final class ViewerSet: Sendable {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         viewer.opener.cancel()
         remove(elements: viewer.elements, teePads: viewer.teePads)
+        for branch in viewer.shared { branch.release() }
         encoderRate?.withdraw(id)
         if let moves = viewer.ladder?.moves { departedMoves.withLock { $0 = ($0.up + moves.up, $0.down + moves.down) } }
         count(removal: reason)
@@ -263,7 +270,7 @@ final class ViewerSet: Sendable {
     }
 
     private func remove(elements: [Element], teePads: [(tee: Element, pad: Pad)]) {
-        ViewerAssembly.remove(elements: elements, teePads: teePads, from: pipeline)
+        pipeline.removeBranch(elements, teePads: teePads)
     }
 
     /// Checks each viewer about once a second (see `ViewerReaper`), and reads their
