@@ -87,7 +87,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             echo "TRANSCODED-WHILE: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcoded_viewers' | tr '\\n' ' ')"
             wait $viewer; echo "AIORTC-STATUS: $?"; echo "AIORTC: $(grep '^{' "$TMP.view" | tail -1)"
             echo "AIORTC-ERR: $(tail -c 1200 "$TMP.err" | tr '\\n' ' ')"
-            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_transcoding[{][^}]*[}] 0'; do
+            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_transcoding[{][^}]*codec="h264"[}] 0'; do
               i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05
             done
             echo "AFTER-LEAVING: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcod' | tr '\\n' ' ')"
@@ -121,14 +121,14 @@ final class H264ProfileEndToEndTests: XCTestCase {
         // new one and sees the picture again.
         XCTAssertNotNil(
             (lines["AFTER-LEAVING"] ?? "").range(
-                of: #"sluice_stream_transcoding\{stream="rtsp-camera-any-viewer",media="video"\} 0(\.0)?(\s|$)"#, options: .regularExpression),
+                of: #"sluice_stream_transcoding\{stream="rtsp-camera-any-viewer",media="video",codec="h264"\} 0(\.0)?(\s|$)"#, options: .regularExpression),
             "no encoder once aiortc has left: \(r.stdout)")
         XCTAssertEqual(lines["AGAIN-STATUS"], "0", r.stdout)
         let again = (lines["AGAIN"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         XCTAssertEqual(PictureTimeline(again["pictures"]).sequence(), ["red"], "a second baseline viewer sees the camera: \(again)")
         XCTAssertNotNil(
             (lines["AGAIN-METRICS"] ?? "").range(
-                of: #"sluice_stream_transcode_starts_total\{stream="rtsp-camera-any-viewer",media="video"\} 2(\.0)?(\s|$)"#,
+                of: #"sluice_stream_transcode_starts_total\{stream="rtsp-camera-any-viewer",media="video",codec="h264"\} 2(\.0)?(\s|$)"#,
                 options: .regularExpression),
             "its own encoder, the second started: \(r.stdout)")
         XCTAssertTrue((lines["SERVE-LOG"] ?? "").hasPrefix("2 "), "the server says it encodes again, each time: \(r.stdout)")
@@ -140,5 +140,97 @@ final class H264ProfileEndToEndTests: XCTestCase {
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
         print(
             "passthrough: auto: aiortc got \(view["video_frames"] ?? "?") frames (first after \(view["first_frame_ms"] ?? "?") ms), Chromium \(pictures.runs)")
+    }
+
+    /// Firefox without OpenH264 (Debian's, offline) offers no H.264 at all. With `passthrough:
+    /// auto` it gets the High camera encoded again as VP8 and plays its moving picture; the VP8
+    /// encoder runs while it watches (`/metrics`) and is gone once it has left.
+    func testWithPassthroughAutoFirefoxWithoutH264GetsTheCameraAsVP8() throws {
+        try InteropFirefoxTests.requireFirefox()
+        let port = 18682
+        let transcoding = "sluice_stream_transcoding[{][^}]*codec=\"vp8\"[}]"
+        let script = """
+            ip link set lo up
+            \(RTSPCaptureEndToEndTests.startServer(port: 18681, "--pattern snow --size 320x240 --gop 60 --profile high"))
+            RTSP_URL=rtsp://127.0.0.1:18681/cam "$SLUICE" serve --log-level notice --port \(port) --pipeline Pipelines/rtsp-camera-any-viewer.yaml > "$TMP.serve" 2>&1 &
+            server=$!
+            \(CLI.waitForServe(port: port))
+            "$PYTHON" \(InteropFirefoxTests.peer) play http://127.0.0.1:\(port)/whep/rtsp-camera-any-viewer --seconds 4 --timeout 30 \\
+              > "$TMP.ff" 2> "$TMP.fferr" &
+            viewer=$!
+            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^\(transcoding) 1'; do
+              i=$((i+1)); [ $i -lt 600 ] && kill -0 $viewer 2>/dev/null || break; sleep 0.05
+            done
+            echo "WHILE: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^\(transcoding)')"
+            wait $viewer; echo "FF-STATUS: $?"; echo "FF: $(grep '^{' "$TMP.ff" | tail -1)"
+            echo "FF-ERR: $(tail -c 1500 "$TMP.fferr" | tr '\\n' ' ')"
+            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^\(transcoding) 0'; do
+              i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05
+            done
+            echo "AFTER: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^\(transcoding)')"
+            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
+            kill $rtsp; wait $rtsp
+            echo "SERVE-LOG: $(grep -c 'encoding it again as VP8' "$TMP.serve") $(grep -c 'as VP8 any more' "$TMP.serve") $(tail -c 1200 "$TMP.serve" | tr '\\n' ' ')"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("firefox").path],
+            timeout: 180, reportPath: nil)
+        let lines = r.keyedLines
+        XCTAssertEqual(lines["FF-STATUS"], "0", "\(lines["FF-ERR"] ?? "") \(r.stdout)")
+        let j = (lines["FF"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertEqual((j["video_codec"] as? String)?.lowercased().contains("vp8"), true, "Firefox decodes VP8: \(j)")
+        XCTAssertEqual(j["frame_size"] as? String, "320x240", "\(j)")
+        XCTAssertGreaterThanOrEqual(j["decode_fps"] as? Double ?? 0, 24, "≥ 80% of the camera's 30 fps: \(j)")
+        XCTAssertEqual(j["moving_picture"] as? Bool, true, "the camera's moving snow, not black: \(j["pixels"] ?? "")")
+        XCTAssertNotNil((lines["WHILE"] ?? "").range(of: #" 1(\.0)?$"#, options: .regularExpression), "the VP8 encoder runs while Firefox watches: \(r.stdout)")
+        XCTAssertNotNil((lines["AFTER"] ?? "").range(of: #" 0(\.0)?$"#, options: .regularExpression), "and stops once it has left: \(r.stdout)")
+        XCTAssertTrue((lines["SERVE-LOG"] ?? "").hasPrefix("1 1 "), "the server says it starts and stops it: \(r.stdout)")
+        XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
+        print("passthrough: auto to Firefox (VP8): \(j["decode_fps"] ?? "?") fps, \(j["frame_size"] ?? "?"), pixels \(j["pixels"] ?? "")")
+    }
+
+    /// A VP8 camera with `passthrough: auto`: an H.264-only aiortc viewer gets it encoded again
+    /// as Constrained Baseline and sees the camera's red picture.
+    func testWithPassthroughAutoAVP8CameraReachesAnH264OnlyViewer() throws {
+        let port = 18684
+        let script = """
+            ip link set lo up
+            \(RTSPCaptureEndToEndTests.startServer(port: 18683, "--codec vp8 --pattern red --size 320x240 --gop 30"))
+            cat > "$TMP.yaml" <<'YAML'
+            version: 1
+            name: vp8-camera
+            transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: rtsp, url: "rtsp://127.0.0.1:18683/cam", transport: tcp, latency: 50 }
+                encode: { codec: vp8, passthrough: auto }
+            YAML
+            "$SLUICE" serve --port \(port) --pipeline "$TMP.yaml" > "$TMP.serve" 2>&1 &
+            server=$!
+            \(CLI.waitForServe(port: port))
+            "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/vp8-camera \\
+              --codec h264 --no-audio --seconds 3 --timeout 20 --pictures > "$TMP.view" 2> "$TMP.err"
+            echo "AIORTC-STATUS: $?"; echo "AIORTC: $(grep '^{' "$TMP.view" | tail -1)"
+            echo "AIORTC-ERR: $(tail -c 1200 "$TMP.err" | tr '\\n' ' ')"
+            echo "STARTS: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcode_starts_total' | tr '\\n' ' ')"
+            kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
+            kill $rtsp; wait $rtsp
+            echo "SERVE-LOG: $(tail -c 1200 "$TMP.serve" | tr '\\n' ' ')"
+            """
+        let r = try CLI.execute(
+            inNamespace: script,
+            env: ["SLUICE": CLI.binary.path, "PYTHON": Repository.python, "TMP": dir.appendingPathComponent("vp8cam").path],
+            timeout: 120, reportPath: nil)
+        let lines = r.keyedLines
+        XCTAssertEqual(lines["AIORTC-STATUS"], "0", "\(lines["AIORTC-ERR"] ?? "") \(r.stdout)")
+        let view = (lines["AIORTC"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        XCTAssertGreaterThan(view["video_frames"] as? Int ?? 0, 45, "aiortc decodes the stream: \(view)")
+        XCTAssertEqual(PictureTimeline(view["pictures"]).sequence(), ["red"], "the VP8 camera's picture, as H.264: \(view)")
+        XCTAssertNotNil(
+            (lines["STARTS"] ?? "").range(
+                of: #"sluice_stream_transcode_starts_total\{stream="vp8-camera",media="video",codec="h264"\} 1(\.0)?\s"#, options: .regularExpression),
+            "one H.264 encoder was started for it: \(r.stdout)")
+        XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
     }
 }

@@ -10,7 +10,10 @@ import XCTest
 final class InteropFirefoxTests: XCTestCase {
     static let peer = "Tests/Interop/firefox/firefox_peer.py"
 
-    override func setUpWithError() throws {
+    override func setUpWithError() throws { try Self.requireFirefox() }
+
+    /// Throws `BrowserToolsMissing` unless Firefox ESR and marionette-driver are installed.
+    static func requireFirefox() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/firefox-esr") else {
             throw CLI.BrowserToolsMissing(missing: ["/usr/bin/firefox-esr"])
         }

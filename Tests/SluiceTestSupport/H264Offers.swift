@@ -23,6 +23,39 @@ public enum H264Offers {
 
         """
     /// aiortc's: Baseline and Constrained Baseline only.
+    /// Firefox ESR without Mozilla's OpenH264 plugin (Debian's, offline): VP8 and VP9 only,
+    /// as its recvonly video section lists them.
+    public static let firefoxWithoutH264 = """
+        v=0\r
+        o=mozilla...THIS_IS_SDPARTA-128.0 1 0 IN IP4 0.0.0.0\r
+        s=-\r
+        t=0 0\r
+        a=group:BUNDLE 0\r
+        m=video 9 UDP/TLS/RTP/SAVPF 120 124 121 125 123 122 119\r
+        c=IN IP4 0.0.0.0\r
+        a=mid:0\r
+        a=recvonly\r
+        a=rtcp-mux\r
+        a=rtpmap:120 VP8/90000\r
+        a=fmtp:120 max-fs=12288;max-fr=60\r
+        a=rtcp-fb:120 nack\r
+        a=rtcp-fb:120 nack pli\r
+        a=rtcp-fb:120 ccm fir\r
+        a=rtcp-fb:120 goog-remb\r
+        a=rtcp-fb:120 transport-cc\r
+        a=rtpmap:124 rtx/90000\r
+        a=fmtp:124 apt=120\r
+        a=rtpmap:121 VP9/90000\r
+        a=fmtp:121 max-fs=12288;max-fr=60\r
+        a=rtpmap:125 rtx/90000\r
+        a=fmtp:125 apt=121\r
+        a=rtpmap:123 ulpfec/90000\r
+        a=rtpmap:122 red/90000\r
+        a=rtpmap:119 rtx/90000\r
+        a=fmtp:119 apt=122\r
+
+        """
+
     public static let aiortc = """
         v=0\r
         o=- 1 2 IN IP4 127.0.0.1\r

@@ -1,14 +1,16 @@
 import GStreamer
 import Logging
 
-/// `passthrough: auto`: a served H.264 stream passes through to viewers whose decoders take
-/// the source's profile, and is decoded and encoded again as Constrained Baseline for the
-/// others, by one encoder made when the first of them comes (a camera's High stream and
-/// aiortc, or an old phone, which offer Constrained Baseline only).
+/// `passthrough: auto`: a served video stream passes through to viewers whose decoders take
+/// the source as it is, and is decoded and encoded again for the others, by one encoder per
+/// codec made when the first of them comes: H.264 Constrained Baseline for a camera's High
+/// stream and aiortc, or an old phone, which offer Constrained Baseline only; VP8 for
+/// Firefox without OpenH264, which offers no H.264 at all.
 ///
 /// ```
 /// capture → parser → queue → tee (the source, as it is) ─→ viewers that take its profile
 ///                             └→ queue (leaky) → [gate] decoder → videoconvert → x264 → parser → tee ─→ the others
+///                             └→ queue (leaky) → [gate] decoder → videoconvert → vp8enc → tee ─→ those without H.264
 /// ```
 /// The branch starts at once from the source's cached group of pictures (`GOPCache`): a gate
 /// at the decoder's input sends the group into the decoder first, so the decoder has its
@@ -17,24 +19,30 @@ import Logging
 extension GraphBuilder {
     private static let transcodeLogger = Logger(label: "sluice.serve")
 
-    /// The stream encoded again for viewers (`passthrough: auto`): a branch made on its first
-    /// `acquire()` and removed on its last `release()`.
-    func viewerTranscode(for branch: SendBranchSpec) -> SharedBranch {
-        viewerTranscodeState.withLock { (shared: inout SharedBranch?) -> SharedBranch in
-            if let shared { return shared }
+    /// The stream encoded again in `codec` for viewers (`passthrough: auto`): a branch made
+    /// on its first `acquire()` and removed on its last `release()`.
+    func viewerTranscode(for branch: SendBranchSpec, to codec: Codec) -> SharedBranch {
+        viewerTranscodeState.withLock { (shared: inout [Codec: SharedBranch]) -> SharedBranch in
+            if let made = shared[codec] { return made }
             let name = spec.name
             let made = SharedBranch(in: pipeline) { [weak self] () throws(RunError) -> SharedBranch.Built in
                 guard let self else { throw RunError("the stream has ended") }
-                return try self.buildViewerTranscode(branch)
+                return try self.buildViewerTranscode(branch, to: codec)
             } removed: {
-                Self.transcodeLogger.notice("'\(name)': no viewer needs the stream encoded again any more; its encoder is stopped")
+                Self.transcodeLogger.notice(
+                    "'\(name)': no viewer needs the stream encoded again as \(Self.described(codec)) any more; its encoder is stopped")
             }
-            shared = made
+            shared[codec] = made
             return made
         }
     }
 
-    private func buildViewerTranscode(_ branch: SendBranchSpec) throws(RunError) -> SharedBranch.Built {
+    /// The stream's shared re-encodings for viewers made so far, by codec.
+    var viewerTranscodes: [Codec: SharedBranch] { viewerTranscodeState.withLock { $0 } }
+
+    private static func described(_ codec: Codec) -> String { codec == .h264 ? "Constrained Baseline" : codec.encodingName }
+
+    private func buildViewerTranscode(_ branch: SendBranchSpec, to codec: Codec) throws(RunError) -> SharedBranch.Built {
         let at = branch.encode.transcodeForViewers ?? branch.encode.location
         guard let source = tees[.video] else { throw RunError("the stream has no video to encode again", at: at) }
         let decoding = [
@@ -44,8 +52,8 @@ extension GraphBuilder {
             try make(DefaultElements.decoder(for: branch.encode.codec), at: at),
             try make("videoconvert", at: at)
         ]
-        let encoding = try encoderChain(EncodeSpec(codec: .h264, bitrateKbps: Self.viewerTranscodeKbps, location: at), fps: branch.capture.fps)
-        let tee = try make("tee", [("allow-not-linked", "true")], at: at, name: "video-transcoded")
+        let encoding = try encoderChain(EncodeSpec(codec: codec, bitrateKbps: Self.viewerTranscodeKbps, location: at), fps: branch.capture.fps)
+        let tee = try make("tee", [("allow-not-linked", "true")], at: at, name: "video-transcoded-\(codec.rawValue)")
         let chain = decoding + encoding + [tee]
         try add(chain)
         let input: (tee: Element, pad: Pad)
@@ -54,10 +62,10 @@ extension GraphBuilder {
             throw error
         }
         if let output = encoding.first?.staticPad("src") { _ = KeyframeRequestLimiter(watching: output) }
-        counters.note("send.video.transcoded_for_viewers", "h264 constrained-baseline")
+        counters.note("send.video.transcoded_for_viewers.\(codec.rawValue)", Self.described(codec))
         // A warning each time it is made: the stream now costs a decoder and an encoder.
         Self.transcodeLogger.warning(
-            "'\(spec.name)': a viewer cannot decode the source's H.264 profile; encoding it again as Constrained Baseline at \(Self.viewerTranscodeKbps) kbit/s for such viewers"
+            "'\(spec.name)': a viewer cannot decode the source as it is; encoding it again as \(Self.described(codec)) at \(Self.viewerTranscodeKbps) kbit/s for such viewers"
         )
         return SharedBranch.Built(output: tee, elements: chain, input: input)
     }

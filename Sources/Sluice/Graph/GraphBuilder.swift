@@ -73,9 +73,9 @@ final class GraphBuilder: Sendable {
     let mosaicState = Mutex<Mosaic?>(nil)
     /// `receive.audio.mix` of a room: its `audiomixer`.
     let mixState = Mutex<Element?>(nil)
-    /// `passthrough: auto`: the stream encoded again for viewers whose decoders cannot take
-    /// the source's profile (`viewerTranscode(for:)`), once one has been asked for.
-    let viewerTranscodeState = Mutex<SharedBranch?>(nil)
+    /// `passthrough: auto`: the stream encoded again for viewers that cannot decode the
+    /// source as it is (`viewerTranscode(for:to:)`), per codec, once one has been asked for.
+    let viewerTranscodeState = Mutex<[Codec: SharedBranch]>([:])
 
     /// Holds the paced sources' buffers until it is released (a playback for one viewer).
     let sourceHold: SourceHold?

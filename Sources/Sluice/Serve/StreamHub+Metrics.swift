@@ -60,15 +60,19 @@ extension StreamHub: MetricsSource {
                 sink.gauge(
                     "sluice_stream_transcoded_viewers", Double(transcodedViewerCount), labels: stream + [("media", branch.media.rawValue)],
                     help:
-                        "Viewers getting the stream encoded again as Constrained Baseline (passthrough: auto): their decoders cannot take the source's profile."
+                        "Viewers getting the stream encoded again (passthrough: auto): they cannot decode the source as it is."
                 )
-                let transcoding = viewerTranscoding, labels = stream + [("media", branch.media.rawValue)]
-                sink.gauge(
-                    "sluice_stream_transcoding", transcoding.running ? 1 : 0, labels: labels,
-                    help: "1: the stream is being decoded and encoded again for such viewers now (only while one watches).")
-                sink.counter(
-                    "sluice_stream_transcode_starts_total", total: Double(transcoding.starts), labels: labels,
-                    help: "Times that encoder was started: by the first such viewer after none.")
+                let transcoding = viewerTranscoding
+                for codec in ViewerPlan.transcodeTargets {
+                    let labels = stream + [("media", branch.media.rawValue), ("codec", codec.rawValue)]
+                    let now = transcoding[codec] ?? (false, 0)
+                    sink.gauge(
+                        "sluice_stream_transcoding", now.running ? 1 : 0, labels: labels,
+                        help: "1: the stream is being decoded and encoded again in this codec for such viewers now (only while one watches).")
+                    sink.counter(
+                        "sluice_stream_transcode_starts_total", total: Double(now.starts), labels: labels,
+                        help: "Times that encoder was started: by the first such viewer after none.")
+                }
             }
         }
         for source in sourceHealth {

@@ -101,7 +101,7 @@ public final class StreamHub: Sendable {
             media: b.media, codec: b.encode.codec, tee: tee, renditions: video ? builder.renditions : [],
             startRendition: b.encode.startRendition, cache: video ? builder.gopCache : nil)
         if b.encode.transcodeForViewers != nil {
-            output.transcoded = builder.viewerTranscode(for: b)
+            output.transcode = { codec in builder.viewerTranscode(for: b, to: codec) }
         }
         return output
     }
@@ -196,11 +196,10 @@ public final class StreamHub: Sendable {
     public var viewerCount: Int { viewers.count }
     /// Viewers that get the stream encoded again (`passthrough: auto`), not the source's.
     public var transcodedViewerCount: Int { viewers.transcodedCount }
-    /// Whether the stream is being encoded again for viewers now (`passthrough: auto`: only
-    /// while one of them watches), and how many times that encoder has been started.
-    public var viewerTranscoding: (running: Bool, starts: Int) {
-        guard let branch = builder.viewerTranscodeState.withLock({ $0 }) else { return (false, 0) }
-        return (branch.isBuilt, branch.builds)
+    /// Per codec, whether the stream is being encoded again for viewers now (`passthrough:
+    /// auto`: only while one of them watches), and how many times that encoder has started.
+    public var viewerTranscoding: [Codec: (running: Bool, starts: Int)] {
+        builder.viewerTranscodes.mapValues { ($0.isBuilt, $0.builds) }
     }
 
     /// The segment each of the stream's recordings is writing now.

@@ -7,9 +7,11 @@ import SluiceSignalling
 struct ViewerPlan {
     struct Track {
         var media: MediaKind; var parameters: RTPSendParameters
-        /// The viewer's decoder cannot take the source's H.264 profile: it gets the stream
-        /// encoded again as Constrained Baseline (`passthrough: auto`).
-        var transcoded = false
+        /// The viewer cannot decode the source as it is: it gets the stream encoded again in
+        /// this codec (`passthrough: auto`; H.264 is Constrained Baseline). Nil: the source's.
+        var transcodedTo: Codec?
+        /// Whether it gets the stream encoded again.
+        var transcoded: Bool { transcodedTo != nil }
     }
 
     /// One track per stream medium the offer can take, in the offer's order.
@@ -29,7 +31,8 @@ struct ViewerPlan {
     /// the H.264 profile a medium's stream has when it is not Sluice's own Constrained
     /// Baseline (a camera passed through): only payload types whose decoder takes it qualify,
     /// unless the medium is in `transcodable` (`passthrough: auto`): a section with none is
-    /// then matched as for Constrained Baseline, and its track marked `transcoded`.
+    /// then matched as for a stream encoded again (`transcodeTargets`, in order), and its
+    /// track marked `transcodedTo` that codec.
     init(
         offer: String, outputs: [(media: MediaKind, codec: Codec)], adaptiveVideo: Bool = false,
         h264Profiles: [MediaKind: H264Profile] = [:], transcodable: Set<MediaKind> = []
@@ -45,12 +48,12 @@ struct ViewerPlan {
             for (i, section) in session.media.enumerated() where !used.contains(i) {
                 guard section.kind == output.media.rawValue, section.remoteReceives,
                     section.port != 0 || section.mid.map(session.bundleGroup.contains) == true,
-                    let (choice, transcoded) = Self.choose(
+                    let (choice, transcodedTo) = Self.choose(
                         output, in: section, profile: h264Profiles[output.media], transcodable: transcodable.contains(output.media))
                 else { continue }
                 used.insert(i)
-                if transcoded, let profile = h264Profiles[output.media] {
-                    notes.append("the viewer's H.264 decoders cannot take the stream's \(profile): it gets the stream encoded again as Constrained Baseline")
+                if let transcodedTo {
+                    notes.append(Self.transcodeNote(output.codec, profile: h264Profiles[output.media], to: transcodedTo))
                 }
                 if let other = choice.profileDecodedAt, let profile = h264Profiles[output.media] {
                     notes.append(
@@ -63,9 +66,9 @@ struct ViewerPlan {
                         Track(
                             media: output.media,
                             parameters: .answering(
-                                output.codec, choice: choice, mid: section.mid,
+                                transcodedTo ?? output.codec, choice: choice, mid: section.mid,
                                 congestionControl: adaptiveVideo && output.media == .video),
-                            transcoded: transcoded)
+                            transcodedTo: transcodedTo)
                     ))
                 break
             }
@@ -81,20 +84,38 @@ struct ViewerPlan {
 }
 
 extension ViewerPlan {
+    /// What a stream is encoded again in for a viewer that cannot decode it as it is
+    /// (`passthrough: auto`), in order of preference: H.264 Constrained Baseline (every
+    /// browser's and most players' decoder), then VP8 (Firefox without OpenH264).
+    static let transcodeTargets: [Codec] = [.h264, .vp8]
+
     /// The payload type `section` gets `output` on: one whose decoder takes the stream's
     /// `profile` (Sluice's own Constrained Baseline without one); failing that, when the
-    /// stream can be `transcodable`, one that takes Constrained Baseline, marked transcoded.
+    /// stream is `transcodable`, the first of `transcodeTargets` the section can take (H.264
+    /// as Constrained Baseline), with that codec.
     fileprivate static func choose(
         _ output: (media: MediaKind, codec: Codec), in section: SDPMediaDescription, profile: H264Profile?, transcodable: Bool
-    ) -> (CodecMatch.Choice, transcoded: Bool)? {
+    ) -> (CodecMatch.Choice, transcodedTo: Codec?)? {
         let usable = RTPSendParameters.payloaderPayloadTypes
         if let choice = CodecMatch.choose(output.codec.encodingName, in: section, h264: profile ?? .sluiceEncoded, usable: usable) {
-            return (choice, false)
+            return (choice, nil)
         }
-        guard transcodable, profile != nil, output.codec == .h264,
-            let choice = CodecMatch.choose(output.codec.encodingName, in: section, h264: .sluiceEncoded, usable: usable)
-        else { return nil }
-        return (choice, true)
+        guard transcodable, output.media == .video else { return nil }
+        for target in transcodeTargets where target != output.codec || profile != nil {
+            if let choice = CodecMatch.choose(target.encodingName, in: section, h264: .sluiceEncoded, usable: usable) {
+                return (choice, target)
+            }
+        }
+        return nil
+    }
+
+    /// What the server says when a viewer gets the stream encoded again.
+    private static func transcodeNote(_ source: Codec, profile: H264Profile?, to target: Codec) -> String {
+        let again = target == .h264 ? "Constrained Baseline" : target.encodingName
+        if source == .h264, target == .h264, let profile {
+            return "the viewer's H.264 decoders cannot take the stream's \(profile): it gets the stream encoded again as \(again)"
+        }
+        return "the viewer takes no \(source.encodingName) it can decode: it gets the stream encoded again as \(again)"
     }
 
     /// The refusal of an offer with nothing the stream can be sent on: what the stream has,
@@ -109,16 +130,20 @@ extension ViewerPlan {
         let have = outputs.map { o in
             "\(o.media.rawValue) \(o.codec.encodingName)" + (h264Profiles[o.media].map { " \($0)" } ?? "")
         }.joined(separator: ", ")
-        let profileOnly = outputs.contains { o in
-            o.codec == .h264 && h264Profiles[o.media] != nil
-                && session.media.contains { $0.kind == o.media.rawValue && $0.formats.contains { $0.encoding == "H264" } }
+        let passedThrough = outputs.filter { o in o.codec == .h264 && h264Profiles[o.media] != nil }
+        let offersH264 = passedThrough.contains { o in
+            session.media.contains { $0.kind == o.media.rawValue && $0.formats.contains { $0.encoding == "H264" } }
         }
+        let encodeAgain =
+            "the stream must be encoded again: for such viewers only (`encode: { passthrough: auto }`), or for all (`encode: { codec: h264 }`)"
         let hint =
-            profileOnly
-            ? ". The stream's H.264 is passed through from its source, so its profile cannot change: the viewer must offer "
-                + "a profile that decodes it (browsers offer High), or the stream must be encoded again: for such viewers only "
-                + "(`encode: { passthrough: auto }`), or for all (`encode: { codec: h264 }`)"
-            : ""
+            passedThrough.isEmpty
+            ? ""
+            : offersH264
+                ? ". The stream's H.264 is passed through from its source, so its profile cannot change: the viewer must offer "
+                    + "a profile that decodes it (browsers offer High), or " + encodeAgain
+                : ". The stream's H.264 is passed through from its source, and the viewer offers no H.264 (Firefox without "
+                    + "OpenH264 has none): " + encodeAgain
         return ViewerOfferError(
             "the offer has no media section this stream can be sent on: the stream has \(have); "
                 + "the offer has \(offered.isEmpty ? "nothing" : offered)\(hint)")

@@ -23,9 +23,9 @@ final class ViewerSet: Sendable {
         var startRendition = 0
         /// A passthrough video stream's last group of pictures: a new viewer starts from it.
         var cache: GOPCache?
-        /// `passthrough: auto`: the stream encoded again for viewers whose decoders cannot
-        /// take the source's profile (made for the first of them, removed after the last).
-        var transcoded: SharedBranch?
+        /// `passthrough: auto`: the stream encoded again, in a codec, for viewers that cannot
+        /// decode the source as it is (made for the first of them, removed after the last).
+        var transcode: (@Sendable (Codec) -> SharedBranch)?
     }
 
     private let pipeline: Pipeline
@@ -105,7 +105,7 @@ final class ViewerSet: Sendable {
             plan = try ViewerPlan(
                 offer: offer, outputs: available.map { ($0.media, $0.codec) },
                 adaptiveVideo: encoderRate != nil || ladder, h264Profiles: profiles,
-                transcodable: Set(available.filter { $0.transcoded != nil }.map(\.media)))
+                transcodable: Set(available.filter { $0.transcode != nil }.map(\.media)))
         } catch {
             throw RunError(error.description)
         }
@@ -171,7 +171,7 @@ final class ViewerSet: Sendable {
             try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive)
             return
         }
-        let tee = try track.transcoded ? transcodedTee(of: output, for: &parts) : output.tee
+        let tee = try track.transcodedTo.map { try transcodedTee(of: output, in: $0, for: &parts) } ?? output.tee
         guard let teePad = tee.requestPad("src_%u") else { return }
         parts.teePads.append((tee, teePad))
         // This viewer's estimate, a vote on the shared encoder's rate (the probe it installs
@@ -190,10 +190,10 @@ final class ViewerSet: Sendable {
         parts.entrances.append(branch.entrance)
     }
 
-    /// The tee of `output` encoded again for viewers, made now if it is not yet; the viewer
-    /// holds it until it leaves.
-    private func transcodedTee(of output: Output, for parts: inout ViewerAssembly) throws(RunError) -> Element {
-        guard let branch = output.transcoded else { throw RunError("the stream is not encoded again for viewers") }
+    /// The tee of `output` encoded again in `codec` for viewers, made now if it is not yet;
+    /// the viewer holds it until it leaves.
+    private func transcodedTee(of output: Output, in codec: Codec, for parts: inout ViewerAssembly) throws(RunError) -> Element {
+        guard let branch = output.transcode?(codec) else { throw RunError("the stream is not encoded again for viewers") }
         let tee = try branch.acquire()
         parts.shared.append(branch)
         return tee

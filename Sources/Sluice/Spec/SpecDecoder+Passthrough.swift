@@ -12,13 +12,13 @@ extension SpecDecoder {
         return encode
     }
 
-    /// `passthrough: auto`: H.264 video only (the codec whose profiles a viewer's decoder may
-    /// not take).
+    /// `passthrough: auto`: video only (viewers that cannot decode the source get it encoded
+    /// again as H.264 Constrained Baseline or VP8).
     mutating func decodePassthroughAuto(_ entry: SpecEntry, media: MediaKind, into encode: inout EncodeSpec) {
-        guard media == .video, encode.codec == .h264 else {
+        guard media == .video else {
             fail(
-                "'passthrough: auto' encodes the source again for viewers whose H.264 decoders cannot take its profile; "
-                    + "it is for H.264 video (codec: h264): use 'passthrough: true' here",
+                "'passthrough: auto' encodes the source again for viewers that cannot decode it (H.264 or VP8); "
+                    + "it is for video, and every WebRTC viewer decodes Opus: use 'passthrough: true' here",
                 at: entry.value.location)
             return
         }

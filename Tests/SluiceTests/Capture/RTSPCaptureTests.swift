@@ -52,9 +52,9 @@ final class RTSPCaptureTests: XCTestCase {
         }
     }
 
-    /// `passthrough: auto`: passthrough, H.264 by default, noted where it was written; only
-    /// for H.264 video, and only served.
-    func testPassthroughAutoIsServedH264Only() throws {
+    /// `passthrough: auto`: passthrough, H.264 by default, noted where it was written; for
+    /// video (H.264 or VP8 cameras), and only served.
+    func testPassthroughAutoIsServedVideoOnly() throws {
         let served = file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto }")
             .replacingOccurrences(of: "kind: none", with: "kind: server")
         let spec = try XCTUnwrap(specLoadValid(served))
@@ -66,10 +66,16 @@ final class RTSPCaptureTests: XCTestCase {
         XCTAssertNotNil(specLoadValid(try String(contentsOfFile: "Pipelines/rtsp-camera-any-viewer.yaml", encoding: .utf8)))
 
         let vp8 = try XCTUnwrap(
-            specLoadErrors(
+            specLoadValid(
                 file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ codec: vp8, passthrough: auto }")
                     .replacingOccurrences(of: "kind: none", with: "kind: server")))
-        XCTAssertTrue(vp8.description.contains("test.yaml:5:40: 'passthrough: auto' encodes the source again"), vp8.description)
+        XCTAssertEqual(vp8.send?.video?.encode.codec, .vp8, "a VP8 camera too: H.264-only viewers get it encoded again")
+        let audio = try XCTUnwrap(
+            specLoadErrors(
+                file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto }")
+                    .replacingOccurrences(of: "kind: none", with: "kind: server").replacingOccurrences(of: "  video:", with: "  audio:")))
+        XCTAssertTrue(audio.description.contains("test.yaml:5:28: 'passthrough: auto' encodes the source again"), audio.description)
+        XCTAssertTrue(audio.description.contains("it is for video"), audio.description)
         let run = try XCTUnwrap(specLoadErrors(file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto }")))
         XCTAssertTrue(run.description.contains("test.yaml:5:28: 'passthrough: auto' serves each WHEP viewer"), run.description)
         XCTAssertTrue(run.description.contains("set transport kind 'server'"), run.description)

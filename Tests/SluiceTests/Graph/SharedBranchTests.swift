@@ -65,7 +65,7 @@ final class SharedBranchTests: XCTestCase {
         XCTAssertNil(f.pipeline.child(named: "again-out"))
         XCTAssertEqual(f.tee.pads.filter { $0.direction == .src }.count, 0, "its tee pad is given back")
         XCTAssertEqual(removals.load(ordering: .relaxed), 1)
-        shared.release()  // one release too many changes nothing
+        shared.release() // one release too many changes nothing
         XCTAssertEqual(removals.load(ordering: .relaxed), 1)
         XCTAssertEqual(shared.users, 0)
 

@@ -47,15 +47,36 @@ final class ViewerPlanTests: XCTestCase {
     func testWithTranscodingAllowedABaselineOnlyViewerGetsTheStreamEncodedAgain() throws {
         let high = try XCTUnwrap(H264Profile(profileLevelID: "64001e"))
         let plan = try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.video])
-        XCTAssertEqual(plan.tracks.map(\.transcoded), [true])
+        XCTAssertEqual(plan.tracks.map(\.transcodedTo), [.h264])
         let own = try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)])
         XCTAssertEqual(plan.tracks.map(\.parameters.payloadType), own.tracks.map(\.parameters.payloadType), "the payload type Sluice's own stream gets")
         XCTAssertTrue(plan.notes.contains { $0.contains("encoded again as Constrained Baseline") }, "\(plan.notes)")
         let chromium = try ViewerPlan(offer: Self.chromium, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.video])
-        XCTAssertEqual(chromium.tracks.map(\.transcoded), [false], "a decoder that takes High gets the source")
+        XCTAssertEqual(chromium.tracks.map(\.transcodedTo), [nil], "a decoder that takes High gets the source")
         XCTAssertEqual(chromium.tracks.map(\.parameters.payloadType), [116])
         XCTAssertThrowsError(
             try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.audio]),
             "only the medium that may be encoded again")
+    }
+
+    /// Firefox without OpenH264 offers no H.264: with `passthrough: auto` it gets the stream
+    /// encoded again as VP8 on its VP8 payload type, with a note; without, a refusal that
+    /// names `passthrough: auto`. A VP8 camera goes to it as it is, and encoded again as H.264 to a viewer with H.264 only.
+    func testAViewerWithoutH264GetsVP8WhenTheStreamMayBeEncodedAgain() throws {
+        let high = try XCTUnwrap(H264Profile(profileLevelID: "64001e"))
+        let firefox = H264Offers.firefoxWithoutH264
+        let plan = try ViewerPlan(offer: firefox, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.video])
+        XCTAssertEqual(plan.tracks.map(\.transcodedTo), [.vp8])
+        XCTAssertEqual(plan.tracks.map(\.parameters.payloadType), [120])
+        XCTAssertEqual(plan.tracks.map(\.parameters.codec), [.vp8], "the payloader is VP8's")
+        XCTAssertTrue(plan.notes.contains { $0.contains("takes no H264 it can decode: it gets the stream encoded again as VP8") }, "\(plan.notes)")
+        XCTAssertThrowsError(try ViewerPlan(offer: firefox, outputs: [(.video, .h264)], h264Profiles: [.video: high])) {
+            XCTAssertTrue("\($0)".contains("the viewer offers no H.264") && "\($0)".contains("passthrough: auto"), "\($0)")
+        }
+        let vp8Source = try ViewerPlan(offer: firefox, outputs: [(.video, .vp8)], transcodable: [.video])
+        XCTAssertEqual(vp8Source.tracks.map(\.transcodedTo), [nil], "a VP8 camera goes to Firefox as it is")
+        let h264OnlyOfVP8 = try ViewerPlan(offer: H264Offers.aiortc, outputs: [(.video, .vp8)], transcodable: [.video])
+        XCTAssertEqual(h264OnlyOfVP8.tracks.map(\.transcodedTo), [.h264], "an H.264-only viewer of a VP8 camera gets H.264")
+        XCTAssertEqual(h264OnlyOfVP8.tracks.map(\.parameters.codec), [.h264])
     }
 }
