@@ -191,7 +191,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
     }
 
     /// A VP8 camera with `passthrough: auto`: an H.264-only aiortc viewer gets it encoded again
-    /// as Constrained Baseline and sees the camera's red picture.
+    /// as Constrained Baseline, at the file's `bitrate`, and sees the camera's red picture.
     func testWithPassthroughAutoAVP8CameraReachesAnH264OnlyViewer() throws {
         let port = 18684
         let script = """
@@ -204,7 +204,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             send:
               video:
                 capture: { kind: rtsp, url: "rtsp://127.0.0.1:18683/cam", transport: tcp, latency: 50 }
-                encode: { codec: vp8, passthrough: auto }
+                encode: { codec: vp8, passthrough: auto, bitrate: 800 }
             YAML
             "$SLUICE" serve --port \(port) --pipeline "$TMP.yaml" > "$TMP.serve" 2>&1 &
             server=$!
@@ -229,8 +229,10 @@ final class H264ProfileEndToEndTests: XCTestCase {
         XCTAssertEqual(PictureTimeline(view["pictures"]).sequence(), ["red"], "the VP8 camera's picture, as H.264: \(view)")
         XCTAssertNotNil(
             (lines["STARTS"] ?? "").range(
-                of: #"sluice_stream_transcode_starts_total\{stream="vp8-camera",media="video",codec="h264"\} 1(\.0)?\s"#, options: .regularExpression),
+                of: #"sluice_stream_transcode_starts_total\{stream="vp8-camera",media="video",codec="h264"\} 1(\.0)?(\s|$)"#, options: .regularExpression),
             "one H.264 encoder was started for it: \(r.stdout)")
+        XCTAssertTrue(
+            (lines["SERVE-LOG"] ?? "").contains("encoding it again as Constrained Baseline at 800 kbit/s"), "at the file's bitrate: \(r.stdout)")
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
     }
 }

@@ -52,7 +52,7 @@ extension GraphBuilder {
             try make(DefaultElements.decoder(for: branch.encode.codec), at: at),
             try make("videoconvert", at: at)
         ]
-        let encoding = try encoderChain(EncodeSpec(codec: codec, bitrateKbps: Self.viewerTranscodeKbps, location: at), fps: branch.capture.fps)
+        let encoding = try encoderChain(EncodeSpec(codec: codec, bitrateKbps: branch.encode.transcodeKbps, location: at), fps: branch.capture.fps)
         let tee = try make("tee", [("allow-not-linked", "true")], at: at, name: "video-transcoded-\(codec.rawValue)")
         let chain = decoding + encoding + [tee]
         try add(chain)
@@ -65,7 +65,7 @@ extension GraphBuilder {
         counters.note("send.video.transcoded_for_viewers.\(codec.rawValue)", Self.described(codec))
         // A warning each time it is made: the stream now costs a decoder and an encoder.
         Self.transcodeLogger.warning(
-            "'\(spec.name)': a viewer cannot decode the source as it is; encoding it again as \(Self.described(codec)) at \(Self.viewerTranscodeKbps) kbit/s for such viewers"
+            "'\(spec.name)': a viewer cannot decode the source as it is; encoding it again as \(Self.described(codec)) at \(branch.encode.transcodeKbps) kbit/s for such viewers"
         )
         return SharedBranch.Built(output: tee, elements: chain, input: input)
     }
@@ -93,6 +93,4 @@ extension GraphBuilder {
         return (source, teePad)
     }
 
-    /// The bitrate the stream is encoded again at for viewers (`passthrough: auto`), kbit/s.
-    static let viewerTranscodeKbps = 2000
 }

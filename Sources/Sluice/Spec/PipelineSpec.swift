@@ -489,10 +489,13 @@ public struct EncodeSpec: Sendable, Equatable {
     /// `codec` and goes to the payloader as it is, without decoding or encoding. Only
     /// captures that deliver encoded media can do it (`rtsp`).
     public var passthrough = false
-    /// `passthrough: auto` (H.264 video, served): viewers whose decoders take the source's
-    /// profile get it as it is; the others get it decoded and encoded again as Constrained
-    /// Baseline, by one encoder made when the first such viewer comes. Where it was written.
+    /// `passthrough: auto` (video, served): viewers whose decoders take the source as it is
+    /// get it so; the others get it decoded and encoded again (H.264 Constrained Baseline or
+    /// VP8), by one encoder per codec made when the first such viewer comes. Where it was written.
     public var transcodeForViewers: SourceLocation?
+    /// With `passthrough: auto`, the bitrate those viewers' encoders run at, kbit/s
+    /// (`bitrate` next to it; 2000 if not written).
+    public var transcodeKbps = 2000
     /// Where `encode:` (or the branch, for the default encoder) was written in the pipeline file.
     public var location: SourceLocation?
 

@@ -25,9 +25,10 @@ extension SpecDecoder {
         encode.transcodeForViewers = entry.value.location
     }
 
-    /// Reports every encoder setting written next to `passthrough: true`.
-    mutating func refuseEncoderKeys(_ map: [SpecEntry]) {
-        for entry in map where Self.encoderOnlyKeys.contains(entry.key) {
+    /// Reports every encoder setting written next to `passthrough: true` (but those in
+    /// `allowing`: `bitrate` is the re-encoding's with `passthrough: auto`).
+    mutating func refuseEncoderKeys(_ map: [SpecEntry], allowing: Set<String> = []) {
+        for entry in map where Self.encoderOnlyKeys.contains(entry.key) && !allowing.contains(entry.key) {
             fail(
                 "'\(entry.key)' sets up the encoder, and passthrough has none; remove '\(entry.key)', or remove 'passthrough' to transcode",
                 at: entry.keyLocation)

@@ -281,8 +281,9 @@ extension SpecDecoder {
             if e.value.scalarText == "auto" {
                 if codecLocation == nil, media == .video { encode.codec = .h264 } // auto is about H.264's profiles
                 decodePassthroughAuto(e, media: media, into: &encode)
+                decodeTranscodeBitrate(map, into: &encode)
             }
-            refuseEncoderKeys(map)
+            refuseEncoderKeys(map, allowing: e.value.scalarText == "auto" ? ["bitrate"] : [])
             if media == .video, let e = map.entry("renditions") { decodeRenditions(e, into: &encode) }
             return (encode, codecLocation)
         }
@@ -313,6 +314,20 @@ extension SpecDecoder {
                 at: e.value.location)
         }
         return e.value.location
+    }
+
+    /// `bitrate` next to `passthrough: auto`: the rate the stream is encoded again at for the
+    /// viewers that cannot take it as it is (one rate: those encoders do not adapt).
+    private mutating func decodeTranscodeBitrate(_ map: [SpecEntry], into encode: inout EncodeSpec) {
+        guard let e = map.entry("bitrate") else { return }
+        if e.value.entries != nil {
+            fail("with 'passthrough: auto', 'bitrate' is the one rate the stream is encoded again at (2000)", at: e.value.location)
+            return
+        }
+        var written = encode
+        written.bitrateKbps = 0 // stays 0 if the rate is refused
+        decodeEncodeBitrate(map, media: .video, into: &written)
+        if written.bitrateKbps > 0 { encode.transcodeKbps = written.bitrateKbps }
     }
 
     /// `bitrate`: one rate in kbit/s, or (video only) a mapping of adaptive limits whose start

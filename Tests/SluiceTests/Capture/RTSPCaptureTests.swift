@@ -70,6 +70,17 @@ final class RTSPCaptureTests: XCTestCase {
                 file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ codec: vp8, passthrough: auto }")
                     .replacingOccurrences(of: "kind: none", with: "kind: server")))
         XCTAssertEqual(vp8.send?.video?.encode.codec, .vp8, "a VP8 camera too: H.264-only viewers get it encoded again")
+        XCTAssertEqual(encode.transcodeKbps, 2000, "the re-encoding's rate unless written")
+        let rated = file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto, bitrate: 1200 }")
+            .replacingOccurrences(of: "kind: none", with: "kind: server")
+        XCTAssertEqual(try XCTUnwrap(specLoadValid(rated)).send?.video?.encode.transcodeKbps, 1200, "'bitrate' sets it")
+        let adaptive = try XCTUnwrap(
+            specLoadErrors(
+                file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto, bitrate: { min: 300, max: 2000 } }")
+                    .replacingOccurrences(of: "kind: none", with: "kind: server")))
+        XCTAssertTrue(adaptive.description.contains("test.yaml:5:43: with 'passthrough: auto', 'bitrate' is the one rate"), adaptive.description)
+        let plain = try XCTUnwrap(specLoadErrors(file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: true, bitrate: 1200 }")))
+        XCTAssertTrue(plain.description.contains("'bitrate' sets up the encoder, and passthrough has none"), plain.description)
         let audio = try XCTUnwrap(
             specLoadErrors(
                 file("{ kind: rtsp, url: 'rtsp://cam/s' }", encode: "{ passthrough: auto }")
