@@ -153,6 +153,34 @@ def passthrough():
     return "\n".join(rows)
 
 
+def cameras():
+    d = load("results-cameras.json")
+    rows = ["| cameras | picture | viewers at ≥ {:g} fps | slowest / median viewer | freezes per viewer-minute | server (per camera) "
+            "| server, no viewer | cameras' process | load process | machine busy (others) | UDP drops | verdict |".format(d["at_rate_fps"]),
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in d["rows"] + d["search"]:
+        runs = "" if r in d["rows"] else f" ({r['runs_measured']} run{'s' if r['runs_measured'] != 1 else ''})"
+        failed = f", {r['viewers_failed']:g} failed" if r["viewers_failed"] else ""
+        freezes = f"{r['freezes_per_viewer_min']:.1f}" if r.get("freezes_per_viewer_min") is not None else "–"
+        rows.append(f"| {r['n']}{runs} | {r['size']}, {r['kbps']} kbit/s | {r['viewers_at_rate']:g} of {r['n']}{failed} "
+                    f"| {r['viewer_fps_min']:.1f} / {r['viewer_fps_median']:.1f} fps | {freezes} "
+                    f"| {r['server_cores']:.2f} cores ({r['server_cores_per_camera'] * 1000:.1f} m) "
+                    f"| {r['server_cores_no_viewers']:.2f} cores | {r['cameras_cores']:.2f} cores | {r['load_cores']:.2f} cores "
+                    f"| {r['machine_cores']:.2f} of {d['cores']} ({r['other_cores']:.2f}) | {r['udp_drops_per_s']:.1f}/s | {r['verdict']} |")
+    t = d["target"]
+    largest = d["largest_n_passing_at_size"]
+    remark = f" *{d['remark'][0].upper()}{d['remark'][1:]}.*" if d.get("remark") else ""  # NOTE, when recorded
+    rows.append("")
+    rows.append(f"**{t['n']} cameras at {t['size']} {t['fps']} fps, one viewer each: {t['verdict']}** ({t['why']}). "
+                f"Largest N that passed at {t['size']}: {largest if largest is not None else 'none'}.{remark}")
+    rows.append("")
+    rows.append(f"Cameras: {d['camera']}. Server: {d['server']}. Viewers: {d['viewers']}, starting {d['ramp_per_s']:g} a second. "
+                f"CPU over {d['seconds_per_run'] - d['steady_from']:g} s from {d['steady_from']:g} s after every stream has its viewer; "
+                f"m = thousandths of a core. Rows without a run count are medians of {d['runs']} run{'s' if d['runs'] != 1 else ''} "
+                f"(`{d['how']}`, `Benchmarks/results-cameras.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
 def passthrough_latency():
     d = load("results-passthrough-latency.json")
     m, diff = d["median"], d["median_transcoded_minus_passthrough"]
@@ -200,7 +228,7 @@ TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compa
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout,
           "load-accuracy": load_accuracy, "passthrough": passthrough,
-          "passthrough-latency": passthrough_latency}
+          "passthrough-latency": passthrough_latency, "cameras": cameras}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 
