@@ -14,6 +14,8 @@
 #    test of a paced `uri` file hangs in teardown under valgrind, not natively: open),
 #    SluiceTests.FallbackSwitchTests (an input-selector's request pad made and released
 #    while the pipeline plays, elements added and removed, probes reading running times),
+#    SluiceTests.SharedBranchTests (a branch built on a running tee, its request pad given
+#    back and its elements removed while the source plays, then built again),
 #    SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer
 #    (an element's state lock held while its DTLS connection is made again),
 #    SluiceTests.SendLatencyTests (a do-latency
@@ -87,7 +89,7 @@ gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
 # WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
 # state and closures live in Swift) including errors thrown inside a filter.
-negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceTests.RecordSinkTests/testARecordingRunsInProcess,SluiceTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceTests.FallbackSwitchTests,SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests
+negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceTests.RecordSinkTests/testARecordingRunsInProcess,SluiceTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceTests.FallbackSwitchTests,SluiceTests.SharedBranchTests,SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests
 # The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
 live_objects="$gst_tests,$negotiation,SluiceTests.SwiftFilterPipelineTests,SluiceTests.HotSwapTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }
