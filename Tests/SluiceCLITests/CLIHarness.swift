@@ -108,6 +108,19 @@ extension CLI {
 extension CLI {
     /// Shell lines that wait (bounded: 15 s) until the `sluice serve` started as `$server`
     /// on `port` answers; exit 90 if it never does, 91 with the end of `log` if it exits.
+    /// Shell lines that wait, bounded, until `/metrics` on `port` has a line matching the
+    /// extended regex `metric` (anchored at the line's start): every 50 ms, at most `tries`
+    /// times, and no longer than the process in shell variable `whileRunning` runs. It then
+    /// goes on either way: the test's assertions say what was missing.
+    static func waitForMetric(port: Int, _ metric: String, tries: Int = 300, whileRunning process: String? = nil) -> String {
+        let running = process.map { " && kill -0 $\($0) 2>/dev/null" } ?? ""
+        return """
+            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^\(metric)'; do
+              i=$((i+1)); [ $i -lt \(tries) ]\(running) || break; sleep 0.05
+            done
+            """
+    }
+
     static func waitForServe(port: Int, log: String = "$TMP.serve") -> String {
         """
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do

@@ -44,12 +44,14 @@ final class FileCaptureEndToEndTests: XCTestCase {
     }
 
     func testLoopedFilePlaysContinuouslyInRealTime() throws {
-        let r = try CLI.run(["run", try pipeline(loop: true), "--duration", "5", "--quiet"], report: true)
+        let r = try CLI.run(["run", try pipeline(loop: true), "--duration", "6", "--quiet"], report: true)
         XCTAssertEqual(r.status, 0, r.stderr)
         let received = try XCTUnwrap(r.int("receive.video.frames"))
-        // More than three passes of a 45-frame file, but paced: not faster than 30 fps.
-        XCTAssertGreaterThan(received, 120, "the file must loop")
-        XCTAssertLessThanOrEqual(Double(r.int("send.video.frames") ?? 0), 5.0 * 30 * 1.1, "the file must be paced to real time")
+        // More than two passes of a 45-frame file (6 s at 30 fps is four; a busy CI machine
+        // took 1.3 s to connect, and 120 of 5 s once failed with 112), but paced: not faster
+        // than 30 fps.
+        XCTAssertGreaterThan(received, 2 * 45, "the file must loop")
+        XCTAssertLessThanOrEqual(Double(r.int("send.video.frames") ?? 0), 6.0 * 30 * 1.1, "the file must be paced to real time")
         XCTAssertEqual(r.int("receive.video.width"), 320)
     }
 

@@ -29,9 +29,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             server=$!
             \(CLI.waitForServe(port: port))
             # The camera's frames (and so its caps, with the profile) have reached the stream.
-            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_encoded_video_frames_total[{][^}]*[}] [1-9]'; do
-              i=$((i+1)); [ $i -lt 300 ] || { echo "no frame from the camera" >&2; break; }; sleep 0.05
-            done
+            \(CLI.waitForMetric(port: port, "sluice_stream_encoded_video_frames_total[{][^}]*[}] [1-9]"))
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera \\
               --codec h264 --no-audio --seconds 2 --timeout 10 > "$TMP.view" 2> "$TMP.err"
             echo "AIORTC-STATUS: $?"; echo "AIORTC-ERR: $(tail -c 1200 "$TMP.err" | tr '\\n' ' ')"
@@ -75,21 +73,15 @@ final class H264ProfileEndToEndTests: XCTestCase {
             RTSP_URL=rtsp://127.0.0.1:18680/cam "$SLUICE" serve --log-level notice --port \(port) --pipeline Pipelines/rtsp-camera-any-viewer.yaml > "$TMP.serve" 2>&1 &
             server=$!
             \(CLI.waitForServe(port: port))
-            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_encoded_video_frames_total[{][^}]*[}] [1-9]'; do
-              i=$((i+1)); [ $i -lt 300 ] || { echo "no frame from the camera" >&2; break; }; sleep 0.05
-            done
+            \(CLI.waitForMetric(port: port, "sluice_stream_encoded_video_frames_total[{][^}]*[}] [1-9]"))
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera-any-viewer \\
               --codec h264 --no-audio --seconds 4 --timeout 15 --pictures > "$TMP.view" 2> "$TMP.err" &
             viewer=$!
-            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_transcoded_viewers[{][^}]*[}] 1'; do
-              i=$((i+1)); [ $i -lt 300 ] && kill -0 $viewer 2>/dev/null || break; sleep 0.05
-            done
+            \(CLI.waitForMetric(port: port, "sluice_stream_transcoded_viewers[{][^}]*[}] 1", whileRunning: "viewer"))
             echo "TRANSCODED-WHILE: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcoded_viewers' | tr '\\n' ' ')"
             wait $viewer; echo "AIORTC-STATUS: $?"; echo "AIORTC: $(grep '^{' "$TMP.view" | tail -1)"
             echo "AIORTC-ERR: $(tail -c 1200 "$TMP.err" | tr '\\n' ' ')"
-            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^sluice_stream_transcoding[{][^}]*codec="h264"[}] 0'; do
-              i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05
-            done
+            \(CLI.waitForMetric(port: port, "sluice_stream_transcoding[{][^}]*codec=\"h264\"[}] 0", tries: 200))
             echo "AFTER-LEAVING: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcod' | tr '\\n' ' ')"
             "$PYTHON" Tests/Interop/aiortc/aiortc_peer.py whep-play http://127.0.0.1:\(port)/whep/rtsp-camera-any-viewer \\
               --codec h264 --no-audio --seconds 2 --timeout 15 --pictures > "$TMP.again" 2> "$TMP.again-err"
@@ -158,15 +150,11 @@ final class H264ProfileEndToEndTests: XCTestCase {
             "$PYTHON" \(InteropFirefoxTests.peer) play http://127.0.0.1:\(port)/whep/rtsp-camera-any-viewer --seconds 4 --timeout 30 \\
               > "$TMP.ff" 2> "$TMP.fferr" &
             viewer=$!
-            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^\(transcoding) 1'; do
-              i=$((i+1)); [ $i -lt 600 ] && kill -0 $viewer 2>/dev/null || break; sleep 0.05
-            done
+            \(CLI.waitForMetric(port: port, transcoding + " 1", tries: 600, whileRunning: "viewer"))
             echo "WHILE: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^\(transcoding)')"
             wait $viewer; echo "FF-STATUS: $?"; echo "FF: $(grep '^{' "$TMP.ff" | tail -1)"
             echo "FF-ERR: $(tail -c 1500 "$TMP.fferr" | tr '\\n' ' ')"
-            i=0; until curl -s http://127.0.0.1:\(port)/metrics | grep -qE '^\(transcoding) 0'; do
-              i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05
-            done
+            \(CLI.waitForMetric(port: port, transcoding + " 0", tries: 200))
             echo "AFTER: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^\(transcoding)')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
             kill $rtsp; wait $rtsp
