@@ -23,7 +23,9 @@ final class LoadPublishEndToEndTests: XCTestCase {
             "$SLUICE" load Pipelines/load-whip.yaml --clients 6 --ramp 10/s --duration 8 \\
               --set 'transport.endpoint=http://127.0.0.1:\(port)/whip/load-{client}' --json '\(report)' >$out &
             load=$!
-            i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | grep -o '"relayed":true' | wc -l | grep -q '^6$'; do i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05; done
+            # Relayed and live (media flowing): a viewer of a stream whose publisher is still
+            # connecting is refused with 422 (a busy CI machine once took longer than this).
+            i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | grep -o '"live":true' | wc -l | grep -q '^6$'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
             echo "RELAYED: $(curl -s -m 2 http://127.0.0.1:\(port)/streams.json)"
             SLUICE_WHEP=http://127.0.0.1:\(port)/whep/load-3 "$SLUICE" load Pipelines/load-whep.yaml --clients 2 --decode all --duration 3 --json '\(report).viewers'
             echo "VIEWERS-STATUS: $?"
