@@ -58,10 +58,10 @@ final class ViewerSet: Sendable {
         var opener: Task<Void, Never>
         /// Its place on the stream's ladder, if the stream has one.
         var ladder: RenditionSwitch?
-        /// It gets the stream encoded again (`passthrough: auto`), not the source's.
-        var transcoded: Bool
-        /// The shared branches it holds, released when it leaves.
+        /// The shared branches it holds (the stream encoded again), released when it leaves.
         var shared: [SharedBranch]
+        /// It gets the stream encoded again (`passthrough: auto`), not the source's.
+        var transcoded: Bool { !shared.isEmpty }
     }
 
     init(
@@ -150,7 +150,7 @@ final class ViewerSet: Sendable {
         let viewer = Viewer(
             webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
             health: health, traffic: traffic, opener: opener, ladder: parts.ladder,
-            transcoded: plan.tracks.contains { $0.transcoded }, shared: parts.shared)
+            shared: parts.shared)
         viewers.withLock { $0[id] = viewer }
         startReaper()
         events?.post("session-start", ["viewer": .text(id)])
