@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceSignalling
 
 /// How often webrtcbin's RTP sessions may send RTCP.
 ///
@@ -10,9 +11,26 @@ import GStreamer
 /// about a filling queue that late. A larger RTCP allowance brings the interval down to
 /// tens of milliseconds, as browsers send it; RTCP stays small next to the media (a few
 /// kbit/s more in practice).
+///
+/// Only a peer that *receives* media needs it: the feedback comes from the receiver. A
+/// send-only peer (a served viewer, a WHIP publisher) keeps rtpsession's default, about one
+/// compound a second. At the raised allowance such a peer sent ten sender reports a second
+/// per viewer, each crossing srtpenc and dtlssrtpenc's funnel (which re-sends its sticky
+/// events whenever its input switches between RTP and RTCP); that was a fifth of a served
+/// viewer's CPU.
 enum RTCPPacing {
     /// RTCP bandwidth per session, bit/s (rtpsession's `rtcp-fraction` above 1 is absolute).
     static let rtcpBitsPerSecond = 150_000.0
+
+    /// Whether the peer that sets `description` receives media by it: a local description
+    /// that says `sendrecv` or `recvonly` for audio or video, or a remote one that says
+    /// `sendrecv` or `sendonly`.
+    static func receivesMedia(by description: String, local: Bool) -> Bool {
+        let receiving: Set<String> = local ? ["sendrecv", "recvonly"] : ["sendrecv", "sendonly"]
+        return SDPSummary(description).media.contains { m in
+            (m.kind == "audio" || m.kind == "video") && !m.rejected && receiving.contains(m.direction)
+        }
+    }
 
     /// Sets the allowance on every RTP session of `webrtcbin` (they exist once a
     /// description is set; setting it again is harmless).

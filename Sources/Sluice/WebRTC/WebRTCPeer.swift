@@ -216,7 +216,9 @@ public final class WebRTCPeer: Sendable {
             if let reply, reply.has("error") {
                 throw NegotiationError("\(label): \(signal) failed: \(reply.string(describing: "error") ?? "")")
             }
-            RTCPPacing.apply(to: webrtcbin)
+            if RTCPPacing.receivesMedia(by: desc.sdp, local: signal == "set-local-description") {
+                RTCPPacing.apply(to: webrtcbin)
+            }
         case .interrupted, .expired:
             throw NegotiationError("\(label): \(signal) got no reply within \(Self.replyTimeout)")
         }
