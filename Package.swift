@@ -105,11 +105,12 @@ let package = Package(
         .target(name: "SluiceMotion", dependencies: ["SluiceFilterKit"], path: "Plugins/motion"),
         .target(name: "SluiceFramestamp", dependencies: ["SluiceFilterKit"], path: "Plugins/framestamp"),
         .target(name: "SluiceScene", dependencies: ["SluiceFilterKit"], path: "Plugins/scene"),
+        .target(name: "SluiceText", dependencies: ["SluiceFilterKit"], path: "Plugins/text"),
         .target(
             name: "SluiceBuiltInPlugins",
             dependencies: [
                 "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
-                "SluiceFramestamp", "SluiceScene", "SluiceFilterKit"
+                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceFilterKit"
             ],
             path: "Plugins/builtin"),
         // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the

@@ -5,6 +5,7 @@ import SluiceInvert
 import SluiceMotion
 import SluicePixelate
 import SluiceScene
+import SluiceText
 
 /// The frame filters and sources that ship with Sluice.
 public enum BuiltInPlugins {
@@ -13,7 +14,7 @@ public enum BuiltInPlugins {
     // cannot see that on its own.
     public nonisolated(unsafe) static let filters: [any FrameFilter.Type] = [
         Grayscale.self, Invert.self, Pixelate.self, MotionDetector.self,
-        FramestampWriter.self, FramestampReader.self
+        FramestampWriter.self, FramestampReader.self, TextOverlay.self
     ]
     public nonisolated(unsafe) static let sources: [any FrameSource.Type] = [
         MovingScene.self

@@ -86,7 +86,7 @@ final class RegistryTests: XCTestCase {
         let filterNames = BuiltInPlugins.filters.map { $0.name }
         let sourceNames = BuiltInPlugins.sources.map { $0.name }
         XCTAssertEqual(Set(filterNames + sourceNames).count, filterNames.count + sourceNames.count)
-        XCTAssertEqual(Set(filterNames), ["grayscale", "invert", "pixelate", "motion", "framestamp", "framestamp-read"])
+        XCTAssertEqual(Set(filterNames), ["grayscale", "invert", "pixelate", "motion", "framestamp", "framestamp-read", "text"])
         XCTAssertEqual(sourceNames, ["scene"])
         for type in BuiltInPlugins.filters {
             XCTAssertFalse(type.formats.isEmpty, type.name)

@@ -18,6 +18,9 @@ public struct FallbackSpec: Sendable, Equatable {
     public var content: Content
     /// Seconds without media from the source before the fallback goes on air.
     public var afterSeconds: Double
+    /// Text written in the middle of a video fallback (`text:`), with the built-in `text`
+    /// filter (`sluice-text`); nil for none.
+    public var text: String?
     /// Where `fallback:` was written in the pipeline file.
     public var location: SourceLocation?
 
@@ -30,10 +33,12 @@ public struct FallbackSpec: Sendable, Equatable {
 
     /// How the report and log name it (`pattern smpte`, `image slate.png`, `silence`).
     var label: String {
-        switch content {
-        case .pattern(let name): "pattern \(name)"
-        case .image(let path): "image \(path.split(separator: "/").last.map(String.init) ?? path)"
-        case .silence: "silence"
-        }
+        let what =
+            switch content {
+            case .pattern(let name): "pattern \(name)"
+            case .image(let path): "image \(path.split(separator: "/").last.map(String.init) ?? path)"
+            case .silence: "silence"
+            }
+        return what + (text.map { " with text '\($0)'" } ?? "")
     }
 }

@@ -21,9 +21,13 @@ struct FallbackSlate: Sendable {
         var fps: Int
     }
 
+    /// The element that writes `text:` (the built-in `text` filter).
+    static let textElement = "sluice-text"
+
     /// The elements a fallback needs (checked before a run, with install hints).
     static func requiredElements(_ spec: FallbackSpec, media: MediaKind, codec: Codec?) -> [String] {
         var out = ["input-selector", "capsfilter"] + (media == .video ? ["videoconvert", "videoscale"] : ["audioconvert", "audioresample"])
+        if spec.text != nil, media == .video { out.append(textElement) }
         switch spec.content {
         case .pattern: out.append("videotestsrc")
         case .silence: out.append("audiotestsrc")
@@ -45,20 +49,40 @@ struct FallbackSlate: Sendable {
             media == .video
             ? [try b.make("videoconvert", at: at), try b.make("videoscale", at: at)]
             : [try b.make("audioconvert", at: at), try b.make("audioresample", at: at)]
-        guard let codec else { return chain + [try b.make("capsfilter", [("caps", caps.description)], at: at)] }
         let fields = caps.structure(at: 0)
+        guard let codec else {
+            if media == .video, spec.text != nil {
+                // The text is written on I420 at the stream's size, then converted to its format.
+                chain += [try b.make("capsfilter", [("caps", Self.i420(like: fields, default: picture))], at: at)] + (try text(with: b))
+                chain.append(try b.make("videoconvert", at: at))
+            }
+            return chain + [try b.make("capsfilter", [("caps", caps.description)], at: at)]
+        }
         if media == .audio {
             let channels = fields?.get("channels", as: Int.self) ?? 2
             chain.append(try b.make("capsfilter", [("caps", "audio/x-raw,rate=48000,channels=\(channels)")], at: at))
             return chain + (try b.encoderChain(EncodeSpec(codec: codec, bitrateKbps: 32, location: at), fps: picture.fps))
         }
-        let width = fields?.get("width", as: Int.self) ?? picture.width, height = fields?.get("height", as: Int.self) ?? picture.height
         let rate = Self.framerate(fields?.string(describing: "framerate")) ?? "\(picture.fps)/1"
         let fps = Int(rate.split(separator: "/").first ?? "") ?? picture.fps
-        chain.append(try b.make("capsfilter", [("caps", "video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(rate)")], at: at))
+        chain.append(try b.make("capsfilter", [("caps", Self.i420(like: fields, default: picture))], at: at))
+        chain += try text(with: b)
         var encode = EncodeSpec(codec: codec, bitrateKbps: 300, location: at)
         encode.keyframeInterval = max(1, fps)
         return chain + (try b.encoderChain(encode, fps: fps))
+    }
+
+    /// Raw I420 caps at the size and rate of `fields` (the source's caps), or `picture`'s.
+    private static func i420(like fields: Structure?, default picture: Picture) -> String {
+        let width = fields?.get("width", as: Int.self) ?? picture.width, height = fields?.get("height", as: Int.self) ?? picture.height
+        let rate = framerate(fields?.string(describing: "framerate")) ?? "\(picture.fps)/1"
+        return "video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(rate)"
+    }
+
+    /// The element writing `text:` in the middle of the picture, if the fallback has text.
+    private func text(with b: GraphBuilder) throws(RunError) -> [Element] {
+        guard media == .video, let text = spec.text else { return [] }
+        return [try b.make(Self.textElement, [("text", text), ("position", "center")], at: spec.location)]
     }
 
     /// The source element(s): a live test pattern, a frozen picture, or live silence.

@@ -2,17 +2,19 @@ import Foundation
 
 extension SpecDecoder {
     /// `fallback:` of a live network capture: a word (`slate`, a test pattern, `silence`), or
-    /// `{pattern: P, after: S}`, `{image: slate.png, after: S}` (video) or `{after: S}` (audio).
+    /// `{pattern: P, after: S}`, `{image: slate.png, after: S}` (video, either with `text: T`) or
+    /// `{after: S}` (audio).
     mutating func decodeFallback(_ entry: SpecEntry, media: MediaKind) -> FallbackSpec? {
         if case .scalar(let word, isNull: false) = entry.value.content {
             guard let content = fallbackWord(word, media: media, at: entry.value.location) else { return nil }
             return FallbackSpec(content: content, location: entry.keyLocation)
         }
         guard let map = mapping(entry) else { return nil }
-        let keys = media == .video ? ["pattern", "image", "after"] : ["after"]
+        let keys = media == .video ? ["pattern", "image", "text", "after"] : ["after"]
         checkKeys(map, allowed: keys, context: "in capture.fallback")
         var spec = FallbackSpec(content: media == .video ? .pattern("smpte") : .silence, location: entry.keyLocation)
         if let e = map.entry("after"), let seconds = fallbackDelay(e) { spec.afterSeconds = seconds }
+        if let e = map.entry("text") { spec.text = fallbackText(e) }
         let pattern = map.entry("pattern"), image = map.entry("image")
         if pattern != nil, let image {
             fail("fallback has both 'pattern' and 'image'; keep one of them", at: image.keyLocation)
@@ -58,6 +60,17 @@ extension SpecDecoder {
             return nil
         }
         return path
+    }
+
+    /// `text:`: 1 to 200 characters (the built-in font has capitals, digits and punctuation;
+    /// lower case is drawn in capitals, anything else as `?`).
+    private mutating func fallbackText(_ entry: SpecEntry) -> String? {
+        guard let text = nonEmptyText(entry) else { return nil }
+        guard text.count <= 200 else {
+            fail("fallback text is \(text.count) characters long; write at most 200 (\\n starts a new line)", at: entry.value.location)
+            return nil
+        }
+        return text
     }
 
     /// `after:`: 0.1 to 60 seconds without media.

@@ -33,6 +33,10 @@ final class FallbackSpecTests: XCTestCase {
         XCTAssertEqual(picture.send?.video?.capture.fallback?.content, .image(path: image.path))
         let none = try XCTUnwrap(specLoadValid(file("{ \(cam) }")))
         XCTAssertNil(none.send?.video?.capture.fallback, "no fallback unless declared: viewers keep the last picture")
+        let card = try XCTUnwrap(specLoadValid(file("{ \(cam), fallback: { text: 'Camera 3 is offline' } }")))
+        XCTAssertEqual(card.send?.video?.capture.fallback?.content, .pattern("smpte"), "text on the slate")
+        XCTAssertEqual(card.send?.video?.capture.fallback?.text, "Camera 3 is offline")
+        XCTAssertTrue(FallbackSlate.requiredElements(try XCTUnwrap(card.send?.video?.capture.fallback), media: .video, codec: nil).contains("sluice-text"))
         let srt = try XCTUnwrap(specLoadValid(file("{ kind: srt, url: 'srt://:9000', fallback: white }")))
         XCTAssertEqual(srt.send?.video?.capture.fallback?.content, .pattern("white"))
     }
@@ -47,7 +51,12 @@ final class FallbackSpecTests: XCTestCase {
             ("{ \(cam), fallback: { image: nothere.png } }", nil, "test.yaml:4:68: fallback image 'nothere.png' cannot be read"),
             ("{ \(cam), fallback: { image: slate.gif } }", nil, "fallback image 'slate.gif' must be a .png, .jpg or .jpeg file"),
             ("{ \(cam), fallback: { pattern: black, image: a.png } }", nil, "fallback has both 'pattern' and 'image'; keep one of them"),
-            ("{ \(cam), fallback: { colour: red } }", nil, "test.yaml:4:61: unknown key 'colour' in capture.fallback; valid keys are pattern, image, after"),
+            (
+                "{ \(cam), fallback: { colour: red } }", nil,
+                "test.yaml:4:61: unknown key 'colour' in capture.fallback; valid keys are pattern, image, text, after"
+            ),
+            ("{ \(cam), fallback: { text: '\(String(repeating: "x", count: 201))' } }", nil, "fallback text is 201 characters long; write at most 200"),
+            ("{ \(cam) }", "{ \(cam), fallback: { text: hello } }", "test.yaml:7:61: unknown key 'text' in capture.fallback; valid keys are after"),
             (
                 "{ kind: test, fallback: slate }", nil,
                 "test.yaml:4:28: unknown key 'fallback' in capture; 'fallback' only applies to live network sources that can go away (kind rtsp, srt or rtmp)"
