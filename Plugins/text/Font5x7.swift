@@ -15,9 +15,6 @@ enum Font5x7 {
         return bitmaps[upper] ?? bitmaps["?"]!
     }
 
-    /// Whether the font has a glyph of its own for `character` (in either case).
-    static func draws(_ character: Character) -> Bool { bitmaps[Character(character.uppercased())] != nil }
-
     private static let bitmaps: [Character: [UInt8]] = glyphs.mapValues { rows in
         rows.map { row in row.reduce(UInt8(0)) { ($0 << 1) | ($1 == "#" ? 1 : 0) } }
     }

@@ -30,6 +30,8 @@ public final class TextOverlay: FrameFilter {
 
     /// The lines to write.
     public let lines: [[Character]]
+    /// Each character's glyph rows, looked up once here rather than for every pixel.
+    private let glyphs: [[[UInt8]]]
     /// One of `positions`.
     public let position: String
     /// Pixels per font unit; 0 picks one from the frame's height.
@@ -46,6 +48,7 @@ public final class TextOverlay: FrameFilter {
     /// Text written at `position` (unknown positions are `bottom-left`), `size` clamped to 0–64.
     public init(text: String, position: String = "bottom-left", size: Int = 0, box: Bool = true) {
         lines = Self.lines(of: text)
+        glyphs = lines.map { $0.map(Font5x7.rows(of:)) }
         self.position = Self.positions.contains(position) ? position : "bottom-left"
         self.size = min(max(size, 0), 64)
         self.box = box
@@ -102,10 +105,10 @@ public final class TextOverlay: FrameFilter {
         let fx = (px - layout.x - u), fy = (py - layout.y - u)
         guard fx >= 0, fy >= 0 else { return false }
         let line = fy / u / Font5x7.cellHeight, column = fx / u / Font5x7.cellWidth
-        guard line < lines.count, column < lines[line].count else { return false }
+        guard line < glyphs.count, column < glyphs[line].count else { return false }
         let gx = fx / u % Font5x7.cellWidth, gy = fy / u % Font5x7.cellHeight
         guard gx < Font5x7.glyphWidth, gy < Font5x7.glyphHeight else { return false }
-        return Font5x7.rows(of: lines[line][column])[gy] & (0x10 >> UInt8(gx)) != 0
+        return glyphs[line][column][gy] & (0x10 >> UInt8(gx)) != 0
     }
 
     public func process(_ frame: borrowing Frame, context: FilterContext) throws -> FilterVerdict {
