@@ -9,7 +9,9 @@ struct Load: AsyncParsableCommand {
         abstract: "Test a WebRTC service with many synthetic clients from one pipeline file.",
         discussion: """
             Each client is what FILE describes (e.g. a WHEP viewer: transport.kind whep and a receive \
-            section), with its own PeerConnection, ICE and DTLS, all in this process. The file's load: \
+            section; a WHIP publisher: whip and a send section; a member of a call of two: apprtc and both \
+            sections), with its own PeerConnection, ICE and DTLS, all in this process; publishers and \
+            members share one encoder. The file's load: \
             section sets the crowd (clients, ramp, duration, decode); the options below override it. \
             Reports per client and across clients what they saw: connect time, time to first frame, \
             frames per second, freezes, network figures and glass-to-glass delay where stamps are read. \

@@ -38,7 +38,7 @@ final class CameraLoadSession: LoadSession {
 
     init(client: CameraClient) { self.client = client }
 
-    func join(_ peer: WebRTCPeer) async throws(LoadJoinFailure) {
+    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         let offer: String
         do { offer = try await peer.offerWithCandidates() } catch {
             throw .badAnswer("the client could not make its offer: \(error.message)")

@@ -19,6 +19,7 @@ struct JanusLoadAdapter: LoadAdapter {
         switch role {
         case .viewer: return JanusLoadSession(spec: janus, timeout: timeout)
         case .publisher: return JanusPublisherLoadSession(spec: janus, display: "\(janus.display ?? "sluice-load")-\(client)", timeout: timeout)
+        case .member: throw RunError("janus load clients either view or publish, not both", at: spec.transport.location)
         }
     }
 }
@@ -42,7 +43,7 @@ final class JanusLoadSession: LoadSession {
         self.timeout = timeout
     }
 
-    func join(_ peer: WebRTCPeer) async throws(LoadJoinFailure) {
+    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
         config.timeout = timeout
         let client: JanusClient, handle: Int64, reply: JanusClient.Reply

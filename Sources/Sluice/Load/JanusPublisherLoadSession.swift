@@ -24,7 +24,7 @@ final class JanusPublisherLoadSession: LoadSession {
         self.timeout = timeout
     }
 
-    func join(_ peer: WebRTCPeer) async throws(LoadJoinFailure) {
+    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
         config.timeout = timeout
         let client: JanusClient, handle: Int64

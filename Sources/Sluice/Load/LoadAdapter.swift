@@ -2,11 +2,14 @@ import GStreamer
 import Synchronization
 
 /// What a load client of one transport kind is to the service under test.
-public enum LoadRole: String, Sendable, Hashable {
+public enum LoadRole: String, Sendable, Hashable, CaseIterable {
     /// It plays a stream (WHEP, a room subscriber).
     case viewer
     /// It sends one (WHIP, a room publisher).
     case publisher
+    /// It sends and plays: a member of a call in a room (AppRTC), which sends the crowd's
+    /// shared stream and plays what the other member sends.
+    case member
 }
 
 /// How the clients of one transport kind join the service under test and leave it: one
@@ -21,6 +24,8 @@ public protocol LoadAdapter: Sendable {
     func serviceOffers(as role: LoadRole) -> Bool
     /// A session for client `client` of the crowd `spec` describes, in role `role`.
     func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession
+    /// Refuses a crowd (`load`) this kind cannot run, with the reason and where to change it.
+    func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError)
     /// What a viewer's offer holds, when the client offers: a receive-only transceiver per
     /// medium, in this order, and a data channel if named.
     func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer
@@ -42,39 +47,46 @@ extension LoadAdapter {
     /// The client offers (WHEP, WHIP and their like).
     public func serviceOffers(as role: LoadRole) -> Bool { false }
 
+    /// Any crowd the `load:` section can describe.
+    public func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {}
+
     /// A receive-only transceiver per receive branch of the file, no data channel.
     public func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer { LoadViewerOffer(media: spec.receiveBranches.map(\.media)) }
 
     /// The role of the clients `spec` describes: viewers for a file with a receive section,
-    /// publishers for one with a send section, if this kind has that role.
+    /// publishers for one with a send section, members of calls for one with both, if this
+    /// kind has that role.
     public func role(for spec: PipelineSpec) throws(RunError) -> LoadRole {
         let sends = !spec.sendBranches.isEmpty, receives = !spec.receiveBranches.isEmpty
-        if sends, receives {
-            throw RunError(
-                "a load client either publishes (a send section) or views (a receive section); clients that do both, "
-                    + "as in a room, are not supported yet: keep one of the two sections",
-                at: spec.transport.location)
-        }
         guard sends || receives else {
             throw RunError(
                 "a load file needs a receive section (what each viewer plays) or a send section (what each publisher sends)",
                 at: spec.transport.location)
         }
-        let role: LoadRole = sends ? .publisher : .viewer
-        guard roles.contains(role) else {
-            let other: LoadRole = sends ? .viewer : .publisher
-            throw RunError(
-                "\(kind.rawValue) load clients are \(other.rawValue)s: give the file a \(sends ? "receive" : "send") section, not a \(sends ? "send" : "receive") section",
-                at: spec.transport.location)
-        }
+        let role: LoadRole = sends && receives ? .member : sends ? .publisher : .viewer
+        guard roles.contains(role) else { throw refusal(of: role, at: spec.transport.location) }
         return role
+    }
+
+    /// Why a file whose sections make its clients `role`s cannot be loaded with this kind.
+    private func refusal(of role: LoadRole, at location: SourceLocation?) -> RunError {
+        let sections: [LoadRole: String] = [.viewer: "a receive section", .publisher: "a send section", .member: "both a send and a receive section"]
+        let wanted = LoadRole.allCases.filter(roles.contains).map { "\($0.rawValue)s (\(sections[$0] ?? ""))" }
+        var message = "\(kind.rawValue) load clients are " + KindRegistry<any LoadAdapter>.list(wanted, conjunction: "or")
+        message += "; this file has \(sections[role] ?? "")"
+        if role == .member {
+            message += ": clients that send and receive are members of two-person calls, which the apprtc kind drives; keep one section"
+        }
+        return RunError(message, at: location)
     }
 }
 
 /// One load client's signalling with the service: join with the client's peer, leave at the end.
 public protocol LoadSession: Sendable {
-    /// Negotiates `peer` with the service: the offer sent, the answer applied.
-    func join(_ peer: WebRTCPeer) async throws(LoadJoinFailure)
+    /// Negotiates `peer` with the service: the offer sent, the answer applied. `sending`
+    /// sets up what the client sends once the service has said whether it offers or answers
+    /// (a call's members); viewers and publishers are set up before they join.
+    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure)
     /// Keeps the session alive while the client stays (called about once a second): a lease
     /// extended before it runs out. Returns why the service ended the session, if it did.
     func keepAlive() async -> String?
@@ -85,6 +97,16 @@ public protocol LoadSession: Sendable {
 extension LoadSession {
     /// Nothing to keep alive (WHEP, WHIP; Janus's client keeps its own session alive).
     public func keepAlive() async -> String? { nil }
+}
+
+/// What a load client sends, set up for the side of the offer/answer exchange the service
+/// gives it: a call's first member offers, the second answers the first one's offer.
+public protocol LoadSendSetup: Sendable {
+    /// Builds the send branches on Sluice's own payload types and MIDs, to offer them.
+    func setUpToOffer() throws(RunError)
+    /// Builds the send branches on the payload types and MIDs `offer` chose; returns the
+    /// offer as the client's webrtcbin should apply it.
+    func setUpToAnswer(_ offer: String) throws(RunError) -> String
 }
 
 /// Why a load client could not join.
@@ -113,7 +135,7 @@ extension LoadJoinFailure {
 /// The load adapters: one per transport kind `sluice load` can drive.
 public enum LoadAdapters {
     static let kinds = KindRegistry<any LoadAdapter>(
-        [WHEPLoadAdapter(), WHIPLoadAdapter(), JanusLoadAdapter(), CameraLoadAdapter()], name: { $0.kind.rawValue })
+        [WHEPLoadAdapter(), WHIPLoadAdapter(), JanusLoadAdapter(), CameraLoadAdapter(), AppRTCLoadAdapter()], name: { $0.kind.rawValue })
 
     /// Adds an adapter (tests; a program embedding Sluice); one of the same kind is replaced.
     public static func register(_ adapter: any LoadAdapter) { kinds.register(adapter) }

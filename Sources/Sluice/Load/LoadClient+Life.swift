@@ -18,7 +18,7 @@ extension LoadClient {
     func live(session: any LoadSession, plan: Plan, stop: StopFlag, clock: LoadClock) async -> ClientOutcome {
         var outcome: ClientOutcome
         do throws(LoadJoinFailure) {
-            try await session.join(peer)
+            try await session.join(peer, sending: media)
             do throws(RunError) {
                 try media.joined(peer: peer)
                 outcome = await connectAndStay(session: session, plan: plan, stop: stop, clock: clock)

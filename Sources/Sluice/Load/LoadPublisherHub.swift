@@ -20,8 +20,13 @@ final class LoadPublisherHub: Sendable {
     var error: String? { firstError.withLock { $0 } }
     private let firstError = Mutex<String?>(nil)
 
-    /// Builds and starts the send section of `spec`.
-    init(spec: PipelineSpec) throws(RunError) {
+    /// Who an error from an element of a client's own goes to, by the prefix of the
+    /// element's name (`p12`, `m12-…`): that client alone fails, not the crowd.
+    private let claims = Mutex<[String: @Sendable (String) -> Void]>([:])
+
+    /// Builds and starts the send section of `spec`. Every bus message but errors goes to
+    /// `onMessage`, on the thread that posts it (framestamps read behind a call's member).
+    init(spec: PipelineSpec, onMessage: @escaping @Sendable (Message) -> Void = { _ in }) throws(RunError) {
         guard !spec.sendBranches.isEmpty else {
             throw RunError("a load publisher needs a send section: what each client sends", at: spec.transport.location)
         }
@@ -36,16 +41,35 @@ final class LoadPublisherHub: Sendable {
         self.pipeline = pipeline
         self.builder = builder
         recipe = WebRTCRecipe(loadClientOf: spec.transport)
-        // Publishers come and go in this pipeline: nothing may queue on its bus.
+        // Clients come and go in this pipeline: nothing may queue on its bus.
         // Weak: the pipeline (and so this handler) belongs to the hub.
         pipeline.bus.handleSynchronously { [weak self] message in
-            guard message.kind == .error else { return }
-            let why = "the shared send section failed: \(message.sourceName): \(message.parsedError?.0 ?? "unknown error")"
-            self?.firstError.withLock { $0 = $0 ?? why }
+            guard message.kind == .error else { return onMessage(message) }
+            self?.route(error: message)
         }
         guard pipeline.setState(.playing) != .failure else {
             throw RunError("the publishers' shared send section could not start", at: spec.transport.location)
         }
+    }
+
+    /// Sends errors from elements named `prefix` or `prefix-…`, or inside them, to `handler`
+    /// until `release(prefix)`.
+    func claimErrors(of prefix: String, _ handler: @escaping @Sendable (String) -> Void) {
+        claims.withLock { $0[prefix] = handler }
+    }
+
+    /// Ends a claim (the client's elements are gone).
+    func release(_ prefix: String) { _ = claims.withLock { $0.removeValue(forKey: prefix) } }
+
+    /// An error: its client's if one of the elements it came from is a client's, else the
+    /// shared section's, which stops every client's media.
+    private func route(error message: Message) {
+        let why = "\(message.sourceName): \(message.parsedError?.0 ?? "unknown error")"
+        let lineage = message.sourceLineage
+        let claimed = claims.withLock { $0 }
+        let owner = lineage.lazy.compactMap { name in claimed[name] ?? claimed[String(name.prefix { $0 != "-" })] }.first
+        if let owner { return owner(why) }
+        firstError.withLock { $0 = $0 ?? "the shared send section failed: \(why)" }
     }
 
     /// Frames the shared video encoder made so far (each publisher is sent every one it can take).

@@ -31,25 +31,59 @@ struct LoadReceiveChain {
     }
 
     /// The elements for `arrival`, unlinked: the counted element (whose src pad carries
-    /// whole encoded frames) and the whole chain in order.
-    static func elements(for arrival: Arrival, client: Int, decodes: Bool) throws(GstError) -> (counted: Element?, chain: [Element]) {
-        let sink = try Element.make("fakesink")
+    /// whole encoded frames) and the whole chain in order. With `prefix`, each is named
+    /// `<prefix>-<medium>-<factory>` (a pipeline shared by many clients tells them apart).
+    static func elements(
+        for arrival: Arrival, client: Int, decodes: Bool, prefix: String? = nil
+    ) throws(GstError) -> (counted: Element?, chain: [Element]) {
+        let make = { (factory: String) throws(GstError) -> Element in
+            try Element.make(factory, name: prefix.map { "\($0)-\(arrival.media.rawValue)-\(factory)" })
+        }
+        let sink = try make("fakesink")
         try sink.set("sync", false)
         try sink.set("async", false)
         try sink.set("enable-last-sample", false)
         guard arrival.media == .video else { return (nil, [sink]) }
-        let depay = try Element.make(DefaultElements.depayloader(for: arrival.codec))
+        let depay = try make(DefaultElements.depayloader(for: arrival.codec))
         try depay.set("request-keyframe", true)
         var chain = [depay]
-        if let parser = DefaultElements.parser(for: arrival.codec) { chain.append(try Element.make(parser)) }
+        if let parser = DefaultElements.parser(for: arrival.codec) { chain.append(try make(parser)) }
         let counted = chain[chain.count - 1]
         if decodes {
-            chain.append(try Element.make(DefaultElements.decoder(for: arrival.codec)))
-            chain.append(try Element.make("videoconvert"))
+            chain.append(try make(DefaultElements.decoder(for: arrival.codec)))
+            chain.append(try make("videoconvert"))
             if FilterRegistry.shared.filter(named: MeasurePlan.reader) != nil {
                 chain.append(try Element.make("sluice-" + MeasurePlan.reader, name: readerName(client: client)))
             }
         }
         return (counted, chain + [sink])
+    }
+
+    /// Builds the chain for the stream on `pad` (a webrtcbin's new src pad) into `pipeline`,
+    /// links it, counts its frames into `record`, and returns what it added (nil: not a stream
+    /// Sluice reads). Throws the reason, with the medium and codec, when it cannot.
+    static func attach(
+        _ pad: Pad, into pipeline: Pipeline, client: Int, decodes: Bool, prefix: String? = nil,
+        record: @escaping LoadFrameRecorder
+    ) throws(RunError) -> [Element]? {
+        guard pad.direction == .src, let arrival = arrival(on: pad) else { return nil }
+        var added: [Element] = []
+        do {
+            let (counted, chain) = try elements(for: arrival, client: client, decodes: decodes, prefix: prefix)
+            try pipeline.add(chain)
+            added = chain
+            for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }
+            if let src = counted?.staticPad("src") { LoadFrameCount.install(on: src, record: record) }
+            for e in chain.reversed() { _ = e.syncStateWithParent() }
+            guard let entrance = chain[0].staticPad("sink") else { return added }
+            try pad.link(entrance)
+            return added
+        } catch {
+            for e in added {
+                e.setState(.null)
+                try? pipeline.remove(e)
+            }
+            throw RunError("cannot receive \(arrival.media.rawValue) (\(arrival.codec.rawValue)): \(error.message)")
+        }
     }
 }

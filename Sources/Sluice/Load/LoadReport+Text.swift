@@ -23,8 +23,9 @@ extension LoadReport {
             "  freezes        " + Self.figures(o.freezes_per_minute, unit: "/min", of: "clients")
                 + String(format: "; %d in all, %.1f s frozen", o.freezes, o.freeze_s))
         if let encoded = shared_encoder_frames {
-            let sent = clients.reduce(0) { $0 + $1.frames }
-            lines.append("  encoded once   \(encoded) video frames by the shared encoder; \(sent) sent by the publishers in all")
+            let counted = clients.reduce(0) { $0 + $1.frames }
+            let whose = who == LoadRole.member.rawValue ? "received by the members" : "sent by the publishers"
+            lines.append("  encoded once   \(encoded) video frames by the shared encoder; \(counted) \(whose) in all")
         }
         if o.glass_to_glass_ms.count > 0 {
             lines.append("  glass-to-glass " + Self.figures(o.glass_to_glass_ms, unit: " ms", of: "frames"))

@@ -6,9 +6,10 @@ public struct LoadReport: Sendable, Codable, Equatable, SummaryJSON {
     public var pipeline: String
     /// What the clients connected to (the WHEP URL, the room, ...).
     public var target: String
-    /// What the clients were: `viewer` or `publisher` (nil in reports from before publishers: viewers).
+    /// What the clients were: `viewer`, `publisher` or `member` (of a call; nil in reports
+    /// from before publishers: viewers).
     public var role: String?
-    /// Publishers: the video frames their one shared encoder made (each publisher sends
+    /// Publishers and members: the video frames their one shared encoder made (each sends
     /// every one it can take); nil for viewers. A merged report: the shards' added up.
     public var shared_encoder_frames: Int?
     /// Clients this report's process was to start (its shard's share; a merged report: the sum).

@@ -65,7 +65,7 @@ public final class LoadRun: Sendable {
         public var role: LoadRole
         /// The clients this process was to run (its shard and groups of the crowd).
         public var clientsPlanned: Int
-        /// Publishers: the video frames their shared encoder made; nil for viewers.
+        /// Publishers and call members: the video frames their shared encoder made; nil for viewers.
         public var sharedEncoderFrames: Int?
     }
 
@@ -111,6 +111,7 @@ public final class LoadRun: Sendable {
                 at: spec.transport.location)
         }
         role = try adapter.role(for: spec)
+        try adapter.check(load, for: spec)
         self.spec = spec
         self.load = load
         self.shard = shard
@@ -125,8 +126,9 @@ public final class LoadRun: Sendable {
     /// media path). Returns when every client has ended.
     public func run(stop: StopFlag, onSecond: @escaping @Sendable (LoadProgress) -> Void = { _ in }) async throws(RunError) -> Result {
         let start = ProcessMetrics.read()
-        // Publishers share one capture and encoder, running from before the first of them.
-        let hub = role == .publisher && !ids.isEmpty ? try LoadPublisherHub(spec: spec) : nil
+        // Publishers and call members share one capture and encoder, running from before
+        // the first of them.
+        let hub = role != .viewer && !ids.isEmpty ? try LoadPublisherHub(spec: spec, onMessage: busHandler) : nil
         let ticker = LoadTicker(run: self, onSecond: onSecond)
         let tick = Task { await ticker.run(stop: stop) }
         await withTaskGroup(of: Void.self) { group in
@@ -169,11 +171,14 @@ public final class LoadRun: Sendable {
         return last
     }
 
-    /// The client's media: a viewer's own pipeline, or a publisher's branch of `hub`.
+    /// The client's media: a viewer's own pipeline, or a publisher's or call member's
+    /// branch of `hub`.
     private func makeMedia(_ id: Int, decodes: Bool, hub: LoadPublisherHub?, record: @escaping LoadFrameRecorder) throws(RunError) -> any LoadClientMedia {
-        if let hub {
-            return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: spec.transport.ice.connectTimeout, record: record)
+        let timeout = spec.transport.ice.connectTimeout
+        if let hub, role == .member {
+            return try LoadMemberMedia(client: id, decodes: decodes, hub: hub, connectTimeout: timeout, record: record)
         }
+        if let hub { return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: timeout, record: record) }
         return try LoadViewerMedia(
             client: id, decodes: decodes, spec: spec,
             offer: adapter.serviceOffers(as: role) ? nil : adapter.viewerOffer(for: spec), record: record, onMessage: busHandler)
@@ -187,7 +192,7 @@ public final class LoadRun: Sendable {
         let session: any LoadSession
         do {
             session = try adapter.session(for: spec, role: role, client: id)
-            let decodes = role == .viewer && load.decode.decodes(client: id)
+            let decodes = role != .publisher && load.decode.decodes(client: id)
             client = try LoadClient(id: id, group: group, decodes: decodes, clock: clock) { record throws(RunError) in
                 try makeMedia(id, decodes: decodes, hub: hub, record: record)
             }

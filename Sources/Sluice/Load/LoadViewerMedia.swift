@@ -69,18 +69,8 @@ final class LoadViewerMedia: LoadClientMedia {
 
     /// Builds and links the chain for a stream the webrtcbin exposes (a streaming thread).
     private func attach(_ pad: Pad) {
-        guard pad.direction == .src, let arrival = LoadReceiveChain.arrival(on: pad) else { return }
-        do {
-            let (counted, chain) = try LoadReceiveChain.elements(for: arrival, client: client, decodes: decodes)
-            try pipeline.add(chain)
-            for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }
-            if let src = counted?.staticPad("src") { LoadFrameCount.install(on: src, record: record) }
-            for e in chain.reversed() { _ = e.syncStateWithParent() }
-            guard let entrance = chain[0].staticPad("sink") else { return }
-            try pad.link(entrance)
-        } catch {
-            let why = "cannot receive \(arrival.media.rawValue) (\(arrival.codec.rawValue)): \(error.message)"
-            chainError.withLock { $0 = $0 ?? why }
+        do { _ = try LoadReceiveChain.attach(pad, into: pipeline, client: client, decodes: decodes, record: record) } catch {
+            chainError.withLock { $0 = $0 ?? error.message }
         }
     }
 

@@ -176,9 +176,11 @@ enum ViewerBranch {
         var entrance: Pad
     }
 
+    /// Builds the branch for `p` into `webrtcbin`, whose transceiver for it takes `direction`
+    /// (`sendrecv` for a call's member, which also plays what the other side sends).
     static func build(
         _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
-        msid: String
+        msid: String, direction: String = "sendonly"
     ) throws(GstError) -> Built {
         let queue = try Element.make("queue")
         try queue.set("leaky", fromString: "downstream")
@@ -204,7 +206,7 @@ enum ViewerBranch {
         // pin the payload type the offer chose and the SSRC (so the answer's `a=ssrc` lines
         // are the packets' SSRC, not 0).
         if let transceiver = sink.objectProperty("transceiver", as: Object.self) {
-            try transceiver.set("direction", fromString: "sendonly")
+            try transceiver.set("direction", fromString: direction)
             try transceiver.set("codec-preferences", value: try Caps(p.caps).asValue())
         }
         // The tee is linked only once the answer exists: data pushed into a webrtcbin input

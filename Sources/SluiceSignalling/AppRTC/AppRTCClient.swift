@@ -14,10 +14,24 @@ import WSClient
 public final class AppRTCClient: Sendable {
     /// What a failed step means, in words a user can act on.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// Whose doing a failure is.
+        public enum Cause: Sendable, Equatable {
+            /// The server could not be reached, or did not answer in time.
+            case unreachable
+            /// The server answered with a refusal (a full room, an HTTP error status).
+            case refused
+            /// The server answered with something that is not the protocol.
+            case malformed
+        }
         /// The reason, with what to check.
         public var description: String
+        /// Whose doing it is.
+        public var cause: Cause
         /// A failure saying `description`.
-        public init(_ description: String) { self.description = description }
+        public init(_ description: String, cause: Cause = .malformed) {
+            self.description = description
+            self.cause = cause
+        }
     }
 
     /// The answer to `POST /join/<room>`.
@@ -55,8 +69,8 @@ public final class AppRTCClient: Sendable {
         let object = try await post(base.appendingPathComponent("join").appendingPathComponent(room), timeout: timeout)
         let result = object["result"] as? String ?? "(none)"
         guard result == "SUCCESS" else {
-            if result == "FULL" { throw Failure("room '\(room)' is full: it already has two peers") }
-            throw Failure("joining room '\(room)' failed: result \(result)")
+            if result == "FULL" { throw Failure("room '\(room)' is full: it already has two peers", cause: .refused) }
+            throw Failure("joining room '\(room)' failed: result \(result)", cause: .refused)
         }
         guard let params = object["params"] as? [String: Any],
             let client = params["client_id"] as? String, let wss = params["wss_url"] as? String
@@ -153,11 +167,11 @@ public final class AppRTCClient: Sendable {
             data = d
             status = (response as? HTTPURLResponse)?.statusCode ?? 0
         } catch {
-            throw Failure("cannot reach \(url.absoluteString): \(error.localizedDescription)")
+            throw Failure("cannot reach \(url.absoluteString): \(error.localizedDescription)", cause: .unreachable)
         }
-        guard status == 200, let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Failure("\(url.absoluteString) answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))")
-        }
+        let answered = "\(url.absoluteString) answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))"
+        guard status == 200 else { throw Failure(answered, cause: .refused) }
+        guard let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw Failure(answered) }
         return o
     }
 }

@@ -1,0 +1,34 @@
+/// `transport.kind: apprtc` under load: the crowd in calls of two. Clients 2k and 2k+1 join
+/// room `<room>-<k>` of the room server, which makes whoever comes first the initiator (it
+/// offers) and the other the joiner (it answers). Every member sends the crowd's one shared
+/// stream (`LoadPublisherHub`) and plays what the other member sends (`LoadMemberMedia`).
+struct AppRTCLoadAdapter: LoadAdapter {
+    let kind = TransportKind.apprtc
+    let roles: Set<LoadRole> = [.member]
+
+    /// The room client `client` meets its partner in: `<room>-<client / 2>`.
+    static func room(of client: Int, in room: String) -> String { "\(room)-\(client / 2)" }
+
+    /// Calls are of two, and a member that left early would end its partner's call.
+    func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {
+        let at = load.location ?? spec.transport.location
+        guard load.clients % 2 == 0 else {
+            throw RunError(
+                "apprtc load clients meet in calls of two, so the crowd needs an even number of clients; it has \(load.clients)",
+                at: at)
+        }
+        guard load.churnPerMinute == 0 else {
+            throw RunError(
+                "churn is not supported for apprtc calls: a member that leaves early ends its partner's call, and its "
+                    + "replacement would have nobody to call; remove 'churn' from the load section",
+                at: at)
+        }
+    }
+
+    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
+        let settings = spec.transport.settings(as: AppRTCSettings.self)
+        return AppRTCLoadSession(
+            server: settings?.endpoint ?? "", room: Self.room(of: client, in: settings?.room ?? ""),
+            timeout: spec.transport.ice.connectTimeout)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// `sluice load` members of calls: a crowd in calls of two through `sluice serve`'s AppRTC
+/// rooms, every member sending the crowd's one shared encoder's stream and playing what the
+/// other member sends, with the other's framestamps read from the decoded picture.
+final class LoadRoomsEndToEndTests: XCTestCase {
+    /// 6 members ramped at 10/s stay 6 s in 3 rooms of two. While they talk, the room server
+    /// holds 3 rooms of 2; afterwards none. Every member leaves as planned, plays the other's
+    /// 30 fps, and reads the stamps in the decoded picture; one encoder served all six.
+    func testMembersMeetInPairsAndEachSeesTheOthersPicture() throws {
+        let port = 18761
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("load-rooms-\(UUID().uuidString).json").path
+        let script = """
+            ip link set lo up
+            "$SLUICE" serve --port \(port) >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            out=$(mktemp)
+            "$SLUICE" load Pipelines/load-apprtc.yaml --clients 6 --ramp 10/s --duration 6 --decode all \\
+              --set 'transport.endpoint=http://127.0.0.1:\(port)' --json '\(report)' >$out &
+            load=$!
+            i=0; until curl -s -m 1 http://127.0.0.1:\(port)/status.json | grep -q '"clients":6,'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            echo "DURING: $(curl -s -m 2 http://127.0.0.1:\(port)/status.json)"
+            wait $load; status=$?
+            cat $out; rm -f $out
+            echo "AFTER: $(curl -s -m 5 http://127.0.0.1:\(port)/status.json)"
+            kill -INT $server 2>/dev/null; wait $server
+            exit $status
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: 120, reportPath: report)
+        let context = "\(r.stdout.suffix(4000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        XCTAssertEqual(r.value("role") as? String, "member", context)
+        let during = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("DURING: ") } ?? ""
+        XCTAssertTrue(during.contains(#""clients":6,"rooms":3"#), "three rooms of two while the calls last: \(during)")
+        let after = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("AFTER: ") } ?? ""
+        XCTAssertTrue(after.contains(#""clients":0,"rooms":0"#), "every member left its room: \(after)")
+        let clients = try XCTUnwrap(r.value("clients") as? [[String: Any]], context)
+        XCTAssertEqual(clients.count, 6, context)
+        for c in clients {
+            let id = c["id"] as? Int ?? -1
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "member \(id): \(c)")
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 1.5, "member \(id) played the other's 30 fps: \(c)")
+            XCTAssertGreaterThanOrEqual(c["keyframes"] as? Int ?? 0, 1, "its first frame was a keyframe: \(c)")
+            XCTAssertGreaterThan(c["glass_to_glass_samples"] as? Int ?? 0, 60, "stamps read from the decoded picture: \(c)")
+            let p50 = c["glass_to_glass_p50_ms"] as? Double ?? -1
+            XCTAssertTrue(p50 > 0 && p50 < 300, "glass-to-glass between the members on loopback: \(c)")
+        }
+        let encoded = Double(r.int("shared_encoder_frames") ?? 0)
+        let received = Double(clients.reduce(0) { $0 + ($1["frames"] as? Int ?? 0) })
+        XCTAssertGreaterThan(encoded, 0, context)
+        XCTAssertLessThan(encoded, received / 4, "6 members, one encoder: \(encoded) encoded, \(received) received")
+        XCTAssertTrue(r.stdout.contains("received by the members in all"), context)
+    }
+
+    /// A room that already has two peers is refused by the server (`FULL`): each member sent
+    /// there is counted as refused with the server's reason, the run exits 3 and never hangs.
+    func testAFullRoomRefusesItsMembers() throws {
+        let port = 18762
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("load-rooms-full-\(UUID().uuidString).json").path
+        let script = """
+            ip link set lo up
+            "$SLUICE" serve --port \(port) >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            curl -s -m 2 -X POST http://127.0.0.1:\(port)/join/busy-0 >/dev/null
+            curl -s -m 2 -X POST http://127.0.0.1:\(port)/join/busy-0 >/dev/null
+            "$SLUICE" load Pipelines/load-apprtc.yaml --clients 2 --duration 2 \\
+              --set 'transport.endpoint=http://127.0.0.1:\(port)' --set transport.room=busy --json '\(report)'
+            status=$?
+            kill -INT $server 2>/dev/null; wait $server
+            exit $status
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: 60, reportPath: report)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 3, context)
+        let clients = try XCTUnwrap(r.value("clients") as? [[String: Any]], context)
+        XCTAssertEqual(clients.count, 2, context)
+        for c in clients {
+            XCTAssertEqual(c["outcome"] as? String, "refused", "\(c)")
+            XCTAssertTrue((c["reason"] as? String ?? "").contains("room 'busy-0' is full"), "the server's own refusal: \(c)")
+        }
+    }
+}
