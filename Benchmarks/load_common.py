@@ -6,7 +6,7 @@ lasts WINDOW seconds; over it each process's CPU comes from /proc/PID/stat (utim
 each thread's from /proc/PID/task/*/stat, and the whole machine's from /proc/stat (so a
 result says when something else was using the cores).
 """
-import json, os, re, subprocess, sys, time, urllib.request
+import json, os, re, statistics, subprocess, sys, time, urllib.request
 
 from bench_common import wait_http
 
@@ -158,3 +158,47 @@ def sluice_window_fps(report, start_mono, window, n):
     lo, hi = window["start"] - start_mono, window["start"] + window["seconds"] - start_mono
     rows = [r for r in report["timeline"] if r["t"] >= lo and r["t"] + 1 <= hi]
     return sum(r["frames"] for r in rows) / len(rows) / n if rows else None
+
+
+def median_row(n, runs, middle=(), flags=()):
+    """One row for N: the median of every number over `runs`, the `middle` fields (per-thread
+    figures) of the median run, each of `flags` true only if it was in every run, and each
+    run's attempts."""
+    keys = [k for k, v in runs[0].items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in ("start", "attempts")]
+    row = {"n": n, **{k: statistics.median(r[k] for r in runs) for k in keys}}
+    row.update({k: runs[len(runs) // 2][k] for k in middle})
+    row.update({k: all(r[k] for r in runs) for k in flags})
+    row["attempts"] = [r["attempts"] for r in runs]
+    return row
+
+
+def step_up(steps, runs, other_limit, one_run, make_row, describe, save):
+    """Each N of `steps` `runs` times (each after the machine is quiet, again while something
+    else used more than `other_limit` cores in its window), its row from `make_row(n, runs)`
+    (which sets "ok"), printed with `describe`, saved with `save(rows, largest N so far that
+    was ok)`; stops at the first N that is not ok. Returns the largest ok N."""
+    rows, largest = [], 0
+    for n in steps:
+        measured = []
+        for _ in range(runs):
+            r, attempts = quiet_attempts(lambda: one_run(n), lambda r: r["other_cores"], other_limit)
+            measured.append({**r, "attempts": attempts})
+        row = make_row(n, measured)
+        rows.append(row)
+        print(describe(row), flush=True)
+        save(rows, n if row["ok"] else largest)
+        if not row["ok"]:
+            break
+        largest = n
+    return largest
+
+
+def write_result(name, script, settings, fields, rows):
+    """Benchmarks/results-NAME.json: the machine, how it was run (`script` with the `settings`
+    given in the environment), the date, `fields` and the rows."""
+    how = " ".join(f"{k}={os.environ[k]}" for k in settings if k in os.environ)
+    result = {"machine": os.uname().release, "cores": os.cpu_count(), "how": f"{how} {script}".strip(),
+              "recorded_at": time.strftime("%Y-%m-%d"), **fields, "rows": rows}
+    with open(os.path.join(ROOT, f"Benchmarks/results-{name}.json"), "w") as f:
+        json.dump(result, f, indent=2)

@@ -209,6 +209,42 @@ def load_accuracy():
     return "\n".join(rows)
 
 
+def load_publishers():
+    d = load("results-load-publishers.json")
+    rows = ["| N publishers | received at the server: slowest / median | sent: slowest | shared encoder | load process (of the machine) "
+            "| load per publisher-second | server per publisher-second | machine busy |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        failed = f", {r['clients_failed']:g} failed" if r["clients_failed"] else ""
+        rows.append(f"| {r['n']} | {r['min_received_fps']:.1f} / {r['median_received_fps']:.1f} fps{failed} | {r['min_sent_fps']:.1f} fps "
+                    f"| {r['shared_encoder_fps']:.1f} fps | {r['load_cores']:.2f} cores ({r['load_share_of_machine'] * 100:.0f}%) "
+                    f"| {r['load_ms_per_publisher_s']:.1f} ms | {r['server_ms_per_publisher_s']:.1f} ms | {r['machine_cores']:.2f} of {d['cores']} cores |")
+    rows.append("")
+    rows.append(f"**Largest N with every publisher's stream received at ≥ 28.5 fps (95% of 30): {d['largest_n_at_95_percent']}.** "
+                f"{d['runs_per_n']} run{'s' if d['runs_per_n'] != 1 else ''} per N, CPU over {d['window_s']:g} s from "
+                f"{d['warmup_s']:g} s after the server has every stream live, publishers starting {d['ramp_per_s']} a second "
+                f"(`{d['how']}`, `Benchmarks/results-load-publishers.json`).")
+    return "\n".join(rows)
+
+
+def load_calls():
+    d = load("results-load-calls.json")
+    rows = ["| N members (N/2 calls) | received: slowest / median member | mean in the window | shared encoder "
+            "| load process (of the machine) | load per member-second | machine busy |",
+            "|---|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        failed = f", {r['clients_failed']:g} failed" if r["clients_failed"] else ""
+        rows.append(f"| {r['n']} | {r['min_fps']:.1f} / {r['median_fps']:.1f} fps{failed} | {r['window_fps']:.1f} fps "
+                    f"| {r['shared_encoder_fps']:.1f} fps | {r['load_cores']:.2f} cores ({r['load_share_of_machine'] * 100:.0f}%) "
+                    f"| {r['load_ms_per_member_s']:.1f} ms | {r['machine_cores']:.2f} of {d['cores']} cores |")
+    rows.append("")
+    rows.append(f"**Largest N with every member receiving ≥ 28.5 fps (95% of 30): {d['largest_n_at_95_percent']}.** "
+                f"{d['runs_per_n']} run{'s' if d['runs_per_n'] != 1 else ''} per N, CPU over {d['window_s']:g} s from "
+                f"{d['warmup_s']:g} s after the room server counts every member, members starting {d['ramp_per_s']} a second "
+                f"(`{d['how']}`, `Benchmarks/results-load-calls.json`).")
+    return "\n".join(rows)
+
+
 def headline():
     """The README's one-line latency figure, from the latency floor and the C comparison."""
     d = load("results-latency-floor.json")
@@ -226,7 +262,7 @@ def headline():
 
 TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
-          "load-clients": load_clients, "load-fanout": load_fanout,
+          "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough,
           "passthrough-latency": passthrough_latency, "cameras": cameras}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)

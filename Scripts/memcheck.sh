@@ -18,6 +18,9 @@
 #    back and its elements removed while the source plays, then built again),
 #    SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer
 #    (an element's state lock held while its DTLS connection is made again),
+#    SluiceTests.LoadMemberMediaTests (two call members' webrtcbins in one shared pipeline,
+#    a pad-added handler building receive chains there, both removed while it plays),
+#    SluiceTests.LoadPublisherHubTests (bus errors routed to handlers by element name),
 #    SluiceTests.SendLatencyTests (a do-latency
 #    handler that returns a value, latency queries and events) and two Swift-element tests
 #    (a full webrtcbin loopback run) in a loopback-only network namespace, with
@@ -89,7 +92,7 @@ gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
 # WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
 # state and closures live in Swift) including errors thrown inside a filter.
-negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceTests.RecordSinkTests/testARecordingRunsInProcess,SluiceTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceTests.FallbackSwitchTests,SluiceTests.SharedBranchTests,SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests
+negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceTests.RecordSinkTests/testARecordingRunsInProcess,SluiceTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceTests.FallbackSwitchTests,SluiceTests.SharedBranchTests,SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests,SluiceTests.LoadMemberMediaTests,SluiceTests.LoadPublisherHubTests
 # The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
 live_objects="$gst_tests,$negotiation,SluiceTests.SwiftFilterPipelineTests,SluiceTests.HotSwapTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }
