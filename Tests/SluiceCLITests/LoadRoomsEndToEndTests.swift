@@ -83,4 +83,42 @@ final class LoadRoomsEndToEndTests: XCTestCase {
             XCTAssertTrue((c["reason"] as? String ?? "").contains("room 'busy-0' is full"), "the server's own refusal: \(c)")
         }
     }
+
+    /// A crowd of calls split over two processes (`--shard 1/2`, `2/2`): shard 1 runs members 0
+    /// and 2, shard 2 members 1 and 3, so each call joins the two processes through the room
+    /// server, and the merged report has all four at 30 fps, each reading the stamps the other
+    /// process drew.
+    func testCallsSpanTwoShardsAndMergeIntoTheWholeCrowd() throws {
+        let port = 18763
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-rooms-shards-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let script = """
+            ip link set lo up
+            "$SLUICE" serve --port \(port) >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            for i in 1 2; do
+              "$SLUICE" load Pipelines/load-apprtc.yaml --clients 4 --duration 4 --decode all --shard $i/2 \\
+                --set 'transport.endpoint=http://127.0.0.1:\(port)' --quiet --json "$TMP/shard$i.json" > "$TMP/shard$i.out" 2>&1 &
+              eval pid$i=\\$!
+            done
+            wait $pid1; s1=$?; wait $pid2; s2=$?
+            echo "SHARDS: $s1 $s2"
+            "$SLUICE" load merge "$TMP/shard1.json" "$TMP/shard2.json" --json "$TMP/merged.json"
+            kill -INT $server 2>/dev/null; wait $server
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": tmp], timeout: 120, reportPath: "\(tmp)/merged.json")
+        let shards = (1...2).map { (try? String(contentsOfFile: "\(tmp)/shard\($0).out", encoding: .utf8)) ?? "" }.joined(separator: "\n")
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))\n\(shards.suffix(2000))"
+        XCTAssertTrue(r.stdout.contains("SHARDS: 0 0"), context)
+        XCTAssertEqual(r.int("overall.clients"), 4, context)
+        XCTAssertEqual(r.int("overall.succeeded"), 4, context)
+        let clients = try XCTUnwrap(r.value("clients") as? [[String: Any]], context)
+        XCTAssertEqual(clients.compactMap { $0["id"] as? Int }.sorted(), [0, 1, 2, 3], "each member once, from both processes")
+        for c in clients {
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 1.5, "each member played its partner in the other process: \(c)")
+            XCTAssertGreaterThan(c["glass_to_glass_samples"] as? Int ?? 0, 30, "stamps drawn by the other process: \(c)")
+        }
+    }
 }
