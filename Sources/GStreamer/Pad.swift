@@ -215,13 +215,15 @@ public final class Pad: Object, @unchecked Sendable {
             case GST_EVENT_SEGMENT: return .segment
             case GST_EVENT_FLUSH_START: return .flushStart
             case GST_EVENT_FLUSH_STOP: return .flushStop
+            case GST_EVENT_RECONFIGURE: return .reconfigure
             default: return .other
             }
         }
     }
 
-    /// Event kinds probes distinguish.
-    public enum EventKind: Sendable { case eos, caps, segment, flushStart, flushStop, other }
+    /// Event kinds probes distinguish (`reconfigure` travels upstream: downstream asks to
+    /// negotiate again).
+    public enum EventKind: Sendable { case eos, caps, segment, flushStart, flushStop, reconfigure, other }
 
     /// What a probe watches.
     public struct ProbeKind: OptionSet, Sendable {

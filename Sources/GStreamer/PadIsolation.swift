@@ -37,6 +37,22 @@ extension Pad {
     }
 }
 
+extension Pad {
+    /// Keeps RECONFIGURE events that reach this source pad from going further upstream;
+    /// returns the probe's id.
+    ///
+    /// Linking a pad sends one upstream (`gst_pad_link_full`), and an element that gets it
+    /// negotiates again on its next buffer: a caps query and an allocation query downstream.
+    /// Through a `tee`, both ask every branch (`gst_pad_proxy_query_caps`), so with N viewers
+    /// on one tee each new viewer costs work in N branches. A branch fed an encoded stream
+    /// takes the caps the tee already has (it hands its sticky events to every new pad), so
+    /// nothing upstream needs to negotiate when it joins.
+    @discardableResult
+    public func dropReconfigure() -> UInt {
+        addProbe(.eventUpstream) { (info: borrowing ProbeInfo) in info.event == .reconfigure ? .drop : .ok }
+    }
+}
+
 /// `@unchecked Sendable`: `failed` is atomic; `target` is an immutable reference to a
 /// GstPad, which is MT-safe; `onFailure` is Sendable.
 private final class IsolationBox: @unchecked Sendable {

@@ -55,6 +55,59 @@ final class IsolationAndBusTests: XCTestCase {
         XCTAssertEqual(r.failure?.description, "error")
     }
 
+    /// Linking a new branch to a running tee sends RECONFIGURE upstream, which makes the
+    /// elements before the tee negotiate again across every branch; `dropReconfigure` on the
+    /// new tee pad keeps it there, and the new branch still gets the stream.
+    func testDropReconfigureKeepsAJoiningBranchFromRenegotiatingUpstream() async throws {
+        for dropping in [false, true] {
+            let pipeline = Pipeline(name: "reconfigure-\(dropping)")
+            let src = try Element.make("videotestsrc"), tee = try Element.make("tee"), first = try Element.make("fakesink")
+            try src.set("is-live", true)
+            try first.set("async", false)
+            try pipeline.add([src, tee, first])
+            try src.link(tee, filter: try Caps("video/x-raw,width=32,height=24,framerate=30/1"))
+            try XCTUnwrap(tee.requestPad("src_%u")).link(try XCTUnwrap(first.staticPad("sink")))
+            let reconfigures = Atomic<Int>(0)
+            try XCTUnwrap(tee.staticPad("sink")).addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+                if info.event == .reconfigure { reconfigures.add(1, ordering: .relaxed) }
+                return .ok
+            }
+            XCTAssertNotEqual(pipeline.setState(.playing), .failure)
+            try await waitUntil(seconds: 5) { first.staticPad("sink")?.currentCaps != nil }
+            let before = reconfigures.load(ordering: .relaxed)
+
+            let joining = try Element.make("fakesink")
+            try joining.set("async", false)
+            try pipeline.add([joining])
+            joining.syncStateWithParent()
+            let got = Atomic<Int>(0)
+            let sink = try XCTUnwrap(joining.staticPad("sink"))
+            sink.addProbe { (info: borrowing Pad.ProbeInfo) in
+                if info.buffer != nil { got.add(1, ordering: .relaxed) }
+                return .ok
+            }
+            let pad = try XCTUnwrap(tee.requestPad("src_%u"))
+            if dropping { pad.dropReconfigure() }
+            try pad.link(sink)
+            let reached = reconfigures.load(ordering: .relaxed) - before
+            try await waitUntil(seconds: 5) { got.load(ordering: .relaxed) >= 3 }
+            pipeline.setState(.null)
+            if dropping {
+                XCTAssertEqual(reached, 0, "the joining branch's RECONFIGURE stopped at its tee pad")
+            } else {
+                XCTAssertGreaterThan(reached, 0, "the control: linking sends RECONFIGURE through the tee")
+            }
+        }
+    }
+
+    private func waitUntil(seconds: Double, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return XCTFail("not within \(seconds) s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Every message reaches the handler and none stays queued (a queued message would hold
     /// the element that posted it; the memcheck's leaks tracer checks the objects).
     func testSynchronousHandlingLeavesNothingOnTheBus() async throws {

@@ -48,7 +48,8 @@ final class GraphBuilder: Sendable {
         var sharedSources: [String: any Sendable] = [:]
         /// What the user calls the elements that stand for a source, by element name.
         var sourceLabels: [String: SourceLabel] = [:]
-        /// A passthrough video branch's last group of pictures (new peers start from it).
+        /// A video stream's last group of pictures, new peers start from it: a passthrough
+        /// branch's whole group, a served encoder's while its keyframe is recent (`GOPCache`).
         var gopCache: GOPCache?
         /// Peers' keyframe requests for a passthrough video stream, which go unanswered.
         var passthroughKeyframeRequests: PassthroughKeyframeRequests?

@@ -36,7 +36,9 @@ final class LoadPublisherHub: Sendable {
             try builder.buildSend(branch, into: nil)
         }
         outputs = spec.sendBranches.compactMap { b in
-            builder.tees[b.media].map { ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0) }
+            builder.tees[b.media].map {
+                ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0, cache: b.media == .video ? builder.gopCache : nil)
+            }
         }
         self.pipeline = pipeline
         self.builder = builder

@@ -70,9 +70,14 @@ final class LoadSendSide: Sendable {
                     added += branch.elements
                     guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("the shared \(output.media.rawValue) tee gave no output") }
                     p.teePads.append((output.tee, teePad))
-                    p.gates.append(StartGate(on: branch.entrance, waitForKeyframe: output.media == .video))
+                    // From the shared encoder's recent keyframe if there is one (`GOPCache`), so
+                    // a crowd joining does not make a keyframe for every publisher at each join.
+                    p.gates.append(
+                        StartGate(
+                            on: branch.entrance, waitForKeyframe: output.media == .video, cache: output.cache,
+                            replayInto: branch.payloader.staticPad("sink"), askForKeyframe: true))
                     p.pending.append(ViewerAssembly.PendingLink(teePad: teePad, queueSink: branch.entrance))
-                    p.entrances.append(branch.entrance)
+                    if output.cache == nil { p.entrances.append(branch.entrance) }
                     if output.media == .video, let record, let sent = branch.payloader.staticPad("sink") {
                         LoadFrameCount.install(on: sent, record: record)
                     }

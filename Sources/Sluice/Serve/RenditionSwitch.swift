@@ -131,11 +131,12 @@ final class RenditionSwitch: Sendable {
     }
 
     /// Links every rung's tee to the funnel (behind `isolate`, so this viewer failing cannot
-    /// stop a rung); adds the tee pads to `pads` (to release when the viewer goes).
+    /// stop a rung, and `dropReconfigure`, so its joining does not renegotiate the rung); adds the tee pads to `pads` (to release when the viewer goes).
     func attach(into pads: inout [(tee: Element, pad: Pad)], onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
         for (output, input) in zip(outputs, inputs) {
             guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("rendition '\(output.rendition.name)' refused a viewer") }
             pads.append((output.tee, teePad))
+            teePad.dropReconfigure()
             try teePad.link(input)
             teePad.isolate(into: input, onFailure: onFailure)
         }

@@ -18,7 +18,9 @@ struct ViewerAssembly {
     var gates: [StartGate] = []
     /// Its place on the stream's ladder, if the stream has one.
     var ladder: RenditionSwitch?
-    /// Where each of its branches takes the stream in (keyframe requests go there).
+    /// Where each of its branches without a cached start takes the stream in: the opener asks
+    /// there for the keyframe the branch starts from. (A gate with a cache asks by itself
+    /// when the cache cannot start it.)
     var entrances: [Pad] = []
     /// Shared branches it uses (the stream encoded again), each released when it goes.
     var shared: [SharedBranch] = []
@@ -29,9 +31,12 @@ struct ViewerAssembly {
     }
 
     /// Links the viewer's branches to the stream: each through a pad that swallows the
-    /// branch's failures (reported to `onFailure`), so a failing viewer cannot stop the tee.
+    /// branch's failures (reported to `onFailure`), so a failing viewer cannot stop the tee,
+    /// and that keeps the branch's renegotiation from reaching the encoder (`dropReconfigure`:
+    /// otherwise each join would query every other viewer's branch).
     mutating func link(onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
         for p in pending {
+            p.teePad.dropReconfigure()
             try p.teePad.link(p.queueSink)
             p.teePad.isolate(into: p.queueSink, onFailure: onFailure)
         }

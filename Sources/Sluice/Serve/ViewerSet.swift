@@ -21,7 +21,8 @@ final class ViewerSet: Sendable {
         var media: MediaKind; var codec: Codec; var tee: Element
         var renditions: [RenditionOutput] = []
         var startRendition = 0
-        /// A passthrough video stream's last group of pictures: a new viewer starts from it.
+        /// The video stream's last group of pictures (`GOPCache`): a new viewer starts from it
+        /// (a passthrough stream's whole group; a shared encoder's while its keyframe is recent).
         var cache: GOPCache?
         /// `passthrough: auto`: the stream encoded again, in a codec, for viewers that cannot
         /// decode the source as it is (made for the first of them, removed after the last).
@@ -181,13 +182,15 @@ final class ViewerSet: Sendable {
                 rate.vote(id, bitsPerSecond: target)
             }
         }
-        // Closed until this viewer's connection carries media, then from a keyframe.
+        // Closed until this viewer's connection carries media, then from a keyframe: the
+        // cached group's if it is recent, else one asked for.
+        let cache = track.transcoded ? nil : output.cache
         parts.gates.append(
             StartGate(
-                on: branch.entrance, waitForKeyframe: track.media == .video, cache: track.transcoded ? nil : output.cache,
-                replayInto: branch.payloader.staticPad("sink")))
+                on: branch.entrance, waitForKeyframe: track.media == .video, cache: cache,
+                replayInto: branch.payloader.staticPad("sink"), askForKeyframe: true))
         parts.pending.append(ViewerAssembly.PendingLink(teePad: teePad, queueSink: branch.entrance))
-        parts.entrances.append(branch.entrance)
+        if cache == nil { parts.entrances.append(branch.entrance) }
     }
 
     /// The tee of `output` encoded again in `codec` for viewers, made now if it is not yet;
@@ -221,12 +224,12 @@ final class ViewerSet: Sendable {
         parts.ladder = rungs
         // A viewer starting on a passed-through source starts from its cached group of
         // pictures: nothing can ask the source for a keyframe.
-        let startsOnSource = output.renditions[rungs.current].isPassthrough
+        let cache = output.renditions[rungs.current].isPassthrough ? output.cache : nil
         parts.gates.append(
             StartGate(
-                on: branch.entrance, waitForKeyframe: true, cache: startsOnSource ? output.cache : nil,
-                replayInto: branch.payloader.staticPad("sink")))
-        parts.entrances.append(branch.entrance)
+                on: branch.entrance, waitForKeyframe: true, cache: cache,
+                replayInto: branch.payloader.staticPad("sink"), askForKeyframe: true))
+        if cache == nil { parts.entrances.append(branch.entrance) }
     }
 
     /// Adds trickled remote candidates to a viewer. False if the viewer is unknown.

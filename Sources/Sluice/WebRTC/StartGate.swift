@@ -18,6 +18,8 @@ final class StartGate: Sendable {
     private let dropped = Atomic<Int>(0)
     private let cache: GOPCache?
     private let replayTarget: Pad?
+    private let asksForKeyframe: Bool
+    private let asked = Atomic<Bool>(false)
 
     /// Closes `pad` for buffers until `open()`. With `waitForKeyframe` (encoded video), it
     /// then also drops delta frames until a keyframe passes, unless `cache` (a passthrough
@@ -26,13 +28,19 @@ final class StartGate: Sendable {
     /// (default `pad`): past a leaky queue after the gate, which would drop its start; that
     /// queue is empty then (the gate was closed) and the frame being held enters it after.
     /// `onFirstPass` runs (on the streaming thread) when the first buffer goes through.
+    ///
+    /// With `askForKeyframe` and a cache, the gate asks upstream for a keyframe (Sluice's own
+    /// request, `KeyframeRequestLimiter.ownOrigin`) once the cache cannot start the peer (the
+    /// group is gone or too old), the first time it drops a frame after opening. Without a
+    /// cache, whoever opens the gate asks.
     init(
         on pad: Pad, waitForKeyframe: Bool, cache: GOPCache? = nil, replayInto: Pad? = nil,
-        onFirstPass: (@Sendable () -> Void)? = nil
+        askForKeyframe: Bool = false, onFirstPass: (@Sendable () -> Void)? = nil
     ) {
         waitsForKeyframe = waitForKeyframe
         self.cache = cache
         self.replayTarget = replayInto
+        self.asksForKeyframe = askForKeyframe && waitForKeyframe && cache != nil
         pad.addProbe(.buffer) { [self] (info: borrowing Pad.ProbeInfo) in
             switch State(rawValue: state.load(ordering: .acquiring)) ?? .open {
             case .closed:
@@ -42,6 +50,7 @@ final class StartGate: Sendable {
                 if info.buffer?.isDeltaUnit ?? false {
                     guard replay(before: info.bufferIdentity, from: info.padReference, into: replayTarget ?? info.padReference) else {
                         dropped.add(1, ordering: .relaxed)
+                        askOnce(through: info.padReference)
                         return .drop
                     }
                 }
@@ -76,6 +85,12 @@ final class StartGate: Sendable {
     /// Lets media through from now on (from the next keyframe, if the gate waits for one).
     func open() {
         state.store((waitsForKeyframe ? State.waitingForKeyframe : State.open).rawValue, ordering: .releasing)
+    }
+
+    /// Asks upstream of `pad` for a keyframe, the first time only (if the gate asks at all).
+    private func askOnce(through pad: Pad) {
+        guard asksForKeyframe, asked.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
     }
 
     /// Whether media passes.

@@ -23,32 +23,8 @@ final class GOPCacheTests: XCTestCase {
 
         let cache = GOPCache(watching: try XCTUnwrap(queue.staticPad("sink")))
         let gatePad = try XCTUnwrap(sink.staticPad("sink"))
-        // Opens the gate as the 12th frame of the first 30-frame group reaches it (this probe
-        // runs before the gate's own).
-        let arrived = Atomic<Int>(0)
-        let gateBox = Mutex<StartGate?>(nil)
-        gatePad.addProbe(.buffer) { _ in
-            if arrived.add(1, ordering: .relaxed).newValue == 12 { gateBox.withLock { $0 }?.open() }
-            return .ok
-        }
-        let gate = StartGate(on: gatePad, waitForKeyframe: true, cache: cache)
-        gateBox.withLock { $0 = gate }
-        let passed = Passed()
-        gatePad.addProbe(.buffer) { (info: borrowing Pad.ProbeInfo) in
-            if let b = info.buffer { passed.frames.withLock { $0.append(Frame(keyframe: !b.isDeltaUnit, pts: b.pts ?? 0)) } }
-            return .ok
-        }
-        let ended = expectation(description: "end of stream at the sink")
-        let once = OnceFlag()
-        gatePad.addProbe(.eventDownstream) { info in
-            if info.event == .eos, once.set() { ended.fulfill() }
-            return .ok
-        }
-        pipeline.setState(.playing)
-        wait(for: [ended], timeout: 20)
-        pipeline.setState(.null)
+        let (gate, frames) = run(pipeline, gateOn: gatePad) { StartGate(on: gatePad, waitForKeyframe: true, cache: cache) }
 
-        let frames = passed.frames.withLock { $0 }
         XCTAssertEqual(frames.first?.keyframe, true, "the peer's first frame is the cached keyframe")
         XCTAssertEqual(gate.droppedBuffers, 11, "the 11 frames before the 12th met a closed gate")
         XCTAssertEqual(cache.replayedFrames, 11, "and reached the peer from the cache")
@@ -106,17 +82,90 @@ final class GOPCacheTests: XCTestCase {
         XCTAssertEqual(order.filter { $0 == "buffer" }.count, 40, "every frame once")
     }
 
-    /// `frames` frames of a test picture → x264 (a keyframe every 30) → h264parse → queue →
+    /// A shared encoder's cache (`maxAge`): a gate that opens while the group is young starts
+    /// from it and asks nobody for a keyframe; one that opens when the group is older than
+    /// `maxAge` asks upstream once (Sluice's own request) and starts at the keyframe that
+    /// request makes, long before the encoder's next regular one.
+    func testAGateStartsFromARecentGroupAndAsksForAKeyframeWhenTheGroupIsTooOld() throws {
+        for young in [true, false] {
+            // Live, 30 fps, a keyframe every 90 frames: the gate opens at the 12th frame, ~370 ms
+            // after the group's keyframe.
+            let (pipeline, queue, sink) = try Self.encodedChain("gop-age-\(young)", frames: 60, live: true, keyframeEvery: 90)
+            let cache = GOPCache(watching: try XCTUnwrap(queue.staticPad("sink")), maxAge: young ? .seconds(5) : .milliseconds(100))
+            let gatePad = try XCTUnwrap(sink.staticPad("sink"))
+            let requests = Mutex<[String?]>([])
+            try XCTUnwrap(queue.staticPad("sink")).addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+                if info.eventName == "GstForceKeyUnit" {
+                    let origin = info.eventStructure?.get(Event.originField, as: String.self)
+                    requests.withLock { $0.append(origin) }
+                }
+                return .ok
+            }
+            let frames = run(pipeline, gateOn: gatePad) {
+                StartGate(on: gatePad, waitForKeyframe: true, cache: cache, askForKeyframe: true)
+            }.frames
+            let asked = requests.withLock { $0 }
+            XCTAssertEqual(frames.first?.keyframe, true, "young \(young): the peer starts at a keyframe")
+            if young {
+                XCTAssertEqual(cache.replayedFrames, 11, "the recent group started the peer")
+                XCTAssertEqual(asked, [], "and no keyframe was asked for")
+                XCTAssertEqual(frames.count, 60, "every frame reached the peer")
+            } else {
+                XCTAssertEqual(cache.replayedFrames, 0, "a group older than maxAge is not replayed")
+                XCTAssertEqual(asked, [KeyframeRequestLimiter.ownOrigin], "the gate asked once, as Sluice")
+                // The requested keyframe comes within a few frames of the 12th; the regular
+                // one would be the 91st, after the stream's end.
+                XCTAssertGreaterThan(frames.count, 40, "the requested keyframe started the peer (\(frames.count) frames)")
+            }
+        }
+    }
+
+    /// Plays `pipeline` to its end with the gate `makeGate` puts on `gatePad`, opening it as
+    /// the 12th frame reaches the pad; returns the gate and the frames that passed it, in order.
+    private func run(
+        _ pipeline: Pipeline, gateOn gatePad: Pad, _ makeGate: () -> StartGate
+    ) -> (gate: StartGate, frames: [Frame]) {
+        // Added before the gate's own probe, so it runs first: the gate opens for this frame.
+        let arrived = Atomic<Int>(0)
+        let gateBox = Mutex<StartGate?>(nil)
+        gatePad.addProbe(.buffer) { _ in
+            if arrived.add(1, ordering: .relaxed).newValue == 12 { gateBox.withLock { $0 }?.open() }
+            return .ok
+        }
+        let gate = makeGate()
+        gateBox.withLock { $0 = gate }
+        let passed = Passed()
+        gatePad.addProbe(.buffer) { (info: borrowing Pad.ProbeInfo) in
+            if let b = info.buffer { passed.frames.withLock { $0.append(Frame(keyframe: !b.isDeltaUnit, pts: b.pts ?? 0)) } }
+            return .ok
+        }
+        let ended = expectation(description: "end of stream at the sink")
+        let once = OnceFlag()
+        gatePad.addProbe(.eventDownstream) { info in
+            if info.event == .eos, once.set() { ended.fulfill() }
+            return .ok
+        }
+        pipeline.setState(.playing)
+        wait(for: [ended], timeout: 20)
+        pipeline.setState(.null)
+        return (gate, passed.frames.withLock { $0 })
+    }
+
+    /// `frames` frames of a test picture (live: at 30 fps) → x264 (a keyframe every
+    /// `keyframeEvery`) → h264parse → queue →
     /// fakesink, linked in a new pipeline; the queue and the sink are where the tests watch.
-    private static func encodedChain(_ name: String, frames: Int32) throws -> (Pipeline, queue: Element, sink: Element) {
+    private static func encodedChain(
+        _ name: String, frames: Int32, live: Bool = false, keyframeEvery: Int = 30
+    ) throws -> (Pipeline, queue: Element, sink: Element) {
         Gst.initialize()
         let pipeline = Pipeline(name: name)
         let src = try Element.make("videotestsrc")
         try src.set("num-buffers", frames)
+        try src.set("is-live", live)
         let caps = try Element.make("capsfilter")
         try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
         let encoder = try Element.make("x264enc")
-        try encoder.set("key-int-max", fromString: "30")
+        try encoder.set("key-int-max", fromString: String(keyframeEvery))
         try encoder.set("tune", fromString: "zerolatency")
         try encoder.set("speed-preset", fromString: "ultrafast")
         let parse = try Element.make("h264parse"), queue = try Element.make("queue"), sink = try Element.make("fakesink")
