@@ -23,8 +23,8 @@ Env: RUNS (1), WARMUP (10), WINDOW (8), RAMP (20), MAX_N (400), OTHER_LIMIT (0.3
 import json, os, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load_common import (ROOT, SLUICE, cpu_of, finish, quiet_attempts, sluice_window_fps, start_server, stop,
-                         wait_viewers, window)
+from load_common import (ROOT, SLUICE, cpu_of, finish, median_row, sluice_window_fps, start_server, step_up, stop,
+                         wait_viewers, window, write_result)
 
 RUNS = int(os.environ.get("RUNS", "1"))
 WARMUP = float(os.environ.get("WARMUP", "10"))
@@ -85,47 +85,32 @@ def row(n, w, report, started, alone, all_counted):
             "server_threads_cores": w["server_threads_cores"]}
 
 
-def median_row(n, runs):
-    keys = [k for k, v in runs[0].items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    return {"n": n, **{k: statistics.median(r[k] for r in runs) for k in keys},
-            "all_counted": all(r["all_counted"] for r in runs), "load_threads_cores": runs[len(runs) // 2]["load_threads_cores"],
-            "server_threads_cores": runs[len(runs) // 2]["server_threads_cores"],
-            "attempts": [r["attempts"] for r in runs]}
+def make_row(n, runs):
+    row = median_row(n, runs, middle=("load_threads_cores", "server_threads_cores"), flags=("all_counted",))
+    row["ok"] = row["min_fps"] >= 29 and row["server_encoded_fps"] >= 29 and row["clients_failed"] == 0 and row["all_counted"]
+    return row
 
 
-def main():
-    rows, largest = [], 0
-    for n in STEPS:
-        runs = []
-        for _ in range(RUNS):
-            r, attempts = quiet_attempts(lambda: one_run(n), lambda r: r["other_cores"], OTHER_LIMIT)
-            runs.append({**r, "attempts": attempts})
-        rows.append(median_row(n, runs))
-        r = rows[-1]
-        ok = r["min_fps"] >= 29 and r["server_encoded_fps"] >= 29 and r["clients_failed"] == 0 and r["all_counted"]
-        print(f"N={n:3d}  slowest {r['min_fps']:5.1f} fps  median {r['median_fps']:5.1f}  encoder {r['server_encoded_fps']:4.1f}  "
-              f"server {r['server_cores']:.2f} cores ({r['server_ms_per_viewer_s']:.2f} ms/viewer-s)  "
-              f"load {r['load_cores']:.2f} cores ({r['load_ms_per_viewer_s']:.2f} ms/viewer-s)  machine {r['machine_cores']:.2f}  "
-              f"failed {r['clients_failed']:g}  {'ok' if ok else 'below 29 fps or failed'}", flush=True)
-        r["ok"] = ok
-        write(rows, largest if not ok else n)
-        if not ok:
-            break
-        largest = n
-    print(f"\nlargest N with every viewer at >= 29 fps: {largest}")
+def describe(r):
+    return (f"N={r['n']:3d}  slowest {r['min_fps']:5.1f} fps  median {r['median_fps']:5.1f}  encoder {r['server_encoded_fps']:4.1f}  "
+            f"server {r['server_cores']:.2f} cores ({r['server_ms_per_viewer_s']:.2f} ms/viewer-s)  "
+            f"load {r['load_cores']:.2f} cores ({r['load_ms_per_viewer_s']:.2f} ms/viewer-s)  machine {r['machine_cores']:.2f}  "
+            f"failed {r['clients_failed']:g}  {'ok' if r['ok'] else 'below 29 fps or failed'}")
 
 
-def write(rows, largest):
-    how = " ".join(f"{k}={os.environ[k]}" for k in ("RUNS", "WARMUP", "WINDOW", "RAMP", "MAX_N", "SLUICE") if k in os.environ)
-    result = {"machine": os.uname().release, "cores": CORES, "how": f"{how} Benchmarks/load-fanout.sh".strip(),
-              "recorded_at": time.strftime("%Y-%m-%d"), "runs_per_n": RUNS, "warmup_s": WARMUP, "window_s": WINDOW, "ramp_per_s": RAMP,
+def save(rows, largest):
+    fields = {"runs_per_n": RUNS, "warmup_s": WARMUP, "window_s": WINDOW, "ramp_per_s": RAMP,
               "stream": "sluice serve Benchmarks/fanout-720p-h264.yaml: 1280x720 30 fps H.264, one encoder, video only",
               "notes": ["server and load process share the machine's cores: load_share_of_machine is the load process's "
                         "cores over all cores; machine_cores is every core's busy time in the window",
                         "server_added_ms_per_viewer_s leaves out what the server used with nobody watching (the encoder)"],
-              "largest_n_at_29fps": largest, "rows": rows}
-    with open(os.path.join(ROOT, "Benchmarks/results-load-fanout.json"), "w") as f:
-        json.dump(result, f, indent=2)
+              "largest_n_at_29fps": largest}
+    write_result("load-fanout", "Benchmarks/load-fanout.sh", ("RUNS", "WARMUP", "WINDOW", "RAMP", "MAX_N", "SLUICE"), fields, rows)
+
+
+def main():
+    largest = step_up(STEPS, RUNS, OTHER_LIMIT, one_run, make_row, describe, save)
+    print(f"\nlargest N with every viewer at >= 29 fps: {largest}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ final class LoadRoomsEndToEndTests: XCTestCase {
         let context = "\(r.stdout.suffix(4000))\n\(r.stderr.suffix(2000))"
         XCTAssertEqual(r.status, 0, context)
         XCTAssertEqual(r.value("role") as? String, "member", context)
+        XCTAssertEqual(r.value("target") as? String, "http://127.0.0.1:\(port) rooms calls-0, calls-1, …", "the report names the room server and the rooms")
         let during = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("DURING: ") } ?? ""
         XCTAssertTrue(during.contains(#""clients":6,"rooms":3"#), "three rooms of two while the calls last: \(during)")
         let after = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("AFTER: ") } ?? ""

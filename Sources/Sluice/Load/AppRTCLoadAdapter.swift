@@ -25,6 +25,12 @@ struct AppRTCLoadAdapter: LoadAdapter {
         }
     }
 
+    /// The room server and the rooms the calls meet in.
+    func target(of spec: PipelineSpec) -> String {
+        guard let settings = spec.transport.settings(as: AppRTCSettings.self) else { return kind.rawValue }
+        return "\(settings.endpoint) rooms \(settings.room)-0, \(settings.room)-1, …"
+    }
+
     func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         let settings = spec.transport.settings(as: AppRTCSettings.self)
         return AppRTCLoadSession(

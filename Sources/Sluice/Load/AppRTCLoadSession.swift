@@ -121,7 +121,7 @@ final class AppRTCLoadSession: LoadSession {
     private func handle(_ event: AppRTCClient.Event, peer: WebRTCPeer, descriptions: AsyncStream<SignalingMessage>.Continuation) {
         switch event {
         case .message(.candidate(let label, _, let candidate)):
-            guard label >= 0, label < 1024 else { return }
+            guard SignalingMessage.candidateLabels.contains(label) else { return }
             peer.addRemoteCandidate(ICECandidate(mlineIndex: UInt32(label), candidate: candidate))
         case .message(.bye):
             // The other member left: its frames stop, and this member's own end follows

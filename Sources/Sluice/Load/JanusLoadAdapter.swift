@@ -11,6 +11,11 @@ struct JanusLoadAdapter: LoadAdapter {
 
     func serviceOffers(as role: LoadRole) -> Bool { role == .viewer }
 
+    /// The Janus server and its VideoRoom.
+    func target(of spec: PipelineSpec) -> String {
+        spec.transport.settings(as: JanusSpec.self).map { "\($0.server) room \($0.room)" } ?? kind.rawValue
+    }
+
     func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         guard let janus = spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: spec.transport.location)

@@ -29,6 +29,8 @@ public protocol LoadAdapter: Sendable {
     /// What a viewer's offer holds, when the client offers: a receive-only transceiver per
     /// medium, in this order, and a data channel if named.
     func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer
+    /// The service under test as the report names it (an endpoint URL, a server and room).
+    func target(of spec: PipelineSpec) -> String
 }
 
 /// The shape of a load viewer's offer (`LoadAdapter.viewerOffer(for:)`).
@@ -49,6 +51,11 @@ extension LoadAdapter {
 
     /// Any crowd the `load:` section can describe.
     public func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {}
+
+    /// The transport's `endpoint` (WHEP, WHIP and their like), else the kind's name.
+    public func target(of spec: PipelineSpec) -> String {
+        spec.transport.settings(as: EndpointSettings.self)?.endpoint ?? spec.transport.kind.rawValue
+    }
 
     /// A receive-only transceiver per receive branch of the file, no data channel.
     public func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer { LoadViewerOffer(media: spec.receiveBranches.map(\.media)) }

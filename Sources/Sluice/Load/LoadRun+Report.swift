@@ -4,8 +4,7 @@ extension LoadReport {
     /// The report of a load run of `spec` with the crowd `load` (`shard`: `I/N` as given on
     /// the command line, nil for the whole crowd).
     public init(spec: PipelineSpec, load: LoadSpec, shard: String?, result: LoadRun.Result) {
-        let janus = spec.transport.settings(as: JanusSpec.self).map { "\($0.server) room \($0.room)" }
-        let target = spec.transport.settings(as: EndpointSettings.self)?.endpoint ?? janus ?? spec.transport.kind.rawValue
+        let target = LoadAdapters.adapter(for: spec.transport.kind)?.target(of: spec) ?? spec.transport.kind.rawValue
         self.init(
             pipeline: spec.file, target: target, clientsPlanned: result.clientsPlanned, duration: result.duration, shard: shard,
             observations: result.clients, samples: result.process)

@@ -175,13 +175,18 @@ public final class LoadRun: Sendable {
     /// branch of `hub`.
     private func makeMedia(_ id: Int, decodes: Bool, hub: LoadPublisherHub?, record: @escaping LoadFrameRecorder) throws(RunError) -> any LoadClientMedia {
         let timeout = spec.transport.ice.connectTimeout
-        if let hub, role == .member {
+        switch (role, hub) {
+        case (.member, let hub?):
             return try LoadMemberMedia(client: id, decodes: decodes, hub: hub, connectTimeout: timeout, record: record)
+        case (.publisher, let hub?):
+            return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: timeout, record: record)
+        case (.viewer, _):
+            return try LoadViewerMedia(
+                client: id, decodes: decodes, spec: spec,
+                offer: adapter.serviceOffers(as: role) ? nil : adapter.viewerOffer(for: spec), record: record, onMessage: busHandler)
+        case (.member, nil), (.publisher, nil):
+            throw RunError("\(role.rawValue)s send the crowd's shared stream, which was not built")
         }
-        if let hub { return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: timeout, record: record) }
-        return try LoadViewerMedia(
-            client: id, decodes: decodes, spec: spec,
-            offer: adapter.serviceOffers(as: role) ? nil : adapter.viewerOffer(for: spec), record: record, onMessage: busHandler)
     }
 
     /// One client of `group` from its start to its end; a client that cannot be made ends

@@ -62,7 +62,7 @@ final class RoomSession: RemoteSession {
                 fail(error.message)
             }
         case .message(.candidate(let label, _, let candidate)):
-            guard label >= 0, label < 1024 else { return logger.warning("ignoring a candidate for m-line \(label)") }
+            guard SignalingMessage.candidateLabels.contains(label) else { return logger.warning("ignoring a candidate for m-line \(label)") }
             peer.addRemoteCandidate(ICECandidate(mlineIndex: UInt32(label), candidate: candidate))
         case .message(.bye):
             status.ended(by: "the other peer left room '\(joined.room)'")

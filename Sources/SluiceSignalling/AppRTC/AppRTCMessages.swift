@@ -106,6 +106,10 @@ public enum SignalingMessage: Equatable, Sendable {
     /// `{"type": "bye"}`: the peer leaves.
     case bye
 
+    /// The m-line indices a candidate's `label` may name: a session has at most 1,024 media
+    /// sections here, so a label outside (negative, or a peer's garbage) is ignored.
+    public static let candidateLabels = 0..<1024
+
     /// The message as its JSON text (what `msg` carries).
     public var json: String {
         switch self {
