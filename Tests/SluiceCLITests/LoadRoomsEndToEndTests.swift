@@ -122,4 +122,53 @@ final class LoadRoomsEndToEndTests: XCTestCase {
             XCTAssertGreaterThan(c["glass_to_glass_samples"] as? Int ?? 0, 30, "stamps drawn by the other process: \(c)")
         }
     }
+
+    /// Churn for calls, with each call split over two shards: the oldest call (members 0
+    /// and 1, one in each process) leaves, and its replacements (12 and 13, each run by the
+    /// process that ran the member it replaces) meet in a room of their own and see each
+    /// other's picture, with nobody in either process told about the other.
+    func testChurnReplacesAWholeCallAcrossShards() throws {
+        let port = 18764
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-rooms-churn-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        // 12 members, 6 calls, all replaced each minute: one call every 10 s from 1.1 s (the
+        // last start), so one replacement at 11.1 s; the crowd's planned end is 15.1 s.
+        let script = """
+            ip link set lo up
+            "$SLUICE" serve --port \(port) >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            for i in 1 2; do
+              "$SLUICE" load Pipelines/load-apprtc.yaml --clients 12 --ramp 10/s --duration 14 --decode all --shard $i/2 \\
+                --set 'load.churn=100%' --set 'transport.endpoint=http://127.0.0.1:\(port)' --quiet --json "$TMP/shard$i.json" \\
+                > "$TMP/shard$i.out" 2>&1 &
+              eval pid$i=\\$!
+            done
+            wait $pid1; s1=$?; wait $pid2; s2=$?
+            echo "SHARDS: $s1 $s2"
+            "$SLUICE" load merge "$TMP/shard1.json" "$TMP/shard2.json" --json "$TMP/merged.json"
+            echo "AFTER: $(curl -s -m 5 http://127.0.0.1:\(port)/status.json)"
+            kill -INT $server 2>/dev/null; wait $server
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "TMP": tmp], timeout: 150, reportPath: "\(tmp)/merged.json")
+        let shards = (1...2).map { (try? String(contentsOfFile: "\(tmp)/shard\($0).out", encoding: .utf8)) ?? "" }.joined(separator: "\n")
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))\n\(shards.suffix(2000))"
+        XCTAssertTrue(r.stdout.contains("SHARDS: 0 0"), context)
+        let clients = try XCTUnwrap(r.value("clients") as? [[String: Any]], context)
+        let byID = Dictionary(clients.compactMap { c in (c["id"] as? Int).map { ($0, c) } }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(byID.keys.sorted(), Array(0...13), "the 12 members and the two that replaced the first call: \(context)")
+        XCTAssertEqual(clients.filter { $0["churned"] as? Bool == true }.compactMap { $0["id"] as? Int }.sorted(), [0, 1], context)
+        for id in [12, 13] {
+            let c = try XCTUnwrap(byID[id], context)
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "replacement \(id): \(c)")
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 2, "replacement \(id) played its new partner: \(c)")
+            XCTAssertGreaterThan(c["glass_to_glass_samples"] as? Int ?? 0, 30, "stamps from the other process's picture: \(c)")
+        }
+        for id in 2...11 {
+            XCTAssertEqual(byID[id]?["outcome"] as? String, "left_as_planned", "member \(id) stayed its whole call: \(byID[id] ?? [:])")
+        }
+        let after = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("AFTER: ") } ?? ""
+        XCTAssertTrue(after.contains(#""clients":0,"rooms":0"#), "every member left its room: \(after)")
+    }
 }

@@ -9,19 +9,12 @@ struct AppRTCLoadAdapter: LoadAdapter {
     /// The room client `client` meets its partner in: `<room>-<client / 2>`.
     static func room(of client: Int, in room: String) -> String { "\(room)-\(client / 2)" }
 
-    /// Calls are of two, and a member that left early would end its partner's call.
+    /// Calls are of two. (Churn replaces whole calls: `LoadCallChurn`.)
     func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {
-        let at = load.location ?? spec.transport.location
         guard load.clients % 2 == 0 else {
             throw RunError(
                 "apprtc load clients meet in calls of two, so the crowd needs an even number of clients; it has \(load.clients)",
-                at: at)
-        }
-        guard load.churnPerMinute == 0 else {
-            throw RunError(
-                "churn is not supported for apprtc calls: a member that leaves early ends its partner's call, and its "
-                    + "replacement would have nobody to call; remove 'churn' from the load section",
-                at: at)
+                at: load.location ?? spec.transport.location)
         }
     }
 

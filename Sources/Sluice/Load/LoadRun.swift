@@ -139,7 +139,10 @@ public final class LoadRun: Sendable {
                 let groupName = self.load.group(ofClient: id)?.name ?? ""
                 group.addTask { await self.runClient(id, group: groupName, hub: hub, stop: stop, stay: self.load.durationSeconds) }
             }
-            if let churn = LoadChurn(load: load, shard: shard, lane: groupsHere.lane(of: load), clientsHere: ids.count) {
+            // Members of calls leave and are replaced a call at a time, on the crowd's schedule.
+            if role == .member, let calls = LoadCallChurn(load: load) {
+                await churnCalls(calls, in: &group, hub: hub, stop: stop)
+            } else if let churn = LoadChurn(load: load, shard: shard, lane: groupsHere.lane(of: load), clientsHere: ids.count) {
                 await self.churn(churn, in: &group, hub: hub, stop: stop)
             }
         }
