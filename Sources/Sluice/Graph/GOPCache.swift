@@ -1,46 +1,30 @@
 import GStreamer
 import Synchronization
 
-/// The last group of pictures of a video stream: its latest keyframe and every frame since.
+/// The last group of pictures of a passthrough video stream: its latest keyframe and every
+/// frame since.
 ///
 /// A viewer that joins, or a connection that comes up, starts from it at once (`StartGate`)
-/// instead of waiting for a keyframe.
-/// - **Passthrough** (no age limit): IP cameras send a keyframe every 2–4 s and many ignore
-///   keyframe requests.
-/// - **A shared encoder** (`maxAge` `joinWindow`): a keyframe asked for one viewer goes to
-///   every viewer, so when viewers join faster than one a second, asking for each one would
-///   fill every viewer's link with keyframes and cost the server a keyframe's packets per
-///   viewer per join. A viewer that comes within `joinWindow` of the last keyframe starts
-///   from it instead, with the frames since sent at once; later, the group is too old to
-///   replay and its start gate asks for a fresh keyframe.
-///
-/// The cache holds references, not copies; it gives up on a group (until the next keyframe)
-/// past `maxBuffers`, `maxBytes` or `maxAge`.
+/// instead of waiting for the source's next keyframe: IP cameras send one every 2–4 s and
+/// many ignore keyframe requests. The cache holds references, not copies; it gives up on a
+/// group (until the next keyframe) past `maxBuffers` or `maxBytes`.
 final class GOPCache: Sendable {
     /// At most this many frames are kept (20 s at 30 fps).
     static let maxBuffers = 600
     /// At most this many bytes are kept.
     static let maxBytes = 32 << 20
-    /// How old a shared encoder's keyframe may be for a joining viewer to start from it: the
-    /// keyframe request limiter's interval, so joins make at most two keyframes a second.
-    static let joinWindow: Duration = KeyframeRequestLimiter.interval
 
     private struct State {
         var frames: [Buffer] = []
         var bytes = 0
-        /// When the group's keyframe passed.
-        var keyframeAt: ContinuousClock.Instant?
         /// The current group outgrew the limits: nothing is kept until the next keyframe.
         var overflowed = false
     }
     private let state = Mutex(State())
     private let replayed = Atomic<Int>(0)
-    private let maxAge: Duration?
 
-    /// Keeps what passes `pad` (encoded, parsed video) from each keyframe on, for at most
-    /// `maxAge` after the keyframe (nil: as long as the group lasts).
-    init(watching pad: Pad, maxAge: Duration? = nil) {
-        self.maxAge = maxAge
+    /// Keeps what passes `pad` (encoded, parsed video) from each keyframe on.
+    init(watching pad: Pad) {
         pad.addProbe(.buffer) { [weak self] (info: borrowing Pad.ProbeInfo) in
             if let self, let buffer = info.buffer { self.keep(buffer) }
             return .ok
@@ -49,15 +33,13 @@ final class GOPCache: Sendable {
 
     private func keep(_ buffer: borrowing BufferRef) {
         let keyframe = !buffer.isDeltaUnit, size = buffer.size
-        let now = ContinuousClock.now, maxAge = maxAge
         state.withLock { s in
             if keyframe {
-                s = State(keyframeAt: now)
+                s = State()
             } else if s.overflowed || s.frames.isEmpty {
                 return
             }
-            let tooOld = maxAge.map { limit in s.keyframeAt.map { now - $0 > limit } ?? false } ?? false
-            if tooOld || s.frames.count >= Self.maxBuffers || s.bytes + size > Self.maxBytes {
+            if s.frames.count >= Self.maxBuffers || s.bytes + size > Self.maxBytes {
                 s = State(overflowed: true)
                 return
             }

@@ -192,11 +192,6 @@ extension GraphBuilder {
             ? try make("tee", [("allow-not-linked", "true")], at: branch.location)
             : try make("fakesink", [("sync", "false"), ("async", "false")], at: branch.location)
         if sendEndsInTee { state.withLock { $0.tees[branch.media] = sink } }
-        // Viewers joining a shared encoder start from its latest keyframe while it is recent
-        // (a passthrough stream has its cache already).
-        if sendEndsInTee, branch.media == .video, let input = sink.staticPad("sink") {
-            state.withLock { $0.gopCache = $0.gopCache ?? GOPCache(watching: input, maxAge: GOPCache.joinWindow) }
-        }
         let elements = tail.elements + [sink]
         try add(filters + elements)
         try linkSend(branch, capture: capture, filters: filters, tail: elements)

@@ -48,8 +48,7 @@ final class GraphBuilder: Sendable {
         var sharedSources: [String: any Sendable] = [:]
         /// What the user calls the elements that stand for a source, by element name.
         var sourceLabels: [String: SourceLabel] = [:]
-        /// A video stream's last group of pictures, new peers start from it: a passthrough
-        /// branch's whole group, a served encoder's while its keyframe is recent (`GOPCache`).
+        /// A passthrough video branch's last group of pictures (new peers start from it).
         var gopCache: GOPCache?
         /// Peers' keyframe requests for a passthrough video stream, which go unanswered.
         var passthroughKeyframeRequests: PassthroughKeyframeRequests?

@@ -70,8 +70,8 @@ final class LoadSendSide: Sendable {
                     added += branch.elements
                     guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("the shared \(output.media.rawValue) tee gave no output") }
                     p.teePads.append((output.tee, teePad))
-                    // From the shared encoder's recent keyframe if there is one (`GOPCache`), so
-                    // a crowd joining does not make a keyframe for every publisher at each join.
+                    // From a passthrough source's cached group of pictures if there is one
+                    // (`GOPCache`), else from a keyframe the opener asks for.
                     p.gates.append(
                         StartGate(
                             on: branch.entrance, waitForKeyframe: output.media == .video, cache: output.cache,

@@ -98,7 +98,7 @@ extension StreamHub: MetricsSource {
         if let sent = cachedFramesSent {
             sink.counter(
                 "sluice_stream_cached_frames_sent_total", total: Double(sent), labels: stream,
-                help: "Frames of the stream's last group of pictures (a recent keyframe and the frames since) sent to start viewers at once.")
+                help: "Frames of the passthrough stream's last group of pictures sent to start viewers at once.")
         }
     }
 

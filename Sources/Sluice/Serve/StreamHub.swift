@@ -243,9 +243,8 @@ public final class StreamHub: Sendable {
     }
     /// Frames encoded so far (one encoder per stream, however many viewers).
     public var encodedVideoFrames: Int { builder.counters.sendVideoFrames.load(ordering: .relaxed) }
-    /// Cached frames (the stream's last group of pictures: a passthrough stream's, or a
-    /// recent keyframe of its encoder and the frames since) sent to start viewers; nil
-    /// without video.
+    /// Cached frames (a passthrough stream's last group of pictures) sent to start viewers;
+    /// nil unless the video passes through.
     public var cachedFramesSent: Int? { builder.gopCache?.replayedFrames }
     /// The stream's live network sources and their outages (none for a test pattern).
     public var sourceHealth: [RunSummary.SourceReport] { builder.supervisor.report(quiet: true) }

@@ -21,8 +21,7 @@ final class ViewerSet: Sendable {
         var media: MediaKind; var codec: Codec; var tee: Element
         var renditions: [RenditionOutput] = []
         var startRendition = 0
-        /// The video stream's last group of pictures (`GOPCache`): a new viewer starts from it
-        /// (a passthrough stream's whole group; a shared encoder's while its keyframe is recent).
+        /// A passthrough video stream's last group of pictures: a new viewer starts from it.
         var cache: GOPCache?
         /// `passthrough: auto`: the stream encoded again, in a codec, for viewers that cannot
         /// decode the source as it is (made for the first of them, removed after the last).
@@ -183,7 +182,7 @@ final class ViewerSet: Sendable {
             }
         }
         // Closed until this viewer's connection carries media, then from a keyframe: the
-        // cached group's if it is recent, else one asked for.
+        // cached group's (passthrough), else one asked for.
         let cache = track.transcoded ? nil : output.cache
         parts.gates.append(
             StartGate(

@@ -82,16 +82,18 @@ final class GOPCacheTests: XCTestCase {
         XCTAssertEqual(order.filter { $0 == "buffer" }.count, 40, "every frame once")
     }
 
-    /// A shared encoder's cache (`maxAge`): a gate that opens while the group is young starts
-    /// from it and asks nobody for a keyframe; one that opens when the group is older than
-    /// `maxAge` asks upstream once (Sluice's own request) and starts at the keyframe that
-    /// request makes, long before the encoder's next regular one.
-    func testAGateStartsFromARecentGroupAndAsksForAKeyframeWhenTheGroupIsTooOld() throws {
-        for young in [true, false] {
-            // Live, 30 fps, a keyframe every 90 frames: the gate opens at the 12th frame, ~370 ms
-            // after the group's keyframe.
-            let (pipeline, queue, sink) = try Self.encodedChain("gop-age-\(young)", frames: 60, live: true, keyframeEvery: 90)
-            let cache = GOPCache(watching: try XCTUnwrap(queue.staticPad("sink")), maxAge: young ? .seconds(5) : .milliseconds(100))
+    /// A gate with a cache asks for a keyframe only when the cache cannot start the peer: one
+    /// whose cache holds the group starts from it and asks nobody; one whose cache holds no
+    /// group (it outgrew the limits, or the cache has seen no keyframe) asks upstream once
+    /// (Sluice's own request) and starts at the keyframe that request makes, long before the
+    /// encoder's next regular one.
+    func testAGateAsksForAKeyframeOnlyWhenItsCacheCannotStartThePeer() throws {
+        for cached in [true, false] {
+            // Live, 30 fps, a keyframe every 90 frames: the gate opens at the 12th frame.
+            let (pipeline, queue, sink) = try Self.encodedChain("gop-ask-\(cached)", frames: 60, live: true, keyframeEvery: 90)
+            // Without the group: a cache on a pad the stream never crosses.
+            let elsewhere = try Element.make("fakesink")
+            let cache = GOPCache(watching: try XCTUnwrap(cached ? queue.staticPad("sink") : elsewhere.staticPad("sink")))
             let gatePad = try XCTUnwrap(sink.staticPad("sink"))
             let requests = Mutex<[String?]>([])
             try XCTUnwrap(queue.staticPad("sink")).addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
@@ -105,13 +107,13 @@ final class GOPCacheTests: XCTestCase {
                 StartGate(on: gatePad, waitForKeyframe: true, cache: cache, askForKeyframe: true)
             }.frames
             let asked = requests.withLock { $0 }
-            XCTAssertEqual(frames.first?.keyframe, true, "young \(young): the peer starts at a keyframe")
-            if young {
-                XCTAssertEqual(cache.replayedFrames, 11, "the recent group started the peer")
+            XCTAssertEqual(frames.first?.keyframe, true, "cached \(cached): the peer starts at a keyframe")
+            if cached {
+                XCTAssertEqual(cache.replayedFrames, 11, "the cached group started the peer")
                 XCTAssertEqual(asked, [], "and no keyframe was asked for")
                 XCTAssertEqual(frames.count, 60, "every frame reached the peer")
             } else {
-                XCTAssertEqual(cache.replayedFrames, 0, "a group older than maxAge is not replayed")
+                XCTAssertEqual(cache.replayedFrames, 0, "nothing to replay")
                 XCTAssertEqual(asked, [KeyframeRequestLimiter.ownOrigin], "the gate asked once, as Sluice")
                 // The requested keyframe comes within a few frames of the 12th; the regular
                 // one would be the 91st, after the stream's end.
