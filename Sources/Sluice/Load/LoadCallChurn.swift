@@ -40,20 +40,18 @@ extension LoadRun {
     /// replacement starts here, staying until the planned end.
     func churnCalls(_ churn: LoadCallChurn, in group: inout TaskGroup<Void>, hub: LoadPublisherHub?, stop: StopFlag) async {
         let plannedEnd = churn.lastStart + load.durationSeconds
-        var mine = Set(ids)
-        var groups: [Int: String] = [:]
-        for id in ids { groups[id] = load.group(ofClient: id)?.name ?? "" }
+        // Member m descends from original member m % clients: this process runs it if it ran
+        // that one, in that one's group.
+        let originals = Set(ids)
         var k = 0
         while !stop.isSet, plannedEnd - churn.time(of: k) >= LoadChurn.minimumStay {
             let at = churn.time(of: k)
             while clock.now < at, !stop.isSet { try? await Task.sleep(for: .milliseconds(50)) }
             guard !stop.isSet else { return }
             let stay = plannedEnd - clock.now
-            for (leaving, joining) in churn.replacements(at: k) where mine.contains(leaving) {
+            for (leaving, joining) in churn.replacements(at: k) where originals.contains(leaving % churn.clients) {
                 crowd.withLock { $0.running[leaving] }?.leaveEarly.set()
-                mine.insert(joining)
-                let groupName = groups[leaving] ?? ""
-                groups[joining] = groupName
+                let groupName = load.group(ofClient: leaving % churn.clients)?.name ?? ""
                 group.addTask { await self.runClient(joining, group: groupName, hub: hub, stop: stop, stay: stay) }
             }
             k += 1

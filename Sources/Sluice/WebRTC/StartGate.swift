@@ -30,8 +30,8 @@ final class StartGate: Sendable {
     /// `onFirstPass` runs (on the streaming thread) when the first buffer goes through.
     ///
     /// With `askForKeyframe` and a cache, the gate asks upstream for a keyframe (Sluice's own
-    /// request, `KeyframeRequestLimiter.ownOrigin`) once the cache cannot start the peer (the
-    /// group is gone or too old), the first time it drops a frame after opening. Without a
+    /// request, `KeyframeRequestLimiter.ownOrigin`) once the cache cannot start the peer (it holds
+    /// no group the frame belongs to), the first time it drops a frame after opening. Without a
     /// cache, whoever opens the gate asks.
     init(
         on pad: Pad, waitForKeyframe: Bool, cache: GOPCache? = nil, replayInto: Pad? = nil,
