@@ -27,8 +27,8 @@ public struct BandwidthEstimator: Sendable {
     /// What the delay-based controller is doing: raising the estimate, holding it, or lowering it.
     public enum State: String, Sendable { case increase, hold, decrease }
 
-    /// The bounds the target is kept within.
-    public let limits: BitrateLimits
+    /// The bounds the target is kept within (`raiseCeiling` may raise `max`).
+    public private(set) var limits: BitrateLimits
     private var trend = DelayTrend()
     private var delayBased: Double
     private var lossBased: Double
@@ -114,6 +114,14 @@ public struct BandwidthEstimator: Sendable {
         delayBased = max(delayBased, rate)
         lossBased = max(lossBased, rate)
         expectingUntilNs = nowNs &+ 1_000_000_000
+    }
+
+    /// Lets the target go up to `bitsPerSecond` when that is above `limits.max` (never
+    /// lowers it): a sender whose best rate is only known as it is measured (a ladder whose
+    /// best rung is a passed-through source) keeps the ceiling above it, or the estimate
+    /// could never show that the path carries that rung.
+    public mutating func raiseCeiling(to bitsPerSecond: Int) {
+        limits.max = max(limits.max, bitsPerSecond)
     }
 
     /// How long `recover` sets the reports aside.

@@ -52,8 +52,12 @@ final class CongestionControl: Sendable {
     }
 
     /// Calls `onReport` (on a streaming thread: keep it short) after every feedback report;
-    /// what it returns tells the estimator what the sender changed.
-    init(limits: BitrateLimits, watching payloaderOutput: Pad, onReport: @escaping @Sendable (Reading) -> RateChange?) {
+    /// what it returns tells the estimator what the sender changed. `ceiling`, read after
+    /// each report, may raise the estimator's `limits.max` (`BandwidthEstimator.raiseCeiling`).
+    init(
+        limits: BitrateLimits, watching payloaderOutput: Pad, ceiling: (@Sendable (_ nowNs: UInt64) -> Int)? = nil,
+        onReport: @escaping @Sendable (Reading) -> RateChange?
+    ) {
         estimator = Mutex(BandwidthEstimator(limits: limits))
         applied.store(limits.start, ordering: .relaxed)
         payloaderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
@@ -80,6 +84,7 @@ final class CongestionControl: Sendable {
             case .recover(let rate)?: estimator.withLock { $0.recover(to: rate, nowNs: now) }
             case nil: break
             }
+            if let ceiling { estimator.withLock { $0.raiseCeiling(to: ceiling(now)) } }
             return .ok
         }
     }

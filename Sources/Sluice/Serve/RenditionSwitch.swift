@@ -1,4 +1,5 @@
 import GStreamer
+import Logging
 import Synchronization
 
 /// One viewer's place on a stream's ladder of renditions (`encode.renditions`): every rung's
@@ -84,12 +85,14 @@ final class RenditionSwitch: Sendable {
     /// How long a move up may wait for the new rung's keyframe before it is called off (a
     /// passed-through source sends one when it will, and may never).
     static let keyframeWaitNs: UInt64 = 5_000_000_000
+    /// Each decision at debug level (`--log-level debug`), with the viewer's id.
+    private let logger: Logger
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
     init(
-        outputs: [RenditionOutput], start: Int, into pipeline: Pipeline,
+        outputs: [RenditionOutput], start: Int, into pipeline: Pipeline, viewer: String = "",
         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
     ) throws(GstError) {
         let funnel = try Element.make("funnel")
@@ -127,6 +130,9 @@ final class RenditionSwitch: Sendable {
             return .drop
         }
         self.funnel = funnel; self.track = track; self.inputs = inputs; self.outputs = outputs
+        var logger = Logger(label: "sluice.rendition")
+        logger[metadataKey: "viewer"] = "\(viewer)"
+        self.logger = logger
         choice = Mutex(RenditionChoice(count: outputs.count, start: start))
     }
 
@@ -177,6 +183,14 @@ final class RenditionSwitch: Sendable {
         return BitrateLimits(min: (rates.min() ?? start) / 2, start: start, max: (rates.max() ?? start) * 5 / 4)
     }
 
+    /// The highest the viewer's estimate needs to go, bit/s: a quarter above the best rung's
+    /// rate now. Only a passed-through rung's can rise above `estimatorLimits.max`: its rate
+    /// is the source's, known only as it is measured (a viewer that joins in the source's
+    /// first second starts with 1 Mbit/s standing in for it).
+    func estimatorCeiling(nowNs: UInt64) -> Int {
+        (outputs.map { $0.rate(nowNs: nowNs) }.max() ?? 0) * 5 / 4
+    }
+
     /// One reading of the viewer's estimator: picks the rung (`RenditionChoice`) and moves
     /// there. Returns what the estimator should know: the rate the viewer is about to get
     /// when it moves up, or the rate it returns to after a failed try.
@@ -191,11 +205,13 @@ final class RenditionSwitch: Sendable {
             if current == wait.rung {
                 awaited.withLock { $0 = nil }
                 choice.withLock { $0.arrived(nowNs: reading.nowNs) }
+                note("on \(outputs[wait.rung].rendition.name), expecting \(wait.rate) bit/s", reading)
                 return .expect(wait.rate)
             }
             guard reading.nowNs &- wait.sinceNs > Self.keyframeWaitNs else { return nil }
             awaited.withLock { $0 = nil }
             let stay = current
+            note("called off: no keyframe of \(outputs[wait.rung].rendition.name)", reading)
             choice.withLock { $0.reset(to: stay, nowNs: reading.nowNs) }
             move(to: stay)
             return nil
@@ -210,12 +226,24 @@ final class RenditionSwitch: Sendable {
         case .stay:
             return nil
         case .back(let rung):
+            note("back to \(outputs[rung].rendition.name) (a failed try)", reading, rates)
             move(to: rung)
             return .recover(rates[rung])
-        case .to(let rung, _):
+        case .to(let rung, let probing):
+            note("to \(outputs[rung].rendition.name)\(probing ? " (a try)" : "")", reading, rates)
             if rung < current { awaited.withLock { $0 = Awaited(rung: rung, sinceNs: reading.nowNs, rate: rates[rung]) } }
             move(to: rung)
             return nil
         }
+    }
+
+    private func note(_ what: String, _ reading: CongestionControl.Reading, _ rates: [Int] = []) {
+        guard logger.logLevel <= .debug else { return }
+        logger.debug(
+            "rendition: \(what)",
+            metadata: [
+                "estimate_bps": "\(reading.target)", "received_bps": "\(reading.received.map { Int($0) } ?? -1)",
+                "rates_bps": "\(rates)", "state": "\(reading.state.rawValue)"
+            ])
     }
 }

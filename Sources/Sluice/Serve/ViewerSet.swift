@@ -210,7 +210,7 @@ final class ViewerSet: Sendable {
         viewer id: String, estimateAt adaptive: Pad?
     ) throws {
         let events = events
-        let rungs = try RenditionSwitch(outputs: output.renditions, start: output.startRendition, into: pipeline) { from, to in
+        let rungs = try RenditionSwitch(outputs: output.renditions, start: output.startRendition, into: pipeline, viewer: id) { from, to in
             events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
         }
         parts.elements.append(rungs.funnel)
@@ -218,7 +218,9 @@ final class ViewerSet: Sendable {
         try funnelOutput.link(branch.entrance)
         if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
         if let adaptive {
-            _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive) { rungs.update(with: $0) }
+            _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) {
+                rungs.update(with: $0)
+            }
         }
         parts.ladder = rungs
         // A viewer starting on a passed-through source starts from its cached group of

@@ -114,6 +114,32 @@ final class BandwidthEstimatorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(e.target, 150_000)
     }
 
+    /// A sender whose best rate became known late (a ladder viewer that joined before a
+    /// passed-through camera's rate was measured: 1 Mbit/s stood in, so `max` is 1.25 Mbit/s)
+    /// sends 1.6 Mbit/s through a 3 Mbit/s path. Held at the old ceiling the estimate stays
+    /// below 80% of what it sends (a ladder would call that a failed try); raised, it shows
+    /// what the path carries. A lower ceiling never lowers `max`.
+    func testARaisedCeilingLetsTheEstimateShowARateAboveTheOldMax() {
+        for raised in [false, true] {
+            var e = BandwidthEstimator(limits: BitrateLimits(min: 125_000, start: 700_000, max: 1_250_000))
+            var path = Path(capacityBps: 3_000_000, queueLimitMs: 300)
+            var seq: UInt16 = 0
+            run(&e, path: &path, from: 1_000_000_000, seconds: 2, sequence: &seq, sendingBps: 700_000)
+            if raised { e.raiseCeiling(to: 2_000_000) }
+            // The move up to the rung that sends 1.6 Mbit/s.
+            e.expect(1_600_000, nowNs: 3_000_000_000)
+            let after = run(&e, path: &path, from: 3_000_000_000, seconds: 3, sequence: &seq, sendingBps: 1_600_000).map(\.target)
+            if raised {
+                XCTAssertGreaterThanOrEqual(after.min() ?? 0, 1_600_000, "the estimate shows the sent rate fits: \(after)")
+            } else {
+                XCTAssertLessThanOrEqual(after.max() ?? .max, 1_250_000, "the old ceiling holds it below 80% of 1.6 Mbit/s: \(after)")
+            }
+        }
+        var e = BandwidthEstimator(limits: BitrateLimits(min: 125_000, start: 700_000, max: 1_250_000))
+        e.raiseCeiling(to: 500_000)
+        XCTAssertEqual(e.limits.max, 1_250_000)
+    }
+
     /// A failed try of a higher rung (1 Mbit/s into a 600 kbit/s path with a 300 ms queue)
     /// leaves a queue and losses behind; `recover` to the rung the viewer returns to keeps
     /// them from driving the estimate far below what the path carries, and the estimate

@@ -189,6 +189,35 @@ final class RenditionSwitchTests: XCTestCase {
         guard case .expect = change else { return XCTFail("expected an expect, got \(String(describing: change))") }
     }
 
+    /// A ladder whose best rung is a passed-through source that has not sent half a second
+    /// yet: 1 Mbit/s stands in for its rate, so a viewer joining now starts with an estimator
+    /// ceiling of 1.25 Mbit/s. Once the source is measured sending 2 Mbit/s, the ceiling
+    /// follows (a quarter above it); held at 1.25 Mbit/s, the estimate could never reach
+    /// the 80% of the source's rate that keeps a viewer on it.
+    func testTheEstimatorCeilingFollowsAPassedThroughSourcesMeasuredRate() throws {
+        Gst.initialize()
+        let pipeline = Pipeline(name: "ladder-ceiling")
+        let tees = try [Element.make("tee"), Element.make("tee")]
+        try pipeline.add(tees)
+        let outputs = [
+            RenditionOutput(
+                rendition: Rendition(name: "source", width: 854, height: 480, bitrateKbps: 0), index: 0, tee: tees[0],
+                encoder: nil, keyframeRequests: nil),
+            RenditionOutput(
+                rendition: Rendition(name: "360p", width: 640, height: 360, bitrateKbps: 700), index: 1, tee: tees[1],
+                encoder: nil, keyframeRequests: nil)
+        ]
+        let rungs = try RenditionSwitch(outputs: outputs, start: 1, into: pipeline)
+        XCTAssertEqual(rungs.estimatorLimits.max, 1_250_000, "1 Mbit/s stands in for the unmeasured source")
+        let t0 = StageTimer.now()
+        var ceiling = 0
+        for k in 0...30 { // 3 s of the source at 2 Mbit/s, read at each 100 ms report
+            outputs[0].meter.bytes.add(25_000, ordering: .relaxed)
+            ceiling = rungs.estimatorCeiling(nowNs: t0 + UInt64(k) * 100_000_000)
+        }
+        XCTAssertEqual(Double(ceiling), 2_500_000, accuracy: 150_000, "a quarter above the measured 2 Mbit/s")
+    }
+
     /// A rung's branch stopped: a failure while the pipeline runs; `flushing` once the test
     /// has begun stopping it is the teardown itself (a buffer in flight when the pipeline goes
     /// to NULL; CI once caught one, 2026-11-27).
