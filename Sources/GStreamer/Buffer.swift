@@ -69,6 +69,12 @@ public final class Event: @unchecked Sendable {
         return event
     }
 
+    /// A caps event announcing `caps` (what the buffers after it are).
+    public static func caps(_ caps: Caps) -> Event {
+        Gst.initialize()
+        return Event(full: gst_event_new_caps(caps.caps))
+    }
+
     /// The structure field `forceKeyUnit(origin:)` writes.
     public static let originField = "origin-tag"
 

@@ -60,6 +60,18 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
     /// full), empty when they have nothing in common.
     public func intersect(_ other: Caps) -> Caps { Caps(full: gst_caps_intersect(caps, other.caps)) }
 
+    /// A copy of these caps with the integer field `field` set to `value` in every structure
+    /// (e.g. an RTP stream's `payload`).
+    public func setting(_ field: String, to value: Int32) -> Caps {
+        let copy = Caps(full: gst_caps_copy(caps)) // a new caps, writable
+        for i in 0..<gst_caps_get_size(copy.caps) {
+            guard let s = gst_caps_get_structure(copy.caps, i) else { continue }
+            let v = Value(value)
+            gst_structure_set_value(s, field, &v.raw)
+        }
+        return copy
+    }
+
     /// Whether the two caps describe the same formats (`gst_caps_is_equal`), not whether they are
     /// the same object.
     public static func == (a: Caps, b: Caps) -> Bool { gst_caps_is_equal(a.caps, b.caps) != 0 }

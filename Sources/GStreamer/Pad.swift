@@ -142,11 +142,11 @@ public final class Pad: Object, @unchecked Sendable {
 
         /// The passing buffer, only if a buffer passes (the info's data is a buffer, an event
         /// or a query, told apart by its type: a probe can watch several).
-        private var rawBuffer: UnsafeMutablePointer<GstBuffer>? {
+        var rawBuffer: UnsafeMutablePointer<GstBuffer>? {
             info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0 ? sluice_pad_probe_info_buffer(info) : nil
         }
         /// The passing event, only if an event passes.
-        private var rawEvent: UnsafeMutablePointer<GstEvent>? {
+        var rawEvent: UnsafeMutablePointer<GstEvent>? {
             info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_BOTH.rawValue != 0 ? sluice_pad_probe_info_event(info) : nil
         }
         /// The probed pad's negotiated caps.
@@ -249,7 +249,9 @@ public final class Pad: Object, @unchecked Sendable {
     /// What a probe handler tells GStreamer (`GstPadProbeReturn`): `ok` lets the data pass (and
     /// keeps a blocking probe blocking), `drop` discards it, `remove` lets it pass and removes the
     /// probe, `pass` lets it pass without unblocking a blocking probe.
-    public enum ProbeReturn: Sendable { case ok, drop, remove, pass }
+    /// `handled` (queries only) says the handler answered the query itself: it goes no
+    /// further and the asker gets true (`GST_PAD_PROBE_HANDLED`).
+    public enum ProbeReturn: Sendable { case ok, drop, remove, pass, handled }
 
     /// Calls `handler` for each buffer (or event, per `mask`) that passes the pad, on the
     /// streaming thread. Keep it short: it runs in the media path.
@@ -281,6 +283,7 @@ private let probeTrampoline: GstPadProbeCallback = { pad, info, data in
     case .drop: return GST_PAD_PROBE_DROP
     case .remove: return GST_PAD_PROBE_REMOVE
     case .pass: return GST_PAD_PROBE_PASS
+    case .handled: return GST_PAD_PROBE_HANDLED
     }
 }
 

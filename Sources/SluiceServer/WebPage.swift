@@ -256,7 +256,10 @@ enum WebPage {
                   out.fps = r.framesPerSecond || 0;
                   out.packetsLost = r.packetsLost || 0;
                   const codec = r.codecId && report.get(r.codecId);
-                  if (codec) out.codec = codec.mimeType.replace(/^video\//, "");
+                  if (codec) {
+                    out.codec = codec.mimeType.replace(/^video\//, "");
+                    out.payloadType = codec.payloadType; out.fmtp = codec.sdpFmtpLine || "";
+                  }
                 }
               }
               if (kind === "publish" && r.type === "outbound-rtp") {

@@ -268,6 +268,7 @@ def run_play(driver, base, name, args):
         "mode": "play", "stream": name,
         "framesDecoded": s.get("framesDecoded"), "width": s.get("width"), "height": s.get("height"),
         "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"), "codec": s.get("codec"),
+        "payloadType": s.get("payloadType"), "fmtp": s.get("fmtp"),
         "packetsLost": s.get("packetsLost"), "firstFrameMs": s.get("firstFrameMs"),
         "iceState": s.get("iceState"), "path": s.get("path"),
         "picture": picture, "watched": watched,

@@ -4,7 +4,7 @@ import XCTest
 
 /// A camera whose H.264 is High profile, passed through by `sluice serve`
 /// (`Pipelines/rtsp-camera.yaml`): a viewer is answered on a payload type whose decoder takes
-/// High, and a viewer that offers none is refused with the profiles named, instead of being
+/// High (Chromium's is below 96, where GStreamer's payloaders cannot write), and a viewer that offers none is refused with the profiles named, instead of being
 /// sent a stream it was never offered.
 final class H264ProfileEndToEndTests: XCTestCase {
     private var dir: URL!
@@ -17,8 +17,8 @@ final class H264ProfileEndToEndTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
     /// aiortc offers H.264 Baseline and Constrained Baseline only: refused with a 4xx that
-    /// names the stream's High profile and what was offered. Chromium offers High: it plays
-    /// the camera's red picture, passed through.
+    /// names the stream's High profile and what was offered. Chromium offers High 4:4:4 at a
+    /// payload type below 96: it plays the camera's red picture, passed through, on that one.
     func testAHighProfileCameraIsRefusedToABaselineViewerAndPlaysInChromium() throws {
         try CLI.requireBrowserTools()
         let port = 18678
@@ -55,8 +55,15 @@ final class H264ProfileEndToEndTests: XCTestCase {
         let chromium = (lines["CHROMIUM"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         let pictures = PictureTimeline((chromium["watched"] as? [String: Any])?["pictures"])
         XCTAssertEqual(pictures.sequence(), ["red"], "the camera's picture in Chromium: \(pictures.runs) \(r.stdout)")
+        // Chromium's only decoder for High is High 4:4:4, offered below 96: the stream went
+        // out there (`PayloadTypeRewrite`), not on a narrower profile's number.
+        let payloadType = (chromium["payloadType"] as? NSNumber)?.intValue ?? -1
+        XCTAssertTrue((35...95).contains(payloadType), "payload type \(payloadType): \(chromium)")
+        XCTAssertTrue((chromium["fmtp"] as? String ?? "").contains("profile-level-id=f4001f"), "\(chromium)")
         XCTAssertEqual(lines["SERVE-STATUS"], "0", r.stdout)
-        print("High-profile camera: aiortc refused (\(refusal.prefix(300))); Chromium saw \(pictures.runs)")
+        print(
+            "High-profile camera: aiortc refused (\(refusal.prefix(300))); Chromium saw \(pictures.runs) on payload type \(payloadType) (\(chromium["fmtp"] ?? ""))"
+        )
     }
 
     /// The same High camera with `passthrough: auto` (`Pipelines/rtsp-camera-any-viewer.yaml`):

@@ -7,6 +7,8 @@ struct SendRTP: Sendable {
     let capsfilter: Element
     let input: Pad
     var parameters: RTPSendParameters
+    /// The `PayloadTypeRewrite` probe on `input`, if the payload type needs one.
+    var rewrite: UInt?
 }
 
 extension GraphBuilder {
@@ -30,10 +32,8 @@ extension GraphBuilder {
             // read once.
             try RTPHeaderExtensions.detachAll(from: rtp.payloader)
             try p.configure(rtp.payloader)
-            try rtp.capsfilter.set("caps", fromString: p.caps)
-            if let transceiver = rtp.input.objectProperty("transceiver", as: Object.self) {
-                try transceiver.set("codec-preferences", value: try Caps(p.caps).asValue())
-            }
+            if let probe = rtp.rewrite { rtp.input.removeProbe(probe) }
+            rtp.rewrite = try p.apply(capsfilter: rtp.capsfilter, input: rtp.input)
         } catch {
             throw RunError("cannot send \(media.rawValue) as the other peer's offer asks (payload type \(p.payloadType)): \(error.message)")
         }

@@ -55,11 +55,6 @@ struct ViewerPlan {
                 if let transcodedTo {
                     notes.append(Self.transcodeNote(output.codec, profile: h264Profiles[output.media], to: transcodedTo))
                 }
-                if let other = choice.profileDecodedAt, let profile = h264Profiles[output.media] {
-                    notes.append(
-                        "the stream's H.264 is \(profile); the viewer's decoder for it is at payload type \(other), which "
-                            + "GStreamer 1.22's payloader cannot number (96–127 only), so it goes out at \(choice.payloadType)")
-                }
                 tracks.append(
                     (
                         i,
@@ -96,7 +91,7 @@ extension ViewerPlan {
     fileprivate static func choose(
         _ output: (media: MediaKind, codec: Codec), in section: SDPMediaDescription, profile: H264Profile?, transcodable: Bool
     ) -> (CodecMatch.Choice, transcodedTo: Codec?)? {
-        let usable = RTPSendParameters.payloaderPayloadTypes
+        let usable = 0...127 // PayloadTypeRewrite sends what the payloaders cannot write
         if let choice = CodecMatch.choose(output.codec.encodingName, in: section, h264: profile ?? .sluiceEncoded, usable: usable) {
             return (choice, nil)
         }
@@ -190,7 +185,6 @@ enum ViewerBranch {
         let pay = try Element.make(DefaultElements.payloader(for: p.codec))
         try p.configure(pay)
         let caps = try Element.make("capsfilter")
-        try caps.set("caps", fromString: p.caps)
         try pipeline.add([queue, pay, caps])
         let elements = [queue, pay, caps]
         try Element.link(elements)
@@ -207,8 +201,8 @@ enum ViewerBranch {
         // are the packets' SSRC, not 0).
         if let transceiver = sink.objectProperty("transceiver", as: Object.self) {
             try transceiver.set("direction", fromString: direction)
-            try transceiver.set("codec-preferences", value: try Caps(p.caps).asValue())
         }
+        _ = try p.apply(capsfilter: caps, input: sink)
         // The tee is linked only once the answer exists: data pushed into a webrtcbin input
         // before negotiation can stop that branch for good.
         try capsSrc.link(sink)

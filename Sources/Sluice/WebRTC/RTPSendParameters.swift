@@ -52,13 +52,25 @@ struct RTPSendParameters: Sendable, Equatable {
     }
 
     /// The payload types GStreamer 1.22's payloaders can write: their src templates say
-    /// `payload=[96, 127]`, and caps negotiation is filtered by them.
+    /// `payload=[96, 127]`, and caps negotiation is filtered by them. Others go out through
+    /// `PayloadTypeRewrite`.
     static let payloaderPayloadTypes = 96...127
+
+    /// The payload type the payloader writes: the negotiated one when it can, else 96 (and
+    /// `PayloadTypeRewrite` puts the negotiated one on the packets).
+    var payloaderPayloadType: Int {
+        Self.payloaderPayloadTypes.contains(payloadType) ? payloadType : Self.payloaderPayloadTypes.lowerBound
+    }
 
     static func randomSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
 
-    /// The RTP caps for the payloader's output and the transceiver's codec preferences.
-    var caps: String {
+    /// The RTP caps webrtcbin gets and the transceiver's codec preferences.
+    var caps: String { caps(payloadType: payloadType) }
+
+    /// The RTP caps of the payloader's output (`caps`, with `payloaderPayloadType`).
+    var payloaderCaps: String { caps(payloadType: payloaderPayloadType) }
+
+    private func caps(payloadType: Int) -> String {
         var caps = EncoderPresets.rtpCaps(for: codec, payloadType: payloadType)
         if let ssrc { caps += ",ssrc=(uint)\(ssrc)" }
         if let id = midExtensionID { caps += ",extmap-\(id)=(string)\(RTPHeaderExtension.mid)" }
@@ -68,12 +80,24 @@ struct RTPSendParameters: Sendable, Equatable {
         return caps
     }
 
+    /// Sets the caps of the branch's `capsfilter` (after the payloader) and the codec
+    /// preferences of the transceiver behind `input` (webrtcbin's pad), and rewrites the
+    /// payload type at `input` when the payloader cannot write it. Returns the rewrite's
+    /// probe id on `input`, if one was added.
+    func apply(capsfilter: Element, input: Pad) throws(GstError) -> UInt? {
+        try capsfilter.set("caps", fromString: payloaderCaps)
+        if let transceiver = input.objectProperty("transceiver", as: Object.self) {
+            try transceiver.set("codec-preferences", value: try Caps(caps).asValue())
+        }
+        return try PayloadTypeRewrite.install(on: input, self)
+    }
+
     /// Pins payload type and SSRC on `payloader` and gives it the MID header extension.
     func configure(_ payloader: Element) throws(GstError) {
         for (k, v) in EncoderPresets.payloaderProperties(for: codec) where payloader.hasProperty(k) {
             try payloader.set(k, fromString: v)
         }
-        try payloader.set("pt", UInt32(payloadType))
+        try payloader.set("pt", UInt32(payloaderPayloadType))
         if let ssrc { try payloader.set("ssrc", ssrc) }
         if let id = twccExtensionID {
             guard let ext = RTPHeaderExtensions.make(uri: RTPHeaderExtension.transportWideCC, id: id) else {

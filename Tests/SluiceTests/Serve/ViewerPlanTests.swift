@@ -15,15 +15,15 @@ final class ViewerPlanTests: XCTestCase {
         XCTAssertEqual(plan.notes, [])
     }
 
-    /// A camera's High profile, passed through, to Chromium: its decoder for High is at 41,
-    /// which a GStreamer payloader cannot write, so the stream goes out at 116 and the plan
-    /// says why.
-    func testAHighStreamToChromiumIsSentOnAUsablePayloadTypeWithANote() throws {
+    /// A camera's High profile, passed through, to Chromium: its decoder for High (High
+    /// 4:4:4) is at 41, which a GStreamer payloader cannot write; the stream goes out at 41
+    /// all the same (the payloader writes 96 and `PayloadTypeRewrite` makes it 41).
+    func testAHighStreamToChromiumGoesOnItsHighDecodersPayloadTypeBelow96() throws {
         let high = try XCTUnwrap(H264Profile(profileLevelID: "640028"))
         let plan = try ViewerPlan(offer: Self.chromium, outputs: [(.video, .h264)], h264Profiles: [.video: high])
-        XCTAssertEqual(plan.tracks.map(\.parameters.payloadType), [116])
-        XCTAssertEqual(plan.notes.count, 1)
-        XCTAssertTrue(plan.notes.first?.contains("payload type 41") == true, "\(plan.notes)")
+        XCTAssertEqual(plan.tracks.map(\.parameters.payloadType), [41])
+        XCTAssertEqual(plan.tracks.map(\.parameters.payloaderPayloadType), [96])
+        XCTAssertEqual(plan.notes, [])
     }
 
     /// aiortc offers Baseline and Constrained Baseline only: a High stream is refused, and
@@ -53,7 +53,7 @@ final class ViewerPlanTests: XCTestCase {
         XCTAssertTrue(plan.notes.contains { $0.contains("encoded again as Constrained Baseline") }, "\(plan.notes)")
         let chromium = try ViewerPlan(offer: Self.chromium, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.video])
         XCTAssertEqual(chromium.tracks.map(\.transcodedTo), [nil], "a decoder that takes High gets the source")
-        XCTAssertEqual(chromium.tracks.map(\.parameters.payloadType), [116])
+        XCTAssertEqual(chromium.tracks.map(\.parameters.payloadType), [41])
         XCTAssertThrowsError(
             try ViewerPlan(offer: Self.aiortc, outputs: [(.video, .h264)], h264Profiles: [.video: high], transcodable: [.audio]),
             "only the medium that may be encoded again")
