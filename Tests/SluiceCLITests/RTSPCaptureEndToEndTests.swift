@@ -251,7 +251,10 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
         let tmp = dir.appendingPathComponent("pli").path
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         let groups = #"load.groups=[{name: lossy, share: 100%, netem: "delay 40ms loss 10%"}]"#
-        let camera = Self.startServer(port: 18627, "--pattern ball --size 640x360 --gop 300")
+        // A keyframe every 2 s: a viewer whose first keyframe is lost (10% of packets are)
+        // decodes from the camera's next one, well inside the 5 s a load client waits for its
+        // first frame. (With 10 s between keyframes, CI once saw a viewer give up.)
+        let camera = Self.startServer(port: 18627, "--pattern ball --size 640x360 --gop 60")
             .replacingOccurrences(of: "/usr/bin/python3", with: #"ip netns exec "$SVC" /usr/bin/python3"#)
         let script = """
             ip link set lo up
