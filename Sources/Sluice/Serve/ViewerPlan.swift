@@ -91,13 +91,13 @@ extension ViewerPlan {
     fileprivate static func choose(
         _ output: (media: MediaKind, codec: Codec), in section: SDPMediaDescription, profile: H264Profile?, transcodable: Bool
     ) -> (CodecMatch.Choice, transcodedTo: Codec?)? {
-        let usable = 0...127 // PayloadTypeRewrite sends what the payloaders cannot write
-        if let choice = CodecMatch.choose(output.codec.encodingName, in: section, h264: profile ?? .sluiceEncoded, usable: usable) {
+        // Every payload type is usable: PayloadTypeRewrite sends what the payloaders cannot write.
+        if let choice = CodecMatch.choose(output.codec.encodingName, in: section, h264: profile ?? .sluiceEncoded) {
             return (choice, nil)
         }
         guard transcodable, output.media == .video else { return nil }
         for target in transcodeTargets where target != output.codec || profile != nil {
-            if let choice = CodecMatch.choose(target.encodingName, in: section, h264: .sluiceEncoded, usable: usable) {
+            if let choice = CodecMatch.choose(target.encodingName, in: section, h264: .sluiceEncoded) {
                 return (choice, target)
             }
         }

@@ -23,10 +23,10 @@ enum PayloadTypeRewrite {
     /// not one the payloader writes; returns its id.
     static func install(on pad: Pad, _ p: RTPSendParameters) throws(GstError) -> UInt? {
         guard p.payloaderPayloadType != p.payloadType, let wire = UInt8(exactly: p.payloadType) else { return nil }
-        let own = try Caps(p.payloaderCaps)
+        let own = try Caps(p.payloaderCaps), written = Int32(p.payloaderPayloadType)
         return pad.addProbe([.buffer, .bufferList, .eventDownstream, .queryDownstream, .queryUpstream]) {
             (info: borrowing Pad.ProbeInfo) in
-            if let query = info.query { return answer(query, info, own: own, wire: wire) }
+            if let query = info.query { return answer(query, info, own: own, written: written, wire: wire) }
             if info.event == .caps, let caps = info.eventCaps {
                 info.replaceEvent(with: .caps(caps.setting("payload", to: Int32(wire))))
                 return .ok
@@ -36,7 +36,10 @@ enum PayloadTypeRewrite {
         }
     }
 
-    private static func answer(_ query: Pad.ProbeInfo.QueryKind, _ info: borrowing Pad.ProbeInfo, own: Caps, wire: UInt8) -> Pad.ProbeReturn {
+    /// `own`: the branch's caps, with `written`, the payload type the payloader writes.
+    private static func answer(
+        _ query: Pad.ProbeInfo.QueryKind, _ info: borrowing Pad.ProbeInfo, own: Caps, written: Int32, wire: UInt8
+    ) -> Pad.ProbeReturn {
         switch (query, info.queryTravelsDownstream, info.queryAnswered) {
         case (.caps, true, false):
             info.setCapsQueryResult(info.capsQueryFilter.map { $0.intersect(own) } ?? own)
@@ -44,8 +47,7 @@ enum PayloadTypeRewrite {
         case (.acceptCaps, true, false):
             // Asked with either number: by the capsfilter before (the payloader's) and by the
             // pad itself for the caps event it gets (already renumbered).
-            let ownPayload = Int32(own.structure(at: 0)?.get("payload", as: Int32.self) ?? 96)
-            info.setAcceptCapsQueryResult(info.acceptCapsQueryCaps.map { $0.setting("payload", to: ownPayload).intersects(own) } ?? false)
+            info.setAcceptCapsQueryResult(info.acceptCapsQueryCaps.map { $0.setting("payload", to: written).intersects(own) } ?? false)
             return .handled
         case (.caps, false, true):
             if let result = info.capsQueryResult, !result.isAny, !result.isEmpty {
