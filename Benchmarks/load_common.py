@@ -86,9 +86,9 @@ def streams(port):
         return json.load(r)[0]
 
 
-def start_server(port, pipeline, env=None):
-    """`sluice serve --pipeline` on 127.0.0.1:port, answering."""
-    server = subprocess.Popen([SLUICE, "serve", "--port", str(port), "--pipeline", pipeline], cwd=ROOT,
+def start_server(port, pipeline, env=None, args=()):
+    """`sluice serve --pipeline` (with `args`) on 127.0.0.1:port, answering."""
+    server = subprocess.Popen([SLUICE, "serve", *args, "--port", str(port), "--pipeline", pipeline], cwd=ROOT,
                               env=dict(os.environ, **(env or {})), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_http(f"http://127.0.0.1:{port}/streams.json")
     return server

@@ -45,8 +45,8 @@ def server_alone(server, seconds=4):
     return (cpu_of(server.pid) - c0) / (time.monotonic() - t0)
 
 
-def one_run(n):
-    server = start_server(PORT, "Benchmarks/fanout-720p-h264.yaml")
+def one_run(n, server_args=()):
+    server = start_server(PORT, "Benchmarks/fanout-720p-h264.yaml", args=server_args)
     try:
         alone = server_alone(server)
         return {"server_alone_cores": alone, **load_window(server, n, alone)}

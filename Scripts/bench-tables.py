@@ -245,6 +245,24 @@ def load_calls():
     return "\n".join(rows)
 
 
+def viewer_lanes():
+    d = load("results-viewer-lanes.json")
+    rows = ["| viewers on | server | server per viewer-second (over alone) | load process | slowest / median viewer | machine busy |",
+            "|---|---|---|---|---|---|"]
+    names = {"own_threads": "a thread each (`--viewer-lanes 0`)", "lanes": f"{d['lanes_default']} lanes (four per core)"}
+    for mode in ("own_threads", "lanes"):
+        m = d["medians"][mode]
+        rows.append(f"| {names[mode]} | {m['server_cores']:.3f} cores | {m['server_added_ms_per_viewer_s']:.2f} ms "
+                    f"| {m['load_cores']:.3f} cores | {m['min_fps']:.1f} / {m['median_fps']:.1f} fps | {m['machine_cores']:.2f} of {d['cores']} cores |")
+    r = d["pair_ratio_lanes_over_own"]
+    rows.append(f"| lanes ÷ a thread each (median of pairs) | {r['server_cores']:.3f} | {r['server_added_ms_per_viewer_s']:.3f} | | | |")
+    rows.append("")
+    rows.append(f"{d['viewers']} viewers of one 720p30 H.264 encoder, {d['runs']} alternating pairs, CPU over {d['window_s']:g} s from "
+                f"{d['warmup_s']:g} s after the server counts every viewer; medians (`{d['how']}`, `Benchmarks/results-viewer-lanes.json`, "
+                f"recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
 def headline():
     """The README's one-line latency figure, from the latency floor and the C comparison."""
     d = load("results-latency-floor.json")
@@ -264,7 +282,7 @@ TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compa
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough,
-          "passthrough-latency": passthrough_latency, "cameras": cameras}
+          "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 

@@ -18,6 +18,8 @@
 #    while the pipeline plays, elements added and removed, probes reading running times),
 #    SluiceTests.SharedBranchTests (a branch built on a running tee, its request pad given
 #    back and its elements removed while the source plays, then built again),
+#    SluiceTests.FanoutLanesTests (lanes built and removed on a running tee, viewers' pads
+#    isolated for buffers and sticky events, a blocked viewer and a failing one),
 #    SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer
 #    (an element's state lock held while its DTLS connection is made again),
 #    SluiceTests.LoadMemberMediaTests (two call members' webrtcbins in one shared pipeline,
@@ -94,7 +96,7 @@ gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
 # WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
 # state and closures live in Swift) including errors thrown inside a filter.
-negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.PayloadTypeRewriteTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceTests.RecordSinkTests/testARecordingRunsInProcess,SluiceTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceTests.FallbackSwitchTests,SluiceTests.SharedBranchTests,SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests,SluiceTests.LoadMemberMediaTests,SluiceTests.LoadPublisherHubTests
+negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.PayloadTypeRewriteTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceTests.RecordSinkTests/testARecordingRunsInProcess,SluiceTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceTests.FallbackSwitchTests,SluiceTests.SharedBranchTests,SluiceTests.FanoutLanesTests,SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests,SluiceTests.LoadMemberMediaTests,SluiceTests.LoadPublisherHubTests
 # The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
 live_objects="$gst_tests,$negotiation,SluiceTests.SwiftFilterPipelineTests,SluiceTests.HotSwapTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }

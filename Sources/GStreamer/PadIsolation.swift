@@ -21,18 +21,21 @@ public struct FlowReturn: Sendable, Equatable, CustomStringConvertible {
 extension Pad {
     /// Makes what is downstream of this source pad unable to stop whoever pushes into it.
     ///
-    /// Each buffer pushed on this pad is handed to the chain function of `target` (this
-    /// pad's peer) directly, and the pusher is told OK whatever `target` returned. The first
-    /// result that is not OK goes to `onFailure`, and from then on buffers are dropped here.
-    /// Events still travel the link as usual.
+    /// While this pad is linked, each buffer and downstream event pushed on it is handed to
+    /// `target` (the peer it is or will be linked to) directly, and the pusher is told OK
+    /// whatever `target` made of it. The first failure (a flow that is not OK, or a sticky
+    /// event such as caps refused) goes to `onFailure`, and from then on everything but EOS is
+    /// dropped here. Install it before linking: a sticky event the branch refuses fails the
+    /// push of the buffer it comes with.
     ///
-    /// A `tee` returns the first error any of its branches returns, so one branch that
-    /// fails (a WebRTC viewer whose transport failed, a branch being torn down) would stop
-    /// the shared encoder for every branch; with this, it stops only itself.
+    /// A `tee` returns the first error any of its branches returns and stops pushing that
+    /// buffer to the branches after it, so one branch that fails (a WebRTC viewer whose
+    /// transport failed or that refuses the caps, a branch being torn down) would stop the
+    /// shared encoder, or a lane's thread, for every branch; with this, it stops only itself.
     @discardableResult
     public func isolate(into target: Pad, onFailure: @escaping @Sendable (FlowReturn) -> Void) -> UInt {
         let box = Unmanaged.passRetained(IsolationBox(target: target, onFailure: onFailure)).toOpaque()
-        let kind = GstPadProbeType(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
+        let kind = GstPadProbeType(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
         return UInt(gst_pad_add_probe(pad, kind, isolationTrampoline, box, isolationDestroy))
     }
 }
@@ -67,16 +70,39 @@ private final class IsolationBox: @unchecked Sendable {
     }
 }
 
-private let isolationTrampoline: GstPadProbeCallback = { _, info, data in
-    guard let info, let data, let buffer = sluice_pad_probe_info_buffer(info) else { return GST_PAD_PROBE_OK }
+private let isolationTrampoline: GstPadProbeCallback = { pad, info, data in
+    guard let pad, let info, let data, gst_pad_is_linked(pad) != 0 else { return GST_PAD_PROBE_OK }
     let box = Unmanaged<IsolationBox>.fromOpaque(data).takeUnretainedValue()
-    if box.failed.load(ordering: .relaxed) { return GST_PAD_PROBE_DROP }
-    // HANDLED: the probe owns the buffer; gst_pad_chain takes it (transfer full) and the
-    // push returns OK.
-    let result = FlowReturn(raw: gst_pad_chain(box.target, buffer).rawValue)
+    if box.failed.load(ordering: .relaxed) { return isolationAfterFailure(info, target: box.target) }
+    // HANDLED: the probe owns the buffer or event; gst_pad_chain and gst_pad_send_event take
+    // it (transfer full) and the push returns OK.
+    let result: FlowReturn
+    let kind = info.pointee.type.rawValue
+    if kind & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0, let buffer = sluice_pad_probe_info_buffer(info) {
+        result = FlowReturn(raw: gst_pad_chain(box.target, buffer).rawValue)
+    } else if kind & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue != 0, let event = sluice_pad_probe_info_event(info) {
+        let type = event.pointee.type
+        let sticky = type.rawValue & GST_EVENT_TYPE_STICKY.rawValue != 0
+        let taken = gst_pad_send_event(box.target, event) != 0
+        // Only a refused sticky event stops the branch (it cannot take data without it).
+        let refused = type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR
+        result = FlowReturn(raw: taken || !sticky ? GST_FLOW_OK.rawValue : refused.rawValue)
+    } else {
+        return GST_PAD_PROBE_OK
+    }
     if !result.isOK, box.failed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
         box.onFailure(result)
     }
+    return GST_PAD_PROBE_HANDLED
+}
+
+/// A failed branch gets nothing more but the end of the stream: without it, its sink would
+/// never be at EOS and neither would the pipeline.
+private func isolationAfterFailure(_ info: UnsafeMutablePointer<GstPadProbeInfo>, target: UnsafeMutablePointer<GstPad>) -> GstPadProbeReturn {
+    guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue != 0,
+        let event = sluice_pad_probe_info_event(info), event.pointee.type == GST_EVENT_EOS
+    else { return GST_PAD_PROBE_DROP }
+    _ = gst_pad_send_event(target, event)
     return GST_PAD_PROBE_HANDLED
 }
 

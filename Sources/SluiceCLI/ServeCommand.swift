@@ -117,6 +117,13 @@ struct Serve: AsyncParsableCommand {
     )
     var viewerStatsInterval: Double = 5
 
+    @Option(
+        name: .customLong("viewer-lanes"),
+        help:
+            "Threads that push each stream to its viewers, each carrying a share of them (default: four per core); 0 gives every viewer a thread of its own."
+    )
+    var viewerLanes: Int?
+
     @Option(name: .customLong("pipelines-dir"), help: "Folder whose pipeline files the control API may start by path (POST /api/v1/pipelines {\"path\": ...}).")
     var pipelinesDir: String?
 
@@ -178,6 +185,9 @@ struct Serve: AsyncParsableCommand {
         guard viewerStatsInterval == 0 || (0.5...3600).contains(viewerStatsInterval) else {
             throw ValidationError("--viewer-stats-interval must be 0 (off) or between 0.5 and 3600 seconds")
         }
+        if let viewerLanes, !(0...256).contains(viewerLanes) {
+            throw ValidationError("--viewer-lanes must be between 0 (a thread per viewer) and 256")
+        }
     }
 
     func run() async throws {
@@ -209,7 +219,7 @@ struct Serve: AsyncParsableCommand {
         o.dtlsCertificate = dtlsCert.map { (certificate: $0, key: dtlsKey) }
         o.cameraLifetime = cameraLifetime; o.drainTimeout = drainTimeout
         o.adminTokens = adminTokens; o.viewerTokens = viewerTokens; o.publicRead = publicRead
-        o.viewerStatsInterval = viewerStatsInterval; o.pipelinesFolder = pipelinesDir; o.advertise = advertise
+        o.viewerStatsInterval = viewerStatsInterval; o.viewerLanes = viewerLanes; o.pipelinesFolder = pipelinesDir; o.advertise = advertise
         o.jwt = jwks.map {
             ServeHost.JWTOptions(source: JWKSSource($0, refresh: jwksRefresh), policy: .init(issuer: jwtIssuer, audience: jwtAudience))
         }

@@ -49,6 +49,8 @@ public struct ServeHost {
         public var jwt: JWTOptions?
         /// Seconds between readings of each viewer's WebRTC statistics; 0: none.
         public var viewerStatsInterval: Double = 5
+        /// Threads pushing each stream to its viewers (`ViewerLimits.lanes`); nil: four per core.
+        public var viewerLanes: Int?
         /// The folder the control API may start pipeline files from.
         public var pipelinesFolder: String?
         /// The name to advertise on the local network under (DNS-SD), if any.
@@ -132,6 +134,7 @@ extension ServeHost {
     func startStreams(recipe: WebRTCRecipe) throws -> (StreamDirectory, [PipelineSpec]) {
         var viewerLimits = ViewerLimits()
         viewerLimits.statsInterval = options.viewerStatsInterval
+        if let lanes = options.viewerLanes { viewerLimits.lanes = lanes }
         let directory = StreamDirectory(recipe: recipe, defaultAddresses: [options.host], viewerLimits: viewerLimits)
         var served: [PipelineSpec] = []
         for file in options.pipelines {

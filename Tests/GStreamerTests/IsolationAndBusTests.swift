@@ -1,3 +1,4 @@
+import CGStreamer
 import Foundation
 import Synchronization
 import XCTest
@@ -53,6 +54,52 @@ final class IsolationAndBusTests: XCTestCase {
         XCTAssertTrue(r.eos)
         XCTAssertEqual(r.failure?.raw, -5, "GST_FLOW_ERROR")
         XCTAssertEqual(r.failure?.description, "error")
+    }
+
+    /// A branch that joins a running tee and refuses the stream's caps (an appsink that
+    /// takes audio only) fails when the tee pushes it the sticky events with the next buffer.
+    /// Isolated (before linking, as Sluice does), that is its failure alone, not-negotiated,
+    /// and the tee goes on pushing to the other branch to the end of the stream.
+    func testAnIsolatedBranchThatRefusesTheCapsFailsAlone() async throws {
+        let pipeline = Pipeline(name: "iso-caps")
+        let src = try Element.make("videotestsrc"), tee = try Element.make("tee"), good = try Element.make("fakesink")
+        try good.set("sync", false)
+        try src.set("num-buffers", 100)
+        try src.set("is-live", true)
+        let bad = try Element.make("appsink")
+        try bad.set("caps", fromString: "audio/x-raw")
+        try bad.set("sync", false)
+        try bad.set("async", false) // unlinked at first: it must not hold the pipeline's preroll
+        try pipeline.add([src, tee, good, bad])
+        try src.link(tee, filter: try Caps("video/x-raw,width=32,height=24,framerate=100/1"))
+        try XCTUnwrap(tee.requestPad("src_%u")).link(good.staticPad("sink")!)
+        let count = Atomic<Int>(0)
+        good.staticPad("sink")!.addProbe { (info: borrowing Pad.ProbeInfo) in
+            if info.buffer != nil { count.add(1, ordering: .relaxed) }
+            return .ok
+        }
+        XCTAssertNotEqual(pipeline.setState(.playing), .failure)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while count.load(ordering: .relaxed) < 10, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertGreaterThanOrEqual(count.load(ordering: .relaxed), 10, "the stream flows before the bad branch joins")
+        let failure = Mutex<FlowReturn?>(nil)
+        let badPad = try XCTUnwrap(tee.requestPad("src_%u"))
+        badPad.dropReconfigure()
+        badPad.isolate(into: bad.staticPad("sink")!) { f in failure.withLock { $0 = f } }
+        // Linked without the caps check a plain link makes (it would refuse to link at all).
+        let linked = gst_pad_link_full(
+            badPad.pointer.assumingMemoryBound(to: GstPad.self), bad.staticPad("sink")!.pointer.assumingMemoryBound(to: GstPad.self),
+            GST_PAD_LINK_CHECK_NOTHING)
+        XCTAssertEqual(linked, GST_PAD_LINK_OK)
+        var eos = false
+        for await m in pipeline.bus.messages() {
+            if m.kind == .eos { eos = true; break }
+            if m.kind == .error || ContinuousClock.now > deadline { break }
+        }
+        pipeline.setState(.null)
+        XCTAssertTrue(eos, "the stream reached its end")
+        XCTAssertEqual(count.load(ordering: .relaxed), 100, "the other branch got every buffer")
+        XCTAssertEqual(failure.withLock { $0 }?.description, "not-negotiated")
     }
 
     /// Linking a new branch to a running tee sends RECONFIGURE upstream, which makes the

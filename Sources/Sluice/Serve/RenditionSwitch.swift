@@ -143,8 +143,8 @@ final class RenditionSwitch: Sendable {
             guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("rendition '\(output.rendition.name)' refused a viewer") }
             pads.append((output.tee, teePad))
             teePad.dropReconfigure()
-            try teePad.link(input)
             teePad.isolate(into: input, onFailure: onFailure)
+            try teePad.link(input)
         }
     }
 

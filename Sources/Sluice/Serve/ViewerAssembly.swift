@@ -24,6 +24,8 @@ struct ViewerAssembly {
     var entrances: [Pad] = []
     /// Shared branches it uses (the stream encoded again), each released when it goes.
     var shared: [SharedBranch] = []
+    /// Its seats on the stream's lanes, each given back when it goes.
+    var seats: [FanoutLanes.Seat] = []
 
     init(webrtcbin: Element) {
         self.webrtcbin = webrtcbin
@@ -37,8 +39,8 @@ struct ViewerAssembly {
     mutating func link(onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
         for p in pending {
             p.teePad.dropReconfigure()
-            try p.teePad.link(p.queueSink)
             p.teePad.isolate(into: p.queueSink, onFailure: onFailure)
+            try p.teePad.link(p.queueSink)
         }
         try ladder?.attach(into: &teePads, onFailure: onFailure)
     }

@@ -159,37 +159,36 @@ struct ViewerOfferError: Error, CustomStringConvertible {
 }
 
 /// The elements between a stream's `tee` and a viewer's webrtcbin for one medium:
-/// queue (leaky: a slow viewer drops its own frames) → payloader → capsfilter.
+/// queue (leaky: a slow viewer drops its own frames) → payloader → capsfilter. A viewer on a
+/// lane (`FanoutLanes`) has no queue of its own: the lane's thread pushes through its payloader.
 enum ViewerBranch {
     /// One medium's branch of a viewer.
     struct Built {
-        /// queue → payloader → capsfilter, in the pipeline and linked.
+        /// [queue →] payloader → capsfilter, in the pipeline and linked.
         var elements: [Element]
-        var queue: Element
+        /// Its own queue (nil on a lane).
+        var queue: Element?
         var payloader: Element
-        /// The queue's sink pad, where the stream enters.
+        /// Where the stream enters: the queue's sink pad, or the payloader's on a lane.
         var entrance: Pad
     }
 
     /// Builds the branch for `p` into `webrtcbin`, whose transceiver for it takes `direction`
-    /// (`sendrecv` for a call's member, which also plays what the other side sends).
+    /// (`sendrecv` for a call's member, which also plays what the other side sends). Without
+    /// `ownQueue` it starts at the payloader, for a lane's thread to push into.
     static func build(
         _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
-        msid: String, direction: String = "sendonly"
+        msid: String, direction: String = "sendonly", ownQueue: Bool = true
     ) throws(GstError) -> Built {
-        let queue = try Element.make("queue")
-        try queue.set("leaky", fromString: "downstream")
-        try queue.set("max-size-buffers", UInt32(30))
-        try queue.set("max-size-bytes", UInt32(0))
-        try queue.set("max-size-time", UInt64(0))
+        let queue = ownQueue ? try leakyQueue() : nil
         let pay = try Element.make(DefaultElements.payloader(for: p.codec))
         try p.configure(pay)
         let caps = try Element.make("capsfilter")
-        try pipeline.add([queue, pay, caps])
-        let elements = [queue, pay, caps]
+        let elements = [queue, pay, caps].compactMap { $0 }
+        try pipeline.add(elements)
         try Element.link(elements)
         guard let sink = webrtcbin.requestPad("sink_%u"), let capsSrc = caps.staticPad("src"),
-            let entrance = queue.staticPad("sink")
+            let entrance = elements[0].staticPad("sink")
         else { throw GstError("webrtcbin refused an input") }
         // Audio and video of a stream share one msid stream id, so a browser plays them as
         // one MediaStream.
@@ -207,5 +206,16 @@ enum ViewerBranch {
         // before negotiation can stop that branch for good.
         try capsSrc.link(sink)
         return Built(elements: elements, queue: queue, payloader: pay, entrance: entrance)
+    }
+
+    /// A viewer's own queue: leaky, so a viewer whose thread falls behind drops its own
+    /// oldest frames rather than holding up the stream.
+    static func leakyQueue() throws(GstError) -> Element {
+        let queue = try Element.make("queue")
+        try queue.set("leaky", fromString: "downstream")
+        try queue.set("max-size-buffers", UInt32(30))
+        try queue.set("max-size-bytes", UInt32(0))
+        try queue.set("max-size-time", UInt64(0))
+        return queue
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GStreamer
 import Synchronization
 
@@ -17,7 +18,11 @@ public struct ViewerLimits: Sendable {
     /// second would cost about 1% of a core with 32 viewers (Benchmarks/viewer-stats-cost.sh);
     /// every 5 s is a fifth of that, and still three readings per default Prometheus scrape.
     public var statsInterval: Double = 5
-    /// The default limits: 8 s to connect, 6 s of RTCP silence, checks every second, 500 viewers, statistics every 5 s.
+    /// How many threads push a stream's buffers to its viewers (`FanoutLanes`); 0 gives each
+    /// viewer a thread of its own, as before lanes. A ladder's viewers and those that get the
+    /// stream encoded again always have their own.
+    public var lanes: Int = FanoutLanes.perCore * ProcessInfo.processInfo.activeProcessorCount
+    /// The default limits: 8 s to connect, 6 s of RTCP silence, checks every second, 500 viewers, statistics every 5 s, four lanes per core.
     public init() {}
 }
 

@@ -46,6 +46,8 @@ final class ViewerSet: Sendable {
     private let departedMoves = Mutex<(up: Int, down: Int)>((0, 0))
     /// Called once a viewer's connection is up and its start gates are open.
     private let connected = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The lanes off each of the stream's tees, made when the first viewer needs them.
+    private let lanesByTee = Mutex<[Element: FanoutLanes]>([:])
 
     struct Viewer: @unchecked Sendable { // elements are MT-safe GstObjects; the struct is only touched under `viewers`
         var webrtcbin: Element
@@ -60,6 +62,8 @@ final class ViewerSet: Sendable {
         var ladder: RenditionSwitch?
         /// The shared branches it holds (the stream encoded again), released when it leaves.
         var shared: [SharedBranch]
+        /// Its seats on the stream's lanes, given back when it leaves.
+        var seats: [FanoutLanes.Seat]
         /// It gets the stream encoded again (`passthrough: auto`), not the source's.
         var transcoded: Bool { !shared.isEmpty }
     }
@@ -122,6 +126,7 @@ final class ViewerSet: Sendable {
             // One place undoes a half-made viewer, whatever step failed.
             remove(elements: parts.elements, teePads: parts.teePads)
             for branch in parts.shared { branch.release() }
+            for seat in parts.seats { seat.leave() }
             encoderRate?.withdraw(id)
             count(removal: "failed")
             switch error {
@@ -150,7 +155,7 @@ final class ViewerSet: Sendable {
         let viewer = Viewer(
             webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
             health: health, traffic: traffic, opener: opener, ladder: parts.ladder,
-            shared: parts.shared)
+            shared: parts.shared, seats: parts.seats)
         viewers.withLock { $0[id] = viewer }
         startReaper()
         events?.post("session-start", ["viewer": .text(id)])
@@ -163,15 +168,24 @@ final class ViewerSet: Sendable {
         _ track: ViewerPlan.Track, from output: Output, to parts: inout ViewerAssembly,
         viewer id: String, traffic: ViewerTraffic
     ) throws {
-        let branch = try ViewerBranch.build(track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)")
+        // On a lane unless it needs a branch of its own: a ladder's rungs meet in a funnel
+        // before its queue, and a stream encoded again has a tee of its own.
+        let lanes = output.renditions.isEmpty && track.transcodedTo == nil ? lanes(of: output.tee) : nil
+        let branch = try ViewerBranch.build(
+            track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: lanes == nil)
         parts.elements += branch.elements
-        traffic.countOverruns(of: branch.queue)
+        if let queue = branch.queue { traffic.countOverruns(of: queue) }
         let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
         if !output.renditions.isEmpty {
             try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive)
             return
         }
-        let tee = try track.transcodedTo.map { try transcodedTee(of: output, in: $0, for: &parts) } ?? output.tee
+        let seat = try lanes?.join()
+        if let seat {
+            parts.seats.append(seat)
+            traffic.countOverruns(of: seat.lane)
+        }
+        let tee = try seat?.tee ?? track.transcodedTo.map { try transcodedTee(of: output, in: $0, for: &parts) } ?? output.tee
         guard let teePad = tee.requestPad("src_%u") else { return }
         parts.teePads.append((tee, teePad))
         // This viewer's estimate, a vote on the shared encoder's rate (the probe it installs
@@ -200,6 +214,20 @@ final class ViewerSet: Sendable {
         parts.shared.append(branch)
         return tee
     }
+
+    /// The lanes off `tee` (nil: every viewer has a thread of its own, `ViewerLimits.lanes` 0).
+    private func lanes(of tee: Element) -> FanoutLanes? {
+        guard limits.lanes > 0 else { return nil }
+        return lanesByTee.withLock { table in
+            if let lanes = table[tee] { return lanes }
+            let lanes = FanoutLanes(tee: tee, in: pipeline, count: limits.lanes)
+            table[tee] = lanes
+            return lanes
+        }
+    }
+
+    /// Viewers on each lane of each of the stream's tees now.
+    var laneOccupancy: [[Int]] { lanesByTee.withLock { $0.values.map(\.occupancy) } }
 
     /// Viewers that get the stream encoded again (`passthrough: auto`).
     var transcodedCount: Int { viewers.withLock { $0.values.filter(\.transcoded).count } }
@@ -247,6 +275,7 @@ final class ViewerSet: Sendable {
         viewer.opener.cancel()
         remove(elements: viewer.elements, teePads: viewer.teePads)
         for branch in viewer.shared { branch.release() }
+        for seat in viewer.seats { seat.leave() }
         encoderRate?.withdraw(id)
         if let moves = viewer.ladder?.moves { departedMoves.withLock { $0 = ($0.up + moves.up, $0.down + moves.down) } }
         count(removal: reason)

@@ -9,12 +9,26 @@ final class ViewerTraffic: Sendable {
     private let latest = Mutex<WebRTCStats>(WebRTCStats())
     private let rtxPackets = Atomic<Int>(0)
     private let overruns = Atomic<Int>(0)
+    /// A lane the viewer is on, and its queue's drops when the viewer joined it.
+    private struct LaneDrops {
+        var lane: FanoutLanes.Lane
+        var atJoin: Int
+        var since: Int { lane.overruns - atJoin }
+    }
+    private let lanes = Mutex<[LaneDrops]>([])
     /// Counts each time one of the viewer's leaky queues was full and dropped its oldest
     /// buffer to take a new one (GstQueue emits `overrun` once per buffer that finds it full).
     func countOverruns(of queue: Element) {
         queue.connect("overrun") { [weak self] (_: borrowing SignalArguments) in
             self?.overruns.add(1, ordering: .relaxed)
         }
+    }
+
+    /// Counts the drops of a lane's queue from now on as the viewer's: each was a buffer it
+    /// did not get.
+    func countOverruns(of lane: FanoutLanes.Lane) {
+        let now = lane.overruns
+        lanes.withLock { $0.append(LaneDrops(lane: lane, atJoin: now)) }
     }
 
     /// Reads the viewer's statistics now. A webrtcbin that does not answer keeps the last
@@ -34,7 +48,7 @@ final class ViewerTraffic: Sendable {
             packetsSent: s.packetsSent, bytesSent: s.bytesSent, packetsLost: s.packetsLost,
             nacks: s.nackCount, plis: s.pliCount, firs: s.firCount,
             rtxPackets: rtxPackets.load(ordering: .relaxed),
-            queueOverruns: overruns.load(ordering: .relaxed))
+            queueOverruns: overruns.load(ordering: .relaxed) + lanes.withLock { $0.reduce(0) { $0 + $1.since } })
     }
 
     /// Round trip and the jitter the viewer reports, in milliseconds, once its first receiver
