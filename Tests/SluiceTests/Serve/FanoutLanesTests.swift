@@ -39,7 +39,9 @@ final class FanoutLanesTests: XCTestCase {
             let entrance = try XCTUnwrap(elements[0].staticPad("sink"))
             if isolated { pad.isolate(into: entrance) { [failed] _ in failed.n.add(1, ordering: .relaxed) } }
             try pad.link(entrance)
-            try XCTUnwrap(sink.staticPad("sink")).addProbe(.buffer) { [self] _ in
+            // Weak: the probe lives as long as the sink, which this viewer holds.
+            try XCTUnwrap(sink.staticPad("sink")).addProbe(.buffer) { [weak self] _ in
+                guard let self else { return .ok }
                 let n = count.add(1, ordering: .relaxed).newValue
                 goal.withLock { g in
                     if let wanted = g, n >= wanted.count {
