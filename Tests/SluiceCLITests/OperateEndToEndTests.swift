@@ -43,6 +43,8 @@ final class OperateEndToEndTests: XCTestCase {
         let samples = try XCTUnwrap(j["samples"] as? [String: Double])
         let before = try XCTUnwrap(j["before"] as? [String: Any]), after = try XCTUnwrap(j["after"] as? [String: Any])
         XCTAssertEqual(samples["sluice_stream_viewers{stream=serve-testsrc}"], 1, "\(samples)")
+        // One viewer of video and audio: a lane for each medium carries it.
+        XCTAssertEqual(samples["sluice_stream_viewer_lanes{stream=serve-testsrc}"], 2, "\(samples)")
         let frames = try XCTUnwrap(samples["sluice_stream_encoded_video_frames_total{stream=serve-testsrc}"], "\(samples)")
         let lo = Double(before["encoded_video_frames"] as? Int ?? -1), hi = Double(after["encoded_video_frames"] as? Int ?? -1)
         XCTAssertTrue(lo <= frames && frames <= hi, "\(lo) ≤ \(frames) ≤ \(hi)")
@@ -98,6 +100,7 @@ final class OperateEndToEndTests: XCTestCase {
         let viewer = try object("VIEWER ")
         func v(_ s: [String: Double], _ name: String) -> Double? { s["sluice_stream_\(name){stream=serve-testsrc}"] }
         XCTAssertEqual(v(during, "viewers"), 1, "\(during)")
+        XCTAssertEqual(v(during, "viewer_lanes"), 1, "a video-only viewer rides one lane: \(during)")
         XCTAssertGreaterThan(v(during, "rtp_sent_packets_total") ?? 0, 30, "\(during)")
         XCTAssertGreaterThan(v(during, "nack_received_total") ?? 0, 0, "the lossy viewer's NACKs: \(during)")
         XCTAssertGreaterThan(v(during, "rtx_sent_packets_total") ?? 0, 0, "retransmissions answer them: \(during)")
@@ -111,6 +114,7 @@ final class OperateEndToEndTests: XCTestCase {
         // After it left: counters hold what it was sent (read at most a second before the
         // DELETE, so within a second of what arrived) and never went back.
         XCTAssertEqual(v(after, "viewers"), 0, "\(after)")
+        XCTAssertEqual(v(after, "viewer_lanes"), 0, "its lane went with it: \(after)")
         let sent = v(after, "rtp_sent_packets_total") ?? 0
         XCTAssertTrue(sent >= 0.75 * arrived && sent <= 1.1 * arrived + 40, "sent \(sent) vs \(arrived) arrived at the viewer")
         for name in ["rtp_sent_packets_total", "rtp_sent_bytes_total", "nack_received_total", "rtx_sent_packets_total"] {

@@ -50,12 +50,9 @@ final class FanoutLanes: Sendable {
     static let perCore = 4
 
     private let lanes: [Lane]
-    /// The stream's tee that every lane takes its input from.
-    let source: Element
 
     /// Lanes off `tee` in `pipeline`, at most `count` (default: `perCore` per core).
     init(tee: Element, in pipeline: Pipeline, count: Int = FanoutLanes.perCore * ProcessInfo.processInfo.activeProcessorCount) {
-        source = tee
         lanes = (0..<max(1, count)).map { _ in
             let dropped = Counter()
             let branch = SharedBranch(in: pipeline) { () throws(RunError) -> SharedBranch.Built in
@@ -77,6 +74,9 @@ final class FanoutLanes: Sendable {
 
     /// Viewers on each lane now.
     var occupancy: [Int] { lanes.map(\.branch.users) }
+
+    /// No viewer is on any lane (none of them has elements in the pipeline).
+    var isEmpty: Bool { lanes.allSatisfy { $0.branch.users == 0 } }
 
     /// tee pad → queue (leaky, 30 buffers) → tee, added to `pipeline`, linked and playing.
     private static func buildLane(

@@ -6,6 +6,9 @@ extension StreamHub: MetricsSource {
     public func collect(into sink: MetricsSink) {
         let stream = [("stream", name)]
         sink.gauge("sluice_stream_viewers", Double(viewerCount), labels: stream, help: "WHEP viewers connected to a served stream.")
+        sink.gauge(
+            "sluice_stream_viewer_lanes", Double(viewerLaneCount), labels: stream,
+            help: "Threads (lanes) pushing the stream to its viewers now, each carrying several; one per medium per lane.")
         for (reason, n) in viewerRemovals {
             sink.counter(
                 "sluice_stream_viewers_removed_total", total: Double(n), labels: stream + [("reason", reason)],

@@ -194,6 +194,9 @@ public final class StreamHub: Sendable {
 
     /// Viewers connected now.
     public var viewerCount: Int { viewers.count }
+    /// Threads pushing the stream to its viewers now (`FanoutLanes`: a few per core, each
+    /// carrying several viewers; 0 with no viewer, or with `--viewer-lanes 0`).
+    public var viewerLaneCount: Int { viewers.lanesInUse }
     /// Viewers that get the stream encoded again (`passthrough: auto`), not the source's.
     public var transcodedViewerCount: Int { viewers.transcodedCount }
     /// Per codec, whether the stream is being encoded again for viewers now (`passthrough:

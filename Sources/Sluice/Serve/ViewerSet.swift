@@ -126,7 +126,7 @@ final class ViewerSet: Sendable {
             // One place undoes a half-made viewer, whatever step failed.
             remove(elements: parts.elements, teePads: parts.teePads)
             for branch in parts.shared { branch.release() }
-            for seat in parts.seats { seat.leave() }
+            leave(parts.seats)
             encoderRate?.withdraw(id)
             count(removal: "failed")
             switch error {
@@ -170,9 +170,9 @@ final class ViewerSet: Sendable {
     ) throws {
         // On a lane unless it needs a branch of its own: a ladder's rungs meet in a funnel
         // before its queue, and a stream encoded again has a tee of its own.
-        let lanes = output.renditions.isEmpty && track.transcodedTo == nil ? lanes(of: output.tee) : nil
+        let onLane = limits.lanes > 0 && output.renditions.isEmpty && track.transcodedTo == nil
         let branch = try ViewerBranch.build(
-            track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: lanes == nil)
+            track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: !onLane)
         parts.elements += branch.elements
         if let queue = branch.queue { traffic.countOverruns(of: queue) }
         let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
@@ -180,7 +180,7 @@ final class ViewerSet: Sendable {
             try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive)
             return
         }
-        let seat = try lanes?.join()
+        let seat = onLane ? try seat(on: output.tee) : nil
         if let seat {
             parts.seats.append(seat)
             traffic.countOverruns(of: seat.lane)
@@ -215,19 +215,27 @@ final class ViewerSet: Sendable {
         return tee
     }
 
-    /// The lanes off `tee` (nil: every viewer has a thread of its own, `ViewerLimits.lanes` 0).
-    private func lanes(of tee: Element) -> FanoutLanes? {
-        guard limits.lanes > 0 else { return nil }
-        return lanesByTee.withLock { table in
-            if let lanes = table[tee] { return lanes }
-            let lanes = FanoutLanes(tee: tee, in: pipeline, count: limits.lanes)
+    /// A seat on one of the lanes off `tee`, whose lanes are made now if they are not yet.
+    private func seat(on tee: Element) throws(GstError) -> FanoutLanes.Seat {
+        try lanesByTee.withLock { table throws(GstError) in
+            let lanes = table[tee] ?? FanoutLanes(tee: tee, in: pipeline, count: limits.lanes)
             table[tee] = lanes
-            return lanes
+            return try lanes.join()
         }
     }
 
-    /// Viewers on each lane of each of the stream's tees now.
-    var laneOccupancy: [[Int]] { lanesByTee.withLock { $0.values.map(\.occupancy) } }
+    /// Gives `seats` back. A tee's lanes are forgotten once nobody sits on them, so no tee is
+    /// kept after it goes (a relay makes a new tee for each track its publisher sends).
+    private func leave(_ seats: [FanoutLanes.Seat]) {
+        guard !seats.isEmpty else { return }
+        lanesByTee.withLock { table in
+            for seat in seats { seat.leave() }
+            table = table.filter { !$0.value.isEmpty }
+        }
+    }
+
+    /// Lanes (threads) carrying viewers now, over all of the stream's tees.
+    var lanesInUse: Int { lanesByTee.withLock { $0.values.reduce(0) { $0 + $1.occupancy.filter { $0 > 0 }.count } } }
 
     /// Viewers that get the stream encoded again (`passthrough: auto`).
     var transcodedCount: Int { viewers.withLock { $0.values.filter(\.transcoded).count } }
@@ -275,7 +283,7 @@ final class ViewerSet: Sendable {
         viewer.opener.cancel()
         remove(elements: viewer.elements, teePads: viewer.teePads)
         for branch in viewer.shared { branch.release() }
-        for seat in viewer.seats { seat.leave() }
+        leave(viewer.seats)
         encoderRate?.withdraw(id)
         if let moves = viewer.ladder?.moves { departedMoves.withLock { $0 = ($0.up + moves.up, $0.down + moves.down) } }
         count(removal: reason)
