@@ -42,22 +42,20 @@ final class H264ProfileTests: XCTestCase {
         XCTAssertTrue(high.decodes(p("64000a")), "levels are not compared")
     }
 
-    /// A High stream and Chromium's offer: the decoder for it (High 4:4:4) is at 41, below
-    /// what GStreamer's payloaders can number, so it goes out at the richest usable
-    /// mode-1 type (Main, 116) and the choice says where the decoder was. A Main stream
-    /// goes to 116 plainly; Sluice's Constrained Baseline to 108.
+    /// A High stream and Chromium's offer: the only decoder for it (High 4:4:4) is at 41,
+    /// below what GStreamer's payloaders write, and 41 is chosen (`PayloadTypeRewrite` writes
+    /// it after the payloader). A Main stream goes to Main's 116; Sluice's Constrained
+    /// Baseline to 108.
     func testChoosesAPayloadTypeWhoseDecoderTakesTheStream() throws {
         let video = SDPSession(H264Offers.chromiumFull).media[0]
         let high = try XCTUnwrap(H264Profile(profileLevelID: "640028"))
-        let usable = 96...127
-        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high, usable: usable), .init(payloadType: 116, profileDecodedAt: 41))
-        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high)?.payloadType, 41, "with every number usable")
-        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: H264Profile(profileLevelID: "4d0028")!, usable: usable), .init(payloadType: 116))
-        XCTAssertEqual(CodecMatch.choose("H264", in: video, usable: usable), .init(payloadType: 108))
+        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: high), .init(payloadType: 41))
+        XCTAssertEqual(CodecMatch.choose("H264", in: video, h264: H264Profile(profileLevelID: "4d0028")!), .init(payloadType: 116))
+        XCTAssertEqual(CodecMatch.choose("H264", in: video), .init(payloadType: 108))
         let baselineOnly = SDPSession(
             H264Offers.chromiumFull.replacingOccurrences(of: "4d001f", with: "42001f").replacingOccurrences(of: "f4001f", with: "42e01f")
         )
         .media[0]
-        XCTAssertNil(CodecMatch.choose("H264", in: baselineOnly, h264: high, usable: usable), "nothing decodes High")
+        XCTAssertNil(CodecMatch.choose("H264", in: baselineOnly, h264: high), "nothing decodes High")
     }
 }

@@ -13,21 +13,18 @@ public enum CodecMatch {
         /// The offer's header extension id for transport-wide congestion control, when the
         /// chosen format also asks for `transport-cc` feedback (both are needed for it).
         public var twccExtensionID: Int?
-        /// Set when the stream goes out on a payload type whose declared H.264 profile is
-        /// narrower than the stream's: the offer's only payload types for a decoder that takes
-        /// the stream's profile were outside the usable numbers (this is the first of them).
-        public var profileDecodedAt: Int?
 
         /// A choice of `payloadType` and its offer's companions.
-        public init(payloadType: Int, rtxPayloadType: Int? = nil, midExtensionID: Int? = nil, twccExtensionID: Int? = nil, profileDecodedAt: Int? = nil) {
+        public init(payloadType: Int, rtxPayloadType: Int? = nil, midExtensionID: Int? = nil, twccExtensionID: Int? = nil) {
             self.payloadType = payloadType; self.rtxPayloadType = rtxPayloadType; self.midExtensionID = midExtensionID
-            self.twccExtensionID = twccExtensionID; self.profileDecodedAt = profileDecodedAt
+            self.twccExtensionID = twccExtensionID
         }
     }
 
     /// The best payload type in `media` for a stream encoded as `encoding` (`VP8`, `VP9`,
-    /// `H264`, `OPUS`), or nil if the section offers nothing that can carry it. Only payload
-    /// types in `usable` are chosen (GStreamer 1.22's payloaders number 96–127 only).
+    /// `H264`, `OPUS`), or nil if the section offers nothing that can carry it. Any payload
+    /// number the offer uses may be chosen (a number below 96, where GStreamer 1.22's
+    /// payloaders cannot write, is written after them: `PayloadTypeRewrite`).
     ///
     /// - H.264 (RFC 6184): Sluice packetizes with `packetization-mode=1` (FU-A fragments), so
     ///   only mode-1 payload types qualify, and among them one whose profile decodes the
@@ -35,35 +32,25 @@ public enum CodecMatch {
     ///   Constrained Baseline, the default). The simplest such profile wins, then the offer's
     ///   order. The answer keeps the chosen payload type's `profile-level-id`, as RFC 6184
     ///   §8.2.2 asks (the profile is symmetric); the stream's profile is within it.
-    ///   When the only payload types whose decoder takes the stream are outside `usable`
-    ///   (Chromium offers High only as High 4:4:4 at a number below 96), the viewer's decoder
-    ///   has said it decodes the stream: it goes out on the usable mode-1 payload type with
-    ///   the richest profile, and `profileDecodedAt` says so.
     /// - VP9 (RFC 9628 draft `profile-id`): profile 0 only.
     /// - Opus: 48 kHz stereo as RFC 7587 requires.
     public static func choose(
-        _ encoding: String, in media: SDPMediaDescription, h264 stream: H264Profile = .sluiceEncoded,
-        usable: ClosedRange<Int> = 0...127
+        _ encoding: String, in media: SDPMediaDescription, h264 stream: H264Profile = .sluiceEncoded
     ) -> Choice? {
         let name = encoding.uppercased()
         let candidates = media.formats.filter { $0.encoding == name && acceptable($0, name) }
-        var best: SDPMediaDescription.Format?, decodedAt: Int?
+        let best: SDPMediaDescription.Format?
         if name == "H264" {
             let ranked = candidates.compactMap { f in h264Profile(of: f).flatMap { p in p.family.map { (format: f, family: $0, profile: p) } } }
-            let decoding = ranked.filter { $0.profile.decodes(stream) }
-            best = decoding.filter { usable.contains($0.format.payloadType) }.min { $0.family < $1.family }?.format
-            if best == nil, let first = decoding.first {
-                best = ranked.filter { usable.contains($0.format.payloadType) }.max { $0.family < $1.family }?.format
-                decodedAt = best == nil ? nil : first.format.payloadType
-            }
+            best = ranked.filter { $0.profile.decodes(stream) }.min { $0.family < $1.family }?.format
         } else {
-            best = candidates.first { usable.contains($0.payloadType) }
+            best = candidates.first
         }
         guard let best else { return nil }
         let twcc = best.feedback.contains("transport-cc") ? media.extensionID(RTPHeaderExtension.transportWideCC) : nil
         return Choice(
             payloadType: best.payloadType, rtxPayloadType: media.rtxPayloadType(for: best.payloadType),
-            midExtensionID: media.extensionID(RTPHeaderExtension.mid), twccExtensionID: twcc, profileDecodedAt: decodedAt)
+            midExtensionID: media.extensionID(RTPHeaderExtension.mid), twccExtensionID: twcc)
     }
 
     static func acceptable(_ f: SDPMediaDescription.Format, _ name: String) -> Bool {
