@@ -130,10 +130,11 @@ public final class RelayStream: Sendable {
     /// Viewers removed so far, by reason (see `ViewerSource.viewerRemovals`).
     public var viewerRemovals: [String: Int] { viewers.removalCounts }
 
-    /// Ends the relay: every viewer, then the publisher's session.
+    /// Ends the relay: every viewer, then the publisher's session (once the viewers' elements
+    /// are gone, after any statistics read under way).
     public func stop() {
-        viewers.removeAll()
-        pipeline.setState(.null)
+        let pipeline = pipeline
+        viewers.removeAll { pipeline.setState(.null) }
     }
 }
 

@@ -182,7 +182,7 @@ public final class StreamHub: Sendable {
         ticker.withLock {
             $0?.cancel(); $0 = nil
         }
-        viewers.removeAll()
+        await viewers.removeAllAndWait()
         let pipeline = pipeline
         // The wait covers the recordings (`send.*.record`), so their last segment is finished.
         await EndOfStream(arrivingAt: builder.receiveSinkPads) { _ = pipeline.sendEvent(.eos()) }.wait(timeout: drainTimeout)

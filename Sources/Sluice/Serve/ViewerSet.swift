@@ -88,9 +88,19 @@ final class ViewerSet: Sendable {
     /// `silent`, `shutdown`).
     var removalCounts: [String: Int] { removals.withLock { $0 } }
 
-    /// Ends every viewer's session.
-    func removeAll() {
-        for id in viewers.withLock({ Array($0.keys) }) { removeViewer(id, reason: "shutdown") }
+    /// Ends every viewer's session; `finished` runs once each one's elements are gone (after
+    /// any statistics read under way: `StatsGate`), so the pipeline can then be stopped.
+    func removeAll(then finished: @escaping @Sendable () -> Void = {}) {
+        let ids = viewers.withLock { Array($0.keys) }
+        let left = Atomic<Int>(ids.count + 1)
+        let one: @Sendable () -> Void = { if left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { finished() } }
+        for id in ids where !removeViewer(id, reason: "shutdown", then: one) { one() }
+        one()
+    }
+
+    /// Ends every viewer's session and returns once their elements are gone.
+    func removeAllAndWait() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in removeAll { done.resume() } }
     }
 
     /// Adds a viewer for a WHEP offer; returns its id and the complete answer.
@@ -276,14 +286,19 @@ final class ViewerSet: Sendable {
         return true
     }
 
-    /// Ends a viewer's session. False if unknown.
+    /// Ends a viewer's session. False if unknown. Its elements go once no read of its
+    /// statistics is under way (`StatsGate`: at once, or when that read ends); `then` runs
+    /// after.
     @discardableResult
-    func removeViewer(_ id: String, reason: String = "deleted") -> Bool {
+    func removeViewer(_ id: String, reason: String = "deleted", then removed: @escaping @Sendable () -> Void = {}) -> Bool {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         viewer.opener.cancel()
-        remove(elements: viewer.elements, teePads: viewer.teePads)
-        for branch in viewer.shared { branch.release() }
-        leave(viewer.seats)
+        viewer.traffic.gate.close { [self] in
+            remove(elements: viewer.elements, teePads: viewer.teePads)
+            for branch in viewer.shared { branch.release() }
+            leave(viewer.seats)
+            removed()
+        }
         encoderRate?.withdraw(id)
         if let moves = viewer.ladder?.moves { departedMoves.withLock { $0 = ($0.up + moves.up, $0.down + moves.down) } }
         count(removal: reason)

@@ -31,9 +31,14 @@ final class ViewerTraffic: Sendable {
         lanes.withLock { $0.append(LaneDrops(lane: lane, atJoin: now)) }
     }
 
-    /// Reads the viewer's statistics now. A webrtcbin that does not answer keeps the last
-    /// figures (`WebRTCPeer.stats` gives up after 5 s).
+    /// Closed when the viewer is removed: its teardown waits for a read under way.
+    let gate = StatsGate()
+
+    /// Reads the viewer's statistics now, unless it is being removed. A webrtcbin that does
+    /// not answer keeps the last figures (`WebRTCPeer.stats` gives up after 5 s).
     func poll(peer: WebRTCPeer, webrtcbin: Element) async {
+        guard gate.enter() else { return }
+        defer { gate.leave() }
         if let reply = await peer.stats() {
             let stats = WebRTCStats(reply)
             latest.withLock { $0 = stats }
