@@ -49,7 +49,4 @@ final class StatsGate: Sendable {
         }
         if now { teardown() }
     }
-
-    /// Whether the gate was closed.
-    var isClosed: Bool { state.withLock { $0.closed } }
 }
