@@ -86,6 +86,17 @@ def streams(port):
         return json.load(r)[0]
 
 
+def steady_fps(output, steady_from):
+    """The median of a `sluice run` viewer's per-second receive rates (its live lines) from
+    `steady_from` seconds on; 0 when it printed none."""
+    rates = []
+    for line in output.splitlines():
+        parts = line.split()
+        if len(parts) > 5 and parts[0].endswith("s") and parts[4] == "recv" and float(parts[0][:-1]) >= steady_from:
+            rates.append(float(parts[5]))
+    return statistics.median(rates) if rates else 0.0
+
+
 def start_server(port, pipeline, env=None, args=()):
     """`sluice serve --pipeline` (with `args`) on 127.0.0.1:port, answering."""
     server = subprocess.Popen([SLUICE, "serve", *args, "--port", str(port), "--pipeline", pipeline], cwd=ROOT,

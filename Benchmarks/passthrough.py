@@ -14,7 +14,7 @@ Env: RUNS (3), SECONDS_PER_RUN (20), VIEWERS (10), STEADY_FROM (10: viewers stil
 """
 import json, os, statistics, subprocess, sys, time
 
-from load_common import ROOT, SLUICE, cpu_of, start_server, stop
+from load_common import ROOT, SLUICE, cpu_of, start_server, steady_fps, stop
 RUNS = int(os.environ.get("RUNS", "3"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "20"))
 VIEWERS = int(os.environ.get("VIEWERS", "10"))
@@ -22,15 +22,6 @@ STEADY_FROM = float(os.environ.get("STEADY_FROM", "10"))
 CAMERA_PORT, PORT = 18690, 18691
 MODES = {"passthrough": "Benchmarks/rtsp-passthrough-720p.yaml", "transcoded": "Benchmarks/rtsp-transcode-720p.yaml"}
 
-
-def steady_fps(output):
-    """The median of a viewer's per-second receive rates from STEADY_FROM on."""
-    rates = []
-    for line in output.splitlines():
-        parts = line.split()
-        if len(parts) > 5 and parts[0].endswith("s") and parts[4] == "recv" and float(parts[0][:-1]) >= STEADY_FROM:
-            rates.append(float(parts[5]))
-    return statistics.median(rates) if rates else 0.0
 
 
 def one_run(mode, viewers):
@@ -48,7 +39,7 @@ def one_run(mode, viewers):
             if p.returncode != 0: sys.exit(f"a viewer failed ({p.returncode}): {err.decode(errors='replace')[-600:]}")
             outputs.append(out.decode(errors="replace"))
         cpu1, t1 = cpu_of(server.pid), time.monotonic()
-        fps = [steady_fps(o) for o in outputs]
+        fps = [steady_fps(o, STEADY_FROM) for o in outputs]
         return {"server_cpu_cores": (cpu1 - cpu0) / (t1 - t0), "min_fps": min(fps) if fps else None}
     finally:
         stop(server)

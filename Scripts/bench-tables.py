@@ -153,6 +153,22 @@ def passthrough():
     return "\n".join(rows)
 
 
+def proxy_4k():
+    d = load("results-proxy-4k.json")
+    rows = ["| camera | what reads it | CPU | per megapixel-second | per pixel, ÷ go2rtc's | viewer |",
+            "|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        fps = f"{r['viewer_fps']:.1f} fps" if r["viewer_fps"] is not None else "–"
+        rows.append(f"| {r['camera']}, {r['kbps'] / 1000:.1f} Mbit/s | {r['mode']} | {r['cores']:.4f} cores "
+                    f"| {r['cores_per_mpx_s'] * 1e6:.0f} µcores | {r['per_pixel_vs_go2rtc']:.2f} | {fps} |")
+    rows.append("")
+    rows.append(f"Cameras at {d['fps']} fps, GOP 2 s, RTSP over TCP. {d['runs']} alternating runs of "
+                f"{d['seconds_per_run']:g} s per camera and mode, CPU from {d['steady_from']:g} s on; medians; "
+                f"go2rtc: 3% of a CPU over 3840x2160 at {d['fps']} fps, {d['go2rtc_cores_per_mpx_s'] * 1e6:.0f} µcores per "
+                "megapixel-second (`Benchmarks/results-proxy-4k.json`).")
+    return "\n".join(rows)
+
+
 def cameras():
     d = load("results-cameras.json")
     rows = ["| cameras | picture | viewers at ≥ {:g} fps | slowest / median viewer | freezes per viewer-minute | server (per camera) "
@@ -281,7 +297,7 @@ def headline():
 TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
-          "load-accuracy": load_accuracy, "passthrough": passthrough,
+          "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k,
           "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 

@@ -134,9 +134,7 @@ final class ViewerSet: Sendable {
             return try await connect(&parts, id: id, plan: plan, outputs: available)
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
-            remove(elements: parts.elements, teePads: parts.teePads)
-            for branch in parts.shared { branch.release() }
-            leave(parts.seats)
+            dismantle(elements: parts.elements, teePads: parts.teePads, shared: parts.shared, seats: parts.seats)
             encoderRate?.withdraw(id)
             count(removal: "failed")
             switch error {
@@ -294,9 +292,7 @@ final class ViewerSet: Sendable {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         viewer.opener.cancel()
         viewer.traffic.gate.close { [self] in
-            remove(elements: viewer.elements, teePads: viewer.teePads)
-            for branch in viewer.shared { branch.release() }
-            leave(viewer.seats)
+            dismantle(elements: viewer.elements, teePads: viewer.teePads, shared: viewer.shared, seats: viewer.seats)
             removed()
         }
         encoderRate?.withdraw(id)
@@ -325,8 +321,15 @@ final class ViewerSet: Sendable {
         removals.withLock { $0[reason, default: 0] += 1 }
     }
 
-    private func remove(elements: [Element], teePads: [(tee: Element, pad: Pad)]) {
+    /// Takes a viewer's elements out of the pipeline and gives back what it held: the shared
+    /// branches it used and its seats on the lanes. The one teardown of a viewer, whole or
+    /// half-made.
+    private func dismantle(
+        elements: [Element], teePads: [(tee: Element, pad: Pad)], shared: [SharedBranch], seats: [FanoutLanes.Seat]
+    ) {
         pipeline.removeBranch(elements, teePads: teePads)
+        for branch in shared { branch.release() }
+        leave(seats)
     }
 
     /// Checks each viewer about once a second (see `ViewerReaper`), and reads their
