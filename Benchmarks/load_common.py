@@ -113,6 +113,32 @@ def stop(proc):
         proc.kill(); proc.wait()
 
 
+def rtsp_reader(kind, url):
+    """The command line of a program that only reads the RTSP camera at `url` (over TCP): the
+    floor for taking a camera in. `gst-launch`: what Sluice's `rtsp` capture runs with
+    `encode: none`, without Sluice; `ffmpeg`: a reader outside GStreamer."""
+    if kind == "gst-launch":
+        return ["gst-launch-1.0", "-q", "rtspsrc", f"location={url}", "protocols=tcp", "latency=50", "!",
+                "rtph264depay", "!", "h264parse", "!", "fakesink"]
+    return ["ffmpeg", "-nostdin", "-loglevel", "error", "-rtsp_transport", "tcp", "-i", url, "-c", "copy", "-f", "null", "-"]
+
+
+def reader_cpu(argv, steady_from, seconds):
+    """Runs `argv` for `seconds` and returns the cores it used from `steady_from` on; exits
+    the benchmark, with its error, if it ends early."""
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        time.sleep(steady_from)
+        cpu0, t0 = cpu_of(proc.pid), time.monotonic()
+        time.sleep(seconds - steady_from)
+        cores = (cpu_of(proc.pid) - cpu0) / (time.monotonic() - t0)
+        if proc.poll() is not None:
+            sys.exit(f"{argv[0]} ended early ({proc.returncode}): {proc.stderr.read().decode(errors='replace')[-600:]}")
+        return cores
+    finally:
+        stop(proc)
+
+
 def wait_viewers(port, n, seconds, client=None):
     """Waits (bounded) until the server counts `n` viewers; returns the time it did, or None
     if it never did (or `client` exited first)."""

@@ -29,7 +29,7 @@ Env: RUNS (3), SECONDS_PER_RUN (30), STEADY_FROM (8), FPS (30), UHD_KBPS (12000)
 import os, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load_common import ROOT, SLUICE, cpu_of, start_server, steady_fps, stop, write_result
+from load_common import ROOT, SLUICE, cpu_of, reader_cpu, rtsp_reader, start_server, steady_fps, stop, write_result
 
 RUNS = int(os.environ.get("RUNS", "3"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "30"))
@@ -74,20 +74,8 @@ def sluice_run(size, viewers):
 
 
 def reference_run(size, mode):
-    if mode == "gst-launch rtspsrc":
-        argv = ["gst-launch-1.0", "-q", "rtspsrc", f"location={camera_url(size)}", "protocols=tcp", "latency=50", "!",
-                "rtph264depay", "!", "h264parse", "!", "fakesink"]
-    else:
-        argv = ["ffmpeg", "-nostdin", "-loglevel", "error", "-rtsp_transport", "tcp", "-i", camera_url(size),
-                "-c", "copy", "-f", "null", "-"]
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        cores = window(proc.pid)
-        if proc.poll() is not None:
-            sys.exit(f"{mode} ended early ({proc.returncode}): {proc.stderr.read().decode(errors='replace')[-600:]}")
-        return {"cores": cores, "viewer_fps": None}
-    finally:
-        stop(proc)
+    reader = rtsp_reader("gst-launch" if mode.startswith("gst-launch") else "ffmpeg", camera_url(size))
+    return {"cores": reader_cpu(reader, STEADY_FROM, SECONDS), "viewer_fps": None}
 
 
 def one_run(size, mode):

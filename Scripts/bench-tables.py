@@ -147,6 +147,11 @@ def passthrough():
                if r["passthrough"]["min_fps"] is not None else "–")
         rows.append(f"| {r['viewers']} | {r['passthrough']['server_cpu_cores']:.3f} cores "
                     f"| {r['transcoded']['server_cpu_cores']:.3f} cores | {r['ratio']:.3f} | {fps} |")
+    for r in d["rows"]:
+        if "floor" in r:
+            rows.append(f"| {r['viewers']}, the floor: gst-launch reading the camera, no Sluice "
+                        f"| {r['floor']['server_cpu_cores']:.4f} cores | {r['transcoded']['server_cpu_cores']:.3f} cores "
+                        f"| {r['floor_ratio']:.3f} | – |")
     rows.append("")
     rows.append(f"One camera: {d['camera']}. {d['runs']} alternating runs of {d['seconds_per_run']:g} s per mode and "
                 f"viewer count, CPU from {d['steady_from']:g} s on; medians (`Benchmarks/results-passthrough.json`).")
