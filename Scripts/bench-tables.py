@@ -158,6 +158,27 @@ def passthrough():
     return "\n".join(rows)
 
 
+def send_floor():
+    f, d = load("results-send-floor.json"), load("results-passthrough.json")
+    kbps = float(re.search(r"at (\d+) kbit/s", d["camera"]).group(1))
+    alone = next(r for r in d["rows"] if r["viewers"] == 0)
+    viewers = max(r["viewers"] for r in d["rows"])
+    transcoded, intake = alone["transcoded"]["server_cpu_cores"], alone["floor"]["server_cpu_cores"]
+    packets = kbps * 1000 / 8 / 1200
+    allowed = lambda taking_in: (0.05 * transcoded - taking_in) / (viewers - 0.05 * viewers) * 1000
+    rows = ["| figure | value |", "|---|---|",
+            f"| one `sendto()` of {f['bytes']} bytes on loopback, the sender's CPU (median of {len(f['runs_us'])} runs) "
+            f"| {f['median_us']:.2f} µs |",
+            f"| packets a second a viewer of the {kbps:.0f} kbit/s camera gets, at least (1200-byte packets) | {packets:.0f} |",
+            f"| so sending alone costs, per viewer-second, at least | {packets * f['median_us'] / 1000:.2f} ms |",
+            f"| what 5% with {viewers} viewers leaves each viewer if taking the camera in cost nothing | {allowed(0):.2f} ms |",
+            f"| … if it cost what bare `gst-launch rtspsrc` spends ({intake:.4f} cores) | {allowed(intake):.2f} ms |"]
+    rows.append("")
+    rows.append(f"`{f['how']}` (`Benchmarks/results-send-floor.json`, {f['recorded_at']}) and the transcoded server and the floor "
+                "of the passthrough table above (`Benchmarks/results-passthrough.json`).")
+    return "\n".join(rows)
+
+
 def proxy_4k():
     d = load("results-proxy-4k.json")
     rows = ["| camera | what reads it | CPU | per megapixel-second | per pixel, ÷ go2rtc's | viewer |",
@@ -302,7 +323,7 @@ def headline():
 TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
-          "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k,
+          "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
           "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
