@@ -268,7 +268,7 @@ def one_run(n, size, kbps):
 
 def figures(n, size, w, alone, report, started, rc, all_viewed, problems):
     clients = report["clients"]
-    fps = [c["fps"] or 0.0 for c in clients] + [0.0] * max(0, n - len(clients))  # a missing client got nothing
+    fps = [c.get("fps") or 0.0 for c in clients] + [0.0] * max(0, n - len(clients))  # a missing client got nothing
     failed = [c for c in clients if c["outcome"] not in ("left_as_planned", "stopped_early")]
     reasons = sorted({str(c.get("reason") or c["outcome"])[:200] for c in failed})
     at_rate = sum(1 for f in fps if f >= AT_RATE * FPS)

@@ -86,7 +86,7 @@ def crowd(server, n):
     with open(path) as f:
         report = json.load(f)
     os.unlink(path)
-    fps = [c["fps"] or 0.0 for c in report["clients"]]
+    fps = [c.get("fps") or 0.0 for c in report["clients"]]
     failed = sum(1 for c in report["clients"] if c["outcome"] not in ("left_as_planned", "stopped_early"))
     return {"all_joined": at is not None, "clients_failed": failed, "min_fps": min(fps), "median_fps": statistics.median(fps),
             "window_fps": sluice_window_fps(report, started, w, n) or 0.0,

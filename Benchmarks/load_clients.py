@@ -62,7 +62,7 @@ def run_sluice(server, n, decode):
     with open(path) as f:
         report = json.load(f)
     os.unlink(path)
-    fps = [c["fps"] or 0.0 for c in report["clients"]]
+    fps = [c.get("fps") or 0.0 for c in report["clients"]]
     failed = sum(1 for c in report["clients"] if c["outcome"] not in ("left_as_planned", "stopped_early"))
     return {**w, "fps_min": min(fps), "fps_median": statistics.median(fps),
             "fps_window": sluice_window_fps(report, started, w, n), "clients_failed": failed}

@@ -73,7 +73,7 @@ def load_window(server, n, alone):
 
 
 def row(n, w, report, started, alone, all_counted):
-    fps = [c["fps"] or 0.0 for c in report["clients"]]
+    fps = [c.get("fps") or 0.0 for c in report["clients"]]  # a client that saw no frame has none
     return {"all_counted": all_counted, "clients_failed": sum(1 for c in report["clients"] if c["outcome"] not in ("left_as_planned", "stopped_early")),
             "min_fps": min(fps), "median_fps": statistics.median(fps), "window_fps": sluice_window_fps(report, started, w, n) or 0.0,
             "server_encoded_fps": w["server_encoded_fps"], "server_cores": w["server_cores"],

@@ -95,7 +95,7 @@ def crowd(server, n):
     with open(path) as f:
         report = json.load(f)
     os.unlink(path)
-    sent = [c["fps"] or 0.0 for c in report["clients"]]
+    sent = [c.get("fps") or 0.0 for c in report["clients"]]
     failed = sum(1 for c in report["clients"] if c["outcome"] not in ("left_as_planned", "stopped_early"))
     rates = w.pop("received_fps")
     return {"all_live": at is not None, "clients_failed": failed, "min_received_fps": min(rates),
