@@ -123,15 +123,20 @@ def rtsp_reader(kind, url):
     return ["ffmpeg", "-nostdin", "-loglevel", "error", "-rtsp_transport", "tcp", "-i", url, "-c", "copy", "-f", "null", "-"]
 
 
+def steady_cpu(pid, steady_from, seconds):
+    """The cores `pid` uses from `steady_from` to `seconds` from now (it started now)."""
+    time.sleep(steady_from)
+    cpu0, t0 = cpu_of(pid), time.monotonic()
+    time.sleep(seconds - steady_from)
+    return (cpu_of(pid) - cpu0) / (time.monotonic() - t0)
+
+
 def reader_cpu(argv, steady_from, seconds):
     """Runs `argv` for `seconds` and returns the cores it used from `steady_from` on; exits
     the benchmark, with its error, if it ends early."""
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        time.sleep(steady_from)
-        cpu0, t0 = cpu_of(proc.pid), time.monotonic()
-        time.sleep(seconds - steady_from)
-        cores = (cpu_of(proc.pid) - cpu0) / (time.monotonic() - t0)
+        cores = steady_cpu(proc.pid, steady_from, seconds)
         if proc.poll() is not None:
             sys.exit(f"{argv[0]} ended early ({proc.returncode}): {proc.stderr.read().decode(errors='replace')[-600:]}")
         return cores

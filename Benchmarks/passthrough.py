@@ -88,7 +88,7 @@ def main():
         stop(camera)
     result = {"machine": os.uname().release, "cores": os.cpu_count(), "runs": RUNS, "seconds_per_run": SECONDS,
               "steady_from": STEADY_FROM, "camera": f"1280x720 30 fps H.264 at {made_kbps:.0f} kbit/s (scrolling SMPTE bars, x264enc once, GOP 60), RTSP over TCP",
-              "recorded_at": time.strftime("%Y-%m-%d"), "rows": rows}
+              "camera_kbps": made_kbps, "recorded_at": time.strftime("%Y-%m-%d"), "rows": rows}
     with open(os.path.join(ROOT, "Benchmarks/results-passthrough.json"), "w") as f:
         json.dump(result, f, indent=2)
 

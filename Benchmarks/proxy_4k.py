@@ -26,10 +26,10 @@ viewer's steady frame rate.
 Run through Benchmarks/proxy-4k.sh (loopback-only namespace). Ports 18780-18783.
 Env: RUNS (3), SECONDS_PER_RUN (30), STEADY_FROM (8), FPS (30), UHD_KBPS (12000), HD_KBPS (1500), SLUICE.
 """
-import os, statistics, subprocess, sys, time
+import os, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load_common import ROOT, SLUICE, cpu_of, reader_cpu, rtsp_reader, start_server, steady_fps, stop, write_result
+from load_common import ROOT, SLUICE, reader_cpu, rtsp_reader, start_server, steady_cpu, steady_fps, stop, write_result
 
 RUNS = int(os.environ.get("RUNS", "3"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "30"))
@@ -47,21 +47,13 @@ def camera_url(size):
 
 
 
-def window(pid):
-    """The CPU (cores) `pid` uses from STEADY_FROM to SECONDS after it started."""
-    time.sleep(STEADY_FROM)
-    cpu0, t0 = cpu_of(pid), time.monotonic()
-    time.sleep(SECONDS - STEADY_FROM)
-    return (cpu_of(pid) - cpu0) / (time.monotonic() - t0)
-
-
 def sluice_run(size, viewers):
     server = start_server(SERVER_PORT, "Benchmarks/rtsp-passthrough-720p.yaml", env={"RTSP_URL": camera_url(size)})
     try:
         env = dict(os.environ, SLUICE_WHEP=f"http://127.0.0.1:{SERVER_PORT}/whep/camera")
         viewer = subprocess.Popen([SLUICE, "run", "Benchmarks/fanout-viewer.yaml", "--duration", str(SECONDS + 2)],
                                   cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) if viewers else None
-        cores = window(server.pid)
+        cores = steady_cpu(server.pid, STEADY_FROM, SECONDS)
         fps = None
         if viewer:
             out, err = viewer.communicate(timeout=SECONDS + 60)

@@ -160,7 +160,7 @@ def passthrough():
 
 def send_floor():
     f, d = load("results-send-floor.json"), load("results-passthrough.json")
-    kbps = float(re.search(r"at (\d+) kbit/s", d["camera"]).group(1))
+    kbps = d["camera_kbps"]
     alone = next(r for r in d["rows"] if r["viewers"] == 0)
     viewers = max(r["viewers"] for r in d["rows"])
     transcoded, intake = alone["transcoded"]["server_cpu_cores"], alone["floor"]["server_cpu_cores"]
