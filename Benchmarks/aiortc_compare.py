@@ -27,7 +27,7 @@ Modes:
 import asyncio, fractions, json, os, resource, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
+SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 FRAMES = 60
 # The replayed content: SMPTE bars scrolling 4 px per frame. Both encoders reach their
 # target bitrate on it (pattern=ball is so easy that they send ~150 kbit/s of 2500).

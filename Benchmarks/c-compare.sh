@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds Sluice (release) and Benchmarks/c-webrtcbin/webrtc-loopback (gcc + pkg-config), then
-# runs Benchmarks/c_compare.py in a loopback-only network namespace.
+# Builds Sluice (release) unless SLUICE names a binary (Benchmarks/sluice-binary.sh), and
+# Benchmarks/c-webrtcbin/webrtc-loopback (gcc + pkg-config), then runs Benchmarks/c_compare.py
+# in a loopback-only network namespace.
 #   RUNS=5 SECONDS_PER_RUN=20 Benchmarks/c-compare.sh        (CODECS=vp8,h264 PATTERN=smpte)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product sluice
+. Benchmarks/sluice-binary.sh
+sluice_binary
 gcc -O2 -Wall -o Benchmarks/c-webrtcbin/webrtc-loopback Benchmarks/c-webrtcbin/webrtc-loopback.c \
     $(pkg-config --cflags --libs gstreamer-1.0 gstreamer-video-1.0 gstreamer-webrtc-1.0 gstreamer-sdp-1.0 nice) -lm
 exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/c_compare.py'

@@ -12,7 +12,7 @@ measured with sender and receiver in two processes (`--processes 2`, PROCESSES2=
 import json, os, signal, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
+SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 CPROG = os.path.join(ROOT, "Benchmarks/c-webrtcbin/webrtc-loopback")
 RUNS = int(os.environ.get("RUNS", "5"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "20"))

@@ -33,8 +33,8 @@ one run each looks for what does fit: N = CAMERAS−10, CAMERAS−20, … at SIZ
 passes, and CAMERAS at SMALL_SIZE and SMALL_KBPS (a passed-through stream costs by its
 packets, so a smaller picture saves only through its lower bitrate).
 
-Run through Benchmarks/cameras.sh (loopback-only namespace; it does not build). Ports: 18760
-(the cameras), 18761 (the server).
+Run through Benchmarks/cameras.sh (loopback-only namespace; it builds Sluice unless SLUICE names
+a binary). Ports: 18760 (the cameras), 18761 (the server).
 Env: CAMERAS (50), REFERENCE (10; 0: none), SIZE (1280x720), FPS (30), GOP (60), KBPS (1500),
 RUNS (3), SECONDS_PER_RUN (30), STEADY_FROM (10), RAMP (10), INGEST_WINDOW (4), OTHER_LIMIT (0.3),
 ATTEMPTS (2: runs made again when others used more than OTHER_LIMIT), QUIET_WAIT (240: s to
@@ -45,7 +45,7 @@ SLUICE.
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import wait_http
+from bench_common import settings_given, wait_http
 from load_common import (ROOT, SLUICE, busiest, cpu_of, finish, loopback, machine_busy, sluice_window_fps, stop,
                          threads_of, udp_drops, wait_quiet)
 
@@ -374,10 +374,8 @@ def machine_info():
 
 
 def write(info, rows, search, target):
-    how = " ".join(f"{k}={os.environ[k]}" for k in ("CAMERAS", "REFERENCE", "SIZE", "FPS", "GOP", "KBPS", "RUNS", "SECONDS_PER_RUN",
-                                                     "STEADY_FROM", "RAMP", "QUIET_WAIT", "ATTEMPTS", "SEARCH", "SMALL_SIZE", "SMALL_KBPS",
-                                                     "SLUICE")
-                   if k in os.environ)
+    how = settings_given(("CAMERAS", "REFERENCE", "SIZE", "FPS", "GOP", "KBPS", "RUNS", "SECONDS_PER_RUN", "STEADY_FROM", "RAMP",
+                          "QUIET_WAIT", "ATTEMPTS", "SEARCH", "SMALL_SIZE", "SMALL_KBPS", "SLUICE"))
     passing = [r["n"] for r in rows + search if r["verdict"] == "PASS" and r["size"] == SIZE]
     result = {**info, "how": f"{how} Benchmarks/cameras.sh".strip(), "recorded_at": time.strftime("%Y-%m-%d %H:%M"),
               "runs": RUNS, "seconds_per_run": SECONDS, "steady_from": STEADY_FROM, "ramp_per_s": RAMP, "at_rate_fps": AT_RATE * FPS,
@@ -402,7 +400,7 @@ def write(info, rows, search, target):
 
 def main():
     if not os.access(SLUICE, os.X_OK):
-        sys.exit(f"no sluice binary at {SLUICE} (set SLUICE; this script does not build)")
+        sys.exit(f"no sluice binary at {SLUICE} (Benchmarks/cameras.sh builds it, or set SLUICE)")
     info = machine_info()
     ns = sorted({n for n in (REFERENCE, CAMERAS) if n > 0})
     runs = {n: [] for n in ns}

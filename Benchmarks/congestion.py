@@ -17,7 +17,8 @@ import json, os, statistics, subprocess, sys, tempfile
 
 RUNS = int(os.environ.get("RUNS", "5"))
 DURATION = float(os.environ.get("DURATION", "20"))
-SLUICE = os.environ.get("SLUICE", ".build/release/sluice")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 FIXED = ["--set", "send.video.encode.bitrate=2500"]
 CASES = {
     "narrow": ["--netem", "rate 1mbit"],

@@ -17,7 +17,7 @@ Env: RUNS (3), SECONDS_PER_RUN (10), MAX_N (40).
 import json, os, statistics, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
+SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 RUNS = int(os.environ.get("RUNS", "3"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "10"))
 MAX_N = int(os.environ.get("MAX_N", "48"))

@@ -27,18 +27,18 @@ recorded by more than its noise band makes the guard say so and exit 1.
 Recording (GUARD_RECORD=3): runs the full guard that many times and writes each figure's
 median and its noise band to Benchmarks/results-guard.json. The band is measured, not
 guessed: twice the largest relative distance of a run from the median, at least 10%.
-Env: SLUICE (binary; default .build/release/sluice), GUARD_SECONDS (8).
+Env: SLUICE (binary; default .build/release/sluice; the full guard wants sluice-filter-bench
+beside it), GUARD_SECONDS (8).
 """
 import json, os, statistics, subprocess, sys, tempfile, time, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import c_compare as cc  # noqa: E402
-from bench_common import wait_http  # noqa: E402
+from bench_common import SLUICE, wait_http  # noqa: E402
 import fanout  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
-SLUICE = os.path.abspath(os.environ.get("SLUICE", os.path.join(ROOT, ".build/release/sluice")))
 MODE = os.environ.get("GUARD", "full")
 SECONDS = float(os.environ.get("GUARD_SECONDS", "8"))
 RECORDED = os.path.join(HERE, "results-guard.json")
@@ -161,6 +161,8 @@ def congestion():
 def filters_vs_c():
     fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
     bench = os.path.join(os.path.dirname(SLUICE), "sluice-filter-bench")
+    if not os.access(bench, os.X_OK):
+        sys.exit(f"no {bench}: Benchmarks/guard.sh builds it (or says how), or unset SLUICE")
     subprocess.run([bench, "--runs", "3", "--frames", "100", "--sizes", "720p", "--json", path], cwd=ROOT,
                    check=True, capture_output=True)
     with open(path) as f:

@@ -7,16 +7,17 @@
 #   GUARD=fast Benchmarks/guard.sh      what CI runs: latency and CPU vs C, a 2× band (< 2 min)
 #   GUARD_RECORD=3 Benchmarks/guard.sh  measure 3 times and record medians and noise bands
 #   SLUICE=/path/to/sluice ...          guard another build (e.g. an older commit's)
+# Builds Sluice in release, quietly (and sluice-filter-bench for the full guard), unless SLUICE
+# names a binary: then the full guard looks for sluice-filter-bench beside it and builds it
+# only when that folder is .build/release or .build/debug (Benchmarks/sluice-binary.sh).
+# A failed build, or a missing binary, exits 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build() {  # quiet unless it fails
-  local log; log=$(mktemp)
-  swift build -c release --product "$1" >"$log" 2>&1 || { grep -E "error" "$log" >&2 || tail -20 "$log" >&2; rm -f "$log"; exit 2; }
-  rm -f "$log"
-}
-if [ -z "${SLUICE:-}" ]; then
-  build sluice
-  [ "${GUARD:-full}" = fast ] || build sluice-filter-bench
+. Benchmarks/sluice-binary.sh
+if [ "${GUARD:-full}" = fast ]; then
+  sluice_binary --quiet
+else
+  sluice_binary --quiet sluice-filter-bench
 fi
 gcc -O2 -Wall -o Benchmarks/c-webrtcbin/webrtc-loopback Benchmarks/c-webrtcbin/webrtc-loopback.c \
     $(pkg-config --cflags --libs gstreamer-1.0 gstreamer-video-1.0 gstreamer-webrtc-1.0 gstreamer-sdp-1.0 nice) -lm

@@ -129,7 +129,7 @@ def main():
     p.add_argument("rates", nargs="+")
     p.add_argument("--pipeline", default=os.path.join(ROOT, "Benchmarks/ladder-720p.yaml"))
     p.add_argument("--seconds", type=float, default=25)
-    p.add_argument("--sluice", default=os.path.join(ROOT, ".build/release/sluice"))
+    p.add_argument("--sluice", default=os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice")))
     p.add_argument("--camera", help="arguments of Tests/Interop/rtsp/server.py, run in S on port 18629")
     a = p.parse_args()
     spec = open(a.pipeline).read()

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds Sluice (release) and runs Benchmarks/ladder.py RUNS times: a ladder of three
-# renditions (Benchmarks/ladder-720p.yaml) served to 10 viewers behind different links, and
-# in the same run the reference: one adaptive encoder shared by the same viewers
-# (Benchmarks/ladder-shared-720p.yaml). Root: it makes network namespaces.
+# Builds Sluice (release) unless SLUICE names a binary (Benchmarks/sluice-binary.sh) and runs
+# Benchmarks/ladder.py RUNS times: a ladder of three renditions (Benchmarks/ladder-720p.yaml)
+# served to 10 viewers behind different links, and in the same run the reference: one adaptive
+# encoder shared by the same viewers (Benchmarks/ladder-shared-720p.yaml). Root: it makes
+# network namespaces.
 #   RUNS=5 SECONDS_PER_RUN=25 Benchmarks/ladder.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product sluice
+. Benchmarks/sluice-binary.sh
+sluice_binary
 RATES="${RATES:-4mbit 3.5mbit 3mbit 1.6mbit 1.3mbit 1.2mbit 800kbit 600kbit 450kbit 400kbit}"
 for i in $(seq 1 "${RUNS:-5}"); do
   for p in Benchmarks/ladder-720p.yaml Benchmarks/ladder-shared-720p.yaml; do

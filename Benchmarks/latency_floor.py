@@ -14,7 +14,7 @@ Env: RUNS (5), SECONDS_PER_RUN (20), WARMUP (2).
 import json, os, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
+SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 RUNS = int(os.environ.get("RUNS", "5"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "20"))
 WARMUP = float(os.environ.get("WARMUP", "2"))

@@ -32,6 +32,7 @@ Env: RUNS (3), WARMUP (8), WINDOW (8), RAMP (20), OTHER_LIMIT (0.3), ONLY (part 
 import json, os, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import settings_given
 from load_common import (ROOT, SLUICE, finish, sluice_window_fps, start_server, stop, streams,
                          quiet_attempts, wait_viewers, window)
 
@@ -167,7 +168,7 @@ def main():
 
 
 def write(results):
-    how = " ".join(f"{k}={os.environ[k]}" for k in ("RUNS", "WARMUP", "WINDOW", "ONLY", "SLUICE") if k in os.environ)
+    how = settings_given(("RUNS", "WARMUP", "WINDOW", "ONLY", "SLUICE"))
     result = {"machine": os.uname().release, "cores": os.cpu_count(), "how": f"{how} Benchmarks/load-clients.sh".strip(),
               "recorded_at": time.strftime("%Y-%m-%d"), "runs": RUNS, "warmup_s": WARMUP, "window_s": WINDOW,
               "stream": "sluice serve Pipelines/serve-av.yaml CODEC=h264: 640x360 30 fps H.264 1000 kbit/s + Opus 48 kbit/s",

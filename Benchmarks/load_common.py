@@ -8,10 +8,10 @@ result says when something else was using the cores).
 """
 import json, os, re, statistics, subprocess, sys, time, urllib.request
 
-from bench_common import wait_http
+from bench_common import settings_given, wait_http
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.abspath(os.path.join(ROOT, os.environ.get("SLUICE", ".build/release/sluice")))
+SLUICE = os.path.abspath(os.path.join(ROOT, os.environ.get("SLUICE") or ".build/release/sluice"))
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -239,7 +239,7 @@ def step_up(steps, runs, other_limit, one_run, make_row, describe, save):
 def write_result(name, script, settings, fields, rows):
     """Benchmarks/results-NAME.json: the machine, how it was run (`script` with the `settings`
     given in the environment), the date, `fields` and the rows."""
-    how = " ".join(f"{k}={os.environ[k]}" for k in settings if k in os.environ)
+    how = settings_given(settings)
     result = {"machine": os.uname().release, "cores": os.cpu_count(), "how": f"{how} {script}".strip(),
               "recorded_at": time.strftime("%Y-%m-%d"), **fields, "rows": rows}
     with open(os.path.join(ROOT, f"Benchmarks/results-{name}.json"), "w") as f:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds Sluice (release) and runs Benchmarks/passthrough_latency.py in a loopback-only network namespace.
+# Builds Sluice (release) unless SLUICE names a binary (Benchmarks/sluice-binary.sh) and runs
+# Benchmarks/passthrough_latency.py in a loopback-only network namespace.
 #   RUNS=5 SECONDS_PER_RUN=10 Benchmarks/passthrough-latency.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product sluice
+. Benchmarks/sluice-binary.sh
+sluice_binary
 exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/passthrough_latency.py'

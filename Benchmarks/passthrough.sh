@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds Sluice (release) and runs Benchmarks/passthrough.py in a loopback-only network namespace.
+# Builds Sluice (release) unless SLUICE names a binary (Benchmarks/sluice-binary.sh) and runs
+# Benchmarks/passthrough.py in a loopback-only network namespace.
 #   RUNS=3 SECONDS_PER_RUN=20 STEADY_FROM=10 VIEWERS=10 Benchmarks/passthrough.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product sluice
+. Benchmarks/sluice-binary.sh
+sluice_binary
 exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/passthrough.py'

@@ -13,7 +13,7 @@ network namespace. Prints a Markdown table of medians and writes JSON next to th
 import json, os, signal, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
+SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 RUNS = int(os.environ.get("RUNS", "5"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "20"))
 

@@ -5,7 +5,7 @@ cores miss their timeout)."""
 import os, subprocess, sys, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLUICE = os.path.join(ROOT, ".build/release/sluice")
+SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 
 
 def get(base, path, timeout=5):

@@ -7,18 +7,20 @@ API's event stream (`--control`). The first WARMUP seconds after a peer's first 
 left out. Alternating runs of each binary given (before and after a change, say).
 
 Run through Benchmarks/two-way.sh. Env: RUNS (2), SECONDS_PER_RUN (12), WARMUP (2),
-BINARIES (".build/release/sluice"; space-separated LABEL=PATH or PATH, labelled by its path).
+BINARIES (space-separated LABEL=PATH or PATH, labelled by its path; default: the one binary SLUICE,
+else .build/release/sluice).
 """
 import json, os, statistics, subprocess, sys, threading, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import wait_http  # noqa: E402
+from bench_common import SLUICE, wait_http  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = int(os.environ.get("RUNS", "2"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "12"))
 WARMUP = float(os.environ.get("WARMUP", "2"))
-BINARIES = dict(b.split("=", 1) if "=" in b else (b, b) for b in os.environ.get("BINARIES", ".build/release/sluice").split())
+DEFAULT_BINARY = os.path.relpath(SLUICE, ROOT) if SLUICE.startswith(ROOT + os.sep) else SLUICE
+BINARIES = dict(b.split("=", 1) if "=" in b else (b, b) for b in (os.environ.get("BINARIES") or DEFAULT_BINARY).split())
 SERVER_PORT = 18720
 
 

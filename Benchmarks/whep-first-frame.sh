@@ -6,15 +6,23 @@
 # (default 7), medians printed with min and max. The reference, in the same run: the same
 # client against its own stack's WHEP server (aiortc_peer.py whep-serve encoding the same
 # size; pionpeer whep-serve sending a VP8 file, keyframe first). Needs Scripts/install.sh.
+# Builds Sluice (debug, every product) unless SLUICE names a binary, which is then used and
+# nothing is built (Benchmarks/sluice-binary.sh); the Pion peer is built either way.
 #   Benchmarks/whep-first-frame.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-7}
-swift build -c debug >/dev/null
+if [ -n "${SLUICE:-}" ]; then
+  . Benchmarks/sluice-binary.sh
+  sluice_binary
+else
+  swift build -c debug >/dev/null
+  export SLUICE="$PWD/.build/debug/sluice"
+fi
 Tests/Interop/pion/build.sh .build/interop/pionpeer >/dev/null
 unshare -n sh -c "ip link set lo up; exec bash -s" <<EOS
 set -u
-.build/debug/sluice serve --port 18700 --pipeline Pipelines/serve-av.yaml >/dev/null 2>&1 &
+"\$SLUICE" serve --port 18700 --pipeline Pipelines/serve-av.yaml >/dev/null 2>&1 &
 S=\$!
 for i in \$(seq 100); do curl -s -m 1 http://127.0.0.1:18700/status.json >/dev/null && break; sleep 0.1; done
 T=\$(mktemp -d)
