@@ -9,7 +9,11 @@ recorded by more than its noise band makes the guard say so and exit 1.
   full   (default, under 6 minutes on 2 cores)
     latency vs C     sluice measure Benchmarks/c-loopback.yaml against the plain C webrtcbin
                      program, VP8 and H.264, 720p30 2500 kbit/s smpte, alternating pairs:
-                     p50 and p95 Sluice ÷ C, CPU Sluice ÷ C (median of pairs)
+                     p50 and p95 Sluice ÷ C, CPU Sluice ÷ C (median of pairs: the whole process,
+                     and a steady window from 2 s after the first frame, both sides counted
+                     the same way, c_compare.CPUSamples); from the same
+                     runs, the first frame after GStreamer's one-time DTLS key, ÷ the C
+                     program's (WARM_KEY=1: it makes the key first and says when)
     first frame      cold: `sluice run Pipelines/loopback.yaml` PLAYING → first decoded frame,
                      ÷ the C program's own in the same run; warm: a Pion viewer's WHEP POST →
                      first frame from `sluice serve`, ÷ the same viewer against Pion's own
@@ -54,7 +58,7 @@ def latency_vs_c(pairs):
     """Sluice's p50, p95 and CPU as ratios of the C program's, per codec; and the cold
     first frames of the C runs (the reference of the cold start)."""
     cc.SLUICE, cc.SECONDS = SLUICE, SECONDS
-    figures, c_ttff = {}, []
+    figures, c_ttff, from_key = {}, [], {"sluice": [], "c": []}
     for name, codec, file, threads in [c for c in cc.ALL_CONFIGS if c[0] in ("vp8", "h264")]:
         s_rows, c_rows = [], []
         for i in range(pairs):
@@ -64,13 +68,23 @@ def latency_vs_c(pairs):
                 else:
                     c_rows.append(cc.cprog(codec, threads))
         c_ttff += [r["ttff_ms"] for r in c_rows]
+        for who, rows in (("sluice", s_rows), ("c", c_rows)):
+            from_key[who] += [r["from_key_ms"] for r in rows if r.get("from_key_ms") is not None]
         med = lambda rows, k: statistics.median(r[k] for r in rows)
         figures[f"{name} latency p50 ÷ C"] = med(s_rows, "p50_ms") / med(c_rows, "p50_ms")
         figures[f"{name} latency p95 ÷ C"] = med(s_rows, "p95_ms") / med(c_rows, "p95_ms")
         figures[f"{name} CPU ÷ C"] = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
+        steady = [s["steady_cpu_s_per_min"] / c["steady_cpu_s_per_min"] for s, c in zip(s_rows, c_rows)
+                  if s.get("steady_cpu_s_per_min") and c.get("steady_cpu_s_per_min")]
+        if steady:
+            figures[f"{name} CPU steady ÷ C"] = statistics.median(steady)
         log(f"{name}: Sluice p50 {med(s_rows, 'p50_ms'):.1f} p95 {med(s_rows, 'p95_ms'):.1f} ms, "
             f"C p50 {med(c_rows, 'p50_ms'):.1f} p95 {med(c_rows, 'p95_ms'):.1f} ms, "
             f"CPU {med(s_rows, 'cpu_s_per_min'):.2f} / {med(c_rows, 'cpu_s_per_min'):.2f} s/min")
+    if from_key["sluice"] and from_key["c"]:
+        s_key, c_key = statistics.median(from_key["sluice"]), statistics.median(from_key["c"])
+        log(f"first frame after the DTLS key: Sluice {s_key:.0f} ms, C {c_key:.0f} ms (medians over both codecs)")
+        figures["first frame after the DTLS key ÷ C"] = s_key / c_key
     return figures, statistics.median(c_ttff)
 
 

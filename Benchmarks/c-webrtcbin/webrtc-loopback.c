@@ -22,7 +22,13 @@
  *
  * Usage: webrtc-loopback CODEC(vp8|h264) WIDTH HEIGHT FPS KBPS SECONDS [PATTERN [VP8_THREADS]]
  * (VP8_THREADS defaults to 1, the realtime preset's value on 2-core machines.)
- * Prints one JSON line: frames, duration_s, time_to_first_frame_ms, cpu_seconds.
+ * Prints one JSON line: frames, duration_s, time_to_first_frame_ms, cpu_seconds, playing_ms
+ * (when the pipeline reached PLAYING), key_ms, and steady_frames over steady_s: the frames
+ * decoded from 2 s after the first one to the end (the delivered rate without the start).
+ * With WARM_KEY=1 in the environment, GStreamer's one-time DTLS key is made first (a
+ * dtlssrtpdec, as Sluice's DTLSWarmUp does) and key_ms says when it was ready: the first frame
+ * minus the later of key_ms and playing_ms is this graph's start-up without the key, the
+ * reference for Sluice's `from the DTLS key` figure (Benchmarks/startup.py, guard.py).
  * No framestamps: latency is not measured here.
  */
 #include <gst/gst.h>
@@ -243,9 +249,20 @@ static double percentile(const double *v, guint n, double p) {
   return v[rank - 1];
 }
 
+/* The steady window: frames decoded from STEADY_AFTER seconds after the first one (the burst
+ * of frames held while the connection came up is over by then) to the end. */
+#define STEADY_AFTER_US (2 * G_USEC_PER_SEC)
+static gint64 steady_from_us = 0;
+static gint steady_from_frames = 0;
+
 static GstPadProbeReturn count_frame(GstPad *pad, GstPadProbeInfo *info, gpointer u) {
   (void)pad; (void)info; (void)u;
-  if (g_atomic_int_add(&frames, 1) == 0) first_frame_us = g_get_monotonic_time();
+  gint n = g_atomic_int_add(&frames, 1);
+  if (n == 0) first_frame_us = g_get_monotonic_time();
+  else if (!steady_from_us && g_get_monotonic_time() - first_frame_us >= STEADY_AFTER_US) {
+    steady_from_frames = n;
+    steady_from_us = g_get_monotonic_time();
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -353,6 +370,13 @@ int main(int argc, char **argv) {
   if (!h264 && strcmp(codec, "vp8") != 0) fail("codec is vp8 or h264");
   g_mutex_init(&lock);
   start_us = g_get_monotonic_time();
+  double key_ms = -1;
+  const char *warm = g_getenv("WARM_KEY");
+  if (warm && strcmp(warm, "1") == 0) {
+    GstElement *dec = make("dtlssrtpdec", NULL); /* makes GStreamer's one-time RSA key */
+    gst_object_unref(gst_object_ref_sink(dec));
+    key_ms = (g_get_monotonic_time() - start_us) / 1e3;
+  }
 
   pipeline = gst_pipeline_new("loopback");
   sendbin = make_webrtcbin("send");
@@ -428,6 +452,7 @@ int main(int argc, char **argv) {
   gst_object_unref(bus);
   loop = g_main_loop_new(NULL, FALSE);
   if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) fail("cannot play");
+  double playing_ms = (g_get_monotonic_time() - start_us) / 1e3;
   GstPromise *p = gst_promise_new_with_change_func(on_offer, NULL, NULL);
   g_signal_emit_by_name(sendbin, "create-offer", NULL, p);
 
@@ -435,6 +460,8 @@ int main(int argc, char **argv) {
   g_main_loop_run(loop);
   double duration = now_s();
   gint n = g_atomic_int_get(&frames);
+  double steady_s = steady_from_us ? (g_get_monotonic_time() - steady_from_us) / 1e6 : 0;
+  gint steady_frames = steady_from_us ? n - steady_from_frames : 0;
   gst_element_set_state(pipeline, GST_STATE_NULL);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -444,9 +471,11 @@ int main(int argc, char **argv) {
   guint ln = latencies_ms->len;
   printf("{\"frames\": %d, \"duration_s\": %.3f, \"time_to_first_frame_ms\": %.1f, \"cpu_seconds\": %.3f, "
          "\"latency_samples\": %u, \"latency_p50_ms\": %.3f, \"latency_p95_ms\": %.3f, \"latency_p99_ms\": %.3f, "
-         "\"stamps_unreadable\": %d}\n", n,
+         "\"stamps_unreadable\": %d, \"playing_ms\": %.1f, \"key_ms\": %.1f, \"steady_frames\": %d, "
+         "\"steady_s\": %.3f}\n", n,
          duration, first_frame_us ? (first_frame_us - start_us) / 1e3 : -1.0, cpu,
-         ln, percentile(lv, ln, 50), percentile(lv, ln, 95), percentile(lv, ln, 99), g_atomic_int_get(&stamps_unreadable));
+         ln, percentile(lv, ln, 50), percentile(lv, ln, 95), percentile(lv, ln, 99), g_atomic_int_get(&stamps_unreadable),
+         playing_ms, key_ms, steady_frames, steady_s);
   gst_object_unref(pipeline);
   return 0;
 }

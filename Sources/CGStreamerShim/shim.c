@@ -35,3 +35,4 @@ GstClockTime sluice_buffer_duration(GstBuffer *buffer) { return GST_BUFFER_DURAT
 GstBuffer *sluice_pad_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
 GstEvent *sluice_pad_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
 GRecMutex *sluice_element_state_lock(GstElement *element) { return GST_STATE_GET_LOCK(element); }
+GRecMutex *sluice_pad_stream_lock(GstPad *pad) { return GST_PAD_GET_STREAM_LOCK(pad); }

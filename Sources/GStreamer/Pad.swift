@@ -124,6 +124,18 @@ public final class Pad: Object, @unchecked Sendable {
     @discardableResult
     public func chain(_ buffer: Buffer) -> FlowReturn { FlowReturn(raw: gst_pad_chain(pad, buffer.takeForTransfer()).rawValue) }
 
+    /// Runs `body` holding the pad's stream lock (`GST_PAD_STREAM_LOCK`, recursive): the lock a
+    /// sink pad's chain holds while its probes and its element's chain function run. Data
+    /// pushed into this pad from any other thread waits until `body` returns, so `body` can
+    /// `chain` several buffers in a row that nothing else interleaves with. Keep it short:
+    /// the streaming thread that feeds the pad waits.
+    public func withStreamLock<T>(_ body: () throws -> T) rethrows -> T {
+        let lock = sluice_pad_stream_lock(pad)
+        g_rec_mutex_lock(lock)
+        defer { g_rec_mutex_unlock(lock) }
+        return try body()
+    }
+
     /// The running-time offset applied to data passing this pad, in nanoseconds.
     public var offset: Int64 {
         get { Int64(gst_pad_get_offset(pad)) }

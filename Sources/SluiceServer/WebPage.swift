@@ -55,7 +55,7 @@ enum WebPage {
             <tr><td>ICE path</td><td data-stat="path">-</td></tr>
             <tr><td>frames decoded</td><td data-stat="framesDecoded">-</td></tr>
             <tr><td>packets lost</td><td data-stat="packetsLost">-</td></tr>
-            <tr><td>first frame after (ms)</td><td data-stat="firstFrameMs">-</td></tr>
+            <tr><td>first frame after the POST (ms)</td><td data-stat="firstFrameMs">-</td></tr>
           </table>
         </section>
 
@@ -198,7 +198,7 @@ enum WebPage {
           // --- Offer/answer over WHIP or WHEP -----------------------------------------------------
           // Sends a complete offer (every candidate inside, so no trickle PATCH is needed) and
           // applies the answer. Returns the session URL from Location.
-          async function negotiate(pc, url) {
+          async function negotiate(pc, url, onPost) {
             await pc.setLocalDescription(await pc.createOffer());
             if (pc.iceGatheringState !== "complete") {
               await new Promise((resolve) => {
@@ -207,6 +207,7 @@ enum WebPage {
                 setTimeout(resolve, 5000); // never hang: send what was gathered by then
               });
             }
+            if (onPost) onPost(performance.now());
             const r = await fetch(url, {
               method: "POST",
               headers: headers({ "Content-Type": "application/sdp" }),
@@ -280,7 +281,6 @@ enum WebPage {
             const now = performance.now();
             out.bitrate = s.lastBytes === undefined ? 0 : Math.round((bytes - s.lastBytes) * 8 / (now - s.lastTime)); // bits/ms = kbit/s
             s.lastBytes = bytes; s.lastTime = now;
-            if (kind === "play" && out.framesDecoded > 0 && s.firstFrameMs === undefined) s.firstFrameMs = Math.round(now - s.started);
             out.firstFrameMs = s.firstFrameMs;
             out.iceState = s.pc.iceConnectionState;
             out.seconds = Math.round((now - s.started) / 100) / 10;
@@ -301,6 +301,23 @@ enum WebPage {
             return s;
           }
 
+          // The first frame after the WHEP POST, to the millisecond: the moment the player has
+          // a decoded frame to show (requestVideoFrameCallback), or the first of getStats polls
+          // every 5 ms that counts a decoded frame, whichever comes first.
+          function watchFirstFrame(s, video) {
+            const seen = (t) => {
+              if (s.firstFrameMs === undefined && s.posted !== undefined) s.firstFrameMs = Math.round(t - s.posted);
+            };
+            if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(() => seen(performance.now()));
+            const poll = setInterval(async () => {
+              if (sessions.play !== s || s.firstFrameMs !== undefined) { clearInterval(poll); return; }
+              const report = await s.pc.getStats();
+              report.forEach((r) => {
+                if (r.type === "inbound-rtp" && r.kind === "video" && r.framesDecoded > 0) seen(performance.now());
+              });
+            }, 5);
+          }
+
           // --- WHEP: play a stream ----------------------------------------------------------------
           async function play(name, url) {
             showError("");
@@ -316,8 +333,9 @@ enum WebPage {
             pc.addTransceiver("video", { direction: "recvonly" });
             pc.addTransceiver("audio", { direction: "recvonly" });
             $("play-stop").disabled = false;
+            watchFirstFrame(s, video);
             try {
-              s.location = await negotiate(pc, url || "/whep/" + encodeURIComponent(name));
+              s.location = await negotiate(pc, url || "/whep/" + encodeURIComponent(name), (t) => { s.posted = t; });
             } catch (e) {
               showError(String(e.message || e));
               await stop("play");

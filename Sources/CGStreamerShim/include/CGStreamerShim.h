@@ -47,4 +47,6 @@ GstEvent *sluice_pad_probe_info_event(GstPadProbeInfo *info);
 
 /* GST_STATE_GET_LOCK: the recursive mutex gst_element_set_state holds for a whole change. */
 GRecMutex *sluice_element_state_lock(GstElement *element);
+/* GST_PAD_GET_STREAM_LOCK: the recursive mutex a sink pad's chain (and a src pad's task) holds. */
+GRecMutex *sluice_pad_stream_lock(GstPad *pad);
 #endif

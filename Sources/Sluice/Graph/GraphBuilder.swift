@@ -101,12 +101,20 @@ final class GraphBuilder: Sendable {
     /// Keyframe requests that reached the video encoder, and those folded into later ones.
     var keyframeRequestCounts: (passed: Int, coalesced: Int)? { state.withLock { $0.keyframeRequests }?.counts }
 
+    /// Readies the send branches' video start gates as the connection comes up (`StartGate.ready`)
+    /// and asks their encoders for the keyframe the peer will start from: it is made while ICE
+    /// and DTLS finish, and sent the moment they have.
+    func readyStartGates() {
+        for (media, g) in state.withLock({ $0.startGates }) where media == .video && g.gate.ready() {
+            g.pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
+        }
+    }
+
     /// Opens the send branches' start gates: the connection carries media from now on.
     func openStartGates() {
-        for (media, g) in state.withLock({ $0.startGates }) {
-            g.gate.open()
+        for (_, g) in state.withLock({ $0.startGates }) where g.gate.open(at: g.pad) == .needsKeyframe {
             // Upstream, to the encoder: a keyframe now, rather than at the next scheduled one.
-            if media == .video { g.pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+            g.pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
         }
     }
 

@@ -54,7 +54,9 @@ public final class StageTimer: Sendable {
         /// When the first stamp was read (monotonic ns): the warm-up counts from here.
         var firstFrameAt: UInt64?
     }
-    private let stages = Mutex<[String: Stage]>([:])
+    /// One per stage, in `order`. Mutated in place: copying a stage out and back (its
+    /// open frames and every sample so far) on each packet cost more than the timing itself.
+    private let stages = Mutex<[Stage]>(Array(repeating: Stage(), count: StageTimer.order.count))
     private let links = Mutex<Links>(Links())
     /// Elements already probed (by pointer), so a second search adds nothing.
     private let probed = Mutex<Set<UInt>>([])
@@ -73,21 +75,26 @@ public final class StageTimer: Sendable {
     /// Bounds what a stage may hold open: frames that never leave (drops) are forgotten.
     static let openLimit = 4096
 
+    /// Where `stage` (one of `order`) is kept.
+    private static func slot(_ stage: String) -> Int {
+        guard let i = order.firstIndex(of: stage) else { preconditionFailure("unknown stage \(stage)") }
+        return i
+    }
+
     func enter(_ stage: String, key: UInt64, at t: UInt64 = now()) {
+        let i = Self.slot(stage)
         stages.withLock { s in
-            var st = s[stage] ?? Stage()
-            if st.open.count > Self.openLimit { st.open.removeAll() }
-            st.open[key] = t
-            s[stage] = st
+            if s[i].open.count > Self.openLimit { s[i].open.removeAll() }
+            s[i].open[key] = t
         }
     }
 
     @discardableResult
     func leave(_ stage: String, key: UInt64, at t: UInt64 = now()) -> Bool {
-        stages.withLock { s in
-            guard var st = s[stage], let start = st.open.removeValue(forKey: key) else { return false }
-            st.samples.append(Sample(at: t, ms: Double(t &- start) / 1e6))
-            s[stage] = st
+        let i = Self.slot(stage)
+        return stages.withLock { s in
+            guard let start = s[i].open.removeValue(forKey: key) else { return false }
+            s[i].samples.append(Sample(at: t, ms: Double(t &- start) / 1e6))
             return true
         }
     }
@@ -115,20 +122,20 @@ extension StageTimer {
         sink.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
             let t = Self.now()
             if let pts = info.buffer?.pts { self?.leave(Self.capture, key: Self.frameKey(pts), at: t) }
+            let i = Self.slot(Self.encode)
             self?.stages.withLock { s in
-                var st = s[Self.encode] ?? Stage()
-                if st.fifo.count > 256 { st.fifo.removeAll() } // bounded if frames never come out
-                st.fifo.append(t)
-                s[Self.encode] = st
+                if s[i].fifo.count > 256 { s[i].fifo.removeAll() } // bounded if frames never come out
+                s[i].fifo.append(t)
             }
             return .ok
         }
         src.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
             let t = Self.now()
+            let i = Self.slot(Self.encode)
             self?.stages.withLock { s in
-                guard var st = s[Self.encode], !st.fifo.isEmpty else { return }
-                st.samples.append(Sample(at: t, ms: Double(t &- st.fifo.removeFirst()) / 1e6))
-                s[Self.encode] = st
+                guard !s[i].fifo.isEmpty else { return }
+                let entered = s[i].fifo.removeFirst()
+                s[i].samples.append(Sample(at: t, ms: Double(t &- entered) / 1e6))
             }
             if let pts = info.buffer?.pts {
                 self?.links.withLock { l in
@@ -280,10 +287,10 @@ extension StageTimer {
     public func figures(warmup: Double = 0) -> [StageFigures] {
         let first = links.withLock { $0.firstFrameAt }
         return stages.withLock { s in
-            let start = first ?? s.values.compactMap { $0.samples.first?.at }.min() ?? 0
+            let start = first ?? s.compactMap { $0.samples.first?.at }.min() ?? 0
             let from = start &+ UInt64(max(0, warmup) * 1e9)
             return Self.order.compactMap { name in
-                let samples = (s[name]?.samples ?? []).filter { $0.at >= from }.map(\.ms).sorted()
+                let samples = s[Self.slot(name)].samples.filter { $0.at >= from }.map(\.ms).sorted()
                 guard !samples.isEmpty else { return nil }
                 return StageFigures(
                     stage: name, samples: samples.count, p50_ms: LatencyFigures.percentile(samples, 50),

@@ -25,7 +25,9 @@ final class LoopbackSession: RemoteSession {
     func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         do {
             offers.add(1, ordering: .relaxed)
+            var steps = NegotiationSteps()
             let offer = try await sender.createOffer()
+            steps.done("create-offer")
             let offered = SDPSummary(offer.sdp).media.filter { !$0.rejected }.count
             let branches = spec.sendBranches.count
             if offered < branches {
@@ -33,6 +35,7 @@ final class LoopbackSession: RemoteSession {
                     "the offer describes \(offered) of \(branches) send branches: webrtcbin could not read the encoded caps", at: spec.transport.location)
             }
             try await sender.setLocalDescription(offer)
+            steps.done("set-local offer")
             var restricted: [String: [String]] = [:]
             for b in spec.receiveBranches where !b.codecs.isEmpty {
                 restricted[b.media.rawValue] = b.codecs.map(\.encodingName)
@@ -41,9 +44,14 @@ final class LoopbackSession: RemoteSession {
                 throw RunError(refused + "; make send.<media>.encode.codec one the receiver accepts", at: spec.transport.location)
             }
             try await receiver.setRemoteDescription(offer)
+            steps.done("set-remote offer")
             let answer = try await receiver.createAnswer()
+            steps.done("create-answer")
             try await receiver.setLocalDescription(answer)
+            steps.done("set-local answer")
             try await sender.setRemoteDescription(answer)
+            steps.done("set-remote answer")
+            logger.debug("loopback negotiation: \(steps)")
             logger.debug("offer:\n\(offer.sdp)\nanswer:\n\(answer.sdp)")
 
             var accepts: [String: [String]] = [:]
@@ -69,4 +77,19 @@ final class LoopbackSession: RemoteSession {
     func tick() async throws(RunError) -> String? { nil }
     func end() async {}
     var report: RunSummary.Session? { nil }
+}
+
+/// How long each step of a negotiation took, for the debug log (where start-up time goes).
+struct NegotiationSteps: CustomStringConvertible {
+    private var last = ContinuousClock.now
+    private var taken: [(step: String, ms: Double)] = []
+
+    /// Notes that `step` ended now.
+    mutating func done(_ step: String) {
+        let now = ContinuousClock.now
+        taken.append((step, (now - last).seconds * 1000))
+        last = now
+    }
+
+    var description: String { taken.map { "\($0.step) \(String(format: "%.1f", $0.ms)) ms" }.joined(separator: ", ") }
 }

@@ -123,7 +123,10 @@ public final class PipelineRun: Sendable {
             let deadline = options.duration.map { clock.started + .milliseconds(Int($0 * 1000)) }
             if try await session.negotiate(stop: stop, deadline: deadline) {
                 builder.counters.mark(StartUpStep.negotiated)
+                // ICE and DTLS are under way: the first keyframe is made meanwhile.
+                builder.readyStartGates()
                 try await waitForICE(setup.connecting)
+                builder.counters.mark(StartUpStep.iceConnected)
             } else {
                 // Stopped before the other side turned up (a callee nobody called): send
                 // branches held for an offer would hold the drain, and then the state change

@@ -45,15 +45,24 @@ struct ViewerAssembly {
         try ladder?.attach(into: &teePads, onFailure: onFailure)
     }
 
-    /// When its connection is up, opens the gates, and asks the shared encoders for the
-    /// keyframe the viewer needs to start decoding (one asked for earlier would be dropped).
+    private static func askForKeyframe(through entrances: [Pad]) {
+        for entrance in entrances { entrance.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+    }
+
+    /// Readies the gates and asks the shared encoders for the keyframe the viewer starts
+    /// from, which the gates hold while its ICE and DTLS finish; when its connection is up,
+    /// opens the gates (sending what they hold), and asks again only if that keyframe is
+    /// missing or too old.
     func opener(for peer: WebRTCPeer, connectTimeout: Double, then connected: (@Sendable () -> Void)? = nil) -> Task<Void, Never> {
         let entrances = entrances, gates = gates
         return Task.detached {
+            // The keyframe this viewer starts from is made while its ICE and DTLS finish.
+            let readied = gates.map { $0.ready() }
+            if readied.contains(true) { Self.askForKeyframe(through: entrances) }
             _ = await peer.wait(timeout: connectTimeout) { $0.connection == "connected" }
             if Task.isCancelled { return }
-            for gate in gates { gate.open() }
-            for entrance in entrances { entrance.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+            let openings = gates.map { $0.open() }
+            if openings.contains(.needsKeyframe) { Self.askForKeyframe(through: entrances) }
             connected?()
         }
     }

@@ -122,6 +122,8 @@ public struct StartUpStep: Sendable, Codable, Equatable {
     public static let playing = "playing"
     /// Offer and answer are both set (loopback), or the remote side answered.
     public static let negotiated = "negotiated"
+    /// ICE connected (DTLS starts then).
+    public static let iceConnected = "ICE connected"
     /// ICE and DTLS are up: the connection can carry media.
     public static let connected = "connected"
     /// The first encoded keyframe passed the start gate into the payloader.

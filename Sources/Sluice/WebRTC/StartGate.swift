@@ -11,8 +11,15 @@ import Synchronization
 /// the branch drops buffers instead until it is opened (events pass: caps and segments still
 /// flow), optionally until the first keyframe after opening (or from a cached group of
 /// pictures that leads up to the first frame after opening), then takes itself away.
+///
+/// A gate can also be *readied* shortly before its connection comes up (`ready()`: the
+/// offer and answer are set, ICE and DTLS are under way) while whoever readies it asks the
+/// encoder for a keyframe. From then on it keeps the newest keyframe and the frames after it
+/// (`StartHold`) instead of dropping them, and `open()` sends them at once: the keyframe is
+/// made while ICE and DTLS finish, instead of after them (the next capture and its encoding,
+/// 20–40 ms at 30 fps).
 final class StartGate: Sendable {
-    private enum State: UInt8 { case closed, waitingForKeyframe, replaying, open }
+    private enum State: UInt8 { case closed, holding, waitingForKeyframe, replaying, open }
     private let state = Atomic<UInt8>(State.closed.rawValue)
     private let waitsForKeyframe: Bool
     private let dropped = Atomic<Int>(0)
@@ -20,6 +27,8 @@ final class StartGate: Sendable {
     private let replayTarget: Pad?
     private let asksForKeyframe: Bool
     private let asked = Atomic<Bool>(false)
+    private let hold = Mutex(StartHold())
+    private let onFirstPass: (@Sendable () -> Void)?
 
     /// Closes `pad` for buffers until `open()`. With `waitForKeyframe` (encoded video), it
     /// then also drops delta frames until a keyframe passes, unless `cache` (a passthrough
@@ -27,7 +36,8 @@ final class StartGate: Sendable {
     /// that group is sent first, so the peer starts at once. The group goes into `replayInto`
     /// (default `pad`): past a leaky queue after the gate, which would drop its start; that
     /// queue is empty then (the gate was closed) and the frame being held enters it after.
-    /// `onFirstPass` runs (on the streaming thread) when the first buffer goes through.
+    /// `onFirstPass` runs (on the streaming thread, or on the thread that opens the gate when
+    /// it sends held frames) when the first buffer goes through.
     ///
     /// With `askForKeyframe` and a cache, the gate asks upstream for a keyframe (Sluice's own
     /// request, `KeyframeRequestLimiter.ownOrigin`) once the cache cannot start the peer (it holds
@@ -41,28 +51,44 @@ final class StartGate: Sendable {
         self.cache = cache
         self.replayTarget = replayInto
         self.asksForKeyframe = askForKeyframe && waitForKeyframe && cache != nil
-        pad.addProbe(.buffer) { [self] (info: borrowing Pad.ProbeInfo) in
-            switch State(rawValue: state.load(ordering: .acquiring)) ?? .open {
-            case .closed:
-                dropped.add(1, ordering: .relaxed)
-                return .drop
-            case .waitingForKeyframe:
-                if info.buffer?.isDeltaUnit ?? false {
-                    guard replay(before: info.bufferIdentity, from: info.padReference, into: replayTarget ?? info.padReference) else {
-                        dropped.add(1, ordering: .relaxed)
-                        askOnce(through: info.padReference)
-                        return .drop
-                    }
+        self.onFirstPass = onFirstPass
+        pad.addProbe(.buffer) { [self] (info: borrowing Pad.ProbeInfo) in decide(info) }
+    }
+
+    private func decide(_ info: borrowing Pad.ProbeInfo) -> Pad.ProbeReturn {
+        switch State(rawValue: state.load(ordering: .acquiring)) ?? .open {
+        case .closed:
+            dropped.add(1, ordering: .relaxed)
+            return .drop
+        case .holding:
+            if let buffer = info.buffer, keep(buffer) { return .drop }
+            // Opened meanwhile (the gate sits before a queue, `open()` replays past it).
+            return decide(info)
+        case .waitingForKeyframe:
+            if info.buffer?.isDeltaUnit ?? false {
+                guard replay(before: info.bufferIdentity, from: info.padReference, into: replayTarget ?? info.padReference) else {
+                    dropped.add(1, ordering: .relaxed)
+                    askOnce(through: info.padReference)
+                    return .drop
                 }
-                state.store(State.open.rawValue, ordering: .releasing)
-                onFirstPass?()
-                return .remove
-            case .replaying:
-                return .ok // a cached frame, sent by `replay`
-            case .open:
-                onFirstPass?()
-                return .remove // passes this buffer; the probe costs nothing from here on
             }
+            state.store(State.open.rawValue, ordering: .releasing)
+            onFirstPass?()
+            return .remove
+        case .replaying:
+            return .ok // a held or cached frame, or one queued behind them
+        case .open:
+            onFirstPass?()
+            return .remove // passes this buffer; the probe costs nothing from here on
+        }
+    }
+
+    /// Keeps `buffer` while the gate holds (false: the gate is no longer holding).
+    private func keep(_ buffer: borrowing BufferRef) -> Bool {
+        hold.withLock { h in
+            guard state.load(ordering: .acquiring) == State.holding.rawValue else { return false }
+            if !h.keep(buffer.retained(), keyframe: !buffer.isDeltaUnit) { dropped.add(1, ordering: .relaxed) }
+            return true
         }
     }
 
@@ -74,17 +100,72 @@ final class StartGate: Sendable {
     private func replay(before current: UInt?, from gate: Pad, into pad: Pad) -> Bool {
         guard let cache, let current, let frames = cache.frames(before: current) else { return false }
         state.store(State.replaying.rawValue, ordering: .releasing)
-        if pad != gate {
-            for event in gate.stickyEvents where !pad.hasStickyEvent(like: event) { pad.sendEvent(event) }
-        }
+        Self.forwardStickyEvents(from: gate, to: pad)
         for frame in frames { pad.chain(frame) }
         cache.noteReplay(frames.count)
         return true
     }
 
+    private static func forwardStickyEvents(from gate: Pad, to pad: Pad) {
+        guard pad != gate else { return }
+        for event in gate.stickyEvents where !pad.hasStickyEvent(like: event) { pad.sendEvent(event) }
+    }
+
+    /// Keeps the newest keyframe and what follows it from now until `open()` (video gates
+    /// without a cache; others ignore it). Whoever readies the gate asks for the keyframe.
+    /// False if the gate does not hold (no keyframes to wait for, a cached source, or
+    /// already open).
+    @discardableResult
+    func ready() -> Bool {
+        guard waitsForKeyframe, cache == nil else { return false }
+        return hold.withLock { h in
+            guard state.compareExchange(
+                expected: State.closed.rawValue, desired: State.holding.rawValue, ordering: .acquiringAndReleasing
+            ).exchanged else { return false }
+            h.readiedAt = .now
+            return true
+        }
+    }
+
+    /// How a gate opened: what its branch starts from.
+    enum Opening: Equatable {
+        /// Media passes as it comes (audio), or from a cached group of pictures.
+        case asItComes
+        /// The held keyframe and the frames after it were sent.
+        case fromHeldKeyframe
+        /// The keyframe asked for when the gate was readied is not made yet: it passes when it is.
+        case keyframeUnderWay
+        /// From the next keyframe: ask the encoder for one now.
+        case needsKeyframe
+    }
+
     /// Lets media through from now on (from the next keyframe, if the gate waits for one).
-    func open() {
-        state.store((waitsForKeyframe ? State.waitingForKeyframe : State.open).rawValue, ordering: .releasing)
+    /// A readied gate first sends what it holds into `pad` (its replay target, else the pad it
+    /// sits on, which the caller passes), if that starts at a keyframe younger than
+    /// `StartHold.maxAge`.
+    @discardableResult
+    func open(at pad: Pad? = nil) -> Opening {
+        guard let target = replayTarget ?? pad else {
+            let underWay = hold.withLock { h in h.take().underWay }
+            state.store((waitsForKeyframe ? State.waitingForKeyframe : State.open).rawValue, ordering: .releasing)
+            return waitsForKeyframe && cache == nil ? (underWay ? .keyframeUnderWay : .needsKeyframe) : .asItComes
+        }
+        return target.withStreamLock {
+            let taken = hold.withLock { h -> StartHold.Taken in
+                let taken = h.take()
+                let next: State = !taken.frames.isEmpty ? .replaying : waitsForKeyframe ? .waitingForKeyframe : .open
+                state.store(next.rawValue, ordering: .releasing)
+                return taken
+            }
+            guard !taken.frames.isEmpty else {
+                return waitsForKeyframe && cache == nil ? (taken.underWay ? .keyframeUnderWay : .needsKeyframe) : .asItComes
+            }
+            if let gate = pad, gate != target { Self.forwardStickyEvents(from: gate, to: target) }
+            onFirstPass?()
+            for frame in taken.frames { target.chain(frame) }
+            state.store(State.open.rawValue, ordering: .releasing)
+            return .fromHeldKeyframe
+        }
     }
 
     /// Asks upstream of `pad` for a keyframe, the first time only (if the gate asks at all).
@@ -97,4 +178,53 @@ final class StartGate: Sendable {
     var isOpen: Bool { state.load(ordering: .acquiring) == State.open.rawValue }
     /// Buffers dropped so far.
     var droppedBuffers: Int { dropped.load(ordering: .relaxed) }
+}
+
+/// What a readied `StartGate` keeps: the newest keyframe and every frame since, while the
+/// connection comes up.
+struct StartHold {
+    /// Held frames older than this when the gate opens are not sent: a burst of old frames
+    /// would show as fast-forward (the connection took longer than a keyframe's encoding).
+    /// Also how long a keyframe asked for when the gate was readied is waited for.
+    static let maxAge: Duration = .milliseconds(200)
+    /// At most this many frames are held (past it, the hold waits for the next keyframe).
+    static let maxFrames = 30
+
+    private var frames: [Buffer] = []
+    private var since: ContinuousClock.Instant?
+    /// When the gate was readied (and a keyframe asked for).
+    var readiedAt: ContinuousClock.Instant?
+
+    /// What `take()` found.
+    struct Taken {
+        /// The held frames, keyframe first (empty if none, or too old).
+        var frames: [Buffer]
+        /// Nothing was held yet, but the keyframe asked for on readying is recent enough to wait for.
+        var underWay: Bool
+    }
+
+    /// Keeps `buffer`: a keyframe starts the hold anew, a delta frame joins a held keyframe's.
+    /// False when it was not kept (a delta frame with no keyframe before it, or too many).
+    mutating func keep(_ buffer: Buffer, keyframe: Bool) -> Bool {
+        if keyframe {
+            frames = [buffer]
+            since = .now
+            return true
+        }
+        guard !frames.isEmpty, frames.count < Self.maxFrames else {
+            frames = []
+            return false
+        }
+        frames.append(buffer)
+        return true
+    }
+
+    /// The held frames if they are young enough to send; empties the hold.
+    mutating func take() -> Taken {
+        defer { frames = []; since = nil; readiedAt = nil }
+        let now = ContinuousClock.now
+        if let since, now - since <= Self.maxAge { return Taken(frames: frames, underWay: false) }
+        let underWay = since == nil && readiedAt.map { now - $0 <= Self.maxAge } == true
+        return Taken(frames: [], underWay: underWay)
+    }
 }

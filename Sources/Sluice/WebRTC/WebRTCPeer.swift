@@ -1,3 +1,4 @@
+import Dispatch
 import GStreamer
 import Logging
 import SluiceSignalling
@@ -53,6 +54,8 @@ public final class WebRTCPeer: Sendable {
         var negotiationNeeded = 0
         var waiters: [(id: Int, predicate: @Sendable (PeerStates) -> Bool, resume: CheckedContinuation<Bool, Never>)] = []
         var nextWaiter = 0
+        /// The check pacing went back to its settled value (`settleCheckPacing`).
+        var pacingSettled = false
     }
     private let shared = Mutex(Shared())
 
@@ -71,6 +74,7 @@ public final class WebRTCPeer: Sendable {
                 guard let self else { return }
                 let value = self.webrtcbin.property(property)?.serialized ?? "unknown"
                 self.update { $0[keyPath: keyPath] = value }
+                if property == "ice-connection-state" { self.settleCheckPacing(after: value) }
             }
         }
         webrtcbin.connect("on-negotiation-needed") { [weak self] (_: borrowing SignalArguments) in
@@ -87,6 +91,30 @@ public final class WebRTCPeer: Sendable {
                 handler?(ICECandidate(mlineIndex: mline, candidate: copy))
             }
         }
+    }
+
+    /// Once ICE is connected, checks go back to RFC 8445's pace (`WebRTCRecipe.settledPacingMs`).
+    /// libnice 0.1.21 keeps its check timer ticking every Ta for as long as the agent lives:
+    /// at the 5 ms that makes the connection come up fast, 200 wake-ups a second per peer.
+    /// At `completed` (the pair is nominated) at once; at `connected`, 2 s later, in case the
+    /// other side's nomination is still to come (a controlled agent may stay `connected`).
+    private func settleCheckPacing(after state: String) {
+        switch state {
+        case "completed":
+            settleCheckPacingNow()
+        case "connected":
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2) { [weak self] in self?.settleCheckPacingNow() }
+        default:
+            break
+        }
+    }
+
+    private func settleCheckPacingNow() {
+        let first = shared.withLock { s -> Bool in
+            defer { s.pacingSettled = true }
+            return !s.pacingSettled
+        }
+        if first { ICEAgent.setCheckPacing(milliseconds: WebRTCRecipe.settledPacingMs, on: webrtcbin) }
     }
 
     /// Current states.
