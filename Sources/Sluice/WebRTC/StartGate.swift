@@ -119,9 +119,11 @@ final class StartGate: Sendable {
     func ready() -> Bool {
         guard waitsForKeyframe, cache == nil else { return false }
         return hold.withLock { h in
-            guard state.compareExchange(
-                expected: State.closed.rawValue, desired: State.holding.rawValue, ordering: .acquiringAndReleasing
-            ).exchanged else { return false }
+            guard
+                state.compareExchange(
+                    expected: State.closed.rawValue, desired: State.holding.rawValue, ordering: .acquiringAndReleasing
+                ).exchanged
+            else { return false }
             h.readiedAt = .now
             return true
         }
