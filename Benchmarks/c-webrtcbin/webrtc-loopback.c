@@ -315,6 +315,18 @@ static void on_new_ssrc(GstElement *rtpbin, guint session, guint ssrc, gpointer 
   if (s) { g_object_set(s, "rtcp-min-interval", (guint64)100000000, NULL); g_object_unref(s); }
 }
 
+/* FAST_START=1: the start-up settings Sluice uses, so that the C program's first frame is the
+ * floor of this graph's start-up (Benchmarks/startup-floor.sh): connectivity checks every 5 ms
+ * (libnice: 20), no ICE-TCP candidates (loopback), and jitter buffers that let the first
+ * packet go after 2 ms instead of the whole latency. Its keyframe waits at the transport from
+ * the first encoded frame on, so it leaves the moment DTLS is up: nothing can start sooner. */
+static gboolean fast_start;
+
+static void on_new_jitterbuffer(GstElement *rtpbin, GstElement *jb, guint session, guint ssrc, gpointer u) {
+  (void)rtpbin; (void)session; (void)ssrc; (void)u;
+  g_object_set(jb, "latency", 2u, NULL);
+}
+
 static GstElement *make_webrtcbin(const char *name) {
   GstElement *bin = make("webrtcbin", name);
   gst_util_set_object_arg(G_OBJECT(bin), "bundle-policy", "max-bundle");
@@ -326,6 +338,10 @@ static GstElement *make_webrtcbin(const char *name) {
   g_object_get(ice, "agent", &agent, NULL);
   if (!agent) fail("no NiceAgent");
   g_object_set(agent, "upnp", FALSE, NULL);
+  if (fast_start) {
+    g_object_set(agent, "stun-pacing-timer", 5u, NULL);
+    g_object_set(ice, "ice-tcp", FALSE, NULL);
+  }
   NiceAddress *addr = nice_address_new();
   nice_address_set_from_string(addr, "127.0.0.1");
   if (!nice_agent_add_local_address(agent, addr)) fail("nice_agent_add_local_address");
@@ -334,7 +350,11 @@ static GstElement *make_webrtcbin(const char *name) {
   gst_object_unref(ice);
   g_signal_connect(bin, "on-new-transceiver", G_CALLBACK(on_new_transceiver), NULL);
   GstElement *rtpbin = gst_bin_get_by_name(GST_BIN(bin), "rtpbin");
-  if (rtpbin) { g_signal_connect(rtpbin, "on-new-ssrc", G_CALLBACK(on_new_ssrc), NULL); gst_object_unref(rtpbin); }
+  if (rtpbin) {
+    g_signal_connect(rtpbin, "on-new-ssrc", G_CALLBACK(on_new_ssrc), NULL);
+    if (fast_start) g_signal_connect(rtpbin, "new-jitterbuffer", G_CALLBACK(on_new_jitterbuffer), NULL);
+    gst_object_unref(rtpbin);
+  }
   return bin;
 }
 
@@ -371,6 +391,8 @@ int main(int argc, char **argv) {
   g_mutex_init(&lock);
   start_us = g_get_monotonic_time();
   double key_ms = -1;
+  const char *fast = g_getenv("FAST_START");
+  fast_start = fast && strcmp(fast, "1") == 0;
   const char *warm = g_getenv("WARM_KEY");
   if (warm && strcmp(warm, "1") == 0) {
     GstElement *dec = make("dtlssrtpdec", NULL); /* makes GStreamer's one-time RSA key */
