@@ -17,7 +17,9 @@ recorded by more than its noise band makes the guard say so and exit 1.
     first frame      cold: `sluice run Pipelines/loopback.yaml` PLAYING → first decoded frame,
                      ÷ the C program's own in the same run; warm: a Pion viewer's WHEP POST →
                      first frame from `sluice serve`, ÷ the same viewer against Pion's own
-                     WHEP server (when the Pion peer is built: Tests/Interop/pion/build.sh)
+                     WHEP server (when the Pion peer is built: Tests/Interop/pion/build.sh);
+                     beside it, not guarded, headless Chromium's POST → first frame from
+                     the server's web page (when Chromium and the test venv are installed)
     fan-out          `sluice serve` with 16 WHEP viewers (Benchmarks/fanout.py's setup): server
                      CPU per viewer (ms of a core per viewer-second)
     congestion       Pipelines/adaptive.yaml --processes 2 behind `rate 1mbit`: latency p95
@@ -131,10 +133,32 @@ def warm_first_frame(runs=3):
                 ms[who].append(json.loads(out.strip().splitlines()[-1])["first_frame_ms"])
         s, p = statistics.median(ms["sluice"]), statistics.median(ms["pion"])
         log(f"warm first frame (Pion viewer): from sluice serve {s:.0f} ms, from Pion's server {p:.0f} ms")
+        chromium = chromium_first_frame("http://127.0.0.1:18710", "serve-av", runs)
+        if chromium is not None:
+            log(f"warm first frame (Chromium, the web page: WHEP POST → first frame to show): from sluice serve {chromium:.0f} ms")
         return {"warm first frame ÷ Pion server": s / p}
     finally:
         for proc in (server, pion):
             proc.terminate(); proc.wait(timeout=15)
+
+
+def chromium_first_frame(url, stream, runs):
+    """Headless Chromium playing `stream` from the server's web page: the median of its
+    WHEP POST → first frame (the page's `firstFrameMs`); None when Chromium or the test
+    venv is not installed. Reported beside the Pion figure, not guarded."""
+    python = os.path.join(ROOT, ".venv/bin/python")
+    if not (os.access("/usr/bin/chromium", os.X_OK) and os.access(python, os.X_OK)):
+        log("warm first frame (Chromium): skipped (Chromium or .venv not installed: Scripts/install.sh)")
+        return None
+    ms = []
+    for _ in range(runs):
+        p = subprocess.run([python, "Tests/Browser/browser_check.py", "play", url, stream, "--min-frames", "1",
+                            "--measure", "0", "--timeout", "30"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        if p.returncode == 0 and p.stdout.strip():
+            first = json.loads(p.stdout.strip().splitlines()[-1]).get("firstFrameMs")
+            if first is not None:
+                ms.append(first)
+    return statistics.median(ms) if ms else None
 
 
 def fan_out(n=16):
