@@ -11,6 +11,9 @@ measured with sender and receiver in two processes (`--processes 2`, PROCESSES2=
 """
 import json, os, signal, statistics, subprocess, sys, tempfile, threading, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from load_common import cpu_of  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 CPROG = os.path.join(ROOT, "Benchmarks/c-webrtcbin/webrtc-loopback")
@@ -34,7 +37,6 @@ CONFIGS = [c for c in ALL_CONFIGS if c[0] in os.environ.get("CODECS", "vp8,h264"
 PROCESSES2 = os.environ.get("PROCESSES2", "1") != "0"
 
 
-TICK = os.sysconf("SC_CLK_TCK")
 # The steady window: from this long after the first decoded frame, for this long (both sides
 # are still running then: the guard's 8 s runs end after it).
 STEADY_AFTER = 2.0
@@ -56,13 +58,10 @@ class CPUSamples:
     def _sample(self):
         while True:
             try:
-                with open(f"/proc/{self.pid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                cpu = cpu_of(self.pid)
             except OSError:
-                return
-            if fields[0] == "Z":
-                return
-            self.samples.append((time.monotonic() - self.start, (int(fields[11]) + int(fields[12])) / TICK))
+                return  # reaped (samples after it ended fall outside the steady window)
+            self.samples.append((time.monotonic() - self.start, cpu))
             time.sleep(0.05)
 
     def cores(self, t0, t1):

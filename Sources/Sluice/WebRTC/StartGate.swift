@@ -150,7 +150,7 @@ final class StartGate: Sendable {
         guard let target = replayTarget ?? pad else {
             let underWay = hold.withLock { h in h.take().underWay }
             state.store((waitsForKeyframe ? State.waitingForKeyframe : State.open).rawValue, ordering: .releasing)
-            return waitsForKeyframe && cache == nil ? (underWay ? .keyframeUnderWay : .needsKeyframe) : .asItComes
+            return withoutHeldFrames(keyframeUnderWay: underWay)
         }
         return target.withStreamLock {
             let taken = hold.withLock { h -> StartHold.Taken in
@@ -159,15 +159,19 @@ final class StartGate: Sendable {
                 state.store(next.rawValue, ordering: .releasing)
                 return taken
             }
-            guard !taken.frames.isEmpty else {
-                return waitsForKeyframe && cache == nil ? (taken.underWay ? .keyframeUnderWay : .needsKeyframe) : .asItComes
-            }
+            guard !taken.frames.isEmpty else { return withoutHeldFrames(keyframeUnderWay: taken.underWay) }
             if let gate = pad, gate != target { Self.forwardStickyEvents(from: gate, to: target) }
             onFirstPass?()
             for frame in taken.frames { target.chain(frame) }
             state.store(State.open.rawValue, ordering: .releasing)
             return .fromHeldKeyframe
         }
+    }
+
+    /// How a gate that sent nothing held opened.
+    private func withoutHeldFrames(keyframeUnderWay: Bool) -> Opening {
+        guard waitsForKeyframe, cache == nil else { return .asItComes }
+        return keyframeUnderWay ? .keyframeUnderWay : .needsKeyframe
     }
 
     /// Asks upstream of `pad` for a keyframe, the first time only (if the gate asks at all).

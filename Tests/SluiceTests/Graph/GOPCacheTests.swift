@@ -19,7 +19,7 @@ final class GOPCacheTests: XCTestCase {
     }
 
     func testAGateOpenedMidGroupStartsFromTheCachedKeyframe() throws {
-        let (pipeline, queue, sink) = try Self.encodedChain("gop-cache", frames: 50)
+        let (pipeline, queue, sink) = try EncodedTestChain.make("gop-cache", frames: 50)
 
         let cache = GOPCache(watching: try XCTUnwrap(queue.staticPad("sink")))
         let gatePad = try XCTUnwrap(sink.staticPad("sink"))
@@ -40,7 +40,7 @@ final class GOPCacheTests: XCTestCase {
     /// stream-start, caps and segment first, from the gate's pad, then the cached frames;
     /// never data before stream-start ("Got data flow before stream-start event").
     func testAGroupReplayedPastAQueueGetsTheStickyEventsFirst() throws {
-        let (pipeline, queue, sink) = try Self.encodedChain("gop-cache-past-queue", frames: 40)
+        let (pipeline, queue, sink) = try EncodedTestChain.make("gop-cache-past-queue", frames: 40)
         let gatePad = try XCTUnwrap(queue.staticPad("sink")), target = try XCTUnwrap(sink.staticPad("sink"))
         let cache = GOPCache(watching: gatePad)
         let arrived = Atomic<Int>(0)
@@ -90,7 +90,7 @@ final class GOPCacheTests: XCTestCase {
     func testAGateAsksForAKeyframeOnlyWhenItsCacheCannotStartThePeer() throws {
         for cached in [true, false] {
             // Live, 30 fps, a keyframe every 90 frames: the gate opens at the 12th frame.
-            let (pipeline, queue, sink) = try Self.encodedChain("gop-ask-\(cached)", frames: 60, live: true, keyframeEvery: 90)
+            let (pipeline, queue, sink) = try EncodedTestChain.make("gop-ask-\(cached)", frames: 60, live: true, keyframeEvery: 90)
             // Without the group: a cache on a pad the stream never crosses.
             let elsewhere = try Element.make("fakesink")
             let cache = GOPCache(watching: try XCTUnwrap(cached ? queue.staticPad("sink") : elsewhere.staticPad("sink")))
@@ -151,30 +151,5 @@ final class GOPCacheTests: XCTestCase {
         wait(for: [ended], timeout: 20)
         pipeline.setState(.null)
         return (gate, passed.frames.withLock { $0 })
-    }
-
-    /// `frames` frames of a test picture (live: at 30 fps) → x264 (a keyframe every
-    /// `keyframeEvery`) → h264parse → queue →
-    /// fakesink, linked in a new pipeline; the queue and the sink are where the tests watch.
-    private static func encodedChain(
-        _ name: String, frames: Int32, live: Bool = false, keyframeEvery: Int = 30
-    ) throws -> (Pipeline, queue: Element, sink: Element) {
-        Gst.initialize()
-        let pipeline = Pipeline(name: name)
-        let src = try Element.make("videotestsrc")
-        try src.set("num-buffers", frames)
-        try src.set("is-live", live)
-        let caps = try Element.make("capsfilter")
-        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
-        let encoder = try Element.make("x264enc")
-        try encoder.set("key-int-max", fromString: String(keyframeEvery))
-        try encoder.set("tune", fromString: "zerolatency")
-        try encoder.set("speed-preset", fromString: "ultrafast")
-        let parse = try Element.make("h264parse"), queue = try Element.make("queue"), sink = try Element.make("fakesink")
-        try sink.set("sync", false)
-        let chain = [src, caps, encoder, parse, queue, sink]
-        try pipeline.add(chain)
-        try Element.link(chain)
-        return (pipeline, queue, sink)
     }
 }

@@ -52,7 +52,7 @@ final class StartGateTests: XCTestCase {
     /// the queue. The gate is readied (and a keyframe asked for) when the `readyAt`th frame
     /// reaches it, and opened from another thread when the `openAt`th does.
     private func run(_ name: String, pastQueue: Bool, readyAt: Int, openAt: Int) throws -> Outcome {
-        let (pipeline, queue, sink) = try Self.liveChain(name)
+        let (pipeline, queue, sink) = try EncodedTestChain.make(name, frames: 60, live: true, keyframeEvery: 300)
         let target = try XCTUnwrap(sink.staticPad("sink"))
         let gatePad = pastQueue ? try XCTUnwrap(queue.staticPad("sink")) : target
         let gateBox = Mutex<StartGate?>(nil)
@@ -92,27 +92,5 @@ final class StartGateTests: XCTestCase {
         wait(for: [opened, ended], timeout: 20)
         pipeline.setState(.null)
         return Outcome(frames: frames.withLock { $0 }, opening: opening.withLock { $0 }, dropped: gate.droppedBuffers)
-    }
-
-    /// Live test picture (60 frames, 30 fps) → x264 (zerolatency, a keyframe every 300) →
-    /// h264parse → queue → fakesink.
-    private static func liveChain(_ name: String) throws -> (Pipeline, queue: Element, sink: Element) {
-        Gst.initialize()
-        let pipeline = Pipeline(name: name)
-        let src = try Element.make("videotestsrc")
-        try src.set("num-buffers", Int32(60))
-        try src.set("is-live", true)
-        let caps = try Element.make("capsfilter")
-        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
-        let encoder = try Element.make("x264enc")
-        try encoder.set("key-int-max", fromString: "300")
-        try encoder.set("tune", fromString: "zerolatency")
-        try encoder.set("speed-preset", fromString: "ultrafast")
-        let parse = try Element.make("h264parse"), queue = try Element.make("queue"), sink = try Element.make("fakesink")
-        try sink.set("sync", false)
-        let chain = [src, caps, encoder, parse, queue, sink]
-        try pipeline.add(chain)
-        try Element.link(chain)
-        return (pipeline, queue, sink)
     }
 }
