@@ -16,8 +16,10 @@ recorded by more than its noise band makes the guard say so and exit 1.
                      program's (WARM_KEY=1: it makes the key first and says when)
     first frame      cold: `sluice run Pipelines/loopback.yaml` PLAYING → first decoded frame,
                      ÷ the C program's own in the same run; warm: a Pion viewer's WHEP POST →
-                     first frame from `sluice serve`, ÷ the same viewer against Pion's own
-                     WHEP server (when the Pion peer is built: Tests/Interop/pion/build.sh);
+                     first complete frame (its last packet in) from `sluice serve`, ÷ the same
+                     viewer against Pion's own WHEP server, and POST → DTLS done alike (the
+                     connection: a floor under the first frame), 5 alternating runs each
+                     (when the Pion peer is built: Tests/Interop/pion/build.sh);
                      beside it, not guarded, headless Chromium's POST → first frame from
                      the server's web page (when Chromium and the test venv are installed)
     fan-out          `sluice serve` with 16 WHEP viewers (Benchmarks/fanout.py's setup): server
@@ -105,8 +107,13 @@ def cold_first_frame(c_ttff_ms, runs=3):
     return {"cold first frame ÷ C": statistics.median(ttffs) / c_ttff_ms}
 
 
-def warm_first_frame(runs=3):
-    """A Pion viewer's WHEP POST → first frame: Sluice's server ÷ Pion's own."""
+# A Pion viewer's start-up steps (whep-play's `steps_ms`), ms after its WHEP POST.
+WARM_STEPS = ("answer", "ice connected", "peer connected", "first frame complete")
+
+
+def warm_first_frame(runs=5):
+    """A Pion viewer's WHEP POST → first complete frame (its last packet in), Sluice's
+    server ÷ Pion's own; and the same for the connection alone (POST → DTLS done)."""
     if not os.access(PION, os.X_OK):
         log(f"warm first frame: skipped ({PION} is not built; Tests/Interop/pion/build.sh builds it)")
         return {}
@@ -124,19 +131,25 @@ def warm_first_frame(runs=3):
     try:
         wait_http("http://127.0.0.1:18710/status.json")
         time.sleep(2)  # the shared encoder runs before the first viewer: a live stream's case
-        ms = {}
-        for who, url in (("sluice", "http://127.0.0.1:18710/whep/serve-av"), ("pion", "http://127.0.0.1:18711/whep")):
-            ms[who] = []
-            for _ in range(runs):
+        steps = {"sluice": [], "pion": []}
+        for _ in range(runs):  # alternating, so both see the same machine
+            for who, url in (("sluice", "http://127.0.0.1:18710/whep/serve-av"), ("pion", "http://127.0.0.1:18711/whep")):
                 out = subprocess.run([PION, "whep-play", "--url", url, "--seconds", "1", "--codec", "vp8"],
                                      capture_output=True, text=True, timeout=30).stdout
-                ms[who].append(json.loads(out.strip().splitlines()[-1])["first_frame_ms"])
-        s, p = statistics.median(ms["sluice"]), statistics.median(ms["pion"])
-        log(f"warm first frame (Pion viewer): from sluice serve {s:.0f} ms, from Pion's server {p:.0f} ms")
+                steps[who].append(json.loads(out.strip().splitlines()[-1])["steps_ms"])
+        # (A first frame whose last packet was not seen counts when the next frame showed it.)
+        med = {who: {k: statistics.median(r.get(k, r["first frame"]) for r in rs) for k in WARM_STEPS}
+               for who, rs in steps.items()}
+        for who, name in (("sluice", "from sluice serve"), ("pion", "from Pion's server")):
+            log(f"warm first frame (Pion viewer) {name}: " + ", ".join(f"{k} {med[who][k]:.0f}" for k in WARM_STEPS) + " ms")
+        s, p = med["sluice"]["first frame complete"], med["pion"]["first frame complete"]
+        sc, pc = med["sluice"]["peer connected"], med["pion"]["peer connected"]
         chromium = chromium_first_frame("http://127.0.0.1:18710", "serve-av", runs)
         if chromium is not None:
             log(f"warm first frame (Chromium, the web page: WHEP POST → first frame to show): from sluice serve {chromium:.0f} ms")
-        return {"warm first frame ÷ Pion server": s / p}
+        # The connection (POST → answer → ICE → DTLS) is a floor under the first frame: a
+        # frame cannot come before it. Sluice's is webrtcbin's, libnice's and OpenSSL's.
+        return {"warm first frame ÷ Pion server": s / p, "warm connection (POST → DTLS done) ÷ Pion server": sc / pc}
     finally:
         for proc in (server, pion):
             proc.terminate(); proc.wait(timeout=15)

@@ -23,9 +23,28 @@ public final class Message: @unchecked Sendable, CustomStringConvertible {
         /// `_APPLICATION` (posted with `postApplication(from:_:)`), and `other` carrying the raw
         /// `GstMessageType` of any other type.
         case asyncDone, newClock, qos, application, other(UInt32)
+
+        /// The `GstMessageType` of this kind.
+        package var rawType: GstMessageType {
+            switch self {
+            case .eos: GST_MESSAGE_EOS
+            case .error: GST_MESSAGE_ERROR
+            case .warning: GST_MESSAGE_WARNING
+            case .info: GST_MESSAGE_INFO
+            case .stateChanged: GST_MESSAGE_STATE_CHANGED
+            case .element: GST_MESSAGE_ELEMENT
+            case .streamStart: GST_MESSAGE_STREAM_START
+            case .latency: GST_MESSAGE_LATENCY
+            case .asyncDone: GST_MESSAGE_ASYNC_DONE
+            case .newClock: GST_MESSAGE_NEW_CLOCK
+            case .qos: GST_MESSAGE_QOS
+            case .application: GST_MESSAGE_APPLICATION
+            case .other(let raw): GstMessageType(rawValue: Int32(bitPattern: raw))
+            }
+        }
     }
 
-    /// The message's type, read from `GST_MESSAGE_TYPE`.
+    /// The message's type, read from `GST_MESSAGE_TYPE`. (`Kind.rawType` goes the other way.)
     public var kind: Kind {
         switch raw.pointee.type {
         case GST_MESSAGE_EOS: .eos
@@ -42,6 +61,11 @@ public final class Message: @unchecked Sendable, CustomStringConvertible {
         case GST_MESSAGE_APPLICATION: .application
         default: .other(UInt32(bitPattern: raw.pointee.type.rawValue))
         }
+    }
+
+    /// The kinds' `GstMessageType` flags, or-ed: a mask for `gst_bus_timed_pop_filtered`.
+    package static func mask(of kinds: [Kind]) -> GstMessageType {
+        GstMessageType(rawValue: kinds.reduce(0) { $0 | $1.rawType.rawValue })
     }
 
     /// Name of the object that posted the message.
@@ -130,6 +154,12 @@ public final class Bus: Object, @unchecked Sendable {
         gst_bus_timed_pop(bus, timeout).map { Message(full: $0) }
     }
 
+    /// Waits up to `timeout` nanoseconds for the next message of one of `kinds`; messages of
+    /// other kinds that come first are dropped (in C: they never become Swift objects).
+    public func pop(timeout: ClockTime, of kinds: [Message.Kind]) -> Message? {
+        gst_bus_timed_pop_filtered(bus, timeout, Message.mask(of: kinds)).map { Message(full: $0) }
+    }
+
     /// Drops all pending messages.
     public func flush() {
         while let m = gst_bus_pop(bus) {
@@ -139,14 +169,20 @@ public final class Bus: Object, @unchecked Sendable {
 
     /// Messages as an async stream, read on a dedicated thread until the stream's consumer
     /// stops iterating (or the task is cancelled). Only one consumer per bus.
-    public func messages() -> AsyncStream<Message> {
+    ///
+    /// With `kinds`, only messages of those kinds; the others are dropped as they are read,
+    /// without waking the consumer. A running WebRTC pipeline posts dozens a second that
+    /// hardly anyone reads: its transport's funnel forwards stream-start again each time it
+    /// switches between RTP and RTCP, and the sink behind it posts a message each time.
+    public func messages(of kinds: [Message.Kind]? = nil) -> AsyncStream<Message> {
         let bus = self
         return AsyncStream { continuation in
             let stop = BusReadStop()
             continuation.onTermination = { _ in stop.flag.store(true, ordering: .releasing) }
             let thread = Thread {
                 while !stop.flag.load(ordering: .acquiring) {
-                    if let m = bus.pop(timeout: 100_000_000) { continuation.yield(m) }
+                    let m = kinds.map { bus.pop(timeout: 100_000_000, of: $0) } ?? bus.pop(timeout: 100_000_000)
+                    if let m { continuation.yield(m) }
                 }
                 continuation.finish()
             }

@@ -174,4 +174,26 @@ final class IsolationAndBusTests: XCTestCase {
         }
         XCTAssertTrue(seen.withLock { $0.contains(.eos) && $0.contains(.stateChanged) })
     }
+
+    /// `messages(of:)` gives only the kinds asked for, in order; the state changes, stream
+    /// starts and the rest that a playing pipeline posts first never reach the consumer.
+    func testMessagesOfSomeKindsSkipTheOthers() async throws {
+        let pipeline = Pipeline(name: "filtered")
+        let src = try Element.make("fakesrc"), sink = try Element.make("fakesink")
+        try src.set("num-buffers", 3)
+        try pipeline.add([src, sink])
+        try src.link(sink)
+        // Posted first: EOS may come as soon as the pipeline plays.
+        XCTAssertTrue(Message.postApplication(from: src, try Structure("sluice-test, n=(int)1")))
+        pipeline.setState(.playing)
+        defer { pipeline.setState(.null) }
+        var kinds: [Message.Kind] = []
+        let deadline = ContinuousClock.now + .seconds(5)
+        for await m in pipeline.bus.messages(of: [.application, .eos]) {
+            kinds.append(m.kind)
+            if m.kind == .eos || ContinuousClock.now > deadline { break }
+        }
+        XCTAssertEqual(kinds, [.application, .eos], "state changes, stream-start and new-clock were posted before EOS, and skipped")
+        XCTAssertNil(pipeline.bus.pop(timeout: 0, of: [.stateChanged]), "the skipped messages are gone from the bus, not left behind")
+    }
 }

@@ -370,7 +370,7 @@ public final class PipelineRun: Sendable {
         let logger = logger
         let labels = builder.sourceLabel(of:), supervisor = builder.supervisor
         return Task.detached { [weak self] in
-            for await message in bus.messages() {
+            for await message in bus.messages(of: [.error, .latency, .warning, .element]) {
                 switch message.kind {
                 case .error:
                     let (text, debug) = message.parsedError ?? ("unknown error", nil)

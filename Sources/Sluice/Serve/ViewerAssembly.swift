@@ -1,10 +1,10 @@
 import GStreamer
 
 /// A viewer while it is being put together: what it has added to the pipeline (removed in
-/// one place if a later step fails), the tee pads it holds, and what waits for its answer
-/// (links to the stream's tees) and for its connection (start gates, keyframe requests).
+/// one place if a later step fails), the tee pads it holds, its links to the stream's tees
+/// and what waits for its connection (start gates, keyframe requests).
 struct ViewerAssembly {
-    /// A tee pad and the viewer branch it feeds, linked once the answer exists.
+    /// A tee pad and the viewer branch it feeds, linked once the branch is built.
     struct PendingLink {
         var teePad: Pad
         var queueSink: Pad
@@ -50,18 +50,21 @@ struct ViewerAssembly {
     }
 
     /// Readies the gates and asks the shared encoders for the keyframe the viewer starts
-    /// from, which the gates hold while its ICE and DTLS finish; when its connection is up,
-    /// opens the gates (sending what they hold), and asks again only if that keyframe is
+    /// from, which the gates hold while the viewer is answered and its ICE and DTLS finish.
+    func holdStarts() {
+        if gates.map({ $0.ready() }).contains(true) { Self.askForKeyframe(through: entrances) }
+    }
+
+    /// When the viewer's connection is up, opens its gates (sending what they hold: see
+    /// `holdStarts()`), and asks for a keyframe again only if the one they wait for is
     /// missing or too old.
     func opener(for peer: WebRTCPeer, connectTimeout: Double, then connected: (@Sendable () -> Void)? = nil) -> Task<Void, Never> {
         let entrances = entrances, gates = gates
         return Task.detached {
-            // The keyframe this viewer starts from is made while its ICE and DTLS finish.
-            let readied = gates.map { $0.ready() }
-            if readied.contains(true) { Self.askForKeyframe(through: entrances) }
             _ = await peer.wait(timeout: connectTimeout) { $0.connection == "connected" }
             if Task.isCancelled { return }
             let openings = gates.map { $0.open() }
+            ViewerSet.logger.debug("a viewer's start gates opened: \(openings.map { "\($0)" }.joined(separator: ", "))")
             if openings.contains(.needsKeyframe) { Self.askForKeyframe(through: entrances) }
             connected?()
         }

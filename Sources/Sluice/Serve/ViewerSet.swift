@@ -5,7 +5,8 @@ import SluiceSignalling
 import Synchronization
 
 /// The WebRTC viewers of one stream: each gets its own queue, payloader and webrtcbin fed
-/// from the stream's `tee` per medium (no re-encoding), linked once its answer exists.
+/// from the stream's `tee` per medium (no re-encoding), behind start gates that keep its
+/// media until its connection is up.
 /// Used by `StreamHub` (a pipeline file's send section) and `RelayStream` (a WHIP
 /// publisher's media, forwarded).
 ///
@@ -111,6 +112,7 @@ final class ViewerSet: Sendable {
             throw RunError("'\(stream)' already has \(limits.maxViewers) viewers; try again later")
         }
         // Read once: a relay's outputs appear as its publisher's media arrives.
+        var steps = NegotiationSteps()
         let available = outputs()
         let plan: ViewerPlan
         do {
@@ -130,8 +132,9 @@ final class ViewerSet: Sendable {
             throw RunError("cannot set up the viewer's webrtcbin: \(error.message)")
         }
         var parts = ViewerAssembly(webrtcbin: webrtcbin)
+        steps.done("plan and webrtcbin")
         do {
-            return try await connect(&parts, id: id, plan: plan, outputs: available)
+            return try await connect(&parts, id: id, plan: plan, outputs: available, steps: &steps)
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
             dismantle(elements: parts.elements, teePads: parts.teePads, shared: parts.shared, seats: parts.seats)
@@ -146,7 +149,9 @@ final class ViewerSet: Sendable {
     }
 
     /// Builds the viewer's branches, answers its offer, links it to the stream and keeps it.
-    private func connect(_ parts: inout ViewerAssembly, id: String, plan: ViewerPlan, outputs: [Output]) async throws -> (id: String, answer: String) {
+    private func connect(
+        _ parts: inout ViewerAssembly, id: String, plan: ViewerPlan, outputs: [Output], steps: inout NegotiationSteps
+    ) async throws -> (id: String, answer: String) {
         let health = ViewerHealth()
         health.watchRTCP(of: parts.webrtcbin)
         let traffic = ViewerTraffic()
@@ -155,10 +160,18 @@ final class ViewerSet: Sendable {
             guard let output = byMedium[track.media] else { continue }
             try addTrack(track, from: output, to: &parts, viewer: id, traffic: traffic)
         }
+        steps.done("branches")
         for e in parts.elements.reversed() { e.syncStateWithParent() }
-        let peer = recipe.peer(parts.webrtcbin, label: "viewer")
-        let answer = try await peer.answer(offer: plan.offerToApply)
+        // Linked and holding before the answer: the keyframe this viewer starts from is made
+        // while webrtcbin answers and ICE and DTLS finish. Only events reach its webrtcbin
+        // before then (its start gates keep every buffer), as in an answerer whose sources
+        // play before the offer comes.
         try parts.link { flow in health.fail("its branch stopped (\(flow))") }
+        parts.holdStarts()
+        steps.done("states, linked, keyframe asked")
+        let peer = recipe.peer(parts.webrtcbin, label: "viewer")
+        let answer = try await peer.answer(offer: plan.offerToApply, steps: &steps)
+        Self.logger.debug("a viewer of '\(stream)' answered: \(steps)")
         let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout, then: connected.withLock { $0 })
         let viewer = Viewer(
             webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,

@@ -7,6 +7,12 @@ extension WebRTCPeer {
     /// and returns the answer SDP with every local candidate written into it, so the remote
     /// side needs no trickle.
     public func answer(offer sdp: String, gatheringTimeout: Double = 5) async throws(NegotiationError) -> String {
+        var steps = NegotiationSteps()
+        return try await answer(offer: sdp, gatheringTimeout: gatheringTimeout, steps: &steps)
+    }
+
+    /// `answer(offer:gatheringTimeout:)`, noting each step's time in `steps`.
+    func answer(offer sdp: String, gatheringTimeout: Double = 5, steps: inout NegotiationSteps) async throws(NegotiationError) -> String {
         let collected = CandidateLog()
         onLocalCandidate { collected.add($0) }
         let offer: SessionDescription
@@ -14,9 +20,14 @@ extension WebRTCPeer {
             throw NegotiationError("\(label): \(error.message)")
         }
         try await setRemoteDescription(offer)
+        steps.done("set-remote offer")
         let answer = try await createAnswer()
+        steps.done("create-answer")
         try await setLocalDescription(answer)
-        return try await withGatheredCandidates(answer.sdp, from: collected, timeout: gatheringTimeout)
+        steps.done("set-local answer")
+        let complete = try await withGatheredCandidates(answer.sdp, from: collected, timeout: gatheringTimeout)
+        steps.done("ICE gathered")
+        return complete
     }
 
     /// Creates an offer and returns it once ICE gathering is complete (bounded), with every

@@ -311,6 +311,9 @@ type iceTracker struct {
 	failed    chan struct{}
 	once1     sync.Once
 	once2     sync.Once
+	// step, when set before negotiation, is told each first ICE and peer connection state
+	// ("ice connected", "peer connected"): a start-up timeline's steps.
+	step func(name string)
 }
 
 func trackStates(pc *webrtc.PeerConnection, label string) *iceTracker {
@@ -319,10 +322,20 @@ func trackStates(pc *webrtc.PeerConnection, label string) *iceTracker {
 		logf("%s: ICE %s", label, s)
 		t.mu.Lock()
 		t.ice = s
+		step := t.step
 		t.mu.Unlock()
+		if step != nil {
+			step("ice " + s.String())
+		}
 	})
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
 		logf("%s: peer connection %s", label, s)
+		t.mu.Lock()
+		step := t.step
+		t.mu.Unlock()
+		if step != nil {
+			step("peer " + s.String())
+		}
 		switch s {
 		case webrtc.PeerConnectionStateConnected:
 			t.once1.Do(func() { close(t.connected) })

@@ -3,10 +3,10 @@ package main
 // whep-play: receive a WHEP stream, assemble video frames, count them and audio packets.
 
 import (
-	"os"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -19,19 +19,22 @@ import (
 )
 
 type playResult struct {
-	VideoFrames  int      `json:"video_frames"`
-	Keyframes    int      `json:"keyframes"`
-	Width        int      `json:"width"`
-	Height       int      `json:"height"`
-	FPS          float64  `json:"fps"`
-	MeasuredS    float64  `json:"measured_s"`
-	AudioPackets int      `json:"audio_packets"`
-	VideoCodec   string   `json:"video_codec"`
-	AudioCodec   string   `json:"audio_codec"`
-	ICEState     string   `json:"ice_state"`
-	FirstFrameMs int64    `json:"first_frame_ms"`
-	DeleteStatus int      `json:"delete_status"`
-	Unhandled    []string `json:"unhandled"`
+	VideoFrames  int     `json:"video_frames"`
+	Keyframes    int     `json:"keyframes"`
+	Width        int     `json:"width"`
+	Height       int     `json:"height"`
+	FPS          float64 `json:"fps"`
+	MeasuredS    float64 `json:"measured_s"`
+	AudioPackets int     `json:"audio_packets"`
+	VideoCodec   string  `json:"video_codec"`
+	AudioCodec   string  `json:"audio_codec"`
+	ICEState     string  `json:"ice_state"`
+	FirstFrameMs int64   `json:"first_frame_ms"`
+	// StepsMs: each start-up step's first time, in ms after the WHEP POST ("answer",
+	// "ice connected", "peer connected", "first video packet", "first frame").
+	StepsMs      map[string]int64 `json:"steps_ms"`
+	DeleteStatus int              `json:"delete_status"`
+	Unhandled    []string         `json:"unhandled"`
 }
 
 type playStats struct {
@@ -41,6 +44,20 @@ type playStats struct {
 	last       time.Time // latest one
 	firstFrame chan struct{}
 	once       sync.Once
+	post       time.Time // the WHEP POST; zero before it
+}
+
+// mark records a start-up step's first time after the POST.
+func (st *playStats) mark(name string) {
+	now := time.Now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.post.IsZero() {
+		return
+	}
+	if _, seen := st.res.StepsMs[name]; !seen {
+		st.res.StepsMs[name] = now.Sub(st.post).Milliseconds()
+	}
 }
 
 func runWHEPPlay(args []string) error {
@@ -81,7 +98,10 @@ func runWHEPPlay(args []string) error {
 		}
 	}
 	states := trackStates(pc, "whep-play")
-	st := &playStats{firstFrame: make(chan struct{})}
+	st := &playStats{firstFrame: make(chan struct{}), res: playResult{StepsMs: map[string]int64{}}}
+	states.mu.Lock()
+	states.step = st.mark
+	states.mu.Unlock()
 	var postTime time.Time
 	pc.OnTrack(func(track *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 		c := track.Codec()
@@ -104,10 +124,14 @@ func runWHEPPlay(args []string) error {
 	}
 	start := time.Now()
 	postTime = start
+	st.mu.Lock()
+	st.post = start
+	st.mu.Unlock()
 	answer, location, err := opts.postOffer(*endpoint, *token, sdp)
 	if err != nil {
 		return err
 	}
+	st.mark("answer")
 	logf("session %s", location)
 	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
 		deleteSession(location, *token)
@@ -205,6 +229,9 @@ func (st *playStats) readVideo(track *webrtc.TrackRemote, postTime time.Time) {
 	if os.Getenv("PIONPEER_DUMP_RTP") != "" {
 		dumpRTP = 80
 	}
+	// When each frame's last packet (RTP marker) came: a frame is complete then, though the
+	// sample builder gives it out only once the next frame's first packet shows it ended.
+	completed := map[uint32]time.Time{}
 	sb := samplebuilder.New(512, depack, track.Codec().ClockRate, samplebuilder.WithMaxTimeDelay(time.Second))
 	for {
 		pkt, _, err := track.ReadRTP()
@@ -214,6 +241,10 @@ func (st *playStats) readVideo(track *webrtc.TrackRemote, postTime time.Time) {
 		if dumpRTP > 0 && len(pkt.Payload) > 1 {
 			dumpRTP--
 			logf("rtp seq %d ts %d marker %v nal %d fu %x len %d", pkt.SequenceNumber, pkt.Timestamp, pkt.Marker, pkt.Payload[0]&0x1f, pkt.Payload[1], len(pkt.Payload))
+		}
+		st.mark("first video packet")
+		if completed != nil && pkt.Marker && len(completed) < 64 {
+			completed[pkt.Timestamp] = time.Now()
 		}
 		sb.Push(pkt)
 		for s := sb.Pop(); s != nil; s = sb.Pop() {
@@ -234,6 +265,11 @@ func (st *playStats) readVideo(track *webrtc.TrackRemote, postTime time.Time) {
 			if st.first.IsZero() {
 				st.first = now
 				st.res.FirstFrameMs = now.Sub(postTime).Milliseconds()
+				st.res.StepsMs["first frame"] = st.res.FirstFrameMs
+				if at, ok := completed[s.PacketTimestamp]; ok {
+					st.res.StepsMs["first frame complete"] = at.Sub(postTime).Milliseconds()
+				}
+				completed = nil
 				logf("first video frame after %d ms (%d bytes, keyframe %v)", st.res.FirstFrameMs, len(s.Data), key)
 			}
 			st.mu.Unlock()
