@@ -1,15 +1,21 @@
+import Foundation
+
 /// How long each step of a negotiation took, for the debug log (where start-up time goes):
 /// a loopback run's six steps, a served viewer's answer.
 struct NegotiationSteps: CustomStringConvertible {
+    private struct Step {
+        var name: String
+        var ms: Double
+    }
     private var last = ContinuousClock.now
-    private var taken: [(step: String, ms: Double)] = []
+    private var taken: [Step] = []
 
     /// Notes that `step` ended now.
     mutating func done(_ step: String) {
         let now = ContinuousClock.now
-        taken.append((step, (now - last).seconds * 1000))
+        taken.append(Step(name: step, ms: (now - last).seconds * 1000))
         last = now
     }
 
-    var description: String { taken.map { "\($0.step) \(String(format: "%.1f", $0.ms)) ms" }.joined(separator: ", ") }
+    var description: String { taken.map { "\($0.name) \(String(format: "%.1f", $0.ms)) ms" }.joined(separator: ", ") }
 }
