@@ -28,8 +28,11 @@ tag=${1:-localhost/sluice:latest}
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/deploy/containers.conf}
 # The base's tag names its recipe: change the number when the recipe below changes.
 base=localhost/sluice-base:bookworm-2
-mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-mirror=${mirror:-http://deb.debian.org/debian}
+# The Debian mirror this machine's apt uses (deb822 sources first, then one-line ones):
+# the image is made from the same packages, and no mirror's name is written here.
+mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ {print $2; exit}' || true)
+[ -n "$mirror" ] || mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' || true)
+[ -n "$mirror" ] || { echo "build-image: no Debian mirror found in /etc/apt/sources.list.d/*.sources or sources.list: configure apt first" >&2; exit 1; }
 
 if ! podman image exists "$base"; then
   root=$(mktemp -d)
