@@ -134,9 +134,7 @@ def warm_first_frame(runs=5):
         steps = {"sluice": [], "pion": []}
         for _ in range(runs):  # alternating, so both see the same machine
             for who, url in (("sluice", "http://127.0.0.1:18710/whep/serve-av"), ("pion", "http://127.0.0.1:18711/whep")):
-                out = subprocess.run([PION, "whep-play", "--url", url, "--seconds", "1", "--codec", "vp8"],
-                                     capture_output=True, text=True, timeout=30).stdout
-                steps[who].append(json.loads(out.strip().splitlines()[-1])["steps_ms"])
+                steps[who].append(pion_viewer_steps(who, url))
         # (A first frame whose last packet was not seen counts when the next frame showed it.)
         med = {who: {k: statistics.median(r.get(k, r["first frame"]) for r in rs) for k in WARM_STEPS}
                for who, rs in steps.items()}
@@ -153,6 +151,19 @@ def warm_first_frame(runs=5):
     finally:
         for proc in (server, pion):
             proc.terminate(); proc.wait(timeout=15)
+
+
+def pion_viewer_steps(who, url, attempts=2):
+    """One Pion viewer's start-up steps against `url`. A viewer that reports nothing is logged
+    with its last words and tried once more; twice is a failure of the guard."""
+    for attempt in range(1, attempts + 1):
+        p = subprocess.run([PION, "whep-play", "--url", url, "--seconds", "1", "--codec", "vp8"],
+                           capture_output=True, text=True, timeout=30)
+        lines = p.stdout.strip().splitlines()
+        if p.returncode == 0 and lines:
+            return json.loads(lines[-1])["steps_ms"]
+        log(f"warm first frame: a Pion viewer of {who} failed (exit {p.returncode}, attempt {attempt}): {p.stderr[-600:]}")
+    sys.exit(f"warm first frame: Pion viewers of {who} failed {attempts} times in a row")
 
 
 def chromium_first_frame(url, stream, runs):

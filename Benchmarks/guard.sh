@@ -19,6 +19,5 @@ if [ "${GUARD:-full}" = fast ]; then
 else
   sluice_binary --quiet sluice-filter-bench
 fi
-gcc -O2 -Wall -o Benchmarks/c-webrtcbin/webrtc-loopback Benchmarks/c-webrtcbin/webrtc-loopback.c \
-    $(pkg-config --cflags --libs gstreamer-1.0 gstreamer-video-1.0 gstreamer-webrtc-1.0 gstreamer-sdp-1.0 nice) -lm
+Benchmarks/c-webrtcbin/build.sh
 exec unshare -n sh -c 'ip link set lo up && exec python3 Benchmarks/guard.py'

@@ -320,7 +320,50 @@ def headline():
             f"p95 {v['sluice_p95_ms']:.1f} ms (C {v['c_p95_ms']:.1f}).")
 
 
-TABLES = {"headline": headline, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
+def startup_floor():
+    d = load("results-startup-floor.json")
+    rows = ["| | first frame after the key | range | negotiated | ICE connected | connected | first RTP | ",
+            "|---|---|---|---|---|---|---|"]
+    rows[0] = rows[0].rstrip(" |") + " |"
+    for r in d["rows"]:
+        st = r["steps_from_key_ms"]
+        cell = lambda k: f"+{st[k]:.0f}" if k in st else "–"
+        rows.append(f"| {r['cell']} | **{r['first_frame_from_key_ms']:.0f} ms** | {r['range_ms'][0]:.0f}–{r['range_ms'][1]:.0f} "
+                    f"| {cell('negotiated')} | {cell('ICE connected')} | {cell('connected')} | {cell('first RTP received')} |")
+    rows.append("")
+    rows.append(f"Cold processes, {d['runs_per_cell']} runs per cell, alternating; medians, steps in ms after the key "
+                f"(`{d['how']}`, `Benchmarks/results-startup-floor.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
+def load_join():
+    d = load("results-load-join.json")
+    rows = ["| build | first frame p50 | p95 | ICE p50 | DTLS done p50 (the floor) | first frame − DTLS p50 |",
+            "|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        after = f"{r['after_dtls_p50_ms']:.0f} ms" if r.get("after_dtls_p50_ms") is not None else "–"
+        rows.append(f"| {r['binary']} | **{r['ttff_p50_ms']:.0f} ms** | {r['ttff_p95_ms']:.0f} ms | {r['ice_p50_ms']:.0f} ms "
+                    f"| {r['dtls_p50_ms']:.0f} ms | {after} |")
+    rows.append("")
+    rows.append(f"{d['clients']} clients joining at {d['ramp_per_s']}/s, {d['stream']}; {d['figure']}; medians of "
+                f"{len(d['rows'][0]['runs'])} runs (`{d['how']}`, `Benchmarks/results-load-join.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
+def headline_start():
+    """The README's start-up and CPU line, from the full guard's record (ratios in one run)."""
+    d = load("results-guard.json")["full"]
+    f = {k: v["median"] for k, v in d["figures"].items()}
+    return (f"Against references in the same run (the guard's record of {d['recorded_at']}): the first frame after "
+            f"GStreamer's one-time DTLS key takes **{f['first frame after the DTLS key ÷ C']:.2f}×** the same graph's in "
+            f"plain C; steady CPU is **{f['vp8 CPU steady ÷ C']:.3f}×** C's for VP8 and **{f['h264 CPU steady ÷ C']:.3f}×** "
+            f"for H.264; a Pion viewer's first complete frame from `sluice serve` takes "
+            f"**{f['warm first frame ÷ Pion server']:.1f}×** as long as from Pion's own server (a file that starts with a "
+            f"keyframe), and the connection alone (POST → DTLS done, a floor under the first frame: webrtcbin, libnice and "
+            f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's.")
+
+
+TABLES = {"headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,

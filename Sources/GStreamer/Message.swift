@@ -193,6 +193,23 @@ public final class Bus: Object, @unchecked Sendable {
 }
 
 extension Bus {
+    /// Hands each message of `kinds` to `handler` on a thread of its own, as soon as it is
+    /// read, until the returned watch is stopped; messages of other kinds are dropped in C.
+    /// Unlike `messages(of:)` nothing hops through Swift concurrency: a measured pipeline
+    /// posts a message per frame, and each hop wakes a pool thread. Keep `handler` short.
+    public func watch(_ kinds: [Message.Kind], _ handler: @escaping @Sendable (Message) -> Void) -> BusWatch {
+        let watch = BusWatch()
+        let bus = self
+        let thread = Thread {
+            while !watch.stopped.load(ordering: .acquiring) {
+                if let m = bus.pop(timeout: 100_000_000, of: kinds) { handler(m) }
+            }
+        }
+        thread.name = "sluice-bus"
+        thread.start()
+        return watch
+    }
+
     /// Hands every message to `handler` on the thread that posts it, and then drops it, so
     /// nothing queues on the bus.
     ///
@@ -228,4 +245,13 @@ private let busHandlerDestroy: GDestroyNotify = { data in
 /// Set when the consumer of `Bus.messages()` stops iterating; the reading thread then ends.
 private final class BusReadStop: Sendable {
     let flag = Atomic<Bool>(false)
+}
+
+/// A running `Bus.watch(_:_:)`: `stop()` ends its thread within 0.1 s (the handler is not
+/// called after the message it is handling, if any).
+public final class BusWatch: Sendable {
+    fileprivate let stopped = Atomic<Bool>(false)
+    fileprivate init() {}
+    /// Stops reading; safe to call more than once.
+    public func stop() { stopped.store(true, ordering: .releasing) }
 }

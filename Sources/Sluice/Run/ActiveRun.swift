@@ -14,7 +14,8 @@ final class ActiveRun {
     let builder: GraphBuilder
     let setup: TransportSetup
     let channels: DataChannelHub?
-    let busTask: Task<Void, Never>
+    /// Reads the pipeline's bus (errors, warnings, latency, filters' events).
+    let bus: BusWatch
     /// Opens the send branches once the connection is up.
     var gates: Task<Void, Never>?
     /// Sends standard input's lines on the data channel that takes it.
@@ -25,10 +26,10 @@ final class ActiveRun {
 
     init(
         pipeline: Pipeline, builder: GraphBuilder, setup: TransportSetup, channels: DataChannelHub?,
-        busTask: Task<Void, Never>
+        bus: BusWatch
     ) {
         self.pipeline = pipeline; self.builder = builder; self.setup = setup
-        self.channels = channels; self.busTask = busTask
+        self.channels = channels; self.bus = bus
     }
 
     /// Ends the session (once).
@@ -45,7 +46,7 @@ final class ActiveRun {
         inputTask?.cancel()
         gates?.cancel()
         if !stopped { pipeline.setState(.null) }
-        busTask.cancel()
+        bus.stop()
         if let session = setup.session, !sessionEnded {
             sessionEnded = true
             Task.detached { await session.end() }

@@ -100,8 +100,8 @@ public final class PipelineRun: Sendable {
         let channels = dataChannels(required: kind.requiredDataChannel, onMessage: options.onDataMessage)
         if let channels, let bin = setup.acceptsChannels { channels.accept(on: bin) }
         superviseSources(builder.supervisor)
-        let busTask = watchBus(pipeline, builder: builder, onFilterEvent: options.onFilterEvent)
-        return ActiveRun(pipeline: pipeline, builder: builder, setup: setup, channels: channels, busTask: busTask)
+        let bus = watchBus(pipeline, builder: builder, onFilterEvent: options.onFilterEvent)
+        return ActiveRun(pipeline: pipeline, builder: builder, setup: setup, channels: channels, bus: bus)
     }
 
     /// Plays the pipeline, opens the data channels, and negotiates the session: returns once
@@ -365,40 +365,38 @@ public final class PipelineRun: Sendable {
     private func watchBus(
         _ pipeline: Pipeline, builder: GraphBuilder,
         onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
-    ) -> Task<Void, Never> {
-        let bus = pipeline.bus
+    ) -> BusWatch {
         let logger = logger
         let labels = builder.sourceLabel(of:), supervisor = builder.supervisor
-        return Task.detached { [weak self] in
-            for await message in bus.messages(of: [.error, .latency, .warning, .element]) {
-                switch message.kind {
-                case .error:
-                    let (text, debug) = message.parsedError ?? ("unknown error", nil)
-                    let label = message.sourceLineage.lazy.compactMap(labels).first
-                    logger.debug("\(label?.redact("error from \(message.sourceName): \(text) \(debug ?? "")") ?? "")")
-                    let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
-                    let said = "\(label?.text ?? message.sourceName): \(text)\(reason)"
-                    // A live source that had delivered is reconnected, not the end of the run.
-                    if supervisor.handleError(from: message.sourceLineage, reason: label?.redact(text + reason) ?? text) { continue }
-                    self?.fail(RunError(label?.redact(said) ?? said))
-                case .latency:
-                    // A jitter buffer now waits longer for retransmissions: sinks must know.
-                    pipeline.recalculateLatency()
-                case .warning:
-                    let (text, _) = message.parsedError ?? ("", nil)
-                    let label = message.sourceLineage.lazy.compactMap(labels).first
-                    logger.warning("\(label.map { $0.redact("\($0.text): \(text)") } ?? "\(message.sourceName): \(text)")")
-                case .element:
-                    guard let s = message.structure else { break }
-                    if s.name == "sluice-filter-warning" {
-                        logger.warning("\(s.get("message", as: String.self) ?? "a filter reported a problem")")
-                    } else if let e = FilterEventMessage(s) {
-                        onFilterEvent?(e.filter, e.event, e.fields)
-                        self?.events.postFilterEvent(filter: e.filter, event: e.event, fields: e.fields)
-                    }
-                default:
-                    break
+        // Read on the bus's own thread: `sluice measure` gets a message per frame.
+        return pipeline.bus.watch([.error, .latency, .warning, .element]) { [weak self] message in
+            switch message.kind {
+            case .error:
+                let (text, debug) = message.parsedError ?? ("unknown error", nil)
+                let label = message.sourceLineage.lazy.compactMap(labels).first
+                logger.debug("\(label?.redact("error from \(message.sourceName): \(text) \(debug ?? "")") ?? "")")
+                let reason = debug?.split(separator: "\n").last.map { " (\($0))" } ?? ""
+                let said = "\(label?.text ?? message.sourceName): \(text)\(reason)"
+                // A live source that had delivered is reconnected, not the end of the run.
+                if supervisor.handleError(from: message.sourceLineage, reason: label?.redact(text + reason) ?? text) { return }
+                self?.fail(RunError(label?.redact(said) ?? said))
+            case .latency:
+                // A jitter buffer now waits longer for retransmissions: sinks must know.
+                pipeline.recalculateLatency()
+            case .warning:
+                let (text, _) = message.parsedError ?? ("", nil)
+                let label = message.sourceLineage.lazy.compactMap(labels).first
+                logger.warning("\(label.map { $0.redact("\($0.text): \(text)") } ?? "\(message.sourceName): \(text)")")
+            case .element:
+                guard let s = message.structure else { break }
+                if s.name == "sluice-filter-warning" {
+                    logger.warning("\(s.get("message", as: String.self) ?? "a filter reported a problem")")
+                } else if let e = FilterEventMessage(s) {
+                    onFilterEvent?(e.filter, e.event, e.fields)
+                    self?.events.postFilterEvent(filter: e.filter, event: e.event, fields: e.fields)
                 }
+            default:
+                break
             }
         }
     }

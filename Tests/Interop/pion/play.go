@@ -159,6 +159,11 @@ func runWHEPPlay(args []string) error {
 
 	st.mu.Lock()
 	res := st.res
+	// A copy: state callbacks still mark steps ("ice closed") while the result is written.
+	res.StepsMs = make(map[string]int64, len(st.res.StepsMs))
+	for k, v := range st.res.StepsMs {
+		res.StepsMs[k] = v
+	}
 	if !st.first.IsZero() {
 		res.MeasuredS = stop.Sub(st.first).Seconds()
 		if res.MeasuredS > 0 {
