@@ -89,7 +89,7 @@ final class RenditionSwitch: Sendable {
     private let logger: Logger
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
-    /// src to the viewer's branch, then `attach` it to the rungs once the branch's start gate is in place.
+    /// src to the viewer's branch, then `attach` once the answer exists.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
     init(
         outputs: [RenditionOutput], start: Int, into pipeline: Pipeline, viewer: String = "",

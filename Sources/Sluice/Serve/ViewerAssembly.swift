@@ -1,10 +1,10 @@
 import GStreamer
 
 /// A viewer while it is being put together: what it has added to the pipeline (removed in
-/// one place if a later step fails), the tee pads it holds, its links to the stream's tees
-/// and what waits for its connection (start gates, keyframe requests).
+/// one place if a later step fails), the tee pads it holds, and what waits for its answer
+/// (links to the stream's tees) and for its connection (start gates, keyframe requests).
 struct ViewerAssembly {
-    /// A tee pad and the viewer branch it feeds, linked once the branch is built.
+    /// A tee pad and the viewer branch it feeds, linked once the answer exists.
     struct PendingLink {
         var teePad: Pad
         var queueSink: Pad
@@ -50,7 +50,7 @@ struct ViewerAssembly {
     }
 
     /// Readies the gates and asks the shared encoders for the keyframe the viewer starts
-    /// from, which the gates hold while the viewer is answered and its ICE and DTLS finish.
+    /// from, which the gates hold while its ICE and DTLS finish (call once linked).
     func holdStarts() {
         if gates.map({ $0.ready() }).contains(true) { Self.askForKeyframe(through: entrances) }
     }

@@ -202,8 +202,8 @@ enum ViewerBranch {
             try transceiver.set("direction", fromString: direction)
         }
         _ = try p.apply(capsfilter: caps, input: sink)
-        // No data may reach a webrtcbin input before negotiation (it can stop that branch
-        // for good): the viewer's start gates keep every buffer until its connection is up.
+        // The tee is linked only once the answer exists: data pushed into a webrtcbin input
+        // before negotiation can stop that branch for good, and caps make it answer from them.
         try capsSrc.link(sink)
         return Built(elements: elements, queue: queue, payloader: pay, entrance: entrance)
     }

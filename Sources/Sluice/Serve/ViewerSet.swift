@@ -5,8 +5,8 @@ import SluiceSignalling
 import Synchronization
 
 /// The WebRTC viewers of one stream: each gets its own queue, payloader and webrtcbin fed
-/// from the stream's `tee` per medium (no re-encoding), behind start gates that keep its
-/// media until its connection is up.
+/// from the stream's `tee` per medium (no re-encoding), linked once its answer exists,
+/// behind start gates that keep its media until its connection is up.
 /// Used by `StreamHub` (a pipeline file's send section) and `RelayStream` (a WHIP
 /// publisher's media, forwarded).
 ///
@@ -162,15 +162,15 @@ final class ViewerSet: Sendable {
         }
         steps.done("branches")
         for e in parts.elements.reversed() { e.syncStateWithParent() }
-        // Linked and holding before the answer: the keyframe this viewer starts from is made
-        // while webrtcbin answers and ICE and DTLS finish. Only events reach its webrtcbin
-        // before then (its start gates keep every buffer), as in an answerer whose sources
-        // play before the offer comes.
-        try parts.link { flow in health.fail("its branch stopped (\(flow))") }
-        parts.holdStarts()
-        steps.done("states, linked, keyframe asked")
+        steps.done("states")
+        // Linked only once the answer exists. Linked before (so that the keyframe would be
+        // asked for at the POST), a High-profile H.264 camera no longer played in Chromium
+        // (H264ProfileEndToEndTests): caps reached the viewer's webrtcbin before the offer.
         let peer = recipe.peer(parts.webrtcbin, label: "viewer")
         let answer = try await peer.answer(offer: plan.offerToApply, steps: &steps)
+        try parts.link { flow in health.fail("its branch stopped (\(flow))") }
+        parts.holdStarts()
+        steps.done("linked, keyframe asked")
         Self.logger.debug("a viewer of '\(stream)' answered: \(steps)")
         let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout, then: connected.withLock { $0 })
         let viewer = Viewer(
