@@ -136,7 +136,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Logging", package: "swift-log")
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio")
             ]
         ),
         // Layer 4: the command line. It imports no C module and no bindings: GStreamer is
@@ -152,8 +153,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log")
             ],
             // Not Sources/sluice: it and Sources/Sluice are one folder on a case-insensitive disk.
-            path: "Sources/SluiceCLI"
+            path: "Sources/SluiceCLI",
+            plugins: ["BuildInfo"]
         ),
+        // The git commit `sluice --version` names (BuildTools/BuildInfo/plugin.swift).
+        .plugin(name: "BuildInfo", capability: .buildTool(), path: "BuildTools/BuildInfo"),
         // Benchmarks (Benchmarks/README in the main README): filter cost against C and GStreamer.
         .target(name: "BenchCFilters", dependencies: ["CGStreamer"], path: "Benchmarks/CFilters"),
         .executableTarget(

@@ -35,6 +35,10 @@ ALL_CONFIGS = [
 CONFIGS = [c for c in ALL_CONFIGS if c[0] in os.environ.get("CODECS", "vp8,h264").split(",")]
 # Also measure Sluice with sender and receiver in two processes (PROCESSES2=0 skips it).
 PROCESSES2 = os.environ.get("PROCESSES2", "1") != "0"
+# The ratio's own resolution: the C program against itself, a third run in each pair
+# (NOISE=0 skips it). Its median and spread say how far apart two runs of the same
+# program land on this machine, next to the Sluice ÷ C figure of the same session.
+NOISE = os.environ.get("NOISE", "1") != "0"
 
 
 # The steady window: from this long after the first decoded frame, for this long (both sides
@@ -149,6 +153,14 @@ def med(rows, k):
     return statistics.median(r[k] for r in rows)
 
 
+def self_cell(m):
+    """The C program against itself: median and range of the steady-window ratios."""
+    if m.get("c_self_steady_ratio") is None:
+        return "–"
+    lo, hi = m["c_self_steady_range"]
+    return f"{m['c_self_steady_ratio']:.3f} ({lo:.2f}–{hi:.2f})"
+
+
 def med_known(rows, k):
     xs = [r[k] for r in rows if r.get(k) is not None]
     return statistics.median(xs) if xs else None
@@ -157,12 +169,14 @@ def med_known(rows, k):
 def main():
     results = []
     for name, codec, file, threads in CONFIGS:
-        s_rows, c_rows, s2_rows = [], [], []
+        s_rows, c_rows, s2_rows, again_rows = [], [], [], []
         for i in range(RUNS):
             for who in (["sluice", "c"] if i % 2 == 0 else ["c", "sluice"]):
                 (s_rows if who == "sluice" else c_rows).append(sluice(codec, file) if who == "sluice" else cprog(codec, threads))
             if PROCESSES2:
                 s2_rows.append(sluice(codec, file, processes=2))
+            if NOISE:
+                again_rows.append(cprog(codec, threads))
             print(f"{name} run {i+1}/{RUNS}: sluice {s_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {s_rows[-1]['fps']:.1f} fps"
                   f" p50 {s_rows[-1]['p50_ms']:.1f} p95 {s_rows[-1]['p95_ms']:.1f} ms"
                   f" | C {c_rows[-1]['cpu_s_per_min']:.2f} cpu-s/min {c_rows[-1]['fps']:.1f} fps"
@@ -172,8 +186,10 @@ def main():
         pair = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
         steady = [s["steady_cpu_s_per_min"] / c["steady_cpu_s_per_min"] for s, c in zip(s_rows, c_rows)
                   if s.get("steady_cpu_s_per_min") and c.get("steady_cpu_s_per_min")]
+        noise = [a["steady_cpu_s_per_min"] / c["steady_cpu_s_per_min"] for a, c in zip(again_rows, c_rows)
+                 if a.get("steady_cpu_s_per_min") and c.get("steady_cpu_s_per_min")]
         results.append({"config": name, "codec": codec, "sluice_file": file, "vp8_threads": threads if codec == "vp8" else None, "width": W, "height": H, "fps": FPS, "bitrate_kbps": KBPS, "pattern": PATTERN,
-                        "sluice": s_rows, "c": c_rows, "sluice_2_processes": s2_rows,
+                        "sluice": s_rows, "c": c_rows, "sluice_2_processes": s2_rows, "c_again": again_rows,
                         "median": {"sluice_cpu_s_per_min": med(s_rows, "cpu_s_per_min"), "c_cpu_s_per_min": med(c_rows, "cpu_s_per_min"),
                                    "sluice_fps": med(s_rows, "fps"), "c_fps": med(c_rows, "fps"),
                                    "sluice_ttff_ms": med(s_rows, "ttff_ms"), "c_ttff_ms": med(c_rows, "ttff_ms"),
@@ -185,11 +201,13 @@ def main():
                                    "ratio": med(s_rows, "cpu_s_per_min") / med(c_rows, "cpu_s_per_min"),
                                    "pair_ratio": pair,
                                    "steady_pair_ratio": statistics.median(steady) if steady else None,
+                                   "c_self_steady_ratio": statistics.median(noise) if noise else None,
+                                   "c_self_steady_range": [min(noise), max(noise)] if noise else None,
                                    "sluice_steady_fps": med_known(s_rows, "steady_fps"), "c_steady_fps": med_known(c_rows, "steady_fps")}})
     print(f"\nSluice vs plain C webrtcbin, 720p30 loopback, {KBPS} kbit/s, videotestsrc pattern={PATTERN}, "
           f"{RUNS} alternating pairs of {SECONDS:.0f} s, medians (CPU s per minute of the whole process; 60 = one core)\n")
-    print("| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | steady window ÷ C (median of pairs) | steady fps S / C | p50 ms S / C | p95 ms S / C | target ≤ 1.03 (steady) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | steady window ÷ C (median of pairs) | C ÷ C steady (range) | steady fps S / C | p50 ms S / C | p95 ms S / C | target ≤ 1.03 (steady) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     fmt = lambda v, f: "–" if v is None else format(v, f)
     for r in results:
         m = r["median"]
@@ -197,7 +215,7 @@ def main():
         if min(m["sluice_steady_fps"] or 0, m["c_steady_fps"] or 0) < 28:
             ok += " (but fps collapsed: not a like-for-like load)"
         print(f"| {r['config']} | {m['sluice_cpu_s_per_min']:.2f} | {m['c_cpu_s_per_min']:.2f} | {m['ratio']:.3f} ({m['pair_ratio']:.3f}) "
-              f"| {fmt(m['steady_pair_ratio'], '.3f')} | {fmt(m['sluice_steady_fps'], '.1f')} / {fmt(m['c_steady_fps'], '.1f')} "
+              f"| {fmt(m['steady_pair_ratio'], '.3f')} | {self_cell(m)} | {fmt(m['sluice_steady_fps'], '.1f')} / {fmt(m['c_steady_fps'], '.1f')} "
               f"| {m['sluice_p50_ms']:.1f} / {m['c_p50_ms']:.1f} | {m['sluice_p95_ms']:.1f} / {m['c_p95_ms']:.1f} | {ok} |")
     with open(os.path.join(ROOT, "Benchmarks/results-c-webrtcbin.json"), "w") as f:
         json.dump({"runs": RUNS, "seconds": SECONDS,

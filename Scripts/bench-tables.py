@@ -34,12 +34,16 @@ def cpu_cells(r):
 def c_compare():
     d = load("results-c-webrtcbin.json")
     rows = ["| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | fps S / C "
+            "| steady window ÷ C | C ÷ C steady (range) "
             "| latency p50 S / S 2 processes / C | p95 S / S 2 processes / C |",
-            "|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|"]
     for r in d["results"]:
         m = r["median"]
         two = lambda k: f"{m[k]:.1f}" if m.get(k) is not None else "–"
-        rows.append(cpu_cells(r) + f"| {m['sluice_p50_ms']:.1f} / {two('sluice2_p50_ms')} / {m['c_p50_ms']:.1f} ms "
+        steady = f"{m['steady_pair_ratio']:.3f}" if m.get("steady_pair_ratio") is not None else "–"
+        noise = (f"{m['c_self_steady_ratio']:.3f} ({m['c_self_steady_range'][0]:.2f}–{m['c_self_steady_range'][1]:.2f})"
+                 if m.get("c_self_steady_ratio") is not None else "–")
+        rows.append(cpu_cells(r) + f"| {steady} | {noise} | {m['sluice_p50_ms']:.1f} / {two('sluice2_p50_ms')} / {m['c_p50_ms']:.1f} ms "
                     f"| {m['sluice_p95_ms']:.1f} / {two('sluice2_p95_ms')} / {m['c_p95_ms']:.1f} ms |")
     rows.append("")
     rows.append(f"{d['runs']} alternating runs of {d['seconds']:g} s per configuration; medians "

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Lists public and open Swift declarations that have no `///` doc comment directly above.
+"""Lists public and open Swift declarations that have no `///` doc comment directly above,
+and those whose signature shows a raw C type.
 
     Scripts/undocumented.py [--check] [--summary] PATH ...
 
@@ -11,6 +12,9 @@ own. Declarations inside a type that is not public, and anything in a function b
 counted. The doc comment must end on the line above, or above the declaration's attributes
 (`@available(...)`, `@inlinable`, ...); a blank line or a `//` comment in between breaks it.
 `/** ... */` counts too.
+
+A raw C type (`GType`, `GValue`, `GstElement`, `gint`, `OpaquePointer`, …) in a public
+signature is a finding too: the bindings keep those `package` (docs/architecture.md).
 
 Each finding is printed as `FILE:LINE: kind name`, then a count per target (the folder under
 Sources/ or Plugins/, else the path given). With --check it exits 1 when any is found.
@@ -29,6 +33,33 @@ MODIFIERS = {"static", "class", "final", "override", "mutating", "nonmutating", 
              "private", "fileprivate", "public", "open", "unowned(safe)", "unowned(unsafe)"}
 ATTRIBUTE = re.compile(r'@\w+(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s*')
 ATTRIBUTE_LINE = re.compile(r'^\s*(?:@\w+(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s*)+$')
+
+
+# GLib and GStreamer C names as Swift imports them. Swift's own `Gst` namespace and `GstError`
+# are not among them.
+RAW_C = re.compile(
+    r'\b(G(?:Type|Value|Object|Error|List|SList|Quark|ParamSpec|Closure|MainLoop|MainContext|Variant|Bytes|Array'
+    r'|PtrArray|HashTable|Source)|Gst(?!Error\b)[A-Z]\w*|g(?:int|uint|int8|uint8|int16|uint16|int32|uint32|int64|uint64'
+    r'|boolean|pointer|constpointer|char|uchar|size|ssize|double|float|long|ulong)|OpaquePointer)\b')
+
+
+# Swift types of the scanned files whose names look like C ones (`GstLaunchFragment`).
+SWIFT_NAMES = set()
+
+
+def raw_c_types(lines, n):
+    """The raw C type names in the signature that starts on cleaned line `n`: up to its body's
+    `{`, or the end of a line where its brackets are closed (at most 8 lines). A stored
+    property's initial value is not its signature."""
+    text, depth = '', 0
+    for line in lines[n:n + 8]:
+        part = line.split('{')[0]
+        text += ' ' + part
+        depth += part.count('(') + part.count('[') + part.count('<') - part.count(')') - part.count(']') - part.count('>')
+        if '{' in line or (depth <= 0 and not part.rstrip().endswith((',', '->', ':'))): break
+    if re.match(r'\s*(?:@\w+\s*)*(?:public|open)\s+(?:static\s+)?(?:let|var)\b', lines[n]):
+        text = re.sub(r'=.*', '', text)
+    return sorted(set(m.group(1) for m in RAW_C.finditer(text)) - SWIFT_NAMES)
 
 
 def clean(text):
@@ -187,7 +218,7 @@ def scan(path):
             if public and keyword != "extension":
                 qualified = '.'.join(x for x in (top['name'], name) if x)
                 kind = "requirement " + keyword if top['protocol'] and keyword not in TYPES else keyword
-                found.append((n + 1, kind, qualified, documented(raw, n)))
+                found.append((n + 1, kind, qualified, documented(raw, n), raw_c_types(lines, n)))
         for ch in line:
             if ch == '{':
                 stack.append(pending or {'kind': 'body', 'visible': True, 'name': top['name'],
@@ -227,23 +258,29 @@ def main():
     ap.add_argument('paths', nargs='+')
     args = ap.parse_args()
     counts = {}
-    missing = 0
+    missing = raw = 0
+    for path in files(args.paths):
+        SWIFT_NAMES.update(re.findall(r'\b(?:struct|class|enum|protocol|actor|typealias)\s+(G\w+)', open(path, encoding='utf-8').read()))
     for path in files(args.paths):
         target = target_of(path)
         total, undocumented = counts.get(target, (0, 0))
-        for line, kind, name, ok in scan(path):
+        for line, kind, name, ok, c_types in scan(path):
             total += 1
             if not ok:
                 undocumented += 1
                 missing += 1
                 if not args.summary:
                     print(f"{path}:{line}: {kind} {name}")
+            if c_types:
+                raw += 1
+                print(f"{path}:{line}: {kind} {name} shows raw C type(s) {', '.join(c_types)}: make it package, or wrap them")
         counts[target] = (total, undocumented)
     for target in sorted(counts):
         total, undocumented = counts[target]
         print(f"{target}: {undocumented} undocumented of {total} public declarations")
-    if args.check and missing:
-        print(f"undocumented.py: {missing} public declaration(s) without a /// doc comment", file=sys.stderr)
+    if args.check and (missing or raw):
+        if missing: print(f"undocumented.py: {missing} public declaration(s) without a /// doc comment", file=sys.stderr)
+        if raw: print(f"undocumented.py: {raw} public declaration(s) with raw C types", file=sys.stderr)
         sys.exit(1)
 
 

@@ -6,7 +6,8 @@
  *
  *   videotestsrc is-live=true pattern=P ! capsfilter video/x-raw,WxH,fps,I420
  *     ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 leaky=downstream
- *     ! ENCODER (realtime preset) [! capsfilter h264 caps ! h264parse config-interval=-1]
+ *     ! ENCODER (realtime preset) [! capsfilter h264 caps ! h264parse config-interval=-1
+ *       ! capsfilter stream-format=avc,alignment=au]
  *     ! PAYLOADER (mtu=1200, pt, ...) ! capsfilter (RTP caps) ! webrtcbin name=send
  *   webrtcbin name=recv  --pad-added-->  DEPAY [! h264parse] ! DECODER ! videoconvert
  *     ! fakesink sync=false async=false
@@ -421,7 +422,7 @@ int main(int argc, char **argv) {
   setp(queue, "max-size-buffers", "3"); setp(queue, "max-size-bytes", "0");
   setp(queue, "max-size-time", "0"); setp(queue, "leaky", "downstream");
   int gop = fps * 2;
-  GstElement *enc, *enccaps = NULL, *parse = NULL, *pay, *rtpcaps = make("capsfilter", NULL);
+  GstElement *enc, *enccaps = NULL, *parse = NULL, *avccaps = NULL, *pay, *rtpcaps = make("capsfilter", NULL);
   if (h264) {
     enc = make("x264enc", NULL);
     snprintf(buf, sizeof buf, "%d", kbps); setp(enc, "bitrate", buf);
@@ -429,6 +430,10 @@ int main(int argc, char **argv) {
     setp(enc, "tune", "zerolatency"); setp(enc, "speed-preset", "ultrafast"); setp(enc, "bframes", "0");
     setp(enc, "b-adapt", "false"); setp(enc, "rc-lookahead", "0"); setp(enc, "sync-lookahead", "0");
     setp(enc, "vbv-buf-capacity", "300");
+    /* As Sluice (EncoderPresets): no access unit delimiters, and AVC into the payloader. */
+    setp(enc, "aud", "false");
+    avccaps = make("capsfilter", NULL);
+    setp(avccaps, "caps", "video/x-h264,stream-format=avc,alignment=au");
     enccaps = make("capsfilter", NULL);
     setp(enccaps, "caps", "video/x-h264,profile=constrained-baseline,stream-format=byte-stream");
     parse = make("h264parse", NULL);
@@ -452,8 +457,8 @@ int main(int argc, char **argv) {
   gst_bin_add_many(GST_BIN(pipeline), src, caps, queue, enc, pay, rtpcaps, NULL);
   gboolean ok;
   if (h264) {
-    gst_bin_add_many(GST_BIN(pipeline), enccaps, parse, NULL);
-    ok = gst_element_link_many(src, caps, queue, enc, enccaps, parse, pay, rtpcaps, NULL);
+    gst_bin_add_many(GST_BIN(pipeline), enccaps, parse, avccaps, NULL);
+    ok = gst_element_link_many(src, caps, queue, enc, enccaps, parse, avccaps, pay, rtpcaps, NULL);
   } else {
     ok = gst_element_link_many(src, caps, queue, enc, pay, rtpcaps, NULL);
   }

@@ -1,15 +1,33 @@
 import CGStreamer
 import CGStreamerShim
 
-/// A Swift type that can be stored in and read from a GValue.
+/// How a Swift type is kept in a GValue: its GType, and how it is stored and read. Its
+/// members are the bindings' own (`package`), so no GLib type shows in the public API, and
+/// only the bindings make one: the types that convert are the ones listed below.
+public struct ValueKind<T>: Sendable {
+    /// The GType a fresh GValue for `T` is initialized with.
+    package let gType: @Sendable () -> GType
+    /// Stores a `T` into an initialized GValue of `gType`.
+    package let store: @Sendable (T, UnsafeMutablePointer<GValue>) -> Void
+    /// Reads a `T` from a GValue of `gType`; nil if it holds nothing (a NULL string).
+    package let load: @Sendable (UnsafePointer<GValue>) -> T?
+}
+
+/// A Swift type that can be stored in and read from a GValue: `Bool`, `Int32`, `UInt32`,
+/// `Int64`, `UInt64`, `Int`, `Double` and `String`. Properties, structure fields and signal
+/// arguments are read and written as these.
 public protocol ValueConvertible {
-    /// The GType a fresh GValue for this Swift type is initialized with.
-    static var gType: GType { get }
+    /// How this type is kept in a GValue.
+    static var valueKind: ValueKind<Self> { get }
+}
+
+extension ValueConvertible {
+    /// The GType a fresh GValue for this type is initialized with.
+    package static var gType: GType { valueKind.gType() }
     /// Stores `self` into an initialized GValue of `gType`.
-    func store(in value: UnsafeMutablePointer<GValue>)
-    /// Reads a value of this type; returns nil if the GValue holds something else
-    /// that GLib cannot transform.
-    static func load(from value: UnsafePointer<GValue>) -> Self?
+    package func store(in value: UnsafeMutablePointer<GValue>) { Self.valueKind.store(self, value) }
+    /// Reads a value of this type from a GValue of `gType`.
+    package static func load(from value: UnsafePointer<GValue>) -> Self? { valueKind.load(value) }
 }
 
 /// An owned GValue. Unset (freeing what it holds) when released.
@@ -108,77 +126,51 @@ public final class Value {
 }
 
 extension Bool: ValueConvertible {
-    /// `G_TYPE_BOOLEAN`: the GType a `Bool` is stored as.
-    public static var gType: GType { sluice_type_boolean() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_boolean`).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_boolean(value, self ? 1 : 0) }
-    /// Reads the value (`g_value_get_boolean`) from a GValue of type `gType`; never nil.
-    public static func load(from value: UnsafePointer<GValue>) -> Bool? { g_value_get_boolean(value) != 0 }
+    /// Kept as `G_TYPE_BOOLEAN`.
+    public static let valueKind = ValueKind<Bool>(
+        gType: { sluice_type_boolean() }, store: { g_value_set_boolean($1, $0 ? 1 : 0) }, load: { g_value_get_boolean($0) != 0 })
 }
 
 extension Int32: ValueConvertible {
-    /// `G_TYPE_INT` (`gint`): the GType an `Int32` is stored as.
-    public static var gType: GType { sluice_type_int() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_int`).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int(value, self) }
-    /// Reads the value (`g_value_get_int`) from a GValue of type `gType`; never nil.
-    public static func load(from value: UnsafePointer<GValue>) -> Int32? { g_value_get_int(value) }
+    /// Kept as `G_TYPE_INT` (`gint`).
+    public static let valueKind = ValueKind<Int32>(
+        gType: { sluice_type_int() }, store: { g_value_set_int($1, $0) }, load: { g_value_get_int($0) })
 }
 
 extension UInt32: ValueConvertible {
-    /// `G_TYPE_UINT` (`guint`): the GType a `UInt32` is stored as.
-    public static var gType: GType { sluice_type_uint() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_uint`).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_uint(value, self) }
-    /// Reads the value (`g_value_get_uint`) from a GValue of type `gType`; never nil.
-    public static func load(from value: UnsafePointer<GValue>) -> UInt32? { g_value_get_uint(value) }
+    /// Kept as `G_TYPE_UINT` (`guint`).
+    public static let valueKind = ValueKind<UInt32>(
+        gType: { sluice_type_uint() }, store: { g_value_set_uint($1, $0) }, load: { g_value_get_uint($0) })
 }
 
 extension Int64: ValueConvertible {
-    /// `G_TYPE_INT64`: the GType an `Int64` is stored as.
-    public static var gType: GType { sluice_type_int64() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_int64`).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int64(value, gint64(self)) }
-    /// Reads the value (`g_value_get_int64`) from a GValue of type `gType`; never nil.
-    public static func load(from value: UnsafePointer<GValue>) -> Int64? { Int64(g_value_get_int64(value)) }
+    /// Kept as `G_TYPE_INT64`.
+    public static let valueKind = ValueKind<Int64>(
+        gType: { sluice_type_int64() }, store: { g_value_set_int64($1, gint64($0)) }, load: { Int64(g_value_get_int64($0)) })
 }
 
 extension UInt64: ValueConvertible {
-    /// `G_TYPE_UINT64`: the GType a `UInt64` is stored as.
-    public static var gType: GType { sluice_type_uint64() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_uint64`).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_uint64(value, guint64(self)) }
-    /// Reads the value (`g_value_get_uint64`) from a GValue of type `gType`; never nil.
-    public static func load(from value: UnsafePointer<GValue>) -> UInt64? { UInt64(g_value_get_uint64(value)) }
+    /// Kept as `G_TYPE_UINT64`.
+    public static let valueKind = ValueKind<UInt64>(
+        gType: { sluice_type_uint64() }, store: { g_value_set_uint64($1, guint64($0)) }, load: { UInt64(g_value_get_uint64($0)) })
 }
 
 /// `Int` is stored as a 64-bit GValue and transformed to the property's width on set.
 extension Int: ValueConvertible {
-    /// `G_TYPE_INT64`: the GType an `Int` is stored as.
-    public static var gType: GType { sluice_type_int64() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_int64`).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_int64(value, gint64(self)) }
-    /// Reads the value (`g_value_get_int64`) from a GValue of type `gType`; never nil.
-    public static func load(from value: UnsafePointer<GValue>) -> Int? { Int(g_value_get_int64(value)) }
+    /// Kept as `G_TYPE_INT64`.
+    public static let valueKind = ValueKind<Int>(
+        gType: { sluice_type_int64() }, store: { g_value_set_int64($1, gint64($0)) }, load: { Int(g_value_get_int64($0)) })
 }
 
 extension Double: ValueConvertible {
-    /// `G_TYPE_DOUBLE`: the GType a `Double` is stored as.
-    public static var gType: GType { sluice_type_double() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_double`).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_double(value, self) }
-    /// Reads the value (`g_value_get_double`) from a GValue of type `gType`; never nil.
-    public static func load(from value: UnsafePointer<GValue>) -> Double? { g_value_get_double(value) }
+    /// Kept as `G_TYPE_DOUBLE`.
+    public static let valueKind = ValueKind<Double>(
+        gType: { sluice_type_double() }, store: { g_value_set_double($1, $0) }, load: { g_value_get_double($0) })
 }
 
 extension String: ValueConvertible {
-    /// `G_TYPE_STRING`: the GType a `String` is stored as.
-    public static var gType: GType { sluice_type_string() }
-    /// Stores the value in `value`, already initialized to `gType` (`g_value_set_string`, which
-    /// copies the string).
-    public func store(in value: UnsafeMutablePointer<GValue>) { g_value_set_string(value, self) }
-    /// Reads the string (`g_value_get_string`, copied into Swift); nil if the GValue holds NULL.
-    public static func load(from value: UnsafePointer<GValue>) -> String? {
-        g_value_get_string(value).map { String(cString: $0) }
-    }
+    /// Kept as `G_TYPE_STRING` (`g_value_set_string` copies the string; a NULL string reads as nil).
+    public static let valueKind = ValueKind<String>(
+        gType: { sluice_type_string() }, store: { g_value_set_string($1, $0) },
+        load: { g_value_get_string($0).map { String(cString: $0) } })
 }

@@ -10,10 +10,25 @@ struct SluiceCommand: AsyncParsableCommand {
         commandName: "sluice",
         abstract: "Run declarative GStreamer/WebRTC pipeline files.",
         discussion: """
-            Exit codes: 0 ok, 2 invalid pipeline file or arguments, 3 runtime failure \
-            (missing element, negotiation failure, ICE not connected in time).
+            Examples:
+              sluice run Pipelines/loopback.yaml --duration 10
+              sluice validate Pipelines/*.yaml
+              sluice measure Pipelines/loopback.yaml --duration 20 --json report.json
+              sluice serve --pipeline Pipelines/serve-testsrc.yaml --port 8443
+
+            Exit codes: 0 ok; 2 invalid pipeline file or arguments; 3 runtime failure \
+            (missing element, negotiation failure, ICE not connected in time, a port in use).
             """,
         subcommands: [Run.self, Measure.self, Load.self, Validate.self, Inspect.self, Graph.self, Serve.self, Discover.self, MeasurePeer.self, NetemRelay.self])
+
+    @Flag(name: .long, help: "Print the version, the git commit it was built from, and the GStreamer and Swift versions.")
+    var version = false
+
+    /// `sluice --version`; `sluice` alone prints the help.
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        for line in SluiceVersion.current(commit: buildCommit).lines { print(line) }
+    }
 
     /// Parses and runs, mapping argument errors to exit code 2 as documented.
     static func main() async {
@@ -30,7 +45,8 @@ struct SluiceCommand: AsyncParsableCommand {
             _exit(0) // as below: no exit-time destructors racing threads that still run
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            var message = fullMessage(for: error)
+            if let hint = unknownSubcommandHint(CommandLine.arguments.dropFirst()) { message = hint }
             if !message.isEmpty {
                 (code == .success ? FileHandle.standardOutput : FileHandle.standardError).write(Data((message + "\n").utf8))
             }
@@ -40,6 +56,24 @@ struct SluiceCommand: AsyncParsableCommand {
             // rwlock: 1 refused login in 10–25, and once a `sluice serve` after its drain).
             _exit(code == .validationFailure ? 2 : code.rawValue)
         }
+    }
+}
+
+extension SluiceCommand {
+    /// The commands a user can type (hidden ones included: a typo of one still deserves a hint).
+    static var subcommandNames: [String] {
+        configuration.subcommands.map { $0._commandName }
+    }
+
+    /// For `sluice runn x`: says the command is unknown and suggests the nearest, instead of
+    /// ArgumentParser's "2 unexpected arguments". Nil when the first argument is an option or
+    /// a known command.
+    static func unknownSubcommandHint<C: Collection>(_ arguments: C) -> String? where C.Element == String {
+        guard let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) else { return nil }
+        let nearest = Suggestions.closest(to: first, in: subcommandNames)
+        return "Error: '\(first)' is not a sluice command"
+            + (nearest.map { "; did you mean 'sluice \($0)'?" } ?? "")
+            + "\nThe commands: \(configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }.joined(separator: ", ")). See 'sluice --help'."
     }
 }
 

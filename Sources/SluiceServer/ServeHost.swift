@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import Sluice
 import SluiceSignalling
 
@@ -83,11 +84,11 @@ public struct ServeHost {
     /// The options.
     public let options: Options
     private let load: (String) throws -> PipelineSpec
-    let report: (Notice) -> Void
+    let report: @Sendable (Notice) -> Void
 
     /// A host for `options`; `load` reads a pipeline file (its errors are thrown through
     /// unchanged), `report` hears what starts.
-    public init(options: Options, load: @escaping (String) throws -> PipelineSpec, report: @escaping (Notice) -> Void) {
+    public init(options: Options, load: @escaping (String) throws -> PipelineSpec, report: @escaping @Sendable (Notice) -> Void) {
         self.options = options; self.load = load; self.report = report
     }
 
@@ -106,6 +107,12 @@ public struct ServeHost {
         let castReceiver = try await startCast()
         do { try await server.run(drainTimeout: options.drainTimeout) } catch let e as TLSFileError {
             throw Failure(kind: .usage, description: "\(e)")
+        } catch let e as IOError where e.errnoCode == EADDRINUSE {
+            throw Failure(
+                kind: .runtime,
+                description:
+                    "cannot listen on \(options.host):\(options.port): the port is in use (another sluice serve?). Stop that process, or choose a free port with --port"
+            )
         }
         await castReceiver?.stop()
         await companionRuns?.stop()
@@ -175,12 +182,15 @@ extension ServeHost {
             tls: o.tls, control: access, pipelinesFolder: o.pipelinesFolder)
         configuration.replica = o.replica
         configuration.jwt = jwt
+        let report = report, scheme = o.tls == nil ? "http" : "https", host = o.host
+        configuration.onListening = { port in
+            report(.info("sluice serve: listening on \(scheme)://\(host):\(port); control API at /api/v1 (/openapi.yaml)"))
+        }
         if o.relay { report(.info("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>")) }
         let server = SluiceHTTPServer(
             configuration: configuration, directory: directory, receivers: receivers,
             relayAddresses: o.relay ? [o.host] : nil, webrtc: recipe, cameraLifetime: o.cameraLifetime)
         server.metrics.bootstrapSwiftMetrics()
-        report(.info("sluice serve: listening on \(o.tls == nil ? "http" : "https")://\(o.host):\(o.port); control API at /api/v1 (/openapi.yaml)"))
         return server
     }
 

@@ -46,6 +46,9 @@ public struct SluiceHTTPServer: Sendable {
         public var jwt: JWTVerifier? {
             didSet { control.jwt = jwt }
         }
+        /// Called once the server listens, with the port it is bound to (so `listening on`
+        /// is said only once it is true).
+        public var onListening: (@Sendable (Int) async -> Void)?
         /// A configuration with these options. Without `control`, `token` (if any) is the control
         /// API's only admin token; either way the access is bound to `host`, so an API without an
         /// admin token accepts changes only on a loopback address.
@@ -116,6 +119,9 @@ public struct SluiceHTTPServer: Sendable {
             server: try configuration.tls.map { try .tls(plain, tlsConfiguration: try Self.tlsConfiguration($0)) } ?? plain,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sluice"),
             services: [CameraExpiryService(cameras: cameras, streams: streams, interval: 0.25)],
+            onServerRunning: { [configuration] channel in
+                await configuration.onListening?(channel.localAddress?.port ?? configuration.port)
+            },
             logger: logger)
     }
 

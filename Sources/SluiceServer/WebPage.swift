@@ -43,7 +43,7 @@ enum WebPage {
         </section>
 
         <section id="player">
-          <h2>Player <span class="state" id="play-state">idle</span></h2>
+          <h2>Player <span class="state" id="play-state">idle: press Play beside a stream above</span></h2>
           <video id="play-video" autoplay muted playsinline></video>
           <button id="play-stop" disabled>Stop</button>
           <table class="stats">
@@ -226,7 +226,7 @@ enum WebPage {
             clearInterval(s.timer);
             if (s.stream) s.stream.getTracks().forEach((t) => t.stop());
             s.pc.close();
-            $(kind + "-state").textContent = "stopped";
+            $(kind + "-state").textContent = kind === "play" ? "stopped: press Play beside a stream to watch again" : "stopped";
             $(kind === "play" ? "play-stop" : "publish-stop").disabled = true;
             if (s.location) {
               try {

@@ -384,7 +384,7 @@ final class DocsSnippetTests: XCTestCase {
         let args = arguments.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
             .filter { !$0.isEmpty && $0 != "..." && $0 != "…" && $0 != "|" }
         guard let sub = args.first else { return .failure("`sluice` without a subcommand") }
-        if sub == "--help" || sub == "-h" || sub == "help" { return .run }
+        if sub == "--help" || sub == "-h" || sub == "help" || sub == "--version" { return .run }
         guard Self.subcommands.contains(sub) else { return .failure("sluice has no subcommand '\(sub)' (it has \(Self.subcommands.sorted()))") }
         let help = Self.help(Self.commandPath(sub, next: args.dropFirst().first))
         for word in args.dropFirst() where word.hasPrefix("-") && word.range(of: #"^-[0-9]"#, options: .regularExpression) == nil {

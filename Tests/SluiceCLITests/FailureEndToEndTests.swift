@@ -81,6 +81,57 @@ final class FailureEndToEndTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["run", "/nonexistent/file.yaml"], timeout: 30).status, 2)
     }
 
+    func testASecondServerOnABusyPortSaysSoAndNeverClaimsToListen() throws {
+        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("busy-\(UUID().uuidString)").path
+        let script = """
+            ip link set lo up
+            python3 -c "import socket,sys,time; s=socket.socket(); s.bind(('127.0.0.1',18555)); s.listen(); open(sys.argv[1],'w').close(); time.sleep(60)" '\(ready)' &
+            holder=$!
+            i=0; until [ -e '\(ready)' ]; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            "$SLUICE" serve --port 18555
+            status=$?
+            kill $holder; rm -f '\(ready)'
+            exit $status
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: 60, reportPath: nil)
+        XCTAssertEqual(r.status, 3, "a runtime failure, as documented: \(r.stderr)")
+        XCTAssertTrue(r.stderr.contains("cannot listen on 127.0.0.1:18555: the port is in use"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--port"), "names the way out: \(r.stderr)")
+        XCTAssertFalse(r.stdout.contains("listening on"), "never claims to listen: \(r.stdout)")
+    }
+
+    func testVersionNamesTheReleaseTheCommitAndWhatItRunsWith() throws {
+        let r = try CLI.run(["--version"], timeout: 30, isolated: false)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 4, r.stdout)
+        let changelog = try String(contentsOfFile: Repository.path("CHANGELOG.md"), encoding: .utf8)
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") && !$0.contains("Unreleased") }
+        XCTAssertEqual(lines.first, newest.map { "sluice " + $0.dropFirst(3) }, "the release CHANGELOG.md names last")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("GStreamer 1.") }, r.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("Swift 6.") }, r.stdout)
+        // Built from this checkout: the commit line names a commit of it (or says unknown
+        // when the tree has no git, as in a container build).
+        let commit = try XCTUnwrap(lines.first { $0.hasPrefix("commit ") }).dropFirst("commit ".count)
+        let hash = commit.hasSuffix("+") ? String(commit.dropLast()) : String(commit)
+        if FileManager.default.fileExists(atPath: Repository.path(".git")) {
+            let known = try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/git"), ["-C", Repository.root.path, "cat-file", "-t", hash], environment: [:], timeout: 10)
+            XCTAssertEqual(known.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "commit", "\(hash) is a commit of this repository")
+        } else {
+            XCTAssertEqual(hash, "unknown")
+        }
+    }
+
+    func testAMistypedCommandIsNamedWithTheNearestOne() throws {
+        let typo = try CLI.run(["runn", "Pipelines/loopback.yaml"], timeout: 30)
+        XCTAssertEqual(typo.status, 2)
+        XCTAssertTrue(typo.stderr.contains("'runn' is not a sluice command; did you mean 'sluice run'?"), typo.stderr)
+        XCTAssertTrue(typo.stderr.contains("measure") && !typo.stderr.contains("netem-relay"), "lists the commands a user types: \(typo.stderr)")
+        let far = try CLI.run(["frobnicate"], timeout: 30)
+        XCTAssertTrue(far.stderr.contains("'frobnicate' is not a sluice command") && !far.stderr.contains("did you mean"), far.stderr)
+    }
+
     func testInspectReportsCodecs() throws {
         let r = try CLI.run(["inspect"], timeout: 30)
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -62,6 +62,25 @@ final class JanusEndToEndTests: XCTestCase {
     /// subscriber receives both over one PeerConnection, each at its own size; when cam-b
     /// leaves, its streams are marked as left and the log says so; a third publisher (160x120)
     /// joining later is picked up by the same subscription.
+    /// The README's Janus lines, beside the throwaway Janus `Scripts/janus-sandbox.sh` starts
+    /// (it makes its own namespace: the test runs it directly, not inside another).
+    func testTheREADMEsJanusLinesWorkBesideTheSandboxJanus() throws {
+        try Janus.requireInstalled()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("janus-publish-\(UUID().uuidString).log").path
+        let lines = """
+            "$SLUICE" run Pipelines/janus-publish.yaml --set 'send.video.filters=[{filter: framestamp}]' --duration 25 > '\(log)' 2>&1 &
+            i=0; until grep -qE 'ice (connected|completed)' '\(log)'; do i=$((i+1)); [ $i -lt 400 ] || { cat '\(log)'; exit 90; }; sleep 0.05; done
+            "$SLUICE" load Pipelines/load-janus.yaml --clients 3 --ramp 5/s --duration 5 --decode some
+            status=$?; kill %1; wait; rm -f '\(log)'; exit $status
+            """
+        let r = try CLI.execute(
+            URL(fileURLWithPath: Repository.path("Scripts/janus-sandbox.sh")), ["sh", "-c", lines],
+            env: ["SLUICE": CLI.binary.path], timeout: 120, reportPath: nil)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("3 of 3 succeeded"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("glass-to-glass p50"), "the decoding subscriber measured through Janus: \(r.stdout)")
+    }
+
     func testTwoPublishersAndAMultistreamSubscriberFollowTheRoom() throws {
         try Janus.requireInstalled()
         let janus = Janus(httpPort: 18088, wsPort: 18188)

@@ -120,6 +120,28 @@ final class RunEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(r.int("receive.video.frames") ?? 0, 30)
     }
 
+    /// A Swift filter named inside a `gst:` fragment gets its summary line, like one in a
+    /// `filter:` entry.
+    func testASwiftFilterInsideAFragmentIsSummarised() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fragment-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        transport: { ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, width: 320, height: 240, fps: 30 }
+            filters:
+              - gst: sluice-invert ! videoflip method=horizontal-flip
+            encode: { codec: vp8 }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["run", path, "--duration", "3"], report: true)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let filters = try XCTUnwrap(r.report?["filters"] as? [[String: Any]], "\(r.report ?? [:])")
+        let invert = try XCTUnwrap(filters.first { $0["filter"] as? String == "invert" }, "\(filters)")
+        XCTAssertGreaterThan(invert["frames"] as? Int ?? 0, 30, "\(invert)")
+        XCTAssertTrue(r.stdout.contains("  filter invert "), r.stdout)
+    }
+
     /// Every file in Pipelines/ must run and deliver what it sends.
     func testEveryExampleFileRuns() throws {
         let dir = Repository.root.appendingPathComponent("Pipelines")

@@ -167,10 +167,19 @@ final class GraphBuilder: Sendable {
         return element
     }
 
+    /// The elements of a `gst:` fragment. Swift filters named in it (`sluice-pixelate`) are
+    /// counted for the summary like those of `filter:` entries.
     func parse(_ fragment: String, at location: SourceLocation?) throws(RunError) -> Element {
-        do { return try Bin.parse(GstLaunchFragment.normalized(fragment)) } catch {
+        let element: Element
+        do { element = try Bin.parse(GstLaunchFragment.normalized(fragment)) } catch {
             throw RunError("cannot build gst fragment '\(fragment)': \(error.message)", at: location)
         }
+        let swift = (element.cast(to: Bin.self)?.descendants ?? [element]).filter { e in
+            guard let factory = e.factoryName, factory.hasPrefix("sluice-") else { return false }
+            return FilterRegistry.shared.filter(named: String(factory.dropFirst("sluice-".count))) != nil
+        }
+        if !swift.isEmpty { state.withLock { $0.swiftFilters += swift } }
+        return element
     }
 
     func add(_ elements: [Element]) throws(RunError) {

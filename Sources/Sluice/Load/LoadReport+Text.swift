@@ -43,7 +43,8 @@ extension LoadReport {
         if let p = process {
             lines.append(
                 String(
-                    format: "  left behind    %+d open files, %+d threads, %+.0f MiB (%d files, %d threads before the crowd)",
+                    format: "  after crowd    %+d open files, %+d threads, %+.0f MiB against before it (%d files, %d threads): "
+                        + "what the process keeps (thread pools, caches), not per client; docs/measure-and-load.md",
                     p.end.fds - p.start.fds, p.end.threads - p.start.threads, p.end.memory_mib - p.start.memory_mib, p.start.fds,
                     p.start.threads))
         }

@@ -212,6 +212,8 @@ public final class PipelineRun: Sendable {
         var live = totals.liveStats(since: ticker.last, seconds: dt, elapsed: elapsed)
         live.roundTripMs = stats.roundTripMs ?? recvStats?.roundTripMs
         live.iceState = ticker.iceState
+        live.sendsVideo = spec.send?.video != nil
+        live.receivesVideo = spec.receive?.video != nil
         if let f = active.builder.congestion?.figures {
             live.congestion = (Double(f.targetBps) / 1000, Double(f.delayBps) / 1000, Double(f.lossBps) / 1000, f.reports)
             if f.reports == 0, elapsed >= 5, !ticker.warnedNoFeedback {

@@ -39,9 +39,16 @@ public struct LiveStats: Sendable {
         return f
     }
 
+    /// Whether the run sends video (`send` is left out of `line` when it does not).
+    public var sendsVideo = true
+    /// Whether the run receives video (`recv` is left out of `line` when it does not).
+    public var receivesVideo = true
+
     /// `  3.0s  send 30.0 fps  recv 29.9 fps  1984 kbit/s  rtt 0.4 ms  ice connected`
     public var line: String {
-        var s = String(format: "%6.1fs  send %5.1f fps  recv %5.1f fps", elapsed, sendFps, receiveFps)
+        var s = String(format: "%6.1fs", elapsed)
+        if sendsVideo { s += String(format: "  send %5.1f fps", sendFps) }
+        if receivesVideo { s += String(format: "  recv %5.1f fps", receiveFps) }
         if receiveAudioPerSecond > 0 { s += String(format: "  audio %5.1f/s", receiveAudioPerSecond) }
         s += String(format: "  %6.0f kbit/s", bitrateKbps)
         s += roundTripMs.map { String(format: "  rtt %5.1f ms", $0) } ?? "  rtt     - ms"
@@ -288,10 +295,13 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
             lines.append(String(format: "  receive video  %d frames %dx%d %.1f fps %@", v.frames, v.width, v.height, v.fps, v.codec ?? ""))
         }
         if let a = receive.audio { lines.append("  receive audio  \(a.buffers) buffers \(a.codec ?? "")") }
-        lines.append(
-            "  first frame    "
-                + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) + (start_up_steps ?? []).dtlsKeyWaitNote }
-                    ?? "never"))
+        // A run that receives no video has no first frame to wait for (a send-only run).
+        if receive.video != nil {
+            lines.append(
+                "  first frame    "
+                    + (time_to_first_frame_ms.map { String(format: "%.0f ms", $0) + (start_up_steps ?? []).dtlsKeyWaitNote }
+                        ?? "never"))
+        }
         if let steps = start_up_steps, !steps.isEmpty {
             lines.append("  start-up       " + SummaryText.steps(steps))
         }
@@ -301,7 +311,7 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
                 network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
         lines.append("  ice            \(ice_state)")
         for f in filters {
-            var line = "  filter \(f.filter.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f.frames) frames"
+            var line = "  filter \(SummaryText.column(f.filter, width: 8)) \(f.frames) frames"
             if f.dropped > 0 { line += ", \(f.dropped) dropped" }
             if f.errors > 0 { line += ", \(f.errors) errors (last: \(f.last_error ?? "?"))" }
             for (k, v) in f.events.sorted(by: { $0.key < $1.key }) { line += ", \(v) \(k) events" }
@@ -322,7 +332,7 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         }
         for d in data_channels {
             lines.append(
-                "  data \(d.label.padding(toLength: 10, withPad: " ", startingAt: 0)) \(d.opened ? "open" : "never opened"), \(d.sent) sent, \(d.received) received"
+                "  data \(SummaryText.column(d.label, width: 10)) \(d.opened ? "open" : "never opened"), \(d.sent) sent, \(d.received) received"
             )
         }
         if let s = session {

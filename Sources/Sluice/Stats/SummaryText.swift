@@ -3,6 +3,12 @@ import Foundation
 /// What the run summary and the measurement report say alike: the CPU line, the start-up
 /// steps, and their JSON form.
 enum SummaryText {
+    /// `name` padded to `width` for the summary's columns, never cut: a longer name pushes
+    /// the rest of its line right (`framestamp` stays `framestamp`, not `framesta`).
+    static func column(_ name: String, width: Int) -> String {
+        name.count >= width ? name : name.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+
     /// `  cpu            2.94 s (57% of one core)`.
     static func cpuLine(seconds: Double, over duration: Double) -> String {
         String(format: "  cpu            %.2f s (%.0f%% of one core)", seconds, duration > 0 ? seconds / duration * 100 : 0)

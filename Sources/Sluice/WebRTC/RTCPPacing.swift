@@ -19,23 +19,44 @@ import SluiceSignalling
 /// events whenever its input switches between RTP and RTCP); that was a fifth of a served
 /// viewer's CPU.
 ///
-/// A receiver keeps the large allowance even where no transport-wide feedback was
-/// negotiated: rtpsession sends NACKs at once only in sessions of at most 3 sources (RFC
-/// 4585's immediate mode), and past that one early packet per report interval. With the
-/// default allowance, 8 audio and video viewers behind 3% loss froze 3–10 times in 15 s, with
-/// it none (docs/benchmarks.md, calls of two).
+/// A receiver needs it where transport-wide feedback is negotiated, or where its session has
+/// more than three members: rtpsession sends NACKs at once only in sessions of at most 3
+/// (RFC 4585's immediate mode, `rtcp-immediate-feedback-threshold`), and past that one early
+/// packet per report interval. With the default allowance, 8 audio and video viewers behind
+/// 3% loss froze 3–10 times in 15 s, with it none (docs/benchmarks.md, calls of two). A
+/// receiver of one video stream without transport-wide feedback (its sender, the sender's
+/// retransmission SSRC and its own: three members) keeps the default: NACKs leave at once
+/// there anyway, and the raised allowance cost it 1% of its process's CPU in
+/// `Benchmarks/c-compare.sh` (the RTCP thread, 1.9% against plain C's 0.8%).
 enum RTCPPacing {
     /// RTCP bandwidth per session, bit/s (rtpsession's `rtcp-fraction` above 1 is absolute).
     static let rtcpBitsPerSecond = 150_000.0
 
-    /// Whether the peer that sets `description` receives media by it: a local description
-    /// that says `sendrecv` or `recvonly` for audio or video, or a remote one that says
-    /// `sendrecv` or `sendonly`.
-    static func receivesMedia(by description: String, local: Bool) -> Bool {
+    /// The audio and video lines by which the peer that sets `description` receives media: in
+    /// a local description those that say `sendrecv` or `recvonly`, in a remote one those that
+    /// say `sendrecv` or `sendonly`.
+    static func receivedMedia(in description: String, local: Bool) -> [SDPSummary.Media] {
         let receiving: Set<String> = local ? ["sendrecv", "recvonly"] : ["sendrecv", "sendonly"]
-        return SDPSummary(description).media.contains { m in
+        return SDPSummary(description).media.filter { m in
             (m.kind == "audio" || m.kind == "video") && !m.rejected && receiving.contains(m.direction)
         }
+    }
+
+    /// Whether the peer that sets `description` receives media by it.
+    static func receivesMedia(by description: String, local: Bool) -> Bool {
+        !receivedMedia(in: description, local: local).isEmpty
+    }
+
+    /// Whether the peer that sets `description` needs the raised allowance: it receives media
+    /// by it, and either transport-wide congestion control is offered or answered in it or it
+    /// receives more than one media line (more than three members in a bundled session).
+    /// Transport-wide feedback needs the header extension that numbers the packets: webrtcbin
+    /// writes `a=rtcp-fb:PT transport-cc` into every video offer of its own, with or without
+    /// it, so the extension is what is looked for.
+    static func needsRaisedAllowance(by description: String, local: Bool) -> Bool {
+        let received = receivedMedia(in: description, local: local)
+        guard !received.isEmpty else { return false }
+        return description.contains(RTPHeaderExtension.transportWideCC) || received.count > 1
     }
 
     /// Sets the allowance on every RTP session of `webrtcbin` (they exist once a

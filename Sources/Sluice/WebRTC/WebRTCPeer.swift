@@ -244,7 +244,7 @@ public final class WebRTCPeer: Sendable {
             if let reply, reply.has("error") {
                 throw NegotiationError("\(label): \(signal) failed: \(reply.string(describing: "error") ?? "")")
             }
-            if RTCPPacing.receivesMedia(by: desc.sdp, local: signal == "set-local-description") {
+            if RTCPPacing.needsRaisedAllowance(by: desc.sdp, local: signal == "set-local-description") {
                 RTCPPacing.apply(to: webrtcbin)
             }
         case .interrupted, .expired:

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import Sluice
 
 /// Words what the generated code refuses (a body that is not the schema's JSON, a missing
 /// parameter, a wrong content type) as problem+json with the right 4xx, instead of the
@@ -12,18 +13,28 @@ struct ProblemMiddleware: ServerMiddleware {
     )
         async throws -> (HTTPResponse, HTTPBody?)
     {
+        // A JSON body is kept, so a decoding error can name what the body had instead.
+        var body = body, sent: Any?
+        if let given = body, request.headerFields[.contentType]?.lowercased().hasPrefix("application/json") == true {
+            let bytes: [UInt8]
+            do { bytes = try await [UInt8](collecting: given, upTo: ControlAPIHandler.maxBody) } catch {
+                return Self.problem(.contentTooLarge, "the request body is larger than \(ControlAPIHandler.maxBody) bytes")
+            }
+            sent = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+            body = HTTPBody(bytes)
+        }
         do {
             return try await next(request, body, metadata)
         } catch let error as ServerError {
-            let (status, detail) = Self.classify(error)
+            let (status, detail) = Self.classify(error, body: sent)
             return Self.problem(status, detail)
         }
     }
 
-    static func classify(_ error: ServerError) -> (HTTPResponse.Status, String) {
+    static func classify(_ error: ServerError, body: Any? = nil) -> (HTTPResponse.Status, String) {
         switch error.underlyingError {
         case let e as DecodingError:
-            return (.badRequest, "the request body does not match the schema: \(describe(e))")
+            return (.badRequest, "the request body does not match the schema: \(describe(e, body: body))")
         case is RequestBodyTooLarge:
             return (.contentTooLarge, "the request body is larger than \(ControlAPIHandler.maxBody) bytes")
         default:
@@ -34,16 +45,37 @@ struct ProblemMiddleware: ServerMiddleware {
         }
     }
 
-    static func describe(_ e: DecodingError) -> String {
-        func path(_ c: DecodingError.Context) -> String {
-            let p = c.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-            return p.isEmpty ? c.debugDescription : "\(p): \(c.debugDescription)"
+    /// The decoding error in the words of a file error: which field, and, for a missing one,
+    /// the field the body has instead when it is a likely typo (`{"bitrat": 300000}`:
+    /// "'bitrate' is missing; the body has 'bitrat': did you mean 'bitrate'?").
+    static func describe(_ e: DecodingError, body: Any? = nil) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
         switch e {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): return path(c)
-        case .keyNotFound(let key, let c): return "\(path(c)) (missing '\(key.stringValue)')"
+        case .keyNotFound(let key, let c):
+            let near = Suggestions.closest(to: key.stringValue, in: keys(of: body, at: c.codingPath))
+            return "'\(place(c.codingPath + [key]))' is missing"
+                + (near.map { "; the body has '\($0)': did you mean '\(key.stringValue)'?" } ?? "")
+        case .dataCorrupted(let c) where c.debugDescription.hasPrefix("Additional properties are disabled"):
+            return "'\(place(c.codingPath))' is not a field of this request"
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c):
+            return c.codingPath.isEmpty ? c.debugDescription : "'\(place(c.codingPath))': \(c.debugDescription)"
         @unknown default: return "\(e)"
         }
+    }
+
+    /// The keys of the JSON object at `path` in `body` (none when it is not an object there).
+    static func keys(of body: Any?, at path: [any CodingKey]) -> [String] {
+        var value = body
+        for key in path {
+            if let index = key.intValue, let array = value as? [Any], array.indices.contains(index) {
+                value = array[index]
+            } else {
+                value = (value as? [String: Any])?[key.stringValue]
+            }
+        }
+        return (value as? [String: Any]).map { Array($0.keys) } ?? []
     }
 
     static func problem(_ status: HTTPResponse.Status, _ detail: String) -> (HTTPResponse, HTTPBody?) {

@@ -1,11 +1,13 @@
 import GStreamer
+import SluiceSignalling
 import SluiceTestSupport
 import XCTest
 @testable import Sluice
 
-/// Only a peer that receives media gets the large RTCP allowance; a send-only one (a served
-/// viewer) keeps rtpsession's default, which saved a third of a served viewer's CPU
-/// (docs/benchmarks.md, the fan-out to one `sluice load` process).
+/// Only a peer that receives media, with transport-wide feedback or several streams, gets the
+/// large RTCP allowance; a send-only one (a served viewer) keeps rtpsession's default, which
+/// saved a third of a served viewer's CPU (docs/benchmarks.md, the fan-out to one `sluice load`
+/// process).
 final class RTCPPacingTests: XCTestCase {
     private func sdp(_ media: String) -> String {
         "v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n" + media
@@ -31,14 +33,35 @@ final class RTCPPacingTests: XCTestCase {
         XCTAssertFalse(RTCPPacing.receivesMedia(by: rejected, local: true), "a refused line carries nothing")
     }
 
-    func testASendOnlyPeerKeepsTheDefaultAllowanceAndItsReceiverGetsTheLargeOne() async throws {
-        try requireLoopbackOnlyNetwork()
+    func testAReceiverNeedsTheLargeAllowanceOnlyForTransportWideFeedbackOrSeveralStreams() {
+        let video = "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:0\r\na=recvonly\r\n"
+        let audio = "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:1\r\na=recvonly\r\n"
+        let feedback = "a=rtcp-fb:96 transport-cc\r\n"
+        let numbered = "a=extmap:3 \(RTPHeaderExtension.transportWideCC)\r\n"
+        XCTAssertFalse(
+            RTCPPacing.needsRaisedAllowance(by: sdp(video), local: true),
+            "one stream, no transport-wide feedback: NACKs leave at once anyway")
+        XCTAssertFalse(
+            RTCPPacing.needsRaisedAllowance(by: sdp(video + feedback), local: true),
+            "webrtcbin writes transport-cc into every video offer; without the extension there is no such feedback")
+        XCTAssertTrue(RTCPPacing.needsRaisedAllowance(by: sdp(video + feedback + numbered), local: true))
+        XCTAssertTrue(
+            RTCPPacing.needsRaisedAllowance(by: sdp(video + audio), local: true),
+            "audio and video: more than three members, NACKs wait for a report interval")
+        XCTAssertFalse(
+            RTCPPacing.needsRaisedAllowance(by: sdp(video + feedback + numbered), local: false),
+            "a sender (the remote side says recvonly) keeps the default")
+    }
+
+    /// Negotiates a send-only VP8 sender with a receiver, the sender's RTP caps ending in
+    /// `extraCaps`, and returns each side's `rtcp-fraction`s.
+    private func negotiatedFractions(extraCaps: String) async throws -> (sent: [Double], received: [Double]) {
         let pipeline = Pipeline()
         let src = try Element.make("videotestsrc"), enc = try Element.make("vp8enc")
         let pay = try Element.make("rtpvp8pay"), rtpCaps = try Element.make("capsfilter")
         try src.set("is-live", true)
         try enc.set("deadline", 1)
-        try rtpCaps.set("caps", fromString: EncoderPresets.rtpCaps(for: .vp8))
+        try rtpCaps.set("caps", fromString: EncoderPresets.rtpCaps(for: .vp8) + extraCaps)
         let sender = try Element.make("webrtcbin"), receiver = try Element.make("webrtcbin")
         try pipeline.add([src, enc, pay, rtpCaps, sender, receiver])
         try Element.link([src, enc, pay, rtpCaps])
@@ -62,10 +85,22 @@ final class RTCPPacingTests: XCTestCase {
             (bin.cast(to: Bin.self)?.descendants ?? []).filter { $0.factoryName == "rtpsession" }
                 .compactMap { $0.get("rtcp-fraction", as: Double.self) }
         }
-        let sent = fractions(sender), received = fractions(receiver)
+        return (fractions(sender), fractions(receiver))
+    }
+
+    func testASendOnlyPeerKeepsTheDefaultAllowanceAndItsReceiverGetsTheLargeOneForTransportWideFeedback() async throws {
+        try requireLoopbackOnlyNetwork()
+        let (sent, received) = try await negotiatedFractions(extraCaps: EncoderPresets.twccExtensionCaps)
         XCTAssertFalse(sent.isEmpty, "the sender has an RTP session")
         XCTAssertFalse(received.isEmpty, "the receiver has an RTP session")
         XCTAssertTrue(sent.allSatisfy { $0 != RTCPPacing.rtcpBitsPerSecond }, "a send-only peer keeps the default: \(sent)")
         XCTAssertTrue(received.allSatisfy { $0 == RTCPPacing.rtcpBitsPerSecond }, "the receiver sends feedback often: \(received)")
+    }
+
+    func testAReceiverOfOneStreamWithoutTransportWideFeedbackKeepsTheDefault() async throws {
+        try requireLoopbackOnlyNetwork()
+        let (_, received) = try await negotiatedFractions(extraCaps: "")
+        XCTAssertFalse(received.isEmpty, "the receiver has an RTP session")
+        XCTAssertTrue(received.allSatisfy { $0 != RTCPPacing.rtcpBitsPerSecond }, "nothing asks for more: \(received)")
     }
 }
