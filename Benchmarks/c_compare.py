@@ -9,7 +9,7 @@ start-up included) per minute of wall time; delivered fps is decoded frames per 
 the first decoded frame. Latency: both stamp every frame after capture and read it before the sink; Sluice is also
 measured with sender and receiver in two processes (`--processes 2`, PROCESSES2=0 skips it).
 """
-import json, os, signal, statistics, subprocess, sys, tempfile, threading, time
+import json, os, re, signal, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from load_common import cpu_of  # noqa: E402
@@ -50,22 +50,44 @@ def steady_for():
     return max(1.0, SECONDS - 4.0)
 
 
+def threads_of(pid):
+    """CPU seconds per thread role, from /proc/PID/task/*/stat: the thread's name without the
+    digits at its end, and libnice's receiving threads as one role (`nicesrc1:src` in one
+    program is `nicesrc2:src` in the other: the agents are numbered in another order)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = re.sub(r"^nicesrc[0-9]+", "nicesrc", text[text.index("(") + 1:text.rindex(")")].rstrip("0123456789"))
+        fields = text[text.rindex(")") + 2:].split()
+        out[name] = out.get(name, 0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 class CPUSamples:
     """The process's CPU seconds (user + system, /proc/PID/stat) every 50 ms while it runs,
-    with the time since launch: what it used in any window of its run."""
+    with the time since launch: what it used in any window of its run. Every tenth sample
+    also reads each thread (`threads_of`), for where the CPU goes."""
 
     def __init__(self, pid, start):
-        self.pid, self.start, self.samples = pid, start, []
+        self.pid, self.start, self.samples, self.thread_samples = pid, start, [], []
         self.thread = threading.Thread(target=self._sample, daemon=True)
         self.thread.start()
 
     def _sample(self):
+        n = 0
         while True:
             try:
                 cpu = cpu_of(self.pid)
+                if n % 10 == 0:
+                    self.thread_samples.append((time.monotonic() - self.start, threads_of(self.pid)))
             except OSError:
                 return  # reaped (samples after it ended fall outside the steady window)
             self.samples.append((time.monotonic() - self.start, cpu))
+            n += 1
             time.sleep(0.05)
 
     def cores(self, t0, t1):
@@ -75,6 +97,14 @@ class CPUSamples:
         if len(inside) < 2 or inside[-1][0] - inside[0][0] < 0.5 * (t1 - t0):
             return None
         return (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
+
+    def thread_rates(self, t0, t1):
+        """CPU s per minute of each thread role between t0 and t1 (None if not covered)."""
+        inside = [s for s in self.thread_samples if t0 <= s[0] <= t1]
+        if len(inside) < 2 or inside[-1][0] - inside[0][0] < 0.5 * (t1 - t0):
+            return None
+        (a_t, a), (b_t, b) = inside[0], inside[-1]
+        return {k: round((v - a.get(k, 0)) / (b_t - a_t) * 60, 3) for k, v in b.items()}
 
 
 def run(cmd, env=None):
@@ -91,6 +121,12 @@ def run(cmd, env=None):
         sys.exit(f"{cmd[0]} failed ({rc}): {err[-1500:]}")
     samples.thread.join(timeout=1)
     return usage.ru_utime + usage.ru_stime, wall, out, samples
+
+
+def steady_threads(samples, ttff_ms):
+    """Each thread role's CPU s per minute in the steady window (None: not covered)."""
+    t0 = ttff_ms / 1000 + STEADY_AFTER
+    return samples.thread_rates(t0, t0 + steady_for())
 
 
 def steady_cpu(samples, ttff_ms):
@@ -118,7 +154,8 @@ def sluice(codec, file, processes=1):
     t0 = ttff / 1000 + STEADY_AFTER
     steady = [x for x in rep["samples"] if t0 <= x[0] <= t0 + steady_for()]
     steady_fps = (len(steady) - 1) / (steady[-1][0] - steady[0][0]) if len(steady) > 1 and steady[-1][0] > steady[0][0] else None
-    return {"cpu_s_per_min": cpu / wall * 60, "steady_cpu_s_per_min": steady_cpu(samples, ttff), "steady_fps": steady_fps, "cpu_seconds": cpu, "wall_s": wall, "frames": rep["frames"]["received"],
+    return {"cpu_s_per_min": cpu / wall * 60, "steady_cpu_s_per_min": steady_cpu(samples, ttff), "steady_fps": steady_fps,
+            "steady_threads": steady_threads(samples, ttff), "cpu_seconds": cpu, "wall_s": wall, "frames": rep["frames"]["received"],
             "fps": rep["delivered_fps"], "ttff_ms": rep.get("time_to_first_frame_ms") or 0,
             "from_key_ms": from_key_ms(rep["start_up"].get("steps") or []),
             "p50_ms": lat["p50_ms"], "p95_ms": lat["p95_ms"], "p99_ms": lat["p99_ms"],
@@ -142,6 +179,7 @@ def cprog(codec, threads):
     ttff = rep["time_to_first_frame_ms"] / 1000
     from_key = rep["time_to_first_frame_ms"] - max(rep["key_ms"], rep["playing_ms"]) if rep["time_to_first_frame_ms"] > 0 else None
     return {"cpu_s_per_min": cpu / wall * 60, "steady_cpu_s_per_min": steady_cpu(samples, ttff * 1000),
+            "steady_threads": steady_threads(samples, ttff * 1000),
             "steady_fps": rep["steady_frames"] / rep["steady_s"] if rep["steady_s"] > 0 else None,
             "cpu_seconds": cpu, "wall_s": wall, "frames": rep["frames"],
             "fps": rep["frames"] / max(1e-9, rep["duration_s"] - ttff), "ttff_ms": ttff * 1000, "from_key_ms": from_key,
@@ -151,6 +189,19 @@ def cprog(codec, threads):
 
 def med(rows, k):
     return statistics.median(r[k] for r in rows)
+
+
+def thread_medians(s_rows, c_rows):
+    """Each thread role's steady-window CPU s per minute, median over the runs, Sluice and C:
+    {role: [sluice, c]}, largest first. A role a program lacks counts 0 in its runs."""
+    s_rows = [r for r in s_rows if r.get("steady_threads")]
+    c_rows = [r for r in c_rows if r.get("steady_threads")]
+    roles = set()
+    for r in s_rows + c_rows:
+        roles |= set(r["steady_threads"])
+    med_of = lambda rows, k: statistics.median(r["steady_threads"].get(k, 0) for r in rows) if rows else 0
+    out = {k: [round(med_of(s_rows, k), 3), round(med_of(c_rows, k), 3)] for k in roles}
+    return dict(sorted(out.items(), key=lambda kv: -(kv[1][0] + kv[1][1])))
 
 
 def self_cell(m):
@@ -164,6 +215,61 @@ def self_cell(m):
 def med_known(rows, k):
     xs = [r[k] for r in rows if r.get(k) is not None]
     return statistics.median(xs) if xs else None
+
+
+def summarize(name, codec, file, threads, s_rows, c_rows, s2_rows, again_rows):
+    """One configuration's rows and their medians, as the results file keeps them."""
+    pair = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
+    steady = [s["steady_cpu_s_per_min"] / c["steady_cpu_s_per_min"] for s, c in zip(s_rows, c_rows)
+              if s.get("steady_cpu_s_per_min") and c.get("steady_cpu_s_per_min")]
+    roles = thread_medians(s_rows, c_rows)
+    noise = [a["steady_cpu_s_per_min"] / c["steady_cpu_s_per_min"] for a, c in zip(again_rows, c_rows)
+             if a.get("steady_cpu_s_per_min") and c.get("steady_cpu_s_per_min")]
+    return ({"config": name, "codec": codec, "sluice_file": file, "vp8_threads": threads if codec == "vp8" else None, "width": W, "height": H, "fps": FPS, "bitrate_kbps": KBPS, "pattern": PATTERN,
+                    "sluice": s_rows, "c": c_rows, "sluice_2_processes": s2_rows, "c_again": again_rows,
+                    "median": {"sluice_cpu_s_per_min": med(s_rows, "cpu_s_per_min"), "c_cpu_s_per_min": med(c_rows, "cpu_s_per_min"),
+                               "sluice_fps": med(s_rows, "fps"), "c_fps": med(c_rows, "fps"),
+                               "sluice_ttff_ms": med(s_rows, "ttff_ms"), "c_ttff_ms": med(c_rows, "ttff_ms"),
+                               "sluice_p50_ms": med(s_rows, "p50_ms"), "c_p50_ms": med(c_rows, "p50_ms"),
+                               "sluice_p95_ms": med(s_rows, "p95_ms"), "c_p95_ms": med(c_rows, "p95_ms"),
+                               "sluice_p99_ms": med(s_rows, "p99_ms"), "c_p99_ms": med(c_rows, "p99_ms"),
+                               "sluice2_p50_ms": med(s2_rows, "p50_ms") if s2_rows else None,
+                               "sluice2_p95_ms": med(s2_rows, "p95_ms") if s2_rows else None,
+                               "ratio": med(s_rows, "cpu_s_per_min") / med(c_rows, "cpu_s_per_min"),
+                               "pair_ratio": pair,
+                               "steady_pair_ratio": statistics.median(steady) if steady else None,
+                               "threads": roles,
+                               "c_self_steady_ratio": statistics.median(noise) if noise else None,
+                               "c_self_steady_range": [min(noise), max(noise)] if noise else None,
+                               "sluice_steady_fps": med_known(s_rows, "steady_fps"), "c_steady_fps": med_known(c_rows, "steady_fps")}})
+
+
+def report(results, runs, seconds=None):
+    """Prints the table and the per-thread figures, and writes the results file."""
+    seconds = seconds or SECONDS
+    print(f"\nSluice vs plain C webrtcbin, 720p30 loopback, {KBPS} kbit/s, videotestsrc pattern={PATTERN}, "
+          f"{runs} alternating pairs of {seconds:.0f} s, medians (CPU s per minute of the whole process; 60 = one core)\n")
+    print("| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | steady window ÷ C (median of pairs) | C ÷ C steady (range) | steady fps S / C | p50 ms S / C | p95 ms S / C | target ≤ 1.03 (steady) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    fmt = lambda v, f: "–" if v is None else format(v, f)
+    for r in results:
+        m = r["median"]
+        ok = "met" if m["steady_pair_ratio"] is not None and m["steady_pair_ratio"] <= 1.03 else "NOT met"
+        if min(m["sluice_steady_fps"] or 0, m["c_steady_fps"] or 0) < 28:
+            ok += " (but fps collapsed: not a like-for-like load)"
+        print(f"| {r['config']} | {m['sluice_cpu_s_per_min']:.2f} | {m['c_cpu_s_per_min']:.2f} | {m['ratio']:.3f} ({m['pair_ratio']:.3f}) "
+              f"| {fmt(m['steady_pair_ratio'], '.3f')} | {self_cell(m)} | {fmt(m['sluice_steady_fps'], '.1f')} / {fmt(m['c_steady_fps'], '.1f')} "
+              f"| {m['sluice_p50_ms']:.1f} / {m['c_p50_ms']:.1f} | {m['sluice_p95_ms']:.1f} / {m['c_p95_ms']:.1f} | {ok} |")
+    for r in results:
+        print(f"\n{r['config']}: steady-window CPU s per minute by thread (medians of runs), Sluice / C")
+        for role, (sv, cv) in r["median"]["threads"].items():
+            if sv + cv >= 0.05:
+                print(f"  {role:24} {sv:6.2f} / {cv:6.2f}")
+    with open(os.path.join(ROOT, "Benchmarks/results-c-webrtcbin.json"), "w") as f:
+        json.dump({"runs": runs, "seconds": seconds,
+                   "steady_window": f"CPU (/proc/PID/stat every 50 ms) and decoded frames from {STEADY_AFTER:g} s after the first frame, for SECONDS - 4 s",
+                   "latency": "both sides stamp frames after capture and read them before the sink (framestamp); first 2 s after the first frame left out",
+                   "results": results}, f, indent=2)
 
 
 def main():
@@ -183,46 +289,29 @@ def main():
                   f" p50 {c_rows[-1]['p50_ms']:.1f} p95 {c_rows[-1]['p95_ms']:.1f} ms"
                   + (f" | Sluice 2 processes p50 {s2_rows[-1]['p50_ms']:.1f} p95 {s2_rows[-1]['p95_ms']:.1f} ms" if s2_rows else ""),
                   file=sys.stderr)
-        pair = statistics.median(s["cpu_s_per_min"] / c["cpu_s_per_min"] for s, c in zip(s_rows, c_rows))
-        steady = [s["steady_cpu_s_per_min"] / c["steady_cpu_s_per_min"] for s, c in zip(s_rows, c_rows)
-                  if s.get("steady_cpu_s_per_min") and c.get("steady_cpu_s_per_min")]
-        noise = [a["steady_cpu_s_per_min"] / c["steady_cpu_s_per_min"] for a, c in zip(again_rows, c_rows)
-                 if a.get("steady_cpu_s_per_min") and c.get("steady_cpu_s_per_min")]
-        results.append({"config": name, "codec": codec, "sluice_file": file, "vp8_threads": threads if codec == "vp8" else None, "width": W, "height": H, "fps": FPS, "bitrate_kbps": KBPS, "pattern": PATTERN,
-                        "sluice": s_rows, "c": c_rows, "sluice_2_processes": s2_rows, "c_again": again_rows,
-                        "median": {"sluice_cpu_s_per_min": med(s_rows, "cpu_s_per_min"), "c_cpu_s_per_min": med(c_rows, "cpu_s_per_min"),
-                                   "sluice_fps": med(s_rows, "fps"), "c_fps": med(c_rows, "fps"),
-                                   "sluice_ttff_ms": med(s_rows, "ttff_ms"), "c_ttff_ms": med(c_rows, "ttff_ms"),
-                                   "sluice_p50_ms": med(s_rows, "p50_ms"), "c_p50_ms": med(c_rows, "p50_ms"),
-                                   "sluice_p95_ms": med(s_rows, "p95_ms"), "c_p95_ms": med(c_rows, "p95_ms"),
-                                   "sluice_p99_ms": med(s_rows, "p99_ms"), "c_p99_ms": med(c_rows, "p99_ms"),
-                                   "sluice2_p50_ms": med(s2_rows, "p50_ms") if s2_rows else None,
-                                   "sluice2_p95_ms": med(s2_rows, "p95_ms") if s2_rows else None,
-                                   "ratio": med(s_rows, "cpu_s_per_min") / med(c_rows, "cpu_s_per_min"),
-                                   "pair_ratio": pair,
-                                   "steady_pair_ratio": statistics.median(steady) if steady else None,
-                                   "c_self_steady_ratio": statistics.median(noise) if noise else None,
-                                   "c_self_steady_range": [min(noise), max(noise)] if noise else None,
-                                   "sluice_steady_fps": med_known(s_rows, "steady_fps"), "c_steady_fps": med_known(c_rows, "steady_fps")}})
-    print(f"\nSluice vs plain C webrtcbin, 720p30 loopback, {KBPS} kbit/s, videotestsrc pattern={PATTERN}, "
-          f"{RUNS} alternating pairs of {SECONDS:.0f} s, medians (CPU s per minute of the whole process; 60 = one core)\n")
-    print("| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | steady window ÷ C (median of pairs) | C ÷ C steady (range) | steady fps S / C | p50 ms S / C | p95 ms S / C | target ≤ 1.03 (steady) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    fmt = lambda v, f: "–" if v is None else format(v, f)
-    for r in results:
-        m = r["median"]
-        ok = "met" if m["steady_pair_ratio"] is not None and m["steady_pair_ratio"] <= 1.03 else "NOT met"
-        if min(m["sluice_steady_fps"] or 0, m["c_steady_fps"] or 0) < 28:
-            ok += " (but fps collapsed: not a like-for-like load)"
-        print(f"| {r['config']} | {m['sluice_cpu_s_per_min']:.2f} | {m['c_cpu_s_per_min']:.2f} | {m['ratio']:.3f} ({m['pair_ratio']:.3f}) "
-              f"| {fmt(m['steady_pair_ratio'], '.3f')} | {self_cell(m)} | {fmt(m['sluice_steady_fps'], '.1f')} / {fmt(m['c_steady_fps'], '.1f')} "
-              f"| {m['sluice_p50_ms']:.1f} / {m['c_p50_ms']:.1f} | {m['sluice_p95_ms']:.1f} / {m['c_p95_ms']:.1f} | {ok} |")
-    with open(os.path.join(ROOT, "Benchmarks/results-c-webrtcbin.json"), "w") as f:
-        json.dump({"runs": RUNS, "seconds": SECONDS,
-                   "steady_window": f"CPU (/proc/PID/stat every 50 ms) and decoded frames from {STEADY_AFTER:g} s after the first frame, for SECONDS - 4 s",
-                   "latency": "both sides stamp frames after capture and read them before the sink (framestamp); first 2 s after the first frame left out",
-                   "results": results}, f, indent=2)
+        results.append(summarize(name, codec, file, threads, s_rows, c_rows, s2_rows, again_rows))
+    report(results, RUNS)
+
+
+def merge(paths):
+    """MERGE=a.json,b.json: the runs of several result files of the same build, as one (more
+    pairs, the same medians' code)."""
+    files = [json.load(open(p)) for p in paths]
+    results = []
+    for first in files[0]["results"]:
+        rows = {k: [] for k in ("sluice", "c", "sluice_2_processes", "c_again")}
+        for f in files:
+            same = next(r for r in f["results"] if r["config"] == first["config"])
+            for k in rows:
+                rows[k] += same.get(k) or []
+        results.append(summarize(first["config"], first["codec"], first["sluice_file"], first["vp8_threads"],
+                                 rows["sluice"], rows["c"], rows["sluice_2_processes"], rows["c_again"]))
+    report(results, sum(f["runs"] for f in files), files[0]["seconds"])
+
 
 
 if __name__ == "__main__":
-    main()
+    if os.environ.get("MERGE"):
+        merge(os.environ["MERGE"].split(","))
+    else:
+        main()

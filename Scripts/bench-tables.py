@@ -51,6 +51,37 @@ def c_compare():
     return "\n".join(rows)
 
 
+def c_compare_threads():
+    """Where each side's CPU goes in the steady window, by thread role, per codec."""
+    d = load("results-c-webrtcbin.json")
+    results = [r for r in d["results"] if r["median"].get("threads")]
+    if not results:
+        return "No per-thread figures in this run (`Benchmarks/results-c-webrtcbin.json`)."
+    names = [r["config"].replace("h264", "H.264").replace("vp8", "VP8") for r in results]
+    rows = ["| thread | " + " | ".join(f"{n} Sluice | {n} C" for n in names) + " |",
+            "|---|" + "---|---|" * len(results)]
+    roles = []
+    for r in results:
+        for role, (sv, cv) in r["median"]["threads"].items():
+            if sv + cv >= 0.1 and role not in roles:
+                roles.append(role)
+    for role in roles:
+        cells = []
+        for r in results:
+            sv, cv = r["median"]["threads"].get(role, [0, 0])
+            cells += [f"{sv:.2f}", f"{cv:.2f}"]
+        rows.append(f"| `{role}` | " + " | ".join(cells) + " |")
+    totals = []
+    for r in results:
+        t = r["median"]["threads"]
+        totals += [f"{sum(v[0] for v in t.values()):.2f}", f"{sum(v[1] for v in t.values()):.2f}"]
+    rows.append("| all (sum of the medians) | " + " | ".join(totals) + " |")
+    rows.append("")
+    rows.append(f"CPU s per minute in the steady window, median of {d['runs']} runs per side; threads named alike "
+                "(`nicesrc1:src`, `nicesrc2:src`) are one role (`Benchmarks/results-c-webrtcbin.json`).")
+    return "\n".join(rows)
+
+
 def c_compare_run():
     d = load("results-c-webrtcbin-run.json")
     rows = ["| configuration | Sluice CPU s/min | C CPU s/min | Sluice ÷ C (median of pairs) | fps S / C |",
@@ -367,7 +398,7 @@ def headline_start():
             f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's.")
 
 
-TABLES = {"headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
+TABLES = {"headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
