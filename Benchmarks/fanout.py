@@ -16,6 +16,9 @@ Env: RUNS (3), SECONDS_PER_RUN (10), MAX_N (40).
 """
 import json, os, statistics, subprocess, sys, tempfile, time, urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from load_common import receive_rates  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 RUNS = int(os.environ.get("RUNS", "3"))
@@ -67,13 +70,8 @@ def one_run(n):
         fps = []
         for path, out in zip(reports, outputs):
             os.unlink(path)
-            # Live lines: "   5.0s  send   0.0 fps  recv  29.9 fps ..."
-            rates = []
-            for line in out.splitlines():
-                parts = line.split()
-                if len(parts) > 5 and parts[0].endswith("s") and parts[4] == "recv":
-                    if float(parts[0][:-1]) >= STEADY_FROM:
-                        rates.append(float(parts[5]))
+            # Live lines: "   5.0s  recv  29.9 fps ..." (load_common.receive_rates).
+            rates = [r for t, r in receive_rates(out) if t >= STEADY_FROM]
             fps.append(statistics.median(rates) if rates else 0.0)
         # A viewer with no live line from STEADY_FROM on was still starting: counted apart,
         # so a short run says "late" instead of a bare 0 fps.

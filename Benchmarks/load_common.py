@@ -89,12 +89,23 @@ def streams(port):
 def steady_fps(output, steady_from):
     """The median of a `sluice run` viewer's per-second receive rates (its live lines) from
     `steady_from` seconds on; 0 when it printed none."""
-    rates = []
+    rates = [r for t, r in receive_rates(output) if t >= steady_from]
+    return statistics.median(rates) if rates else 0.0
+
+
+def receive_rates(output):
+    """(seconds, received fps) of each live line of a `sluice run`: `   5.0s  recv  29.9 fps …`
+    (a run that also sends video says `send  30.0 fps` before it)."""
+    out = []
     for line in output.splitlines():
         parts = line.split()
-        if len(parts) > 5 and parts[0].endswith("s") and parts[4] == "recv" and float(parts[0][:-1]) >= steady_from:
-            rates.append(float(parts[5]))
-    return statistics.median(rates) if rates else 0.0
+        if len(parts) > 3 and parts[0].endswith("s") and "recv" in parts:
+            i = parts.index("recv")
+            try:
+                out.append((float(parts[0][:-1]), float(parts[i + 1])))
+            except (ValueError, IndexError):
+                continue
+    return out
 
 
 def start_server(port, pipeline, env=None, args=()):
