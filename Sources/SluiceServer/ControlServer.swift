@@ -23,8 +23,18 @@ public struct ControlServer: Sendable {
     let api: Bool
     let logger: Logger
 
+    /// A server for one run's control API.
+    ///
     /// - Parameters:
+    ///   - run: the run the API controls.
+    ///   - stop: set by `DELETE` of the pipeline, to end the run.
+    ///   - host: the address to listen on.
+    ///   - port: the TCP port to listen on.
+    ///   - access: who may read and who may change (bound to `host`: without an admin token,
+    ///     changes are allowed only on a loopback address).
     ///   - metrics: serve `/metrics` from these (nil: no metrics route).
+    ///   - api: serve the control API (false: only `/metrics` and `/healthz`).
+    ///   - logger: where the server logs.
     public init(
         run: PipelineRun, stop: StopFlag, host: String, port: Int, access: ControlAPIAccess,
         metrics: SluiceMetrics? = nil, api: Bool = true,

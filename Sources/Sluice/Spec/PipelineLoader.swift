@@ -37,7 +37,9 @@ public struct PipelineLoader: Sendable {
 
     /// Reads, substitutes, overrides, decodes and validates the file at `path`.
     ///
-    /// - Parameter overrides: `--set` arguments, `dotted.path=value`, applied in order.
+    /// - Parameters:
+    ///   - path: the pipeline file.
+    ///   - overrides: `--set` arguments, `dotted.path=value`, applied in order.
     /// - Throws: `PipelineFileError` with every diagnostic found, sorted by file position
     ///   (overrides last). An unreadable file gives one diagnostic, `FILE: cannot read file: ...`.
     public func load(path: String, overrides: [String] = []) throws(PipelineFileError) -> PipelineSpec {
