@@ -1,5 +1,7 @@
 import Foundation
 import GStreamer
+import Logging
+import Synchronization
 
 /// `sink: {kind: record, path: "rec/{name}-%Y%m%d-%H%M%S.mp4", segment: 60, keep: 24h}`:
 /// a recording in segments of `segment` seconds, each a file of its own starting at a
@@ -123,7 +125,25 @@ struct RecordSink: Sink {
     /// `decode: none`: queue → the recording, the stream as it arrived.
     func buildEncoded(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         guard let s = sink.kind.settings(as: Settings.self) else { throw RunError("a recording needs 'path'", at: sink.location) }
-        return try stage([try b.make("queue", at: sink.location)], s, media: media, at: sink.location, with: b)
+        let queue = try b.make("queue", at: sink.location)
+        Self.dropUntimed(at: queue)
+        return try stage([queue], s, media: media, at: sink.location, with: b)
+    }
+
+    /// Drops encoded buffers that arrive without a presentation time: the muxer stops the
+    /// whole run on one ("Buffer has no PTS"; seen once, in a passed-through camera's first
+    /// burst on a loaded machine). A warning says how many, once.
+    static func dropUntimed(at queue: Element) {
+        let dropped = Atomic<Int>(0), logger = Logger(label: "sluice.record")
+        queue.staticPad("sink")?.addProbe([.buffer, .bufferList]) { (info: borrowing Pad.ProbeInfo) in
+            var untimed = false
+            info.forEachBuffer { buffer in if buffer.pts == nil { untimed = true } }
+            guard untimed else { return .ok }
+            if dropped.add(1, ordering: .relaxed).newValue == 1 {
+                logger.warning("a recorded stream delivered a buffer without a timestamp; dropped (the muxer cannot place it)")
+            }
+            return .drop
+        }
     }
 
     private func stage(

@@ -1,4 +1,6 @@
 import Foundation
+import GStreamer
+import Synchronization
 import SluiceTestSupport
 import XCTest
 
@@ -158,5 +160,31 @@ final class RecordSinkTests: XCTestCase {
             XCTAssertEqual(Array(data.prefix(4)), [0x1A, 0x45, 0xDF, 0xA3], "\(path) is a Matroska file")
             XCTAssertGreaterThan(data.count, 300, "\(path) holds a frame beyond its header")
         }
+    }
+
+    /// What reaches the muxer's side of a recording's queue: buffers without a presentation
+    /// time are dropped (the muxer would stop the run on one), timed ones pass.
+    private func passed(from factory: String) throws -> Int {
+        let pipeline = Pipeline()
+        let src = try Element.make(factory), queue = try Element.make("queue"), sink = try Element.make("fakesink")
+        try src.set("num-buffers", 5)
+        try pipeline.add([src, queue, sink])
+        try Element.link([src, queue, sink])
+        RecordSink.dropUntimed(at: queue)
+        let count = Mutex(0)
+        sink.staticPad("sink")!.addProbe(.buffer) { (_: borrowing Pad.ProbeInfo) in
+            count.withLock { $0 += 1 }
+            return .ok
+        }
+        pipeline.setState(.playing)
+        defer { pipeline.setState(.null) }
+        let end = pipeline.bus.pop(timeout: 5_000_000_000, of: [.eos, .error])
+        XCTAssertEqual(end?.kind, .eos)
+        return count.withLock { $0 }
+    }
+
+    func testARecordingDropsBuffersWithoutATimestamp() throws {
+        XCTAssertEqual(try passed(from: "fakesrc"), 0, "fakesrc stamps no presentation time")
+        XCTAssertEqual(try passed(from: "videotestsrc"), 5, "timed buffers pass")
     }
 }
