@@ -12,7 +12,7 @@ measured with sender and receiver in two processes (`--processes 2`, PROCESSES2=
 import json, os, re, signal, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load_common import cpu_of  # noqa: E402
+from load_common import cpu_of, threads_of  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
@@ -50,21 +50,11 @@ def steady_for():
     return max(1.0, SECONDS - 4.0)
 
 
-def threads_of(pid):
-    """CPU seconds per thread role, from /proc/PID/task/*/stat: the thread's name without the
-    digits at its end, and libnice's receiving threads as one role (`nicesrc1:src` in one
-    program is `nicesrc2:src` in the other: the agents are numbered in another order)."""
-    out = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                text = f.read()
-        except OSError:
-            continue
-        name = re.sub(r"^nicesrc[0-9]+", "nicesrc", text[text.index("(") + 1:text.rindex(")")].rstrip("0123456789"))
-        fields = text[text.rindex(")") + 2:].split()
-        out[name] = out.get(name, 0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return out
+def thread_role(name):
+    """A thread's role for comparing the two programs: its name without the digits at its
+    end, and libnice's receiving threads as one (`nicesrc1:src` in one program is
+    `nicesrc2:src` in the other: the agents are numbered in another order)."""
+    return re.sub(r"^nicesrc[0-9]+", "nicesrc", name.rstrip("0123456789"))
 
 
 class CPUSamples:
@@ -83,7 +73,7 @@ class CPUSamples:
             try:
                 cpu = cpu_of(self.pid)
                 if n % 10 == 0:
-                    self.thread_samples.append((time.monotonic() - self.start, threads_of(self.pid)))
+                    self.thread_samples.append((time.monotonic() - self.start, threads_of(self.pid, thread_role)))
             except OSError:
                 return  # reaped (samples after it ended fall outside the steady window)
             self.samples.append((time.monotonic() - self.start, cpu))

@@ -22,8 +22,9 @@ def cpu_of(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def threads_of(pid):
-    """CPU seconds per thread name, digits dropped ('nicesrc12:src' and 'nicesrc3:src' add up)."""
+def threads_of(pid, role=lambda name: re.sub(r"\d+", "", name)):
+    """CPU seconds per thread role: `role` of each thread's name (by default the name with its
+    digits dropped: 'nicesrc12:src' and 'nicesrc3:src' add up)."""
     use = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -31,7 +32,7 @@ def threads_of(pid):
                 text = f.read()
         except OSError:
             continue  # the thread ended
-        name = re.sub(r"\d+", "", text[text.index("(") + 1:text.rindex(")")])
+        name = role(text[text.index("(") + 1:text.rindex(")")])
         fields = text.rsplit(")", 1)[1].split()
         use[name] = use.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICK
     return use

@@ -13,20 +13,22 @@ struct ProblemMiddleware: ServerMiddleware {
     )
         async throws -> (HTTPResponse, HTTPBody?)
     {
-        // A JSON body is kept, so a decoding error can name what the body had instead.
-        var body = body, sent: Any?
+        // A JSON body is kept, so a decoding error can name what the body had instead (it is
+        // parsed only then).
+        var body = body, sent: [UInt8]?
         if let given = body, request.headerFields[.contentType]?.lowercased().hasPrefix("application/json") == true {
             let bytes: [UInt8]
             do { bytes = try await [UInt8](collecting: given, upTo: ControlAPIHandler.maxBody) } catch {
                 return Self.problem(.contentTooLarge, "the request body is larger than \(ControlAPIHandler.maxBody) bytes")
             }
-            sent = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+            sent = bytes
             body = HTTPBody(bytes)
         }
         do {
             return try await next(request, body, metadata)
         } catch let error as ServerError {
-            let (status, detail) = Self.classify(error, body: sent)
+            let json = sent.flatMap { try? JSONSerialization.jsonObject(with: Data($0), options: [.fragmentsAllowed]) }
+            let (status, detail) = Self.classify(error, body: json)
             return Self.problem(status, detail)
         }
     }
