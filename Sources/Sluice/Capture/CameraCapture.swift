@@ -9,20 +9,20 @@ extension CaptureSpec.Kind {
 }
 
 /// `kind: camera`: a V4L2 camera.
-struct CameraCapture: Capture {
-    let name = "camera"
+package struct CameraCapture: Capture {
+    package let name = "camera"
 
-    struct Settings: KindSettings, Equatable {
-        var device: String
+    package struct Settings: KindSettings, Equatable {
+        package var device: String
     }
 
-    func refusal(for media: MediaKind) -> String? {
+    package func refusal(for media: MediaKind) -> String? {
         media == .audio ? "camera capture is video-only; for audio use kind test or file, or a gst fragment such as `gst: pulsesrc`" : nil
     }
 
-    func keys(for media: MediaKind) -> [String] { media == .video ? ["device"] : [] }
+    package func keys(for media: MediaKind) -> [String] { media == .video ? ["device"] : [] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
@@ -31,9 +31,9 @@ struct CameraCapture: Capture {
         return .camera(device: device)
     }
 
-    func requiredElements(for media: MediaKind) -> [String] { ["v4l2src"] }
+    package func requiredElements(for media: MediaKind) -> [String] { ["v4l2src"] }
 
-    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let device = cap.kind.settings(as: Settings.self)?.device ?? "/dev/video0"
         guard FileManager.default.fileExists(atPath: device) else {
             throw RunError(

@@ -5,7 +5,7 @@ import GStreamer
 ///
 /// `CaptureRegistry.kinds` lists them: a new source (RTSP, SRT, …) is one new file with a type
 /// conforming to this protocol, plus its line there.
-protocol Capture: Sendable {
+package protocol Capture: Sendable {
     /// The kind's name (`capture.kind`).
     var name: String { get }
     /// Why this kind cannot capture `media` (nil: it can).
@@ -47,39 +47,39 @@ protocol Capture: Sendable {
 }
 
 extension Capture {
-    func refusal(for media: MediaKind) -> String? { nil }
-    var takesAnyKey: Bool { false }
-    var reconnects: Bool { false }
-    func sourceLabel(of capture: CaptureSpec) -> String? { nil }
-    func isLive(_ capture: CaptureSpec) -> Bool { true }
-    func requiredElements(for media: MediaKind) -> [String] { [] }
-    func passthroughRefusal(for media: MediaKind) -> String? {
+    package func refusal(for media: MediaKind) -> String? { nil }
+    package var takesAnyKey: Bool { false }
+    package var reconnects: Bool { false }
+    package func sourceLabel(of capture: CaptureSpec) -> String? { nil }
+    package func isLive(_ capture: CaptureSpec) -> Bool { true }
+    package func requiredElements(for media: MediaKind) -> [String] { [] }
+    package func passthroughRefusal(for media: MediaKind) -> String? {
         "capture kind '\(name)' makes raw frames, so there is nothing encoded to pass through"
     }
-    func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] { [] }
-    func buildEncoded(_ capture: CaptureSpec, media: MediaKind, codec: Codec, with builder: GraphBuilder) throws(RunError) -> [Element] {
+    package func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] { [] }
+    package func buildEncoded(_ capture: CaptureSpec, media: MediaKind, codec: Codec, with builder: GraphBuilder) throws(RunError) -> [Element] {
         throw RunError(passthroughRefusal(for: media) ?? "capture kind '\(name)' cannot pass through", at: capture.location)
     }
 }
 
 /// The capture kinds Sluice knows. A new kind: its file, and its line in `kinds`.
-enum CaptureRegistry {
-    static let kinds = KindRegistry<any Capture>(
+package enum CaptureRegistry {
+    package static let kinds = KindRegistry<any Capture>(
         [
             TestCapture(), CameraCapture(), FileCapture(), SwiftCapture(), RTSPCapture(), SRTCapture(), RTMPCapture(),
             URICapture(), RecordingCapture()
         ],
         name: { $0.name })
     /// `capture: {gst: "…"}`: a launch fragment instead of a kind.
-    static let fragment = GstCapture()
+    package static let fragment = GstCapture()
 
     /// The keys of the branch's raw format, which every kind has.
-    static func formatKeys(for media: MediaKind) -> [String] {
+    package static func formatKeys(for media: MediaKind) -> [String] {
         media == .video ? ["width", "height", "fps"] : ["rate", "channels"]
     }
 
     /// The kind a spec names (a launch fragment included).
-    static func capture(for kind: CaptureSpec.Kind) -> (any Capture)? {
+    package static func capture(for kind: CaptureSpec.Kind) -> (any Capture)? {
         kind.name == fragment.name ? fragment : kinds.kind(named: kind.name)
     }
 }

@@ -32,7 +32,7 @@ public struct FallbackSpec: Sendable, Equatable {
     }
 
     /// How the report and log name it (`pattern smpte`, `image slate.png`, `silence`).
-    var label: String {
+    package var label: String {
         let what =
             switch content {
             case .pattern(let name): "pattern \(name)"

@@ -8,17 +8,17 @@ extension CaptureSpec.Kind {
 }
 
 /// `kind: file`: a media file or URI, decoded and paced to the pipeline clock.
-struct FileCapture: Capture {
-    let name = "file"
+package struct FileCapture: Capture {
+    package let name = "file"
 
-    struct Settings: KindSettings, Equatable {
-        var uri: String
-        var loop: Bool
+    package struct Settings: KindSettings, Equatable {
+        package var uri: String
+        package var loop: Bool
     }
 
-    func keys(for media: MediaKind) -> [String] { ["path", "uri", "loop"] }
+    package func keys(for media: MediaKind) -> [String] { ["path", "uri", "loop"] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
@@ -43,11 +43,11 @@ struct FileCapture: Capture {
     }
 
     /// A file is not live: it waits for the encoder, since clocksync paces it anyway.
-    func isLive(_ capture: CaptureSpec) -> Bool { false }
+    package func isLive(_ capture: CaptureSpec) -> Bool { false }
 
-    func requiredElements(for media: MediaKind) -> [String] { ["uridecodebin"] }
+    package func requiredElements(for media: MediaKind) -> [String] { ["uridecodebin"] }
 
-    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let settings = cap.kind.settings(as: Settings.self) ?? Settings(uri: "", loop: false)
         // A file is not a live source: clocksync paces it to the pipeline clock.
         let pace = try b.pacer(at: cap.location)

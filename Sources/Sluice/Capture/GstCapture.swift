@@ -8,23 +8,23 @@ extension CaptureSpec.Kind {
 }
 
 /// `capture: {gst: "…"}`: a launch fragment that produces raw media, instead of a kind.
-struct GstCapture: Capture {
-    let name = "gst"
+package struct GstCapture: Capture {
+    package let name = "gst"
 
-    struct Settings: KindSettings, Equatable {
-        var fragment: String
+    package struct Settings: KindSettings, Equatable {
+        package var fragment: String
     }
 
-    func keys(for media: MediaKind) -> [String] { ["gst"] }
+    package func keys(for media: MediaKind) -> [String] { ["gst"] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
         map.entry("gst").flatMap { decoder.fragment($0) }.map { .gst($0) }
     }
 
-    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let fragment = cap.kind.settings(as: Settings.self)?.fragment ?? ""
         let chain =
             [try b.parse(fragment, at: cap.location)]

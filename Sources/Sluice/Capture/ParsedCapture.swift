@@ -1,20 +1,20 @@
 import GStreamer
 
 /// Which network source a capture reads, as its branches share it and messages name it.
-struct SourceIdentity: Sendable {
+package struct SourceIdentity: Sendable {
     /// Branches whose captures have equal keys share one source element.
-    var key: String
+    package var key: String
     /// The source for messages: `srt capture srt://host:9000` (no password).
-    var label: String
+    package var label: String
     /// Text its element's messages must not show (a password or passphrase).
-    var secret: String?
+    package var secret: String?
 }
 
 /// A capture kind that reads one network source element (`srtsrc`, `rtmp2src`, `urisourcebin`)
 /// whose output `parsebin` splits into elementary streams (`ParsedSource`). It decodes them
 /// into the branch's raw format, or with `encode: none` hands H.264, VP8, VP9 or Opus on
 /// still encoded. The kind says only which element reads it and how it is set up.
-protocol ParsedCapture: Capture {
+package protocol ParsedCapture: Capture {
     /// The element that reads the source (`srtsrc`).
     var sourceFactory: String { get }
     /// The source element's property that takes the URL (`uri`, `location`).
@@ -26,35 +26,35 @@ protocol ParsedCapture: Capture {
 }
 
 extension ParsedCapture {
-    func identity(of capture: CaptureSpec) -> SourceIdentity {
+    package func identity(of capture: CaptureSpec) -> SourceIdentity {
         let url = capture.kind.settings(as: SourceURL.Settings.self)?.url ?? ""
         return SourceIdentity(key: "\(name) \(url)", label: "\(name) capture \(SourceURL.redacted(url))", secret: SourceURL.password(in: url))
     }
 
-    func configure(_ source: Element, for capture: CaptureSpec) throws(GstError) {
+    package func configure(_ source: Element, for capture: CaptureSpec) throws(GstError) {
         guard let s = capture.kind.settings(as: SourceURL.Settings.self) else { return }
         try source.set(urlProperty, s.url)
     }
 
-    func sourceLabel(of capture: CaptureSpec) -> String? { identity(of: capture).label }
+    package func sourceLabel(of capture: CaptureSpec) -> String? { identity(of: capture).label }
 
-    func requiredElements(for media: MediaKind) -> [String] { [sourceFactory, "parsebin", "decodebin"] }
+    package func requiredElements(for media: MediaKind) -> [String] { [sourceFactory, "parsebin", "decodebin"] }
 
-    func passthroughRefusal(for media: MediaKind) -> String? { nil }
+    package func passthroughRefusal(for media: MediaKind) -> String? { nil }
 
-    func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] {
+    package func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] {
         [sourceFactory, "parsebin"] + (DefaultElements.parser(for: codec).map { [$0] } ?? [])
     }
 
     /// source → parsebin → decodebin (→ clocksync if not live) → the branch's normalizer.
-    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let decoding = try b.decodingChain(media: media, rawCaps: rawCaps, paced: !isLive(cap), at: cap.location)
         try parsedSource(cap, with: b).router.route(media, .init(entrance: decoding.entrance, codec: nil, refuse: b.failAsync))
         return decoding.chain
     }
 
     /// source → parsebin (→ clocksync if not live) → parser → the caps the payloader takes.
-    func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
         let pace = isLive(cap) ? [] : [try b.pacer(at: cap.location)]
         let chain = pace + (try b.parserChain(for: codec, at: cap.location))
         try b.add(chain)

@@ -6,11 +6,11 @@ import Synchronization
 /// split by `parsebin` into parsed elementary streams, which go where `router` sends them:
 /// still encoded to a passthrough branch, or to a branch's decoder. A reconnect (`restart`)
 /// replaces the source element and its parsebins; the routes stay.
-final class ParsedSource: RestartableSource {
+package final class ParsedSource: RestartableSource {
     /// Where its streams go.
-    let router: StreamRouter
+    package let router: StreamRouter
     /// The source element's name; its parsebins are `<name>-parse-<n>`.
-    let elementName: String
+    package let elementName: String
     private let pipeline: Pipeline
     private let make: @Sendable () throws(RunError) -> Element
     private struct Elements {
@@ -21,7 +21,7 @@ final class ParsedSource: RestartableSource {
 
     /// Adds the element `make` makes (named `name`) to `pipeline`, and splits each of its
     /// outputs with a parsebin.
-    init(
+    package init(
         name: String, label: String, pipeline: Pipeline, at location: SourceLocation?,
         make: @escaping @Sendable () throws(RunError) -> Element
     ) throws(RunError) {
@@ -33,9 +33,9 @@ final class ParsedSource: RestartableSource {
     }
 
     /// The label for messages: the URL without its password.
-    var label: String { router.label }
+    package var label: String { router.label }
 
-    func restart() throws(RunError) {
+    package func restart() throws(RunError) {
         let old = elements.withLock { e in
             defer { e = Elements() }; return e
         }
@@ -84,7 +84,7 @@ final class ParsedSource: RestartableSource {
     }
 
     /// What a parsed pad carries (`video/x-h264`, `audio/mpeg, mpegversion=4`).
-    static func stream(on pad: Pad) -> StreamRouter.Stream {
+    package static func stream(on pad: Pad) -> StreamRouter.Stream {
         let fields = (pad.currentCaps ?? pad.queryCaps())?.structure(at: 0)
         let name = fields?.name ?? "?"
         let media: MediaKind? = name.hasPrefix("video/") ? .video : name.hasPrefix("audio/") ? .audio : nil

@@ -12,15 +12,15 @@ extension CaptureSpec.Kind {
 /// and ffmpeg publish to nginx-rtmp or a media server. Its H.264 passes through with
 /// `encode: none`; its AAC audio is decoded and encoded as Opus (WebRTC has no AAC). A
 /// server that asks for a password gets it from the URL (`rtmp://user:${PASSWORD}@…`).
-struct RTMPCapture: ParsedCapture {
-    let name = "rtmp"
-    let reconnects = true
-    let sourceFactory = "rtmp2src"
-    let urlProperty = "location"
+package struct RTMPCapture: ParsedCapture {
+    package let name = "rtmp"
+    package let reconnects = true
+    package let sourceFactory = "rtmp2src"
+    package let urlProperty = "location"
 
-    func keys(for media: MediaKind) -> [String] { ["url"] }
+    package func keys(for media: MediaKind) -> [String] { ["url"] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {

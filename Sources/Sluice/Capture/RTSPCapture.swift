@@ -13,8 +13,8 @@ extension CaptureSpec.Kind {
 /// parsed: the camera's H.264 goes to the viewers as it is. Video and audio branches of one
 /// URL share one RTSP session (`RTSPSource`).
 public struct RTSPCapture: Capture {
-    let name = "rtsp"
-    let reconnects = true
+    package let name = "rtsp"
+    package let reconnects = true
 
     /// How RTP travels from the camera (`transport:`): interleaved in the RTSP connection,
     /// over UDP, or UDP first with TCP as the fallback (rtspsrc's default).
@@ -27,7 +27,7 @@ public struct RTSPCapture: Capture {
         case auto
 
         /// rtspsrc's `protocols` value (nil: its default).
-        var protocols: String? {
+        package var protocols: String? {
             switch self {
             case .tcp: "tcp"
             case .udp: "udp"
@@ -46,11 +46,11 @@ public struct RTSPCapture: Capture {
         public var latencyMs: Int
     }
 
-    static let schemes = ["rtsp", "rtsps", "rtspt", "rtspu", "rtspst", "rtspsu"]
+    package static let schemes = ["rtsp", "rtsps", "rtspt", "rtspu", "rtspst", "rtspsu"]
 
-    func keys(for media: MediaKind) -> [String] { ["url", "transport", "latency"] }
+    package func keys(for media: MediaKind) -> [String] { ["url", "transport", "latency"] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
@@ -67,27 +67,27 @@ public struct RTSPCapture: Capture {
         return .rtsp(url: url, transport: transport, latencyMs: latency)
     }
 
-    func sourceLabel(of capture: CaptureSpec) -> String? {
+    package func sourceLabel(of capture: CaptureSpec) -> String? {
         capture.kind.settings(as: Settings.self).map { RTSPSource.label(for: $0.url) }
     }
 
-    func requiredElements(for media: MediaKind) -> [String] { ["rtspsrc", "decodebin"] }
+    package func requiredElements(for media: MediaKind) -> [String] { ["rtspsrc", "decodebin"] }
 
-    func passthroughRefusal(for media: MediaKind) -> String? { nil }
+    package func passthroughRefusal(for media: MediaKind) -> String? { nil }
 
-    func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] {
+    package func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] {
         ["rtspsrc", DefaultElements.depayloader(for: codec)] + (DefaultElements.parser(for: codec).map { [$0] } ?? [])
     }
 
     /// rtspsrc → decodebin → the branch's normalizer.
-    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let decoding = try b.decodingChain(media: media, rawCaps: rawCaps, paced: false, at: cap.location)
         try source(cap, with: b).router.route(media, .init(entrance: decoding.entrance, codec: nil, refuse: b.failAsync))
         return decoding.chain
     }
 
     /// rtspsrc → depayloader (→ parser → the caps the payloader takes): no decoding.
-    func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func buildEncoded(_ cap: CaptureSpec, media: MediaKind, codec: Codec, with b: GraphBuilder) throws(RunError) -> [Element] {
         let chain = [try b.make(DefaultElements.depayloader(for: codec), at: cap.location)] + (try b.parserChain(for: codec, at: cap.location))
         try b.add(chain)
         guard let entrance = chain.first?.staticPad("sink") else { throw RunError("the depayloader has no sink pad", at: cap.location) }

@@ -4,16 +4,16 @@ import Synchronization
 /// One `rtspsrc` per camera in a run, shared by its video and audio branches: one RTSP
 /// session, whose RTP streams appear as pads and go where `router` sends them. A reconnect
 /// (`restart`) replaces the rtspsrc; the routes stay.
-final class RTSPSource: RestartableSource {
+package final class RTSPSource: RestartableSource {
     /// Where its streams go.
-    let router: StreamRouter
+    package let router: StreamRouter
     /// The rtspsrc's name in the pipeline.
-    let elementName: String
+    package let elementName: String
     private let settings: RTSPCapture.Settings
     private let pipeline: Pipeline
     private let element = Mutex<Element?>(nil)
 
-    init(settings: RTSPCapture.Settings, name: String, pipeline: Pipeline, at location: SourceLocation?) throws(RunError) {
+    package init(settings: RTSPCapture.Settings, name: String, pipeline: Pipeline, at location: SourceLocation?) throws(RunError) {
         router = StreamRouter(label: Self.label(for: settings.url), pipeline: pipeline)
         elementName = name
         self.settings = settings
@@ -22,12 +22,12 @@ final class RTSPSource: RestartableSource {
     }
 
     /// The label for messages: `rtsp capture` and the URL without its password.
-    var label: String { router.label }
+    package var label: String { router.label }
 
     /// `rtsp capture` and `url` without its password.
-    static func label(for url: String) -> String { "rtsp capture \(SourceURL.redacted(url))" }
+    package static func label(for url: String) -> String { "rtsp capture \(SourceURL.redacted(url))" }
 
-    func restart() throws(RunError) {
+    package func restart() throws(RunError) {
         if let old = element.withLock({ e in
             defer { e = nil }; return e
         }) {
@@ -59,7 +59,7 @@ final class RTSPSource: RestartableSource {
     }
 
     /// What an RTP pad of rtspsrc carries (`application/x-rtp, media=video, encoding-name=H264`).
-    static func stream(on pad: Pad) -> StreamRouter.Stream {
+    package static func stream(on pad: Pad) -> StreamRouter.Stream {
         let fields = (pad.currentCaps ?? pad.queryCaps())?.structure(at: 0)
         let encoding = fields?.get("encoding-name", as: String.self) ?? "?"
         return StreamRouter.Stream(

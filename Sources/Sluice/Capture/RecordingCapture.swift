@@ -3,7 +3,7 @@ import GStreamer
 
 extension CaptureSpec.Kind {
     /// A segmented recording played back (splitmuxsrc), from the segment holding `from`.
-    static func recording(_ settings: RecordingCapture.Settings) -> CaptureSpec.Kind {
+    package static func recording(_ settings: RecordingCapture.Settings) -> CaptureSpec.Kind {
         CaptureSpec.Kind(name: "recording", settings: settings)
     }
 }
@@ -13,28 +13,28 @@ extension CaptureSpec.Kind {
 /// or from the first. With `encode: none` the recorded H.264, VP8, VP9 or Opus goes to WebRTC
 /// as it was recorded: every frame, paced by clocksync, never decoded. `sluice serve` with
 /// such a file plays a recording to WHEP viewers.
-struct RecordingCapture: ParsedCapture {
-    let name = "recording"
-    let sourceFactory = "splitmuxsrc"
-    let urlProperty = "location"
+package struct RecordingCapture: ParsedCapture {
+    package let name = "recording"
+    package let sourceFactory = "splitmuxsrc"
+    package let urlProperty = "location"
 
-    struct Settings: KindSettings, Equatable {
+    package struct Settings: KindSettings, Equatable {
         /// The recording's path, as its `record` section wrote it.
-        var template: SegmentTemplate
+        package var template: SegmentTemplate
         /// The recorded pipeline's name, for `{name}` in the path.
-        var recordedName: String
+        package var recordedName: String
         /// Where to start: the segment that holds this moment (nil: the first segment).
-        var from: Date?
+        package var from: Date?
         /// Segments left out: those still being written (splitmuxsrc reads each file's length
         /// when it starts, so a growing one would end its playback early).
-        var leaving: Set<String> = []
+        package var leaving: Set<String> = []
         /// Seconds a segment must have been left untouched to be played (0: any): a recording
         /// still running finishes a segment just after it starts the next.
-        var settled: TimeInterval = 0
+        package var settled: TimeInterval = 0
 
         /// The segments to play: from the one that holds `from` (the last that started at
         /// or before it) to the newest finished one.
-        func segments(now: Date = Date()) -> [String] {
+        package func segments(now: Date = Date()) -> [String] {
             let all = template.existingSegments(name: recordedName).filter { path in
                 guard !leaving.contains(path) else { return false }
                 guard settled > 0 else { return true }
@@ -49,9 +49,9 @@ struct RecordingCapture: ParsedCapture {
         }
     }
 
-    func keys(for media: MediaKind) -> [String] { ["path", "name", "from"] }
+    package func keys(for media: MediaKind) -> [String] { ["path", "name", "from"] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
@@ -87,7 +87,7 @@ struct RecordingCapture: ParsedCapture {
     }
 
     /// `2026-11-27T09:30:00` or `2026-11-27 09:30:00` (local time), or seconds since 1970.
-    static func moment(_ text: String) -> Date? {
+    package static func moment(_ text: String) -> Date? {
         if let seconds = Double(text), seconds > 0 { return Date(timeIntervalSince1970: seconds) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -100,9 +100,9 @@ struct RecordingCapture: ParsedCapture {
     }
 
     /// Recordings are files: clocksync paces them.
-    func isLive(_ capture: CaptureSpec) -> Bool { false }
+    package func isLive(_ capture: CaptureSpec) -> Bool { false }
 
-    func identity(of capture: CaptureSpec) -> SourceIdentity {
+    package func identity(of capture: CaptureSpec) -> SourceIdentity {
         let s = capture.kind.settings(as: Settings.self)
         let text = s?.template.text ?? ""
         let from = s?.from.map { " from \(Int($0.timeIntervalSince1970))" } ?? ""
@@ -111,7 +111,7 @@ struct RecordingCapture: ParsedCapture {
 
     /// The segments are named by splitmuxsrc's `format-location`, listed when it starts; there
     /// must be at least one now.
-    func configure(_ source: Element, for capture: CaptureSpec) throws(GstError) {
+    package func configure(_ source: Element, for capture: CaptureSpec) throws(GstError) {
         guard let s = capture.kind.settings(as: Settings.self) else { return }
         let first = s.segments()
         guard !first.isEmpty else {

@@ -11,10 +11,10 @@ extension CaptureSpec.Kind {
 /// sender (`srt://host:port`) or listens for it (`srt://:port`, or `mode: listener`). The
 /// stream's H.264 (or Opus) passes through with `encode: none`, or is decoded.
 public struct SRTCapture: ParsedCapture {
-    let name = "srt"
-    let sourceFactory = "srtsrc"
-    let urlProperty = "uri"
-    let reconnects = true
+    package let name = "srt"
+    package let sourceFactory = "srtsrc"
+    package let urlProperty = "uri"
+    package let reconnects = true
 
     /// Who opens the SRT connection (`mode:`).
     public enum Mode: String, Sendable, CaseIterable {
@@ -49,9 +49,9 @@ public struct SRTCapture: ParsedCapture {
         }
     }
 
-    func keys(for media: MediaKind) -> [String] { ["url", "mode", "passphrase", "latency", "streamid"] }
+    package func keys(for media: MediaKind) -> [String] { ["url", "mode", "passphrase", "latency", "streamid"] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
@@ -78,13 +78,13 @@ public struct SRTCapture: ParsedCapture {
         return .srt(settings)
     }
 
-    func identity(of capture: CaptureSpec) -> SourceIdentity {
+    package func identity(of capture: CaptureSpec) -> SourceIdentity {
         let s = capture.kind.settings(as: Settings.self) ?? Settings(url: "")
         let label = "srt \(s.mode.rawValue) \(SourceURL.redacted(s.url))"
         return SourceIdentity(key: "srt \(s.url) \(s.mode) \(s.latencyMs) \(s.streamID ?? "")", label: label, secret: s.passphrase)
     }
 
-    func configure(_ source: Element, for capture: CaptureSpec) throws(GstError) {
+    package func configure(_ source: Element, for capture: CaptureSpec) throws(GstError) {
         guard let s = capture.kind.settings(as: Settings.self) else { return }
         try source.set(urlProperty, s.url)
         try source.set("mode", fromString: s.mode.rawValue)
@@ -95,7 +95,7 @@ public struct SRTCapture: ParsedCapture {
     }
 
     /// The host part of an `srt://host:port` URL ("" for `srt://:port`).
-    static func host(of url: String) -> String {
+    package static func host(of url: String) -> String {
         guard let start = url.range(of: "://")?.upperBound else { return "" }
         let rest = url[start...].prefix { $0 != "/" && $0 != "?" }
         if rest.hasPrefix("[") { return String(rest.prefix { $0 != "]" }.dropFirst()) }

@@ -4,7 +4,7 @@ import Synchronization
 
 /// A shared source that can be torn down and made again with the same settings, its
 /// streams going to the same branches (`StreamRouter` keeps the routes).
-protocol RestartableSource: AnyObject, Sendable {
+package protocol RestartableSource: AnyObject, Sendable {
     /// Where its streams go, and how it is doing.
     var router: StreamRouter { get }
     /// The name of its (first) element in the pipeline; its other elements' names start
@@ -15,7 +15,7 @@ protocol RestartableSource: AnyObject, Sendable {
 }
 
 /// What happened to a watched source, for the run's events and log.
-enum SourceEvent: Sendable {
+package enum SourceEvent: Sendable {
     /// Media stopped; the next reconnect attempt is `attempt`, `retryIn` from now.
     case lost(source: String, reason: String, attempt: Int, retryIn: Duration)
     /// Media came back after `away`.
@@ -30,7 +30,7 @@ enum SourceEvent: Sendable {
 
 extension SourceEvent {
     /// The event's type in the event stream (`source-lost`, `source-back`).
-    var type: String {
+    package var type: String {
         switch self {
         case .lost: "source-lost"
         case .back: "source-back"
@@ -41,7 +41,7 @@ extension SourceEvent {
     }
 
     /// Its fields in the event stream.
-    var fields: [String: PipelineEvent.Value] {
+    package var fields: [String: PipelineEvent.Value] {
         switch self {
         case .lost(let source, let reason, let attempt, let retryIn):
             ["source": .text(source), "reason": .text(reason), "attempt": .number(Double(attempt)), "retry_in_s": .number(retryIn.seconds)]
@@ -56,7 +56,7 @@ extension SourceEvent {
     }
 
     /// One line for the log.
-    var logLine: String {
+    package var logLine: String {
         switch self {
         case .lost(let source, let reason, let attempt, let retryIn):
             "\(source): \(reason); reconnecting in \(String(format: "%.1f", retryIn.seconds)) s (attempt \(attempt))"
@@ -76,9 +76,9 @@ extension SourceEvent {
 /// on, the outage is recorded, and the source is made again after a backoff of 1 s doubling
 /// to 30 s with jitter, until media flows again. A source that never delivered is not
 /// watched: its error ends the run, as a mistake should.
-final class SourceSupervisor: Sendable {
+package final class SourceSupervisor: Sendable {
     /// Silence after which a delivering source counts as gone.
-    let stallAfter: Duration
+    package let stallAfter: Duration
     private struct State {
         var sources: [any RestartableSource] = []
         var fallbacks: [FallbackSwitch] = []
@@ -89,10 +89,10 @@ final class SourceSupervisor: Sendable {
     }
     private let state = Mutex(State())
 
-    init(stallAfter: Duration = .seconds(5)) { self.stallAfter = stallAfter }
+    package init(stallAfter: Duration = .seconds(5)) { self.stallAfter = stallAfter }
 
     /// Watches `source` from now on.
-    func watch(_ source: any RestartableSource) {
+    package func watch(_ source: any RestartableSource) {
         state.withLock { $0.sources.append(source) }
         source.router.onLost { [weak self, weak source] reason in
             guard let self, let source else { return false }
@@ -107,17 +107,17 @@ final class SourceSupervisor: Sendable {
     }
 
     /// Watches `fallback` from `start` on; its events go where the sources' go.
-    func watch(fallback: FallbackSwitch) {
+    package func watch(fallback: FallbackSwitch) {
         state.withLock { $0.fallbacks.append(fallback) }
         fallback.onEvent { [weak self] in self?.post($0) }
     }
 
     /// Sends what happens to `handler` (the run's events and log).
-    func onEvent(_ handler: @escaping @Sendable (SourceEvent) -> Void) { state.withLock { $0.onEvent = handler } }
+    package func onEvent(_ handler: @escaping @Sendable (SourceEvent) -> Void) { state.withLock { $0.onEvent = handler } }
 
     /// An error from the element named by `lineage` (innermost first): true if it came from
     /// a watched source that had delivered, and is now an outage being waited out.
-    func handleError(from lineage: [String], reason: String) -> Bool {
+    package func handleError(from lineage: [String], reason: String) -> Bool {
         let source = state.withLock { s in
             s.sources.first { source in lineage.contains { $0 == source.elementName || $0.hasPrefix(source.elementName + "-") } }
         }
@@ -126,7 +126,7 @@ final class SourceSupervisor: Sendable {
     }
 
     /// Stops reconnecting and watching (the run is ending).
-    func stop() {
+    package func stop() {
         let (watch, fallbacks) = state.withLock { s in
             s.stopped = true
             return (s.silenceWatch, s.fallbacks)
@@ -136,7 +136,7 @@ final class SourceSupervisor: Sendable {
     }
 
     /// Starts checking every second that each delivering source still delivers, until `stop`.
-    func start() {
+    package func start() {
         let task = watchForSilence()
         let fallbacks = state.withLock { s in
             s.silenceWatch = task
@@ -159,7 +159,7 @@ final class SourceSupervisor: Sendable {
 
     /// Per source that had an outage or sent its fallback, for the summary; with `quiet`,
     /// every watched source (for metrics, which count from zero).
-    func report(quiet: Bool = false) -> [RunSummary.SourceReport] {
+    package func report(quiet: Bool = false) -> [RunSummary.SourceReport] {
         let (sources, fallbacks) = state.withLock { ($0.sources, $0.fallbacks) }
         let now = ContinuousClock.now
         return sources.compactMap { source in

@@ -10,19 +10,19 @@ public enum SourceURL {
     }
 
     /// `url` without the password of its user information (`rtsp://user@host/…`).
-    static func redacted(_ url: String) -> String {
+    package static func redacted(_ url: String) -> String {
         guard var parts = URLComponents(string: url), parts.password != nil else { return url }
         parts.password = nil
         return parts.string ?? url
     }
 
     /// The password in `url`, if it has one.
-    static func password(in url: String) -> String? {
+    package static func password(in url: String) -> String? {
         URLComponents(string: url)?.password.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The lower-cased scheme of `url` (`rtsp`), or nil if it has none.
-    static func scheme(of url: String) -> String? {
+    package static func scheme(of url: String) -> String? {
         guard let colon = url.range(of: "://"), colon.lowerBound > url.startIndex else { return nil }
         return url[..<colon.lowerBound].lowercased()
     }
@@ -31,7 +31,7 @@ public enum SourceURL {
 extension SpecDecoder {
     /// `capture.url` of a `kind` source: present, not empty, and one of `schemes`; errors
     /// name the kind and show `example`.
-    mutating func sourceURL(
+    package mutating func sourceURL(
         _ map: [SpecEntry], kind: String, schemes: [String], example: String, at location: SourceLocation
     ) -> String? {
         guard let e = map.entry("url") else {

@@ -5,31 +5,31 @@ import Synchronization
 /// branch that asked for its medium, if the codec it carries is the one that branch declared
 /// (passthrough) or the branch decodes anything. A stream no branch takes ends in a fakesink,
 /// so a demuxer or `rtspsrc` never stops for an unlinked pad.
-final class StreamRouter: Sendable {
+package final class StreamRouter: Sendable {
     /// Where one medium's stream goes, and the codec it must carry (passthrough).
-    struct Route: Sendable {
+    package struct Route: Sendable {
         /// The first element's sink pad of the branch's chain.
-        var entrance: Pad
+        package var entrance: Pad
         /// The codec passthrough expects (nil: the branch decodes whatever comes).
-        var codec: Codec?
+        package var codec: Codec?
         /// Reports a stream that cannot go this way (the codec differs).
-        var refuse: @Sendable (RunError) -> Void
+        package var refuse: @Sendable (RunError) -> Void
     }
 
     /// What arrived on a new pad, as the source describes it.
-    struct Stream {
+    package struct Stream {
         /// The pad's medium (nil: neither audio nor video).
-        var media: MediaKind?
+        package var media: MediaKind?
         /// The codec as the source names it (`H264`, `AAC`), for messages.
-        var encoding: String
+        package var encoding: String
         /// The codec it is, if Sluice can pass it through.
-        var codec: Codec?
+        package var codec: Codec?
     }
 
     /// The source as the user knows it (its URL without the password), for messages.
-    let label: String
+    package let label: String
     /// Whether it delivers, and its outages (counted by a probe on each stream it links).
-    let health: SourceHealth
+    package let health: SourceHealth
     private let pipeline: Pipeline
     private let routes = Mutex<[MediaKind: Route]>([:])
     private struct Handlers {
@@ -41,7 +41,7 @@ final class StreamRouter: Sendable {
     /// (-1: no buffer yet): what a reconnected stream's first buffer is put back to.
     private let lag = Atomic<Int>(-1)
 
-    init(label: String, pipeline: Pipeline) {
+    package init(label: String, pipeline: Pipeline) {
         self.label = label
         self.pipeline = pipeline
         health = SourceHealth(label: label)
@@ -49,18 +49,18 @@ final class StreamRouter: Sendable {
 
     /// Calls `handler` when a stream ends (EOS) after media flowed; if it returns true (an
     /// outage it handles) the end goes no further, so the branches wait for the reconnect.
-    func onLost(_ handler: @escaping @Sendable (String) -> Bool) { handlers.withLock { $0.lost = handler } }
+    package func onLost(_ handler: @escaping @Sendable (String) -> Bool) { handlers.withLock { $0.lost = handler } }
 
     /// Calls `handler` when media comes back after an outage.
-    func onBack(_ handler: @escaping @Sendable (SourceHealth.Outage) -> Void) { handlers.withLock { $0.back = handler } }
+    package func onBack(_ handler: @escaping @Sendable (SourceHealth.Outage) -> Void) { handlers.withLock { $0.back = handler } }
 
     /// Sends `media`'s stream to `route` when its pad appears.
-    func route(_ media: MediaKind, _ route: Route) {
+    package func route(_ media: MediaKind, _ route: Route) {
         routes.withLock { $0[media] = route }
     }
 
     /// A new stream: to its branch if one asked for it and the codec fits, else to a fakesink.
-    func place(_ pad: Pad, carrying stream: Stream) {
+    package func place(_ pad: Pad, carrying stream: Stream) {
         let route = routes.withLock { routes -> Route? in
             guard let media = stream.media, let route = routes[media], !route.entrance.isLinked else { return nil }
             return route
@@ -119,7 +119,7 @@ final class StreamRouter: Sendable {
 /// go back by the length of the run so far. The first buffer of such a stream shifts the
 /// pad's running time (its offset, which applies from that buffer on) so that it trails the
 /// pipeline's clock by as much as the stream before the outage did.
-final class ReconnectTimeline: Sendable {
+package final class ReconnectTimeline: Sendable {
     /// How far the previous stream trailed the clock (-1: this is the first stream).
     private let previousLag: Int
     /// The offset set on the pad, in nanoseconds (Int.min: the first buffer has not passed).
@@ -129,18 +129,18 @@ final class ReconnectTimeline: Sendable {
     private let buffers = Atomic<Int>(0)
     /// The lag is read from one buffer in this many: it only needs to be recent when the
     /// stream drops, and each reading costs a segment lookup and a clock query.
-    static let sampleEvery = 8
+    package static let sampleEvery = 8
 
-    init(lag previousLag: Int) { self.previousLag = previousLag }
+    package init(lag previousLag: Int) { self.previousLag = previousLag }
 
     /// Whether the passing buffer's times are to be read: the first buffer's (it may need the
     /// shift), then one in `sampleEvery`.
-    func due() -> Bool { buffers.add(1, ordering: .relaxed).oldValue % Self.sampleEvery == 0 }
+    package func due() -> Bool { buffers.add(1, ordering: .relaxed).oldValue % Self.sampleEvery == 0 }
 
     /// At the stream's first buffer after a reconnect, the offset to set on its pad if its
     /// running time `running` is more than 250 ms behind where the previous stream's would
     /// be at `clock`; nil otherwise (and for every later buffer).
-    func shift(running: ClockTime, clock: ClockTime) -> Int64? {
+    package func shift(running: ClockTime, clock: ClockTime) -> Int64? {
         guard offset.load(ordering: .relaxed) == Int.min else { return nil }
         let behind = Int(clock) - previousLag - Int(running)
         let shift = previousLag >= 0 && behind > 250_000_000 ? behind : 0
@@ -149,7 +149,7 @@ final class ReconnectTimeline: Sendable {
     }
 
     /// How far this buffer (at `running` before the pad's offset) trails `clock`.
-    func lag(running: ClockTime, clock: ClockTime) -> Int {
+    package func lag(running: ClockTime, clock: ClockTime) -> Int {
         Int(clock) - Int(running) - max(0, offset.load(ordering: .relaxed))
     }
 }

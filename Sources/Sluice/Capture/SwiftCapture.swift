@@ -9,31 +9,31 @@ extension CaptureSpec.Kind {
 
 /// `kind: swift`: a `FrameSource` written in Swift (built in, or from a plugin), by name; the
 /// other keys of `capture:` are its settings.
-struct SwiftCapture: Capture {
-    let name = "swift"
+package struct SwiftCapture: Capture {
+    package let name = "swift"
 
     /// The source's name and its settings.
-    struct Settings: KindSettings, Equatable {
-        var source: String
-        var settings: [FilterSetting]
-        var positionFree: any KindSettings { Settings(source: source, settings: settings.positionFree) }
+    package struct Settings: KindSettings, Equatable {
+        package var source: String
+        package var settings: [FilterSetting]
+        package var positionFree: any KindSettings { Settings(source: source, settings: settings.positionFree) }
     }
 
-    func refusal(for media: MediaKind) -> String? {
+    package func refusal(for media: MediaKind) -> String? {
         media == .audio ? "swift capture is video-only (a FrameSource draws frames)" : nil
     }
 
-    func keys(for media: MediaKind) -> [String] { ["name"] }
-    var takesAnyKey: Bool { true }
+    package func keys(for media: MediaKind) -> [String] { ["name"] }
+    package var takesAnyKey: Bool { true }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
         decoder.decodeSwiftCapture(map, nameEntry: map.entry("name"), at: location)
     }
 
-    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         guard let swift = cap.kind.settings(as: Settings.self) else { throw RunError("a swift capture needs 'name'", at: cap.location) }
         guard let factory = FilterRegistry.shared.source(named: swift.source) else {
             throw RunError("no Swift source named '\(swift.source)' is registered in this program", at: cap.location)

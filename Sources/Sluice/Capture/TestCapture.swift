@@ -6,27 +6,27 @@ extension CaptureSpec.Kind {
 }
 
 /// `kind: test`: GStreamer's test sources, with the pattern or wave the file names.
-struct TestCapture: Capture {
-    let name = "test"
+package struct TestCapture: Capture {
+    package let name = "test"
 
     /// videotestsrc patterns (GStreamer 1.22).
-    static let patterns = [
+    package static let patterns = [
         "smpte", "snow", "black", "white", "red", "green", "blue", "checkers-1", "checkers-2",
         "checkers-4", "checkers-8", "circular", "blink", "smpte75", "zone-plate", "gamut",
         "chroma-zone-plate", "solid-color", "ball", "smpte100", "bar", "pinwheel", "spokes",
         "gradient", "colors", "smpte-rp-219"
     ]
     /// audiotestsrc waves (GStreamer 1.22).
-    static let waves = [
+    package static let waves = [
         "sine", "square", "saw", "triangle", "silence", "white-noise", "pink-noise", "sine-table",
         "ticks", "gaussian-noise", "red-noise", "blue-noise", "violet-noise"
     ]
 
-    func keys(for media: MediaKind) -> [String] {
+    package func keys(for media: MediaKind) -> [String] {
         media == .video ? ["pattern", "live"] : ["wave", "frequency", "live"]
     }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
@@ -50,11 +50,11 @@ struct TestCapture: Capture {
         return .test
     }
 
-    func isLive(_ capture: CaptureSpec) -> Bool { capture.live }
+    package func isLive(_ capture: CaptureSpec) -> Bool { capture.live }
 
-    func requiredElements(for media: MediaKind) -> [String] { [media == .video ? "videotestsrc" : "audiotestsrc"] }
+    package func requiredElements(for media: MediaKind) -> [String] { [media == .video ? "videotestsrc" : "audiotestsrc"] }
 
-    func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func build(_ cap: CaptureSpec, media: MediaKind, rawCaps: String, with b: GraphBuilder) throws(RunError) -> [Element] {
         let chain: [Element]
         if media == .video {
             chain = [

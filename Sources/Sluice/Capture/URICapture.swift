@@ -11,14 +11,14 @@ extension CaptureSpec.Kind {
 /// MPEG-TS, MP4 or Matroska file over HTTP, or a `file://` URL. Unlike `kind: file` it can
 /// pass the stream's H.264, VP8, VP9 or Opus through with `encode: none`. Such a source is not
 /// live, so clocksync paces it to the pipeline clock.
-struct URICapture: ParsedCapture {
-    let name = "uri"
-    let sourceFactory = "urisourcebin"
-    let urlProperty = "uri"
+package struct URICapture: ParsedCapture {
+    package let name = "uri"
+    package let sourceFactory = "urisourcebin"
+    package let urlProperty = "uri"
 
-    func keys(for media: MediaKind) -> [String] { ["url"] }
+    package func keys(for media: MediaKind) -> [String] { ["url"] }
 
-    func decode(
+    package func decode(
         _ map: [SpecEntry], media: MediaKind, into capture: inout CaptureSpec, at location: SourceLocation,
         with decoder: inout SpecDecoder
     ) -> CaptureSpec.Kind? {
@@ -27,5 +27,5 @@ struct URICapture: ParsedCapture {
     }
 
     /// Served files are not live: clocksync paces them.
-    func isLive(_ capture: CaptureSpec) -> Bool { false }
+    package func isLive(_ capture: CaptureSpec) -> Bool { false }
 }

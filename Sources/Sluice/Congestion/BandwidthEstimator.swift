@@ -11,7 +11,7 @@ public struct BitrateLimits: Sendable, Equatable {
     public var max: Int
     /// Limits from the lowest, starting and highest bitrate, each in bits per second.
     public init(min: Int, start: Int, max: Int) { self.min = min; self.start = start; self.max = max }
-    func clamp(_ bps: Double) -> Int { Int(Swift.min(Swift.max(bps.isFinite ? bps : Double(min), Double(min)), Double(max))) }
+    package func clamp(_ bps: Double) -> Int { Int(Swift.min(Swift.max(bps.isFinite ? bps : Double(min), Double(min)), Double(max))) }
 }
 
 /// How much the path carries, from transport-wide congestion control feedback: a delay-based
@@ -52,9 +52,9 @@ public struct BandwidthEstimator: Sendable {
     /// How long packets wait in queues on the path now, beyond the least seen lately (ms).
     public var queueDelayMs: Double? { oneWay.queueDelayMs }
 
-    static let rateWindowNs: UInt64 = 500_000_000
-    static let lossWindowNs: UInt64 = 1_000_000_000
-    static let decreaseFactor = 0.85
+    package static let rateWindowNs: UInt64 = 500_000_000
+    package static let lossWindowNs: UInt64 = 1_000_000_000
+    package static let decreaseFactor = 0.85
 
     /// An estimator starting at `limits.start` for both the delay- and loss-based estimates.
     public init(limits: BitrateLimits) {
@@ -67,7 +67,7 @@ public struct BandwidthEstimator: Sendable {
     /// The delay-based and loss-based estimates apart.
     public var estimates: (delay: Int, loss: Int) { (limits.clamp(delayBased), limits.clamp(lossBased)) }
     /// What the delay filter says now.
-    var signal: DelayTrend.Signal { trend.signal }
+    package var signal: DelayTrend.Signal { trend.signal }
     /// Loss over the last second of reports (0...1).
     public var lossFraction: Double {
         let total = lossWindow.reduce(0) { $0 + $1.total }
@@ -125,7 +125,7 @@ public struct BandwidthEstimator: Sendable {
     }
 
     /// How long `recover` sets the reports aside.
-    static let settleNs: UInt64 = 700_000_000
+    package static let settleNs: UInt64 = 700_000_000
 
     /// The sender went back to `bitsPerSecond`, a rate the path carried before (a ladder
     /// viewer whose try of a higher rung failed): the estimate returns to it, and for the
@@ -143,7 +143,7 @@ public struct BandwidthEstimator: Sendable {
 
     /// Sorted by sequence number with 16-bit wrap-around undone, repeats dropped, and
     /// sizes limited to what a UDP datagram can hold.
-    static func inSendingOrder(_ packets: [TWCCPacket]) -> [TWCCPacket] {
+    package static func inSendingOrder(_ packets: [TWCCPacket]) -> [TWCCPacket] {
         guard let first = packets.first else { return [] }
         var seen = Set<Int>()
         var out: [(Int, TWCCPacket)] = []
@@ -164,11 +164,11 @@ public struct BandwidthEstimator: Sendable {
     /// Above this queueing delay (ms) the target goes below what the receiver gets, so the
     /// queue empties in about half a second (at most 75% below); above half of it the rate
     /// does not grow.
-    static let drainAboveMs = 50.0
+    package static let drainAboveMs = 50.0
 
     /// After `expect`, a queue below this (ms) is the new rate's first keyframe passing, not
     /// congestion.
-    static let expectedBurstMs = 250.0
+    package static let expectedBurstMs = 250.0
 
     private mutating func updateDelayBased(dt: Double, nowNs: UInt64) {
         // A rate just started on purpose begins with a keyframe, a burst the path's queue
@@ -254,13 +254,13 @@ public struct BandwidthEstimator: Sendable {
 /// is the empty-queue delay, and the least in the latest report less that is how long
 /// packets wait now. Taking the least of a report keeps one burst (a keyframe) from
 /// counting as a standing queue.
-struct OneWayDelay: Sendable {
+package struct OneWayDelay: Sendable {
     /// Per-second minima, newest last (at most `windowSeconds`).
     private var minima: [(second: Int64, offsetNs: Int64)] = []
-    private(set) var queueDelayMs: Double?
-    static let windowSeconds: Int64 = 30
+    package private(set) var queueDelayMs: Double?
+    package static let windowSeconds: Int64 = 30
 
-    mutating func add(_ packets: [TWCCPacket]) {
+    package mutating func add(_ packets: [TWCCPacket]) {
         var latest: Int64?
         for p in packets {
             guard let a = p.arrivedNs, a <= UInt64(Int64.max), p.sentNs <= UInt64(Int64.max) else { continue }

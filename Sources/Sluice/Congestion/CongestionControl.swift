@@ -10,20 +10,20 @@ import Synchronization
 /// its RTP sink towards the payloader. A probe on the payloader's output reads it there and
 /// feeds `BandwidthEstimator`. A send branch's `onTarget` sets its encoder's bitrate; a served
 /// viewer's goes to its stream's `SharedEncoderRate`.
-final class CongestionControl: Sendable {
+package final class CongestionControl: Sendable {
     /// Each report's figures at `--log-level trace`.
-    static let logger = Logger(label: "sluice.congestion")
+    package static let logger = Logger(label: "sluice.congestion")
     private let estimator: Mutex<BandwidthEstimator>
     private let applied = Atomic<Int>(0)
     private let reports = Atomic<Int>(0)
 
     /// Drives a send branch's encoder (`control`).
-    convenience init(limits: BitrateLimits, control: SendControl, watching payloaderOutput: Pad) {
+    package convenience init(limits: BitrateLimits, control: SendControl, watching payloaderOutput: Pad) {
         self.init(limits: limits, watching: payloaderOutput) { control.applyTarget($0) }
     }
 
     /// Calls `onTarget` (on a streaming thread: keep it short) with each new target, bit/s.
-    convenience init(limits: BitrateLimits, watching payloaderOutput: Pad, onTarget: @escaping @Sendable (Int) -> Void) {
+    package convenience init(limits: BitrateLimits, watching payloaderOutput: Pad, onTarget: @escaping @Sendable (Int) -> Void) {
         let last = Atomic<Int>(limits.start)
         self.init(limits: limits, watching: payloaderOutput) { (reading: Reading) -> RateChange? in
             let applied = last.load(ordering: .relaxed)
@@ -36,15 +36,15 @@ final class CongestionControl: Sendable {
     }
 
     /// What the estimator says after one feedback report.
-    struct Reading: Sendable {
-        var target: Int
-        var received: Double?
-        var state: BandwidthEstimator.State
-        var nowNs: UInt64
+    package struct Reading: Sendable {
+        package var target: Int
+        package var received: Double?
+        package var state: BandwidthEstimator.State
+        package var nowNs: UInt64
     }
 
     /// What the sender did after a reading, that the estimator should know.
-    enum RateChange: Sendable, Equatable {
+    package enum RateChange: Sendable, Equatable {
         /// Started sending this rate on purpose (`BandwidthEstimator.expect`).
         case expect(Int)
         /// Went back to a rate the path carried (`BandwidthEstimator.recover`).
@@ -54,7 +54,7 @@ final class CongestionControl: Sendable {
     /// Calls `onReport` (on a streaming thread: keep it short) after every feedback report;
     /// what it returns tells the estimator what the sender changed. `ceiling`, read after
     /// each report, may raise the estimator's `limits.max` (`BandwidthEstimator.raiseCeiling`).
-    init(
+    package init(
         limits: BitrateLimits, watching payloaderOutput: Pad, ceiling: (@Sendable (_ nowNs: UInt64) -> Int)? = nil,
         onReport: @escaping @Sendable (Reading) -> RateChange?
     ) {
@@ -90,7 +90,7 @@ final class CongestionControl: Sendable {
     }
 
     /// The packets of one `RTPTWCCPackets` report.
-    static func packets(in s: Structure) -> [TWCCPacket] {
+    package static func packets(in s: Structure) -> [TWCCPacket] {
         s.structures(inValueArray: "packets").compactMap { p in
             guard let seq = p.get("seqnum", as: UInt32.self), let sent = p.get("local-ts", as: UInt64.self) else { return nil }
             let lost = p.get("lost", as: Bool.self) ?? false
@@ -103,11 +103,11 @@ final class CongestionControl: Sendable {
     }
 
     /// The estimator's target after the last report.
-    var target: Int { applied.load(ordering: .relaxed) }
+    package var target: Int { applied.load(ordering: .relaxed) }
 
     /// The estimator's target (the encoder's is within 3% of it), the two estimates, what the receiver got,
     /// the loss, and how many feedback reports arrived.
-    var figures: (targetBps: Int, delayBps: Int, lossBps: Int, receivedBps: Double?, loss: Double, reports: Int) {
+    package var figures: (targetBps: Int, delayBps: Int, lossBps: Int, receivedBps: Double?, loss: Double, reports: Int) {
         let (estimates, received, loss) = estimator.withLock { ($0.estimates, $0.receivedRate, $0.lossFraction) }
         return (applied.load(ordering: .relaxed), estimates.delay, estimates.loss, received, loss, reports.load(ordering: .relaxed))
     }

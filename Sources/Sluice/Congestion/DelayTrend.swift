@@ -25,17 +25,17 @@ public struct TWCCPacket: Sendable, Equatable {
 /// against arrival time over the last 20 groups. A rising slope means a queue is filling.
 /// The slope is compared with a threshold that adapts to the path's noise (slowly upwards,
 /// faster downwards), so a jittery link is not mistaken for a congested one.
-struct DelayTrend: Sendable {
-    enum Signal: Sendable, Equatable { case normal, overusing, underusing }
+package struct DelayTrend: Sendable {
+    package enum Signal: Sendable, Equatable { case normal, overusing, underusing }
 
     private struct Group { var firstSentNs: UInt64; var lastSentNs: UInt64; var arrivedNs: UInt64 }
 
-    static let burstNs: UInt64 = 5_000_000
-    static let window = 20
-    static let smoothing = 0.9
-    static let gain = 4.0
+    package static let burstNs: UInt64 = 5_000_000
+    package static let window = 20
+    package static let smoothing = 0.9
+    package static let gain = 4.0
     /// A delay variation this large (ms) is not a queue but a clock jump or hostile input.
-    static let implausibleMs = 1000.0
+    package static let implausibleMs = 1000.0
 
     private var current: Group?
     private var previous: Group?
@@ -44,17 +44,17 @@ struct DelayTrend: Sendable {
     private var samples: [(x: Double, y: Double)] = []
     private var firstArrivalNs: UInt64?
     private var deltas = 0
-    private(set) var threshold = 12.5
+    package private(set) var threshold = 12.5
     private var lastThresholdUpdateNs: UInt64?
     private var overuseSinceNs: UInt64?
     private var lastTrend = 0.0
-    private(set) var signal = Signal.normal
+    package private(set) var signal = Signal.normal
 
     /// The latest trend (ms of queue growth per the regression window, scaled as GCC does).
-    var trend: Double { lastTrend }
+    package var trend: Double { lastTrend }
 
     /// Takes the packets of one feedback report that arrived, in sending order.
-    mutating func add(_ packets: [TWCCPacket]) {
+    package mutating func add(_ packets: [TWCCPacket]) {
         for p in packets {
             guard let arrived = p.arrivedNs else { continue }
             if var g = current {
@@ -93,7 +93,7 @@ struct DelayTrend: Sendable {
     }
 
     /// Least-squares slope of y over x; nil when x does not vary.
-    static func slope(_ points: [(x: Double, y: Double)]) -> Double? {
+    package static func slope(_ points: [(x: Double, y: Double)]) -> Double? {
         let n = Double(points.count)
         let mx = points.reduce(0) { $0 + $1.x } / n, my = points.reduce(0) { $0 + $1.y } / n
         var num = 0.0, den = 0.0

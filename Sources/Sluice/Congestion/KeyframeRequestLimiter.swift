@@ -15,12 +15,12 @@ import Synchronization
 /// a delta frame; answering every PLI keeps a lossy link full of keyframes that are
 /// themselves lost. Delaying a request by less than `interval` costs a viewer at most that
 /// long before it can decode.
-final class KeyframeRequestLimiter: Sendable {
+package final class KeyframeRequestLimiter: Sendable {
     /// Half a second: a 720p keyframe at 1 Mbit/s takes ~350 ms to send; two requests in less
     /// than that ask for a keyframe that cannot have arrived yet.
-    static let interval: Duration = .milliseconds(500)
+    package static let interval: Duration = .milliseconds(500)
     /// The `origin` Sluice's own requests carry (`Event.forceKeyUnit(origin:)`).
-    static let ownOrigin = "sluice"
+    package static let ownOrigin = "sluice"
 
     private struct State { var lastPassed: ContinuousClock.Instant?; var pending = false }
     private let state = Mutex(State())
@@ -28,7 +28,7 @@ final class KeyframeRequestLimiter: Sendable {
     private let coalesced = Atomic<Int>(0)
 
     /// Watches `encoderOutput` (the encoder's src pad).
-    init(watching encoderOutput: Pad, interval: Duration = KeyframeRequestLimiter.interval) {
+    package init(watching encoderOutput: Pad, interval: Duration = KeyframeRequestLimiter.interval) {
         encoderOutput.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
             guard info.eventName == "GstForceKeyUnit", let structure = info.eventStructure else { return .ok }
             let own = structure.get(Event.originField, as: String.self) == Self.ownOrigin
@@ -59,5 +59,5 @@ final class KeyframeRequestLimiter: Sendable {
     }
 
     /// Requests passed to the encoder, and those folded into a later one.
-    var counts: (passed: Int, coalesced: Int) { (passed.load(ordering: .relaxed), coalesced.load(ordering: .relaxed)) }
+    package var counts: (passed: Int, coalesced: Int) { (passed.load(ordering: .relaxed), coalesced.load(ordering: .relaxed)) }
 }

@@ -11,15 +11,15 @@ import Synchronization
 /// It acts through a `capsfilter` after `videoscale ! videorate` in front of the encoder:
 /// `video/x-raw` (everything passes) or a size and rate; the elements renegotiate and the
 /// encoder reconfigures itself. The receiver's decoder follows the new keyframe.
-final class Mitigation: Sendable {
-    struct Level: Sendable, Equatable {
-        var downscaled = false
-        var fpsReduced = false
+package final class Mitigation: Sendable {
+    package struct Level: Sendable, Equatable {
+        package var downscaled = false
+        package var fpsReduced = false
     }
 
-    static let holdNs: UInt64 = 2_000_000_000
-    static let restoreFactor = 1.25
-    static let logger = Logger(label: "sluice.congestion")
+    package static let holdNs: UInt64 = 2_000_000_000
+    package static let restoreFactor = 1.25
+    package static let logger = Logger(label: "sluice.congestion")
 
     private let capsfilter: Element
     private let width: Int, height: Int, fps: Int
@@ -27,15 +27,15 @@ final class Mitigation: Sendable {
     private let state = Mutex<(level: Level, changedNs: UInt64?)>((Level(), nil))
 
     /// `width`, `height` and `fps` are the capture's; thresholds in bit/s.
-    init(capsfilter: Element, width: Int, height: Int, fps: Int, scaleBelow: Int?, fpsBelow: Int?) {
+    package init(capsfilter: Element, width: Int, height: Int, fps: Int, scaleBelow: Int?, fpsBelow: Int?) {
         self.capsfilter = capsfilter; self.width = width; self.height = height; self.fps = fps
         self.scaleBelow = scaleBelow; self.fpsBelow = fpsBelow
     }
 
-    var level: Level { state.withLock { $0.level } }
+    package var level: Level { state.withLock { $0.level } }
 
     /// The level a target calls for, given the current one (hysteresis around each threshold).
-    static func level(for target: Int, current: Level, scaleBelow: Int?, fpsBelow: Int?) -> Level {
+    package static func level(for target: Int, current: Level, scaleBelow: Int?, fpsBelow: Int?) -> Level {
         func on(_ threshold: Int?, _ now: Bool) -> Bool {
             guard let threshold else { return false }
             return now ? Double(target) < Double(threshold) * restoreFactor : target < threshold
@@ -44,7 +44,7 @@ final class Mitigation: Sendable {
     }
 
     /// The caps for a level: unconstrained at full quality.
-    static func caps(_ level: Level, width: Int, height: Int, fps: Int) -> String {
+    package static func caps(_ level: Level, width: Int, height: Int, fps: Int) -> String {
         guard level.downscaled || level.fpsReduced else { return "video/x-raw" }
         var caps = "video/x-raw"
         if level.downscaled {
@@ -56,7 +56,7 @@ final class Mitigation: Sendable {
     }
 
     /// Takes a new target (bit/s) at `nowNs` (monotonic); changes the caps when the level moves.
-    func update(target: Int, nowNs: UInt64) {
+    package func update(target: Int, nowNs: UInt64) {
         let change: Level? = state.withLock { s in
             let wanted = Self.level(for: target, current: s.level, scaleBelow: scaleBelow, fpsBelow: fpsBelow)
             guard wanted != s.level else { return nil }

@@ -12,9 +12,9 @@ import Synchronization
 /// Sluice's own requests (a start gate opening, a viewer connecting) pass untouched: they
 /// are not a peer's, and the cache answers them. While a fallback slate is on air, peers'
 /// requests pass too: the slate's encoder answers them.
-final class PassthroughKeyframeRequests: Sendable {
+package final class PassthroughKeyframeRequests: Sendable {
     /// How often the log repeats that requests go unanswered.
-    static let logInterval: Duration = .seconds(10)
+    package static let logInterval: Duration = .seconds(10)
     private static let logger = Logger(label: "sluice.passthrough")
 
     private let unanswered = Atomic<Int>(0)
@@ -24,7 +24,7 @@ final class PassthroughKeyframeRequests: Sendable {
 
     /// Watches `output` (the passthrough queue's src pad) for upstream requests; `source`
     /// names the stream in the log.
-    init(watching output: Pad, source: String) {
+    package init(watching output: Pad, source: String) {
         output.addProbe(.eventUpstream) { [self] (info: borrowing Pad.ProbeInfo) in
             guard info.eventName == "GstForceKeyUnit", let structure = info.eventStructure,
                 structure.get(Event.originField, as: String.self) != KeyframeRequestLimiter.ownOrigin
@@ -47,8 +47,8 @@ final class PassthroughKeyframeRequests: Sendable {
 
     /// Lets peers' requests travel upstream while `answers()` is true: a fallback slate is on
     /// air, and its encoder makes the keyframe they ask for.
-    func letThrough(while answers: @escaping @Sendable () -> Bool) { answerer.withLock { $0 = answers } }
+    package func letThrough(while answers: @escaping @Sendable () -> Bool) { answerer.withLock { $0 = answers } }
 
     /// Requests from peers that went unanswered so far.
-    var count: Int { unanswered.load(ordering: .relaxed) }
+    package var count: Int { unanswered.load(ordering: .relaxed) }
 }

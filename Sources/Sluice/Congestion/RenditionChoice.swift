@@ -21,8 +21,8 @@
 ///   the wait.
 ///
 /// Pure arithmetic on the readings (no clock of its own, no GStreamer).
-struct RenditionChoice: Sendable, Equatable {
-    enum Move: Sendable, Equatable {
+package struct RenditionChoice: Sendable, Equatable {
+    package enum Move: Sendable, Equatable {
         case stay
         /// To rung `index`; `probing`: a try the estimate has not shown fits yet.
         case to(Int, probing: Bool)
@@ -32,28 +32,28 @@ struct RenditionChoice: Sendable, Equatable {
     }
 
     /// How many rungs the ladder has.
-    let count: Int
-    private(set) var current: Int
+    package let count: Int
+    package private(set) var current: Int
     private var lastMoveNs: UInt64?
     private var probeStartNs: UInt64?
     private var probeFrom: Int?
     private var steadyUntilNs: UInt64?
-    private(set) var probeWaitNs: UInt64 = Self.minProbeWaitNs
+    package private(set) var probeWaitNs: UInt64 = Self.minProbeWaitNs
 
-    static let downBelow = 0.8
+    package static let downBelow = 0.8
     /// A better rung fits when its rate is at most this share of the estimate.
-    static let upWithin = 0.9
-    static let probeHeadroom = 1.2
-    static let minProbeWaitNs: UInt64 = 4_000_000_000
-    static let maxProbeWaitNs: UInt64 = 64_000_000_000
+    package static let upWithin = 0.9
+    package static let probeHeadroom = 1.2
+    package static let minProbeWaitNs: UInt64 = 4_000_000_000
+    package static let maxProbeWaitNs: UInt64 = 64_000_000_000
     /// A probe that has not been undone after this long succeeded.
-    static let probeHoldsNs: UInt64 = 4_000_000_000
-    static let upEveryNs: UInt64 = 1_000_000_000
+    package static let probeHoldsNs: UInt64 = 4_000_000_000
+    package static let upEveryNs: UInt64 = 1_000_000_000
     /// After a failed probe, how long only a deep fall moves the viewer down.
-    static let settleAfterProbeNs: UInt64 = 2_000_000_000
-    static let deepFall = 0.5
+    package static let settleAfterProbeNs: UInt64 = 2_000_000_000
+    package static let deepFall = 0.5
 
-    init(count: Int, start: Int) {
+    package init(count: Int, start: Int) {
         self.count = max(1, count)
         current = min(max(0, start), self.count - 1)
     }
@@ -61,7 +61,7 @@ struct RenditionChoice: Sendable, Equatable {
     /// Takes one reading: the estimate (bit/s), each rung's rate now (bit/s, best first; as
     /// many as `count`), what the viewer received lately (bit/s, if known), whether the
     /// estimator is in its increasing state, and the time (monotonic ns).
-    mutating func update(estimate: Int, rates: [Int], received: Double?, increasing: Bool, nowNs: UInt64) -> Move {
+    package mutating func update(estimate: Int, rates: [Int], received: Double?, increasing: Bool, nowNs: UInt64) -> Move {
         guard rates.count == count, count > 1, estimate > 0 else { return .stay }
         // A clock that goes back counts as no time passed (never as a wrap-around).
         if lastMoveNs.map({ nowNs < $0 }) ?? true { lastMoveNs = nowNs }
@@ -115,13 +115,13 @@ struct RenditionChoice: Sendable, Equatable {
 
     /// The move to `current` has been made (its keyframe went out) at `nowNs`: a try of it,
     /// and the wait before the next move, count from now, not from when it was decided.
-    mutating func arrived(nowNs: UInt64) {
+    package mutating func arrived(nowNs: UInt64) {
         lastMoveNs = nowNs
         if probeStartNs != nil { probeStartNs = nowNs }
     }
 
     /// Starts over on rung `index` (an operator's or test's pin), with no probe running.
-    mutating func reset(to index: Int, nowNs: UInt64) {
+    package mutating func reset(to index: Int, nowNs: UInt64) {
         current = min(max(0, index), count - 1)
         lastMoveNs = nowNs
         probeStartNs = nil

@@ -8,30 +8,30 @@ import Synchronization
 ///
 /// A new viewer's estimate starts at the current rate (what it is being sent), not at the
 /// start rate, so a viewer joining does not pull the others down by itself.
-final class SharedEncoderRate: Sendable {
-    let limits: BitrateLimits
+package final class SharedEncoderRate: Sendable {
+    package let limits: BitrateLimits
     private let apply: @Sendable (Int) -> Void
     private struct State { var votes: [String: Int] = [:]; var applied: Int }
     private let state: Mutex<State>
 
     /// `apply` sets the encoder's bitrate (bit/s); it is called with the lock held, so calls
     /// never reorder.
-    init(limits: BitrateLimits, apply: @escaping @Sendable (Int) -> Void) {
+    package init(limits: BitrateLimits, apply: @escaping @Sendable (Int) -> Void) {
         self.limits = limits; self.apply = apply
         state = Mutex(State(applied: limits.start))
     }
 
     /// The rate the encoder was last set to, bit/s.
-    var current: Int { state.withLock { $0.applied } }
+    package var current: Int { state.withLock { $0.applied } }
 
     /// The limits a new viewer's estimator starts from: the stream's, starting at the
     /// current rate.
-    var limitsForNewViewer: BitrateLimits {
+    package var limitsForNewViewer: BitrateLimits {
         BitrateLimits(min: limits.min, start: limits.clamp(Double(current)), max: limits.max)
     }
 
     /// A viewer's estimate changed.
-    func vote(_ viewer: String, bitsPerSecond: Int) {
+    package func vote(_ viewer: String, bitsPerSecond: Int) {
         state.withLock { s in
             s.votes[viewer] = limits.clamp(Double(bitsPerSecond))
             settle(&s)
@@ -39,7 +39,7 @@ final class SharedEncoderRate: Sendable {
     }
 
     /// A viewer left: its vote no longer counts.
-    func withdraw(_ viewer: String) {
+    package func withdraw(_ viewer: String) {
         state.withLock { s in
             guard s.votes.removeValue(forKey: viewer) != nil else { return }
             settle(&s)

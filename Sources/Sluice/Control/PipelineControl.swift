@@ -14,11 +14,11 @@ public final class PipelineControl: Sendable {
     public let spec: PipelineSpec
     /// The pipeline's event log (statistics, filter events, sessions, errors).
     public let events: PipelineEvents
-    let builder: GraphBuilder
-    let channels: DataChannelHub?
+    package let builder: GraphBuilder
+    package let channels: DataChannelHub?
     private let stopAction: @Sendable () -> Void
 
-    init(
+    package init(
         spec: PipelineSpec, builder: GraphBuilder, channels: DataChannelHub?, events: PipelineEvents,
         stop: @escaping @Sendable () -> Void
     ) {
@@ -236,7 +236,7 @@ public final class PipelineControl: Sendable {
 
 extension FilterSpec {
     /// How the filter is named in messages: the Swift filter, the factory or the fragment.
-    var displayName: String {
+    package var displayName: String {
         switch kind {
         case .swift(let name, _, _): name
         case .element(let factory, _): factory

@@ -109,7 +109,7 @@ public final class PipelineEvents: Sendable {
 
 extension PipelineEvents {
     /// A Swift filter's event (`FrameFilter` `emit`), e.g. `motion` with its fields.
-    func postFilterEvent(filter: String, event: String, fields: [String: Double]) {
+    package func postFilterEvent(filter: String, event: String, fields: [String: Double]) {
         var f: [String: PipelineEvent.Value] = ["filter": .text(filter), "event": .text(event)]
         for (k, v) in fields { f[k] = .number(v) }
         post("filter", f)

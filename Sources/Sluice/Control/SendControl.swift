@@ -6,19 +6,19 @@ import GStreamer
 /// saturation 0 give black frames, as a disabled WebRTC video track sends) and `volume` for
 /// audio (mute gives silence, as a disabled audio track sends). Both are passthrough while
 /// the track is enabled at full volume, so they cost nothing until used.
-struct SendControl: Sendable {
-    let media: MediaKind
-    let codec: Codec
-    let gate: Element
+package struct SendControl: Sendable {
+    package let media: MediaKind
+    package let codec: Codec
+    package let gate: Element
     /// The first element of the encode stage (the encoder, or a `gst:` fragment's bin).
-    let encoder: Element?
-    let encoderFactory: String?
+    package let encoder: Element?
+    package let encoderFactory: String?
     /// Smaller pictures at low targets (`scale_below`, `fps_below`), if the file asks.
-    var mitigation: Mitigation? = nil
+    package var mitigation: Mitigation? = nil
 
     /// A congestion controller's new target: the encoder's bitrate, and the picture size
     /// and rate when the file names thresholds.
-    func applyTarget(_ bitsPerSecond: Int) {
+    package func applyTarget(_ bitsPerSecond: Int) {
         try? setBitrate(bitsPerSecond)
         mitigation?.update(target: bitsPerSecond, nowNs: StageTimer.now())
     }
@@ -34,7 +34,7 @@ struct SendControl: Sendable {
     }
 
     /// Sets the encoder's target bitrate; it applies from the next frames.
-    func setBitrate(_ bitsPerSecond: Int) throws(ControlError) {
+    package func setBitrate(_ bitsPerSecond: Int) throws(ControlError) {
         guard let encoder, let property = bitrateProperty else {
             throw ControlError(
                 .conflict,
@@ -48,7 +48,7 @@ struct SendControl: Sendable {
     }
 
     /// The encoder's target bitrate in bit/s, if known.
-    var bitrate: Int? {
+    package var bitrate: Int? {
         guard let encoder, let property = bitrateProperty,
             let text = encoder.property(property.name)?.serialized, let value = Int(text)
         else { return nil }
@@ -56,7 +56,7 @@ struct SendControl: Sendable {
     }
 
     /// Asks the encoder for a keyframe (an upstream force-key-unit event, all headers).
-    func requestKeyframe() throws(ControlError) {
+    package func requestKeyframe() throws(ControlError) {
         guard media == .video else { throw ControlError(.invalid, "keyframes are a video matter; send.audio has none") }
         guard let pad = encoder?.staticPad("src"), pad.sendEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) else {
             throw ControlError(.conflict, "the send.video encoder did not take the keyframe request")
@@ -64,7 +64,7 @@ struct SendControl: Sendable {
     }
 
     /// Enables or disables the track (black frames or silence while disabled).
-    func setEnabled(_ enabled: Bool) {
+    package func setEnabled(_ enabled: Bool) {
         if media == .video {
             try? gate.set("contrast", enabled ? 1.0 : 0.0)
             try? gate.set("saturation", enabled ? 1.0 : 0.0)
@@ -73,12 +73,12 @@ struct SendControl: Sendable {
         }
     }
 
-    var enabled: Bool {
+    package var enabled: Bool {
         media == .video ? (gate.get("contrast", as: Double.self) ?? 1) != 0 : !(gate.get("mute", as: Bool.self) ?? false)
     }
 
     /// Sets an audio track's volume (0 = silence, 1 = unchanged, up to 10).
-    func setVolume(_ volume: Double) throws(ControlError) {
+    package func setVolume(_ volume: Double) throws(ControlError) {
         guard media == .audio else { throw ControlError(.invalid, "volume applies to send.audio, not send.video") }
         guard volume.isFinite, (0...10).contains(volume) else {
             throw ControlError(.invalid, "volume must be between 0 and 10 (1 leaves the level unchanged), not \(volume)")
@@ -86,5 +86,5 @@ struct SendControl: Sendable {
         try? gate.set("volume", volume)
     }
 
-    var volume: Double? { media == .audio ? gate.get("volume", as: Double.self) : nil }
+    package var volume: Double? { media == .audio ? gate.get("volume", as: Double.self) : nil }
 }

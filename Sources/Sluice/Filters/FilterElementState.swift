@@ -16,15 +16,15 @@ public final class FilterStatistics: Sendable {
     public let errors = Atomic<Int>(0)
     private let state = Mutex<(events: [String: Int], lastError: String?)>(([:], nil))
 
-    init(filter: String, element: String) { self.filter = filter; self.element = element }
+    package init(filter: String, element: String) { self.filter = filter; self.element = element }
 
     /// Events emitted, by name.
     public var events: [String: Int] { state.withLock { $0.events } }
     /// The last error's message.
     public var lastError: String? { state.withLock { $0.lastError } }
 
-    func count(event: String) { state.withLock { $0.events[event, default: 0] += 1 } }
-    func record(error: String) { state.withLock { $0.lastError = error } }
+    package func count(event: String) { state.withLock { $0.events[event, default: 0] += 1 } }
+    package func record(error: String) { state.withLock { $0.lastError = error } }
 }
 
 /// Where the statistics of live Swift filter elements can be found by element.
@@ -36,10 +36,10 @@ public enum FilterStatisticsDirectory {
     public static func statistics(of element: Element) -> FilterStatistics? {
         table.withLock { $0[UInt(bitPattern: element.pointer)] }
     }
-    static func add(_ s: FilterStatistics, for element: UnsafeMutableRawPointer) {
+    package static func add(_ s: FilterStatistics, for element: UnsafeMutableRawPointer) {
         table.withLock { $0[UInt(bitPattern: element)] = s }
     }
-    static func remove(_ element: UnsafeMutableRawPointer) {
+    package static func remove(_ element: UnsafeMutableRawPointer) {
         table.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: element)) }
     }
 }
@@ -51,10 +51,10 @@ public enum FilterStatisticsDirectory {
 /// one call at a time (GstBaseTransform serializes them), and are the only users of
 /// `instance` and `format`. Settings written from other threads go through `pending`,
 /// behind a Mutex, and are picked up by `process` when the `dirty` flag is set.
-final class FilterElementState: VideoFilterState, @unchecked Sendable {
+package final class FilterElementState: VideoFilterState, @unchecked Sendable {
     private let factory: FilterFactory
     private let handle: ElementHandle
-    let statistics: FilterStatistics
+    package let statistics: FilterStatistics
     private var instance: (any FrameProcessor)?
     private var layout: VideoLayout?
     private var context = FilterContext.discarding
@@ -68,7 +68,7 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
     private let dirty = Atomic<Bool>(true)
     private let warnedOnce = Atomic<Bool>(false)
 
-    init(factory: FilterFactory, handle: ElementHandle) {
+    package init(factory: FilterFactory, handle: ElementHandle) {
         self.factory = factory
         self.handle = handle
         statistics = FilterStatistics(filter: factory.name, element: handle.name)
@@ -88,7 +88,7 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
     // MARK: Properties: the parameters in order, then `on-error`.
 
     /// GObject properties of a filter element for `factory`.
-    static func properties(for factory: FilterFactory) -> [PropertySpec] {
+    package static func properties(for factory: FilterFactory) -> [PropertySpec] {
         factory.parameters.map { p in
             switch p.kind {
             case .integer(let lo, let hi):
@@ -114,7 +114,7 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
         } + [.string(name: "on-error", blurb: "pass | drop | fail: what a thrown error does", default: "pass")]
     }
 
-    func setProperty(_ index: Int, _ value: borrowing PropertySlot) {
+    package func setProperty(_ index: Int, _ value: borrowing PropertySlot) {
         if index == factory.parameters.count {
             let policy = value.string.flatMap(FilterErrorPolicy.init(rawValue:)) ?? .pass
             pending.withLock { $0.policy = policy }
@@ -136,7 +136,7 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
         dirty.store(true, ordering: .releasing)
     }
 
-    func getProperty(_ index: Int, _ value: borrowing PropertySlot) {
+    package func getProperty(_ index: Int, _ value: borrowing PropertySlot) {
         let current = pending.withLock { $0 }
         if index == factory.parameters.count { value.set(string: current.policy.rawValue); return }
         guard index >= 0, index < factory.parameters.count else { return }
@@ -152,12 +152,12 @@ final class FilterElementState: VideoFilterState, @unchecked Sendable {
 
     // MARK: Frames
 
-    func setInfo(formatName: String, width: Int, height: Int) -> Bool {
+    package func setInfo(formatName: String, width: Int, height: Int) -> Bool {
         layout = VideoLayout(formatName: formatName, width: width, height: height, supported: factory.formats)
         return layout != nil
     }
 
-    func process(_ frame: borrowing VideoFrameRef, number: UInt64) -> VideoFilterResult {
+    package func process(_ frame: borrowing VideoFrameRef, number: UInt64) -> VideoFilterResult {
         statistics.frames.add(1, ordering: .relaxed)
         if dirty.load(ordering: .acquiring) {
             guard rebuild() else { return .error }

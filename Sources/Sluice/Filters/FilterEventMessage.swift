@@ -2,14 +2,14 @@ import GStreamer
 
 /// A Swift filter's event (`FilterContext.emit`) as it travels on the bus: an element
 /// message `sluice-filter-event` with `filter`, `event` and the numeric fields.
-struct FilterEventMessage: Sendable {
-    static let name = "sluice-filter-event"
-    var filter: String
-    var event: String
-    var fields: [String: Double]
+package struct FilterEventMessage: Sendable {
+    package static let name = "sluice-filter-event"
+    package var filter: String
+    package var event: String
+    package var fields: [String: Double]
 
     /// The message's structure.
-    var structure: Structure {
+    package var structure: Structure {
         let s = Structure(name: Self.name)
         s.set("filter", filter)
         s.set("event", event)
@@ -18,7 +18,7 @@ struct FilterEventMessage: Sendable {
     }
 
     /// Reads one from a bus message's structure; nil for any other message.
-    init?(_ s: Structure?) {
+    package init?(_ s: Structure?) {
         guard let s, s.name == Self.name, let filter = s.get("filter", as: String.self),
             let event = s.get("event", as: String.self)
         else { return nil }
@@ -29,7 +29,7 @@ struct FilterEventMessage: Sendable {
         self.init(filter: filter, event: event, fields: fields)
     }
 
-    init(filter: String, event: String, fields: [String: Double]) {
+    package init(filter: String, event: String, fields: [String: Double]) {
         self.filter = filter; self.event = event; self.fields = fields
     }
 }

@@ -67,7 +67,7 @@ public struct SourceFactory: Sendable {
 
 extension PixelFormat {
     /// GStreamer caps accepting these formats.
-    static func caps(_ formats: [PixelFormat]) -> String {
+    package static func caps(_ formats: [PixelFormat]) -> String {
         "video/x-raw, format=(string){ \(formats.map(\.rawValue).joined(separator: ", ")) }, "
             + "width=(int)[ 1, 2147483647 ], height=(int)[ 1, 2147483647 ], framerate=(fraction)[ 0/1, 2147483647/1 ]"
     }
@@ -75,7 +75,7 @@ extension PixelFormat {
 
 extension FilterValue {
     /// The GValue a `sluice-*` element property of this kind takes.
-    var gValue: Value {
+    package var gValue: Value {
         switch self {
         case .integer(let v): Value(Int32(clamping: v))
         case .number(let v): Value(v)

@@ -36,12 +36,12 @@ public enum PluginLoadError: Error, CustomStringConvertible, Sendable {
 ///
 /// The library stays loaded for the life of the process (its code backs registered
 /// element types), so it is never dlclose()d.
-final class LoadedPlugin: Sendable {
-    let path: String
-    let name: String
-    let filters: [FilterFactory]
+package final class LoadedPlugin: Sendable {
+    package let path: String
+    package let name: String
+    package let filters: [FilterFactory]
 
-    init(path: String) throws(PluginLoadError) {
+    package init(path: String) throws(PluginLoadError) {
         self.path = path
         guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path) }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
@@ -88,13 +88,13 @@ final class LoadedPlugin: Sendable {
 }
 
 /// A filter descriptor inside a loaded library (which is never unloaded).
-struct PluginDescriptor: @unchecked Sendable { // points into the library's immutable, never-freed table
-    let raw: UnsafePointer<SluiceFilterV1>
-    init(_ raw: UnsafePointer<SluiceFilterV1>) { self.raw = raw }
+package struct PluginDescriptor: @unchecked Sendable { // points into the library's immutable, never-freed table
+    package let raw: UnsafePointer<SluiceFilterV1>
+    package init(_ raw: UnsafePointer<SluiceFilterV1>) { self.raw = raw }
 }
 
 /// One instance of a plugin filter, driven through the C ABI.
-final class PluginFilterInstance: FrameProcessor {
+package final class PluginFilterInstance: FrameProcessor {
     private let descriptor: PluginDescriptor
     private let instance: UnsafeMutableRawPointer
     private let destroyFn: @convention(c) (UnsafeMutableRawPointer?) -> Void
@@ -104,11 +104,11 @@ final class PluginFilterInstance: FrameProcessor {
             UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         ) -> Int32
 
-    struct PluginError: Error, CustomStringConvertible {
-        let description: String
+    package struct PluginError: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    init(
+    package init(
         _ descriptor: PluginDescriptor,
         create: @convention(c) (UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer?,
         destroy: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
@@ -142,7 +142,7 @@ final class PluginFilterInstance: FrameProcessor {
     /// The event box handed to the plugin; made once (the element's context never changes).
     private var emitBox: EmitBox?
 
-    func process(_ frame: borrowing Frame, context: FilterContext) throws -> FilterVerdict {
+    package func process(_ frame: borrowing Frame, context: FilterContext) throws -> FilterVerdict {
         var c = FrameABI.cFrame(frame)
         var error: UnsafeMutablePointer<CChar>?
         let box = emitBox ?? EmitBox(context)

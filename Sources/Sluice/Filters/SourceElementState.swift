@@ -8,14 +8,14 @@ import Synchronization
 /// `@unchecked Sendable`: `setInfo` and `fill` run on the source's streaming thread, one at
 /// a time; `configure` happens before the element leaves NULL (the builder calls it right
 /// after creating the element), and its result is published through a Mutex.
-final class SourceElementState: VideoSourceState, @unchecked Sendable {
+package final class SourceElementState: VideoSourceState, @unchecked Sendable {
     private let factory: SourceFactory
     private let handle: ElementHandle
     private let configuration = Mutex<FilterConfiguration?>(nil)
     private var source: (any FrameSource)?
     private var layout: VideoLayout?
 
-    init(factory: SourceFactory, handle: ElementHandle) {
+    package init(factory: SourceFactory, handle: ElementHandle) {
         self.factory = factory
         self.handle = handle
         SourceStateDirectory.add(self, for: handle.pointer)
@@ -24,12 +24,12 @@ final class SourceElementState: VideoSourceState, @unchecked Sendable {
     deinit { SourceStateDirectory.remove(handle.pointer) }
 
     /// Sets the settings the source is built from (defaults apply to the rest).
-    func configure(_ settings: [String: FilterValue]) throws(FilterConfigurationError) {
+    package func configure(_ settings: [String: FilterValue]) throws(FilterConfigurationError) {
         let config = try FilterConfiguration(settings, parameters: factory.parameters)
         configuration.withLock { $0 = config }
     }
 
-    func setInfo(formatName: String, width: Int, height: Int) -> Bool {
+    package func setInfo(formatName: String, width: Int, height: Int) -> Bool {
         layout = VideoLayout(formatName: formatName, width: width, height: height, supported: factory.formats)
         guard layout != nil else { return false }
         if source == nil {
@@ -44,14 +44,14 @@ final class SourceElementState: VideoSourceState, @unchecked Sendable {
         return true
     }
 
-    func fill(_ frame: borrowing VideoFrameRef, number: UInt64) -> Bool {
+    package func fill(_ frame: borrowing VideoFrameRef, number: UInt64) -> Bool {
         guard let layout, let source else { return false }
         return layout.withFrame(frame, number: number) { view in source.draw(into: view) } ?? false
     }
 }
 
 /// Finds the state of a source element the graph builder just created, to configure it.
-enum SourceStateDirectory {
+package enum SourceStateDirectory {
     /// Keyed by the element's address.
     private static let table = Mutex<[UInt: SourceStateRef]>([:])
     /// Weak, so the directory never keeps a finalized element's state alive.
@@ -59,13 +59,13 @@ enum SourceStateDirectory {
         weak var state: SourceElementState?
     }
 
-    static func state(of element: Element) -> SourceElementState? {
+    package static func state(of element: Element) -> SourceElementState? {
         table.withLock { $0[UInt(bitPattern: element.pointer)]?.state }
     }
-    static func add(_ s: SourceElementState, for element: UnsafeMutableRawPointer) {
+    package static func add(_ s: SourceElementState, for element: UnsafeMutableRawPointer) {
         table.withLock { $0[UInt(bitPattern: element)] = SourceStateRef(state: s) }
     }
-    static func remove(_ element: UnsafeMutableRawPointer) {
+    package static func remove(_ element: UnsafeMutableRawPointer) {
         table.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: element)) }
     }
 }

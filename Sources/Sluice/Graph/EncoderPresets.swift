@@ -106,11 +106,11 @@ public enum EncoderPresets {
 
     /// The caps field that declares the transport-wide congestion control header extension
     /// at the id Sluice offers.
-    static let twccExtensionCaps = ",extmap-\(RTPSendParameters.offeredTWCCExtensionID)=(string)\"\(RTPHeaderExtension.transportWideCC)\""
+    package static let twccExtensionCaps = ",extmap-\(RTPSendParameters.offeredTWCCExtensionID)=(string)\"\(RTPHeaderExtension.transportWideCC)\""
 
     /// Caps fields that make a receive-only transceiver offer transport-wide congestion
     /// control: the header extension and `transport-cc` feedback.
-    static let twccReceiveCaps = twccExtensionCaps + ",rtcp-fb-transport-cc=(boolean)true"
+    package static let twccReceiveCaps = twccExtensionCaps + ",rtcp-fb-transport-cc=(boolean)true"
 
     /// The RTP caps of a receive-only transceiver accepting `codec`: the payload format's
     /// parameters other stacks match offers on (RFC 6184: an H.264 offer without

@@ -9,12 +9,12 @@ import Synchronization
 /// and a streaming thread can be held for good inside webrtcbin (an input whose media the
 /// negotiation rejected stays blocked). Waiting for it in a task would hang the caller; after
 /// the wait the caller goes to NULL, which unblocks that thread and the send with it.
-final class EndOfStream: Sendable {
+package final class EndOfStream: Sendable {
     private let sent = StopFlag()
     private let remaining: Atomic<Int>
 
     /// Watches `sinks` for EOS (each probe removes itself after its EOS), then starts `send`.
-    init(arrivingAt sinks: [Pad], send: @escaping @Sendable () -> Void) {
+    package init(arrivingAt sinks: [Pad], send: @escaping @Sendable () -> Void) {
         remaining = Atomic(sinks.count)
         for pad in sinks {
             pad.addProbe(.eventDownstream) { [self] (info: borrowing Pad.ProbeInfo) in
@@ -30,12 +30,12 @@ final class EndOfStream: Sendable {
     }
 
     /// Whether `send` has returned.
-    var isSent: Bool { sent.isSet }
+    package var isSent: Bool { sent.isSet }
     /// Sinks that have not seen EOS yet.
-    var pending: Int { remaining.load(ordering: .relaxed) }
+    package var pending: Int { remaining.load(ordering: .relaxed) }
 
     /// Waits until `send` returned and every sink saw EOS, or `timeout` seconds.
-    func wait(timeout: Double) async {
+    package func wait(timeout: Double) async {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while (pending > 0 || !isSent) && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
@@ -43,7 +43,7 @@ final class EndOfStream: Sendable {
     }
 
     /// Waits until `send` returned, or `timeout` seconds.
-    func waitUntilSent(timeout: Double) async {
+    package func waitUntilSent(timeout: Double) async {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while !isSent && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     }

@@ -6,26 +6,26 @@ import GStreamer
 /// through, encoded to its codec at its size and rate (H.264 constrained baseline, which
 /// every H.264 decoder takes). They are made when the fallback goes on air and removed when
 /// the source is back.
-struct FallbackSlate: Sendable {
+package struct FallbackSlate: Sendable {
     /// What to send.
-    let spec: FallbackSpec
+    package let spec: FallbackSpec
     /// The branch's medium.
-    let media: MediaKind
+    package let media: MediaKind
     /// The codec the branch passes through (nil: the branch carries raw media).
-    let codec: Codec?
+    package let codec: Codec?
 
     /// The size and rate used when the source's caps do not say (a VP8 depayloader's).
-    struct Picture: Sendable {
-        var width: Int
-        var height: Int
-        var fps: Int
+    package struct Picture: Sendable {
+        package var width: Int
+        package var height: Int
+        package var fps: Int
     }
 
     /// The element that writes `text:` (the built-in `text` filter).
-    static let textElement = "sluice-text"
+    package static let textElement = "sluice-text"
 
     /// The elements a fallback needs (checked before a run, with install hints).
-    static func requiredElements(_ spec: FallbackSpec, media: MediaKind, codec: Codec?) -> [String] {
+    package static func requiredElements(_ spec: FallbackSpec, media: MediaKind, codec: Codec?) -> [String] {
         var out = ["input-selector", "capsfilter"] + (media == .video ? ["videoconvert", "videoscale"] : ["audioconvert", "audioresample"])
         if spec.text != nil, media == .video { out.append(textElement) }
         switch spec.content {
@@ -42,7 +42,7 @@ struct FallbackSlate: Sendable {
 
     /// The chain, in order, made with `b` and not yet added: its last element's src pad
     /// gives the fallback in `caps` (the source's current caps on the switch).
-    func elements(matching caps: Caps, default picture: Picture, with b: GraphBuilder) throws(RunError) -> [Element] {
+    package func elements(matching caps: Caps, default picture: Picture, with b: GraphBuilder) throws(RunError) -> [Element] {
         let at = spec.location
         var chain = try source(with: b)
         chain +=
@@ -102,16 +102,16 @@ struct FallbackSlate: Sendable {
     }
 
     /// `30/1` from a caps framerate, unless it is absent or 0 (a stream that does not say).
-    static func framerate(_ text: String?) -> String? {
+    package static func framerate(_ text: String?) -> String? {
         guard let text, let slash = text.firstIndex(of: "/"), let n = Int(text[..<slash]), n > 0 else { return nil }
         return text
     }
 }
 
 /// A still picture file for `fallback: {image: …}`.
-enum FallbackImage {
+package enum FallbackImage {
     /// The decoder for the file's type, by extension (nil: not a PNG or JPEG).
-    static func decoder(for path: String) -> String? {
+    package static func decoder(for path: String) -> String? {
         let lower = path.lowercased()
         if lower.hasSuffix(".png") { return "pngdec" }
         if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") { return "jpegdec" }

@@ -13,21 +13,21 @@ import Synchronization
 /// source costs nothing. The fallback's timestamps are shifted back by how far the source's
 /// running time trails the clock (its jitter buffer, its latency), so the stream's
 /// timestamps keep going forward across both switches.
-final class FallbackSwitch: Sendable {
+package final class FallbackSwitch: Sendable {
     /// One time the fallback was on air.
-    struct OnAir: Sendable, Equatable {
+    package struct OnAir: Sendable, Equatable {
         /// When it went on air.
-        var start: ContinuousClock.Instant
+        package var start: ContinuousClock.Instant
         /// When the source came back (nil: still on air).
-        var end: ContinuousClock.Instant?
+        package var end: ContinuousClock.Instant?
     }
 
     /// The source it stands in for, as the user knows it (`rtsp capture rtsp://cam/…`).
-    let source: String
+    package let source: String
     /// The branch's medium.
-    let media: MediaKind
+    package let media: MediaKind
     /// What it sends.
-    let slate: FallbackSlate
+    package let slate: FallbackSlate
     private let after: Duration
     private let selector: Element
     private let input: Pad
@@ -53,7 +53,7 @@ final class FallbackSwitch: Sendable {
 
     /// Watches `input` (the selector's pad the source feeds); `make` makes the fallback's
     /// elements for the source's current caps.
-    init(
+    package init(
         source: String, slate: FallbackSlate, selector: Element, input: Pad, pipeline: Pipeline,
         make: @escaping @Sendable (Caps) throws(RunError) -> [Element]
     ) {
@@ -75,10 +75,10 @@ final class FallbackSwitch: Sendable {
     }
 
     /// Whether the fallback is what the branch sends now.
-    var isOnAir: Bool { onAir.load(ordering: .acquiring) }
+    package var isOnAir: Bool { onAir.load(ordering: .acquiring) }
 
     /// Sends its events (on air, off air) to `post`.
-    func onEvent(_ post: @escaping @Sendable (SourceEvent) -> Void) { state.withLock { $0.post = post } }
+    package func onEvent(_ post: @escaping @Sendable (SourceEvent) -> Void) { state.withLock { $0.post = post } }
 
     /// A buffer from the source, on its streaming thread: noted, and it ends the fallback if
     /// the stream can start with it.
@@ -102,7 +102,7 @@ final class FallbackSwitch: Sendable {
 
     /// Checks every 100 ms whether the fallback must go on air, and removes its elements
     /// once the source is back; until `stop`.
-    func start() {
+    package func start() {
         let task = Task.detached { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
@@ -114,7 +114,7 @@ final class FallbackSwitch: Sendable {
     }
 
     /// Stops watching (the run is ending); the fallback's elements stay until the pipeline goes.
-    func stop() {
+    package func stop() {
         let task = state.withLock { s in
             s.stopped = true
             return s.watch
@@ -123,7 +123,7 @@ final class FallbackSwitch: Sendable {
     }
 
     /// Seconds on air so far, all times together, and how many times it went on air.
-    func report(now: ContinuousClock.Instant = .now) -> (seconds: Double, times: Int) {
+    package func report(now: ContinuousClock.Instant = .now) -> (seconds: Double, times: Int) {
         let history = state.withLock { $0.history }
         return (history.reduce(Duration.zero) { $0 + (($1.end ?? now) - $1.start) }.seconds, history.count)
     }

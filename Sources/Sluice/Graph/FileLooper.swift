@@ -11,7 +11,7 @@ import Synchronization
 /// The stream goes on as if the file were endless. There is no seek: a flushing seek ends
 /// in flush-stop(reset-time), which would reset the whole pipeline's running time under
 /// webrtcbin.
-final class FileLooper: Sendable {
+package final class FileLooper: Sendable {
     private let uri: String
     private let media: MediaKind
     private let entrance: Pad
@@ -27,9 +27,9 @@ final class FileLooper: Sendable {
     private let state = Mutex(State())
 
     /// How many times the file has restarted.
-    var loops: Int { state.withLock { $0.loops } }
+    package var loops: Int { state.withLock { $0.loops } }
 
-    init(uri: String, media: MediaKind, entrance: Pad, bin: Bin, loop: Bool) {
+    package init(uri: String, media: MediaKind, entrance: Pad, bin: Bin, loop: Bool) {
         self.uri = uri; self.media = media; self.entrance = entrance; self.bin = bin; self.loop = loop
         guard loop else { return }
         entrance.addProbe(.buffer) { [weak self] (info: borrowing Pad.ProbeInfo) in
@@ -48,7 +48,7 @@ final class FileLooper: Sendable {
     }
 
     /// Creates the decoder and adds it to the bin (call once; the pipeline state follows).
-    func start() throws(GstError) -> Element {
+    package func start() throws(GstError) -> Element {
         let decoder = try makeDecoder()
         try bin.add(decoder)
         state.withLock { $0.decoder = decoder }

@@ -8,11 +8,11 @@ import Synchronization
 /// instead of waiting for the source's next keyframe: IP cameras send one every 2–4 s and
 /// many ignore keyframe requests. The cache holds references, not copies; it gives up on a
 /// group (until the next keyframe) past `maxBuffers` or `maxBytes`.
-final class GOPCache: Sendable {
+package final class GOPCache: Sendable {
     /// At most this many frames are kept (20 s at 30 fps).
-    static let maxBuffers = 600
+    package static let maxBuffers = 600
     /// At most this many bytes are kept.
-    static let maxBytes = 32 << 20
+    package static let maxBytes = 32 << 20
 
     private struct State {
         var frames: [Buffer] = []
@@ -24,7 +24,7 @@ final class GOPCache: Sendable {
     private let replayed = Atomic<Int>(0)
 
     /// Keeps what passes `pad` (encoded, parsed video) from each keyframe on.
-    init(watching pad: Pad) {
+    package init(watching pad: Pad) {
         pad.addProbe(.buffer) { [weak self] (info: borrowing Pad.ProbeInfo) in
             if let self, let buffer = info.buffer { self.keep(buffer) }
             return .ok
@@ -52,7 +52,7 @@ final class GOPCache: Sendable {
     /// `current` (`Pad.ProbeInfo.bufferIdentity`), its keyframe first; nil when `current`
     /// is not in the group (it is the keyframe itself, or older than the group), in which
     /// case the next keyframe is the place to start.
-    func frames(before current: UInt) -> [Buffer]? {
+    package func frames(before current: UInt) -> [Buffer]? {
         state.withLock { s in
             guard let i = s.frames.firstIndex(where: { $0.identity == current }), i > 0 else { return nil }
             return Array(s.frames[..<i])
@@ -60,7 +60,7 @@ final class GOPCache: Sendable {
     }
 
     /// Records that `count` cached frames were sent to start a peer.
-    func noteReplay(_ count: Int) { replayed.add(count, ordering: .relaxed) }
+    package func noteReplay(_ count: Int) { replayed.add(count, ordering: .relaxed) }
     /// Cached frames sent to start peers so far.
-    var replayedFrames: Int { replayed.load(ordering: .relaxed) }
+    package var replayedFrames: Int { replayed.load(ordering: .relaxed) }
 }

@@ -11,7 +11,7 @@ extension GraphBuilder {
     /// Sets `ignore-inactive-pads` on `aggregator` when `backdrop` (the element feeding its
     /// backdrop pad) pushes its second buffer: by then the first has reached the aggregator's
     /// pad, which therefore never counts as inactive.
-    func ignoreInactivePadsOnceFed(_ aggregator: Element, backdrop: Element, at location: SourceLocation?) throws(RunError) {
+    package func ignoreInactivePadsOnceFed(_ aggregator: Element, backdrop: Element, at location: SourceLocation?) throws(RunError) {
         guard let out = backdrop.staticPad("src") else { throw RunError("\(backdrop) has no output pad", at: location) }
         let buffers = Atomic<Int>(0)
         out.addProbe { (_: borrowing Pad.ProbeInfo) in

@@ -4,16 +4,16 @@ import GStreamer
 /// stream): decodebin, then the branch's normalizer.
 extension GraphBuilder {
     /// The chain a decoding capture returns, and the pad its source's stream goes to.
-    struct DecodingChain {
+    package struct DecodingChain {
         /// decodebin's sink pad: where the source's encoded stream enters.
-        var entrance: Pad
+        package var entrance: Pad
         /// The elements after decodebin, ending in the branch's raw format.
-        var chain: [Element]
+        package var chain: [Element]
     }
 
     /// decodebin → (clocksync, if `paced`: for sources that are not live) → the normalizer to
     /// `rawCaps`, added to the pipeline. decodebin's first pad of `media` links to the chain.
-    func decodingChain(media: MediaKind, rawCaps: String, paced: Bool, at location: SourceLocation?) throws(RunError) -> DecodingChain {
+    package func decodingChain(media: MediaKind, rawCaps: String, paced: Bool, at location: SourceLocation?) throws(RunError) -> DecodingChain {
         let decoder = try make("decodebin", at: location)
         let pace = paced ? [try pacer(at: location)] : []
         let chain = pace + (try normalizer(video: media == .video, caps: rawCaps, at: location))
@@ -34,7 +34,7 @@ extension GraphBuilder {
 
     /// clocksync that plays a source which is not live (a file, a served stream) at the
     /// pipeline clock's pace, from its first buffer on; held there while `sourceHold` holds.
-    func pacer(at location: SourceLocation?) throws(RunError) -> Element {
+    package func pacer(at location: SourceLocation?) throws(RunError) -> Element {
         let pacer = try make("clocksync", [("sync", "true"), ("sync-to-first", "true")], at: location)
         if let sourceHold, let entrance = pacer.staticPad("sink") { sourceHold.hold(entrance) }
         return pacer

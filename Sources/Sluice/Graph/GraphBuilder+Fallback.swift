@@ -5,7 +5,7 @@ extension GraphBuilder {
     /// The `input-selector` a branch's capture ends in when its capture has a fallback (nil
     /// otherwise). Raw media may lose a frame at the switch back rather than go backwards in
     /// time; encoded media keeps the keyframe it switches at.
-    func fallbackSelector(for branch: SendBranchSpec) throws(RunError) -> Element? {
+    package func fallbackSelector(for branch: SendBranchSpec) throws(RunError) -> Element? {
         guard let fallback = branch.capture.fallback else { return nil }
         return try make(
             "input-selector",
@@ -16,7 +16,7 @@ extension GraphBuilder {
     /// Once the branch is linked: the switch that watches the selector's first pad (the
     /// source's) and puts the fallback on air while the source is silent. The supervisor
     /// starts, stops and reports it with the run's sources.
-    func armFallback(_ selector: Element, for branch: SendBranchSpec) throws(RunError) {
+    package func armFallback(_ selector: Element, for branch: SendBranchSpec) throws(RunError) {
         let capture = branch.capture
         guard let spec = capture.fallback, let input = selector.staticPad("sink_0") else {
             throw RunError("the fallback switch has no input from the source", at: capture.fallback?.location)

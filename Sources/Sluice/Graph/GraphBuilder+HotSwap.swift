@@ -11,7 +11,7 @@ extension GraphBuilder {
     /// frame until the relink is done, so no frame is lost). The encoder downstream keeps
     /// its format (converters are inserted as needed), so the WebRTC session is untouched.
     /// A receive branch not built yet takes the filters when it is.
-    func replaceFilters(
+    package func replaceFilters(
         side: BranchSide, media: MediaKind, with specs: [FilterSpec],
         timeout: Double = 3
     ) async throws(RunError) {
@@ -45,7 +45,7 @@ extension GraphBuilder {
 
     /// Runs with the section's input idle-blocked. Links the new filters in; on failure puts
     /// the old ones back and reports why.
-    func swap(_ key: BranchKey, _ section: FilterSection, to fresh: [Element], specs: [FilterSpec]) -> Result<Void, RunError> {
+    package func swap(_ key: BranchKey, _ section: FilterSection, to fresh: [Element], specs: [FilterSpec]) -> Result<Void, RunError> {
         let old = section.elements
         let oldChain = [section.head] + old + [section.tail]
         for i in 0..<(oldChain.count - 1) { oldChain[i].unlink(oldChain[i + 1]) }

@@ -8,7 +8,7 @@ import GStreamer
 extension GraphBuilder {
     /// Builds and links the branch before the pipeline plays; what leaves `format` counts as
     /// what this run receives of the medium.
-    func prepareLocalReceive(
+    package func prepareLocalReceive(
         _ branch: ReceiveBranchSpec, source: [Element], format: Element,
         convert: Element, at location: SourceLocation?
     ) throws(RunError) {

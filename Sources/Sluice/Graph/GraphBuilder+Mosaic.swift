@@ -6,21 +6,21 @@ import Synchronization
 /// a grid, ordered by publisher name, each picture scaled into its cell with its aspect
 /// ratio kept — which then goes through the branch's filters and sink like any received video.
 /// The grid is laid out again whenever a publisher's stream arrives or leaves.
-final class Mosaic: Sendable {
-    let compositor: Element
-    let width: Int
-    let height: Int
+package final class Mosaic: Sendable {
+    package let compositor: Element
+    package let width: Int
+    package let height: Int
     /// The compositor pad of each MID of the subscription.
     private let pads = Mutex<[String: Pad]>([:])
 
-    init(compositor: Element, width: Int, height: Int) {
+    package init(compositor: Element, width: Int, height: Int) {
         self.compositor = compositor; self.width = width; self.height = height
     }
 
-    func add(_ pad: Pad, mid: String) { pads.withLock { $0[mid] = pad } }
+    package func add(_ pad: Pad, mid: String) { pads.withLock { $0[mid] = pad } }
 
     /// Places the pads of the MIDs that carry a publisher now in a grid; hides the others.
-    func layout(_ streams: RoomStreams) {
+    package func layout(_ streams: RoomStreams) {
         let all = pads.withLock { $0 }
         var live: [(name: String, pad: Pad)] = []
         for (mid, pad) in all {
@@ -43,7 +43,7 @@ final class Mosaic: Sendable {
     }
 
     /// `count` cells in a near-square grid filling `width` x `height`, row by row.
-    static func grid(count: Int, width: Int, height: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
+    package static func grid(count: Int, width: Int, height: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
         guard count > 0 else { return [] }
         let columns = Int(Double(count).squareRoot().rounded(.up))
         let rows = (count + columns - 1) / columns
@@ -55,7 +55,7 @@ final class Mosaic: Sendable {
 extension GraphBuilder {
     /// Builds compositor → the mosaic's size → the video branch's filters and sink, before
     /// the pipeline plays. Publishers' streams join it as they arrive.
-    func prepareMosaic(_ branch: ReceiveBranchSpec, _ spec: MosaicSpec) throws(RunError) {
+    package func prepareMosaic(_ branch: ReceiveBranchSpec, _ spec: MosaicSpec) throws(RunError) {
         let compositor = try make("compositor", [("background", "black")], at: spec.location)
         // A black live picture underneath: the mosaic runs (black) before anyone publishes, and an
         // aggregator without any input would end its stream at once.
@@ -77,13 +77,13 @@ extension GraphBuilder {
     }
 
     /// The room's mosaic, if the file asks for one.
-    var mosaic: Mosaic? { mosaicState.withLock { $0 } }
+    package var mosaic: Mosaic? { mosaicState.withLock { $0 } }
 
     /// Lays the mosaic out again (a publisher's stream arrived or left).
-    func relayoutMosaic() { mosaic?.layout(roomStreams) }
+    package func relayoutMosaic() { mosaic?.layout(roomStreams) }
 
     /// Links a decoded publisher stream into the mosaic.
-    func joinMosaic(_ mosaic: Mosaic, from last: Element, mid: String, at location: SourceLocation?) throws(RunError) {
+    package func joinMosaic(_ mosaic: Mosaic, from last: Element, mid: String, at location: SourceLocation?) throws(RunError) {
         guard let pad = mosaic.compositor.requestPad("sink_%u") else {
             throw RunError("the compositor refused another picture", at: location)
         }

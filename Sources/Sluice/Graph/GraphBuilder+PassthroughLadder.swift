@@ -17,7 +17,7 @@ import GStreamer
 extension GraphBuilder {
     /// Builds the rungs below the source after `tee` (the passthrough stream's tee) and
     /// records the ladder, the source first.
-    func buildPassthroughLadder(_ branch: SendBranchSpec, from tee: Element) throws(RunError) {
+    package func buildPassthroughLadder(_ branch: SendBranchSpec, from tee: Element) throws(RunError) {
         let enc = branch.encode
         let source = Rendition(
             name: SpecDecoder.sourceRenditionName, width: branch.capture.width, height: branch.capture.height,

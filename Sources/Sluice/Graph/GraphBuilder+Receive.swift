@@ -16,7 +16,7 @@ extension GraphBuilder {
     /// first frames back, to arrive later as a burst. The loading runs on a thread of its
     /// own: done in line it cost the run's start 60 ms (libav), while negotiation and ICE,
     /// which come first, need none of these plugins.
-    func prewarmReceive(_ codecs: [Codec]) {
+    package func prewarmReceive(_ codecs: [Codec]) {
         let thread = Thread {
             for codec in codecs {
                 let names =
@@ -30,7 +30,7 @@ extension GraphBuilder {
         thread.start()
     }
 
-    func buildReceive(for pad: Pad) {
+    package func buildReceive(for pad: Pad) {
         buildLock.lock()
         defer { buildLock.unlock() }
         do throws(RunError) {
@@ -43,13 +43,13 @@ extension GraphBuilder {
 
     /// What arrived on one of webrtcbin's pads: its medium and codec, and the branch that
     /// takes it (a default null branch for media the file does not receive).
-    struct ArrivingStream {
-        var media: MediaKind
-        var codec: Codec
-        var branch: ReceiveBranchSpec
+    package struct ArrivingStream {
+        package var media: MediaKind
+        package var codec: Codec
+        package var branch: ReceiveBranchSpec
     }
 
-    func buildReceiveThrowing(for pad: Pad) throws(RunError) {
+    package func buildReceiveThrowing(for pad: Pad) throws(RunError) {
         guard pad.direction == .src, let stream = try arrivingStream(on: pad) else { return }
         let media = stream.media, branch = stream.branch
         counters.note("receive.\(media.rawValue).codec", stream.codec.rawValue)
@@ -181,15 +181,15 @@ extension GraphBuilder {
 
     /// A sink stage: elements this branch owns (to add and link), maybe a muxer pad to end
     /// in, and the element whose sink pad marks the end of the branch.
-    struct SinkStage {
-        var owned: [Element]
+    package struct SinkStage {
+        package var owned: [Element]
         /// A reserved pad of a muxer shared with other branches, linked to last.
-        var muxPad: Pad? = nil
-        var final: Element
+        package var muxPad: Pad? = nil
+        package var final: Element
     }
 
     /// `decode: none`: depayloader (and parser) → sink, counting encoded frames.
-    func buildUndecoded(_ chain: [Element], branch: ReceiveBranchSpec, media: MediaKind, pad: Pad) throws(RunError) {
+    package func buildUndecoded(_ chain: [Element], branch: ReceiveBranchSpec, media: MediaKind, pad: Pad) throws(RunError) {
         let sink = try sinkElements(branch, media: media, encoded: true)
         let all = chain + sink.owned
         try add(all)
@@ -223,7 +223,7 @@ extension GraphBuilder {
     }
 
     /// The sink kind's elements for one receive branch (`Sink/`: one type per kind).
-    func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind, encoded: Bool = false) throws(RunError) -> SinkStage {
+    package func sinkElements(_ branch: ReceiveBranchSpec, media: MediaKind, encoded: Bool = false) throws(RunError) -> SinkStage {
         guard let kind = SinkRegistry.sink(for: branch.sink.kind) else {
             throw RunError("unknown sink kind '\(branch.sink.kind.name)'", at: branch.sink.location)
         }
@@ -232,7 +232,7 @@ extension GraphBuilder {
     }
 
     /// What every sink kind needs before any data flows (recordings: their muxers).
-    func prepareRecordings() throws(RunError) {
+    package func prepareRecordings() throws(RunError) {
         for kind in SinkRegistry.kinds.all + [SinkRegistry.fragment] {
             let branches = spec.receiveBranches.filter { $0.sink.kind.name == kind.name }
             if !branches.isEmpty { try kind.prepare(branches, with: self) }
@@ -241,7 +241,7 @@ extension GraphBuilder {
 
     /// Muxer pads reserved for a medium that never arrived; they get EOS on stop so the
     /// file is finalized with what did arrive.
-    var unusedRecordingPads: [Pad] {
+    package var unusedRecordingPads: [Pad] {
         state.withLock { $0.recordings.values.flatMap { $0.reserved.values.filter { !$0.isLinked } } }
     }
 }

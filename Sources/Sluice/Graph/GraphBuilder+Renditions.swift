@@ -3,15 +3,15 @@ import Synchronization
 
 /// What one rung's encoder has made. Kept apart from `RenditionOutput` so the probe that
 /// counts (on the rung's tee, which owns it) holds no reference back to the tee.
-final class RenditionMeter: Sendable {
-    let frames = Atomic<Int>(0)
-    let bytes = Atomic<Int>(0)
-    let window = Mutex(RateWindow())
+package final class RenditionMeter: Sendable {
+    package let frames = Atomic<Int>(0)
+    package let bytes = Atomic<Int>(0)
+    package let window = Mutex(RateWindow())
     /// When the rung's first frame arrived (`StageTimer.now()`), 0 before.
-    let firstFrameNs = Atomic<UInt64>(0)
+    package let firstFrameNs = Atomic<UInt64>(0)
 
     /// Counts what enters `tee` (the rung's output).
-    func count(at tee: Element) {
+    package func count(at tee: Element) {
         tee.staticPad("sink")?.addProbe { [self] (info: borrowing Pad.ProbeInfo) in
             if frames.add(1, ordering: .relaxed).newValue == 1 { firstFrameNs.store(StageTimer.now(), ordering: .relaxed) }
             bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
@@ -20,7 +20,7 @@ final class RenditionMeter: Sendable {
     }
 
     /// The average rate since the first frame, bit/s; nil before half a second of frames.
-    func averageBitsPerSecond(nowNs: UInt64) -> Int? {
+    package func averageBitsPerSecond(nowNs: UInt64) -> Int? {
         let first = firstFrameNs.load(ordering: .relaxed)
         guard first > 0, nowNs > first + 500_000_000 else { return nil }
         return Int(Double(bytes.load(ordering: .relaxed)) * 8 / (Double(nowNs - first) / 1e9))
@@ -29,36 +29,36 @@ final class RenditionMeter: Sendable {
 
 /// One rung of a served ladder as built: its encoded output (a `tee` viewers attach to) and
 /// what its encoder has made.
-final class RenditionOutput: Sendable {
-    let rendition: Rendition
+package final class RenditionOutput: Sendable {
+    package let rendition: Rendition
     /// Where the rung's index is in the ladder (0: the best).
-    let index: Int
-    let tee: Element
+    package let index: Int
+    package let tee: Element
     /// The rung's encoder (the first element of its encode stage).
-    let encoder: Element?
+    package let encoder: Element?
     /// The rung's encoder's keyframe-request limiter.
-    let keyframeRequests: KeyframeRequestLimiter?
-    let meter = RenditionMeter()
-    var frames: Int { meter.frames.load(ordering: .relaxed) }
-    var bytes: Int { meter.bytes.load(ordering: .relaxed) }
+    package let keyframeRequests: KeyframeRequestLimiter?
+    package let meter = RenditionMeter()
+    package var frames: Int { meter.frames.load(ordering: .relaxed) }
+    package var bytes: Int { meter.bytes.load(ordering: .relaxed) }
 
-    init(rendition: Rendition, index: Int, tee: Element, encoder: Element?, keyframeRequests: KeyframeRequestLimiter?) {
+    package init(rendition: Rendition, index: Int, tee: Element, encoder: Element?, keyframeRequests: KeyframeRequestLimiter?) {
         self.rendition = rendition; self.index = index; self.tee = tee; self.encoder = encoder
         self.keyframeRequests = keyframeRequests
     }
 
     /// Whether this rung is a source's stream passed through (no encoder, no nominal rate).
-    var isPassthrough: Bool { rendition.bitrateKbps == 0 }
+    package var isPassthrough: Bool { rendition.bitrateKbps == 0 }
 
     /// The rung's nominal bitrate, bit/s. A passed-through source has none: its average so
     /// far stands in (1 Mbit/s before it has sent half a second).
-    var bitsPerSecond: Int {
+    package var bitsPerSecond: Int {
         isPassthrough ? meter.averageBitsPerSecond(nowNs: StageTimer.now()) ?? 1_000_000 : rendition.bitrateKbps * 1000
     }
 
     /// What the rung sends now, bit/s: measured over the last 2 s; the nominal rate until a
     /// second has been measured. Read often (each viewer's feedback reads it).
-    func rate(nowNs: UInt64) -> Int {
+    package func rate(nowNs: UInt64) -> Int {
         let total = bytes
         let measured = meter.window.withLock { w -> Double? in
             w.add(bytes: total, nowNs: nowNs)
@@ -81,7 +81,7 @@ final class RenditionOutput: Sendable {
 extension GraphBuilder {
     /// Builds the rungs after `head` (the track gate) and records them; the first rung's tee
     /// is the branch's tee (its frames are the stream's encoded frames).
-    func buildLadder(_ branch: SendBranchSpec, after head: Element) throws(RunError) -> [RenditionOutput] {
+    package func buildLadder(_ branch: SendBranchSpec, after head: Element) throws(RunError) -> [RenditionOutput] {
         let outputs = try buildRungs(branch.encode.renditions, of: branch, numberedFrom: 0, after: head)
         state.withLock { $0.renditions = outputs }
         return outputs
@@ -90,7 +90,7 @@ extension GraphBuilder {
     /// One scaler and encoder per rung in `rungs` after `head` (raw video), behind a tee;
     /// rung `i` of the list is rung `first + i` of the ladder. Rung 0 is the stream's own
     /// (the branch's tee, its keyframe requests, the first frame).
-    func buildRungs(
+    package func buildRungs(
         _ rungs: [Rendition], of branch: SendBranchSpec, numberedFrom first: Int, after head: Element
     ) throws(RunError) -> [RenditionOutput] {
         let enc = branch.encode
@@ -153,7 +153,7 @@ extension GraphBuilder {
 
 extension GraphBuilder {
     /// The end of a send branch with a ladder: capture → filters → queue → gate, then the rungs.
-    func finishLadder(
+    package func finishLadder(
         _ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element], queue: Element,
         gate: Element, into webrtcbin: Element?
     ) throws(RunError) {
@@ -178,5 +178,5 @@ extension GraphBuilder {
     }
 
     /// The rungs of the video ladder, best first (empty without one).
-    var renditions: [RenditionOutput] { state.withLock { $0.renditions } }
+    package var renditions: [RenditionOutput] { state.withLock { $0.renditions } }
 }

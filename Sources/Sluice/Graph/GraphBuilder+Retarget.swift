@@ -2,18 +2,18 @@ import GStreamer
 
 /// A send branch's RTP stage into a webrtcbin: what `retargetSend` changes when the other
 /// side's offer chose other payload parameters than the ones the branch was built with.
-struct SendRTP: Sendable {
-    let payloader: Element
-    let capsfilter: Element
-    let input: Pad
-    var parameters: RTPSendParameters
+package struct SendRTP: Sendable {
+    package let payloader: Element
+    package let capsfilter: Element
+    package let input: Pad
+    package var parameters: RTPSendParameters
     /// The `PayloadTypeRewrite` probe on `input`, if the payload type needs one.
-    var rewrite: UInt?
+    package var rewrite: UInt?
 }
 
 extension GraphBuilder {
     /// The RTP parameters each send branch into a webrtcbin currently uses.
-    var sendParameters: [MediaKind: RTPSendParameters] { state.withLock { $0.sendRTP.mapValues(\.parameters) } }
+    package var sendParameters: [MediaKind: RTPSendParameters] { state.withLock { $0.sendRTP.mapValues(\.parameters) } }
 
     /// Moves a built send branch onto the payload type, SSRC and MID extension an offer
     /// chose (a room peer that answers built its branches before the offer arrived; aiortc
@@ -22,7 +22,7 @@ extension GraphBuilder {
     /// Call before the offer is applied: the transceiver's codec preferences, which webrtcbin
     /// intersects with the offer to write the answer, and the payloader's output caps (which
     /// it adopts at its next buffer) then agree with the answer.
-    func retargetSend(_ media: MediaKind, to p: RTPSendParameters) throws(RunError) {
+    package func retargetSend(_ media: MediaKind, to p: RTPSendParameters) throws(RunError) {
         guard var rtp = state.withLock({ $0.sendRTP[media] }) else {
             throw RunError("no \(media.rawValue) is sent into a webrtcbin")
         }
@@ -48,14 +48,14 @@ extension GraphBuilder {
     /// when the offer asks for another payload type ("Caps negotiation on pad sink_1 failed
     /// against codec preferences"): the new caps could never get past the held buffer.
     /// Held, the first keyframe waits here and leaves with the negotiated caps.
-    func holdSend() {
+    package func holdSend() {
         let pads = state.withLock { s in s.sendHolds.isEmpty ? s.sendRTP.values.compactMap { $0.payloader.staticPad("sink") } : [] }
         let holds = pads.map { pad in (pad: pad, probe: pad.addProbe([.block, .buffer, .eventDownstream]) { _ in .ok }) }
         state.withLock { $0.sendHolds += holds }
     }
 
     /// Lets held send branches flow (see `holdSend`).
-    func releaseSend() {
+    package func releaseSend() {
         let holds = state.withLock { s in
             defer { s.sendHolds = [] }; return s.sendHolds
         }

@@ -6,11 +6,11 @@ import Synchronization
 /// then goes through the branch's filters and sink like any received audio. A publisher who
 /// leaves simply stops adding to it.
 extension GraphBuilder {
-    static let roomMixCaps = "audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved"
+    package static let roomMixCaps = "audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved"
 
     /// Builds audiomixer → 48 kHz stereo → the audio branch's filters and sink, before the
     /// pipeline plays. Publishers' sound joins it as it arrives.
-    func prepareRoomMix(_ branch: ReceiveBranchSpec, at location: SourceLocation?) throws(RunError) {
+    package func prepareRoomMix(_ branch: ReceiveBranchSpec, at location: SourceLocation?) throws(RunError) {
         let mixer = try make("audiomixer", at: location)
         // Silence underneath: the mix runs before anyone publishes (and keeps its pace).
         let silence = try make("audiotestsrc", [("is-live", "true"), ("wave", "silence")], at: location)
@@ -25,10 +25,10 @@ extension GraphBuilder {
     }
 
     /// The room's `audiomixer`, if the file asks for a mix.
-    var roomMixer: Element? { mixState.withLock { $0 } }
+    package var roomMixer: Element? { mixState.withLock { $0 } }
 
     /// Links a decoded publisher's sound into the mix (resampled to the mix's format).
-    func joinMix(_ mixer: Element, from last: Element, at location: SourceLocation?) throws(RunError) {
+    package func joinMix(_ mixer: Element, from last: Element, at location: SourceLocation?) throws(RunError) {
         guard let pad = mixer.requestPad("sink_%u") else {
             throw RunError("the audio mixer refused another publisher", at: location)
         }

@@ -6,10 +6,10 @@ import GStreamer
 /// receive section's sink — counted under the publisher the session assigned to its MID.
 extension GraphBuilder {
     /// `{publisher}` in a `file` sink's path: one file per publisher stream.
-    static let publisherPlaceholder = "{publisher}"
+    package static let publisherPlaceholder = "{publisher}"
 
     /// Builds the branch of a new pad of the subscribing webrtcbin. Called on a streaming thread.
-    func buildRoomStream(for pad: Pad) {
+    package func buildRoomStream(for pad: Pad) {
         buildLock.lock()
         defer { buildLock.unlock() }
         do throws(RunError) {
@@ -68,11 +68,11 @@ extension GraphBuilder {
     }
 
     /// A publisher's stream arriving in the room: what it is, and whose.
-    struct RoomArrival {
-        var stream: ArrivingStream
-        var mid: String
-        var slot: RoomStreams.Slot?
-        var publisher: String
+    package struct RoomArrival {
+        package var stream: ArrivingStream
+        package var mid: String
+        package var slot: RoomStreams.Slot?
+        package var publisher: String
     }
 
     /// The medium, codec and publisher of what `pad` carries (nil: not audio or video).
@@ -113,7 +113,7 @@ extension GraphBuilder {
     }
 
     /// A publisher's name as part of a file name: letters, digits, '-', '_' and '.'.
-    static func fileSafe(_ name: String) -> String {
+    package static func fileSafe(_ name: String) -> String {
         let safe = String(name.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "_" })
         return safe.isEmpty || safe.hasPrefix(".") ? "_" + safe : safe
     }

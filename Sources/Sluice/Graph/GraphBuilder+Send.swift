@@ -9,7 +9,7 @@ extension GraphBuilder {
 
     /// Builds capture → filters → encode → pay for one branch and links it to `webrtcbin`
     /// (or, without one, ends it in a fakesink after the encoder).
-    func buildSend(_ branch: SendBranchSpec, into webrtcbin: Element?) throws(RunError) {
+    package func buildSend(_ branch: SendBranchSpec, into webrtcbin: Element?) throws(RunError) {
         let cap = branch.capture
         guard let kind = CaptureRegistry.capture(for: cap.kind) else {
             throw RunError("unknown capture kind '\(cap.kind.name)'", at: cap.location)
@@ -65,7 +65,7 @@ extension GraphBuilder {
     }
 
     /// convert → scale/resample → rate → capsfilter, so any capture ends in the branch's format.
-    func normalizer(video: Bool, caps: String, at location: SourceLocation?) throws(RunError) -> [Element] {
+    package func normalizer(video: Bool, caps: String, at location: SourceLocation?) throws(RunError) -> [Element] {
         if video {
             return [
                 try make("videoconvert", at: location), try make("videoscale", at: location),
@@ -80,19 +80,19 @@ extension GraphBuilder {
     }
 
     /// The elements between a branch's filters and its encoder: the queue, and the track gate.
-    struct SendTail {
+    package struct SendTail {
         /// The queue after the filters (leaky for live captures).
-        var queue: Element
+        package var queue: Element
         /// The track gate (`SendControl`): passthrough until the control API disables the
         /// track (black frames, or silence) or sets the volume.
-        var gate: Element
+        package var gate: Element
         /// Every element from the queue on, in order (the encoder and what follows are appended).
-        var elements: [Element]
+        package var elements: [Element]
     }
 
     /// Builds filters → queue → gate → encoder (→ payloader → webrtcbin, or → tee/sink) after
     /// `capture`, and links the whole branch.
-    func finishSend(_ branch: SendBranchSpec, from capture: [Element], into webrtcbin: Element?) throws(RunError) {
+    package func finishSend(_ branch: SendBranchSpec, from capture: [Element], into webrtcbin: Element?) throws(RunError) {
         let filters = try filterElements(branch.filters)
         // Live captures drop the oldest frame when the encoder falls behind (latency beats
         // completeness); a file waits instead, since clocksync paces it anyway (`Capture.isLive`).
@@ -253,7 +253,7 @@ extension GraphBuilder {
 
     /// Counts what is handed on after encoding: frames (video) or packets (audio).
     /// Links encoder side, capture side, then the filter section between them.
-    func linkSend(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element]) throws(RunError) {
+    package func linkSend(_ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: [Element]) throws(RunError) {
         try linkChain(tail, media: branch.media, at: branch.location)
         try linkChain(capture, media: branch.media, at: branch.location)
         guard let head = capture.last, let first = tail.first else { throw RunError("empty send branch", at: branch.location) }
@@ -276,7 +276,7 @@ extension GraphBuilder {
 
     /// Counts a send branch as ended when its source's end-of-stream reaches the encoder
     /// queue (a file without `loop`, a fragment with `num-buffers`).
-    func watchEnd(of queue: Element) {
+    package func watchEnd(of queue: Element) {
         let counters = counters
         queue.staticPad("sink")?.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
             if info.event == .eos {
@@ -288,7 +288,7 @@ extension GraphBuilder {
     }
 
     /// Without a receiver (`transport: none`) the first encoded frame is the first frame.
-    func countSent(at pad: Pad?, video: Bool, marksFirstFrame: Bool) {
+    package func countSent(at pad: Pad?, video: Bool, marksFirstFrame: Bool) {
         guard let pad else { return }
         let counters = counters
         pad.addProbe { (info: borrowing Pad.ProbeInfo) in
@@ -311,7 +311,7 @@ extension GraphBuilder {
     /// encoder (+ profile caps) (+ parser), from an `encode` section. `forPayloader`: the
     /// parser's output fixed to what the payloader takes (otherwise left to negotiation,
     /// for a muxer that wants another stream format).
-    func encoderChain(_ enc: EncodeSpec, fps: Int, forPayloader: Bool = true) throws(RunError) -> [Element] {
+    package func encoderChain(_ enc: EncodeSpec, fps: Int, forPayloader: Bool = true) throws(RunError) -> [Element] {
         var out: [Element] = []
         if let fragment = enc.gst {
             out.append(try parse(fragment, at: enc.location))
@@ -331,7 +331,7 @@ extension GraphBuilder {
 
     /// The codec's parser (H.264: SPS/PPS with every keyframe) and the caps the payloader
     /// takes, after an encoder or a passthrough source's depayloader.
-    func parserChain(for codec: Codec, at location: SourceLocation?, forPayloader: Bool = true) throws(RunError) -> [Element] {
+    package func parserChain(for codec: Codec, at location: SourceLocation?, forPayloader: Bool = true) throws(RunError) -> [Element] {
         var out: [Element] = []
         if let parser = DefaultElements.parser(for: codec) {
             out.append(try make(parser, parser == "h264parse" ? [("config-interval", "-1")] : [], at: location))
@@ -342,7 +342,7 @@ extension GraphBuilder {
         return out
     }
 
-    static func uri(for pathOrURI: String) -> String {
+    package static func uri(for pathOrURI: String) -> String {
         if pathOrURI.contains("://") { return pathOrURI }
         let url = URL(fileURLWithPath: pathOrURI)
         return url.absoluteString

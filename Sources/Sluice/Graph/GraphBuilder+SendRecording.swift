@@ -7,7 +7,7 @@ extension GraphBuilder {
     /// The tee a recorded branch ends its encoding in (nil when the branch is not recorded).
     /// Makes the branch's recording, shared by the send branches that record to its path,
     /// the first time one asks.
-    func recordingTee(for branch: SendBranchSpec) throws(RunError) -> Element? {
+    package func recordingTee(for branch: SendBranchSpec) throws(RunError) -> Element? {
         guard let record = branch.record, let settings = record.kind.settings(as: RecordSink.Settings.self) else { return nil }
         let path = settings.template.text
         if state.withLock({ $0.recordings[path] == nil }) {
@@ -19,7 +19,7 @@ extension GraphBuilder {
 
     /// Adds a segmented recording to `settings`' path with one reserved pad per medium of
     /// `media`, and keeps it (`recordings`, by path) and its namer (for the summary).
-    func segmentedRecording(_ settings: RecordSink.Settings, media: [MediaKind], at location: SourceLocation?) throws(RunError) {
+    package func segmentedRecording(_ settings: RecordSink.Settings, media: [MediaKind], at location: SourceLocation?) throws(RunError) {
         let recording = try SegmentedRecording(settings, pipelineName: spec.name, at: location, with: self)
         try add([recording.element])
         var reserved: [MediaKind: Pad] = [:]
@@ -32,7 +32,7 @@ extension GraphBuilder {
 
     /// Links `tee` (in the branch, linked) → queue (→ parser) → the recording's pad. Its end
     /// of stream is awaited on stop, so the last segment is finished.
-    func attachRecording(of branch: SendBranchSpec, to tee: Element) throws(RunError) {
+    package func attachRecording(of branch: SendBranchSpec, to tee: Element) throws(RunError) {
         guard let record = branch.record, let settings = record.kind.settings(as: RecordSink.Settings.self),
             let recording = state.withLock({ $0.recordings[settings.template.text] }),
             let pad = recording.reserved[branch.media]

@@ -2,14 +2,14 @@ import GStreamer
 
 /// How an element standing for a source is named in messages (`rtsp capture rtsp://cam@host/…`),
 /// and the secret its errors must not show.
-struct SourceLabel: Sendable {
+package struct SourceLabel: Sendable {
     /// The source as the user knows it, without its password.
-    var text: String
+    package var text: String
     /// Text removed from the element's messages (a password in its URL).
-    var secret: String?
+    package var secret: String?
 
     /// `message` with the secret replaced by `***`.
-    func redact(_ message: String) -> String {
+    package func redact(_ message: String) -> String {
         guard let secret, !secret.isEmpty else { return message }
         return message.replacingOccurrences(of: secret, with: "***")
     }
@@ -19,7 +19,7 @@ struct SourceLabel: Sendable {
 extension GraphBuilder {
     /// The source `key` names in this run, made by `make` (given a fresh element name) the
     /// first time a branch asks for it. Branches are built on one thread, before the run.
-    func shared<Source: Sendable>(_ key: String, make: (String) throws(RunError) -> Source) throws(RunError) -> Source {
+    package func shared<Source: Sendable>(_ key: String, make: (String) throws(RunError) -> Source) throws(RunError) -> Source {
         let (existing, count) = state.withLock { ($0.sharedSources[key], $0.sharedSources.count) }
         if let existing = existing as? Source { return existing }
         let made = try make("source-\(count)")
@@ -28,15 +28,15 @@ extension GraphBuilder {
     }
 
     /// Names element `name` in error messages as `text`, with `secret` kept out of them.
-    func label(source name: String, as text: String, secret: String?) {
+    package func label(source name: String, as text: String, secret: String?) {
         state.withLock { $0.sourceLabels[name] = SourceLabel(text: text, secret: secret) }
     }
 
     /// The label of element `name`, if it stands for a source.
-    func sourceLabel(of name: String) -> SourceLabel? { state.withLock { $0.sourceLabels[name] } }
+    package func sourceLabel(of name: String) -> SourceLabel? { state.withLock { $0.sourceLabels[name] } }
 
     /// Records a failure found on a streaming thread; the run stops with it (the first one wins).
-    var failAsync: @Sendable (RunError) -> Void {
+    package var failAsync: @Sendable (RunError) -> Void {
         { [weak self] error in self?.state.withLock { if $0.error == nil { $0.error = error } } }
     }
 }

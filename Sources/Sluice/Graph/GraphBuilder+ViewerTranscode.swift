@@ -21,7 +21,7 @@ extension GraphBuilder {
 
     /// The stream encoded again in `codec` for viewers (`passthrough: auto`): a branch made
     /// on its first `acquire()` and removed on its last `release()`.
-    func viewerTranscode(for branch: SendBranchSpec, to codec: Codec) -> SharedBranch {
+    package func viewerTranscode(for branch: SendBranchSpec, to codec: Codec) -> SharedBranch {
         viewerTranscodeState.withLock { (shared: inout [Codec: SharedBranch]) -> SharedBranch in
             if let made = shared[codec] { return made }
             let name = spec.name
@@ -38,7 +38,7 @@ extension GraphBuilder {
     }
 
     /// The stream's shared re-encodings for viewers made so far, by codec.
-    var viewerTranscodes: [Codec: SharedBranch] { viewerTranscodeState.withLock { $0 } }
+    package var viewerTranscodes: [Codec: SharedBranch] { viewerTranscodeState.withLock { $0 } }
 
     private static func described(_ codec: Codec) -> String { codec == .h264 ? "Constrained Baseline" : codec.encodingName }
 

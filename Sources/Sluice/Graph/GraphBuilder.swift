@@ -8,79 +8,79 @@ import Synchronization
 /// Send branches are built up front and linked into the sending webrtcbin; receive branches
 /// are built when the receiving webrtcbin exposes a decoded-to-be RTP pad (`pad-added`),
 /// which happens on a GStreamer streaming thread.
-final class GraphBuilder: Sendable {
-    let spec: PipelineSpec
-    let pipeline: Pipeline
-    let counters: RunCounters
+package final class GraphBuilder: Sendable {
+    package let spec: PipelineSpec
+    package let pipeline: Pipeline
+    package let counters: RunCounters
 
-    struct State {
-        var receiveEntrances: [Pad] = []
-        var sinkPads: [Pad] = []
-        var recordings: [String: Recording] = [:]
+    package struct State {
+        package var receiveEntrances: [Pad] = []
+        package var sinkPads: [Pad] = []
+        package var recordings: [String: Recording] = [:]
         /// What names each segmented recording's files (`sink: {kind: record}`), for the summary.
-        var segmentNamers: [SegmentNamer] = []
-        var builtMedia: Set<MediaKind> = []
-        var error: RunError?
-        var fileSources: [FileLooper] = []
-        var sections: [BranchKey: FilterSection] = [:]
+        package var segmentNamers: [SegmentNamer] = []
+        package var builtMedia: Set<MediaKind> = []
+        package var error: RunError?
+        package var fileSources: [FileLooper] = []
+        package var sections: [BranchKey: FilterSection] = [:]
         /// Every Swift filter element made during the run (kept for their statistics).
-        var swiftFilters: [Element] = []
-        var tees: [MediaKind: Element] = [:]
+        package var swiftFilters: [Element] = []
+        package var tees: [MediaKind: Element] = [:]
         /// The webrtcbin input pad of each send branch.
-        var webrtcInputs: [MediaKind: Pad] = [:]
+        package var webrtcInputs: [MediaKind: Pad] = [:]
         /// The RTP stage of each send branch into a webrtcbin (see `retargetSend`).
-        var sendRTP: [MediaKind: SendRTP] = [:]
+        package var sendRTP: [MediaKind: SendRTP] = [:]
         /// Blocking probes holding send branches back until an answer exists (`holdSend`).
-        var sendHolds: [(pad: Pad, probe: UInt)] = []
+        package var sendHolds: [(pad: Pad, probe: UInt)] = []
         /// The encoder and track gate of each send branch (the control API's handles).
-        var sendControls: [MediaKind: SendControl] = [:]
+        package var sendControls: [MediaKind: SendControl] = [:]
         /// One per send branch into a webrtcbin: closed until the connection carries media.
-        var startGates: [MediaKind: (gate: StartGate, pad: Pad)] = [:]
+        package var startGates: [MediaKind: (gate: StartGate, pad: Pad)] = [:]
         /// The video branch's congestion control, with `encode.bitrate: {min, start, max}`.
-        var congestion: CongestionControl?
+        package var congestion: CongestionControl?
         /// The video encoder's keyframe-request limiter (the best rung's, with a ladder).
-        var keyframeRequests: KeyframeRequestLimiter?
+        package var keyframeRequests: KeyframeRequestLimiter?
         /// The rungs of a served video ladder (`encode.renditions`), best first.
-        var renditions: [RenditionOutput] = []
+        package var renditions: [RenditionOutput] = []
         /// Receive filters swapped in before that branch was built.
-        var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
+        package var pendingReceiveFilters: [MediaKind: [FilterSpec]] = [:]
         /// Sources several branches share (one RTSP session per camera), by key.
-        var sharedSources: [String: any Sendable] = [:]
+        package var sharedSources: [String: any Sendable] = [:]
         /// What the user calls the elements that stand for a source, by element name.
-        var sourceLabels: [String: SourceLabel] = [:]
+        package var sourceLabels: [String: SourceLabel] = [:]
         /// A passthrough video branch's last group of pictures (new peers start from it).
-        var gopCache: GOPCache?
+        package var gopCache: GOPCache?
         /// Peers' keyframe requests for a passthrough video stream, which go unanswered.
-        var passthroughKeyframeRequests: PassthroughKeyframeRequests?
+        package var passthroughKeyframeRequests: PassthroughKeyframeRequests?
     }
-    let state = Mutex(State())
+    package let state = Mutex(State())
     /// Serializes receive-branch builds (video and audio pads can appear on two threads at
     /// once and may share a muxer).
-    let buildLock = NSLock()
+    package let buildLock = NSLock()
 
     /// Without a webrtcbin, send branches end in a `tee` (for viewers to attach to) instead
     /// of a discarding sink.
-    let sendEndsInTee: Bool
+    package let sendEndsInTee: Bool
 
     /// Times encoder and decoder residence when measuring (`sluice measure`).
-    let stageTimer: StageTimer?
+    package let stageTimer: StageTimer?
 
     /// The publishers' streams of a room received over one connection (`kind: janus`).
-    let roomStreams = RoomStreams()
+    package let roomStreams = RoomStreams()
     /// The run's live network sources, reconnected after an outage.
-    let supervisor = SourceSupervisor()
+    package let supervisor = SourceSupervisor()
     /// `receive.video.mosaic` of a room: the compositor and its layout.
-    let mosaicState = Mutex<Mosaic?>(nil)
+    package let mosaicState = Mutex<Mosaic?>(nil)
     /// `receive.audio.mix` of a room: its `audiomixer`.
-    let mixState = Mutex<Element?>(nil)
+    package let mixState = Mutex<Element?>(nil)
     /// `passthrough: auto`: the stream encoded again for viewers that cannot decode the
     /// source as it is (`viewerTranscode(for:to:)`), per codec, once one has been asked for.
-    let viewerTranscodeState = Mutex<[Codec: SharedBranch]>([:])
+    package let viewerTranscodeState = Mutex<[Codec: SharedBranch]>([:])
 
     /// Holds the paced sources' buffers until it is released (a playback for one viewer).
-    let sourceHold: SourceHold?
+    package let sourceHold: SourceHold?
 
-    init(
+    package init(
         spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
         stageTimer: StageTimer? = nil, sourceHold: SourceHold? = nil
     ) {
@@ -89,29 +89,29 @@ final class GraphBuilder: Sendable {
     }
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
-    var tees: [MediaKind: Element] { state.withLock { $0.tees } }
+    package var tees: [MediaKind: Element] { state.withLock { $0.tees } }
 
     /// The passthrough video branch's last group of pictures, if the video passes through.
-    var gopCache: GOPCache? { state.withLock { $0.gopCache } }
+    package var gopCache: GOPCache? { state.withLock { $0.gopCache } }
     /// Peers' keyframe requests a passthrough video stream could not answer (nil without one).
-    var unansweredKeyframeRequests: Int? { state.withLock { $0.passthroughKeyframeRequests }?.count }
+    package var unansweredKeyframeRequests: Int? { state.withLock { $0.passthroughKeyframeRequests }?.count }
 
     /// The video branch's congestion control, if it adapts.
-    var congestion: CongestionControl? { state.withLock { $0.congestion } }
+    package var congestion: CongestionControl? { state.withLock { $0.congestion } }
     /// Keyframe requests that reached the video encoder, and those folded into later ones.
-    var keyframeRequestCounts: (passed: Int, coalesced: Int)? { state.withLock { $0.keyframeRequests }?.counts }
+    package var keyframeRequestCounts: (passed: Int, coalesced: Int)? { state.withLock { $0.keyframeRequests }?.counts }
 
     /// Readies the send branches' video start gates as the connection comes up (`StartGate.ready`)
     /// and asks their encoders for the keyframe the peer will start from: it is made while ICE
     /// and DTLS finish, and sent the moment they have.
-    func readyStartGates() {
+    package func readyStartGates() {
         for (media, g) in state.withLock({ $0.startGates }) where media == .video && g.gate.ready() {
             g.pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
         }
     }
 
     /// Opens the send branches' start gates: the connection carries media from now on.
-    func openStartGates() {
+    package func openStartGates() {
         for (_, g) in state.withLock({ $0.startGates }) where g.gate.open(at: g.pad) == .needsKeyframe {
             // Upstream, to the encoder: a keyframe now, rather than at the next scheduled one.
             g.pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
@@ -119,28 +119,28 @@ final class GraphBuilder: Sendable {
     }
 
     /// Buffers the start gates dropped while the connection came up, by medium.
-    var startupDropped: [MediaKind: Int] { state.withLock { $0.startGates.mapValues(\.gate.droppedBuffers) } }
+    package var startupDropped: [MediaKind: Int] { state.withLock { $0.startGates.mapValues(\.gate.droppedBuffers) } }
     /// The webrtcbin input pad each send branch feeds, by medium.
-    var webrtcInputs: [MediaKind: Pad] { state.withLock { $0.webrtcInputs } }
+    package var webrtcInputs: [MediaKind: Pad] { state.withLock { $0.webrtcInputs } }
 
     /// Pads where EOS is injected on stop (RTP does not carry end-of-stream).
-    var receiveEntrances: [Pad] { state.withLock { $0.receiveEntrances } }
+    package var receiveEntrances: [Pad] { state.withLock { $0.receiveEntrances } }
     /// Sink pads of the receive branches' final elements (EOS there means flushed to disk).
-    var receiveSinkPads: [Pad] { state.withLock { $0.sinkPads } }
+    package var receiveSinkPads: [Pad] { state.withLock { $0.sinkPads } }
     /// The first error a streaming-thread build hit, if any.
-    var asyncError: RunError? { state.withLock { $0.error } }
+    package var asyncError: RunError? { state.withLock { $0.error } }
     /// Statistics of the Swift filter elements made so far, in creation order.
-    var swiftFilterStatistics: [FilterStatistics] {
+    package var swiftFilterStatistics: [FilterStatistics] {
         state.withLock { $0.swiftFilters }.compactMap(FilterStatisticsDirectory.statistics(of:))
     }
 
     /// The media whose receive branches are built.
-    var builtReceiveMedia: Set<MediaKind> { state.withLock { $0.builtMedia } }
+    package var builtReceiveMedia: Set<MediaKind> { state.withLock { $0.builtMedia } }
 
     // MARK: Elements
 
     /// Creates an element, telling the user which package to install if it is missing.
-    func make(
+    package func make(
         _ factory: String, _ properties: [(String, String)] = [], at location: SourceLocation? = nil,
         name: String? = nil
     ) throws(RunError) -> Element {
@@ -157,7 +157,7 @@ final class GraphBuilder: Sendable {
         return element
     }
 
-    func make(_ factory: String, configuredBy properties: [Property], at location: SourceLocation?) throws(RunError) -> Element {
+    package func make(_ factory: String, configuredBy properties: [Property], at location: SourceLocation?) throws(RunError) -> Element {
         let element = try make(factory, [(String, String)](), at: location)
         for p in properties {
             do { try element.set(p.name, fromString: p.value) } catch {
@@ -169,7 +169,7 @@ final class GraphBuilder: Sendable {
 
     /// The elements of a `gst:` fragment. Swift filters named in it (`sluice-pixelate`) are
     /// counted for the summary like those of `filter:` entries.
-    func parse(_ fragment: String, at location: SourceLocation?) throws(RunError) -> Element {
+    package func parse(_ fragment: String, at location: SourceLocation?) throws(RunError) -> Element {
         let element: Element
         do { element = try Bin.parse(GstLaunchFragment.normalized(fragment)) } catch {
             throw RunError("cannot build gst fragment '\(fragment)': \(error.message)", at: location)
@@ -182,14 +182,14 @@ final class GraphBuilder: Sendable {
         return element
     }
 
-    func add(_ elements: [Element]) throws(RunError) {
+    package func add(_ elements: [Element]) throws(RunError) {
         do { try pipeline.add(elements) } catch { throw RunError(error.message) }
     }
 
     /// Links a → b, inserting a converter only when their formats do not match directly.
     /// Returns the converter it inserted, if any.
     @discardableResult
-    func link(_ a: Element, _ b: Element, media: MediaKind, at location: SourceLocation?) throws(RunError) -> Element? {
+    package func link(_ a: Element, _ b: Element, media: MediaKind, at location: SourceLocation?) throws(RunError) -> Element? {
         do { try a.link(b); return nil } catch {}
         let converter = try make(media == .video ? "videoconvert" : "audioconvert", at: location)
         try add([converter])
@@ -206,7 +206,7 @@ final class GraphBuilder: Sendable {
     /// of the chain really accepts (a queue's caps stand for its downstream's once linked).
     /// Returns the converters it inserted.
     @discardableResult
-    func linkChain(_ chain: [Element], media: MediaKind, at location: SourceLocation?) throws(RunError) -> [Element] {
+    package func linkChain(_ chain: [Element], media: MediaKind, at location: SourceLocation?) throws(RunError) -> [Element] {
         guard chain.count > 1 else { return [] }
         var converters: [Element] = []
         for i in (0..<(chain.count - 1)).reversed() {
@@ -217,7 +217,7 @@ final class GraphBuilder: Sendable {
 
     /// Links head → filters → tail and records that span as the branch's filter section,
     /// which `replaceFilters` can swap while the pipeline runs.
-    func linkSection(
+    package func linkSection(
         _ key: BranchKey, head: Element, filters: [Element], specs: [FilterSpec], tail: Element,
         at location: SourceLocation?
     ) throws(RunError) {
@@ -225,7 +225,7 @@ final class GraphBuilder: Sendable {
         state.withLock { $0.sections[key] = FilterSection(head: head, tail: tail, elements: filters + converters, specs: specs) }
     }
 
-    func filterElements(_ filters: [FilterSpec]) throws(RunError) -> [Element] {
+    package func filterElements(_ filters: [FilterSpec]) throws(RunError) -> [Element] {
         var out: [Element] = []
         for f in filters {
             switch f.kind {
@@ -239,7 +239,7 @@ final class GraphBuilder: Sendable {
     }
 
     /// A `sluice-NAME` element configured from the file's settings.
-    func swiftFilter(
+    package func swiftFilter(
         _ name: String, settings: [FilterSetting], onError: FilterErrorPolicy,
         at location: SourceLocation?
     ) throws(RunError) -> Element {
@@ -260,32 +260,32 @@ final class GraphBuilder: Sendable {
 }
 
 /// A file being recorded: its sink and the muxer pads reserved per medium.
-struct Recording {
-    var fileSink: Element
-    var reserved: [MediaKind: Pad]
+package struct Recording {
+    package var fileSink: Element
+    package var reserved: [MediaKind: Pad]
 }
 
 extension Element {
-    func link(fileSinkOrThrow other: Element) throws(RunError) {
+    package func link(fileSinkOrThrow other: Element) throws(RunError) {
         do { try link(other) } catch { throw RunError(error.message) }
     }
 }
 
 /// A branch: side and medium.
-struct BranchKey: Hashable, Sendable {
-    var side: BranchSide
-    var media: MediaKind
+package struct BranchKey: Hashable, Sendable {
+    package var side: BranchSide
+    package var media: MediaKind
 }
 
 /// The filters of a branch and the fixed elements around them.
-struct FilterSection: Sendable {
+package struct FilterSection: Sendable {
     /// The element whose src pad feeds the first filter.
-    var head: Element
+    package var head: Element
     /// The element whose sink pad takes the last filter's output.
-    var tail: Element
+    package var tail: Element
     /// The filters and any converters inserted between them: the first `specs.count` are
     /// the filters, in order.
-    var elements: [Element]
+    package var elements: [Element]
     /// What the filters were made from.
-    var specs: [FilterSpec]
+    package var specs: [FilterSpec]
 }

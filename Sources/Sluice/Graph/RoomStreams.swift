@@ -7,25 +7,25 @@ import Synchronization
 /// The session says who sits at which MID (`assign`) before it applies each offer; receive
 /// branches, built on streaming threads as pads appear, count into the slot of their MID.
 /// A MID the SFU recycles for another publisher keeps its branch and starts a new record.
-final class RoomStreams: Sendable {
+package final class RoomStreams: Sendable {
     /// What one publisher's stream delivered.
-    final class Record: Sendable {
-        let publisher: String
-        let media: MediaKind
-        let frames = Atomic<Int>(0)
-        let width = Atomic<Int>(0)
-        let height = Atomic<Int>(0)
-        let left = Atomic<Bool>(false)
-        let codec = Mutex<String?>(nil)
-        init(publisher: String, media: MediaKind) { self.publisher = publisher; self.media = media }
+    package final class Record: Sendable {
+        package let publisher: String
+        package let media: MediaKind
+        package let frames = Atomic<Int>(0)
+        package let width = Atomic<Int>(0)
+        package let height = Atomic<Int>(0)
+        package let left = Atomic<Bool>(false)
+        package let codec = Mutex<String?>(nil)
+        package init(publisher: String, media: MediaKind) { self.publisher = publisher; self.media = media }
     }
 
     /// One MID of the connection: the record it counts into now.
-    final class Slot: Sendable {
+    package final class Slot: Sendable {
         private let current: Mutex<Record?>
-        init(record: Record?) { current = Mutex(record) }
-        var record: Record? { current.withLock { $0 } }
-        func replace(_ record: Record?) -> Record? {
+        package init(record: Record?) { current = Mutex(record) }
+        package var record: Record? { current.withLock { $0 } }
+        package func replace(_ record: Record?) -> Record? {
             current.withLock { old in
                 defer { old = record }; return old
             }
@@ -41,7 +41,7 @@ final class RoomStreams: Sendable {
     /// Sets who each MID carries (`nil` publisher: nobody now, the stream was removed).
     /// Returns the names of publishers whose streams were removed.
     @discardableResult
-    func assign(_ streams: [(mid: String, publisher: String?, media: MediaKind)]) -> [String] {
+    package func assign(_ streams: [(mid: String, publisher: String?, media: MediaKind)]) -> [String] {
         state.withLock { s in
             var removed: [String] = []
             for stream in streams {
@@ -68,8 +68,8 @@ final class RoomStreams: Sendable {
         }
     }
 
-    func slot(mid: String) -> Slot? { state.withLock { $0.slots[mid] } }
+    package func slot(mid: String) -> Slot? { state.withLock { $0.slots[mid] } }
 
     /// Every publisher stream seen, in the order they arrived.
-    var records: [Record] { state.withLock { $0.records } }
+    package var records: [Record] { state.withLock { $0.records } }
 }

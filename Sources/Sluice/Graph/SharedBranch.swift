@@ -8,13 +8,13 @@ import Synchronization
 ///
 /// Building and removing happen under one lock, so a viewer arriving while the branch is
 /// being removed waits, then gets a new one.
-final class SharedBranch: Sendable {
+package final class SharedBranch: Sendable {
     /// A built branch: the element users link to, every element it added, and the request
     /// pad it takes its input from.
-    struct Built: Sendable {
-        var output: Element
-        var elements: [Element]
-        var input: (tee: Element, pad: Pad)
+    package struct Built: Sendable {
+        package var output: Element
+        package var elements: [Element]
+        package var input: (tee: Element, pad: Pad)
     }
 
     private struct State {
@@ -30,13 +30,13 @@ final class SharedBranch: Sendable {
 
     /// A branch of `pipeline` that `build` makes (linked and playing) when first needed;
     /// `removed` is called each time the last user has left and it is gone.
-    init(in pipeline: Pipeline, build: @escaping @Sendable () throws(RunError) -> Built, removed: @escaping @Sendable () -> Void = {}) {
+    package init(in pipeline: Pipeline, build: @escaping @Sendable () throws(RunError) -> Built, removed: @escaping @Sendable () -> Void = {}) {
         self.pipeline = pipeline; self.build = build; self.removed = removed
     }
 
     /// The branch's output for one more user, built now if no one uses it. Each successful
     /// call must be matched by one `release()`.
-    func acquire() throws(RunError) -> Element {
+    package func acquire() throws(RunError) -> Element {
         try state.withLock { (s: inout State) throws(RunError) -> Element in
             if let built = s.built {
                 s.users += 1
@@ -52,7 +52,7 @@ final class SharedBranch: Sendable {
 
     /// One user has left; the last one's leaving unlinks the branch from its input, stops
     /// its elements and removes them from the pipeline.
-    func release() {
+    package func release() {
         let gone = state.withLock { (s: inout State) -> Bool in
             guard s.users > 0 else { return false }
             s.users -= 1
@@ -65,9 +65,9 @@ final class SharedBranch: Sendable {
     }
 
     /// Whether the branch exists now.
-    var isBuilt: Bool { state.withLock { $0.built != nil } }
+    package var isBuilt: Bool { state.withLock { $0.built != nil } }
     /// Times it has been built (each first user after none).
-    var builds: Int { state.withLock { $0.builds } }
+    package var builds: Int { state.withLock { $0.builds } }
     /// Users holding it now.
-    var users: Int { state.withLock { $0.users } }
+    package var users: Int { state.withLock { $0.users } }
 }

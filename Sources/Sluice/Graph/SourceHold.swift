@@ -7,7 +7,7 @@ import Synchronization
 /// instead of wherever the file had got to meanwhile; each pacer (clocksync, sync-to-first)
 /// then times the playback from the first buffer it lets through. Events pass: the caps are
 /// negotiated while the buffers wait.
-final class SourceHold: Sendable {
+package final class SourceHold: Sendable {
     private struct Held {
         var pad: Pad
         var probe: UInt
@@ -19,10 +19,10 @@ final class SourceHold: Sendable {
     private let state = Mutex(State())
 
     /// Nothing held yet.
-    init() {}
+    package init() {}
 
     /// Blocks the buffers arriving at `pad` until `release` (at once, after it).
-    func hold(_ pad: Pad) {
+    package func hold(_ pad: Pad) {
         state.withLock { s in
             guard !s.released else { return }
             let probe = pad.addProbe([.block, .buffer]) { (_: borrowing Pad.ProbeInfo) in .ok }
@@ -31,7 +31,7 @@ final class SourceHold: Sendable {
     }
 
     /// Lets every held source go on; later holds pass at once.
-    func release() {
+    package func release() {
         let held = state.withLock { s -> [Held] in
             s.released = true
             defer { s.held = [] }
@@ -41,5 +41,5 @@ final class SourceHold: Sendable {
     }
 
     /// Whether `release` was called.
-    var isReleased: Bool { state.withLock { $0.released } }
+    package var isReleased: Bool { state.withLock { $0.released } }
 }

@@ -2,15 +2,15 @@
 /// room `<room>-<k>` of the room server, which makes whoever comes first the initiator (it
 /// offers) and the other the joiner (it answers). Every member sends the crowd's one shared
 /// stream (`LoadPublisherHub`) and plays what the other member sends (`LoadMemberMedia`).
-struct AppRTCLoadAdapter: LoadAdapter {
-    let kind = TransportKind.apprtc
-    let roles: Set<LoadRole> = [.member]
+package struct AppRTCLoadAdapter: LoadAdapter {
+    package let kind = TransportKind.apprtc
+    package let roles: Set<LoadRole> = [.member]
 
     /// The room client `client` meets its partner in: `<room>-<client / 2>`.
-    static func room(of client: Int, in room: String) -> String { "\(room)-\(client / 2)" }
+    package static func room(of client: Int, in room: String) -> String { "\(room)-\(client / 2)" }
 
     /// Calls are of two. (Churn replaces whole calls: `LoadCallChurn`.)
-    func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {
+    package func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {
         guard load.clients % 2 == 0 else {
             throw RunError(
                 "apprtc load clients meet in calls of two, so the crowd needs an even number of clients; it has \(load.clients)",
@@ -19,12 +19,12 @@ struct AppRTCLoadAdapter: LoadAdapter {
     }
 
     /// The room server and the rooms the calls meet in.
-    func target(of spec: PipelineSpec) -> String {
+    package func target(of spec: PipelineSpec) -> String {
         guard let settings = spec.transport.settings(as: AppRTCSettings.self) else { return kind.rawValue }
         return "\(settings.endpoint) rooms \(settings.room)-0, \(settings.room)-1, …"
     }
 
-    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
+    package func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         let settings = spec.transport.settings(as: AppRTCSettings.self)
         return AppRTCLoadSession(
             server: settings?.endpoint ?? "", room: Self.room(of: client, in: settings?.room ?? ""),

@@ -6,7 +6,7 @@ import Synchronization
 /// offer (the initiator) or answer the other member's offer (the joiner), candidates
 /// trickled both ways as room messages; `leave` at the end (the server tells the other
 /// member `bye`). Everything the server sends is read by one listener for the whole session.
-final class AppRTCLoadSession: LoadSession {
+package final class AppRTCLoadSession: LoadSession {
     private let server: String
     private let room: String
     private let timeout: Double
@@ -21,13 +21,13 @@ final class AppRTCLoadSession: LoadSession {
 
     /// A member of `room` on `server`; the other member's offer or answer must come within
     /// `timeout` seconds.
-    init(server: String, room: String, timeout: Double) {
+    package init(server: String, room: String, timeout: Double) {
         self.server = server
         self.room = room
         self.timeout = timeout
     }
 
-    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
+    package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         let joined: AppRTCClient.Joined
         do { joined = try await AppRTCClient.join(server: server, room: room, timeout: timeout) } catch {
             switch error.cause {
@@ -137,9 +137,9 @@ final class AppRTCLoadSession: LoadSession {
     }
 
     /// The room server's connection ended (or it sent an error) while the member stays.
-    func keepAlive() async -> String? { state.withLock { $0.serverGone } }
+    package func keepAlive() async -> String? { state.withLock { $0.serverGone } }
 
-    func leave() async {
+    package func leave() async {
         let (client, listener) = state.withLock { s in
             defer { s.client = nil }
             return (s.client, s.listener)

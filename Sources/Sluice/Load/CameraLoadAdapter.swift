@@ -7,15 +7,15 @@ import Synchronization
 /// (Nest SDM style, as `sluice serve` offers every stream): GenerateWebRtcStream with a
 /// complete recvonly audio + video + data channel offer, ExtendWebRtcStream half-way through
 /// each lease while it stays, StopWebRtcStream when it leaves.
-struct CameraLoadAdapter: LoadAdapter {
-    let kind = TransportKind.camera
-    let roles: Set<LoadRole> = [.viewer]
+package struct CameraLoadAdapter: LoadAdapter {
+    package let kind = TransportKind.camera
+    package let roles: Set<LoadRole> = [.viewer]
 
     /// The camera API takes audio, video and a data channel, in that order, whatever the file
     /// receives (what it does not receive is not counted).
-    func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer { LoadViewerOffer(media: [.audio, .video], dataChannel: "sluice") }
+    package func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer { LoadViewerOffer(media: [.audio, .video], dataChannel: "sluice") }
 
-    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
+    package func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         let settings = spec.transport.settings(as: EndpointSettings.self) ?? EndpointSettings(endpoint: "")
         do {
             return CameraLoadSession(client: try CameraClient(device: settings.endpoint, token: settings.token))
@@ -27,7 +27,7 @@ struct CameraLoadAdapter: LoadAdapter {
 
 /// One load viewer's camera stream: generated with the client's offer, extended half-way
 /// through each lease, stopped at the end.
-final class CameraLoadSession: LoadSession {
+package final class CameraLoadSession: LoadSession {
     private struct Lease {
         var id: String?
         var grantedAt = Date()
@@ -36,9 +36,9 @@ final class CameraLoadSession: LoadSession {
     private let client: CameraClient
     private let lease = Mutex(Lease())
 
-    init(client: CameraClient) { self.client = client }
+    package init(client: CameraClient) { self.client = client }
 
-    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
+    package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         let offer: String
         do { offer = try await peer.offerWithCandidates() } catch {
             throw .badAnswer("the client could not make its offer: \(error.message)")
@@ -58,7 +58,7 @@ final class CameraLoadSession: LoadSession {
 
     /// Extends the lease once half of it has gone; the stream is over when the camera no
     /// longer knows it or the lease ran out.
-    func keepAlive() async -> String? {
+    package func keepAlive() async -> String? {
         let current = lease.withLock { $0 }
         guard let id = current.id else { return nil }
         let now = Date()
@@ -76,7 +76,7 @@ final class CameraLoadSession: LoadSession {
         return nil
     }
 
-    func leave() async {
+    package func leave() async {
         guard
             let id = lease.withLock({ l in
                 defer { l.id = nil }; return l.id

@@ -5,7 +5,7 @@
 /// and memory stays bounded: only the per-second arrays grow, by one entry a second of run.
 public struct FrameTrack: Sendable, Codable, Equatable {
     /// The latest second a per-second count is kept for (a week); later frames are still counted.
-    static let maxSecond = 7 * 24 * 3600
+    package static let maxSecond = 7 * 24 * 3600
 
     /// Frames recorded.
     public private(set) var count = 0

@@ -9,13 +9,13 @@
 /// `max(3 × mean, mean + 150 ms)` (`kMinIncreaseForFreezeMs`), the mean being taken over the
 /// window, this interval included. A freeze lasts the whole interval. Unlike libwebrtc, which
 /// works in whole milliseconds and rounds the mean down, this keeps seconds as doubles.
-struct FreezeDetector: Sendable, Codable, Equatable {
+package struct FreezeDetector: Sendable, Codable, Equatable {
     /// Intervals the moving mean is taken over (libwebrtc's `kAvgInterframeDelaysWindowSizeFrames`).
-    static let window = 30
+    package static let window = 30
     /// Intervals needed before a freeze can be told (libwebrtc's `kMinFrameSamplesToDetectFreeze`).
-    static let minimumIntervals = 5
+    package static let minimumIntervals = 5
     /// The least an interval must exceed the mean by to be a freeze, seconds (`kMinIncreaseForFreezeMs`).
-    static let minimumIncrease = 0.150
+    package static let minimumIncrease = 0.150
 
     /// The last intervals, seconds, as a ring of at most `window` entries.
     private var intervals: [Double] = []
@@ -23,10 +23,10 @@ struct FreezeDetector: Sendable, Codable, Equatable {
     private var next = 0
 
     /// An empty window.
-    init() {}
+    package init() {}
 
     /// Adds the interval between two consecutive frames (seconds) and says whether it was a freeze.
-    mutating func isFreeze(interval: Double) -> Bool {
+    package mutating func isFreeze(interval: Double) -> Bool {
         if intervals.count < Self.window {
             intervals.append(interval)
         } else {

@@ -5,18 +5,18 @@ import Synchronization
 /// `transport.kind: janus` under load: each client is a subscriber of the room's publishers
 /// (those `subscribe` names, or all of them) in a Janus VideoRoom, over a Janus session of
 /// its own. Janus makes the offer; the client answers it.
-struct JanusLoadAdapter: LoadAdapter {
-    let kind = TransportKind.janus
-    let roles: Set<LoadRole> = [.viewer, .publisher]
+package struct JanusLoadAdapter: LoadAdapter {
+    package let kind = TransportKind.janus
+    package let roles: Set<LoadRole> = [.viewer, .publisher]
 
-    func serviceOffers(as role: LoadRole) -> Bool { role == .viewer }
+    package func serviceOffers(as role: LoadRole) -> Bool { role == .viewer }
 
     /// The Janus server and its VideoRoom.
-    func target(of spec: PipelineSpec) -> String {
+    package func target(of spec: PipelineSpec) -> String {
         spec.transport.settings(as: JanusSpec.self).map { "\($0.server) room \($0.room)" } ?? kind.rawValue
     }
 
-    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
+    package func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         guard let janus = spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: spec.transport.location)
         }
@@ -33,7 +33,7 @@ struct JanusLoadAdapter: LoadAdapter {
 /// room's publishers, `join` as a subscriber of their streams, answer Janus's offer (complete,
 /// candidates included) with `start`; JanusClient keeps the session alive while the client
 /// stays; `leave` and `destroy` at the end.
-final class JanusLoadSession: LoadSession {
+package final class JanusLoadSession: LoadSession {
     private struct State {
         var client: JanusClient?
         var handle: Int64?
@@ -43,12 +43,12 @@ final class JanusLoadSession: LoadSession {
     private let state = Mutex(State())
 
     /// A subscriber of `spec`'s room whose requests to Janus wait at most `timeout` seconds.
-    init(spec: JanusSpec, timeout: Double) {
+    package init(spec: JanusSpec, timeout: Double) {
         self.spec = spec
         self.timeout = timeout
     }
 
-    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
+    package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
         config.timeout = timeout
         let client: JanusClient, handle: Int64, reply: JanusClient.Reply
@@ -108,11 +108,11 @@ final class JanusLoadSession: LoadSession {
     private static let nothingToView = -1
 
     /// A refusal when Janus or its plugin gave an error code; otherwise Janus did not answer.
-    static func failure(_ e: JanusClient.Failure) -> LoadJoinFailure {
+    package static func failure(_ e: JanusClient.Failure) -> LoadJoinFailure {
         e.code != nil ? .refused(e.description) : .unreachable(e.description)
     }
 
-    func leave() async {
+    package func leave() async {
         let (client, handle) = state.withLock { s in
             defer { s = State() }
             return (s.client, s.handle)
@@ -122,7 +122,7 @@ final class JanusLoadSession: LoadSession {
 
     /// `leave`, then `destroy` (which detaches the handle): two requests, each bounded by the
     /// timeout, and none once the connection is gone.
-    static func leave(client: JanusClient?, handle: Int64?) async {
+    package static func leave(client: JanusClient?, handle: Int64?) async {
         guard let client else { return }
         if let handle { _ = try? await client.message(JanusVideoRoom.leave, handle: handle) }
         await client.close()

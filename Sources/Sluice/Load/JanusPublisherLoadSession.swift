@@ -7,7 +7,7 @@ import Synchronization
 /// `join` as a publisher under its own display name, `publish` its complete offer and apply
 /// Janus's answer; `leave` and `destroy` at the end. A room that is full (its `publishers`
 /// setting), a wrong pin or room are Janus's own errors: the client is refused with them.
-final class JanusPublisherLoadSession: LoadSession {
+package final class JanusPublisherLoadSession: LoadSession {
     private struct State {
         var client: JanusClient?
         var handle: Int64?
@@ -18,13 +18,13 @@ final class JanusPublisherLoadSession: LoadSession {
     private let state = Mutex(State())
 
     /// A publisher named `display` in `spec`'s room whose requests wait at most `timeout` seconds.
-    init(spec: JanusSpec, display: String, timeout: Double) {
+    package init(spec: JanusSpec, display: String, timeout: Double) {
         self.spec = spec
         self.display = display
         self.timeout = timeout
     }
 
-    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
+    package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
         config.timeout = timeout
         let client: JanusClient, handle: Int64
@@ -62,7 +62,7 @@ final class JanusPublisherLoadSession: LoadSession {
         }
     }
 
-    func leave() async {
+    package func leave() async {
         let (client, handle) = state.withLock { s in
             defer { s = State() }
             return (s.client, s.handle)

@@ -128,7 +128,7 @@ public enum LoadJoinFailure: Error, Sendable, Equatable {
 
 extension LoadJoinFailure {
     /// Applies the service's `answer` to `peer`; an answer webrtcbin cannot take is a bad answer.
-    static func apply(answer: String, to peer: WebRTCPeer) async throws(LoadJoinFailure) {
+    package static func apply(answer: String, to peer: WebRTCPeer) async throws(LoadJoinFailure) {
         do {
             try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
         } catch let e as NegotiationError {
@@ -141,7 +141,7 @@ extension LoadJoinFailure {
 
 /// The load adapters: one per transport kind `sluice load` can drive.
 public enum LoadAdapters {
-    static let kinds = KindRegistry<any LoadAdapter>(
+    package static let kinds = KindRegistry<any LoadAdapter>(
         [WHEPLoadAdapter(), WHIPLoadAdapter(), JanusLoadAdapter(), CameraLoadAdapter(), AppRTCLoadAdapter()], name: { $0.kind.rawValue })
 
     /// Adds an adapter (tests; a program embedding Sluice); one of the same kind is replaced.

@@ -53,7 +53,7 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
     public var failures: [Failure] = []
 
     /// The aggregate of `rows`, with their clients' glass-to-glass delays.
-    init(group: String?, rows: [LoadClientRow], glassToGlass: LoadDistribution) {
+    package init(group: String?, rows: [LoadClientRow], glassToGlass: LoadDistribution) {
         self.group = group
         glass_to_glass_ms = glassToGlass
         for r in rows { count(r) }
@@ -88,7 +88,7 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
     }
 
     /// Adds the clients of another aggregate (a disjoint crowd): counts summed, distributions merged.
-    mutating func add(_ other: LoadAggregate) {
+    package mutating func add(_ other: LoadAggregate) {
         clients += other.clients
         succeeded += other.succeeded
         stopped_early += other.stopped_early

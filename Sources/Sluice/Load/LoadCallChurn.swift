@@ -8,16 +8,16 @@
 /// `2k + 1`, room `<room>-<k>`) and starts call `calls + k`: member `m` is replaced by member
 /// `m + clients`, run by the process that ran `m`, in its group. Calls are numbered in the
 /// order they started, so the oldest call is always the one connected longest.
-struct LoadCallChurn: Sendable {
+package struct LoadCallChurn: Sendable {
     /// Seconds between two calls replaced, across the crowd.
-    let interval: Double
+    package let interval: Double
     /// The crowd's size: member `m` is replaced by member `m + clients`.
-    let clients: Int
+    package let clients: Int
     /// Seconds from the start to the crowd's last original member's start.
-    let lastStart: Double
+    package let lastStart: Double
 
     /// Nil without churn, or with fewer than one call.
-    init?(load: LoadSpec) {
+    package init?(load: LoadSpec) {
         let calls = load.clients / 2
         guard load.churnPerMinute > 0, calls > 0 else { return nil }
         interval = 60 / (load.churnPerMinute * Double(calls))
@@ -26,10 +26,10 @@ struct LoadCallChurn: Sendable {
     }
 
     /// When replacement `k` (0, 1, …) happens, in seconds from the start.
-    func time(of k: Int) -> Double { lastStart + Double(k + 1) * interval }
+    package func time(of k: Int) -> Double { lastStart + Double(k + 1) * interval }
 
     /// The members replacement `k` ends, and who replaces each.
-    func replacements(at k: Int) -> [(leaving: Int, joining: Int)] {
+    package func replacements(at k: Int) -> [(leaving: Int, joining: Int)] {
         [2 * k, 2 * k + 1].map { ($0, $0 + clients) }
     }
 }
@@ -38,7 +38,7 @@ extension LoadRun {
     /// Replaces whole calls at `churn`'s pace until the crowd's planned end (or `stop`): for
     /// each member of the leaving call this process runs, the member leaves early and its
     /// replacement starts here, staying until the planned end.
-    func churnCalls(_ churn: LoadCallChurn, in group: inout TaskGroup<Void>, hub: LoadPublisherHub?, stop: StopFlag) async {
+    package func churnCalls(_ churn: LoadCallChurn, in group: inout TaskGroup<Void>, hub: LoadPublisherHub?, stop: StopFlag) async {
         let plannedEnd = churn.lastStart + load.durationSeconds
         // Member m descends from original member m % clients: this process runs it if it ran
         // that one, in that one's group.

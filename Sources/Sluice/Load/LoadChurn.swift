@@ -3,18 +3,18 @@
 /// the client that has been connected longest leaves (its outcome `left_as_planned`, marked
 /// `churned`) and a new client takes its place, staying until the crowd's planned end. The
 /// service sees sessions created and ended at that pace under the crowd's load.
-struct LoadChurn: Sendable {
+package struct LoadChurn: Sendable {
     /// Seconds between two replacements in this process.
-    let interval: Double
+    package let interval: Double
     /// The first replacement's id and the step between two, so that no two processes of a
     /// crowd collide: with P processes per host (the lane: one plus one per netem group),
     /// the process in lane L of shard I of N replaces with `clients + I·P + L`, then steps
     /// by `N·P`.
-    let firstID: Int
-    let idStep: Int
+    package let firstID: Int
+    package let idStep: Int
 
     /// Nil without churn (or without clients here).
-    init?(load: LoadSpec, shard: LoadRun.Shard?, lane: LoadRun.Shard, clientsHere: Int) {
+    package init?(load: LoadSpec, shard: LoadRun.Shard?, lane: LoadRun.Shard, clientsHere: Int) {
         guard load.churnPerMinute > 0, clientsHere > 0 else { return nil }
         interval = 60 / (load.churnPerMinute * Double(clientsHere))
         firstID = load.clients + (shard?.index ?? 0) * lane.count + lane.index
@@ -23,12 +23,12 @@ struct LoadChurn: Sendable {
 
     /// Replacements stay until the crowd's planned end (its last original client's start
     /// plus the duration); none starts less than this many seconds before that end.
-    static let minimumStay = 2.0
+    package static let minimumStay = 2.0
 }
 
 extension LoadRun {
     /// Replaces clients at `churn`'s pace until the crowd's planned end (or `stop`).
-    func churn(_ churn: LoadChurn, in group: inout TaskGroup<Void>, hub: LoadPublisherHub?, stop: StopFlag) async {
+    package func churn(_ churn: LoadChurn, in group: inout TaskGroup<Void>, hub: LoadPublisherHub?, stop: StopFlag) async {
         let lastStart = Double(ids.last ?? 0) / load.rampPerSecond
         let plannedEnd = lastStart + load.durationSeconds
         var nextID = churn.firstID

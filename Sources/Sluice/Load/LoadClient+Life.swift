@@ -4,18 +4,18 @@ import Foundation
 /// leave. Every way it can end is an outcome in its observation, never a throw.
 extension LoadClient {
     /// How long a client stays and how long it may take to connect.
-    struct Plan: Sendable {
+    package struct Plan: Sendable {
         /// Seconds the client stays once connected.
-        var stay: Double
+        package var stay: Double
         /// Seconds from the request to ICE and DTLS connected before the client gives up.
-        var connectTimeout: Double
+        package var connectTimeout: Double
         /// Seconds without a frame, once frames flowed, after which the service is taken as gone.
-        var mediaTimeout: Double = 5
+        package var mediaTimeout: Double = 5
     }
 
     /// Runs the client to its end; returns the outcome recorded in its observation.
     @discardableResult
-    func live(session: any LoadSession, plan: Plan, stop: StopFlag, clock: LoadClock) async -> ClientOutcome {
+    package func live(session: any LoadSession, plan: Plan, stop: StopFlag, clock: LoadClock) async -> ClientOutcome {
         var outcome: ClientOutcome
         do throws(LoadJoinFailure) {
             try await session.join(peer, sending: media)
@@ -124,5 +124,5 @@ extension LoadClient {
         note { [n] in $0.network = n }
     }
 
-    static func seconds(_ s: Double) -> String { String(format: "%g s", s) }
+    package static func seconds(_ s: Double) -> String { String(format: "%g s", s) }
 }

@@ -5,13 +5,13 @@ import Synchronization
 /// where that lives and what flows through it (`LoadClientMedia`: a viewer's own pipeline, a
 /// publisher's branch of the shared encoder), and what it saw (`ClientObservation`),
 /// recorded from GStreamer's threads.
-final class LoadClient: Sendable {
-    let id: Int
-    let peer: WebRTCPeer
-    let decodes: Bool
-    let media: any LoadClientMedia
+package final class LoadClient: Sendable {
+    package let id: Int
+    package let peer: WebRTCPeer
+    package let decodes: Bool
+    package let media: any LoadClientMedia
     /// Set to make the client leave before its planned end (churn: it is replaced).
-    let leaveEarly = StopFlag()
+    package let leaveEarly = StopFlag()
     private let record: Record
 
     /// What the client saw, behind a lock (its media's recorder writes into it).
@@ -21,7 +21,7 @@ final class LoadClient: Sendable {
     }
 
     /// A client whose media `makeMedia` builds, given the recorder its frames go to.
-    init(
+    package init(
         id: Int, group: String, decodes: Bool, clock: LoadClock,
         makeMedia: (_ record: @escaping LoadFrameRecorder) throws(RunError) -> any LoadClientMedia
     ) throws(RunError) {
@@ -37,14 +37,14 @@ final class LoadClient: Sendable {
     }
 
     /// What the client saw so far.
-    var observation: ClientObservation { record.observed.withLock { $0 } }
+    package var observation: ClientObservation { record.observed.withLock { $0 } }
 
     /// Why a stream the client received or sent could not flow, if one could not.
-    var receiveError: String? { media.problem }
+    package var receiveError: String? { media.problem }
 
     /// Changes the observation (from any thread).
-    func note(_ change: (inout ClientObservation) -> Void) { record.observed.withLock { change(&$0) } }
+    package func note(_ change: (inout ClientObservation) -> Void) { record.observed.withLock { change(&$0) } }
 
     /// Removes the client's elements (after it left).
-    func remove() { media.remove() }
+    package func remove() { media.remove() }
 }

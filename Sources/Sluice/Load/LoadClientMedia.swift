@@ -3,7 +3,7 @@ import GStreamer
 /// Where a load client's webrtcbin lives and what flows through it: a viewer's own pipeline
 /// with what it builds for each stream it receives (`LoadViewerMedia`), or a publisher's
 /// branch of the crowd's one shared encoder (`LoadPublisherMedia`). One type per role.
-protocol LoadClientMedia: LoadSendSetup {
+package protocol LoadClientMedia: LoadSendSetup {
     /// The client's webrtcbin.
     var webrtcbin: Element { get }
     /// Called once the service's answer is applied, before ICE connects: a publisher links
@@ -20,11 +20,11 @@ protocol LoadClientMedia: LoadSendSetup {
 
 extension LoadClientMedia {
     /// Nothing to set up: a viewer sends nothing, a publisher's branches exist from the start.
-    func setUpToOffer() throws(RunError) {}
+    package func setUpToOffer() throws(RunError) {}
     /// The offer as it came: only a call's member builds its branches from it.
-    func setUpToAnswer(_ offer: String) throws(RunError) -> String { offer }
+    package func setUpToAnswer(_ offer: String) throws(RunError) -> String { offer }
 }
 
 /// Records one whole encoded frame into a client's observation: whether it is a keyframe
 /// and its size in bytes (from a streaming thread).
-typealias LoadFrameRecorder = @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void
+package typealias LoadFrameRecorder = @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void

@@ -121,7 +121,7 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
 
     /// Frames per second from a second after the first frame to `end`; from the first frame
     /// when that leaves under a second; nil without frames or time.
-    static func steadyFps(_ f: FrameTrack, end: Double) -> Double? {
+    package static func steadyFps(_ f: FrameTrack, end: Double) -> Double? {
         guard let first = f.firstAt, end > first else { return nil }
         let from = end - (first + 1) >= 1 ? first + 1 : first
         return f.framesPerSecond(from: from, to: end)

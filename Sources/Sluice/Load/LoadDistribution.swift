@@ -89,7 +89,7 @@ public struct LoadDistribution: Sendable, Equatable {
     /// The buckets in histogram units, each named by a value that re-records into the same
     /// bucket: the largest it holds, except the exact smallest and largest values recorded for
     /// their buckets (one bucket holding both is given as two entries, the smallest value once).
-    var rawBuckets: [RawBucket] {
+    package var rawBuckets: [RawBucket] {
         let h = histogram, low = h.min, high = h.maxRecorded
         return h.recordedValues().flatMap { v -> [RawBucket] in
             let holdsLow = low > 0 && h.valuesAreEquivalent(v.value, low), holdsHigh = h.valuesAreEquivalent(v.value, high)
@@ -104,15 +104,15 @@ public struct LoadDistribution: Sendable, Equatable {
     }
 
     /// A bucket in histogram units.
-    struct RawBucket {
+    package struct RawBucket {
         /// A value of the bucket, in `1 / scale` units of the figure.
-        var units: UInt64
+        package var units: UInt64
         /// Values recorded in it.
-        var count: UInt64
+        package var count: UInt64
     }
 
     /// Restores a distribution from its buckets in histogram units.
-    init(scale: Double, significantDigits: Int, rawBuckets: [RawBucket]) {
+    package init(scale: Double, significantDigits: Int, rawBuckets: [RawBucket]) {
         self.init(scale: scale, significantDigits: significantDigits)
         for b in rawBuckets where b.count > 0 { histogram.record(b.units, count: b.count) }
     }

@@ -6,8 +6,8 @@ import Synchronization
 /// this member offers or answers), and behind each stream the other member sends a
 /// `LoadReceiveChain` in the same pipeline, its frames counted. What a member records is
 /// what it received: the other member's frames, through the service.
-final class LoadMemberMedia: LoadClientMedia {
-    let framesComeFromService = true
+package final class LoadMemberMedia: LoadClientMedia {
+    package let framesComeFromService = true
     private let side: LoadSendSide
     private let hub: LoadPublisherHub
     private let client: Int
@@ -18,11 +18,11 @@ final class LoadMemberMedia: LoadClientMedia {
     private let received = Mutex<[Element]>([])
     private let chainError = Mutex<String?>(nil)
 
-    var webrtcbin: Element { side.webrtcbin }
+    package var webrtcbin: Element { side.webrtcbin }
 
     /// Member `client`'s webrtcbin in `hub`'s pipeline; `record` gets each video frame it
     /// receives, and a decoding member reads the framestamps in them.
-    init(client: Int, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: @escaping LoadFrameRecorder) throws(RunError) {
+    package init(client: Int, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: @escaping LoadFrameRecorder) throws(RunError) {
         self.hub = hub
         self.client = client
         self.decodes = decodes
@@ -39,12 +39,12 @@ final class LoadMemberMedia: LoadClientMedia {
     }
 
     /// The name of member `client`'s webrtcbin, and the prefix of its receive elements' names.
-    static func prefix(_ client: Int) -> String { "m\(client)" }
+    package static func prefix(_ client: Int) -> String { "m\(client)" }
 
-    func setUpToOffer() throws(RunError) { try side.build(side.offering) }
+    package func setUpToOffer() throws(RunError) { try side.build(side.offering) }
 
     /// Sends each shared medium on the payload type and MID the other member's offer chose.
-    func setUpToAnswer(_ offer: String) throws(RunError) -> String {
+    package func setUpToAnswer(_ offer: String) throws(RunError) -> String {
         let plan: ViewerPlan
         do { plan = try ViewerPlan(offer: offer, outputs: side.outputs) } catch {
             throw RunError("the other member's offer: \(error.description)")
@@ -53,9 +53,9 @@ final class LoadMemberMedia: LoadClientMedia {
         return plan.offerToApply
     }
 
-    func joined(peer: WebRTCPeer) throws(RunError) { try side.link(peer: peer, connectTimeout: connectTimeout) }
+    package func joined(peer: WebRTCPeer) throws(RunError) { try side.link(peer: peer, connectTimeout: connectTimeout) }
 
-    var problem: String? { chainError.withLock { $0 } ?? side.problem }
+    package var problem: String? { chainError.withLock { $0 } ?? side.problem }
 
     /// Builds and links the chain for a stream the other member sends (a streaming thread).
     private func attach(_ pad: Pad) {
@@ -68,5 +68,5 @@ final class LoadMemberMedia: LoadClientMedia {
         }
     }
 
-    func remove() { side.remove(after: received.withLock { $0 }) }
+    package func remove() { side.remove(after: received.withLock { $0 }) }
 }

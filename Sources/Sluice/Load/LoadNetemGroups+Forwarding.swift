@@ -5,13 +5,13 @@ extension LoadNetemGroups {
     /// IPv4 forwarding in this namespace (`/proc/sys/net/ipv4/ip_forward`): on while netem
     /// groups run, so their packets can go on to a service on another host, then back to what
     /// it was.
-    final class Forwarding: Sendable {
+    package final class Forwarding: Sendable {
         private static let path = "/proc/sys/net/ipv4/ip_forward"
         /// What the setting was before `enable`, once it changed it.
         private let before = Mutex<String?>(nil)
 
         /// Turns forwarding on, remembering what it was.
-        func enable() throws {
+        package func enable() throws {
             let now = (try? String(contentsOfFile: Self.path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0"
             guard now != "1" else { return }
             do { try "1".write(toFile: Self.path, atomically: false, encoding: .utf8) } catch {
@@ -21,7 +21,7 @@ extension LoadNetemGroups {
         }
 
         /// Puts back what `enable` changed (nothing if it changed nothing).
-        func restore() {
+        package func restore() {
             guard
                 let value = before.withLock({ v in
                     defer { v = nil }; return v

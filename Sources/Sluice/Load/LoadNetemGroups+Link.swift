@@ -4,14 +4,14 @@ extension LoadNetemGroups {
     /// The link of netem group `number`: this namespace ↔ router (Sluice's TUN relay) ↔ the
     /// group's namespace. Interface names are `sl<tag><s|a|b|g|t><number>` (at most 15
     /// characters), the namespaces `sluice-l<tag>r<number>` and `sluice-l<tag>g<number>`.
-    struct GroupLink {
-        let tag: String
-        let number: Int
-        let ip: String
-        let iptables: String
+    package struct GroupLink {
+        package let tag: String
+        package let number: Int
+        package let ip: String
+        package let iptables: String
 
-        var router: String { "sluice-l\(tag)r\(number)" }
-        var namespace: String { "sluice-l\(tag)g\(number)" }
+        package var router: String { "sluice-l\(tag)r\(number)" }
+        package var namespace: String { "sluice-l\(tag)g\(number)" }
         private func dev(_ end: String) -> String { "sl\(tag)\(end)\(number)" }
         private var near: String { "10.97.\(number)" }
         private var far: String { "10.98.\(number)" }
@@ -19,7 +19,7 @@ extension LoadNetemGroups {
         /// Makes the namespaces and veth pairs, routes, and starts the relay in the router,
         /// relaying what enters it from the service's side (`role` viewer) or from the
         /// group's side (publisher) through `netem`. Returns the running relay.
-        func build(netem: String, impairing role: LoadRole, executable: String) throws -> Process {
+        package func build(netem: String, impairing role: LoadRole, executable: String) throws -> Process {
             try exec(["netns", "add", router])
             try exec(["netns", "add", namespace])
             // This namespace (the service's side) to the router.
@@ -54,7 +54,7 @@ extension LoadNetemGroups {
         private var masquerade: [String] { ["POSTROUTING", "-s", "\(far).0/24", "!", "-o", dev("s"), "-j", "MASQUERADE"] }
 
         /// Removes what `build` added to this namespace (the namespaces go on their own).
-        func unmasquerade() { _ = try? TwoProcessMeasure.exec(iptables, ["-t", "nat", "-D"] + masquerade) }
+        package func unmasquerade() { _ = try? TwoProcessMeasure.exec(iptables, ["-t", "nat", "-D"] + masquerade) }
 
         private func exec(_ args: [String]) throws { try TwoProcessMeasure.exec(ip, args) }
     }

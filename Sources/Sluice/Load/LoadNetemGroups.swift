@@ -16,12 +16,12 @@ import Foundation
 /// interface (libnice) answers a group over UDP only from a candidate on the group's link.
 public final class LoadNetemGroups: Sendable {
     /// One netem group's namespaces, relay and child process.
-    struct Member: Sendable {
-        let group: LoadGroup
-        let link: GroupLink
-        let report: URL
-        let relay: Process
-        let child: Process
+    package struct Member: Sendable {
+        package let group: LoadGroup
+        package let link: GroupLink
+        package let report: URL
+        package let relay: Process
+        package let child: Process
     }
 
     private let members: [Member]
@@ -129,7 +129,7 @@ public final class LoadNetemGroups: Sendable {
     }
 
     /// The service's host must not be loopback: a group's namespace cannot reach it there.
-    static func checkReachable(_ spec: PipelineSpec) throws(RunError) {
+    package static func checkReachable(_ spec: PipelineSpec) throws(RunError) {
         let url = spec.transport.settings(as: EndpointSettings.self)?.endpoint ?? spec.transport.settings(as: JanusSpec.self)?.server
         guard let url, let host = URLComponents(string: url)?.host else { return }
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))

@@ -3,7 +3,7 @@ import Foundation
 extension LoadPlot {
     /// Panel 1: the CDFs of connect time and time to first frame, as shares of every client in
     /// the report (a curve that stops short of 100% tells how many never got there).
-    static func cdfPanel(_ rows: [LoadClientRow], layout: Layout) -> [String] {
+    package static func cdfPanel(_ rows: [LoadClientRow], layout: Layout) -> [String] {
         let left = layout.left, plotW = layout.plotW, top = layout.top1, h = layout.h1
         let connect = rows.compactMap(\.connect_ms).sorted(), first = rows.compactMap(\.time_to_first_frame_ms).sorted()
         let xMax = Draw.niceCeiling(max((connect + first).max() ?? 1, 1) * 1.05)
@@ -52,7 +52,7 @@ extension LoadPlot {
 
     /// Panel 2: clients connected (left axis) and their aggregate video bitrate (right axis,
     /// Mbit/s), second by second.
-    static func timelinePanel(_ seconds: [LoadSecond], layout: Layout) -> [String] {
+    package static func timelinePanel(_ seconds: [LoadSecond], layout: Layout) -> [String] {
         let left = layout.left, plotW = layout.plotW, top = layout.top2, h = layout.h2
         let tMax = Double(max(seconds.count, 1))
         let cMax = Draw.niceCeiling(Double(max(seconds.map(\.clients_connected).max() ?? 1, 1)) * 1.05)
@@ -80,7 +80,7 @@ extension LoadPlot {
     }
 
     /// Panel 3: every glass-to-glass delay in about 40 bins, with the p50, p95 and p99 marks.
-    static func glassToGlassPanel(_ d: LoadDistribution, layout: Layout) -> [String] {
+    package static func glassToGlassPanel(_ d: LoadDistribution, layout: Layout) -> [String] {
         let left = layout.left, plotW = layout.plotW, top = layout.top3, h = layout.h3
         let lo = floor(d.min ?? 0), hi = max(ceil(d.max ?? 1), lo + 1)
         let binWidth = LatencyPlot.niceBin((hi - lo) / 40), start = floor(lo / binWidth) * binWidth

@@ -6,17 +6,17 @@ import Foundation
 /// no external resources; the house style of `LatencyPlot`.
 public enum LoadPlot {
     /// Where the panels sit on the page, in SVG units.
-    struct Layout {
-        let width = 960.0, left = 70.0, right = 70.0
-        var plotW: Double { width - left - right }
+    package struct Layout {
+        package let width = 960.0, left = 70.0, right = 70.0
+        package var plotW: Double { width - left - right }
         /// The CDF panel.
-        let top1 = 110.0, h1 = 240.0
+        package let top1 = 110.0, h1 = 240.0
         /// The timeline panel.
-        var top2: Double { top1 + h1 + 80 }
-        let h2 = 220.0
+        package var top2: Double { top1 + h1 + 80 }
+        package let h2 = 220.0
         /// The glass-to-glass panel, when there are samples.
-        var top3: Double { top2 + h2 + 80 }
-        let h3 = 200.0
+        package var top3: Double { top2 + h2 + 80 }
+        package let h3 = 200.0
     }
 
     /// The whole picture: the title lines, then the panels (or a note that there is no client).

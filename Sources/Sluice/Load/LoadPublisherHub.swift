@@ -7,17 +7,17 @@ import Synchronization
 /// publishers cost one capture and one encode; each still has its own payloader, SSRC,
 /// webrtcbin, ICE agent and DTLS session (`LoadPublisherMedia`). Keyframe requests from
 /// the services are limited at the encoder (`KeyframeRequestLimiter`), as for viewers.
-final class LoadPublisherHub: Sendable {
-    let pipeline: Pipeline
+package final class LoadPublisherHub: Sendable {
+    package let pipeline: Pipeline
     /// What each publisher is fed: the encoded stream of each medium and its codec.
-    let outputs: [ViewerSet.Output]
+    package let outputs: [ViewerSet.Output]
     /// How each publisher's webrtcbin is made (the file's ICE settings).
-    let recipe: WebRTCRecipe
+    package let recipe: WebRTCRecipe
     private let builder: GraphBuilder
 
     /// The first error of the shared pipeline (the capture or an encoder failing): every
     /// publisher's media stops with it.
-    var error: String? { firstError.withLock { $0 } }
+    package var error: String? { firstError.withLock { $0 } }
     private let firstError = Mutex<String?>(nil)
 
     /// Who an error from an element of a client's own goes to, by the prefix of the
@@ -26,7 +26,7 @@ final class LoadPublisherHub: Sendable {
 
     /// Builds and starts the send section of `spec`. Every bus message but errors goes to
     /// `onMessage`, on the thread that posts it (framestamps read behind a call's member).
-    init(spec: PipelineSpec, onMessage: @escaping @Sendable (Message) -> Void = { _ in }) throws(RunError) {
+    package init(spec: PipelineSpec, onMessage: @escaping @Sendable (Message) -> Void = { _ in }) throws(RunError) {
         guard !spec.sendBranches.isEmpty else {
             throw RunError("a load publisher needs a send section: what each client sends", at: spec.transport.location)
         }
@@ -56,12 +56,12 @@ final class LoadPublisherHub: Sendable {
 
     /// Sends errors from elements named `prefix` or `prefix-…`, or inside them, to `handler`
     /// until `release(prefix)`.
-    func claimErrors(of prefix: String, _ handler: @escaping @Sendable (String) -> Void) {
+    package func claimErrors(of prefix: String, _ handler: @escaping @Sendable (String) -> Void) {
         claims.withLock { $0[prefix] = handler }
     }
 
     /// Ends a claim (the client's elements are gone).
-    func release(_ prefix: String) { _ = claims.withLock { $0.removeValue(forKey: prefix) } }
+    package func release(_ prefix: String) { _ = claims.withLock { $0.removeValue(forKey: prefix) } }
 
     /// An error: its client's if one of the elements it came from is a client's, else the
     /// shared section's, which stops every client's media.
@@ -75,7 +75,7 @@ final class LoadPublisherHub: Sendable {
     }
 
     /// Frames the shared video encoder made so far (each publisher is sent every one it can take).
-    var encodedVideoFrames: Int { builder.counters.sendVideoFrames.load(ordering: .relaxed) }
+    package var encodedVideoFrames: Int { builder.counters.sendVideoFrames.load(ordering: .relaxed) }
 
     deinit { pipeline.setState(.null) }
 }

@@ -5,16 +5,16 @@ import GStreamer
 /// on Sluice's own payload types (a publisher always offers). Its video frames are counted
 /// as they enter its payloader: what it sends, after its own queue dropped what it could
 /// not take.
-final class LoadPublisherMedia: LoadClientMedia {
-    let framesComeFromService = false
+package final class LoadPublisherMedia: LoadClientMedia {
+    package let framesComeFromService = false
     private let side: LoadSendSide
     private let connectTimeout: Double
 
-    var webrtcbin: Element { side.webrtcbin }
+    package var webrtcbin: Element { side.webrtcbin }
 
     /// Builds publisher `client`'s webrtcbin and branches in `hub`'s pipeline; `record` gets
     /// each video frame it sends.
-    init(client: Int, hub: LoadPublisherHub, connectTimeout: Double, record: @escaping LoadFrameRecorder) throws(RunError) {
+    package init(client: Int, hub: LoadPublisherHub, connectTimeout: Double, record: @escaping LoadFrameRecorder) throws(RunError) {
         self.connectTimeout = connectTimeout
         side = try LoadSendSide(client: client, named: "p\(client)", hub: hub, direction: "sendonly", record: record)
         do { try side.build(side.offering) } catch {
@@ -23,9 +23,9 @@ final class LoadPublisherMedia: LoadClientMedia {
         }
     }
 
-    func joined(peer: WebRTCPeer) throws(RunError) { try side.link(peer: peer, connectTimeout: connectTimeout) }
+    package func joined(peer: WebRTCPeer) throws(RunError) { try side.link(peer: peer, connectTimeout: connectTimeout) }
 
-    var problem: String? { side.problem }
+    package var problem: String? { side.problem }
 
-    func remove() { side.remove() }
+    package func remove() { side.remove() }
 }

@@ -4,24 +4,24 @@ import GStreamer
 /// and parser, whose frames are counted (with keyframes and bytes) into the client's
 /// `FrameTrack`; a decoding client then decodes and reads framestamps (`framestamp-read`,
 /// named `c<ID>-read` so its events find their client). Audio goes to a fakesink.
-struct LoadReceiveChain {
+package struct LoadReceiveChain {
     /// The stream on one of the client's pads.
-    struct Arrival {
-        var media: MediaKind
-        var codec: Codec
+    package struct Arrival {
+        package var media: MediaKind
+        package var codec: Codec
     }
 
     /// The element whose events carry a client's glass-to-glass delays.
-    static func readerName(client: Int) -> String { "c\(client)-read" }
+    package static func readerName(client: Int) -> String { "c\(client)-read" }
 
     /// The client a reader's name belongs to (`c12-read` → 12).
-    static func client(ofReader name: String) -> Int? {
+    package static func client(ofReader name: String) -> Int? {
         guard name.hasPrefix("c"), name.hasSuffix("-read") else { return nil }
         return Int(name.dropFirst().dropLast(5))
     }
 
     /// The medium and codec on `pad` (nil: not audio or video, or a codec Sluice does not know).
-    static func arrival(on pad: Pad) -> Arrival? {
+    package static func arrival(on pad: Pad) -> Arrival? {
         guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0),
             let media = MediaKind(rawValue: s.get("media", as: String.self) ?? "")
         else { return nil }
@@ -33,7 +33,7 @@ struct LoadReceiveChain {
     /// The elements for `arrival`, unlinked: the counted element (whose src pad carries
     /// whole encoded frames) and the whole chain in order. With `prefix`, each is named
     /// `<prefix>-<medium>-<factory>` (a pipeline shared by many clients tells them apart).
-    static func elements(
+    package static func elements(
         for arrival: Arrival, client: Int, decodes: Bool, prefix: String? = nil
     ) throws(GstError) -> (counted: Element?, chain: [Element]) {
         let make = { (factory: String) throws(GstError) -> Element in
@@ -62,7 +62,7 @@ struct LoadReceiveChain {
     /// Builds the chain for the stream on `pad` (a webrtcbin's new src pad) into `pipeline`,
     /// links it, counts its frames into `record`, and returns what it added (nil: not a stream
     /// Sluice reads). Throws the reason, with the medium and codec, when it cannot.
-    static func attach(
+    package static func attach(
         _ pad: Pad, into pipeline: Pipeline, client: Int, decodes: Bool, prefix: String? = nil,
         record: @escaping LoadFrameRecorder
     ) throws(RunError) -> [Element]? {

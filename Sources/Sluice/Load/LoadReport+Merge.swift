@@ -67,7 +67,7 @@ extension LoadReport {
 
     /// nil when the shards are `1/N` … `N/N`, each once (the whole run); otherwise those given,
     /// in order, joined by `+`.
-    static func mergedShard(_ shards: [String?]) -> String? {
+    package static func mergedShard(_ shards: [String?]) -> String? {
         let given = shards.compactMap { $0 }.flatMap { $0.split(separator: "+").map(String.init) }
         guard !given.isEmpty else { return nil }
         let parsed = given.compactMap { s -> ShardName? in

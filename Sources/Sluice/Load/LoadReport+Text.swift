@@ -88,7 +88,7 @@ extension LoadReport {
     }
 
     /// An outcome in words: `refused`, `failed to connect`, `service gone`, ...
-    static func words(_ kind: ClientOutcome.Kind) -> String {
+    package static func words(_ kind: ClientOutcome.Kind) -> String {
         switch kind {
         case .running: "still running"
         case .leftAsPlanned: "left as planned"

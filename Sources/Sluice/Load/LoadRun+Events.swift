@@ -4,7 +4,7 @@ extension LoadRun {
     /// What a client's bus messages do: framestamps read by decoding clients reach their
     /// client's observation as glass-to-glass delays; the rest is dropped (nothing may queue
     /// on the bus of a pipeline that lives as long as its client).
-    var busHandler: @Sendable (Message) -> Void {
+    package var busHandler: @Sendable (Message) -> Void {
         // Weak: each client's pipeline (and so its bus and this handler) belongs to the run.
         { [weak self] message in
             guard message.kind == .element, let e = FilterEventMessage(message.structure), e.event == "framestamp",

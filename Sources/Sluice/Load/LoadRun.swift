@@ -32,7 +32,7 @@ public final class LoadRun: Sendable {
         case netemGroup(Int)
 
         /// Whether client `id` of `load` is run here.
-        func contains(_ id: Int, of load: LoadSpec) -> Bool {
+        package func contains(_ id: Int, of load: LoadSpec) -> Bool {
             switch self {
             case .all: return true
             case .withoutNetem: return load.group(ofClient: id)?.netem == nil
@@ -44,7 +44,7 @@ public final class LoadRun: Sendable {
 
         /// This process's lane among the crowd's processes on one host (0: the one running the
         /// groups without netem), of `count`: churn's replacements never share an id.
-        func lane(of load: LoadSpec) -> Shard {
+        package func lane(of load: LoadSpec) -> Shard {
             let count = 1 + load.netemGroups.count
             if case .netemGroup(let n) = self { return Shard(index: n, count: count) }
             return Shard(index: 0, count: count)
@@ -78,29 +78,29 @@ public final class LoadRun: Sendable {
         public var end: ProcessMetrics.Sample?
     }
 
-    let spec: PipelineSpec
-    let load: LoadSpec
-    let shard: Shard?
-    let groupsHere: GroupSelection
-    let adapter: any LoadAdapter
+    package let spec: PipelineSpec
+    package let load: LoadSpec
+    package let shard: Shard?
+    package let groupsHere: GroupSelection
+    package let adapter: any LoadAdapter
     /// Whether the clients view or publish (from the file's sections).
     public let role: LoadRole
-    let clock = LoadClock()
+    package let clock = LoadClock()
     /// The crowd: the clients running now, and what those that ended saw (their pipelines
     /// are gone), with those that could not even be made (their webrtcbin or session).
-    struct Crowd {
-        var running: [Int: LoadClient] = [:]
-        var ended: [ClientObservation] = []
+    package struct Crowd {
+        package var running: [Int: LoadClient] = [:]
+        package var ended: [ClientObservation] = []
     }
-    let crowd = Mutex(Crowd())
+    package let crowd = Mutex(Crowd())
 
     /// Every client's observation so far: running and ended.
-    var observations: [ClientObservation] {
+    package var observations: [ClientObservation] {
         crowd.withLock { $0.running.values.map(\.observation) + $0.ended }
     }
 
     /// A running client, by id.
-    func client(_ id: Int) -> LoadClient? { crowd.withLock { $0.running[id] } }
+    package func client(_ id: Int) -> LoadClient? { crowd.withLock { $0.running[id] } }
 
     /// Checks that `spec` can be loaded: a transport kind `sluice load` drives, and the
     /// section its role needs. `groups`: which of the crowd's groups run in this process.
@@ -120,7 +120,7 @@ public final class LoadRun: Sendable {
     }
 
     /// The ids of the clients this process runs.
-    var ids: [Int] { (0..<load.clients).filter { (shard?.contains($0) ?? true) && groupsHere.contains($0, of: load) } }
+    package var ids: [Int] { (0..<load.clients).filter { (shard?.contains($0) ?? true) && groupsHere.contains($0, of: load) } }
 
     /// Runs the crowd; `onSecond` gets the progress once a second (from a task, not the
     /// media path). Returns when every client has ended.
@@ -162,7 +162,7 @@ public final class LoadRun: Sendable {
     /// stop as their pipelines go to NULL, but some end a moment later (sampled just after
     /// the crowd, a run once showed 55 threads "left behind" that were gone a second later).
     /// Waits until two readings 200 ms apart agree on the threads and open files, at most 3 s.
-    static func settledSample() async -> ProcessMetrics.Sample? {
+    package static func settledSample() async -> ProcessMetrics.Sample? {
         var last = ProcessMetrics.read()
         let until = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < until {
@@ -194,7 +194,7 @@ public final class LoadRun: Sendable {
 
     /// One client of `group` from its start to its end; a client that cannot be made ends
     /// as failed.
-    func runClient(_ id: Int, group: String, hub: LoadPublisherHub?, stop: StopFlag, stay: Double) async {
+    package func runClient(_ id: Int, group: String, hub: LoadPublisherHub?, stop: StopFlag, stay: Double) async {
         let plan = LoadClient.Plan(stay: stay, connectTimeout: spec.transport.ice.connectTimeout)
         let client: LoadClient
         let session: any LoadSession

@@ -7,8 +7,8 @@ import Synchronization
 /// medium's tee once the service's answer is applied. Closed until the client's connection
 /// is up (`StartGate`), then from a keyframe asked for at that moment. A publisher's and a
 /// call member's media each have one.
-final class LoadSendSide: Sendable {
-    let webrtcbin: Element
+package final class LoadSendSide: Sendable {
+    package let webrtcbin: Element
     private let hub: LoadPublisherHub
     private let client: Int
     /// The transceivers' direction: `sendonly` (a publisher), `sendrecv` (a call's member).
@@ -22,7 +22,7 @@ final class LoadSendSide: Sendable {
     private let claimed = Mutex<[String]>([])
 
     /// Client `client`'s webrtcbin, named `name`, in `hub`'s pipeline; no branch yet.
-    init(client: Int, named name: String, hub: LoadPublisherHub, direction: String, record: LoadFrameRecorder?) throws(RunError) {
+    package init(client: Int, named name: String, hub: LoadPublisherHub, direction: String, record: LoadFrameRecorder?) throws(RunError) {
         self.hub = hub
         self.client = client
         self.direction = direction
@@ -37,7 +37,7 @@ final class LoadSendSide: Sendable {
     }
 
     /// Makes errors from elements named `prefix` (or `prefix-…`) this client's problem alone.
-    func claimErrors(of prefix: String) {
+    package func claimErrors(of prefix: String) {
         claimed.withLock { $0.append(prefix) }
         // Weak: the hub outlives its clients; the claim goes with `remove`.
         hub.claimErrors(of: prefix) { [weak self] why in self?.failure.withLock { $0 = $0 ?? why } }
@@ -47,7 +47,7 @@ final class LoadSendSide: Sendable {
     /// webrtcbin 1.22 gives the media section it makes for this input (kind and index; the
     /// MID header extension must write the same, or a service that routes by it, as Janus
     /// does for an SSRC it does not know, drops the packets), and a fresh SSRC.
-    var offering: [RTPSendParameters] {
+    package var offering: [RTPSendParameters] {
         hub.outputs.enumerated().map { index, output in
             var rtp = RTPSendParameters.offering(output.codec, mid: "\(output.media.rawValue)\(index)")
             rtp.ssrc = RTPSendParameters.randomSSRC()
@@ -56,10 +56,10 @@ final class LoadSendSide: Sendable {
     }
 
     /// What the shared stream offers, to match an offer against: each output's medium and codec.
-    var outputs: [(media: MediaKind, codec: Codec)] { hub.outputs.map { ($0.media, $0.codec) } }
+    package var outputs: [(media: MediaKind, codec: Codec)] { hub.outputs.map { ($0.media, $0.codec) } }
 
     /// Builds a branch per parameter set, each for the shared output of its medium.
-    func build(_ parameters: [RTPSendParameters]) throws(RunError) {
+    package func build(_ parameters: [RTPSendParameters]) throws(RunError) {
         do {
             try parts.withLock { p throws(GstError) in
                 var added: [Element] = []
@@ -92,7 +92,7 @@ final class LoadSendSide: Sendable {
 
     /// Links the branches to the shared stream, each behind a pad that swallows its failures
     /// (a failing client cannot stop the tee), and opens them once `peer` is connected.
-    func link(peer: WebRTCPeer, connectTimeout: Double) throws(RunError) {
+    package func link(peer: WebRTCPeer, connectTimeout: Double) throws(RunError) {
         do {
             // Weak: the pads' failure handlers live as long as the branches this side owns.
             try parts.withLock { p throws(GstError) in
@@ -108,10 +108,10 @@ final class LoadSendSide: Sendable {
     }
 
     /// Why what the client sends could not flow, if it could not.
-    var problem: String? { failure.withLock { $0 } ?? hub.error }
+    package var problem: String? { failure.withLock { $0 } ?? hub.error }
 
     /// Removes the webrtcbin and the branches, then `after` (elements behind the webrtcbin).
-    func remove(after: [Element] = []) {
+    package func remove(after: [Element] = []) {
         opener.withLock { $0?.cancel() }
         let (elements, teePads) = parts.withLock { p in
             defer { p.elements = []; p.teePads = [] }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Once a second while a load run goes on: the crowd's progress (for the live line) and
 /// the process's CPU and memory (for the timeline).
-final class LoadTicker: Sendable {
+package final class LoadTicker: Sendable {
     private struct Last {
         var frames = 0
         var bytes = 0
@@ -19,19 +19,19 @@ final class LoadTicker: Sendable {
     private let onSecond: @Sendable (LoadProgress) -> Void
     private let state = Mutex(State())
 
-    init(run: LoadRun, onSecond: @escaping @Sendable (LoadProgress) -> Void) {
+    package init(run: LoadRun, onSecond: @escaping @Sendable (LoadProgress) -> Void) {
         self.run = run
         self.onSecond = onSecond
     }
 
     /// The process, second by second, so far.
-    var samples: [ProcessSample] { state.withLock { $0.samples } }
+    package var samples: [ProcessSample] { state.withLock { $0.samples } }
 
     /// Ends `run(stop:)` at its next second.
-    func finish() { state.withLock { $0.done = true } }
+    package func finish() { state.withLock { $0.done = true } }
 
     /// Ticks at each whole second of the run's clock until `finish`.
-    func run(stop: StopFlag) async {
+    package func run(stop: StopFlag) async {
         var second = 1
         while !state.withLock({ $0.done }) {
             let wait = Double(second) - run.clock.now

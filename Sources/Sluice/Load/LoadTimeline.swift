@@ -19,7 +19,7 @@ public struct LoadSecond: Sendable, Codable, Equatable {
     public var memory_mib: Double?
 
     /// An empty second.
-    init(t: Int) {
+    package init(t: Int) {
         self.t = t
         clients_connected = 0
         bytes = 0
@@ -30,11 +30,11 @@ public struct LoadSecond: Sendable, Codable, Equatable {
 }
 
 /// The timeline of a load run, second by second (`LoadReport.timeline`).
-enum LoadTimeline {
+package enum LoadTimeline {
     /// Every second of the run, from the clients' per-second counts and the process samples (the
     /// last sample of a second counts). As long as the longest of `duration`, the clients'
     /// per-second counts and the samples.
-    static func build(_ observations: [ClientObservation], samples: [ProcessSample], duration: Double) -> [LoadSecond] {
+    package static func build(_ observations: [ClientObservation], samples: [ProcessSample], duration: Double) -> [LoadSecond] {
         var length = duration.isFinite ? Int(max(0, duration).rounded(.up)) : 0
         for o in observations { length = max(length, o.frames.perSecond.count) }
         for s in samples { length = max(length, s.second + 1) }
@@ -78,7 +78,7 @@ enum LoadTimeline {
 
     /// The timelines of shards of one run added second by second: clients, bytes, frames,
     /// freezes, CPU and memory summed (the shards are separate processes).
-    static func merge(_ timelines: [[LoadSecond]]) -> [LoadSecond] {
+    package static func merge(_ timelines: [[LoadSecond]]) -> [LoadSecond] {
         let length = (timelines.joined().map(\.t).max() ?? -1) + 1
         var seconds = (0..<length).map(LoadSecond.init(t:))
         func sum(_ a: Double?, _ b: Double?) -> Double? { a.map { $0 + (b ?? 0) } ?? b }

@@ -7,9 +7,9 @@ import Synchronization
 /// pipeline per client, not one for the crowd: in one shared pipeline each client's latency
 /// and state changes walk every other client's elements, and the crowd's CPU grew with the
 /// square of its size.
-final class LoadViewerMedia: LoadClientMedia {
-    let webrtcbin: Element
-    let framesComeFromService = true
+package final class LoadViewerMedia: LoadClientMedia {
+    package let webrtcbin: Element
+    package let framesComeFromService = true
     private let pipeline: Pipeline
     private let chainError = Mutex<String?>(nil)
     private let client: Int
@@ -23,7 +23,7 @@ final class LoadViewerMedia: LoadClientMedia {
 
     /// `offer`: what the client's offer holds (nil: the service offers, and its offer makes
     /// the transceivers).
-    init(
+    package init(
         client: Int, decodes: Bool, spec: PipelineSpec, offer: LoadViewerOffer?, record: @escaping LoadFrameRecorder,
         onMessage: @escaping @Sendable (Message) -> Void
     ) throws(RunError) {
@@ -63,9 +63,9 @@ final class LoadViewerMedia: LoadClientMedia {
         }
     }
 
-    func joined(peer: WebRTCPeer) throws(RunError) {}
+    package func joined(peer: WebRTCPeer) throws(RunError) {}
 
-    var problem: String? { chainError.withLock { $0 } }
+    package var problem: String? { chainError.withLock { $0 } }
 
     /// Builds and links the chain for a stream the webrtcbin exposes (a streaming thread).
     private func attach(_ pad: Pad) {
@@ -74,12 +74,12 @@ final class LoadViewerMedia: LoadClientMedia {
         }
     }
 
-    func remove() { pipeline.setState(.null) }
+    package func remove() { pipeline.setState(.null) }
 }
 
 /// Counts each whole encoded frame leaving a pad: whether it is a keyframe, its size.
-enum LoadFrameCount {
-    static func install(on pad: Pad, record: @escaping LoadFrameRecorder) {
+package enum LoadFrameCount {
+    package static func install(on pad: Pad, record: @escaping LoadFrameRecorder) {
         pad.addProbe { (info: borrowing Pad.ProbeInfo) in
             guard let buffer = info.buffer else { return .ok }
             record(!buffer.isDeltaUnit, buffer.size)

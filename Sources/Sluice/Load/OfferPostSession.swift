@@ -6,9 +6,9 @@ import Synchronization
 /// One WHEP viewer's or WHIP publisher's session: the client's complete offer POSTed to the
 /// endpoint (`{client}` in it is the client's number), the answer applied, and the DELETE of
 /// the session URL the server gave when the client leaves.
-final class OfferPostSession: LoadSession {
+package final class OfferPostSession: LoadSession {
     /// A session for client `client` of `spec`'s endpoint.
-    static func make(for spec: PipelineSpec, client: Int, protocolName: String) throws(RunError) -> OfferPostSession {
+    package static func make(for spec: PipelineSpec, client: Int, protocolName: String) throws(RunError) -> OfferPostSession {
         let settings = spec.transport.settings(as: EndpointSettings.self) ?? EndpointSettings(endpoint: "")
         let endpoint = settings.endpoint.replacingOccurrences(of: "{client}", with: String(client))
         do {
@@ -21,9 +21,9 @@ final class OfferPostSession: LoadSession {
     private let client: WHIPClient
     private let sessionURL = Mutex<URL?>(nil)
 
-    init(client: WHIPClient) { self.client = client }
+    package init(client: WHIPClient) { self.client = client }
 
-    func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
+    package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
         let offer: String
         do { offer = try await peer.offerWithCandidates() } catch {
             throw .badAnswer("the client could not make its offer: \(error.message)")
@@ -43,7 +43,7 @@ final class OfferPostSession: LoadSession {
         try await LoadJoinFailure.apply(answer: answer, to: peer)
     }
 
-    func leave() async {
+    package func leave() async {
         guard
             let url = sessionURL.withLock({ u in
                 defer { u = nil }; return u

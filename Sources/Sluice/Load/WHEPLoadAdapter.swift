@@ -5,11 +5,11 @@ import Synchronization
 
 /// `transport.kind: whep` under load: each client POSTs its complete recvonly offer to the
 /// endpoint, applies the answer and DELETEs its session when it leaves.
-struct WHEPLoadAdapter: LoadAdapter {
-    let kind = TransportKind.whep
-    let roles: Set<LoadRole> = [.viewer]
+package struct WHEPLoadAdapter: LoadAdapter {
+    package let kind = TransportKind.whep
+    package let roles: Set<LoadRole> = [.viewer]
 
-    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
+    package func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         try OfferPostSession.make(for: spec, client: client, protocolName: "WHEP")
     }
 }

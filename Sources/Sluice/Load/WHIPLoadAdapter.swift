@@ -3,11 +3,11 @@
 /// complete sendonly offer to the endpoint, applies the answer and DELETEs its session when
 /// it leaves. `{client}` in the endpoint is the client's number, so each publisher can have
 /// a stream of its own (`/whip/load-{client}`).
-struct WHIPLoadAdapter: LoadAdapter {
-    let kind = TransportKind.whip
-    let roles: Set<LoadRole> = [.publisher]
+package struct WHIPLoadAdapter: LoadAdapter {
+    package let kind = TransportKind.whip
+    package let roles: Set<LoadRole> = [.publisher]
 
-    func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
+    package func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
         try OfferPostSession.make(for: spec, client: client, protocolName: "WHIP")
     }
 }

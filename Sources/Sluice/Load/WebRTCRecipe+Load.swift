@@ -3,7 +3,7 @@ extension WebRTCRecipe {
     /// the file says `ice.tcp: true`. Over TCP a lost packet is retransmitted by TCP itself, so
     /// a group's `loss` would show as late frames instead of lost packets, NACKs and
     /// retransmissions; browsers too take the UDP pair whenever it works.
-    init(loadClientOf transport: TransportSpec) {
+    package init(loadClientOf transport: TransportSpec) {
         self.init(transport: transport)
         iceTCP = transport.ice.tcp ?? false
     }

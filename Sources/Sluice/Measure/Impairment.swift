@@ -80,7 +80,7 @@ public struct Impairment: Sendable, Equatable {
     }
 
     /// `40ms`, `0.5s`, `100us`, or a bare number of ms.
-    static func milliseconds(_ s: String) -> Double? {
+    package static func milliseconds(_ s: String) -> Double? {
         let units: [(String, Double)] = [("ms", 1), ("us", 0.001), ("s", 1000)]
         for (u, f) in units where s.hasSuffix(u) {
             guard let v = Double(s.dropLast(u.count)), v >= 0, v.isFinite else { return nil }
@@ -91,14 +91,14 @@ public struct Impairment: Sendable, Equatable {
     }
 
     /// `2%` or `2`.
-    static func percent(_ s: String) -> Double? {
+    package static func percent(_ s: String) -> Double? {
         guard let v = Double(s.hasSuffix("%") ? String(s.dropLast()) : s), v >= 0, v <= 100 else { return nil }
         return v
     }
 
     /// tc's rate units: `bit`, `kbit`, `mbit`, `gbit` (bits per second) and `bps`, `kbps`,
     /// `mbps` (bytes per second); 8 kbit/s to 10 Gbit/s.
-    static func bitsPerSecond(_ s: String) -> Double? {
+    package static func bitsPerSecond(_ s: String) -> Double? {
         let units: [(String, Double)] = [
             ("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3), ("bit", 1),
             ("mbps", 8e6), ("kbps", 8e3), ("bps", 8)
@@ -113,7 +113,7 @@ public struct Impairment: Sendable, Equatable {
 
     /// How a packet of `bytes` leaves: when (ns from now) each copy is due, or nil when it
     /// is lost. `random` decides loss, duplication, reordering and jitter.
-    func fate(random: inout SplitMix64) -> (reordered: Bool, delaysNs: [UInt64])? {
+    package func fate(random: inout SplitMix64) -> (reordered: Bool, delaysNs: [UInt64])? {
         if lossPercent > 0, random.unit() * 100 < lossPercent { return nil }
         if reorderPercent > 0, random.unit() * 100 < reorderPercent { return (true, [0]) }
         var copies = [delayNanos(&random)]
@@ -259,7 +259,7 @@ public final class ImpairmentRelay: @unchecked Sendable {
 
     /// Decides the fate of a packet of `bytes` arriving at `now`, under the step in force:
     /// the times its copies are due (empty: dropped). Call with `condition` held.
-    func admit(bytes: Int, now: UInt64) -> [UInt64] {
+    package func admit(bytes: Int, now: UInt64) -> [UInt64] {
         currentStep = schedule.step(at: Double(now &- scheduleStart) / 1e9)
         let impairment = schedule.steps[currentStep].impairment
         guard let fate = impairment.fate(random: &random) else { dropped += 1; return [] }
@@ -280,7 +280,7 @@ public final class ImpairmentRelay: @unchecked Sendable {
     }
 
     /// Queues `packet`'s copies by their due time; returns how many. Call with `condition` held.
-    func enqueue(_ packet: [UInt8], now: UInt64) -> Int {
+    package func enqueue(_ packet: [UInt8], now: UInt64) -> Int {
         let due = admit(bytes: packet.count, now: now)
         for d in due {
             let i = queue.firstIndex { $0.due > d } ?? queue.count
@@ -325,7 +325,7 @@ public final class ImpairmentRelay: @unchecked Sendable {
         }
     }
 
-    static func now() -> UInt64 {
+    package static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)

@@ -221,13 +221,13 @@ public enum LatencyPlot {
             x, y, anchor, size, weight, fill, escape(s))
     }
 
-    static func escape(_ s: String) -> String {
+    package static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     /// 1, 2 or 5 × 10^k at or above `v`.
-    static func niceCeiling(_ v: Double) -> Double {
+    package static func niceCeiling(_ v: Double) -> Double {
         guard v > 0, v.isFinite else { return 1 }
         let p = pow(10, floor(log10(v)))
         for m in [1.0, 2, 5, 10] where m * p >= v { return m * p }
@@ -235,10 +235,10 @@ public enum LatencyPlot {
     }
 
     /// A bin width of 1, 2 or 5 × 10^k, at least 0.1 ms.
-    static func niceBin(_ v: Double) -> Double { max(0.1, niceCeiling(v)) }
+    package static func niceBin(_ v: Double) -> Double { max(0.1, niceCeiling(v)) }
 
     /// About five round ticks from `lo` to `hi`.
-    static func ticks(_ lo: Double, _ hi: Double) -> [Double] {
+    package static func ticks(_ lo: Double, _ hi: Double) -> [Double] {
         guard hi > lo else { return [lo] }
         let step = niceCeiling((hi - lo) / 5)
         var out: [Double] = []

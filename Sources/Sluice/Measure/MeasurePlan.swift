@@ -38,7 +38,7 @@ public enum MeasurePlan {
         return out
     }
 
-    static func isSwift(_ f: FilterSpec, _ name: String) -> Bool {
+    package static func isSwift(_ f: FilterSpec, _ name: String) -> Bool {
         if case .swift(let n, _, _) = f.kind { return n == name }
         return false
     }

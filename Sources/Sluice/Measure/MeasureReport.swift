@@ -169,7 +169,7 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     }
 
     /// Per-second latency from samples.
-    static func perSecond(_ samples: [LatencyRecorder.Sample], duration: Double) -> [Second] {
+    package static func perSecond(_ samples: [LatencyRecorder.Sample], duration: Double) -> [Second] {
         let seconds = max(0, Int(duration.rounded(.up)))
         var buckets = Array(repeating: [Double](), count: seconds)
         for s in samples {
@@ -187,7 +187,7 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
 }
 
 /// Peak resident set size of this process, MiB (`ru_maxrss`).
-func peakResidentMiB() -> Double {
+package func peakResidentMiB() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_maxrss) / 1024

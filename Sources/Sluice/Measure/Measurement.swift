@@ -55,7 +55,7 @@ public enum Measurement {
 
     /// Runs an instrumented spec, feeding every stamp read to `recorder`, the stage probes
     /// to `timer` and each second's bitrates to `timeline`, with a progress line each second.
-    static func instrumentedRun(
+    package static func instrumentedRun(
         _ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
         timeline: BitrateTimeline, stop: StopFlag,
         progress: @escaping @Sendable (MeasureProgress) -> Void
@@ -82,7 +82,7 @@ public enum Measurement {
     }
 
     /// Builds the report from a run's summary and its samples.
-    static func report(
+    package static func report(
         spec: PipelineSpec, summary: RunSummary, samples: [LatencyRecorder.Sample], stamped: Int,
         unreadable: Int, cpu: Double, peakMiB: Double, processes: Int, netem: String?,
         warmup: Double = 0

@@ -66,14 +66,14 @@ public final class StageTimer: Sendable {
     /// A timer with no stages timed yet; it sees frames once it `watch(_:)`es a pipeline.
     public init() {}
 
-    static func now() -> UInt64 {
+    package static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// Bounds what a stage may hold open: frames that never leave (drops) are forgotten.
-    static let openLimit = 4096
+    package static let openLimit = 4096
 
     /// Where `stage` (one of `order`) is kept.
     private static func slot(_ stage: String) -> Int {
@@ -81,7 +81,7 @@ public final class StageTimer: Sendable {
         return i
     }
 
-    func enter(_ stage: String, key: UInt64, at t: UInt64 = now()) {
+    package func enter(_ stage: String, key: UInt64, at t: UInt64 = now()) {
         let i = Self.slot(stage)
         stages.withLock { s in
             if s[i].open.count > Self.openLimit { s[i].open.removeAll() }
@@ -90,7 +90,7 @@ public final class StageTimer: Sendable {
     }
 
     @discardableResult
-    func leave(_ stage: String, key: UInt64, at t: UInt64 = now()) -> Bool {
+    package func leave(_ stage: String, key: UInt64, at t: UInt64 = now()) -> Bool {
         let i = Self.slot(stage)
         return stages.withLock { s in
             guard let start = s[i].open.removeValue(forKey: key) else { return false }
@@ -101,7 +101,7 @@ public final class StageTimer: Sendable {
 
     /// A frame's key: its PTS modulo one hour. x264enc shifts output timestamps by 1000 h
     /// (and its segment with them), so the same frame's PTS differs by a whole number of hours.
-    static func frameKey(_ pts: ClockTime) -> UInt64 { UInt64(pts) % 3_600_000_000_000 }
+    package static func frameKey(_ pts: ClockTime) -> UInt64 { UInt64(pts) % 3_600_000_000_000 }
 
     /// Notes that the reader read its first stamp: `figures(warmup:)` counts from here.
     public func noteFirstFrame() {
@@ -116,7 +116,7 @@ extension StageTimer {
     /// Times the encoder chain from `entry`'s sink pad to `exit`'s src pad, in arrival
     /// order (encoders without B-frames emit frames in the order they came), and ends the
     /// capture stage at the entry.
-    func timeEncoder(from entry: Element, to exit: Element) {
+    package func timeEncoder(from entry: Element, to exit: Element) {
         guard let sink = entry.staticPad("sink"), let src = exit.staticPad("src") else { return }
         sends.store(true, ordering: .relaxed)
         sink.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
@@ -149,7 +149,7 @@ extension StageTimer {
 
     /// The video payloader's output: each frame's first packet starts "payload + SRTP" at
     /// the time the frame left the encoder, under its RTP key.
-    func timePayloader(_ payloader: Element) {
+    package func timePayloader(_ payloader: Element) {
         guard let src = payloader.staticPad("src") else { return }
         src.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
             info.forEachBuffer { buffer in
@@ -261,7 +261,7 @@ extension StageTimer {
     }
 
     /// The decoder's output ends "decode" and starts "decoder → reader".
-    func timeDecoder(_ decoder: Element) {
+    package func timeDecoder(_ decoder: Element) {
         decoder.staticPad("src")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
             guard let self, let pts = info.buffer?.pts else { return .ok }
             let t = Self.now()
@@ -317,19 +317,19 @@ public struct StageFigures: Sendable, Codable, Equatable {
 
 /// The fields of a plain RTP header the stage timer matches on (RFC 3550 §5.1). RTCP
 /// (packet types 192–223 in the second byte, RFC 5761), DTLS and STUN are not RTP.
-struct RTPHeader {
-    var marker: Bool
-    var timestamp: UInt32
-    var ssrc: UInt32
+package struct RTPHeader {
+    package var marker: Bool
+    package var timestamp: UInt32
+    package var ssrc: UInt32
     /// SSRC << 32 | RTP timestamp: one frame of one stream.
-    var key: UInt64 { UInt64(ssrc) << 32 | UInt64(timestamp) }
+    package var key: UInt64 { UInt64(ssrc) << 32 | UInt64(timestamp) }
 
-    init?(_ buffer: borrowing BufferRef) {
+    package init?(_ buffer: borrowing BufferRef) {
         guard let parsed = buffer.withBytes({ b -> RTPHeader? in RTPHeader(bytes: b) }), let header = parsed else { return nil }
         self = header
     }
 
-    init?(bytes b: UnsafeRawBufferPointer) {
+    package init?(bytes b: UnsafeRawBufferPointer) {
         guard b.count >= 12, b[0] >> 6 == 2, !(192...223).contains(b[1]) else { return nil }
         marker = b[1] & 0x80 != 0
         timestamp = UInt32(b[4]) << 24 | UInt32(b[5]) << 16 | UInt32(b[6]) << 8 | UInt32(b[7])

@@ -3,20 +3,20 @@ import Foundation
 extension TwoProcessMeasure {
     /// The wire between the two namespaces, as built: the addresses of its ends, what
     /// impairs it, and what to remove afterwards (the relay and its router namespace).
-    struct Link {
-        var addresses = (send: "10.99.0.1", receive: "10.99.0.2")
+    package struct Link {
+        package var addresses = (send: "10.99.0.1", receive: "10.99.0.2")
         /// How the link is shaped, for the report.
-        var note: String?
+        package var note: String?
         /// The conditions in force, for the report.
-        var conditions: ImpairmentSchedule?
-        var relay: Process?
-        var router: String?
+        package var conditions: ImpairmentSchedule?
+        package var relay: Process?
+        package var router: String?
     }
 
     /// Builds the link between `hosts`: through Sluice's relay for a schedule or on a kernel
     /// without netem, else a veth pair with `tc netem` on the sender's end when asked for.
     /// What it creates is recorded in `link` as it goes, so a failure halfway is cleaned up.
-    func buildLink(
+    package func buildLink(
         _ link: inout Link, ip: String, tc: String, tag: String, hosts: Hosts, netemArgs: [String]?,
         executable: String
     ) throws {
@@ -53,14 +53,14 @@ extension TwoProcessMeasure {
     }
 
     /// Whether this kernel has the netem qdisc (tried on a namespace's loopback).
-    static func kernelHasNetem(tc: String, ip: String, namespace: String) -> Bool {
+    package static func kernelHasNetem(tc: String, ip: String, namespace: String) -> Bool {
         guard (try? exec(tc, ["-n", namespace, "qdisc", "add", "dev", "lo", "root", "netem", "delay", "0ms"])) != nil else { return false }
         _ = try? exec(tc, ["-n", namespace, "qdisc", "del", "dev", "lo", "root"])
         return true
     }
 
     /// A (10.99.0.1) — B (10.99.0.2): a veth pair.
-    static func buildVethLink(ip: String, tag: String, a: String, b: String) throws {
+    package static func buildVethLink(ip: String, tag: String, a: String, b: String) throws {
         try exec(ip, ["link", "add", "slm\(tag)a", "netns", a, "type", "veth", "peer", "name", "slm\(tag)b", "netns", b])
         for (ns, dev, addr) in [(a, "slm\(tag)a", "10.99.0.1"), (b, "slm\(tag)b", "10.99.0.2")] {
             try exec(ip, ["-n", ns, "addr", "add", "\(addr)/24", "dev", dev])
@@ -72,7 +72,7 @@ extension TwoProcessMeasure {
     /// A (10.99.1.1) — R — B (10.99.2.1). In R, what comes from A is routed into a TUN
     /// device whose relay writes it back after the impairment; R then forwards it to B. What
     /// B sends to A takes the plain route. Returns the running relay.
-    static func buildRelayLink(
+    package static func buildRelayLink(
         ip: String, tag: String, a: String, b: String, r: String, netem: String,
         executable: String
     ) throws -> Process {
@@ -100,7 +100,7 @@ extension TwoProcessMeasure {
 
     /// The relay (`netem-relay` in the router namespace), once it says it is attached
     /// (bounded: 10 s).
-    static func startRelay(ip: String, router r: String, tun: String, netem: String, executable: String) throws -> Process {
+    package static func startRelay(ip: String, router r: String, tun: String, netem: String, executable: String) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: ip)
         p.arguments = ["netns", "exec", r, executable, "netem-relay", "--tun", tun, "--netem", netem]
@@ -123,9 +123,9 @@ extension TwoProcessMeasure {
 }
 
 /// Output of a child, gathered from its pipe's handler thread.
-final class ReadyLine: @unchecked Sendable { // `text` is only touched with `lock` held
+package final class ReadyLine: @unchecked Sendable { // `text` is only touched with `lock` held
     private let lock = NSLock()
     private var text = ""
-    func append(_ d: Data) { lock.lock(); text += String(decoding: d, as: UTF8.self); lock.unlock() }
-    func contains(_ s: String) -> Bool { lock.lock(); defer { lock.unlock() }; return text.contains(s) }
+    package func append(_ d: Data) { lock.lock(); text += String(decoding: d, as: UTF8.self); lock.unlock() }
+    package func contains(_ s: String) -> Bool { lock.lock(); defer { lock.unlock() }; return text.contains(s) }
 }

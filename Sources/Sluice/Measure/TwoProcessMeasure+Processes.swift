@@ -2,7 +2,7 @@ import Foundation
 
 extension TwoProcessMeasure {
     /// The path of a system tool (`ip`, `tc`).
-    static func tool(_ name: String) throws -> String {
+    package static func tool(_ name: String) throws -> String {
         for dir in ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
             return "\(dir)/\(name)"
         }
@@ -10,14 +10,14 @@ extension TwoProcessMeasure {
     }
 
     /// The running program's own path (the halves and the relay are this same program).
-    static func executable() throws -> String {
+    package static func executable() throws -> String {
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         throw Failure(description: "cannot find this program's own path")
     }
 
     /// Runs a command to completion; throws with its stderr if it fails.
     @discardableResult
-    static func exec(_ tool: String, _ args: [String]) throws -> String {
+    package static func exec(_ tool: String, _ args: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args
@@ -37,7 +37,7 @@ extension TwoProcessMeasure {
     }
 
     /// Starts a child; its stdout goes to ours when `forward`, its stderr always does.
-    static func start(_ tool: String, _ args: [String], forward: Bool) throws -> Process {
+    package static func start(_ tool: String, _ args: [String], forward: Bool) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args

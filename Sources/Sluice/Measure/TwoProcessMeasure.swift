@@ -88,14 +88,14 @@ public struct TwoProcessMeasure: Sendable {
     }
 
     /// The namespaces of the two halves.
-    struct Hosts {
-        let send: String, receive: String
+    package struct Hosts {
+        package let send: String, receive: String
     }
 
     // MARK: Peers
 
     /// Starts the sending half, then the receiving one; waits for both and reads their reports.
-    func runPeers(
+    package func runPeers(
         spec: PipelineSpec, hosts: Hosts, link: Link, executable: String, ip: String, folder: URL,
         stop: StopFlag
     ) async throws -> (send: PeerReport, receive: PeerReport) {
@@ -127,7 +127,7 @@ public struct TwoProcessMeasure: Sendable {
 
     /// Waits for the receiver (it stops by itself after `duration`; a set `stop` is passed
     /// on as SIGINT), then stops the sender (bounded); throws unless both ended well.
-    func wait(sender: Process, receiver: Process, stop: StopFlag) async throws {
+    package func wait(sender: Process, receiver: Process, stop: StopFlag) async throws {
         let deadline = Date().addingTimeInterval(duration + 60)
         var interrupted = false
         while receiver.isRunning {
@@ -147,7 +147,7 @@ public struct TwoProcessMeasure: Sendable {
     }
 
     /// The two halves' JSON reports.
-    static func reports(
+    package static func reports(
         send sendOut: String, receive recvOut: String,
         sender: Process
     ) throws -> (send: PeerReport, receive: PeerReport) {

@@ -42,7 +42,7 @@ public struct JSONLogHandler: LogHandler {
         write(data) // one write per line: lines from several threads do not interleave
     }
 
-    static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }

@@ -70,7 +70,7 @@ public final class MetricsSink: Sendable {
     /// The last total each mirrored counter was advanced to.
     private let totals = Mutex<[Key: Double]>([:])
 
-    init(registry: PrometheusCollectorRegistry) { self.registry = registry }
+    package init(registry: PrometheusCollectorRegistry) { self.registry = registry }
 
     /// Sets a gauge.
     public func gauge(_ name: String, _ value: Double, labels: [(String, String)] = [], help: String) {

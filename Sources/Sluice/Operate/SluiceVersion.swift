@@ -27,7 +27,7 @@ public struct SluiceVersion: Sendable, Equatable {
     }
 
     /// The compiler, from the newest `#if compiler` it satisfies.
-    static var compiler: String {
+    package static var compiler: String {
         #if compiler(>=6.4)
             return "6.4 or later"
         #elseif compiler(>=6.3)

@@ -1,30 +1,30 @@
 import GStreamer
 
 /// When a run started, by the clock and by the process's CPU time.
-struct RunClock {
-    let started = ContinuousClock.now
-    let cpu = processCPUSeconds()
+package struct RunClock {
+    package let started = ContinuousClock.now
+    package let cpu = processCPUSeconds()
 }
 
 /// What one run holds while it goes on: its pipeline and graph, what the transport kind set
 /// up, the data channels, and the tasks it started. `abandon()` undoes what is still held
 /// when the run ends early (a failure); `PipelineRun.finish` ends a run that completes.
-final class ActiveRun {
-    let pipeline: Pipeline
-    let builder: GraphBuilder
-    let setup: TransportSetup
-    let channels: DataChannelHub?
+package final class ActiveRun {
+    package let pipeline: Pipeline
+    package let builder: GraphBuilder
+    package let setup: TransportSetup
+    package let channels: DataChannelHub?
     /// Reads the pipeline's bus (errors, warnings, latency, filters' events).
-    let bus: BusWatch
+    package let bus: BusWatch
     /// Opens the send branches once the connection is up.
-    var gates: Task<Void, Never>?
+    package var gates: Task<Void, Never>?
     /// Sends standard input's lines on the data channel that takes it.
-    var inputTask: Task<Void, Never>?
+    package var inputTask: Task<Void, Never>?
     /// The pipeline went to NULL after draining.
-    var stopped = false
+    package var stopped = false
     private var sessionEnded = false
 
-    init(
+    package init(
         pipeline: Pipeline, builder: GraphBuilder, setup: TransportSetup, channels: DataChannelHub?,
         bus: BusWatch
     ) {
@@ -33,7 +33,7 @@ final class ActiveRun {
     }
 
     /// Ends the session (once).
-    func endSession() async {
+    package func endSession() async {
         guard let session = setup.session, !sessionEnded else { return }
         sessionEnded = true
         await session.end()
@@ -42,7 +42,7 @@ final class ActiveRun {
     /// Stops what is still running, in the reverse order it started. On a failure the session
     /// is still ended (best effort, in the background) so the other side does not keep it:
     /// the WHEP viewer, the camera stream, the room.
-    func abandon() {
+    package func abandon() {
         inputTask?.cancel()
         gates?.cancel()
         if !stopped { pipeline.setState(.null) }
@@ -55,26 +55,26 @@ final class ActiveRun {
 }
 
 /// The run in progress as the control API and hot swap see it.
-struct LiveRun {
-    let builder: GraphBuilder
+package struct LiveRun {
+    package let builder: GraphBuilder
     /// The peer that sends (loopback: the sender), whose negotiation requests are counted.
-    let sender: WebRTCPeer?
-    let control: PipelineControl?
-    let session: (any RemoteSession)?
+    package let sender: WebRTCPeer?
+    package let control: PipelineControl?
+    package let session: (any RemoteSession)?
 }
 
 /// The counters a statistics line is computed from, as they were at one tick.
-struct TickTotals {
-    var sendFrames = 0
-    var receiveFrames = 0
-    var audioBuffers = 0
+package struct TickTotals {
+    package var sendFrames = 0
+    package var receiveFrames = 0
+    package var audioBuffers = 0
     /// Bytes sent (or, for a receive-only run, received).
-    var bytes = 0
-    var encodedBytes = 0
+    package var bytes = 0
+    package var encodedBytes = 0
 
-    init() {}
+    package init() {}
 
-    init(_ counters: RunCounters, bytes: Int) {
+    package init(_ counters: RunCounters, bytes: Int) {
         sendFrames = counters.sendVideoFrames.load(ordering: .relaxed)
         receiveFrames = counters.receiveVideoFrames.load(ordering: .relaxed)
         audioBuffers = counters.receiveAudioBuffers.load(ordering: .relaxed)
@@ -83,7 +83,7 @@ struct TickTotals {
     }
 
     /// Rates from `earlier` to these totals, over `seconds`.
-    func liveStats(since earlier: TickTotals, seconds dt: Double, elapsed: Double) -> LiveStats {
+    package func liveStats(since earlier: TickTotals, seconds dt: Double, elapsed: Double) -> LiveStats {
         var live = LiveStats(
             elapsed: elapsed, sendFps: Double(sendFrames - earlier.sendFrames) / dt,
             receiveFps: Double(receiveFrames - earlier.receiveFrames) / dt,
@@ -96,11 +96,11 @@ struct TickTotals {
 }
 
 /// What the statistics ticks remember from one to the next.
-struct LiveTicker {
-    var lastTick = ContinuousClock.now
-    var last = TickTotals()
-    var lastLevel = (squares: 0, samples: 0)
-    var lastStats = WebRTCStats()
-    var warnedNoFeedback = false
-    var iceState: String
+package struct LiveTicker {
+    package var lastTick = ContinuousClock.now
+    package var last = TickTotals()
+    package var lastLevel = (squares: 0, samples: 0)
+    package var lastStats = WebRTCStats()
+    package var warnedNoFeedback = false
+    package var iceState: String
 }

@@ -7,8 +7,8 @@ import Synchronization
 /// Plays a camera through the camera API (modelled on Nest's Smart Device Management):
 /// GenerateWebRtcStream with a complete recvonly audio + video + data channel offer, then
 /// ExtendWebRtcStream half-way to each `expiresAt`, and StopWebRtcStream at the end.
-final class CameraSession: RemoteSession {
-    let peer: WebRTCPeer
+package final class CameraSession: RemoteSession {
+    package let peer: WebRTCPeer
     private let client: CameraClient
     private let location: SourceLocation?
     private let logger: Logger
@@ -26,7 +26,7 @@ final class CameraSession: RemoteSession {
     }
     private let state = Mutex(State())
 
-    init(peer: WebRTCPeer, endpoint: EndpointSettings, at location: SourceLocation?, logger: Logger) throws(RunError) {
+    package init(peer: WebRTCPeer, endpoint: EndpointSettings, at location: SourceLocation?, logger: Logger) throws(RunError) {
         self.peer = peer
         self.location = location
         self.logger = logger
@@ -35,7 +35,7 @@ final class CameraSession: RemoteSession {
         }
     }
 
-    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+    package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         do {
             let offer = try await peer.offerWithCandidates()
             if let problem = CameraAPI.offerProblem(offer) {
@@ -62,7 +62,7 @@ final class CameraSession: RemoteSession {
 
     /// Extends the lease once half of it has gone; stops the run when the camera ended the
     /// session or the lease ran out without an extension.
-    func tick() async throws(RunError) -> String? {
+    package func tick() async throws(RunError) -> String? {
         let (id, granted, expires) = state.withLock { ($0.id, $0.grantedAt, $0.expiresAt) }
         guard let id else { return nil }
         let now = Date()
@@ -96,7 +96,7 @@ final class CameraSession: RemoteSession {
         return nil
     }
 
-    func end() async {
+    package func end() async {
         guard
             let id = state.withLock({ s in
                 defer { s.id = nil }; return s.id
@@ -107,7 +107,7 @@ final class CameraSession: RemoteSession {
         }
     }
 
-    var report: RunSummary.Session? {
+    package var report: RunSummary.Session? {
         state.withLock { RunSummary.Session(role: "viewer", id: $0.reportedId, extensions: $0.extensions, ended_by_peer: $0.endedBy) }
     }
 }

@@ -8,9 +8,9 @@ import Synchronization
 /// other publisher (or those `subscribe` names) received over another — one multistream
 /// subscription that follows publishers as they come and go (Janus offers, Sluice answers,
 /// each time). Events are handled one at a time, in order, on one task.
-final class JanusSession: RemoteSession {
+package final class JanusSession: RemoteSession {
     /// The publishing peer if the file sends, else the subscribing one.
-    var peer: WebRTCPeer { publisher ?? subscriber! }
+    package var peer: WebRTCPeer { publisher ?? subscriber! }
     private let publisher: WebRTCPeer?
     private let subscriber: WebRTCPeer?
     private let spec: JanusSpec
@@ -38,7 +38,7 @@ final class JanusSession: RemoteSession {
     private let worker = Mutex<Task<Void, Never>?>(nil)
     private let pump = Mutex<Task<Void, Never>?>(nil)
 
-    init(
+    package init(
         publisher: WebRTCPeer?, subscriber: WebRTCPeer?, spec: JanusSpec, builder: GraphBuilder,
         transport: TransportSpec, logger: Logger
     ) {
@@ -67,7 +67,7 @@ final class JanusSession: RemoteSession {
         e.description + (JanusVideoRoom.advice(for: e.code).map { "; \($0)" } ?? "")
     }
 
-    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+    package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
         config.timeout = connectTimeout
         let client: JanusClient, handle: Int64, joined: JanusVideoRoom.Joined
@@ -265,9 +265,9 @@ final class JanusSession: RemoteSession {
         }
     }
 
-    func tick() async throws(RunError) -> String? { try status.tick() }
+    package func tick() async throws(RunError) -> String? { try status.tick() }
 
-    func end() async {
+    package func end() async {
         status.leave()
         let (client, pub, sub) = state.withLock { ($0.client, $0.publisherHandle, $0.subscriberHandle) }
         work.finish()
@@ -280,7 +280,7 @@ final class JanusSession: RemoteSession {
         pump.withLock { $0?.cancel() }
     }
 
-    var report: RunSummary.Session? {
+    package var report: RunSummary.Session? {
         let role = publisher != nil ? (subscriber != nil ? "publisher+subscriber" : "publisher") : "subscriber"
         var s = RunSummary.Session(role: role, id: spec.room, ended_by_peer: status.endedBy)
         s.peer = spec.server
@@ -288,7 +288,7 @@ final class JanusSession: RemoteSession {
     }
 
     /// The session, and every publisher stream the room gave this run.
-    func fill(_ summary: inout RunSummary) {
+    package func fill(_ summary: inout RunSummary) {
         summary.session = report
         let room = builder.roomStreams.records
         guard !room.isEmpty else { return }

@@ -7,8 +7,8 @@ import Synchronization
 /// A Jingle call through an XMPP server: the caller offers in `session-initiate`, the
 /// callee answers in `session-accept`; candidates trickle as `transport-info`;
 /// `session-terminate` from the other side ends the run, and the summary says so.
-final class JingleSession: RemoteSession {
-    let peer: WebRTCPeer
+package final class JingleSession: RemoteSession {
+    package let peer: WebRTCPeer
     private let call: JingleCall
     private let negotiation: PeerNegotiation
     /// Caller: whom to call.
@@ -28,7 +28,7 @@ final class JingleSession: RemoteSession {
     private let status = SessionStatus()
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
-    init(peer: WebRTCPeer, call: JingleCall, target: JID?, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
+    package init(peer: WebRTCPeer, call: JingleCall, target: JID?, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
         self.peer = peer
         self.call = call
         self.target = target
@@ -134,7 +134,7 @@ final class JingleSession: RemoteSession {
     }
 
     /// The `a=mid` values of an SDP's m-sections, in order.
-    static func mids(of sdp: String) -> [String] {
+    package static func mids(of sdp: String) -> [String] {
         var mids: [String] = []
         var inMedia = false
         for raw in sdp.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
@@ -148,7 +148,7 @@ final class JingleSession: RemoteSession {
         return mids
     }
 
-    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+    package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         listen()
         if let target {
             let offer: SessionDescription
@@ -175,15 +175,15 @@ final class JingleSession: RemoteSession {
         return try await status.waitUntilNegotiated(stop: stop, deadline: deadline)
     }
 
-    func tick() async throws(RunError) -> String? { try status.tick() }
+    package func tick() async throws(RunError) -> String? { try status.tick() }
 
-    func end() async {
+    package func end() async {
         status.leave()
         await call.terminate()
         listener.withLock { $0?.cancel() }
     }
 
-    var report: RunSummary.Session? {
+    package var report: RunSummary.Session? {
         var s = RunSummary.Session(
             role: target == nil ? "callee" : "caller", id: call.sid,
             ended_by_peer: status.endedBy)

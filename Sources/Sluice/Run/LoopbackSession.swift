@@ -7,22 +7,22 @@ import Synchronization
 /// `kind: loopback`'s session: the offer, the answer and (through the peers' candidate
 /// handlers) the candidates pass between the two webrtcbins of this process. Checks what
 /// the receive section accepts against what the offer describes, as a remote peer would.
-final class LoopbackSession: RemoteSession {
-    let sender: WebRTCPeer
-    let receiver: WebRTCPeer
+package final class LoopbackSession: RemoteSession {
+    package let sender: WebRTCPeer
+    package let receiver: WebRTCPeer
     private let spec: PipelineSpec
     private let logger: Logger
     private let offers = Atomic<Int>(0)
     /// Offers made (1 after the negotiation; `PipelineRun.offersMade`).
-    var offersMade: Int { offers.load(ordering: .relaxed) }
+    package var offersMade: Int { offers.load(ordering: .relaxed) }
     /// Both sides are this process's.
-    var peerMayLeave: Bool { false }
+    package var peerMayLeave: Bool { false }
 
-    init(sender: WebRTCPeer, receiver: WebRTCPeer, spec: PipelineSpec, logger: Logger) {
+    package init(sender: WebRTCPeer, receiver: WebRTCPeer, spec: PipelineSpec, logger: Logger) {
         self.sender = sender; self.receiver = receiver; self.spec = spec; self.logger = logger
     }
 
-    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+    package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         do {
             offers.add(1, ordering: .relaxed)
             var steps = NegotiationSteps()
@@ -74,7 +74,7 @@ final class LoopbackSession: RemoteSession {
         }
     }
 
-    func tick() async throws(RunError) -> String? { nil }
-    func end() async {}
-    var report: RunSummary.Session? { nil }
+    package func tick() async throws(RunError) -> String? { nil }
+    package func end() async {}
+    package var report: RunSummary.Session? { nil }
 }

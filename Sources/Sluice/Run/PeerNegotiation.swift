@@ -4,17 +4,17 @@ import SluiceSignalling
 /// The offer/answer steps two-way sessions share (a room, a Jingle call): answering an offer
 /// with the file's send branches moved to the offer's payload parameters, and applying an
 /// answer after checking the peers share a codec for each medium.
-struct PeerNegotiation: Sendable {
-    let peer: WebRTCPeer
+package struct PeerNegotiation: Sendable {
+    package let peer: WebRTCPeer
     /// The graph whose send branches an offer may move to other payload parameters.
-    let builder: GraphBuilder
+    package let builder: GraphBuilder
     /// Codecs this side can take, per medium (an absent medium takes anything).
-    let accepts: [String: [String]]
+    package let accepts: [String: [String]]
     /// How errors name the session: "room 'lobby'", "the call with bob@example.org".
-    let session: String
-    let location: SourceLocation?
+    package let session: String
+    package let location: SourceLocation?
 
-    init(peer: WebRTCPeer, builder: GraphBuilder, spec: PipelineSpec, session: String) {
+    package init(peer: WebRTCPeer, builder: GraphBuilder, spec: PipelineSpec, session: String) {
         self.peer = peer
         self.builder = builder
         self.accepts = Self.accepts(spec)
@@ -24,7 +24,7 @@ struct PeerNegotiation: Sendable {
 
     /// Applies `offer`, makes and applies the answer, releases the held send branches, and
     /// returns the answer's SDP.
-    func answer(_ offer: String) async throws(RunError) -> String {
+    package func answer(_ offer: String) async throws(RunError) -> String {
         do {
             if let refused = SDPSummary.incompatibilities(offer: SDPSummary(offer), accepts: accepts).first {
                 throw RunError(refused + "; the peers of \(session) share no codec for that medium", at: location)
@@ -41,7 +41,7 @@ struct PeerNegotiation: Sendable {
     }
 
     /// Applies the other peer's `answer` to `offer` (the one this side made).
-    func apply(answer: String, to offer: String) async throws(RunError) {
+    package func apply(answer: String, to offer: String) async throws(RunError) {
         do {
             try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
         } catch {
@@ -68,7 +68,7 @@ struct PeerNegotiation: Sendable {
     }
 
     /// A failed step with the other peer's `what` (offer or answer), in the user's words.
-    func describe(_ error: any Error, reading what: String) -> String {
+    package func describe(_ error: any Error, reading what: String) -> String {
         switch error {
         case let e as GstError: "\(session): the other peer's \(what): \(e.message)"
         case let e as NegotiationError: "\(session): \(e.message)"
@@ -79,7 +79,7 @@ struct PeerNegotiation: Sendable {
 
     /// What each medium can take on this side: the send codec where it sends, the declared
     /// (or every) codec where it receives.
-    static func accepts(_ spec: PipelineSpec) -> [String: [String]] {
+    package static func accepts(_ spec: PipelineSpec) -> [String: [String]] {
         var out: [String: [String]] = [:]
         for media in MediaKind.allCases {
             let send = media == .video ? spec.send?.video : spec.send?.audio

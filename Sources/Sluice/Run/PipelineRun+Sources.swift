@@ -5,7 +5,7 @@ import Foundation
 extension PipelineRun {
     /// Sends `supervisor`'s outages to the log and the event stream, and starts its watch
     /// for sources gone silent.
-    func superviseSources(_ supervisor: SourceSupervisor) {
+    package func superviseSources(_ supervisor: SourceSupervisor) {
         let logger = logger, events = events
         supervisor.onEvent { event in
             switch event {

@@ -38,7 +38,7 @@ public struct RunOptions: Sendable {
 public final class PipelineRun: Sendable {
     /// The pipeline file this run plays.
     public let spec: PipelineSpec
-    let logger: Logger
+    package let logger: Logger
     private let failure = Mutex<RunError?>(nil)
     /// The graph and peers of the run in progress (for hot swap and inspection).
     private let live = Mutex<LiveRun?>(nil)
@@ -46,7 +46,7 @@ public final class PipelineRun: Sendable {
     /// errors): the control API streams it.
     public let events = PipelineEvents()
     /// The latest WebRTC statistics of the sending and receiving peers (for `/metrics`).
-    let latestStats = Mutex<(sent: WebRTCStats, received: WebRTCStats)>((WebRTCStats(), WebRTCStats()))
+    package let latestStats = Mutex<(sent: WebRTCStats, received: WebRTCStats)>((WebRTCStats(), WebRTCStats()))
 
     /// A run of `spec`, not started yet; for a WebRTC transport it starts making GStreamer's DTLS key at once (`DTLSWarmUp`).
     public init(spec: PipelineSpec, logger: Logger = Logger(label: "sluice")) {
@@ -503,5 +503,5 @@ public final class PipelineRun: Sendable {
 }
 
 extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -66,7 +66,7 @@ public final class PipelineWatcher: Sendable {
 }
 
 extension PipelineSpec {
-    mutating func setFilters(_ filters: [FilterSpec], side: BranchSide, media: MediaKind) {
+    package mutating func setFilters(_ filters: [FilterSpec], side: BranchSide, media: MediaKind) {
         switch (side, media) {
         case (.send, .video): send?.video?.filters = filters
         case (.send, .audio): send?.audio?.filters = filters

@@ -7,7 +7,7 @@ import Synchronization
 /// A session with a remote peer found through a signalling service (WHIP/WHEP endpoint,
 /// camera API, room server): negotiated once the pipeline plays, looked after while the
 /// run goes on, ended when it stops.
-protocol RemoteSession: Sendable {
+package protocol RemoteSession: Sendable {
     /// Runs the offer/answer exchange. Returns false if `stop` was set before the other
     /// side turned up (a room's initiator waits for a second peer).
     func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool
@@ -27,15 +27,15 @@ protocol RemoteSession: Sendable {
 }
 
 extension RemoteSession {
-    func fill(_ summary: inout RunSummary) { summary.session = report }
-    var peerMayLeave: Bool { true }
-    var offersMade: Int { 0 }
+    package func fill(_ summary: inout RunSummary) { summary.session = report }
+    package var peerMayLeave: Bool { true }
+    package var offersMade: Int { 0 }
 }
 
 /// WHEP playing or WHIP publishing: one complete offer POSTed, the answer applied, the
 /// session URL DELETEd at the end.
-final class HTTPSession: RemoteSession {
-    let peer: WebRTCPeer
+package final class HTTPSession: RemoteSession {
+    package let peer: WebRTCPeer
     private let client: WHIPClient
     private let what: String
     private let location: SourceLocation?
@@ -43,7 +43,7 @@ final class HTTPSession: RemoteSession {
     private let logger: Logger
 
     /// `protocolName`: WHIP or WHEP, for messages. `location`: the file's `transport:`.
-    init(
+    package init(
         peer: WebRTCPeer, protocolName: String, endpoint: EndpointSettings, at location: SourceLocation?,
         logger: Logger
     ) throws(RunError) {
@@ -56,7 +56,7 @@ final class HTTPSession: RemoteSession {
         }
     }
 
-    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+    package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         do {
             let offer = try await peer.offerWithCandidates()
             let (answer, session) = try await client.post(offer: offer)
@@ -73,9 +73,9 @@ final class HTTPSession: RemoteSession {
         }
     }
 
-    func tick() async throws(RunError) -> String? { nil }
+    package func tick() async throws(RunError) -> String? { nil }
 
-    func end() async {
+    package func end() async {
         if let url = sessionURL.withLock({ u in
             defer { u = nil }; return u
         }) {
@@ -83,5 +83,5 @@ final class HTTPSession: RemoteSession {
         }
     }
 
-    var report: RunSummary.Session? { nil }
+    package var report: RunSummary.Session? { nil }
 }

@@ -7,8 +7,8 @@ import Synchronization
 /// A session through an AppRTC-compatible room: the server made this peer the initiator
 /// (it offers) or the joiner (it answers); offer, answer and trickled candidates travel as
 /// room messages; `bye` from the other peer ends the run.
-final class RoomSession: RemoteSession {
-    let peer: WebRTCPeer
+package final class RoomSession: RemoteSession {
+    package let peer: WebRTCPeer
     private let client: AppRTCClient
     private let joined: AppRTCClient.Joined
     private let negotiation: PeerNegotiation
@@ -23,7 +23,7 @@ final class RoomSession: RemoteSession {
     private let status = SessionStatus()
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
-    init(peer: WebRTCPeer, joined: AppRTCClient.Joined, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
+    package init(peer: WebRTCPeer, joined: AppRTCClient.Joined, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
         self.peer = peer
         self.joined = joined
         self.negotiation = PeerNegotiation(peer: peer, builder: builder, spec: spec, session: "room '\(joined.room)'")
@@ -82,7 +82,7 @@ final class RoomSession: RemoteSession {
         }
     }
 
-    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+    package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         if joined.isInitiator {
             do {
                 let offer = try await peer.createOffer()
@@ -97,15 +97,15 @@ final class RoomSession: RemoteSession {
         return try await status.waitUntilNegotiated(stop: stop, deadline: deadline)
     }
 
-    func tick() async throws(RunError) -> String? { try status.tick() }
+    package func tick() async throws(RunError) -> String? { try status.tick() }
 
-    func end() async {
+    package func end() async {
         status.leave()
         await client.leave()
         listener.withLock { $0?.cancel() }
     }
 
-    var report: RunSummary.Session? {
+    package var report: RunSummary.Session? {
         RunSummary.Session(
             role: joined.isInitiator ? "offerer" : "answerer", id: joined.room,
             ended_by_peer: status.endedBy)

@@ -9,9 +9,9 @@ import Synchronization
 /// channel that a served pipeline reads (`intervideosrc channel=…`): so WHEP viewers of
 /// `sluice serve` see what senders cast. Plays in real time (the sinks sync to the clock), so
 /// `currentTime` moves as on a screen.
-final class CastPlayback: CastPlayer {
-    let channel: String
-    let width: Int, height: Int
+package final class CastPlayback: CastPlayer {
+    package let channel: String
+    package let width: Int, height: Int
     private let onChange: @Sendable (CastPlayerSnapshot) -> Void
     private let logger: Logger
 
@@ -25,11 +25,11 @@ final class CastPlayback: CastPlayer {
     }
     private let state = Mutex(State())
 
-    init(channel: String, width: Int, height: Int, logger: Logger, onChange: @escaping @Sendable (CastPlayerSnapshot) -> Void) {
+    package init(channel: String, width: Int, height: Int, logger: Logger, onChange: @escaping @Sendable (CastPlayerSnapshot) -> Void) {
         self.channel = channel; self.width = width; self.height = height; self.onChange = onChange; self.logger = logger
     }
 
-    func snapshot() -> CastPlayerSnapshot {
+    package func snapshot() -> CastPlayerSnapshot {
         let (pipeline, s) = state.withLock { ($0.pipeline, $0.snapshot) }
         var out = s
         if let pipeline, s.playerState != "IDLE" {
@@ -48,7 +48,7 @@ final class CastPlayback: CastPlayer {
         if let new { onChange(new) }
     }
 
-    func perform(_ command: CastPlayerCommand) async {
+    package func perform(_ command: CastPlayerCommand) async {
         switch command {
         case .load(let url, let start, let autoplay):
             teardown()

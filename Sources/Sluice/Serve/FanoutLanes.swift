@@ -17,15 +17,15 @@ import Synchronization
 /// A viewer's branch never blocks (webrtcbin's transport only holds data before DTLS is up,
 /// and a viewer's start gate drops everything before that), and a branch that fails is cut
 /// off at its lane's tee pad (`Pad.isolate`), so one viewer cannot stop the others.
-final class FanoutLanes: Sendable {
+package final class FanoutLanes: Sendable {
     /// One lane: the queue and tee it adds off the stream's tee, while any viewer uses it.
-    final class Lane: Sendable {
+    package final class Lane: Sendable {
         /// Built for its first viewer, removed after its last.
-        let branch: SharedBranch
+        package let branch: SharedBranch
         private let dropped: Counter
         /// Buffers its queue dropped because its thread was behind (each one was lost to
         /// every viewer the lane carried then).
-        var overruns: Int { dropped.value.load(ordering: .relaxed) }
+        package var overruns: Int { dropped.value.load(ordering: .relaxed) }
 
         fileprivate init(branch: SharedBranch, dropped: Counter) {
             self.branch = branch
@@ -35,24 +35,24 @@ final class FanoutLanes: Sendable {
 
     /// A viewer's place on a lane: the lane's tee to take a pad from, and the lane to release
     /// when it leaves.
-    struct Seat: Sendable {
-        var lane: Lane
-        var tee: Element
+    package struct Seat: Sendable {
+        package var lane: Lane
+        package var tee: Element
 
         /// Gives the seat back, once the viewer's pad on `tee` is released; the lane's last
         /// viewer leaving removes it.
-        func leave() { lane.branch.release() }
+        package func leave() { lane.branch.release() }
     }
 
     /// Lanes per core by default: fewer threads than viewers, so few wake-ups per buffer, but
     /// more than the cores, so that a process busy with other threads still gives the lanes
     /// their share of the CPU (measured: 2 and 8 lanes cost the same here).
-    static let perCore = 4
+    package static let perCore = 4
 
     private let lanes: [Lane]
 
     /// Lanes off `tee` in `pipeline`, at most `count` (default: `perCore` per core).
-    init(tee: Element, in pipeline: Pipeline, count: Int = FanoutLanes.perCore * ProcessInfo.processInfo.activeProcessorCount) {
+    package init(tee: Element, in pipeline: Pipeline, count: Int = FanoutLanes.perCore * ProcessInfo.processInfo.activeProcessorCount) {
         lanes = (0..<max(1, count)).map { _ in
             let dropped = Counter()
             let branch = SharedBranch(in: pipeline) { () throws(RunError) -> SharedBranch.Built in
@@ -65,7 +65,7 @@ final class FanoutLanes: Sendable {
     /// A seat on the lane that carries fewest viewers, its queue and tee built now if it had
     /// none. Each seat must be given back (`Seat.leave()`) once the viewer's pad on its tee is
     /// released.
-    func join() throws(GstError) -> Seat {
+    package func join() throws(GstError) -> Seat {
         guard let lane = lanes.min(by: { $0.branch.users < $1.branch.users }) else {
             throw GstError("a stream has no lane for viewers")
         }
@@ -73,10 +73,10 @@ final class FanoutLanes: Sendable {
     }
 
     /// Viewers on each lane now.
-    var occupancy: [Int] { lanes.map(\.branch.users) }
+    package var occupancy: [Int] { lanes.map(\.branch.users) }
 
     /// No viewer is on any lane (none of them has elements in the pipeline).
-    var isEmpty: Bool { lanes.allSatisfy { $0.branch.users == 0 } }
+    package var isEmpty: Bool { lanes.allSatisfy { $0.branch.users == 0 } }
 
     /// tee pad → queue (leaky, 30 buffers) → tee, added to `pipeline`, linked and playing.
     private static func buildLane(

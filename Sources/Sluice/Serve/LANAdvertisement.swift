@@ -29,7 +29,7 @@ public enum LANAdvertisement {
             ])
     }
 
-    static func addresses(for host: String) -> [String] {
+    package static func addresses(for host: String) -> [String] {
         guard host == "0.0.0.0" || host.isEmpty else { return [host] }
         var found: [String] = []
         var list: UnsafeMutablePointer<ifaddrs>?

@@ -139,13 +139,13 @@ public final class RelayStream: Sendable {
 }
 
 /// The tee and codec of each forwarded medium, shared with the pad-added handler.
-final class RelayOutputs: Sendable {
-    let table = Mutex<[MediaKind: ViewerSet.Output]>([:])
+package final class RelayOutputs: Sendable {
+    package let table = Mutex<[MediaKind: ViewerSet.Output]>([:])
 }
 
 /// A frame counter shared with a pad probe.
-final class RelayCounter: Sendable {
+package final class RelayCounter: Sendable {
     private let n = Atomic<Int>(0)
-    func add() { n.add(1, ordering: .relaxed) }
-    var value: Int { n.load(ordering: .relaxed) }
+    package func add() { n.add(1, ordering: .relaxed) }
+    package var value: Int { n.load(ordering: .relaxed) }
 }

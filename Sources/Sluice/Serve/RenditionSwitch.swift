@@ -23,27 +23,27 @@ import Synchronization
 /// already inside when the new rung's keyframe went out is dropped, not decoded against the
 /// new picture). The viewer's keyframe requests (PLI, FIR, its start gate) go to the rung it
 /// gets (or is about to get) only.
-final class RenditionSwitch: Sendable {
+package final class RenditionSwitch: Sendable {
     /// The funnel and everything the probes share. The probes hold `Track`, never the pads
     /// they sit on (a pad owns its probes: that would be a cycle).
-    final class Track: Sendable {
-        struct State {
-            var current: Int
-            var pending: Int?
+    package final class Track: Sendable {
+        package struct State {
+            package var current: Int
+            package var pending: Int?
             /// Buffers inside the funnel now, by address, with their rung.
-            var inFlight: [UInt: Int] = [:]
-            var ups = 0, downs = 0
+            package var inFlight: [UInt: Int] = [:]
+            package var ups = 0, downs = 0
         }
-        let state: Mutex<State>
+        package let state: Mutex<State>
         /// Told (on the streaming thread) when the viewer has moved: from, to.
-        let onMove: @Sendable (Int, Int) -> Void
-        init(start: Int, onMove: @escaping @Sendable (Int, Int) -> Void) {
+        package let onMove: @Sendable (Int, Int) -> Void
+        package init(start: Int, onMove: @escaping @Sendable (Int, Int) -> Void) {
             state = Mutex(State(current: start)); self.onMove = onMove
         }
 
         /// At rung `rung`'s input: a buffer of the current rung, or the pending rung's
         /// keyframe, enters; everything else is dropped.
-        func admit(rung: Int, buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
+        package func admit(rung: Int, buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
             state.withLock { s in
                 guard rung == s.current || (rung == s.pending && keyframe) else { return .drop }
                 if s.inFlight.count >= 64 { s.inFlight.removeAll() } // only a flushing funnel leaves any behind
@@ -53,7 +53,7 @@ final class RenditionSwitch: Sendable {
         }
 
         /// At the output, in push order: the pending rung's keyframe makes it current.
-        func leave(buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
+        package func leave(buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
             let (verdict, moved) = state.withLock { s -> (Pad.ProbeReturn, (Int, Int)?) in
                 guard let rung = s.inFlight.removeValue(forKey: identity) else { return (.ok, nil) }
                 if rung == s.pending, keyframe {
@@ -68,11 +68,11 @@ final class RenditionSwitch: Sendable {
         }
     }
 
-    let funnel: Element
-    let track: Track
+    package let funnel: Element
+    package let track: Track
     /// The funnel's inputs, by rung.
-    let inputs: [Pad]
-    let outputs: [RenditionOutput]
+    package let inputs: [Pad]
+    package let outputs: [RenditionOutput]
     private let choice: Mutex<RenditionChoice>
     /// A move up decided and not yet made (the new rung's keyframe has not gone out).
     private struct Awaited {
@@ -84,14 +84,14 @@ final class RenditionSwitch: Sendable {
     private let awaited = Mutex<Awaited?>(nil)
     /// How long a move up may wait for the new rung's keyframe before it is called off (a
     /// passed-through source sends one when it will, and may never).
-    static let keyframeWaitNs: UInt64 = 5_000_000_000
+    package static let keyframeWaitNs: UInt64 = 5_000_000_000
     /// Each decision at debug level (`--log-level debug`), with the viewer's id.
     private let logger: Logger
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
-    init(
+    package init(
         outputs: [RenditionOutput], start: Int, into pipeline: Pipeline, viewer: String = "",
         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
     ) throws(GstError) {
@@ -138,7 +138,7 @@ final class RenditionSwitch: Sendable {
 
     /// Links every rung's tee to the funnel (behind `isolate`, so this viewer failing cannot
     /// stop a rung, and `dropReconfigure`, so its joining does not renegotiate the rung); adds the tee pads to `pads` (to release when the viewer goes).
-    func attach(into pads: inout [(tee: Element, pad: Pad)], onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
+    package func attach(into pads: inout [(tee: Element, pad: Pad)], onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
         for (output, input) in zip(outputs, inputs) {
             guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("rendition '\(output.rendition.name)' refused a viewer") }
             pads.append((output.tee, teePad))
@@ -151,7 +151,7 @@ final class RenditionSwitch: Sendable {
     /// Lets the first caps through `pad` (a viewer's input to webrtcbin) and holds back the
     /// rest: a new picture size would make webrtcbin renegotiate, and nothing the RTP
     /// session uses (payload type, SSRC, clock rate) changes between rungs.
-    static func keepFirstCaps(on pad: Pad) {
+    package static func keepFirstCaps(on pad: Pad) {
         let seen = Seen()
         pad.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
             guard info.event == .caps else { return .ok }
@@ -161,12 +161,12 @@ final class RenditionSwitch: Sendable {
     private final class Seen: Sendable { let flag = Atomic<Bool>(false) }
 
     /// The rung the viewer gets now.
-    var current: Int { track.state.withLock { $0.current } }
+    package var current: Int { track.state.withLock { $0.current } }
     /// Moves up and down so far.
-    var moves: (up: Int, down: Int) { track.state.withLock { ($0.ups, $0.downs) } }
+    package var moves: (up: Int, down: Int) { track.state.withLock { ($0.ups, $0.downs) } }
 
     /// Moves the viewer to rung `rung` at that rung's next keyframe, which is asked for now.
-    func move(to rung: Int) {
+    package func move(to rung: Int) {
         guard outputs.indices.contains(rung) else { return }
         let ask = track.state.withLock { s -> Bool in
             s.pending = rung == s.current ? nil : rung
@@ -177,7 +177,7 @@ final class RenditionSwitch: Sendable {
 
     /// The bitrate limits of this viewer's estimator: from half the least rung to a quarter
     /// above the best, starting at the rung it starts on.
-    var estimatorLimits: BitrateLimits {
+    package var estimatorLimits: BitrateLimits {
         let rates = outputs.map(\.bitsPerSecond)
         let start = rates[min(max(0, current), rates.count - 1)]
         return BitrateLimits(min: (rates.min() ?? start) / 2, start: start, max: (rates.max() ?? start) * 5 / 4)
@@ -187,7 +187,7 @@ final class RenditionSwitch: Sendable {
     /// rate now. Only a passed-through rung's can rise above `estimatorLimits.max`: its rate
     /// is the source's, known only as it is measured (a viewer that joins in the source's
     /// first second starts with 1 Mbit/s standing in for it).
-    func estimatorCeiling(nowNs: UInt64) -> Int {
+    package func estimatorCeiling(nowNs: UInt64) -> Int {
         (outputs.map { $0.rate(nowNs: nowNs) }.max() ?? 0) * 5 / 4
     }
 
@@ -200,7 +200,7 @@ final class RenditionSwitch: Sendable {
     /// passed-through source only when it will (1–4 s for most cameras), and until then the
     /// viewer gets the old rung, so readings in between say nothing about the new one and
     /// are not used. A wait longer than `keyframeWaitNs` calls the move off.
-    func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
+    package func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
         if let wait = awaited.withLock({ $0 }) {
             if current == wait.rung {
                 awaited.withLock { $0 = nil }

@@ -6,7 +6,7 @@ extension ViewerSet.Output {
     /// `profile` and `level` for an encoded stream, `profile-level-id` for RTP (a relay).
     /// Nil before caps have arrived, or for another codec; a viewer is then matched as for
     /// Sluice's own Constrained Baseline.
-    var h264Profile: H264Profile? {
+    package var h264Profile: H264Profile? {
         guard codec == .h264, let structure = tee.staticPad("sink")?.currentCaps?.structure(at: 0) else { return nil }
         if structure.name == "application/x-rtp" {
             return structure.get("profile-level-id", as: String.self).flatMap { H264Profile(profileLevelID: $0) }

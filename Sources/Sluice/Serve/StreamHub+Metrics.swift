@@ -51,7 +51,7 @@ extension StreamHub: MetricsSource {
 
     /// Which media pass through untouched (their bitrate is the source's: congestion control
     /// cannot change it), the live sources' outages, and the cached frames sent to start viewers.
-    static let keyframeRequestsHelp =
+    package static let keyframeRequestsHelp =
         "Keyframe requests for the stream's video: passed to the encoder, folded into the next (at most one per 500 ms), or unanswered (a passed-through source makes keyframes only when it will)."
 
     private func collectPassthrough(labels stream: [(String, String)], into sink: MetricsSink) {

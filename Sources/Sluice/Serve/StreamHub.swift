@@ -15,7 +15,7 @@ public final class StreamHub: Sendable {
     private let builder: GraphBuilder
     private let viewers: ViewerSet
     /// The video encoder's bitrate, set by the viewers' estimates (`encode.bitrate: {min, start, max}`).
-    let encoderRate: SharedEncoderRate?
+    package let encoderRate: SharedEncoderRate?
 
     /// Keyframe requests that reached the video encoder, and those folded into later ones.
     public var keyframeRequestCounts: (passed: Int, coalesced: Int)? { builder.keyframeRequestCounts }
@@ -289,8 +289,8 @@ public final class StreamHub: Sendable {
 }
 
 /// A handler set after construction (the server's, for a stream's stop request).
-final class StopHandler: Sendable {
+package final class StopHandler: Sendable {
     private let handler = Mutex<(@Sendable () -> Void)?>(nil)
-    func set(_ h: @escaping @Sendable () -> Void) { handler.withLock { $0 = h } }
-    func call() { handler.withLock { $0 }?() }
+    package func set(_ h: @escaping @Sendable () -> Void) { handler.withLock { $0 = h } }
+    package func call() { handler.withLock { $0 }?() }
 }

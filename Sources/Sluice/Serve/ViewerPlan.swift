@@ -4,27 +4,27 @@ import SluiceSignalling
 /// What a viewer's offer asks for, matched against what a stream has: which offered media
 /// section carries which of the stream's media, on which payload type, with which MID — and
 /// the offer as webrtcbin should see it.
-struct ViewerPlan {
-    struct Track {
-        var media: MediaKind; var parameters: RTPSendParameters
+package struct ViewerPlan {
+    package struct Track {
+        package var media: MediaKind; var parameters: RTPSendParameters
         /// The viewer cannot decode the source as it is: it gets the stream encoded again in
         /// this codec (`passthrough: auto`; H.264 is Constrained Baseline). Nil: the source's.
-        var transcodedTo: Codec?
+        package var transcodedTo: Codec?
         /// Whether it gets the stream encoded again.
-        var transcoded: Bool { transcodedTo != nil }
+        package var transcoded: Bool { transcodedTo != nil }
     }
 
     /// One track per stream medium the offer can take, in the offer's order.
-    let tracks: [Track]
+    package let tracks: [Track]
     /// The offer with the header extensions Sluice does not write removed (see
     /// `SDPRewrite.keepingExtensions`).
-    let offerToApply: String
+    package let offerToApply: String
     /// What the server should say about how the offer was met (a profile sent on another
     /// payload type).
-    private(set) var notes: [String] = []
+    package private(set) var notes: [String] = []
 
     /// The most media sections an offer may have (browsers offer 2–3; a camera API offer 3).
-    static let maxSections = 16
+    package static let maxSections = 16
 
     /// With `adaptiveVideo`, a video track takes the offer's transport-wide congestion
     /// control (extension and `transport-cc` feedback) when it has it. `h264Profiles` gives
@@ -33,7 +33,7 @@ struct ViewerPlan {
     /// unless the medium is in `transcodable` (`passthrough: auto`): a section with none is
     /// then matched as for a stream encoded again (`transcodeTargets`, in order), and its
     /// track marked `transcodedTo` that codec.
-    init(
+    package init(
         offer: String, outputs: [(media: MediaKind, codec: Codec)], adaptiveVideo: Bool = false,
         h264Profiles: [MediaKind: H264Profile] = [:], transcodable: Set<MediaKind> = []
     ) throws(ViewerOfferError) {
@@ -82,7 +82,7 @@ extension ViewerPlan {
     /// What a stream is encoded again in for a viewer that cannot decode it as it is
     /// (`passthrough: auto`), in order of preference: H.264 Constrained Baseline (every
     /// browser's and most players' decoder), then VP8 (Firefox without OpenH264).
-    static let transcodeTargets: [Codec] = [.h264, .vp8]
+    package static let transcodeTargets: [Codec] = [.h264, .vp8]
 
     /// The payload type `section` gets `output` on: one whose decoder takes the stream's
     /// `profile` (Sluice's own Constrained Baseline without one); failing that, when the
@@ -153,30 +153,30 @@ extension ViewerPlan {
 }
 
 /// An offer a stream cannot serve (the client's fault: a 4xx).
-struct ViewerOfferError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct ViewerOfferError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// The elements between a stream's `tee` and a viewer's webrtcbin for one medium:
 /// queue (leaky: a slow viewer drops its own frames) → payloader → capsfilter. A viewer on a
 /// lane (`FanoutLanes`) has no queue of its own: the lane's thread pushes through its payloader.
-enum ViewerBranch {
+package enum ViewerBranch {
     /// One medium's branch of a viewer.
-    struct Built {
+    package struct Built {
         /// [queue →] payloader → capsfilter, in the pipeline and linked.
-        var elements: [Element]
+        package var elements: [Element]
         /// Its own queue (nil on a lane).
-        var queue: Element?
-        var payloader: Element
+        package var queue: Element?
+        package var payloader: Element
         /// Where the stream enters: the queue's sink pad, or the payloader's on a lane.
-        var entrance: Pad
+        package var entrance: Pad
     }
 
     /// Builds the branch for `p` into `webrtcbin`, whose transceiver for it takes `direction`
     /// (`sendrecv` for a call's member, which also plays what the other side sends). Without
     /// `ownQueue` it starts at the payloader, for a lane's thread to push into.
-    static func build(
+    package static func build(
         _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
         msid: String, direction: String = "sendonly", ownQueue: Bool = true
     ) throws(GstError) -> Built {
@@ -210,7 +210,7 @@ enum ViewerBranch {
 
     /// A viewer's own queue: leaky, so a viewer whose thread falls behind drops its own
     /// oldest frames rather than holding up the stream.
-    static func leakyQueue() throws(GstError) -> Element {
+    package static func leakyQueue() throws(GstError) -> Element {
         let queue = try Element.make("queue")
         try queue.set("leaky", fromString: "downstream")
         try queue.set("max-size-buffers", UInt32(30))

@@ -27,29 +27,29 @@ public struct ViewerLimits: Sendable {
 }
 
 /// What is known about a viewer's liveness, updated from GStreamer threads.
-final class ViewerHealth: Sendable {
-    let created = ContinuousClock.now
+package final class ViewerHealth: Sendable {
+    package let created = ContinuousClock.now
     private let lastHeard = Mutex<ContinuousClock.Instant?>(nil)
     private let connectedAt = Mutex<ContinuousClock.Instant?>(nil)
     private let failure = Mutex<String?>(nil)
 
     /// The last time RTCP (or RTP) arrived from the viewer.
-    var lastHeardFrom: ContinuousClock.Instant? { lastHeard.withLock { $0 } }
+    package var lastHeardFrom: ContinuousClock.Instant? { lastHeard.withLock { $0 } }
     /// Why the viewer's branch failed, if it did.
-    var failed: String? { failure.withLock { $0 } }
+    package var failed: String? { failure.withLock { $0 } }
 
     private let mediaSeen = Atomic<Int>(0)
 
-    func fail(_ why: String) { failure.withLock { if $0 == nil { $0 = why } } }
-    func heard() { lastHeard.withLock { $0 = .now } }
+    package func fail(_ why: String) { failure.withLock { if $0 == nil { $0 = why } } }
+    package func heard() { lastHeard.withLock { $0 = .now } }
     /// Counts media arriving as a sign of life, as good as RTCP: `count` is a running total
     /// of what arrived; any change since the last call counts as heard.
-    func heard(mediaCount count: Int) {
+    package func heard(mediaCount count: Int) {
         if mediaSeen.exchange(count, ordering: .relaxed) != count { heard() }
     }
 
     /// When ICE was first seen connected (nil before).
-    func connected(_ isConnected: Bool, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    package func connected(_ isConnected: Bool, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         connectedAt.withLock { at in
             if at == nil, isConnected { at = now }
             return at
@@ -58,7 +58,7 @@ final class ViewerHealth: Sendable {
 
     /// Notes each RTCP report (and RTP) from the remote side: rtpbin's `on-ssrc-active`
     /// fires for the sender of every report block it processes.
-    func watchRTCP(of webrtcbin: Element) {
+    package func watchRTCP(of webrtcbin: Element) {
         guard let rtpbin = webrtcbin.cast(to: Bin.self)?.child(named: "rtpbin") else { return }
         // Captures only this object, not the webrtcbin.
         rtpbin.connect("on-ssrc-active") { [weak self] (_: borrowing SignalArguments) in self?.heard() }
@@ -68,9 +68,9 @@ final class ViewerHealth: Sendable {
 /// Decides whether a viewer is dead (RFC 7675's idea — consent expires without traffic from
 /// the peer — applied to RTCP, since webrtcbin 1.22's libnice agent is made without consent
 /// freshness and cannot be told otherwise).
-enum ViewerReaper {
+package enum ViewerReaper {
     /// The reason to remove the viewer, or nil if it looks alive.
-    static func verdict(
+    package static func verdict(
         health: ViewerHealth, states: PeerStates, now: ContinuousClock.Instant,
         limits: ViewerLimits
     ) -> String? {

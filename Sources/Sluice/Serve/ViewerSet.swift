@@ -15,34 +15,34 @@ import Synchronization
 /// another: its branch starts with a leaky queue (a slow viewer loses its own frames) behind
 /// a pad that swallows its failures (a failing viewer cannot stop the tee), and viewers
 /// that fail, never connect, or fall silent are removed by `ViewerReaper`.
-final class ViewerSet: Sendable {
+package final class ViewerSet: Sendable {
     /// What a viewer can be fed: the encoded stream of each medium, and its codec; for video
     /// with a ladder, every rung (`tee` is then the first rung's) and the one to start on.
-    struct Output {
-        var media: MediaKind; var codec: Codec; var tee: Element
-        var renditions: [RenditionOutput] = []
-        var startRendition = 0
+    package struct Output {
+        package var media: MediaKind; var codec: Codec; var tee: Element
+        package var renditions: [RenditionOutput] = []
+        package var startRendition = 0
         /// A passthrough video stream's last group of pictures: a new viewer starts from it.
-        var cache: GOPCache?
+        package var cache: GOPCache?
         /// `passthrough: auto`: the stream encoded again, in a codec, for viewers that cannot
         /// decode the source as it is (made for the first of them, removed after the last).
-        var transcode: (@Sendable (Codec) -> SharedBranch)?
+        package var transcode: (@Sendable (Codec) -> SharedBranch)?
     }
 
     private let pipeline: Pipeline
     private let recipe: WebRTCRecipe
     private let stream: String
     private let outputs: @Sendable () -> [Output]
-    let viewers = Mutex<[String: Viewer]>([:])
-    let removals = Mutex<[String: Int]>([:])
+    package let viewers = Mutex<[String: Viewer]>([:])
+    package let removals = Mutex<[String: Int]>([:])
     /// What viewers that left had been sent (so the stream's counters never go back).
     private let departed = Mutex<TrafficTotals>(TrafficTotals())
     private let reaper = Mutex<Task<Void, Never>?>(nil)
-    let limits: ViewerLimits
+    package let limits: ViewerLimits
     /// Where viewers' sessions starting and ending are told (the stream's event log).
-    let events: PipelineEvents?
+    package let events: PipelineEvents?
     /// With an adaptive video encoder: the viewers' estimates set its bitrate.
-    let encoderRate: SharedEncoderRate?
+    package let encoderRate: SharedEncoderRate?
     /// Rung moves of viewers that left (so the totals never go back).
     private let departedMoves = Mutex<(up: Int, down: Int)>((0, 0))
     /// Called once a viewer's connection is up and its start gates are open.
@@ -50,26 +50,26 @@ final class ViewerSet: Sendable {
     /// The lanes off each of the stream's tees, made when the first viewer needs them.
     private let lanesByTee = Mutex<[Element: FanoutLanes]>([:])
 
-    struct Viewer: @unchecked Sendable { // elements are MT-safe GstObjects; the struct is only touched under `viewers`
-        var webrtcbin: Element
-        var peer: WebRTCPeer
-        var elements: [Element]
-        var teePads: [(tee: Element, pad: Pad)]
-        var health: ViewerHealth
-        var traffic: ViewerTraffic
+    package struct Viewer: @unchecked Sendable { // elements are MT-safe GstObjects; the struct is only touched under `viewers`
+        package var webrtcbin: Element
+        package var peer: WebRTCPeer
+        package var elements: [Element]
+        package var teePads: [(tee: Element, pad: Pad)]
+        package var health: ViewerHealth
+        package var traffic: ViewerTraffic
         /// Opens the viewer's start gates once its connection is up.
-        var opener: Task<Void, Never>
+        package var opener: Task<Void, Never>
         /// Its place on the stream's ladder, if the stream has one.
-        var ladder: RenditionSwitch?
+        package var ladder: RenditionSwitch?
         /// The shared branches it holds (the stream encoded again), released when it leaves.
-        var shared: [SharedBranch]
+        package var shared: [SharedBranch]
         /// Its seats on the stream's lanes, given back when it leaves.
-        var seats: [FanoutLanes.Seat]
+        package var seats: [FanoutLanes.Seat]
         /// It gets the stream encoded again (`passthrough: auto`), not the source's.
-        var transcoded: Bool { !shared.isEmpty }
+        package var transcoded: Bool { !shared.isEmpty }
     }
 
-    init(
+    package init(
         pipeline: Pipeline, recipe: WebRTCRecipe, stream: String, limits: ViewerLimits = ViewerLimits(),
         events: PipelineEvents? = nil, encoderRate: SharedEncoderRate? = nil,
         outputs: @escaping @Sendable () -> [Output]
@@ -80,18 +80,18 @@ final class ViewerSet: Sendable {
 
     deinit { reaper.withLock { $0?.cancel() } }
 
-    var count: Int { viewers.withLock { $0.count } }
+    package var count: Int { viewers.withLock { $0.count } }
 
     /// Calls `handler` each time a viewer's connection is up and its start gates are open.
-    func onConnected(_ handler: @escaping @Sendable () -> Void) { connected.withLock { $0 = handler } }
+    package func onConnected(_ handler: @escaping @Sendable () -> Void) { connected.withLock { $0 = handler } }
 
     /// Viewers removed so far, by reason (`deleted`, `failed`, `never-connected`, `ice-failed`,
     /// `silent`, `shutdown`).
-    var removalCounts: [String: Int] { removals.withLock { $0 } }
+    package var removalCounts: [String: Int] { removals.withLock { $0 } }
 
     /// Ends every viewer's session; `finished` runs once each one's elements are gone (after
     /// any statistics read under way: `StatsGate`), so the pipeline can then be stopped.
-    func removeAll(then finished: @escaping @Sendable () -> Void = {}) {
+    package func removeAll(then finished: @escaping @Sendable () -> Void = {}) {
         let ids = viewers.withLock { Array($0.keys) }
         let left = Atomic<Int>(ids.count + 1)
         let one: @Sendable () -> Void = { if left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { finished() } }
@@ -100,14 +100,14 @@ final class ViewerSet: Sendable {
     }
 
     /// Ends every viewer's session and returns once their elements are gone.
-    func removeAllAndWait() async {
+    package func removeAllAndWait() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in removeAll { done.resume() } }
     }
 
     /// Adds a viewer for a WHEP offer; returns its id and the complete answer.
     /// Throws `ViewerError.badOffer` when the offer cannot be served (a 4xx for the client),
     /// other errors when the server could not build the session.
-    func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {
+    package func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {
         guard count < limits.maxViewers else {
             throw RunError("'\(stream)' already has \(limits.maxViewers) viewers; try again later")
         }
@@ -256,10 +256,10 @@ final class ViewerSet: Sendable {
     }
 
     /// Lanes (threads) carrying viewers now, over all of the stream's tees.
-    var lanesInUse: Int { lanesByTee.withLock { $0.values.reduce(0) { $0 + $1.occupancy.filter { $0 > 0 }.count } } }
+    package var lanesInUse: Int { lanesByTee.withLock { $0.values.reduce(0) { $0 + $1.occupancy.filter { $0 > 0 }.count } } }
 
     /// Viewers that get the stream encoded again (`passthrough: auto`).
-    var transcodedCount: Int { viewers.withLock { $0.values.filter(\.transcoded).count } }
+    package var transcodedCount: Int { viewers.withLock { $0.values.filter(\.transcoded).count } }
 
     /// A ladder: every rung into a funnel; this viewer's estimate picks the one that passes.
     private func addRungs(
@@ -291,7 +291,7 @@ final class ViewerSet: Sendable {
     }
 
     /// Adds trickled remote candidates to a viewer. False if the viewer is unknown.
-    func addCandidates(_ candidates: [(mid: String?, candidate: String)], toViewer id: String) -> Bool {
+    package func addCandidates(_ candidates: [(mid: String?, candidate: String)], toViewer id: String) -> Bool {
         guard let viewer = viewers.withLock({ $0[id] }) else { return false }
         for c in candidates { viewer.peer.addRemoteCandidate(ICECandidate(mlineIndex: 0, candidate: c.candidate)) }
         return true
@@ -301,7 +301,7 @@ final class ViewerSet: Sendable {
     /// statistics is under way (`StatsGate`: at once, or when that read ends); `then` runs
     /// after.
     @discardableResult
-    func removeViewer(_ id: String, reason: String = "deleted", then removed: @escaping @Sendable () -> Void = {}) -> Bool {
+    package func removeViewer(_ id: String, reason: String = "deleted", then removed: @escaping @Sendable () -> Void = {}) -> Bool {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         viewer.opener.cancel()
         viewer.traffic.gate.close { [self] in
@@ -320,10 +320,10 @@ final class ViewerSet: Sendable {
         return true
     }
 
-    static let logger = Logger(label: "sluice.serve")
+    package static let logger = Logger(label: "sluice.serve")
 
     /// What the log says when a viewer is removed for a reason other than its DELETE.
-    static let removalWarning: [String: String] = [
+    package static let removalWarning: [String: String] = [
         "ice-failed": "ICE failed (no candidate pair worked; behind NAT, give --ice-public-address and --ice-port-range, or TURN)",
         "never-connected": "ICE did not connect in time (behind NAT, give --ice-public-address and --ice-port-range, or TURN)",
         "silent": "it sent nothing for too long (it went away without DELETE)",
@@ -368,7 +368,7 @@ final class ViewerSet: Sendable {
 
     /// Reads every viewer's webrtcbin statistics, all at once (each bounded by
     /// `WebRTCPeer.stats`' timeout, so one stuck viewer delays no other's figures).
-    func pollTraffic() async {
+    package func pollTraffic() async {
         let current = viewers.withLock { $0.values.map { ($0.peer, $0.webrtcbin, $0.traffic) } }
         await withTaskGroup(of: Void.self) { group in
             for (peer, webrtcbin, traffic) in current {
@@ -379,7 +379,7 @@ final class ViewerSet: Sendable {
 
     /// The viewers' traffic: totals since the stream started, and each current viewer's
     /// round trip and jitter (seconds).
-    var traffic: ViewerTrafficReport {
+    package var traffic: ViewerTrafficReport {
         let current = viewers.withLock { $0.values.map(\.traffic) }
         var report = ViewerTrafficReport()
         report.totals = current.reduce(departed.withLock { $0 }) { $0 + $1.totals }
@@ -393,7 +393,7 @@ final class ViewerSet: Sendable {
 
     /// How many viewers each of the ladder's `rungs` has now (best first), and the moves
     /// between rungs so far.
-    func renditionFigures(rungs: Int) -> (viewers: [Int], up: Int, down: Int) {
+    package func renditionFigures(rungs: Int) -> (viewers: [Int], up: Int, down: Int) {
         let ladders = viewers.withLock { $0.values.compactMap(\.ladder) }
         var perRung = Array(repeating: 0, count: rungs)
         var moves = departedMoves.withLock { $0 }
@@ -406,7 +406,7 @@ final class ViewerSet: Sendable {
     }
 
     /// Removes the viewers `ViewerReaper` finds dead, with the reason.
-    func reap(now: ContinuousClock.Instant = .now) {
+    package func reap(now: ContinuousClock.Instant = .now) {
         let verdicts = viewers.withLock { v in
             v.compactMap { id, viewer in
                 ViewerReaper.verdict(health: viewer.health, states: viewer.peer.states, now: now, limits: limits).map { (id, $0) }

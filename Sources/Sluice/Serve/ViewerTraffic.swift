@@ -4,7 +4,7 @@ import Synchronization
 /// What went to one served viewer, as its webrtcbin and its leaky queues report it: read
 /// by the stream's poll (`ViewerLimits.statsInterval`) and counted by the queues' `overrun`
 /// signal. The stream's `/metrics` sums these over its viewers.
-final class ViewerTraffic: Sendable {
+package final class ViewerTraffic: Sendable {
     /// The last `get-stats` reply, summed (outbound RTP, the viewer's receiver reports).
     private let latest = Mutex<WebRTCStats>(WebRTCStats())
     private let rtxPackets = Atomic<Int>(0)
@@ -18,7 +18,7 @@ final class ViewerTraffic: Sendable {
     private let lanes = Mutex<[LaneDrops]>([])
     /// Counts each time one of the viewer's leaky queues was full and dropped its oldest
     /// buffer to take a new one (GstQueue emits `overrun` once per buffer that finds it full).
-    func countOverruns(of queue: Element) {
+    package func countOverruns(of queue: Element) {
         queue.connect("overrun") { [weak self] (_: borrowing SignalArguments) in
             self?.overruns.add(1, ordering: .relaxed)
         }
@@ -26,17 +26,17 @@ final class ViewerTraffic: Sendable {
 
     /// Counts the drops of a lane's queue from now on as the viewer's: each was a buffer it
     /// did not get.
-    func countOverruns(of lane: FanoutLanes.Lane) {
+    package func countOverruns(of lane: FanoutLanes.Lane) {
         let now = lane.overruns
         lanes.withLock { $0.append(LaneDrops(lane: lane, atJoin: now)) }
     }
 
     /// Closed when the viewer is removed: its teardown waits for a read under way.
-    let gate = StatsGate()
+    package let gate = StatsGate()
 
     /// Reads the viewer's statistics now, unless it is being removed. A webrtcbin that does
     /// not answer keeps the last figures (`WebRTCPeer.stats` gives up after 5 s).
-    func poll(peer: WebRTCPeer, webrtcbin: Element) async {
+    package func poll(peer: WebRTCPeer, webrtcbin: Element) async {
         guard gate.enter() else { return }
         defer { gate.leave() }
         if let reply = await peer.stats() {
@@ -47,7 +47,7 @@ final class ViewerTraffic: Sendable {
     }
 
     /// The running totals (they only grow while the viewer lasts).
-    var totals: TrafficTotals {
+    package var totals: TrafficTotals {
         let s = latest.withLock { $0 }
         return TrafficTotals(
             packetsSent: s.packetsSent, bytesSent: s.bytesSent, packetsLost: s.packetsLost,
@@ -58,7 +58,7 @@ final class ViewerTraffic: Sendable {
 
     /// Round trip and the jitter the viewer reports, in milliseconds, once its first receiver
     /// report arrived.
-    var lastReport: (roundTripMs: Double?, jitterMs: Double?) {
+    package var lastReport: (roundTripMs: Double?, jitterMs: Double?) {
         latest.withLock { ($0.roundTripMs, $0.remoteJitterMs) }
     }
 }

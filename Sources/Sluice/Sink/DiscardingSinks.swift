@@ -8,22 +8,22 @@ extension SinkSpec.Kind {
 }
 
 /// `sink: stats`: what arrives is counted (the run's statistics) and discarded.
-struct StatsSink: Sink {
-    let name = "stats"
-    func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { Codec.allCases.filter { $0.media == media } }
-    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { ["fakesink"] }
-    func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+package struct StatsSink: Sink {
+    package let name = "stats"
+    package func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { Codec.allCases.filter { $0.media == media } }
+    package func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { ["fakesink"] }
+    package func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         let e = try b.make("fakesink", [("sync", "false"), ("async", "false")], at: sink.location)
         return GraphBuilder.SinkStage(owned: [e], final: e)
     }
 }
 
 /// `sink: null`: discarded, as `stats` does.
-struct NullSink: Sink {
-    let name = "null"
-    func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { Codec.allCases.filter { $0.media == media } }
-    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { ["fakesink"] }
-    func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+package struct NullSink: Sink {
+    package let name = "null"
+    package func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { Codec.allCases.filter { $0.media == media } }
+    package func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { ["fakesink"] }
+    package func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         try StatsSink().build(sink, media: media, with: b)
     }
 }

@@ -6,10 +6,10 @@ extension SinkSpec.Kind {
 }
 
 /// `sink: display`: a window, or the sound card, paced to the clock.
-struct DisplaySink: Sink {
-    let name = "display"
-    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { [media == .video ? "autovideosink" : "autoaudiosink"] }
-    func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+package struct DisplaySink: Sink {
+    package let name = "display"
+    package func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { [media == .video ? "autovideosink" : "autoaudiosink"] }
+    package func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         let e = try b.make(media == .video ? "autovideosink" : "autoaudiosink", [("sync", "true")], at: sink.location)
         return GraphBuilder.SinkStage(owned: [e], final: e)
     }

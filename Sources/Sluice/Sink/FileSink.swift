@@ -11,25 +11,25 @@ extension SinkSpec.Kind {
 /// `sink: {kind: file, path: out.webm}`: encoded and recorded. Video and audio recorded to the
 /// same path share one muxer, made before media flows; in a room, `{publisher}` in the path
 /// gives each publisher's stream a file of its own.
-struct FileSink: Sink {
-    let name = "file"
-    let keys = ["path", "encode"]
-    let needsKeys: String? = "a file sink needs a path; write `sink: {kind: file, path: out.webm}`"
+package struct FileSink: Sink {
+    package let name = "file"
+    package let keys = ["path", "encode"]
+    package let needsKeys: String? = "a file sink needs a path; write `sink: {kind: file, path: out.webm}`"
 
-    struct Settings: KindSettings, Equatable {
-        var path: String
-        var container: Container
+    package struct Settings: KindSettings, Equatable {
+        package var path: String
+        package var container: Container
         /// The recording's encoder (nil: the container's default codec).
-        var encode: EncodeSpec?
-        var positionFree: any KindSettings { Settings(path: path, container: container, encode: encode?.positionFree) }
+        package var encode: EncodeSpec?
+        package var positionFree: any KindSettings { Settings(path: path, container: container, encode: encode?.positionFree) }
 
         /// The encoder settings used for `media`.
-        func encoder(for media: MediaKind, at location: SourceLocation?) -> EncodeSpec {
+        package func encoder(for media: MediaKind, at location: SourceLocation?) -> EncodeSpec {
             encode ?? EncodeSpec(codec: container.defaultCodec(for: media), bitrateKbps: media == .video ? 2000 : 64, location: location)
         }
     }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
+    package func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
         guard let pathEntry = map.entry("path") else {
             decoder.fail("a file sink needs 'path', e.g. `path: out.webm`", at: location)
             return nil
@@ -56,7 +56,7 @@ struct FileSink: Sink {
         return .file(path: path, container: container, encode: encode)
     }
 
-    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] {
+    package func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] {
         guard let s = sink.kind.settings(as: Settings.self) else { return [] }
         let enc = s.encoder(for: media, at: nil)
         var out: [String] = []
@@ -65,7 +65,7 @@ struct FileSink: Sink {
         return out + [DefaultElements.muxer(for: s.container), "filesink"]
     }
 
-    func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+    package func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         guard let s = sink.kind.settings(as: Settings.self) else { throw RunError("a file sink needs 'path'", at: sink.location) }
         let chain = try encoding(s, media: media, fps: b.spec.send?.video?.capture.fps ?? 30, at: sink.location, with: b)
         // One muxer per output path (`prepare`): video and audio recorded to the same file
@@ -79,7 +79,7 @@ struct FileSink: Sink {
     /// Creates the muxer and file sink of every recording, with one muxer pad reserved per
     /// medium that writes to it. This runs before any data flows: a muxer that gets audio
     /// before its video pad exists writes its headers without the video stream.
-    func prepare(_ branches: [ReceiveBranchSpec], with b: GraphBuilder) throws(RunError) {
+    package func prepare(_ branches: [ReceiveBranchSpec], with b: GraphBuilder) throws(RunError) {
         var byPath: [String: (container: Container, media: [MediaKind], location: SourceLocation?)] = [:]
         for branch in branches {
             guard let s = branch.sink.kind.settings(as: Settings.self) else { continue }
@@ -107,7 +107,7 @@ struct FileSink: Sink {
     }
 
     /// A room publisher's stream: a file of its own, `{publisher}` in the path replaced.
-    func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with b: GraphBuilder) throws(RunError) -> [Element]? {
+    package func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with b: GraphBuilder) throws(RunError) -> [Element]? {
         guard let s = sink.kind.settings(as: Settings.self) else { return nil }
         let path = s.path.replacingOccurrences(of: GraphBuilder.publisherPlaceholder, with: GraphBuilder.fileSafe(publisher))
         let (mux, fileSink) = try muxer(s.container, path: path, at: sink.location, with: b)

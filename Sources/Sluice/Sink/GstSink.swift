@@ -8,21 +8,21 @@ extension SinkSpec.Kind {
 }
 
 /// `sink: {gst: "…"}`: a launch fragment that consumes raw media, instead of a kind.
-struct GstSink: Sink {
-    let name = "gst"
-    let keys = ["gst"]
+package struct GstSink: Sink {
+    package let name = "gst"
+    package let keys = ["gst"]
 
-    struct Settings: KindSettings, Equatable {
-        var fragment: String
+    package struct Settings: KindSettings, Equatable {
+        package var fragment: String
     }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
+    package func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
         map.entry("gst").flatMap { decoder.fragment($0) }.map { .gst($0) }
     }
 
-    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { [] }
+    package func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] { [] }
 
-    func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+    package func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         let e = try b.parse(sink.kind.settings(as: Settings.self)?.fragment ?? "", at: sink.location)
         return GraphBuilder.SinkStage(owned: [e], final: e)
     }

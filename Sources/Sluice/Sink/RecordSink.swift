@@ -9,32 +9,32 @@ import Synchronization
 /// without decoding (and the branch accepts only codecs the format holds); otherwise the
 /// decoded frames are encoded again (`encode:`, H.264 and Opus by default). Video and audio
 /// recorded to the same path share the segments.
-struct RecordSink: Sink {
-    let name = "record"
-    let keys = ["path", "segment", "format", "keep", "encode"]
-    let needsKeys: String? = "a recording needs a path; write `sink: {kind: record, path: \"rec/{name}-%Y%m%d-%H%M%S.mp4\"}`"
+package struct RecordSink: Sink {
+    package let name = "record"
+    package let keys = ["path", "segment", "format", "keep", "encode"]
+    package let needsKeys: String? = "a recording needs a path; write `sink: {kind: record, path: \"rec/{name}-%Y%m%d-%H%M%S.mp4\"}`"
 
-    struct Settings: KindSettings, Equatable {
-        var template: SegmentTemplate
-        var format: RecordFormat
+    package struct Settings: KindSettings, Equatable {
+        package var template: SegmentTemplate
+        package var format: RecordFormat
         /// Seconds per segment (a segment ends at the first keyframe after them).
-        var segmentSeconds: Double = 60
+        package var segmentSeconds: Double = 60
         /// Segments older than this are deleted as new ones start; nil keeps every one.
-        var keepSeconds: Double?
+        package var keepSeconds: Double?
         /// The encoder for decoded media (nil: the format's default codec).
-        var encode: EncodeSpec?
-        var positionFree: any KindSettings {
+        package var encode: EncodeSpec?
+        package var positionFree: any KindSettings {
             var s = self
             s.encode = encode?.positionFree
             return s
         }
 
-        func encoder(for media: MediaKind, at location: SourceLocation?) -> EncodeSpec {
+        package func encoder(for media: MediaKind, at location: SourceLocation?) -> EncodeSpec {
             encode ?? EncodeSpec(codec: media == .video ? .h264 : .opus, bitrateKbps: media == .video ? 2000 : 64, location: location)
         }
     }
 
-    func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
+    package func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
         guard let pathEntry = map.entry("path") else {
             decoder.fail(needsKeys ?? "", at: location)
             return nil
@@ -100,11 +100,11 @@ struct RecordSink: Sink {
         return spec
     }
 
-    func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? {
+    package func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? {
         sink.kind.settings(as: Settings.self)?.format.codecs.filter { $0.media == media }
     }
 
-    func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] {
+    package func requiredElements(_ sink: SinkSpec, media: MediaKind) -> [String] {
         guard let s = sink.kind.settings(as: Settings.self) else { return [] }
         let enc = s.encoder(for: media, at: nil)
         var out = ["splitmuxsink", s.format.muxer.factory, "filesink"]
@@ -114,7 +114,7 @@ struct RecordSink: Sink {
     }
 
     /// Decoded media: queue (→ audioresample) → encoder → parser → the recording.
-    func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+    package func build(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         guard let s = sink.kind.settings(as: Settings.self) else { throw RunError("a recording needs 'path'", at: sink.location) }
         var chain: [Element] = [try b.make("queue", at: sink.location)]
         if media == .audio { chain.append(try b.make("audioresample", at: sink.location)) }
@@ -123,7 +123,7 @@ struct RecordSink: Sink {
     }
 
     /// `decode: none`: queue → the recording, the stream as it arrived.
-    func buildEncoded(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+    package func buildEncoded(_ sink: SinkSpec, media: MediaKind, with b: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         guard let s = sink.kind.settings(as: Settings.self) else { throw RunError("a recording needs 'path'", at: sink.location) }
         let queue = try b.make("queue", at: sink.location)
         Self.dropUntimed(at: queue)
@@ -133,7 +133,7 @@ struct RecordSink: Sink {
     /// Drops encoded buffers that arrive without a presentation time: the muxer stops the
     /// whole run on one ("Buffer has no PTS"; seen once, in a passed-through camera's first
     /// burst on a loaded machine). A warning says how many, once.
-    static func dropUntimed(at queue: Element) {
+    package static func dropUntimed(at queue: Element) {
         let dropped = Atomic<Int>(0), logger = Logger(label: "sluice.record")
         queue.staticPad("sink")?.addProbe([.buffer, .bufferList]) { (info: borrowing Pad.ProbeInfo) in
             var untimed = false
@@ -157,7 +157,7 @@ struct RecordSink: Sink {
 
     /// One splitmuxsink per path, with a pad reserved per medium recorded to it, made before
     /// media flows (a segment's muxer must know every stream before it writes its header).
-    func prepare(_ branches: [ReceiveBranchSpec], with b: GraphBuilder) throws(RunError) {
+    package func prepare(_ branches: [ReceiveBranchSpec], with b: GraphBuilder) throws(RunError) {
         var byPath: [String: (settings: Settings, media: [MediaKind], location: SourceLocation?)] = [:]
         for branch in branches {
             guard let s = branch.sink.kind.settings(as: Settings.self), b.state.withLock({ $0.recordings[s.template.text] == nil }) else { continue }

@@ -7,29 +7,29 @@ import Synchronization
 /// Deletion touches only files whose whole path fits the template for this pipeline's name
 /// (`SegmentTemplate.names`), under the template's fixed directory: a recording never
 /// deletes a file it could not have written.
-final class SegmentNamer: Sendable {
-    let template: SegmentTemplate
-    let pipelineName: String
+package final class SegmentNamer: Sendable {
+    package let template: SegmentTemplate
+    package let pipelineName: String
     /// Segments older than this many seconds (by modification time) are deleted; nil keeps all.
-    let keepSeconds: Double?
+    package let keepSeconds: Double?
     private let state = Mutex(Written())
 
     /// What this recording wrote and deleted.
-    struct Written: Sendable, Equatable {
-        var segments: [String] = []
-        var deleted: [String] = []
+    package struct Written: Sendable, Equatable {
+        package var segments: [String] = []
+        package var deleted: [String] = []
     }
 
-    init(template: SegmentTemplate, pipelineName: String, keepSeconds: Double?) {
+    package init(template: SegmentTemplate, pipelineName: String, keepSeconds: Double?) {
         self.template = template; self.pipelineName = pipelineName; self.keepSeconds = keepSeconds
     }
 
     /// The segments written so far and the old ones deleted.
-    var written: Written { state.withLock { $0 } }
+    package var written: Written { state.withLock { $0 } }
 
     /// The path of segment `index`, starting now; a name already taken gets `-1`, `-2`, …
     /// before its extension.
-    func next(index: Int, now: Date = Date()) -> String {
+    package func next(index: Int, now: Date = Date()) -> String {
         var path = template.path(name: pipelineName, index: index, at: now)
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
@@ -45,7 +45,7 @@ final class SegmentNamer: Sendable {
     /// After the recording stopped: a segment that was named but got no data before the end
     /// (the stop came between its name and its first frame) is an empty file; it is deleted
     /// and left out of `written`.
-    func finish() {
+    package func finish() {
         state.withLock { w in
             w.segments.removeAll { path in
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
@@ -65,7 +65,7 @@ final class SegmentNamer: Sendable {
     }
 
     /// Deletes the segments this template names that were last written before `cutoff`.
-    func prune(olderThan cutoff: Date, sparing current: String) -> [String] {
+    package func prune(olderThan cutoff: Date, sparing current: String) -> [String] {
         let (directory, depth) = template.fixedDirectory
         var deleted: [String] = []
         let matcher = template.matcher(name: pipelineName)
@@ -81,7 +81,7 @@ final class SegmentNamer: Sendable {
 
     /// The paths of entries under `directory`, at most `depth` levels down, spelled as the
     /// template spells them (no `./` for the current directory).
-    static func files(under directory: String, depth: Int) -> [String] {
+    package static func files(under directory: String, depth: Int) -> [String] {
         guard depth > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var out: [String] = []
         for name in names {

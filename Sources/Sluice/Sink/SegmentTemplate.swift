@@ -4,9 +4,9 @@ import Foundation
 /// name, `{n}` the segment's number (from 0), and `%Y %m %d %H %M %S %j %s` the local time
 /// the segment starts, as strftime writes it. Each segment needs a name of its own, so the
 /// path holds `%S`, `%s` or `{n}`.
-struct SegmentTemplate: Sendable, Equatable {
+package struct SegmentTemplate: Sendable, Equatable {
     /// One part of the path.
-    enum Piece: Sendable, Equatable {
+    package enum Piece: Sendable, Equatable {
         case literal(String)
         /// A strftime conversion (`Y`, `m`, …).
         case time(Character)
@@ -15,17 +15,17 @@ struct SegmentTemplate: Sendable, Equatable {
     }
 
     /// The path as written.
-    let text: String
-    let pieces: [Piece]
+    package let text: String
+    package let pieces: [Piece]
 
     /// The strftime conversions a path may hold, and the digits each one writes.
-    static let timeDigits: [Character: String] = [
+    package static let timeDigits: [Character: String] = [
         "Y": #"\d{4}"#, "m": #"\d{2}"#, "d": #"\d{2}"#, "H": #"\d{2}"#, "M": #"\d{2}"#, "S": #"\d{2}"#,
         "j": #"\d{3}"#, "s": #"\d+"#
     ]
 
     /// Parses `text`, or says what is wrong with it.
-    static func parse(_ text: String) -> Result<SegmentTemplate, SegmentTemplateError> {
+    package static func parse(_ text: String) -> Result<SegmentTemplate, SegmentTemplateError> {
         var pieces: [Piece] = []
         var literal = ""
         var rest = Substring(text)
@@ -60,13 +60,13 @@ struct SegmentTemplate: Sendable, Equatable {
     }
 
     /// The file name extension the path ends in (lowercased), if any.
-    var pathExtension: String {
+    package var pathExtension: String {
         guard case .literal(let last) = pieces.last, let dot = last.lastIndex(of: "."), !last[dot...].contains("/") else { return "" }
         return last[last.index(after: dot)...].lowercased()
     }
 
     /// The path of segment `index`, started at `date`, of the pipeline `name`.
-    func path(name: String, index: Int, at date: Date) -> String {
+    package func path(name: String, index: Int, at date: Date) -> String {
         var moment = time_t(date.timeIntervalSince1970)
         var local = tm()
         localtime_r(&moment, &local)
@@ -89,7 +89,7 @@ struct SegmentTemplate: Sendable, Equatable {
 
     /// The directory before the first placeholder: where every segment lies, at most
     /// `depth` levels further down.
-    var fixedDirectory: (path: String, depth: Int) {
+    package var fixedDirectory: (path: String, depth: Int) {
         var prefix = ""
         for piece in pieces {
             guard case .literal(let text) = piece else { break }
@@ -102,14 +102,14 @@ struct SegmentTemplate: Sendable, Equatable {
 
     /// Whether `path` is a segment this template could have named for the pipeline `name`
     /// (with the `-N` a name already taken gets before its extension).
-    func names(_ path: String, name: String) -> Bool { matcher(name: name).names(path) }
+    package func names(_ path: String, name: String) -> Bool { matcher(name: name).names(path) }
 
     /// When the segment at `path` started, from the time in its name (local time, as it was
     /// written); nil when the template holds no time to the second or `path` is not its.
-    func startTime(of path: String, name: String) -> Date? { matcher(name: name).startTime(of: path) }
+    package func startTime(of path: String, name: String) -> Date? { matcher(name: name).startTime(of: path) }
 
     /// The template's patterns for the pipeline `name`, compiled once for many paths.
-    func matcher(name: String) -> SegmentMatcher {
+    package func matcher(name: String) -> SegmentMatcher {
         let codes = pieces.compactMap { piece -> Character? in if case .time(let c) = piece { c } else { nil } }
         let full = Set("YmdHMS").isSubset(of: codes) || codes.contains("s")
         return SegmentMatcher(
@@ -119,7 +119,7 @@ struct SegmentTemplate: Sendable, Equatable {
 
     /// The segments of the pipeline `name` that exist now, in the order they were written
     /// (their names sort so: times and numbers are zero-padded).
-    func existingSegments(name: String) -> [String] {
+    package func existingSegments(name: String) -> [String] {
         let (directory, depth) = fixedDirectory
         let matcher = matcher(name: name)
         return SegmentNamer.files(under: directory, depth: depth).filter { matcher.names($0) }.sorted()
@@ -147,27 +147,27 @@ struct SegmentTemplate: Sendable, Equatable {
 
 /// A template's patterns for one pipeline's segments, compiled once: which paths are its
 /// segments, and when each started.
-struct SegmentMatcher: Sendable {
+package struct SegmentMatcher: Sendable {
     private let path: NSRegularExpression?
     /// The same, capturing each time field (nil: the template holds no time to the second).
     private let times: NSRegularExpression?
     /// The template's time conversions, in the order they are captured.
     private let codes: [Character]
 
-    init(path: NSRegularExpression?, times: NSRegularExpression?, codes: [Character]) {
+    package init(path: NSRegularExpression?, times: NSRegularExpression?, codes: [Character]) {
         self.path = path
         self.times = times
         self.codes = codes
     }
 
     /// Whether `candidate` is one of the segments.
-    func names(_ candidate: String) -> Bool {
+    package func names(_ candidate: String) -> Bool {
         let range = NSRange(candidate.startIndex..., in: candidate)
         return path?.firstMatch(in: candidate, range: range)?.range == range
     }
 
     /// When the segment at `candidate` started (local time), or nil.
-    func startTime(of candidate: String) -> Date? {
+    package func startTime(of candidate: String) -> Date? {
         let range = NSRange(candidate.startIndex..., in: candidate)
         guard let times, let match = times.firstMatch(in: candidate, range: range), match.range == range else { return nil }
         var fields: [Character: Int] = [:]
@@ -184,7 +184,7 @@ struct SegmentMatcher: Sendable {
 }
 
 /// Why a recording's path cannot be used.
-struct SegmentTemplateError: Error, Equatable {
-    let message: String
-    init(_ message: String) { self.message = message }
+package struct SegmentTemplateError: Error, Equatable {
+    package let message: String
+    package init(_ message: String) { self.message = message }
 }

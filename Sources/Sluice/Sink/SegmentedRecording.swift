@@ -2,13 +2,13 @@ import Foundation
 import GStreamer
 
 /// The container a segmented recording writes (`format:`, or the path's extension).
-enum RecordFormat: String, Sendable, CaseIterable {
+package enum RecordFormat: String, Sendable, CaseIterable {
     /// Fragmented MP4 (a fragment a second: a recording cut short plays up to its last
     /// fragment), Matroska, MPEG-TS.
     case mp4, mkv, ts
 
     /// The codecs the container holds.
-    var codecs: [Codec] {
+    package var codecs: [Codec] {
         switch self {
         case .mp4: [.h264, .vp9, .opus]
         case .mkv: [.h264, .vp8, .vp9, .opus]
@@ -17,7 +17,7 @@ enum RecordFormat: String, Sendable, CaseIterable {
     }
 
     /// The muxer element and its settings.
-    var muxer: (factory: String, properties: [(String, String)]) {
+    package var muxer: (factory: String, properties: [(String, String)]) {
         switch self {
         case .mp4: ("mp4mux", [("fragment-duration", "1000")])
         case .mkv: ("matroskamux", [])
@@ -29,15 +29,15 @@ enum RecordFormat: String, Sendable, CaseIterable {
 /// One segmented recording: splitmuxsink with the format's muxer and a file sink that
 /// writes as it gets data, new files at keyframes every `segment` seconds, named and pruned
 /// by a `SegmentNamer`.
-struct SegmentedRecording {
+package struct SegmentedRecording {
     /// splitmuxsink; media enter it through `pad(for:)`.
-    let element: Element
+    package let element: Element
     /// The file sink inside it: its sink pad sees the end of the stream last.
-    let fileSink: Element
-    let namer: SegmentNamer
+    package let fileSink: Element
+    package let namer: SegmentNamer
 
     /// Makes the elements (not yet added to a pipeline).
-    init(_ settings: RecordSink.Settings, pipelineName: String, at location: SourceLocation?, with b: GraphBuilder) throws(RunError) {
+    package init(_ settings: RecordSink.Settings, pipelineName: String, at location: SourceLocation?, with b: GraphBuilder) throws(RunError) {
         let format = settings.format.muxer
         let mux = try b.make(format.factory, format.properties, at: location)
         fileSink = try b.make("filesink", [("async", "false"), ("buffer-mode", "unbuffered")], at: location)
@@ -57,7 +57,7 @@ struct SegmentedRecording {
     }
 
     /// A request pad for one medium (`video` or `audio_%u`).
-    func pad(for media: MediaKind, at location: SourceLocation?) throws(RunError) -> Pad {
+    package func pad(for media: MediaKind, at location: SourceLocation?) throws(RunError) -> Pad {
         guard let pad = element.requestPad(media == .video ? "video" : "audio_%u") else {
             throw RunError("splitmuxsink refused a \(media.rawValue) stream for \(namer.template.text)", at: location)
         }

@@ -6,7 +6,7 @@ import GStreamer
 ///
 /// `SinkRegistry.kinds` lists them: a new sink is one new file
 /// with a type conforming to this protocol, plus its line there.
-protocol Sink: Sendable {
+package protocol Sink: Sendable {
     /// The kind's name (`sink.kind`, or `sink: NAME` alone).
     var name: String { get }
     /// The keys of `sink:` it reads, beyond `kind`.
@@ -32,27 +32,27 @@ protocol Sink: Sendable {
 }
 
 extension Sink {
-    var keys: [String] { [] }
-    var needsKeys: String? { nil }
-    func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
+    package var keys: [String] { [] }
+    package var needsKeys: String? { nil }
+    package func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
         SinkSpec.Kind(name: name)
     }
-    func prepare(_ branches: [ReceiveBranchSpec], with builder: GraphBuilder) throws(RunError) {}
-    func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { nil }
-    func buildEncoded(_ sink: SinkSpec, media: MediaKind, with builder: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+    package func prepare(_ branches: [ReceiveBranchSpec], with builder: GraphBuilder) throws(RunError) {}
+    package func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { nil }
+    package func buildEncoded(_ sink: SinkSpec, media: MediaKind, with builder: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         try build(sink, media: media, with: builder)
     }
-    func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with builder: GraphBuilder) throws(RunError) -> [Element]? { nil }
+    package func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with builder: GraphBuilder) throws(RunError) -> [Element]? { nil }
 }
 
 /// The sink kinds Sluice knows. A new kind: its file, and its line in `kinds`.
-enum SinkRegistry {
-    static let kinds = KindRegistry<any Sink>([StatsSink(), NullSink(), DisplaySink(), FileSink(), RecordSink()], name: { $0.name })
+package enum SinkRegistry {
+    package static let kinds = KindRegistry<any Sink>([StatsSink(), NullSink(), DisplaySink(), FileSink(), RecordSink()], name: { $0.name })
     /// `sink: {gst: "…"}`: a launch fragment instead of a kind.
-    static let fragment = GstSink()
+    package static let fragment = GstSink()
 
     /// The kind a spec names (a launch fragment included).
-    static func sink(for kind: SinkSpec.Kind) -> (any Sink)? {
+    package static func sink(for kind: SinkSpec.Kind) -> (any Sink)? {
         kind.name == fragment.name ? fragment : kinds.kind(named: kind.name)
     }
 }

@@ -5,13 +5,13 @@
 ///   the shell). `default` runs to the first `}` and is taken literally.
 /// - `$$` is a literal `$`. A `$` followed by anything else is kept as it is.
 /// - Variable names are `[A-Za-z_][A-Za-z0-9_]*`.
-enum EnvSubstitution {
-    enum Failure: Error, Equatable {
+package enum EnvSubstitution {
+    package enum Failure: Error, Equatable {
         /// The message, e.g. `environment variable 'W' is not set; ...`.
         case unset(String)
         case malformed(String)
 
-        var message: String {
+        package var message: String {
             switch self {
             case .unset(let name): "environment variable '\(name)' is not set; set it or write ${\(name):-default}"
             case .malformed(let message): message
@@ -20,7 +20,7 @@ enum EnvSubstitution {
     }
 
     /// Substitutes every occurrence in `text`.
-    static func substitute(_ text: String, environment: [String: String]) -> Result<String, Failure> {
+    package static func substitute(_ text: String, environment: [String: String]) -> Result<String, Failure> {
         // Fast path: nothing to do.
         guard text.contains("$") else { return .success(text) }
         let scalars = Array(text.unicodeScalars)
@@ -77,7 +77,7 @@ enum EnvSubstitution {
         return .success(String(out))
     }
 
-    static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
             return false
         }
@@ -88,7 +88,7 @@ enum EnvSubstitution {
     /// `.reported` and yields one diagnostic at its position.
     /// `unsetWarnings`: nil makes an unset variable an error; otherwise the text stays as
     /// written and a warning is added there (checking a file that is run elsewhere).
-    static func apply(
+    package static func apply(
         to node: inout SpecNode, environment: [String: String], diagnostics: inout [Diagnostic],
         unsetWarnings: inout [Diagnostic]?
     ) {

@@ -19,7 +19,7 @@ public enum GstLaunchFragment {
 
     /// `video/x-raw,width=640`, `audio/x-raw`, `application/x-rtp,media=video`: the first
     /// token (up to a comma or space) is `letters/name`.
-    static func looksLikeCaps(_ segment: String) -> Bool {
+    package static func looksLikeCaps(_ segment: String) -> Bool {
         let token = segment.prefix { $0 != "," && $0 != " " }
         guard let slash = token.firstIndex(of: "/") else { return false }
         let type = token[..<slash], name = token[token.index(after: slash)...]

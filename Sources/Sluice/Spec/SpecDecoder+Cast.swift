@@ -16,7 +16,7 @@ public struct CastSpec: KindSettings, Equatable {
 }
 
 extension SpecDecoder {
-    mutating func decodeCast(_ map: [SpecEntry], at location: SourceLocation) -> CastSpec? {
+    package mutating func decodeCast(_ map: [SpecEntry], at location: SourceLocation) -> CastSpec? {
         guard let nameEntry = map.entry("name") else {
             fail("transport kind 'cast' needs a 'name': what Cast senders show for this receiver, e.g. name: Living Room", at: location)
             return nil

@@ -4,7 +4,7 @@ extension SpecDecoder {
     /// `fallback:` of a live network capture: a word (`slate`, a test pattern, `silence`), or
     /// `{pattern: P, after: S}`, `{image: slate.png, after: S}` (video, either with `text: T`) or
     /// `{after: S}` (audio).
-    mutating func decodeFallback(_ entry: SpecEntry, media: MediaKind) -> FallbackSpec? {
+    package mutating func decodeFallback(_ entry: SpecEntry, media: MediaKind) -> FallbackSpec? {
         if case .scalar(let word, isNull: false) = entry.value.content {
             guard let content = fallbackWord(word, media: media, at: entry.value.location) else { return nil }
             return FallbackSpec(content: content, location: entry.keyLocation)

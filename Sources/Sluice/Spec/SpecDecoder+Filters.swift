@@ -3,10 +3,10 @@ extension SpecDecoder {
     /// The kinds of filter item, each selected by one key, with the other keys it allows.
     /// A new kind (e.g. Swift filters, `- filter: NAME` with inline config) is one more case
     /// here and one more branch in `decodeFilterItem`.
-    enum FilterItemKind: String, CaseIterable {
+    package enum FilterItemKind: String, CaseIterable {
         case element, gst, filter
 
-        var extraKeys: [String] {
+        package var extraKeys: [String] {
             switch self {
             case .element: ["properties"]
             case .gst, .filter: []
@@ -14,9 +14,9 @@ extension SpecDecoder {
         }
     }
 
-    static let filterItemUsage = "a filter is a mapping such as `- element: videoflip`, `- gst: \"videoflip method=clockwise\"` or `- filter: pixelate`"
+    package static let filterItemUsage = "a filter is a mapping such as `- element: videoflip`, `- gst: \"videoflip method=clockwise\"` or `- filter: pixelate`"
 
-    mutating func decodeFilters(_ entry: SpecEntry, media: MediaKind) -> [FilterSpec] {
+    package mutating func decodeFilters(_ entry: SpecEntry, media: MediaKind) -> [FilterSpec] {
         let items: [SpecNode]
         switch entry.value.content {
         case .sequence(let list): items = list

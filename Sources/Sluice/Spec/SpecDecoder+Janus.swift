@@ -21,7 +21,7 @@ public struct JanusSpec: KindSettings, Equatable {
 }
 
 extension SpecDecoder {
-    mutating func decodeJanus(_ map: [SpecEntry], at location: SourceLocation) -> JanusSpec? {
+    package mutating func decodeJanus(_ map: [SpecEntry], at location: SourceLocation) -> JanusSpec? {
         guard let serverEntry = map.entry("server") else {
             fail("transport kind 'janus' needs a 'server': the URL of Janus's WebSocket transport, e.g. ws://127.0.0.1:8188", at: location)
             return nil
@@ -79,7 +79,7 @@ extension SpecDecoder {
     /// The receive branches of a room: filters only on a mosaic or a mix (otherwise each
     /// publisher's stream is a branch of its own); recordings one per publisher stream
     /// (`{publisher}` in the path, video and audio apart) unless mosaic/mix make the room one.
-    mutating func checkRoomBranches(_ branches: [ReceiveBranchSpec]) {
+    package mutating func checkRoomBranches(_ branches: [ReceiveBranchSpec]) {
         for branch in branches where branch.mosaic == nil && branch.mix == nil && !branch.filters.isEmpty {
             let fix =
                 branch.media == .video

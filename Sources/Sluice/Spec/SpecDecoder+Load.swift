@@ -2,12 +2,12 @@ import Foundation
 
 /// The `load:` section (`LoadSpec`): what `sluice load` makes of the file's client.
 extension SpecDecoder {
-    static let loadKeys = ["clients", "ramp", "duration", "decode", "churn", "groups"]
-    static let loadGroupKeys = ["name", "share", "netem"]
+    package static let loadKeys = ["clients", "ramp", "duration", "decode", "churn", "groups"]
+    package static let loadGroupKeys = ["name", "share", "netem"]
     /// How many groups may have `netem`: group k lives in 10.97.k.0/24 and 10.98.k.0/24.
-    static let maxNetemGroups = 254
+    package static let maxNetemGroups = 254
 
-    mutating func decodeLoad(_ entry: SpecEntry) -> LoadSpec {
+    package mutating func decodeLoad(_ entry: SpecEntry) -> LoadSpec {
         var load = LoadSpec()
         load.location = entry.keyLocation
         guard let map = mapping(entry) else { return load }
@@ -30,7 +30,7 @@ extension SpecDecoder {
     }
 
     /// `ramp`: new clients per second, `20/s` or `20`.
-    mutating func decodeRamp(_ entry: SpecEntry) -> Double? {
+    package mutating func decodeRamp(_ entry: SpecEntry) -> Double? {
         guard let text = text(entry) else { return nil }
         guard let rate = LoadSpec.ramp(from: text) else {
             fail("invalid ramp '\(text)'; write new clients per second, more than 0 and at most 1000, e.g. 20/s", at: entry.value.location)
@@ -40,7 +40,7 @@ extension SpecDecoder {
     }
 
     /// A share of the crowd: `10%` or `0.1`, 0...1.
-    mutating func decodeShare(_ entry: SpecEntry, what: String, example: String) -> Double? {
+    package mutating func decodeShare(_ entry: SpecEntry, what: String, example: String) -> Double? {
         guard let text = text(entry) else { return nil }
         let share: Double? =
             text.hasSuffix("%") ? SpecScalars.number(String(text.dropLast())).map { $0 / 100 } : SpecScalars.number(text)
@@ -52,7 +52,7 @@ extension SpecDecoder {
     }
 
     /// `groups`: a list of `{name, share, netem}`; the shares must add up to 100%.
-    mutating func decodeLoadGroups(_ entry: SpecEntry) -> [LoadGroup] {
+    package mutating func decodeLoadGroups(_ entry: SpecEntry) -> [LoadGroup] {
         guard let items = list(entry) else { return [] }
         var groups: [LoadGroup] = []
         for (i, item) in items.enumerated() {

@@ -2,14 +2,14 @@ import Foundation
 
 /// `receive:`, its branches, `decode:` and `sink:`.
 extension SpecDecoder {
-    static let receiveBranchKeys = ["codecs", "decode", "filters", "sink", "mosaic", "mix"]
-    static let decodeKeys = ["element", "properties"]
+    package static let receiveBranchKeys = ["codecs", "decode", "filters", "sink", "mosaic", "mix"]
+    package static let decodeKeys = ["element", "properties"]
 
-    mutating func decodeReceive(_ entry: SpecEntry, transport: TransportSpec) -> Side<ReceiveBranchSpec> {
+    package mutating func decodeReceive(_ entry: SpecEntry, transport: TransportSpec) -> Side<ReceiveBranchSpec> {
         decodeSide(entry, name: "receive") { decoder, branch, media in decoder.decodeReceiveBranch(branch, media: media) }
     }
 
-    mutating func decodeReceiveBranch(_ entry: SpecEntry, media: MediaKind) -> ReceiveBranchSpec? {
+    package mutating func decodeReceiveBranch(_ entry: SpecEntry, media: MediaKind) -> ReceiveBranchSpec? {
         guard let map = mapping(entry) else { return nil }
         checkKeys(map, allowed: Self.receiveBranchKeys, context: "in receive.\(media)")
         var branch = ReceiveBranchSpec(
@@ -76,7 +76,7 @@ extension SpecDecoder {
     }
 
     /// `mosaic: true` (1280x720) or `mosaic: {width: W, height: H}`.
-    mutating func decodeMosaic(_ entry: SpecEntry, media: MediaKind) -> MosaicSpec? {
+    package mutating func decodeMosaic(_ entry: SpecEntry, media: MediaKind) -> MosaicSpec? {
         guard media == .video else {
             fail("a mosaic is a picture: 'mosaic' belongs in receive.video", at: entry.keyLocation)
             return nil
@@ -100,7 +100,7 @@ extension SpecDecoder {
     // MARK: - Decode
 
     /// `decode: auto` or `decode: {element: NAME, properties: {...}}`.
-    mutating func decodeDecode(_ entry: SpecEntry) -> DecodeSpec {
+    package mutating func decodeDecode(_ entry: SpecEntry) -> DecodeSpec {
         var decode = DecodeSpec(location: entry.keyLocation)
         switch entry.value.content {
         case .scalar(let text, let isNull):
@@ -140,7 +140,7 @@ extension SpecDecoder {
 
     /// `sink: stats` (shorthand for `{kind: stats}`), `{kind: file, path: out.webm}`, or
     /// `{gst: "<fragment>"}`; the kind's own keys are decoded by the kind (`Sink/`).
-    mutating func decodeSink(_ entry: SpecEntry, media: MediaKind) -> SinkSpec {
+    package mutating func decodeSink(_ entry: SpecEntry, media: MediaKind) -> SinkSpec {
         var sink = SinkSpec(location: entry.keyLocation)
         switch entry.value.content {
         case .reported:

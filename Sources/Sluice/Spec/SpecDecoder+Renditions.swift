@@ -14,9 +14,9 @@ import Foundation
 /// With `passthrough: true` the source's own stream is the best rung (named `source`), and
 /// the list holds the rungs below it: decoded once from the source, encoded in `codec`.
 extension SpecDecoder {
-    static let renditionKeys = ["name", "width", "height", "fps", "bitrate", "start"]
+    package static let renditionKeys = ["name", "width", "height", "fps", "bitrate", "start"]
     /// Most rungs a ladder may have: each is a live encoder.
-    static let maxRenditions = 4
+    package static let maxRenditions = 4
 
     /// A ladder while it is decoded: the rungs so far and the one viewers start on (nil: the first).
     private struct Ladder {
@@ -30,7 +30,7 @@ extension SpecDecoder {
     /// Decodes the list (rung by rung); the checks against the capture and the rest of
     /// `encode` are `checkRenditions`. With `encode.passthrough` (decided first), the list is
     /// the rungs below the source.
-    mutating func decodeRenditions(_ entry: SpecEntry, into encode: inout EncodeSpec) {
+    package mutating func decodeRenditions(_ entry: SpecEntry, into encode: inout EncodeSpec) {
         guard let items = list(entry) else { return }
         let passthrough = encode.passthrough
         guard items.count >= (passthrough ? 1 : 2) else {
@@ -135,7 +135,7 @@ extension SpecDecoder {
     }
 
     /// What a ladder cannot be combined with, and rungs larger than the capture.
-    mutating func checkRenditions(_ encode: EncodeSpec, entries map: [SpecEntry], capture: CaptureSpec) {
+    package mutating func checkRenditions(_ encode: EncodeSpec, entries map: [SpecEntry], capture: CaptureSpec) {
         guard !encode.renditions.isEmpty else { return }
         if let b = map.entry("bitrate") {
             fail(

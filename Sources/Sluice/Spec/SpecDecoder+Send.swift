@@ -2,15 +2,15 @@ import Foundation
 
 /// `send:`, its branches, `capture:` and `encode:`.
 extension SpecDecoder {
-    static let sideKeys = ["video", "audio"]
-    static let sendBranchKeys = ["capture", "filters", "encode", "record", "send"]
+    package static let sideKeys = ["video", "audio"]
+    package static let sendBranchKeys = ["capture", "filters", "encode", "record", "send"]
 
-    mutating func decodeSend(_ entry: SpecEntry) -> Side<SendBranchSpec> {
+    package mutating func decodeSend(_ entry: SpecEntry) -> Side<SendBranchSpec> {
         decodeSide(entry, name: "send") { decoder, branch, media in decoder.decodeSendBranch(branch, media: media) }
     }
 
     /// `send:` or `receive:`: a `video` and an `audio` branch, each decoded by `branch`.
-    mutating func decodeSide<Branch>(
+    package mutating func decodeSide<Branch>(
         _ entry: SpecEntry, name: String,
         branch decodeBranch: (inout SpecDecoder, SpecEntry, MediaKind) -> Branch?
     ) -> Side<Branch> {
@@ -26,7 +26,7 @@ extension SpecDecoder {
         return side
     }
 
-    mutating func decodeSendBranch(_ entry: SpecEntry, media: MediaKind) -> SendBranchSpec? {
+    package mutating func decodeSendBranch(_ entry: SpecEntry, media: MediaKind) -> SendBranchSpec? {
         guard let map = mapping(entry) else { return nil }
         checkKeys(map, allowed: Self.sendBranchKeys, context: "in send.\(media)")
         var capture = CaptureSpec(location: entry.keyLocation)
@@ -60,7 +60,7 @@ extension SpecDecoder {
 
     /// `record: {path, segment, format, keep}`: the branch's encoded stream recorded as a
     /// `record` sink records (no `encode`: what is sent is what is recorded).
-    mutating func decodeSendRecord(_ entry: SpecEntry, branch: SendBranchSpec) -> SinkSpec? {
+    package mutating func decodeSendRecord(_ entry: SpecEntry, branch: SendBranchSpec) -> SinkSpec? {
         guard let map = mapping(entry) else { return nil }
         let sink = RecordSink()
         checkKeys(map, allowed: sink.keys.filter { $0 != "encode" }, context: "in send.\(branch.media).record")
@@ -82,7 +82,7 @@ extension SpecDecoder {
 
     /// The encoder settings used when a branch has no `encode:`: VP8 at 2000 kbit/s for
     /// video, Opus at 64 kbit/s for audio.
-    static func defaultEncode(for media: MediaKind, location: SourceLocation?) -> EncodeSpec {
+    package static func defaultEncode(for media: MediaKind, location: SourceLocation?) -> EncodeSpec {
         media == .video
             ? EncodeSpec(codec: .vp8, bitrateKbps: 2000, location: location)
             : EncodeSpec(codec: .opus, bitrateKbps: 64, location: location)
@@ -92,7 +92,7 @@ extension SpecDecoder {
 
     /// `capture:`: a kind (`CaptureRegistry`) or a `gst` fragment, the branch's raw format,
     /// and the kind's own keys, decoded by the kind.
-    mutating func decodeCapture(_ entry: SpecEntry, media: MediaKind) -> CaptureSpec {
+    package mutating func decodeCapture(_ entry: SpecEntry, media: MediaKind) -> CaptureSpec {
         var capture = CaptureSpec(location: entry.keyLocation)
         guard let map = mapping(entry) else { return capture }
         let kindEntry = map.entry("kind"), gstEntry = map.entry("gst")
@@ -185,13 +185,13 @@ extension SpecDecoder {
 
     /// `file://` URI for a capture path; a relative path is relative to the pipeline file's
     /// directory.
-    func fileURI(forPath path: String) -> String {
+    package func fileURI(forPath path: String) -> String {
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         return URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL.absoluteString
     }
 
     /// `scheme:rest` with an RFC 3986 scheme.
-    static func looksLikeURI(_ text: String) -> Bool {
+    package static func looksLikeURI(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":"), colon > text.startIndex else { return false }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
@@ -205,7 +205,7 @@ extension SpecDecoder {
     /// bitrate). `min` and `max` are required; `start` defaults to 1000 within them.
     /// `scale_below` and `fps_below` (between min and max) lower the resolution, then the
     /// frame rate, while the target is under them.
-    mutating func decodeAdaptiveBitrate(_ map: [SpecEntry], at location: SourceLocation) -> AdaptiveBitrate? {
+    package mutating func decodeAdaptiveBitrate(_ map: [SpecEntry], at location: SourceLocation) -> AdaptiveBitrate? {
         let keys = ["min", "start", "max", "scale_below", "fps_below"]
         checkKeys(map, allowed: keys, context: "in bitrate") { _ in nil }
         if map.contains(where: { !keys.contains($0.key) }) { return nil } // one mistake, one diagnostic
@@ -257,7 +257,7 @@ extension SpecDecoder {
             fpsBelowKbps: thresholds["fps_below"], location: location)
     }
 
-    static func encodeKeys(media: MediaKind) -> [String] {
+    package static func encodeKeys(media: MediaKind) -> [String] {
         media == .video
             ? ["codec", "passthrough", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions"]
             : ["codec", "passthrough", "bitrate", "preset", "element", "properties", "gst"]
@@ -265,7 +265,7 @@ extension SpecDecoder {
 
     /// Decodes an `encode:` mapping; also returns where its codec was written (for container
     /// checks).
-    mutating func decodeEncode(
+    package mutating func decodeEncode(
         _ entry: SpecEntry, media: MediaKind, branch: String,
         defaultCodec: Codec? = nil
     ) -> (spec: EncodeSpec, codecLocation: SourceLocation?) {
@@ -395,7 +395,7 @@ extension SpecDecoder {
     }
 
     /// `a`, `a or b`, `a, b or c`.
-    static func orList(_ items: [String]) -> String {
+    package static func orList(_ items: [String]) -> String {
         guard let last = items.last else { return "" }
         let head = items.dropLast()
         return head.isEmpty ? last : head.joined(separator: ", ") + " or " + last
@@ -404,7 +404,7 @@ extension SpecDecoder {
 
 extension SpecNode {
     /// The text of a non-null scalar.
-    var scalarText: String? {
+    package var scalarText: String? {
         if case .scalar(let text, false) = content { return text }
         return nil
     }

@@ -5,11 +5,11 @@ import SluiceFilterKit
 /// (`capture: {kind: swift, name: NAME}`) and dynamic plugins (`plugins:`).
 extension SpecDecoder {
     /// Keys of a Swift filter item besides its settings.
-    static let swiftFilterKeys = ["filter", "on_error"]
+    package static let swiftFilterKeys = ["filter", "on_error"]
 
     /// `plugins: [path, ...]`: resolves each path against the pipeline file's directory and
     /// loads it through the catalog, so its filters are known before filters are checked.
-    mutating func decodePlugins(_ entry: SpecEntry) -> [PluginReference] {
+    package mutating func decodePlugins(_ entry: SpecEntry) -> [PluginReference] {
         let items: [SpecNode]
         switch entry.value.content {
         case .sequence(let list): items = list
@@ -41,7 +41,7 @@ extension SpecDecoder {
     }
 
     /// A `- filter: NAME` item with its settings and `on_error`.
-    mutating func decodeSwiftFilter(_ map: [SpecEntry], selector: SpecEntry) -> FilterSpec? {
+    package mutating func decodeSwiftFilter(_ map: [SpecEntry], selector: SpecEntry) -> FilterSpec? {
         guard let name = nonEmptyText(selector) else { return nil }
         var policy = FilterErrorPolicy.pass
         if let e = map.entry("on_error"),
@@ -77,7 +77,7 @@ extension SpecDecoder {
 
     /// Checks settings against `parameters`: unknown keys (did-you-mean), kinds, ranges and
     /// required settings. Returns nil if any is wrong (each reported at its position).
-    mutating func filterSettings(
+    package mutating func filterSettings(
         _ entries: [SpecEntry], parameters: [FilterParameter], owner: String,
         missingAt: SourceLocation
     ) -> [FilterSetting]? {
@@ -152,7 +152,7 @@ extension SpecDecoder {
     }
 
     /// `capture: {kind: swift, name: NAME, ...settings}` (video only).
-    mutating func decodeSwiftCapture(_ map: [SpecEntry], nameEntry: SpecEntry?, at location: SourceLocation) -> CaptureSpec.Kind? {
+    package mutating func decodeSwiftCapture(_ map: [SpecEntry], nameEntry: SpecEntry?, at location: SourceLocation) -> CaptureSpec.Kind? {
         guard let nameEntry else {
             fail("a swift capture needs 'name' (the FrameSource to run)", at: location)
             return nil

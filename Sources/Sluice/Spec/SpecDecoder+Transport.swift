@@ -3,11 +3,11 @@ import Foundation
 /// `transport:` and `transport.ice:`: the keys every kind has. Each kind's own keys are
 /// decoded by its type (`Transport.decodeSettings`), with the helpers below.
 extension SpecDecoder {
-    static let dtlsKeys = ["certificate", "key"]
-    static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
-    static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout", "tcp", "port_range"]
+    package static let dtlsKeys = ["certificate", "key"]
+    package static let dataChannelKeys = ["label", "ordered", "max_retransmits", "print", "stdin"]
+    package static let iceKeys = ["addresses", "stun", "turn", "policy", "connect_timeout", "tcp", "port_range"]
 
-    mutating func decodeTransport(_ entry: SpecEntry?) -> TransportSpec {
+    package mutating func decodeTransport(_ entry: SpecEntry?) -> TransportSpec {
         var transport = TransportSpec()
         guard let entry else { return transport }
         transport.location = entry.keyLocation
@@ -83,7 +83,7 @@ extension SpecDecoder {
     // MARK: - Helpers for the kinds' own keys
 
     /// `endpoint:` of an HTTP kind: required, an http(s) URL. `example` goes in the messages.
-    mutating func decodeEndpoint(
+    package mutating func decodeEndpoint(
         _ map: [SpecEntry], kind: TransportKind, example: String,
         at location: SourceLocation
     ) -> String? {
@@ -100,12 +100,12 @@ extension SpecDecoder {
     }
 
     /// `token:`: a bearer token, if given.
-    mutating func decodeToken(_ map: [SpecEntry]) -> String? {
+    package mutating func decodeToken(_ map: [SpecEntry]) -> String? {
         map.entry("token").flatMap { nonEmptyText($0) }
     }
 
     /// A DNS-SD instance name (`peer`, `stream` of kind lan): at most 63 bytes on one line.
-    mutating func decodeInstanceName(_ entry: SpecEntry) -> String? {
+    package mutating func decodeInstanceName(_ entry: SpecEntry) -> String? {
         guard let value = nonEmptyText(entry) else { return nil }
         guard value.utf8.count <= 63, !value.contains(where: { $0.isNewline }) else {
             fail(
@@ -116,7 +116,7 @@ extension SpecDecoder {
         return value
     }
 
-    mutating func decodeDataChannels(_ items: [SpecNode]) -> [DataChannelSpec] {
+    package mutating func decodeDataChannels(_ items: [SpecNode]) -> [DataChannelSpec] {
         var out: [DataChannelSpec] = []
         var stdinAt: SourceLocation?
         for item in items {
@@ -164,7 +164,7 @@ extension SpecDecoder {
     /// `dtls: {certificate: cert.pem, key: key.pem}`: the certificate every DTLS handshake
     /// presents (a relative path is relative to the pipeline file; `key` defaults to the
     /// certificate's file). Read and checked now, so a bad file is a FILE:LINE:COL error.
-    mutating func decodeDTLS(_ entry: SpecEntry) -> DTLSCertificate? {
+    package mutating func decodeDTLS(_ entry: SpecEntry) -> DTLSCertificate? {
         guard let map = mapping(entry) else { return nil }
         checkKeys(map, allowed: Self.dtlsKeys, context: "in dtls")
         guard let certEntry = map.entry("certificate") else {
@@ -182,7 +182,7 @@ extension SpecDecoder {
         }
     }
 
-    mutating func decodeICE(_ entry: SpecEntry) -> ICESpec {
+    package mutating func decodeICE(_ entry: SpecEntry) -> ICESpec {
         var ice = ICESpec(location: entry.keyLocation)
         guard let map = mapping(entry) else { return ice }
         checkKeys(map, allowed: Self.iceKeys, context: "in ice")

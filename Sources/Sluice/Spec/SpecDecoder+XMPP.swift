@@ -5,7 +5,7 @@ import SluiceSignalling
 extension SpecDecoder {
     /// Decodes the account (`jid`, `password`), then the server, who may be called, and
     /// how the server is trusted.
-    mutating func decodeXMPP(_ map: [SpecEntry], at location: SourceLocation) -> XMPPSpec? {
+    package mutating func decodeXMPP(_ map: [SpecEntry], at location: SourceLocation) -> XMPPSpec? {
         guard let jidEntry = map.entry("jid") else {
             fail("transport kind 'xmpp' needs a 'jid': the account Sluice logs in as, e.g. camera@example.org/sluice", at: location)
             return nil
@@ -99,7 +99,7 @@ extension SpecDecoder {
     }
 
     /// `host`, `host:port` or `[v6]:port`.
-    static func hostAndPort(_ text: String) -> (String, Int?)? {
+    package static func hostAndPort(_ text: String) -> (String, Int?)? {
         var host = text
         var port: Int? = nil
         if text.hasPrefix("[") {

@@ -2,28 +2,28 @@ import Foundation
 
 /// An element the file names (or whose properties it sets), kept with the positions needed
 /// to blame it once the element catalog is consulted.
-struct SpecElementUse: Sendable {
-    var factory: String
+package struct SpecElementUse: Sendable {
+    package var factory: String
     /// Position of the factory name (or, for an encoder Sluice picks, of the `encode:` key).
-    var location: SourceLocation
+    package var location: SourceLocation
     /// False for an element Sluice picks itself (only its properties are checked here; whether
     /// it is installed is checked with `DefaultElements.required(for:)`).
-    var named: Bool
-    var properties: [SpecPropertyUse]
+    package var named: Bool
+    package var properties: [SpecPropertyUse]
 }
 
 /// A `name: value` property with the positions of both.
-struct SpecPropertyUse: Sendable {
-    var name: String
-    var nameLocation: SourceLocation
-    var value: String
-    var valueLocation: SourceLocation
+package struct SpecPropertyUse: Sendable {
+    package var name: String
+    package var nameLocation: SourceLocation
+    package var value: String
+    package var valueLocation: SourceLocation
 }
 
 /// A raw gst-launch fragment and the position of its scalar.
-struct SpecFragmentUse: Sendable {
-    var text: String
-    var location: SourceLocation
+package struct SpecFragmentUse: Sendable {
+    package var text: String
+    package var location: SourceLocation
 }
 
 /// Decodes a `SpecNode` tree into a `PipelineSpec`, collecting every problem as a
@@ -35,29 +35,29 @@ struct SpecFragmentUse: Sendable {
 /// introduced it (`video:` for a branch, `capture:` for a capture, a property's name for a
 /// property). A value filled in by default gets the location of the section it defaults
 /// within (e.g. a default `encode` gets its branch's location).
-struct SpecDecoder {
-    let file: String
-    var diagnostics: [Diagnostic] = []
-    var elements: [SpecElementUse] = []
-    var fragments: [SpecFragmentUse] = []
+package struct SpecDecoder {
+    package let file: String
+    package var diagnostics: [Diagnostic] = []
+    package var elements: [SpecElementUse] = []
+    package var fragments: [SpecFragmentUse] = []
     /// Known Swift filters and sources (and the plugin loader); nil leaves their names and
     /// settings unchecked.
-    var swiftCatalog: (any SwiftFilterCatalog)?
+    package var swiftCatalog: (any SwiftFilterCatalog)?
 
-    init(file: String, swiftCatalog: (any SwiftFilterCatalog)? = nil) {
+    package init(file: String, swiftCatalog: (any SwiftFilterCatalog)? = nil) {
         self.file = file
         self.swiftCatalog = swiftCatalog
     }
 
-    mutating func fail(_ message: String, at location: SourceLocation) {
+    package mutating func fail(_ message: String, at location: SourceLocation) {
         diagnostics.append(Diagnostic(message, at: location))
     }
 
     // MARK: - Root
 
-    static let rootKeys = ["version", "name", "description", "plugins", "transport", "send", "receive", "load"]
+    package static let rootKeys = ["version", "name", "description", "plugins", "transport", "send", "receive", "load"]
 
-    mutating func decode(root: SpecNode) -> PipelineSpec? {
+    package mutating func decode(root: SpecNode) -> PipelineSpec? {
         guard let entries = root.entries else {
             fail(
                 "expected a mapping of sections (send, receive, transport, ...) at the top level, got \(root.kindDescription); start the file with e.g. `send:`",
@@ -91,7 +91,7 @@ struct SpecDecoder {
     }
 
     /// The file's base name without extension (`pipelines/loopback.yaml` → `loopback`).
-    static func defaultName(for file: String) -> String {
+    package static func defaultName(for file: String) -> String {
         let base = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         return base.isEmpty ? "pipeline" : base
     }
@@ -100,11 +100,11 @@ struct SpecDecoder {
 
     /// What decoding one side (`send` or `receive`) produced: the spec and which media keys
     /// were present (even if their branch had errors, so one mistake is reported once).
-    struct Side<Branch> {
-        var key: SpecEntry
-        var video: Branch?
-        var audio: Branch?
-        var present: [MediaKind: SourceLocation] = [:]
+    package struct Side<Branch> {
+        package var key: SpecEntry
+        package var video: Branch?
+        package var audio: Branch?
+        package var present: [MediaKind: SourceLocation] = [:]
     }
 
     /// Applies the rules that involve several sections: at least one branch; the transport
@@ -194,14 +194,14 @@ struct SpecDecoder {
 
     /// The receive branch loopback adds for a send branch the file gives no receiver:
     /// automatic decoding, no filters, a `stats` sink, located at the send branch.
-    static func defaultReceiveBranch(for send: SendBranchSpec) -> ReceiveBranchSpec {
+    package static func defaultReceiveBranch(for send: SendBranchSpec) -> ReceiveBranchSpec {
         ReceiveBranchSpec(
             media: send.media, sink: SinkSpec(kind: .stats, location: send.location),
             location: send.location)
     }
 
     /// In loopback, a receive branch that restricts `codecs` must accept what is sent.
-    mutating func checkLoopbackCodecs(send: Side<SendBranchSpec>?, receive: [ReceiveBranchSpec]) {
+    package mutating func checkLoopbackCodecs(send: Side<SendBranchSpec>?, receive: [ReceiveBranchSpec]) {
         for branch in receive where !branch.codecs.isEmpty {
             let sent = branch.media == .video ? send?.video : send?.audio
             guard let sent, !branch.codecs.contains(sent.encode.codec) else { continue }
@@ -212,13 +212,13 @@ struct SpecDecoder {
     }
 
     /// Where each receive branch's `codecs:` value is, for the loopback codec check.
-    var codecsLocations: [MediaKind: SourceLocation] = [:]
+    package var codecsLocations: [MediaKind: SourceLocation] = [:]
 
     // MARK: - Keys
 
     /// Reports every key of `entries` not in `allowed`, at the key, with `hint(key)` or a
     /// did-you-mean (or the list of valid keys when nothing is close).
-    mutating func checkKeys(
+    package mutating func checkKeys(
         _ entries: [SpecEntry], allowed: [String], context: String,
         hint: (String) -> String? = { _ in nil }
     ) {
@@ -237,7 +237,7 @@ struct SpecDecoder {
     // MARK: - Typed values
 
     /// The entries of a mapping value; a null value is an empty mapping.
-    mutating func mapping(_ entry: SpecEntry) -> [SpecEntry]? {
+    package mutating func mapping(_ entry: SpecEntry) -> [SpecEntry]? {
         switch entry.value.content {
         case .mapping(let entries): return entries
         case .scalar(_, isNull: true): return []
@@ -251,7 +251,7 @@ struct SpecDecoder {
     }
 
     /// The items of a list value; a single scalar is a one-item list, null an empty one.
-    mutating func list(_ entry: SpecEntry) -> [SpecNode]? {
+    package mutating func list(_ entry: SpecEntry) -> [SpecNode]? {
         switch entry.value.content {
         case .sequence(let items): return items
         case .scalar(_, isNull: true): return []
@@ -266,7 +266,7 @@ struct SpecDecoder {
     }
 
     /// A scalar's text (for a value named `name`, in messages).
-    mutating func text(_ node: SpecNode, name: String) -> String? {
+    package mutating func text(_ node: SpecNode, name: String) -> String? {
         switch node.content {
         case .scalar(let text, let isNull):
             if isNull {
@@ -282,10 +282,10 @@ struct SpecDecoder {
         }
     }
 
-    mutating func text(_ entry: SpecEntry) -> String? { text(entry.value, name: entry.key) }
+    package mutating func text(_ entry: SpecEntry) -> String? { text(entry.value, name: entry.key) }
 
     /// A non-empty text value.
-    mutating func nonEmptyText(_ entry: SpecEntry) -> String? {
+    package mutating func nonEmptyText(_ entry: SpecEntry) -> String? {
         guard let text = text(entry) else { return nil }
         if text.trimmingCharacters(in: .whitespaces).isEmpty {
             fail("'\(entry.key)' is empty; give it a value or remove the key", at: entry.value.location)
@@ -294,7 +294,7 @@ struct SpecDecoder {
         return text
     }
 
-    mutating func integer(_ node: SpecNode, name: String, range: ClosedRange<Int>) -> Int? {
+    package mutating func integer(_ node: SpecNode, name: String, range: ClosedRange<Int>) -> Int? {
         guard let text = text(node, name: name) else { return nil }
         switch SpecScalars.integer(text) {
         case .value(let value):
@@ -308,16 +308,16 @@ struct SpecDecoder {
         return nil
     }
 
-    mutating func integer(_ entry: SpecEntry, range: ClosedRange<Int>) -> Int? {
+    package mutating func integer(_ entry: SpecEntry, range: ClosedRange<Int>) -> Int? {
         integer(entry.value, name: entry.key, range: range)
     }
 
-    static func describe(_ range: ClosedRange<Int>) -> String {
+    package static func describe(_ range: ClosedRange<Int>) -> String {
         if range.upperBound == Int.max { return "at least \(range.lowerBound)" }
         return "between \(range.lowerBound) and \(range.upperBound)"
     }
 
-    mutating func number(_ entry: SpecEntry) -> Double? {
+    package mutating func number(_ entry: SpecEntry) -> Double? {
         guard let text = text(entry) else { return nil }
         guard let value = SpecScalars.number(text) else {
             fail("expected a number for '\(entry.key)', got '\(text)'", at: entry.value.location)
@@ -326,7 +326,7 @@ struct SpecDecoder {
         return value
     }
 
-    mutating func bool(_ entry: SpecEntry) -> Bool? {
+    package mutating func bool(_ entry: SpecEntry) -> Bool? {
         guard let text = text(entry) else { return nil }
         guard let value = SpecScalars.bool(text) else {
             fail("expected true or false for '\(entry.key)', got '\(text)'", at: entry.value.location)
@@ -337,7 +337,7 @@ struct SpecDecoder {
 
     /// One of a fixed set of words, e.g. a codec; `what` names the set in the message:
     /// `unknown codec 'vp7'; expected one of vp8, vp9, h264, opus`.
-    mutating func word(_ node: SpecNode, name: String, what: String, choices: [String]) -> String? {
+    package mutating func word(_ node: SpecNode, name: String, what: String, choices: [String]) -> String? {
         guard let text = text(node, name: name) else { return nil }
         if choices.contains(text) { return text }
         fail(
@@ -346,7 +346,7 @@ struct SpecDecoder {
         return nil
     }
 
-    mutating func choice<E: RawRepresentable & CaseIterable>(
+    package mutating func choice<E: RawRepresentable & CaseIterable>(
         _ entry: SpecEntry, what: String,
         as type: E.Type = E.self
     ) -> E? where E.RawValue == String {
@@ -357,7 +357,7 @@ struct SpecDecoder {
     // MARK: - Properties and elements
 
     /// A `properties:` mapping: every value a scalar, kept as written.
-    mutating func properties(_ entry: SpecEntry) -> (specs: [Property], uses: [SpecPropertyUse]) {
+    package mutating func properties(_ entry: SpecEntry) -> (specs: [Property], uses: [SpecPropertyUse]) {
         guard let entries = mapping(entry) else { return ([], []) }
         var specs: [Property] = [], uses: [SpecPropertyUse] = []
         for property in entries {
@@ -384,7 +384,7 @@ struct SpecDecoder {
     }
 
     /// An element factory name (`element: videoflip`).
-    mutating func factoryName(_ entry: SpecEntry) -> String? {
+    package mutating func factoryName(_ entry: SpecEntry) -> String? {
         guard let name = nonEmptyText(entry) else { return nil }
         let valid = name.unicodeScalars.allSatisfy {
             $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.+".unicodeScalars.contains($0))
@@ -399,7 +399,7 @@ struct SpecDecoder {
     }
 
     /// A gst-launch fragment, remembered for the catalog check.
-    mutating func fragment(_ entry: SpecEntry) -> String? {
+    package mutating func fragment(_ entry: SpecEntry) -> String? {
         guard let text = nonEmptyText(entry) else { return nil }
         fragments.append(SpecFragmentUse(text: text, location: entry.value.location))
         return text

@@ -47,16 +47,16 @@ public struct SpecDiff: Sendable, Equatable {
 }
 
 extension SendSpec {
-    func branch(_ m: MediaKind) -> SendBranchSpec? { m == .video ? video : audio }
+    package func branch(_ m: MediaKind) -> SendBranchSpec? { m == .video ? video : audio }
 }
 
 extension ReceiveSpec {
-    func branch(_ m: MediaKind) -> ReceiveBranchSpec? { m == .video ? video : audio }
+    package func branch(_ m: MediaKind) -> ReceiveBranchSpec? { m == .video ? video : audio }
 }
 
 extension PipelineSpec {
     /// The same spec with every source position removed (for comparisons).
-    var positionFree: PipelineSpec {
+    package var positionFree: PipelineSpec {
         var s = self
         s.transport.location = nil
         s.transport.ice.location = nil
@@ -103,7 +103,7 @@ private extension ReceiveBranchSpec {
 }
 
 extension EncodeSpec {
-    var positionFree: EncodeSpec {
+    package var positionFree: EncodeSpec {
         var e = self
         e.location = nil
         e.properties = properties.positionFree
@@ -113,7 +113,7 @@ extension EncodeSpec {
 
 extension FilterSpec {
     /// The filter without source positions.
-    var positionFree: FilterSpec {
+    package var positionFree: FilterSpec {
         switch kind {
         case .element(let factory, let properties):
             return FilterSpec(kind: .element(factory: factory, properties: properties.positionFree))
@@ -131,5 +131,5 @@ private extension Array where Element == Property {
 
 extension Array where Element == FilterSetting {
     /// The settings without source positions.
-    var positionFree: [FilterSetting] { map { FilterSetting(name: $0.name, value: $0.value) } }
+    package var positionFree: [FilterSetting] { map { FilterSetting(name: $0.name, value: $0.value) } }
 }

@@ -4,8 +4,8 @@
 /// The loader converts Yams' node tree into this one once, then substitutes environment
 /// variables, applies overrides and decodes it; keeping positions on every node is what lets
 /// each diagnostic point at the exact key or value at fault.
-struct SpecNode: Sendable {
-    enum Content: Sendable {
+package struct SpecNode: Sendable {
+    package enum Content: Sendable {
         /// A scalar's text. `isNull` is true for a plain empty, `~` or `null` scalar
         /// (`key:` with nothing after it).
         case scalar(String, isNull: Bool)
@@ -16,32 +16,32 @@ struct SpecNode: Sendable {
         case reported
     }
 
-    var content: Content
-    var location: SourceLocation
+    package var content: Content
+    package var location: SourceLocation
 
-    init(_ content: Content, at location: SourceLocation) {
+    package init(_ content: Content, at location: SourceLocation) {
         self.content = content
         self.location = location
     }
 
-    static func scalar(_ text: String, at location: SourceLocation) -> SpecNode {
+    package static func scalar(_ text: String, at location: SourceLocation) -> SpecNode {
         SpecNode(.scalar(text, isNull: false), at: location)
     }
 
     /// The entries if this node is a mapping.
-    var entries: [SpecEntry]? {
+    package var entries: [SpecEntry]? {
         if case .mapping(let entries) = content { return entries }
         return nil
     }
 
     /// True for a null scalar.
-    var isNull: Bool {
+    package var isNull: Bool {
         if case .scalar(_, let isNull) = content { return isNull }
         return false
     }
 
     /// "a scalar", "a list", "a mapping" or "nothing", for "expected X, got Y" messages.
-    var kindDescription: String {
+    package var kindDescription: String {
         switch content {
         case .scalar(_, let isNull): isNull ? "nothing" : "a scalar"
         case .sequence: "a list"
@@ -51,21 +51,21 @@ struct SpecNode: Sendable {
     }
 
     /// Whether `text` written as a plain (unquoted) scalar means null in YAML.
-    static func isNullText(_ text: String) -> Bool {
+    package static func isNullText(_ text: String) -> Bool {
         ["", "~", "null", "Null", "NULL"].contains(text)
     }
 }
 
 /// One `key: value` pair of a mapping, with the key's own position.
-struct SpecEntry: Sendable {
-    var key: String
-    var keyLocation: SourceLocation
-    var value: SpecNode
+package struct SpecEntry: Sendable {
+    package var key: String
+    package var keyLocation: SourceLocation
+    package var value: SpecNode
 }
 
 extension Array where Element == SpecEntry {
     /// The entry for `key`, if present.
-    func entry(_ key: String) -> SpecEntry? {
+    package func entry(_ key: String) -> SpecEntry? {
         first { $0.key == key }
     }
 }

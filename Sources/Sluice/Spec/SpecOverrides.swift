@@ -10,28 +10,28 @@ import Yams
 /// Locations: the pseudo-file `--set <argument>`, line 1; values at the column of the value,
 /// new keys at the column of their path component, so an error renders as
 /// `--set send.video.encode.codec=vp99:1:29: unknown codec 'vp99' ...`.
-enum SpecOverrides {
+package enum SpecOverrides {
     /// A parsed `--set` argument.
-    struct Override {
-        var argument: String
+    package struct Override {
+        package var argument: String
         /// Path components with their 1-based column in the argument.
-        var path: [(key: String, column: Int)]
-        var value: SpecNode
-        var file: String { "--set \(argument)" }
+        package var path: [(key: String, column: Int)]
+        package var value: SpecNode
+        package var file: String { "--set \(argument)" }
     }
 
     /// A `--set` argument that cannot be parsed.
-    struct OverrideError: Error {
-        var diagnostic: Diagnostic
-        init(_ message: String, at location: SourceLocation) {
+    package struct OverrideError: Error {
+        package var diagnostic: Diagnostic
+        package init(_ message: String, at location: SourceLocation) {
             diagnostic = Diagnostic(message, at: location)
         }
     }
 
     /// The pseudo-file name diagnostics about `argument` use.
-    static func fileName(for argument: String) -> String { "--set \(argument)" }
+    package static func fileName(for argument: String) -> String { "--set \(argument)" }
 
-    static func parse(_ argument: String) -> Result<Override, OverrideError> {
+    package static func parse(_ argument: String) -> Result<Override, OverrideError> {
         let file = fileName(for: argument)
         let scalars = Array(argument.unicodeScalars)
         guard let eq = scalars.firstIndex(of: "=") else {
@@ -107,7 +107,7 @@ enum SpecOverrides {
     }
 
     /// Applies the overrides in order; returns diagnostics for overrides that cannot apply.
-    static func apply(_ overrides: [Override], to root: inout SpecNode) -> [Diagnostic] {
+    package static func apply(_ overrides: [Override], to root: inout SpecNode) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for override in overrides {
             if let diagnostic = apply(override, at: 0, to: &root) { diagnostics.append(diagnostic) }

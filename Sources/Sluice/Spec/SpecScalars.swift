@@ -3,8 +3,8 @@ import Foundation
 /// Parsers for the scalar forms a pipeline file uses: integers, numbers, booleans, values with
 /// units (bitrates, durations), IP addresses and STUN/TURN URLs. All are total: any input
 /// yields a value or a failure, never a trap (no overflow, no out-of-range indexing).
-enum SpecScalars {
-    enum IntegerParse: Equatable {
+package enum SpecScalars {
+    package enum IntegerParse: Equatable {
         case value(Int)
         /// Written as an integer but does not fit in `Int`.
         case tooLarge
@@ -12,7 +12,7 @@ enum SpecScalars {
     }
 
     /// A decimal integer with optional sign.
-    static func integer(_ raw: String) -> IntegerParse {
+    package static func integer(_ raw: String) -> IntegerParse {
         let text = raw.trimmingCharacters(in: .whitespaces)
         if let value = Int(text) { return .value(value) }
         var digits = Substring(text)
@@ -22,7 +22,7 @@ enum SpecScalars {
     }
 
     /// A finite decimal number.
-    static func number(_ raw: String) -> Double? {
+    package static func number(_ raw: String) -> Double? {
         let text = raw.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty,
             text.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || "+-.eE".unicodeScalars.contains($0) }),
@@ -32,7 +32,7 @@ enum SpecScalars {
     }
 
     /// YAML 1.1 booleans: true/false, yes/no, on/off (any case).
-    static func bool(_ raw: String) -> Bool? {
+    package static func bool(_ raw: String) -> Bool? {
         switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
         case "true", "yes", "on": true
         case "false", "no", "off": false
@@ -41,7 +41,7 @@ enum SpecScalars {
     }
 
     /// Splits `"2.5M"` into `("2.5", "M")`.
-    static func splitUnit(_ raw: String) -> (number: String, unit: String) {
+    package static func splitUnit(_ raw: String) -> (number: String, unit: String) {
         let text = raw.trimmingCharacters(in: .whitespaces)
         var split = text.endIndex
         while split > text.startIndex {
@@ -67,7 +67,7 @@ enum SpecScalars {
     }
 
     /// kbit/s from `2000`, `"2000k"`, `"64kbps"`, `"2M"`, `"2.5Mbps"`.
-    static func bitrateKbps(_ raw: String) -> Int? {
+    package static func bitrateKbps(_ raw: String) -> Int? {
         let (number, unit) = splitUnit(raw)
         switch unit {
         case "": return exactInteger(number, scale: 1, allowFraction: false)
@@ -78,7 +78,7 @@ enum SpecScalars {
     }
 
     /// Seconds from `10`, `2.5`, `"10s"`, `"500ms"`, `"30m"`, `"24h"`, `"7d"`.
-    static func durationSeconds(_ raw: String) -> Double? {
+    package static func durationSeconds(_ raw: String) -> Double? {
         let (number, unit) = splitUnit(raw)
         guard let value = self.number(number) else { return nil }
         switch unit {
@@ -92,7 +92,7 @@ enum SpecScalars {
     }
 
     /// Milliseconds from `50`, `"50ms"`, `"0.2s"`.
-    static func milliseconds(_ raw: String) -> Int? {
+    package static func milliseconds(_ raw: String) -> Int? {
         let (number, unit) = splitUnit(raw)
         switch unit {
         case "", "ms": return exactInteger(number, scale: 1, allowFraction: false)
@@ -103,7 +103,7 @@ enum SpecScalars {
 
     // MARK: - Addresses
 
-    static func isIPv4(_ text: Substring) -> Bool {
+    package static func isIPv4(_ text: Substring) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4 else { return false }
         return parts.allSatisfy { part in
@@ -114,7 +114,7 @@ enum SpecScalars {
         }
     }
 
-    static func isIPv6(_ raw: Substring) -> Bool {
+    package static func isIPv6(_ raw: Substring) -> Bool {
         var text = raw
         if let percent = text.firstIndex(of: "%") {
             guard text.index(after: percent) < text.endIndex else { return false }
@@ -140,12 +140,12 @@ enum SpecScalars {
         return halves.count == 2 ? groups <= 7 : groups == 8
     }
 
-    static func isIPAddress(_ text: String) -> Bool {
+    package static func isIPAddress(_ text: String) -> Bool {
         isIPv4(Substring(text)) || isIPv6(Substring(text))
     }
 
     /// nil if `host[:port]` (host a name, an IPv4 address or `[IPv6]`) is valid, else why not.
-    static func hostPortProblem(_ text: Substring) -> String? {
+    package static func hostPortProblem(_ text: Substring) -> String? {
         var host = text
         var port: Substring?
         if text.hasPrefix("[") {
@@ -178,7 +178,7 @@ enum SpecScalars {
     }
 
     /// nil if `text` is a valid STUN URL (`stun://host[:port]` or `stun:host[:port]`).
-    static func stunProblem(_ text: String) -> String? {
+    package static func stunProblem(_ text: String) -> String? {
         let rest: Substring
         if text.hasPrefix("stun://") {
             rest = text.dropFirst("stun://".count)
@@ -194,7 +194,7 @@ enum SpecScalars {
     }
 
     /// nil if `text` is a valid TURN URL (`turn[s]://user:password@host[:port][?transport=udp|tcp]`).
-    static func turnProblem(_ text: String) -> String? {
+    package static func turnProblem(_ text: String) -> String? {
         let usage = "write turn://USER:PASSWORD@HOST[:PORT] (or turns://)"
         var rest: Substring
         if text.hasPrefix("turn://") {

@@ -1,11 +1,11 @@
 /// Maps between 1-based line/column positions (as libyaml counts them: columns in Unicode
 /// scalars; `\n`, `\r`, `\r\n`, U+0085, U+2028 and U+2029 end a line) and offsets in a text.
-struct SpecTextPositions {
-    let scalars: [Unicode.Scalar]
+package struct SpecTextPositions {
+    package let scalars: [Unicode.Scalar]
     /// Scalar offset where each line starts; never empty.
-    private(set) var lineStarts: [Int] = [0]
+    package private(set) var lineStarts: [Int] = [0]
 
-    init(_ text: String) {
+    package init(_ text: String) {
         scalars = Array(text.unicodeScalars)
         var i = 0
         while i < scalars.count {
@@ -23,7 +23,7 @@ struct SpecTextPositions {
     }
 
     /// Lines a text editor shows: a final line break does not start another line.
-    var lineCount: Int {
+    package var lineCount: Int {
         if lineStarts.count > 1, lineStarts[lineStarts.count - 1] == scalars.count {
             return lineStarts.count - 1
         }
@@ -31,7 +31,7 @@ struct SpecTextPositions {
     }
 
     /// The scalar offset of `line:column`, if it lies inside the text (or at its very end).
-    func offset(line: Int, column: Int) -> Int? {
+    package func offset(line: Int, column: Int) -> Int? {
         guard line >= 1, line <= lineStarts.count, column >= 1 else { return nil }
         let offset = lineStarts[line - 1] + (column - 1)
         let lineEnd = line < lineStarts.count ? lineStarts[line] : scalars.count
@@ -40,7 +40,7 @@ struct SpecTextPositions {
     }
 
     /// The 1-based line and column of a scalar offset (clamped into the text).
-    func position(ofOffset offset: Int) -> (line: Int, column: Int) {
+    package func position(ofOffset offset: Int) -> (line: Int, column: Int) {
         let (line, column) = rawPosition(ofOffset: offset)
         return clamp(line: line, column: column)
     }
@@ -67,7 +67,7 @@ struct SpecTextPositions {
     /// Moves a position in the trailing white space of the text, or past its end (libyaml
     /// reports "end of input" there), to just after the last character, so every diagnostic
     /// names a line the file has and points where the problem shows.
-    func clamp(line: Int, column: Int) -> (line: Int, column: Int) {
+    package func clamp(line: Int, column: Int) -> (line: Int, column: Int) {
         guard line >= 1 else { return (1, 1) }
         let end = contentEnd
         if let offset = offset(line: line, column: max(1, column)) {

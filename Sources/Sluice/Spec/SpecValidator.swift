@@ -9,14 +9,14 @@
 /// - Elements Sluice picks itself (`DefaultElements.required(for:)`) must be installed.
 ///
 /// Each missing factory is reported once, at its first use.
-struct SpecValidator {
-    let catalog: any ElementCatalog
-    private(set) var diagnostics: [Diagnostic] = []
+package struct SpecValidator {
+    package let catalog: any ElementCatalog
+    package private(set) var diagnostics: [Diagnostic] = []
     private var reportedMissing: Set<String> = []
 
-    init(catalog: any ElementCatalog) { self.catalog = catalog }
+    package init(catalog: any ElementCatalog) { self.catalog = catalog }
 
-    mutating func check(elements: [SpecElementUse], fragments: [SpecFragmentUse]) {
+    package mutating func check(elements: [SpecElementUse], fragments: [SpecFragmentUse]) {
         for use in elements { check(use) }
         for fragment in fragments {
             if let message = catalog.checkFragment(GstLaunchFragment.normalized(fragment.text)) {
@@ -56,7 +56,7 @@ struct SpecValidator {
 
     /// Every element the spec needs that Sluice picks itself; `fallback` locates the ones
     /// whose stage has no location (e.g. `webrtcbin` when there is no `transport:`).
-    mutating func checkRequired(_ spec: PipelineSpec, fallback: SourceLocation) {
+    package mutating func checkRequired(_ spec: PipelineSpec, fallback: SourceLocation) {
         for (factory, location) in DefaultElements.required(for: spec) where !catalog.isInstalled(factory) {
             reportMissing(factory, at: location ?? fallback, named: false)
         }

@@ -9,17 +9,17 @@ import Yams
 /// occurrence in a private copy of the text to a placeholder of the same length, parses again,
 /// and then looks for the next key of the same name in the placeholder's mapping. The
 /// placeholder entries are dropped, so the last occurrence wins and decoding continues.
-enum SpecYAMLReader {
+package enum SpecYAMLReader {
     /// At most this many nodes after expanding aliases (guards against "billion laughs").
-    static let nodeBudget = 100_000
+    package static let nodeBudget = 100_000
     /// At most this many levels of nesting (a pipeline file needs about eight).
-    static let depthLimit = 64
+    package static let depthLimit = 64
     /// At most this many duplicate keys are resolved before giving up.
-    static let duplicateLimit = 32
+    package static let duplicateLimit = 32
 
     /// The tree of `text` and the diagnostics found while reading it (nil root: the file
     /// cannot be read at all). Duplicate keys are renamed away and parsed again, one at a time.
-    static func read(_ text: String, file: String) -> (root: SpecNode?, diagnostics: [Diagnostic]) {
+    package static func read(_ text: String, file: String) -> (root: SpecNode?, diagnostics: [Diagnostic]) {
         let positions = SpecTextPositions(text)
         func location(_ mark: Mark?) -> SourceLocation {
             locationAt(mark?.line ?? 1, mark?.column ?? 1)
@@ -119,7 +119,7 @@ enum SpecYAMLReader {
     /// the block indentation stack plus leading `- ` / `? ` indicators) exceeds twice
     /// `depthLimit`, if any. Over-estimating is safe: the exact depth is checked again while
     /// converting, against `depthLimit`.
-    static func nestingTooDeep(_ positions: SpecTextPositions) -> Int? {
+    package static func nestingTooDeep(_ positions: SpecTextPositions) -> Int? {
         let limit = 2 * depthLimit
         let scalars = positions.scalars
         var flow = 0
@@ -162,7 +162,7 @@ enum SpecYAMLReader {
     /// The first line with an explicit (`? `) key, a flow collection used as a key (`]: `,
     /// `}: `) or an alias used as a key (`*a: `) — checked only when the text has anchors and
     /// aliases, since only they make such keys expensive.
-    static func aliasedComplexKeyLine(_ text: String) -> Int? {
+    package static func aliasedComplexKeyLine(_ text: String) -> Int? {
         guard text.contains("&"), text.contains("*") else { return nil }
         let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-".unicodeScalars)
         func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" }
@@ -209,7 +209,7 @@ enum SpecYAMLReader {
     // MARK: - Duplicate keys
 
     /// First scalar of a placeholder key: U+F0000 + index (Supplementary Private Use Area-A).
-    static func placeholderIndex(of key: String) -> Int? {
+    package static func placeholderIndex(of key: String) -> Int? {
         guard let first = key.unicodeScalars.first, first.value >= 0xF0000,
             first.value < 0xF0000 + UInt32(duplicateLimit)
         else { return nil }

@@ -19,7 +19,7 @@ public enum Suggestions {
 
     /// Edit distance in which swapping two neighbouring letters is one edit (`tset` is 1 from
     /// `test`: optimal string alignment), with an early exit once every cell exceeds `limit`.
-    static func distance(_ a: String, _ b: String, limit: Int) -> Int {
+    package static func distance(_ a: String, _ b: String, limit: Int) -> Int {
         let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
         if abs(a.count - b.count) > limit { return limit + 1 }
         if a.isEmpty { return b.count }

@@ -26,13 +26,13 @@ public final class RunCounters: Sendable {
     public let receiveAudioSquares = Atomic<Int>(0)
     /// The number of samples summed into `receiveAudioSquares`.
     public let receiveAudioSamples = Atomic<Int>(0)
-    let receiveAudioIsS16 = Atomic<Bool>(false)
+    package let receiveAudioIsS16 = Atomic<Bool>(false)
     /// Keyframes the video encoder produced.
     public let sendVideoKeyframes = Atomic<Int>(0)
     /// The encoded-frame count when a keyframe was requested (-1: none pending), and which
     /// frame after the request was the keyframe (1: the next one; -1: not yet).
-    let keyframeRequestedAt = Atomic<Int>(-1)
-    let framesUntilKeyframe = Atomic<Int>(-1)
+    package let keyframeRequestedAt = Atomic<Int>(-1)
+    package let framesUntilKeyframe = Atomic<Int>(-1)
     /// Send branches whose source reached end-of-stream.
     public let endedSendBranches = Atomic<Int>(0)
     /// Nanoseconds from the start of the run to the first decoded frame (video, or audio
@@ -82,7 +82,7 @@ public final class RunCounters: Sendable {
     }
 
     /// Sum of squares and count of interleaved S16 samples.
-    static func sumOfSquaresS16(_ bytes: UnsafeRawBufferPointer) -> (squares: Int64, samples: Int) {
+    package static func sumOfSquaresS16(_ bytes: UnsafeRawBufferPointer) -> (squares: Int64, samples: Int) {
         let n = bytes.count / 2
         var sum: Int64 = 0
         for i in 0..<n {
@@ -149,7 +149,7 @@ extension Array where Element == StartUpStep {
     }
 
     /// " (of which N ms waiting for GStreamer's one-time DTLS key)", or "".
-    var dtlsKeyWaitNote: String {
+    package var dtlsKeyWaitNote: String {
         dtlsKeyWaitMs.map { String(format: " (of which %.0f ms waiting for GStreamer's one-time DTLS key)", $0) } ?? ""
     }
 }

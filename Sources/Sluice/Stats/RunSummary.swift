@@ -348,7 +348,7 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
 }
 
 /// CPU seconds used by this process so far (user + system).
-func processCPUSeconds() -> Double {
+package func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }

@@ -9,7 +9,7 @@ import Synchronization
 /// hash_table->version' failed`, or read a freed source. Each read enters the gate and
 /// leaves it; the teardown closes it, and runs at once if no read is inside, else when the
 /// last one leaves. No read starts once it is closed.
-final class StatsGate: Sendable {
+package final class StatsGate: Sendable {
     private struct State {
         var closed = false
         var inside = 0
@@ -18,7 +18,7 @@ final class StatsGate: Sendable {
     private let state = Mutex(State())
 
     /// Enters for one read: false once the gate is closed (the read must not start).
-    func enter() -> Bool {
+    package func enter() -> Bool {
         state.withLock { s in
             guard !s.closed else { return false }
             s.inside += 1
@@ -27,7 +27,7 @@ final class StatsGate: Sendable {
     }
 
     /// Leaves after a read; the last read out of a closed gate runs its teardown.
-    func leave() {
+    package func leave() {
         let teardown = state.withLock { s -> (@Sendable () -> Void)? in
             s.inside -= 1
             guard s.inside == 0 else { return nil }
@@ -39,7 +39,7 @@ final class StatsGate: Sendable {
 
     /// Closes the gate; `teardown` runs now if no read is inside, else when the last leaves.
     /// Only the first close's teardown runs.
-    func close(then teardown: @escaping @Sendable () -> Void) {
+    package func close(then teardown: @escaping @Sendable () -> Void) {
         let now = state.withLock { s -> Bool in
             guard !s.closed else { return false }
             s.closed = true

@@ -2,20 +2,20 @@ import Foundation
 
 /// What the run summary and the measurement report say alike: the CPU line, the start-up
 /// steps, and their JSON form.
-enum SummaryText {
+package enum SummaryText {
     /// `name` padded to `width` for the summary's columns, never cut: a longer name pushes
     /// the rest of its line right (`framestamp` stays `framestamp`, not `framesta`).
-    static func column(_ name: String, width: Int) -> String {
+    package static func column(_ name: String, width: Int) -> String {
         name.count >= width ? name : name.padding(toLength: width, withPad: " ", startingAt: 0)
     }
 
     /// `  cpu            2.94 s (57% of one core)`.
-    static func cpuLine(seconds: Double, over duration: Double) -> String {
+    package static func cpuLine(seconds: Double, over duration: Double) -> String {
         String(format: "  cpu            %.2f s (%.0f%% of one core)", seconds, duration > 0 ? seconds / duration * 100 : 0)
     }
 
     /// `playing 52, DTLS key made 295, … ms`.
-    static func steps(_ steps: [StartUpStep]) -> String {
+    package static func steps(_ steps: [StartUpStep]) -> String {
         steps.map { String(format: "%@ %.0f", $0.step as NSString, $0.at_ms) }.joined(separator: ", ") + " ms"
     }
 }

@@ -8,19 +8,19 @@ extension TransportKind {
 }
 
 /// `kind: apprtc`: the room server and the room.
-struct AppRTCSettings: KindSettings, Equatable {
+package struct AppRTCSettings: KindSettings, Equatable {
     /// The room server's URL.
-    var endpoint: String
-    var room: String
+    package var endpoint: String
+    package var room: String
 }
 
 /// `kind: apprtc`: joins `room` on an AppRTC-compatible room server; whoever joins first
 /// offers, the second answers; messages travel over the server's WebSocket.
-struct AppRTCTransport: Transport {
-    let kind = TransportKind.apprtc
-    let keys = ["endpoint", "room"]
+package struct AppRTCTransport: Transport {
+    package let kind = TransportKind.apprtc
+    package let keys = ["endpoint", "room"]
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let endpoint = decoder.decodeEndpoint(
             map, kind: kind, example: "http://127.0.0.1:8443 (the server; the room goes in 'room')",
             at: location)
@@ -36,7 +36,7 @@ struct AppRTCTransport: Transport {
         return endpoint.map { AppRTCSettings(endpoint: $0, room: name) }
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let spec = c.spec
         let joined: AppRTCClient.Joined
         do {

@@ -8,16 +8,16 @@ extension TransportKind {
 }
 
 /// `kind: camera`: a camera API device (Nest SDM style) played into the receive section.
-struct CameraTransport: Transport {
-    let kind = TransportKind.camera
-    let keys = ["endpoint", "token"]
-    let sections = TransportSections(
+package struct CameraTransport: Transport {
+    package let kind = TransportKind.camera
+    package let keys = ["endpoint", "token"]
+    package let sections = TransportSections(
         send: .forbidden("plays a camera: remove send (the camera sends)"),
         receive: .required("needs a receive section for what the camera sends"))
     /// The camera API takes a data channel: a file that declares none gets this one.
-    let requiredDataChannel: String? = "sluice"
+    package let requiredDataChannel: String? = "sluice"
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let example = "http://127.0.0.1:8443/enterprises/PROJECT/devices/NAME"
         guard let settings = decoder.decodeEndpointSettings(map, kind: kind, example: example, at: location) else { return nil }
         guard settings.endpoint.contains("/devices/") else {
@@ -29,7 +29,7 @@ struct CameraTransport: Transport {
         return settings
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         // The camera API takes audio, video and a data channel, in that order, whatever
         // the file receives (what it does not receive ends in a fakesink).
         let p = try c.buildPlayer(media: [.audio, .video], always: true)

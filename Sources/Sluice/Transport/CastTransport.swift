@@ -13,19 +13,19 @@ extension TransportKind {
 /// senders load into a channel of this run's own (`intervideosink`/`interaudiosink`), and the
 /// receive section's branches read it (`intervideosrc`/`interaudiosrc`): display, file, stats,
 /// with filters, like any received media. No webrtcbin.
-struct CastTransport: Transport {
-    let kind = TransportKind.cast
-    let keys = ["name", "port", "allow", "size"]
-    let sections = TransportSections(
+package struct CastTransport: Transport {
+    package let kind = TransportKind.cast
+    package let keys = ["name", "port", "allow", "size"]
+    package let sections = TransportSections(
         send: .forbidden("plays what Cast senders load: remove send (the senders choose the media)"),
         receive: .required("needs a receive section for what senders cast (e.g. receive: {video: {sink: display}, audio: {sink: display}})"))
-    let abilities: TransportAbilities = []
+    package let abilities: TransportAbilities = []
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeCast(map, at: location)
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         guard let cast = c.spec.transport.settings(as: CastSpec.self) else {
             throw RunError("transport kind 'cast' needs 'name' and 'allow'", at: c.spec.transport.location)
         }
@@ -52,17 +52,17 @@ struct CastTransport: Transport {
 
 /// The receiver for as long as the run goes on: no negotiation (senders come and go on their
 /// own), stopped with the run; the summary says how many senders it served and what it refused.
-final class CastSession: RemoteSession {
+package final class CastSession: RemoteSession {
     private let receiver: CastReceiver
     private let name: String
 
-    init(receiver: CastReceiver, name: String) { self.receiver = receiver; self.name = name }
+    package init(receiver: CastReceiver, name: String) { self.receiver = receiver; self.name = name }
 
-    func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool { true }
-    func tick() async throws(RunError) -> String? { nil }
-    func end() async { await receiver.stop() }
+    package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool { true }
+    package func tick() async throws(RunError) -> String? { nil }
+    package func end() async { await receiver.stop() }
 
-    var report: RunSummary.Session? {
+    package var report: RunSummary.Session? {
         var s = RunSummary.Session(role: "cast receiver", id: name)
         let refused = receiver.server.refusals
         if !refused.isEmpty { s.refused = refused }
@@ -72,7 +72,7 @@ final class CastSession: RemoteSession {
 
 extension GraphBuilder {
     /// What the Cast player shows, read from its channel at the receiver's size.
-    func prepareCastVideo(_ branch: ReceiveBranchSpec, channel: String, width: Int, height: Int) throws(RunError) {
+    package func prepareCastVideo(_ branch: ReceiveBranchSpec, channel: String, width: Int, height: Int) throws(RunError) {
         let source = try make("intervideosrc", [("channel", channel)], at: branch.location)
         let format = try make(
             "capsfilter", [("caps", "video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1")],
@@ -86,7 +86,7 @@ extension GraphBuilder {
     }
 
     /// What the Cast player plays as sound, read from its channel (48 kHz stereo).
-    func prepareCastAudio(_ branch: ReceiveBranchSpec, channel: String) throws(RunError) {
+    package func prepareCastAudio(_ branch: ReceiveBranchSpec, channel: String) throws(RunError) {
         let source = try make("interaudiosrc", [("channel", channel)], at: branch.location)
         let format = try make("capsfilter", [("caps", "audio/x-raw,rate=48000,channels=2")], at: branch.location)
         try prepareLocalReceive(

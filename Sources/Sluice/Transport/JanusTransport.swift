@@ -10,22 +10,22 @@ extension TransportKind {
 /// `kind: janus`: joins a room of Janus's VideoRoom; the send section is published over one
 /// webrtcbin, the room's publishers are received over another (multistream: one branch
 /// per publisher stream, built as each arrives).
-struct JanusTransport: Transport {
-    let kind = TransportKind.janus
-    let keys = ["server", "room", "display", "pin", "secret", "token", "subscribe"]
-    let sections = TransportSections(
+package struct JanusTransport: Transport {
+    package let kind = TransportKind.janus
+    package let keys = ["server", "room", "display", "pin", "secret", "token", "subscribe"]
+    package let sections = TransportSections(
         eitherNeeded: "needs a send section (published to the room), a receive section (the room's publishers), or both")
-    let abilities: TransportAbilities = [.webRTC, .roomStreams]
+    package let abilities: TransportAbilities = [.webRTC, .roomStreams]
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeJanus(map, at: location)
     }
 
-    func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
+    package func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
         decoder.checkRoomBranches(draft.receiveBranches)
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         guard let janus = c.spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: c.spec.transport.location)
         }

@@ -9,23 +9,23 @@ extension TransportKind {
 }
 
 /// `kind: lan`: whom to play, and which of its streams.
-struct LANSettings: KindSettings, Equatable {
+package struct LANSettings: KindSettings, Equatable {
     /// The advertised name of the Sluice server (`sluice serve --advertise NAME`).
-    var peer: String
+    package var peer: String
     /// Which of its streams (nil: the first it lists).
-    var stream: String?
+    package var stream: String?
 }
 
 /// `kind: lan`: finds the Sluice server advertised as `peer` on the local network (DNS-SD
 /// `_sluice._tcp` over multicast DNS) and plays one of its streams over WHEP, directly.
-struct LANTransport: Transport {
-    let kind = TransportKind.lan
-    let keys = ["peer", "stream"]
-    let sections = TransportSections(
+package struct LANTransport: Transport {
+    package let kind = TransportKind.lan
+    package let keys = ["peer", "stream"]
+    package let sections = TransportSections(
         send: .forbidden("plays a stream: remove send (the peer sends)"),
         receive: .required("needs a receive section for the stream it plays"))
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let stream = map.entry("stream").flatMap { decoder.decodeInstanceName($0) }
         guard let peer = map.entry("peer") else {
             decoder.fail(
@@ -36,7 +36,7 @@ struct LANTransport: Transport {
         return decoder.decodeInstanceName(peer).map { LANSettings(peer: $0, stream: stream) }
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let transport = c.spec.transport
         let settings = transport.settings(as: LANSettings.self)
         let name = settings?.peer ?? ""
@@ -66,7 +66,7 @@ struct LANTransport: Transport {
     }
 
     /// Browses until an instance named `name` (any case) with a port and address answers.
-    static func find(_ name: String, within timeout: Double) async -> ServiceInstance? {
+    package static func find(_ name: String, within timeout: Double) async -> ServiceInstance? {
         guard let service = try? await MDNSService.start() else { return nil }
         defer { Task { await service.stop() } }
         let start = ContinuousClock.now

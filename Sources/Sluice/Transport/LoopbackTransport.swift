@@ -8,13 +8,13 @@ extension TransportKind {
 
 /// `kind: loopback`: the receive section is a second webrtcbin in this process; offer,
 /// answer and candidates pass between the two directly.
-struct LoopbackTransport: Transport {
-    let kind = TransportKind.loopback
+package struct LoopbackTransport: Transport {
+    package let kind = TransportKind.loopback
 
     /// A receive branch needs the matching send branch; a send branch without a receive
     /// branch gets a default one (`SpecDecoder.defaultReceiveBranch`); a receive branch that
     /// restricts codecs must accept what is sent.
-    func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
+    package func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
         for media in MediaKind.allCases {
             if let location = draft.receivePresent[media], draft.sendPresent[media] == nil {
                 decoder.fail(
@@ -31,7 +31,7 @@ struct LoopbackTransport: Transport {
         decoder.checkLoopbackCodecs(send: draft.send, receive: draft.receiveBranches)
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let spec = c.spec
         let sendBin = try c.makeWebRTCBin("send")
         let recvBin = try c.makeWebRTCBin("recv")

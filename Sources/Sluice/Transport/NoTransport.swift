@@ -6,12 +6,12 @@ extension TransportKind {
 
 /// `kind: none`: no WebRTC; each send branch is encoded and discarded (what capture and
 /// encoding cost).
-struct NoTransport: Transport {
-    let kind = TransportKind.noTransport
-    let sections = TransportSections(receive: .forbidden("sends nowhere, so there is nothing to receive; remove receive or use kind: loopback"))
-    let abilities: TransportAbilities = []
+package struct NoTransport: Transport {
+    package let kind = TransportKind.noTransport
+    package let sections = TransportSections(receive: .forbidden("sends nowhere, so there is nothing to receive; remove receive or use kind: loopback"))
+    package let abilities: TransportAbilities = []
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         try c.buildSendBranches(into: nil)
         return TransportSetup()
     }

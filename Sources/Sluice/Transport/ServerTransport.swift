@@ -5,11 +5,11 @@ extension TransportKind {
 }
 
 /// `kind: server`: a file for `sluice serve`, not for `sluice run`.
-struct ServerTransport: Transport {
-    let kind = TransportKind.server
-    let abilities: TransportAbilities = [.webRTC, .renditions]
+package struct ServerTransport: Transport {
+    package let kind = TransportKind.server
+    package let abilities: TransportAbilities = [.webRTC, .renditions]
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         throw RunError(
             "this file is for `sluice serve` (transport kind server): serve it with "
                 + "`sluice serve --pipeline \(c.spec.file)` or `--receive \(c.spec.file)`", at: c.spec.transport.location)

@@ -9,7 +9,7 @@ import Logging
 /// `TransportRegistry.builtIn` lists the kinds: a new way to signal is one new file with a
 /// type conforming to this protocol, plus its line in that list. Nothing else in the decoder
 /// or the run names a kind.
-protocol Transport: Sendable {
+package protocol Transport: Sendable {
     /// The kind's name in pipeline files (`transport.kind`).
     var kind: TransportKind { get }
     /// The keys of `transport:` this kind reads, beyond those every kind has
@@ -35,84 +35,85 @@ protocol Transport: Sendable {
 }
 
 extension Transport {
-    var keys: [String] { [] }
-    var sections: TransportSections { TransportSections() }
-    var abilities: TransportAbilities { [.webRTC, .dataChannels] }
-    var requiredDataChannel: String? { nil }
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? { nil }
-    func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {}
+    package var keys: [String] { [] }
+    package var sections: TransportSections { TransportSections() }
+    package var abilities: TransportAbilities { [.webRTC, .dataChannels] }
+    package var requiredDataChannel: String? { nil }
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? { nil }
+    package func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {}
 }
 
 /// What a transport kind offers beyond moving media.
-struct TransportAbilities: OptionSet, Sendable {
-    let rawValue: Int
+package struct TransportAbilities: OptionSet, Sendable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
     /// The run makes webrtcbins (and so needs GStreamer's DTLS key; `dtls:` applies).
-    static let webRTC = TransportAbilities(rawValue: 1 << 0)
+    package static let webRTC = TransportAbilities(rawValue: 1 << 0)
     /// There is a peer to open data channels with (`data_channels:` applies).
-    static let dataChannels = TransportAbilities(rawValue: 1 << 1)
+    package static let dataChannels = TransportAbilities(rawValue: 1 << 1)
     /// The receive section gets a room's publishers (`mosaic`, `mix` apply).
-    static let roomStreams = TransportAbilities(rawValue: 1 << 2)
+    package static let roomStreams = TransportAbilities(rawValue: 1 << 2)
     /// The send section is served to viewers, each moved between renditions.
-    static let renditions = TransportAbilities(rawValue: 1 << 3)
+    package static let renditions = TransportAbilities(rawValue: 1 << 3)
 }
 
 /// Which sections a file of one transport kind may have and needs. Messages complete
 /// "transport kind 'K' …".
-struct TransportSections: Sendable {
-    enum Rule: Sendable {
+package struct TransportSections: Sendable {
+    package enum Rule: Sendable {
         case optional
         /// The section must not be there: why, and what to do.
         case forbidden(String)
         /// The section must be there: what it is for.
         case required(String)
     }
-    var send: Rule = .optional
-    var receive: Rule = .optional
+    package var send: Rule = .optional
+    package var receive: Rule = .optional
     /// The file needs at least one of the two (nil: the general rule that some branch exists).
-    var eitherNeeded: String?
+    package var eitherNeeded: String?
 }
 
 /// What a transport hands the run.
-struct TransportSetup {
+package struct TransportSetup {
     /// The peer whose figures are the run's sending statistics and whose connection opens the
     /// send gates (loopback: the sender; otherwise the one local peer: player, publisher, room peer).
-    var sending: WebRTCPeer?
+    package var sending: WebRTCPeer?
     /// The peer whose figures are the receive statistics (loopback: the receiver).
-    var receiving: WebRTCPeer?
+    package var receiving: WebRTCPeer?
     /// The peers whose ICE must connect once the session is negotiated.
-    var connecting: [WebRTCPeer] = []
+    package var connecting: [WebRTCPeer] = []
     /// The session the run negotiates through and looks after (loopback: in process).
-    var session: (any RemoteSession)?
+    package var session: (any RemoteSession)?
     /// The webrtcbin that opens the file's data channels (the offering side).
-    var opensChannels: Element?
+    package var opensChannels: Element?
     /// The webrtcbin that accepts them (the answering side).
-    var acceptsChannels: Element?
+    package var acceptsChannels: Element?
 
     /// A run without WebRTC (`kind: none`).
-    init() {}
+    package init() {}
 
     /// A session without a local peer (a Cast receiver: senders come and go on their own).
-    init(session: any RemoteSession) { self.session = session }
+    package init(session: any RemoteSession) { self.session = session }
 
     /// One local peer and the session it is negotiated through.
-    init(peer: WebRTCPeer, session: any RemoteSession, opensChannels: Element? = nil, acceptsChannels: Element? = nil) {
+    package init(peer: WebRTCPeer, session: any RemoteSession, opensChannels: Element? = nil, acceptsChannels: Element? = nil) {
         sending = peer; receiving = peer; connecting = [peer]
         self.session = session; self.opensChannels = opensChannels; self.acceptsChannels = acceptsChannels
     }
 
     /// Two local peers (loopback), negotiated with each other by `session`.
-    init(sender: WebRTCPeer, receiver: WebRTCPeer, session: any RemoteSession) {
+    package init(sender: WebRTCPeer, receiver: WebRTCPeer, session: any RemoteSession) {
         sending = sender; receiving = receiver; connecting = [sender, receiver]
         self.session = session; opensChannels = sender.webrtcbin; acceptsChannels = receiver.webrtcbin
     }
 }
 
 /// The transport kinds Sluice knows. A new kind: its file, and its line in `builtIn`.
-enum TransportRegistry {
+package enum TransportRegistry {
     /// The keys of `transport:` every kind has.
-    static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
+    package static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
 
-    static let kinds = KindRegistry<any Transport>(
+    package static let kinds = KindRegistry<any Transport>(
         [
             LoopbackTransport(), NoTransport(), WHEPTransport(), WHIPTransport(), ServerTransport(),
             AppRTCTransport(), LANTransport(), XMPPTransport(), JanusTransport(), CastTransport(),
@@ -120,16 +121,16 @@ enum TransportRegistry {
         ], name: { $0.kind.rawValue })
 
     /// Adds a kind at run time (tests; a program embedding Sluice).
-    static func register(_ transport: any Transport) { kinds.register(transport) }
+    package static func register(_ transport: any Transport) { kinds.register(transport) }
     /// Removes a kind added with `register`.
-    static func unregister(_ kind: TransportKind) { kinds.unregister(kind.rawValue) }
+    package static func unregister(_ kind: TransportKind) { kinds.unregister(kind.rawValue) }
     /// Every kind, built-in first.
-    static var all: [any Transport] { kinds.all }
+    package static var all: [any Transport] { kinds.all }
     /// The kind named `kind`, if there is one.
-    static func transport(for kind: TransportKind) -> (any Transport)? { kinds.kind(named: kind.rawValue) }
+    package static func transport(for kind: TransportKind) -> (any Transport)? { kinds.kind(named: kind.rawValue) }
 
     /// "transport kind janus" or "transport kinds apprtc and janus": the kinds that pass `test`.
-    static func kindsPhrase(where test: (any Transport) -> Bool) -> String {
+    package static func kindsPhrase(where test: (any Transport) -> Bool) -> String {
         let names = all.filter(test).map(\.kind.rawValue)
         return (names.count == 1 ? "transport kind " : "transport kinds ") + KindRegistry<any Transport>.list(names)
     }
@@ -137,21 +138,21 @@ enum TransportRegistry {
 
 extension TransportKind {
     /// The type that implements this kind (nil: no kind of that name is registered).
-    var transport: (any Transport)? { TransportRegistry.transport(for: self) }
+    package var transport: (any Transport)? { TransportRegistry.transport(for: self) }
 }
 
 /// What transports build with: the file, its pipeline and graph, and the webrtcbin helpers
 /// they share (one recipe for every webrtcbin; receive-only transceivers; receive branches
 /// built as streams arrive).
-struct TransportContext {
-    let spec: PipelineSpec
-    let pipeline: Pipeline
-    let builder: GraphBuilder
-    let logger: Logger
+package struct TransportContext {
+    package let spec: PipelineSpec
+    package let pipeline: Pipeline
+    package let builder: GraphBuilder
+    package let logger: Logger
 
     /// A webrtcbin made by the one recipe, from the file's transport section (addresses are
     /// added where each path needs them).
-    func makeWebRTCBin(_ name: String) throws(RunError) -> Element {
+    package func makeWebRTCBin(_ name: String) throws(RunError) -> Element {
         var recipe = WebRTCRecipe(transport: spec.transport)
         recipe.addresses = []
         do { return try recipe.make(name) } catch {
@@ -160,7 +161,7 @@ struct TransportContext {
     }
 
     /// Builds every send branch of the file into `webrtcbin` (nil: each ends in a sink).
-    func buildSendBranches(into webrtcbin: Element?) throws(RunError) {
+    package func buildSendBranches(into webrtcbin: Element?) throws(RunError) {
         for branch in spec.sendBranches {
             try builder.buildSend(branch, into: webrtcbin)
         }
@@ -169,7 +170,7 @@ struct TransportContext {
     /// A receive-only webrtcbin for the receive section, with a transceiver per branch that
     /// offers every codec the branch accepts, in the order of `media`. With `always`, media
     /// the file does not receive get a transceiver too (what arrives ends in a fakesink).
-    func buildPlayer(media: [MediaKind], always: Bool = false) throws(RunError) -> WebRTCPeer {
+    package func buildPlayer(media: [MediaKind], always: Bool = false) throws(RunError) -> WebRTCPeer {
         let bin = try receivingBin("play")
         for m in media {
             let branch = m == .video ? spec.receive?.video : spec.receive?.audio
@@ -181,7 +182,7 @@ struct TransportContext {
 
     /// A webrtcbin in the pipeline whose incoming streams get receive branches (and, when
     /// measuring, timed jitter buffers).
-    func receivingBin(_ name: String) throws(RunError) -> Element {
+    package func receivingBin(_ name: String) throws(RunError) -> Element {
         // Recordings (`sink: file`) need their muxers before any data flows.
         try builder.prepareRecordings()
         let bin = try makeWebRTCBin(name)
@@ -194,7 +195,7 @@ struct TransportContext {
     /// Builds a receive branch for each stream `bin` exposes.
     /// `expected`: the codecs that will arrive, when known (loopback: what the send section
     /// encodes); their decoders are loaded in the background, every codec's otherwise.
-    func watchIncomingStreams(of bin: Element, expected: [Codec]? = nil) {
+    package func watchIncomingStreams(of bin: Element, expected: [Codec]? = nil) {
         builder.prewarmReceive(expected ?? Codec.allCases)
         // Weak: the builder owns the pipeline, which owns the bin and so this handler.
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
@@ -206,7 +207,7 @@ struct TransportContext {
     /// A receive-only transceiver offering `codecs` (every codec of the medium if empty).
     /// Video offers transport-wide congestion control, so an adaptive sender (Sluice, a
     /// browser, an SFU) gets the feedback it needs.
-    func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
+    package func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
         let offered = codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : codecs
         let twcc = media == .video ? EncoderPresets.twccReceiveCaps : ""
         do {
@@ -218,7 +219,7 @@ struct TransportContext {
     }
 
     /// `transport.ice.addresses`: host candidates on these addresses.
-    func addICEAddresses(to bin: Element) throws(RunError) {
+    package func addICEAddresses(to bin: Element) throws(RunError) {
         guard !spec.transport.ice.addresses.isEmpty else { return }
         do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
             throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)

@@ -4,7 +4,7 @@ extension TransportContext {
     /// The one webrtcbin of a two-way peer (room, Jingle call): send branches on transceivers that say what they
     /// send (so the other peer's offer matches them), and, for the initiator, receive-only
     /// transceivers for what it only receives.
-    func twoWayPeer(initiator: Bool) throws(RunError) -> WebRTCPeer {
+    package func twoWayPeer(initiator: Bool) throws(RunError) -> WebRTCPeer {
         let bin = try receivingBin("peer")
         for branch in spec.sendBranches {
             try builder.buildSend(branch, into: bin)

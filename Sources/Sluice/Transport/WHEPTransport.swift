@@ -8,18 +8,18 @@ extension TransportKind {
 
 /// `kind: whep`: plays `endpoint` into the receive section (one complete recvonly offer
 /// POSTed, the answer applied, the session DELETEd at the end).
-struct WHEPTransport: Transport {
-    let kind = TransportKind.whep
-    let keys = ["endpoint", "token"]
-    let sections = TransportSections(
+package struct WHEPTransport: Transport {
+    package let kind = TransportKind.whep
+    package let keys = ["endpoint", "token"]
+    package let sections = TransportSections(
         send: .forbidden("plays a stream: remove send (the endpoint's server sends)"),
         receive: .required("needs a receive section for the stream it plays"))
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeEndpointSettings(map, kind: kind, example: "http://127.0.0.1:8443/whep/NAME", at: location)
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let p = try c.buildPlayer(media: [.video, .audio])
         let session = try HTTPSession(
             peer: p, protocolName: "WHEP", endpoint: c.endpointSettings, at: c.spec.transport.location,
@@ -30,7 +30,7 @@ struct WHEPTransport: Transport {
 
 extension SpecDecoder {
     /// `endpoint` and `token` of an HTTP kind (whep, whip, camera).
-    mutating func decodeEndpointSettings(
+    package mutating func decodeEndpointSettings(
         _ map: [SpecEntry], kind: TransportKind, example: String,
         at location: SourceLocation
     ) -> EndpointSettings? {
@@ -41,7 +41,7 @@ extension SpecDecoder {
 
 extension TransportContext {
     /// The endpoint settings of an HTTP kind (whep, whip, camera); empty if decoding found none.
-    var endpointSettings: EndpointSettings {
+    package var endpointSettings: EndpointSettings {
         spec.transport.settings(as: EndpointSettings.self) ?? EndpointSettings(endpoint: "")
     }
 }

@@ -7,16 +7,16 @@ extension TransportKind {
 }
 
 /// `kind: whip`: publishes the send section to `endpoint`.
-struct WHIPTransport: Transport {
-    let kind = TransportKind.whip
-    let keys = ["endpoint", "token"]
-    let sections = TransportSections(receive: .forbidden("publishes the send section: remove receive (the endpoint's server receives)"))
+package struct WHIPTransport: Transport {
+    package let kind = TransportKind.whip
+    package let keys = ["endpoint", "token"]
+    package let sections = TransportSections(receive: .forbidden("publishes the send section: remove receive (the endpoint's server receives)"))
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeEndpointSettings(map, kind: kind, example: "http://127.0.0.1:8443/whip/NAME", at: location)
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let bin = try c.makeWebRTCBin("publish")
         do { try c.pipeline.add(bin) } catch { throw RunError(error.message) }
         try c.addICEAddresses(to: bin)

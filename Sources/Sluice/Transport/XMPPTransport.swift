@@ -9,15 +9,15 @@ extension TransportKind {
 
 /// `kind: xmpp`: logs in to an XMPP server, then calls `peer` with Jingle (it offers) or
 /// waits for a call from someone on the `allow` list (it answers).
-struct XMPPTransport: Transport {
-    let kind = TransportKind.xmpp
-    let keys = ["server", "jid", "password", "peer", "allow", "tls", "ca"]
+package struct XMPPTransport: Transport {
+    package let kind = TransportKind.xmpp
+    package let keys = ["server", "jid", "password", "peer", "allow", "tls", "ca"]
 
-    func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
+    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeXMPP(map, at: location)
     }
 
-    func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
+    package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         let spec = c.spec
         guard let xmpp = spec.transport.settings(as: XMPPSpec.self), var jid = JID(xmpp.jid) else {
             throw RunError("transport kind 'xmpp' needs 'jid' and 'password'", at: spec.transport.location)

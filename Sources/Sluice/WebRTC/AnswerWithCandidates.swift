@@ -12,7 +12,7 @@ extension WebRTCPeer {
     }
 
     /// `answer(offer:gatheringTimeout:)`, noting each step's time in `steps`.
-    func answer(offer sdp: String, gatheringTimeout: Double = 5, steps: inout NegotiationSteps) async throws(NegotiationError) -> String {
+    package func answer(offer sdp: String, gatheringTimeout: Double = 5, steps: inout NegotiationSteps) async throws(NegotiationError) -> String {
         let collected = CandidateLog()
         onLocalCandidate { collected.add($0) }
         let offer: SessionDescription
@@ -58,7 +58,7 @@ extension WebRTCPeer {
 
     /// Writes `a=candidate:` lines (and `a=end-of-candidates` once gathering is complete)
     /// into each media section of `sdp`, by m-line index.
-    static func insert(_ candidates: [ICECandidate], into sdp: String, complete: Bool) -> String {
+    package static func insert(_ candidates: [ICECandidate], into sdp: String, complete: Bool) -> String {
         var sections: [[Substring]] = [[]]
         for line in sdp.split(whereSeparator: \.isNewline) {
             if line.hasPrefix("m=") { sections.append([]) }
@@ -80,8 +80,8 @@ extension WebRTCPeer {
 }
 
 /// Local candidates collected while gathering.
-final class CandidateLog: Sendable {
+package final class CandidateLog: Sendable {
     private let list = Mutex<[ICECandidate]>([])
-    func add(_ c: ICECandidate) { list.withLock { $0.append(c) } }
-    var all: [ICECandidate] { list.withLock { $0 } }
+    package func add(_ c: ICECandidate) { list.withLock { $0.append(c) } }
+    package var all: [ICECandidate] { list.withLock { $0 } }
 }

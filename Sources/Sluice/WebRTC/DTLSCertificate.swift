@@ -20,7 +20,7 @@ public struct DTLSCertificate: Sendable, Equatable {
     /// `ECDSA P-256`, `RSA`, …
     public let keyKind: String
     /// The fingerprint webrtcbin 1.22 writes for this PEM (see `DTLSFingerprint`).
-    let writtenByWebRTCBin: String
+    package let writtenByWebRTCBin: String
 
     /// A new self-signed ECDSA P-256 certificate, valid from a day ago for 30 days.
     public static func generateECDSA(commonName: String = "sluice") throws -> DTLSCertificate {
@@ -116,7 +116,7 @@ public struct DTLSCertificate: Sendable, Equatable {
     /// PAUSED → PLAYING), so `dtlsdec` can already be READY here. Under its state lock, such a
     /// `dtlsdec` is taken back to NULL and up again, which connects the handler to the new
     /// connection. No DTLS packet can have reached it yet: the transport's ICE starts later.
-    static func present(_ pem: String, on element: Element) {
+    package static func present(_ pem: String, on element: Element) {
         let dtlsdec = element.factoryName == "dtlsdec" ? element : element.cast(to: Bin.self)?.children.first { $0.factoryName == "dtlsdec" }
         guard let dtlsdec else {
             try? element.set("pem", pem)
@@ -150,21 +150,21 @@ public struct DTLSCertificate: Sendable, Equatable {
 public struct DTLSCertificateError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, in words.
     public var description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// Puts the real fingerprint of Sluice's DTLS certificates into SDP that webrtcbin wrote
 /// (see `DTLSFingerprint.asWrittenByWebRTCBin`): every local offer and answer passes here.
-enum DTLSFingerprintFix {
+package enum DTLSFingerprintFix {
     private static let table = Mutex<[String: String]>([:])
 
-    static func register(written: String, real: String) {
+    package static func register(written: String, real: String) {
         guard written != real else { return }
         table.withLock { $0[written] = real }
     }
 
     /// `sdp` with each `a=fingerprint:sha-256` value webrtcbin miscomputed replaced.
-    static func correct(_ sdp: String) -> String {
+    package static func correct(_ sdp: String) -> String {
         let fixes = table.withLock { $0 }
         guard !fixes.isEmpty, sdp.contains("a=fingerprint:sha-256 ") else { return sdp }
         var out = sdp

@@ -2,7 +2,7 @@ import Foundation
 
 /// How long each step of a negotiation took, for the debug log (where start-up time goes):
 /// a loopback run's six steps, a served viewer's answer.
-struct NegotiationSteps: CustomStringConvertible {
+package struct NegotiationSteps: CustomStringConvertible {
     private struct Step {
         var name: String
         var ms: Double
@@ -11,11 +11,11 @@ struct NegotiationSteps: CustomStringConvertible {
     private var taken: [Step] = []
 
     /// Notes that `step` ended now.
-    mutating func done(_ step: String) {
+    package mutating func done(_ step: String) {
         let now = ContinuousClock.now
         taken.append(Step(name: step, ms: (now - last).seconds * 1000))
         last = now
     }
 
-    var description: String { taken.map { "\($0.name) \(String(format: "%.1f", $0.ms)) ms" }.joined(separator: ", ") }
+    package var description: String { taken.map { "\($0.name) \(String(format: "%.1f", $0.ms)) ms" }.joined(separator: ", ") }
 }

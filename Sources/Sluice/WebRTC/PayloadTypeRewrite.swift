@@ -18,10 +18,10 @@ import GStreamer
 ///   on webrtcbin's pad rather than on the capsfilter's).
 ///
 /// webrtcbin itself never checks or changes the payload type it is given (1.22).
-enum PayloadTypeRewrite {
+package enum PayloadTypeRewrite {
     /// Adds the probe to `pad` (webrtcbin's input for the branch) when `p`'s payload type is
     /// not one the payloader writes; returns its id.
-    static func install(on pad: Pad, _ p: RTPSendParameters) throws(GstError) -> UInt? {
+    package static func install(on pad: Pad, _ p: RTPSendParameters) throws(GstError) -> UInt? {
         guard p.payloaderPayloadType != p.payloadType, let wire = UInt8(exactly: p.payloadType) else { return nil }
         let own = try Caps(p.payloaderCaps), written = Int32(p.payloaderPayloadType)
         return pad.addProbe([.buffer, .bufferList, .eventDownstream, .queryDownstream, .queryUpstream]) {

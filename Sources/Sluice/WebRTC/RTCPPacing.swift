@@ -28,14 +28,14 @@ import SluiceSignalling
 /// retransmission SSRC and its own: three members) keeps the default: NACKs leave at once
 /// there anyway, and the raised allowance cost it 1% of its process's CPU in
 /// `Benchmarks/c-compare.sh` (the RTCP thread, 1.9% against plain C's 0.8%).
-enum RTCPPacing {
+package enum RTCPPacing {
     /// RTCP bandwidth per session, bit/s (rtpsession's `rtcp-fraction` above 1 is absolute).
-    static let rtcpBitsPerSecond = 150_000.0
+    package static let rtcpBitsPerSecond = 150_000.0
 
     /// The audio and video lines by which the peer that sets `description` receives media: in
     /// a local description those that say `sendrecv` or `recvonly`, in a remote one those that
     /// say `sendrecv` or `sendonly`.
-    static func receivedMedia(in description: String, local: Bool) -> [SDPSummary.Media] {
+    package static func receivedMedia(in description: String, local: Bool) -> [SDPSummary.Media] {
         let receiving: Set<String> = local ? ["sendrecv", "recvonly"] : ["sendrecv", "sendonly"]
         return SDPSummary(description).media.filter { m in
             (m.kind == "audio" || m.kind == "video") && !m.rejected && receiving.contains(m.direction)
@@ -43,7 +43,7 @@ enum RTCPPacing {
     }
 
     /// Whether the peer that sets `description` receives media by it.
-    static func receivesMedia(by description: String, local: Bool) -> Bool {
+    package static func receivesMedia(by description: String, local: Bool) -> Bool {
         !receivedMedia(in: description, local: local).isEmpty
     }
 
@@ -53,7 +53,7 @@ enum RTCPPacing {
     /// Transport-wide feedback needs the header extension that numbers the packets: webrtcbin
     /// writes `a=rtcp-fb:PT transport-cc` into every video offer of its own, with or without
     /// it, so the extension is what is looked for.
-    static func needsRaisedAllowance(by description: String, local: Bool) -> Bool {
+    package static func needsRaisedAllowance(by description: String, local: Bool) -> Bool {
         let received = receivedMedia(in: description, local: local)
         guard !received.isEmpty else { return false }
         return description.contains(RTPHeaderExtension.transportWideCC) || received.count > 1
@@ -61,7 +61,7 @@ enum RTCPPacing {
 
     /// Sets the allowance on every RTP session of `webrtcbin` (they exist once a
     /// description is set; setting it again is harmless).
-    static func apply(to webrtcbin: Element) {
+    package static func apply(to webrtcbin: Element) {
         guard let bin = webrtcbin.cast(to: Bin.self) else { return }
         for session in bin.descendants where session.factoryName == "rtpsession" {
             if let current = session.get("rtcp-fraction", as: Double.self), current == rtcpBitsPerSecond { continue }

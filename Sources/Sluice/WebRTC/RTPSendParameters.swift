@@ -6,33 +6,33 @@ import SluiceSignalling
 /// reads before the first packet, and (through those caps) in the SDP, so that what the SDP
 /// signals (`a=ssrc`, `a=ssrc-group:FID`, `a=extmap` for MID) is what the packets carry.
 /// Peers that demultiplex by SSRC or MID (Pion, Chromium's tracks, Firefox) depend on it.
-struct RTPSendParameters: Sendable, Equatable {
-    var codec: Codec
-    var payloadType: Int
+package struct RTPSendParameters: Sendable, Equatable {
+    package var codec: Codec
+    package var payloadType: Int
     /// Pinned in answers (never 0: webrtcbin would signal `a=ssrc-group:FID 0 …`). nil in
     /// Sluice's own offers: there the peer finds the stream by MID, and a pinned SSRC made a
     /// webrtcbin receiver drop the first half second of frames (loopback, 320x240 VP8 file:
     /// 135 sent, 116–121 received, against 135 of 135 without it); webrtcbin then writes no
     /// `a=ssrc` lines rather than wrong ones.
-    var ssrc: UInt32?
+    package var ssrc: UInt32?
     /// The MID header extension id (nil: not negotiated, e.g. the offer lacks it).
-    var midExtensionID: Int?
+    package var midExtensionID: Int?
     /// The media section's MID the packets are tagged with.
-    var mid: String?
+    package var mid: String?
     /// The transport-wide congestion control extension id (nil: no TWCC feedback wanted).
-    var twccExtensionID: Int?
+    package var twccExtensionID: Int?
 
     /// The id Sluice uses for TWCC in its own offers.
-    static let offeredTWCCExtensionID = 3
+    package static let offeredTWCCExtensionID = 3
 
     /// The id Sluice uses for the MID extension in its own offers (browsers use 4 or 9; any
     /// id from 1 to 14 fits the one-byte header form).
-    static let offeredMidExtensionID = 9
+    package static let offeredMidExtensionID = 9
 
     /// For an offer Sluice makes: Sluice's payload type and MID.
     /// With `congestionControl`, the packets carry transport-wide sequence numbers and the
     /// offer asks for `transport-cc` feedback.
-    static func offering(_ codec: Codec, mid: String, congestionControl: Bool = false) -> RTPSendParameters {
+    package static func offering(_ codec: Codec, mid: String, congestionControl: Bool = false) -> RTPSendParameters {
         RTPSendParameters(
             codec: codec, payloadType: EncoderPresets.payloadType(for: codec), ssrc: nil,
             midExtensionID: offeredMidExtensionID, mid: mid,
@@ -41,7 +41,7 @@ struct RTPSendParameters: Sendable, Equatable {
 
     /// For an answer: the payload type and MID extension id the offer chose. With
     /// `congestionControl`, the TWCC extension id too, when the offer asks for that feedback.
-    static func answering(
+    package static func answering(
         _ codec: Codec, choice: CodecMatch.Choice, mid: String?,
         congestionControl: Bool = false
     ) -> RTPSendParameters {
@@ -54,21 +54,21 @@ struct RTPSendParameters: Sendable, Equatable {
     /// The payload types GStreamer 1.22's payloaders can write: their src templates say
     /// `payload=[96, 127]`, and caps negotiation is filtered by them. Others go out through
     /// `PayloadTypeRewrite`.
-    static let payloaderPayloadTypes = 96...127
+    package static let payloaderPayloadTypes = 96...127
 
     /// The payload type the payloader writes: the negotiated one when it can, else 96 (and
     /// `PayloadTypeRewrite` puts the negotiated one on the packets).
-    var payloaderPayloadType: Int {
+    package var payloaderPayloadType: Int {
         Self.payloaderPayloadTypes.contains(payloadType) ? payloadType : Self.payloaderPayloadTypes.lowerBound
     }
 
-    static func randomSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
+    package static func randomSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
 
     /// The RTP caps webrtcbin gets and the transceiver's codec preferences.
-    var caps: String { caps(payloadType: payloadType) }
+    package var caps: String { caps(payloadType: payloadType) }
 
     /// The RTP caps of the payloader's output (`caps`, with `payloaderPayloadType`).
-    var payloaderCaps: String { caps(payloadType: payloaderPayloadType) }
+    package var payloaderCaps: String { caps(payloadType: payloaderPayloadType) }
 
     private func caps(payloadType: Int) -> String {
         var caps = EncoderPresets.rtpCaps(for: codec, payloadType: payloadType)
@@ -84,7 +84,7 @@ struct RTPSendParameters: Sendable, Equatable {
     /// preferences of the transceiver behind `input` (webrtcbin's pad), and rewrites the
     /// payload type at `input` when the payloader cannot write it. Returns the rewrite's
     /// probe id on `input`, if one was added.
-    func apply(capsfilter: Element, input: Pad) throws(GstError) -> UInt? {
+    package func apply(capsfilter: Element, input: Pad) throws(GstError) -> UInt? {
         try capsfilter.set("caps", fromString: payloaderCaps)
         if let transceiver = input.objectProperty("transceiver", as: Object.self) {
             try transceiver.set("codec-preferences", value: try Caps(caps).asValue())
@@ -93,7 +93,7 @@ struct RTPSendParameters: Sendable, Equatable {
     }
 
     /// Pins payload type and SSRC on `payloader` and gives it the MID header extension.
-    func configure(_ payloader: Element) throws(GstError) {
+    package func configure(_ payloader: Element) throws(GstError) {
         for (k, v) in EncoderPresets.payloaderProperties(for: codec) where payloader.hasProperty(k) {
             try payloader.set(k, fromString: v)
         }

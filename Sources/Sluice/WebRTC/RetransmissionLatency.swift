@@ -34,7 +34,7 @@ public enum RetransmissionLatency {
     }
 
     /// Watches every jitter buffer `webrtcbin`'s rtpbin makes (`new-jitterbuffer`).
-    static func attach(to rtpbin: Element) {
+    package static func attach(to rtpbin: Element) {
         // The jitter buffer is the signal's argument: the handler captures nothing.
         rtpbin.connect("new-jitterbuffer") { (args: borrowing SignalArguments) -> Void in
             guard let jitterBuffer = args.object(1, as: Element.self), let src = jitterBuffer.staticPad("src"),

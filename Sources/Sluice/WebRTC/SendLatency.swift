@@ -40,19 +40,19 @@ public enum SendLatency {
     }
 
     /// The sinks of a bin sorted into the two domains.
-    struct Domains {
+    package struct Domains {
         /// Sinks that send (a `webrtcbin`): left alone.
-        var senders: [Element] = []
+        package var senders: [Element] = []
         /// Every other sink, configured together.
-        var others: [Element] = []
+        package var others: [Element] = []
     }
 
     /// Whether a sink sends: a `webrtcbin`.
-    static func isWebRTCBin(_ element: Element) -> Bool { element.factoryName == "webrtcbin" }
+    package static func isWebRTCBin(_ element: Element) -> Bool { element.factoryName == "webrtcbin" }
 
     /// Sorts `bin`'s sinks: a sender sends; a bin holding senders among other sinks is
     /// looked into; anything else is an other.
-    static func domains(of bin: Bin, isSender: (Element) -> Bool = isWebRTCBin) -> Domains {
+    package static func domains(of bin: Bin, isSender: (Element) -> Bool = isWebRTCBin) -> Domains {
         var domains = Domains()
         for child in bin.children where child.isSink {
             if isSender(child) {
@@ -70,7 +70,7 @@ public enum SendLatency {
 
     /// Configures the receiving domain's latency; what `do-latency` runs instead of
     /// GStreamer's default. Returns false if a sink refused it.
-    static func distribute(in bin: Bin, isSender: (Element) -> Bool = isWebRTCBin) -> Bool {
+    package static func distribute(in bin: Bin, isSender: (Element) -> Bool = isWebRTCBin) -> Bool {
         let others = domains(of: bin, isSender: isSender).others
         let answers = others.compactMap { $0.queryLatency() }
         guard !answers.isEmpty else { return true }

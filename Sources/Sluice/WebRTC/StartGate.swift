@@ -18,7 +18,7 @@ import Synchronization
 /// (`StartHold`) instead of dropping them, and `open()` sends them at once: the keyframe is
 /// made while ICE and DTLS finish, instead of after them (the next capture and its encoding,
 /// 20–40 ms at 30 fps).
-final class StartGate: Sendable {
+package final class StartGate: Sendable {
     private enum State: UInt8 { case closed, holding, waitingForKeyframe, replaying, open }
     private let state = Atomic<UInt8>(State.closed.rawValue)
     private let waitsForKeyframe: Bool
@@ -43,7 +43,7 @@ final class StartGate: Sendable {
     /// request, `KeyframeRequestLimiter.ownOrigin`) once the cache cannot start the peer (it holds
     /// no group the frame belongs to), the first time it drops a frame after opening. Without a
     /// cache, whoever opens the gate asks.
-    init(
+    package init(
         on pad: Pad, waitForKeyframe: Bool, cache: GOPCache? = nil, replayInto: Pad? = nil,
         askForKeyframe: Bool = false, onFirstPass: (@Sendable () -> Void)? = nil
     ) {
@@ -116,7 +116,7 @@ final class StartGate: Sendable {
     /// False if the gate does not hold (no keyframes to wait for, a cached source, or
     /// already open).
     @discardableResult
-    func ready() -> Bool {
+    package func ready() -> Bool {
         guard waitsForKeyframe, cache == nil else { return false }
         return hold.withLock { h in
             guard
@@ -130,7 +130,7 @@ final class StartGate: Sendable {
     }
 
     /// How a gate opened: what its branch starts from.
-    enum Opening: Equatable {
+    package enum Opening: Equatable {
         /// Media passes as it comes (audio), or from a cached group of pictures.
         case asItComes
         /// The held keyframe and the frames after it were sent.
@@ -146,7 +146,7 @@ final class StartGate: Sendable {
     /// sits on, which the caller passes), if that starts at a keyframe younger than
     /// `StartHold.maxAge`.
     @discardableResult
-    func open(at pad: Pad? = nil) -> Opening {
+    package func open(at pad: Pad? = nil) -> Opening {
         guard let target = replayTarget ?? pad else {
             let underWay = hold.withLock { h in h.take().underWay }
             state.store((waitsForKeyframe ? State.waitingForKeyframe : State.open).rawValue, ordering: .releasing)
@@ -181,37 +181,37 @@ final class StartGate: Sendable {
     }
 
     /// Whether media passes.
-    var isOpen: Bool { state.load(ordering: .acquiring) == State.open.rawValue }
+    package var isOpen: Bool { state.load(ordering: .acquiring) == State.open.rawValue }
     /// Buffers dropped so far.
-    var droppedBuffers: Int { dropped.load(ordering: .relaxed) }
+    package var droppedBuffers: Int { dropped.load(ordering: .relaxed) }
 }
 
 /// What a readied `StartGate` keeps: the newest keyframe and every frame since, while the
 /// connection comes up.
-struct StartHold {
+package struct StartHold {
     /// Held frames older than this when the gate opens are not sent: a burst of old frames
     /// would show as fast-forward (the connection took longer than a keyframe's encoding).
     /// Also how long a keyframe asked for when the gate was readied is waited for.
-    static let maxAge: Duration = .milliseconds(200)
+    package static let maxAge: Duration = .milliseconds(200)
     /// At most this many frames are held (past it, the hold waits for the next keyframe).
-    static let maxFrames = 30
+    package static let maxFrames = 30
 
     private var frames: [Buffer] = []
     private var since: ContinuousClock.Instant?
     /// When the gate was readied (and a keyframe asked for).
-    var readiedAt: ContinuousClock.Instant?
+    package var readiedAt: ContinuousClock.Instant?
 
     /// What `take()` found.
-    struct Taken {
+    package struct Taken {
         /// The held frames, keyframe first (empty if none, or too old).
-        var frames: [Buffer]
+        package var frames: [Buffer]
         /// Nothing was held yet, but the keyframe asked for on readying is recent enough to wait for.
-        var underWay: Bool
+        package var underWay: Bool
     }
 
     /// Keeps `buffer`: a keyframe starts the hold anew, a delta frame joins a held keyframe's.
     /// False when it was not kept (a delta frame with no keyframe before it, or too many).
-    mutating func keep(_ buffer: Buffer, keyframe: Bool) -> Bool {
+    package mutating func keep(_ buffer: Buffer, keyframe: Bool) -> Bool {
         if keyframe {
             frames = [buffer]
             since = .now
@@ -226,7 +226,7 @@ struct StartHold {
     }
 
     /// The held frames if they are young enough to send; empties the hold.
-    mutating func take() -> Taken {
+    package mutating func take() -> Taken {
         defer { frames = []; since = nil; readiedAt = nil }
         let now = ContinuousClock.now
         if let since, now - since <= Self.maxAge { return Taken(frames: frames, underWay: false) }

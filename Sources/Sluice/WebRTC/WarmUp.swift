@@ -4,18 +4,18 @@ import Synchronization
 
 /// Work done once per process on a thread of its own, started by the first `begin()`:
 /// loading what a run will need before it needs it, off the path to the first frame.
-final class BackgroundOnce: Sendable {
+package final class BackgroundOnce: Sendable {
     private let started = Atomic<Bool>(false)
     private let finish = Mutex<ContinuousClock.Instant?>(nil)
     private let name: String
     private let work: @Sendable () -> Void
 
-    init(name: String, _ work: @escaping @Sendable () -> Void) {
+    package init(name: String, _ work: @escaping @Sendable () -> Void) {
         self.name = name; self.work = work
     }
 
     /// Starts the work unless it has been started before; returns at once.
-    func begin() {
+    package func begin() {
         guard started.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         let thread = Thread { [self] in
             work()
@@ -26,7 +26,7 @@ final class BackgroundOnce: Sendable {
     }
 
     /// When the work finished (nil: not yet, or never started).
-    var finishedAt: ContinuousClock.Instant? { finish.withLock { $0 } }
+    package var finishedAt: ContinuousClock.Instant? { finish.withLock { $0 } }
 }
 
 /// Takes GStreamer's one-time DTLS key generation off the path to the first frame.

@@ -290,7 +290,7 @@ public final class WebRTCPeer: Sendable {
 
     /// How long an offer, answer or description may take: webrtcbin answers these in
     /// milliseconds, so a missing reply means a stuck session, not a slow one.
-    static let replyTimeout: Duration = .seconds(10)
+    package static let replyTimeout: Duration = .seconds(10)
 
     /// webrtcbin's `get-stats` for the whole connection; nil if it does not answer within 5 s (a stuck session must not
     /// stop the run's statistics loop, and with it the run's end).
