@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .executable(name: "sluice", targets: ["sluice"]),
         .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceRun", targets: ["SluiceRun"]),
+        .library(name: "SluiceMeasure", targets: ["SluiceMeasure"]),
+        .library(name: "SluiceLoad", targets: ["SluiceLoad"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "SluiceFilterKit", targets: ["SluiceFilterKit"]),
         .library(name: "SluiceSignalling", targets: ["SluiceSignalling"])
@@ -72,19 +75,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto")
             ]),
         // What Swift cannot call to attach to a TUN device (ioctl is variadic). No logic; the
-        // netem relay around it is the library's (Sources/Sluice/Netem).
+        // netem relay around it is the library's (Sources/SluiceMeasure/Netem).
         .target(name: "CSluiceTUN"),
         // Layer 2: safe Swift bindings.
         .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
-        // Layer 3: the product.
+        // Layer 3: the product, in modules whose dependencies point one way (docs/architecture.md
+        // draws this graph from this file): the file model, graph and run; measuring above it;
+        // load above that; `Sluice` re-exports them all.
         .target(
-            name: "Sluice",
+            name: "SluiceRun",
             dependencies: [
                 "GStreamer",
                 "SluiceFilterKit",
                 "SluiceSignalling",
                 "CSluicePluginABI",
-                "CSluiceTUN",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 // DTLS certificates (ECDSA P-256) for webrtcbin.
@@ -93,11 +97,21 @@ let package = Package(
                 // `/metrics` in Prometheus text format, and swift-metrics (what Hummingbird
                 // reports per route) fed into the same registry.
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                // `sluice load`: distributions across clients that merge exactly across shards.
+                .product(name: "Metrics", package: "swift-metrics")
+            ]
+        ),
+        // `sluice measure`: the two-process plan, reports and plots, the netem relay.
+        .target(name: "SluiceMeasure", dependencies: ["SluiceRun", "GStreamer", "SluiceFilterKit", "CSluiceTUN"]),
+        // `sluice load`: clients, adapters per transport kind, reports that merge across shards.
+        .target(
+            name: "SluiceLoad",
+            dependencies: [
+                "SluiceMeasure", "SluiceRun", "GStreamer", "SluiceSignalling",
+                // Distributions across clients that merge exactly across shards.
                 .product(name: "Histogram", package: "hdrhistogram-swift")
             ]
         ),
+        .target(name: "Sluice", dependencies: ["SluiceRun", "SluiceMeasure", "SluiceLoad"]),
         // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.
         .target(name: "SluiceGrayscale", dependencies: ["SluiceFilterKit"], path: "Plugins/grayscale"),
         .target(name: "SluiceInvert", dependencies: ["SluiceFilterKit"], path: "Plugins/invert"),
@@ -183,7 +197,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceBuiltInPlugins", "SluiceTestSupport"]),
+        .testTarget(
+            name: "SluiceTests",
+            dependencies: ["Sluice", "SluiceRun", "SluiceMeasure", "SluiceLoad", "SluiceBuiltInPlugins", "SluiceTestSupport"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
         .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"])
     ]

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates Sources/Sluice/Spec/KnownElements+Table.swift: every GStreamer element this
+# Regenerates Sources/SluiceRun/Spec/KnownElements+Table.swift: every GStreamer element this
 # machine's Debian packages ship, with the plugin that holds it and the package that ships it.
 # Run on a machine with all gstreamer1.0-* packages installed.
 set -euo pipefail
-out=Sources/Sluice/Spec/KnownElements+Table.swift
+out=Sources/SluiceRun/Spec/KnownElements+Table.swift
 tmp=$(mktemp)
 gst-inspect-1.0 2>/dev/null | sed -n 's/^\([^:]*\):  \([^:]*\): .*/\1\t\2/p' | sort -u | while IFS=$'\t' read -r plugin element; do
   file=$(gst-inspect-1.0 "$plugin" 2>/dev/null | awk '/Filename/ {print $2; exit}' || true)

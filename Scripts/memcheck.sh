@@ -135,12 +135,12 @@ python3 - "$out" "$strict" "$((SECONDS - start))" "$asan" <<'PY'
 import re, sys, pathlib
 
 out, strict, seconds, asan = pathlib.Path(sys.argv[1]), sys.argv[2] == "1", sys.argv[3], sys.argv[4] == "1"
-OURS = re.compile(r"(?:at|by) 0x[0-9A-Fa-f]+: (?:\S*(?:9GStreamer|6Sluice|6sluice)\S*|sluice_\w+) ")
+OURS = re.compile(r"(?:at|by) 0x[0-9A-Fa-f]+: (?:\S*(?:9GStreamer|6Sluice|9SluiceRun|13SluiceMeasure|10SluiceLoad|6sluice)\S*|sluice_\w+) ")
 INVALID = re.compile(r"^(Invalid (read|write|free)|Mismatched free|Source and destination overlap)")
 UNINIT = re.compile(r"^(Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised)")
 DEFINITE = re.compile(r"^([\d,]+)(?: \(([\d,]+) direct, ([\d,]+) indirect\))? bytes in ([\d,]+) blocks are definitely lost")
 SUMMARY = re.compile(r"^\s+(definitely|indirectly|possibly|suppressed)(?: lost)?: ([\d,]+) bytes in ([\d,]+) blocks")
-OURS_ASAN = re.compile(r"#\d+ 0x[0-9a-f]+ in \S*(?:9GStreamer|6Sluice|6sluice|sluice_)")
+OURS_ASAN = re.compile(r"#\d+ 0x[0-9a-f]+ in \S*(?:9GStreamer|6Sluice|9SluiceRun|13SluiceMeasure|10SluiceLoad|6sluice|sluice_)")
 # Objects that live for the whole process by design.
 PROCESS_WIDE = {
     "GstDtlsAgent",        # dtls plugin: the one agent with the generated certificate

@@ -83,7 +83,7 @@ public struct ControlServer: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: controlAPIDocument)))
     }
 
-    static func register<R: ServerTransport>(_ handler: ControlAPIHandler, on transport: R, logger: Logger) {
+    static func register<R: OpenAPIRuntime.ServerTransport>(_ handler: ControlAPIHandler, on transport: R, logger: Logger) {
         do {
             try handler.registerHandlers(on: transport, serverURL: URL(string: "/api/v1")!, middlewares: [ProblemMiddleware(), NullFieldsMiddleware()])
         } catch {

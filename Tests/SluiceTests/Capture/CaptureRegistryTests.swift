@@ -1,7 +1,9 @@
 import GStreamer
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A capture kind is one type plus its registry line: a kind written outside the library
 /// (`ShadeCapture`, one file) is decoded, checked and run, and its picture arrives.

@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `capture.fallback` in the file: the words and mappings it takes, and mistakes reported
 /// with FILE:LINE:COL.

@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `capture: {kind: srt | rtmp | uri}` in the file: what is decoded, what is refused with
 /// FILE:LINE:COL, and how a parsed stream is named and matched to a codec.

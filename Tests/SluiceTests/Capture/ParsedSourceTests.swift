@@ -2,7 +2,9 @@ import Foundation
 import GStreamer
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A parsed source in process (memcheck runs this: parsebin's and urisourcebin's signal
 /// handlers, the router's weak references, the pads it links and the fakesink it adds): an

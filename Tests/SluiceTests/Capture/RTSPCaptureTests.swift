@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `capture: {kind: rtsp}` and passthrough in the file: what is decoded, and what is refused
 /// with FILE:LINE:COL.

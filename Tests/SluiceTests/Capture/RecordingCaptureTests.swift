@@ -2,7 +2,9 @@ import Foundation
 import SluiceTestSupport
 import XCTest
 
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `capture: {kind: recording}`: its keys and errors, and which segments it plays.
 final class RecordingCaptureTests: XCTestCase {

@@ -1,5 +1,7 @@
 import GStreamer
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 // A capture kind that is not built in, written the way a new kind is: this one file (its name,
 // media, keys, settings, decoding, elements and build) plus its registry line

@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A source's outages and the reconnect backoff: 1 s doubling to 30 s, jittered by ±20%.
 final class SourceHealthTests: XCTestCase {

@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The URL of a network source: its scheme, and its password kept out of every message.
 final class SourceURLTests: XCTestCase {

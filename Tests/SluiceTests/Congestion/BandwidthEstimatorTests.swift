@@ -1,6 +1,8 @@
 import SluiceFilterKit
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The estimator against a simulated path (no network): a sender at 30 fps whose frames are
 /// sized by the estimate, a bottleneck with a FIFO queue, and feedback every 100 ms, as

@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Keyframe requests at an encoder: a burst of ten (as ten viewers' PLIs after one loss)
 /// makes one keyframe at once and one more half a second later, not ten.

@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A passed-through stream's keyframe requests: kept from travelling upstream and counted,
 /// except while something upstream can answer them (a fallback slate on air).

@@ -3,7 +3,9 @@ import SluiceTestSupport
 import GStreamer
 import SluiceFilterKit
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `PipelineControl` on a running in-process loopback: what the control API calls, with
 /// what arrives at the receiving webrtcbin as the judge.

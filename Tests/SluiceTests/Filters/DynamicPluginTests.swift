@@ -2,7 +2,9 @@ import Foundation
 import SluiceTestSupport
 import SluiceFilterKit
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Loading a filter from a shared library built by its own package (Plugins/ExamplePlugin),
 /// and every way loading can fail.

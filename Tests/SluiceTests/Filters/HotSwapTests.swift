@@ -3,7 +3,9 @@ import SluiceTestSupport
 import GStreamer
 import SluiceFilterKit
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Replacing a running pipeline's filter chain: no stop, no renegotiation, no lost frames.
 final class HotSwapTests: XCTestCase {

@@ -3,7 +3,9 @@ import SluiceTestSupport
 import GStreamer
 import SluiceFilterKit
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Swift filters inside real pipelines over WebRTC loopback (in-process; the suite runs
 /// in a loopback-only namespace).

@@ -1,6 +1,8 @@
 import SluiceFilterKit
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Swift filters and sources in pipeline files: settings are typed and checked with
 /// FILE:LINE:COL errors like everything else.

@@ -1,6 +1,8 @@
 import SluiceBuiltInPlugins
 import SluiceFilterKit
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Throws on every `every`-th frame; otherwise leaves the frame alone.
 final class ThrowingFilter: FrameFilter {

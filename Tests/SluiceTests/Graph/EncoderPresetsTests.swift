@@ -1,6 +1,8 @@
 import GStreamer
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The builder skips preset properties an element lacks (for other GStreamer versions), so
 /// these tests are what catches a misspelt preset: every one must exist on 1.22 and parse.

@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// What a fallback slate looks like: a black card, with `text:` written in white in its
 /// middle, raw and after H.264 encoding and decoding (what a viewer's decoder shows).

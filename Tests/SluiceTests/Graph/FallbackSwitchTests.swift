@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `FallbackSwitch` in process: a red live source behind a valve feeds an input-selector.
 /// Closing the valve (the source goes silent) puts a green fallback on air after `after`;

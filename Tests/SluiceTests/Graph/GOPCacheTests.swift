@@ -2,7 +2,9 @@ import Foundation
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A passthrough stream's last group of pictures: a start gate opened in the middle of a
 /// group sends the group's keyframe and the frames since, in order, before the frame it was

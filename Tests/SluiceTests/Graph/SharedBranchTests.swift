@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `SharedBranch`: built for its first user, kept while any holds it, removed from the
 /// running pipeline (and its tee pad given back) after the last, and built again for the next.

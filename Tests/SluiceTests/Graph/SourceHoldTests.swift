@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `SourceHold` in process: a file-like source (videotestsrc, not live) behind a pacer whose
 /// entrance is held sends nothing on while held, and plays from its first frame once released.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A load client's frame record: counts, per-second counts, the steady rate and WebRTC's
 /// freeze definition.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The HdrHistogram behind a load report's distributions: percentiles against a sort, exact
 /// merging, and a JSON form that gives the same histogram back.

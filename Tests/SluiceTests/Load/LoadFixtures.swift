@@ -1,5 +1,7 @@
 import Foundation
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A seeded generator (SplitMix64), so the synthetic crowds are the same on every run.
 struct LoadRandom: RandomNumberGenerator {

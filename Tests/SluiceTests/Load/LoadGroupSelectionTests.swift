@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Which clients each process of a crowd with netem groups runs, and the ids churn gives
 /// their replacements: every client in exactly one process, no replacement id twice.

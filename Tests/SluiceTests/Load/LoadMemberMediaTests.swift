@@ -4,7 +4,9 @@ import SluiceSignalling
 import Synchronization
 import XCTest
 
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Two call members in one crowd's shared pipeline, negotiated with each other directly (no
 /// room server): the first sets up to offer, the second to answer that offer; each then

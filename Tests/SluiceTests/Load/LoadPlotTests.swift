@@ -3,7 +3,9 @@ import Foundation
     import FoundationXML
 #endif
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The load report's SVG: well-formed, with its curves, and the HTML page around it.
 final class LoadPlotTests: XCTestCase {

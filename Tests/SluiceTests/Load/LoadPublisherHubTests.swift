@@ -3,7 +3,9 @@ import GStreamer
 import Synchronization
 import XCTest
 
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The shared pipeline of a crowd of publishers or call members: an error from a client's own
 /// elements is that client's alone; any other stops every client's media.

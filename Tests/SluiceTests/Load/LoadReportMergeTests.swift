@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Shard reports merged: the same as one report of every client, percentiles included, and
 /// through JSON too.

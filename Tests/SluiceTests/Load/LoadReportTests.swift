@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A load report from a synthetic crowd: client rows, outcome counts, distributions against a
 /// sort of the same values, the timeline, the text and the JSON.

@@ -3,7 +3,9 @@ import Foundation
     import FoundationXML
 #endif
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The arithmetic of `sluice measure`: percentiles, frame accounting, the impairment relay's
 /// decisions and the SVG.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 final class MeasurePlanTests: XCTestCase {
     private func load(_ yaml: String) throws -> PipelineSpec {

@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 final class JSONLogHandlerTests: XCTestCase {
     func testOneJSONObjectPerLineWithLevelLabelMessageAndMetadata() throws {

@@ -1,7 +1,9 @@
 import GStreamer
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The release `sluice --version` names is CHANGELOG.md's newest, and the rest says what runs.
 final class SluiceVersionTests: XCTestCase {

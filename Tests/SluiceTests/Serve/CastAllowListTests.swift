@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `--cast-allow`: only the schemes and URL prefixes listed are fetched, and nothing that could
 /// break out of the player's pipeline description.

@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `FanoutLanes`: a stream's viewers spread over a few threads. Each viewer gets every
 /// buffer; lanes are built for their first viewer and removed after their last; a viewer that

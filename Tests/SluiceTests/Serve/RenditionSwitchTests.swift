@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// One viewer's switch between two rungs of a ladder, without WebRTC: a live test picture
 /// encoded at 320x240 and 160x120 (keyframes only on request), both into a

@@ -1,7 +1,9 @@
 import SluiceSignalling
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A viewer's offer matched against a served stream's H.264 profile.
 final class ViewerPlanTests: XCTestCase {

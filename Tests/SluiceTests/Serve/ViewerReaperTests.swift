@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// When a served viewer counts as dead, and why (the reasons `/streams.json` counts).
 final class ViewerReaperTests: XCTestCase {

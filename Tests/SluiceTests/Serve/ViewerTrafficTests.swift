@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A served viewer's traffic figures: leaky-queue drops counted as they happen, totals that
 /// add up, and the spread of round trips.

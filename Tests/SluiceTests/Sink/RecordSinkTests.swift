@@ -4,7 +4,9 @@ import Synchronization
 import SluiceTestSupport
 import XCTest
 
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `sink: {kind: record}`: its keys and their errors (FILE:LINE:COL), the path template
 /// (names, the files it could have named), and `keep` deleting only those.

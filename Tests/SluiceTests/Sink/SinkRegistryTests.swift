@@ -2,7 +2,9 @@ import Foundation
 import SluiceTestSupport
 import GStreamer
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A sink kind is one type plus its registry line: a kind written outside the library
 /// (`SnapshotSink`, one file) is decoded, checked and run, and what it wrote is the picture.

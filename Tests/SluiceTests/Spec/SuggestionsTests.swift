@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// "Did you mean": a swapped pair of letters is one typo, not two.
 final class SuggestionsTests: XCTestCase {

@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `sluice validate` checks a file that may run elsewhere: an unset `${VAR}` is a warning there,
 /// and stays an error when the file is loaded to run.

@@ -1,5 +1,7 @@
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// What a user reads at the end of a run and every second during it.
 final class RunSummaryTextTests: XCTestCase {

@@ -1,7 +1,9 @@
 import Dispatch
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `StatsGate`: a webrtcbin's teardown never runs while one of its statistics reads is inside,
 /// runs exactly once, and no read starts after it was asked for.

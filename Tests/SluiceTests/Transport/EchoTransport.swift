@@ -1,6 +1,8 @@
 import GStreamer
 import Synchronization
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 // A transport kind that is not built in, written the way a new kind is: this one file (its
 // name, keys, settings, section rules, `prepare` and session) plus its registry line

@@ -1,6 +1,8 @@
 import GStreamer
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A transport kind is one type plus its registry line: a kind written outside the library
 /// (`EchoTransport`, one file) is decoded, checked and run like a built-in one.

@@ -1,7 +1,9 @@
 import GStreamer
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Sluice's DTLS certificates: ECDSA P-256 by default, PEM files accepted, and the SDP
 /// fingerprint right even where webrtcbin 1.22 computes it wrongly.

@@ -2,7 +2,9 @@ import GStreamer
 import Synchronization
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Data channels declared in a pipeline file, over a loopback run: lines fed to the channel
 /// that takes standard input arrive at the other end, in order, and are counted.

@@ -2,7 +2,9 @@ import GStreamer
 import SluiceTestSupport
 import XCTest
 
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// `transport.ice.tcp` and `transport.ice.port_range`: decoded from the file, applied to the
 /// ICE agent of every webrtcbin the recipe makes, and a run still connects with them.

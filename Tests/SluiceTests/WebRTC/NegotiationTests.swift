@@ -1,7 +1,9 @@
 import GStreamer
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Runtime negotiation outcomes that validation cannot see (a remote peer's codecs are
 /// only known from its answer). Runs in-process, so it needs the loopback-only namespace.

@@ -2,7 +2,9 @@ import GStreamer
 import Synchronization
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// The one-round-trip exchange WHIP, WHEP and the camera API use: a complete offer and a
 /// complete answer, candidates only inside the SDP (no trickle at all).

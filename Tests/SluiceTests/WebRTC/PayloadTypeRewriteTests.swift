@@ -1,7 +1,9 @@
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// H.264 sent on payload type 41, which GStreamer 1.22's rtph264pay cannot write: behind the
 /// branch, a capsfilter that takes `payload=41` only stands in for webrtcbin with codec

@@ -2,7 +2,9 @@ import GStreamer
 import SluiceSignalling
 import SluiceTestSupport
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// Only a peer that receives media, with transport-wide feedback or several streams, gets the
 /// large RTCP allowance; a send-only one (a served viewer) keeps rtpsession's default, which

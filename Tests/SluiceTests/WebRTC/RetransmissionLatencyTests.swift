@@ -1,4 +1,6 @@
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 import XCTest
 
 final class RetransmissionLatencyTests: XCTestCase {

@@ -2,7 +2,9 @@ import Foundation
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A pipeline that sends and receives: recalculating its latency for the receive side must
 /// not make the send side wait.

@@ -3,7 +3,9 @@ import Foundation
 import GStreamer
 import Synchronization
 import XCTest
-@testable import Sluice
+@testable import SluiceLoad
+@testable import SluiceMeasure
+@testable import SluiceRun
 
 /// A start gate readied while the connection comes up keeps the keyframe asked for then and
 /// the frames after it, and sends them, in order and once each, when it opens from another

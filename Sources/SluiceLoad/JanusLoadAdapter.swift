@@ -1,0 +1,132 @@
+import Foundation
+import SluiceSignalling
+import Synchronization
+import SluiceRun
+import SluiceMeasure
+
+/// `transport.kind: janus` under load: each client is a subscriber of the room's publishers
+/// (those `subscribe` names, or all of them) in a Janus VideoRoom, over a Janus session of
+/// its own. Janus makes the offer; the client answers it.
+package struct JanusLoadAdapter: LoadAdapter {
+    package let kind = TransportKind.janus
+    package let roles: Set<LoadRole> = [.viewer, .publisher]
+
+    package func serviceOffers(as role: LoadRole) -> Bool { role == .viewer }
+
+    /// The Janus server and its VideoRoom.
+    package func target(of spec: PipelineSpec) -> String {
+        spec.transport.settings(as: JanusSpec.self).map { "\($0.server) room \($0.room)" } ?? kind.rawValue
+    }
+
+    package func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
+        guard let janus = spec.transport.settings(as: JanusSpec.self) else {
+            throw RunError("transport kind 'janus' needs 'server' and 'room'", at: spec.transport.location)
+        }
+        let timeout = max(2, min(spec.transport.ice.connectTimeout, 30))
+        switch role {
+        case .viewer: return JanusLoadSession(spec: janus, timeout: timeout)
+        case .publisher: return JanusPublisherLoadSession(spec: janus, display: "\(janus.display ?? "sluice-load")-\(client)", timeout: timeout)
+        case .member: throw RunError("janus load clients either view or publish, not both", at: spec.transport.location)
+        }
+    }
+}
+
+/// One load viewer of a Janus room: create a session, attach to the VideoRoom, list the
+/// room's publishers, `join` as a subscriber of their streams, answer Janus's offer (complete,
+/// candidates included) with `start`; JanusClient keeps the session alive while the client
+/// stays; `leave` and `destroy` at the end.
+package final class JanusLoadSession: LoadSession {
+    private struct State {
+        var client: JanusClient?
+        var handle: Int64?
+    }
+    private let spec: JanusSpec
+    private let timeout: Double
+    private let state = Mutex(State())
+
+    /// A subscriber of `spec`'s room whose requests to Janus wait at most `timeout` seconds.
+    package init(spec: JanusSpec, timeout: Double) {
+        self.spec = spec
+        self.timeout = timeout
+    }
+
+    package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
+        var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
+        config.timeout = timeout
+        let client: JanusClient, handle: Int64, reply: JanusClient.Reply
+        do throws(JanusClient.Failure) {
+            client = try await JanusClient.connect(config)
+            state.withLock { $0.client = client }
+            handle = try await client.attach(JanusVideoRoom.plugin)
+            state.withLock { $0.handle = handle }
+            let feeds = try await publishers(client: client, handle: handle)
+            reply = try await client.message(
+                JanusVideoRoom.subscribe(room: .init(spec.room), feeds: feeds, privateID: nil, pin: spec.pin), handle: handle)
+        } catch {
+            throw Self.failure(error)
+        }
+        guard let offer = reply.jsep, offer.type == "offer" else {
+            throw .badAnswer("Janus answered the subscriber's 'join' without an offer: \(reply.data.text.prefix(200))")
+        }
+        if let problem = SDPCheck.problem(in: offer.sdp) { throw .badAnswer("Janus's offer is malformed: \(problem)") }
+        let answer: String
+        do { answer = try await peer.answer(offer: offer.sdp) } catch {
+            throw .badAnswer("Janus's offer could not be answered: \(error.message)")
+        }
+        do {
+            _ = try await client.message(JanusVideoRoom.start, jsep: .init(type: "answer", sdp: answer), handle: handle)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// The feeds to subscribe to: the room's publishers (`listparticipants`), those
+    /// `subscribe` names (display names or ids) if it names any, at most 32.
+    private func publishers(client: JanusClient, handle: Int64) async throws(JanusClient.Failure) -> [Int64] {
+        let room: JSONValue =
+            switch JanusVideoRoom.RoomID(spec.room) {
+            case .number(let n): .int(n)
+            case .name(let s): .string(s)
+            }
+        var body: [String: JSONValue] = ["request": "listparticipants", "room": room]
+        if let pin = spec.pin { body["pin"] = .string(pin) }
+        let reply = try await client.message(.object(body), handle: handle)
+        let publishing = (reply.data["participants"]?.array ?? []).filter { $0["publisher"]?.bool == true }
+        let wanted = publishing.compactMap { p -> Int64? in
+            guard let id = p["id"]?.int else { return nil }
+            guard let names = spec.subscribe else { return id }
+            return names.contains(p["display"]?.string ?? "") || names.contains(String(id)) ? id : nil
+        }
+        guard !wanted.isEmpty else {
+            let whom = spec.subscribe.map { "none of \($0.joined(separator: ", ")) publishes" } ?? "nobody publishes"
+            throw JanusClient.Failure(
+                "Janus: room \(spec.room) has nothing to view: \(whom) (\(publishing.count) publishing)", code: Self.nothingToView)
+        }
+        return Array(wanted.prefix(32))
+    }
+
+    /// The code of the failure `publishers` throws when the room has no one to view (not one of
+    /// Janus's codes, but a refusal all the same: Janus answered, and there is nothing to join).
+    private static let nothingToView = -1
+
+    /// A refusal when Janus or its plugin gave an error code; otherwise Janus did not answer.
+    package static func failure(_ e: JanusClient.Failure) -> LoadJoinFailure {
+        e.code != nil ? .refused(e.description) : .unreachable(e.description)
+    }
+
+    package func leave() async {
+        let (client, handle) = state.withLock { s in
+            defer { s = State() }
+            return (s.client, s.handle)
+        }
+        await Self.leave(client: client, handle: handle)
+    }
+
+    /// `leave`, then `destroy` (which detaches the handle): two requests, each bounded by the
+    /// timeout, and none once the connection is gone.
+    package static func leave(client: JanusClient?, handle: Int64?) async {
+        guard let client else { return }
+        if let handle { _ = try? await client.message(JanusVideoRoom.leave, handle: handle) }
+        await client.close()
+    }
+}

@@ -1,0 +1,91 @@
+import GStreamer
+import SluiceRun
+import SluiceMeasure
+
+/// What a load client builds behind each stream its webrtcbin exposes. Video: depayloader
+/// and parser, whose frames are counted (with keyframes and bytes) into the client's
+/// `FrameTrack`; a decoding client then decodes and reads framestamps (`framestamp-read`,
+/// named `c<ID>-read` so its events find their client). Audio goes to a fakesink.
+package struct LoadReceiveChain {
+    /// The stream on one of the client's pads.
+    package struct Arrival {
+        package var media: MediaKind
+        package var codec: Codec
+    }
+
+    /// The element whose events carry a client's glass-to-glass delays.
+    package static func readerName(client: Int) -> String { "c\(client)-read" }
+
+    /// The client a reader's name belongs to (`c12-read` → 12).
+    package static func client(ofReader name: String) -> Int? {
+        guard name.hasPrefix("c"), name.hasSuffix("-read") else { return nil }
+        return Int(name.dropFirst().dropLast(5))
+    }
+
+    /// The medium and codec on `pad` (nil: not audio or video, or a codec Sluice does not know).
+    package static func arrival(on pad: Pad) -> Arrival? {
+        guard let caps = pad.currentCaps ?? pad.queryCaps(), let s = caps.structure(at: 0),
+            let media = MediaKind(rawValue: s.get("media", as: String.self) ?? "")
+        else { return nil }
+        let encodingName = (s.get("encoding-name", as: String.self) ?? "").uppercased()
+        guard let codec = Codec.allCases.first(where: { $0.encodingName == encodingName }) else { return nil }
+        return Arrival(media: media, codec: codec)
+    }
+
+    /// The elements for `arrival`, unlinked: the counted element (whose src pad carries
+    /// whole encoded frames) and the whole chain in order. With `prefix`, each is named
+    /// `<prefix>-<medium>-<factory>` (a pipeline shared by many clients tells them apart).
+    package static func elements(
+        for arrival: Arrival, client: Int, decodes: Bool, prefix: String? = nil
+    ) throws(GstError) -> (counted: Element?, chain: [Element]) {
+        let make = { (factory: String) throws(GstError) -> Element in
+            try Element.make(factory, name: prefix.map { "\($0)-\(arrival.media.rawValue)-\(factory)" })
+        }
+        let sink = try make("fakesink")
+        try sink.set("sync", false)
+        try sink.set("async", false)
+        try sink.set("enable-last-sample", false)
+        guard arrival.media == .video else { return (nil, [sink]) }
+        let depay = try make(DefaultElements.depayloader(for: arrival.codec))
+        try depay.set("request-keyframe", true)
+        var chain = [depay]
+        if let parser = DefaultElements.parser(for: arrival.codec) { chain.append(try make(parser)) }
+        let counted = chain[chain.count - 1]
+        if decodes {
+            chain.append(try make(DefaultElements.decoder(for: arrival.codec)))
+            chain.append(try make("videoconvert"))
+            if FilterRegistry.shared.filter(named: MeasurePlan.reader) != nil {
+                chain.append(try Element.make("sluice-" + MeasurePlan.reader, name: readerName(client: client)))
+            }
+        }
+        return (counted, chain + [sink])
+    }
+
+    /// Builds the chain for the stream on `pad` (a webrtcbin's new src pad) into `pipeline`,
+    /// links it, counts its frames into `record`, and returns what it added (nil: not a stream
+    /// Sluice reads). Throws the reason, with the medium and codec, when it cannot.
+    package static func attach(
+        _ pad: Pad, into pipeline: Pipeline, client: Int, decodes: Bool, prefix: String? = nil,
+        record: @escaping LoadFrameRecorder
+    ) throws(RunError) -> [Element]? {
+        guard pad.direction == .src, let arrival = arrival(on: pad) else { return nil }
+        var added: [Element] = []
+        do {
+            let (counted, chain) = try elements(for: arrival, client: client, decodes: decodes, prefix: prefix)
+            try pipeline.add(chain)
+            added = chain
+            for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }
+            if let src = counted?.staticPad("src") { LoadFrameCount.install(on: src, record: record) }
+            for e in chain.reversed() { _ = e.syncStateWithParent() }
+            guard let entrance = chain[0].staticPad("sink") else { return added }
+            try pad.link(entrance)
+            return added
+        } catch {
+            for e in added {
+                e.setState(.null)
+                try? pipeline.remove(e)
+            }
+            throw RunError("cannot receive \(arrival.media.rawValue) (\(arrival.codec.rawValue)): \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import GStreamer
+import Synchronization
+import SluiceRun
+import SluiceMeasure
+
+/// What a load client sends, in the crowd's one shared pipeline (`LoadPublisherHub`): for
+/// each medium of the shared send section a branch of its own (leaky queue, payloader with a
+/// fresh SSRC, a transceiver into the client's webrtcbin; `ViewerBranch`), fed by the
+/// medium's tee once the service's answer is applied. Closed until the client's connection
+/// is up (`StartGate`), then from a keyframe asked for at that moment. A publisher's and a
+/// call member's media each have one.
+package final class LoadSendSide: Sendable {
+    package let webrtcbin: Element
+    private let hub: LoadPublisherHub
+    private let client: Int
+    /// The transceivers' direction: `sendonly` (a publisher), `sendrecv` (a call's member).
+    private let direction: String
+    /// Gets each video frame sent, as it enters the payloader (nil: not counted).
+    private let record: LoadFrameRecorder?
+    private let parts: Mutex<ViewerAssembly>
+    private let opener = Mutex<Task<Void, Never>?>(nil)
+    private let failure = Mutex<String?>(nil)
+    /// The element name prefixes whose errors are this client's (`hub.claimErrors`).
+    private let claimed = Mutex<[String]>([])
+
+    /// Client `client`'s webrtcbin, named `name`, in `hub`'s pipeline; no branch yet.
+    package init(client: Int, named name: String, hub: LoadPublisherHub, direction: String, record: LoadFrameRecorder?) throws(RunError) {
+        self.hub = hub
+        self.client = client
+        self.direction = direction
+        self.record = record
+        do { webrtcbin = try hub.recipe.make(name, in: hub.pipeline) } catch {
+            throw RunError("load client \(client): cannot make its webrtcbin: \(error.message)")
+        }
+        parts = Mutex(ViewerAssembly(webrtcbin: webrtcbin))
+        claimErrors(of: name)
+        // Running from the start: webrtcbin makes no offer or answer while it is in NULL.
+        webrtcbin.syncStateWithParent()
+    }
+
+    /// Makes errors from elements named `prefix` (or `prefix-…`) this client's problem alone.
+    package func claimErrors(of prefix: String) {
+        claimed.withLock { $0.append(prefix) }
+        // Weak: the hub outlives its clients; the claim goes with `remove`.
+        hub.claimErrors(of: prefix) { [weak self] why in self?.failure.withLock { $0 = $0 ?? why } }
+    }
+
+    /// The parameters Sluice offers for each shared output: its own payload type, the MID
+    /// webrtcbin 1.22 gives the media section it makes for this input (kind and index; the
+    /// MID header extension must write the same, or a service that routes by it, as Janus
+    /// does for an SSRC it does not know, drops the packets), and a fresh SSRC.
+    package var offering: [RTPSendParameters] {
+        hub.outputs.enumerated().map { index, output in
+            var rtp = RTPSendParameters.offering(output.codec, mid: "\(output.media.rawValue)\(index)")
+            rtp.ssrc = RTPSendParameters.randomSSRC()
+            return rtp
+        }
+    }
+
+    /// What the shared stream offers, to match an offer against: each output's medium and codec.
+    package var outputs: [(media: MediaKind, codec: Codec)] { hub.outputs.map { ($0.media, $0.codec) } }
+
+    /// Builds a branch per parameter set, each for the shared output of its medium.
+    package func build(_ parameters: [RTPSendParameters]) throws(RunError) {
+        do {
+            try parts.withLock { p throws(GstError) in
+                var added: [Element] = []
+                for rtp in parameters {
+                    guard let output = hub.outputs.first(where: { $0.media == rtp.codec.media }) else { continue }
+                    let branch = try ViewerBranch.build(
+                        rtp, into: hub.pipeline, webrtcbin: webrtcbin, msid: "sluice-load-\(client)", direction: direction)
+                    added += branch.elements
+                    guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("the shared \(output.media.rawValue) tee gave no output") }
+                    p.teePads.append((output.tee, teePad))
+                    // From a passthrough source's cached group of pictures if there is one
+                    // (`GOPCache`), else from a keyframe the opener asks for.
+                    p.gates.append(
+                        StartGate(
+                            on: branch.entrance, waitForKeyframe: output.media == .video, cache: output.cache,
+                            replayInto: branch.payloader.staticPad("sink"), askForKeyframe: true))
+                    p.pending.append(ViewerAssembly.PendingLink(teePad: teePad, queueSink: branch.entrance))
+                    if output.cache == nil { p.entrances.append(branch.entrance) }
+                    if output.media == .video, let record, let sent = branch.payloader.staticPad("sink") {
+                        LoadFrameCount.install(on: sent, record: record)
+                    }
+                }
+                p.elements += added
+                for e in added.reversed() { e.syncStateWithParent() }
+            }
+        } catch {
+            throw RunError("load client \(client): cannot make its branch of the shared stream: \(error.message)")
+        }
+    }
+
+    /// Links the branches to the shared stream, each behind a pad that swallows its failures
+    /// (a failing client cannot stop the tee), and opens them once `peer` is connected.
+    package func link(peer: WebRTCPeer, connectTimeout: Double) throws(RunError) {
+        do {
+            // Weak: the pads' failure handlers live as long as the branches this side owns.
+            try parts.withLock { p throws(GstError) in
+                try p.link { [weak self] flow in
+                    self?.failure.withLock { $0 = $0 ?? "its branch of the shared stream stopped (\(flow))" }
+                }
+            }
+        } catch {
+            throw RunError("cannot link the client to the shared stream: \(error.message)")
+        }
+        let task = parts.withLock { $0.opener(for: peer, connectTimeout: connectTimeout) }
+        opener.withLock { $0 = task }
+    }
+
+    /// Why what the client sends could not flow, if it could not.
+    package var problem: String? { failure.withLock { $0 } ?? hub.error }
+
+    /// Removes the webrtcbin and the branches, then `after` (elements behind the webrtcbin).
+    package func remove(after: [Element] = []) {
+        opener.withLock { $0?.cancel() }
+        let (elements, teePads) = parts.withLock { p in
+            defer { p.elements = []; p.teePads = [] }
+            return (p.elements, p.teePads)
+        }
+        hub.pipeline.removeBranch(elements + after, teePads: teePads)
+        for prefix in claimed.withLock({ $0 }) { hub.release(prefix) }
+    }
+}

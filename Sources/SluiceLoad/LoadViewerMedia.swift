@@ -1,0 +1,91 @@
+import GStreamer
+import Synchronization
+import SluiceRun
+import SluiceMeasure
+
+/// A load viewer's media: a pipeline of its own with its webrtcbin, a receive-only
+/// transceiver per receive branch of the file (none when the service offers: its offer makes
+/// them), and `LoadReceiveChain` behind each stream that arrives, its frames counted. A
+/// pipeline per client, not one for the crowd: in one shared pipeline each client's latency
+/// and state changes walk every other client's elements, and the crowd's CPU grew with the
+/// square of its size.
+package final class LoadViewerMedia: LoadClientMedia {
+    package let webrtcbin: Element
+    package let framesComeFromService = true
+    private let pipeline: Pipeline
+    private let chainError = Mutex<String?>(nil)
+    private let client: Int
+    private let decodes: Bool
+    private let record: LoadFrameRecorder
+
+    /// Makes and starts the viewer's pipeline. Every bus message goes to `onMessage`, on the
+    /// thread that posts it (nothing queues on the bus).
+    /// The data channel the offer carries, if any: kept open while the client stays.
+    private let channel: DataChannel?
+
+    /// `offer`: what the client's offer holds (nil: the service offers, and its offer makes
+    /// the transceivers).
+    package init(
+        client: Int, decodes: Bool, spec: PipelineSpec, offer: LoadViewerOffer?, record: @escaping LoadFrameRecorder,
+        onMessage: @escaping @Sendable (Message) -> Void
+    ) throws(RunError) {
+        self.client = client
+        self.decodes = decodes
+        self.record = record
+        let pipeline = Pipeline(name: "client\(client)")
+        pipeline.bus.handleSynchronously(onMessage)
+        self.pipeline = pipeline
+        do {
+            webrtcbin = try WebRTCRecipe(loadClientOf: spec.transport).make("c\(client)")
+            for media in offer?.media ?? [] {
+                let wanted = spec.receiveBranches.first { $0.media == media }?.codecs ?? []
+                let codecs = wanted.isEmpty ? Codec.allCases.filter { $0.media == media } : wanted
+                let twcc = media == .video ? EncoderPresets.twccReceiveCaps : ""
+                let caps = try Caps(codecs.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))
+                _ = try webrtcbin.emit("add-transceiver", "recvonly", caps)
+            }
+            try pipeline.add(webrtcbin)
+        } catch {
+            throw RunError("load client \(client): cannot make its webrtcbin: \(error.message)", at: spec.transport.location)
+        }
+        guard pipeline.setState(.playing) != .failure else {
+            throw RunError("load client \(client): its pipeline could not start", at: spec.transport.location)
+        }
+        // webrtcbin takes `create-data-channel` only once it has left the NULL state.
+        let bin = webrtcbin
+        do { channel = try offer?.dataChannel.map { label throws(GstError) in try bin.createDataChannel(label: label) } } catch {
+            pipeline.setState(.null)
+            throw RunError("load client \(client): \(error.message)", at: spec.transport.location)
+        }
+        // Streams appear once the answer is applied, after this. Weak: the bin owns this
+        // handler, and the media owns the bin.
+        webrtcbin.connect("pad-added") { [weak self] (args: borrowing SignalArguments) in
+            guard let pad = args.object(1, as: Pad.self) else { return }
+            self?.attach(pad)
+        }
+    }
+
+    package func joined(peer: WebRTCPeer) throws(RunError) {}
+
+    package var problem: String? { chainError.withLock { $0 } }
+
+    /// Builds and links the chain for a stream the webrtcbin exposes (a streaming thread).
+    private func attach(_ pad: Pad) {
+        do { _ = try LoadReceiveChain.attach(pad, into: pipeline, client: client, decodes: decodes, record: record) } catch {
+            chainError.withLock { $0 = $0 ?? error.message }
+        }
+    }
+
+    package func remove() { pipeline.setState(.null) }
+}
+
+/// Counts each whole encoded frame leaving a pad: whether it is a keyframe, its size.
+package enum LoadFrameCount {
+    package static func install(on pad: Pad, record: @escaping LoadFrameRecorder) {
+        pad.addProbe { (info: borrowing Pad.ProbeInfo) in
+            guard let buffer = info.buffer else { return .ok }
+            record(!buffer.isDeltaUnit, buffer.size)
+            return .ok
+        }
+    }
+}
