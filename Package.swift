@@ -183,7 +183,7 @@ let package = Package(
         // throwaway Prosody and Janus servers, RGB recordings. Foundation and XCTest only, so
         // a test target below the library (SluiceSignallingTests) takes no GStreamer with it.
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "CGStreamer"]),
         .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
         .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling", "SluiceTestSupport"]),
         .testTarget(
@@ -196,10 +196,18 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit")
             ]
         ),
-        .testTarget(name: "PluginTests", dependencies: ["SluiceBuiltInPlugins", "SluiceFilterKit"]),
+        .testTarget(
+            name: "PluginTests",
+            dependencies: [
+                "SluiceBuiltInPlugins", "SluiceFilterKit", "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
+                "SluiceFramestamp", "SluiceScene", "SluiceText"
+            ]),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceRun", "SluiceMeasure", "SluiceLoad", "SluiceBuiltInPlugins", "SluiceTestSupport"]),
+            dependencies: [
+                "Sluice", "SluiceRun", "SluiceMeasure", "SluiceLoad", "SluiceBuiltInPlugins", "SluiceTestSupport", "GStreamer",
+                "SluiceFilterKit", "SluiceSignalling"
+            ]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
         .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"])
     ]

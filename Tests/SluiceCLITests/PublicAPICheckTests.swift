@@ -19,7 +19,9 @@ final class PublicAPICheckTests: XCTestCase {
         let r = try CLI.execute(
             URL(fileURLWithPath: "/usr/bin/python3"),
             [Repository.path("Scripts/undocumented.py"), "--check"]
-                + ["GStreamer", "Sluice", "SluiceRun", "SluiceMeasure", "SluiceLoad", "SluiceServer", "SluiceSignalling", "SluiceFilterKit"].map { Repository.path("Sources/\($0)") },
+                + ["GStreamer", "Sluice", "SluiceRun", "SluiceMeasure", "SluiceLoad", "SluiceServer", "SluiceSignalling", "SluiceFilterKit"].map {
+                    Repository.path("Sources/\($0)")
+                },
             env: [:], timeout: 120, reportPath: nil)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
     }
