@@ -12,11 +12,24 @@ SLUICE_PROFILE=all Scripts/install.sh
 swift build --build-tests
 # The dynamic-plugin tests load the example plugin, built as its own package.
 swift build -c release --package-path Plugins/ExamplePlugin
+# The outside package (Examples/EmbedSluice: its own kinds through the public API only), built
+# into this package's build folder so that only its own targets compile; then this package's
+# plan again (nothing to compile), for the tests below.
+embed=0
+if [ $# -eq 0 ] || [[ "$*" == *Embed* ]]; then
+  embed=1
+  swift build --package-path Examples/EmbedSluice --scratch-path "$PWD/.build" --build-tests
+  swift build --build-tests
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
 unshare -n sh -c 'ip link set lo up && exec swift test --skip-build --disable-swift-testing "$@"' sluice-tests "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+if [ "$embed" -eq 1 ]; then
+  unshare -n sh -c 'ip link set lo up && exec swift test --package-path Examples/EmbedSluice --scratch-path "$1" --skip-build' embed-tests "$PWD/.build" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
 set -e
 # Count test cases (a failing test may report several failed assertions).
 passed=$(grep -cE "^Test Case '.*' passed" "$log" || true)

@@ -5,7 +5,7 @@ import GStreamer
 ///
 /// `CaptureRegistry.kinds` lists them: a new source (RTSP, SRT, …) is one new file with a type
 /// conforming to this protocol, plus its line there.
-package protocol Capture: Sendable {
+public protocol Capture: Sendable {
     /// The kind's name (`capture.kind`).
     var name: String { get }
     /// Why this kind cannot capture `media` (nil: it can).
@@ -47,23 +47,32 @@ package protocol Capture: Sendable {
 }
 
 extension Capture {
-    package func refusal(for media: MediaKind) -> String? { nil }
-    package var takesAnyKey: Bool { false }
-    package var reconnects: Bool { false }
-    package func sourceLabel(of capture: CaptureSpec) -> String? { nil }
-    package func isLive(_ capture: CaptureSpec) -> Bool { true }
-    package func requiredElements(for media: MediaKind) -> [String] { [] }
-    package func passthroughRefusal(for media: MediaKind) -> String? {
+    /// By default: it takes both media.
+    public func refusal(for media: MediaKind) -> String? { nil }
+    /// By default: false.
+    public var takesAnyKey: Bool { false }
+    /// By default: false.
+    public var reconnects: Bool { false }
+    /// By default: none (messages say "KIND capture").
+    public func sourceLabel(of capture: CaptureSpec) -> String? { nil }
+    /// By default: live.
+    public func isLive(_ capture: CaptureSpec) -> Bool { true }
+    /// By default: none.
+    public func requiredElements(for media: MediaKind) -> [String] { [] }
+    /// By default: the kind makes raw frames, so it cannot pass through.
+    public func passthroughRefusal(for media: MediaKind) -> String? {
         "capture kind '\(name)' makes raw frames, so there is nothing encoded to pass through"
     }
-    package func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] { [] }
-    package func buildEncoded(_ capture: CaptureSpec, media: MediaKind, codec: Codec, with builder: GraphBuilder) throws(RunError) -> [Element] {
+    /// By default: none.
+    public func requiredPassthroughElements(for media: MediaKind, codec: Codec) -> [String] { [] }
+    /// By default: throws `passthroughRefusal`.
+    public func buildEncoded(_ capture: CaptureSpec, media: MediaKind, codec: Codec, with builder: GraphBuilder) throws(RunError) -> [Element] {
         throw RunError(passthroughRefusal(for: media) ?? "capture kind '\(name)' cannot pass through", at: capture.location)
     }
 }
 
 /// The capture kinds Sluice knows. A new kind: its file, and its line in `kinds`.
-package enum CaptureRegistry {
+public enum CaptureRegistry {
     package static let kinds = KindRegistry<any Capture>(
         [
             TestCapture(), CameraCapture(), FileCapture(), SwiftCapture(), RTSPCapture(), SRTCapture(), RTMPCapture(),
@@ -74,12 +83,21 @@ package enum CaptureRegistry {
     package static let fragment = GstCapture()
 
     /// The keys of the branch's raw format, which every kind has.
-    package static func formatKeys(for media: MediaKind) -> [String] {
+    /// Adds a kind (a program embedding Sluice; tests). It replaces a kind of the same name,
+    /// built-in or registered before.
+    public static func register(_ capture: any Capture) { kinds.register(capture) }
+    /// Removes a kind added with `register`.
+    public static func unregister(_ name: String) { kinds.unregister(name) }
+    /// Every kind, built-in first.
+    public static var all: [any Capture] { kinds.all }
+
+    /// The keys of a branch's raw format: `width`, `height`, `fps` for video; `rate`, `channels` for audio.
+    public static func formatKeys(for media: MediaKind) -> [String] {
         media == .video ? ["width", "height", "fps"] : ["rate", "channels"]
     }
 
     /// The kind a spec names (a launch fragment included).
-    package static func capture(for kind: CaptureSpec.Kind) -> (any Capture)? {
+    public static func capture(for kind: CaptureSpec.Kind) -> (any Capture)? {
         kind.name == fragment.name ? fragment : kinds.kind(named: kind.name)
     }
 }

@@ -3,7 +3,7 @@ import GStreamer
 
 extension CaptureSpec.Kind {
     /// An RTSP camera or server at `url` (rtspsrc).
-    public static func rtsp(url: String, transport: RTSPCapture.LowerTransport = .auto, latencyMs: Int = 100) -> CaptureSpec.Kind {
+    package static func rtsp(url: String, transport: RTSPCapture.LowerTransport = .auto, latencyMs: Int = 100) -> CaptureSpec.Kind {
         CaptureSpec.Kind(name: "rtsp", settings: RTSPCapture.Settings(url: url, lowerTransport: transport, latencyMs: latencyMs))
     }
 }
@@ -12,7 +12,7 @@ extension CaptureSpec.Kind {
 /// format, or, with `encode: {passthrough: true}` (`encode: none`), only depayloaded and
 /// parsed: the camera's H.264 goes to the viewers as it is. Video and audio branches of one
 /// URL share one RTSP session (`RTSPSource`).
-public struct RTSPCapture: Capture {
+package struct RTSPCapture: Capture {
     package let name = "rtsp"
     package let reconnects = true
 

@@ -2,7 +2,7 @@ import GStreamer
 
 extension CaptureSpec.Kind {
     /// An SRT stream (srtsrc): MPEG-TS from an encoder, OBS or `srt-live-transmit`.
-    public static func srt(_ settings: SRTCapture.Settings) -> CaptureSpec.Kind {
+    package static func srt(_ settings: SRTCapture.Settings) -> CaptureSpec.Kind {
         CaptureSpec.Kind(name: "srt", settings: settings)
     }
 }
@@ -10,7 +10,7 @@ extension CaptureSpec.Kind {
 /// `kind: srt`: an MPEG-TS stream over SRT, as encoders and OBS send it. Sluice calls the
 /// sender (`srt://host:port`) or listens for it (`srt://:port`, or `mode: listener`). The
 /// stream's H.264 (or Opus) passes through with `encode: none`, or is decoded.
-public struct SRTCapture: ParsedCapture {
+package struct SRTCapture: ParsedCapture {
     package let name = "srt"
     package let sourceFactory = "srtsrc"
     package let urlProperty = "uri"

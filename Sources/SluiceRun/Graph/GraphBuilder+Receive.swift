@@ -181,11 +181,18 @@ extension GraphBuilder {
 
     /// A sink stage: elements this branch owns (to add and link), maybe a muxer pad to end
     /// in, and the element whose sink pad marks the end of the branch.
-    package struct SinkStage {
-        package var owned: [Element]
+    public struct SinkStage {
+        /// The elements this branch owns, in link order.
+        public var owned: [Element]
         /// A reserved pad of a muxer shared with other branches, linked to last.
-        package var muxPad: Pad? = nil
-        package var final: Element
+        public var muxPad: Pad? = nil
+        /// The element whose sink pad ends the branch.
+        public var final: Element
+
+        /// A stage of `owned` elements (added and linked in order) that ends at `final`.
+        public init(owned: [Element], muxPad: Pad? = nil, final: Element) {
+            self.owned = owned; self.muxPad = muxPad; self.final = final
+        }
     }
 
     /// `decode: none`: depayloader (and parser) → sink, counting encoded frames.

@@ -8,8 +8,9 @@ import Synchronization
 /// Send branches are built up front and linked into the sending webrtcbin; receive branches
 /// are built when the receiving webrtcbin exposes a decoded-to-be RTP pad (`pad-added`),
 /// which happens on a GStreamer streaming thread.
-package final class GraphBuilder: Sendable {
-    package let spec: PipelineSpec
+public final class GraphBuilder: Sendable {
+    /// The file being built.
+    public let spec: PipelineSpec
     package let pipeline: Pipeline
     package let counters: RunCounters
 
@@ -140,7 +141,7 @@ package final class GraphBuilder: Sendable {
     // MARK: Elements
 
     /// Creates an element, telling the user which package to install if it is missing.
-    package func make(
+    public func make(
         _ factory: String, _ properties: [(String, String)] = [], at location: SourceLocation? = nil,
         name: String? = nil
     ) throws(RunError) -> Element {
@@ -157,7 +158,8 @@ package final class GraphBuilder: Sendable {
         return element
     }
 
-    package func make(_ factory: String, configuredBy properties: [Property], at location: SourceLocation?) throws(RunError) -> Element {
+    /// Creates an element and sets `properties` (each a property use of the file, reported at its own location when it does not apply).
+    public func make(_ factory: String, configuredBy properties: [Property], at location: SourceLocation?) throws(RunError) -> Element {
         let element = try make(factory, [(String, String)](), at: location)
         for p in properties {
             do { try element.set(p.name, fromString: p.value) } catch {
@@ -182,14 +184,15 @@ package final class GraphBuilder: Sendable {
         return element
     }
 
-    package func add(_ elements: [Element]) throws(RunError) {
+    /// Adds `elements` to the run's pipeline.
+    public func add(_ elements: [Element]) throws(RunError) {
         do { try pipeline.add(elements) } catch { throw RunError(error.message) }
     }
 
     /// Links a → b, inserting a converter only when their formats do not match directly.
     /// Returns the converter it inserted, if any.
     @discardableResult
-    package func link(_ a: Element, _ b: Element, media: MediaKind, at location: SourceLocation?) throws(RunError) -> Element? {
+    public func link(_ a: Element, _ b: Element, media: MediaKind, at location: SourceLocation?) throws(RunError) -> Element? {
         do { try a.link(b); return nil } catch {}
         let converter = try make(media == .video ? "videoconvert" : "audioconvert", at: location)
         try add([converter])

@@ -7,7 +7,7 @@ import Synchronization
 /// A session with a remote peer found through a signalling service (WHIP/WHEP endpoint,
 /// camera API, room server): negotiated once the pipeline plays, looked after while the
 /// run goes on, ended when it stops.
-package protocol RemoteSession: Sendable {
+public protocol RemoteSession: Sendable {
     /// Runs the offer/answer exchange. Returns false if `stop` was set before the other
     /// side turned up (a room's initiator waits for a second peer).
     func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool
@@ -27,9 +27,12 @@ package protocol RemoteSession: Sendable {
 }
 
 extension RemoteSession {
-    package func fill(_ summary: inout RunSummary) { summary.session = report }
-    package var peerMayLeave: Bool { true }
-    package var offersMade: Int { 0 }
+    /// By default: sets `summary.session` to `report`.
+    public func fill(_ summary: inout RunSummary) { summary.session = report }
+    /// By default: true.
+    public var peerMayLeave: Bool { true }
+    /// By default: 0.
+    public var offersMade: Int { 0 }
 }
 
 /// WHEP playing or WHIP publishing: one complete offer POSTed, the answer applied, the

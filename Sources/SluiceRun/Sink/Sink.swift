@@ -6,7 +6,7 @@ import GStreamer
 ///
 /// `SinkRegistry.kinds` lists them: a new sink is one new file
 /// with a type conforming to this protocol, plus its line there.
-package protocol Sink: Sendable {
+public protocol Sink: Sendable {
     /// The kind's name (`sink.kind`, or `sink: NAME` alone).
     var name: String { get }
     /// The keys of `sink:` it reads, beyond `kind`.
@@ -32,27 +32,43 @@ package protocol Sink: Sendable {
 }
 
 extension Sink {
-    package var keys: [String] { [] }
-    package var needsKeys: String? { nil }
-    package func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
+    /// By default: none.
+    public var keys: [String] { [] }
+    /// By default: nil (`sink: NAME` alone is enough).
+    public var needsKeys: String? { nil }
+    /// By default: the kind with no settings.
+    public func decode(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation, with decoder: inout SpecDecoder) -> SinkSpec.Kind? {
         SinkSpec.Kind(name: name)
     }
-    package func prepare(_ branches: [ReceiveBranchSpec], with builder: GraphBuilder) throws(RunError) {}
-    package func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { nil }
-    package func buildEncoded(_ sink: SinkSpec, media: MediaKind, with builder: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
+    /// By default: nothing to prepare.
+    public func prepare(_ branches: [ReceiveBranchSpec], with builder: GraphBuilder) throws(RunError) {}
+    /// By default: nil (the sink needs decoded media).
+    public func encodedCodecs(_ sink: SinkSpec, media: MediaKind) -> [Codec]? { nil }
+    /// By default: the elements of `build`.
+    public func buildEncoded(_ sink: SinkSpec, media: MediaKind, with builder: GraphBuilder) throws(RunError) -> GraphBuilder.SinkStage {
         try build(sink, media: media, with: builder)
     }
-    package func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with builder: GraphBuilder) throws(RunError) -> [Element]? { nil }
+    /// By default: nil (those of `build`).
+    public func roomStage(_ sink: SinkSpec, media: MediaKind, publisher: String, with builder: GraphBuilder) throws(RunError) -> [Element]? { nil }
 }
 
 /// The sink kinds Sluice knows. A new kind: its file, and its line in `kinds`.
-package enum SinkRegistry {
+public enum SinkRegistry {
     package static let kinds = KindRegistry<any Sink>([StatsSink(), NullSink(), DisplaySink(), FileSink(), RecordSink()], name: { $0.name })
     /// `sink: {gst: "…"}`: a launch fragment instead of a kind.
     package static let fragment = GstSink()
 
     /// The kind a spec names (a launch fragment included).
-    package static func sink(for kind: SinkSpec.Kind) -> (any Sink)? {
+    /// Adds a kind (a program embedding Sluice; tests). It replaces a kind of the same name,
+    /// built-in or registered before.
+    public static func register(_ sink: any Sink) { kinds.register(sink) }
+    /// Removes a kind added with `register`.
+    public static func unregister(_ name: String) { kinds.unregister(name) }
+    /// Every kind, built-in first.
+    public static var all: [any Sink] { kinds.all }
+
+    /// The type that implements `kind` (a `gst` fragment's included); nil when none of that name is registered.
+    public static func sink(for kind: SinkSpec.Kind) -> (any Sink)? {
         kind.name == fragment.name ? fragment : kinds.kind(named: kind.name)
     }
 }

@@ -35,7 +35,7 @@ package struct SpecFragmentUse: Sendable {
 /// introduced it (`video:` for a branch, `capture:` for a capture, a property's name for a
 /// property). A value filled in by default gets the location of the section it defaults
 /// within (e.g. a default `encode` gets its branch's location).
-package struct SpecDecoder {
+public struct SpecDecoder {
     package let file: String
     package var diagnostics: [Diagnostic] = []
     package var elements: [SpecElementUse] = []
@@ -49,7 +49,8 @@ package struct SpecDecoder {
         self.swiftCatalog = swiftCatalog
     }
 
-    package mutating func fail(_ message: String, at location: SourceLocation) {
+    /// Reports a problem of the file at `location` (decoding goes on, so a file's problems are reported together).
+    public mutating func fail(_ message: String, at location: SourceLocation) {
         diagnostics.append(Diagnostic(message, at: location))
     }
 
@@ -237,7 +238,7 @@ package struct SpecDecoder {
     // MARK: - Typed values
 
     /// The entries of a mapping value; a null value is an empty mapping.
-    package mutating func mapping(_ entry: SpecEntry) -> [SpecEntry]? {
+    public mutating func mapping(_ entry: SpecEntry) -> [SpecEntry]? {
         switch entry.value.content {
         case .mapping(let entries): return entries
         case .scalar(_, isNull: true): return []
@@ -251,7 +252,7 @@ package struct SpecDecoder {
     }
 
     /// The items of a list value; a single scalar is a one-item list, null an empty one.
-    package mutating func list(_ entry: SpecEntry) -> [SpecNode]? {
+    public mutating func list(_ entry: SpecEntry) -> [SpecNode]? {
         switch entry.value.content {
         case .sequence(let items): return items
         case .scalar(_, isNull: true): return []
@@ -266,7 +267,7 @@ package struct SpecDecoder {
     }
 
     /// A scalar's text (for a value named `name`, in messages).
-    package mutating func text(_ node: SpecNode, name: String) -> String? {
+    public mutating func text(_ node: SpecNode, name: String) -> String? {
         switch node.content {
         case .scalar(let text, let isNull):
             if isNull {
@@ -282,10 +283,11 @@ package struct SpecDecoder {
         }
     }
 
-    package mutating func text(_ entry: SpecEntry) -> String? { text(entry.value, name: entry.key) }
+    /// A scalar's text; nil after reporting a list, a mapping or nothing.
+    public mutating func text(_ entry: SpecEntry) -> String? { text(entry.value, name: entry.key) }
 
     /// A non-empty text value.
-    package mutating func nonEmptyText(_ entry: SpecEntry) -> String? {
+    public mutating func nonEmptyText(_ entry: SpecEntry) -> String? {
         guard let text = text(entry) else { return nil }
         if text.trimmingCharacters(in: .whitespaces).isEmpty {
             fail("'\(entry.key)' is empty; give it a value or remove the key", at: entry.value.location)
@@ -294,7 +296,8 @@ package struct SpecDecoder {
         return text
     }
 
-    package mutating func integer(_ node: SpecNode, name: String, range: ClosedRange<Int>) -> Int? {
+    /// An integer within `range`; nil after reporting anything else.
+    public mutating func integer(_ node: SpecNode, name: String, range: ClosedRange<Int>) -> Int? {
         guard let text = text(node, name: name) else { return nil }
         switch SpecScalars.integer(text) {
         case .value(let value):
@@ -308,7 +311,8 @@ package struct SpecDecoder {
         return nil
     }
 
-    package mutating func integer(_ entry: SpecEntry, range: ClosedRange<Int>) -> Int? {
+    /// An integer within `range`; nil after reporting anything else.
+    public mutating func integer(_ entry: SpecEntry, range: ClosedRange<Int>) -> Int? {
         integer(entry.value, name: entry.key, range: range)
     }
 
@@ -317,7 +321,8 @@ package struct SpecDecoder {
         return "between \(range.lowerBound) and \(range.upperBound)"
     }
 
-    package mutating func number(_ entry: SpecEntry) -> Double? {
+    /// A number; nil after reporting anything else.
+    public mutating func number(_ entry: SpecEntry) -> Double? {
         guard let text = text(entry) else { return nil }
         guard let value = SpecScalars.number(text) else {
             fail("expected a number for '\(entry.key)', got '\(text)'", at: entry.value.location)
@@ -326,7 +331,8 @@ package struct SpecDecoder {
         return value
     }
 
-    package mutating func bool(_ entry: SpecEntry) -> Bool? {
+    /// A `true`/`false` value; nil after reporting anything else.
+    public mutating func bool(_ entry: SpecEntry) -> Bool? {
         guard let text = text(entry) else { return nil }
         guard let value = SpecScalars.bool(text) else {
             fail("expected true or false for '\(entry.key)', got '\(text)'", at: entry.value.location)
@@ -337,7 +343,7 @@ package struct SpecDecoder {
 
     /// One of a fixed set of words, e.g. a codec; `what` names the set in the message:
     /// `unknown codec 'vp7'; expected one of vp8, vp9, h264, opus`.
-    package mutating func word(_ node: SpecNode, name: String, what: String, choices: [String]) -> String? {
+    public mutating func word(_ node: SpecNode, name: String, what: String, choices: [String]) -> String? {
         guard let text = text(node, name: name) else { return nil }
         if choices.contains(text) { return text }
         fail(

@@ -1,14 +1,16 @@
 /// A file's sections as decoded, before the rules that involve several of them: what a
 /// transport kind's `complete` reads and may add to (loopback's default receive branches).
-package struct SpecDraft {
-    package var transport: TransportSpec
+public struct SpecDraft {
+    /// The decoded transport section.
+    public var transport: TransportSpec
     package var send: SpecDecoder.Side<SendBranchSpec>?
     package var receive: SpecDecoder.Side<ReceiveBranchSpec>?
     /// The receive branches the file will have (a kind may add defaults).
-    package var receiveVideo: ReceiveBranchSpec?
-    package var receiveAudio: ReceiveBranchSpec?
+    public var receiveVideo: ReceiveBranchSpec?
+    /// The receive audio branch the file will have.
+    public var receiveAudio: ReceiveBranchSpec?
     /// Line 1, column 1 of the file: where a problem of the whole file is reported.
-    package var fileStart: SourceLocation
+    public var fileStart: SourceLocation
 
     package init(
         transport: TransportSpec, send: SpecDecoder.Side<SendBranchSpec>?, receive: SpecDecoder.Side<ReceiveBranchSpec>?,
@@ -20,9 +22,9 @@ package struct SpecDraft {
     }
 
     /// Which media the send section names (even where its branch had errors).
-    package var sendPresent: [MediaKind: SourceLocation] { send?.present ?? [:] }
+    public var sendPresent: [MediaKind: SourceLocation] { send?.present ?? [:] }
     /// Which media the receive section names.
-    package var receivePresent: [MediaKind: SourceLocation] { receive?.present ?? [:] }
+    public var receivePresent: [MediaKind: SourceLocation] { receive?.present ?? [:] }
     /// The receive branches, video first.
-    package var receiveBranches: [ReceiveBranchSpec] { [receiveVideo, receiveAudio].compactMap { $0 } }
+    public var receiveBranches: [ReceiveBranchSpec] { [receiveVideo, receiveAudio].compactMap { $0 } }
 }

@@ -359,3 +359,11 @@ package func processCPUSeconds() -> Double {
     func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
     return s(usage.ru_utime) + s(usage.ru_stime)
 }
+
+extension RunSummary.Session {
+    /// A session of `role` (what the run was to the other side: "publisher", "viewer", …)
+    /// with the server's `id` for it, if any.
+    public init(role: String, id: String? = nil) {
+        self.init(role: role, id: id, extensions: 0)
+    }
+}

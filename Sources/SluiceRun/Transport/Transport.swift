@@ -9,7 +9,7 @@ import Logging
 /// `TransportRegistry.builtIn` lists the kinds: a new way to signal is one new file with a
 /// type conforming to this protocol, plus its line in that list. Nothing else in the decoder
 /// or the run names a kind.
-package protocol Transport: Sendable {
+public protocol Transport: Sendable {
     /// The kind's name in pipeline files (`transport.kind`).
     var kind: TransportKind { get }
     /// The keys of `transport:` this kind reads, beyond those every kind has
@@ -35,83 +35,100 @@ package protocol Transport: Sendable {
 }
 
 extension Transport {
-    package var keys: [String] { [] }
-    package var sections: TransportSections { TransportSections() }
-    package var abilities: TransportAbilities { [.webRTC, .dataChannels] }
-    package var requiredDataChannel: String? { nil }
-    package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? { nil }
-    package func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {}
+    /// By default: none.
+    public var keys: [String] { [] }
+    /// By default: both sections optional.
+    public var sections: TransportSections { TransportSections() }
+    /// By default: WebRTC and data channels.
+    public var abilities: TransportAbilities { [.webRTC, .dataChannels] }
+    /// By default: nil.
+    public var requiredDataChannel: String? { nil }
+    /// By default: no settings.
+    public func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? { nil }
+    /// By default: nothing to add.
+    public func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {}
 }
 
 /// What a transport kind offers beyond moving media.
-package struct TransportAbilities: OptionSet, Sendable {
-    package let rawValue: Int
-    package init(rawValue: Int) { self.rawValue = rawValue }
+public struct TransportAbilities: OptionSet, Sendable {
+    /// The abilities as bits.
+    public let rawValue: Int
+    /// The abilities of the bits in `rawValue`.
+    public init(rawValue: Int) { self.rawValue = rawValue }
     /// The run makes webrtcbins (and so needs GStreamer's DTLS key; `dtls:` applies).
-    package static let webRTC = TransportAbilities(rawValue: 1 << 0)
+    public static let webRTC = TransportAbilities(rawValue: 1 << 0)
     /// There is a peer to open data channels with (`data_channels:` applies).
-    package static let dataChannels = TransportAbilities(rawValue: 1 << 1)
+    public static let dataChannels = TransportAbilities(rawValue: 1 << 1)
     /// The receive section gets a room's publishers (`mosaic`, `mix` apply).
-    package static let roomStreams = TransportAbilities(rawValue: 1 << 2)
+    public static let roomStreams = TransportAbilities(rawValue: 1 << 2)
     /// The send section is served to viewers, each moved between renditions.
-    package static let renditions = TransportAbilities(rawValue: 1 << 3)
+    public static let renditions = TransportAbilities(rawValue: 1 << 3)
 }
 
 /// Which sections a file of one transport kind may have and needs. Messages complete
 /// "transport kind 'K' …".
-package struct TransportSections: Sendable {
-    package enum Rule: Sendable {
+public struct TransportSections: Sendable {
+    /// The rule for one section.
+    public enum Rule: Sendable {
+        /// The section may be there or not.
         case optional
         /// The section must not be there: why, and what to do.
         case forbidden(String)
         /// The section must be there: what it is for.
         case required(String)
     }
-    package var send: Rule = .optional
-    package var receive: Rule = .optional
+    /// The rule for `send`.
+    public var send: Rule = .optional
+    /// The rule for `receive`.
+    public var receive: Rule = .optional
     /// The file needs at least one of the two (nil: the general rule that some branch exists).
-    package var eitherNeeded: String?
+    public var eitherNeeded: String?
+
+    /// Rules for `send` and `receive`; by default both are optional.
+    public init(send: Rule = .optional, receive: Rule = .optional, eitherNeeded: String? = nil) {
+        self.send = send; self.receive = receive; self.eitherNeeded = eitherNeeded
+    }
 }
 
 /// What a transport hands the run.
-package struct TransportSetup {
+public struct TransportSetup {
     /// The peer whose figures are the run's sending statistics and whose connection opens the
     /// send gates (loopback: the sender; otherwise the one local peer: player, publisher, room peer).
-    package var sending: WebRTCPeer?
+    public var sending: WebRTCPeer?
     /// The peer whose figures are the receive statistics (loopback: the receiver).
-    package var receiving: WebRTCPeer?
+    public var receiving: WebRTCPeer?
     /// The peers whose ICE must connect once the session is negotiated.
-    package var connecting: [WebRTCPeer] = []
+    public var connecting: [WebRTCPeer] = []
     /// The session the run negotiates through and looks after (loopback: in process).
-    package var session: (any RemoteSession)?
+    public var session: (any RemoteSession)?
     /// The webrtcbin that opens the file's data channels (the offering side).
-    package var opensChannels: Element?
+    public var opensChannels: Element?
     /// The webrtcbin that accepts them (the answering side).
-    package var acceptsChannels: Element?
+    public var acceptsChannels: Element?
 
     /// A run without WebRTC (`kind: none`).
-    package init() {}
+    public init() {}
 
     /// A session without a local peer (a Cast receiver: senders come and go on their own).
-    package init(session: any RemoteSession) { self.session = session }
+    public init(session: any RemoteSession) { self.session = session }
 
     /// One local peer and the session it is negotiated through.
-    package init(peer: WebRTCPeer, session: any RemoteSession, opensChannels: Element? = nil, acceptsChannels: Element? = nil) {
+    public init(peer: WebRTCPeer, session: any RemoteSession, opensChannels: Element? = nil, acceptsChannels: Element? = nil) {
         sending = peer; receiving = peer; connecting = [peer]
         self.session = session; self.opensChannels = opensChannels; self.acceptsChannels = acceptsChannels
     }
 
     /// Two local peers (loopback), negotiated with each other by `session`.
-    package init(sender: WebRTCPeer, receiver: WebRTCPeer, session: any RemoteSession) {
+    public init(sender: WebRTCPeer, receiver: WebRTCPeer, session: any RemoteSession) {
         sending = sender; receiving = receiver; connecting = [sender, receiver]
         self.session = session; opensChannels = sender.webrtcbin; acceptsChannels = receiver.webrtcbin
     }
 }
 
 /// The transport kinds Sluice knows. A new kind: its file, and its line in `builtIn`.
-package enum TransportRegistry {
+public enum TransportRegistry {
     /// The keys of `transport:` every kind has.
-    package static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
+    public static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
 
     package static let kinds = KindRegistry<any Transport>(
         [
@@ -121,13 +138,13 @@ package enum TransportRegistry {
         ], name: { $0.kind.rawValue })
 
     /// Adds a kind at run time (tests; a program embedding Sluice).
-    package static func register(_ transport: any Transport) { kinds.register(transport) }
+    public static func register(_ transport: any Transport) { kinds.register(transport) }
     /// Removes a kind added with `register`.
-    package static func unregister(_ kind: TransportKind) { kinds.unregister(kind.rawValue) }
+    public static func unregister(_ kind: TransportKind) { kinds.unregister(kind.rawValue) }
     /// Every kind, built-in first.
-    package static var all: [any Transport] { kinds.all }
+    public static var all: [any Transport] { kinds.all }
     /// The kind named `kind`, if there is one.
-    package static func transport(for kind: TransportKind) -> (any Transport)? { kinds.kind(named: kind.rawValue) }
+    public static func transport(for kind: TransportKind) -> (any Transport)? { kinds.kind(named: kind.rawValue) }
 
     /// "transport kind janus" or "transport kinds apprtc and janus": the kinds that pass `test`.
     package static func kindsPhrase(where test: (any Transport) -> Bool) -> String {
@@ -144,15 +161,18 @@ extension TransportKind {
 /// What transports build with: the file, its pipeline and graph, and the webrtcbin helpers
 /// they share (one recipe for every webrtcbin; receive-only transceivers; receive branches
 /// built as streams arrive).
-package struct TransportContext {
-    package let spec: PipelineSpec
-    package let pipeline: Pipeline
+public struct TransportContext {
+    /// The file being run.
+    public let spec: PipelineSpec
+    /// The run's pipeline, which the transport's webrtcbins join.
+    public let pipeline: Pipeline
     package let builder: GraphBuilder
-    package let logger: Logger
+    /// The run's logger.
+    public let logger: Logger
 
     /// A webrtcbin made by the one recipe, from the file's transport section (addresses are
     /// added where each path needs them).
-    package func makeWebRTCBin(_ name: String) throws(RunError) -> Element {
+    public func makeWebRTCBin(_ name: String) throws(RunError) -> Element {
         var recipe = WebRTCRecipe(transport: spec.transport)
         recipe.addresses = []
         do { return try recipe.make(name) } catch {
@@ -161,7 +181,7 @@ package struct TransportContext {
     }
 
     /// Builds every send branch of the file into `webrtcbin` (nil: each ends in a sink).
-    package func buildSendBranches(into webrtcbin: Element?) throws(RunError) {
+    public func buildSendBranches(into webrtcbin: Element?) throws(RunError) {
         for branch in spec.sendBranches {
             try builder.buildSend(branch, into: webrtcbin)
         }
@@ -170,7 +190,7 @@ package struct TransportContext {
     /// A receive-only webrtcbin for the receive section, with a transceiver per branch that
     /// offers every codec the branch accepts, in the order of `media`. With `always`, media
     /// the file does not receive get a transceiver too (what arrives ends in a fakesink).
-    package func buildPlayer(media: [MediaKind], always: Bool = false) throws(RunError) -> WebRTCPeer {
+    public func buildPlayer(media: [MediaKind], always: Bool = false) throws(RunError) -> WebRTCPeer {
         let bin = try receivingBin("play")
         for m in media {
             let branch = m == .video ? spec.receive?.video : spec.receive?.audio
@@ -182,7 +202,7 @@ package struct TransportContext {
 
     /// A webrtcbin in the pipeline whose incoming streams get receive branches (and, when
     /// measuring, timed jitter buffers).
-    package func receivingBin(_ name: String) throws(RunError) -> Element {
+    public func receivingBin(_ name: String) throws(RunError) -> Element {
         // Recordings (`sink: file`) need their muxers before any data flows.
         try builder.prepareRecordings()
         let bin = try makeWebRTCBin(name)
@@ -195,7 +215,7 @@ package struct TransportContext {
     /// Builds a receive branch for each stream `bin` exposes.
     /// `expected`: the codecs that will arrive, when known (loopback: what the send section
     /// encodes); their decoders are loaded in the background, every codec's otherwise.
-    package func watchIncomingStreams(of bin: Element, expected: [Codec]? = nil) {
+    public func watchIncomingStreams(of bin: Element, expected: [Codec]? = nil) {
         builder.prewarmReceive(expected ?? Codec.allCases)
         // Weak: the builder owns the pipeline, which owns the bin and so this handler.
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
@@ -207,7 +227,7 @@ package struct TransportContext {
     /// A receive-only transceiver offering `codecs` (every codec of the medium if empty).
     /// Video offers transport-wide congestion control, so an adaptive sender (Sluice, a
     /// browser, an SFU) gets the feedback it needs.
-    package func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
+    public func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
         let offered = codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : codecs
         let twcc = media == .video ? EncoderPresets.twccReceiveCaps : ""
         do {
@@ -219,7 +239,7 @@ package struct TransportContext {
     }
 
     /// `transport.ice.addresses`: host candidates on these addresses.
-    package func addICEAddresses(to bin: Element) throws(RunError) {
+    public func addICEAddresses(to bin: Element) throws(RunError) {
         guard !spec.transport.ice.addresses.isEmpty else { return }
         do { try ICEAgent.addLocalAddresses(spec.transport.ice.addresses, to: bin) } catch {
             throw RunError("transport.ice.addresses: \(error.message)", at: spec.transport.ice.location)

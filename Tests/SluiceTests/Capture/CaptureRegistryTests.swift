@@ -10,9 +10,9 @@ import XCTest
 final class CaptureRegistryTests: XCTestCase {
     override func setUp() {
         _ = TestFilters.registered
-        CaptureRegistry.kinds.register(ShadeCapture())
+        CaptureRegistry.register(ShadeCapture())
     }
-    override func tearDown() { CaptureRegistry.kinds.unregister("shade") }
+    override func tearDown() { CaptureRegistry.unregister("shade") }
 
     private func file(_ capture: String, media: String = "video") -> String {
         """

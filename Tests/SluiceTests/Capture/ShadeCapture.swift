@@ -1,11 +1,9 @@
 import GStreamer
-@testable import SluiceLoad
-@testable import SluiceMeasure
-@testable import SluiceRun
+import SluiceRun
 
 // A capture kind that is not built in, written the way a new kind is: this one file (its name,
 // media, keys, settings, decoding, elements and build) plus its registry line
-// (`CaptureRegistry.kinds.register(ShadeCapture())` in the test). It draws a flat picture.
+// (`CaptureRegistry.register(ShadeCapture())` in the test). It draws a flat picture.
 
 extension CaptureSpec.Kind {
     static func shade(_ shade: String) -> CaptureSpec.Kind {

@@ -9,8 +9,8 @@ import XCTest
 /// A sink kind is one type plus its registry line: a kind written outside the library
 /// (`SnapshotSink`, one file) is decoded, checked and run, and what it wrote is the picture.
 final class SinkRegistryTests: XCTestCase {
-    override func setUp() { SinkRegistry.kinds.register(SnapshotSink()) }
-    override func tearDown() { SinkRegistry.kinds.unregister("snapshot") }
+    override func setUp() { SinkRegistry.register(SnapshotSink()) }
+    override func tearDown() { SinkRegistry.unregister("snapshot") }
 
     private func file(_ sink: String, media: String = "video") -> String {
         """

@@ -1,11 +1,9 @@
 import GStreamer
-@testable import SluiceLoad
-@testable import SluiceMeasure
-@testable import SluiceRun
+import SluiceRun
 
 // A sink kind that is not built in, written the way a new kind is: this one file (its name,
 // keys, settings, decoding, elements and build) plus its registry line
-// (`SinkRegistry.kinds.register(SnapshotSink())` in the test). It writes a PNG of each frame.
+// (`SinkRegistry.register(SnapshotSink())` in the test). It writes a PNG of each frame.
 
 struct SnapshotSink: Sink {
     let name = "snapshot"

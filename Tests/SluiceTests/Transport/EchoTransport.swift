@@ -1,8 +1,6 @@
 import GStreamer
 import Synchronization
-@testable import SluiceLoad
-@testable import SluiceMeasure
-@testable import SluiceRun
+import SluiceRun
 
 // A transport kind that is not built in, written the way a new kind is: this one file (its
 // name, keys, settings, section rules, `prepare` and session) plus its registry line
