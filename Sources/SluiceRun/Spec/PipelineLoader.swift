@@ -106,6 +106,15 @@ public struct PipelineLoader: Sendable {
         if root.entries != nil {
             diagnostics += SpecOverrides.apply(parsedOverrides, to: &root)
         }
+        return try decode(root: root, file: file, start: start, overrides: overrides, earlier: diagnostics)
+    }
+
+    /// Decodes and validates a file's tree; `earlier`: problems already found (reading,
+    /// substitution, overrides), reported with those of decoding.
+    func decode(
+        root: SpecNode, file: String, start: SourceLocation, overrides: [String], earlier: [Diagnostic] = []
+    ) throws(PipelineFileError) -> PipelineSpec {
+        var diagnostics = earlier
         var decoder = SpecDecoder(file: file, swiftCatalog: filters)
         let spec = decoder.decode(root: root)
         diagnostics += decoder.diagnostics

@@ -13,11 +13,11 @@ else {
     exit(2)
 }
 EmbedKinds.register()
-let yaml =
+let code =
     arguments[1] == "offer"
     ? CallPipeline.sender(socket: arguments[2], color: 0x2080e0) : CallPipeline.receiver(socket: arguments[2], frames: arguments[4])
 do {
-    let spec = try PipelineLoader().load(yaml: yaml, file: "embed-call-\(arguments[1]).yaml")
+    let spec = try PipelineLoader().load(code)
     let summary = try await PipelineRun(spec: spec).run(options: RunOptions(duration: seconds)) { live in print(live.line) }
     print(summary.text)
     print(String(decoding: try JSONEncoder().encode(summary), as: UTF8.self))

@@ -22,8 +22,8 @@ final class EmbedKindsTests: XCTestCase {
         XCTAssertTrue(TransportRegistry.all.contains { $0.kind.rawValue == "unix" })
         XCTAssertTrue(TransportRegistry.all.contains { $0.kind.rawValue == "loopback" })
         XCTAssertTrue(CaptureRegistry.all.contains { $0.name == "solid" })
-        XCTAssertEqual(problems(CallPipeline.sender(socket: "/tmp/x.sock", color: 0xff0000)), "")
-        XCTAssertEqual(problems(CallPipeline.receiver(socket: "/tmp/x.sock", frames: "/tmp")), "")
+        XCTAssertNoThrow(try PipelineLoader(environment: [:]).load(CallPipeline.sender(socket: "/tmp/x.sock", color: 0xff0000)))
+        XCTAssertNoThrow(try PipelineLoader(environment: [:]).load(CallPipeline.receiver(socket: "/tmp/x.sock", frames: "/tmp")))
     }
 
     func testAMissingSocketIsReportedAtTheTransport() {
@@ -38,6 +38,18 @@ final class EmbedKindsTests: XCTestCase {
             """)
         XCTAssertTrue(text.contains("embed.yaml:2:1:") || text.contains("embed.yaml:3:"), text)
         XCTAssertTrue(text.contains("transport kind 'unix' needs 'socket'"), text)
+    }
+
+    func testAMistakeInCodeIsReportedAtItsSwiftLine() {
+        let line = #line + 3
+        let code = PipelineCode(
+            transport: TransportCode(kind: "unix", settings: [PipelineSetting("socket", "/tmp/x.sock")]),
+            send: SendCode(video: SendBranchCode(capture: CaptureCode(kind: "solid", settings: [PipelineSetting("color", "blue")]))))
+        XCTAssertThrowsError(try PipelineLoader(environment: [:]).load(code)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("EmbedKindsTests/EmbedKindsTests.swift:\(line):"), text)
+            XCTAssertTrue(text.contains("'color' is a colour as 0xRRGGBB"), text)
+        }
     }
 
     func testAWrongColourAndAWrongRoleArePointedAt() {
