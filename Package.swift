@@ -202,11 +202,22 @@ let package = Package(
                 "SluiceBuiltInPlugins", "SluiceFilterKit", "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
                 "SluiceFramestamp", "SluiceScene", "SluiceText"
             ]),
+        // Fixtures the library's test targets share: loading pipeline text, a fixed element catalog.
+        .target(name: "SluiceRunTestSupport", dependencies: ["SluiceRun"], path: "Tests/SluiceRunTestSupport"),
         .testTarget(
-            name: "SluiceTests",
+            name: "SluiceRunTests",
             dependencies: [
-                "Sluice", "SluiceRun", "SluiceMeasure", "SluiceLoad", "SluiceBuiltInPlugins", "SluiceTestSupport", "GStreamer",
+                "SluiceRun", "SluiceBuiltInPlugins", "SluiceTestSupport", "SluiceRunTestSupport", "GStreamer",
                 "SluiceFilterKit", "SluiceSignalling"
+            ]),
+        .testTarget(
+            name: "SluiceMeasureTests",
+            dependencies: ["SluiceMeasure", "SluiceRun", "SluiceTestSupport", "SluiceRunTestSupport", "GStreamer"]),
+        .testTarget(
+            name: "SluiceLoadTests",
+            dependencies: [
+                "SluiceLoad", "SluiceMeasure", "SluiceRun", "SluiceBuiltInPlugins", "SluiceTestSupport", "SluiceRunTestSupport",
+                "GStreamer", "SluiceSignalling", "SluiceFilterKit"
             ]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
         .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"])

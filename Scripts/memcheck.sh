@@ -1,33 +1,33 @@
 #!/usr/bin/env bash
 # Memory check of the GStreamer bindings and the in-process WebRTC run.
 #
-# 1. valgrind memcheck: runs every GStreamerTests class, SluiceTests.NegotiationTests,
-#    SluiceTests.DataChannelTests, SluiceTests.PipelineControlTests (the control API's
-#    operations on a live loopback), SluiceTests.ViewerTrafficTests (a viewer queue's
-#    overrun handler), SluiceTests.KeyframeRequestLimiterTests (an upstream event probe that
-#    re-sends through a pad reference taken in the probe), SluiceTests.PayloadTypeRewriteTests
+# 1. valgrind memcheck: runs every GStreamerTests class, SluiceRunTests.NegotiationTests,
+#    SluiceRunTests.DataChannelTests, SluiceRunTests.PipelineControlTests (the control API's
+#    operations on a live loopback), SluiceRunTests.ViewerTrafficTests (a viewer queue's
+#    overrun handler), SluiceRunTests.KeyframeRequestLimiterTests (an upstream event probe that
+#    re-sends through a pad reference taken in the probe), SluiceRunTests.PayloadTypeRewriteTests
 #    (a probe that answers caps queries, replaces caps events and makes buffers and buffer
-#    lists writable in place), SluiceTests.RenditionSwitchTests
+#    lists writable in place), SluiceRunTests.RenditionSwitchTests
 #    (a funnel whose input and output probes share state, and an upstream probe that
-#    redirects keyframe requests to one input), SluiceTests.GOPCacheTests (buffers kept past
+#    redirects keyframe requests to one input), SluiceRunTests.GOPCacheTests (buffers kept past
 #    their probe and chained again into a pad from inside a probe on it),
-#    SluiceTests.StartGateTests (buffers held past their probe and chained into a pad from
+#    SluiceRunTests.StartGateTests (buffers held past their probe and chained into a pad from
 #    another thread under the pad's stream lock),
-#    SluiceTests.ParsedSourceTests/testAnSRTSender… (parsebin's signal handlers, the stream
+#    SluiceRunTests.ParsedSourceTests/testAnSRTSender… (parsebin's signal handlers, the stream
 #    router's probes, and an SRT source torn down and made again by the supervisor; the
 #    test of a paced `uri` file hangs in teardown under valgrind, not natively: open),
-#    SluiceTests.FallbackSwitchTests (an input-selector's request pad made and released
+#    SluiceRunTests.FallbackSwitchTests (an input-selector's request pad made and released
 #    while the pipeline plays, elements added and removed, probes reading running times),
-#    SluiceTests.SharedBranchTests (a branch built on a running tee, its request pad given
+#    SluiceRunTests.SharedBranchTests (a branch built on a running tee, its request pad given
 #    back and its elements removed while the source plays, then built again),
-#    SluiceTests.FanoutLanesTests (lanes built and removed on a running tee, viewers' pads
+#    SluiceRunTests.FanoutLanesTests (lanes built and removed on a running tee, viewers' pads
 #    isolated for buffers and sticky events, a blocked viewer and a failing one),
-#    SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer
+#    SluiceRunTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer
 #    (an element's state lock held while its DTLS connection is made again),
-#    SluiceTests.LoadMemberMediaTests (two call members' webrtcbins in one shared pipeline,
+#    SluiceRunTests.LoadMemberMediaTests (two call members' webrtcbins in one shared pipeline,
 #    a pad-added handler building receive chains there, both removed while it plays),
-#    SluiceTests.LoadPublisherHubTests (bus errors routed to handlers by element name),
-#    SluiceTests.SendLatencyTests (a do-latency
+#    SluiceRunTests.LoadPublisherHubTests (bus errors routed to handlers by element name),
+#    SluiceRunTests.SendLatencyTests (a do-latency
 #    handler that returns a value, latency queries and events) and two Swift-element tests
 #    (a full webrtcbin loopback run) in a loopback-only network namespace, with
 #    Scripts/valgrind.supp, and fails if a definitely-lost block or an invalid access
@@ -98,9 +98,9 @@ gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
 # WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
 # state and closures live in Swift) including errors thrown inside a filter.
-negotiation=SluiceTests.NegotiationTests,SluiceTests.DataChannelTests,SluiceTests.PipelineControlTests,SluiceTests.ViewerTrafficTests,SluiceTests.KeyframeRequestLimiterTests,SluiceTests.PayloadTypeRewriteTests,SluiceTests.RenditionSwitchTests,SluiceTests.GOPCacheTests,SluiceTests.StartGateTests,SluiceTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceTests.RecordSinkTests/testARecordingRunsInProcess,SluiceTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceTests.FallbackSwitchTests,SluiceTests.SharedBranchTests,SluiceTests.FanoutLanesTests,SluiceTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceTests.SendLatencyTests,SluiceTests.LoadMemberMediaTests,SluiceTests.LoadPublisherHubTests
+negotiation=SluiceRunTests.NegotiationTests,SluiceRunTests.DataChannelTests,SluiceRunTests.PipelineControlTests,SluiceRunTests.ViewerTrafficTests,SluiceRunTests.KeyframeRequestLimiterTests,SluiceRunTests.PayloadTypeRewriteTests,SluiceRunTests.RenditionSwitchTests,SluiceRunTests.GOPCacheTests,SluiceRunTests.StartGateTests,SluiceRunTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceRunTests.RecordSinkTests/testARecordingRunsInProcess,SluiceRunTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceRunTests.FallbackSwitchTests,SluiceRunTests.SharedBranchTests,SluiceRunTests.FanoutLanesTests,SluiceRunTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceRunTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceRunTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceRunTests.SendLatencyTests,SluiceRunTests.LoadMemberMediaTests,SluiceRunTests.LoadPublisherHubTests
 # The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
-live_objects="$gst_tests,$negotiation,SluiceTests.SwiftFilterPipelineTests,SluiceTests.HotSwapTests"
+live_objects="$gst_tests,$negotiation,SluiceRunTests.SwiftFilterPipelineTests,SluiceRunTests.HotSwapTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }
 
 # GLib: plain malloc for slices, and zero freed memory so stale pointers do not look live.

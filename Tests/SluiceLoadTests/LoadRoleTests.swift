@@ -1,0 +1,78 @@
+import Foundation
+import SluiceLoad
+import SluiceRun
+import SluiceRunTestSupport
+import XCTest
+
+/// What a load file's clients are: viewers (a receive section), publishers (a send
+/// section), each only where its transport kind can take that role, with errors that say
+/// which section to give.
+final class LoadRoleTests: XCTestCase {
+    private let send = "send:\n  video: {capture: {kind: test}, encode: {codec: vp8}}"
+    private let receive = "receive:\n  video: {sink: stats}"
+
+    private func run(_ transport: String, _ sections: [String], load: LoadSpec = LoadSpec()) throws -> LoadRun {
+        let spec = try XCTUnwrap(specLoadValid("transport: \(transport)\n" + sections.joined(separator: "\n")))
+        return try LoadRun(spec: spec, load: load)
+    }
+
+    private func refusal(_ transport: String, _ sections: [String], load: LoadSpec = LoadSpec()) -> String? {
+        do {
+            _ = try run(transport, sections, load: load)
+            return nil
+        } catch let e as RunError {
+            return e.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private let whep = #"{kind: whep, endpoint: "http://127.0.0.1:8443/whep/x"}"#
+    private let whip = #"{kind: whip, endpoint: "http://127.0.0.1:8443/whip/load-{client}"}"#
+    private let janus = #"{kind: janus, server: "ws://127.0.0.1:8188", room: 1234}"#
+    private let apprtc = #"{kind: apprtc, endpoint: "http://127.0.0.1:8443", room: calls}"#
+
+    func testEachKindTakesTheRoleItsSectionsSay() throws {
+        XCTAssertEqual(try run(whep, [receive]).role, .viewer)
+        XCTAssertEqual(try run(whip, [send]).role, .publisher)
+        XCTAssertEqual(try run(janus, [receive]).role, .viewer)
+        XCTAssertEqual(try run(janus, [send]).role, .publisher)
+        XCTAssertEqual(try run(apprtc, [send, receive]).role, .member)
+    }
+
+    /// A kind with one role refuses the other's section already when the file is read.
+    func testAKindWithoutThatRoleIsRefusedWhenTheFileIsRead() throws {
+        let whepSends = try XCTUnwrap(specLoadErrors("transport: \(whep)\n\(send)"))
+        XCTAssertTrue(whepSends.description.contains("plays a stream: remove send"), "\(whepSends)")
+        let whipReceives = try XCTUnwrap(specLoadErrors("transport: \(whip)\n\(receive)"))
+        XCTAssertTrue(whipReceives.description.contains("publishes the send section: remove receive"), "\(whipReceives)")
+    }
+
+    /// Janus takes both sections in `sluice run`; its load clients do one or the other, and
+    /// the refusal names the kind whose clients do both.
+    func testBothSectionsAreRefusedWhereTheKindHasNoCallMembers() throws {
+        let both = try XCTUnwrap(refusal(janus, [send, receive]))
+        XCTAssertTrue(both.contains("janus load clients are viewers (a receive section) or publishers (a send section)"), both)
+        XCTAssertTrue(both.contains("this file has both a send and a receive section"), both)
+        XCTAssertTrue(both.contains("which the apprtc kind drives"), both)
+    }
+
+    /// An apprtc member sends and receives: one section alone is refused, saying what it needs.
+    func testAnAppRTCMemberNeedsBothSections() throws {
+        let sendOnly = try XCTUnwrap(refusal(apprtc, [send]))
+        XCTAssertTrue(sendOnly.contains("apprtc load clients are members (both a send and a receive section); this file has a send section"), sendOnly)
+    }
+
+    /// Calls are of two: an odd crowd is refused before any client starts; churn is run
+    /// (whole calls are replaced, `LoadCallChurnTests`).
+    func testAnOddCrowdIsRefusedForCalls() throws {
+        var odd = LoadSpec()
+        odd.clients = 5
+        let oddRefusal = try XCTUnwrap(refusal(apprtc, [send, receive], load: odd))
+        XCTAssertTrue(oddRefusal.contains("calls of two, so the crowd needs an even number of clients; it has 5"), oddRefusal)
+        var churning = LoadSpec()
+        churning.churnPerMinute = 0.1
+        XCTAssertNil(refusal(apprtc, [send, receive], load: churning), "churn replaces whole calls")
+        XCTAssertNil(refusal(apprtc, [send, receive]), "an even crowd without churn is run")
+    }
+}
