@@ -53,7 +53,7 @@ final class CastEndToEndTests: XCTestCase {
             serve=$!
             i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18662/status.json && curl -s -m 1 -o /dev/null http://127.0.0.1:18710/; do
               i=$((i+1)); [ $i -lt 200 ] || exit 93; sleep 0.05; done
-            '\(Repository.python)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm \\
+            PYTHONFAULTHANDLER=1 '\(Repository.python)' Tests/Interop/cast/cast_sender.py "Sluice Test TV" file://\(d)/first.webm http://127.0.0.1:18710/second.webm \\
               --timeout 15 --hold-until \(d)/viewed > \(d)/sender.out 2> \(d)/sender.err &
             sender=$!
             # While the queued item plays, a WHEP viewer records what the receiver serves.
@@ -166,7 +166,7 @@ final class CastEndToEndTests: XCTestCase {
               "$SLUICE" run Pipelines/cast-record.yaml --duration 40 --log-level info --report \(d)/run.json > \(d)/run.out 2>&1 &
             run=$!
             i=0; until grep -q 'accepts senders' \(d)/run.out; do i=$((i+1)); [ $i -lt 300 ] || exit 93; sleep 0.05; done
-            cd Tests/Interop/cast && '\(Repository.python)' cast_queue.py "Sluice Run TV" file://\(d)/red.webm file://\(d)/blue.webm --dwell 1.5 > \(d)/queue.out 2> \(d)/queue.err
+            cd Tests/Interop/cast && PYTHONFAULTHANDLER=1 '\(Repository.python)' cast_queue.py "Sluice Run TV" file://\(d)/red.webm file://\(d)/blue.webm --dwell 1.5 > \(d)/queue.out 2> \(d)/queue.err
             echo "QUEUE-STATUS: $?"
             echo "QUEUE: $(grep '^{' \(d)/queue.out)"
             echo "QUEUE-ERR: $(grep -v 'Failed to determine cast type' \(d)/queue.err | tr '\\n' ' ' | cut -c1-800)"

@@ -15,11 +15,41 @@ bounded poll. Run it inside a loopback-only network namespace.
 import argparse
 import json
 import os
+import ssl
 import sys
+import threading
 import time
 
 import pychromecast
 from zeroconf import IPVersion, Zeroconf
+
+
+def _serialize_tls():
+    """pychromecast writes to its TLS socket from the caller's thread (update_status, play_media,
+    queue_next) and from its socket thread (heartbeat PING/PONG, launch callbacks) while that thread
+    also reads it. CPython's ssl module does not lock an SSL object and OpenSSL forbids using one from
+    two threads at once: concurrent writes corrupt the heap (glibc aborts with "corrupted size vs.
+    prev_size", "double free or corruption"). One re-entrant lock per socket makes its reads, writes
+    and close take turns."""
+    cls = ssl.SSLSocket
+    if getattr(cls, "_serialized_by_cast_sender", False):
+        return
+
+    def locked(name):
+        original = getattr(cls, name)
+
+        def method(self, *args, **kwargs):
+            lock = self.__dict__.get("_cast_sender_lock") or self.__dict__.setdefault("_cast_sender_lock", threading.RLock())
+            with lock:
+                return original(self, *args, **kwargs)
+        return method
+
+    for name in ("recv", "recv_into", "read", "send", "sendall", "write", "unwrap", "close"):
+        setattr(cls, name, locked(name))
+    cls._serialized_by_cast_sender = True
+
+
+_serialize_tls()
 
 
 class Failure(Exception):
