@@ -18,8 +18,9 @@ swift build -c release --package-path Plugins/ExamplePlugin
 embed=0
 if [ $# -eq 0 ] || [[ "$*" == *Embed* ]]; then
   embed=1
-  swift build --package-path Examples/EmbedSluice --scratch-path "$PWD/.build" --build-tests
-  swift build --build-tests
+  # SwiftPM would reuse the cached plan of the other root package: plan each build afresh.
+  swift build --package-path Examples/EmbedSluice --scratch-path "$PWD/.build" --build-tests --disable-build-manifest-caching
+  swift build --build-tests --disable-build-manifest-caching
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
