@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SluiceRun", targets: ["SluiceRun"]),
         .library(name: "SluiceMeasure", targets: ["SluiceMeasure"]),
         .library(name: "SluiceLoad", targets: ["SluiceLoad"]),
+        .library(name: "SluiceTransports", targets: ["SluiceTransports"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "SluiceFilterKit", targets: ["SluiceFilterKit"]),
         .library(name: "SluiceSignalling", targets: ["SluiceSignalling"])
@@ -111,7 +112,17 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift")
             ]
         ),
-        .target(name: "Sluice", dependencies: ["SluiceRun", "SluiceMeasure", "SluiceLoad"]),
+        // The transport kinds that speak to other services (WHEP, WHIP, AppRTC, LAN, XMPP,
+        // Janus, Cast, camera): one folder per kind with its transport, session, settings and
+        // load adapter; a program registers them with `SluiceTransports.registerBuiltIns()`.
+        .target(
+            name: "SluiceTransports",
+            dependencies: [
+                "SluiceLoad", "SluiceMeasure", "SluiceRun", "GStreamer", "SluiceSignalling",
+                .product(name: "Logging", package: "swift-log")
+            ]
+        ),
+        .target(name: "Sluice", dependencies: ["SluiceRun", "SluiceMeasure", "SluiceLoad", "SluiceTransports"]),
         // Filters and sources that ship with Sluice (Plugins/), against SluiceFilterKit only.
         .target(name: "SluiceGrayscale", dependencies: ["SluiceFilterKit"], path: "Plugins/grayscale"),
         .target(name: "SluiceInvert", dependencies: ["SluiceFilterKit"], path: "Plugins/invert"),
@@ -202,13 +213,14 @@ let package = Package(
                 "SluiceBuiltInPlugins", "SluiceFilterKit", "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
                 "SluiceFramestamp", "SluiceScene", "SluiceText"
             ]),
-        // Fixtures the library's test targets share: loading pipeline text, a fixed element catalog.
-        .target(name: "SluiceRunTestSupport", dependencies: ["SluiceRun"], path: "Tests/SluiceRunTestSupport"),
+        // Fixtures the library's test targets share: loading pipeline text (with the shipped
+        // transport kinds registered), a fixed element catalog.
+        .target(name: "SluiceRunTestSupport", dependencies: ["SluiceRun", "SluiceTransports"], path: "Tests/SluiceRunTestSupport"),
         .testTarget(
             name: "SluiceRunTests",
             dependencies: [
                 "SluiceRun", "SluiceBuiltInPlugins", "SluiceTestSupport", "SluiceRunTestSupport", "GStreamer",
-                "SluiceFilterKit", "SluiceSignalling"
+                "SluiceFilterKit", "SluiceSignalling", "SluiceTransports"
             ]),
         .testTarget(
             name: "SluiceMeasureTests",
@@ -217,8 +229,11 @@ let package = Package(
             name: "SluiceLoadTests",
             dependencies: [
                 "SluiceLoad", "SluiceMeasure", "SluiceRun", "SluiceBuiltInPlugins", "SluiceTestSupport", "SluiceRunTestSupport",
-                "GStreamer", "SluiceSignalling", "SluiceFilterKit"
+                "GStreamer", "SluiceSignalling", "SluiceFilterKit", "SluiceTransports"
             ]),
+        .testTarget(
+            name: "SluiceTransportsTests",
+            dependencies: ["SluiceTransports", "SluiceLoad", "SluiceRun", "SluiceRunTestSupport"]),
         // End-to-end: runs the built `sluice` binary, each run in its own network namespace.
         .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceTestSupport"])
     ]

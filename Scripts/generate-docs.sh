@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Builds the DocC archives of the library targets (GStreamer, Sluice, SluiceRun,
-# SluiceMeasure, SluiceLoad, SluiceServer,
+# SluiceMeasure, SluiceLoad, SluiceTransports, SluiceServer,
 # SluiceFilterKit, SluiceSignalling) with the swift-docc-plugin, warnings as errors, and
 # checks that no public declaration of them lacks a /// comment or shows a raw C type
 # (Scripts/undocumented.py).
 # The archives land in .build/plugins/Swift-DocC/outputs/TARGET.doccarchive (not committed);
 # docs/api.md tells how to look at them.
 #
-#   Scripts/generate-docs.sh [TARGET ...]     (default: all eight)
+#   Scripts/generate-docs.sh [TARGET ...]     (default: all nine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(GStreamer Sluice SluiceRun SluiceMeasure SluiceLoad SluiceServer SluiceFilterKit SluiceSignalling)
+[ ${#targets[@]} -gt 0 ] || targets=(GStreamer Sluice SluiceRun SluiceMeasure SluiceLoad SluiceTransports SluiceServer SluiceFilterKit SluiceSignalling)
 paths=()
 for t in "${targets[@]}"; do paths+=("Sources/$t"); done
 Scripts/undocumented.py --check --summary "${paths[@]}"

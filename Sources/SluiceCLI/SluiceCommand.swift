@@ -30,8 +30,10 @@ struct SluiceCommand: AsyncParsableCommand {
         for line in SluiceVersion.current(commit: buildCommit).lines { print(line) }
     }
 
-    /// Parses and runs, mapping argument errors to exit code 2 as documented.
+    /// Registers the transport kinds Sluice ships (SluiceTransports), then parses and runs,
+    /// mapping argument errors to exit code 2 as documented.
     static func main() async {
+        SluiceTransports.registerBuiltIns()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -141,10 +141,10 @@ extension LoadJoinFailure {
     }
 }
 
-/// The load adapters: one per transport kind `sluice load` can drive.
+/// The load adapters: one per transport kind `sluice load` can drive. Each lives beside its
+/// transport in SluiceTransports, which adds them with `SluiceTransports.registerBuiltIns()`.
 public enum LoadAdapters {
-    package static let kinds = KindRegistry<any LoadAdapter>(
-        [WHEPLoadAdapter(), WHIPLoadAdapter(), JanusLoadAdapter(), CameraLoadAdapter(), AppRTCLoadAdapter()], name: { $0.kind.rawValue })
+    package static let kinds = KindRegistry<any LoadAdapter>([], name: { $0.kind.rawValue })
 
     /// Adds an adapter (tests; a program embedding Sluice); one of the same kind is replaced.
     public static func register(_ adapter: any LoadAdapter) { kinds.register(adapter) }

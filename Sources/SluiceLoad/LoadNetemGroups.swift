@@ -132,7 +132,7 @@ public final class LoadNetemGroups: Sendable {
 
     /// The service's host must not be loopback: a group's namespace cannot reach it there.
     package static func checkReachable(_ spec: PipelineSpec) throws(RunError) {
-        let url = spec.transport.settings(as: EndpointSettings.self)?.endpoint ?? spec.transport.settings(as: JanusSpec.self)?.server
+        let url = spec.transport.settings?.value.serviceURL
         guard let url, let host = URLComponents(string: url)?.host else { return }
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if bare == "localhost" || bare == "::1" || bare.hasPrefix("127.") {

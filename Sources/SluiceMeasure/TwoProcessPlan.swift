@@ -20,7 +20,7 @@ extension MeasurePlan {
     public static func receiveHalf(_ spec: PipelineSpec, endpoint: String, address: String) throws(RunError) -> PipelineSpec {
         var out = try instrument(spec)
         out.send = nil
-        out.transport.kind = .whep
+        out.transport.kind = TransportKind(rawValue: "whep") // SluiceTransports' kind, registered by the program
         out.transport.settings = AnyKindSettings(EndpointSettings(endpoint: endpoint))
         out.transport.ice.addresses = [address]
         out.transport.dataChannels = []

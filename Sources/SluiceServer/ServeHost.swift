@@ -89,6 +89,7 @@ public struct ServeHost {
     /// A host for `options`; `load` reads a pipeline file (its errors are thrown through
     /// unchanged), `report` hears what starts.
     public init(options: Options, load: @escaping (String) throws -> PipelineSpec, report: @escaping @Sendable (Notice) -> Void) {
+        SluiceTransports.registerBuiltIns()
         self.options = options; self.load = load; self.report = report
     }
 

@@ -94,6 +94,7 @@ public struct SluiceHTTPServer: Sendable {
         webrtc: WebRTCRecipe = WebRTCRecipe(),
         cameraLifetime: TimeInterval = CameraAPI.lifetime, logger: Logger = Logger(label: "sluice.serve")
     ) {
+        SluiceTransports.registerBuiltIns()
         self.configuration = configuration
         self.rooms = rooms
         self.cameras = CameraSessions(lifetime: cameraLifetime)

@@ -2,6 +2,7 @@ import XCTest
 @testable import SluiceLoad
 @testable import SluiceMeasure
 @testable import SluiceRun
+@testable import SluiceTransports
 
 /// Churn for calls: the crowd's schedule, the same in every process, ends the oldest call and
 /// starts a new one in a room of its own, with each replacement run where the member it

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceRun
+import SluiceTransports
 import XCTest
 
 /// A fixed element catalog for tests: every element Debian ships (`KnownElements`) is
@@ -62,6 +63,7 @@ package func specLoad(
     environment: [String: String] = [:],
     catalog: (any ElementCatalog)? = nil
 ) -> Result<PipelineSpec, PipelineFileError> {
+    SluiceTransports.registerBuiltIns()
     let loader = PipelineLoader(environment: environment, catalog: catalog)
     do {
         return .success(try loader.load(yaml: yaml, file: file, overrides: overrides))

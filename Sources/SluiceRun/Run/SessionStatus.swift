@@ -5,6 +5,9 @@ import Synchronization
 /// Where a two-way session (a room, a Jingle call) stands, shared by its listener and the
 /// run: negotiated yet, failed and why, ended by the other side and why, being left.
 package final class SessionStatus: Sendable {
+    /// Not negotiated yet, nothing failed or ended.
+    package init() {}
+
     private struct State {
         var negotiated = false
         var failure: RunError?

@@ -3,14 +3,29 @@ import Synchronization
 /// The kinds of one extension point (transports, captures, sinks): the built-in ones, in the
 /// order messages list them, and those added at run time (tests; a program embedding Sluice).
 /// A kind added under a built-in kind's name replaces it.
+///
+/// The module that defines the registry lists its own kinds; a module above it that ships
+/// more (SluiceTransports) adds them with `addBuiltIn` when a program registers it.
 package final class KindRegistry<Kind: Sendable>: Sendable {
-    package let builtIn: [Kind]
+    private let shipped: Mutex<[Kind]>
     private let name: @Sendable (Kind) -> String
     private let added = Mutex<[Kind]>([])
 
     package init(_ builtIn: [Kind], name: @escaping @Sendable (Kind) -> String) {
-        self.builtIn = builtIn
+        self.shipped = Mutex(builtIn)
         self.name = name
+    }
+
+    /// The kinds Sluice ships, in the order messages list them.
+    package var builtIn: [Kind] { shipped.withLock { $0 } }
+
+    /// Adds kinds Sluice ships from a module above this registry's (once per name: a kind
+    /// already there keeps its place).
+    package func addBuiltIn(_ kinds: [Kind]) {
+        shipped.withLock { list in
+            let have = Set(list.map(name))
+            list += kinds.filter { !have.contains(name($0)) }
+        }
     }
 
     /// Adds `kind`, replacing one of the same name added before.
@@ -31,6 +46,7 @@ package final class KindRegistry<Kind: Sendable>: Sendable {
     package var all: [Kind] {
         let extra = added.withLock { $0 }
         let names = Set(extra.map(name))
+        let builtIn = self.builtIn
         return builtIn.filter { !names.contains(name($0)) } + extra
     }
 

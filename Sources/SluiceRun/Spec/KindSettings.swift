@@ -5,11 +5,16 @@ public protocol KindSettings: Sendable {
     func isEqual(to other: any KindSettings) -> Bool
     /// The settings without source positions (to compare two files' specs by meaning).
     var positionFree: any KindSettings { get }
+    /// The URL of the service a transport kind talks to, if it has one (`sluice load` checks
+    /// that its netem groups can reach it).
+    var serviceURL: String? { get }
 }
 
 extension KindSettings {
     /// By default the settings themselves, for settings that hold no source positions.
     public var positionFree: any KindSettings { self }
+    /// By default nil: no service.
+    public var serviceURL: String? { nil }
 }
 
 extension KindSettings where Self: Equatable {

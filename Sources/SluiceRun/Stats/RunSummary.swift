@@ -133,6 +133,12 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var height: Int?
         /// The publisher stopped publishing or left while this run received it.
         public var left: Bool
+
+        /// One stream's figures (a room transport fills them in at the end of the run).
+        package init(publisher: String, media: String, codec: String?, frames: Int, width: Int?, height: Int?, left: Bool) {
+            self.publisher = publisher; self.media = media; self.codec = codec; self.frames = frames
+            self.width = width; self.height = height; self.left = left
+        }
     }
     /// What the receive side delivered, per medium.
     public struct Receive: Sendable, Codable, Equatable {
@@ -257,6 +263,12 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var peer: String?
         /// Requests this side refused, by error condition (a Jingle call's bad or unknown IQs).
         public var refused: [String: Int]?
+
+        /// Every field (the kinds' sessions fill in what they know).
+        package init(role: String, id: String? = nil, extensions: Int = 0, ended_by_peer: String? = nil, peer: String? = nil, refused: [String: Int]? = nil) {
+            self.role = role; self.id = id; self.extensions = extensions; self.ended_by_peer = ended_by_peer
+            self.peer = peer; self.refused = refused
+        }
     }
 
     /// The pipeline file's path.

@@ -6,9 +6,10 @@ import Logging
 /// what it uses (WebRTC, data channels, room streams, renditions), and how it builds its
 /// webrtcbins and the session the run negotiates through.
 ///
-/// `TransportRegistry.builtIn` lists the kinds: a new way to signal is one new file with a
-/// type conforming to this protocol, plus its line in that list. Nothing else in the decoder
-/// or the run names a kind.
+/// `TransportRegistry` lists the kinds: a new way to signal is one type conforming to this
+/// protocol (with its session and settings beside it), registered with
+/// `TransportRegistry.register` (or, for the kinds Sluice ships, in
+/// `SluiceTransports.registerBuiltIns()`). Nothing else in the decoder or the run names a kind.
 public protocol Transport: Sendable {
     /// The kind's name in pipeline files (`transport.kind`).
     var kind: TransportKind { get }
@@ -125,17 +126,16 @@ public struct TransportSetup {
     }
 }
 
-/// The transport kinds Sluice knows. A new kind: its file, and its line in `builtIn`.
+/// The transport kinds Sluice knows. This module ships those the run needs itself (loopback,
+/// none, server); the kinds that speak to other services live in SluiceTransports, one folder
+/// each, and join this list when a program calls `SluiceTransports.registerBuiltIns()` (the
+/// CLI does at start). A new kind: its folder there, and its line in that function.
 public enum TransportRegistry {
     /// The keys of `transport:` every kind has.
     public static let commonKeys = ["kind", "ice", "latency", "bundle", "dtls", "data_channels"]
 
     package static let kinds = KindRegistry<any Transport>(
-        [
-            LoopbackTransport(), NoTransport(), WHEPTransport(), WHIPTransport(), ServerTransport(),
-            AppRTCTransport(), LANTransport(), XMPPTransport(), JanusTransport(), CastTransport(),
-            CameraTransport()
-        ], name: { $0.kind.rawValue })
+        [LoopbackTransport(), NoTransport(), ServerTransport()], name: { $0.kind.rawValue })
 
     /// Adds a kind at run time (tests; a program embedding Sluice).
     public static func register(_ transport: any Transport) { kinds.register(transport) }

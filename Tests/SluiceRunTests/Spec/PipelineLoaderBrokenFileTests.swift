@@ -113,7 +113,7 @@ private let brokenCases: [BrokenCase] = [
     BrokenCase(
         name: "unknown transport kind", yaml: "transport: {kind: loopbak}\n" + validSend, at: "1:19",
         message:
-            "unknown transport kind 'loopbak'; expected one of loopback, none, whep, whip, server, apprtc, lan, xmpp, janus, cast, camera; did you mean 'loopback'?"
+            "unknown transport kind 'loopbak'; expected one of loopback, none, server, whep, whip, apprtc, lan, xmpp, janus, cast, camera; did you mean 'loopback'?"
     ),
     BrokenCase(
         name: "lan without peer", yaml: "transport: {kind: lan}\nreceive:\n  video: {sink: stats}\n", at: "1:1",

@@ -1,5 +1,6 @@
 import XCTest
 @testable import SluiceRun
+import SluiceTransports
 
 /// `sluice validate` checks a file that may run elsewhere: an unset `${VAR}` is a warning there,
 /// and stays an error when the file is loaded to run.

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceRun
 
 /// `kind: janus`: a room of Janus's VideoRoom plugin, joined over Janus's WebSocket API.
 public struct JanusSpec: KindSettings, Equatable {
@@ -18,6 +19,8 @@ public struct JanusSpec: KindSettings, Equatable {
     public var subscribe: [String]?
     /// Settings for `room` on the Janus at `server`; the optional keys are unset.
     public init(server: String, room: String) { self.server = server; self.room = room }
+    /// The Janus server.
+    public var serviceURL: String? { server }
 }
 
 extension SpecDecoder {

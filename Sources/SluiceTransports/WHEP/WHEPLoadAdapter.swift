@@ -4,6 +4,7 @@ import SluiceSignalling
 import Synchronization
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 
 /// `transport.kind: whep` under load: each client POSTs its complete recvonly offer to the
 /// endpoint, applies the answer and DELETEs its session when it leaves.

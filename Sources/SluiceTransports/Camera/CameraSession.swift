@@ -3,6 +3,7 @@ import GStreamer
 import Logging
 import SluiceSignalling
 import Synchronization
+import SluiceRun
 
 /// Plays a camera through the camera API (modelled on Nest's Smart Device Management):
 /// GenerateWebRtcStream with a complete recvonly audio + video + data channel offer, then

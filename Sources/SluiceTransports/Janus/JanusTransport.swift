@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceRun
 
 extension TransportKind {
     /// Join a room of a Janus VideoRoom (`server`, `room`; `display`, `pin`, `secret`, `token`):

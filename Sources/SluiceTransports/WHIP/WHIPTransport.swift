@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceRun
 
 extension TransportKind {
     /// Publish the send section to a WHIP endpoint (`endpoint`, optional `token`); a file

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceRun
 
 /// `kind: cast`: this run is a Cast receiver. Senders on the network find it by `name`, load
 /// media URLs (those `allow` lists) and command it; what plays goes through the receive section.

@@ -1,5 +1,6 @@
 import GStreamer
 import SluiceSignalling
+import SluiceRun
 
 extension TransportKind {
     /// Meet the other peer in a room of an AppRTC-compatible server (`endpoint`, `room`):

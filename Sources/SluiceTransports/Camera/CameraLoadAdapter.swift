@@ -4,6 +4,7 @@ import SluiceSignalling
 import Synchronization
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 
 /// `transport.kind: camera` under load: each client is a viewer of one camera API device
 /// (Nest SDM style, as `sluice serve` offers every stream): GenerateWebRtcStream with a

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceSignalling
+import SluiceRun
 
 extension TransportKind {
     /// Call a peer, or wait for calls, over XMPP with Jingle (`server`, `jid`, `password`;

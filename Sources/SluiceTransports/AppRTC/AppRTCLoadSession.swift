@@ -3,6 +3,7 @@ import SluiceSignalling
 import Synchronization
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 
 /// One call member's session with an AppRTC-compatible room server: `join` the room, then
 /// offer (the initiator) or answer the other member's offer (the joiner), candidates

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Logging
+import SluiceRun
 
 extension TransportKind {
     /// Be a Cast receiver (`name`, `allow`; `port`, `size`): senders (pychromecast, VLC, any

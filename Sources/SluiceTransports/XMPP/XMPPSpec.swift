@@ -1,5 +1,28 @@
 import Foundation
 import SluiceSignalling
+import SluiceRun
+
+/// `kind: xmpp`: log in to an XMPP server and call `peer` (or wait for calls).
+public struct XMPPSpec: KindSettings, Equatable {
+    /// This side's address; a resource (`/camera`) is asked for when binding (default `sluice`).
+    public var jid: String
+    /// The account's password (write `${VAR}` to take it from the environment).
+    public var password: String
+    /// Where to connect (default: the JID's domain, port 5222).
+    public var host: String?
+    /// `server:`'s port (default 5222, XMPP's client port).
+    public var port: Int = 5222
+    /// Whom to call: a full JID, or a bare one (XEP-0353 asks its devices). Nil: wait for a call.
+    public var peer: String?
+    /// Bare JIDs that may call (nil: anyone who can reach this account).
+    public var allow: [String]?
+    /// `required` refuses servers without STARTTLS; `offered` (default) uses it when offered.
+    public var tlsRequired = false
+    /// PEM file of the certificates to trust for the server (default: the system's).
+    public var ca: String?
+    /// Settings for the account `jid` with `password`; the other keys keep their defaults.
+    public init(jid: String, password: String) { self.jid = jid; self.password = password }
+}
 
 /// `transport:` of `kind: xmpp`.
 extension SpecDecoder {

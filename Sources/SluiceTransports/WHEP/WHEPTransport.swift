@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceRun
 
 extension TransportKind {
     /// Play a WHEP endpoint (`endpoint`, optional `token`): the receive section gets the
@@ -25,23 +26,5 @@ package struct WHEPTransport: Transport {
             peer: p, protocolName: "WHEP", endpoint: c.endpointSettings, at: c.spec.transport.location,
             logger: c.logger)
         return TransportSetup(peer: p, session: session, opensChannels: p.webrtcbin)
-    }
-}
-
-extension SpecDecoder {
-    /// `endpoint` and `token` of an HTTP kind (whep, whip, camera).
-    package mutating func decodeEndpointSettings(
-        _ map: [SpecEntry], kind: TransportKind, example: String,
-        at location: SourceLocation
-    ) -> EndpointSettings? {
-        let token = decodeToken(map)
-        return decodeEndpoint(map, kind: kind, example: example, at: location).map { EndpointSettings(endpoint: $0, token: token) }
-    }
-}
-
-extension TransportContext {
-    /// The endpoint settings of an HTTP kind (whep, whip, camera); empty if decoding found none.
-    package var endpointSettings: EndpointSettings {
-        spec.transport.settings(as: EndpointSettings.self) ?? EndpointSettings(endpoint: "")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceSignalling
+import SluiceRun
 
 extension TransportKind {
     /// Play a Sluice server found on the local network by the name it advertises (`peer`;

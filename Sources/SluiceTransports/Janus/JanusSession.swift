@@ -3,6 +3,7 @@ import GStreamer
 import Logging
 import SluiceSignalling
 import Synchronization
+import SluiceRun
 
 /// A room of Janus's VideoRoom: the send section published over one PeerConnection, every
 /// other publisher (or those `subscribe` names) received over another — one multistream

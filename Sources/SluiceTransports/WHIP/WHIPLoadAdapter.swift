@@ -1,5 +1,6 @@
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 /// `transport.kind: whip` under load: each client is a publisher of the file's send
 /// section (one shared capture and encoder for the crowd, `LoadPublisherHub`) that POSTs its
 /// complete sendonly offer to the endpoint, applies the answer and DELETEs its session when

@@ -3,6 +3,7 @@ import GStreamer
 import Logging
 import SluiceSignalling
 import Synchronization
+import SluiceRun
 
 /// A session through an AppRTC-compatible room: the server made this peer the initiator
 /// (it offers) or the joiner (it answers); offer, answer and trickled candidates travel as

@@ -3,6 +3,7 @@ import GStreamer
 import Logging
 import SluiceSignalling
 import Synchronization
+import SluiceRun
 
 /// A Jingle call through an XMPP server: the caller offers in `session-initiate`, the
 /// callee answers in `session-accept`; candidates trickle as `transport-info`;

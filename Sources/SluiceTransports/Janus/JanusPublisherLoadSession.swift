@@ -4,6 +4,7 @@ import SluiceSignalling
 import Synchronization
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 
 /// One load publisher in a Janus VideoRoom: create a session, attach to the VideoRoom,
 /// `join` as a publisher under its own display name, `publish` its complete offer and apply

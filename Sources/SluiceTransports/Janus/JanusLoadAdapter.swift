@@ -3,6 +3,7 @@ import SluiceSignalling
 import Synchronization
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 
 /// `transport.kind: janus` under load: each client is a subscriber of the room's publishers
 /// (those `subscribe` names, or all of them) in a Janus VideoRoom, over a Janus session of

@@ -1,5 +1,6 @@
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 /// `transport.kind: apprtc` under load: the crowd in calls of two. Clients 2k and 2k+1 join
 /// room `<room>-<k>` of the room server, which makes whoever comes first the initiator (it
 /// offers) and the other the joiner (it answers). Every member sends the crowd's one shared

@@ -1,4 +1,5 @@
 import GStreamer
+import SluiceRun
 
 extension TransportKind {
     /// Play a camera through the camera API's `executeCommand` (`endpoint`: the device URL,

@@ -4,6 +4,7 @@ import SluiceSignalling
 import Synchronization
 import SluiceRun
 import SluiceMeasure
+import SluiceLoad
 
 /// One WHEP viewer's or WHIP publisher's session: the client's complete offer POSTed to the
 /// endpoint (`{client}` in it is the client's number), the answer applied, and the DELETE of
