@@ -43,6 +43,18 @@ public final class Pixelate: FrameFilter {
         }
     }
 
+    /// A region given in the file that reaches outside the picture: what is pixelated instead
+    /// (the region clipped to the picture), or that nothing is. The default region (the
+    /// whole frame, however large) is not worth a warning.
+    public static func warnings(_ configuration: FilterConfiguration, width: Int, height: Int) -> [String] {
+        let r = configuration.integers("region")
+        guard r.count == 4, r != [0, 0, 16384, 16384], r[0] + r[2] > width || r[1] + r[3] > height else { return [] }
+        let given = "region [\(r[0]), \(r[1]), \(r[2]), \(r[3])] reaches outside the \(width)×\(height) picture"
+        let x1 = min(r[0] + r[2], width), y1 = min(r[1] + r[3], height)
+        guard r[0] < x1, r[1] < y1 else { return [given + ": nothing is pixelated; move it inside the picture"] }
+        return [given + ": only [\(r[0]), \(r[1]), \(x1 - r[0]), \(y1 - r[1])] is pixelated"]
+    }
+
     /// Values are clamped to the parameter ranges.
     public init(x: Int = 0, y: Int = 0, width: Int = 16384, height: Int = 16384, block: Int = 16) {
         func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), hi) }

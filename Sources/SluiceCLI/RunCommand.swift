@@ -153,11 +153,14 @@ func makeLoader() -> PipelineLoader {
     return PipelineLoader(catalog: GStreamerCatalog(), filters: FilterRegistry.shared)
 }
 
-/// Loads and validates a pipeline file, or prints its problems and exits 2 (file errors)
-/// or 3 (only elements missing from this machine).
+/// Loads and validates a pipeline file (printing its warnings), or prints its problems and
+/// exits 2 (file errors) or 3 (only elements missing from this machine).
 func loadOrExit(_ file: String, overrides: [String]) throws -> PipelineSpec {
+    let loader = makeLoader()
     do {
-        return try makeLoader().load(path: file, overrides: overrides)
+        let spec = try loader.load(path: file, overrides: overrides)
+        for w in loader.warnings(for: spec) { printError(w.description) }
+        return spec
     } catch {
         for d in error.diagnostics { printError(d.description) }
         throw ExitCode(error.onlyMissingElements ? 3 : 2)

@@ -38,6 +38,12 @@ public protocol FrameFilter: FrameProcessor {
     /// run does not start).
     init(configuration: FilterConfiguration) throws
 
+    /// What deserves a warning in valid settings on a picture of `width`×`height` (the send
+    /// branch's capture size), such as a region reaching outside it: `sluice validate` prints
+    /// each after the file's place, and `sluice run` before it starts. Each is one sentence
+    /// that says what will happen. By default none.
+    static func warnings(_ configuration: FilterConfiguration, width: Int, height: Int) -> [String]
+
     /// Processes one frame in place. Throwing is handled per the file's `on_error`
     /// (pass the frame, drop it, or fail the run); it never takes the runner down.
     func process(_ frame: borrowing Frame, context: FilterContext) throws -> FilterVerdict
@@ -48,6 +54,8 @@ extension FrameFilter {
     public static var modifiesPixels: Bool { true }
     /// By default a filter takes no settings.
     public static var parameters: [FilterParameter] { [] }
+    /// By default nothing to warn about.
+    public static func warnings(_ configuration: FilterConfiguration, width: Int, height: Int) -> [String] { [] }
 }
 
 /// What a filter can tell the outside world while processing.

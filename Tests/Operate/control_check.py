@@ -138,13 +138,18 @@ def serve(args):
     settled = events.wait(lambda e: e["type"] == "stats" and e["fields"].get("encoded_video_kbps", 0) > 1000, 10)
     out["kbps_before"] = settled and round(settled["fields"]["encoded_video_kbps"])
     t0 = time.time()
-    s, body, ct = call("PATCH", api + "/pipelines/cam/send/video/encoder", {"bitrate": 300000}, token=A)
-    out["set_bitrate"] = {"status": s, "bitrate": body.get("bitrate")}
+    s, body, ct = call("PATCH", api + "/pipelines/cam/send/video/encoder", {"bitrate_kbps": 300}, token=A)
+    out["set_bitrate"] = {"status": s, "bitrate_kbps": body.get("bitrate_kbps")}
     # The first one-second stats window that starts after the change.
     after = events.wait(lambda e: e["type"] == "stats" and e["time"] - 1.0 >= t0, 4)
     out["kbps_after"] = after and round(after["fields"]["encoded_video_kbps"])
     out["kbps_after_delay_s"] = after and round(after["time"] - t0, 2)
-    out["bad_bitrate"] = call("PATCH", api + "/pipelines/cam/send/video/encoder", {"bitrate": 5}, token=A)[0]
+    changed = events.wait(lambda e: e["type"] == "bitrate", 2)
+    out["bitrate_event"] = changed and changed["fields"]
+    out["bad_bitrate"] = call("PATCH", api + "/pipelines/cam/send/video/encoder", {"bitrate_kbps": 0}, token=A)[0]
+    # The key before it named its unit (bit/s then).
+    s, body, ct = call("PATCH", api + "/pipelines/cam/send/video/encoder", {"bitrate": 300000}, token=A)
+    out["old_key"] = {"status": s, "detail": body.get("detail")}
 
     # Keyframes.
     out["keyframes"] = []
@@ -190,7 +195,7 @@ def serve(args):
     out["events_ended"] = events.ended
     out["event_types"] = sorted({e["type"] for e in events.events})
     out["last_state"] = [e["fields"].get("state") for e in events.of("state")][-1:]
-    out["after_stop"] = call("PATCH", api + "/pipelines/cam/send/video/encoder", {"bitrate": 300000}, token=A)[0]
+    out["after_stop"] = call("PATCH", api + "/pipelines/cam/send/video/encoder", {"bitrate_kbps": 300}, token=A)[0]
     print(json.dumps(out))
 
 

@@ -3,6 +3,18 @@ import SluicePixelate
 import XCTest
 
 final class PixelateTests: XCTestCase {
+    func testARegionOutsideThePictureIsWarnedAboutAndTheDefaultIsNot() throws {
+        func warnings(_ region: [Int]?) throws -> [String] {
+            let given: [String: FilterValue] = region.map { ["region": .integers($0)] } ?? [:]
+            return Pixelate.warnings(try FilterConfiguration(given, parameters: Pixelate.parameters), width: 640, height: 360)
+        }
+        XCTAssertEqual(try warnings(nil), [])
+        XCTAssertEqual(try warnings([0, 0, 640, 360]), [])
+        XCTAssertEqual(try warnings([600, 0, 100, 10]), ["region [600, 0, 100, 10] reaches outside the 640×360 picture: only [600, 0, 40, 10] is pixelated"])
+        XCTAssertEqual(
+            try warnings([0, 360, 10, 10]), ["region [0, 360, 10, 10] reaches outside the 640×360 picture: nothing is pixelated; move it inside the picture"])
+    }
+
     /// A straightforward model of the filter: for every sample of the clipped region, the rounded
     /// mean of the original samples of its block (same channel).
     func reference(

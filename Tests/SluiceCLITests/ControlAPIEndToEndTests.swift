@@ -50,11 +50,20 @@ final class ControlAPIEndToEndTests: XCTestCase {
 
         // Bitrate: 1.5 Mbit/s → 300 kbit/s shows in the encoder's output within 2 s.
         XCTAssertGreaterThan(j["kbps_before"] as? Int ?? 0, 1000, "\(j)")
-        XCTAssertEqual((j["set_bitrate"] as? [String: Any])?["bitrate"] as? Int, 300_000)
+        // kbit/s, as in pipeline files, in the request, the answer and the event.
+        XCTAssertEqual((j["set_bitrate"] as? [String: Any])?["bitrate_kbps"] as? Int, 300, "\(j["set_bitrate"] ?? "")")
+        let changed = try XCTUnwrap(j["bitrate_event"] as? [String: Any], "no bitrate event: \(j)")
+        XCTAssertEqual(changed["bitrate_kbps"] as? Double, 300, "\(changed)")
+        XCTAssertEqual(changed["media"] as? String, "video")
         let after = try XCTUnwrap(j["kbps_after"] as? Int, "no stats window after the change: \(j)")
         XCTAssertLessThan(after, 450, "the first full second after the change: \(j)")
         XCTAssertLessThanOrEqual(j["kbps_after_delay_s"] as? Double ?? 99, 2.2)
         XCTAssertEqual(j["bad_bitrate"] as? Int, 422, "below the minimum")
+        let oldKey = try XCTUnwrap(j["old_key"] as? [String: Any])
+        XCTAssertEqual(oldKey["status"] as? Int, 400, "\(oldKey)")
+        XCTAssertTrue(
+            (oldKey["detail"] as? String ?? "").contains("the body has 'bitrate': did you mean 'bitrate_kbps' (in kbit/s"),
+            "the key before it named its unit: \(oldKey)")
 
         // Keyframes come out within 2 frames of each request.
         let keyframes = try XCTUnwrap(j["keyframes"] as? [[String: Any]])

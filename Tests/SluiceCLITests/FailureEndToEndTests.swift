@@ -65,6 +65,28 @@ final class FailureEndToEndTests: XCTestCase {
         }
     }
 
+    func testAPixelateRegionOutsideThePictureIsAWarningForValidateAndRun() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("region-\(UUID().uuidString).yaml").path
+        try """
+        transport: {kind: none}
+        send:
+          video:
+            capture: {kind: test, width: 320, height: 240}
+            filters:
+              - filter: pixelate
+                region: [300, 0, 40, 40]
+            encode: {codec: vp8}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let warning = "\(path):6:9: warning: filter 'pixelate': region [300, 0, 40, 40] reaches outside the 320×240 picture: only [300, 0, 20, 40] is pixelated"
+        let validate = try CLI.run(["validate", path], timeout: 30)
+        XCTAssertEqual(validate.status, 0, validate.stderr)
+        XCTAssertTrue(validate.stderr.contains(warning), validate.stderr)
+        let run = try CLI.run(["run", path, "--duration", "0.5"], timeout: 30)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains(warning), run.stderr)
+    }
+
     func testEveryExampleFileValidates() throws {
         let dir = Repository.root.appendingPathComponent("Pipelines")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") }.sorted()

@@ -9,6 +9,8 @@ import XCTest
 /// Sluice's own clients (the AppRTC room client, the camera transport) against the server,
 /// in one process.
 final class ClientTransportTests: XCTestCase {
+    override func setUp() { SluiceTransports.registerBuiltIns() }
+
     func testRoomClientsJoinRelayAndLeave() async throws {
         let server = SluiceHTTPServer(configuration: .init(host: "127.0.0.1", port: 0))
         try await server.application().test(.live) { client in

@@ -20,21 +20,35 @@ final class ProblemMiddlewareTests: XCTestCase {
     }
 
     func testAMistypedFieldGetsADidYouMean() async throws {
-        let r = try await patchEncoder(#"{"bitrat": 300000}"#)
+        let r = try await patchEncoder(#"{"bitrat_kbps": 300}"#)
         XCTAssertEqual(r.status, .badRequest)
-        XCTAssertTrue(r.detail.contains("'bitrate' is missing; the body has 'bitrat': did you mean 'bitrate'?"), r.detail)
+        XCTAssertTrue(
+            r.detail.contains(
+                "'bitrate_kbps' is missing; the body has 'bitrat_kbps': did you mean 'bitrate_kbps' (in kbit/s, as in pipeline files)?"),
+            r.detail)
         XCTAssertFalse(r.detail.contains("CodingKeys"), "no decoder internals: \(r.detail)")
     }
 
+    /// The field's name before it said its unit (`bitrate`, in bit/s) is pointed to the new
+    /// one, with the unit.
+    func testAFieldWithoutItsUnitGetsADidYouMeanWithTheUnit() async throws {
+        let r = try await patchEncoder(#"{"bitrate": 300000}"#)
+        XCTAssertEqual(r.status, .badRequest)
+        XCTAssertTrue(
+            r.detail.contains(
+                "'bitrate_kbps' is missing; the body has 'bitrate': did you mean 'bitrate_kbps' (in kbit/s, as in pipeline files)?"),
+            r.detail)
+    }
+
     func testAnUnknownFieldIsNamed() async throws {
-        let r = try await patchEncoder(#"{"bitrate": 300000, "fps": 30}"#)
+        let r = try await patchEncoder(#"{"bitrate_kbps": 300, "fps": 30}"#)
         XCTAssertEqual(r.status, .badRequest)
         XCTAssertTrue(r.detail.contains("'fps' is not a field of this request"), r.detail)
     }
 
     func testAWrongTypeNamesItsField() async throws {
-        let r = try await patchEncoder(#"{"bitrate": "fast"}"#)
+        let r = try await patchEncoder(#"{"bitrate_kbps": "fast"}"#)
         XCTAssertEqual(r.status, .badRequest)
-        XCTAssertTrue(r.detail.contains("'bitrate':"), r.detail)
+        XCTAssertTrue(r.detail.contains("'bitrate_kbps':"), r.detail)
     }
 }

@@ -39,13 +39,15 @@ final class RegisterBuiltInsTests: XCTestCase {
     }
 
     func testEveryShippedKindReadsItsOwnSettings() throws {
-        let janus = try XCTUnwrap(specLoadValid(
-            "transport: { kind: janus, server: 'ws://127.0.0.1:8188', room: 1234 }\nreceive:\n  video: {}\n"))
+        let janus = try XCTUnwrap(
+            specLoadValid(
+                "transport: { kind: janus, server: 'ws://127.0.0.1:8188', room: 1234 }\nreceive:\n  video: {}\n"))
         XCTAssertEqual(janus.transport.settings(as: JanusSpec.self)?.room, "1234")
         XCTAssertEqual(janus.transport.settings?.value.serviceURL, "ws://127.0.0.1:8188", "load's netem groups check this address")
-        let xmpp = try XCTUnwrap(specLoadValid(
-            "transport: { kind: xmpp, jid: 'cam@example.org', password: p, peer: 'viewer@example.org' }\n"
-                + "send:\n  video:\n    capture: { kind: test }\n    encode: { codec: vp8 }\n"))
+        let xmpp = try XCTUnwrap(
+            specLoadValid(
+                "transport: { kind: xmpp, jid: 'cam@example.org', password: p, peer: 'viewer@example.org' }\n"
+                    + "send:\n  video:\n    capture: { kind: test }\n    encode: { codec: vp8 }\n"))
         XCTAssertEqual(xmpp.transport.settings(as: XMPPSpec.self)?.peer, "viewer@example.org")
         let whep = try XCTUnwrap(specLoadValid("transport: { kind: whep, endpoint: 'http://10.0.0.1:8443/whep/a' }\nreceive:\n  video: {}\n"))
         XCTAssertEqual(whep.transport.settings?.value.serviceURL, "http://10.0.0.1:8443/whep/a")

@@ -525,9 +525,9 @@ components:
           items: { $ref: '#/components/schemas/Filter' }
         codec: { type: string }
         encoder: { type: string }
-        bitrate:
+        bitrate_kbps:
           type: integer
-          description: The encoder's target bitrate in bit/s.
+          description: The encoder's target bitrate in kbit/s, as in pipeline files.
         enabled: { type: boolean }
         volume: { type: number }
     Filter:
@@ -568,13 +568,13 @@ components:
     EncoderSettings:
       type: object
       additionalProperties: false
-      required: [bitrate]
+      required: [bitrate_kbps]
       properties:
-        bitrate:
+        bitrate_kbps:
           type: integer
-          minimum: 1000
-          maximum: 100000000
-          description: Target bitrate in bit/s.
+          minimum: 1
+          maximum: 100000
+          description: Target bitrate in kbit/s, as in pipeline files.
     TrackSettings:
       type: object
       additionalProperties: false

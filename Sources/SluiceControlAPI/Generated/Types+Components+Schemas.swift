@@ -256,10 +256,10 @@ extension Components {
             public var codec: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Branch/encoder`.
             public var encoder: Swift.String?
-            /// The encoder's target bitrate in bit/s.
+            /// The encoder's target bitrate in kbit/s, as in pipeline files.
             ///
-            /// - Remark: Generated from `#/components/schemas/Branch/bitrate`.
-            public var bitrate: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/Branch/bitrate_kbps`.
+            public var bitrateKbps: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/Branch/enabled`.
             public var enabled: Swift.Bool?
             /// - Remark: Generated from `#/components/schemas/Branch/volume`.
@@ -272,7 +272,7 @@ extension Components {
             ///   - filters:
             ///   - codec:
             ///   - encoder:
-            ///   - bitrate: The encoder's target bitrate in bit/s.
+            ///   - bitrateKbps: The encoder's target bitrate in kbit/s, as in pipeline files.
             ///   - enabled:
             ///   - volume:
             public init(
@@ -281,7 +281,7 @@ extension Components {
                 filters: [Components.Schemas.Filter],
                 codec: Swift.String? = nil,
                 encoder: Swift.String? = nil,
-                bitrate: Swift.Int? = nil,
+                bitrateKbps: Swift.Int? = nil,
                 enabled: Swift.Bool? = nil,
                 volume: Swift.Double? = nil
             ) {
@@ -290,7 +290,7 @@ extension Components {
                 self.filters = filters
                 self.codec = codec
                 self.encoder = encoder
-                self.bitrate = bitrate
+                self.bitrateKbps = bitrateKbps
                 self.enabled = enabled
                 self.volume = volume
             }
@@ -300,7 +300,7 @@ extension Components {
                 case filters
                 case codec
                 case encoder
-                case bitrate
+                case bitrateKbps = "bitrate_kbps"
                 case enabled
                 case volume
             }
@@ -505,28 +505,28 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/EncoderSettings`.
         public struct EncoderSettings: Codable, Hashable, Sendable {
-            /// Target bitrate in bit/s.
+            /// Target bitrate in kbit/s, as in pipeline files.
             ///
-            /// - Remark: Generated from `#/components/schemas/EncoderSettings/bitrate`.
-            public var bitrate: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/EncoderSettings/bitrate_kbps`.
+            public var bitrateKbps: Swift.Int
             /// Creates a new `EncoderSettings`.
             ///
             /// - Parameters:
-            ///   - bitrate: Target bitrate in bit/s.
-            public init(bitrate: Swift.Int) {
-                self.bitrate = bitrate
+            ///   - bitrateKbps: Target bitrate in kbit/s, as in pipeline files.
+            public init(bitrateKbps: Swift.Int) {
+                self.bitrateKbps = bitrateKbps
             }
             public enum CodingKeys: String, CodingKey {
-                case bitrate
+                case bitrateKbps = "bitrate_kbps"
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
-                self.bitrate = try container.decode(
+                self.bitrateKbps = try container.decode(
                     Swift.Int.self,
-                    forKey: .bitrate
+                    forKey: .bitrateKbps
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "bitrate"
+                    "bitrate_kbps"
                 ])
             }
         }

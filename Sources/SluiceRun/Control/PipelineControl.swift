@@ -152,13 +152,15 @@ public final class PipelineControl: Sendable {
         events.post("filter-parameters", ["branch": .text("\(side.rawValue).\(media.rawValue)"), "filter": .number(Double(index))])
     }
 
-    /// Sets a send branch encoder's target bitrate, effective from the next frames.
+    /// Sets a send branch encoder's target bitrate in bit/s, effective from the next frames.
+    /// The control API takes kbit/s (`bitrate_kbps`, as in pipeline files) and converts; the
+    /// `bitrate` event says kbit/s too.
     public func setBitrate(media: MediaKind, bitsPerSecond: Int) throws(ControlError) {
         guard bitsPerSecond >= 1000, bitsPerSecond <= 100_000_000 else {
             throw ControlError(.invalid, "bitrate must be between 1000 and 100000000 bit/s, not \(bitsPerSecond)")
         }
         try sendControl(media).setBitrate(bitsPerSecond)
-        events.post("bitrate", ["media": .text(media.rawValue), "bits_per_second": .number(Double(bitsPerSecond))])
+        events.post("bitrate", ["media": .text(media.rawValue), "bitrate_kbps": .number((Double(bitsPerSecond) / 1000).rounded())])
     }
 
     /// Asks the video encoder for a keyframe now and waits (up to `timeout` seconds) for it

@@ -18,6 +18,9 @@ public struct FilterFactory: Sendable {
     public var origin: String
     /// Makes one instance from a validated configuration.
     public var make: @Sendable (FilterConfiguration) throws -> any FrameProcessor
+    /// What deserves a warning in a configuration on a picture of the given width and height
+    /// (`FrameFilter.warnings`); dynamic plugins' filters have none.
+    public var warnings: @Sendable (FilterConfiguration, _ width: Int, _ height: Int) -> [String] = { _, _, _ in [] }
 
     /// A factory from its parts; `make` builds one instance from a validated configuration.
     public init(
@@ -34,6 +37,7 @@ public struct FilterFactory: Sendable {
             name: F.name, summary: F.summary, formats: F.formats, parameters: F.parameters,
             modifiesPixels: F.modifiesPixels, origin: origin
         ) { try F(configuration: $0) }
+        warnings = { F.warnings($0, width: $1, height: $2) }
     }
 
     /// The GStreamer element factory name (`sluice-pixelate`).

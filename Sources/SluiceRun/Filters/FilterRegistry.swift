@@ -82,6 +82,10 @@ public final class FilterRegistry: SwiftFilterCatalog {
 
     /// The parameters of filter `name`; nil if no such filter is registered.
     public func filterParameters(_ name: String) -> [FilterParameter]? { filter(named: name)?.parameters }
+    /// What the filter registered as `name` warns about in `configuration` (none when unknown).
+    public func filterWarnings(_ name: String, _ configuration: FilterConfiguration, width: Int, height: Int) -> [String] {
+        filter(named: name)?.warnings(configuration, width, height) ?? []
+    }
     /// The parameters of source `name`; nil if no such source is registered.
     public func sourceParameters(_ name: String) -> [FilterParameter]? { source(named: name)?.parameters }
     /// The names of every registered filter, in no particular order.

@@ -54,8 +54,8 @@ public struct PipelineLoader: Sendable {
 
     /// Checks the file at `path` as `load` does, except that an unset `${VAR}` (a password
     /// taken from the environment) is not an error: its text stays as written, and a warning
-    /// says the variable must be set when the file runs. Returns those warnings
-    /// (`sluice validate`).
+    /// says the variable must be set when the file runs. Returns those warnings, and those of
+    /// `warnings(for:)` (`sluice validate`).
     public func check(path: String, overrides: [String] = []) throws(PipelineFileError) -> [Diagnostic] {
         let text: String
         switch Self.read(path) {
@@ -64,8 +64,8 @@ public struct PipelineLoader: Sendable {
             throw PipelineFileError([Diagnostic("cannot read file: \(reason)", at: SourceLocation(file: path))])
         }
         var warnings: [Diagnostic]? = []
-        _ = try load(yaml: text, file: path, overrides: overrides, unsetWarnings: &warnings)
-        return warnings ?? []
+        let spec = try load(yaml: text, file: path, overrides: overrides, unsetWarnings: &warnings)
+        return (warnings ?? []) + self.warnings(for: spec)
     }
 
     /// Like `load(path:overrides:)` for text already in memory; `file` names it in

@@ -14,4 +14,12 @@ public protocol SwiftFilterCatalog: Sendable {
     /// Loads the dynamic plugin library at `path` (registering its filters). Returns nil on
     /// success (or if it is already loaded), otherwise what went wrong and how to fix it.
     func loadPlugin(at path: String) -> String?
+    /// What deserves a warning in filter `name`'s `configuration` on a `width`×`height` picture
+    /// (`FrameFilter.warnings`).
+    func filterWarnings(_ name: String, _ configuration: FilterConfiguration, width: Int, height: Int) -> [String]
+}
+
+extension SwiftFilterCatalog {
+    /// By default nothing to warn about.
+    public func filterWarnings(_ name: String, _ configuration: FilterConfiguration, width: Int, height: Int) -> [String] { [] }
 }

@@ -138,7 +138,15 @@ struct ControlAPIHandler: APIProtocol {
         guard let control = control(path.name) else { return .notFound(Self.unknown(path.name)) }
         guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
         let media = MediaKind(rawValue: path.media.rawValue)!
-        do { try control.setBitrate(media: media, bitsPerSecond: body.bitrate) } catch {
+        // kbit/s, as in pipeline files (`encode: {bitrate: 2000}`); the encoder is set in bit/s.
+        guard Self.bitrateKbps.contains(body.bitrateKbps) else {
+            return .unprocessableContent(
+                Self.problem(
+                    .unprocessableContent,
+                    "bitrate_kbps must be between \(Self.bitrateKbps.lowerBound) and \(Self.bitrateKbps.upperBound) (kbit/s, as in pipeline files), not \(body.bitrateKbps)"
+                ))
+        }
+        do { try control.setBitrate(media: media, bitsPerSecond: body.bitrateKbps * 1000) } catch {
             switch error.kind {
             case .notFound: return .notFound(Self.problem(.notFound, error))
             case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
@@ -254,8 +262,16 @@ struct ControlAPIHandler: APIProtocol {
     static func branch(_ b: PipelineControl.BranchState) -> Schemas.Branch {
         .init(
             side: .init(rawValue: b.side.rawValue)!, media: .init(rawValue: b.media.rawValue)!,
-            filters: b.filters.map(filter), codec: b.codec, encoder: b.encoder, bitrate: b.bitrate,
+            filters: b.filters.map(filter), codec: b.codec, encoder: b.encoder, bitrateKbps: b.bitrate.map(kbps),
             enabled: b.enabled, volume: b.volume)
+    }
+
+    /// The API's bitrates are kbit/s, as in pipeline files (`openapi.yaml`'s `EncoderSettings`).
+    static let bitrateKbps = 1...100_000
+
+    /// bit/s as the API's kbit/s, rounded.
+    static func kbps(_ bitsPerSecond: Int) -> Int {
+        Int((Double(bitsPerSecond) / 1000).rounded())
     }
 
     static func filter(_ f: PipelineControl.FilterState) -> Schemas.Filter {

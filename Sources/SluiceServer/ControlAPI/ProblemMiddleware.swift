@@ -48,23 +48,37 @@ struct ProblemMiddleware: ServerMiddleware {
     }
 
     /// The decoding error in the words of a file error: which field, and, for a missing one,
-    /// the field the body has instead when it is a likely typo (`{"bitrat": 300000}`:
-    /// "'bitrate' is missing; the body has 'bitrat': did you mean 'bitrate'?").
+    /// the field the body has instead when it is a likely typo (`{"bitrat_kbps": 300}`:
+    /// "'bitrate_kbps' is missing; the body has 'bitrat_kbps': did you mean 'bitrate_kbps'
+    /// (in kbit/s, as in pipeline files)?") or the name without its unit (`{"bitrate": 300000}`).
     static func describe(_ e: DecodingError, body: Any? = nil) -> String {
         func place(_ path: [any CodingKey]) -> String {
             path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
         switch e {
         case .keyNotFound(let key, let c):
-            let near = Suggestions.closest(to: key.stringValue, in: keys(of: body, at: c.codingPath))
+            let name = key.stringValue, given = keys(of: body, at: c.codingPath)
+            let near = Suggestions.closest(to: name, in: given) ?? withoutUnit(name, in: given)
+            let unit = units.first { name.hasSuffix("_\($0.key)") }.map { " (in \($0.value))" } ?? ""
             return "'\(place(c.codingPath + [key]))' is missing"
-                + (near.map { "; the body has '\($0)': did you mean '\(key.stringValue)'?" } ?? "")
+                + (near.map { "; the body has '\($0)': did you mean '\(name)'\(unit)?" } ?? "")
         case .dataCorrupted(let c) where c.debugDescription.hasPrefix("Additional properties are disabled"):
             return "'\(place(c.codingPath))' is not a field of this request"
         case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c):
             return c.codingPath.isEmpty ? c.debugDescription : "'\(place(c.codingPath))': \(c.debugDescription)"
         @unknown default: return "\(e)"
         }
+    }
+
+    /// The units the API's field names end with (`bitrate_kbps`), in words.
+    static let units = ["kbps": "kbit/s, as in pipeline files"]
+
+    /// The given key that is `name` without its unit suffix (`bitrate` for `bitrate_kbps`,
+    /// the field's name before it said its unit).
+    static func withoutUnit(_ name: String, in given: [String]) -> String? {
+        guard let unit = units.keys.first(where: { name.hasSuffix("_\($0)") }) else { return nil }
+        let bare = String(name.dropLast(unit.count + 1))
+        return given.first { $0.lowercased() == bare.lowercased() }
     }
 
     /// The keys of the JSON object at `path` in `body` (none when it is not an object there).

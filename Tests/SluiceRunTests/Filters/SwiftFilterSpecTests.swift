@@ -23,6 +23,21 @@ final class SwiftFilterSpecTests: XCTestCase {
         }
     }
 
+    func testARegionReachingOutsideThePictureIsAWarningAtTheFilter() throws {
+        let outside = try load("      - filter: pixelate\n        region: [1200, 600, 200, 200]\n")
+        XCTAssertEqual(
+            loader.warnings(for: outside).map(\.description),
+            [
+                "f.yaml:5:9: warning: filter 'pixelate': region [1200, 600, 200, 200] reaches outside the 1280×720 picture: only [1200, 600, 80, 120] is pixelated"
+            ])
+        let away = try load("      - filter: pixelate\n        region: [1300, 0, 20, 20]\n")
+        XCTAssertTrue(loader.warnings(for: away).first?.description.hasSuffix("nothing is pixelated; move it inside the picture") ?? false)
+        XCTAssertEqual(loader.warnings(for: try load("      - filter: pixelate\n        region: [0, 0, 1280, 720]\n")), [], "inside")
+        XCTAssertEqual(loader.warnings(for: try load("      - filter: pixelate\n")), [], "the default region is the whole frame")
+        let scaled = try load("      - element: videoscale\n      - filter: pixelate\n        region: [1200, 600, 200, 200]\n")
+        XCTAssertEqual(loader.warnings(for: scaled), [], "after an element the picture's size is not known")
+    }
+
     func testValidSettingsBecomeTypedValues() throws {
         let spec = try load(
             """

@@ -2,8 +2,11 @@ import Foundation
 import SluiceRun
 import SluiceRunTestSupport
 import XCTest
+import SluiceTransports
 
 final class PipelineLoaderValidTests: XCTestCase {
+    override func setUp() { SluiceTransports.registerBuiltIns() }
+
     func testMinimalFileGetsDefaultsAndALoopbackReceiver() throws {
         let yaml = """
             send:

@@ -5,6 +5,8 @@ import SluiceTransports
 /// `sluice validate` checks a file that may run elsewhere: an unset `${VAR}` is a warning there,
 /// and stays an error when the file is loaded to run.
 final class UnsetVariableTests: XCTestCase {
+    override func setUp() { SluiceTransports.registerBuiltIns() }
+
     private let yaml = """
         transport:
           kind: xmpp
