@@ -8,6 +8,8 @@
 # docs/api.md tells how to look at them.
 #
 #   Scripts/generate-docs.sh [TARGET ...]     (default: all nine)
+#   DOCS_SCRATCH=.build-docs Scripts/generate-docs.sh
+#       builds in a folder of its own (CI: beside the tests, which hold .build's lock)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
@@ -17,9 +19,10 @@ for t in "${targets[@]}"; do paths+=("Sources/$t"); done
 Scripts/undocumented.py --check --summary "${paths[@]}"
 args=()
 for t in "${targets[@]}"; do args+=(--target "$t"); done
-swift package generate-documentation "${args[@]}" --warnings-as-errors
+scratch=${DOCS_SCRATCH:-.build}
+swift package --scratch-path "$scratch" generate-documentation "${args[@]}" --warnings-as-errors
 for t in "${targets[@]}"; do
-  archive=.build/plugins/Swift-DocC/outputs/$t.doccarchive
+  archive=$scratch/plugins/Swift-DocC/outputs/$t.doccarchive
   [ -d "$archive" ] || { echo "generate-docs.sh: no archive at $archive" >&2; exit 1; }
   echo "generate-docs.sh: $archive"
 done
