@@ -2,7 +2,7 @@ import GStreamer
 import SluiceTestSupport
 import SluiceRunTestSupport
 import XCTest
-@testable import SluiceRun
+import SluiceRun
 
 /// A capture kind is one type plus its registry line: a kind written outside the library
 /// (`ShadeCapture`, one file) is decoded, checked and run, and its picture arrives.

@@ -3,7 +3,7 @@ import SluiceTestSupport
 import GStreamer
 import SluiceRunTestSupport
 import XCTest
-@testable import SluiceRun
+import SluiceRun
 
 /// A sink kind is one type plus its registry line: a kind written outside the library
 /// (`SnapshotSink`, one file) is decoded, checked and run, and what it wrote is the picture.

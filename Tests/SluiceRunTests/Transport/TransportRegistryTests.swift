@@ -1,7 +1,7 @@
 import GStreamer
 import SluiceRunTestSupport
 import XCTest
-@testable import SluiceRun
+import SluiceRun
 
 /// A transport kind is one type plus its registry line: a kind written outside the library
 /// (`EchoTransport`, one file) is decoded, checked and run like a built-in one.
