@@ -57,14 +57,9 @@ public struct ICECode: Sendable {
     func node(at location: SourceLocation) -> SpecNode {
         var map = CodeMapping(location)
         if !addresses.isEmpty { map.add("addresses", .list(addresses.map(PipelineValue.text))) }
-        map.add("connect_timeout", connectTimeout.map { .text(Self.number($0)) })
+        map.add("connect_timeout", connectTimeout.map(PipelineValue.number))
         map.add(settings)
         return map.node
-    }
-
-    /// `10` for 10.0, `2.5` for 2.5: as a file writes it.
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
 
@@ -154,7 +149,7 @@ public struct CaptureCode: Sendable {
     ) -> CaptureCode {
         var settings: [PipelineSetting] = []
         if let wave { settings.append(PipelineSetting("wave", .text(wave))) }
-        if let frequency { settings.append(PipelineSetting("frequency", .text(ICECode.number(frequency)))) }
+        if let frequency { settings.append(PipelineSetting("frequency", .number(frequency))) }
         return CaptureCode(kind: "test", settings: settings, file: file, line: line, column: column)
     }
 

@@ -111,6 +111,11 @@ public enum PipelineValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIn
     /// A mapping, in the order written.
     public init(dictionaryLiteral elements: (String, PipelineValue)...) { self = .map(elements.map { PipelineSetting($0.0, $0.1) }) }
 
+    /// A number as a file writes it: `10` for 10.0, `2.5` for 2.5.
+    public static func number(_ value: Double) -> PipelineValue {
+        .text(value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value))
+    }
+
     /// The file-model node of this value; every part is placed at `location`.
     package func node(at location: SourceLocation) -> SpecNode {
         switch self {
