@@ -42,7 +42,9 @@ final class GateLoadAdapterTests: XCTestCase {
             observations: result.clients)
         XCTAssertEqual(report.overall.clients, 3)
         XCTAssertEqual(report.overall.refused, 3, "every client was refused by the service")
-        XCTAssertEqual(Set(report.clients.compactMap(\.reason)), ["the gate is closed to client 0", "the gate is closed to client 1", "the gate is closed to client 2"])
+        XCTAssertEqual(
+            Set(report.clients.compactMap(\.reason)),
+            ["the gate is closed to client 0", "the gate is closed to client 1", "the gate is closed to client 2"])
         XCTAssertEqual(GateLoadAdapter.knocks.withLock { $0 }.sorted().suffix(3), [0, 1, 2], "each client's session knocked once")
     }
 }
