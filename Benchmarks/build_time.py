@@ -72,7 +72,8 @@ def main():
         r["clean"]["cpu_ratio"] = round(r["clean"]["cpu_s"] / first["clean"]["cpu_s"], 3)
         r["edit"]["cpu_ratio"] = round(r["edit"]["cpu_s"] / first["edit"]["cpu_s"], 3)
     with open(out, "w") as f:
-        json.dump({"benchmark": "build-time", "cores": os.cpu_count(), "results": results}, f, indent=2)
+        json.dump({"benchmark": "build-time", "cores": os.cpu_count(), "recorded_at": time.strftime("%Y-%m-%d"),
+                   "how": f'COMMITS="{" ".join(commits)}" EDIT={edit} Benchmarks/build-time.sh', "results": results}, f, indent=2)
         f.write("\n")
     print(f"build-time: written {out}")
 

@@ -385,6 +385,26 @@ def load_join():
     return "\n".join(rows)
 
 
+def build_time():
+    """A clean release build of the CLI, and the rebuild after an edit to one kind, per commit."""
+    d = load("results-build-time.json")
+    rows = ["| commit | clean build: CPU s (wall s) | ÷ first | edit to one kind (`{0}`): CPU s (wall s) | ÷ first | modules rebuilt |"
+            .format(d["results"][0]["edit"]["file"].rsplit("/", 1)[-1]),
+            "|---|---|---|---|---|---|"]
+    for r in d["results"]:
+        c, e = r["clean"], r["edit"]
+        ratio = lambda x: f"{x:.3f}" if x is not None else "1"
+        other = "".join(f"; another run {x:.0f}" for x in c.get("other_runs_cpu_s", []))
+        rows.append(f"| {r['commit'][:7]} | {c['cpu_s']:.0f} ({c['wall_s']:.0f}{other}) | {ratio(c.get('cpu_ratio'))} "
+                    f"| {e['cpu_s']:.0f} ({e['wall_s']:.0f}) | {ratio(e.get('cpu_ratio'))} "
+                    f"| {', '.join(e['modules_rebuilt'])} |")
+    rows.append("")
+    rows.append(f"{d['cores']} cores, one run per commit in a clean clone; CPU seconds are the build's and its children's "
+                f"(user + system), the figure compared. {d.get('note', '')} "
+                f"(`{d['how']}`, `Benchmarks/results-build-time.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
 def headline_start():
     """The README's start-up and CPU line, from the full guard's record (ratios in one run)."""
     d = load("results-guard.json")["full"]
@@ -398,7 +418,7 @@ def headline_start():
             f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's.")
 
 
-TABLES = {"headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
+TABLES = {"build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
