@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(
             name: "CGStreamer",
             pkgConfig:
-                "gstreamer-webrtc-1.0 gstreamer-webrtc-nice-1.0 gstreamer-sdp-1.0 gstreamer-rtp-1.0 gstreamer-video-1.0 gstreamer-app-1.0 gstreamer-base-1.0 gstreamer-1.0 nice",
+                "gstreamer-webrtc-1.0 gstreamer-webrtc-nice-1.0 gstreamer-sdp-1.0 gstreamer-rtp-1.0 gstreamer-video-1.0 gstreamer-audio-1.0 gstreamer-app-1.0 gstreamer-base-1.0 gstreamer-1.0 nice",
             providers: [
                 .apt([
                     "libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev",
@@ -131,11 +131,15 @@ let package = Package(
         .target(name: "SluiceFramestamp", dependencies: ["SluiceFilterKit"], path: "Plugins/framestamp"),
         .target(name: "SluiceScene", dependencies: ["SluiceFilterKit"], path: "Plugins/scene"),
         .target(name: "SluiceText", dependencies: ["SluiceFilterKit"], path: "Plugins/text"),
+        .target(name: "SluiceGain", dependencies: ["SluiceFilterKit"], path: "Plugins/gain"),
+        .target(name: "SluiceLevel", dependencies: ["SluiceFilterKit"], path: "Plugins/level"),
+        .target(name: "SluiceTone", dependencies: ["SluiceFilterKit"], path: "Plugins/tone"),
+        .target(name: "SluiceAudioStamp", dependencies: ["SluiceFilterKit"], path: "Plugins/audiostamp"),
         .target(
             name: "SluiceBuiltInPlugins",
             dependencies: [
                 "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
-                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceFilterKit"
+                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp", "SluiceFilterKit"
             ],
             path: "Plugins/builtin"),
         // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the
@@ -189,6 +193,10 @@ let package = Package(
             name: "sluice-filter-bench",
             dependencies: ["Sluice", "SluiceBuiltInPlugins", "GStreamer", "SluiceFilterKit", "BenchCFilters"],
             path: "Benchmarks/FilterBench"),
+        .executableTarget(
+            name: "sluice-audio-filter-bench",
+            dependencies: ["Sluice", "SluiceBuiltInPlugins", "GStreamer", "SluiceFilterKit"],
+            path: "Benchmarks/AudioFilterBench"),
         // Fixtures more than one test target uses (Tests/SluiceTestSupport): the repository
         // and built-binary locators, process running, loopback-only network namespaces, the
         // throwaway Prosody and Janus servers, RGB recordings. Foundation and XCTest only, so
@@ -211,7 +219,7 @@ let package = Package(
             name: "PluginTests",
             dependencies: [
                 "SluiceBuiltInPlugins", "SluiceFilterKit", "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
-                "SluiceFramestamp", "SluiceScene", "SluiceText"
+                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp"
             ]),
         // Fixtures the library's test targets share: loading pipeline text (with the shipped
         // transport kinds registered), a fixed element catalog.

@@ -405,6 +405,24 @@ def build_time():
     return "\n".join(rows)
 
 
+def audio_filter_bench():
+    """Per-buffer cost of the Swift audio filters against GStreamer's elements, one process."""
+    d = load("results-audio-filter-bench.json")
+    labels = ["identity", "volume", "Swift gain", "level", "Swift level"]
+    rows = ["| format | buffer | " + " | ".join(labels) + " | gain ÷ volume | Swift level ÷ level |",
+            "|---|---|" + "---|" * (len(labels) + 2)]
+    for fmt in ("F32LE", "S16LE"):
+        for size in ("10 ms", "20 ms"):
+            r = d["median_ns"][fmt][size]
+            rows.append(f"| {fmt} | {size} | " + " | ".join(f"{r[k]:.0f}" for k in labels)
+                        + f" | {r['Swift gain'] / r['volume']:.3f} | {r['Swift level'] / r['level']:.3f} |")
+    rows.append("")
+    rows.append(f"ns per buffer, {d['rate'] // 1000} kHz, {d['channels']} channels; median of {d['runs']} runs × "
+                f"{d['buffers']} buffers, each run's median, candidates alternating order (`{d['how']}`, "
+                f"`Benchmarks/results-audio-filter-bench.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
 def headline_start():
     """The README's start-up and CPU line, from the full guard's record (ratios in one run)."""
     d = load("results-guard.json")["full"]
@@ -418,7 +436,7 @@ def headline_start():
             f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's.")
 
 
-TABLES = {"build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
+TABLES = {"audio-filter-bench": audio_filter_bench, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,

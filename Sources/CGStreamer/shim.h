@@ -8,6 +8,7 @@
 #include <gst/webrtc/webrtc.h>
 #include <gst/webrtc/nice/nice.h>
 #include <gst/video/video.h>
+#include <gst/audio/audio.h>
 #include <gst/app/app.h>
 #include <nice/agent.h>
 #endif

@@ -259,3 +259,240 @@ gint sluice_frame_plane_stride(const GstVideoFrame *f, guint p) { return GST_VID
 GstClockTime sluice_frame_pts(const GstVideoFrame *f) { return GST_BUFFER_PTS(f->buffer); }
 GstClockTime sluice_frame_duration(const GstVideoFrame *f) { return GST_BUFFER_DURATION(f->buffer); }
 
+
+/* ------------------------------------------------------------- audio filter ---------- */
+
+typedef struct {
+    GstAudioFilter parent;
+    gpointer state;
+    guint64 buffers;
+} SluiceAudioFilter;
+
+typedef struct {
+    GstAudioFilterClass parent;
+    const SluiceAudioFilterClassData *data;
+} SluiceAudioFilterClass;
+
+static const SluiceAudioFilterClassData *audio_filter_data(gpointer instance) {
+    return ((SluiceAudioFilterClass *) G_OBJECT_GET_CLASS(instance))->data;
+}
+
+static void audio_filter_set_property(GObject *obj, guint id, const GValue *value, GParamSpec *pspec) {
+    const SluiceAudioFilterClassData *d = audio_filter_data(obj);
+    if (id == 0 || id > d->n_properties) { G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); return; }
+    d->vtable.set_property(((SluiceAudioFilter *) obj)->state, id - 1, value);
+}
+
+static void audio_filter_get_property(GObject *obj, guint id, GValue *value, GParamSpec *pspec) {
+    const SluiceAudioFilterClassData *d = audio_filter_data(obj);
+    if (id == 0 || id > d->n_properties) { G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); return; }
+    d->vtable.get_property(((SluiceAudioFilter *) obj)->state, id - 1, value);
+}
+
+static gboolean audio_filter_setup(GstAudioFilter *f, const GstAudioInfo *info) {
+    return audio_filter_data(f)->vtable.setup(((SluiceAudioFilter *) f)->state, info);
+}
+
+static GstFlowReturn audio_filter_transform_ip(GstBaseTransform *t, GstBuffer *buffer) {
+    SluiceAudioFilter *self = (SluiceAudioFilter *) t;
+    const SluiceAudioFilterClassData *d = audio_filter_data(t);
+    GstMapInfo map;
+    if (!gst_buffer_map(buffer, &map, d->analysis_only ? GST_MAP_READ : GST_MAP_READWRITE)) return GST_FLOW_ERROR;
+    gint r = d->vtable.process(self->state, map.data, map.size, GST_BUFFER_PTS(buffer), self->buffers++);
+    gst_buffer_unmap(buffer, &map);
+    if (r == 0) return GST_FLOW_OK;
+    if (r == 1) return GST_BASE_TRANSFORM_FLOW_DROPPED;
+    return GST_FLOW_ERROR;
+}
+
+static void audio_filter_finalize(GObject *obj) {
+    SluiceAudioFilter *self = (SluiceAudioFilter *) obj;
+    if (self->state) audio_filter_data(obj)->vtable.destroy(self->state);
+    self->state = NULL;
+    G_OBJECT_CLASS(g_type_class_peek_parent(G_OBJECT_GET_CLASS(obj)))->finalize(obj);
+}
+
+static void audio_filter_class_init(gpointer klass, gpointer class_data) {
+    const SluiceAudioFilterClassData *d = class_data;
+    ((SluiceAudioFilterClass *) klass)->data = d;
+    GObjectClass *oc = G_OBJECT_CLASS(klass);
+    oc->set_property = audio_filter_set_property;
+    oc->get_property = audio_filter_get_property;
+    oc->finalize = audio_filter_finalize;
+    for (guint i = 0; i < d->n_properties; i++) g_object_class_install_property(oc, i + 1, d->properties[i]);
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    gst_element_class_set_static_metadata(ec, d->longname, "Filter/Effect/Audio", d->description, "Sluice");
+    GstCaps *caps = gst_caps_from_string(d->caps);
+    gst_audio_filter_class_add_pad_templates(GST_AUDIO_FILTER_CLASS(klass), caps);
+    gst_caps_unref(caps);
+    GST_AUDIO_FILTER_CLASS(klass)->setup = audio_filter_setup;
+    GstBaseTransformClass *bt = GST_BASE_TRANSFORM_CLASS(klass);
+    bt->transform_ip = audio_filter_transform_ip;
+    bt->transform_ip_on_passthrough = d->analysis_only;
+}
+
+static void audio_filter_instance_init(GTypeInstance *instance, gpointer klass) {
+    const SluiceAudioFilterClassData *d = ((SluiceAudioFilterClass *) klass)->data;
+    SluiceAudioFilter *self = (SluiceAudioFilter *) instance;
+    self->buffers = 0;
+    self->state = d->vtable.create(d->context, instance);
+    GstBaseTransform *bt = GST_BASE_TRANSFORM(instance);
+    gst_base_transform_set_in_place(bt, TRUE);
+    if (d->analysis_only) gst_base_transform_set_passthrough(bt, TRUE);
+}
+
+GType sluice_audio_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceAudioFilterClassData *data) {
+    if (g_type_from_name(type_name)) return 0;
+    GTypeInfo info = {
+        sizeof(SluiceAudioFilterClass), NULL, NULL, audio_filter_class_init, NULL, data,
+        sizeof(SluiceAudioFilter), 0, audio_filter_instance_init, NULL,
+    };
+    GType t = g_type_register_static(GST_TYPE_AUDIO_FILTER, type_name, &info, 0);
+    if (!t || !gst_element_register(NULL, factory_name, GST_RANK_NONE, t)) return 0;
+    return t;
+}
+
+/* ------------------------------------------------------------- audio source ---------- */
+
+typedef struct {
+    GstPushSrc parent;
+    gpointer state;
+    gint rate, channels, samples_per_buffer;
+    gchar *format;
+    GstAudioInfo info;
+    guint64 samples;
+} SluiceAudioSource;
+
+typedef struct {
+    GstPushSrcClass parent;
+    const SluiceAudioSourceClassData *data;
+} SluiceAudioSourceClass;
+
+enum { ASRC_PROP_0, ASRC_PROP_RATE, ASRC_PROP_CHANNELS, ASRC_PROP_FORMAT, ASRC_PROP_SPB };
+
+static const SluiceAudioSourceClassData *audio_source_data(gpointer instance) {
+    return ((SluiceAudioSourceClass *) G_OBJECT_GET_CLASS(instance))->data;
+}
+
+static void audio_source_set_property(GObject *obj, guint id, const GValue *value, GParamSpec *pspec) {
+    SluiceAudioSource *s = (SluiceAudioSource *) obj;
+    switch (id) {
+    case ASRC_PROP_RATE: s->rate = g_value_get_int(value); break;
+    case ASRC_PROP_CHANNELS: s->channels = g_value_get_int(value); break;
+    case ASRC_PROP_FORMAT: g_free(s->format); s->format = g_value_dup_string(value); break;
+    case ASRC_PROP_SPB: s->samples_per_buffer = g_value_get_int(value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
+    }
+}
+
+static void audio_source_get_property(GObject *obj, guint id, GValue *value, GParamSpec *pspec) {
+    SluiceAudioSource *s = (SluiceAudioSource *) obj;
+    switch (id) {
+    case ASRC_PROP_RATE: g_value_set_int(value, s->rate); break;
+    case ASRC_PROP_CHANNELS: g_value_set_int(value, s->channels); break;
+    case ASRC_PROP_FORMAT: g_value_set_string(value, s->format); break;
+    case ASRC_PROP_SPB: g_value_set_int(value, s->samples_per_buffer); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
+    }
+}
+
+/* The one format the properties describe, intersected with what downstream accepts. */
+static GstCaps *audio_source_get_caps(GstBaseSrc *src, GstCaps *filter) {
+    SluiceAudioSource *s = (SluiceAudioSource *) src;
+    GstAudioInfo info;
+    gst_audio_info_init(&info);
+    gst_audio_info_set_format(&info, gst_audio_format_from_string(s->format), s->rate, s->channels, NULL);
+    GstCaps *caps = gst_audio_info_to_caps(&info);
+    if (caps && filter) {
+        GstCaps *i = gst_caps_intersect_full(filter, caps, GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref(caps);
+        caps = i;
+    }
+    return caps ? caps : gst_caps_new_empty();
+}
+
+static gboolean audio_source_set_caps(GstBaseSrc *src, GstCaps *caps) {
+    SluiceAudioSource *s = (SluiceAudioSource *) src;
+    if (!gst_audio_info_from_caps(&s->info, caps)) return FALSE;
+    gst_base_src_set_blocksize(src, (guint) (s->samples_per_buffer * GST_AUDIO_INFO_BPF(&s->info)));
+    return audio_source_data(src)->vtable.setup(s->state, &s->info);
+}
+
+static gboolean audio_source_start(GstBaseSrc *src) {
+    ((SluiceAudioSource *) src)->samples = 0;
+    return TRUE;
+}
+
+static GstFlowReturn audio_source_fill(GstPushSrc *src, GstBuffer *buf) {
+    SluiceAudioSource *s = (SluiceAudioSource *) src;
+    gint rate = GST_AUDIO_INFO_RATE(&s->info) > 0 ? GST_AUDIO_INFO_RATE(&s->info) : 48000;
+    gint bpf = GST_AUDIO_INFO_BPF(&s->info) > 0 ? GST_AUDIO_INFO_BPF(&s->info) : 1;
+    GstMapInfo map;
+    if (!gst_buffer_map(buf, &map, GST_MAP_WRITE)) return GST_FLOW_ERROR;
+    guint64 n = map.size / (gsize) bpf;
+    gboolean more = audio_source_data(src)->vtable.fill(s->state, map.data, n * (gsize) bpf, s->samples);
+    gst_buffer_unmap(buf, &map);
+    GST_BUFFER_PTS(buf) = gst_util_uint64_scale_int(s->samples, GST_SECOND, rate);
+    GST_BUFFER_DTS(buf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION(buf) = gst_util_uint64_scale_int(s->samples + n, GST_SECOND, rate) - GST_BUFFER_PTS(buf);
+    GST_BUFFER_OFFSET(buf) = s->samples;
+    GST_BUFFER_OFFSET_END(buf) = s->samples + n;
+    if (s->samples == 0) GST_BUFFER_FLAG_SET(buf, GST_BUFFER_FLAG_DISCONT);
+    s->samples += n;
+    return more ? GST_FLOW_OK : GST_FLOW_EOS;
+}
+
+static void audio_source_finalize(GObject *obj) {
+    SluiceAudioSource *s = (SluiceAudioSource *) obj;
+    if (s->state) audio_source_data(obj)->vtable.destroy(s->state);
+    s->state = NULL;
+    g_free(s->format);
+    G_OBJECT_CLASS(g_type_class_peek_parent(G_OBJECT_GET_CLASS(obj)))->finalize(obj);
+}
+
+static void audio_source_class_init(gpointer klass, gpointer class_data) {
+    const SluiceAudioSourceClassData *d = class_data;
+    ((SluiceAudioSourceClass *) klass)->data = d;
+    GObjectClass *oc = G_OBJECT_CLASS(klass);
+    oc->set_property = audio_source_set_property;
+    oc->get_property = audio_source_get_property;
+    oc->finalize = audio_source_finalize;
+    GParamFlags rw = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+    g_object_class_install_property(oc, ASRC_PROP_RATE, g_param_spec_int("rate", "Rate", "Samples per second", 8000, 192000, 48000, rw));
+    g_object_class_install_property(oc, ASRC_PROP_CHANNELS, g_param_spec_int("channels", "Channels", "Interleaved channels", 1, 8, 2, rw));
+    g_object_class_install_property(oc, ASRC_PROP_FORMAT, g_param_spec_string("format", "Format", "Raw audio format", "F32LE", rw));
+    g_object_class_install_property(oc, ASRC_PROP_SPB,
+        g_param_spec_int("samples-per-buffer", "Samples per buffer", "Samples per channel in each buffer", 1, 192000, 480, rw));
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    gst_element_class_set_static_metadata(ec, d->longname, "Source/Audio", d->description, "Sluice");
+    GstCaps *caps = gst_caps_from_string(d->caps);
+    gst_element_class_add_pad_template(ec, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+    GstBaseSrcClass *bs = GST_BASE_SRC_CLASS(klass);
+    bs->get_caps = audio_source_get_caps;
+    bs->set_caps = audio_source_set_caps;
+    bs->start = audio_source_start;
+    bs->get_times = source_get_times;
+    GST_PUSH_SRC_CLASS(klass)->fill = audio_source_fill;
+}
+
+static void audio_source_instance_init(GTypeInstance *instance, gpointer klass) {
+    const SluiceAudioSourceClassData *d = ((SluiceAudioSourceClass *) klass)->data;
+    SluiceAudioSource *s = (SluiceAudioSource *) instance;
+    s->rate = 48000; s->channels = 2; s->samples_per_buffer = 480; s->format = g_strdup("F32LE"); s->samples = 0;
+    gst_audio_info_init(&s->info);
+    s->state = d->vtable.create(d->context, instance);
+    gst_base_src_set_live(GST_BASE_SRC(instance), TRUE);
+    gst_base_src_set_format(GST_BASE_SRC(instance), GST_FORMAT_TIME);
+}
+
+GType sluice_audio_source_register(const gchar *type_name, const gchar *factory_name, const SluiceAudioSourceClassData *data) {
+    if (g_type_from_name(type_name)) return 0;
+    GTypeInfo info = {
+        sizeof(SluiceAudioSourceClass), NULL, NULL, audio_source_class_init, NULL, data,
+        sizeof(SluiceAudioSource), 0, audio_source_instance_init, NULL,
+    };
+    GType t = g_type_register_static(GST_TYPE_PUSH_SRC, type_name, &info, 0);
+    if (!t || !gst_element_register(NULL, factory_name, GST_RANK_NONE, t)) return 0;
+    return t;
+}

@@ -2,8 +2,8 @@ import Foundation
 import SluiceFilterKit
 import XCTest
 
-/// The one Swift block of docs/filters.md is `DocsVignette.swift`, word for word, so the
-/// compiler checks it against SluiceFilterKit with the rest of these tests.
+/// The Swift blocks of docs/filters.md are `DocsVignette.swift` and `DocsBalance.swift`, word
+/// for word, so the compiler checks them against SluiceFilterKit with the rest of these tests.
 final class DocsVignetteTests: XCTestCase {
     /// The package root (…/Tests/SluiceFilterKitTests/DocsVignetteTests.swift → …).
     private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -11,9 +11,19 @@ final class DocsVignetteTests: XCTestCase {
     func testTheDocsSwiftBlockIsTheCompiledFile() throws {
         let doc = try String(contentsOf: root.appendingPathComponent("docs/filters.md"), encoding: .utf8)
         let blocks = doc.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        XCTAssertEqual(blocks.count, 1, "docs/filters.md has one swift block; a second needs its own compiled file")
-        let file = try String(contentsOf: root.appendingPathComponent("Tests/SluiceFilterKitTests/DocsVignette.swift"), encoding: .utf8)
-        XCTAssertEqual(blocks.first, file, "edit both: docs/filters.md's swift block and Tests/SluiceFilterKitTests/DocsVignette.swift")
+        let files = ["DocsVignette.swift", "DocsBalance.swift"]
+        XCTAssertEqual(blocks.count, files.count, "docs/filters.md has \(files.count) swift blocks; another needs its own compiled file")
+        for (block, name) in zip(blocks, files) {
+            let file = try String(contentsOf: root.appendingPathComponent("Tests/SluiceFilterKitTests/" + name), encoding: .utf8)
+            XCTAssertEqual(block, file, "edit both: docs/filters.md's swift block and Tests/SluiceFilterKitTests/\(name)")
+        }
+    }
+
+    func testTheAudioExampleMovesSoundToOneSide() throws {
+        let right = try Balance(configuration: FilterConfiguration(["position": .number(1)], parameters: Balance.parameters))
+        var samples: [Float] = [0.5, 0.5, -0.25, -0.25]
+        _ = try AudioBlock.withSamples(&samples, rate: 48_000, channels: 2) { try right.process($0, context: .discarding) }
+        XCTAssertEqual(samples, [0, 0.5, 0, -0.25])
     }
 
     func testTheExampleDescribesItselfAndTakesItsDefault() throws {

@@ -2,13 +2,14 @@
 #define SLUICE_ELEMENTS_H
 /*
  * GObject subclass boilerplate for GStreamer elements written in Swift: a GstVideoFilter
- * (in-place frame filter) and a GstPushSrc (frame source). Each registered element type
+ * (in-place frame filter), a GstAudioFilter (in-place sample filter) and a GstPushSrc (frame source). Each registered element type
  * carries a class-data record whose function pointers call into Swift; all behaviour lives
  * there. No logic here beyond GObject/GStreamer plumbing.
  */
 #include <gst/gst.h>
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
+#include <gst/audio/audio.h>
 
 /* --- Filters ----------------------------------------------------------------------- */
 
@@ -49,6 +50,35 @@ void sluice_element_post_error(gpointer element, const gchar *text);
 /* Posts an element message carrying `structure` (taken). */
 gboolean sluice_element_post_structure(gpointer element, GstStructure *structure);
 
+/* --- Audio filters ------------------------------------------------------------------ */
+
+typedef struct {
+    gpointer (*create)(gpointer context, gpointer element);
+    void (*destroy)(gpointer state);
+    /* Negotiated format (GstAudioFilter's setup); return FALSE to refuse it. */
+    gboolean (*setup)(gpointer state, const GstAudioInfo *info);
+    /* One buffer of interleaved samples, in place (mapped writable unless the filter is
+       analysis-only). Same results as SluiceFilterVTable.process. */
+    gint (*process)(gpointer state, guint8 *data, gsize size, GstClockTime pts, guint64 buffer_number);
+    void (*set_property)(gpointer state, guint index, const GValue *value);
+    void (*get_property)(gpointer state, guint index, GValue *value);
+} SluiceAudioFilterVTable;
+
+typedef struct {
+    SluiceAudioFilterVTable vtable;
+    gpointer context;
+    const gchar *longname;
+    const gchar *description;
+    /* Caps of both pads, e.g. "audio/x-raw, format=(string){ S16LE, F32LE }, layout=interleaved". */
+    const gchar *caps;
+    gboolean analysis_only;
+    guint n_properties;
+    GParamSpec **properties; /* index i is property id i + 1 */
+} SluiceAudioFilterClassData;
+
+/* Registers an in-place audio filter factory, as sluice_filter_register does for video. */
+GType sluice_audio_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceAudioFilterClassData *data);
+
 /* --- Sources ----------------------------------------------------------------------- */
 
 typedef struct {
@@ -71,6 +101,30 @@ typedef struct {
 /* Registers a live video source. Instances have `width`, `height`, `fps` and `format`
    properties, produce exactly that, and are paced by the pipeline clock. */
 GType sluice_source_register(const gchar *type_name, const gchar *factory_name, const SluiceSourceClassData *data);
+
+/* --- Audio sources ------------------------------------------------------------------ */
+
+typedef struct {
+    gpointer (*create)(gpointer context, gpointer element);
+    void (*destroy)(gpointer state);
+    /* The negotiated format; the source then fills buffers of it. */
+    gboolean (*setup)(gpointer state, const GstAudioInfo *info);
+    /* Writes `size` bytes of interleaved samples, the first at `sample_offset` (samples per
+       channel since the start). Return FALSE to end the stream (EOS). */
+    gboolean (*fill)(gpointer state, guint8 *data, gsize size, guint64 sample_offset);
+} SluiceAudioSourceVTable;
+
+typedef struct {
+    SluiceAudioSourceVTable vtable;
+    gpointer context;
+    const gchar *longname;
+    const gchar *description;
+    const gchar *caps; /* template caps of the src pad */
+} SluiceAudioSourceClassData;
+
+/* Registers a live audio source. Instances have `rate`, `channels`, `format` and
+   `samples-per-buffer` properties, produce exactly that, and are paced by the pipeline clock. */
+GType sluice_audio_source_register(const gchar *type_name, const gchar *factory_name, const SluiceAudioSourceClassData *data);
 
 /* GstVideoFrame accessors (macros in C). */
 GstVideoFormat sluice_frame_format(const GstVideoFrame *frame);

@@ -10,9 +10,11 @@ public final class FilterRegistry: SwiftFilterCatalog {
     /// The process-wide registry.
     public static let shared = FilterRegistry()
 
-    private struct State {
+    fileprivate struct State {
         var filters: [String: FilterFactory] = [:]
+        var audioFilters: [String: AudioFilterFactory] = [:]
         var sources: [String: SourceFactory] = [:]
+        var audioSources: [String: AudioSourceFactory] = [:]
         var plugins: [String: LoadedPlugin] = [:]
     }
     private let state = Mutex(State())
@@ -33,9 +35,7 @@ public final class FilterRegistry: SwiftFilterCatalog {
     /// Registers a filter and its element type.
     public func register(_ factory: FilterFactory) throws(DuplicateName) {
         try state.withLock { s throws(DuplicateName) in
-            if let existing = s.filters[factory.name] {
-                throw DuplicateName(name: factory.name, existingOrigin: existing.origin)
-            }
+            if let origin = s.filterOrigin(factory.name) { throw DuplicateName(name: factory.name, existingOrigin: origin) }
             s.filters[factory.name] = factory
         }
         SwiftElements.registerFilter(
@@ -50,12 +50,29 @@ public final class FilterRegistry: SwiftFilterCatalog {
     /// Registers a `FrameFilter` type compiled into this program.
     public func register<F: FrameFilter>(_ type: F.Type) throws(DuplicateName) { try register(FilterFactory(type)) }
 
+    /// Registers an audio filter and its element type. Audio and video filters share names:
+    /// a pipeline file names either with `- filter: NAME`.
+    public func register(_ factory: AudioFilterFactory) throws(DuplicateName) {
+        try state.withLock { s throws(DuplicateName) in
+            if let origin = s.filterOrigin(factory.name) { throw DuplicateName(name: factory.name, existingOrigin: origin) }
+            s.audioFilters[factory.name] = factory
+        }
+        SwiftElements.registerAudioFilter(
+            factory: factory.elementName, longname: "Sluice \(factory.name) (Swift audio)", description: factory.summary,
+            caps: SampleFormat.caps(factory.formats), analysisOnly: !factory.modifiesSamples,
+            properties: FilterSettingsStore.properties(for: factory.parameters)
+        ) { handle in
+            AudioFilterElementState(factory: factory, handle: handle)
+        }
+    }
+
+    /// Registers an `AudioFilter` type compiled into this program.
+    public func register<F: AudioFilter>(_ type: F.Type) throws(DuplicateName) { try register(AudioFilterFactory(type)) }
+
     /// Registers a source and its element type.
     public func register(_ factory: SourceFactory) throws(DuplicateName) {
         try state.withLock { s throws(DuplicateName) in
-            if let existing = s.sources[factory.name] {
-                throw DuplicateName(name: factory.name, existingOrigin: existing.origin)
-            }
+            if let origin = s.sourceOrigin(factory.name) { throw DuplicateName(name: factory.name, existingOrigin: origin) }
             s.sources[factory.name] = factory
         }
         SwiftElements.registerSource(
@@ -69,29 +86,66 @@ public final class FilterRegistry: SwiftFilterCatalog {
     /// Registers a `FrameSource` type compiled into this program; throws `DuplicateName` if its name is taken.
     public func register<S: FrameSource>(_ type: S.Type) throws(DuplicateName) { try register(SourceFactory(type)) }
 
+    /// Registers an audio source and its element type. Audio and video sources share names.
+    public func register(_ factory: AudioSourceFactory) throws(DuplicateName) {
+        try state.withLock { s throws(DuplicateName) in
+            if let origin = s.sourceOrigin(factory.name) { throw DuplicateName(name: factory.name, existingOrigin: origin) }
+            s.audioSources[factory.name] = factory
+        }
+        SwiftElements.registerAudioSource(
+            factory: factory.elementName, longname: "Sluice \(factory.name) (Swift audio)", description: factory.summary,
+            caps: SampleFormat.caps(factory.formats)
+        ) { handle in
+            AudioSourceElementState(factory: factory, handle: handle)
+        }
+    }
+
+    /// Registers an `AudioSource` type compiled into this program.
+    public func register<S: AudioSource>(_ type: S.Type) throws(DuplicateName) { try register(AudioSourceFactory(type)) }
+
     /// The filter registered as `name`; nil if none is.
     public func filter(named name: String) -> FilterFactory? { state.withLock { $0.filters[name] } }
+    /// The audio filter registered as `name`; nil if none is.
+    public func audioFilter(named name: String) -> AudioFilterFactory? { state.withLock { $0.audioFilters[name] } }
     /// The source registered as `name`; nil if none is.
     public func source(named name: String) -> SourceFactory? { state.withLock { $0.sources[name] } }
     /// Every registered filter, sorted by name.
     public var allFilters: [FilterFactory] { state.withLock { $0.filters.values.sorted { $0.name < $1.name } } }
+    /// The audio source registered as `name`; nil if none is.
+    public func audioSource(named name: String) -> AudioSourceFactory? { state.withLock { $0.audioSources[name] } }
+    /// Every registered audio source, sorted by name.
+    public var allAudioSources: [AudioSourceFactory] { state.withLock { $0.audioSources.values.sorted { $0.name < $1.name } } }
+    /// Every registered audio filter, sorted by name.
+    public var allAudioFilters: [AudioFilterFactory] { state.withLock { $0.audioFilters.values.sorted { $0.name < $1.name } } }
     /// Every registered source, sorted by name.
     public var allSources: [SourceFactory] { state.withLock { $0.sources.values.sorted { $0.name < $1.name } } }
 
     // MARK: SwiftFilterCatalog
 
     /// The parameters of filter `name`; nil if no such filter is registered.
-    public func filterParameters(_ name: String) -> [FilterParameter]? { filter(named: name)?.parameters }
+    public func filterParameters(_ name: String) -> [FilterParameter]? {
+        filter(named: name)?.parameters ?? audioFilter(named: name)?.parameters
+    }
+    /// `.video` or `.audio` for the filter registered as `name`; nil if none is.
+    public func filterMedia(_ name: String) -> MediaKind? {
+        state.withLock { s in s.filters[name] != nil ? .video : s.audioFilters[name] != nil ? .audio : nil }
+    }
     /// What the filter registered as `name` warns about in `configuration` (none when unknown).
     public func filterWarnings(_ name: String, _ configuration: FilterConfiguration, width: Int, height: Int) -> [String] {
         filter(named: name)?.warnings(configuration, width, height) ?? []
     }
     /// The parameters of source `name`; nil if no such source is registered.
-    public func sourceParameters(_ name: String) -> [FilterParameter]? { source(named: name)?.parameters }
+    public func sourceParameters(_ name: String) -> [FilterParameter]? {
+        source(named: name)?.parameters ?? audioSource(named: name)?.parameters
+    }
+    /// `.video` or `.audio` for the source registered as `name`; nil if none is.
+    public func sourceMedia(_ name: String) -> MediaKind? {
+        state.withLock { s in s.sources[name] != nil ? .video : s.audioSources[name] != nil ? .audio : nil }
+    }
     /// The names of every registered filter, in no particular order.
-    public var filterNames: [String] { state.withLock { Array($0.filters.keys) } }
+    public var filterNames: [String] { state.withLock { Array($0.filters.keys) + Array($0.audioFilters.keys) } }
     /// The names of every registered source, in no particular order.
-    public var sourceNames: [String] { state.withLock { Array($0.sources.keys) } }
+    public var sourceNames: [String] { state.withLock { Array($0.sources.keys) + Array($0.audioSources.keys) } }
 
     /// Loads the plugin library at `path` and registers its filters; returns nil on success or when it is already loaded, else what went wrong and how to fix it.
     public func loadPlugin(at path: String) -> String? {
@@ -99,6 +153,7 @@ public final class FilterRegistry: SwiftFilterCatalog {
         do {
             let plugin = try LoadedPlugin(path: path)
             for factory in plugin.filters { try register(factory) }
+            for factory in plugin.audioFilters { try register(factory) }
             state.withLock { $0.plugins[path] = plugin }
             return nil
         } catch let e as PluginLoadError {
@@ -107,4 +162,11 @@ public final class FilterRegistry: SwiftFilterCatalog {
             return "\(error)"
         }
     }
+}
+
+extension FilterRegistry.State {
+    /// Where the filter (video or audio) already named `name` came from; nil if the name is free.
+    fileprivate func filterOrigin(_ name: String) -> String? { filters[name]?.origin ?? audioFilters[name]?.origin }
+    /// Where the source (video or audio) already named `name` came from; nil if the name is free.
+    fileprivate func sourceOrigin(_ name: String) -> String? { sources[name]?.origin ?? audioSources[name]?.origin }
 }

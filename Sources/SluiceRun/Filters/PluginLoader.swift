@@ -23,9 +23,9 @@ public enum PluginLoadError: Error, CustomStringConvertible, Sendable {
         case .cannotOpen(let p, let reason):
             "cannot load \(p): \(reason)"
         case .noEntryPoint(let p):
-            "\(p) has no entry point '\(SLUICE_PLUGIN_ENTRY)': it is not a Sluice plugin (export it with SluicePluginExport; see Plugins/ExamplePlugin)"
+            "\(p) has no entry point '\(SLUICE_PLUGIN_ENTRY_V2)' or '\(SLUICE_PLUGIN_ENTRY)': it is not a Sluice plugin (export it with SluicePluginExport; see Plugins/ExamplePlugin)"
         case .versionMismatch(let p, let found, let expected):
-            "\(p) was built for plugin ABI version \(found), but this Sluice speaks version \(expected); rebuild the plugin against this Sluice"
+            "\(p) was built for plugin ABI version \(found), but this Sluice speaks version \(expected) through that entry point (and versions 1 and 2 in all); rebuild the plugin against this Sluice"
         case .malformed(let p, let reason):
             "\(p) describes its filters wrongly: \(reason)"
         }
@@ -40,12 +40,24 @@ package final class LoadedPlugin: Sendable {
     package let path: String
     package let name: String
     package let filters: [FilterFactory]
+    package let audioFilters: [AudioFilterFactory]
 
     package init(path: String) throws(PluginLoadError) {
         self.path = path
         guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path) }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             throw .cannotOpen(path, reason: dlerror().map { String(cString: $0) } ?? "unknown error")
+        }
+        if let symbol = dlsym(handle, SLUICE_PLUGIN_ENTRY_V2) {
+            let table = try Self.tableV2(symbol, path: path)
+            name = table.pointee.plugin_name.map { String(cString: $0) } ?? path
+            filters = try Self.list(table.pointee.video_filters, count: table.pointee.video_filter_count, path: path, what: "video") {
+                d throws(PluginLoadError) in try Self.factory(d, path: path)
+            }
+            audioFilters = try Self.list(table.pointee.audio_filters, count: table.pointee.audio_filter_count, path: path, what: "audio") {
+                d throws(PluginLoadError) in try Self.audioFactory(d, path: path)
+            }
+            return
         }
         guard let symbol = dlsym(handle, SLUICE_PLUGIN_ENTRY) else { throw .noEntryPoint(path) }
         let entry = unsafeBitCast(symbol, to: SluicePluginEntryV1.self)
@@ -54,12 +66,75 @@ package final class LoadedPlugin: Sendable {
             throw .versionMismatch(path, found: table.pointee.abi_version, expected: SLUICE_PLUGIN_ABI_VERSION)
         }
         name = table.pointee.plugin_name.map { String(cString: $0) } ?? path
-        var factories: [FilterFactory] = []
-        for i in 0..<Int(table.pointee.filter_count) {
-            guard let descriptors = table.pointee.filters else { throw .malformed(path, reason: "no filter table") }
-            factories.append(try Self.factory(descriptors + i, path: path))
+        filters = try Self.list(table.pointee.filters, count: table.pointee.filter_count, path: path, what: "video") {
+            d throws(PluginLoadError) in try Self.factory(d, path: path)
         }
-        filters = factories
+        audioFilters = []
+    }
+
+    /// The version-2 table behind `symbol`, checked: its version, its size, and that it
+    /// carries no encoded-frame filters (this Sluice has no stage for them yet).
+    private static func tableV2(_ symbol: UnsafeMutableRawPointer, path: String) throws(PluginLoadError) -> UnsafePointer<SluicePluginV2> {
+        let entry = unsafeBitCast(symbol, to: SluicePluginEntryV2.self)
+        guard let table = entry() else { throw .malformed(path, reason: "the entry point returned nothing") }
+        guard table.pointee.abi_version == SLUICE_PLUGIN_ABI_VERSION_2 else {
+            throw .versionMismatch(path, found: table.pointee.abi_version, expected: SLUICE_PLUGIN_ABI_VERSION_2)
+        }
+        guard Int(table.pointee.struct_size) >= MemoryLayout<SluicePluginV2>.size else {
+            throw .malformed(
+                path, reason: "its table is \(table.pointee.struct_size) bytes, smaller than version 2's \(MemoryLayout<SluicePluginV2>.size)")
+        }
+        guard table.pointee.encoded_filter_count == 0 else {
+            throw .malformed(
+                path,
+                reason:
+                    "it exports \(table.pointee.encoded_filter_count) encoded-frame filter(s), which this Sluice cannot run yet; export them from a build for a Sluice that has the encoded-frame stage"
+            )
+        }
+        return table
+    }
+
+    /// Each of `count` descriptors at `first`, made into a factory; a count without a table is malformed.
+    private static func list<Descriptor, Factory>(
+        _ first: UnsafePointer<Descriptor>?, count: UInt32, path: String, what: String,
+        _ make: (UnsafePointer<Descriptor>) throws(PluginLoadError) -> Factory
+    ) throws(PluginLoadError) -> [Factory] {
+        guard count > 0 else { return [] }
+        guard let first else { throw .malformed(path, reason: "it counts \(count) \(what) filter(s) but gives no table of them") }
+        var out: [Factory] = []
+        for i in 0..<Int(count) { out.append(try make(first + i)) }
+        return out
+    }
+
+    private static func parameters(_ json: UnsafePointer<CChar>?, filter name: String, path: String) throws(PluginLoadError) -> [FilterParameter] {
+        do {
+            return try JSONDecoder().decode([FilterParameter].self, from: Data((json.map { String(cString: $0) } ?? "[]").utf8))
+        } catch {
+            throw .malformed(path, reason: "filter '\(name)' has unreadable parameters: \(error)")
+        }
+    }
+
+    private static func audioFactory(_ d: UnsafePointer<SluiceAudioFilterV2>, path: String) throws(PluginLoadError) -> AudioFilterFactory {
+        let c = d.pointee
+        guard Int(c.struct_size) >= MemoryLayout<SluiceAudioFilterV2>.size else {
+            throw .malformed(
+                path, reason: "an audio filter's descriptor is \(c.struct_size) bytes, smaller than version 2's \(MemoryLayout<SluiceAudioFilterV2>.size)")
+        }
+        guard let namePtr = c.name, let create = c.create, let destroy = c.destroy, let process = c.process else {
+            throw .malformed(path, reason: "an audio filter lacks its name or functions")
+        }
+        let name = String(cString: namePtr)
+        let formats = (c.formats.map { String(cString: $0) } ?? "").split(separator: ",")
+            .compactMap { SampleFormat(rawValue: String($0).trimmingCharacters(in: .whitespaces)) }
+        guard !formats.isEmpty else { throw .malformed(path, reason: "audio filter '\(name)' declares no known sample format (S16LE, F32LE)") }
+        let descriptor = PluginAudioDescriptor(d)
+        return AudioFilterFactory(
+            name: name, summary: c.summary.map { String(cString: $0) } ?? "", formats: formats,
+            parameters: try parameters(c.parameters_json, filter: name, path: path), modifiesSamples: c.modifies_samples != 0,
+            origin: path
+        ) { config, _ in
+            try PluginAudioFilterInstance(descriptor, create: create, destroy: destroy, process: process, configuration: config)
+        }
     }
 
     private static func factory(_ d: UnsafePointer<SluiceFilterV1>, path: String) throws(PluginLoadError) -> FilterFactory {
@@ -71,12 +146,7 @@ package final class LoadedPlugin: Sendable {
         let formats = (c.formats.map { String(cString: $0) } ?? "").split(separator: ",")
             .compactMap { PixelFormat(rawValue: String($0).trimmingCharacters(in: .whitespaces)) }
         guard !formats.isEmpty else { throw .malformed(path, reason: "filter '\(name)' declares no known pixel format") }
-        let parameters: [FilterParameter]
-        do {
-            parameters = try JSONDecoder().decode([FilterParameter].self, from: Data((c.parameters_json.map { String(cString: $0) } ?? "[]").utf8))
-        } catch {
-            throw .malformed(path, reason: "filter '\(name)' has unreadable parameters: \(error)")
-        }
+        let parameters = try parameters(c.parameters_json, filter: name, path: path)
         let descriptor = PluginDescriptor(d)
         return FilterFactory(
             name: name, summary: c.summary.map { String(cString: $0) } ?? "", formats: formats,
@@ -158,12 +228,12 @@ package final class PluginFilterInstance: FrameProcessor {
     }
 }
 
-private final class EmitBox {
+final class EmitBox {
     let context: FilterContext
     init(_ c: FilterContext) { context = c }
 }
 
-private let pluginEmit: SluiceEmitV1 = { context, event, json in
+let pluginEmit: SluiceEmitV1 = { context, event, json in
     guard let context, let event else { return }
     let box = Unmanaged<EmitBox>.fromOpaque(context).takeUnretainedValue()
     let fields = (try? JSONDecoder().decode([String: Double].self, from: Data((json.map { String(cString: $0) } ?? "{}").utf8))) ?? [:]

@@ -8,7 +8,7 @@ import Synchronization
 /// `@unchecked Sendable`: `setInfo` and `fill` run on the source's streaming thread, one at
 /// a time; `configure` happens before the element leaves NULL (the builder calls it right
 /// after creating the element), and its result is published through a Mutex.
-package final class SourceElementState: VideoSourceState, @unchecked Sendable {
+package final class SourceElementState: VideoSourceState, ConfigurableSource, @unchecked Sendable {
     private let factory: SourceFactory
     private let handle: ElementHandle
     private let configuration = Mutex<FilterConfiguration?>(nil)
@@ -50,19 +50,26 @@ package final class SourceElementState: VideoSourceState, @unchecked Sendable {
     }
 }
 
+/// The state of a Swift source element (video or audio), configured by the graph builder
+/// right after it makes the element.
+package protocol ConfigurableSource: AnyObject {
+    /// Sets the settings the source is built from (defaults apply to the rest).
+    func configure(_ settings: [String: FilterValue]) throws(FilterConfigurationError)
+}
+
 /// Finds the state of a source element the graph builder just created, to configure it.
 package enum SourceStateDirectory {
     /// Keyed by the element's address.
     private static let table = Mutex<[UInt: SourceStateRef]>([:])
     /// Weak, so the directory never keeps a finalized element's state alive.
     private struct SourceStateRef: @unchecked Sendable { // only dereferenced under the table's lock
-        weak var state: SourceElementState?
+        weak var state: (any ConfigurableSource)?
     }
 
-    package static func state(of element: Element) -> SourceElementState? {
+    package static func state(of element: Element) -> (any ConfigurableSource)? {
         table.withLock { $0[UInt(bitPattern: element.pointer)]?.state }
     }
-    package static func add(_ s: SourceElementState, for element: UnsafeMutableRawPointer) {
+    package static func add(_ s: any ConfigurableSource, for element: UnsafeMutableRawPointer) {
         table.withLock { $0[UInt(bitPattern: element)] = SourceStateRef(state: s) }
     }
     package static func remove(_ element: UnsafeMutableRawPointer) {

@@ -23,6 +23,7 @@ extension GraphBuilder {
             }
             throw RunError("there is no send.\(media.rawValue) branch whose filters could be replaced")
         }
+        if try reconfigureInPlace(key, section, to: specs) { return }
         let fresh = try filterElements(specs)
         guard let headPad = section.head.staticPad("src") else { throw RunError("the filter section has no input pad") }
         let outcome = SwapOutcome()
@@ -41,6 +42,35 @@ extension GraphBuilder {
         }
         while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) } // started: it finishes promptly
         try outcome.result?.get()
+    }
+
+    /// When the new list names the same Swift filters in the same order and only their
+    /// settings differ, sets them on the running elements instead of swapping elements: each
+    /// makes a new instance before its next buffer, handed the one it replaces (an audio
+    /// `gain` then ramps rather than clicks). Settings the new list leaves out go back to their
+    /// defaults. Returns false when elements must be swapped.
+    private func reconfigureInPlace(_ key: BranchKey, _ section: FilterSection, to specs: [FilterSpec]) throws(RunError) -> Bool {
+        guard specs.count == section.specs.count, !specs.isEmpty else { return false }
+        for (old, new) in zip(section.specs, specs) {
+            guard case .swift(let oldName, _, _) = old.kind, case .swift(let name, _, _) = new.kind, oldName == name else {
+                return false
+            }
+        }
+        for (element, spec) in zip(section.elements, specs) {
+            guard case .swift(let name, let settings, let onError) = spec.kind else { continue }
+            let given = Set(settings.map(\.name))
+            let defaults = (FilterRegistry.shared.filterParameters(name) ?? []).compactMap { p in
+                given.contains(p.name) ? nil : p.defaultValue.map { FilterSetting(name: p.name, value: $0) }
+            }
+            do {
+                for s in settings + defaults { try element.set(s.name, value: s.value.gValue) }
+                try element.set("on-error", onError.rawValue)
+            } catch {
+                throw RunError("cannot configure filter '\(name)': \(error.message)")
+            }
+        }
+        state.withLock { $0.sections[key]?.specs = specs }
+        return true
     }
 
     /// Runs with the section's input idle-blocked. Links the new filters in; on failure puts

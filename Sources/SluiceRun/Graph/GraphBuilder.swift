@@ -178,7 +178,7 @@ public final class GraphBuilder: Sendable {
         }
         let swift = (element.cast(to: Bin.self)?.descendants ?? [element]).filter { e in
             guard let factory = e.factoryName, factory.hasPrefix("sluice-") else { return false }
-            return FilterRegistry.shared.filter(named: String(factory.dropFirst("sluice-".count))) != nil
+            return FilterRegistry.shared.filterMedia(String(factory.dropFirst("sluice-".count))) != nil
         }
         if !swift.isEmpty { state.withLock { $0.swiftFilters += swift } }
         return element
@@ -246,7 +246,7 @@ public final class GraphBuilder: Sendable {
         _ name: String, settings: [FilterSetting], onError: FilterErrorPolicy,
         at location: SourceLocation?
     ) throws(RunError) -> Element {
-        guard FilterRegistry.shared.filter(named: name) != nil else {
+        guard FilterRegistry.shared.filterMedia(name) != nil else {
             throw RunError("no Swift filter named '\(name)' is registered in this program", at: location)
         }
         let element = try make("sluice-" + name, [(String, String)](), at: location)

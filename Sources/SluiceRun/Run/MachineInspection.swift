@@ -86,6 +86,17 @@ public struct MachineInspection: Sendable, Codable {
                     formats: $0.formats.map(\.rawValue), settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" },
                     origin: $0.origin)
             }
+            + registry.allAudioFilters.map {
+                SwiftFilter(
+                    name: $0.name, kind: $0.modifiesSamples ? "audio filter" : "audio analysis", summary: $0.summary,
+                    formats: $0.formats.map(\.rawValue), settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" },
+                    origin: $0.origin)
+            }
+            + registry.allAudioSources.map {
+                SwiftFilter(
+                    name: $0.name, kind: "audio source", summary: $0.summary, formats: $0.formats.map(\.rawValue),
+                    settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" }, origin: $0.origin)
+            }
             + registry.allSources.map {
                 SwiftFilter(
                     name: $0.name, kind: "source", summary: $0.summary, formats: $0.formats.map(\.rawValue),

@@ -264,7 +264,8 @@ public final class PipelineRun: Sendable {
             RunSummary.FilterReport(
                 filter: $0.filter, element: $0.element, frames: $0.frames.load(ordering: .relaxed),
                 dropped: $0.dropped.load(ordering: .relaxed), errors: $0.errors.load(ordering: .relaxed),
-                events: $0.events, last_error: $0.lastError)
+                events: $0.events, last_error: $0.lastError,
+                last_event_fields: $0.lastEventFields.isEmpty ? nil : $0.lastEventFields)
         }
         result.data_channels = active.channels?.report ?? []
         result.sources = builder.supervisor.report()

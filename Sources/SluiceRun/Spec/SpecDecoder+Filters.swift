@@ -31,7 +31,7 @@ extension SpecDecoder {
         for item in items {
             switch item.content {
             case .mapping(let map):
-                if let filter = decodeFilterItem(map, at: item.location) { filters.append(filter) }
+                if let filter = decodeFilterItem(map, media: media, at: item.location) { filters.append(filter) }
             case .reported:
                 continue
             case .scalar, .sequence:
@@ -41,7 +41,7 @@ extension SpecDecoder {
         return filters
     }
 
-    private mutating func decodeFilterItem(_ map: [SpecEntry], at location: SourceLocation) -> FilterSpec? {
+    private mutating func decodeFilterItem(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation) -> FilterSpec? {
         let selectors = map.filter { FilterItemKind(rawValue: $0.key) != nil }
         let kind = selectors.count == 1 ? selectors.first.flatMap { FilterItemKind(rawValue: $0.key) } : nil
         let allowed =
@@ -79,7 +79,7 @@ extension SpecDecoder {
             guard let text = fragment(selector) else { return nil }
             return FilterSpec(kind: .gst(text), location: selector.keyLocation)
         case .filter:
-            return decodeSwiftFilter(map, selector: selector)
+            return decodeSwiftFilter(map, selector: selector, media: media)
         }
     }
 }

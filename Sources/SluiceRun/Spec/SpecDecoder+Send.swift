@@ -108,8 +108,10 @@ extension SpecDecoder {
         var allowed = Self.captureKeys(kind, media: media, named: kindEntry != nil)
         if kindEntry != nil, gstEntry != nil { allowed.append("gst") } // reported above
         if kind?.takesAnyKey == true {
-            let known = Set(Self.everyCaptureKey(.video) + Self.everyCaptureKey(.audio))
-            allowed += map.map(\.key).filter { !known.contains($0) }
+            // Its own settings may share a name with another kind's key (`wave`, `frequency`);
+            // only the keys every capture has, and the raw format's, stay reserved.
+            let reserved = Set(["kind", "gst", "fallback"] + CaptureRegistry.formatKeys(for: .video) + CaptureRegistry.formatKeys(for: .audio))
+            allowed += map.map(\.key).filter { !reserved.contains($0) }
         }
         checkKeys(map, allowed: allowed, context: "in capture") { key in Self.captureKeyHint(key, media: media) }
         // Keys not allowed were reported above and are ignored here.

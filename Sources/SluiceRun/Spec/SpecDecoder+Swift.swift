@@ -41,7 +41,7 @@ extension SpecDecoder {
     }
 
     /// A `- filter: NAME` item with its settings and `on_error`.
-    package mutating func decodeSwiftFilter(_ map: [SpecEntry], selector: SpecEntry) -> FilterSpec? {
+    package mutating func decodeSwiftFilter(_ map: [SpecEntry], selector: SpecEntry, media: MediaKind) -> FilterSpec? {
         guard let name = nonEmptyText(selector) else { return nil }
         var policy = FilterErrorPolicy.pass
         if let e = map.entry("on_error"),
@@ -64,6 +64,14 @@ extension SpecDecoder {
                 "unknown Swift filter '\(name)'"
                     + (suggestion.isEmpty
                         ? "; available: \(known.joined(separator: ", ")) (or load one with `plugins:`)" : suggestion),
+                at: selector.value.location)
+            return nil
+        }
+        if let filterMedia = catalog.filterMedia(name), filterMedia != media {
+            let fitting = catalog.filterNames.filter { catalog.filterMedia($0) == media }.sorted()
+            fail(
+                "'\(name)' is \(filterMedia == .audio ? "an audio" : "a video") filter and this is the \(media) branch"
+                    + (fitting.isEmpty ? "" : "; \(media) filters: \(fitting.joined(separator: ", "))"),
                 at: selector.value.location)
             return nil
         }
@@ -152,13 +160,15 @@ extension SpecDecoder {
     }
 
     /// `capture: {kind: swift, name: NAME, ...settings}` (video only).
-    package mutating func decodeSwiftCapture(_ map: [SpecEntry], nameEntry: SpecEntry?, at location: SourceLocation) -> CaptureSpec.Kind? {
+    package mutating func decodeSwiftCapture(
+        _ map: [SpecEntry], nameEntry: SpecEntry?, media: MediaKind, at location: SourceLocation
+    ) -> CaptureSpec.Kind? {
         guard let nameEntry else {
-            fail("a swift capture needs 'name' (the FrameSource to run)", at: location)
+            fail("a swift capture needs 'name' (the \(media == .video ? "FrameSource" : "AudioSource") to run)", at: location)
             return nil
         }
         guard let name = nonEmptyText(nameEntry) else { return nil }
-        let settingEntries = map.filter { !["kind", "name", "width", "height", "fps"].contains($0.key) }
+        let settingEntries = map.filter { !(["kind", "name"] + CaptureRegistry.formatKeys(for: media)).contains($0.key) }
         guard let catalog = swiftCatalog else {
             let settings = settingEntries.compactMap { e in
                 e.value.scalarText.map { FilterSetting(name: e.key, value: .string($0), location: e.keyLocation) }
@@ -170,6 +180,14 @@ extension SpecDecoder {
             let suggestion = Suggestions.didYouMean(name, in: known)
             fail(
                 "unknown Swift source '\(name)'" + (suggestion.isEmpty ? "; available: \(known.joined(separator: ", "))" : suggestion),
+                at: nameEntry.value.location)
+            return nil
+        }
+        if let sourceMedia = catalog.sourceMedia(name), sourceMedia != media {
+            let fitting = catalog.sourceNames.filter { catalog.sourceMedia($0) == media }.sorted()
+            fail(
+                "'\(name)' is \(sourceMedia == .audio ? "an audio" : "a video") source and this is the \(media) branch"
+                    + (fitting.isEmpty ? "" : "; \(media) sources: \(fitting.joined(separator: ", "))"),
                 at: nameEntry.value.location)
             return nil
         }

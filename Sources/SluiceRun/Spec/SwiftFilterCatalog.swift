@@ -17,9 +17,19 @@ public protocol SwiftFilterCatalog: Sendable {
     /// What deserves a warning in filter `name`'s `configuration` on a `width`×`height` picture
     /// (`FrameFilter.warnings`).
     func filterWarnings(_ name: String, _ configuration: FilterConfiguration, width: Int, height: Int) -> [String]
+    /// The medium filter `name` works on (`.video` for a `FrameFilter`, `.audio` for an
+    /// `AudioFilter`); nil if there is no such filter.
+    func filterMedia(_ name: String) -> MediaKind?
+    /// The medium source `name` makes (`.video` for a `FrameSource`, `.audio` for an
+    /// `AudioSource`); nil if there is no such source.
+    func sourceMedia(_ name: String) -> MediaKind?
 }
 
 extension SwiftFilterCatalog {
     /// By default nothing to warn about.
     public func filterWarnings(_ name: String, _ configuration: FilterConfiguration, width: Int, height: Int) -> [String] { [] }
+    /// By default every known filter is a video filter.
+    public func filterMedia(_ name: String) -> MediaKind? { filterParameters(name) == nil ? nil : .video }
+    /// By default every known source is a video source.
+    public func sourceMedia(_ name: String) -> MediaKind? { sourceParameters(name) == nil ? nil : .video }
 }

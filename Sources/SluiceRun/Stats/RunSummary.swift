@@ -235,6 +235,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var events: [String: Int]
         /// The message of the filter's last error; nil if it never threw.
         public var last_error: String?
+        /// The numeric fields of the last event of each name (a `level` filter's last
+        /// `rms_db` and `peak_db`); nil when no event carried fields.
+        public var last_event_fields: [String: [String: Double]]?
     }
 
     /// One data channel's counters.
@@ -331,7 +334,11 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
             var line = "  filter \(SummaryText.column(f.filter, width: 8)) \(f.frames) frames"
             if f.dropped > 0 { line += ", \(f.dropped) dropped" }
             if f.errors > 0 { line += ", \(f.errors) errors (last: \(f.last_error ?? "?"))" }
-            for (k, v) in f.events.sorted(by: { $0.key < $1.key }) { line += ", \(v) \(k) events" }
+            for (k, v) in f.events.sorted(by: { $0.key < $1.key }) {
+                line += ", \(v) \(k) events"
+                guard let fields = f.last_event_fields?[k], !fields.isEmpty else { continue }
+                line += " (last: " + fields.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f", $0.key, $0.value) }.joined(separator: ", ") + ")"
+            }
             lines.append(line)
         }
         for o in sources {

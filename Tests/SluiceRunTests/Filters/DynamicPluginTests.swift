@@ -74,7 +74,7 @@ final class DynamicPluginTests: XCTestCase {
 
     func testLibraryWithoutEntryPoint() {
         let error = FilterRegistry.shared.loadPlugin(at: "/lib/x86_64-linux-gnu/libz.so.1")
-        XCTAssertTrue(error?.contains("no entry point 'sluice_plugin_v1'") ?? false, error ?? "")
+        XCTAssertTrue(error?.contains("no entry point 'sluice_plugin_v2' or 'sluice_plugin_v1'") ?? false, error ?? "")
     }
 
     func testLibraryThatIsNotALibrary() throws {

@@ -90,7 +90,7 @@ final class SwiftFilterSpecTests: XCTestCase {
             ("send:\n  video:\n    capture: {kind: swift, name: scen}\n", "did you mean 'scene'"),
             ("send:\n  video:\n    capture: {kind: swift}\n", "needs 'name'"),
             ("send:\n  video:\n    capture: {kind: swift, name: scene, speeed: 1}\n", "did you mean 'speed'"),
-            ("send:\n  audio:\n    capture: {kind: swift, name: scene}\n", "video-only")
+            ("send:\n  audio:\n    capture: {kind: swift, name: scene}\n", "'scene' is a video source and this is the audio branch")
         ] {
             XCTAssertThrowsError(try loader.load(yaml: yaml, file: "s.yaml")) { error in
                 let text = (error as? PipelineFileError)?.description ?? ""

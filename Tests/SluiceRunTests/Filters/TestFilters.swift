@@ -56,7 +56,9 @@ enum TestFilters {
     /// Registers the built-in plugins and the test filters once per process.
     static let registered: Bool = {
         for f in BuiltInPlugins.filters { try? FilterRegistry.shared.register(FilterFactory(f)) }
+        for f in BuiltInPlugins.audioFilters { try? FilterRegistry.shared.register(AudioFilterFactory(f)) }
         for s in BuiltInPlugins.sources { try? FilterRegistry.shared.register(SourceFactory(s)) }
+        for s in BuiltInPlugins.audioSources { try? FilterRegistry.shared.register(AudioSourceFactory(s)) }
         try? FilterRegistry.shared.register(ThrowingFilter.self)
         try? FilterRegistry.shared.register(PaintFilter.self)
         try? FilterRegistry.shared.register(LumaProbe.self)

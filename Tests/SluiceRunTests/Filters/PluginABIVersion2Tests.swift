@@ -1,0 +1,143 @@
+import Foundation
+import SluiceFilterKit
+import SluiceTestSupport
+import XCTest
+@testable import SluiceRun
+
+/// Plugin ABI version 2: audio filters through the C interface (Plugins/ExamplePlugin's
+/// `tremolo`), version-1 plugins still loading, and every malformed version-2 table refused
+/// with its reason while the rest goes on.
+final class PluginABIVersion2Tests: XCTestCase {
+    override func setUpWithError() throws {
+        _ = TestFilters.registered
+        guard FileManager.default.fileExists(atPath: DynamicPluginTests.example) else {
+            XCTFail("build the example plugin first: swift build -c release --package-path Plugins/ExamplePlugin (Scripts/test.sh does)")
+            throw XCTSkip("no example plugin")
+        }
+    }
+
+    /// Compiles `source` (C) into a shared library in a fresh folder and returns its path.
+    private func library(_ name: String, _ source: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-abi2-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let c = dir.appendingPathComponent("\(name).c"), so = dir.appendingPathComponent("lib\(name).so")
+        try ("#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n#include <stdlib.h>\n" + Self.header + source)
+            .write(to: c, atomically: true, encoding: .utf8)
+        let cc = Process()
+        cc.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+        cc.arguments = ["-shared", "-fPIC", "-I", Repository.path("Sources/CSluicePluginABI/include"), "-o", so.path, c.path]
+        try cc.run()
+        cc.waitUntilExit()
+        XCTAssertEqual(cc.terminationStatus, 0, "cc \(name).c")
+        return so.path
+    }
+
+    private static let header = "#include \"sluice_plugin.h\"\n"
+
+    /// One audio filter in C that halves every float sample; `count`, `table` and the sizes are
+    /// what the test makes wrong.
+    private func halvingPlugin(
+        name: String, abi: String = "SLUICE_PLUGIN_ABI_VERSION_2", tableSize: String = "sizeof(SluicePluginV2)",
+        filterSize: String = "sizeof(SluiceAudioFilterV2)", audioCount: Int = 1, audioTable: String = "&halve",
+        encodedCount: Int = 0
+    ) throws -> String {
+        try library(
+            name,
+            """
+            static void *create(const void *t, const char *json, char **error) { (void) t; (void) json; (void) error; return malloc(1); }
+            static void destroy(void *i) { free(i); }
+            static int32_t process(void *i, SluiceAudioBufferV2 *b, SluiceEmitV1 emit, void *ctx, char **error) {
+                (void) i; (void) emit; (void) ctx; (void) error;
+                float *f = b->data;
+                for (uint32_t k = 0; k < b->frames * (uint32_t) b->channels; k++) f[k] *= 0.5f;
+                return 0;
+            }
+            static void free_string(char *s) { free(s); }
+            static const SluiceAudioFilterV2 halve = {
+                \(filterSize), "\(name)-halve", "halves the level", "F32LE", "[]", 1, NULL, create, destroy, process, free_string
+            };
+            static const SluicePluginV2 table = {
+                \(abi), \(tableSize), "\(name)", 0, NULL, \(audioCount), \(audioTable), \(encodedCount), NULL
+            };
+            const SluicePluginV2 *sluice_plugin_v2(void) { return &table; }
+            """)
+    }
+
+    func testTheExamplePluginsAudioFilterRunsThroughTheCInterfaceContinuingAcrossBuffers() throws {
+        XCTAssertNil(FilterRegistry.shared.loadPlugin(at: DynamicPluginTests.example))
+        XCTAssertNotNil(FilterRegistry.shared.filter(named: "sepia"), "version 2 carries the video filter too")
+        let tremolo = try XCTUnwrap(FilterRegistry.shared.audioFilter(named: "tremolo"))
+        XCTAssertEqual(tremolo.origin, DynamicPluginTests.example)
+        XCTAssertEqual(tremolo.formats, [.f32le, .s16le])
+        XCTAssertEqual(tremolo.parameters.map(\.name), ["rate_hz", "depth"])
+        let processor = try tremolo.make(
+            try FilterConfiguration(["rate_hz": .number(10), "depth": .number(1)], parameters: tremolo.parameters), nil)
+        // Two buffers of ones, mono at 1 kHz; the second continues the first's phase.
+        var output: [Float] = []
+        for (k, offset) in [UInt64(0), 30].enumerated() {
+            var ones = [Float](repeating: 1, count: 30)
+            _ = try ones.withUnsafeMutableBytes { raw in
+                try processor.process(
+                    AudioBlock(
+                        format: .f32le, rate: 1000, channels: 1, base: raw.baseAddress!, byteCount: raw.count, pts: nil,
+                        blockNumber: UInt64(k), sampleOffset: offset), context: .discarding)
+            }
+            output += ones
+        }
+        for (i, value) in output.enumerated() {
+            XCTAssertEqual(value, Float(1 - (1 + sin(2 * Double.pi * 10 * Double(i) / 1000)) / 2), accuracy: 1e-5, "sample \(i)")
+        }
+    }
+
+    func testAVersionOnePluginStillLoads() throws {
+        let path = try library(
+            "onlyv1",
+            """
+            static void *create(const void *t, const char *json, char **error) { (void) t; (void) json; (void) error; return malloc(1); }
+            static void destroy(void *i) { free(i); }
+            static int32_t process(void *i, SluiceFrameV1 *f, SluiceEmitV1 emit, void *ctx, char **error) {
+                (void) i; (void) emit; (void) ctx; (void) error;
+                memset(f->data[0], 7, (size_t) f->stride[0] * (size_t) f->height);
+                return 0;
+            }
+            static void free_string(char *s) { free(s); }
+            static const SluiceFilterV1 paint = { "onlyv1-paint", "paints luma 7", "I420", "[]", 1, NULL, create, destroy, process, free_string };
+            static const SluicePluginV1 table = { SLUICE_PLUGIN_ABI_VERSION, 1, &paint, "onlyv1" };
+            const SluicePluginV1 *sluice_plugin_v1(void) { return &table; }
+            """)
+        XCTAssertNil(FilterRegistry.shared.loadPlugin(at: path))
+        let factory = try XCTUnwrap(FilterRegistry.shared.filter(named: "onlyv1-paint"))
+        let frame = OwnedFrame(format: .i420, width: 8, height: 4, fill: 200)
+        _ = try frame.withFrame { try factory.make(try FilterConfiguration([:], parameters: []))
+            .process($0, context: .discarding) }
+        XCTAssertEqual(frame[0, 3, 2], 7)
+    }
+
+    func testAVersionTwoAudioFilterFromCLoadsAndRuns() throws {
+        let path = try halvingPlugin(name: "goodv2")
+        XCTAssertNil(FilterRegistry.shared.loadPlugin(at: path))
+        let factory = try XCTUnwrap(FilterRegistry.shared.audioFilter(named: "goodv2-halve"))
+        var samples: [Float] = [0.5, -1, 0.25, 1]
+        _ = try AudioBlock.withSamples(&samples, rate: 48_000, channels: 2) {
+            try factory.make(try FilterConfiguration([:], parameters: []), nil).process($0, context: .discarding)
+        }
+        XCTAssertEqual(samples, [0.25, -0.5, 0.125, 0.5])
+    }
+
+    func testMalformedVersionTwoTablesAreRefusedWithTheirReason() throws {
+        let cases: [(String, String, String)] = [
+            ("future", try halvingPlugin(name: "future", abi: "3"), "built for plugin ABI version 3"),
+            ("small", try halvingPlugin(name: "small", tableSize: "8"), "its table is 8 bytes, smaller than version 2's"),
+            ("smallfilter", try halvingPlugin(name: "smallfilter", filterSize: "4"), "an audio filter's descriptor is 4 bytes"),
+            ("notable", try halvingPlugin(name: "notable", audioCount: 2, audioTable: "NULL"), "it counts 2 audio filter(s) but gives no table of them"),
+            ("encoded", try halvingPlugin(name: "encoded", encodedCount: 1), "encoded-frame filter(s), which this Sluice cannot run yet")
+        ]
+        for (name, path, expected) in cases {
+            let error = FilterRegistry.shared.loadPlugin(at: path)
+            XCTAssertTrue(error?.contains(expected) ?? false, "\(name): \(error ?? "loaded")")
+            XCTAssertNil(FilterRegistry.shared.audioFilter(named: "\(name)-halve"), "\(name): nothing of a refused plugin is registered")
+        }
+        XCTAssertNil(FilterRegistry.shared.loadPlugin(at: try halvingPlugin(name: "after")), "a good plugin still loads after the refused ones")
+    }
+}
