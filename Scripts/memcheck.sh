@@ -28,7 +28,9 @@
 #    a pad-added handler building receive chains there, both removed while it plays),
 #    SluiceRunTests.LoadPublisherHubTests (bus errors routed to handlers by element name),
 #    SluiceRunTests.SendLatencyTests (a do-latency
-#    handler that returns a value, latency queries and events) and two Swift-element tests
+#    handler that returns a value, latency queries and events), the audio elements written in
+#    Swift (AudioFilterTests' gain set on a running element, SwiftAudioCaptureTests' tone
+#    source, PluginABIVersion2Tests' C audio filter) and two Swift-element tests
 #    (a full webrtcbin loopback run) in a loopback-only network namespace, with
 #    Scripts/valgrind.supp, and fails if a definitely-lost block or an invalid access
 #    (read, write, free) or use of uninitialised memory involves our code: a frame of
@@ -98,9 +100,9 @@ gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
 # WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
 # state and closures live in Swift) including errors thrown inside a filter.
-negotiation=SluiceRunTests.NegotiationTests,SluiceRunTests.DataChannelTests,SluiceRunTests.PipelineControlTests,SluiceRunTests.ViewerTrafficTests,SluiceRunTests.KeyframeRequestLimiterTests,SluiceRunTests.PayloadTypeRewriteTests,SluiceRunTests.RenditionSwitchTests,SluiceRunTests.GOPCacheTests,SluiceRunTests.StartGateTests,SluiceRunTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceRunTests.RecordSinkTests/testARecordingRunsInProcess,SluiceRunTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceRunTests.FallbackSwitchTests,SluiceRunTests.SharedBranchTests,SluiceRunTests.FanoutLanesTests,SluiceRunTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceRunTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceRunTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceRunTests.SendLatencyTests,SluiceRunTests.LoadMemberMediaTests,SluiceRunTests.LoadPublisherHubTests
+negotiation=SluiceRunTests.NegotiationTests,SluiceRunTests.DataChannelTests,SluiceRunTests.PipelineControlTests,SluiceRunTests.ViewerTrafficTests,SluiceRunTests.KeyframeRequestLimiterTests,SluiceRunTests.PayloadTypeRewriteTests,SluiceRunTests.RenditionSwitchTests,SluiceRunTests.GOPCacheTests,SluiceRunTests.StartGateTests,SluiceRunTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceRunTests.RecordSinkTests/testARecordingRunsInProcess,SluiceRunTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceRunTests.FallbackSwitchTests,SluiceRunTests.SharedBranchTests,SluiceRunTests.FanoutLanesTests,SluiceRunTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceRunTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceRunTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceRunTests.SendLatencyTests,SluiceRunTests.LoadMemberMediaTests,SluiceRunTests.LoadPublisherHubTests,SluiceRunTests.AudioFilterTests/testChangingTheGainWhileRunningIsHeardWithoutRenegotiating,SluiceRunTests.SwiftAudioCaptureTests/testTheToneIsHeardAtItsLevelAfterOpus,SluiceRunTests.PluginABIVersion2Tests/testAVersionTwoAudioFilterFromCLoadsAndRuns
 # The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
-live_objects="$gst_tests,$negotiation,SluiceRunTests.SwiftFilterPipelineTests,SluiceRunTests.HotSwapTests"
+live_objects="$gst_tests,$negotiation,SluiceRunTests.SwiftFilterPipelineTests,SluiceRunTests.HotSwapTests,SluiceRunTests.AudioFilterTests,SluiceRunTests.AudioStampPipelineTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }
 
 # GLib: plain malloc for slices, and zero freed memory so stale pointers do not look live.
