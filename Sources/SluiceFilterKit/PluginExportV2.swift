@@ -76,7 +76,8 @@ private let exportAudioProcess:
         UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     ) -> Int32 = { instance, buffer, emit, emitContext, errorOut in
         guard let instance, let buffer, let data = buffer.pointee.data, buffer.pointee.rate > 0, buffer.pointee.channels > 0,
-            let format = buffer.pointee.format == UInt32(SLUICE_AUDIO_S16LE) ? SampleFormat.s16le
+            let format = buffer.pointee.format == UInt32(SLUICE_AUDIO_S16LE)
+                ? SampleFormat.s16le
                 : buffer.pointee.format == UInt32(SLUICE_AUDIO_F32LE) ? .f32le : nil
         else {
             errorOut?.pointee = strdup("malformed audio buffer")

@@ -13,6 +13,8 @@ public final class LatencyRecorder: Sendable {
         public var latencyMicroseconds: Int
         /// Seconds since the recorder was made.
         public var at: Double
+        /// When the frame was captured, monotonic µs (to line audio up with video).
+        public var capturedMicroseconds: UInt64? = nil
     }
 
     private let start = ContinuousClock.now
@@ -28,9 +30,11 @@ public final class LatencyRecorder: Sendable {
     public var elapsed: Double { (ContinuousClock.now - start).seconds }
 
     /// Records a frame read back.
-    public func record(number: UInt32, latencyMicroseconds: Int) {
+    public func record(number: UInt32, latencyMicroseconds: Int, capturedMicroseconds: UInt64? = nil) {
         let at = (ContinuousClock.now - start).seconds
-        samples.withLock { $0.append(Sample(number: number, latencyMicroseconds: latencyMicroseconds, at: at)) }
+        samples.withLock {
+            $0.append(Sample(number: number, latencyMicroseconds: latencyMicroseconds, at: at, capturedMicroseconds: capturedMicroseconds))
+        }
     }
 
     /// Records a frame whose stamp could not be read.
@@ -42,7 +46,8 @@ public final class LatencyRecorder: Sendable {
         switch event {
         case "framestamp":
             guard let n = fields["number"], let l = fields["latency_us"], n >= 0, n <= Double(UInt32.max), l.isFinite else { return }
-            record(number: UInt32(n), latencyMicroseconds: Int(l))
+            let captured = fields["captured_us"].flatMap { $0 >= 0 && $0.isFinite ? UInt64($0) : nil }
+            record(number: UInt32(n), latencyMicroseconds: Int(l), capturedMicroseconds: captured)
         case "framestamp-unreadable":
             recordUnreadable()
         default:

@@ -3,12 +3,16 @@ import SluiceRun
 
 /// How `sluice measure` instruments a pipeline file: a `framestamp` writer right after
 /// capture (first send filter) and a `framestamp-read` reader right before the sink (last
-/// receive filter), unless the file already places them.
+/// receive filter), unless the file already places them; and when the file sends and
+/// receives audio, `audiostamp` and `audiostamp-read` likewise in the audio branches.
 public enum MeasurePlan {
     /// The name of the filter that writes a frame stamp (`framestamp`).
     public static let writer = StageTimer.stampWriter
     /// The name of the filter that reads the frame stamp back (`framestamp-read`).
     public static let reader = StageTimer.stampReader
+
+    /// The audio stamp writer (`audiostamp`) and reader (`audiostamp-read`).
+    public static let audioWriter = "audiostamp", audioReader = "audiostamp-read"
 
     /// The stamp's square size for a frame width: 3 rows of 32 squares must fit, and 16 px
     /// squares survive VP8/H.264 at 720p (smaller frames get smaller squares, at least 4).
@@ -36,6 +40,16 @@ public enum MeasurePlan {
         var out = spec
         out.send?.video = send
         out.receive?.video = receive
+        if var sendAudio = spec.send?.audio, var receiveAudio = spec.receive?.audio {
+            if !sendAudio.filters.contains(where: { Self.isSwift($0, Self.audioWriter) }) {
+                sendAudio.filters.insert(FilterSpec(kind: .swift(name: Self.audioWriter, settings: [], onError: .pass)), at: 0)
+            }
+            if !receiveAudio.filters.contains(where: { Self.isSwift($0, Self.audioReader) }) {
+                receiveAudio.filters.append(FilterSpec(kind: .swift(name: Self.audioReader, settings: [], onError: .pass)))
+            }
+            out.send?.audio = sendAudio
+            out.receive?.audio = receiveAudio
+        }
         return out
     }
 

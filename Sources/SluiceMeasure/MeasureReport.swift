@@ -64,6 +64,9 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     /// Loss repair seen by the receiver: requests it sent, packets retransmissions repaired in
     /// time, and its jitter buffers' latency at the end (raised when repairs needed longer).
     public var repair: Repair?
+    /// Audio mouth-to-ear delay and the A/V offset, when the file sends and receives audio
+    /// (one process).
+    public var audio: AudioMeasurement?
 
     /// Mean glass-to-glass latency minus the sum of the stages' means: time no stage saw.
     /// Near zero when the stages cover the whole path; a stage that is not measured, or a
@@ -126,6 +129,7 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
         } else {
             lines.append("  first frame    " + ms(time_to_first_frame_ms))
         }
+        lines += audio?.lines ?? []
         if let r = repair, r.nacks + r.plis + r.firs + r.rtx_repaired > 0 {
             lines.append(
                 "  repair         \(r.nacks) NACKs, \(r.plis) PLIs, \(r.firs) FIRs; \(r.rtx_repaired) packets repaired by retransmission"

@@ -36,12 +36,12 @@ public enum Measurement {
         progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }
     ) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec)
-        let recorder = LatencyRecorder(), timer = StageTimer()
+        let recorder = LatencyRecorder(), timer = StageTimer(), audio = AudioDelayRecorder()
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         let cpuBefore = processCPUSeconds()
         let summary = try await instrumentedRun(
             instrumented, duration: duration, recorder: recorder, timer: timer,
-            timeline: timeline, stop: stop, progress: progress)
+            timeline: timeline, stop: stop, audio: audio, progress: progress)
         let cpu = processCPUSeconds() - cpuBefore
         let writer = summary.filters.first { $0.filter == MeasurePlan.writer }
         let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
@@ -51,6 +51,10 @@ public enum Measurement {
         result.stages = timer.figures(warmup: warmup)
         result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages)
         result.bitrate = timeline.all
+        if instrumented.send?.audio != nil, instrumented.receive?.audio != nil {
+            result.audio = AudioMeasurement(
+                audio: audio.all, unreadable: audio.unreadableCount, video: recorder.all, duration: summary.duration_s)
+        }
         return result
     }
 
@@ -58,12 +62,13 @@ public enum Measurement {
     /// to `timer` and each second's bitrates to `timeline`, with a progress line each second.
     package static func instrumentedRun(
         _ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
-        timeline: BitrateTimeline, stop: StopFlag,
+        timeline: BitrateTimeline, stop: StopFlag, audio: AudioDelayRecorder? = nil,
         progress: @escaping @Sendable (MeasureProgress) -> Void
     ) async throws(RunError) -> RunSummary {
         var options = RunOptions(duration: duration)
         options.stageTimer = timer
         options.onFilterEvent = { filter, event, fields in
+            if filter == MeasurePlan.audioReader { audio?.take(event: event, fields: fields) }
             guard filter == MeasurePlan.reader else { return }
             recorder.take(event: event, fields: fields)
             timer.noteFirstFrame()

@@ -68,7 +68,8 @@ final class AudioStampTests: XCTestCase {
                     let t = Double(k * samples.count + i) / Double(rate)
                     switch kind {
                     case "noise": samples[i] = Float.random(in: -1...1, using: &generator)
-                    case "lone sync": samples[i] = t.truncatingRemainder(dividingBy: 0.5) < 0.03 ? Float(0.25 * (sin(2 * .pi * 941 * t) + sin(2 * .pi * 1633 * t))) : 0
+                    case "lone sync":
+                        samples[i] = t.truncatingRemainder(dividingBy: 0.5) < 0.03 ? Float(0.25 * (sin(2 * .pi * 941 * t) + sin(2 * .pi * 1633 * t))) : 0
                     case "clipped": samples[i] = sin(2 * .pi * 1000 * t) > 0 ? 1 : -1
                     default: break
                     }

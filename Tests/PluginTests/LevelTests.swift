@@ -29,7 +29,9 @@ final class LevelTests: XCTestCase {
                 offset += size
             }
             XCTAssertEqual(samples, original)
-            let events = collected.events.withLock { e in defer { e.removeAll() }; return e }
+            let events = collected.events.withLock { e in
+                defer { e.removeAll() }; return e
+            }
             XCTAssertEqual(events.count, 10, "one event per 100 ms of a 1 s signal")
             for e in events {
                 XCTAssertEqual(e["rms_db"] ?? 0, expectedRMS, accuracy: 0.05)

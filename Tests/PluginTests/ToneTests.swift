@@ -54,8 +54,10 @@ final class ToneTests: XCTestCase {
 
     /// Each digit's window holds its keypad pair and not another row's.
     func testDTMFPlaysEachDigitsPairThenSilence() throws {
-        let tone = try Tone(configuration: FilterConfiguration(
-            ["wave": .string("dtmf"), "digits": .string("5#"), "tone_ms": .integer(100), "gap_ms": .integer(50), "level_db": .number(0)], parameters: Tone.parameters))
+        let tone = try Tone(
+            configuration: FilterConfiguration(
+                ["wave": .string("dtmf"), "digits": .string("5#"), "tone_ms": .integer(100), "gap_ms": .integer(50), "level_db": .number(0)],
+                parameters: Tone.parameters))
         let x = render(tone, seconds: 0.3)
         let five = x[0..<4800], gap = x[4800..<7200], hash = x[7200..<12000]
         XCTAssertGreaterThan(power(five, 770), 0.1)

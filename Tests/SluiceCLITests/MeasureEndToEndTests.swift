@@ -69,6 +69,14 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertEqual(unaccounted, mean - sumOfMeans, accuracy: 0.01)
         XCTAssertLessThan(abs(unaccounted), max(3, mean / 4), "the stages cover the path: mean \(mean) ms, stages \(sumOfMeans) ms")
         XCTAssertTrue(r.stdout.contains("unaccounted"), "the summary prints it on a line of its own")
+        // The file sends and receives audio too: mouth-to-ear from the audio stamps, and the
+        // offset against the video frames captured at the same instants.
+        XCTAssertGreaterThanOrEqual(number(o, "audio.stamps_read") ?? 0, 3, "\(o["audio"] ?? "no audio")")
+        let mouthToEar = try XCTUnwrap(number(o, "audio.mouth_to_ear.p50_ms"))
+        XCTAssertGreaterThan(mouthToEar, 1)
+        XCTAssertLessThan(mouthToEar, 400)
+        XCTAssertGreaterThanOrEqual(number(o, "audio.av_offset.samples") ?? 0, 3)
+        XCTAssertTrue(r.stdout.contains("mouth-to-ear   p50"), r.stdout)
         let svg = try XCTUnwrap(plot)
         XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse(), "the plot is well-formed SVG")
         XCTAssertEqual(svg.components(separatedBy: "<circle").count - 1, Int(read), "one point per frame read")
@@ -241,5 +249,52 @@ final class MeasureEndToEndTests: XCTestCase {
         let audio = try CLI.run(["measure", "Pipelines/audio-only.yaml", "--duration", "2"])
         XCTAssertEqual(audio.status, 3, audio.stderr)
         XCTAssertTrue(audio.stderr.contains("measure needs a send.video branch"), audio.stderr)
+    }
+
+    /// Audio held back on purpose (a queue in send.audio.filters that lets sound go only once
+    /// it holds 80 ms) shows as more mouth-to-ear and as the same amount more A/V offset than
+    /// the same file without it (medians of one 6 s run each; within 5 ms of each other).
+    /// GStreamer's queue holds sound in whole buffers (audiotestsrc's are 21.3 ms), so what it
+    /// holds is not 80 ms to the millisecond: 59 ms more was read in the runs seen, about 80
+    /// less one buffer. An exact injected delay (netem on a link) is for two-process measures.
+    func testAudioHeldBackOnPurposeShowsAsThatMuchOffset() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-av-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func file(_ name: String, audioFilters: String) throws -> String {
+            let path = dir.appendingPathComponent(name).path
+            try """
+            transport: { kind: loopback, ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: vp8, bitrate: 500 }
+              audio:
+                capture: { kind: test, wave: sine, frequency: 440 }
+                filters: [\(audioFilters)]
+                encode: { codec: opus, bitrate: 32 }
+            receive:
+              video: { sink: stats }
+              audio: { sink: stats }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let held = "{ filter: audiostamp }, { gst: \"queue min-threshold-time=80000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0\" }"
+        var figures: [String: (mouthToEar: Double, offset: Double)] = [:]
+        for (name, filters) in [("plain", ""), ("held", held)] {
+            let (r, report, _) = try measure([try file("\(name).yaml", audioFilters: filters), "--duration", "6", "--warmup", "1"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let o = try XCTUnwrap(report, r.stdout)
+            figures[name] = (
+                try XCTUnwrap(number(o, "audio.mouth_to_ear.p50_ms"), "\(name): \(o["audio"] ?? "no audio")"),
+                try XCTUnwrap(number(o, "audio.av_offset.p50_ms"), "\(name): \(o["audio"] ?? "no audio")")
+            )
+        }
+        let plain = try XCTUnwrap(figures["plain"]), heldBack = try XCTUnwrap(figures["held"])
+        print("A/V: plain mouth-to-ear \(plain.mouthToEar) ms, offset \(plain.offset) ms; held back \(heldBack.mouthToEar) ms, \(heldBack.offset) ms")
+        let extra = heldBack.mouthToEar - plain.mouthToEar
+        XCTAssertGreaterThan(extra, 50, "the queue holds most of 80 ms")
+        XCTAssertLessThan(extra, 85, "and never more than 80 ms and a little")
+        XCTAssertEqual(heldBack.offset - plain.offset, extra, accuracy: 5, "the offset grows as the audio's delay does")
     }
 }

@@ -10,13 +10,15 @@ package struct PluginAudioDescriptor: @unchecked Sendable { // points into the l
 
 /// One instance of a plugin's audio filter, driven through the version-2 C ABI.
 package final class PluginAudioFilterInstance: AudioProcessor {
-    package typealias Process = @convention(c) (
-        UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceAudioBufferV2>?, SluiceEmitV1?, UnsafeMutableRawPointer?,
-        UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-    ) -> Int32
-    package typealias Create = @convention(c) (
-        UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-    ) -> UnsafeMutableRawPointer?
+    package typealias Process =
+        @convention(c) (
+            UnsafeMutableRawPointer?, UnsafeMutablePointer<SluiceAudioBufferV2>?, SluiceEmitV1?, UnsafeMutableRawPointer?,
+            UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        ) -> Int32
+    package typealias Create =
+        @convention(c) (
+            UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        ) -> UnsafeMutableRawPointer?
 
     private let descriptor: PluginAudioDescriptor
     private let instance: UnsafeMutableRawPointer

@@ -53,7 +53,10 @@ final class AudioFilterTests: XCTestCase {
         XCTAssertTrue(audioInVideo.hasPrefix("a.yaml:5:17: 'gain' is an audio filter and this is the video branch; video filters: "), audioInVideo)
         XCTAssertTrue(audioInVideo.contains("pixelate"), audioInVideo)
         let videoInAudio = diagnostic("send:\n  audio:\n    capture: {kind: test}\n    filters:\n      - filter: pixelate\n")
-        XCTAssertTrue(videoInAudio.hasPrefix("a.yaml:5:17: 'pixelate' is a video filter and this is the audio branch; audio filters: audiostamp, audiostamp-read, gain, level"), videoInAudio)
+        XCTAssertTrue(
+            videoInAudio.hasPrefix(
+                "a.yaml:5:17: 'pixelate' is a video filter and this is the audio branch; audio filters: audiostamp, audiostamp-read, gain, level"), videoInAudio
+        )
     }
 
     func testBadAudioFilterSettingsSayWhereAndWhat() {

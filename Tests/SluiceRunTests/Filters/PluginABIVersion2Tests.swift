@@ -109,8 +109,10 @@ final class PluginABIVersion2Tests: XCTestCase {
         XCTAssertNil(FilterRegistry.shared.loadPlugin(at: path))
         let factory = try XCTUnwrap(FilterRegistry.shared.filter(named: "onlyv1-paint"))
         let frame = OwnedFrame(format: .i420, width: 8, height: 4, fill: 200)
-        _ = try frame.withFrame { try factory.make(try FilterConfiguration([:], parameters: []))
-            .process($0, context: .discarding) }
+        _ = try frame.withFrame {
+            try factory.make(try FilterConfiguration([:], parameters: []))
+                .process($0, context: .discarding)
+        }
         XCTAssertEqual(frame[0, 3, 2], 7)
     }
 
