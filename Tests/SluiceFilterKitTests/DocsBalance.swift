@@ -1,11 +1,11 @@
 import SluiceFilterKit
 
 public final class Balance: AudioFilter {
-    public static let name = "balance" // `- filter: balance`
+    public static let name = "balance"                        // `- filter: balance`
     public static let summary = "Moves stereo sound left or right"
-    public static let formats: [SampleFormat] = [.f32le] // also .s16le
+    public static let formats: [SampleFormat] = [.f32le]      // also .s16le
     public static let parameters = [
-        FilterParameter("position", .number(min: -1, max: 1), default: .number(0))
+        FilterParameter("position", .number(min: -1, max: 1), default: .number(0)),
     ]
     let position: Float
     public init(configuration: FilterConfiguration) throws { position = Float(configuration.number("position")) }
