@@ -221,6 +221,20 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
 
     /// One Swift filter element's counters.
     public struct FilterReport: Sendable, Codable, Equatable {
+        /// The summary's line: frames, drops, errors, and each event's count with the fields
+        /// of its last one.
+        var line: String {
+            var line = "  filter \(SummaryText.column(filter, width: 8)) \(frames) frames"
+            if dropped > 0 { line += ", \(dropped) dropped" }
+            if errors > 0 { line += ", \(errors) errors (last: \(last_error ?? "?"))" }
+            for (k, v) in events.sorted(by: { $0.key < $1.key }) {
+                line += ", \(v) \(k) events"
+                guard let fields = last_event_fields?[k], !fields.isEmpty else { continue }
+                line += " (last: " + fields.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f", $0.key, $0.value) }.joined(separator: ", ") + ")"
+            }
+            return line
+        }
+
         /// The filter's name as written in the pipeline file.
         public var filter: String
         /// The name of the GStreamer element that ran the filter.
@@ -330,17 +344,7 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
                 format: "  network        %.0f kbit/s, %d packets lost, rtt %@", network.bitrate_kbps,
                 network.packets_lost, network.rtt_ms.map { String(format: "%.1f ms", $0) } ?? "-"))
         lines.append("  ice            \(ice_state)")
-        for f in filters {
-            var line = "  filter \(SummaryText.column(f.filter, width: 8)) \(f.frames) frames"
-            if f.dropped > 0 { line += ", \(f.dropped) dropped" }
-            if f.errors > 0 { line += ", \(f.errors) errors (last: \(f.last_error ?? "?"))" }
-            for (k, v) in f.events.sorted(by: { $0.key < $1.key }) {
-                line += ", \(v) \(k) events"
-                guard let fields = f.last_event_fields?[k], !fields.isEmpty else { continue }
-                line += " (last: " + fields.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f", $0.key, $0.value) }.joined(separator: ", ") + ")"
-            }
-            lines.append(line)
-        }
+        lines += filters.map(\.line)
         for o in sources {
             lines.append(
                 "  source         \(o.source): \(o.outages) outage\(o.outages == 1 ? "" : "s"), "
