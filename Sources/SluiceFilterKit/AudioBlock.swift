@@ -33,7 +33,7 @@ public struct AudioBlock: ~Copyable {
 
     /// A block over `byteCount` bytes at `base` (a whole number of frames is used; a trailing
     /// partial frame is left alone). Sluice makes these; a test can use
-    /// ``AudioBlock/withSamples(_:rate:channels:number:pts:_:)``.
+    /// `AudioBlock.withSamples(_:rate:channels:number:pts:_:)` (floats or 16-bit integers).
     public init(
         format: SampleFormat, rate: Int, channels: Int, base: UnsafeMutableRawPointer, byteCount: Int,
         pts: UInt64?, blockNumber: UInt64, sampleOffset: UInt64 = 0
