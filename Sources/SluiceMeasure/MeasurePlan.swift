@@ -24,9 +24,11 @@ public enum MeasurePlan {
         guard var send = spec.send?.video else {
             throw RunError("measure needs a send.video branch: latency is measured on video frames", at: spec.transport.location)
         }
-        guard spec.transport.kind == .loopback, var receive = spec.receive?.video else {
+        let echoes = (spec.transport.settings?.value as? any EchoingSettings)?.echoesWhatIsSent ?? false
+        guard spec.transport.kind == .loopback || echoes, var receive = spec.receive?.video else {
             throw RunError(
-                "measure runs loopback files (send and receive in one process; with --processes 2 they run in two); "
+                "measure runs loopback files (send and receive in one process; with --processes 2 they run in two), "
+                    + "or files whose transport sends back what it gets (janus with plugin: echotest); "
                     + "this file's transport is '\(spec.transport.kind.rawValue)'", at: spec.transport.location)
         }
         let block = Self.block(forWidth: send.capture.width)

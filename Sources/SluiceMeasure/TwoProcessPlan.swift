@@ -69,8 +69,14 @@ public struct PeerReport: Sendable, Codable, Equatable {
     public var encoded_bytes: Int?
     /// Receiver: the run's summary, the stamps read back, unreadable frames.
     public var summary: RunSummary?
-    /// Receiver: every stamp read back as [seconds since its zero, frame number, latency in µs] (nil on the sender).
+    /// Receiver: every stamp read back as [seconds since its zero, frame number, latency in µs,
+    /// capture time on the monotonic clock in µs (-1: unknown)] (nil on the sender).
     public var samples: [[Double]]?
+    /// Receiver: every audio stamp read back as [seconds since its zero, sequence, capture time
+    /// on the monotonic clock in ms, mouth-to-ear in ms] (nil on the sender, or without audio).
+    public var audio_samples: [[Double]]?
+    /// Receiver: audio stamps heard whose digits did not check.
+    public var audio_unreadable: Int?
     /// Receiver: frames whose stamp could not be read (nil on the sender).
     public var unreadable: Int?
     /// Each half's stages (`StageTimer`): the sender's up to its ICE transport, the receiver's from its own.
@@ -98,17 +104,23 @@ extension Measurement {
         onStart: @Sendable () -> Void = {},
         progress: @escaping @Sendable (MeasureProgress) -> Void
     ) async throws(RunError) -> PeerReport {
-        let recorder = LatencyRecorder(), timer = StageTimer()
+        let recorder = LatencyRecorder(), timer = StageTimer(), audio = AudioDelayRecorder()
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         onStart()
         let summary = try await instrumentedRun(
             spec, duration: duration, recorder: recorder, timer: timer,
-            timeline: timeline, stop: stop, progress: progress)
+            timeline: timeline, stop: stop, audio: audio, progress: progress)
         let usage = PeerReport.ownUsage()
         var report = PeerReport(role: "receive", cpu: usage.cpu, peakMiB: usage.peakMiB)
         report.summary = summary
-        report.samples = recorder.all.map { [$0.at, Double($0.number), Double($0.latencyMicroseconds)] }
+        report.samples = recorder.all.map {
+            [$0.at, Double($0.number), Double($0.latencyMicroseconds), $0.capturedMicroseconds.map(Double.init) ?? -1]
+        }
         report.unreadable = recorder.unreadableCount
+        if spec.receive?.audio != nil {
+            report.audio_samples = audio.all.map { [$0.at, Double($0.sequence), $0.capturedMilliseconds, $0.delayMilliseconds] }
+            report.audio_unreadable = audio.unreadableCount
+        }
         report.stages = timer.figures(warmup: warmup)
         report.origin_unix = recorder.originUnix
         report.bitrate = timeline.all
@@ -125,7 +137,8 @@ extension Measurement {
         guard var summary = receive.summary else { throw RunError("the receiving process reported no run") }
         let samples = (receive.samples ?? []).compactMap { s -> LatencyRecorder.Sample? in
             guard s.count >= 3, s[1] >= 0, s[1] <= Double(UInt32.max) else { return nil }
-            return LatencyRecorder.Sample(number: UInt32(s[1]), latencyMicroseconds: Int(s[2]), at: s[0])
+            let captured = s.count >= 4 && s[3] >= 0 && s[3] < Double(UInt64.max) ? UInt64(s[3]) : nil
+            return LatencyRecorder.Sample(number: UInt32(s[1]), latencyMicroseconds: Int(s[2]), at: s[0], capturedMicroseconds: captured)
         }
         // The encoder ran in the sender: its counts stand in for the receiver's (empty) send side.
         summary.send.video = .init(
@@ -147,6 +160,14 @@ extension Measurement {
             result.bitrate = receive.bitrate ?? []
         }
         result.conditions = schedule?.conditions ?? []
+        if spec.send?.audio != nil, let audio = receive.audio_samples {
+            let heard = audio.compactMap { s -> AudioDelayRecorder.Sample? in
+                guard s.count >= 4, s.allSatisfy(\.isFinite) else { return nil }
+                return AudioDelayRecorder.Sample(sequence: Int(s[1]), capturedMilliseconds: s[2], delayMilliseconds: s[3], at: s[0])
+            }
+            result.audio = AudioMeasurement(
+                audio: heard, unreadable: receive.audio_unreadable ?? 0, video: samples, duration: summary.duration_s)
+        }
         return result
     }
 }

@@ -48,3 +48,10 @@ public struct KindChoice<Role>: Sendable, Equatable {
     /// The same kind with settings free of source positions.
     public var positionFree: KindChoice { KindChoice(name: name, settings: settings?.value.positionFree) }
 }
+
+/// Settings of a transport whose far end sends back what this side sends (an echo service
+/// such as Janus's EchoTest): `sluice measure` measures the round trip through it.
+public protocol EchoingSettings: KindSettings {
+    /// Whether, with these settings, what is sent comes back.
+    var echoesWhatIsSent: Bool { get }
+}

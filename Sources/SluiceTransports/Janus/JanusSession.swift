@@ -108,19 +108,7 @@ package final class JanusSession: RemoteSession {
 
     /// Offers the send section (complete, candidates included) with `publish` and applies Janus's answer.
     private func publish(_ publisher: WebRTCPeer, client: JanusClient, handle: Int64, room: JanusVideoRoom.RoomID) async throws(RunError) {
-        // The offer's a=ssrc lines come from the caps the payloaders have sent into webrtcbin;
-        // made before they arrive, webrtcbin signals SSRCs of its own that the packets do not
-        // carry, and Janus drops them ("Unknown SSRC": webrtcbin 1.22's packets carry no MID
-        // extension to fall back on). Seen for 1 publisher of 30 offered at once without this
-        // wait, 0 of 30 with it. Wait (bounded) until every send branch's caps are there.
-        let inputs = Array(builder.webrtcInputs.values)
-        let until = ContinuousClock.now + .seconds(3)
-        while inputs.contains(where: { $0.currentCaps == nil }), ContinuousClock.now < until {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        if inputs.contains(where: { $0.currentCaps == nil }) {
-            logger.warning("Janus: a send branch had not started after 3 s; publishing anyway, but Janus may drop its stream (Unknown SSRC)")
-        }
+        await builder.waitForSendCaps(logger: logger)
         let offer: String
         do { offer = try await publisher.offerWithCandidates() } catch {
             throw RunError("Janus: cannot make the offer to publish: \(error.message)", at: location)

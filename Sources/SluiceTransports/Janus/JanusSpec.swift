@@ -1,11 +1,21 @@
 import Foundation
 import SluiceRun
 
-/// `kind: janus`: a room of Janus's VideoRoom plugin, joined over Janus's WebSocket API.
-public struct JanusSpec: KindSettings, Equatable {
+/// `kind: janus`: a room of Janus's VideoRoom plugin, or Janus's EchoTest, over Janus's
+/// WebSocket API.
+public struct JanusSpec: EchoingSettings, Equatable {
+    /// Which of Janus's plugins the run talks to (`plugin:`).
+    public enum Plugin: String, Sendable, CaseIterable {
+        /// VideoRoom (the default): publish to a room, receive its publishers.
+        case videoroom
+        /// EchoTest: what is sent comes back on the same PeerConnection.
+        case echotest
+    }
     /// `ws://HOST:PORT` of Janus's WebSocket transport.
     public var server: String
-    /// The room: a number, or a name where Janus uses string ids.
+    /// The plugin: VideoRoom unless `plugin: echotest`.
+    public var plugin: Plugin = .videoroom
+    /// The room: a number, or a name where Janus uses string ids (VideoRoom only; empty for EchoTest).
     public var room: String
     /// The name others see for this participant (default: `sluice`).
     public var display: String?
@@ -21,6 +31,16 @@ public struct JanusSpec: KindSettings, Equatable {
     public init(server: String, room: String) { self.server = server; self.room = room }
     /// The Janus server.
     public var serviceURL: String? { server }
+    /// Where the file says `plugin:` (for errors about what the plugin needs).
+    public var pluginLocation: SourceLocation?
+    /// The settings without `pluginLocation`.
+    public var positionFree: any KindSettings {
+        var s = self
+        s.pluginLocation = nil
+        return s
+    }
+    /// EchoTest sends back what it gets; a VideoRoom does not send a publisher its own stream.
+    public var echoesWhatIsSent: Bool { plugin == .echotest }
 }
 
 extension SpecDecoder {
@@ -36,6 +56,18 @@ extension SpecDecoder {
                 at: serverEntry.value.location)
             return nil
         }
+        guard let plugin = decodeJanusPlugin(map) else { return nil }
+        if plugin == .echotest {
+            for key in ["room", "display", "pin", "subscribe"] {
+                guard let entry = map.entry(key) else { continue }
+                fail("'\(key)' is for VideoRoom; Janus's EchoTest has no rooms: remove it, or remove `plugin: echotest`", at: entry.keyLocation)
+            }
+            var spec = JanusSpec(server: server, room: "")
+            spec.plugin = .echotest
+            spec.pluginLocation = map.entry("plugin")?.keyLocation
+            decodeJanusCredentials(map, into: &spec)
+            return spec
+        }
         guard let roomEntry = map.entry("room") else {
             fail("transport kind 'janus' needs a 'room': the VideoRoom room to join, e.g. room: 1234", at: location)
             return nil
@@ -48,19 +80,7 @@ extension SpecDecoder {
             return nil
         }
         var spec = JanusSpec(server: server, room: room)
-        for key in ["display", "pin", "secret", "token"] {
-            guard let entry = map.entry(key), let value = nonEmptyText(entry) else { continue }
-            guard value.utf8.count <= 256, !value.contains(where: { $0.isNewline }) else {
-                fail("'\(key)' is at most 256 bytes on one line", at: entry.value.location)
-                continue
-            }
-            switch key {
-            case "display": spec.display = value
-            case "pin": spec.pin = value
-            case "secret": spec.secret = value
-            default: spec.token = value
-            }
-        }
+        decodeJanusCredentials(map, into: &spec)
         if let entry = map.entry("subscribe") {
             if case .scalar(let text, isNull: false) = entry.value.content, text == "all" {
                 spec.subscribe = nil
@@ -77,6 +97,30 @@ extension SpecDecoder {
             }
         }
         return spec
+    }
+
+    /// `plugin:` (videoroom unless it says echotest); nil after a failure.
+    private mutating func decodeJanusPlugin(_ map: [SpecEntry]) -> JanusSpec.Plugin? {
+        guard let entry = map.entry("plugin") else { return .videoroom }
+        let names = JanusSpec.Plugin.allCases.map(\.rawValue)
+        return word(entry.value, name: "plugin", what: "Janus plugin", choices: names).flatMap(JanusSpec.Plugin.init(rawValue:))
+    }
+
+    /// `display`, `pin`, `secret` and `token`: each at most 256 bytes on one line.
+    private mutating func decodeJanusCredentials(_ map: [SpecEntry], into spec: inout JanusSpec) {
+        for key in ["display", "pin", "secret", "token"] {
+            guard let entry = map.entry(key), let value = nonEmptyText(entry) else { continue }
+            guard value.utf8.count <= 256, !value.contains(where: { $0.isNewline }) else {
+                fail("'\(key)' is at most 256 bytes on one line", at: entry.value.location)
+                continue
+            }
+            switch key {
+            case "display": spec.display = value
+            case "pin": spec.pin = value
+            case "secret": spec.secret = value
+            default: spec.token = value
+            }
+        }
     }
 
     /// The receive branches of a room: filters only on a mosaic or a mix (otherwise each

@@ -4,7 +4,8 @@ import SluiceRun
 extension TransportKind {
     /// Join a room of a Janus VideoRoom (`server`, `room`; `display`, `pin`, `secret`, `token`):
     /// the send section is published to the room, the receive section gets every publisher's
-    /// streams (or those `subscribe` names) over one connection, as they come and go.
+    /// streams (or those `subscribe` names) over one connection, as they come and go. With
+    /// `plugin: echotest`, Janus's EchoTest sends the send section back to the receive section.
     public static let janus = TransportKind(rawValue: "janus")
 }
 
@@ -13,7 +14,7 @@ extension TransportKind {
 /// per publisher stream, built as each arrives).
 package struct JanusTransport: Transport {
     package let kind = TransportKind.janus
-    package let keys = ["server", "room", "display", "pin", "secret", "token", "subscribe"]
+    package let keys = ["server", "plugin", "room", "display", "pin", "secret", "token", "subscribe"]
     package let sections = TransportSections(
         eitherNeeded: "needs a send section (published to the room), a receive section (the room's publishers), or both")
     package let abilities: TransportAbilities = [.webRTC, .roomStreams]
@@ -23,12 +24,26 @@ package struct JanusTransport: Transport {
     }
 
     package func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
-        decoder.checkRoomBranches(draft.receiveBranches)
+        guard let janus = draft.transport.settings(as: JanusSpec.self), janus.plugin == .echotest else {
+            decoder.checkRoomBranches(draft.receiveBranches)
+            return
+        }
+        if draft.sendPresent.isEmpty {
+            decoder.fail(
+                "Janus's EchoTest sends back what it gets: `plugin: echotest` needs a send section",
+                at: janus.pluginLocation ?? draft.fileStart)
+        }
     }
 
     package func prepare(_ c: TransportContext) async throws(RunError) -> TransportSetup {
         guard let janus = c.spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: c.spec.transport.location)
+        }
+        if janus.plugin == .echotest {
+            let peer = try c.twoWayPeer(initiator: true)
+            let media = (audio: c.spec.send?.audio != nil, video: c.spec.send?.video != nil)
+            let session = JanusEchoSession(peer: peer, spec: janus, builder: c.builder, transport: c.spec.transport, media: media, logger: c.logger)
+            return TransportSetup(peer: peer, session: session)
         }
         var publisher: WebRTCPeer?
         if c.spec.send != nil {
