@@ -113,8 +113,9 @@ extension Measurement {
         let usage = PeerReport.ownUsage()
         var report = PeerReport(role: "receive", cpu: usage.cpu, peakMiB: usage.peakMiB)
         report.summary = summary
+        // `{ Double($0) }`, not `Double.init`: on a UInt64 that picks init(bitPattern:).
         report.samples = recorder.all.map {
-            [$0.at, Double($0.number), Double($0.latencyMicroseconds), $0.capturedMicroseconds.map(Double.init) ?? -1]
+            [$0.at, Double($0.number), Double($0.latencyMicroseconds), $0.capturedMicroseconds.map { Double($0) } ?? -1]
         }
         report.unreadable = recorder.unreadableCount
         if spec.receive?.audio != nil {

@@ -297,4 +297,40 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertLessThan(extra, 85, "and never more than 80 ms and a little")
         XCTAssertEqual(heldBack.offset - plain.offset, extra, accuracy: 5, "the offset grows as the audio's delay does")
     }
+
+    /// Two processes, without and with 40 ms one way on the link: the audio's mouth-to-ear
+    /// grows by 40 ± 3 ms (medians of one 8 s run each, a stamp every 400 ms), as the
+    /// video's glass-to-glass does.
+    func testAudioMouthToEarAcrossTwoProcessesGrowsByTheLinksDelay() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-m2e-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        name: m2e
+        transport: { kind: loopback, ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, width: 320, height: 240, fps: 30 }
+            encode: { codec: vp8, bitrate: 500 }
+          audio:
+            capture: { kind: test, wave: sine, frequency: 440 }
+            filters: [{ filter: audiostamp, interval_ms: 400 }]
+            encode: { codec: opus, bitrate: 32 }
+        receive:
+          video: { sink: stats }
+          audio: { sink: stats }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        var audio: [Double] = [], video: [Double] = []
+        for netem in [[], ["--netem", "delay 40ms"]] {
+            let (r, report, _) = try measure([path, "--duration", "8", "--warmup", "1", "--processes", "2", "--quiet"] + netem)
+            XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
+            let o = try XCTUnwrap(report, r.stdout)
+            XCTAssertGreaterThanOrEqual(number(o, "audio.stamps_read") ?? 0, 12, "\(o["audio"] ?? "no audio")")
+            XCTAssertGreaterThanOrEqual(number(o, "audio.av_offset.samples") ?? 0, 12, "the stamps meet their video frames across processes")
+            audio.append(try XCTUnwrap(number(o, "audio.mouth_to_ear.p50_ms"), "\(o["audio"] ?? "no audio")"))
+            video.append(try XCTUnwrap(number(o, "latency.p50_ms")))
+        }
+        print("two processes: mouth-to-ear p50 \(audio[0]) → \(audio[1]) ms, glass-to-glass p50 \(video[0]) → \(video[1]) ms with 40 ms on the link")
+        XCTAssertEqual(audio[1] - audio[0], 40, accuracy: 3, "the link's 40 ms show in the audio's delay")
+        XCTAssertEqual(video[1] - video[0], 40, accuracy: 10, "and in the video's")
+    }
 }
