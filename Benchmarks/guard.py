@@ -27,10 +27,17 @@ recorded by more than its noise band makes the guard say so and exit 1.
     congestion       Pipelines/adaptive.yaml --processes 2 behind `rate 1mbit`: latency p95
                      after 5 s, delivered fps
     filters vs C     720p I420: a Swift grayscale filter ÷ the same filter in C, per frame
+    audio            `sluice measure Pipelines/loopback.yaml` with an audio stamp every 400 ms,
+                     2 runs: audio mouth-to-ear p50 in ms (Opus waits for its 20 ms frame: no
+                     reference program measures this, so the figure is absolute)
   fast   (GUARD=fast, CI: under 2 minutes) latency and CPU vs C only, one pair per codec, and
          a band of at least 100%: it catches a 2× regression, not a 5% one. CI runs it on the
          debug build it tests (SLUICE=.build/debug/sluice), so its figures are recorded apart
          (the `fast` entry of the results) from the full guard's release figures (`full`).
+
+GUARD_ONLY=audio (a comma-separated list of steps: latency, cold, warm, fanout, congestion,
+filters, audio) measures only those; with GUARD_RECORD it records only their figures, keeping
+the others as they were.
 
 Recording (GUARD_RECORD=3): runs the full guard that many times and writes each figure's
 median and its noise band to Benchmarks/results-guard.json. The band is measured, not
@@ -238,12 +245,42 @@ def filters_vs_c():
 HIGHER_IS_BETTER = {"congestion 1mbit: delivered fps"}
 
 
+def audio_mouth_to_ear(runs=2):
+    values = []
+    for _ in range(runs):
+        fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
+        p = subprocess.run([SLUICE, "measure", "Pipelines/loopback.yaml", "--duration", str(SECONDS), "--warmup", "1",
+                            "--quiet", "--json", path, "--set", "send.audio.filters=[{filter: audiostamp, interval_ms: 400}]"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=SECONDS + 120)
+        if p.returncode != 0:
+            sys.exit(f"sluice measure (audio) failed: {p.stderr[-800:]}")
+        with open(path) as f:
+            audio = json.load(f).get("audio") or {}
+        os.unlink(path)
+        value = (audio.get("mouth_to_ear") or {}).get("p50_ms")
+        log(f"audio: mouth-to-ear p50 {value} ms, A/V offset p50 {(audio.get('av_offset') or {}).get('p50_ms')} ms, "
+            f"{audio.get('stamps_read', 0)} stamps" + (f" ({audio['note']})" if audio.get("note") else ""))
+        if value is not None:
+            values.append(value)
+    return {"audio mouth-to-ear p50 (ms)": statistics.median(values) if values else None}
+
+
+ONLY = {s for s in os.environ.get("GUARD_ONLY", "").split(",") if s}
+
+
 def measure_all():
-    figures, c_ttff = latency_vs_c(1 if MODE == "fast" else 2)
+    def wanted(step):
+        return not ONLY or step in ONLY
+    figures, c_ttff = latency_vs_c(1 if MODE == "fast" else 2) if wanted("latency") or wanted("cold") else ({}, None)
     if MODE == "fast":
         return figures
-    for step in (lambda: cold_first_frame(c_ttff), warm_first_frame, fan_out, congestion, filters_vs_c):
-        figures.update(step())
+    if not wanted("latency"):
+        figures = {}
+    steps = [("cold", lambda: cold_first_frame(c_ttff)), ("warm", warm_first_frame), ("fanout", fan_out),
+             ("congestion", congestion), ("filters", filters_vs_c), ("audio", audio_mouth_to_ear)]
+    for name, step in steps:
+        if wanted(name):
+            figures.update(step())
     return figures
 
 
@@ -303,6 +340,13 @@ def record(times):
     if os.path.exists(RECORDED):
         with open(RECORDED) as f:
             everything = json.load(f)
+    if ONLY and MODE in everything:
+        # Only these steps were recorded: the other figures stay as they were.
+        kept = everything[MODE]
+        kept["figures"].update(out["figures"])
+        kept.setdefault("partial", []).append({"steps": sorted(ONLY), "recorded_at": out["recorded_at"],
+                                               "figures": sorted(out["figures"])})
+        out = kept
     everything[MODE] = out
     with open(RECORDED, "w") as f:
         json.dump(everything, f, indent=1, ensure_ascii=False)

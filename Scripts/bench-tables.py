@@ -423,6 +423,40 @@ def audio_filter_bench():
     return "\n".join(rows)
 
 
+def audio_measure():
+    """Audio mouth-to-ear and A/V offset beside video glass-to-glass, per set-up."""
+    d = load("results-audio-measure.json")
+    ms = lambda v: f"{v:.1f}" if v is not None else "–"
+    rows = ["| set-up | video p50 | video p95 | audio p50 | audio p95 | audio p99 | A/V offset p50 | stamps |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in d["results"]:
+        m = r["median"]
+        rows.append(f"| {r['setup']} | {ms(m['video_p50_ms'])} | {ms(m['video_p95_ms'])} | {ms(m['audio_p50_ms'])} | "
+                    f"{ms(m['audio_p95_ms'])} | {ms(m['audio_p99_ms'])} | {ms(m['av_offset_p50_ms'])} | {m['stamps_read']:.0f} |")
+    rows.append("")
+    rows.append(f"ms; medians of {d['runs']} runs of {d['seconds_per_run']:g} s, an audio stamp {d['stamps']} "
+                f"(`{d['how']}`, `Benchmarks/results-audio-measure.json`). A/V offset: audio minus video for the same "
+                f"capture instant, positive when audio is late.")
+    return "\n".join(rows)
+
+
+def headline_audio():
+    """The README's audio line: mouth-to-ear and A/V offset beside glass-to-glass."""
+    d = {r["setup"]: r["median"] for r in load("results-audio-measure.json")["results"]}
+    one, two, echo = d.get("one process"), d.get("two processes"), d.get("Janus EchoTest")
+    offset = one["av_offset_p50_ms"]
+    lead = (f"**{abs(offset):.1f} ms {'after' if offset >= 0 else 'before'}** the picture captured with it "
+            f"(A/V offset {offset:+.1f} ms)")
+    text = (f"Audio in the same kind of run (720p30 VP8 and a tone in Opus, one process): mouth-to-ear **p50 "
+            f"{one['audio_p50_ms']:.1f} ms** where the picture takes {one['video_p50_ms']:.1f} ms, the sound arriving {lead}")
+    if two:
+        text += f"; between two processes audio {two['audio_p50_ms']:.1f} ms, video {two['video_p50_ms']:.1f} ms"
+    if echo:
+        text += (f"; there and back through Janus's EchoTest audio {echo['audio_p50_ms']:.1f} ms, video "
+                 f"{echo['video_p50_ms']:.1f} ms (640x360)")
+    return text + " (`Benchmarks/audio-measure.sh`)."
+
+
 def headline_start():
     """The README's start-up and CPU line, from the full guard's record (ratios in one run)."""
     d = load("results-guard.json")["full"]
@@ -436,7 +470,7 @@ def headline_start():
             f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's.")
 
 
-TABLES = {"audio-filter-bench": audio_filter_bench, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
+TABLES = {"audio-filter-bench": audio_filter_bench, "audio-measure": audio_measure, "headline-audio": headline_audio, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,

@@ -7,7 +7,8 @@ struct Measure: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure glass-to-glass latency, loss and cost of a pipeline file.",
         discussion: """
-            Runs FILE (a loopback file with send.video and receive.video) with a framestamp writer \
+            Runs FILE (a loopback file with send.video and receive.video, or one whose far end \
+            sends back what it gets: see --round-trip) with a framestamp writer \
             right after capture and a reader right before the \
             sink (inserted unless the file places them), and reports latency p50/p95/p99/max, \
             frames stamped, read back, lost, duplicated and out of order, delivered fps, encoder \
@@ -46,6 +47,12 @@ struct Measure: AsyncParsableCommand {
     )
     var netemSchedule: String?
 
+    @Flag(
+        help:
+            "The far end sends back what it receives (an echo peer: aiortc's MediaRelay, a browser page, a service's echo): measure the round trip through it, whatever the file's transport."
+    )
+    var roundTrip = false
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -53,6 +60,7 @@ struct Measure: AsyncParsableCommand {
         if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: give a path ending in .svg") }
         guard warmup >= 0, warmup < duration else { throw ValidationError("--warmup must be at least 0 and less than --duration") }
         guard [1, 2].contains(processes) else { throw ValidationError("--processes is 1 or 2") }
+        if roundTrip && processes != 1 { throw ValidationError("--round-trip measures through an echo peer from one process: leave out --processes 2") }
         if netem != nil && processes != 2 { throw ValidationError("--netem needs --processes 2 (the link between the two processes is what it shapes)") }
         if let netem { do { _ = try TwoProcessMeasure.netemArguments(netem) } catch { throw ValidationError("\(error)") } }
         if let netemSchedule {
@@ -80,7 +88,7 @@ struct Measure: AsyncParsableCommand {
                 )
                 .run(spec: spec, stop: stop)
             } else {
-                report = try await Measurement.run(spec: spec, duration: duration, warmup: warmup, stop: stop) { p in
+                report = try await Measurement.run(spec: spec, duration: duration, warmup: warmup, roundTrip: roundTrip, stop: stop) { p in
                     if !quiet { printLine(p.line) }
                 }
             }

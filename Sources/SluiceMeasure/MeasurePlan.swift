@@ -19,16 +19,18 @@ public enum MeasurePlan {
     public static func block(forWidth width: Int) -> Int { min(16, max(4, width / 32)) }
 
     /// The spec with the stamp writer and reader in place. Throws when the file has nothing
-    /// to measure (no video sent and received in this process).
-    public static func instrument(_ spec: PipelineSpec) throws(RunError) -> PipelineSpec {
+    /// to measure (no video sent and received in this process). `roundTrip`: the user says the
+    /// far end sends back what it gets (an echo peer), whatever the transport.
+    public static func instrument(_ spec: PipelineSpec, roundTrip: Bool = false) throws(RunError) -> PipelineSpec {
         guard var send = spec.send?.video else {
             throw RunError("measure needs a send.video branch: latency is measured on video frames", at: spec.transport.location)
         }
-        let echoes = (spec.transport.settings?.value as? any EchoingSettings)?.echoesWhatIsSent ?? false
+        let echoes = roundTrip || ((spec.transport.settings?.value as? any EchoingSettings)?.echoesWhatIsSent ?? false)
         guard spec.transport.kind == .loopback || echoes, var receive = spec.receive?.video else {
             throw RunError(
                 "measure runs loopback files (send and receive in one process; with --processes 2 they run in two), "
-                    + "or files whose transport sends back what it gets (janus with plugin: echotest); "
+                    + "or files whose transport sends back what it gets (janus with plugin: echotest; "
+                    + "--round-trip when the far end is an echo peer); "
                     + "this file's transport is '\(spec.transport.kind.rawValue)'", at: spec.transport.location)
         }
         let block = Self.block(forWidth: send.capture.width)

@@ -30,12 +30,13 @@ public enum Measurement {
     /// Runs `spec`, instrumented with the stamp writer and reader, for `duration` seconds (or until
     /// `stop`), calling `progress` with each statistics update, and reports what it measured; latency
     /// figures leave out the first `warmup` seconds after the first frame. Throws `RunError` if the
-    /// file has nothing to measure or the run fails.
+    /// file has nothing to measure or the run fails. `roundTrip`: the far end sends back what it
+    /// gets (an echo peer), so a file of any transport can be measured.
     public static func run(
-        spec: PipelineSpec, duration: Double, warmup: Double = 0, stop: StopFlag = StopFlag(),
+        spec: PipelineSpec, duration: Double, warmup: Double = 0, roundTrip: Bool = false, stop: StopFlag = StopFlag(),
         progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }
     ) async throws(RunError) -> MeasureReport {
-        let instrumented = try MeasurePlan.instrument(spec)
+        let instrumented = try MeasurePlan.instrument(spec, roundTrip: roundTrip)
         let recorder = LatencyRecorder(), timer = StageTimer(), audio = AudioDelayRecorder()
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         let cpuBefore = processCPUSeconds()

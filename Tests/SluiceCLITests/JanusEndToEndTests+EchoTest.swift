@@ -23,7 +23,9 @@ extension JanusEndToEndTests {
             for k in path.split(separator: ".") { cur = (cur as? [String: Any])?[String(k)] }
             return (cur as? NSNumber)?.doubleValue
         }
-        print("through Janus's EchoTest: video p50 \(number("latency.p50_ms") ?? -1) ms, audio p50 \(number("audio.mouth_to_ear.p50_ms") ?? -1) ms, A/V \(number("audio.av_offset.p50_ms") ?? -1) ms")
+        print(
+            "through Janus's EchoTest: video p50 \(number("latency.p50_ms") ?? -1) ms, audio p50 \(number("audio.mouth_to_ear.p50_ms") ?? -1) ms, A/V \(number("audio.av_offset.p50_ms") ?? -1) ms"
+        )
         XCTAssertGreaterThan(number("frames.received") ?? 0, 150, "the picture came back: \(raw)")
         XCTAssertEqual(number("width"), 640, "at the size sent")
         let video = try XCTUnwrap(number("latency.p50_ms"), raw)

@@ -8,6 +8,7 @@
     aiortc_peer.py whep-crowd   URL --viewers N [--seconds N] [--decode K] [--no-delete]
     aiortc_peer.py room-answer  BASE_URL --room R [--seconds N]
     aiortc_peer.py room-offer   BASE_URL --room R [--seconds N]
+    aiortc_peer.py room-echo    BASE_URL --room R [--seconds N]
 
 whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes what arrives for N
               seconds after the first frame, DELETEs the session; prints JSON: frames, size,
@@ -34,6 +35,10 @@ whep-crowd:   N viewers in one process (a load test): each plays for N seconds o
 room-answer:  joins an AppRTC-compatible room (POST /join, WebSocket register) as the second
               peer, answers the offer found there (queued or arriving), trickles candidates
               both ways, decodes for N seconds, says bye and leaves; prints whep-play's JSON.
+room-echo:    as room-answer, and sends every track it receives straight back on the same
+              PeerConnection (aiortc's MediaRelay: decoded, then encoded again by aiortc), so
+              the offering peer measures the round trip through aiortc; waits for the bye
+              (at most N seconds after the first frame).
 room-offer:   the same as the first peer: offers receive-only video and audio with aiortc's
               own payload types (VP8 is 97), so the answering peer must follow the offer.
 whep-serve:   a WHEP endpoint (POST /whep/<any> → 201 + Location, DELETE) serving the same
@@ -59,6 +64,7 @@ import aioice.ice
 import numpy
 from aiortc import (RTCConfiguration, RTCIceServer, RTCIceTransportPolicy, RTCPeerConnection, RTCRtpSender,
                     RTCSessionDescription)
+from aiortc.contrib.media import MediaRelay
 from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
 from av import AudioFrame, VideoFrame
 
@@ -543,7 +549,18 @@ async def room_call(args):
             if time.monotonic() - first["video"] >= args.seconds:
                 done.set()
 
-    pc.on("track", lambda t: asyncio.ensure_future(read(t)))
+    echo = args.mode == "room-echo"
+    relay = MediaRelay() if echo else None
+
+    def on_track(track):
+        if echo:
+            # Back on the same transceiver: added before the answer, it makes it sendrecv.
+            pc.addTrack(relay.subscribe(track))
+            track = relay.subscribe(track)
+        asyncio.ensure_future(read(track))
+
+    pc.on("track", on_track)
+    bye = asyncio.Event()
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=args.timeout)) as http_s:
         async with http_s.post(f"{base}/join/{args.room}") as r:
             joined = json.loads(await r.text())
@@ -569,6 +586,8 @@ async def room_call(args):
                 await send({"type": "answer", "sdp": pc.localDescription.sdp})
             elif msg.get("type") == "answer" and offers:
                 await pc.setRemoteDescription(RTCSessionDescription(sdp=msg["sdp"], type="answer"))
+            elif msg.get("type") == "bye":
+                bye.set()
             elif msg.get("type") == "candidate" and msg.get("candidate"):
                 c = candidate_from_sdp(msg["candidate"].split(":", 1)[1])
                 c.sdpMLineIndex = msg.get("label", 0)
@@ -592,7 +611,8 @@ async def room_call(args):
         listener = asyncio.ensure_future(listen())
         joined_at = time.monotonic()
         try:
-            await asyncio.wait_for(done.wait(), args.seconds + args.timeout)
+            # The echo lasts until the other peer says bye; the others until N seconds of video.
+            await asyncio.wait_for((bye if echo else done).wait(), args.seconds + args.timeout)
         except asyncio.TimeoutError:
             pass
         listener.cancel()
@@ -701,7 +721,7 @@ async def whep_serve(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd", "room-answer", "room-offer"])
+    p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd", "room-answer", "room-offer", "room-echo"])
     p.add_argument("url", nargs="?")
     p.add_argument("--token")
     p.add_argument("--seconds", type=float, default=5)
@@ -729,7 +749,7 @@ def main():
     global MDNS_NAME
     MDNS_NAME = args.mdns_name
     run = {"whep-play": whep_play, "whip-publish": whip_publish, "whep-serve": whep_serve,
-           "whep-crowd": whep_crowd, "room-answer": room_call, "room-offer": room_call}[args.mode]
+           "whep-crowd": whep_crowd, "room-answer": room_call, "room-offer": room_call, "room-echo": room_call}[args.mode]
     try:
         asyncio.run(asyncio.wait_for(run(args), args.seconds + args.timeout + 30
                                      if args.mode not in ("whep-serve", "whep-crowd") or

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Audio mouth-to-ear and A/V offset beside video glass-to-glass (issue 46).
+
+`sluice measure Pipelines/loopback.yaml` (720p30 VP8 2000 kbit/s, a 440 Hz tone in Opus
+64 kbit/s, an audio stamp every 400 ms) RUNS times in each of these set-ups:
+  one process        send and receive in one process (loopback)
+  two processes      --processes 2: two network namespaces joined by a veth pair
+  two processes, 40 ms  the same with `--netem "delay 40ms"` on the sender's side: what the
+                     link adds shows in both media (the accuracy check)
+  Janus EchoTest     Pipelines/janus-echo.yaml (640x360 VP8 800 kbit/s, Opus 32 kbit/s)
+                     through a throwaway Janus (Scripts/janus-sandbox.sh): the round trip
+                     (skipped, and said so, when janus is not installed)
+Per set-up, medians over the runs of: video glass-to-glass p50/p95, audio mouth-to-ear
+p50/p95/p99, the A/V offset p50 (audio minus video for the same capture instant, positive:
+audio late), stamps read. Written to Benchmarks/results-audio-measure.json.
+
+Run through Benchmarks/audio-measure.sh (release build, root). Env: RUNS (3), SECONDS_PER_RUN (10).
+"""
+import json, os, shutil, statistics, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_common import ROOT, SLUICE, settings_given  # noqa: E402
+
+RUNS = int(os.environ.get("RUNS", "3"))
+SECONDS = float(os.environ.get("SECONDS_PER_RUN", "10"))
+STAMPS = ["--set", "send.audio.filters=[{filter: audiostamp, interval_ms: 400}]"]
+SETUPS = [
+    ("one process", [], "Pipelines/loopback.yaml", []),
+    ("two processes", [], "Pipelines/loopback.yaml", ["--processes", "2"]),
+    ("two processes, 40 ms", [], "Pipelines/loopback.yaml", ["--processes", "2", "--netem", "delay 40ms"]),
+    ("Janus EchoTest", ["Scripts/janus-sandbox.sh"], "Pipelines/janus-echo.yaml", []),
+]
+
+
+def measure(prefix, file, extra):
+    fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
+    cmd = prefix + [SLUICE, "measure", file, "--duration", str(SECONDS), "--warmup", "1", "--quiet",
+                    "--json", path] + STAMPS + extra
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=SECONDS + 120)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-800:]}")
+    with open(path) as f:
+        rep = json.load(f)
+    os.unlink(path)
+    audio = rep.get("audio") or {}
+    m2e, offset = audio.get("mouth_to_ear") or {}, audio.get("av_offset") or {}
+    return {"video_p50_ms": rep["latency"]["p50_ms"], "video_p95_ms": rep["latency"]["p95_ms"],
+            "audio_p50_ms": m2e.get("p50_ms"), "audio_p95_ms": m2e.get("p95_ms"), "audio_p99_ms": m2e.get("p99_ms"),
+            "av_offset_p50_ms": offset.get("p50_ms"), "stamps_read": audio.get("stamps_read", 0),
+            "note": audio.get("note")}
+
+
+def median(rows, key):
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def main():
+    results = []
+    for name, prefix, file, extra in SETUPS:
+        if prefix and not shutil.which("janus"):
+            print(f"{name}: skipped, janus is not installed", flush=True)
+            continue
+        rows = [measure(prefix, file, extra) for _ in range(RUNS)]
+        med = {k: median(rows, k) for k in rows[0] if k != "note"}
+        results.append({"setup": name, "file": file, "arguments": extra, "median": med, "all": rows})
+        print(f"{name}: video p50 {med['video_p50_ms']:.1f} ms, audio p50 {med['audio_p50_ms'] or 0:.1f} ms "
+              f"p95 {med['audio_p95_ms'] or 0:.1f} ms, A/V offset p50 {med['av_offset_p50_ms'] or 0:.1f} ms "
+              f"({med['stamps_read']:.0f} stamps)", flush=True)
+    how = " ".join(x for x in [settings_given(["RUNS", "SECONDS_PER_RUN", "SLUICE"]), "Benchmarks/audio-measure.sh"] if x)
+    out = {"how": how, "runs": RUNS, "seconds_per_run": SECONDS, "machine": os.uname().release,
+           "cores": os.cpu_count(), "stamps": "every 400 ms", "results": results}
+    with open(os.path.join(HERE, "results-audio-measure.json"), "w") as f:
+        json.dump(out, f, indent=2)
+    print("docs/benchmarks.md table: Scripts/bench-tables.py")
+
+
+if __name__ == "__main__":
+    main()
