@@ -29,6 +29,8 @@ public struct ClientObservation: Sendable, Codable, Equatable {
     /// True when it left early to be replaced (`load.churn`): its outcome is then
     /// `leftAsPlanned`, churn being part of the plan. Nil in reports from before churn.
     public var churned: Bool?
+    /// What it heard (nil: no audio stream arrived).
+    public var audio: ClientAudio?
 
     /// A client that has just been started.
     public init(id: Int, group: String = "", decodes: Bool, startedAt: Double) {

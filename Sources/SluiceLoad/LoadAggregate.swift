@@ -51,13 +51,42 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
     public var freezes_per_minute = LoadDistribution()
     /// Every glass-to-glass delay read by a decoding client, ms.
     public var glass_to_glass_ms = LoadDistribution()
+    /// Request to the first audio packet, ms, across the clients that received audio.
+    public var time_to_first_audio_ms = LoadDistribution()
+    /// Missing audio (lost packets' sound) per minute of audio, ms, across the clients with
+    /// enough audio (`LoadClientRow.Audio.missing_ms_per_minute`).
+    public var missing_audio_ms_per_minute = LoadDistribution()
+    /// Every mouth-to-ear delay read by a decoding client, ms.
+    public var mouth_to_ear_ms = LoadDistribution()
+    /// Every A/V offset of a decoding client's audio stamps, ms (audio minus video; positive:
+    /// audio late); kept from -1000 ms up, to 4 digits.
+    public var av_offset_ms = LoadAggregate.avOffsetDistribution()
     /// Each distinct failure with its count, most frequent first.
     public var failures: [Failure] = []
 
-    /// The aggregate of `rows`, with their clients' glass-to-glass delays.
-    package init(group: String?, rows: [LoadClientRow], glassToGlass: LoadDistribution) {
+    /// An empty A/V offset distribution: signed, from -1 s, 4 digits (0.1 ms near 0).
+    public static func avOffsetDistribution() -> LoadDistribution { LoadDistribution(scale: 1000, significantDigits: 4, origin: -1000) }
+
+    /// Every mouth-to-ear delay and A/V offset the decoding clients among `observations` read.
+    package struct Heard {
+        package var mouthToEar = LoadDistribution()
+        package var avOffset = LoadAggregate.avOffsetDistribution()
+        package init() {}
+        package init(_ observations: [ClientObservation]) {
+            for o in observations where o.decodes {
+                guard let a = o.audio else { continue }
+                for ms in a.mouthToEarMs { mouthToEar.record(ms) }
+                for ms in a.pairing.offsets { avOffset.record(ms) }
+            }
+        }
+    }
+
+    /// The aggregate of `rows`, with their clients' glass-to-glass delays and what they heard.
+    package init(group: String?, rows: [LoadClientRow], glassToGlass: LoadDistribution, heard: Heard = Heard()) {
         self.group = group
         glass_to_glass_ms = glassToGlass
+        mouth_to_ear_ms = heard.mouthToEar
+        av_offset_ms = heard.avOffset
         for r in rows { count(r) }
         success_rate = clients > 0 ? Double(succeeded) / Double(clients) : nil
         failures.sort(by: Self.ordered)
@@ -84,6 +113,8 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
         if let v = r.time_to_first_frame_ms { time_to_first_frame_ms.record(v) }
         if let v = r.fps { fps.record(v) }
         if let v = r.freezes_per_minute { freezes_per_minute.record(v) }
+        if let v = r.audio?.time_to_first_audio_ms { time_to_first_audio_ms.record(v) }
+        if let v = r.audio?.missing_ms_per_minute { missing_audio_ms_per_minute.record(v) }
         if let reason = r.reason, !r.succeeded {
             add(Failure(outcome: r.outcome, reason: reason, clients: 1))
         }
@@ -108,6 +139,10 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
         fps.add(other.fps)
         freezes_per_minute.add(other.freezes_per_minute)
         glass_to_glass_ms.add(other.glass_to_glass_ms)
+        time_to_first_audio_ms.add(other.time_to_first_audio_ms)
+        missing_audio_ms_per_minute.add(other.missing_audio_ms_per_minute)
+        mouth_to_ear_ms.add(other.mouth_to_ear_ms)
+        av_offset_ms.add(other.av_offset_ms)
         for f in other.failures { add(f) }
         failures.sort(by: Self.ordered)
     }

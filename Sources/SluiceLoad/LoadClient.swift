@@ -25,15 +25,24 @@ package final class LoadClient: Sendable {
     /// A client whose media `makeMedia` builds, given the recorder its frames go to.
     package init(
         id: Int, group: String, decodes: Bool, clock: LoadClock,
-        makeMedia: (_ record: @escaping LoadFrameRecorder) throws(RunError) -> any LoadClientMedia
+        makeMedia: (_ record: LoadFrameRecorder) throws(RunError) -> any LoadClientMedia
     ) throws(RunError) {
         self.id = id
         self.decodes = decodes
         let record = Record(ClientObservation(id: id, group: group, decodes: decodes, startedAt: clock.now))
-        media = try makeMedia { keyframe, bytes in
-            let at = clock.now
-            record.observed.withLock { $0.frames.record(at: at, keyframe: keyframe, bytes: bytes) }
-        }
+        media = try makeMedia(
+            LoadFrameRecorder(
+                frame: { keyframe, bytes in
+                    let at = clock.now
+                    record.observed.withLock { $0.frames.record(at: at, keyframe: keyframe, bytes: bytes) }
+                },
+                audioPacket: { sequence, timestamp in
+                    let at = clock.now
+                    record.observed.withLock { o in
+                        if o.audio == nil { o.audio = ClientAudio() }
+                        o.audio?.record(at: at, sequence: sequence, timestamp: timestamp)
+                    }
+                }))
         self.record = record
         peer = WebRTCPeer(media.webrtcbin, label: "client \(id)")
     }

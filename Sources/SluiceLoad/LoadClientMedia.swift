@@ -27,6 +27,23 @@ extension LoadClientMedia {
     package func setUpToAnswer(_ offer: String) throws(RunError) -> String { offer }
 }
 
-/// Records one whole encoded frame into a client's observation: whether it is a keyframe
-/// and its size in bytes (from a streaming thread).
-package typealias LoadFrameRecorder = @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void
+/// Records what arrives into a client's observation, from streaming threads: each whole
+/// encoded video frame (whether it is a keyframe, its size in bytes; `record(keyframe, bytes)`)
+/// and each audio RTP packet (its sequence number and RTP timestamp).
+package struct LoadFrameRecorder: Sendable {
+    /// A whole encoded video frame.
+    package var frame: @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void
+    /// An audio RTP packet out of the jitter buffer.
+    package var audioPacket: @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void
+
+    package init(
+        frame: @escaping @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void,
+        audioPacket: @escaping @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void = { _, _ in }
+    ) {
+        self.frame = frame
+        self.audioPacket = audioPacket
+    }
+
+    /// Records a whole encoded video frame.
+    package func callAsFunction(_ keyframe: Bool, _ bytes: Int) { frame(keyframe, bytes) }
+}

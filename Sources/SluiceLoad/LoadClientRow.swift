@@ -87,6 +87,8 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
     public static let minimumVideoSeconds = 3.0
     /// True when it left early to be replaced (`load.churn`); nil otherwise.
     public var churned: Bool?
+    /// What it heard (nil: no audio arrived).
+    public var audio: Audio?
 
     /// The row of one observed client; `runEnd` (seconds) ends a client still running.
     public init(_ o: ClientObservation, runEnd: Double) {
@@ -119,6 +121,7 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
         outcome = o.outcome.kind
         reason = o.outcome.reason
         churned = o.churned
+        audio = o.audio.map { Audio($0, startedAt: o.startedAt, end: end, decodes: o.decodes) }
     }
 
     /// Frames per second from a second after the first frame to `end`; from the first frame
@@ -171,6 +174,52 @@ extension ClientOutcome {
         switch self {
         case .running, .leftAsPlanned, .stoppedEarly: nil
         case .refused(let r), .failedToConnect(let r), .serviceGone(let r): r
+        }
+    }
+}
+
+extension LoadClientRow {
+    /// What one client heard: its audio packets, the missing ones, and where stamps were read,
+    /// mouth-to-ear and the A/V offset.
+    public struct Audio: Sendable, Codable, Equatable {
+        /// Audio RTP packets received.
+        public var packets: Int
+        /// Request to the first audio packet, ms.
+        public var time_to_first_audio_ms: Double?
+        /// Packets the sequence numbers say never came.
+        public var missing_packets: Int
+        /// Their sound, ms (what the decoder had to conceal: `ClientAudio`).
+        public var missing_ms: Double
+        /// Missing sound per minute of audio (first packet to the client's end), ms; nil with
+        /// under `LoadClientRow.minimumVideoSeconds` of audio.
+        public var missing_ms_per_minute: Double?
+        /// Audio stamps read (decoding clients).
+        public var mouth_to_ear_samples: Int
+        /// Median mouth-to-ear delay, ms.
+        public var mouth_to_ear_p50_ms: Double?
+        /// 95th-percentile mouth-to-ear delay, ms.
+        public var mouth_to_ear_p95_ms: Double?
+        /// Stamps paired with a video frame captured within 40 ms.
+        public var av_offset_samples: Int
+        /// Median A/V offset (audio minus video; positive: audio late), ms.
+        public var av_offset_p50_ms: Double?
+
+        /// The figures of what a client that started at `startedAt` and ended at `end`
+        /// (seconds since the run started) heard.
+        public init(_ a: ClientAudio, startedAt: Double, end: Double, decodes: Bool) {
+            packets = a.packets
+            time_to_first_audio_ms = a.firstAt.map { ($0 - startedAt) * 1000 }
+            missing_packets = a.missingPackets
+            missing_ms = a.missingMs
+            let heard = end - (a.firstAt ?? end)
+            missing_ms_per_minute = heard >= LoadClientRow.minimumVideoSeconds ? a.missingMs / (heard / 60) : nil
+            let delays = decodes ? a.mouthToEarMs.filter(\.isFinite).sorted() : []
+            mouth_to_ear_samples = delays.count
+            mouth_to_ear_p50_ms = delays.isEmpty ? nil : LatencyFigures.percentile(delays, 50)
+            mouth_to_ear_p95_ms = delays.isEmpty ? nil : LatencyFigures.percentile(delays, 95)
+            let offsets = decodes ? a.pairing.offsets.filter(\.isFinite).sorted() : []
+            av_offset_samples = offsets.count
+            av_offset_p50_ms = offsets.isEmpty ? nil : LatencyFigures.percentile(offsets, 50)
         }
     }
 }

@@ -2,12 +2,13 @@ import SluiceRun
 import SluiceMeasure
 /// The JSON form of a distribution: its summary for readers (count, min, p50, p90, p95, p99,
 /// max, mean, in the figure's units) and, to merge exactly, its histogram as `recorded`:
-/// `[units, count]` pairs, units being `1 / scale` of the figure (`LoadDistribution.rawBuckets`).
+/// `[units, count]` pairs, units being `1 / scale` of the figure above `origin` (written when
+/// not 0; `LoadDistribution.rawBuckets`).
 /// Decoding reads `scale`, `significant_digits` and `recorded` and works the summary out again.
 extension LoadDistribution: Codable {
     /// The JSON keys.
     private enum CodingKeys: String, CodingKey {
-        case scale, significant_digits, count, min, p50, p90, p95, p99, max, mean, recorded
+        case scale, significant_digits, origin, count, min, p50, p90, p95, p99, max, mean, recorded
     }
 
     /// Reads a distribution written by `encode(to:)`.
@@ -21,11 +22,15 @@ extension LoadDistribution: Codable {
         guard (0...5).contains(digits) else {
             throw DecodingError.dataCorruptedError(forKey: .significant_digits, in: c, debugDescription: "0 to 5 significant digits")
         }
+        let origin = try c.decodeIfPresent(Double.self, forKey: .origin) ?? 0
+        guard origin.isFinite else {
+            throw DecodingError.dataCorruptedError(forKey: .origin, in: c, debugDescription: "origin must be finite")
+        }
         let pairs = try c.decode([[UInt64]].self, forKey: .recorded)
         guard pairs.allSatisfy({ $0.count == 2 }) else {
             throw DecodingError.dataCorruptedError(forKey: .recorded, in: c, debugDescription: "recorded holds [units, count] pairs")
         }
-        self.init(scale: scale, significantDigits: digits, rawBuckets: pairs.map { RawBucket(units: $0[0], count: $0[1]) })
+        self.init(scale: scale, significantDigits: digits, origin: origin, rawBuckets: pairs.map { RawBucket(units: $0[0], count: $0[1]) })
     }
 
     /// Writes the summary and the recorded buckets.
@@ -33,6 +38,7 @@ extension LoadDistribution: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(scale, forKey: .scale)
         try c.encode(significantDigits, forKey: .significant_digits)
+        if origin != 0 { try c.encode(origin, forKey: .origin) }
         try c.encode(count, forKey: .count)
         try c.encodeIfPresent(min, forKey: .min)
         try c.encodeIfPresent(p50, forKey: .p50)

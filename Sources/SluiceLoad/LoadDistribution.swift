@@ -8,7 +8,8 @@ import SluiceMeasure
 /// from averaged percentiles.
 ///
 /// Values are recorded as integers of `1 / scale` of the figure (scale 1000: milliseconds as
-/// microseconds); negative values count as 0 and values that are not finite are left out.
+/// microseconds) above `origin` (0 unless the figure has a sign, as the A/V offset does);
+/// values below the origin count as the origin and values that are not finite are left out.
 /// Percentiles are nearest-rank, as `LatencyFigures.percentile`, to the histogram's precision
 /// (the highest value equivalent to the one at that rank, within 1/1000 of it).
 public struct LoadDistribution: Sendable, Equatable {
@@ -23,14 +24,19 @@ public struct LoadDistribution: Sendable, Equatable {
 
     /// Histogram units per unit of the figure (1000: a figure in ms is recorded in µs).
     public let scale: Double
+    /// The smallest value kept, in the figure's units (0 for figures without a sign).
+    public let origin: Double
     /// The counts.
     private var histogram: Histogram<UInt64>
 
-    /// An empty distribution recording `1 / scale` units at `significantDigits` (0 to 5) digits.
-    public init(scale: Double = 1000, significantDigits: Int = 3) {
+    /// An empty distribution recording `1 / scale` units above `origin` at `significantDigits`
+    /// (0 to 5) digits (of the value less the origin: keep the origin near the values).
+    public init(scale: Double = 1000, significantDigits: Int = 3, origin: Double = 0) {
         precondition(scale > 0 && scale.isFinite, "a load distribution's scale must be positive")
+        precondition(origin.isFinite, "a load distribution's origin must be finite")
         let digits = SignificantDigits(rawValue: Int8(clamping: significantDigits)) ?? .three
         self.scale = scale
+        self.origin = origin
         histogram = Histogram<UInt64>(numberOfSignificantValueDigits: digits)
     }
 
@@ -49,7 +55,9 @@ public struct LoadDistribution: Sendable, Equatable {
     /// Adds `other`'s values. With the same scale and precision (every distribution a load
     /// report makes) this is exact; otherwise each of `other`'s buckets is recorded anew.
     public mutating func add(_ other: LoadDistribution) {
-        if other.scale == scale && other.histogram.numberOfSignificantValueDigits == histogram.numberOfSignificantValueDigits {
+        if other.scale == scale && other.origin == origin
+            && other.histogram.numberOfSignificantValueDigits == histogram.numberOfSignificantValueDigits
+        {
             histogram.add(other.histogram)
         } else {
             for b in other.buckets { histogram.record(units(b.value), count: UInt64(b.count)) }
@@ -80,7 +88,7 @@ public struct LoadDistribution: Sendable, Equatable {
     /// The largest value recorded (to `1 / scale`); nil when empty.
     public var max: Double? { count == 0 ? nil : figure(histogram.maxRecorded) }
     /// The mean, to the histogram's precision; nil when empty.
-    public var mean: Double? { count == 0 ? nil : histogram.mean / scale }
+    public var mean: Double? { count == 0 ? nil : histogram.mean / scale + origin }
 
     /// The buckets that hold values, smallest first. Recording them again (value, count) gives
     /// back this distribution exactly: the same counts, the same smallest and largest value.
@@ -114,17 +122,17 @@ public struct LoadDistribution: Sendable, Equatable {
     }
 
     /// Restores a distribution from its buckets in histogram units.
-    package init(scale: Double, significantDigits: Int, rawBuckets: [RawBucket]) {
-        self.init(scale: scale, significantDigits: significantDigits)
+    package init(scale: Double, significantDigits: Int, origin: Double = 0, rawBuckets: [RawBucket]) {
+        self.init(scale: scale, significantDigits: significantDigits, origin: origin)
         for b in rawBuckets where b.count > 0 { histogram.record(b.units, count: b.count) }
     }
 
     /// A figure as histogram units.
     private func units(_ value: Double) -> UInt64 {
-        let scaled = (Swift.max(0, value) * scale).rounded()
+        let scaled = (Swift.max(0, value - origin) * scale).rounded()
         return scaled >= Double(UInt64.max / 2) ? UInt64.max / 2 : UInt64(scaled)
     }
 
     /// Histogram units as a figure.
-    private func figure(_ units: UInt64) -> Double { Double(units) / scale }
+    private func figure(_ units: UInt64) -> Double { Double(units) / scale + origin }
 }

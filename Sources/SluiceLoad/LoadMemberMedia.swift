@@ -24,7 +24,7 @@ package final class LoadMemberMedia: LoadClientMedia {
 
     /// Member `client`'s webrtcbin in `hub`'s pipeline; `record` gets each video frame it
     /// receives, and a decoding member reads the framestamps in them.
-    package init(client: Int, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: @escaping LoadFrameRecorder) throws(RunError) {
+    package init(client: Int, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder) throws(RunError) {
         self.hub = hub
         self.client = client
         self.decodes = decodes

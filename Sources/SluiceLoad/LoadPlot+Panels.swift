@@ -83,7 +83,26 @@ extension LoadPlot {
 
     /// Panel 3: every glass-to-glass delay in about 40 bins, with the p50, p95 and p99 marks.
     package static func glassToGlassPanel(_ d: LoadDistribution, layout: Layout) -> [String] {
-        let left = layout.left, plotW = layout.plotW, top = layout.top3, h = layout.h3
+        delayPanel(
+            d, top: layout.top3, layout: layout,
+            names: .init(id: "glass-to-glass", title: "glass-to-glass delay: frames", axis: "glass-to-glass delay (ms)"))
+    }
+
+    /// Panel 4: every mouth-to-ear delay read, as panel 3 draws glass-to-glass.
+    package static func mouthToEarPanel(_ d: LoadDistribution, top: Double, layout: Layout) -> [String] {
+        delayPanel(
+            d, top: top, layout: layout,
+            names: .init(id: "mouth-to-ear", title: "mouth-to-ear delay: audio stamps", axis: "mouth-to-ear delay (ms)"))
+    }
+
+    /// What a delay panel is called: its SVG group id, title and axis label.
+    package struct DelayNames {
+        package var id: String, title: String, axis: String
+    }
+
+    /// A delay histogram in about 40 bins, with the p50, p95 and p99 marks.
+    private static func delayPanel(_ d: LoadDistribution, top: Double, layout: Layout, names: DelayNames) -> [String] {
+        let left = layout.left, plotW = layout.plotW, h = layout.h3
         let lo = floor(d.min ?? 0), hi = max(ceil(d.max ?? 1), lo + 1)
         let binWidth = LatencyPlot.niceBin((hi - lo) / 40), start = floor(lo / binWidth) * binWidth
         let count = max(1, Int(ceil((hi - start) / binWidth)) + 1)
@@ -92,11 +111,11 @@ extension LoadPlot {
         let cMax = Draw.niceCeiling(Double(bins.max() ?? 1))
         func x(_ ms: Double) -> Double { left + (ms - start) / (Double(count) * binWidth) * plotW }
         func y(_ c: Double) -> Double { top + h - c / cMax * h }
-        var out = [Draw.text(left, top - 10, "glass-to-glass delay: frames per \(Draw.format(binWidth)) ms, all decoding clients", size: 13, weight: "bold")]
+        var out = [Draw.text(left, top - 10, "\(names.title) per \(Draw.format(binWidth)) ms, all decoding clients", size: 13, weight: "bold")]
         out += Draw.axes(left: left, top: top, width: plotW, height: h)
         out += Draw.yGrid(Draw.ticks(0, cMax), y: y, left: left, width: plotW)
         for v in Draw.ticks(start, start + Double(count) * binWidth) { out.append(Draw.text(x(v), top + h + 16, Draw.format(v), anchor: "middle")) }
-        out.append(##"<g id="glass-to-glass">"##)
+        out.append(##"<g id="\##(names.id)">"##)
         for (i, c) in bins.enumerated() where c > 0 {
             let x0 = x(start + Double(i) * binWidth), x1 = x(start + Double(i + 1) * binWidth)
             out.append(
@@ -110,7 +129,7 @@ extension LoadPlot {
             out.append(Draw.line(x(v), top, x(v), top + h, stroke: color, dash: "6 4"))
             out.append(Draw.text(left + plotW - 4, top + 14 + Double(i) * 14, String(format: "%@ %.1f ms", name, v), anchor: "end", fill: color))
         }
-        out.append(Draw.text(left + plotW / 2, top + h + 36, "glass-to-glass delay (ms)", anchor: "middle"))
+        out.append(Draw.text(left + plotW / 2, top + h + 36, names.axis, anchor: "middle"))
         return out
     }
 }

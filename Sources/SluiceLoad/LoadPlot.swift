@@ -4,7 +4,8 @@ import SluiceMeasure
 
 /// Draws a load report as a self-contained SVG (or an HTML page holding it): the CDFs of the
 /// clients' connect time and time to first frame, the timeline of clients connected and their
-/// aggregate bitrate, and the glass-to-glass histogram when frames were stamped. No scripts,
+/// aggregate bitrate, the glass-to-glass histogram when frames were stamped and the
+/// mouth-to-ear histogram when sound was. No scripts,
 /// no external resources; the house style of `LatencyPlot`.
 public enum LoadPlot {
     /// Where the panels sit on the page, in SVG units.
@@ -24,8 +25,10 @@ public enum LoadPlot {
     /// The whole picture: the title lines, then the panels (or a note that there is no client).
     public static func svg(_ report: LoadReport) -> String {
         let layout = Layout()
-        let hasG2G = report.overall.glass_to_glass_ms.count > 0
-        let height = (hasG2G ? layout.top3 + layout.h3 : layout.top2 + layout.h2) + 60
+        let hasG2G = report.overall.glass_to_glass_ms.count > 0, hasM2E = report.overall.mouth_to_ear_ms.count > 0
+        // Panels 3 and 4 share a height; each present one takes the next place.
+        let m2eTop = hasG2G ? layout.top3 + layout.h3 + 80 : layout.top3
+        let height = (hasM2E ? m2eTop + layout.h3 : hasG2G ? layout.top3 + layout.h3 : layout.top2 + layout.h2) + 60
         var out = [
             ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(layout.width))" height="\##(Int(height))" viewBox="0 0 \##(Int(layout.width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##,
             ##"<rect width="100%" height="100%" fill="white"/>"##
@@ -39,6 +42,7 @@ public enum LoadPlot {
         out += cdfPanel(report.clients, layout: layout)
         out += timelinePanel(report.timeline, layout: layout)
         if hasG2G { out += glassToGlassPanel(report.overall.glass_to_glass_ms, layout: layout) }
+        if hasM2E { out += mouthToEarPanel(report.overall.mouth_to_ear_ms, top: m2eTop, layout: layout) }
         out.append("</svg>")
         return out.joined(separator: "\n")
     }

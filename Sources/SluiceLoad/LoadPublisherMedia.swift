@@ -16,7 +16,7 @@ package final class LoadPublisherMedia: LoadClientMedia {
 
     /// Builds publisher `client`'s webrtcbin and branches in `hub`'s pipeline; `record` gets
     /// each video frame it sends.
-    package init(client: Int, hub: LoadPublisherHub, connectTimeout: Double, record: @escaping LoadFrameRecorder) throws(RunError) {
+    package init(client: Int, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder) throws(RunError) {
         self.connectTimeout = connectTimeout
         side = try LoadSendSide(client: client, named: "p\(client)", hub: hub, direction: "sendonly", record: record)
         do { try side.build(side.offering) } catch {

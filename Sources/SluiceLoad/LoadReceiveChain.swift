@@ -5,7 +5,10 @@ import SluiceMeasure
 /// What a load client builds behind each stream its webrtcbin exposes. Video: depayloader
 /// and parser, whose frames are counted (with keyframes and bytes) into the client's
 /// `FrameTrack`; a decoding client then decodes and reads framestamps (`framestamp-read`,
-/// named `c<ID>-read` so its events find their client). Audio goes to a fakesink.
+/// named `c<ID>-read` so its events find their client). Audio: each RTP packet's sequence
+/// number and timestamp are counted into the client's `ClientAudio`; a decoding client then
+/// depayloads, decodes and reads audio stamps (`audiostamp-read`, named `c<ID>-aread`); the
+/// others' audio goes to a fakesink.
 package struct LoadReceiveChain {
     /// The stream on one of the client's pads.
     package struct Arrival {
@@ -16,10 +19,19 @@ package struct LoadReceiveChain {
     /// The element whose events carry a client's glass-to-glass delays.
     package static func readerName(client: Int) -> String { "c\(client)-read" }
 
+    /// The element whose events carry a client's mouth-to-ear delays.
+    package static func audioReaderName(client: Int) -> String { "c\(client)-aread" }
+
     /// The client a reader's name belongs to (`c12-read` → 12).
     package static func client(ofReader name: String) -> Int? {
         guard name.hasPrefix("c"), name.hasSuffix("-read") else { return nil }
         return Int(name.dropFirst().dropLast(5))
+    }
+
+    /// The client an audio reader's name belongs to (`c12-aread` → 12).
+    package static func client(ofAudioReader name: String) -> Int? {
+        guard name.hasPrefix("c"), name.hasSuffix("-aread") else { return nil }
+        return Int(name.dropFirst().dropLast(6))
     }
 
     /// The medium and codec on `pad` (nil: not audio or video, or a codec Sluice does not know).
@@ -45,7 +57,14 @@ package struct LoadReceiveChain {
         try sink.set("sync", false)
         try sink.set("async", false)
         try sink.set("enable-last-sample", false)
-        guard arrival.media == .video else { return (nil, [sink]) }
+        guard arrival.media == .video else {
+            guard decodes, let reader = FilterRegistry.shared.audioFilter(named: MeasurePlan.audioReader) else { return (nil, [sink]) }
+            let chain = [
+                try make(DefaultElements.depayloader(for: arrival.codec)), try make(DefaultElements.decoder(for: arrival.codec)),
+                try make("audioconvert"), try Element.make(reader.elementName, name: audioReaderName(client: client))
+            ]
+            return (nil, chain + [sink])
+        }
         let depay = try make(DefaultElements.depayloader(for: arrival.codec))
         try depay.set("request-keyframe", true)
         var chain = [depay]
@@ -66,7 +85,7 @@ package struct LoadReceiveChain {
     /// Sluice reads). Throws the reason, with the medium and codec, when it cannot.
     package static func attach(
         _ pad: Pad, into pipeline: Pipeline, client: Int, decodes: Bool, prefix: String? = nil,
-        record: @escaping LoadFrameRecorder
+        record: LoadFrameRecorder
     ) throws(RunError) -> [Element]? {
         guard pad.direction == .src, let arrival = arrival(on: pad) else { return nil }
         var added: [Element] = []
@@ -76,6 +95,9 @@ package struct LoadReceiveChain {
             added = chain
             for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }
             if let src = counted?.staticPad("src") { LoadFrameCount.install(on: src, record: record) }
+            if arrival.media == .audio, let entrance = chain[0].staticPad("sink") {
+                LoadAudioCount.install(on: entrance, record: record.audioPacket)
+            }
             for e in chain.reversed() { _ = e.syncStateWithParent() }
             guard let entrance = chain[0].staticPad("sink") else { return added }
             try pad.link(entrance)

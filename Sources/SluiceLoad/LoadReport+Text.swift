@@ -32,6 +32,7 @@ extension LoadReport {
         if o.glass_to_glass_ms.count > 0 {
             lines.append("  glass-to-glass " + Self.figures(o.glass_to_glass_ms, unit: " ms", of: "frames"))
         }
+        lines += Self.audioLines(o)
         if groups.count > 1 {
             for g in groups { lines.append(Self.groupLine(g)) }
         }
@@ -51,6 +52,25 @@ extension LoadReport {
                     p.start.threads))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// What the clients heard, when audio arrived: time to first audio, missing audio per
+    /// minute, and where stamps were read, mouth-to-ear and the A/V offset.
+    private static func audioLines(_ o: LoadAggregate) -> [String] {
+        guard o.time_to_first_audio_ms.count > 0 else { return [] }
+        var lines = [
+            "  first audio    " + figures(o.time_to_first_audio_ms, unit: " ms", of: "clients"),
+            "  audio missing  " + figures(o.missing_audio_ms_per_minute, unit: " ms/min", of: "clients")
+                + "  (lost packets' sound, per minute of audio)"
+        ]
+        if o.mouth_to_ear_ms.count > 0 {
+            lines.append("  mouth-to-ear   " + figures(o.mouth_to_ear_ms, unit: " ms", of: "audio stamps"))
+        }
+        if o.av_offset_ms.count > 0 {
+            lines.append(
+                "  A/V offset     " + figures(o.av_offset_ms, unit: " ms", of: "stamps", lowest: true) + "  (audio minus video, positive: audio late)")
+        }
+        return lines
     }
 
     /// `117 of 120 succeeded (97.5%); 2 refused, 1 failed to connect, 0 service gone`.

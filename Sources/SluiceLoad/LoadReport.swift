@@ -47,11 +47,12 @@ public struct LoadReport: Sendable, Codable, Equatable, SummaryJSON {
         let sorted = observations.sorted { $0.id < $1.id }
         let rows = sorted.map { LoadClientRow($0, runEnd: duration) }
         clients = rows
-        overall = LoadAggregate(group: nil, rows: rows, glassToGlass: Self.glassToGlass(sorted))
+        overall = LoadAggregate(group: nil, rows: rows, glassToGlass: Self.glassToGlass(sorted), heard: .init(sorted))
         groups = Set(rows.map(\.group)).sorted().map { name in
-            LoadAggregate(
+            let members = sorted.filter { $0.group == name }
+            return LoadAggregate(
                 group: name, rows: rows.filter { $0.group == name },
-                glassToGlass: Self.glassToGlass(sorted.filter { $0.group == name }))
+                glassToGlass: Self.glassToGlass(members), heard: .init(members))
         }
         timeline = LoadTimeline.build(sorted, samples: samples, duration: duration)
     }

@@ -178,7 +178,7 @@ public final class LoadRun: Sendable {
 
     /// The client's media: a viewer's own pipeline, or a publisher's or call member's
     /// branch of `hub`.
-    private func makeMedia(_ id: Int, decodes: Bool, hub: LoadPublisherHub?, record: @escaping LoadFrameRecorder) throws(RunError) -> any LoadClientMedia {
+    private func makeMedia(_ id: Int, decodes: Bool, hub: LoadPublisherHub?, record: LoadFrameRecorder) throws(RunError) -> any LoadClientMedia {
         let timeout = spec.transport.ice.connectTimeout
         switch (role, hub) {
         case (.member, let hub?):

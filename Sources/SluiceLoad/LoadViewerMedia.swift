@@ -26,7 +26,7 @@ package final class LoadViewerMedia: LoadClientMedia {
     /// `offer`: what the client's offer holds (nil: the service offers, and its offer makes
     /// the transceivers).
     package init(
-        client: Int, decodes: Bool, spec: PipelineSpec, offer: LoadViewerOffer?, record: @escaping LoadFrameRecorder,
+        client: Int, decodes: Bool, spec: PipelineSpec, offer: LoadViewerOffer?, record: LoadFrameRecorder,
         onMessage: @escaping @Sendable (Message) -> Void
     ) throws(RunError) {
         self.client = client
@@ -81,10 +81,27 @@ package final class LoadViewerMedia: LoadClientMedia {
 
 /// Counts each whole encoded frame leaving a pad: whether it is a keyframe, its size.
 package enum LoadFrameCount {
-    package static func install(on pad: Pad, record: @escaping LoadFrameRecorder) {
+    package static func install(on pad: Pad, record: LoadFrameRecorder) {
         pad.addProbe { (info: borrowing Pad.ProbeInfo) in
             guard let buffer = info.buffer else { return .ok }
             record(!buffer.isDeltaUnit, buffer.size)
+            return .ok
+        }
+    }
+}
+
+/// Counts each audio RTP packet entering a pad: its sequence number and RTP timestamp (from
+/// the header, which SRTP leaves in the clear and the jitter buffer passes on in order).
+package enum LoadAudioCount {
+    package static func install(on pad: Pad, record: @escaping @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void) {
+        pad.addProbe { (info: borrowing Pad.ProbeInfo) in
+            guard let buffer = info.buffer else { return .ok }
+            let header = buffer.withBytes { b -> (sequence: UInt16, timestamp: UInt32)? in
+                guard b.count >= 12, b[0] >> 6 == 2 else { return nil }
+                let t = UInt32(b[4]) << 24 | UInt32(b[5]) << 16 | UInt32(b[6]) << 8 | UInt32(b[7])
+                return (UInt16(b[2]) << 8 | UInt16(b[3]), t)
+            }
+            if let header = header ?? nil { record(header.sequence, header.timestamp) }
             return .ok
         }
     }

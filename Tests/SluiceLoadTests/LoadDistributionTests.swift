@@ -56,6 +56,25 @@ final class LoadDistributionTests: XCTestCase {
         XCTAssertEqual(d.max, 2)
     }
 
+    /// A signed figure (the A/V offset) is kept from its origin up; JSON carries the origin, and
+    /// distributions of another origin merge bucket by bucket.
+    func testAnOriginKeepsNegativeValues() throws {
+        var d = LoadDistribution(scale: 1000, significantDigits: 4, origin: -1000)
+        for v in [-15.0, -2.5, 0, 12.25, 40] { d.record(v) }
+        d.record(-5000)
+        XCTAssertEqual(d.count, 6)
+        XCTAssertEqual(d.min, -1000, "below the origin counts as the origin")
+        XCTAssertEqual(d.max!, 40, accuracy: 0.01)
+        XCTAssertEqual(d.p50!, -2.5, accuracy: 0.1)
+        let back = try JSONDecoder().decode(LoadDistribution.self, from: JSONEncoder().encode(d))
+        XCTAssertEqual(back, d)
+        XCTAssertEqual(back.origin, -1000)
+        var plain = LoadDistribution([3, 4])
+        plain.add(d)
+        XCTAssertEqual(plain.count, 8)
+        XCTAssertEqual(plain.min, 0, "a distribution from 0 keeps what is below as 0")
+    }
+
     func testAddingEqualsRecordingEverything() {
         let a = values(3000, seed: 10), b = values(500, seed: 11).map { $0 * 7 }
         var merged = LoadDistribution(a)

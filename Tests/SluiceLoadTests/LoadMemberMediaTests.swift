@@ -26,11 +26,11 @@ final class LoadMemberMediaTests: XCTestCase {
     private final class Counts: Sendable {
         let frames = Mutex<[Int: (all: Int, keyframes: Int)]>([:])
         func recorder(_ member: Int) -> LoadFrameRecorder {
-            { keyframe, _ in
+            LoadFrameRecorder(frame: { keyframe, _ in
                 self.frames.withLock {
                     $0[member, default: (0, 0)].all += 1; if keyframe { $0[member]?.keyframes += 1 }
                 }
-            }
+            })
         }
         func of(_ member: Int) -> (all: Int, keyframes: Int) { frames.withLock { $0[member] ?? (0, 0) } }
     }
