@@ -94,6 +94,8 @@ public struct AudioMeasurement: Sendable, Codable, Equatable {
     public var stamps_unreadable: Int
     /// Per second.
     public var per_second: [Second]
+    /// Every stamp read: [seconds since the start, mouth-to-ear ms].
+    public var samples: [[Double]]
     /// Why there are no figures, when there are none.
     public var note: String?
 
@@ -104,6 +106,7 @@ public struct AudioMeasurement: Sendable, Codable, Equatable {
         av_offset = Figures(offsets.map(\.offset))
         stamps_read = audio.count
         stamps_unreadable = unreadable
+        samples = audio.map { [($0.at * 1000).rounded() / 1000, ($0.delayMilliseconds * 1000).rounded() / 1000] }
         per_second = (0..<max(0, Int(duration.rounded(.up)))).map { t in
             let inSecond = audio.filter { Int($0.at) == t }
             let offsetsInSecond = offsets.filter { Int($0.at) == t }.map(\.offset)

@@ -51,7 +51,8 @@ public enum LatencyPlot {
             return out.joined(separator: "\n")
         }
         let tMax = max(report.duration_s, points.map(\.t).max() ?? 1, 1)
-        out += latencyPanel(points, latency: report.latency, layout: layout, tMax: tMax)
+        let heard = (report.audio?.samples ?? []).compactMap { s -> Point? in s.count >= 2 ? Point(t: s[0], ms: s[1]) : nil }
+        out += latencyPanel(points, audio: heard, latency: report.latency, layout: layout, tMax: tMax)
         out += histogramPanel(histogram(points.map(\.ms)), latency: report.latency, layout: layout)
         if !report.bitrate.isEmpty {
             out += bitratePanel(report, left: layout.left, top: layout.top3, width: layout.plotW, height: layout.h3, tMax: tMax)
@@ -77,15 +78,29 @@ public enum LatencyPlot {
                     format: "p50 %@  p95 %@  p99 %@  max %@   %d frames read, %d lost, %.1f fps delivered, %d unreadable",
                     f(l.p50_ms), f(l.p95_ms), f(l.p99_ms), f(l.max_ms), report.frames.received,
                     report.frames.lost, report.delivered_fps, report.frames.unreadable), size: 13)
-        ]
+        ] + audioHeader(report.audio, left: left)
+    }
+
+    /// The audio line under the figures, when the report has audio: mouth-to-ear and the A/V offset.
+    private static func audioHeader(_ audio: AudioMeasurement?, left: Double) -> [String] {
+        guard let audio else { return [] }
+        let m = audio.mouth_to_ear, o = audio.av_offset
+        let line =
+            audio.note
+            ?? String(
+                format: "audio mouth-to-ear p50 %@  p95 %@  p99 %@   A/V offset p50 %@ (audio minus video)   %d stamps read",
+                f(m.p50_ms), f(m.p95_ms), f(m.p99_ms), f(o.p50_ms), audio.stamps_read)
+        return [text(left, 86, line, size: 13, fill: "#9467bd")]
     }
 
     /// Panel 1: every frame's latency over time, consecutive frames joined, with the p50, p95
     /// and p99 lines.
-    private static func latencyPanel(_ points: [Point], latency l: LatencyFigures, layout: Layout, tMax: Double) -> [String] {
+    private static func latencyPanel(
+        _ points: [Point], audio: [Point], latency l: LatencyFigures, layout: Layout, tMax: Double
+    ) -> [String] {
         let left = layout.left, plotW = layout.plotW, top1 = layout.top1, h1 = layout.h1
         var out: [String] = []
-        let yMax = niceCeiling(max(points.map(\.ms).max() ?? 1, 1) * 1.05)
+        let yMax = niceCeiling(max((points + audio).map(\.ms).max() ?? 1, 1) * 1.05)
         func x(_ t: Double) -> Double { left + t / tMax * plotW }
         func y1(_ ms: Double) -> Double { top1 + h1 - min(ms, yMax) / yMax * h1 }
         out.append(text(left, top1 - 10, "glass-to-glass latency per frame (ms) over time (s)", size: 13, weight: "bold"))
@@ -110,6 +125,14 @@ public enum LatencyPlot {
             out.append(line(left, y1(v), left + plotW, y1(v), stroke: color, dash: "6 4"))
             out.append(text(left + plotW - 4, y1(v) - 4, "\(name) \(f(v))", anchor: "end", fill: color))
         }
+        guard !audio.isEmpty else { return out }
+        // Each audio stamp read, its mouth-to-ear delay, as a square over the frames' dots.
+        out.append(##"<g id="audio">"##)
+        for p in audio {
+            out.append(String(format: ##"<rect x="%.1f" y="%.1f" width="5" height="5" fill="#9467bd"/>"##, x(p.t) - 2.5, y1(p.ms) - 2.5))
+        }
+        out.append("</g>")
+        out.append(text(left + 8, top1 + 14, "● video frames (glass-to-glass)   ■ audio stamps (mouth-to-ear)", fill: "#555"))
         return out
     }
 

@@ -12,17 +12,18 @@ final class LoadAudioEndToEndTests: XCTestCase {
         return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
     }
 
-    /// 4 decoding viewers of a stamped picture and tone, half behind `delay 60ms loss 5%`
-    /// (the service on a host of its own, as in LoadGroupsEndToEndTests): every viewer hears
-    /// the tone; only the far ones miss sound: what retransmission did not repair (3 packets of
-    /// about 500 each in the three runs seen at 5% loss, 4 at 20%: NACKs bring back the rest,
-    /// at the cost of delay); their mouth-to-ear is about 60 ms longer; each pairs its stamps
-    /// with its frames.
+    /// 4 decoding viewers of a stamped picture and tone, half behind `delay 60ms loss 2%`
+    /// (the service on a host of its own, as in LoadGroupsEndToEndTests; more loss sometimes
+    /// stalls webrtcbin 1.22's DTLS handshake): every viewer hears the tone; only the far ones
+    /// miss sound, and never more than the link lost (3 packets of about 500 each in every run
+    /// seen, at 2% and 5% loss, 4 at 20%: the count hardly follows the loss, so NACKs repair
+    /// nearly all of it; where those 3 go is not explained yet); their mouth-to-ear is about
+    /// 60 ms longer; each pairs its stamps with its frames.
     func testEachViewerHearsAndTheFarOnesMissWhatTheLinkLoses() throws {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-audio-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 60ms loss 5%"}]"#
+        let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 60ms loss 2%"}]"#
         let script = """
             ip link set lo up
             ip netns add "$SVC"
@@ -65,10 +66,11 @@ final class LoadAudioEndToEndTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(a["mouth_to_ear_samples"] as? Int ?? 0, 15, "a stamp every 400 ms, read: \(a)")
         }
         let perMinute = audio("far").compactMap { $0["missing_ms_per_minute"] as? Double }
-        print("missing audio per minute behind 5% loss: \(perMinute) ms; the clean ones: \(audio("clean").compactMap { $0["missing_ms_per_minute"] as? Double })")
+        print(
+            "missing audio per minute behind 2% loss: \(perMinute) ms; the clean ones: \(audio("clean").compactMap { $0["missing_ms_per_minute"] as? Double })")
         XCTAssertEqual(perMinute.count, 2, context)
         XCTAssertGreaterThan(perMinute.reduce(0, +), 0, "the far link loses sound that is not all repaired: \(audio("far"))")
-        for m in perMinute { XCTAssertLessThan(m, 3000, "never more than the 5% lost (3000 ms a minute): \(perMinute)") }
+        for m in perMinute { XCTAssertLessThan(m, 1200, "never more than the 2% lost (1200 ms a minute): \(perMinute)") }
         let clean = median(audio("clean").compactMap { $0["mouth_to_ear_p50_ms"] as? Double })
         let far = median(audio("far").compactMap { $0["mouth_to_ear_p50_ms"] as? Double })
         print("mouth-to-ear p50: clean \(clean) ms, far \(far) ms")

