@@ -177,6 +177,14 @@ final class RunEndToEndTests: XCTestCase {
                     ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/whep-play.yaml",
                     ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped"]
                 ),
+                "serve-stamped-av.yaml": (
+                    ["--pipeline", "Pipelines/serve-stamped-av.yaml"], "Pipelines/whep-play.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped-av"]
+                ),
+                "load-whep-av.yaml": (
+                    ["--pipeline", "Pipelines/serve-stamped-av.yaml"], "Pipelines/load-whep-av.yaml",
+                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped-av"]
+                ),
                 // A load file is one client: run alone, it is one WHEP viewer.
                 "load-whep.yaml": (
                     ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/load-whep.yaml",
@@ -224,6 +232,9 @@ final class RunEndToEndTests: XCTestCase {
             // `sluice load` fills in): LoadPublishEndToEndTests and LoadJanusEndToEndTests. Calls
             // of two (run alone, one member would wait for the other): LoadRoomsEndToEndTests.
             if ["load-janus.yaml", "load-whip.yaml", "load-janus-publish.yaml", "load-apprtc.yaml"].contains(file) { continue }
+            // Echo peers: JanusEndToEndTests measures the round trip through Janus's EchoTest
+            // (janus-echo.yaml), InteropAiortcTests through aiortc's MediaRelay (room-echo.yaml).
+            if ["janus-echo.yaml", "room-echo.yaml"].contains(file) { continue }
             if file == "janus-publish.yaml" {
                 try Janus.requireInstalled()
                 let janus = Janus(httpPort: 18091, wsPort: 18191)
