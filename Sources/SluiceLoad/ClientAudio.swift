@@ -80,12 +80,14 @@ public struct AVOffsetPairing: Sendable, Codable, Equatable {
         public var delay: Double
     }
 
-    /// How far apart in capture time a stamp and its frame may be, ms.
-    public static let window = 40.0
+    /// How far apart in capture time a stamp and its frame may be, ms (as `sluice measure` pairs them).
+    public static let window = AudioMeasurement.pairingWindowMs
     /// A/V offsets of the stamps paired so far, ms (audio minus video; positive: audio late).
     public private(set) var paired: [Double] = []
     private var frames: [Frame] = []
     private var waiting: [Stamp] = []
+    /// The latest capture time of a frame read, ms.
+    private var newest: Double?
 
     /// Nothing read yet.
     public init() {}
@@ -93,7 +95,8 @@ public struct AVOffsetPairing: Sendable, Codable, Equatable {
     /// A video frame read back.
     public mutating func video(capturedMs: Double, latencyMs: Double) {
         frames.append(Frame(captured: capturedMs, latency: latencyMs))
-        let newest = frames.map(\.captured).max() ?? capturedMs
+        let newest = max(newest ?? capturedMs, capturedMs)
+        self.newest = newest
         frames.removeAll { $0.captured < newest - 2000 }
         let ready = waiting.filter { $0.captured + Self.window <= newest }
         waiting.removeAll { $0.captured + Self.window <= newest }
@@ -103,7 +106,7 @@ public struct AVOffsetPairing: Sendable, Codable, Equatable {
     /// An audio stamp read back.
     public mutating func audio(capturedMs: Double, delayMs: Double) {
         let stamp = Stamp(captured: capturedMs, delay: delayMs)
-        if let newest = frames.map(\.captured).max(), capturedMs + Self.window <= newest {
+        if let newest, capturedMs + Self.window <= newest {
             if let o = offset(stamp) { paired.append(o) }
         } else {
             waiting.append(stamp)

@@ -85,6 +85,8 @@ public struct AudioMeasurement: Sendable, Codable, Equatable {
 
     /// Capture (audiostamp) to decoded audio (audiostamp-read).
     public var mouth_to_ear: Figures
+    /// How far apart in capture time an audio stamp and the video frame it is paired with may be, ms.
+    public static let pairingWindowMs = 40.0
     /// Audio's delay minus video's for the same capture instant (the video frame captured
     /// closest to each audio stamp, within 40 ms): positive when audio is late.
     public var av_offset: Figures
@@ -136,7 +138,7 @@ public struct AudioMeasurement: Sendable, Codable, Equatable {
             let near = [lo - 1, lo].filter { $0 >= 0 && $0 < frames.count }.min {
                 abs(frames[$0].captured - a.capturedMilliseconds) < abs(frames[$1].captured - a.capturedMilliseconds)
             }
-            guard let i = near, abs(frames[i].captured - a.capturedMilliseconds) <= 40 else { return nil }
+            guard let i = near, abs(frames[i].captured - a.capturedMilliseconds) <= pairingWindowMs else { return nil }
             return (a.delayMilliseconds - frames[i].latency, a.at)
         }
     }

@@ -166,15 +166,7 @@ final class MeasureMathTests: XCTestCase {
     }
 
     func testPlotIsWellFormedSVGWithEveryFrame() throws {
-        var report = Measurement.report(
-            spec: PipelineSpec(file: "a<b>&.yaml", name: "x", transport: TransportSpec(), send: nil, receive: nil),
-            summary: RunSummary(
-                pipeline: "x", duration_s: 3, send: .init(), receive: .init(), time_to_first_frame_ms: nil, ice_state: "completed",
-                network: .init(
-                    bytes_sent: 0, packets_sent: 0, bytes_received: 0, packets_received: 0,
-                    packets_lost: 0, rtt_ms: nil, jitter_ms: nil, bitrate_kbps: 0),
-                cpu_seconds: 1, gstreamer_version: "1.22"),
-            samples: samples(Array(0..<60), latencyMs: 12), stamped: 60, unreadable: 0, cpu: 1, peakMiB: 50, processes: 1, netem: nil)
+        var report = threeSecondReport(file: "a<b>&.yaml")
         report.pipeline = "a<b>&.yaml"
         report.bitrate = [.init(t: 1, target_kbps: 900, encoder_kbps: 850, rtp_kbps: 800), .init(t: 2, target_kbps: 700, rtp_kbps: 690)]
         report.conditions = [.init(from_s: 0, to_s: 2, netem: "rate 1mbit & <x>", rate_kbps: 1000), .init(from_s: 2, netem: "loss 1%")]
@@ -192,15 +184,7 @@ final class MeasureMathTests: XCTestCase {
 
     /// Audio stamps are drawn over the frames, one square each, and the header gives their figures.
     func testPlotDrawsEveryAudioStampBesideTheFrames() throws {
-        var report = Measurement.report(
-            spec: PipelineSpec(file: "av.yaml", name: "x", transport: TransportSpec(), send: nil, receive: nil),
-            summary: RunSummary(
-                pipeline: "x", duration_s: 3, send: .init(), receive: .init(), time_to_first_frame_ms: nil, ice_state: "completed",
-                network: .init(
-                    bytes_sent: 0, packets_sent: 0, bytes_received: 0, packets_received: 0,
-                    packets_lost: 0, rtt_ms: nil, jitter_ms: nil, bitrate_kbps: 0),
-                cpu_seconds: 1, gstreamer_version: "1.22"),
-            samples: samples(Array(0..<60), latencyMs: 12), stamped: 60, unreadable: 0, cpu: 1, peakMiB: 50, processes: 1, netem: nil)
+        var report = threeSecondReport(file: "av.yaml")
         let heard = (0..<5).map { AudioDelayRecorder.Sample(sequence: $0, capturedMilliseconds: Double($0) * 400, delayMilliseconds: 30, at: Double($0) * 0.4) }
         report.audio = AudioMeasurement(audio: heard, unreadable: 0, video: [], duration: 3)
         XCTAssertEqual(report.audio?.samples.count, 5)
@@ -211,5 +195,18 @@ final class MeasureMathTests: XCTestCase {
         XCTAssertTrue(svg.contains("audio mouth-to-ear p50 30.0 ms"), "the header says it")
         report.audio = AudioMeasurement(audio: [], unreadable: 2, video: [], duration: 3)
         XCTAssertTrue(LatencyPlot.svg(report).contains("no audio stamps read: 2 heard but unreadable"), "or why there is none")
+    }
+
+    /// A 3 s one-process report of `file` with 60 frames read at 12 ms.
+    private func threeSecondReport(file: String) -> MeasureReport {
+        Measurement.report(
+            spec: PipelineSpec(file: "\(file)", name: "x", transport: TransportSpec(), send: nil, receive: nil),
+            summary: RunSummary(
+                pipeline: "x", duration_s: 3, send: .init(), receive: .init(), time_to_first_frame_ms: nil, ice_state: "completed",
+                network: .init(
+                    bytes_sent: 0, packets_sent: 0, bytes_received: 0, packets_received: 0,
+                    packets_lost: 0, rtt_ms: nil, jitter_ms: nil, bitrate_kbps: 0),
+                cpu_seconds: 1, gstreamer_version: "1.22"),
+            samples: samples(Array(0..<60), latencyMs: 12), stamped: 60, unreadable: 0, cpu: 1, peakMiB: 50, processes: 1, netem: nil)
     }
 }

@@ -29,14 +29,13 @@ package final class JanusEchoSession: RemoteSession {
         self.builder = builder
         self.spec = spec
         self.location = transport.location
-        self.connectTimeout = max(2, min(transport.ice.connectTimeout, 30))
+        self.connectTimeout = JanusSpec.requestTimeout(transport)
         self.media = media
         self.logger = logger
     }
 
     package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
-        var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
-        config.timeout = connectTimeout
+        let config = spec.clientConfiguration(timeout: connectTimeout)
         await builder.waitForSendCaps(logger: logger)
         let offer: String
         do { offer = try await peer.offerWithCandidates() } catch {

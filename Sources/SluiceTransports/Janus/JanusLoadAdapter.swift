@@ -23,7 +23,7 @@ package struct JanusLoadAdapter: LoadAdapter {
         guard let janus = spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: spec.transport.location)
         }
-        let timeout = max(2, min(spec.transport.ice.connectTimeout, 30))
+        let timeout = JanusSpec.requestTimeout(spec.transport)
         switch role {
         case .viewer: return JanusLoadSession(spec: janus, timeout: timeout)
         case .publisher: return JanusPublisherLoadSession(spec: janus, display: "\(janus.display ?? "sluice-load")-\(client)", timeout: timeout)
@@ -52,8 +52,7 @@ package final class JanusLoadSession: LoadSession {
     }
 
     package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
-        var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
-        config.timeout = timeout
+        let config = spec.clientConfiguration(timeout: timeout)
         let client: JanusClient, handle: Int64, reply: JanusClient.Reply
         do throws(JanusClient.Failure) {
             client = try await JanusClient.connect(config)

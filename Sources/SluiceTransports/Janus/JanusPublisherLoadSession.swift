@@ -28,8 +28,7 @@ package final class JanusPublisherLoadSession: LoadSession {
     }
 
     package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
-        var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
-        config.timeout = timeout
+        let config = spec.clientConfiguration(timeout: timeout)
         let client: JanusClient, handle: Int64
         do throws(JanusClient.Failure) {
             client = try await JanusClient.connect(config)

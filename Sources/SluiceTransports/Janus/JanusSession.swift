@@ -48,7 +48,7 @@ package final class JanusSession: RemoteSession {
         self.spec = spec
         self.builder = builder
         self.location = transport.location
-        self.connectTimeout = max(2, min(transport.ice.connectTimeout, 30))
+        self.connectTimeout = JanusSpec.requestTimeout(transport)
         self.logger = logger
         let (stream, work) = AsyncStream<Work>.makeStream()
         self.work = work
@@ -69,8 +69,7 @@ package final class JanusSession: RemoteSession {
     }
 
     package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
-        var config = JanusClient.Configuration(url: spec.server, apiSecret: spec.secret, token: spec.token)
-        config.timeout = connectTimeout
+        let config = spec.clientConfiguration(timeout: connectTimeout)
         let client: JanusClient, handle: Int64, joined: JanusVideoRoom.Joined
         let room = JanusVideoRoom.RoomID(spec.room)
         do throws(JanusClient.Failure) {

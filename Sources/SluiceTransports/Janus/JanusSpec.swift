@@ -1,5 +1,6 @@
 import Foundation
 import SluiceRun
+import SluiceSignalling
 
 /// `kind: janus`: a room of Janus's VideoRoom plugin, or Janus's EchoTest, over Janus's
 /// WebSocket API.
@@ -155,5 +156,19 @@ extension SpecDecoder {
             }
             if !one { perPublisherPaths[path] = branch.media }
         }
+    }
+}
+
+extension JanusSpec {
+    /// How long a Janus request may wait, seconds: the transport's ICE connect timeout, kept
+    /// between 2 and 30.
+    static func requestTimeout(_ transport: TransportSpec) -> Double { max(2, min(transport.ice.connectTimeout, 30)) }
+
+    /// The client configuration for this Janus: its server, secret and token, each request
+    /// waiting at most `timeout` seconds.
+    func clientConfiguration(timeout: Double) -> JanusClient.Configuration {
+        var config = JanusClient.Configuration(url: server, apiSecret: secret, token: token)
+        config.timeout = timeout
+        return config
     }
 }
