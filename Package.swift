@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "SluiceLoad",
             dependencies: [
-                "SluiceMeasure", "SluiceRun", "GStreamer", "SluiceSignalling",
+                "SluiceMeasure", "SluiceRun", "GStreamer", "SluiceSignalling", "SluiceFilterKit",
                 // Distributions across clients that merge exactly across shards.
                 .product(name: "Histogram", package: "hdrhistogram-swift")
             ]

@@ -2,7 +2,8 @@ import Foundation
 import SluiceFilterKit
 
 /// Writes an audio stamp (`AudioStampCode`) every `interval_ms` (default 1000), replacing the
-/// sound for its 280 ms, at `level_db` peak (default −10 dBFS), on every channel. Its capture
+/// sound for its 280 ms, at `level_db` peak (default −10 dBFS), on every channel; stamps start
+/// on `AudioStampSchedule`'s times of the stream's timestamps. Its capture
 /// time is the monotonic clock when the block holding its first sample is processed, plus that
 /// sample's place in the block; `audiostamp-read` reads the same clock, so both ends must run
 /// on one machine (one process or two).
@@ -14,19 +15,20 @@ public final class AudioStampWriter: AudioFilter {
         FilterParameter("level_db", .number(min: -40, max: 0), default: .number(-10), summary: "peak level of the stamp in dBFS")
     ]
 
-    private let intervalSeconds: Double
+    private let schedule: AudioStampSchedule
     private let amplitude: Float
     private let clock: () -> UInt64
-    /// Frames written so far, and where the next stamp starts (frames).
+    /// Frames written so far (the stream's time where its buffers have no timestamps).
     private var frames: UInt64 = 0
-    private var nextStart: UInt64?
+    /// The last stamp started (its number on the schedule).
+    private var lastStarted: UInt64?
     /// A stamp being written: its symbols and its first frame.
     private struct Stamp {
         var symbols: [UInt8]
         var start: UInt64
     }
     private var current: Stamp?
-    /// Stamps started so far (the next one's sequence number).
+    /// Stamps started so far.
     public private(set) var written = 0
 
     public convenience init(configuration: FilterConfiguration) throws {
@@ -38,22 +40,26 @@ public final class AudioStampWriter: AudioFilter {
         intervalMilliseconds: Int = 1000, levelDB: Double = -10,
         clock: @escaping () -> UInt64 = AudioStampCode.monotonicMicroseconds
     ) {
-        intervalSeconds = Double(max(400, intervalMilliseconds)) / 1000
+        schedule = AudioStampSchedule(intervalMilliseconds: intervalMilliseconds)
         amplitude = Float(pow(10, levelDB / 20) / 2)
         self.clock = clock
     }
 
+    /// Stamps start on `AudioStampSchedule`'s times of the block's timestamps (of the frames
+    /// written so far where blocks have none); stamp k carries sequence number k.
     public func process(_ block: borrowing AudioBlock, context: FilterContext) throws -> FilterVerdict {
         let rate = Double(block.rate), now = clock()
-        let interval = UInt64(intervalSeconds * rate), length = UInt64(AudioStampCode.stampSeconds * rate)
-        if nextStart == nil { nextStart = frames + UInt64(0.1 * rate) }
+        let length = UInt64(AudioStampCode.stampSeconds * rate)
+        let first = block.pts ?? frames * 1_000_000_000 / UInt64(max(1, block.rate))
+        let due = nextStamp(from: first, frames: block.frameCount, rate: block.rate)
         for i in 0..<block.frameCount {
             let frame = frames + UInt64(i)
-            if frame == nextStart {
+            if let due, i == due.frame {
                 let captured = now + UInt64(Double(i) / rate * 1_000_000)
-                current = Stamp(symbols: AudioStampCode.symbols(sequence: written, captureMilliseconds: captured / 1000), start: frame)
+                let sequence = Int(truncatingIfNeeded: due.stamp)
+                current = Stamp(symbols: AudioStampCode.symbols(sequence: sequence, captureMilliseconds: captured / 1000), start: frame)
                 written += 1
-                nextStart = frame + interval
+                lastStarted = due.stamp
             }
             guard let stamp = current else { continue }
             let position = frame - stamp.start
@@ -65,6 +71,18 @@ public final class AudioStampWriter: AudioFilter {
         }
         frames += UInt64(block.frameCount)
         return .keep
+    }
+
+    /// The stamp that starts in the block of `count` frames at `rate` whose first frame is at
+    /// `first` ns, and the frame it starts at; nil if none does. A stream whose time went back
+    /// by more than a stamp's interval starts its schedule afresh.
+    private func nextStamp(from first: UInt64, frames count: Int, rate: Int) -> (stamp: UInt64, frame: Int)? {
+        guard rate > 0 else { return nil }
+        let k = schedule.next(atOrAfter: first)
+        if let last = lastStarted, k + 1 < last { lastStarted = nil }
+        guard current == nil, lastStarted.map({ k > $0 }) ?? true else { return nil }
+        let frame = Int(((schedule.start(of: k) - first) * UInt64(rate) + 999_999_999) / 1_000_000_000)
+        return frame < count ? (k, frame) : nil
     }
 
     /// The stamp's sample at `position` frames from its start.

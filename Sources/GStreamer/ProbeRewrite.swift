@@ -99,6 +99,18 @@ extension Pad.ProbeInfo {
         gst_mini_object_unref(UnsafeMutableRawPointer(old).assumingMemoryBound(to: GstMiniObject.self))
     }
 
+    /// Puts a new buffer holding `bytes` in the passing buffer's place, with its timestamps,
+    /// duration and flags (a payload substituted, such as silence for a muted stretch); the
+    /// probe's reference to the old one is dropped. Does nothing unless a buffer passes.
+    public func replaceBuffer(withBytes bytes: UnsafeRawBufferPointer) {
+        guard let old = rawBuffer, let new = gst_buffer_new_allocate(nil, gsize(bytes.count), nil) else { return }
+        if let base = bytes.baseAddress { _ = gst_buffer_fill(new, 0, base, gsize(bytes.count)) }
+        let metadata = GstBufferCopyFlags(rawValue: GST_BUFFER_COPY_FLAGS.rawValue | GST_BUFFER_COPY_TIMESTAMPS.rawValue)
+        _ = gst_buffer_copy_into(new, old, metadata, 0, gsize.max)
+        info.pointee.data = UnsafeMutableRawPointer(new)
+        gst_mini_object_unref(UnsafeMutableRawPointer(old).assumingMemoryBound(to: GstMiniObject.self))
+    }
+
     /// Sets the RTP payload type (`gst_rtp_buffer_set_payload_type`) of the passing buffer, or
     /// of every buffer of a passing list, each made writable first (a copy only where it is
     /// shared). False if one was not an RTP packet (it passes unchanged).

@@ -33,6 +33,10 @@ public protocol LoadAdapter: Sendable {
     func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer
     /// The service under test as the report names it (an endpoint URL, a server and room).
     func target(of spec: PipelineSpec) -> String
+    /// Whether the service mixes its members' audio into what each hears (an audio
+    /// conference): its members then speak in turns (`SpeakingTurns`), so that each stamp
+    /// a member hears is one speaker's.
+    func mixesAudio(of spec: PipelineSpec) -> Bool
 }
 
 /// The shape of a load viewer's offer (`LoadAdapter.viewerOffer(for:)`).
@@ -58,6 +62,9 @@ extension LoadAdapter {
     public func target(of spec: PipelineSpec) -> String {
         spec.transport.settings(as: EndpointSettings.self)?.endpoint ?? spec.transport.kind.rawValue
     }
+
+    /// Each member hears one other member at a time (a call of two), or nothing is mixed.
+    public func mixesAudio(of spec: PipelineSpec) -> Bool { false }
 
     /// A receive-only transceiver per receive branch of the file, no data channel.
     public func viewerOffer(for spec: PipelineSpec) -> LoadViewerOffer { LoadViewerOffer(media: spec.receiveBranches.map(\.media)) }

@@ -13,6 +13,9 @@ extension LoadClient {
         package var connectTimeout: Double
         /// Seconds without a frame, once frames flowed, after which the service is taken as gone.
         package var mediaTimeout: Double = 5
+        /// The medium whose silence means the service is gone: video, or audio where the
+        /// client receives no video (an audio conference's member).
+        package var watched: MediaKind = .video
     }
 
     /// Runs the client to its end; returns the outcome recorded in its observation.
@@ -89,8 +92,8 @@ extension LoadClient {
     }
 
     /// Why the service looks gone from this client, if it does: the connection failed or
-    /// closed, or no frame came for `plan.mediaTimeout` (counted from connected until the
-    /// first frame, and from the last frame after it).
+    /// closed, or no frame (no audio packet, where audio is watched) came for
+    /// `plan.mediaTimeout` (counted from connected until the first, and from the last after it).
     private func serviceGone(plan: Plan, clock: LoadClock) -> String? {
         let states = peer.states
         if states.iceFailed || ["failed", "closed"].contains(states.connection) {
@@ -99,11 +102,13 @@ extension LoadClient {
         // A publisher sends whatever the service does; only its connection tells.
         guard media.framesComeFromService else { return nil }
         let o = observation
-        let quietSince = o.frames.lastAt ?? o.dtlsConnectedAt ?? clock.now
+        let last = plan.watched == .video ? o.frames.lastAt : o.audio?.lastAt
+        let what = plan.watched == .video ? (one: "frame", many: "frames") : (one: "audio", many: "audio packets")
+        let quietSince = last ?? o.dtlsConnectedAt ?? clock.now
         if clock.now - quietSince > plan.mediaTimeout {
-            return o.frames.lastAt == nil
-                ? "no frame came within \(Self.seconds(plan.mediaTimeout)) of connecting"
-                : "frames stopped for more than \(Self.seconds(plan.mediaTimeout))"
+            return last == nil
+                ? "no \(what.one) came within \(Self.seconds(plan.mediaTimeout)) of connecting"
+                : "\(what.many) stopped for more than \(Self.seconds(plan.mediaTimeout))"
         }
         return nil
     }

@@ -7,7 +7,8 @@ import SluiceMeasure
 /// stream on `sendrecv` transceivers (`LoadSendSide`, built once the room has said whether
 /// this member offers or answers), and behind each stream the other member sends a
 /// `LoadReceiveChain` in the same pipeline, its frames counted. What a member records is
-/// what it received: the other member's frames, through the service.
+/// what it received: the other member's frames, through the service (or, in a room that
+/// mixes audio, the mix of the others).
 package final class LoadMemberMedia: LoadClientMedia {
     package let framesComeFromService = true
     private let side: LoadSendSide
@@ -23,14 +24,18 @@ package final class LoadMemberMedia: LoadClientMedia {
     package var webrtcbin: Element { side.webrtcbin }
 
     /// Member `client`'s webrtcbin in `hub`'s pipeline; `record` gets each video frame it
-    /// receives, and a decoding member reads the framestamps in them.
-    package init(client: Int, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder) throws(RunError) {
+    /// receives, and a decoding member reads the framestamps in them. With `turns`, it speaks
+    /// only in its turns (a room that mixes its members' audio).
+    package init(
+        client: Int, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder,
+        turns: SpeakingTurns? = nil
+    ) throws(RunError) {
         self.hub = hub
         self.client = client
         self.decodes = decodes
         self.connectTimeout = connectTimeout
         self.record = record
-        side = try LoadSendSide(client: client, named: Self.prefix(client), hub: hub, direction: "sendrecv", record: nil)
+        side = try LoadSendSide(client: client, named: Self.prefix(client), hub: hub, direction: "sendrecv", record: nil, turns: turns)
         // Its framestamp reader is named for the run's bus handler (`c<ID>-read`).
         side.claimErrors(of: "c\(client)")
         // Weak: the bin owns this handler, and the media owns the bin.

@@ -182,7 +182,8 @@ public final class LoadRun: Sendable {
         let timeout = spec.transport.ice.connectTimeout
         switch (role, hub) {
         case (.member, let hub?):
-            return try LoadMemberMedia(client: id, decodes: decodes, hub: hub, connectTimeout: timeout, record: record)
+            let turns = adapter.mixesAudio(of: spec) ? SpeakingTurns(member: id, of: load, sending: spec) : nil
+            return try LoadMemberMedia(client: id, decodes: decodes, hub: hub, connectTimeout: timeout, record: record, turns: turns)
         case (.publisher, let hub?):
             return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: timeout, record: record)
         case (.viewer, _):
@@ -197,7 +198,8 @@ public final class LoadRun: Sendable {
     /// One client of `group` from its start to its end; a client that cannot be made ends
     /// as failed.
     package func runClient(_ id: Int, group: String, hub: LoadPublisherHub?, stop: StopFlag, stay: Double) async {
-        let plan = LoadClient.Plan(stay: stay, connectTimeout: spec.transport.ice.connectTimeout)
+        var plan = LoadClient.Plan(stay: stay, connectTimeout: spec.transport.ice.connectTimeout)
+        if spec.receive?.video == nil, spec.receive?.audio != nil { plan.watched = .audio }
         let client: LoadClient
         let session: any LoadSession
         do {

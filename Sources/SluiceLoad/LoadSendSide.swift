@@ -17,18 +17,25 @@ package final class LoadSendSide: Sendable {
     private let direction: String
     /// Gets each video frame sent, as it enters the payloader (nil: not counted).
     private let record: LoadFrameRecorder?
+    /// When this client speaks, in a room that mixes its members' audio (nil: always).
+    private let turns: SpeakingTurns?
     private let parts: Mutex<ViewerAssembly>
     private let opener = Mutex<Task<Void, Never>?>(nil)
     private let failure = Mutex<String?>(nil)
     /// The element name prefixes whose errors are this client's (`hub.claimErrors`).
     private let claimed = Mutex<[String]>([])
 
-    /// Client `client`'s webrtcbin, named `name`, in `hub`'s pipeline; no branch yet.
-    package init(client: Int, named name: String, hub: LoadPublisherHub, direction: String, record: LoadFrameRecorder?) throws(RunError) {
+    /// Client `client`'s webrtcbin, named `name`, in `hub`'s pipeline; no branch yet. With
+    /// `turns`, its audio is silent outside its turns.
+    package init(
+        client: Int, named name: String, hub: LoadPublisherHub, direction: String, record: LoadFrameRecorder?,
+        turns: SpeakingTurns? = nil
+    ) throws(RunError) {
         self.hub = hub
         self.client = client
         self.direction = direction
         self.record = record
+        self.turns = turns
         do { webrtcbin = try hub.recipe.make(name, in: hub.pipeline) } catch {
             throw RunError("load client \(client): cannot make its webrtcbin: \(error.message)")
         }
@@ -82,6 +89,9 @@ package final class LoadSendSide: Sendable {
                     if output.cache == nil { p.entrances.append(branch.entrance) }
                     if output.media == .video, let record, let sent = branch.payloader.staticPad("sink") {
                         LoadFrameCount.install(on: sent, record: record)
+                    }
+                    if output.media == .audio, let turns, let sent = branch.payloader.staticPad("sink") {
+                        turns.install(on: sent)
                     }
                 }
                 p.elements += added

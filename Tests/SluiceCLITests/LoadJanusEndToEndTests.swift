@@ -8,7 +8,7 @@ import XCTest
 final class LoadJanusEndToEndTests: XCTestCase {
     /// Runs `body` (shell) after Janus started, in one namespace, then stops Janus; the
     /// script's exit status is `$status` as `body` leaves it. `reportPath`: the JSON to read.
-    private func withJanus(_ janus: Janus, reportPath: String?, timeout: Double = 120, _ body: String) throws -> CLIResult {
+    func withJanus(_ janus: Janus, reportPath: String?, timeout: Double = 120, _ body: String) throws -> CLIResult {
         let script = """
             ip link set lo up
             \(janus.startScript)
@@ -28,7 +28,7 @@ final class LoadJanusEndToEndTests: XCTestCase {
         return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
     }
 
-    private func rows(_ report: [String: Any]?, _ context: String) throws -> [[String: Any]] {
+    func rows(_ report: [String: Any]?, _ context: String) throws -> [[String: Any]] {
         try XCTUnwrap(report?["clients"] as? [[String: Any]], "no clients in the report: \(context)")
     }
 

@@ -48,13 +48,28 @@ final class LoadRoleTests: XCTestCase {
         XCTAssertTrue(whipReceives.description.contains("publishes the send section: remove receive"), "\(whipReceives)")
     }
 
-    /// Janus takes both sections in `sluice run`; its load clients do one or the other, and
-    /// the refusal names the kind whose clients do both.
+    /// Janus takes both sections in `sluice run`; its VideoRoom load clients do one or the
+    /// other, and the refusal names the room whose clients do both (an AudioBridge's).
     func testBothSectionsAreRefusedWhereTheKindHasNoCallMembers() throws {
         let both = try XCTUnwrap(refusal(janus, [send, receive]))
-        XCTAssertTrue(both.contains("janus load clients are viewers (a receive section) or publishers (a send section)"), both)
-        XCTAssertTrue(both.contains("this file has both a send and a receive section"), both)
-        XCTAssertTrue(both.contains("which the apprtc kind drives"), both)
+        XCTAssertEqual(
+            both,
+            "janus VideoRoom load clients either view or publish, not both: keep one section, or join an AudioBridge room (`plugin: audiobridge`)")
+    }
+
+    /// An AudioBridge room's load clients are members (they speak and hear); one section alone
+    /// is refused, and so is a crowd for the EchoTest, which is one PeerConnection.
+    func testAudioBridgeClientsAreMembersAndEchoTestHasNoCrowd() throws {
+        let bridge = #"{kind: janus, server: "ws://127.0.0.1:8188", plugin: audiobridge, room: 1234}"#
+        let speak = "send:\n  audio: {capture: {kind: test}, encode: {codec: opus}}", hear = "receive:\n  audio: {sink: stats}"
+        XCTAssertEqual(try run(bridge, [speak, hear]).role, .member)
+        XCTAssertEqual(
+            refusal(bridge, [speak]),
+            "AudioBridge load clients send audio into the mix and hear the others: the file needs send.audio and receive.audio")
+        let echo = #"{kind: janus, server: "ws://127.0.0.1:8188", plugin: echotest}"#
+        XCTAssertEqual(
+            refusal(echo, [send, receive]),
+            "Janus's EchoTest is one PeerConnection, not a crowd: measure it with `sluice measure`, or load a VideoRoom or AudioBridge room")
     }
 
     /// An apprtc member sends and receives: one section alone is refused, saying what it needs.

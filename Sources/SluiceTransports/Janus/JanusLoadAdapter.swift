@@ -5,18 +5,41 @@ import SluiceRun
 import SluiceMeasure
 import SluiceLoad
 
-/// `transport.kind: janus` under load: each client is a subscriber of the room's publishers
-/// (those `subscribe` names, or all of them) in a Janus VideoRoom, over a Janus session of
-/// its own. Janus makes the offer; the client answers it.
+/// `transport.kind: janus` under load: in a Janus VideoRoom each client is a subscriber of the
+/// room's publishers (those `subscribe` names, or all of them; Janus offers, the client
+/// answers) or a publisher; in an AudioBridge room (`plugin: audiobridge`) each is a member
+/// that sends audio into the mix and hears the others. Each has a Janus session of its own.
 package struct JanusLoadAdapter: LoadAdapter {
     package let kind = TransportKind.janus
-    package let roles: Set<LoadRole> = [.viewer, .publisher]
+    package let roles: Set<LoadRole> = [.viewer, .publisher, .member]
+
+    /// VideoRoom clients view or publish; AudioBridge clients are members; EchoTest has no crowd.
+    package func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {
+        guard let janus = spec.transport.settings(as: JanusSpec.self) else { return }
+        let role = try role(for: spec)
+        let at = janus.pluginLocation ?? spec.transport.location
+        switch janus.plugin {
+        case .echotest:
+            throw RunError(
+                "Janus's EchoTest is one PeerConnection, not a crowd: measure it with `sluice measure`, or load a VideoRoom or AudioBridge room", at: at)
+        case .audiobridge where role != .member:
+            throw RunError("AudioBridge load clients send audio into the mix and hear the others: the file needs send.audio and receive.audio", at: at)
+        case .videoroom where role == .member:
+            throw RunError(
+                "janus VideoRoom load clients either view or publish, not both: keep one section, or join an AudioBridge room (`plugin: audiobridge`)", at: at)
+        default:
+            break
+        }
+    }
+
+    /// An AudioBridge room mixes its members' audio: they speak in turns (`SpeakingTurns`).
+    package func mixesAudio(of spec: PipelineSpec) -> Bool { spec.transport.settings(as: JanusSpec.self)?.plugin == .audiobridge }
 
     package func serviceOffers(as role: LoadRole) -> Bool { role == .viewer }
 
     /// The Janus server and its VideoRoom.
     package func target(of spec: PipelineSpec) -> String {
-        spec.transport.settings(as: JanusSpec.self).map { "\($0.server) room \($0.room)" } ?? kind.rawValue
+        spec.transport.settings(as: JanusSpec.self).map { "\($0.server) \($0.plugin == .audiobridge ? "AudioBridge " : "")room \($0.room)" } ?? kind.rawValue
     }
 
     package func session(for spec: PipelineSpec, role: LoadRole, client: Int) throws(RunError) -> any LoadSession {
@@ -27,7 +50,7 @@ package struct JanusLoadAdapter: LoadAdapter {
         switch role {
         case .viewer: return JanusLoadSession(spec: janus, timeout: timeout)
         case .publisher: return JanusPublisherLoadSession(spec: janus, display: "\(janus.display ?? "sluice-load")-\(client)", timeout: timeout)
-        case .member: throw RunError("janus load clients either view or publish, not both", at: spec.transport.location)
+        case .member: return JanusAudioBridgeLoadSession(spec: janus, display: "\(janus.display ?? "sluice-load")-\(client)", timeout: timeout)
         }
     }
 }

@@ -11,12 +11,15 @@ public struct JanusSpec: EchoingSettings, Equatable {
         case videoroom
         /// EchoTest: what is sent comes back on the same PeerConnection.
         case echotest
+        /// AudioBridge: Janus mixes the room's audio; each participant hears everyone else.
+        case audiobridge
     }
     /// `ws://HOST:PORT` of Janus's WebSocket transport.
     public var server: String
     /// The plugin: VideoRoom unless `plugin: echotest`.
     public var plugin: Plugin = .videoroom
-    /// The room: a number, or a name where Janus uses string ids (VideoRoom only; empty for EchoTest).
+    /// The room (VideoRoom, AudioBridge): a number, or a name where Janus uses string ids;
+    /// empty for EchoTest.
     public var room: String
     /// The name others see for this participant (default: `sluice`).
     public var display: String?
@@ -26,7 +29,7 @@ public struct JanusSpec: EchoingSettings, Equatable {
     public var secret: String?
     /// A token (Janus's token-based authentication), if it asks for one.
     public var token: String?
-    /// The publishers (display names) to receive; nil: everyone in the room.
+    /// The publishers (display names) to receive; nil: everyone in the room (VideoRoom only).
     public var subscribe: [String]?
     /// Settings for `room` on the Janus at `server`; the optional keys are unset.
     public init(server: String, room: String) { self.server = server; self.room = room }
@@ -69,8 +72,12 @@ extension SpecDecoder {
             decodeJanusCredentials(map, into: &spec)
             return spec
         }
+        if plugin == .audiobridge, let entry = map.entry("subscribe") {
+            fail("'subscribe' is for VideoRoom; an AudioBridge participant hears the room's mix: remove it", at: entry.keyLocation)
+        }
         guard let roomEntry = map.entry("room") else {
-            fail("transport kind 'janus' needs a 'room': the VideoRoom room to join, e.g. room: 1234", at: location)
+            let which = plugin == .audiobridge ? "AudioBridge" : "VideoRoom"
+            fail("transport kind 'janus' needs a 'room': the \(which) room to join, e.g. room: 1234", at: map.entry("plugin")?.keyLocation ?? location)
             return nil
         }
         guard let room = nonEmptyText(roomEntry) else { return nil }
@@ -81,6 +88,8 @@ extension SpecDecoder {
             return nil
         }
         var spec = JanusSpec(server: server, room: room)
+        spec.plugin = plugin
+        spec.pluginLocation = map.entry("plugin")?.keyLocation
         decodeJanusCredentials(map, into: &spec)
         if let entry = map.entry("subscribe") {
             if case .scalar(let text, isNull: false) = entry.value.content, text == "all" {

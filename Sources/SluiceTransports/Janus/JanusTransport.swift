@@ -5,7 +5,9 @@ extension TransportKind {
     /// Join a room of a Janus VideoRoom (`server`, `room`; `display`, `pin`, `secret`, `token`):
     /// the send section is published to the room, the receive section gets every publisher's
     /// streams (or those `subscribe` names) over one connection, as they come and go. With
-    /// `plugin: echotest`, Janus's EchoTest sends the send section back to the receive section.
+    /// `plugin: echotest`, Janus's EchoTest sends the send section back to the receive section;
+    /// with `plugin: audiobridge`, the send section's audio joins the mix of an AudioBridge
+    /// `room`, and the receive section plays the mix of everyone else.
     public static let janus = TransportKind(rawValue: "janus")
 }
 
@@ -24,13 +26,31 @@ package struct JanusTransport: Transport {
     }
 
     package func complete(_ draft: inout SpecDraft, with decoder: inout SpecDecoder) {
-        guard let janus = draft.transport.settings(as: JanusSpec.self), janus.plugin == .echotest else {
+        guard let janus = draft.transport.settings(as: JanusSpec.self) else { return }
+        switch janus.plugin {
+        case .videoroom:
             decoder.checkRoomBranches(draft.receiveBranches)
-            return
-        }
-        if draft.sendPresent.isEmpty {
+        case .echotest where draft.sendPresent.isEmpty:
             decoder.fail(
                 "Janus's EchoTest sends back what it gets: `plugin: echotest` needs a send section",
+                at: janus.pluginLocation ?? draft.fileStart)
+        case .echotest:
+            break
+        case .audiobridge:
+            checkAudioBridge(draft, janus, with: &decoder)
+        }
+    }
+
+    /// An AudioBridge room carries audio only, and a participant that sends nothing is not
+    /// in the mix: the send section needs audio, and neither section may have video.
+    private func checkAudioBridge(_ draft: SpecDraft, _ janus: JanusSpec, with decoder: inout SpecDecoder) {
+        for (section, present) in [("send", draft.sendPresent), ("receive", draft.receivePresent)] {
+            guard let at = present[.video] else { continue }
+            decoder.fail("an AudioBridge room carries audio only: remove \(section).video, or use the VideoRoom (remove `plugin: audiobridge`)", at: at)
+        }
+        if draft.sendPresent[.audio] == nil {
+            decoder.fail(
+                "an AudioBridge participant sends audio into the room's mix: `plugin: audiobridge` needs send.audio",
                 at: janus.pluginLocation ?? draft.fileStart)
         }
     }
@@ -39,10 +59,16 @@ package struct JanusTransport: Transport {
         guard let janus = c.spec.transport.settings(as: JanusSpec.self) else {
             throw RunError("transport kind 'janus' needs 'server' and 'room'", at: c.spec.transport.location)
         }
-        if janus.plugin == .echotest {
+        let offering: (any JanusOfferPlugin)? =
+            switch janus.plugin {
+            case .echotest: EchoTestPlugin(audio: c.spec.send?.audio != nil, video: c.spec.send?.video != nil)
+            case .audiobridge: AudioBridgePlugin(spec: janus)
+            case .videoroom: nil
+            }
+        if let offering {
             let peer = try c.twoWayPeer(initiator: true)
-            let media = (audio: c.spec.send?.audio != nil, video: c.spec.send?.video != nil)
-            let session = JanusEchoSession(peer: peer, spec: janus, builder: c.builder, transport: c.spec.transport, media: media, logger: c.logger)
+            let session = JanusOfferSession(
+                peer: peer, spec: janus, plugin: offering, builder: c.builder, transport: c.spec.transport, logger: c.logger)
             return TransportSetup(peer: peer, session: session)
         }
         var publisher: WebRTCPeer?

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes a Janus 1.1 configuration for the tests into DIR: the VideoRoom plugin, the HTTP
 # (HTTP_PORT, on 127.0.0.1) and WebSocket (WS_PORT) transports, ICE on INTERFACE only, and the
-# rooms the tests use. Usage: make-config.sh DIR HTTP_PORT WS_PORT [INTERFACE]
+# rooms the tests use (VideoRoom and AudioBridge). Usage: make-config.sh DIR HTTP_PORT WS_PORT [INTERFACE]
 # Start it with: janus -F DIR -C DIR/janus.jcfg
 # Janus never gathers ICE candidates on a loopback interface (ice.c skips IFF_LOOPBACK), so
 # the tests give it one end of a veth pair inside their own namespace (nothing outside it is
@@ -98,5 +98,22 @@ room-2468: {
 	publishers = 34
 	videocodec = "vp8"
 	audiocodec = "opus"
+}
+CFG
+# AudioBridge room 1234: open, mixed at 16 kHz (Janus's default; the stamps' DTMF tones are
+# under 1.7 kHz). Room 5678: a pin. Every participant hears the mix of the others.
+cat > "$dir/janus.plugin.audiobridge.jcfg" <<CFG
+general: {
+}
+room-1234: {
+	description = "Sluice test AudioBridge"
+	sampling_rate = 16000
+	record = false
+}
+room-5678: {
+	description = "Sluice test AudioBridge with a pin"
+	pin = "letmein"
+	sampling_rate = 16000
+	record = false
 }
 CFG
