@@ -457,6 +457,28 @@ def headline_audio():
     return text + " (`Benchmarks/audio-measure.sh`)."
 
 
+def audiobridge():
+    """Crowds of load members in a Janus AudioBridge room, mouth-to-ear through the mixer."""
+    d = load("results-audiobridge.json")
+    ms = lambda v: f"{v:.1f}" if v is not None else "–"
+    rows = ["| members | succeeded | mouth-to-ear p50 | p95 | stamps read (fewest by one member) | first audio p50 | "
+            "missing audio p95 | Janus CPU | load CPU |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        m, n = r["median"], r["members"]
+        label = f"{n}" + (" (reference: one other speaker)" if n == 2 and not r.get("prebuffer") else "")
+        label += f", prebuffer {r['prebuffer']}" if r.get("prebuffer") else ""
+        rows.append(f"| {label} | {m['succeeded']:.0f} of {n} | {ms(m['mouth_to_ear_p50_ms'])} ms | {ms(m['mouth_to_ear_p95_ms'])} ms | "
+                    f"{m['stamps_read']:.0f} ({m['fewest_stamps_one_member']:.0f}) | {ms(m['time_to_first_audio_p50_ms'])} ms | "
+                    f"{ms(m['missing_audio_ms_per_minute_p95'])} ms/min | {m['janus_cpu_ms_per_member_s']:.1f} ms/member-s "
+                    f"({m['janus_cores']:.2f} cores) | {m['load_cpu_ms_per_member_s']:.1f} ms/member-s |")
+    rows.append("")
+    rows.append(f"Medians of {d['runs']} runs of {d['seconds_per_run']:g} s per crowd ({d['room']}; stamps {d['stamps']}; "
+                f"`{d['how']}`, `Benchmarks/results-audiobridge.json`, {d['recorded_at']}). Janus and the load process "
+                f"share the machine's {d['cores']} cores.")
+    return "\n".join(rows)
+
+
 def headline_start():
     """The README's start-up and CPU line, from the full guard's record (ratios in one run)."""
     d = load("results-guard.json")["full"]
@@ -470,7 +492,7 @@ def headline_start():
             f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's.")
 
 
-TABLES = {"audio-filter-bench": audio_filter_bench, "audio-measure": audio_measure, "headline-audio": headline_audio, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
+TABLES = {"audiobridge": audiobridge, "audio-filter-bench": audio_filter_bench, "audio-measure": audio_measure, "headline-audio": headline_audio, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,

@@ -6,11 +6,13 @@ public enum JanusAudioBridge {
     /// The plugin's name, for `attach`.
     public static let plugin = "janus.plugin.audiobridge"
 
-    /// `join` `room` unmuted, with a display name and the room's pin if given.
-    public static func join(room: JanusVideoRoom.RoomID, display: String?, pin: String?) -> JSONValue {
+    /// `join` `room` unmuted, with a display name, the room's pin and the packets Janus
+    /// buffers before mixing this participant (`prebuffer`) if given.
+    public static func join(room: JanusVideoRoom.RoomID, display: String?, pin: String?, prebuffer: Int? = nil) -> JSONValue {
         var b: [String: JSONValue] = ["request": "join", "room": room.json, "muted": false]
         if let display { b["display"] = .string(display) }
         if let pin { b["pin"] = .string(pin) }
+        if let prebuffer { b["prebuffer"] = .int(Int64(prebuffer)) }
         return .object(b)
     }
 

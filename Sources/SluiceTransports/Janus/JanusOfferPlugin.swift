@@ -43,8 +43,8 @@ package struct EchoTestPlugin: JanusOfferPlugin {
 /// Janus's AudioBridge: `join` the room, then `configure` unmuted with the offer. Janus mixes
 /// every participant's audio and sends each the mix of the others.
 package struct AudioBridgePlugin: JanusOfferPlugin {
-    /// The room, the name others see, and the room's pin.
-    package var room: String, display: String?, pin: String?
+    /// The room, the name others see, the room's pin, and Janus's buffer for this participant.
+    package var room: String, display: String?, pin: String?, prebuffer: Int?
     package var plugin: String { JanusAudioBridge.plugin }
     package var role: String { "audiobridge" }
     package var name: String { "AudioBridge room \(room)" }
@@ -55,11 +55,12 @@ package struct AudioBridgePlugin: JanusOfferPlugin {
         room = spec.room
         self.display = display ?? spec.display
         pin = spec.pin
+        prebuffer = spec.prebuffer
     }
 
     package func exchange(offer: String, client: JanusClient, handle: Int64, logger: Logger) async throws(JanusClient.Failure) -> JanusClient.Reply {
         let joined = try await client.message(
-            JanusAudioBridge.join(room: .init(room), display: display, pin: pin), handle: handle)
+            JanusAudioBridge.join(room: .init(room), display: display, pin: pin, prebuffer: prebuffer), handle: handle)
         guard JanusAudioBridge.joinedID(joined.data) != nil else {
             throw JanusClient.Failure("\(name) answered 'join' without 'joined': \(joined.data.text.prefix(200))")
         }

@@ -29,6 +29,9 @@ public struct JanusSpec: EchoingSettings, Equatable {
     public var secret: String?
     /// A token (Janus's token-based authentication), if it asks for one.
     public var token: String?
+    /// Packets Janus's AudioBridge buffers of this participant before mixing it (`prebuffer`,
+    /// 0–50); nil: the room's (6 by default, 120 ms). AudioBridge only.
+    public var prebuffer: Int?
     /// The publishers (display names) to receive; nil: everyone in the room (VideoRoom only).
     public var subscribe: [String]?
     /// Settings for `room` on the Janus at `server`; the optional keys are unset.
@@ -62,7 +65,7 @@ extension SpecDecoder {
         }
         guard let plugin = decodeJanusPlugin(map) else { return nil }
         if plugin == .echotest {
-            for key in ["room", "display", "pin", "subscribe"] {
+            for key in ["room", "display", "pin", "subscribe", "prebuffer"] {
                 guard let entry = map.entry(key) else { continue }
                 fail("'\(key)' is for VideoRoom; Janus's EchoTest has no rooms: remove it, or remove `plugin: echotest`", at: entry.keyLocation)
             }
@@ -74,6 +77,9 @@ extension SpecDecoder {
         }
         if plugin == .audiobridge, let entry = map.entry("subscribe") {
             fail("'subscribe' is for VideoRoom; an AudioBridge participant hears the room's mix: remove it", at: entry.keyLocation)
+        }
+        if plugin != .audiobridge, let entry = map.entry("prebuffer") {
+            fail("'prebuffer' is Janus AudioBridge's jitter buffer: it needs `plugin: audiobridge`", at: entry.keyLocation)
         }
         guard let roomEntry = map.entry("room") else {
             let which = plugin == .audiobridge ? "AudioBridge" : "VideoRoom"
@@ -91,6 +97,7 @@ extension SpecDecoder {
         spec.plugin = plugin
         spec.pluginLocation = map.entry("plugin")?.keyLocation
         decodeJanusCredentials(map, into: &spec)
+        if plugin == .audiobridge, let entry = map.entry("prebuffer") { spec.prebuffer = integer(entry, range: 0...50) }
         if let entry = map.entry("subscribe") {
             if case .scalar(let text, isNull: false) = entry.value.content, text == "all" {
                 spec.subscribe = nil

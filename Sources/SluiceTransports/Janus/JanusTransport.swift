@@ -7,7 +7,8 @@ extension TransportKind {
     /// streams (or those `subscribe` names) over one connection, as they come and go. With
     /// `plugin: echotest`, Janus's EchoTest sends the send section back to the receive section;
     /// with `plugin: audiobridge`, the send section's audio joins the mix of an AudioBridge
-    /// `room`, and the receive section plays the mix of everyone else.
+    /// `room` (`prebuffer`: packets Janus buffers before mixing it), and the receive section
+    /// plays the mix of everyone else.
     public static let janus = TransportKind(rawValue: "janus")
 }
 
@@ -16,7 +17,7 @@ extension TransportKind {
 /// per publisher stream, built as each arrives).
 package struct JanusTransport: Transport {
     package let kind = TransportKind.janus
-    package let keys = ["server", "plugin", "room", "display", "pin", "secret", "token", "subscribe"]
+    package let keys = ["server", "plugin", "room", "display", "pin", "secret", "token", "subscribe", "prebuffer"]
     package let sections = TransportSections(
         eitherNeeded: "needs a send section (published to the room), a receive section (the room's publishers), or both")
     package let abilities: TransportAbilities = [.webRTC, .roomStreams]

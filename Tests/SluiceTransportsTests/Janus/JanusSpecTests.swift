@@ -41,11 +41,12 @@ final class JanusSpecTests: XCTestCase {
 
     func testAudioBridgeJoinsARoomWithAudioOnly() throws {
         let bridge = try XCTUnwrap(
-            specLoadValid("transport: { kind: janus, server: 'ws://127.0.0.1:8188', plugin: audiobridge, room: 1234, pin: x }\n" + audio))
+            specLoadValid("transport: { kind: janus, server: 'ws://127.0.0.1:8188', plugin: audiobridge, room: 1234, pin: x, prebuffer: 2 }\n" + audio))
         let settings = try XCTUnwrap(bridge.transport.settings(as: JanusSpec.self))
         XCTAssertEqual(settings.plugin, .audiobridge)
         XCTAssertEqual(settings.room, "1234")
         XCTAssertEqual(settings.pin, "x")
+        XCTAssertEqual(settings.prebuffer, 2)
         XCTAssertFalse(settings.echoesWhatIsSent, "a participant does not hear itself in the mix")
     }
 
@@ -67,5 +68,13 @@ final class JanusSpecTests: XCTestCase {
         XCTAssertEqual(
             subscribe.diagnostics.first?.description,
             "test.yaml:1:91: 'subscribe' is for VideoRoom; an AudioBridge participant hears the room's mix: remove it")
+        let deep = try XCTUnwrap(specLoadErrors(server + ", room: 1234, prebuffer: 99 }\n" + audio))
+        XCTAssertTrue(deep.diagnostics.first?.description.hasPrefix("test.yaml:1:102: ") ?? false, "\(deep)")
+        XCTAssertTrue(deep.diagnostics.first?.description.contains("50") ?? false, "\(deep)")
+        let room = try XCTUnwrap(
+            specLoadErrors("transport: { kind: janus, server: 'ws://127.0.0.1:8188', room: 1234, prebuffer: 2 }\n" + media))
+        XCTAssertEqual(
+            room.diagnostics.first?.description,
+            "test.yaml:1:70: 'prebuffer' is Janus AudioBridge's jitter buffer: it needs `plugin: audiobridge`")
     }
 }

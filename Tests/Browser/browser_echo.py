@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Headless Chromium as an echo peer in an AppRTC-compatible room (`sluice serve` has one).
+
+    browser_echo.py BASE_URL --room R [--seconds N] [--timeout T] [--loss P]
+
+Joins room R at BASE_URL (POST /join, WebSocket register) as the second peer and answers the
+offer found there in Chromium: every transceiver sends back what it receives
+(`RTCRtpSender.replaceTrack(receiver.track)`), so the picture is decoded and encoded again by
+Chromium's own video pipeline, and the sound goes through its jitter buffer (NetEq), decoder
+and Opus encoder; the received sound is also played (an <audio> element), as a call would.
+Candidates the offering peer trickles are added; the answer carries Chromium's own. Waits for
+the offering peer's bye (at most N + T seconds), leaves, and prints one JSON line: the
+browser's view of the call from getStats (inbound audio: packets, concealed samples, jitter
+buffer delay; inbound video: frames decoded; outbound: packets sent per kind).
+
+Selenium drives Debian's Chromium (flags as in browser_check.py); the page is `sluice serve`'s
+own (a secure context at http://127.0.0.1). Every wait is bounded; failures exit 1 with a
+message on stderr. Run inside a loopback-only network namespace.
+"""
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sys
+
+import aiohttp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_check import Failure, log, start_browser  # noqa: E402
+
+ANSWER_JS = """
+const offer = arguments[0], done = arguments[arguments.length - 1];
+(async () => {
+  const pc = new RTCPeerConnection();
+  window.echo = pc;
+  const heard = new MediaStream();
+  pc.ontrack = e => heard.addTrack(e.track);
+  await pc.setRemoteDescription({type: 'offer', sdp: offer});
+  for (const t of pc.getTransceivers()) {
+    await t.sender.replaceTrack(t.receiver.track);
+    t.direction = 'sendrecv';
+  }
+  const audio = document.createElement('audio');
+  audio.autoplay = true;
+  audio.srcObject = heard;
+  document.body.appendChild(audio);
+  await pc.setLocalDescription(await pc.createAnswer());
+  await new Promise(r => {
+    if (pc.iceGatheringState === 'complete') return r();
+    pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') r(); };
+    setTimeout(r, 5000);
+  });
+  done(pc.localDescription.sdp);
+})().catch(e => done('ERROR ' + e));
+"""
+
+CANDIDATE_JS = """
+const done = arguments[arguments.length - 1];
+window.echo.addIceCandidate({candidate: arguments[0], sdpMLineIndex: arguments[1]}).then(() => done(''), e => done('' + e));
+"""
+
+STATS_JS = """
+const done = arguments[arguments.length - 1];
+window.echo.getStats().then(report => {
+  const out = {ice: window.echo.iceConnectionState};
+  report.forEach(s => {
+    if (s.type === 'inbound-rtp') out['in_' + s.kind] = {
+      packets: s.packetsReceived, lost: s.packetsLost, frames_decoded: s.framesDecoded,
+      concealed_samples: s.concealedSamples, total_samples: s.totalSamplesReceived,
+      jitter_buffer_delay_ms: s.jitterBufferEmittedCount ? 1000 * s.jitterBufferDelay / s.jitterBufferEmittedCount : null};
+    if (s.type === 'outbound-rtp') out['out_' + s.kind] = {packets: s.packetsSent, frames_encoded: s.framesEncoded};
+  });
+  done(out);
+}, e => done({error: '' + e}));
+"""
+
+
+async def echo(args, driver):
+    base = args.url.rstrip("/")
+    loop = asyncio.get_running_loop()
+
+    def browser(script, *values):
+        return loop.run_in_executor(None, lambda: driver.execute_async_script(script, *values))
+
+    bye = asyncio.Event()
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=args.timeout)) as http:
+        async with http.post(f"{base}/join/{args.room}") as r:
+            joined = json.loads(await r.text())
+        if joined.get("result") != "SUCCESS":
+            raise Failure(f"join answered {joined}")
+        params = joined["params"]
+        client = params["client_id"]
+        if params["is_initiator"] == "true":
+            raise Failure("joined first: this peer only answers; start the offering peer first")
+        ws = await http.ws_connect(params["wss_url"])
+        await ws.send_str(json.dumps({"cmd": "register", "roomid": args.room, "clientid": client}))
+        pending = []
+
+        async def handle(msg):
+            if msg.get("type") == "offer":
+                answer = await browser(ANSWER_JS, msg["sdp"])
+                if answer.startswith("ERROR"):
+                    raise Failure(f"Chromium could not answer: {answer}")
+                await ws.send_str(json.dumps({"cmd": "send", "msg": json.dumps({"type": "answer", "sdp": answer})}))
+                for c in pending:
+                    await handle(c)
+            elif msg.get("type") == "candidate" and msg.get("candidate"):
+                if not driver.execute_script("return !!window.echo"):
+                    pending.append(msg)
+                    return
+                why = await browser(CANDIDATE_JS, msg["candidate"], msg.get("label", 0))
+                if why:
+                    log(f"a candidate was not taken: {why}")
+            elif msg.get("type") == "bye":
+                bye.set()
+
+        for queued in params.get("messages", []):
+            await handle(json.loads(queued))
+
+        async def listen():
+            async for m in ws:
+                body = json.loads(m.data)
+                if body.get("msg"):
+                    await handle(json.loads(body["msg"]))
+        listener = asyncio.ensure_future(listen())
+        try:
+            await asyncio.wait_for(bye.wait(), args.seconds + args.timeout)
+        except asyncio.TimeoutError:
+            log("no bye came: leaving")
+        stats = await browser(STATS_JS) if driver.execute_script("return !!window.echo") else {}
+        listener.cancel()
+        await http.post(f"{base}/leave/{args.room}/{client}")
+        await ws.close()
+    return stats
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("url")
+    p.add_argument("--room", required=True)
+    p.add_argument("--seconds", type=float, default=30)
+    p.add_argument("--timeout", type=float, default=30)
+    args = p.parse_args()
+    driver, profile = start_browser([], [])
+    try:
+        driver.set_script_timeout(args.timeout)
+        driver.get(args.url.rstrip("/") + "/")
+        stats = asyncio.run(echo(args, driver))
+        print(json.dumps(stats), flush=True)
+        if not stats.get("in_audio") and not stats.get("in_video"):
+            raise Failure(f"Chromium received nothing: {stats}")
+    except Failure as e:
+        log(str(e))
+        sys.exit(1)
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
