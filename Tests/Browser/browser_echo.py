@@ -63,13 +63,14 @@ window.echo.addIceCandidate({candidate: arguments[0], sdpMLineIndex: arguments[1
 STATS_JS = """
 const done = arguments[arguments.length - 1];
 window.echo.getStats().then(report => {
-  const out = {ice: window.echo.iceConnectionState};
+  const out = {ice: window.echo.iceConnectionState, connection: window.echo.connectionState};
   report.forEach(s => {
     if (s.type === 'inbound-rtp') out['in_' + s.kind] = {
       packets: s.packetsReceived, lost: s.packetsLost, frames_decoded: s.framesDecoded,
       concealed_samples: s.concealedSamples, total_samples: s.totalSamplesReceived,
       jitter_buffer_delay_ms: s.jitterBufferEmittedCount ? 1000 * s.jitterBufferDelay / s.jitterBufferEmittedCount : null};
     if (s.type === 'outbound-rtp') out['out_' + s.kind] = {packets: s.packetsSent, frames_encoded: s.framesEncoded};
+    if (s.type === 'transport') out.dtls = s.dtlsState;
   });
   done(out);
 }, e => done({error: '' + e}));
@@ -101,7 +102,7 @@ async def echo(args, driver):
             if msg.get("type") == "offer":
                 answer = await browser(ANSWER_JS, msg["sdp"])
                 if answer.startswith("ERROR"):
-                    raise Failure(f"Chromium could not answer: {answer}")
+                    raise Failure(f"Chromium could not answer: {answer}\n{msg['sdp']}")
                 await ws.send_str(json.dumps({"cmd": "send", "msg": json.dumps({"type": "answer", "sdp": answer})}))
                 for c in pending:
                     await handle(c)

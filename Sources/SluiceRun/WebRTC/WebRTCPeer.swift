@@ -200,9 +200,10 @@ public final class WebRTCPeer: Sendable {
         if let desc = SessionDescription(from: reply, field: field) {
             // webrtcbin miscomputes the fingerprint of a certificate given as PEM: what
             // leaves Sluice carries the real one. Its offers pair RTX with the first video
-            // codec only: every codec gets one (`RTXCompletion`).
+            // codec only: every codec gets one (`RTXCompletion`); its audio sections name an RTX
+            // SSRC Chromium refuses (`AudioSSRCGroup`).
             var sdp = DTLSFingerprintFix.correct(desc.sdp)
-            if desc.kind == .offer { sdp = RTXCompletion.completing(sdp) }
+            if desc.kind == .offer { sdp = AudioSSRCGroup.removing(from: RTXCompletion.completing(sdp)) }
             guard sdp != desc.sdp else { return desc }
             do { return try SessionDescription(kind: desc.kind, sdp: sdp) } catch {
                 throw NegotiationError("\(label): \(signal) produced SDP that does not parse: \(error.message)")

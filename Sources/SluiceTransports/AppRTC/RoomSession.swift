@@ -22,10 +22,13 @@ package final class RoomSession: RemoteSession {
     }
     private let state = Mutex(State())
     private let status = SessionStatus()
+    /// The run's graph: the initiator offers once its send branches have caps (their SSRCs).
+    private let builder: GraphBuilder
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
     package init(peer: WebRTCPeer, joined: AppRTCClient.Joined, builder: GraphBuilder, spec: PipelineSpec, logger: Logger) {
         self.peer = peer
+        self.builder = builder
         self.joined = joined
         self.negotiation = PeerNegotiation(peer: peer, builder: builder, spec: spec, session: "room '\(joined.room)'")
         self.location = spec.transport.location
@@ -85,6 +88,7 @@ package final class RoomSession: RemoteSession {
 
     package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         if joined.isInitiator {
+            await builder.waitForSendCaps(logger: logger)
             do {
                 let offer = try await peer.createOffer()
                 try await peer.setLocalDescription(offer)
