@@ -10,6 +10,10 @@
   Janus EchoTest     Pipelines/janus-echo.yaml (640x360 VP8 800 kbit/s, Opus 32 kbit/s)
                      through a throwaway Janus (Scripts/janus-sandbox.sh): the round trip
                      (skipped, and said so, when janus is not installed)
+  Chromium echo      Pipelines/room-echo.yaml --round-trip (640x360 VP8, Opus 32 kbit/s) with
+                     headless Chromium sending back what it receives (Benchmarks/room-echo-peer.sh):
+                     the round trip through its jitter buffers, NetEq, decoders and encoders
+  aiortc echo        the same through aiortc's MediaRelay
 Per set-up, medians over the runs of: video glass-to-glass p50/p95, audio mouth-to-ear
 p50/p95/p99, the A/V offset p50 (audio minus video for the same capture instant, positive:
 audio late), stamps read. Written to Benchmarks/results-audio-measure.json.
@@ -30,13 +34,15 @@ SETUPS = [
     ("two processes", [], "Pipelines/loopback.yaml", ["--processes", "2"]),
     ("two processes, 40 ms", [], "Pipelines/loopback.yaml", ["--processes", "2", "--netem", "delay 40ms"]),
     ("Janus EchoTest", ["Scripts/janus-sandbox.sh"], "Pipelines/janus-echo.yaml", []),
+    ("Chromium echo", ["Benchmarks/room-echo-peer.sh", "chromium"], "Pipelines/room-echo.yaml", ["--round-trip", "--warmup", "3"]),
+    ("aiortc echo", ["Benchmarks/room-echo-peer.sh", "aiortc"], "Pipelines/room-echo.yaml", ["--round-trip", "--warmup", "3"]),
 ]
 
 
 def measure(prefix, file, extra):
     fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
-    cmd = prefix + [SLUICE, "measure", file, "--duration", str(SECONDS), "--warmup", "1", "--quiet",
-                    "--json", path] + STAMPS + extra
+    warmup = [] if "--warmup" in extra else ["--warmup", "1"]
+    cmd = prefix + [SLUICE, "measure", file, "--duration", str(SECONDS), "--quiet", "--json", path] + warmup + STAMPS + extra
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=SECONDS + 120)
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-800:]}")
@@ -59,8 +65,9 @@ def median(rows, key):
 def main():
     results = []
     for name, prefix, file, extra in SETUPS:
-        if prefix and not shutil.which("janus"):
-            print(f"{name}: skipped, janus is not installed", flush=True)
+        missing = {"Scripts/janus-sandbox.sh": "janus", "chromium": "chromium"}.get(prefix[-1] if prefix else "")
+        if missing and not shutil.which(missing):
+            print(f"{name}: skipped, {missing} is not installed", flush=True)
             continue
         rows = [measure(prefix, file, extra) for _ in range(RUNS)]
         med = {k: median(rows, k) for k in rows[0] if k != "note"}

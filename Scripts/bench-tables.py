@@ -454,6 +454,10 @@ def headline_audio():
     if echo:
         text += (f"; there and back through Janus's EchoTest audio {echo['audio_p50_ms']:.1f} ms, video "
                  f"{echo['video_p50_ms']:.1f} ms (640x360)")
+    chromium = d.get("Chromium echo")
+    if chromium:
+        text += (f", through headless Chromium (its NetEq, decoders and encoders) audio {chromium['audio_p50_ms']:.1f} ms, "
+                 f"video {chromium['video_p50_ms']:.1f} ms")
     return text + " (`Benchmarks/audio-measure.sh`)."
 
 

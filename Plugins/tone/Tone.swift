@@ -47,6 +47,15 @@ public final class Tone: AudioSource {
     /// Peak amplitude (1 is full scale).
     public let amplitude: Double
 
+    /// A `dtmf` wave's digits must all be keys of the keypad (checked before the run).
+    public static func problems(_ c: FilterConfiguration) -> [FilterSettingProblem] {
+        guard c.string("wave") == "dtmf" else { return [] }
+        let digits = Array(c.string("digits").uppercased())
+        if digits.isEmpty { return [FilterSettingProblem(setting: "digits", message: "'digits' is empty; give at least one of 0-9, *, #, A, B, C or D")] }
+        guard let bad = digits.first(where: { keypad[$0] == nil }) else { return [] }
+        return [FilterSettingProblem(setting: "digits", message: UnknownDigit(character: bad).description)]
+    }
+
     public convenience init(configuration c: FilterConfiguration) throws {
         let wave: Wave
         switch c.string("wave") {

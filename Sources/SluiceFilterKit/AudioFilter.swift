@@ -71,6 +71,11 @@ public protocol AudioSource: AnyObject {
     /// Makes a source from its validated settings; throwing refuses the configuration.
     init(configuration: FilterConfiguration) throws
 
+    /// What is wrong in settings that are each of the right type and range but that the
+    /// source cannot take (a DTMF digit that is no key): `sluice validate` reports each at its
+    /// setting's place in the file, before anything runs. By default nothing.
+    static func problems(_ configuration: FilterConfiguration) -> [FilterSettingProblem]
+
     /// Writes every sample of `block`, whose first frame is `block.sampleOffset` frames from
     /// the start (so time is `sampleOffset ÷ rate`). Return false to end the stream.
     func fill(_ block: borrowing AudioBlock) -> Bool
@@ -81,4 +86,16 @@ extension AudioSource {
     public static var formats: [SampleFormat] { [.f32le] }
     /// By default a source takes no settings.
     public static var parameters: [FilterParameter] { [] }
+    /// By default every valid setting is taken.
+    public static func problems(_ configuration: FilterConfiguration) -> [FilterSettingProblem] { [] }
+}
+
+/// A setting a source cannot take, found before it runs (`AudioSource.problems`).
+public struct FilterSettingProblem: Sendable, Equatable {
+    /// The setting's name, as the file writes it (`digits`).
+    public var setting: String
+    /// What is wrong and what to write instead, one sentence.
+    public var message: String
+    /// A problem with `setting`.
+    public init(setting: String, message: String) { self.setting = setting; self.message = message }
 }

@@ -70,11 +70,14 @@ public struct AudioSourceFactory: Sendable {
     public var origin: String
     /// Makes one instance from a validated configuration.
     public var make: @Sendable (FilterConfiguration) throws -> any AudioSource
+    /// What the source cannot take in a configuration of valid settings (`AudioSource.problems`).
+    public var problems: @Sendable (FilterConfiguration) -> [FilterSettingProblem]
 
     /// The factory of an `AudioSource` type compiled into this program.
     public init<S: AudioSource>(_ type: S.Type, origin: String = "built-in") {
         name = S.name; summary = S.summary; formats = S.formats; parameters = S.parameters; self.origin = origin
         make = { try S(configuration: $0) }
+        problems = { S.problems($0) }
     }
 
     /// The GStreamer element factory name (`sluice-src-tone`).

@@ -138,6 +138,10 @@ public final class FilterRegistry: SwiftFilterCatalog {
     public func sourceParameters(_ name: String) -> [FilterParameter]? {
         source(named: name)?.parameters ?? audioSource(named: name)?.parameters
     }
+    /// What source `name` cannot take in `configuration` (`AudioSource.problems`).
+    public func sourceProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem] {
+        audioSource(named: name)?.problems(configuration) ?? []
+    }
     /// `.video` or `.audio` for the source registered as `name`; nil if none is.
     public func sourceMedia(_ name: String) -> MediaKind? {
         state.withLock { s in s.sources[name] != nil ? .video : s.audioSources[name] != nil ? .audio : nil }

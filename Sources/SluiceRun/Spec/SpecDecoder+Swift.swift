@@ -196,6 +196,13 @@ extension SpecDecoder {
                 settingEntries, parameters: parameters, owner: "source '\(name)'",
                 missingAt: nameEntry.keyLocation)
         else { return nil }
+        let given = Dictionary(settings.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        if let configuration = try? FilterConfiguration(given, parameters: parameters) {
+            for problem in catalog.sourceProblems(name, configuration) {
+                let at = settings.first { $0.name == problem.setting }?.location ?? nameEntry.value.location
+                fail("source '\(name)': \(problem.message)", at: at)
+            }
+        }
         return .swift(name: name, settings: settings)
     }
 }

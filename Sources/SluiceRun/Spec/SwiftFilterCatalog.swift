@@ -23,6 +23,9 @@ public protocol SwiftFilterCatalog: Sendable {
     /// The medium source `name` makes (`.video` for a `FrameSource`, `.audio` for an
     /// `AudioSource`); nil if there is no such source.
     func sourceMedia(_ name: String) -> MediaKind?
+    /// What source `name` cannot take in `configuration`, valid setting by setting
+    /// (`AudioSource.problems`).
+    func sourceProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem]
 }
 
 extension SwiftFilterCatalog {
@@ -30,6 +33,8 @@ extension SwiftFilterCatalog {
     public func filterWarnings(_ name: String, _ configuration: FilterConfiguration, width: Int, height: Int) -> [String] { [] }
     /// By default every known filter is a video filter.
     public func filterMedia(_ name: String) -> MediaKind? { filterParameters(name) == nil ? nil : .video }
+    /// By default every valid configuration is taken.
+    public func sourceProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem] { [] }
     /// By default every known source is a video source.
     public func sourceMedia(_ name: String) -> MediaKind? { sourceParameters(name) == nil ? nil : .video }
 }

@@ -64,23 +64,8 @@ extension SpecDecoder {
             return nil
         }
         guard let plugin = decodeJanusPlugin(map) else { return nil }
-        if plugin == .echotest {
-            for key in ["room", "display", "pin", "subscribe", "prebuffer"] {
-                guard let entry = map.entry(key) else { continue }
-                fail("'\(key)' is for VideoRoom; Janus's EchoTest has no rooms: remove it, or remove `plugin: echotest`", at: entry.keyLocation)
-            }
-            var spec = JanusSpec(server: server, room: "")
-            spec.plugin = .echotest
-            spec.pluginLocation = map.entry("plugin")?.keyLocation
-            decodeJanusCredentials(map, into: &spec)
-            return spec
-        }
-        if plugin == .audiobridge, let entry = map.entry("subscribe") {
-            fail("'subscribe' is for VideoRoom; an AudioBridge participant hears the room's mix: remove it", at: entry.keyLocation)
-        }
-        if plugin != .audiobridge, let entry = map.entry("prebuffer") {
-            fail("'prebuffer' is Janus AudioBridge's jitter buffer: it needs `plugin: audiobridge`", at: entry.keyLocation)
-        }
+        if plugin == .echotest { return decodeEchoTest(map, server: server) }
+        refuseKeysOfOtherPlugins(map, plugin: plugin)
         guard let roomEntry = map.entry("room") else {
             let which = plugin == .audiobridge ? "AudioBridge" : "VideoRoom"
             fail("transport kind 'janus' needs a 'room': the \(which) room to join, e.g. room: 1234", at: map.entry("plugin")?.keyLocation ?? location)
@@ -114,6 +99,30 @@ extension SpecDecoder {
             }
         }
         return spec
+    }
+
+    /// `plugin: echotest`: no room, no keys of a room.
+    private mutating func decodeEchoTest(_ map: [SpecEntry], server: String) -> JanusSpec {
+        for key in ["room", "display", "pin", "subscribe", "prebuffer"] {
+            guard let entry = map.entry(key) else { continue }
+            fail("'\(key)' is for VideoRoom; Janus's EchoTest has no rooms: remove it, or remove `plugin: echotest`", at: entry.keyLocation)
+        }
+        var spec = JanusSpec(server: server, room: "")
+        spec.plugin = .echotest
+        spec.pluginLocation = map.entry("plugin")?.keyLocation
+        decodeJanusCredentials(map, into: &spec)
+        return spec
+    }
+
+    /// A room's keys that belong to the other room plugin: `subscribe` (VideoRoom's),
+    /// `prebuffer` (AudioBridge's).
+    private mutating func refuseKeysOfOtherPlugins(_ map: [SpecEntry], plugin: JanusSpec.Plugin) {
+        if plugin == .audiobridge, let entry = map.entry("subscribe") {
+            fail("'subscribe' is for VideoRoom; an AudioBridge participant hears the room's mix: remove it", at: entry.keyLocation)
+        }
+        if plugin != .audiobridge, let entry = map.entry("prebuffer") {
+            fail("'prebuffer' is Janus AudioBridge's jitter buffer: it needs `plugin: audiobridge`", at: entry.keyLocation)
+        }
     }
 
     /// `plugin:` (videoroom unless it says echotest); nil after a failure.

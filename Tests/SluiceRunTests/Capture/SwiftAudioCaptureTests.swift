@@ -32,6 +32,22 @@ final class SwiftAudioCaptureTests: XCTestCase {
         XCTAssertEqual(diagnostic("send:\n  audio:\n    capture: {kind: swift, name: tone, rate: 16000, channels: 1, wave: dtmf}\n"), "no error")
     }
 
+    /// DTMF digits that are no key are refused when the file is read, at the setting.
+    func testDTMFDigitsAreCheckedAtTheirPlace() {
+        XCTAssertEqual(
+            diagnostic("send:\n  audio:\n    capture: {kind: swift, name: tone, wave: dtmf, digits: '12X5'}\n"),
+            "t.yaml:3:52: source 'tone': 'X' is not a DTMF digit; use 0-9, *, #, A, B, C or D")
+        XCTAssertEqual(
+            diagnostic("send:\n  audio:\n    capture: {kind: swift, name: tone, wave: dtmf, digits: ''}\n"),
+            "t.yaml:3:52: source 'tone': 'digits' is empty; give at least one of 0-9, *, #, A, B, C or D")
+        XCTAssertEqual(
+            diagnostic("send:\n  audio:\n    capture: {kind: swift, name: tone, wave: dtmf, digits: '*#abcd09'}\n"), "no error",
+            "lower-case letters are keys too")
+        XCTAssertEqual(
+            diagnostic("send:\n  audio:\n    capture: {kind: swift, name: tone, wave: sine, digits: 'X'}\n"), "no error",
+            "digits only matter to a dtmf wave")
+    }
+
     /// A 1 kHz tone peaking at −6 dBFS (RMS −9) is measured before Opus and after decoding.
     func testTheToneIsHeardAtItsLevelAfterOpus() async throws {
         try requireLoopbackOnlyNetwork()
