@@ -54,7 +54,14 @@ def measure(prefix, file, extra):
     return {"video_p50_ms": rep["latency"]["p50_ms"], "video_p95_ms": rep["latency"]["p95_ms"],
             "audio_p50_ms": m2e.get("p50_ms"), "audio_p95_ms": m2e.get("p95_ms"), "audio_p99_ms": m2e.get("p99_ms"),
             "av_offset_p50_ms": offset.get("p50_ms"), "stamps_read": audio.get("stamps_read", 0),
+            "audio_encode_mean_ms": stage_mean(audio, "encode"),
+            "audio_unaccounted_mean_ms": (audio.get("unaccounted") or {}).get("mean_ms"),
             "note": audio.get("note")}
+
+
+def stage_mean(figures, name):
+    """The mean of one of the audio path's stages (`audio.stages`), or None."""
+    return next((s["mean_ms"] for s in figures.get("stages") or [] if s["stage"] == name), None)
 
 
 def median(rows, key):

@@ -427,16 +427,20 @@ def audio_measure():
     """Audio mouth-to-ear and A/V offset beside video glass-to-glass, per set-up."""
     d = load("results-audio-measure.json")
     ms = lambda v: f"{v:.1f}" if v is not None else "–"
-    rows = ["| set-up | video p50 | video p95 | audio p50 | audio p95 | audio p99 | A/V offset p50 | stamps |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| set-up | video p50 | video p95 | audio p50 | audio p95 | audio p99 | A/V offset p50 | audio encode | audio unaccounted | stamps |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for r in d["results"]:
         m = r["median"]
         rows.append(f"| {r['setup']} | {ms(m['video_p50_ms'])} | {ms(m['video_p95_ms'])} | {ms(m['audio_p50_ms'])} | "
-                    f"{ms(m['audio_p95_ms'])} | {ms(m['audio_p99_ms'])} | {ms(m['av_offset_p50_ms'])} | {m['stamps_read']:.0f} |")
+                    f"{ms(m['audio_p95_ms'])} | {ms(m['audio_p99_ms'])} | {ms(m['av_offset_p50_ms'])} | "
+                    f"{ms(m.get('audio_encode_mean_ms'))} | {ms(m.get('audio_unaccounted_mean_ms'))} | {m['stamps_read']:.0f} |")
     rows.append("")
     rows.append(f"ms; medians of {d['runs']} runs of {d['seconds_per_run']:g} s, an audio stamp {d['stamps']} "
                 f"(`{d['how']}`, `Benchmarks/results-audio-measure.json`). A/V offset: audio minus video for the same "
-                f"capture instant, positive when audio is late.")
+                f"capture instant, positive when audio is late. Audio encode and unaccounted: means from the audio "
+                f"path's stages (`audio.stages`); encode holds Opus's wait for its 20 ms frame to fill; unaccounted "
+                f"is the mouth-to-ear mean less every stage's, and holds the far end's time where there is one "
+                f"(EchoTest, Chromium, aiortc) and the network between two processes.")
     return "\n".join(rows)
 
 

@@ -24,10 +24,10 @@
 #    isolated for buffers and sticky events, a blocked viewer and a failing one),
 #    SluiceRunTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer
 #    (an element's state lock held while its DTLS connection is made again),
-#    SluiceRunTests.LoadMemberMediaTests (two call members' webrtcbins in one shared pipeline,
+#    SluiceLoadTests.LoadMemberMediaTests (two call members' webrtcbins in one shared pipeline,
 #    a pad-added handler building receive chains there, both removed while it plays),
-#    SluiceRunTests.LoadPublisherHubTests (bus errors routed to handlers by element name),
-#    SluiceRunTests.SpeakingTurnsTests/testEachMemberIsHeardInItsOwnTurnsAndSilentOtherwise (a
+#    SluiceLoadTests.LoadPublisherHubTests (bus errors routed to handlers by element name),
+#    SluiceLoadTests.SpeakingTurnsTests/testEachMemberIsHeardInItsOwnTurnsAndSilentOtherwise (a
 #    probe that puts a new buffer in the passing one's place: ProbeInfo.replaceBuffer),
 #    SluiceRunTests.SendLatencyTests (a do-latency
 #    handler that returns a value, latency queries and events), the audio elements written in
@@ -102,7 +102,7 @@ gcc -shared -fPIC -O1 -o "$out/gst-live-objects.so" Scripts/gst-live-objects.c $
 gst_tests=$("$bundle" --list-tests | grep '^GStreamerTests\.' | cut -d/ -f1 | sort -u | paste -sd, -)
 # WebRTC negotiation in-process, plus Swift-implemented elements (GObject subclasses whose
 # state and closures live in Swift) including errors thrown inside a filter.
-negotiation=SluiceRunTests.NegotiationTests,SluiceRunTests.DataChannelTests,SluiceRunTests.PipelineControlTests,SluiceRunTests.ViewerTrafficTests,SluiceRunTests.KeyframeRequestLimiterTests,SluiceRunTests.PayloadTypeRewriteTests,SluiceRunTests.RenditionSwitchTests,SluiceRunTests.GOPCacheTests,SluiceRunTests.StartGateTests,SluiceRunTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceRunTests.RecordSinkTests/testARecordingRunsInProcess,SluiceRunTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceRunTests.FallbackSwitchTests,SluiceRunTests.SharedBranchTests,SluiceRunTests.FanoutLanesTests,SluiceRunTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceRunTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceRunTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceRunTests.SendLatencyTests,SluiceRunTests.LoadMemberMediaTests,SluiceRunTests.LoadPublisherHubTests,SluiceRunTests.SpeakingTurnsTests/testEachMemberIsHeardInItsOwnTurnsAndSilentOtherwise,SluiceRunTests.AudioFilterTests/testChangingTheGainWhileRunningIsHeardWithoutRenegotiating,SluiceRunTests.SwiftAudioCaptureTests/testTheToneIsHeardAtItsLevelAfterOpus,SluiceRunTests.PluginABIVersion2Tests/testAVersionTwoAudioFilterFromCLoadsAndRuns
+negotiation=SluiceRunTests.NegotiationTests,SluiceRunTests.DataChannelTests,SluiceRunTests.PipelineControlTests,SluiceRunTests.ViewerTrafficTests,SluiceRunTests.KeyframeRequestLimiterTests,SluiceRunTests.PayloadTypeRewriteTests,SluiceRunTests.RenditionSwitchTests,SluiceRunTests.GOPCacheTests,SluiceRunTests.StartGateTests,SluiceRunTests.ParsedSourceTests/testAnSRTSenderThatStopsAndComesBackIsReconnected,SluiceRunTests.RecordSinkTests/testARecordingRunsInProcess,SluiceRunTests.RecordingCaptureTests/testARecordingPlaysBackInProcess,SluiceRunTests.FallbackSwitchTests,SluiceRunTests.SharedBranchTests,SluiceRunTests.FanoutLanesTests,SluiceRunTests.DTLSCertificateTests/testACertificateGivenToARunningTransportStillAcceptsThePeer,SluiceRunTests.SwiftFilterPipelineTests/testSwiftFilterWorksByNameInsideAGstFragment,SluiceRunTests.SwiftFilterPipelineTests/testThrowingFilterUnderEachPolicy,SluiceRunTests.SendLatencyTests,SluiceLoadTests.LoadMemberMediaTests,SluiceLoadTests.LoadPublisherHubTests,SluiceLoadTests.SpeakingTurnsTests/testEachMemberIsHeardInItsOwnTurnsAndSilentOtherwise,SluiceRunTests.AudioFilterTests/testChangingTheGainWhileRunningIsHeardWithoutRenegotiating,SluiceRunTests.SwiftAudioCaptureTests/testTheToneIsHeardAtItsLevelAfterOpus,SluiceRunTests.PluginABIVersion2Tests/testAVersionTwoAudioFilterFromCLoadsAndRuns
 # The leaks tracer runs natively (fast), so it also covers every filter and hot-swap test.
 live_objects="$gst_tests,$negotiation,SluiceRunTests.SwiftFilterPipelineTests,SluiceRunTests.HotSwapTests,SluiceRunTests.AudioFilterTests,SluiceRunTests.AudioStampPipelineTests"
 [ -n "$gst_tests" ] || { echo "memcheck.sh: the bundle lists no GStreamerTests" >&2; exit 2; }

@@ -48,8 +48,8 @@ struct MeasurePeer: AsyncParsableCommand {
     /// and encoded.
     private func runSender(_ spec: PipelineSpec) async throws -> PeerReport {
         let half = try MeasurePlan.sendHalf(spec)
-        let timer = StageTimer()
-        let hub = try StreamHub(spec: half, iceAddresses: [address], stageTimer: timer)
+        let timer = StageTimer(), audioTimer = StageTimer(path: .audio)
+        let hub = try StreamHub(spec: half, iceAddresses: [address], stageTimer: timer, audioStageTimer: audioTimer)
         let server = SluiceHTTPServer(configuration: .init(host: address, port: port), streams: [hub])
         printLine("measure-peer: serving /whep/\(half.name) on \(address):\(port)")
         let (timeline, sampler) = BitrateTimeline.sampling(hub)
@@ -62,6 +62,7 @@ struct MeasurePeer: AsyncParsableCommand {
         report.encoded_frames = hub.encodedVideoFrames
         report.encoded_bytes = hub.encodedVideoBytes
         report.stages = timer.figures(warmup: warmup)
+        if half.send?.audio != nil { report.audio_stages = audioTimer.figures(warmup: warmup) }
         report.origin_unix = timeline.originUnix
         report.bitrate = timeline.all
         return report

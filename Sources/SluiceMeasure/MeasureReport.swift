@@ -80,7 +80,12 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
 
         /// Nil without a latency mean or without stages.
         public init?(latency: LatencyFigures, stages: [StageFigures], includes: String? = nil) {
-            guard let mean = latency.mean_ms, !stages.isEmpty else { return nil }
+            self.init(mean: latency.mean_ms, stages: stages, includes: includes)
+        }
+
+        /// `mean` (ms) less the sum of the stages' means; nil without a mean or without stages.
+        public init?(mean: Double?, stages: [StageFigures], includes: String? = nil) {
+            guard let mean, !stages.isEmpty else { return nil }
             mean_ms = mean - stages.reduce(0) { $0 + $1.mean_ms }
             self.includes = includes
         }
@@ -157,18 +162,29 @@ public struct MeasureReport: Sendable, Codable, Equatable, SummaryJSON {
     private var stageLines: [String] {
         var lines: [String] = []
         if !stages.isEmpty { lines.append("  stages (where the time went, frame by frame)") }
+        lines += Self.stageLines(stages, unaccounted: unaccounted, of: "latency")
+        if let audio, let audioStages = audio.stages, !audioStages.isEmpty {
+            lines.append("  audio stages (packet by packet)")
+            lines += Self.stageLines(audioStages, unaccounted: audio.unaccounted, of: "mouth-to-ear", unit: "packets")
+        }
+        return lines
+    }
+
+    /// One line per stage, and what they leave of the `of` mean unaccounted.
+    static func stageLines(_ stages: [StageFigures], unaccounted: Unaccounted?, of figure: String, unit: String = "frames") -> [String] {
+        var lines: [String] = []
         func name(_ text: String) -> String { "    " + text.padding(toLength: 22, withPad: " ", startingAt: 0) }
         for st in stages {
             lines.append(
                 name(st.stage)
                     + String(
-                        format: " p50 %5.1f ms  p95 %5.1f ms  mean %5.1f ms  (%d frames)", st.p50_ms,
-                        st.p95_ms, st.mean_ms, st.samples))
+                        format: " p50 %5.1f ms  p95 %5.1f ms  mean %5.1f ms  (%d %@)", st.p50_ms,
+                        st.p95_ms, st.mean_ms, st.samples, unit))
         }
         if let u = unaccounted {
             lines.append(
                 name("unaccounted") + String(format: "                          mean %5.1f ms", u.mean_ms)
-                    + "  (latency mean − the stages' means" + (u.includes.map { "; includes the \($0)" } ?? "") + ")")
+                    + "  (\(figure) mean − the stages' means" + (u.includes.map { "; includes the \($0)" } ?? "") + ")")
         }
         return lines
     }

@@ -38,11 +38,12 @@ public enum Measurement {
     ) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec, roundTrip: roundTrip)
         let recorder = LatencyRecorder(), timer = StageTimer(), audio = AudioDelayRecorder()
+        let audioTimer = StageTimer(path: .audio)
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         let cpuBefore = processCPUSeconds()
         let summary = try await instrumentedRun(
             instrumented, duration: duration, recorder: recorder, timer: timer,
-            timeline: timeline, stop: stop, audio: audio, progress: progress)
+            timeline: timeline, stop: stop, audio: audio, audioTimer: audioTimer, progress: progress)
         let cpu = processCPUSeconds() - cpuBefore
         let writer = summary.filters.first { $0.filter == MeasurePlan.writer }
         let stamped = (writer?.frames ?? 0) - (writer?.events["framestamp-skipped"] ?? 0)
@@ -53,23 +54,30 @@ public enum Measurement {
         result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages)
         result.bitrate = timeline.all
         if instrumented.send?.audio != nil, instrumented.receive?.audio != nil {
-            result.audio = AudioMeasurement(
+            var figures = AudioMeasurement(
                 audio: audio.all, unreadable: audio.unreadableCount, video: recorder.all, duration: summary.duration_s)
+            figures.account(stages: audioTimer.figures(warmup: warmup))
+            result.audio = figures
         }
         return result
     }
 
-    /// Runs an instrumented spec, feeding every stamp read to `recorder`, the stage probes
-    /// to `timer` and each second's bitrates to `timeline`, with a progress line each second.
+    /// Runs an instrumented spec, feeding every stamp read to `recorder` (video) and `audio`,
+    /// the stage probes to `timer` and `audioTimer`, and each second's bitrates to `timeline`,
+    /// with a progress line each second.
     package static func instrumentedRun(
         _ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
-        timeline: BitrateTimeline, stop: StopFlag, audio: AudioDelayRecorder? = nil,
+        timeline: BitrateTimeline, stop: StopFlag, audio: AudioDelayRecorder? = nil, audioTimer: StageTimer? = nil,
         progress: @escaping @Sendable (MeasureProgress) -> Void
     ) async throws(RunError) -> RunSummary {
         var options = RunOptions(duration: duration)
         options.stageTimer = timer
+        options.audioStageTimer = spec.send?.audio != nil || spec.receive?.audio != nil ? audioTimer : nil
         options.onFilterEvent = { filter, event, fields in
-            if filter == MeasurePlan.audioReader { audio?.take(event: event, fields: fields) }
+            if filter == MeasurePlan.audioReader {
+                audio?.take(event: event, fields: fields)
+                if event == "audiostamp" { audioTimer?.noteFirstFrame() }
+            }
             guard filter == MeasurePlan.reader else { return }
             recorder.take(event: event, fields: fields)
             timer.noteFirstFrame()

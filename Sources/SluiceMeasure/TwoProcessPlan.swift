@@ -81,6 +81,8 @@ public struct PeerReport: Sendable, Codable, Equatable {
     public var unreadable: Int?
     /// Each half's stages (`StageTimer`): the sender's up to its ICE transport, the receiver's from its own.
     public var stages: [StageFigures]?
+    /// Each half's audio stages, likewise (nil without audio).
+    public var audio_stages: [StageFigures]?
     /// Wall-clock time of this half's zero, and its bitrates each second on that clock
     /// (sender: target and encoder; receiver: RTP received).
     public var origin_unix: Double?
@@ -105,11 +107,12 @@ extension Measurement {
         progress: @escaping @Sendable (MeasureProgress) -> Void
     ) async throws(RunError) -> PeerReport {
         let recorder = LatencyRecorder(), timer = StageTimer(), audio = AudioDelayRecorder()
+        let audioTimer = StageTimer(path: .audio)
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         onStart()
         let summary = try await instrumentedRun(
             spec, duration: duration, recorder: recorder, timer: timer,
-            timeline: timeline, stop: stop, audio: audio, progress: progress)
+            timeline: timeline, stop: stop, audio: audio, audioTimer: audioTimer, progress: progress)
         let usage = PeerReport.ownUsage()
         var report = PeerReport(role: "receive", cpu: usage.cpu, peakMiB: usage.peakMiB)
         report.summary = summary
@@ -121,6 +124,7 @@ extension Measurement {
         if spec.receive?.audio != nil {
             report.audio_samples = audio.all.map { [$0.at, Double($0.sequence), $0.capturedMilliseconds, $0.delayMilliseconds] }
             report.audio_unreadable = audio.unreadableCount
+            report.audio_stages = audioTimer.figures(warmup: warmup)
         }
         report.stages = timer.figures(warmup: warmup)
         report.origin_unix = recorder.originUnix
@@ -166,8 +170,10 @@ extension Measurement {
                 guard s.count >= 4, s.allSatisfy(\.isFinite) else { return nil }
                 return AudioDelayRecorder.Sample(sequence: Int(s[1]), capturedMilliseconds: s[2], delayMilliseconds: s[3], at: s[0])
             }
-            result.audio = AudioMeasurement(
+            var figures = AudioMeasurement(
                 audio: heard, unreadable: receive.audio_unreadable ?? 0, video: samples, duration: summary.duration_s)
+            figures.account(stages: (send.audio_stages ?? []) + (receive.audio_stages ?? []), includes: StageTimer.network)
+            result.audio = figures
         }
         return result
     }

@@ -48,26 +48,7 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertLessThan(number(o, "latency.samples") ?? 0, read, "the first second is left out of the latency figures")
         // Where the time goes: every stage of a frame's path, in order, each measured, and
         // together they account for the latency (what they leave is its own figure).
-        let stageList = (o["stages"] as? [[String: Any]]) ?? []
-        XCTAssertEqual(
-            stageList.compactMap { $0["stage"] as? String },
-            [
-                "capture → encoder", "encode", "payload + SRTP", "network", "SRTP + jitter buffer", "depayload",
-                "decode", "decoder → reader"
-            ], "\(o["stages"] ?? "none")")
-        var sumOfMeans = 0.0
-        for s in stageList {
-            let name = s["stage"] as? String ?? "?"
-            let p50 = (s["p50_ms"] as? NSNumber)?.doubleValue ?? -1
-            XCTAssertGreaterThanOrEqual(p50, 0, name)
-            XCTAssertLessThan(p50, p99, "\(name) alone is not slower than glass-to-glass")
-            XCTAssertGreaterThan((s["samples"] as? NSNumber)?.intValue ?? 0, 30, name)
-            sumOfMeans += (s["mean_ms"] as? NSNumber)?.doubleValue ?? 0
-        }
-        let mean = try XCTUnwrap(number(o, "latency.mean_ms"))
-        let unaccounted = try XCTUnwrap(number(o, "unaccounted.mean_ms"), "the report says what the stages leave")
-        XCTAssertEqual(unaccounted, mean - sumOfMeans, accuracy: 0.01)
-        XCTAssertLessThan(abs(unaccounted), max(3, mean / 4), "the stages cover the path: mean \(mean) ms, stages \(sumOfMeans) ms")
+        try assertStagesAccount(for: o, in: "", p99: p99)
         XCTAssertTrue(r.stdout.contains("unaccounted"), "the summary prints it on a line of its own")
         // The file sends and receives audio too: mouth-to-ear from the audio stamps, and the
         // offset against the video frames captured at the same instants.
@@ -77,9 +58,40 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertLessThan(mouthToEar, 400)
         XCTAssertGreaterThanOrEqual(number(o, "audio.av_offset.samples") ?? 0, 3)
         XCTAssertTrue(r.stdout.contains("mouth-to-ear   p50"), r.stdout)
+        // The audio path's stages, packet by packet, account for the mouth-to-ear delay too.
+        try assertStagesAccount(for: o, in: "audio.", p99: try XCTUnwrap(number(o, "audio.mouth_to_ear.p99_ms")))
+        XCTAssertTrue(r.stdout.contains("audio stages (packet by packet)"), r.stdout)
         let svg = try XCTUnwrap(plot)
         XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse(), "the plot is well-formed SVG")
         XCTAssertEqual(svg.components(separatedBy: "<circle").count - 1, Int(read), "one point per frame read")
+    }
+
+    /// Every stage of the path (`prefix`: "" for video, "audio." for audio) in order, each
+    /// measured and no slower than the p99 end to end, and together they account for the
+    /// mean end to end (what they leave is its own figure).
+    private func assertStagesAccount(for o: [String: Any], in prefix: String, p99: Double) throws {
+        let figures = prefix.isEmpty ? o : try XCTUnwrap(o[String(prefix.dropLast())] as? [String: Any])
+        let stageList = (figures["stages"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(
+            stageList.compactMap { $0["stage"] as? String },
+            [
+                "capture → encoder", "encode", "payload + SRTP", "network", "SRTP + jitter buffer", "depayload",
+                "decode", "decoder → reader"
+            ], "\(prefix)stages: \(figures["stages"] ?? "none")")
+        var sumOfMeans = 0.0
+        for s in stageList {
+            let name = prefix + (s["stage"] as? String ?? "?")
+            let p50 = (s["p50_ms"] as? NSNumber)?.doubleValue ?? -1
+            XCTAssertGreaterThanOrEqual(p50, 0, name)
+            XCTAssertLessThan(p50, p99, "\(name) alone is not slower than end to end")
+            XCTAssertGreaterThan((s["samples"] as? NSNumber)?.intValue ?? 0, 30, name)
+            sumOfMeans += (s["mean_ms"] as? NSNumber)?.doubleValue ?? 0
+        }
+        let mean = try XCTUnwrap(number(figures, prefix.isEmpty ? "latency.mean_ms" : "mouth_to_ear.mean_ms"))
+        let unaccounted = try XCTUnwrap(number(figures, "unaccounted.mean_ms"), "the report says what the \(prefix)stages leave")
+        XCTAssertEqual(unaccounted, mean - sumOfMeans, accuracy: 0.01)
+        print("\(prefix)stages: mean \(mean) ms, stages \(sumOfMeans) ms, unaccounted \(unaccounted) ms")
+        XCTAssertLessThan(abs(unaccounted), max(3, mean / 4), "the \(prefix)stages cover the path: mean \(mean) ms, stages \(sumOfMeans) ms")
     }
 
     func testMeasureAcrossTwoProcessesWithADelayOnTheLink() throws {
@@ -111,6 +123,11 @@ final class MeasureEndToEndTests: XCTestCase {
             ], "\(o["stages"] ?? "none")")
         XCTAssertEqual((o["unaccounted"] as? [String: Any])?["includes"] as? String, "network")
         XCTAssertGreaterThanOrEqual(number(o, "unaccounted.mean_ms") ?? 0, 25, "the link's delay is in what the stages leave")
+        // So do the audio path's: the sender's up to its transport, the receiver's from its own.
+        let audioStages = ((o["audio"] as? [String: Any])?["stages"] as? [[String: Any]] ?? []).compactMap { $0["stage"] as? String }
+        XCTAssertEqual(audioStages, stages, "\((o["audio"] as? [String: Any])?["stages"] ?? "no audio stages")")
+        XCTAssertEqual(((o["audio"] as? [String: Any])?["unaccounted"] as? [String: Any])?["includes"] as? String, "network")
+        XCTAssertGreaterThanOrEqual(number(o, "audio.unaccounted.mean_ms") ?? 0, 25, "the link's delay is in what the audio stages leave")
     }
 
     /// A pipeline that sends and receives in one process: sending does not wait for the

@@ -71,7 +71,7 @@ extension GraphBuilder {
             } else {
                 try make(DefaultElements.decoder(for: stream.codec), at: branch.location)
             }
-        if media == .video { stageTimer?.timeDecoder(decoder) }
+        stageTimer(for: media)?.timeDecoder(decoder)
         let convert = try make(media == .video ? "videoconvert" : "audioconvert", at: branch.location)
         chain += [decoder, convert]
         chain += try linkFiltersAndSink(branch, media: media, after: chain, convert: convert)

@@ -176,8 +176,8 @@ extension GraphBuilder {
             let limiter = KeyframeRequestLimiter(watching: output)
             state.withLock { $0.keyframeRequests = limiter }
         }
-        if video, let stageTimer, let entry = encoding.first, let exit = tail.elements.last {
-            stageTimer.timeEncoder(from: entry, to: exit) // encoder (+ caps, parser)
+        if let timer = stageTimer(for: branch.media), let entry = encoding.first, let exit = tail.elements.last {
+            timer.timeEncoder(from: entry, to: exit) // encoder (+ caps, parser)
         }
     }
 

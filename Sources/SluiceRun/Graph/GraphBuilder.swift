@@ -63,8 +63,10 @@ public final class GraphBuilder: Sendable {
     /// of a discarding sink.
     package let sendEndsInTee: Bool
 
-    /// Times encoder and decoder residence when measuring (`sluice measure`).
+    /// Times the video path's stages when measuring (`sluice measure`).
     package let stageTimer: StageTimer?
+    /// Times the audio path's stages when measuring.
+    package let audioStageTimer: StageTimer?
 
     /// The publishers' streams of a room received over one connection (`kind: janus`).
     package let roomStreams = RoomStreams()
@@ -83,11 +85,14 @@ public final class GraphBuilder: Sendable {
 
     package init(
         spec: PipelineSpec, pipeline: Pipeline, counters: RunCounters, sendEndsInTee: Bool = false,
-        stageTimer: StageTimer? = nil, sourceHold: SourceHold? = nil
+        stageTimer: StageTimer? = nil, audioStageTimer: StageTimer? = nil, sourceHold: SourceHold? = nil
     ) {
         self.spec = spec; self.pipeline = pipeline; self.counters = counters; self.sendEndsInTee = sendEndsInTee
-        self.stageTimer = stageTimer; self.sourceHold = sourceHold
+        self.stageTimer = stageTimer; self.audioStageTimer = audioStageTimer; self.sourceHold = sourceHold
     }
+
+    /// The stage timer of `media`'s path, when measuring.
+    package func stageTimer(for media: MediaKind) -> StageTimer? { media == .video ? stageTimer : audioStageTimer }
 
     /// The `tee` each send branch ends in (with `sendEndsInTee`), by medium.
     package var tees: [MediaKind: Element] { state.withLock { $0.tees } }

@@ -17,8 +17,10 @@ public struct RunOptions: Sendable {
     public var dataInput: AsyncStream<String>?
     /// Called with (label, text) for each message arriving on a data channel that prints.
     public var onDataMessage: (@Sendable (String, String) -> Void)?
-    /// Times encoder, jitter buffer and decoder residence (`sluice measure`).
+    /// Times the video path's stages, encoder to decoder (`sluice measure`).
     public var stageTimer: StageTimer?
+    /// Times the audio path's stages (`sluice measure` of a file with audio); made with `StagePath.audio`.
+    public var audioStageTimer: StageTimer?
     /// Called with (filter, event, fields) for each event a Swift filter emits (e.g.
     /// `framestamp` with `latency_us`), from the bus watcher.
     public var onFilterEvent: (@Sendable (String, String, [String: Double]) -> Void)?
@@ -92,7 +94,10 @@ public final class PipelineRun: Sendable {
         let counters = RunCounters(start: started)
         let pipeline = SendLatency.pipeline(named: "sluice")
         options.stageTimer?.watch(pipeline)
-        let builder = GraphBuilder(spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer)
+        options.audioStageTimer?.watch(pipeline)
+        let builder = GraphBuilder(
+            spec: spec, pipeline: pipeline, counters: counters, stageTimer: options.stageTimer,
+            audioStageTimer: options.audioStageTimer)
         guard let kind = spec.transport.kind.transport else {
             throw RunError("unknown transport kind '\(spec.transport.kind)'", at: spec.transport.location)
         }

@@ -34,11 +34,13 @@ public final class StreamHub: Sendable {
 
     /// Builds and starts the send branches of `spec` (its transport and receive sections are
     /// not used: each viewer is a peer of its own). ICE gathers on `addresses`.
-    /// `stageTimer`: time the encoder (`sluice measure --processes 2`).
-    public convenience init(spec: PipelineSpec, iceAddresses: [String], stageTimer: StageTimer? = nil) throws(RunError) {
+    /// `stageTimer`, `audioStageTimer`: time the encoders (`sluice measure --processes 2`).
+    public convenience init(
+        spec: PipelineSpec, iceAddresses: [String], stageTimer: StageTimer? = nil, audioStageTimer: StageTimer? = nil
+    ) throws(RunError) {
         try self.init(
             spec: spec, recipe: WebRTCRecipe(latencyMs: spec.transport.latencyMs, addresses: iceAddresses),
-            stageTimer: stageTimer)
+            stageTimer: stageTimer, audioStageTimer: audioStageTimer)
     }
 
     /// Builds and starts the send branches of `spec`; each viewer's webrtcbin is made by
@@ -46,7 +48,7 @@ public final class StreamHub: Sendable {
     /// its paced sources (files, recordings) wait for the first viewer's connection, so that
     /// viewer sees them from their first frame.
     public init(
-        spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil,
+        spec: PipelineSpec, recipe: WebRTCRecipe, stageTimer: StageTimer? = nil, audioStageTimer: StageTimer? = nil,
         viewerLimits: ViewerLimits = ViewerLimits(), holdingUntilAViewer: Bool = false
     ) throws(RunError) {
         guard spec.send?.video != nil || spec.send?.audio != nil else {
@@ -55,9 +57,11 @@ public final class StreamHub: Sendable {
         self.spec = spec
         pipeline = SendLatency.pipeline(named: "hub-\(spec.name)")
         stageTimer?.watch(pipeline)
+        audioStageTimer?.watch(pipeline)
         let hold = holdingUntilAViewer ? SourceHold() : nil
         builder = GraphBuilder(
-            spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer, sourceHold: hold)
+            spec: spec, pipeline: pipeline, counters: RunCounters(), sendEndsInTee: true, stageTimer: stageTimer,
+            audioStageTimer: audioStageTimer, sourceHold: hold)
         for branch in spec.sendBranches {
             try builder.buildSend(branch, into: nil)
         }

@@ -2,15 +2,15 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// Where the time goes, measured with pad probes on the running pipeline: each video frame's
-/// path from the stamp writer to the stamp reader, cut into stages that follow each other,
+/// Where the time goes, measured with pad probes on the running pipeline: each frame's path
+/// from the stamp writer to the stamp reader, for one medium (`StagePath`: video or audio), cut into stages that follow each other,
 /// so that together they account for the glass-to-glass latency and what they do not
 /// account for shows as its own figure (`MeasureReport.unaccounted`).
 ///
 /// | stage | from | to | frames matched by |
 /// |---|---|---|---|
-/// | capture → encoder | the `framestamp` writer's output | the encoder's input | PTS |
-/// | encode | the encoder's input | the encoded, parsed frame | arrival order (x264enc renumbers PTS) |
+/// | capture → encoder | the stamp writer's output | the encoder's input | PTS |
+/// | encode | the encoder's input | the encoded, parsed frame | video: arrival order (x264enc renumbers PTS); audio: the input holding the packet's first sample |
 /// | payload + SRTP | the encoded frame | its last RTP packet into a `nicesink` | PTS, then SSRC and RTP timestamp |
 /// | network | that packet into the `nicesink` | out of the receiver's `nicesrc` | SSRC and RTP timestamp (one process only) |
 /// | SRTP + jitter buffer | out of the `nicesrc` | out of the `rtpjitterbuffer` | SSRC and RTP timestamp |
@@ -18,14 +18,15 @@ import Synchronization
 /// | decode | the depayloader's frame | the decoder's picture | PTS |
 /// | decoder → reader | the decoder's picture | the `framestamp-read` reader's input | PTS |
 ///
-/// RTP stages follow a frame's last packet (the one with the marker bit), of the SSRCs the
-/// video payloaders used (or, in a receiving process, of every SSRC). SRTP leaves the RTP
-/// header in the clear, so packets are matched on either side of the encryption.
+/// RTP stages follow a video frame's last packet (the one with the marker bit), or every
+/// audio packet, of the SSRCs the medium's payloaders sent or its depayloaders received.
+/// SRTP leaves the RTP header in the clear, so packets are matched on either side of the
+/// encryption.
 public final class StageTimer: Sendable {
-    /// The Swift filter that stamps frames after capture (`sluice measure` puts it first).
-    public static let stampWriter = "framestamp"
-    /// The Swift filter that reads the stamps before the sink (`sluice measure` puts it last).
-    public static let stampReader = "framestamp-read"
+    /// The Swift filter that stamps video frames after capture (`sluice measure` puts it first).
+    public static let stampWriter = StagePath.video.writer
+    /// The Swift filter that reads the video stamps before the sink (`sluice measure` puts it last).
+    public static let stampReader = StagePath.video.reader
     /// The stages' names, as `StageFigures.stage` gives them (see the table above).
     public static let capture = "capture → encoder", encode = "encode", send = "payload + SRTP", network = "network",
         jitterBuffer = "SRTP + jitter buffer", depayload = "depayload", decode = "decode",
@@ -36,8 +37,8 @@ public final class StageTimer: Sendable {
     private struct Stage {
         /// Frames in the stage: key → when they entered.
         var open: [UInt64: UInt64] = [:]
-        /// Entry times in order, for stages matched in order.
-        var fifo: [UInt64] = []
+        /// Encoder inputs in order (the encode stage).
+        var fifo: [EncoderInput] = []
         var samples: [Sample] = []
     }
     private struct Sample {
@@ -45,12 +46,19 @@ public final class StageTimer: Sendable {
         var at: UInt64
         var ms: Double
     }
+    /// One buffer into the encoder.
+    private struct EncoderInput {
+        /// When it entered (monotonic ns).
+        var at: UInt64
+        /// Its first sample's PTS key, and the key just past its last (audio).
+        var start: UInt64, end: UInt64
+    }
     /// What links one stage's key to the next.
     private struct Links {
         /// Encoded frame (PTS key) → when it left the encoder.
         var encodedAt: [UInt64: UInt64] = [:]
-        /// SSRCs the video payloaders used.
-        var videoSSRCs: Set<UInt32> = []
+        /// SSRCs the medium's payloaders sent and its depayloaders received.
+        var ssrcs: Set<UInt32> = []
         /// RTP keys whose first packet was seen at the payloader.
         var payloaded: Set<UInt64> = []
         /// Receiver PTS key → RTP key, from the jitter buffer's output.
@@ -64,11 +72,12 @@ public final class StageTimer: Sendable {
     private let links = Mutex<Links>(Links())
     /// Elements already probed (by pointer), so a second search adds nothing.
     private let probed = Mutex<Set<UInt>>([])
-    /// Whether this process sends (then RTP stages follow the payloaders' SSRCs only).
-    private let sends = Atomic<Bool>(false)
+    /// The medium's elements and framing.
+    public let path: StagePath
 
-    /// A timer with no stages timed yet; it sees frames once it `watch(_:)`es a pipeline.
-    public init() {}
+    /// A timer of `path`'s medium with no stages timed yet; it sees frames once it
+    /// `watch(_:)`es a pipeline.
+    public init(path: StagePath = .video) { self.path = path }
 
     package static func now() -> UInt64 {
         var ts = timespec()
@@ -117,49 +126,74 @@ public final class StageTimer: Sendable {
 // MARK: Send side
 
 extension StageTimer {
-    /// Times the encoder chain from `entry`'s sink pad to `exit`'s src pad, in arrival
-    /// order (encoders without B-frames emit frames in the order they came), and ends the
-    /// capture stage at the entry.
+    /// Times the encoder chain from `entry`'s sink pad to `exit`'s src pad (see `StagePath.Framing`
+    /// for how inputs and outputs are paired), and ends the capture stage at the entry.
     package func timeEncoder(from entry: Element, to exit: Element) {
         guard let sink = entry.staticPad("sink"), let src = exit.staticPad("src") else { return }
-        sends.store(true, ordering: .relaxed)
         sink.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard let self, let buffer = info.buffer else { return .ok }
             let t = Self.now()
-            if let pts = info.buffer?.pts { self?.leave(Self.capture, key: Self.frameKey(pts), at: t) }
+            if let pts = buffer.pts { self.leave(Self.capture, key: Self.frameKey(pts), at: t) }
+            let start = buffer.pts.map(Self.frameKey) ?? 0
+            let input = EncoderInput(at: t, start: start, end: start &+ UInt64(buffer.duration ?? 0))
             let i = Self.slot(Self.encode)
-            self?.stages.withLock { s in
+            self.stages.withLock { s in
                 if s[i].fifo.count > 256 { s[i].fifo.removeAll() } // bounded if frames never come out
-                s[i].fifo.append(t)
+                s[i].fifo.append(input)
             }
             return .ok
         }
         src.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard let self else { return .ok }
             let t = Self.now()
-            let i = Self.slot(Self.encode)
-            self?.stages.withLock { s in
-                guard !s[i].fifo.isEmpty else { return }
-                let entered = s[i].fifo.removeFirst()
-                s[i].samples.append(Sample(at: t, ms: Double(t &- entered) / 1e6))
-            }
-            if let pts = info.buffer?.pts {
-                self?.links.withLock { l in
+            let pts = info.buffer?.pts.map(Self.frameKey)
+            if let entered = self.encoderInput(for: pts) { self.record(Self.encode, from: entered, to: t) }
+            if let pts {
+                self.links.withLock { l in
                     if l.encodedAt.count > Self.openLimit { l.encodedAt.removeAll() }
-                    l.encodedAt[Self.frameKey(pts)] = t
+                    l.encodedAt[pts] = t
                 }
             }
             return .ok
         }
     }
 
-    /// The video payloader's output: each frame's first packet starts "payload + SRTP" at
-    /// the time the frame left the encoder, under its RTP key.
+    /// When the input an encoded frame (of PTS key `pts`) counts from entered the encoder:
+    /// video, the oldest input; audio, when the packet's first sample did (inputs wholly
+    /// before it are done with).
+    private func encoderInput(for pts: UInt64?) -> UInt64? {
+        let i = Self.slot(Self.encode)
+        return stages.withLock { s -> UInt64? in
+            switch path.framing {
+            case .markedFrames:
+                return s[i].fifo.isEmpty ? nil : s[i].fifo.removeFirst().at
+            case .packetPerFrame:
+                guard let pts else { return nil }
+                s[i].fifo.removeAll { $0.end > $0.start ? $0.end <= pts : $0.start < pts }
+                guard let input = s[i].fifo.first else { return nil }
+                // The packet's first sample passed when its buffer did, plus its place in it:
+                // the time `audiostamp` gives a stamp at that sample.
+                return input.at &+ (pts > input.start && pts < input.end ? pts - input.start : 0)
+            }
+        }
+    }
+
+    private func record(_ stage: String, from start: UInt64, to t: UInt64) {
+        let i = Self.slot(stage)
+        // Signed: an audio packet's first sample may be timed from a moment after `t` (see
+        // `encoderInput(for:)`), when the packet is made from the front of a longer buffer.
+        stages.withLock { $0[i].samples.append(Sample(at: t, ms: Double(Int64(bitPattern: t &- start)) / 1e6)) }
+    }
+
+    /// The payloader's output: each frame's first packet starts "payload + SRTP" at the
+    /// time the frame left the encoder, under its RTP key.
     package func timePayloader(_ payloader: Element) {
         guard let src = payloader.staticPad("src") else { return }
         src.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
             info.forEachBuffer { buffer in
                 guard let self, let header = RTPHeader(buffer), let pts = buffer.pts else { return }
                 let start = self.links.withLock { l -> UInt64?? in
-                    l.videoSSRCs.insert(header.ssrc)
+                    l.ssrcs.insert(header.ssrc)
                     guard l.payloaded.insert(header.key).inserted else { return .none }
                     if l.payloaded.count > Self.openLimit { l.payloaded = [header.key] }
                     return .some(l.encodedAt.removeValue(forKey: Self.frameKey(pts)))
@@ -176,7 +210,7 @@ extension StageTimer {
 extension StageTimer {
     /// Watches every element `pipeline` gets, at any depth, and probes those whose place
     /// in a frame's path it knows: the stamp writer and reader, ICE transports, jitter
-    /// buffers, video payloaders and depayloaders.
+    /// buffers, the medium's payloaders and depayloaders.
     public func watch(_ pipeline: Pipeline) {
         // Direct children come through `element-added`, everything deeper (webrtcbin's
         // transports, elements of bins) through `deep-element-added`.
@@ -193,13 +227,13 @@ extension StageTimer {
             probed.withLock({ $0.insert(UInt(bitPattern: element.pointer)).inserted })
         else { return }
         switch factory {
-        case "sluice-" + Self.stampWriter: timeWriter(element)
-        case "sluice-" + Self.stampReader: timeReader(element)
+        case "sluice-" + path.writer: timeWriter(element)
+        case "sluice-" + path.reader: timeReader(element)
         case "nicesink": timeTransport(element, pad: "sink", leaving: Self.send, entering: Self.network)
         case "nicesrc": timeTransport(element, pad: "src", leaving: Self.network, entering: Self.jitterBuffer)
         case "rtpjitterbuffer": timeJitterBuffer(element)
-        case "rtpvp8pay", "rtpvp9pay", "rtph264pay": timePayloader(element)
-        case "rtpvp8depay", "rtpvp9depay", "rtph264depay": timeDepayloader(element)
+        case _ where path.payloaders.contains(factory): timePayloader(element)
+        case _ where path.depayloaders.contains(factory): timeDepayloader(element)
         default: break
         }
     }
@@ -223,10 +257,10 @@ extension StageTimer {
     private func timeTransport(_ element: Element, pad name: String, leaving: String, entering: String) {
         element.staticPad(name)?.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
             info.forEachBuffer { buffer in
-                guard let self, let header = RTPHeader(buffer), header.marker, self.isVideo(header.ssrc) else { return }
+                guard let self, let header = RTPHeader(buffer), self.endsFrame(header) else { return }
                 let t = Self.now()
                 let known = self.leave(leaving, key: header.key, at: t)
-                // A receiving process has no earlier stage: any marked packet starts the next.
+                // A receiving process has no earlier stage: any frame of the medium starts the next.
                 if known || leaving == Self.network { self.enter(entering, key: header.key, at: t) }
             }
             return .ok
@@ -236,9 +270,7 @@ extension StageTimer {
     private func timeJitterBuffer(_ jitterBuffer: Element) {
         jitterBuffer.staticPad("src")?.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
             info.forEachBuffer { buffer in
-                guard let self, let header = RTPHeader(buffer), header.marker, self.isVideo(header.ssrc),
-                    let pts = buffer.pts
-                else { return }
+                guard let self, let header = RTPHeader(buffer), self.endsFrame(header), let pts = buffer.pts else { return }
                 let t = Self.now()
                 guard self.leave(Self.jitterBuffer, key: header.key, at: t) else { return }
                 self.enter(Self.depayload, key: header.key, at: t)
@@ -251,7 +283,18 @@ extension StageTimer {
         }
     }
 
+    /// The depayloader's input names the SSRCs the medium arrives on; its output ends
+    /// "depayload" and starts "decode".
     private func timeDepayloader(_ depayloader: Element) {
+        depayloader.staticPad("sink")?.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
+            info.forEachBuffer { buffer in
+                guard let self, let header = RTPHeader(buffer) else { return }
+                self.links.withLock { l in
+                    if l.ssrcs.count < 64 { l.ssrcs.insert(header.ssrc) }
+                }
+            }
+            return .ok
+        }
         depayloader.staticPad("src")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
             guard let self, let pts = info.buffer?.pts else { return .ok }
             let key = Self.frameKey(pts)
@@ -274,11 +317,12 @@ extension StageTimer {
         }
     }
 
-    /// A sending process follows its payloaders' video SSRCs; a receiving one takes every
-    /// SSRC (keys of other streams never reach a later stage).
-    private func isVideo(_ ssrc: UInt32) -> Bool {
-        guard sends.load(ordering: .relaxed) else { return true }
-        return links.withLock { $0.videoSSRCs.contains(ssrc) }
+    /// Whether `header` ends a frame of this medium: a packet of one of its SSRCs, and for
+    /// video the frame's last (marked) one. Packets of other streams (the other medium,
+    /// retransmissions) are never timed.
+    private func endsFrame(_ header: RTPHeader) -> Bool {
+        guard header.marker || path.framing == .packetPerFrame else { return false }
+        return links.withLock { $0.ssrcs.contains(header.ssrc) }
     }
 }
 
