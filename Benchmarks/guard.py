@@ -18,7 +18,8 @@ recorded by more than its noise band makes the guard say so and exit 1.
                      ÷ the C program's own in the same run; warm: a Pion viewer's WHEP POST →
                      first complete frame (its last packet in) from `sluice serve`, ÷ the same
                      viewer against Pion's own WHEP server, and POST → DTLS done alike (the
-                     connection: a floor under the first frame), 5 alternating runs each
+                     connection: a floor under the first frame); the first frame again from
+                     the same stream with `gop_cache: true` (GOP_CACHE=true), 5 alternating runs each
                      (when the Pion peer is built: Tests/Interop/pion/build.sh);
                      beside it, not guarded, headless Chromium's POST → first frame from
                      the server's web page (when Chromium and the test venv are installed)
@@ -138,19 +139,25 @@ def warm_first_frame(runs=5):
                     "opusenc", "!", "oggmux", "max-page-delay=1", "!", "filesink", f"location={a}"], check=True)
     server = subprocess.Popen([SLUICE, "serve", "--port", "18710", "--pipeline", "Pipelines/serve-av.yaml"], cwd=ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The same stream with `gop_cache: true`: viewers start from the encoder's latest keyframe.
+    cached = subprocess.Popen([SLUICE, "serve", "--port", "18712", "--pipeline", "Pipelines/serve-av.yaml"], cwd=ROOT,
+                              env=dict(os.environ, GOP_CACHE="true"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     pion = subprocess.Popen([PION, "whep-serve", "--listen", "127.0.0.1:18711", "--video", v, "--audio", a, "--seconds", "120"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_http("http://127.0.0.1:18710/status.json")
+        wait_http("http://127.0.0.1:18712/status.json")
         time.sleep(2)  # the shared encoder runs before the first viewer: a live stream's case
-        steps = {"sluice": [], "pion": []}
-        for _ in range(runs):  # alternating, so both see the same machine
-            for who, url in (("sluice", "http://127.0.0.1:18710/whep/serve-av"), ("pion", "http://127.0.0.1:18711/whep")):
+        steps = {"sluice": [], "cached": [], "pion": []}
+        servers = (("sluice", "http://127.0.0.1:18710/whep/serve-av"), ("cached", "http://127.0.0.1:18712/whep/serve-av"),
+                   ("pion", "http://127.0.0.1:18711/whep"))
+        for _ in range(runs):  # alternating, so all see the same machine
+            for who, url in servers:
                 steps[who].append(pion_viewer_steps(who, url))
         # (A first frame whose last packet was not seen counts when the next frame showed it.)
         med = {who: {k: statistics.median(r.get(k, r["first frame"]) for r in rs) for k in WARM_STEPS}
                for who, rs in steps.items()}
-        for who, name in (("sluice", "from sluice serve"), ("pion", "from Pion's server")):
+        for who, name in (("sluice", "from sluice serve"), ("cached", "from sluice serve, gop_cache"), ("pion", "from Pion's server")):
             log(f"warm first frame (Pion viewer) {name}: " + ", ".join(f"{k} {med[who][k]:.0f}" for k in WARM_STEPS) + " ms")
         s, p = med["sluice"]["first frame complete"], med["pion"]["first frame complete"]
         sc, pc = med["sluice"]["peer connected"], med["pion"]["peer connected"]
@@ -159,9 +166,10 @@ def warm_first_frame(runs=5):
             log(f"warm first frame (Chromium, the web page: WHEP POST → first frame to show): from sluice serve {chromium:.0f} ms")
         # The connection (POST → answer → ICE → DTLS) is a floor under the first frame: a
         # frame cannot come before it. Sluice's is webrtcbin's, libnice's and OpenSSL's.
-        return {"warm first frame ÷ Pion server": s / p, "warm connection (POST → DTLS done) ÷ Pion server": sc / pc}
+        return {"warm first frame ÷ Pion server": s / p, "warm connection (POST → DTLS done) ÷ Pion server": sc / pc,
+                "warm first frame, gop_cache ÷ Pion server": med["cached"]["first frame complete"] / p}
     finally:
-        for proc in (server, pion):
+        for proc in (server, cached, pion):
             proc.terminate(); proc.wait(timeout=15)
 
 

@@ -65,6 +65,45 @@ final class InteropPionTests: XCTestCase {
         }
     }
 
+    /// `gop_cache: true` with a keyframe every 20 s: three Pion viewers join one after the
+    /// other, and each decodes its first picture within a second (before Pion's own keyframe
+    /// request, which it sends after a second without one) from the cached keyframe and the
+    /// frames after it; the encoder is asked for no keyframe.
+    func testViewersOfAGOPCachedStreamStartFromTheCacheAndAskForNoKeyframe() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-gop-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        name: cached
+        transport: { kind: server, ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, width: 640, height: 360, fps: 30 }
+            encode: { codec: vp8, bitrate: 800, keyframe_interval: 600, gop_cache: true }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let viewer = "'\(peer)' whep-play --url \"$URL/whep/cached\" --seconds 1 --codec vp8"
+        let r = try CLI.runClientWithServer(
+            serve: ["--pipeline", path], port: 18618,
+            client: "sleep 1.5; for i in 1 2 3; do \(viewer) || exit 1; done; echo METRICS:; curl -s \"$URL/metrics\"",
+            timeout: 90)
+        XCTAssertEqual(r.status, 0, r.stderr.suffix(4000) + r.stdout)
+        let parts = r.stdout.components(separatedBy: "METRICS:")
+        let viewers = parts[0].split(separator: "\n").compactMap { line -> [String: Any]? in
+            guard line.hasPrefix("{") else { return nil }
+            return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(viewers.count, 3, r.stdout)
+        for (i, v) in viewers.enumerated() {
+            XCTAssertGreaterThan(v["video_frames"] as? Int ?? 0, 10, "viewer \(i + 1) decodes frames: \(v)")
+            let first = (v["steps_ms"] as? [String: Any])?["first frame complete"] as? Int
+            XCTAssertLessThan(first ?? 10_000, 1000, "viewer \(i + 1) starts before its own keyframe request: \(v)")
+        }
+        let metrics = parts.count > 1 ? parts[1] : ""
+        let cached = metrics.split(separator: "\n").first { $0.hasPrefix("sluice_stream_cached_frames_sent_total") }
+        XCTAssertGreaterThan(Double(cached?.split(separator: " ").last ?? "") ?? 0, 3, "viewers got the cached frames: \(metrics)")
+        let passed = metrics.split(separator: "\n").first { $0.hasPrefix("sluice_stream_keyframe_requests_total") && $0.contains("passed") }
+        XCTAssertEqual(Double(passed?.split(separator: " ").last ?? "0"), 0, "no keyframe was asked of the encoder: \(metrics)")
+    }
+
     func testPionPublishesToSluiceOverWHIP() throws {
         for (i, codec) in Self.codecs.enumerated() {
             let client = "'\(peer)' whip-publish --url \"$URL/whip/server\" --seconds \(Self.seconds) --video '\(video(codec))' --audio '\(audio)'"

@@ -107,6 +107,11 @@ extension GraphBuilder {
         let mitigation = try mitigationStage(branch)
         tail.elements += mitigation?.elements ?? []
         try addEncoder(branch, to: &tail, mitigation: mitigation?.control)
+        // `gop_cache`: viewers of a served stream start from the encoder's latest keyframe.
+        if branch.encode.gopCache != nil, webrtcbin == nil, sendEndsInTee, let exit = tail.elements.last?.staticPad("src") {
+            let cache = GOPCache(watching: exit)
+            state.withLock { $0.gopCache = cache }
+        }
         let recordTee = try recordingTee(for: branch)
         if let recordTee { tail.elements.append(recordTee) }
         if let webrtcbin {

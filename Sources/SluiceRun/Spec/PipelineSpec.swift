@@ -461,6 +461,12 @@ public struct EncodeSpec: Sendable, Equatable {
     /// get it so; the others get it decoded and encoded again (H.264 Constrained Baseline or
     /// VP8), by one encoder per codec made when the first such viewer comes. Where it was written.
     public var transcodeForViewers: SourceLocation?
+    /// `gop_cache: true` (video, served, one encoder): where it was written; nil, off. The
+    /// encoded stream's latest keyframe and the frames after it are kept, and a viewer that
+    /// joins starts from them at once instead of asking the encoder for a keyframe (which
+    /// every viewer already watching would receive too). Its first picture is then up to a
+    /// keyframe interval old.
+    public var gopCache: SourceLocation?
     /// With `passthrough: auto`, the bitrate those viewers' encoders run at, kbit/s
     /// (`bitrate` next to it; 2000 if not written).
     public var transcodeKbps = 2000

@@ -261,7 +261,10 @@ extension SpecDecoder {
 
     package static func encodeKeys(media: MediaKind) -> [String] {
         media == .video
-            ? ["codec", "passthrough", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions"]
+            ? [
+                "codec", "passthrough", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions",
+                "gop_cache"
+            ]
             : ["codec", "passthrough", "bitrate", "preset", "element", "properties", "gst"]
     }
 
@@ -275,7 +278,7 @@ extension SpecDecoder {
         if let defaultCodec { encode.codec = defaultCodec }
         guard let map = mapping(entry) else { return (encode, nil) }
         checkKeys(map, allowed: Self.encodeKeys(media: media), context: "in encode") { key in
-            key == "keyframe_interval" || key == "renditions" ? "'\(key)' is a video key and this is the audio branch" : nil
+            ["keyframe_interval", "renditions", "gop_cache"].contains(key) ? "'\(key)' is a video key and this is the audio branch" : nil
         }
         let codecLocation = decodeEncodeCodec(map, media: media, into: &encode)
         if let e = map.entry("passthrough"), e.value.scalarText == "auto" || bool(e) == true {
@@ -286,6 +289,9 @@ extension SpecDecoder {
                 decodeTranscodeBitrate(map, into: &encode)
             }
             refuseEncoderKeys(map, allowing: e.value.scalarText == "auto" ? ["bitrate"] : [])
+            if let cache = map.entry("gop_cache") {
+                fail("a passthrough stream always starts its viewers from the source's latest keyframe; remove 'gop_cache'", at: cache.keyLocation)
+            }
             if media == .video, let e = map.entry("renditions") { decodeRenditions(e, into: &encode) }
             return (encode, codecLocation)
         }
@@ -295,6 +301,13 @@ extension SpecDecoder {
         }
         if media == .video, let e = map.entry("renditions") {
             decodeRenditions(e, into: &encode)
+        }
+        if media == .video, let e = map.entry("gop_cache"), bool(e) == true {
+            if encode.renditions.isEmpty {
+                encode.gopCache = e.value.location
+            } else {
+                fail("'gop_cache' keeps one encoder's frames; with 'renditions' each viewer starts from its rung's keyframe", at: e.value.location)
+            }
         }
         if let e = map.entry("preset"), let preset: EncoderPreset = choice(e, what: "encoder preset") {
             encode.preset = preset

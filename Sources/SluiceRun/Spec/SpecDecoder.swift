@@ -186,6 +186,11 @@ public struct SpecDecoder {
                 "renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(KindRegistry<any Transport>.list(kinds)) "
                     + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
         }
+        if !abilities.contains(.renditions), let at = draft.send?.video?.encode.gopCache {
+            fail(
+                "'gop_cache' starts each WHEP viewer that joins from the stream's latest keyframe: set transport kind 'server' "
+                    + "(sluice serve); a single peer gets its keyframe when it connects", at: at)
+        }
         if !abilities.contains(.renditions), let at = draft.send?.video?.encode.transcodeForViewers {
             fail(
                 "'passthrough: auto' serves each WHEP viewer the source or, if its decoder cannot take the source's profile, "

@@ -463,6 +463,25 @@ private let brokenCases: [BrokenCase] = [
                 encode: {keyframe_interval: 10}
             """, at: "4:14", message: "'keyframe_interval' is a video key"),
     BrokenCase(
+        name: "gop cache without a server", yaml: validSend + "\n    encode: {gop_cache: true}\n",
+        at: "4:25", message: "'gop_cache' starts each WHEP viewer that joins from the stream's latest keyframe: set transport kind 'server'"),
+    BrokenCase(
+        name: "gop cache on passthrough",
+        yaml: """
+            send:
+              video:
+                capture: {kind: rtsp, url: "rtsp://cam/x"}
+                encode: {codec: h264, passthrough: true, gop_cache: true}
+            """, at: "4:46", message: "a passthrough stream always starts its viewers from the source's latest keyframe; remove 'gop_cache'"),
+    BrokenCase(
+        name: "gop cache on audio",
+        yaml: """
+            send:
+              audio:
+                capture: {kind: test}
+                encode: {gop_cache: true}
+            """, at: "4:14", message: "'gop_cache' is a video key"),
+    BrokenCase(
         name: "encode gst with element", yaml: validSend + "\n    encode: {element: x264enc, gst: x264enc}\n",
         at: "4:32", message: "encode 'gst' replaces the encoder element"),
 
