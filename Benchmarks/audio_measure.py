@@ -13,10 +13,12 @@
   Chromium echo      Pipelines/room-echo.yaml --round-trip (640x360 VP8, Opus 32 kbit/s) with
                      headless Chromium sending back what it receives (Benchmarks/room-echo-peer.sh):
                      the round trip through its jitter buffers, NetEq, decoders and encoders
+  Firefox echo       the same through headless Firefox ESR (marionette-driver)
   aiortc echo        the same through aiortc's MediaRelay
 Per set-up, medians over the runs of: video glass-to-glass p50/p95, audio mouth-to-ear
 p50/p95/p99, the A/V offset p50 (audio minus video for the same capture instant, positive:
-audio late), stamps read. Written to Benchmarks/results-audio-measure.json.
+audio late), stamps read, and the means of the audio path's encode stage and of what its
+stages leave unaccounted. Written to Benchmarks/results-audio-measure.json.
 
 Run through Benchmarks/audio-measure.sh (release build, root). Env: RUNS (3), SECONDS_PER_RUN (10).
 """
@@ -35,6 +37,7 @@ SETUPS = [
     ("two processes, 40 ms", [], "Pipelines/loopback.yaml", ["--processes", "2", "--netem", "delay 40ms"]),
     ("Janus EchoTest", ["Scripts/janus-sandbox.sh"], "Pipelines/janus-echo.yaml", []),
     ("Chromium echo", ["Benchmarks/room-echo-peer.sh", "chromium"], "Pipelines/room-echo.yaml", ["--round-trip", "--warmup", "3"]),
+    ("Firefox echo", ["Benchmarks/room-echo-peer.sh", "firefox"], "Pipelines/room-echo.yaml", ["--round-trip", "--warmup", "3"]),
     ("aiortc echo", ["Benchmarks/room-echo-peer.sh", "aiortc"], "Pipelines/room-echo.yaml", ["--round-trip", "--warmup", "3"]),
 ]
 
@@ -72,7 +75,7 @@ def median(rows, key):
 def main():
     results = []
     for name, prefix, file, extra in SETUPS:
-        missing = {"Scripts/janus-sandbox.sh": "janus", "chromium": "chromium"}.get(prefix[-1] if prefix else "")
+        missing = {"Scripts/janus-sandbox.sh": "janus", "chromium": "chromium", "firefox": "firefox-esr"}.get(prefix[-1] if prefix else "")
         if missing and not shutil.which(missing):
             print(f"{name}: skipped, {missing} is not installed", flush=True)
             continue

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs COMMAND (a `sluice measure Pipelines/room-echo.yaml --round-trip …`) against an echo
-# peer in an AppRTC room of a `sluice serve` on 127.0.0.1: PEER is `chromium` (headless
-# Chromium sending back what it receives, Tests/Browser/browser_echo.py) or `aiortc`
-# (aiortc's MediaRelay, Tests/Interop/aiortc/aiortc_peer.py room-echo). The measure joins
-# first and offers; the peer joins once the room has it. Exits with COMMAND's status. Run in a
-# loopback-only namespace (Benchmarks/audio-measure.sh runs it in one); SLUICE is the binary.
+# peer in an AppRTC room of a `sluice serve` on 127.0.0.1: PEER is `chromium` or `firefox`
+# (the headless browser sending back what it receives, Tests/Browser/browser_echo.py) or
+# `aiortc` (aiortc's MediaRelay, Tests/Interop/aiortc/aiortc_peer.py room-echo). The measure
+# joins first and offers; the peer joins once the room has it. Exits with COMMAND's status, or
+# 92 if COMMAND succeeded and the peer failed. The peer's JSON line goes to ECHO_PEER_OUT
+# (default: nowhere). Run in a loopback-only namespace (Benchmarks/audio-measure.sh and the
+# tests run it in one); SLUICE is the binary.
 #   Benchmarks/room-echo-peer.sh chromium "$SLUICE" measure Pipelines/room-echo.yaml --round-trip --duration 10
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,12 +24,17 @@ run=$!
 i=0; until curl -s -m 1 "http://127.0.0.1:$port/status.json" | grep -q '"clients":1'; do
   i=$((i + 1)); [ $i -lt 300 ] || { echo "$0: the measure never joined the room" >&2; exit 91; }; sleep 0.05
 done
+out=${ECHO_PEER_OUT:-/dev/null}
 case $peer in
-  chromium) "$python" Tests/Browser/browser_echo.py "http://127.0.0.1:$port" --room echo --seconds 60 >/dev/null & ;;
-  aiortc) "$python" Tests/Interop/aiortc/aiortc_peer.py room-echo "http://127.0.0.1:$port" --room echo --seconds 60 >/dev/null & ;;
-  *) echo "$0: unknown peer '$peer' (chromium or aiortc)" >&2; exit 2 ;;
+  chromium | firefox)
+    "$python" Tests/Browser/browser_echo.py "http://127.0.0.1:$port" --room echo --seconds 60 --browser "$peer" >"$out" & ;;
+  aiortc) "$python" Tests/Interop/aiortc/aiortc_peer.py room-echo "http://127.0.0.1:$port" --room echo --seconds 60 >"$out" & ;;
+  *) echo "$0: unknown peer '$peer' (chromium, firefox or aiortc)" >&2; exit 2 ;;
 esac
 echo_peer=$!
 status=0; wait $run || status=$?
-wait $echo_peer || echo "$0: the $peer echo peer failed" >&2
+if ! wait $echo_peer; then
+  echo "$0: the $peer echo peer failed" >&2
+  [ "$status" -ne 0 ] || status=92
+fi
 exit $status

@@ -462,6 +462,9 @@ def headline_audio():
     if chromium:
         text += (f", through headless Chromium (its NetEq, decoders and encoders) audio {chromium['audio_p50_ms']:.1f} ms, "
                  f"video {chromium['video_p50_ms']:.1f} ms")
+    firefox = d.get("Firefox echo")
+    if firefox:
+        text += f", through headless Firefox audio {firefox['audio_p50_ms']:.1f} ms, video {firefox['video_p50_ms']:.1f} ms"
     return text + " (`Benchmarks/audio-measure.sh`)."
 
 
@@ -491,13 +494,16 @@ def headline_start():
     """The README's start-up and CPU line, from the full guard's record (ratios in one run)."""
     d = load("results-guard.json")["full"]
     f = {k: v["median"] for k, v in d["figures"].items()}
-    return (f"Against references in the same run (the guard's record of {d['recorded_at']}): the first frame after "
+    dates = sorted({d["recorded_at"]} | {p["recorded_at"] for p in d.get("partial", [])})
+    cached = f.get("warm first frame, gop_cache ÷ Pion server")
+    return (f"Against references in the same run (the guard's record of {', '.join(dates)}): the first frame after "
             f"GStreamer's one-time DTLS key takes **{f['first frame after the DTLS key ÷ C']:.2f}×** the same graph's in "
             f"plain C; steady CPU is **{f['vp8 CPU steady ÷ C']:.3f}×** C's for VP8 and **{f['h264 CPU steady ÷ C']:.3f}×** "
             f"for H.264; a Pion viewer's first complete frame from `sluice serve` takes "
             f"**{f['warm first frame ÷ Pion server']:.1f}×** as long as from Pion's own server (a file that starts with a "
             f"keyframe), and the connection alone (POST → DTLS done, a floor under the first frame: webrtcbin, libnice and "
-            f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's.")
+            f"OpenSSL) {f['warm connection (POST → DTLS done) ÷ Pion server']:.1f}× as long as Pion's"
+            + (f"; starting viewers from the encoder's cached keyframe (`gop_cache`) {cached:.1f}×" if cached else "") + ".")
 
 
 TABLES = {"audiobridge": audiobridge, "audio-filter-bench": audio_filter_bench, "audio-measure": audio_measure, "headline-audio": headline_audio, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,

@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
-"""Headless Chromium as an echo peer in an AppRTC-compatible room (`sluice serve` has one).
+"""Headless Chromium (or Firefox) as an echo peer in an AppRTC-compatible room (`sluice serve` has one).
 
-    browser_echo.py BASE_URL --room R [--seconds N] [--timeout T] [--loss P]
+    browser_echo.py BASE_URL --room R [--seconds N] [--timeout T] [--browser chromium|firefox]
 
 Joins room R at BASE_URL (POST /join, WebSocket register) as the second peer and answers the
-offer found there in Chromium: every transceiver sends back what it receives
+offer found there in the browser: every transceiver sends back what it receives
 (`RTCRtpSender.replaceTrack(receiver.track)`), so the picture is decoded and encoded again by
-Chromium's own video pipeline, and the sound goes through its jitter buffer (NetEq), decoder
-and Opus encoder; the received sound is also played (an <audio> element), as a call would.
+the browser's own video pipeline, and the sound goes through its jitter buffer (Chromium's
+NetEq; Firefox uses the same webrtc.org audio engine), decoder and Opus encoder; the received
+sound is also played (an <audio> element), as a call would.
 Candidates the offering peer trickles are added; the answer carries Chromium's own. Waits for
 the offering peer's bye (at most N + T seconds), leaves, and prints one JSON line: the
 browser's view of the call from getStats (inbound audio: packets, concealed samples, jitter
 buffer delay; inbound video: frames decoded; outbound: packets sent per kind).
 
-Selenium drives Debian's Chromium (flags as in browser_check.py); the page is `sluice serve`'s
-own (a secure context at http://127.0.0.1). Every wait is bounded; failures exit 1 with a
-message on stderr. Run inside a loopback-only network namespace.
+Selenium drives Debian's Chromium (flags as in browser_check.py); marionette-driver drives
+Debian's Firefox ESR (the prefs and process handling of Tests/Interop/firefox/firefox_peer.py).
+The page is `sluice serve`'s own (a secure context at http://127.0.0.1). Every wait is bounded;
+failures exit 1 with a message on stderr. Run inside a loopback-only network namespace.
 """
 import argparse
 import asyncio
@@ -26,8 +28,55 @@ import sys
 
 import aiohttp
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 from browser_check import Failure, log, start_browser  # noqa: E402
+
+
+class Chromium:
+    """Headless Chromium through selenium: runs the page's scripts."""
+
+    def __init__(self, url, timeout):
+        self.driver, self.profile = start_browser([], [])
+        self.driver.set_script_timeout(timeout)
+        self.driver.get(url)
+
+    def run_async(self, script, *values):
+        return self.driver.execute_async_script(script, *values)
+
+    def run(self, script):
+        return self.driver.execute_script(script)
+
+    def quit(self):
+        self.driver.quit()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class Firefox:
+    """Headless Firefox ESR through marionette (firefox_peer.py's profile and process group)."""
+
+    def __init__(self, url, timeout):
+        sys.path.insert(0, os.path.join(HERE, "..", "Interop", "firefox"))
+        import firefox_peer
+        self.timeout = timeout
+        self.ff = firefox_peer.Firefox(moz_log="", startup_timeout=60)
+        try:
+            self.ff.connect()
+            self.ff.m.navigate(url)
+        except Exception as e:
+            self.quit()
+            raise Failure(f"Firefox did not start or load {url}: {e}\n{self.ff.tails()}")
+
+    def run_async(self, script, *values):
+        return self.ff.m.execute_async_script(script, script_args=list(values), sandbox=None, new_sandbox=False,
+                                              script_timeout=int(self.timeout * 1000))
+
+    def run(self, script):
+        return self.ff.m.execute_script(script, sandbox=None, new_sandbox=False)
+
+    def quit(self):
+        self.ff.kill()
+        shutil.rmtree(self.ff.dir, ignore_errors=True)
 
 ANSWER_JS = """
 const offer = arguments[0], done = arguments[arguments.length - 1];
@@ -77,12 +126,12 @@ window.echo.getStats().then(report => {
 """
 
 
-async def echo(args, driver):
+async def echo(args, page):
     base = args.url.rstrip("/")
     loop = asyncio.get_running_loop()
 
     def browser(script, *values):
-        return loop.run_in_executor(None, lambda: driver.execute_async_script(script, *values))
+        return loop.run_in_executor(None, lambda: page.run_async(script, *values))
 
     bye = asyncio.Event()
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=args.timeout)) as http:
@@ -102,12 +151,12 @@ async def echo(args, driver):
             if msg.get("type") == "offer":
                 answer = await browser(ANSWER_JS, msg["sdp"])
                 if answer.startswith("ERROR"):
-                    raise Failure(f"Chromium could not answer: {answer}\n{msg['sdp']}")
+                    raise Failure(f"{args.browser} could not answer: {answer}\n{msg['sdp']}")
                 await ws.send_str(json.dumps({"cmd": "send", "msg": json.dumps({"type": "answer", "sdp": answer})}))
                 for c in pending:
                     await handle(c)
             elif msg.get("type") == "candidate" and msg.get("candidate"):
-                if not driver.execute_script("return !!window.echo"):
+                if not page.run("return !!window.echo"):
                     pending.append(msg)
                     return
                 why = await browser(CANDIDATE_JS, msg["candidate"], msg.get("label", 0))
@@ -129,7 +178,7 @@ async def echo(args, driver):
             await asyncio.wait_for(bye.wait(), args.seconds + args.timeout)
         except asyncio.TimeoutError:
             log("no bye came: leaving")
-        stats = await browser(STATS_JS) if driver.execute_script("return !!window.echo") else {}
+        stats = await browser(STATS_JS) if page.run("return !!window.echo") else {}
         listener.cancel()
         await http.post(f"{base}/leave/{args.room}/{client}")
         await ws.close()
@@ -142,21 +191,21 @@ def main():
     p.add_argument("--room", required=True)
     p.add_argument("--seconds", type=float, default=30)
     p.add_argument("--timeout", type=float, default=30)
+    p.add_argument("--browser", choices=["chromium", "firefox"], default="chromium")
     args = p.parse_args()
-    driver, profile = start_browser([], [])
+    page = None
     try:
-        driver.set_script_timeout(args.timeout)
-        driver.get(args.url.rstrip("/") + "/")
-        stats = asyncio.run(echo(args, driver))
+        page = (Firefox if args.browser == "firefox" else Chromium)(args.url.rstrip("/") + "/", args.timeout)
+        stats = asyncio.run(echo(args, page))
         print(json.dumps(stats), flush=True)
         if not stats.get("in_audio") and not stats.get("in_video"):
-            raise Failure(f"Chromium received nothing: {stats}")
+            raise Failure(f"{args.browser} received nothing: {stats}")
     except Failure as e:
         log(str(e))
         sys.exit(1)
     finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+        if page:
+            page.quit()
 
 
 if __name__ == "__main__":
