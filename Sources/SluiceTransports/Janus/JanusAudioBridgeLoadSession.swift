@@ -2,7 +2,6 @@ import Foundation
 import GStreamer
 import Logging
 import SluiceSignalling
-import Synchronization
 import SluiceRun
 import SluiceLoad
 
@@ -11,14 +10,10 @@ import SluiceLoad
 /// Janus's answer (`AudioBridgePlugin`, the exchange `sluice run` makes too); `leave` and
 /// `destroy` at the end. A full room, a wrong pin or room are Janus's own errors.
 package final class JanusAudioBridgeLoadSession: LoadSession {
-    private struct State {
-        var client: JanusClient?
-        var handle: Int64?
-    }
     private let spec: JanusSpec
     private let plugin: AudioBridgePlugin
     private let timeout: Double
-    private let state = Mutex(State())
+    private let connection = JanusLoadConnection()
 
     /// Member `display` of `spec`'s room whose requests wait at most `timeout` seconds.
     package init(spec: JanusSpec, display: String, timeout: Double) {
@@ -37,10 +32,7 @@ package final class JanusAudioBridgeLoadSession: LoadSession {
         }
         let reply: JanusClient.Reply
         do throws(JanusClient.Failure) {
-            let client = try await JanusClient.connect(spec.clientConfiguration(timeout: timeout))
-            state.withLock { $0.client = client }
-            let handle = try await client.attach(plugin.plugin)
-            state.withLock { $0.handle = handle }
+            let (client, handle) = try await connection.attach(plugin.plugin, spec: spec, timeout: timeout)
             reply = try await plugin.exchange(offer: offer, client: client, handle: handle, logger: Logger(label: "sluice.load"))
         } catch {
             throw JanusLoadSession.failure(error)
@@ -50,11 +42,5 @@ package final class JanusAudioBridgeLoadSession: LoadSession {
         try await LoadJoinFailure.apply(answer: answer, to: peer)
     }
 
-    package func leave() async {
-        let (client, handle) = state.withLock { s in
-            defer { s = State() }
-            return (s.client, s.handle)
-        }
-        await JanusLoadSession.leave(client: client, handle: handle)
-    }
+    package func leave() async { await connection.leave() }
 }

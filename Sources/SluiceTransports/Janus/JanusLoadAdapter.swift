@@ -1,6 +1,5 @@
 import Foundation
 import SluiceSignalling
-import Synchronization
 import SluiceRun
 import SluiceMeasure
 import SluiceLoad
@@ -60,13 +59,9 @@ package struct JanusLoadAdapter: LoadAdapter {
 /// candidates included) with `start`; JanusClient keeps the session alive while the client
 /// stays; `leave` and `destroy` at the end.
 package final class JanusLoadSession: LoadSession {
-    private struct State {
-        var client: JanusClient?
-        var handle: Int64?
-    }
     private let spec: JanusSpec
     private let timeout: Double
-    private let state = Mutex(State())
+    private let connection = JanusLoadConnection()
 
     /// A subscriber of `spec`'s room whose requests to Janus wait at most `timeout` seconds.
     package init(spec: JanusSpec, timeout: Double) {
@@ -75,13 +70,9 @@ package final class JanusLoadSession: LoadSession {
     }
 
     package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
-        let config = spec.clientConfiguration(timeout: timeout)
         let client: JanusClient, handle: Int64, reply: JanusClient.Reply
         do throws(JanusClient.Failure) {
-            client = try await JanusClient.connect(config)
-            state.withLock { $0.client = client }
-            handle = try await client.attach(JanusVideoRoom.plugin)
-            state.withLock { $0.handle = handle }
+            (client, handle) = try await connection.attach(JanusVideoRoom.plugin, spec: spec, timeout: timeout)
             let feeds = try await publishers(client: client, handle: handle)
             reply = try await client.message(
                 JanusVideoRoom.subscribe(room: .init(spec.room), feeds: feeds, privateID: nil, pin: spec.pin), handle: handle)
@@ -137,19 +128,5 @@ package final class JanusLoadSession: LoadSession {
         e.code != nil ? .refused(e.description) : .unreachable(e.description)
     }
 
-    package func leave() async {
-        let (client, handle) = state.withLock { s in
-            defer { s = State() }
-            return (s.client, s.handle)
-        }
-        await Self.leave(client: client, handle: handle)
-    }
-
-    /// `leave`, then `destroy` (which detaches the handle): two requests, each bounded by the
-    /// timeout, and none once the connection is gone.
-    package static func leave(client: JanusClient?, handle: Int64?) async {
-        guard let client else { return }
-        if let handle { _ = try? await client.message(JanusVideoRoom.leave, handle: handle) }
-        await client.close()
-    }
+    package func leave() async { await connection.leave() }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import GStreamer
 import SluiceSignalling
-import Synchronization
 import SluiceRun
 import SluiceMeasure
 import SluiceLoad
@@ -11,14 +10,10 @@ import SluiceLoad
 /// Janus's answer; `leave` and `destroy` at the end. A room that is full (its `publishers`
 /// setting), a wrong pin or room are Janus's own errors: the client is refused with them.
 package final class JanusPublisherLoadSession: LoadSession {
-    private struct State {
-        var client: JanusClient?
-        var handle: Int64?
-    }
     private let spec: JanusSpec
     private let display: String
     private let timeout: Double
-    private let state = Mutex(State())
+    private let connection = JanusLoadConnection()
 
     /// A publisher named `display` in `spec`'s room whose requests wait at most `timeout` seconds.
     package init(spec: JanusSpec, display: String, timeout: Double) {
@@ -28,13 +23,9 @@ package final class JanusPublisherLoadSession: LoadSession {
     }
 
     package func join(_ peer: WebRTCPeer, sending: any LoadSendSetup) async throws(LoadJoinFailure) {
-        let config = spec.clientConfiguration(timeout: timeout)
         let client: JanusClient, handle: Int64
         do throws(JanusClient.Failure) {
-            client = try await JanusClient.connect(config)
-            state.withLock { $0.client = client }
-            handle = try await client.attach(JanusVideoRoom.plugin)
-            state.withLock { $0.handle = handle }
+            (client, handle) = try await connection.attach(JanusVideoRoom.plugin, spec: spec, timeout: timeout)
             let reply = try await client.message(
                 JanusVideoRoom.join(room: .init(spec.room), display: display, pin: spec.pin), handle: handle)
             guard JanusVideoRoom.joined(reply.data) != nil else {
@@ -64,11 +55,5 @@ package final class JanusPublisherLoadSession: LoadSession {
         }
     }
 
-    package func leave() async {
-        let (client, handle) = state.withLock { s in
-            defer { s = State() }
-            return (s.client, s.handle)
-        }
-        await JanusLoadSession.leave(client: client, handle: handle)
-    }
+    package func leave() async { await connection.leave() }
 }
