@@ -29,6 +29,11 @@ struct Run: AsyncParsableCommand {
     var metrics: Int?
 
     @Option(
+        name: .customLong("webrtc-stats-interval"),
+        help: "Seconds between reads of webrtcbin's statistics (the live bitrate and RTT, /metrics' rtp_ counters): 5, or 1 with --metrics or --control.")
+    var webrtcStatsInterval: Double?
+
+    @Option(
         name: .customLong("admin-token"),
         help: "Bearer token that may change the pipeline through the control API (repeatable). Without one the API is open, on a loopback address only.")
     var adminTokens: [String] = []
@@ -42,6 +47,9 @@ struct Run: AsyncParsableCommand {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
         if let control, HostPort(control) == nil { throw ValidationError("--control takes HOST:PORT, e.g. 127.0.0.1:8090") }
         if let metrics, !(1...65535).contains(metrics) { throw ValidationError("--metrics must be a port between 1 and 65535") }
+        if let s = webrtcStatsInterval, !(s >= 0.2 && s <= 3600) {
+            throw ValidationError("--webrtc-stats-interval takes seconds from 0.2 to 3600, e.g. 1")
+        }
     }
 
     func run() async throws {
@@ -74,6 +82,7 @@ struct Run: AsyncParsableCommand {
         defer { servers.forEach { $0.cancel() } }
         do {
             var options = RunOptions(duration: duration)
+            options.webrtcStatsInterval = webrtcStatsInterval ?? (metrics != nil || control != nil ? 1 : 5)
             options.onDataMessage = { label, text in printLine("[\(label)] \(text)") }
             if spec.transport.dataChannels.contains(where: \.stdin) { options.dataInput = standardInputLines() }
             let summary = try await runner.run(options: options, stop: stop) { live in

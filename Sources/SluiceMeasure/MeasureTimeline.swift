@@ -15,7 +15,9 @@ extension MeasureReport {
         public var target_kbps: Double?
         /// What the encoder produced that second, kbit/s (nil: not measured here).
         public var encoder_kbps: Double?
-        /// RTP bitrate on the link that second, kbit/s (nil: not measured here).
+        /// RTP bitrate on the link, kbit/s: the mean over the window since webrtcbin's
+        /// statistics were last read (every 5 s, `RunOptions.webrtcStatsInterval`); nil on the
+        /// seconds between reads.
         public var rtp_kbps: Double?
         /// A row at `t` seconds with the bitrates known (kbit/s); nil for those that are not.
         public init(t: Double, target_kbps: Double? = nil, encoder_kbps: Double? = nil, rtp_kbps: Double? = nil) {

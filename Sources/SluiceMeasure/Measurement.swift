@@ -87,7 +87,7 @@ public enum Measurement {
             timeline.append(
                 .init(
                     t: (recorder.elapsed * 1000).rounded() / 1000, target_kbps: live.congestion?.targetKbps,
-                    encoder_kbps: sends ? live.encodedVideoKbps : nil, rtp_kbps: live.bitrateKbps))
+                    encoder_kbps: sends ? live.encodedVideoKbps : nil, rtp_kbps: live.wireRead ? live.bitrateKbps : nil))
             let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
             progress(
                 MeasureProgress(

@@ -124,10 +124,17 @@ final class ContainerEndToEndTests: XCTestCase {
             { cat deploy/k8s/configmap.yaml; echo ---; sed -e 's|image: sluice:latest|image: \(Self.image)|' \\
                 -e 's|value: ""|value: "100.64.0.1"|' -e 's|replicas: 2|replicas: 1|' deploy/k8s/deployment.yaml; } > "$TMP.yaml"
             token=$(sed -n 's/^ *token: *//p' deploy/k8s/secret.yaml)
+            # What an earlier play stopped half-way (a killed test, a machine image taken while
+            # one ran) may have left: the pod, a storage-only container holding its name, the
+            # volumes podman 4.3 makes of the emptyDirs and the ConfigMap and keeps after
+            # `kube down`. Any of them makes this play fail or hang.
+            podman pod rm -f sluice-pod-0 > /dev/null 2>&1; podman rm -f --storage sluice-pod-0-sluice > /dev/null 2>&1
+            podman volume rm -f sluice-pipelines tmp recordings > /dev/null 2>&1
             podman secret rm sluice > /dev/null 2>&1
             printf '{"token":"%s"}' "$(printf %s "$token" | base64)" | podman secret create sluice - > /dev/null
             started=$(date +%s%N)
-            nsenter --net=/run/netns/nats$ID podman kube play "$TMP.yaml" > "$TMP.play" 2>&1 || echo "PLAY-FAILED: $(tail -c 400 "$TMP.play")"
+            timeout 60 nsenter --net=/run/netns/nats$ID podman kube play "$TMP.yaml" > "$TMP.play" 2>&1 \\
+              || { echo "PLAY-FAILED: $? $(tail -c 400 "$TMP.play" | tr '\\n' ' ')"; podman ps -a --external; podman volume ls; exit 0; }
             i=0; until [ "$(ip netns exec nats$ID curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8443/readyz)" = 200 ]; do
               i=$((i+1)); [ $i -lt 600 ] || { echo "NEVER-READY: 1"; break; }; sleep 0.05; done
             echo "READY-MS: $(( ($(date +%s%N) - started) / 1000000 ))"
@@ -157,12 +164,15 @@ final class ContainerEndToEndTests: XCTestCase {
             echo "RECORDING: $(gst-discoverer-1.0 "$TMP.webm" 2>&1 | grep -E 'Duration|video|audio' | tr '\\n' ' ')"
             echo "VIEW: $(cat "$TMP.view")"; echo "VIEW-ERR: $(tail -c 300 "$TMP.err" | tr '\\n' ' ')"
             podman kube down "$TMP.yaml" > /dev/null; echo "DOWN: $?"
+            podman volume rm -f sluice-pipelines tmp recordings > /dev/null 2>&1
             podman secret rm sluice > /dev/null
             bash Tests/Interop/nat/topology.sh down $ID
             rm -f "$TMP.yaml" "$TMP.play" "$TMP.view" "$TMP.err" "$TMP.pub" "$TMP.puberr" "$TMP.webm"
             """
         defer {
-            _ = try? podman("podman pod rm -f sluice-pod-0; podman secret rm sluice", timeout: 60)
+            _ = try? podman(
+                "podman pod rm -f sluice-pod-0; podman rm -f --storage sluice-pod-0-sluice; podman volume rm -f sluice-pipelines tmp recordings; podman secret rm sluice",
+                timeout: 60)
             _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), [Repository.path("Tests/Interop/nat/topology.sh"), "down", id], timeout: 20)
         }
         let r = try CLI.execute(

@@ -169,7 +169,7 @@ final class OperateEndToEndTests: XCTestCase {
         for (name, path) in pairs {
             let scraped = m(name), final = field(path)
             XCTAssertGreaterThan(final, 0, "\(path) in \(report)")
-            // Statistics from webrtcbin are read once a second; the media counters live.
+            // Statistics from webrtcbin are read once a second with --metrics; the media counters live.
             let allowance = name.hasPrefix("rtp_") ? rate(final) * 1.5 : rate(final)
             XCTAssertTrue(
                 scraped <= final && final - scraped <= allowance,

@@ -68,30 +68,49 @@ package struct TickTotals {
     package var sendFrames = 0
     package var receiveFrames = 0
     package var audioBuffers = 0
-    /// Bytes sent (or, for a receive-only run, received).
-    package var bytes = 0
     package var encodedBytes = 0
 
     package init() {}
 
-    package init(_ counters: RunCounters, bytes: Int) {
+    package init(_ counters: RunCounters) {
         sendFrames = counters.sendVideoFrames.load(ordering: .relaxed)
         receiveFrames = counters.receiveVideoFrames.load(ordering: .relaxed)
         audioBuffers = counters.receiveAudioBuffers.load(ordering: .relaxed)
-        self.bytes = bytes
         encodedBytes = counters.sendVideoBytes.load(ordering: .relaxed)
     }
 
-    /// Rates from `earlier` to these totals, over `seconds`.
-    package func liveStats(since earlier: TickTotals, seconds dt: Double, elapsed: Double) -> LiveStats {
+    /// Rates from `earlier` to these totals, over `seconds`; the wire's figures from `wire`.
+    package func liveStats(since earlier: TickTotals, seconds dt: Double, elapsed: Double, wire: WireRead) -> LiveStats {
         var live = LiveStats(
             elapsed: elapsed, sendFps: Double(sendFrames - earlier.sendFrames) / dt,
             receiveFps: Double(receiveFrames - earlier.receiveFrames) / dt,
             receiveAudioPerSecond: Double(audioBuffers - earlier.audioBuffers) / dt,
-            bitrateKbps: Double(max(0, bytes - earlier.bytes)) * 8 / 1000 / dt,
-            roundTripMs: nil, iceState: "none")
+            bitrateKbps: wire.bitrateKbps, roundTripMs: wire.sent.roundTripMs ?? wire.received.roundTripMs, iceState: "none")
         live.encodedVideoKbps = Double(encodedBytes - earlier.encodedBytes) * 8 / 1000 / dt
         return live
+    }
+}
+
+/// The last read of webrtcbin's statistics (`RunOptions.webrtcStatsInterval`): the live
+/// bitrate is the mean over the window between two reads, and repeats until the next.
+package struct WireRead {
+    /// When it was read (the run's start before the first read).
+    package var at: ContinuousClock.Instant
+    /// Bytes sent (or, for a receive-only run, received) at that read.
+    package var bytes = 0
+    /// The mean bitrate between the read before and this one, kbit/s.
+    package var bitrateKbps = 0.0
+    /// The sending and the receiving peer's figures (empty without such a peer).
+    package var sent = WebRTCStats()
+    package var received = WebRTCStats()
+
+    /// The next read: `sent` and `received` at `now`, the bitrate over the window since this one.
+    package func next(sent: WebRTCStats, received: WebRTCStats?, now: ContinuousClock.Instant) -> WireRead {
+        let bytes = sent.bytesSent > 0 ? sent.bytesSent : (received?.bytesReceived ?? 0)
+        let dt = max((now - at).seconds, 0.001)
+        return WireRead(
+            at: now, bytes: bytes, bitrateKbps: Double(max(0, bytes - self.bytes)) * 8 / 1000 / dt, sent: sent,
+            received: received ?? WebRTCStats())
     }
 }
 
@@ -100,7 +119,14 @@ package struct LiveTicker {
     package var lastTick = ContinuousClock.now
     package var last = TickTotals()
     package var lastLevel = (squares: 0, samples: 0)
-    package var lastStats = WebRTCStats()
+    /// The last read of webrtcbin's statistics; `wireRead` is false until the first.
+    package var wire: WireRead
+    package var wireRead = false
     package var warnedNoFeedback = false
     package var iceState: String
+
+    package init(iceState: String, started: ContinuousClock.Instant) {
+        self.iceState = iceState
+        wire = WireRead(at: started)
+    }
 }

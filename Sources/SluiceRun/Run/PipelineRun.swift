@@ -12,6 +12,12 @@ public struct RunOptions: Sendable {
     public var statsInterval: Double
     /// Seconds to wait for end-of-stream to drain before forcing the pipeline to NULL.
     public var drainTimeout: Double
+    /// Seconds between reads of webrtcbin's statistics (`get-stats`, the RTX and jitter-buffer
+    /// counters): the live bitrate is the mean over this window, and it and the RTT repeat
+    /// between reads (`LiveStats.wireRead` says which lines read them). The first statistics
+    /// line reads them. 5 by default: read every second they cost 1.5% of `sluice measure`'s
+    /// CPU (docs/benchmarks.md).
+    public var webrtcStatsInterval: Double = 5
 
     /// Lines to send on the data channel that takes standard input (`stdin: true`).
     public var dataInput: AsyncStream<String>?
@@ -150,7 +156,7 @@ public final class PipelineRun: Sendable {
         _ active: ActiveRun, options: RunOptions, stop: StopFlag, clock: RunClock,
         onStats: @escaping @Sendable (LiveStats) -> Void
     ) async throws(RunError) {
-        var ticker = LiveTicker(iceState: active.setup.sending?.states.iceConnection ?? "none")
+        var ticker = LiveTicker(iceState: active.setup.sending?.states.iceConnection ?? "none", started: clock.started)
         var sourcesEnded = false
         while true {
             if let e = active.builder.asyncError ?? failed {
@@ -176,7 +182,9 @@ public final class PipelineRun: Sendable {
                 continue
             }
             if (now - ticker.lastTick).seconds >= options.statsInterval {
-                await tickStats(&ticker, active, now: now, elapsed: (now - clock.started).seconds, onStats: onStats)
+                await tickStats(
+                    &ticker, active, now: now, elapsed: (now - clock.started).seconds, wireInterval: options.webrtcStatsInterval,
+                    onStats: onStats)
             }
             // 5 wake-ups a second: enough for Ctrl-C and failures to act within 200 ms, few
             // enough not to show in the process's CPU time next to the media threads.
@@ -201,21 +209,27 @@ public final class PipelineRun: Sendable {
         throw error
     }
 
-    /// One statistics line: rates since the last tick, the peers' figures, congestion.
+    /// One statistics line: rates since the last tick, the peers' figures (read every
+    /// `wireInterval` seconds), congestion.
     private func tickStats(
         _ ticker: inout LiveTicker, _ active: ActiveRun, now: ContinuousClock.Instant, elapsed: Double,
-        onStats: @Sendable (LiveStats) -> Void
+        wireInterval: Double, onStats: @Sendable (LiveStats) -> Void
     ) async {
         let counters = active.builder.counters
         let dt = (now - ticker.lastTick).seconds
         ticker.lastTick = now
-        let stats = await currentStats(active.setup.sending, counters: counters) ?? ticker.lastStats
-        let recvStats = await currentStats(active.setup.receiving, counters: counters)
+        let readsWire = !ticker.wireRead || (now - ticker.wire.at).seconds >= wireInterval - 0.05
+        if readsWire {
+            let sent = await currentStats(active.setup.sending, counters: counters) ?? ticker.wire.sent
+            let received = await currentStats(active.setup.receiving, counters: counters)
+            ticker.wire = ticker.wire.next(sent: sent, received: received, now: now)
+            ticker.wireRead = true
+            latestStats.withLock { $0 = (ticker.wire.sent, ticker.wire.received) }
+        }
         ticker.iceState = active.setup.sending?.states.iceConnection ?? "none"
-        // A receive-only run (WHEP) counts what arrives.
-        let totals = TickTotals(counters, bytes: stats.bytesSent > 0 ? stats.bytesSent : (recvStats?.bytesReceived ?? 0))
-        var live = totals.liveStats(since: ticker.last, seconds: dt, elapsed: elapsed)
-        live.roundTripMs = stats.roundTripMs ?? recvStats?.roundTripMs
+        let totals = TickTotals(counters)
+        var live = totals.liveStats(since: ticker.last, seconds: dt, elapsed: elapsed, wire: ticker.wire)
+        live.wireRead = readsWire
         live.iceState = ticker.iceState
         live.sendsVideo = spec.send?.video != nil
         live.receivesVideo = spec.receive?.video != nil
@@ -237,8 +251,6 @@ public final class PipelineRun: Sendable {
         onStats(live)
         events.post("stats", live.eventFields)
         ticker.last = totals
-        ticker.lastStats = stats
-        latestStats.withLock { $0 = (stats, recvStats ?? WebRTCStats()) }
     }
 
     /// Drains, stops the pipeline, ends the session, and sums the run up.

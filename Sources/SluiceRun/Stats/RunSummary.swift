@@ -10,10 +10,15 @@ public struct LiveStats: Sendable {
     public var receiveFps: Double
     /// Decoded audio buffers received per second over the last interval.
     public var receiveAudioPerSecond: Double
-    /// Outgoing RTP bitrate in kbit/s over the last interval.
+    /// Outgoing RTP bitrate in kbit/s (incoming for a receive-only run), webrtcbin's figure:
+    /// the mean over the window between its last two reads (`RunOptions.webrtcStatsInterval`).
     public var bitrateKbps: Double
-    /// Round-trip time in milliseconds from RTCP receiver reports; nil until known.
+    /// Round-trip time in milliseconds from RTCP receiver reports, as webrtcbin's last read
+    /// had it; nil until known.
     public var roundTripMs: Double?
+    /// True on the lines that read webrtcbin's statistics: `bitrateKbps` and `roundTripMs`
+    /// are new; on the others they repeat the last read.
+    public var wireRead = true
     /// webrtcbin's ICE connection state (`new`, `checking`, `connected`, …; `none` without a sending peer).
     public var iceState: String
     /// What the video encoder produced over the last interval, in kbit/s (before RTP).

@@ -88,14 +88,14 @@ public final class StageTimer: Sendable {
     /// Bounds what a stage may hold open: frames that never leave (drops) are forgotten.
     package static let openLimit = 4096
 
-    /// Where `stage` (one of `order`) is kept.
-    private static func slot(_ stage: String) -> Int {
-        guard let i = order.firstIndex(of: stage) else { preconditionFailure("unknown stage \(stage)") }
-        return i
+    /// A stage's place in `order`, where it is kept: the per-packet path finds it without
+    /// comparing names.
+    package enum Slot: Int {
+        case capture, encode, send, network, jitterBuffer, depayload, decode, reader
     }
 
-    package func enter(_ stage: String, key: UInt64, at t: UInt64 = now()) {
-        let i = Self.slot(stage)
+    package func enter(_ stage: Slot, key: UInt64, at t: UInt64 = now()) {
+        let i = stage.rawValue
         stages.withLock { s in
             if s[i].open.count > Self.openLimit { s[i].open.removeAll() }
             s[i].open[key] = t
@@ -103,8 +103,8 @@ public final class StageTimer: Sendable {
     }
 
     @discardableResult
-    package func leave(_ stage: String, key: UInt64, at t: UInt64 = now()) -> Bool {
-        let i = Self.slot(stage)
+    package func leave(_ stage: Slot, key: UInt64, at t: UInt64 = now()) -> Bool {
+        let i = stage.rawValue
         return stages.withLock { s in
             guard let start = s[i].open.removeValue(forKey: key) else { return false }
             s[i].samples.append(Sample(at: t, ms: Double(t &- start) / 1e6))
@@ -133,10 +133,10 @@ extension StageTimer {
         sink.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
             guard let self, let buffer = info.buffer else { return .ok }
             let t = Self.now()
-            if let pts = buffer.pts { self.leave(Self.capture, key: Self.frameKey(pts), at: t) }
+            if let pts = buffer.pts { self.leave(.capture, key: Self.frameKey(pts), at: t) }
             let start = buffer.pts.map(Self.frameKey) ?? 0
             let input = EncoderInput(at: t, start: start, end: start &+ UInt64(buffer.duration ?? 0))
-            let i = Self.slot(Self.encode)
+            let i = Slot.encode.rawValue
             self.stages.withLock { s in
                 if s[i].fifo.count > 256 { s[i].fifo.removeAll() } // bounded if frames never come out
                 s[i].fifo.append(input)
@@ -147,7 +147,7 @@ extension StageTimer {
             guard let self else { return .ok }
             let t = Self.now()
             let pts = info.buffer?.pts.map(Self.frameKey)
-            if let entered = self.encoderInput(for: pts) { self.record(Self.encode, from: entered, to: t) }
+            if let entered = self.encoderInput(for: pts) { self.record(.encode, from: entered, to: t) }
             if let pts {
                 self.links.withLock { l in
                     if l.encodedAt.count > Self.openLimit { l.encodedAt.removeAll() }
@@ -162,7 +162,7 @@ extension StageTimer {
     /// video, the oldest input; audio, when the packet's first sample did (inputs wholly
     /// before it are done with).
     private func encoderInput(for pts: UInt64?) -> UInt64? {
-        let i = Self.slot(Self.encode)
+        let i = Slot.encode.rawValue
         return stages.withLock { s -> UInt64? in
             switch path.framing {
             case .markedFrames:
@@ -178,31 +178,40 @@ extension StageTimer {
         }
     }
 
-    private func record(_ stage: String, from start: UInt64, to t: UInt64) {
-        let i = Self.slot(stage)
+    private func record(_ stage: Slot, from start: UInt64, to t: UInt64) {
+        let i = stage.rawValue
         // Signed: an audio packet's first sample may be timed from a moment after `t` (see
         // `encoderInput(for:)`), when the packet is made from the front of a longer buffer.
         stages.withLock { $0[i].samples.append(Sample(at: t, ms: Double(Int64(bitPattern: t &- start)) / 1e6)) }
     }
 
     /// The payloader's output: each frame's first packet starts "payload + SRTP" at the
-    /// time the frame left the encoder, under its RTP key.
+    /// time the frame left the encoder, under its RTP key. Only a packet whose key differs
+    /// from the one before it (a frame's first) takes the lock.
     package func timePayloader(_ payloader: Element) {
         guard let src = payloader.staticPad("src") else { return }
+        let last = LastRTPKey()
         src.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
             info.forEachBuffer { buffer in
-                guard let self, let header = RTPHeader(buffer), let pts = buffer.pts else { return }
+                guard let self, let header = RTPHeader(buffer), let pts = buffer.pts,
+                    last.key.exchange(header.key, ordering: .relaxed) != header.key
+                else { return }
                 let start = self.links.withLock { l -> UInt64?? in
                     l.ssrcs.insert(header.ssrc)
                     guard l.payloaded.insert(header.key).inserted else { return .none }
                     if l.payloaded.count > Self.openLimit { l.payloaded = [header.key] }
                     return .some(l.encodedAt.removeValue(forKey: Self.frameKey(pts)))
                 }
-                if case .some(let encodedAt) = start { self.enter(Self.send, key: header.key, at: encodedAt ?? Self.now()) }
+                if case .some(let encodedAt) = start { self.enter(.send, key: header.key, at: encodedAt ?? Self.now()) }
             }
             return .ok
         }
     }
+}
+
+/// The RTP key of the last packet one payloader sent (a probe's own state).
+private final class LastRTPKey: Sendable {
+    let key = Atomic<UInt64>(.max)
 }
 
 // MARK: Transport and receive side
@@ -229,8 +238,8 @@ extension StageTimer {
         switch factory {
         case "sluice-" + path.writer: timeWriter(element)
         case "sluice-" + path.reader: timeReader(element)
-        case "nicesink": timeTransport(element, pad: "sink", leaving: Self.send, entering: Self.network)
-        case "nicesrc": timeTransport(element, pad: "src", leaving: Self.network, entering: Self.jitterBuffer)
+        case "nicesink": timeTransport(element, pad: "sink", leaving: .send, entering: .network)
+        case "nicesrc": timeTransport(element, pad: "src", leaving: .network, entering: .jitterBuffer)
         case "rtpjitterbuffer": timeJitterBuffer(element)
         case _ where path.payloaders.contains(factory): timePayloader(element)
         case _ where path.depayloaders.contains(factory): timeDepayloader(element)
@@ -240,28 +249,28 @@ extension StageTimer {
 
     private func timeWriter(_ writer: Element) {
         writer.staticPad("src")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
-            if let pts = info.buffer?.pts { self?.enter(Self.capture, key: Self.frameKey(pts)) }
+            if let pts = info.buffer?.pts { self?.enter(.capture, key: Self.frameKey(pts)) }
             return .ok
         }
     }
 
     private func timeReader(_ reader: Element) {
         reader.staticPad("sink")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
-            if let pts = info.buffer?.pts { self?.leave(Self.reader, key: Self.frameKey(pts)) }
+            if let pts = info.buffer?.pts { self?.leave(.reader, key: Self.frameKey(pts)) }
             return .ok
         }
     }
 
     /// A frame's last packet passing `pad` of an ICE transport element ends one stage and
     /// starts the next.
-    private func timeTransport(_ element: Element, pad name: String, leaving: String, entering: String) {
+    private func timeTransport(_ element: Element, pad name: String, leaving: Slot, entering: Slot) {
         element.staticPad(name)?.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
             info.forEachBuffer { buffer in
                 guard let self, let header = RTPHeader(buffer), self.endsFrame(header) else { return }
                 let t = Self.now()
                 let known = self.leave(leaving, key: header.key, at: t)
                 // A receiving process has no earlier stage: any frame of the medium starts the next.
-                if known || leaving == Self.network { self.enter(entering, key: header.key, at: t) }
+                if known || leaving == .network { self.enter(entering, key: header.key, at: t) }
             }
             return .ok
         }
@@ -272,8 +281,8 @@ extension StageTimer {
             info.forEachBuffer { buffer in
                 guard let self, let header = RTPHeader(buffer), self.endsFrame(header), let pts = buffer.pts else { return }
                 let t = Self.now()
-                guard self.leave(Self.jitterBuffer, key: header.key, at: t) else { return }
-                self.enter(Self.depayload, key: header.key, at: t)
+                guard self.leave(.jitterBuffer, key: header.key, at: t) else { return }
+                self.enter(.depayload, key: header.key, at: t)
                 self.links.withLock { l in
                     if l.rtpKeyByPTS.count > Self.openLimit { l.rtpKeyByPTS.removeAll() }
                     l.rtpKeyByPTS[Self.frameKey(pts)] = header.key
@@ -300,9 +309,9 @@ extension StageTimer {
             let key = Self.frameKey(pts)
             let t = Self.now()
             if let rtpKey = self.links.withLock({ $0.rtpKeyByPTS.removeValue(forKey: key) }) {
-                self.leave(Self.depayload, key: rtpKey, at: t)
+                self.leave(.depayload, key: rtpKey, at: t)
             }
-            self.enter(Self.decode, key: key, at: t)
+            self.enter(.decode, key: key, at: t)
             return .ok
         }
     }
@@ -312,7 +321,7 @@ extension StageTimer {
         decoder.staticPad("src")?.addProbe { [weak self] (info: borrowing Pad.ProbeInfo) in
             guard let self, let pts = info.buffer?.pts else { return .ok }
             let t = Self.now()
-            if self.leave(Self.decode, key: Self.frameKey(pts), at: t) { self.enter(Self.reader, key: Self.frameKey(pts), at: t) }
+            if self.leave(.decode, key: Self.frameKey(pts), at: t) { self.enter(.reader, key: Self.frameKey(pts), at: t) }
             return .ok
         }
     }
@@ -337,8 +346,8 @@ extension StageTimer {
         return stages.withLock { s in
             let start = first ?? s.compactMap { $0.samples.first?.at }.min() ?? 0
             let from = start &+ UInt64(max(0, warmup) * 1e9)
-            return Self.order.compactMap { name in
-                let samples = s[Self.slot(name)].samples.filter { $0.at >= from }.map(\.ms).sorted()
+            return Self.order.enumerated().compactMap { i, name in
+                let samples = s[i].samples.filter { $0.at >= from }.map(\.ms).sorted()
                 guard !samples.isEmpty else { return nil }
                 return StageFigures(
                     stage: name, samples: samples.count, p50_ms: StageFigures.percentile(samples, 50),
