@@ -135,11 +135,13 @@ let package = Package(
         .target(name: "SluiceLevel", dependencies: ["SluiceFilterKit"], path: "Plugins/level"),
         .target(name: "SluiceTone", dependencies: ["SluiceFilterKit"], path: "Plugins/tone"),
         .target(name: "SluiceAudioStamp", dependencies: ["SluiceFilterKit"], path: "Plugins/audiostamp"),
+        .target(name: "SluiceFaults", dependencies: ["SluiceFilterKit"], path: "Plugins/faults"),
         .target(
             name: "SluiceBuiltInPlugins",
             dependencies: [
                 "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
-                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp", "SluiceFilterKit"
+                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp",
+                "SluiceFaults", "SluiceFilterKit"
             ],
             path: "Plugins/builtin"),
         // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the
@@ -219,7 +221,8 @@ let package = Package(
             name: "PluginTests",
             dependencies: [
                 "SluiceBuiltInPlugins", "SluiceFilterKit", "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
-                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp"
+                "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp",
+                "SluiceFaults"
             ]),
         // Fixtures the library's test targets share: loading pipeline text (with the shipped
         // transport kinds registered), a fixed element catalog.

@@ -1,4 +1,5 @@
 import SluiceAudioStamp
+import SluiceFaults
 import SluiceFilterKit
 import SluiceFramestamp
 import SluiceGain
@@ -11,7 +12,7 @@ import SluiceScene
 import SluiceText
 import SluiceTone
 
-/// The frame filters, audio filters and sources that ship with Sluice.
+/// The frame filters, audio filters, encoded-frame filters and sources that ship with Sluice.
 public enum BuiltInPlugins {
     // `nonisolated(unsafe)`: immutable arrays of metatypes of classes without static mutable
     // state; `FrameFilter`/`AudioFilter`/`FrameSource`/`AudioSource` do not refine `SendableMetatype`, so the compiler
@@ -23,6 +24,7 @@ public enum BuiltInPlugins {
     public nonisolated(unsafe) static let audioFilters: [any AudioFilter.Type] = [
         Gain.self, Level.self, AudioStampWriter.self, AudioStampReader.self
     ]
+    public nonisolated(unsafe) static let encodedFilters: [any EncodedFrameFilter.Type] = [Faults.self]
     public nonisolated(unsafe) static let audioSources: [any AudioSource.Type] = [Tone.self]
     public nonisolated(unsafe) static let sources: [any FrameSource.Type] = [
         MovingScene.self

@@ -352,6 +352,94 @@ GType sluice_audio_filter_register(const gchar *type_name, const gchar *factory_
     return t;
 }
 
+/* ------------------------------------------------------------ encoded filter ---------- */
+
+typedef struct {
+    GstBaseTransform parent;
+    gpointer state;
+    guint64 frames;
+} SluiceEncodedFilter;
+
+typedef struct {
+    GstBaseTransformClass parent;
+    const SluiceEncodedFilterClassData *data;
+} SluiceEncodedFilterClass;
+
+static GstStaticPadTemplate encoded_sink_template = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate encoded_src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static const SluiceEncodedFilterClassData *encoded_filter_data(gpointer instance) {
+    return ((SluiceEncodedFilterClass *) G_OBJECT_GET_CLASS(instance))->data;
+}
+
+static void encoded_filter_set_property(GObject *obj, guint id, const GValue *value, GParamSpec *pspec) {
+    const SluiceEncodedFilterClassData *d = encoded_filter_data(obj);
+    if (id == 0 || id > d->n_properties) { G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); return; }
+    d->vtable.set_property(((SluiceEncodedFilter *) obj)->state, id - 1, value);
+}
+
+static void encoded_filter_get_property(GObject *obj, guint id, GValue *value, GParamSpec *pspec) {
+    const SluiceEncodedFilterClassData *d = encoded_filter_data(obj);
+    if (id == 0 || id > d->n_properties) { G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); return; }
+    d->vtable.get_property(((SluiceEncodedFilter *) obj)->state, id - 1, value);
+}
+
+static gboolean encoded_filter_set_caps(GstBaseTransform *t, GstCaps *in, GstCaps *out) {
+    return encoded_filter_data(t)->vtable.set_caps(((SluiceEncodedFilter *) t)->state, in);
+}
+
+static GstFlowReturn encoded_filter_transform_ip(GstBaseTransform *t, GstBuffer *buffer) {
+    SluiceEncodedFilter *self = (SluiceEncodedFilter *) t;
+    gint r = encoded_filter_data(t)->vtable.process(self->state, buffer, self->frames++);
+    if (r == 0) return GST_FLOW_OK;
+    if (r == 1) return GST_BASE_TRANSFORM_FLOW_DROPPED;
+    return GST_FLOW_ERROR;
+}
+
+static void encoded_filter_finalize(GObject *obj) {
+    SluiceEncodedFilter *self = (SluiceEncodedFilter *) obj;
+    if (self->state) encoded_filter_data(obj)->vtable.destroy(self->state);
+    self->state = NULL;
+    G_OBJECT_CLASS(g_type_class_peek_parent(G_OBJECT_GET_CLASS(obj)))->finalize(obj);
+}
+
+static void encoded_filter_class_init(gpointer klass, gpointer class_data) {
+    const SluiceEncodedFilterClassData *d = class_data;
+    ((SluiceEncodedFilterClass *) klass)->data = d;
+    GObjectClass *oc = G_OBJECT_CLASS(klass);
+    oc->set_property = encoded_filter_set_property;
+    oc->get_property = encoded_filter_get_property;
+    oc->finalize = encoded_filter_finalize;
+    for (guint i = 0; i < d->n_properties; i++) g_object_class_install_property(oc, i + 1, d->properties[i]);
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    gst_element_class_set_static_metadata(ec, d->longname, "Filter/Encoded", d->description, "Sluice");
+    gst_element_class_add_static_pad_template(ec, &encoded_sink_template);
+    gst_element_class_add_static_pad_template(ec, &encoded_src_template);
+    GstBaseTransformClass *bt = GST_BASE_TRANSFORM_CLASS(klass);
+    bt->transform_ip = encoded_filter_transform_ip;
+    bt->set_caps = encoded_filter_set_caps;
+    bt->passthrough_on_same_caps = FALSE;
+}
+
+static void encoded_filter_instance_init(GTypeInstance *instance, gpointer klass) {
+    const SluiceEncodedFilterClassData *d = ((SluiceEncodedFilterClass *) klass)->data;
+    SluiceEncodedFilter *self = (SluiceEncodedFilter *) instance;
+    self->frames = 0;
+    self->state = d->vtable.create(d->context, instance);
+    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(instance), TRUE);
+}
+
+GType sluice_encoded_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceEncodedFilterClassData *data) {
+    if (g_type_from_name(type_name)) return 0;
+    GTypeInfo info = {
+        sizeof(SluiceEncodedFilterClass), NULL, NULL, encoded_filter_class_init, NULL, data,
+        sizeof(SluiceEncodedFilter), 0, encoded_filter_instance_init, NULL,
+    };
+    GType t = g_type_register_static(GST_TYPE_BASE_TRANSFORM, type_name, &info, 0);
+    if (!t || !gst_element_register(NULL, factory_name, GST_RANK_NONE, t)) return 0;
+    return t;
+}
+
 /* ------------------------------------------------------------- audio source ---------- */
 
 typedef struct {

@@ -79,6 +79,34 @@ typedef struct {
 /* Registers an in-place audio filter factory, as sluice_filter_register does for video. */
 GType sluice_audio_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceAudioFilterClassData *data);
 
+/* --- Encoded-frame filters ---------------------------------------------------------- */
+
+typedef struct {
+    gpointer (*create)(gpointer context, gpointer element);
+    void (*destroy)(gpointer state);
+    /* The negotiated caps (any encoded format; the filter reads the media type); return
+       FALSE to refuse them. */
+    gboolean (*set_caps)(gpointer state, GstCaps *caps);
+    /* One encoded frame, writable (the Swift side may replace its memory). Return 0 to keep
+       it, 1 to drop it, -1 for a fatal error. */
+    gint (*process)(gpointer state, GstBuffer *buffer, guint64 frame_number);
+    void (*set_property)(gpointer state, guint index, const GValue *value);
+    void (*get_property)(gpointer state, guint index, GValue *value);
+} SluiceEncodedFilterVTable;
+
+typedef struct {
+    SluiceEncodedFilterVTable vtable;
+    gpointer context;
+    const gchar *longname;
+    const gchar *description;
+    guint n_properties;
+    GParamSpec **properties; /* index i is property id i + 1 */
+} SluiceEncodedFilterClassData;
+
+/* Registers an in-place GstBaseTransform on encoded frames (ANY caps on both pads, passed
+   through unchanged), as sluice_filter_register does for raw video. */
+GType sluice_encoded_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceEncodedFilterClassData *data);
+
 /* --- Sources ----------------------------------------------------------------------- */
 
 typedef struct {

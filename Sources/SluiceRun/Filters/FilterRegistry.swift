@@ -13,6 +13,7 @@ public final class FilterRegistry: SwiftFilterCatalog {
     fileprivate struct State {
         var filters: [String: FilterFactory] = [:]
         var audioFilters: [String: AudioFilterFactory] = [:]
+        var encodedFilters: [String: EncodedFilterFactory] = [:]
         var sources: [String: SourceFactory] = [:]
         var audioSources: [String: AudioSourceFactory] = [:]
         var plugins: [String: LoadedPlugin] = [:]
@@ -69,6 +70,24 @@ public final class FilterRegistry: SwiftFilterCatalog {
     /// Registers an `AudioFilter` type compiled into this program.
     public func register<F: AudioFilter>(_ type: F.Type) throws(DuplicateName) { try register(AudioFilterFactory(type)) }
 
+    /// Registers an encoded-frame filter and its element type. It shares names with the raw
+    /// filters: a pipeline file names it with `- filter: NAME` in `encoded_filters:`.
+    public func register(_ factory: EncodedFilterFactory) throws(DuplicateName) {
+        try state.withLock { s throws(DuplicateName) in
+            if let origin = s.filterOrigin(factory.name) { throw DuplicateName(name: factory.name, existingOrigin: origin) }
+            s.encodedFilters[factory.name] = factory
+        }
+        SwiftElements.registerEncodedFilter(
+            factory: factory.elementName, longname: "Sluice \(factory.name) (Swift, encoded frames)", description: factory.summary,
+            properties: EncodedFilterElementState.properties(for: factory)
+        ) { handle in
+            EncodedFilterElementState(factory: factory, handle: handle)
+        }
+    }
+
+    /// Registers an `EncodedFrameFilter` type compiled into this program.
+    public func register<F: EncodedFrameFilter>(_ type: F.Type) throws(DuplicateName) { try register(EncodedFilterFactory(type)) }
+
     /// Registers a source and its element type.
     public func register(_ factory: SourceFactory) throws(DuplicateName) {
         try state.withLock { s throws(DuplicateName) in
@@ -107,6 +126,12 @@ public final class FilterRegistry: SwiftFilterCatalog {
     public func filter(named name: String) -> FilterFactory? { state.withLock { $0.filters[name] } }
     /// The audio filter registered as `name`; nil if none is.
     public func audioFilter(named name: String) -> AudioFilterFactory? { state.withLock { $0.audioFilters[name] } }
+    /// The encoded-frame filter registered as `name`; nil if none is.
+    public func encodedFilter(named name: String) -> EncodedFilterFactory? { state.withLock { $0.encodedFilters[name] } }
+    /// Every registered encoded-frame filter, sorted by name.
+    public var allEncodedFilters: [EncodedFilterFactory] {
+        state.withLock { $0.encodedFilters.values.sorted { $0.name < $1.name } }
+    }
     /// The source registered as `name`; nil if none is.
     public func source(named name: String) -> SourceFactory? { state.withLock { $0.sources[name] } }
     /// Every registered filter, sorted by name.
@@ -124,7 +149,11 @@ public final class FilterRegistry: SwiftFilterCatalog {
 
     /// The parameters of filter `name`; nil if no such filter is registered.
     public func filterParameters(_ name: String) -> [FilterParameter]? {
-        filter(named: name)?.parameters ?? audioFilter(named: name)?.parameters
+        filter(named: name)?.parameters ?? audioFilter(named: name)?.parameters ?? encodedFilter(named: name)?.parameters
+    }
+    /// The codecs of encoded-frame filter `name`; nil if it is not one.
+    public func encodedFilterCodecs(_ name: String) -> [Codec]? {
+        encodedFilter(named: name)?.codecs.compactMap { Codec(rawValue: $0.rawValue) }
     }
     /// `.video` or `.audio` for the filter registered as `name`; nil if none is.
     public func filterMedia(_ name: String) -> MediaKind? {
@@ -147,7 +176,9 @@ public final class FilterRegistry: SwiftFilterCatalog {
         state.withLock { s in s.sources[name] != nil ? .video : s.audioSources[name] != nil ? .audio : nil }
     }
     /// The names of every registered filter, in no particular order.
-    public var filterNames: [String] { state.withLock { Array($0.filters.keys) + Array($0.audioFilters.keys) } }
+    public var filterNames: [String] {
+        state.withLock { Array($0.filters.keys) + Array($0.audioFilters.keys) + Array($0.encodedFilters.keys) }
+    }
     /// The names of every registered source, in no particular order.
     public var sourceNames: [String] { state.withLock { Array($0.sources.keys) + Array($0.audioSources.keys) } }
 
@@ -170,7 +201,9 @@ public final class FilterRegistry: SwiftFilterCatalog {
 
 extension FilterRegistry.State {
     /// Where the filter (video or audio) already named `name` came from; nil if the name is free.
-    fileprivate func filterOrigin(_ name: String) -> String? { filters[name]?.origin ?? audioFilters[name]?.origin }
+    fileprivate func filterOrigin(_ name: String) -> String? {
+        filters[name]?.origin ?? audioFilters[name]?.origin ?? encodedFilters[name]?.origin
+    }
     /// Where the source (video or audio) already named `name` came from; nil if the name is free.
     fileprivate func sourceOrigin(_ name: String) -> String? { sources[name]?.origin ?? audioSources[name]?.origin }
 }

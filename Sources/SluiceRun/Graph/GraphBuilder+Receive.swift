@@ -115,7 +115,7 @@ extension GraphBuilder {
                 video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: at)
         ]
         if let parser = DefaultElements.parser(for: stream.codec) { chain.append(try make(parser, at: at)) }
-        return chain
+        return chain + (try receivedEncodedFilters(stream))
     }
 
     /// Adds and links the branch after `convert`: its filter section and its sink stage.

@@ -37,7 +37,7 @@ extension GraphBuilder {
         // Not leaky: dropping encoded frames would break every frame that refers to them.
         let queue = try make(
             "queue", [("max-size-buffers", "0"), ("max-size-bytes", "0"), ("max-size-time", "2000000000")], at: branch.location)
-        var tail = SendTail(queue: queue, gate: queue, elements: [queue])
+        var tail = SendTail(queue: queue, gate: queue, elements: [queue] + (try passthroughEncodedFilters(branch)))
         if branch.media == .video, let entrance = queue.staticPad("sink"), let exit = queue.staticPad("src") {
             let cache = GOPCache(watching: entrance)
             let requests = PassthroughKeyframeRequests(watching: exit, source: "send.video (\(branch.capture.kind.name) capture, passthrough)")
@@ -99,6 +99,9 @@ extension GraphBuilder {
         let live = CaptureRegistry.capture(for: branch.capture.kind)?.isLive(branch.capture) ?? true
         var tail = try sendTail(branch, live: live)
         if branch.media == .video, !branch.encode.renditions.isEmpty {
+            if let first = branch.encodedFilters.first {
+                throw RunError("encoded_filters cannot go with renditions yet: each rendition has its own encoder", at: first.location)
+            }
             try finishLadder(
                 branch, capture: capture, filters: filters, tail: tail.elements, queue: tail.queue,
                 gate: tail.gate, into: webrtcbin)
@@ -166,7 +169,7 @@ extension GraphBuilder {
     /// request limiter (video), and the stage timer's encoder probes.
     private func addEncoder(_ branch: SendBranchSpec, to tail: inout SendTail, mitigation: Mitigation?) throws(RunError) {
         let enc = branch.encode, video = branch.media == .video
-        let encoding = try encoderChain(enc, fps: branch.capture.fps)
+        let encoding = try withEncodedFilters(branch, in: try encoderChain(enc, fps: branch.capture.fps))
         tail.elements += encoding
         state.withLock {
             var control = SendControl(

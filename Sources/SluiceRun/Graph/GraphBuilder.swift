@@ -233,14 +233,20 @@ public final class GraphBuilder: Sendable {
         state.withLock { $0.sections[key] = FilterSection(head: head, tail: tail, elements: filters + converters, specs: specs) }
     }
 
-    package func filterElements(_ filters: [FilterSpec]) throws(RunError) -> [Element] {
+    package func filterElements(_ filters: [FilterSpec], encoded direction: EncodedDirection? = nil) throws(RunError) -> [Element] {
         var out: [Element] = []
         for f in filters {
             switch f.kind {
             case .element(let factory, let properties): out.append(try make(factory, configuredBy: properties, at: f.location))
             case .gst(let fragment): out.append(try parse(fragment, at: f.location))
             case .swift(let name, let settings, let onError):
-                out.append(try swiftFilter(name, settings: settings, onError: onError, at: f.location))
+                let element = try swiftFilter(name, settings: settings, onError: onError, at: f.location)
+                if let direction {
+                    do { try element.set("direction", direction.rawValue) } catch {
+                        throw RunError("'\(name)' is not an encoded-frame filter: \(error.message)", at: f.location)
+                    }
+                }
+                out.append(element)
             }
         }
         return out
@@ -251,7 +257,7 @@ public final class GraphBuilder: Sendable {
         _ name: String, settings: [FilterSetting], onError: FilterErrorPolicy,
         at location: SourceLocation?
     ) throws(RunError) -> Element {
-        guard FilterRegistry.shared.filterMedia(name) != nil else {
+        guard FilterRegistry.shared.filterMedia(name) != nil || FilterRegistry.shared.encodedFilter(named: name) != nil else {
             throw RunError("no Swift filter named '\(name)' is registered in this program", at: location)
         }
         let element = try make("sluice-" + name, [(String, String)](), at: location)

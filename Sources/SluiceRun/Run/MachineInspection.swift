@@ -32,7 +32,7 @@ public struct MachineInspection: Sendable, Codable {
         public var kind: String
         /// One line describing it.
         public var summary: String
-        /// The raw video formats it handles or produces (e.g. `I420`).
+        /// The raw formats it handles or produces (e.g. `I420`, `F32LE`), or for an encoded filter its codecs (`vp8`).
         public var formats: [String]
         /// Its settings, each as `name (expected type)`.
         public var settings: [String]
@@ -91,6 +91,11 @@ public struct MachineInspection: Sendable, Codable {
                     name: $0.name, kind: $0.modifiesSamples ? "audio filter" : "audio analysis", summary: $0.summary,
                     formats: $0.formats.map(\.rawValue), settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" },
                     origin: $0.origin)
+            }
+            + registry.allEncodedFilters.map {
+                SwiftFilter(
+                    name: $0.name, kind: "encoded filter", summary: $0.summary, formats: $0.codecs.map(\.rawValue),
+                    settings: $0.parameters.map { "\($0.name) (\($0.kind.expected))" }, origin: $0.origin)
             }
             + registry.allAudioSources.map {
                 SwiftFilter(

@@ -254,6 +254,9 @@ public struct SendBranchSpec: Sendable, Equatable {
     public var filters: [FilterSpec]
     /// `encode:`: the encoder; default VP8 at 2000 kbit/s for video, Opus at 64 kbit/s for audio.
     public var encode: EncodeSpec
+    /// `encoded_filters:`: the filters each encoded frame goes through between the encoder
+    /// (or a passed-through capture) and the payloader, in order (default none).
+    public var encodedFilters: [FilterSpec] = []
     /// `record:`: what this branch sends (encoded, or passed through) also recorded in
     /// segments, a `record` sink's settings without `encode`; nil when not recorded.
     public var record: SinkSpec?
@@ -509,6 +512,9 @@ public struct ReceiveBranchSpec: Sendable, Equatable {
     public var decode: DecodeSpec
     /// `filters:`: the filters decoded frames go through before the sink, in order (default none).
     public var filters: [FilterSpec]
+    /// `encoded_filters:`: the filters each encoded frame goes through between the
+    /// depayloader and the decoder, in order (default none).
+    public var encodedFilters: [FilterSpec] = []
     /// `sink:`: where decoded frames go; default `stats`.
     public var sink: SinkSpec
     /// `mosaic:` (video, `kind: janus`): the room's publishers composed into one picture of this

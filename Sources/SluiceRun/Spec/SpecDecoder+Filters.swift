@@ -16,14 +16,15 @@ extension SpecDecoder {
 
     package static let filterItemUsage = "a filter is a mapping such as `- element: videoflip`, `- gst: \"videoflip method=clockwise\"` or `- filter: pixelate`"
 
-    package mutating func decodeFilters(_ entry: SpecEntry, media: MediaKind) -> [FilterSpec] {
+    /// A `filters:` list (raw frames), or with `encoded` an `encoded_filters:` list.
+    package mutating func decodeFilters(_ entry: SpecEntry, media: MediaKind, encoded: Bool = false) -> [FilterSpec] {
         let items: [SpecNode]
         switch entry.value.content {
         case .sequence(let list): items = list
         case .scalar(_, isNull: true), .reported: return []
         case .scalar, .mapping:
             fail(
-                "expected a list for 'filters', got \(entry.value.kindDescription); write one `- element: NAME` or `- gst: \"...\"` per line",
+                "expected a list for '\(entry.key)', got \(entry.value.kindDescription); write one `- element: NAME` or `- gst: \"...\"` per line",
                 at: entry.value.location)
             return []
         }
@@ -31,7 +32,7 @@ extension SpecDecoder {
         for item in items {
             switch item.content {
             case .mapping(let map):
-                if let filter = decodeFilterItem(map, media: media, at: item.location) { filters.append(filter) }
+                if let filter = decodeFilterItem(map, media: media, encoded: encoded, at: item.location) { filters.append(filter) }
             case .reported:
                 continue
             case .scalar, .sequence:
@@ -41,7 +42,9 @@ extension SpecDecoder {
         return filters
     }
 
-    private mutating func decodeFilterItem(_ map: [SpecEntry], media: MediaKind, at location: SourceLocation) -> FilterSpec? {
+    private mutating func decodeFilterItem(
+        _ map: [SpecEntry], media: MediaKind, encoded: Bool, at location: SourceLocation
+    ) -> FilterSpec? {
         let selectors = map.filter { FilterItemKind(rawValue: $0.key) != nil }
         let kind = selectors.count == 1 ? selectors.first.flatMap { FilterItemKind(rawValue: $0.key) } : nil
         let allowed =
@@ -79,7 +82,7 @@ extension SpecDecoder {
             guard let text = fragment(selector) else { return nil }
             return FilterSpec(kind: .gst(text), location: selector.keyLocation)
         case .filter:
-            return decodeSwiftFilter(map, selector: selector, media: media)
+            return decodeSwiftFilter(map, selector: selector, media: media, encoded: encoded)
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// `receive:`, its branches, `decode:` and `sink:`.
 extension SpecDecoder {
-    package static let receiveBranchKeys = ["codecs", "decode", "filters", "sink", "mosaic", "mix"]
+    package static let receiveBranchKeys = ["codecs", "decode", "encoded_filters", "filters", "sink", "mosaic", "mix"]
     package static let decodeKeys = ["element", "properties"]
 
     package mutating func decodeReceive(_ entry: SpecEntry, transport: TransportSpec) -> Side<ReceiveBranchSpec> {
@@ -33,6 +33,14 @@ extension SpecDecoder {
         }
         if let decode = map.entry("decode") { branch.decode = decodeDecode(decode) }
         if let filters = map.entry("filters") { branch.filters = decodeFilters(filters, media: media) }
+        if let encoded = map.entry("encoded_filters") {
+            branch.encodedFilters = decodeFilters(encoded, media: media, encoded: true)
+            let codecs = branch.codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : branch.codecs
+            checkEncodedFilterCodecs(
+                branch.encodedFilters, codecs: codecs,
+                branch: branch.codecs.isEmpty ? "receive.\(media) accepts every \(media) codec" : "receive.\(media).codecs",
+                advice: branch.codecs.isEmpty ? "list the codecs it handles in `codecs:`" : "accept only codecs it handles")
+        }
         if let sink = map.entry("sink") { branch.sink = decodeSink(sink, media: media) }
         if let mosaic = map.entry("mosaic") { branch.mosaic = decodeMosaic(mosaic, media: media) }
         if let mix = map.entry("mix"), bool(mix) == true {

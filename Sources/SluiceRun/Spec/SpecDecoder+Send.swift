@@ -3,7 +3,7 @@ import Foundation
 /// `send:`, its branches, `capture:` and `encode:`.
 extension SpecDecoder {
     package static let sideKeys = ["video", "audio"]
-    package static let sendBranchKeys = ["capture", "filters", "encode", "record", "send"]
+    package static let sendBranchKeys = ["capture", "filters", "encode", "encoded_filters", "record", "send"]
 
     package mutating func decodeSend(_ entry: SpecEntry) -> Side<SendBranchSpec> {
         decodeSide(entry, name: "send") { decoder, branch, media in decoder.decodeSendBranch(branch, media: media) }
@@ -54,6 +54,12 @@ extension SpecDecoder {
         var branch = SendBranchSpec(
             media: media, capture: capture, filters: filters, encode: encode,
             location: entry.keyLocation)
+        if let encoded = map.entry("encoded_filters") {
+            branch.encodedFilters = decodeFilters(encoded, media: media, encoded: true)
+            checkEncodedFilterCodecs(
+                branch.encodedFilters, codecs: [encode.codec], branch: "send.\(media) encodes \(encode.codec.rawValue)",
+                advice: "encode with a codec it handles")
+        }
         if let record = map.entry("record") { branch.record = decodeSendRecord(record, branch: branch) }
         return branch
     }

@@ -40,8 +40,11 @@ extension SpecDecoder {
         return out
     }
 
-    /// A `- filter: NAME` item with its settings and `on_error`.
-    package mutating func decodeSwiftFilter(_ map: [SpecEntry], selector: SpecEntry, media: MediaKind) -> FilterSpec? {
+    /// A `- filter: NAME` item with its settings and `on_error`; `encoded`: of an
+    /// `encoded_filters:` list, which takes encoded-frame filters only (and `filters:` none).
+    package mutating func decodeSwiftFilter(
+        _ map: [SpecEntry], selector: SpecEntry, media: MediaKind, encoded: Bool = false
+    ) -> FilterSpec? {
         guard let name = nonEmptyText(selector) else { return nil }
         var policy = FilterErrorPolicy.pass
         if let e = map.entry("on_error"),
@@ -67,6 +70,7 @@ extension SpecDecoder {
                 at: selector.value.location)
             return nil
         }
+        guard checkFilterStage(name, catalog: catalog, encoded: encoded, at: selector.value.location) else { return nil }
         if let filterMedia = catalog.filterMedia(name), filterMedia != media {
             let fitting = catalog.filterNames.filter { catalog.filterMedia($0) == media }.sorted()
             fail(
@@ -81,6 +85,40 @@ extension SpecDecoder {
                 missingAt: selector.keyLocation)
         else { return nil }
         return FilterSpec(kind: .swift(name: name, settings: settings, onError: policy), location: selector.keyLocation)
+    }
+
+    /// Whether filter `name` belongs in the list it is in: encoded-frame filters in
+    /// `encoded_filters:`, raw ones in `filters:`. Reports it at `location` if not.
+    private mutating func checkFilterStage(_ name: String, catalog: any SwiftFilterCatalog, encoded: Bool, at location: SourceLocation) -> Bool {
+        let isEncoded = catalog.encodedFilterCodecs(name) != nil
+        if encoded == isEncoded { return true }
+        if isEncoded {
+            fail("'\(name)' works on encoded frames: put it in this branch's `encoded_filters:` list", at: location)
+        } else {
+            let fitting = catalog.filterNames.filter { catalog.encodedFilterCodecs($0) != nil }.sorted()
+            fail(
+                "'\(name)' works on raw frames: put it in this branch's `filters:` list"
+                    + (fitting.isEmpty ? "" : "; encoded-frame filters: \(fitting.joined(separator: ", "))"),
+                at: location)
+        }
+        return false
+    }
+
+    /// Checks that each Swift filter of an `encoded_filters:` list handles `codecs` (the
+    /// branch's codec, or every codec it may receive), reporting those that do not.
+    package mutating func checkEncodedFilterCodecs(_ filters: [FilterSpec], codecs: [Codec], branch: String, advice: String) {
+        guard let catalog = swiftCatalog else { return }
+        for f in filters {
+            guard case .swift(let name, _, _) = f.kind, let handled = catalog.encodedFilterCodecs(name), let at = f.location else {
+                continue
+            }
+            let missing = codecs.filter { !handled.contains($0) }
+            guard !missing.isEmpty else { continue }
+            fail(
+                "'\(name)' handles \(handled.map(\.rawValue).joined(separator: ", ")), not \(missing.map(\.rawValue).joined(separator: ", "))"
+                    + " (\(branch)); " + advice,
+                at: at)
+        }
     }
 
     /// Checks settings against `parameters`: unknown keys (did-you-mean), kinds, ranges and

@@ -52,16 +52,47 @@ final class LumaProbe: FrameFilter {
     }
 }
 
+/// Appends an 8-byte trailer ("SLCE" and the frame's number, no zero byte) to each encoded
+/// frame (`mode: add`), or checks and strips it (`mode: strip`), emitting `verified` or
+/// `missing`: the shape of an end-to-end encryption trailer, without the encryption.
+final class TrailerTag: EncodedFrameFilter {
+    static let name = "test-trailer"
+    static let summary = "Adds or strips an 8-byte trailer on encoded frames (tests)"
+    static let codecs: [EncodedCodec] = [.vp8, .h264, .opus] // h264: refused by the file check tests only
+    static let parameters = [FilterParameter("mode", .string(choices: ["add", "strip"]), default: .string("add"))]
+    static let magic: [UInt8] = Array("SLCE".utf8)
+    private let adds: Bool
+    init(configuration: FilterConfiguration) throws { adds = configuration.string("mode") == "add" }
+    func process(_ frame: borrowing EncodedFrame, context: FilterContext) throws -> EncodedVerdict {
+        if adds {
+            // Seven bits of the number per byte, the eighth set: no zero byte, so no H.264
+            // start code appears in the trailer.
+            let n = UInt32(truncatingIfNeeded: frame.number)
+            let number = [21, 14, 7, 0].map { UInt8(0x80 | (n >> UInt32($0)) & 0x7F) }
+            return .replace(Array(frame.bytes) + Self.magic + number)
+        }
+        let b = frame.bytes
+        guard b.count > 8, Array(b[(b.count - 8)..<(b.count - 4)]) == Self.magic else {
+            context.emit("missing")
+            return .keep
+        }
+        context.emit("verified")
+        return .replace(Array(b[0..<(b.count - 8)]))
+    }
+}
+
 enum TestFilters {
     /// Registers the built-in plugins and the test filters once per process.
     static let registered: Bool = {
         for f in BuiltInPlugins.filters { try? FilterRegistry.shared.register(FilterFactory(f)) }
         for f in BuiltInPlugins.audioFilters { try? FilterRegistry.shared.register(AudioFilterFactory(f)) }
+        for f in BuiltInPlugins.encodedFilters { try? FilterRegistry.shared.register(EncodedFilterFactory(f)) }
         for s in BuiltInPlugins.sources { try? FilterRegistry.shared.register(SourceFactory(s)) }
         for s in BuiltInPlugins.audioSources { try? FilterRegistry.shared.register(AudioSourceFactory(s)) }
         try? FilterRegistry.shared.register(ThrowingFilter.self)
         try? FilterRegistry.shared.register(PaintFilter.self)
         try? FilterRegistry.shared.register(LumaProbe.self)
+        try? FilterRegistry.shared.register(TrailerTag.self)
         return true
     }()
 }

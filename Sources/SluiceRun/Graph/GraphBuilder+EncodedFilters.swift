@@ -1,0 +1,45 @@
+import GStreamer
+import SluiceFilterKit
+
+/// Where `encoded_filters:` go in a branch. They see whole frames, as browsers' encoded
+/// transforms do (H.264: see `EncodedFrame.bytes` for the format on each side).
+extension GraphBuilder {
+    /// The encoder chain with the send branch's encoded filters after the encoder: before
+    /// the codec's parser when it has one (H.264: x264enc's byte-stream access units, before
+    /// h264parse turns them into what the payloader takes), else at its end. Between
+    /// encoder and payloader, so the GOP cache, `record:` and the payloader all get what the
+    /// filters let through.
+    package func withEncodedFilters(_ branch: SendBranchSpec, in encoding: [Element]) throws(RunError) -> [Element] {
+        guard !branch.encodedFilters.isEmpty else { return encoding }
+        let filters = try filterElements(branch.encodedFilters, encoded: .send)
+        let parser = DefaultElements.parser(for: branch.encode.codec)
+        let at = encoding.firstIndex { parser != nil && $0.factoryName == parser } ?? encoding.count
+        return Array(encoding[..<at]) + filters + Array(encoding[at...])
+    }
+
+    /// A passed-through capture's encoded filters, after its queue. Its H.264 arrives as the
+    /// payloader's AVC already: refused until it is converted for them.
+    package func passthroughEncodedFilters(_ branch: SendBranchSpec) throws(RunError) -> [Element] {
+        guard let first = branch.encodedFilters.first else { return [] }
+        if branch.encode.codec == .h264 {
+            throw RunError(
+                "encoded_filters on a passed-through H.264 capture are not supported yet; encode it (remove `encode: none`), or pass VP8, VP9 or Opus through",
+                at: first.location)
+        }
+        return try filterElements(branch.encodedFilters, encoded: .send)
+    }
+
+    /// A receive branch's encoded filters after the depayloader and parser: H.264 as whole
+    /// access units (a caps filter asks the parser for them; asking for Annex B too made
+    /// h264parse split keyframes, seen on 1.22), then the filters.
+    package func receivedEncodedFilters(_ stream: ArrivingStream) throws(RunError) -> [Element] {
+        let specs = stream.branch.encodedFilters
+        guard !specs.isEmpty else { return [] }
+        var out: [Element] = []
+        if stream.codec == .h264 {
+            out.append(
+                try make("capsfilter", [("caps", "video/x-h264,alignment=au")], at: specs.first?.location))
+        }
+        return out + (try filterElements(specs, encoded: .receive))
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import GStreamer
+import SluiceFilterKit
+import SluiceTestSupport
+import XCTest
+@testable import SluiceRun
+
+/// Encoded-frame filters (`encoded_filters:`): their place in files (FILE:LINE:COL errors,
+/// codecs), and in real pipelines over WebRTC loopback, between encoder and payloader and
+/// between depayloader and decoder.
+final class EncodedFilterTests: XCTestCase {
+    override func setUp() { _ = TestFilters.registered }
+
+    private func spec(_ yaml: String) throws -> PipelineSpec {
+        try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared)
+            .load(yaml: yaml, file: "a.yaml")
+    }
+
+    private func diagnostic(_ yaml: String, file: StaticString = #filePath, line: UInt = #line) -> String {
+        do {
+            _ = try spec(yaml)
+            XCTFail("expected an error", file: file, line: line)
+            return ""
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private func events(_ summary: RunSummary, filter: String, event: String) -> Int {
+        summary.filters.filter { $0.filter == filter }.map { $0.events[event] ?? 0 }.reduce(0, +)
+    }
+
+    // MARK: Files
+
+    func testEncodedFiltersTakeTypedSettingsOnBothSides() throws {
+        let s = try spec(
+            """
+            send:
+              video:
+                capture: { kind: test }
+                encode: { codec: h264 }
+                encoded_filters:
+                  - filter: faults
+                    drop_every: 5
+              audio:
+                capture: { kind: test }
+            receive:
+              audio:
+                codecs: [opus]
+                encoded_filters:
+                  - filter: test-trailer
+                    mode: strip
+            """)
+        guard case .swift(let name, let settings, _)? = s.send?.video?.encodedFilters.first?.kind else {
+            return XCTFail("\(String(describing: s.send?.video?.encodedFilters))")
+        }
+        XCTAssertEqual(name, "faults")
+        XCTAssertEqual(settings.first { $0.name == "drop_every" }?.value, .integer(5))
+        XCTAssertEqual(s.send?.video?.filters, [], "the raw filter list is untouched")
+        XCTAssertEqual(s.receive?.audio?.encodedFilters.count, 1)
+    }
+
+    func testEachListRefusesTheOtherStagesFiltersAtTheName() {
+        let raw = diagnostic("send:\n  video:\n    capture: {kind: test}\n    encoded_filters:\n      - filter: pixelate\n")
+        XCTAssertTrue(raw.hasPrefix("a.yaml:5:17: 'pixelate' works on raw frames: put it in this branch's `filters:` list"), raw)
+        XCTAssertTrue(raw.contains("encoded-frame filters: faults"), raw)
+        let encoded = diagnostic("send:\n  video:\n    capture: {kind: test}\n    filters:\n      - filter: faults\n")
+        XCTAssertTrue(encoded.hasPrefix("a.yaml:5:17: 'faults' works on encoded frames: put it in this branch's `encoded_filters:` list"), encoded)
+        let setting = diagnostic("send:\n  video:\n    capture: {kind: test}\n    encoded_filters:\n      - filter: faults\n        drop_share: 2\n")
+        XCTAssertTrue(setting.hasPrefix("a.yaml:6:21:"), setting)
+    }
+
+    func testAFilterOnACodecItCannotHandleIsRefusedWhereItIsNamed() {
+        let send = diagnostic(
+            "send:\n  video:\n    capture: {kind: test}\n    encode: {codec: vp9}\n    encoded_filters:\n      - filter: test-trailer\n")
+        XCTAssertTrue(
+            send.hasPrefix("a.yaml:6:9: 'test-trailer' handles vp8, h264, opus, not vp9 (send.video encodes vp9); encode with a codec it handles"),
+            send)
+        let sending = "send:\n  video:\n    capture: {kind: test}\n"
+        let receive = diagnostic(sending + "receive:\n  video:\n    encoded_filters:\n      - filter: test-trailer\n")
+        XCTAssertTrue(receive.hasPrefix("a.yaml:7:9: 'test-trailer' handles vp8, h264, opus, not vp9"), receive)
+        XCTAssertTrue(receive.hasSuffix("list the codecs it handles in `codecs:`"), receive)
+        XCTAssertNoThrow(try spec(sending + "receive:\n  video:\n    codecs: [vp8, h264]\n    encoded_filters:\n      - filter: test-trailer\n"))
+    }
+
+    // MARK: Pipelines
+
+    /// A trailer added to each encoded frame before the payloader and stripped after the
+    /// depayloader, on VP8 video and Opus sound: every frame arrives with it (the bytes
+    /// crossed RTP unchanged), and the picture decoded after the strip is the one painted
+    /// before encoding.
+    func testBytesReplacedOnSendAndRestoredOnReceiveGiveBackThePicture() async throws {
+        try requireLoopbackOnlyNetwork()
+        let s = try spec(
+            """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, pattern: snow, width: 320, height: 240, fps: 30 }
+                filters:
+                  - filter: test-paint
+                    luma: 180
+                encode: { codec: vp8, bitrate: 800 }
+                encoded_filters:
+                  - filter: test-trailer
+                    mode: add
+              audio:
+                capture: { kind: test }
+                encoded_filters:
+                  - filter: test-trailer
+                    mode: add
+            receive:
+              video:
+                codecs: [vp8]
+                encoded_filters:
+                  - filter: test-trailer
+                    mode: strip
+                filters:
+                  - filter: test-luma-probe
+              audio:
+                encoded_filters:
+                  - filter: test-trailer
+                    mode: strip
+            """)
+        let summary = try await PipelineRun(spec: s).run(options: RunOptions(duration: 3))
+        let decoded = summary.receive.video?.frames ?? 0, sounds = summary.receive.audio?.buffers ?? 0
+        XCTAssertGreaterThan(decoded, 45)
+        XCTAssertGreaterThan(sounds, 60)
+        XCTAssertGreaterThanOrEqual(events(summary, filter: "test-trailer", event: "verified"), decoded + sounds)
+        XCTAssertEqual(events(summary, filter: "test-trailer", event: "missing"), 0)
+        XCTAssertEqual(try XCTUnwrap(LumaProbe.lastMean), 180, accuracy: 4, "the decoded picture is the painted one")
+    }
+
+    /// `faults` dropping every second frame before the payloader: the receiver decodes only
+    /// what was let through, about half of what the encoder made (VP8: its decoder shows a
+    /// frame whose reference is missing; avdec_h264 drops some such frames).
+    func testFaultsDroppedOnSendNeverReachTheReceiver() async throws {
+        try requireLoopbackOnlyNetwork()
+        let s = try spec(
+            """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: vp8, bitrate: 600, keyframe_interval: 30 }
+                encoded_filters:
+                  - filter: faults
+                    drop_every: 2
+            """)
+        let summary = try await PipelineRun(spec: s).run(options: RunOptions(duration: 3))
+        let faults = try XCTUnwrap(summary.filters.first { $0.filter == "faults" })
+        XCTAssertGreaterThan(faults.frames, 60)
+        // Every second frame, keyframes spared: a little under half.
+        XCTAssertEqual(Double(faults.dropped), Double(faults.frames) / 2, accuracy: Double(faults.frames) / 10, "\(faults)")
+        let decoded = summary.receive.video?.frames ?? 0
+        XCTAssertLessThanOrEqual(decoded, faults.frames - faults.dropped, "nothing dropped was decoded")
+        // Frames encoded before DTLS completes are let through but never sent.
+        XCTAssertGreaterThan(decoded, (faults.frames - faults.dropped) * 3 / 5, "what was let through was decoded: \(faults), \(decoded)")
+    }
+
+    /// `faults` on the receive side dropping every delta frame for 1.5 s: the picture
+    /// freezes (only keyframes, one a second, get through), then flows again.
+    func testFaultsOnReceiveFreezeThePictureForTheirWindow() async throws {
+        try requireLoopbackOnlyNetwork()
+        let s = try spec(
+            """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: vp8, bitrate: 600, keyframe_interval: 30 }
+            receive:
+              video:
+                encoded_filters:
+                  - filter: faults
+                    drop_deltas_at: 0.5
+                    drop_deltas_for: 1.5
+            """)
+        let summary = try await PipelineRun(spec: s).run(options: RunOptions(duration: 4))
+        let faults = try XCTUnwrap(summary.filters.first { $0.filter == "faults" })
+        // 1.5 s of 30 fps less the one or two keyframes in it.
+        XCTAssertEqual(Double(faults.dropped), 43, accuracy: 6, "\(faults)")
+        let sent = summary.send.video?.frames ?? 0, decoded = summary.receive.video?.frames ?? 0
+        XCTAssertLessThanOrEqual(decoded, sent - faults.dropped + 2)
+        XCTAssertGreaterThan(decoded, sent - faults.dropped - 15, "the picture flows again after the window")
+    }
+}
