@@ -136,12 +136,19 @@ let package = Package(
         .target(name: "SluiceTone", dependencies: ["SluiceFilterKit"], path: "Plugins/tone"),
         .target(name: "SluiceAudioStamp", dependencies: ["SluiceFilterKit"], path: "Plugins/audiostamp"),
         .target(name: "SluiceFaults", dependencies: ["SluiceFilterKit"], path: "Plugins/faults"),
+        // End-to-end encryption in LiveKit's frame format (AES-GCM, PBKDF2/HKDF from swift-crypto).
+        .target(
+            name: "SluiceE2EE",
+            dependencies: [
+                "SluiceFilterKit", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto")
+            ], path: "Plugins/e2ee"),
         .target(
             name: "SluiceBuiltInPlugins",
             dependencies: [
                 "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
                 "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp",
-                "SluiceFaults", "SluiceFilterKit"
+                "SluiceFaults", "SluiceE2EE", "SluiceFilterKit"
             ],
             path: "Plugins/builtin"),
         // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the
@@ -222,7 +229,7 @@ let package = Package(
             dependencies: [
                 "SluiceBuiltInPlugins", "SluiceFilterKit", "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
                 "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp",
-                "SluiceFaults"
+                "SluiceFaults", "SluiceE2EE"
             ]),
         // Fixtures the library's test targets share: loading pipeline text (with the shipped
         // transport kinds registered), a fixed element catalog.

@@ -8,6 +8,8 @@ pairs of SECONDS_PER_RUN each: `sluice run Benchmarks/c-loopback.yaml --report` 
 start-up included) per minute of wall time; delivered fps is decoded frames per second after
 the first decoded frame. Latency: both stamp every frame after capture and read it before the sink; Sluice is also
 measured with sender and receiver in two processes (`--processes 2`, PROCESSES2=0 skips it).
+MEASURE_ARGS adds arguments to Sluice's one-process `measure` (MEASURE_ARGS=--no-stages: without
+the stage probes); OUT names the results file (default Benchmarks/results-c-webrtcbin.json).
 """
 import json, os, re, signal, statistics, subprocess, sys, tempfile, threading, time
 
@@ -20,6 +22,9 @@ CPROG = os.path.join(ROOT, "Benchmarks/c-webrtcbin/webrtc-loopback")
 RUNS = int(os.environ.get("RUNS", "5"))
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "20"))
 PATTERN = os.environ.get("PATTERN", "smpte")
+# Extra `sluice measure` arguments (e.g. MEASURE_ARGS=--no-stages) and where the results go.
+MEASURE_ARGS = os.environ.get("MEASURE_ARGS", "").split()
+OUT = os.environ.get("OUT", "Benchmarks/results-c-webrtcbin.json")
 W, H, FPS, KBPS = 1280, 720, 30, 2500
 # (name, codec, Sluice file, vp8enc threads for the C program). "vp8-threads1" is VP8 with
 # vp8enc threads=1 on both sides: with the preset's threads=2, libvpx collapses to a few fps
@@ -134,7 +139,7 @@ def sluice(codec, file, processes=1):
     fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
     env = dict(os.environ, CODEC=codec, W=str(W), H=str(H), BITRATE=str(KBPS), PATTERN=PATTERN)
     cpu, wall, _, samples = run([SLUICE, "measure", file, "--duration", str(SECONDS), "--warmup", "2", "--quiet",
-                                 "--json", path] + (["--processes", "2"] if processes == 2 else []), env)
+                                 "--json", path] + (["--processes", "2"] if processes == 2 else MEASURE_ARGS), env)
     with open(path) as f:
         rep = json.load(f)
     os.unlink(path)
@@ -255,8 +260,8 @@ def report(results, runs, seconds=None):
         for role, (sv, cv) in r["median"]["threads"].items():
             if sv + cv >= 0.05:
                 print(f"  {role:24} {sv:6.2f} / {cv:6.2f}")
-    with open(os.path.join(ROOT, "Benchmarks/results-c-webrtcbin.json"), "w") as f:
-        json.dump({"runs": runs, "seconds": seconds,
+    with open(os.path.join(ROOT, OUT), "w") as f:
+        json.dump({"runs": runs, "seconds": seconds, "sluice_measure_args": MEASURE_ARGS,
                    "steady_window": f"CPU (/proc/PID/stat every 50 ms) and decoded frames from {STEADY_AFTER:g} s after the first frame, for SECONDS - 4 s",
                    "latency": "both sides stamp frames after capture and read them before the sink (framestamp); first 2 s after the first frame left out",
                    "results": results}, f, indent=2)

@@ -33,12 +33,12 @@ public enum Measurement {
     /// file has nothing to measure or the run fails. `roundTrip`: the far end sends back what it
     /// gets (an echo peer), so a file of any transport can be measured.
     public static func run(
-        spec: PipelineSpec, duration: Double, warmup: Double = 0, roundTrip: Bool = false, stop: StopFlag = StopFlag(),
-        progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }
+        spec: PipelineSpec, duration: Double, warmup: Double = 0, roundTrip: Bool = false, stages: Bool = true,
+        stop: StopFlag = StopFlag(), progress: @escaping @Sendable (MeasureProgress) -> Void = { _ in }
     ) async throws(RunError) -> MeasureReport {
         let instrumented = try MeasurePlan.instrument(spec, roundTrip: roundTrip)
-        let recorder = LatencyRecorder(), timer = StageTimer(), audio = AudioDelayRecorder()
-        let audioTimer = StageTimer(path: .audio)
+        let recorder = LatencyRecorder(), audio = AudioDelayRecorder()
+        let timer = stages ? StageTimer() : nil, audioTimer = stages ? StageTimer(path: .audio) : nil
         let timeline = BitrateTimeline(originUnix: recorder.originUnix)
         let cpuBefore = processCPUSeconds()
         let summary = try await instrumentedRun(
@@ -50,13 +50,15 @@ public enum Measurement {
         var result = report(
             spec: spec, summary: summary, samples: recorder.all, stamped: stamped,
             unreadable: recorder.unreadableCount, cpu: cpu, peakMiB: peakResidentMiB(), processes: 1, netem: nil, warmup: warmup)
-        result.stages = timer.figures(warmup: warmup)
-        result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages)
+        if let timer {
+            result.stages = timer.figures(warmup: warmup)
+            result.unaccounted = MeasureReport.Unaccounted(latency: result.latency, stages: result.stages)
+        }
         result.bitrate = timeline.all
         if instrumented.send?.audio != nil, instrumented.receive?.audio != nil {
             var figures = AudioMeasurement(
                 audio: audio.all, unreadable: audio.unreadableCount, video: recorder.all, duration: summary.duration_s)
-            figures.account(stages: audioTimer.figures(warmup: warmup))
+            if let audioTimer { figures.account(stages: audioTimer.figures(warmup: warmup)) }
             result.audio = figures
         }
         return result
@@ -66,7 +68,7 @@ public enum Measurement {
     /// the stage probes to `timer` and `audioTimer`, and each second's bitrates to `timeline`,
     /// with a progress line each second.
     package static func instrumentedRun(
-        _ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer,
+        _ spec: PipelineSpec, duration: Double, recorder: LatencyRecorder, timer: StageTimer?,
         timeline: BitrateTimeline, stop: StopFlag, audio: AudioDelayRecorder? = nil, audioTimer: StageTimer? = nil,
         progress: @escaping @Sendable (MeasureProgress) -> Void
     ) async throws(RunError) -> RunSummary {
@@ -80,7 +82,7 @@ public enum Measurement {
             }
             guard filter == MeasurePlan.reader else { return }
             recorder.take(event: event, fields: fields)
-            timer.noteFirstFrame()
+            timer?.noteFirstFrame()
         }
         let sends = spec.send?.video != nil
         return try await PipelineRun(spec: spec).run(options: options, stop: stop) { live in

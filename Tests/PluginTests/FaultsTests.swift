@@ -35,16 +35,28 @@ final class FaultsTests: XCTestCase {
         let dropped = verdicts.indices.filter { verdicts[$0] == .drop }
         // Frames 3, 6, 9, … (numbered from 1): indexes 2, 5, 8, …; index 30 and 60 are keyframes but not multiples.
         XCTAssertEqual(dropped, Array(stride(from: 2, to: 90, by: 3)))
-        let all = try run(settings { $0.dropEvery = 1; $0.keepKeyframes = false }, count: 10)
+        let all = try run(
+            settings {
+                $0.dropEvery = 1; $0.keepKeyframes = false
+            }, count: 10)
         XCTAssertEqual(all, Array(repeating: .drop, count: 10))
         let spared = try run(settings { $0.dropEvery = 1 }, count: 31)
         XCTAssertEqual(spared.indices.filter { spared[$0] == .keep }, [0, 30], "only the keyframes pass")
     }
 
     func testARandomShareIsReproducibleWithItsSeed() throws {
-        let a = try run(settings { $0.dropShare = 0.25; $0.seed = 7 }, count: 3000, gop: 100_000)
-        let b = try run(settings { $0.dropShare = 0.25; $0.seed = 7 }, count: 3000, gop: 100_000)
-        let c = try run(settings { $0.dropShare = 0.25; $0.seed = 8 }, count: 3000, gop: 100_000)
+        let a = try run(
+            settings {
+                $0.dropShare = 0.25; $0.seed = 7
+            }, count: 3000, gop: 100_000)
+        let b = try run(
+            settings {
+                $0.dropShare = 0.25; $0.seed = 7
+            }, count: 3000, gop: 100_000)
+        let c = try run(
+            settings {
+                $0.dropShare = 0.25; $0.seed = 8
+            }, count: 3000, gop: 100_000)
         XCTAssertEqual(a, b)
         XCTAssertNotEqual(a, c)
         let share = Double(a.filter { $0 == .drop }.count) / 3000
@@ -52,7 +64,10 @@ final class FaultsTests: XCTestCase {
     }
 
     func testDeltaFramesDropForTheirWindowOnly() throws {
-        let verdicts = try run(settings { $0.dropDeltasAt = 1; $0.dropDeltasFor = 2 }, count: 120)
+        let verdicts = try run(
+            settings {
+                $0.dropDeltasAt = 1; $0.dropDeltasFor = 2
+            }, count: 120)
         for (i, v) in verdicts.enumerated() {
             let t = Double(i) / 30
             let expected: EncodedVerdict = t >= 1 && t < 3 - 1e-9 && i % 30 != 0 ? .drop : .keep
@@ -63,7 +78,10 @@ final class FaultsTests: XCTestCase {
     func testCorruptionFlipsBytesPastTheHeaderAndNeverInKeyframes() throws {
         let events = Mutex<[String]>([])
         let context = FilterContext { name, _ in events.withLock { $0.append(name) } }
-        let verdicts = try run(settings { $0.corruptShare = 1; $0.corruptBytes = 3 }, count: 31, context: context)
+        let verdicts = try run(
+            settings {
+                $0.corruptShare = 1; $0.corruptBytes = 3
+            }, count: 31, context: context)
         XCTAssertEqual(verdicts[0], .keep)
         XCTAssertEqual(verdicts[30], .keep)
         for v in verdicts[1..<30] {
@@ -78,7 +96,10 @@ final class FaultsTests: XCTestCase {
 
     func testADelayedFrameIsHeldOnTheCallingThread() throws {
         let start = ContinuousClock.now
-        let verdicts = try run(settings { $0.delayEvery = 5; $0.delayMs = 40 }, count: 10)
+        let verdicts = try run(
+            settings {
+                $0.delayEvery = 5; $0.delayMs = 40
+            }, count: 10)
         XCTAssertEqual(verdicts, Array(repeating: .keep, count: 10))
         XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .milliseconds(80), "two frames held 40 ms each")
     }

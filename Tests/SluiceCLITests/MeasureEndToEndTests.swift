@@ -266,9 +266,25 @@ final class MeasureEndToEndTests: XCTestCase {
         ])
         XCTAssertEqual(both.status, 2)
         XCTAssertTrue(both.stderr.contains("not both"), both.stderr)
+        let stagesApart = try CLI.run(["measure", "Pipelines/loopback.yaml", "--processes", "2", "--no-stages"])
+        XCTAssertEqual(stagesApart.status, 2)
+        XCTAssertTrue(stagesApart.stderr.contains("--no-stages is for one process"), stagesApart.stderr)
         let audio = try CLI.run(["measure", "Pipelines/audio-only.yaml", "--duration", "2"])
         XCTAssertEqual(audio.status, 3, audio.stderr)
         XCTAssertTrue(audio.stderr.contains("measure needs a send.video branch"), audio.stderr)
+    }
+
+    /// `--no-stages`: the latency and frame figures without the stage breakdown (the
+    /// benchmark against plain C runs it so, to show what the probes cost).
+    func testWithoutStagesTheLatencyStaysAndTheBreakdownGoes() throws {
+        let (r, report, _) = try measure(["Pipelines/loopback.yaml", "--duration", "4", "--warmup", "1", "--no-stages", "--quiet"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let o = try XCTUnwrap(report, r.stdout)
+        XCTAssertGreaterThan(number(o, "latency.p50_ms") ?? 0, 0)
+        XCTAssertGreaterThan(number(o, "frames.received") ?? 0, 45)
+        XCTAssertEqual((o["stages"] as? [Any])?.count ?? 0, 0, "\(o["stages"] ?? "")")
+        XCTAssertNil(o["unaccounted"])
+        XCTAssertFalse(r.stdout.contains("unaccounted"), r.stdout)
     }
 
     /// Audio held back on purpose shows as that much A/V offset: a queue in send.audio.filters
