@@ -1,4 +1,5 @@
 import SluiceAudioStamp
+import SluiceE2EE
 import SluiceFaults
 import SluiceFilterKit
 import SluiceFramestamp
@@ -24,7 +25,7 @@ public enum BuiltInPlugins {
     public nonisolated(unsafe) static let audioFilters: [any AudioFilter.Type] = [
         Gain.self, Level.self, AudioStampWriter.self, AudioStampReader.self
     ]
-    public nonisolated(unsafe) static let encodedFilters: [any EncodedFrameFilter.Type] = [Faults.self]
+    public nonisolated(unsafe) static let encodedFilters: [any EncodedFrameFilter.Type] = [Faults.self, E2EE.self]
     public nonisolated(unsafe) static let audioSources: [any AudioSource.Type] = [Tone.self]
     public nonisolated(unsafe) static let sources: [any FrameSource.Type] = [
         MovingScene.self

@@ -57,11 +57,14 @@ public enum PropertySpec: Sendable {
     case string(name: String, blurb: String, default: String?)
     /// A GstValueArray of ints (`region=<0,0,320,180>` in gst-launch).
     case intArray(name: String, blurb: String, min: Int32, max: Int32)
+    /// A write-only string property (a key, a passphrase): it can be set but not read back,
+    /// so graph dumps (`gst_debug_bin_to_dot_data`) never show it.
+    case secret(name: String, blurb: String)
 
     var name: String {
         switch self {
         case .int(let n, _, _, _, _), .double(let n, _, _, _, _), .bool(let n, _, _),
-            .string(let n, _, _), .intArray(let n, _, _, _):
+            .string(let n, _, _), .intArray(let n, _, _, _), .secret(let n, _):
             n
         }
     }
@@ -76,6 +79,8 @@ public enum PropertySpec: Sendable {
         case .intArray(let n, let b, let lo, let hi):
             let element = g_param_spec_int(n, n, b, lo, hi, lo, flags)
             return gst_param_spec_array(n, n, b, element, flags)
+        case .secret(let n, let b):
+            return g_param_spec_string(n, n, b, nil, GParamFlags(rawValue: G_PARAM_WRITABLE.rawValue))
         }
     }
 }

@@ -21,10 +21,15 @@ public struct FilterParameter: Sendable, Equatable, Codable {
     public var defaultValue: FilterValue?
     /// One line describing the setting, for `sluice inspect`.
     public var summary: String
+    /// A secret (a key, a passphrase): its element property can be set but never read back,
+    /// so it stays out of graph pictures and dumps. Not carried in a plugin's JSON.
+    public var secret = false
+
+    private enum CodingKeys: String, CodingKey { case name, kind, defaultValue, summary }
 
     /// A parameter named `name` of kind `kind`; without `default` the setting is required.
-    public init(_ name: String, _ kind: Kind, default defaultValue: FilterValue? = nil, summary: String = "") {
-        self.name = name; self.kind = kind; self.defaultValue = defaultValue; self.summary = summary
+    public init(_ name: String, _ kind: Kind, default defaultValue: FilterValue? = nil, summary: String = "", secret: Bool = false) {
+        self.name = name; self.kind = kind; self.defaultValue = defaultValue; self.summary = summary; self.secret = secret
     }
 
     /// Checks `value` against the kind; returns a message saying what is expected, or nil.

@@ -47,6 +47,8 @@ package final class FilterSettingsStore: Sendable {
         case .boolean:
             let d: Bool = if case .boolean(let v)? = p.defaultValue { v } else { false }
             return .bool(name: p.name, blurb: p.summary, default: d)
+        case .string where p.secret:
+            return .secret(name: p.name, blurb: p.summary)
         case .string:
             let d: String? = if case .string(let v)? = p.defaultValue { v } else { nil }
             return .string(name: p.name, blurb: p.summary, default: d)
@@ -82,7 +84,7 @@ package final class FilterSettingsStore: Sendable {
     package func getProperty(_ index: Int, _ value: borrowing PropertySlot) {
         let current = pending.withLock { $0 }
         if index == parameters.count { value.set(string: current.policy.rawValue); return }
-        guard index >= 0, index < parameters.count else { return }
+        guard index >= 0, index < parameters.count, !parameters[index].secret else { return }
         switch current.values[parameters[index].name] {
         case .integer(let v)?: value.set(int: v)
         case .number(let v)?: value.set(double: v)

@@ -63,7 +63,7 @@ final class EncodedFilterTests: XCTestCase {
     func testEachListRefusesTheOtherStagesFiltersAtTheName() {
         let raw = diagnostic("send:\n  video:\n    capture: {kind: test}\n    encoded_filters:\n      - filter: pixelate\n")
         XCTAssertTrue(raw.hasPrefix("a.yaml:5:17: 'pixelate' works on raw frames: put it in this branch's `filters:` list"), raw)
-        XCTAssertTrue(raw.contains("encoded-frame filters: faults"), raw)
+        XCTAssertTrue(raw.contains("encoded-frame filters: e2ee, faults"), raw)
         let encoded = diagnostic("send:\n  video:\n    capture: {kind: test}\n    filters:\n      - filter: faults\n")
         XCTAssertTrue(encoded.hasPrefix("a.yaml:5:17: 'faults' works on encoded frames: put it in this branch's `encoded_filters:` list"), encoded)
         let setting = diagnostic("send:\n  video:\n    capture: {kind: test}\n    encoded_filters:\n      - filter: faults\n        drop_share: 2\n")
@@ -183,5 +183,67 @@ final class EncodedFilterTests: XCTestCase {
         let sent = summary.send.video?.frames ?? 0, decoded = summary.receive.video?.frames ?? 0
         XCTAssertLessThanOrEqual(decoded, sent - faults.dropped + 2)
         XCTAssertGreaterThan(decoded, sent - faults.dropped - 15, "the picture flows again after the window")
+    }
+
+    // MARK: End-to-end encryption
+
+    private func encrypted(receiverPassphrase: String) throws -> PipelineSpec {
+        try spec(
+            """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              audio:
+                capture: { kind: test }
+                encoded_filters:
+                  - filter: e2ee
+                    passphrase: sesame
+            receive:
+              audio:
+                encoded_filters:
+                  - filter: e2ee
+                    passphrase: \(receiverPassphrase)
+                filters:
+                  - filter: level
+            """)
+    }
+
+    /// Opus encrypted before the payloader and decrypted after the depayloader with the same
+    /// passphrase: the tone arrives at its level.
+    func testEncryptedSoundDecryptsToTheTone() async throws {
+        try requireLoopbackOnlyNetwork()
+        let summary = try await PipelineRun(spec: encrypted(receiverPassphrase: "sesame")).run(options: RunOptions(duration: 3))
+        XCTAssertGreaterThan(summary.receive.audio?.buffers ?? 0, 60)
+        XCTAssertEqual(events(summary, filter: "e2ee", event: "decrypt-failed"), 0)
+        let level = try XCTUnwrap(summary.filters.first { $0.filter == "level" }?.last_event_fields?["level"]?["rms_db"], "\(summary.filters)")
+        XCTAssertGreaterThan(level, -20, "the tone, not silence or noise")
+    }
+
+    /// The wrong passphrase: nothing reaches the decoder, the failures are reported, and the
+    /// run ends normally.
+    func testTheWrongPassphraseGivesNoSoundAndSaysWhy() async throws {
+        try requireLoopbackOnlyNetwork()
+        let summary = try await PipelineRun(spec: encrypted(receiverPassphrase: "open")).run(options: RunOptions(duration: 3))
+        XCTAssertEqual(summary.receive.audio?.buffers ?? 0, 0)
+        let receiver = try XCTUnwrap(summary.filters.first { $0.filter == "e2ee" && $0.dropped > 0 }, "\(summary.filters)")
+        XCTAssertGreaterThan(receiver.dropped, 60)
+        XCTAssertGreaterThan(events(summary, filter: "e2ee", event: "decrypt-failed"), 1)
+    }
+
+    /// e2ee on video is refused where it is named, with the reason.
+    func testEncryptedVideoIsRefusedForNow() {
+        let video = diagnostic("send:\n  video:\n    capture: {kind: test}\n    encoded_filters:\n      - filter: e2ee\n        passphrase: x\n")
+        XCTAssertTrue(video.hasPrefix("a.yaml:5:9: 'e2ee' handles opus, not vp8"), video)
+    }
+
+    /// The passphrase is a write-only property: GStreamer's graph dump cannot show it.
+    func testTheKeyStaysOutOfTheGraphPicture() throws {
+        let pipeline = Pipeline(name: "p")
+        let element = try Element.make("sluice-e2ee")
+        try element.set("passphrase", "do-not-show-me")
+        try element.set("key_index", 7)
+        try pipeline.add(element)
+        let dot = pipeline.dotGraph() // every property GStreamer can read
+        XCTAssertTrue(dot.contains("key-index=7"), "the dump shows the readable settings")
+        XCTAssertFalse(dot.contains("do-not-show-me"))
     }
 }
