@@ -20,11 +20,9 @@ import SluiceFilterKit
 public final class E2EE: EncodedFrameFilter {
     public static let name = "e2ee"
     public static let summary = "Encrypts (send) or decrypts (receive) encoded frames end to end, in LiveKit's format"
-    /// Opus for now. The frame format covers VP8, VP9 and H.264 too (`FrameCrypto`), but
-    /// GStreamer 1.22's VP8 and VP9 payloaders parse the frame they packetize, which
-    /// ciphertext breaks ("Failed to parse VP8 frame"): video waits for a payloader of
-    /// Sluice's own that does not (RFC 7741 allows it).
-    public static let codecs: [EncodedCodec] = [.opus]
+    /// Opus and VP8 (packetized by Sluice's own payloader, which does not parse the frame).
+    /// The format covers VP9 and H.264 too (`FrameCrypto`); they wait for the same.
+    public static let codecs: [EncodedCodec] = [.vp8, .opus]
     public static let parameters: [FilterParameter] = [
         FilterParameter("passphrase", .string(choices: nil), default: .string(""), summary: "shared passphrase (PBKDF2)", secret: true),
         FilterParameter("key", .string(choices: nil), default: .string(""), summary: "shared raw key, hex (HKDF)", secret: true),

@@ -440,6 +440,73 @@ GType sluice_encoded_filter_register(const gchar *type_name, const gchar *factor
     return t;
 }
 
+/* ---------------------------------------------------------------- payloader ---------- */
+
+typedef struct {
+    GstRTPBasePayload parent;
+    gpointer state;
+} SluicePayloader;
+
+typedef struct {
+    GstRTPBasePayloadClass parent;
+    const SluicePayloaderClassData *data;
+} SluicePayloaderClass;
+
+static const SluicePayloaderClassData *payloader_data(gpointer instance) {
+    return ((SluicePayloaderClass *) G_OBJECT_GET_CLASS(instance))->data;
+}
+
+static gboolean payloader_set_caps(GstRTPBasePayload *p, GstCaps *caps) {
+    const SluicePayloaderClassData *d = payloader_data(p);
+    gst_rtp_base_payload_set_options(p, d->media, TRUE, d->encoding_name, d->clock_rate);
+    return gst_rtp_base_payload_set_outcaps(p, NULL);
+}
+
+static GstFlowReturn payloader_handle_buffer(GstRTPBasePayload *p, GstBuffer *buffer) {
+    GstFlowReturn r = payloader_data(p)->vtable.handle(((SluicePayloader *) p)->state, p, buffer);
+    gst_buffer_unref(buffer);
+    return r;
+}
+
+static void payloader_finalize(GObject *obj) {
+    SluicePayloader *self = (SluicePayloader *) obj;
+    if (self->state) payloader_data(obj)->vtable.destroy(self->state);
+    self->state = NULL;
+    G_OBJECT_CLASS(g_type_class_peek_parent(G_OBJECT_GET_CLASS(obj)))->finalize(obj);
+}
+
+static void payloader_class_init(gpointer klass, gpointer class_data) {
+    const SluicePayloaderClassData *d = class_data;
+    ((SluicePayloaderClass *) klass)->data = d;
+    G_OBJECT_CLASS(klass)->finalize = payloader_finalize;
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    gst_element_class_set_static_metadata(ec, d->longname, "Codec/Payloader/Network/RTP", d->description, "Sluice");
+    GstCaps *sink = gst_caps_from_string(d->sink_caps), *src = gst_caps_from_string(d->src_caps);
+    gst_element_class_add_pad_template(ec, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
+    gst_element_class_add_pad_template(ec, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
+    gst_caps_unref(sink);
+    gst_caps_unref(src);
+    GstRTPBasePayloadClass *pc = GST_RTP_BASE_PAYLOAD_CLASS(klass);
+    pc->set_caps = payloader_set_caps;
+    pc->handle_buffer = payloader_handle_buffer;
+}
+
+static void payloader_instance_init(GTypeInstance *instance, gpointer klass) {
+    const SluicePayloaderClassData *d = ((SluicePayloaderClass *) klass)->data;
+    ((SluicePayloader *) instance)->state = d->vtable.create(d->context, instance);
+}
+
+GType sluice_payloader_register(const gchar *type_name, const gchar *factory_name, const SluicePayloaderClassData *data) {
+    if (g_type_from_name(type_name)) return 0;
+    GTypeInfo info = {
+        sizeof(SluicePayloaderClass), NULL, NULL, payloader_class_init, NULL, data,
+        sizeof(SluicePayloader), 0, payloader_instance_init, NULL,
+    };
+    GType t = g_type_register_static(GST_TYPE_RTP_BASE_PAYLOAD, type_name, &info, 0);
+    if (!t || !gst_element_register(NULL, factory_name, GST_RANK_NONE, t)) return 0;
+    return t;
+}
+
 /* ------------------------------------------------------------- audio source ---------- */
 
 typedef struct {

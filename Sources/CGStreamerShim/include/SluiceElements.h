@@ -10,6 +10,7 @@
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
 #include <gst/audio/audio.h>
+#include <gst/rtp/gstrtpbasepayload.h>
 
 /* --- Filters ----------------------------------------------------------------------- */
 
@@ -106,6 +107,31 @@ typedef struct {
 /* Registers an in-place GstBaseTransform on encoded frames (ANY caps on both pads, passed
    through unchanged), as sluice_filter_register does for raw video. */
 GType sluice_encoded_filter_register(const gchar *type_name, const gchar *factory_name, const SluiceEncodedFilterClassData *data);
+
+/* --- RTP payloaders ------------------------------------------------------------------ */
+
+typedef struct {
+    gpointer (*create)(gpointer context, gpointer element);
+    void (*destroy)(gpointer state);
+    /* One encoded frame (borrowed: the element unrefs it after the call). Push its packets
+       with gst_rtp_base_payload_push_list on `element`; return the flow of that push. */
+    GstFlowReturn (*handle)(gpointer state, gpointer element, GstBuffer *buffer);
+} SluicePayloaderVTable;
+
+typedef struct {
+    SluicePayloaderVTable vtable;
+    gpointer context;
+    const gchar *longname;
+    const gchar *description;
+    const gchar *sink_caps;     /* e.g. "video/x-vp8" */
+    const gchar *src_caps;      /* e.g. "application/x-rtp, media=video, clock-rate=90000, encoding-name=VP8" */
+    const gchar *media;         /* "video" */
+    const gchar *encoding_name; /* "VP8" */
+    guint clock_rate;           /* 90000 */
+} SluicePayloaderClassData;
+
+/* Registers a GstRTPBasePayload subclass whose frames Swift packetizes. */
+GType sluice_payloader_register(const gchar *type_name, const gchar *factory_name, const SluicePayloaderClassData *data);
 
 /* --- Sources ----------------------------------------------------------------------- */
 

@@ -42,4 +42,13 @@ extension GraphBuilder {
         }
         return out + (try filterElements(specs, encoded: .receive))
     }
+
+    /// The branch's RTP payloader: GStreamer's for the codec, except VP8 behind encoded
+    /// filters, which may change what `rtpvp8pay` would parse (`VP8Payloader`).
+    package func payloaderFactory(for branch: SendBranchSpec) -> String {
+        guard branch.encode.codec == .vp8, !branch.encodedFilters.isEmpty, VP8Payloader.registered else {
+            return DefaultElements.payloader(for: branch.encode.codec)
+        }
+        return VP8Payloader.factory
+    }
 }

@@ -216,7 +216,7 @@ extension GraphBuilder {
     ) throws(RunError) {
         let enc = branch.encode, video = branch.media == .video
         let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue, congestionControl: video && enc.adaptive != nil)
-        let pay = try make(DefaultElements.payloader(for: enc.codec), [], at: enc.location)
+        let pay = try make(payloaderFactory(for: branch), [], at: enc.location)
         do { try rtp.configure(pay) } catch {
             throw RunError("cannot set up the \(branch.media.rawValue) payloader: \(error.message)", at: enc.location)
         }

@@ -1,0 +1,49 @@
+import GStreamer
+import Synchronization
+
+/// `sluice-vp8pay`: VP8 into RTP without reading the frame (RFC 7741 §4.2 lets a payloader
+/// put partition boundaries anywhere when it says nothing of them). GStreamer 1.22's
+/// `rtpvp8pay` parses each frame's first partition to split at partitions, which fails on
+/// frames an encoded filter changed (encrypted, for one). Each packet carries a 4-byte payload
+/// descriptor: X and S (first packet of the frame), partition index 0, and a 15-bit picture
+/// ID that grows by one per frame; the frame's last packet has the marker bit.
+package final class VP8Payloader: PayloaderState {
+    /// The element's factory name.
+    package static let factory = "sluice-vp8pay"
+    /// The descriptor's length: byte 0 (X, S, PID), byte 1 (I), the 15-bit picture ID.
+    static let descriptorLength = 4
+
+    /// Registers the element once per process.
+    package static let registered: Bool = SwiftElements.registerPayloader(
+        PayloaderDescription(
+            factory: factory, longname: "Sluice VP8 payloader (no frame parsing)",
+            description: "Packetizes VP8 into RTP (RFC 7741) without parsing the frame, for frames encoded filters changed",
+            sinkCaps: "video/x-vp8", media: "video", encodingName: "VP8", clockRate: 90_000)
+    ) { _ in VP8Payloader() }
+
+    private var pictureID = UInt16.random(in: 0...0x7FFF)
+
+    /// The payload descriptor of one packet.
+    static func descriptor(start: Bool, pictureID: UInt16) -> [UInt8] {
+        [start ? 0x90 : 0x80, 0x80, 0x80 | UInt8(pictureID >> 8 & 0x7F), UInt8(pictureID & 0xFF)]
+    }
+
+    package func handle(_ frame: borrowing BufferRef, into output: borrowing RTPPacketOutput) {
+        let room = max(1, output.maxPayload - Self.descriptorLength)
+        let pts = frame.pts, id = pictureID
+        pictureID = (pictureID + 1) & 0x7FFF
+        _ = frame.withBytes { bytes in
+            var offset = 0
+            repeat {
+                let n = min(room, bytes.count - offset)
+                let descriptor = Self.descriptor(start: offset == 0, pictureID: id)
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
+                output.append(count: Self.descriptorLength + n, pts: pts, marker: offset + n == bytes.count) { out in
+                    out.copyBytes(from: descriptor)
+                    UnsafeMutableRawBufferPointer(rebasing: out[Self.descriptorLength...]).copyMemory(from: chunk)
+                }
+                offset += n
+            } while offset < bytes.count
+        }
+    }
+}
