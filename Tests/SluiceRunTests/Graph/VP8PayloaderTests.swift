@@ -28,7 +28,9 @@ final class VP8PayloaderTests: XCTestCase {
             info.forEachBuffer { b in
                 let size = b.size
                 let marked = b.withBytes { $0.count > 1 && $0[1] & 0x80 != 0 } ?? false
-                packets.withLock { $0.count += 1; $0.marked += marked ? 1 : 0; $0.largest = max($0.largest, size) }
+                packets.withLock {
+                    $0.count += 1; $0.marked += marked ? 1 : 0; $0.largest = max($0.largest, size)
+                }
             }
             return .ok
         }
