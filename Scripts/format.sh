@@ -5,8 +5,8 @@
 #   Scripts/format.sh --check  fail, listing the findings, if any file is not formatted
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# DocsVignette.swift and DocsBalance.swift are docs/filters.md's Swift blocks word for word (their alignment is the docs').
-files() { git ls-files '*.swift' | grep -v -e '^Sources/SluiceControlAPI/Generated/' -e '\.pb\.swift$' -e '^Tests/SluiceFilterKitTests/DocsVignette\.swift$' -e '^Tests/SluiceFilterKitTests/DocsBalance\.swift$'; }
+# DocsVignette.swift, DocsBalance.swift and DocsTrailer.swift are docs/filters.md's Swift blocks word for word (their alignment is the docs').
+files() { git ls-files '*.swift' | grep -v -e '^Sources/SluiceControlAPI/Generated/' -e '\.pb\.swift$' -e '^Tests/SluiceFilterKitTests/DocsVignette\.swift$' -e '^Tests/SluiceFilterKitTests/DocsBalance\.swift$' -e '^Tests/SluiceFilterKitTests/DocsTrailer\.swift$'; }
 if [ "${1:-}" = "--check" ]; then
     findings=$(files | xargs swift format lint --configuration .swift-format 2>&1 || true)
     if [ -n "$findings" ]; then

@@ -11,12 +11,26 @@ final class DocsVignetteTests: XCTestCase {
     func testTheDocsSwiftBlockIsTheCompiledFile() throws {
         let doc = try String(contentsOf: root.appendingPathComponent("docs/filters.md"), encoding: .utf8)
         let blocks = doc.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        let files = ["DocsVignette.swift", "DocsBalance.swift"]
+        let files = ["DocsVignette.swift", "DocsBalance.swift", "DocsTrailer.swift"]
         XCTAssertEqual(blocks.count, files.count, "docs/filters.md has \(files.count) swift blocks; another needs its own compiled file")
         for (block, name) in zip(blocks, files) {
             let file = try String(contentsOf: root.appendingPathComponent("Tests/SluiceFilterKitTests/" + name), encoding: .utf8)
             XCTAssertEqual(block, file, "edit both: docs/filters.md's swift block and Tests/SluiceFilterKitTests/\(name)")
         }
+    }
+
+    func testTheEncodedExampleAppendsItsTrailerOnSendOnly() throws {
+        let trailer = try Trailer(configuration: FilterConfiguration([:], parameters: Trailer.parameters))
+        let frame: [UInt8] = [1, 2, 3]
+        let sent = try frame.withUnsafeBytes {
+            try trailer.process(EncodedFrame(codec: .vp8, direction: .send, isKeyframe: true, bytes: $0), context: .discarding)
+        }
+        XCTAssertEqual(sent, .replace([1, 2, 3, 0x53, 0x4C, 0x43, 0x45]))
+        let received = try frame.withUnsafeBytes {
+            try trailer.process(EncodedFrame(codec: .vp8, direction: .receive, isKeyframe: true, bytes: $0), context: .discarding)
+        }
+        XCTAssertEqual(received, .keep)
+        XCTAssertEqual(Trailer.codecs, [.vp8, .h264, .opus])
     }
 
     func testTheAudioExampleMovesSoundToOneSide() throws {
