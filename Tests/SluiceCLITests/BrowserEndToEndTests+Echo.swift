@@ -37,7 +37,13 @@ extension BrowserEndToEndTests {
             r.double("audio.stamps_read") ?? 0, 8, "the sound's stamps survived \(browser)'s jitter buffer, decode and encode", file: file, line: line)
         XCTAssertGreaterThan(audio, 0, file: file, line: line)
         XCTAssertLessThan(audio, 500, file: file, line: line)
-        XCTAssertGreaterThan(
-            (heard["packets"] as? NSNumber)?.intValue ?? 0, 300, "\(browser)'s own figures: it received the sound \(trip.peer)", file: file, line: line)
+        // How long the browser heard depends on how soon it joined (a loaded CI machine
+        // started Firefox 8 s into the 13-s run): at least 2 s of 20-ms packets, and what it
+        // heard was sound, not concealment.
+        let packets = (heard["packets"] as? NSNumber)?.intValue ?? 0
+        XCTAssertGreaterThan(packets, 100, "\(browser)'s own figures: it received the sound \(trip.peer)", file: file, line: line)
+        if let concealed = (heard["concealed_samples"] as? NSNumber)?.doubleValue, let total = (heard["total_samples"] as? NSNumber)?.doubleValue {
+            XCTAssertLessThan(concealed, 0.05 * total, "\(browser) concealed under 5% of what it played: \(trip.peer)", file: file, line: line)
+        }
     }
 }

@@ -199,7 +199,7 @@ final class MeasureEndToEndTests: XCTestCase {
     func testAdaptiveBitrateFollowsAChangingLink() throws {
         let (r, report, plot) = try measure(
             [
-                "Pipelines/adaptive.yaml", "--duration", "16", "--processes", "2", "--quiet",
+                "Pipelines/adaptive.yaml", "--duration", "20", "--processes", "2", "--quiet",
                 "--netem-schedule", "rate 1mbit for 8s; rate 4mbit"
             ], timeout: 120)
         XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
@@ -215,14 +215,15 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertLessThanOrEqual(narrow.max() ?? .infinity, 1100, "under the 1 Mbit/s link from 5 s on: \(table)")
         XCTAssertGreaterThanOrEqual(narrow.min() ?? 0, 300, "never below the file's min")
         // Once the link opens the target goes past what the narrow link carried. (How far in
-        // 6 s depends on how low the start burst's drain left it: 15% a second from there.)
-        let opened = rows(14, 17).compactMap { $0["target_kbps"] as? Double }
+        // 8 s depends on how low the start burst's drain left it, 15% a second from there, and
+        // on the load: a CI run under load climbed more slowly than 1100 in 6 s.)
+        let opened = rows(16, 21).compactMap { $0["target_kbps"] as? Double }
         XCTAssertGreaterThan(opened.max() ?? 0, 1100, "climbs past the old link once it opens: \(table)")
         XCTAssertGreaterThan(opened.max() ?? 0, 1.25 * (narrow.max() ?? .infinity), "\(table)")
         // What a viewer sees behind the narrow link once settled: frames keep coming, not late.
         let samples = try XCTUnwrap(o["samples"] as? [[Double]])
         let settled = samples.filter { $0[0] >= 4 && $0[0] < 8 }.map { $0[2] }.sorted()
-        XCTAssertGreaterThan(settled.count, 80, "≥ 20 fps while the link is narrow")
+        XCTAssertGreaterThan(settled.count, 80, "≥ 20 fps while the link is narrow: \(settled.count) frames in 4–8 s")
         let p95 = settled.isEmpty ? .infinity : settled[Int(Double(settled.count - 1) * 0.95)]
         XCTAssertLessThan(p95, 400, "no queue growing without bound: p95 \(p95) ms in 4–8 s")
         XCTAssertTrue(plot?.contains("bitrate") ?? false, "the plot draws the bitrates")
