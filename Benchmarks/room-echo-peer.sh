@@ -5,8 +5,9 @@
 # `aiortc` (aiortc's MediaRelay, Tests/Interop/aiortc/aiortc_peer.py room-echo). The measure
 # joins first and offers; the peer joins once the room has it. Exits with COMMAND's status, or
 # 92 if COMMAND succeeded and the peer failed. The peer's JSON line goes to ECHO_PEER_OUT
-# (default: nowhere). Run in a loopback-only namespace (Benchmarks/audio-measure.sh and the
-# tests run it in one); SLUICE is the binary.
+# (default: nowhere); ECHO_PEER_ARGS are more arguments for a browser peer (for example
+# `--e2ee-passphrase P`: it decrypts and encrypts in LiveKit's format). Run in a loopback-only
+# namespace (Benchmarks/audio-measure.sh and the tests run it in one); SLUICE is the binary.
 #   Benchmarks/room-echo-peer.sh chromium "$SLUICE" measure Pipelines/room-echo.yaml --round-trip --duration 10
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ done
 out=${ECHO_PEER_OUT:-/dev/null}
 case $peer in
   chromium | firefox)
-    "$python" Tests/Browser/browser_echo.py "http://127.0.0.1:$port" --room echo --seconds 60 --browser "$peer" >"$out" & ;;
+    "$python" Tests/Browser/browser_echo.py "http://127.0.0.1:$port" --room echo --seconds 60 --browser "$peer" ${ECHO_PEER_ARGS:-} >"$out" & ;;
   aiortc) "$python" Tests/Interop/aiortc/aiortc_peer.py room-echo "http://127.0.0.1:$port" --room echo --seconds 60 >"$out" & ;;
   *) echo "$0: unknown peer '$peer' (chromium, firefox or aiortc)" >&2; exit 2 ;;
 esac

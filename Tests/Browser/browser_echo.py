@@ -14,6 +14,13 @@ the offering peer's bye (at most N + T seconds), leaves, and prints one JSON lin
 browser's view of the call from getStats (inbound audio: packets, concealed samples, jitter
 buffer delay; inbound video: frames decoded; outbound: packets sent per kind).
 
+With --e2ee-passphrase P (Chromium), every received frame is decrypted and every frame sent
+back is encrypted in LiveKit's end-to-end format (the page's own implementation: an
+RTCRtpScriptTransform worker with WebCrypto, PBKDF2-SHA256 100 000 rounds with the salt
+"LKFrameEncryptionKey", AES-GCM-128, clear headers VP8 10/3 bytes and Opus 1, trailer IV ‖ 12 ‖
+key index), as Sluice's `e2ee` filter does it; the JSON line gains "e2ee": frames decrypted,
+failed and encrypted per kind. A frame that does not decrypt is dropped.
+
 Selenium drives Debian's Chromium (flags as in browser_check.py); marionette-driver drives
 Debian's Firefox ESR (the prefs and process handling of Tests/Interop/firefox/firefox_peer.py).
 The page is `sluice serve`'s own (a secure context at http://127.0.0.1). Every wait is bounded;
@@ -78,14 +85,87 @@ class Firefox:
         self.ff.kill()
         shutil.rmtree(self.ff.dir, ignore_errors=True)
 
+# LiveKit's frame format with WebCrypto, in an RTCRtpScriptTransform worker (see the module's
+# documentation): written here from LiveKit's description, not taken from Sluice's Swift.
+E2EE_WORKER_JS = r"""
+const counts = {decrypted: {}, failed: {}, encrypted: {}};
+const bump = (what, kind) => { counts[what][kind] = (counts[what][kind] || 0) + 1; };
+setInterval(() => self.postMessage(counts), 250);
+const keys = {};
+function frameKey(passphrase) {
+  if (!keys[passphrase]) keys[passphrase] = (async () => {
+    const enc = new TextEncoder();
+    const material = await crypto.subtle.importKey('raw', enc.encode(passphrase), {name: 'PBKDF2'}, false, ['deriveKey']);
+    return crypto.subtle.deriveKey(
+      {name: 'PBKDF2', salt: enc.encode('LKFrameEncryptionKey'), iterations: 100000, hash: 'SHA-256'},
+      material, {name: 'AES-GCM', length: 128}, false, ['encrypt', 'decrypt']);
+  })();
+  return keys[passphrase];
+}
+const clearBytes = (kind, frame) => kind === 'audio' ? 1 : (frame.type === 'key' ? 10 : 3);
+let counter = 0;
+async function encrypt(frame, kind, key, keyIndex) {
+  const data = new Uint8Array(frame.data), clear = Math.min(clearBytes(kind, frame), data.length);
+  const iv = new Uint8Array(12), view = new DataView(iv.buffer);
+  view.setUint32(0, frame.getMetadata().synchronizationSource || 0);
+  view.setUint32(4, frame.timestamp >>> 0);
+  view.setUint32(8, counter++ >>> 0);
+  const header = data.subarray(0, clear);
+  const sealed = new Uint8Array(await crypto.subtle.encrypt({name: 'AES-GCM', iv, additionalData: header}, key, data.subarray(clear)));
+  const out = new Uint8Array(clear + sealed.length + 14);
+  out.set(header, 0); out.set(sealed, clear); out.set(iv, clear + sealed.length);
+  out[out.length - 2] = 12; out[out.length - 1] = keyIndex;
+  frame.data = out.buffer;
+}
+async function decrypt(frame, kind, key) {
+  const data = new Uint8Array(frame.data), clear = clearBytes(kind, frame);
+  if (data.length < clear + 16 + 14 || data[data.length - 2] !== 12) throw new Error('not an encrypted frame');
+  const ivStart = data.length - 14;
+  const plain = new Uint8Array(await crypto.subtle.decrypt(
+    {name: 'AES-GCM', iv: data.subarray(ivStart, ivStart + 12), additionalData: data.subarray(0, clear)},
+    key, data.subarray(clear, ivStart)));
+  const out = new Uint8Array(clear + plain.length);
+  out.set(data.subarray(0, clear), 0); out.set(plain, clear);
+  frame.data = out.buffer;
+}
+onrtctransform = event => {
+  const {side, kind, passphrase} = event.transformer.options;
+  event.transformer.readable.pipeThrough(new TransformStream({
+    async transform(frame, controller) {
+      const key = await frameKey(passphrase);
+      if (side === 'send') {
+        await encrypt(frame, kind, key, 0);
+        bump('encrypted', kind);
+        controller.enqueue(frame);
+      } else {
+        try { await decrypt(frame, kind, key); } catch (e) { bump('failed', kind); return; }
+        bump('decrypted', kind);
+        controller.enqueue(frame);
+      }
+    }
+  })).pipeTo(event.transformer.writable);
+};
+"""
+
 ANSWER_JS = """
-const offer = arguments[0], done = arguments[arguments.length - 1];
+const offer = arguments[0], workerSource = arguments[1], passphrase = arguments[2], done = arguments[arguments.length - 1];
 (async () => {
   const pc = new RTCPeerConnection();
   window.echo = pc;
   const heard = new MediaStream();
   pc.ontrack = e => heard.addTrack(e.track);
   await pc.setRemoteDescription({type: 'offer', sdp: offer});
+  if (passphrase) {
+    if (typeof RTCRtpScriptTransform === 'undefined') throw new Error('this browser has no RTCRtpScriptTransform');
+    const worker = new Worker(URL.createObjectURL(new Blob([workerSource], {type: 'text/javascript'})));
+    window.e2ee = {};
+    worker.onmessage = m => { window.e2ee = m.data; };
+    for (const t of pc.getTransceivers()) {
+      const kind = t.receiver.track.kind;
+      t.receiver.transform = new RTCRtpScriptTransform(worker, {side: 'receive', kind, passphrase});
+      t.sender.transform = new RTCRtpScriptTransform(worker, {side: 'send', kind, passphrase});
+    }
+  }
   for (const t of pc.getTransceivers()) {
     await t.sender.replaceTrack(t.receiver.track);
     t.direction = 'sendrecv';
@@ -121,6 +201,7 @@ window.echo.getStats().then(report => {
     if (s.type === 'outbound-rtp') out['out_' + s.kind] = {packets: s.packetsSent, frames_encoded: s.framesEncoded};
     if (s.type === 'transport') out.dtls = s.dtlsState;
   });
+  if (window.e2ee) out.e2ee = window.e2ee;
   done(out);
 }, e => done({error: '' + e}));
 """
@@ -149,7 +230,7 @@ async def echo(args, page):
 
         async def handle(msg):
             if msg.get("type") == "offer":
-                answer = await browser(ANSWER_JS, msg["sdp"])
+                answer = await browser(ANSWER_JS, msg["sdp"], E2EE_WORKER_JS, args.e2ee_passphrase)
                 if answer.startswith("ERROR"):
                     raise Failure(f"{args.browser} could not answer: {answer}\n{msg['sdp']}")
                 await ws.send_str(json.dumps({"cmd": "send", "msg": json.dumps({"type": "answer", "sdp": answer})}))
@@ -192,7 +273,10 @@ def main():
     p.add_argument("--seconds", type=float, default=30)
     p.add_argument("--timeout", type=float, default=30)
     p.add_argument("--browser", choices=["chromium", "firefox"], default="chromium")
+    p.add_argument("--e2ee-passphrase", help="decrypt what arrives and encrypt what goes back (LiveKit's format)")
     args = p.parse_args()
+    if args.e2ee_passphrase and args.browser != "chromium":
+        p.error("--e2ee-passphrase needs --browser chromium (RTCRtpScriptTransform)")
     page = None
     try:
         page = (Firefox if args.browser == "firefox" else Chromium)(args.url.rstrip("/") + "/", args.timeout)

@@ -233,8 +233,9 @@ final class RunEndToEndTests: XCTestCase {
             // of two (run alone, one member would wait for the other): LoadRoomsEndToEndTests.
             if ["load-janus.yaml", "load-whip.yaml", "load-janus-publish.yaml", "load-apprtc.yaml"].contains(file) { continue }
             // Echo peers: JanusEndToEndTests measures the round trip through Janus's EchoTest
-            // (janus-echo.yaml), InteropAiortcTests through aiortc's MediaRelay (room-echo.yaml).
-            if ["janus-echo.yaml", "room-echo.yaml"].contains(file) { continue }
+            // (janus-echo.yaml), InteropAiortcTests through aiortc's MediaRelay (room-echo.yaml), and
+            // BrowserEndToEndTests through Chromium decrypting and encrypting (room-echo-e2ee.yaml).
+            if ["janus-echo.yaml", "room-echo.yaml", "room-echo-e2ee.yaml"].contains(file) { continue }
             // Janus's AudioBridge: JanusEndToEndTests runs two participants of janus-audiobridge.yaml,
             // LoadJanusEndToEndTests a crowd of load-janus-audiobridge.yaml.
             if ["janus-audiobridge.yaml", "load-janus-audiobridge.yaml"].contains(file) { continue }

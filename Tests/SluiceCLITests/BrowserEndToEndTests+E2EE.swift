@@ -1,0 +1,58 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// End-to-end encryption with Chromium, both ways (`Pipelines/room-echo-e2ee.yaml`): Sluice
+/// encrypts its picture and tone with `e2ee`; the page decrypts them in an
+/// RTCRtpScriptTransform worker with WebCrypto (its own implementation of LiveKit's format,
+/// Tests/Browser/browser_echo.py), decodes, plays, encodes them again and encrypts what it
+/// sends back; Sluice decrypts that and reads the framestamps and audio stamps, which
+/// survive only if Chromium decoded the picture and the sound.
+extension BrowserEndToEndTests {
+    func testChromiumDecryptsSluicesFramesAndSluiceDecryptsChromiums() throws {
+        try CLI.requireBrowserTools()
+        let passphrase = "sesame-\(UUID().uuidString.prefix(8))"
+        let trip = try CLI.roundTrip(
+            through: "chromium", port: 18624, file: "Pipelines/room-echo-e2ee.yaml", peerArguments: "--e2ee-passphrase \(passphrase)",
+            environment: ["E2EE_PASSPHRASE": passphrase])
+        let r = trip.result
+        XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000))
+        let page = trip.peer["e2ee"] as? [String: [String: Int]] ?? [:]
+        print("e2ee through chromium and back: video p50 \(r.double("latency.p50_ms") ?? .nan) ms, audio p50 \(r.double("audio.mouth_to_ear.p50_ms") ?? .nan) ms; page: \(page)")
+        // Chromium sends back at the rate its own encoder chooses (10–30 fps seen), Opus
+        // every 20 ms.
+        for (kind, least) in [("video", 30), ("audio", 100)] {
+            XCTAssertGreaterThan(page["decrypted"]?[kind] ?? 0, 100, "Chromium decrypted Sluice's \(kind) frames: \(trip.peer)")
+            XCTAssertGreaterThan(page["encrypted"]?[kind] ?? 0, least, "Chromium encrypted the \(kind) it sent back: \(trip.peer)")
+            // A frame may fail while the first keyframe is awaited; not more than a few.
+            XCTAssertLessThan(page["failed"]?[kind] ?? 0, 5, "frames Chromium could not decrypt: \(trip.peer)")
+        }
+        XCTAssertGreaterThan(r.double("frames.received") ?? 0, 30, "Sluice decrypted Chromium's picture: \(r.stdout)")
+        XCTAssertGreaterThan(r.double("latency.samples") ?? 0, 20, "framestamps read in Chromium's re-encoded picture: \(r.stdout)")
+        XCTAssertGreaterThanOrEqual(r.double("audio.stamps_read") ?? 0, 8, "audio stamps read in Chromium's re-encoded sound: \(r.stdout)")
+        let video = try XCTUnwrap(r.double("latency.p50_ms"), r.stdout)
+        XCTAssertGreaterThan(video, 0)
+        XCTAssertLessThan(video, 500)
+    }
+
+    /// A page with another passphrase decrypts nothing, so it decodes no picture and sends
+    /// nothing back; Sluice says no frame came back, and neither side crashes or hangs.
+    func testChromiumWithAnotherPassphraseDecryptsNothing() throws {
+        try CLI.requireBrowserTools()
+        let trip = try CLI.roundTrip(
+            through: "chromium", port: 18625, seconds: 6, warmup: 2, file: "Pipelines/room-echo-e2ee.yaml",
+            peerArguments: "--e2ee-passphrase not-the-one", environment: ["E2EE_PASSPHRASE": "the-one"])
+        let r = trip.result
+        let page = trip.peer["e2ee"] as? [String: [String: Int]] ?? [:]
+        print("e2ee with another passphrase: measure exit \(r.status); page: \(page), video in: \(trip.peer["in_video"] ?? "-")")
+        XCTAssertFalse(trip.peer.isEmpty, "the page ran and reported: \(r.stderr.suffix(3000))")
+        for kind in ["video", "audio"] {
+            XCTAssertEqual(page["decrypted"]?[kind] ?? 0, 0, "nothing decrypts with another key: \(trip.peer)")
+            XCTAssertGreaterThan(page["failed"]?[kind] ?? 0, 50, "the page saw \(kind) frames and could not decrypt them: \(trip.peer)")
+        }
+        let videoIn = trip.peer["in_video"] as? [String: Any] ?? [:]
+        XCTAssertEqual((videoIn["frames_decoded"] as? NSNumber)?.intValue ?? 0, 0, "no picture decoded: \(trip.peer)")
+        XCTAssertEqual(r.double("frames.received") ?? 0, 0, "nothing came back to Sluice: \(r.stdout) \(r.stderr.suffix(2000))")
+        XCTAssertLessThan(r.status, 128, "measure ended on its own, not on a signal: \(r.stderr.suffix(3000))")
+    }
+}
