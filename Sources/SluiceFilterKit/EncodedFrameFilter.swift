@@ -93,8 +93,19 @@ public protocol EncodedFrameFilter: EncodedFrameProcessor {
     /// Typed settings, validated against the pipeline file before anything runs.
     static var parameters: [FilterParameter] { get }
 
+    /// What the filter cannot take in a configuration whose settings are each valid (two
+    /// settings that exclude each other, a file that cannot be read): reported at validation
+    /// with the setting's `FILE:LINE:COL`, before anything runs.
+    static func problems(_ configuration: FilterConfiguration) -> [FilterSettingProblem]
+
     /// Makes a filter from its validated settings; throwing refuses the configuration.
     init(configuration: FilterConfiguration) throws
+
+    /// Called on a new instance made because settings changed while the pipeline runs (the
+    /// control API, `--watch`), with the instance it replaces, before its first frame: carry
+    /// over what must survive the change (an encryption's IV counter, the key a receiver
+    /// still accepts for a while).
+    func `continue`(from previous: Self)
 }
 
 extension EncodedFrameFilter {
@@ -102,4 +113,8 @@ extension EncodedFrameFilter {
     public static var codecs: [EncodedCodec] { EncodedCodec.allCases }
     /// By default a filter takes no settings.
     public static var parameters: [FilterParameter] { [] }
+    /// By default every valid configuration is taken.
+    public static func problems(_ configuration: FilterConfiguration) -> [FilterSettingProblem] { [] }
+    /// By default nothing carries over.
+    public func `continue`(from previous: Self) {}
 }

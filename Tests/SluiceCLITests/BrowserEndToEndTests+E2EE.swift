@@ -18,7 +18,9 @@ extension BrowserEndToEndTests {
         let r = trip.result
         XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000))
         let page = trip.peer["e2ee"] as? [String: [String: Int]] ?? [:]
-        print("e2ee through chromium and back: video p50 \(r.double("latency.p50_ms") ?? .nan) ms, audio p50 \(r.double("audio.mouth_to_ear.p50_ms") ?? .nan) ms; page: \(page)")
+        print(
+            "e2ee through chromium and back: video p50 \(r.double("latency.p50_ms") ?? .nan) ms, audio p50 \(r.double("audio.mouth_to_ear.p50_ms") ?? .nan) ms; page: \(page)"
+        )
         // Chromium sends back at the rate its own encoder chooses (10–30 fps seen), Opus
         // every 20 ms.
         for (kind, least) in [("video", 30), ("audio", 100)] {

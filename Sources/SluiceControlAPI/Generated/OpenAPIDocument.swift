@@ -314,6 +314,42 @@ paths:
         '404': { $ref: '#/components/responses/Problem' }
         '409': { $ref: '#/components/responses/Problem' }
         '422': { $ref: '#/components/responses/Problem' }
+  /pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}:
+    parameters:
+      - $ref: '#/components/parameters/PipelineName'
+      - $ref: '#/components/parameters/Side'
+      - $ref: '#/components/parameters/Media'
+      - name: index
+        in: path
+        required: true
+        description: The filter's position in the branch's `encoded_filters:`, from 0.
+        schema: { type: integer, minimum: 0, maximum: 1000 }
+    patch:
+      operationId: setEncodedFilterParameters
+      tags: [controls]
+      summary: Sets parameters of one encoded-frame filter (all or none), without a restart.
+      description: |
+        The filter takes them before its next frame, handed the instance it replaces: `e2ee`
+        takes a new key (`passphrase` or `key`) or ratchets (`ratchet`) this way, a receiver
+        keeping its old key for `previous_key_ms`. On a receive branch every stream's filter
+        changes. Secret parameters are write-only: the answer never shows them.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: '#/components/schemas/FilterParameters' }
+      responses:
+        '200':
+          description: The filter with the parameters it can show.
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/Filter' }
+        '400': { $ref: '#/components/responses/Problem' }
+        '401': { $ref: '#/components/responses/Unauthorized' }
+        '403': { $ref: '#/components/responses/Forbidden' }
+        '404': { $ref: '#/components/responses/Problem' }
+        '409': { $ref: '#/components/responses/Problem' }
+        '422': { $ref: '#/components/responses/Problem' }
   /pipelines/{name}/send/{media}/encoder:
     parameters:
       - $ref: '#/components/parameters/PipelineName'

@@ -1894,6 +1894,322 @@ public enum Operations {
             }
         }
     }
+    /// Sets parameters of one encoded-frame filter (all or none), without a restart.
+    ///
+    /// The filter takes them before its next frame, handed the instance it replaces: `e2ee`
+    /// takes a new key (`passphrase` or `key`) or ratchets (`ratchet`) this way, a receiver
+    /// keeping its old key for `previous_key_ms`. On a receive branch every stream's filter
+    /// changes. Secret parameters are write-only: the answer never shows them.
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}`.
+    /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)`.
+    public enum SetEncodedFilterParameters {
+        public static let id: Swift.String = "setEncodedFilterParameters"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/path/name`.
+                public var name: Components.Parameters.PipelineName
+                /// - Remark: Generated from `#/components/parameters/Side`.
+                @frozen public enum Side: String, Codable, Hashable, Sendable, CaseIterable {
+                    case send = "send"
+                    case receive = "receive"
+                }
+                /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/path/side`.
+                public var side: Components.Parameters.Side
+                /// - Remark: Generated from `#/components/parameters/Media`.
+                @frozen public enum Media: String, Codable, Hashable, Sendable, CaseIterable {
+                    case video = "video"
+                    case audio = "audio"
+                }
+                /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/path/media`.
+                public var media: Components.Parameters.Media
+                /// The filter's position in the branch's `encoded_filters:`, from 0.
+                ///
+                /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/path/index`.
+                public var index: Swift.Int
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - side:
+                ///   - media:
+                ///   - index: The filter's position in the branch's `encoded_filters:`, from 0.
+                public init(
+                    name: Components.Parameters.PipelineName,
+                    side: Components.Parameters.Side,
+                    media: Components.Parameters.Media,
+                    index: Swift.Int
+                ) {
+                    self.name = name
+                    self.side = side
+                    self.media = media
+                    self.index = index
+                }
+            }
+            public var path: Operations.SetEncodedFilterParameters.Input.Path
+            /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetEncodedFilterParameters.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetEncodedFilterParameters.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SetEncodedFilterParameters.Input.Headers
+            /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/requestBody/content/application\/json`.
+                case json(Components.Schemas.FilterParameters)
+            }
+            public var body: Operations.SetEncodedFilterParameters.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SetEncodedFilterParameters.Input.Path,
+                headers: Operations.SetEncodedFilterParameters.Input.Headers = .init(),
+                body: Operations.SetEncodedFilterParameters.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Filter)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Filter {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SetEncodedFilterParameters.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SetEncodedFilterParameters.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The filter with the parameters it can show.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SetEncodedFilterParameters.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SetEncodedFilterParameters.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or not one this server knows.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token lacks the scope (admin for changes).
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Sets the encoder's target bitrate (effective from the next frames).
     ///
     /// - Remark: HTTP `PATCH /pipelines/{name}/send/{media}/encoder`.

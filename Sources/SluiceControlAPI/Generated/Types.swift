@@ -76,6 +76,17 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /pipelines/{name}/branches/{side}/{media}/filters/{index}`.
     /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/filters/{index}/patch(setFilterParameters)`.
     func setFilterParameters(_ input: Operations.SetFilterParameters.Input) async throws -> Operations.SetFilterParameters.Output
+    /// Sets parameters of one encoded-frame filter (all or none), without a restart.
+    ///
+    /// The filter takes them before its next frame, handed the instance it replaces: `e2ee`
+    /// takes a new key (`passphrase` or `key`) or ratchets (`ratchet`) this way, a receiver
+    /// keeping its old key for `previous_key_ms`. On a receive branch every stream's filter
+    /// changes. Secret parameters are write-only: the answer never shows them.
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}`.
+    /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)`.
+    func setEncodedFilterParameters(_ input: Operations.SetEncodedFilterParameters.Input) async throws -> Operations.SetEncodedFilterParameters.Output
     /// Sets the encoder's target bitrate (effective from the next frames).
     ///
     /// - Remark: HTTP `PATCH /pipelines/{name}/send/{media}/encoder`.
@@ -220,6 +231,27 @@ extension APIProtocol {
         body: Operations.SetFilterParameters.Input.Body
     ) async throws -> Operations.SetFilterParameters.Output {
         try await setFilterParameters(Operations.SetFilterParameters.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Sets parameters of one encoded-frame filter (all or none), without a restart.
+    ///
+    /// The filter takes them before its next frame, handed the instance it replaces: `e2ee`
+    /// takes a new key (`passphrase` or `key`) or ratchets (`ratchet`) this way, a receiver
+    /// keeping its old key for `previous_key_ms`. On a receive branch every stream's filter
+    /// changes. Secret parameters are write-only: the answer never shows them.
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}`.
+    /// - Remark: Generated from `#/paths//pipelines/{name}/branches/{side}/{media}/encoded_filters/{index}/patch(setEncodedFilterParameters)`.
+    public func setEncodedFilterParameters(
+        path: Operations.SetEncodedFilterParameters.Input.Path,
+        headers: Operations.SetEncodedFilterParameters.Input.Headers = .init(),
+        body: Operations.SetEncodedFilterParameters.Input.Body
+    ) async throws -> Operations.SetEncodedFilterParameters.Output {
+        try await setEncodedFilterParameters(Operations.SetEncodedFilterParameters.Input(
             path: path,
             headers: headers,
             body: body

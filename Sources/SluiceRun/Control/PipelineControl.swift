@@ -138,18 +138,55 @@ public final class PipelineControl: Sendable {
         if case .gst = section.specs[index].kind {
             throw ControlError(.conflict, "filter \(index) is a gst fragment, whose elements have no parameters here; replace the branch's filters instead")
         }
-        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
-            if name == "name" || name == "parent" || !element.hasProperty(name) {
-                let known = element.writablePropertyNames.filter { $0 != "name" && $0 != "parent" }.sorted()
-                throw ControlError(
-                    .invalid, "filter \(index) (\(section.specs[index].displayName)) has no parameter '\(name)'; it has: \(known.joined(separator: ", "))")
-            }
-            if let problem = element.problem(setting: name, fromString: value) {
-                throw ControlError(.invalid, problem)
+        try Self.set(parameters, on: [element], describing: "filter \(index) (\(section.specs[index].displayName))")
+        events.post("filter-parameters", ["branch": .text("\(side.rawValue).\(media.rawValue)"), "filter": .number(Double(index))])
+    }
+
+    /// Sets parameters of one encoded-frame filter (by its index in the branch's
+    /// `encoded_filters:`; on a receive branch, in every stream's list); all or none are
+    /// applied. The element makes a new instance before its next frame, handed the one it
+    /// replaces (`EncodedFrameFilter.continue(from:)`): `e2ee` takes a new key or a ratchet step
+    /// this way without a restart. The `filter-parameters` event names the filter, never values.
+    public func setEncodedFilterParameters(
+        side: BranchSide, media: MediaKind, index: Int, _ parameters: [String: String]
+    ) throws(ControlError) {
+        try requireBranch(side, media)
+        let lists = builder.state.withLock { $0.encodedFilterLists[BranchKey(side: side, media: media)] ?? [] }
+        guard let first = lists.first, index >= 0, index < first.specs.count else {
+            throw ControlError(.notFound, "\(side.rawValue).\(media.rawValue) has no encoded filter \(index)")
+        }
+        if case .gst = first.specs[index].kind {
+            throw ControlError(.conflict, "encoded filter \(index) is a gst fragment, whose elements have no parameters here")
+        }
+        try Self.set(parameters, on: lists.map { $0.elements[index] }, describing: "encoded filter \(index) (\(first.specs[index].displayName))")
+        events.post(
+            "filter-parameters", ["branch": .text("\(side.rawValue).\(media.rawValue)"), "encoded_filter": .number(Double(index))])
+    }
+
+    /// The encoded filter at `index` of a branch (its first stream's on a receive branch),
+    /// with the parameters it can show (secret ones are write-only); nil if there is none.
+    public func encodedFilter(side: BranchSide, media: MediaKind, index: Int) -> FilterState? {
+        let lists = builder.state.withLock { $0.encodedFilterLists[BranchKey(side: side, media: media)] ?? [] }
+        guard let first = lists.first, index >= 0, index < first.specs.count else { return nil }
+        return Self.filters(FilterSection(head: first.elements[0], tail: first.elements[0], elements: first.elements, specs: first.specs))[index]
+    }
+
+    /// Checks every parameter against every element, then sets them: all or none.
+    private static func set(_ parameters: [String: String], on elements: [Element], describing what: String) throws(ControlError) {
+        for element in elements {
+            for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+                if name == "name" || name == "parent" || !element.hasProperty(name) {
+                    let known = element.writablePropertyNames.filter { $0 != "name" && $0 != "parent" }.sorted()
+                    throw ControlError(.invalid, "\(what) has no parameter '\(name)'; it has: \(known.joined(separator: ", "))")
+                }
+                if let problem = element.problem(setting: name, fromString: value) {
+                    throw ControlError(.invalid, problem)
+                }
             }
         }
-        for (name, value) in parameters { try? element.set(name, fromString: value) }
-        events.post("filter-parameters", ["branch": .text("\(side.rawValue).\(media.rawValue)"), "filter": .number(Double(index))])
+        for element in elements {
+            for (name, value) in parameters { try? element.set(name, fromString: value) }
+        }
     }
 
     /// Sets a send branch encoder's target bitrate in bit/s, effective from the next frames.

@@ -101,15 +101,23 @@ package final class EncodedFilterElementState: EncodedFilterState, @unchecked Se
         }
     }
 
-    /// Applies new settings: a new instance from the new configuration.
+    /// Applies new settings: a new instance from the new configuration, handed the one it
+    /// replaces. Settings changed while running that make no instance (two keys given) leave
+    /// the running one as it was, with a `settings-refused` event; at start they stop the
+    /// pipeline.
     private func rebuild(_ changed: FilterSettingsStore.Snapshot) -> Bool {
         policy = changed.policy
         do {
-            instance = try factory.make(try FilterConfiguration(changed.values, parameters: factory.parameters))
+            instance = try factory.make(try FilterConfiguration(changed.values, parameters: factory.parameters), instance)
             return true
         } catch {
-            failures.fatal("filter '\(factory.name)' cannot start: \(error)")
-            return false
+            guard instance != nil else {
+                failures.fatal("filter '\(factory.name)' cannot start: \(error)")
+                return false
+            }
+            statistics.record(error: "filter '\(factory.name)' kept its settings: \(error)")
+            context.emit("settings-refused", [:])
+            return true
         }
     }
 }

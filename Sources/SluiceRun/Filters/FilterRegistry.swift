@@ -155,6 +155,10 @@ public final class FilterRegistry: SwiftFilterCatalog {
     public func encodedFilterCodecs(_ name: String) -> [Codec]? {
         encodedFilter(named: name)?.codecs.compactMap { Codec(rawValue: $0.rawValue) }
     }
+    /// What encoded-frame filter `name` cannot take in `configuration` (`EncodedFrameFilter.problems`).
+    public func filterProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem] {
+        encodedFilter(named: name)?.problems(configuration) ?? []
+    }
     /// `.video` or `.audio` for the filter registered as `name`; nil if none is.
     public func filterMedia(_ name: String) -> MediaKind? {
         state.withLock { s in s.filters[name] != nil ? .video : s.audioFilters[name] != nil ? .audio : nil }

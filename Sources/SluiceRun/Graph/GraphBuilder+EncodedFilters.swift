@@ -11,7 +11,7 @@ extension GraphBuilder {
     /// filters let through.
     package func withEncodedFilters(_ branch: SendBranchSpec, in encoding: [Element]) throws(RunError) -> [Element] {
         guard !branch.encodedFilters.isEmpty else { return encoding }
-        let filters = try filterElements(branch.encodedFilters, encoded: .send)
+        let filters = try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
         let parser = DefaultElements.parser(for: branch.encode.codec)
         let at = encoding.firstIndex { parser != nil && $0.factoryName == parser } ?? encoding.count
         return Array(encoding[..<at]) + filters + Array(encoding[at...])
@@ -26,7 +26,7 @@ extension GraphBuilder {
                 "encoded_filters on a passed-through H.264 capture are not supported yet; encode it (remove `encode: none`), or pass VP8, VP9 or Opus through",
                 at: first.location)
         }
-        return try filterElements(branch.encodedFilters, encoded: .send)
+        return try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
     }
 
     /// A receive branch's encoded filters after the depayloader and parser: H.264 as whole
@@ -40,7 +40,14 @@ extension GraphBuilder {
             out.append(
                 try make("capsfilter", [("caps", "video/x-h264,alignment=au")], at: specs.first?.location))
         }
-        return out + (try filterElements(specs, encoded: .receive))
+        return out + (try recordedEncodedFilters(specs, .receive, stream.branch.media))
+    }
+
+    /// The filters' elements, recorded under their branch for the control API.
+    private func recordedEncodedFilters(_ specs: [FilterSpec], _ side: BranchSide, _ media: MediaKind) throws(RunError) -> [Element] {
+        let elements = try filterElements(specs, encoded: side == .send ? .send : .receive)
+        state.withLock { $0.encodedFilterLists[BranchKey(side: side, media: media), default: []].append(EncodedFilterList(specs: specs, elements: elements)) }
+        return elements
     }
 
     /// The branch's RTP payloader: GStreamer's for the codec, except VP8 behind encoded

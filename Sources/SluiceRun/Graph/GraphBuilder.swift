@@ -24,6 +24,8 @@ public final class GraphBuilder: Sendable {
         package var error: RunError?
         package var fileSources: [FileLooper] = []
         package var sections: [BranchKey: FilterSection] = [:]
+        /// Each branch's encoded filters as built (a receive branch: one list per stream).
+        package var encodedFilterLists: [BranchKey: [EncodedFilterList]] = [:]
         /// Every Swift filter element made during the run (kept for their statistics).
         package var swiftFilters: [Element] = []
         package var tees: [MediaKind: Element] = [:]
@@ -292,6 +294,12 @@ package struct BranchKey: Hashable, Sendable {
 }
 
 /// The filters of a branch and the fixed elements around them.
+/// One branch's encoded filters as built: what they were made from, and their elements in order.
+package struct EncodedFilterList: Sendable {
+    package var specs: [FilterSpec]
+    package var elements: [Element]
+}
+
 package struct FilterSection: Sendable {
     /// The element whose src pad feeds the first filter.
     package var head: Element

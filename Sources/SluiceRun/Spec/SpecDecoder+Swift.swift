@@ -84,6 +84,7 @@ extension SpecDecoder {
                 settingEntries, parameters: parameters, owner: "filter '\(name)'",
                 missingAt: selector.keyLocation)
         else { return nil }
+        reportProblems(catalog.filterProblems, of: name, owner: "filter", settings: settings, parameters: parameters, at: selector.value.location)
         return FilterSpec(kind: .swift(name: name, settings: settings, onError: policy), location: selector.keyLocation)
     }
 
@@ -234,13 +235,21 @@ extension SpecDecoder {
                 settingEntries, parameters: parameters, owner: "source '\(name)'",
                 missingAt: nameEntry.keyLocation)
         else { return nil }
-        let given = Dictionary(settings.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
-        if let configuration = try? FilterConfiguration(given, parameters: parameters) {
-            for problem in catalog.sourceProblems(name, configuration) {
-                let at = settings.first { $0.name == problem.setting }?.location ?? nameEntry.value.location
-                fail("source '\(name)': \(problem.message)", at: at)
-            }
-        }
+        reportProblems(catalog.sourceProblems, of: name, owner: "source", settings: settings, parameters: parameters, at: nameEntry.value.location)
         return .swift(name: name, settings: settings)
+    }
+
+    /// Reports what `problems` finds in the configuration of `settings`, each at its
+    /// setting's location (at `location` for one the file left out).
+    private mutating func reportProblems(
+        _ problems: (String, FilterConfiguration) -> [FilterSettingProblem], of name: String, owner: String,
+        settings: [FilterSetting], parameters: [FilterParameter], at location: SourceLocation
+    ) {
+        let given = Dictionary(settings.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        guard let configuration = try? FilterConfiguration(given, parameters: parameters) else { return }
+        for problem in problems(name, configuration) {
+            let at = settings.first { $0.name == problem.setting }?.location ?? location
+            fail("\(owner) '\(name)': \(problem.message)", at: at)
+        }
     }
 }

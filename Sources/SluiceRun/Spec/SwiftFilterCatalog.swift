@@ -26,6 +26,9 @@ public protocol SwiftFilterCatalog: Sendable {
     /// What source `name` cannot take in `configuration`, valid setting by setting
     /// (`AudioSource.problems`).
     func sourceProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem]
+    /// What filter `name` cannot take in `configuration`, valid setting by setting
+    /// (`EncodedFrameFilter.problems`).
+    func filterProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem]
     /// The codecs encoded-frame filter `name` handles; nil if `name` is not an encoded-frame
     /// filter (a raw video or audio filter, or none).
     func encodedFilterCodecs(_ name: String) -> [Codec]?
@@ -38,6 +41,8 @@ extension SwiftFilterCatalog {
     public func filterMedia(_ name: String) -> MediaKind? { filterParameters(name) == nil ? nil : .video }
     /// By default every valid configuration is taken.
     public func sourceProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem] { [] }
+    /// By default every valid configuration is taken.
+    public func filterProblems(_ name: String, _ configuration: FilterConfiguration) -> [FilterSettingProblem] { [] }
     /// By default no filter is an encoded-frame filter.
     public func encodedFilterCodecs(_ name: String) -> [Codec]? { nil }
     /// By default every known source is a video source.

@@ -106,17 +106,9 @@ struct ControlAPIHandler: APIProtocol {
         let path = input.path
         guard let control = control(path.name) else { return .notFound(Self.unknown(path.name)) }
         guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
-        var parameters: [String: String] = [:]
-        for (k, v) in body.parameters.additionalProperties {
-            switch v {
-            case .case1(let s): parameters[k] = s
-            case .case2(let d): parameters[k] = d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
-            case .case3(let b): parameters[k] = b ? "true" : "false"
-            }
-        }
         let side = BranchSide(rawValue: path.side.rawValue)!, media = MediaKind(rawValue: path.media.rawValue)!
         do {
-            try control.setFilterParameters(side: side, media: media, index: path.index, parameters)
+            try control.setFilterParameters(side: side, media: media, index: path.index, Self.parameters(body))
         } catch {
             switch error.kind {
             case .notFound: return .notFound(Self.problem(.notFound, error))
@@ -131,6 +123,41 @@ struct ControlAPIHandler: APIProtocol {
             return .notFound(Self.problem(.notFound, "\(side.rawValue).\(media.rawValue) has no filter \(path.index)"))
         }
         return .ok(.init(body: .json(Self.filter(filter))))
+    }
+
+    func setEncodedFilterParameters(
+        _ input: Operations.SetEncodedFilterParameters.Input
+    ) async throws -> Operations.SetEncodedFilterParameters.Output {
+        let path = input.path
+        guard let control = control(path.name) else { return .notFound(Self.unknown(path.name)) }
+        guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
+        let side = BranchSide(rawValue: path.side.rawValue)!, media = MediaKind(rawValue: path.media.rawValue)!
+        do {
+            try control.setEncodedFilterParameters(side: side, media: media, index: path.index, Self.parameters(body))
+        } catch {
+            switch error.kind {
+            case .notFound: return .notFound(Self.problem(.notFound, error))
+            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
+            case .conflict: return .conflict(Self.problem(.conflict, error))
+            }
+        }
+        guard let filter = control.encodedFilter(side: side, media: media, index: path.index) else {
+            return .notFound(Self.problem(.notFound, "\(side.rawValue).\(media.rawValue) has no encoded filter \(path.index)"))
+        }
+        return .ok(.init(body: .json(Self.filter(filter))))
+    }
+
+    /// A parameters body as the text values elements take.
+    private static func parameters(_ body: Components.Schemas.FilterParameters) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for (k, v) in body.parameters.additionalProperties {
+            switch v {
+            case .case1(let s): parameters[k] = s
+            case .case2(let d): parameters[k] = d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+            case .case3(let b): parameters[k] = b ? "true" : "false"
+            }
+        }
+        return parameters
     }
 
     func setEncoder(_ input: Operations.SetEncoder.Input) async throws -> Operations.SetEncoder.Output {
