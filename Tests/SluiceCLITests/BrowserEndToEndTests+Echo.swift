@@ -17,6 +17,30 @@ extension BrowserEndToEndTests {
         try assertRoundTrip(through: "firefox", port: 18622)
     }
 
+    /// 5% of UDP lost each way (iptables' random match on loopback: this kernel may have no
+    /// netem): Chromium's NetEq conceals what is lost (its own counters say so) and stretches
+    /// around it, and stamps still come back through it and are read.
+    func testStampsComeBackThroughChromiumsNetEqUnderFivePercentLoss() throws {
+        try CLI.requireBrowserTools()
+        let trip = try CLI.roundTrip(
+            through: "chromium", port: 18626,
+            prelude: "iptables -A INPUT -i lo -p udp -m statistic --mode random --probability 0.05 -j DROP")
+        let r = trip.result
+        XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000))
+        let heard = trip.peer["in_audio"] as? [String: Any] ?? [:]
+        let concealed = (heard["concealed_samples"] as? NSNumber)?.doubleValue ?? 0, lost = (heard["lost"] as? NSNumber)?.intValue ?? 0
+        print(
+            "through chromium at 5% loss: audio p50 \(r.double("audio.mouth_to_ear.p50_ms") ?? .nan) ms, \(r.double("audio.stamps_read") ?? 0) stamps read, "
+                + "\(r.double("audio.stamps_unreadable") ?? 0) unreadable; chromium lost \(lost) packets, concealed \(concealed) of \(heard["total_samples"] ?? "?") samples"
+        )
+        XCTAssertGreaterThan(lost, 0, "the loss reached Chromium: \(trip.peer)")
+        XCTAssertGreaterThan(concealed, 0, "NetEq concealed it: \(trip.peer)")
+        XCTAssertGreaterThanOrEqual(r.double("audio.stamps_read") ?? 0, 3, "stamps read through loss both ways and NetEq: \(r.value("audio") ?? r.stdout)")
+        let audio = try XCTUnwrap(r.double("audio.mouth_to_ear.p50_ms"), r.stdout)
+        XCTAssertGreaterThan(audio, 0)
+        XCTAssertLessThan(audio, 500)
+    }
+
     /// The picture and the sound came back through `browser`, with figures, and the browser's
     /// own statistics say it received the sound.
     private func assertRoundTrip(through browser: String, port: Int, file: StaticString = #filePath, line: UInt = #line) throws {

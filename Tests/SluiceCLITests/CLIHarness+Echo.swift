@@ -14,15 +14,18 @@ extension CLI {
     /// (`chromium`, `firefox` or `aiortc`) in an AppRTC room of a `sluice serve` on `port`:
     /// `Benchmarks/room-echo-peer.sh`, as the benchmark runs it, in a namespace of its own.
     /// `file` is the pipeline measured, `peerArguments` more arguments for the echo peer
-    /// (`ECHO_PEER_ARGS`), `environment` more variables for both.
+    /// (`ECHO_PEER_ARGS`), `environment` more variables for both, `prelude` shell lines run in
+    /// the namespace first (a `tc … netem` on `lo`).
     static func roundTrip(
         through peer: String, port: Int, seconds: Int = 10, warmup: Int = 3, timeout: Double = 150,
-        file: String = "Pipelines/room-echo.yaml", peerArguments: String = "", environment: [String: String] = [:]
+        file: String = "Pipelines/room-echo.yaml", peerArguments: String = "", environment: [String: String] = [:],
+        prelude: String = ""
     ) throws -> RoundTrip {
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-echo-\(peer)-\(UUID().uuidString.prefix(6))").path
         defer { for e in ["json", "peer"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
         let script = """
             ip link set lo up
+            \(prelude)
             ROOM_ECHO_PORT=\(port) ECHO_PEER_OUT='\(t).peer' \(Repository.path("Benchmarks/room-echo-peer.sh")) \(peer) \\
               "$SLUICE" measure \(file) --round-trip --duration \(seconds) --warmup \(warmup) --quiet \\
               --json '\(t).json' --set 'send.audio.filters=[{filter: audiostamp, interval_ms: 400}]'

@@ -371,4 +371,21 @@ final class MeasureEndToEndTests: XCTestCase {
         XCTAssertEqual(audio[1] - audio[0], 40, accuracy: 3, "the link's 40 ms show in the audio's delay")
         XCTAssertEqual(video[1] - video[0], 40, accuracy: 10, "and in the video's")
     }
+
+    /// Sound in which no stamp survives (a `volume volume=0` after the writer): `measure`
+    /// says that no audio stamp was read and what to check, in the summary and the JSON, and
+    /// still reports the video's figures.
+    func testMeasureSaysWhyNoAudioStampsWereReadAndStillReportsVideo() throws {
+        let (r, report, _) = try measure(
+            ["Pipelines/loopback.yaml", "--duration", "3", "--set", "send.audio.filters=[{gst: \"volume volume=0\"}]"])
+        XCTAssertEqual(r.status, 0, r.stderr + r.stdout)
+        let note = "no audio stamps read: nothing arrived that sounds like one (is `audiostamp` in send.audio.filters"
+        XCTAssertTrue(r.stdout.contains("audio          " + note), r.stdout)
+        let o = try XCTUnwrap(report, r.stdout)
+        XCTAssertEqual(number(o, "audio.stamps_read"), 0)
+        XCTAssertTrue(((o["audio"] as? [String: Any])?["note"] as? String)?.hasPrefix(note) ?? false, "\(o["audio"] ?? "no audio")")
+        XCTAssertNil(number(o, "audio.mouth_to_ear.p50_ms"), "no figure is invented")
+        XCTAssertGreaterThan(number(o, "latency.samples") ?? 0, 30, "the video's figures are still there")
+        XCTAssertNotNil(number(o, "latency.p50_ms"))
+    }
 }

@@ -127,7 +127,8 @@ final class E2EEKeyChangeTests: XCTestCase {
             if decoded(run) > count { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        XCTFail("the picture stopped: \(decoded(run)) frames decoded, waited for more than \(count); \(run.filterStatistics.map { "\($0.filter): \($0.events)" })")
+        XCTFail(
+            "the picture stopped: \(decoded(run)) frames decoded, waited for more than \(count); \(run.filterStatistics.map { "\($0.filter): \($0.events)" })")
         throw CancellationError()
     }
 }
