@@ -220,6 +220,15 @@ def run(args):
     out["unmute"] = call("PATCH", api + f"/pipelines/{name}/send/audio/track", {"enabled": True, "volume": 0.5})[0]
     back = events.wait(lambda e: level(e) and e["time"] - 1.0 >= t1, 4)
     out["level_half"] = back and round(back["fields"]["receive_audio_level_db"], 1)
+    # An audio filter swapped in while running, then its setting changed in place: heard.
+    t2 = time.time()
+    out["audio_swap"] = call("PUT", api + f"/pipelines/{name}/branches/send/audio/filters", "- filter: gain\n  db: -12\n")[0]
+    quieter = events.wait(lambda e: level(e) and e["time"] - 1.0 >= t2, 4)
+    out["level_gain"] = quieter and round(quieter["fields"]["receive_audio_level_db"], 1)
+    t3 = time.time()
+    out["audio_gain0"] = call("PATCH", api + f"/pipelines/{name}/branches/send/audio/filters/0", {"parameters": {"db": 0}})[0]
+    louder = events.wait(lambda e: level(e) and e["time"] - 1.0 >= t3, 4)
+    out["level_gain0"] = louder and round(louder["fields"]["receive_audio_level_db"], 1)
     out["bad_volume"] = call("PATCH", api + f"/pipelines/{name}/send/audio/track", {"volume": 11})[0]
     out["message"] = call("POST", api + f"/pipelines/{name}/datachannels/chat/messages", {"text": "hello from the API"})[0]
     out["unknown_channel"] = call("POST", api + f"/pipelines/{name}/datachannels/nope/messages", {"text": "x"})[0]

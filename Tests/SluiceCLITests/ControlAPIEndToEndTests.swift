@@ -138,6 +138,14 @@ final class ControlAPIEndToEndTests: XCTestCase {
         let half = try XCTUnwrap(j["level_half"] as? Double, "\(j)")
         XCTAssertEqual(half - before, -6, accuracy: 2, "volume 0.5 is -6 dB: \(j)")
         XCTAssertEqual(j["bad_volume"] as? Int, 422)
+        // An audio filter swapped in (`gain` −12 dB) and then set to 0 dB in place, while the
+        // tone plays: the receiver hears each.
+        XCTAssertEqual(j["audio_swap"] as? Int, 200, "\(j)")
+        XCTAssertEqual(j["audio_gain0"] as? Int, 200, "\(j)")
+        let withGain = try XCTUnwrap(j["level_gain"] as? Double, "\(j)"), gain0 = try XCTUnwrap(j["level_gain0"] as? Double, "\(j)")
+        print("control API audio: level \(before) dB, volume 0.5 \(half) dB, gain −12 swapped in \(withGain) dB, set to 0 dB \(gain0) dB")
+        XCTAssertEqual(withGain - half, -12, accuracy: 2, "gain −12 dB swapped in: \(j)")
+        XCTAssertEqual(gain0 - half, 0, accuracy: 2, "then 0 dB, set in place: \(j)")
         XCTAssertEqual(j["message"] as? Int, 202)
         XCTAssertEqual(j["unknown_channel"] as? Int, 404)
         XCTAssertEqual(j["create"] as? Int, 409, "a run hosts its one pipeline")
