@@ -45,6 +45,53 @@ final class WatchEndToEndTests: XCTestCase {
         let filters = (report?["filters"] as? [[String: Any]])?.compactMap { $0["filter"] as? String } ?? []
         XCTAssertEqual(filters, ["grayscale", "invert", "pixelate", "invert"], "each applied chain ran")
     }
+
+    /// A new `e2ee` passphrase written on both ends of the file is set on the running filters
+    /// (receiver first), not a restart: the picture keeps coming, hardly a frame fails.
+    func testANewKeyInTheFileIsTakenByBothEndsWhileRunning() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("e.yaml").path
+        func write(passphrase: String) throws {
+            try """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 160, height: 120, fps: 30 }
+                encode: { codec: vp8, bitrate: 300 }
+                encoded_filters:
+                  - filter: e2ee
+                    passphrase: \(passphrase)
+            receive:
+              video:
+                codecs: [vp8]
+                encoded_filters:
+                  - filter: e2ee
+                    passphrase: \(passphrase)
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        try write(passphrase: "one")
+        let script = EditScript(steps: [
+            ("fps", { try write(passphrase: "s3cr3t-two") }),
+            ("applied receive.video.encoded_filters, send.video.encoded_filters without restarting", nil),
+            ("fps", nil), ("fps", nil)
+        ])
+        let report = dir.appendingPathComponent("r.json").path
+        let r = try CLI.run(["run", file, "--watch", "--report", report], timeout: 60) { line, process in
+            if script.advance(on: line) { process.interrupt() }
+        }
+        XCTAssertTrue(script.finished, "stopped at step \(script.step): \(r.stdout)\n\(r.stderr)")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stdout.contains("need a restart"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("s3cr3t") || r.stderr.contains("s3cr3t"), "the key is never printed")
+        let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let filters = j["filters"] as? [[String: Any]] ?? []
+        let failed = filters.compactMap { ($0["events"] as? [String: Any])?["decrypt-failed"] as? Int }.reduce(0, +)
+        XCTAssertLessThanOrEqual(failed, 2, "\(filters)")
+        let received = ((j["receive"] as? [String: Any])?["video"] as? [String: Any])?["frames"] as? Int ?? 0
+        XCTAssertGreaterThan(received, 45, "frames kept coming across the change: \(j["receive"] ?? "")")
+    }
 }
 
 /// Steps triggered by output lines; the last step's trigger ends the run.

@@ -56,21 +56,41 @@ extension GraphBuilder {
                 return false
             }
         }
-        for (element, spec) in zip(section.elements, specs) {
-            guard case .swift(let name, let settings, let onError) = spec.kind else { continue }
-            let given = Set(settings.map(\.name))
-            let defaults = (FilterRegistry.shared.filterParameters(name) ?? []).compactMap { p in
-                given.contains(p.name) ? nil : p.defaultValue.map { FilterSetting(name: p.name, value: $0) }
-            }
-            do {
-                for s in settings + defaults { try element.set(s.name, value: s.value.gValue) }
-                try element.set("on-error", onError.rawValue)
-            } catch {
-                throw RunError("cannot configure filter '\(name)': \(error.message)")
-            }
-        }
+        for (element, spec) in zip(section.elements, specs) { try configure(element, as: spec) }
         state.withLock { $0.sections[key]?.specs = specs }
         return true
+    }
+
+    /// Sets `spec`'s settings on a running Swift filter element; settings it leaves out go
+    /// back to their defaults.
+    private func configure(_ element: Element, as spec: FilterSpec) throws(RunError) {
+        guard case .swift(let name, let settings, let onError) = spec.kind else { return }
+        let given = Set(settings.map(\.name))
+        let defaults = (FilterRegistry.shared.filterParameters(name) ?? []).compactMap { p in
+            given.contains(p.name) ? nil : p.defaultValue.map { FilterSetting(name: p.name, value: $0) }
+        }
+        do {
+            for s in settings + defaults { try element.set(s.name, value: s.value.gValue) }
+            try element.set("on-error", onError.rawValue)
+        } catch {
+            throw RunError("cannot configure filter '\(name)': \(error.message)")
+        }
+    }
+
+    /// Sets new settings on a branch's running encoded filters (every stream's list on a
+    /// receive branch): only the same Swift filters in the same order; each takes them
+    /// before its next frame, handed the instance it replaces.
+    package func reconfigureEncodedFilters(side: BranchSide, media: MediaKind, with specs: [FilterSpec]) throws(RunError) {
+        let key = BranchKey(side: side, media: media)
+        let lists = state.withLock { $0.encodedFilterLists[key] ?? [] }
+        guard let first = lists.first else { throw RunError("\(side.rawValue).\(media.rawValue) has no encoded filters running") }
+        guard SpecDiff.sameSwiftFilters(first.specs, specs) else {
+            throw RunError("encoded filters change while running only in their settings (the same filters in the same order); restart for another list")
+        }
+        for list in lists {
+            for (element, spec) in zip(list.elements, specs) { try configure(element, as: spec) }
+        }
+        state.withLock { s in s.encodedFilterLists[key] = s.encodedFilterLists[key]?.map { EncodedFilterList(specs: specs, elements: $0.elements) } }
     }
 
     /// Runs with the section's input idle-blocked. Links the new filters in; on failure puts

@@ -336,6 +336,13 @@ public final class PipelineRun: Sendable {
         try await builder.replaceFilters(side: side, media: media, with: filters)
     }
 
+    /// Sets new settings on a branch's running encoded filters: the same filters in the same
+    /// order, other settings (`GraphBuilder.reconfigureEncodedFilters`).
+    public func reconfigureEncodedFilters(_ side: BranchSide, _ media: MediaKind, with filters: [FilterSpec]) throws(RunError) {
+        guard let builder = live.withLock({ $0?.builder }) else { throw RunError("the pipeline is not running") }
+        try builder.reconfigureEncodedFilters(side: side, media: media, with: filters)
+    }
+
     /// The control handle of the run in progress (nil before it plays and after it ends).
     public var control: PipelineControl? { live.withLock { $0?.control } }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Applies edits of a pipeline file to its running pipeline (`sluice run --watch`): filter
-/// changes go live through hot swap; anything else is reported as needing a restart; a
+/// changes go live through hot swap, new settings of the same encoded filters (an `e2ee`
+/// key) are set on the running ones, receivers first; anything else is reported as needing a restart; a
 /// file that no longer validates is reported and the running pipeline is kept.
 public final class PipelineWatcher: Sendable {
     /// What the watcher did after an edit.
@@ -52,6 +53,17 @@ public final class PipelineWatcher: Sendable {
                     report(.failed(error))
                 }
             }
+            // Receivers first: a receiver given a new key still opens the old one's frames
+            // for a while, a sender's new frames would find it unprepared.
+            for change in diff.encodedSettingsChanges.sorted(by: { $0.side == .receive && $1.side == .send }) {
+                do {
+                    try run.reconfigureEncodedFilters(change.side, change.media, with: change.filters)
+                    applied.append("\(change.side.rawValue).\(change.media.rawValue).encoded_filters")
+                    current.setEncodedFilters(change.filters, side: change.side, media: change.media)
+                } catch {
+                    report(.failed(error))
+                }
+            }
             if !applied.isEmpty { report(.applied(applied)) }
             // Only the applied filters become the reference; other changes wait for a restart.
             for change in diff.filterChanges {
@@ -66,6 +78,15 @@ public final class PipelineWatcher: Sendable {
 }
 
 extension PipelineSpec {
+    package mutating func setEncodedFilters(_ filters: [FilterSpec], side: BranchSide, media: MediaKind) {
+        switch (side, media) {
+        case (.send, .video): send?.video?.encodedFilters = filters
+        case (.send, .audio): send?.audio?.encodedFilters = filters
+        case (.receive, .video): receive?.video?.encodedFilters = filters
+        case (.receive, .audio): receive?.audio?.encodedFilters = filters
+        }
+    }
+
     package mutating func setFilters(_ filters: [FilterSpec], side: BranchSide, media: MediaKind) {
         switch (side, media) {
         case (.send, .video): send?.video?.filters = filters

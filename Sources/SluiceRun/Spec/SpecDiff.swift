@@ -4,16 +4,40 @@
 public struct SpecDiff: Sendable, Equatable {
     /// Branches whose filter lists differ, with their new filters.
     public var filterChanges: [(side: BranchSide, media: MediaKind, filters: [FilterSpec])]
+    /// Branches whose encoded filters changed only in their settings (the same filters in the
+    /// same order), with their new list: set on the running filters. Another list needs a
+    /// restart.
+    public var encodedSettingsChanges: [EncodedSettingsChange] = []
     /// Top-level parts other than filters that differ (`transport`, `send.video`, …).
     public var needsRestart: [String]
 
+    /// A branch whose encoded filters take new settings.
+    public struct EncodedSettingsChange: Sendable, Equatable {
+        /// The branch's side.
+        public var side: BranchSide
+        /// The branch's medium.
+        public var media: MediaKind
+        /// Its `encoded_filters:` as the file now has them.
+        public var filters: [FilterSpec]
+    }
+
     /// Whether the two files mean the same pipeline (nothing to apply, nothing to restart).
-    public var isEmpty: Bool { filterChanges.isEmpty && needsRestart.isEmpty }
+    public var isEmpty: Bool { filterChanges.isEmpty && encodedSettingsChanges.isEmpty && needsRestart.isEmpty }
 
     /// Equal when both list the same restart parts and the same filter changes, in the same order.
     public static func == (a: SpecDiff, b: SpecDiff) -> Bool {
-        a.needsRestart == b.needsRestart && a.filterChanges.count == b.filterChanges.count
+        a.needsRestart == b.needsRestart && a.encodedSettingsChanges == b.encodedSettingsChanges
+            && a.filterChanges.count == b.filterChanges.count
             && zip(a.filterChanges, b.filterChanges).allSatisfy { $0.side == $1.side && $0.media == $1.media && $0.filters == $1.filters }
+    }
+
+    /// Whether two lists name the same Swift filters in the same order (settings aside).
+    public static func sameSwiftFilters(_ a: [FilterSpec], _ b: [FilterSpec]) -> Bool {
+        a.count == b.count && !a.isEmpty
+            && zip(a, b).allSatisfy { old, new in
+                guard case .swift(let x, _, _) = old.kind, case .swift(let y, _, _) = new.kind else { return false }
+                return x == y
+            }
     }
 
     /// Compares `old` with `new`, ignoring source positions.
@@ -21,12 +45,17 @@ public struct SpecDiff: Sendable, Equatable {
         let a = old.positionFree, b = new.positionFree
         var changes: [(BranchSide, MediaKind, [FilterSpec])] = []
         var restart: [String] = []
+        var encoded: [EncodedSettingsChange] = []
         if a.transport != b.transport { restart.append("transport") }
         if a.plugins != b.plugins { restart.append("plugins") }
         for media in MediaKind.allCases {
             let (os, ns) = (a.send?.branch(media), b.send?.branch(media))
             if var o = os, var n = ns {
                 if o.filters != n.filters { changes.append((.send, media, new.send?.branch(media)?.filters ?? [])) }
+                if o.encodedFilters != n.encodedFilters, Self.sameSwiftFilters(o.encodedFilters, n.encodedFilters) {
+                    encoded.append(EncodedSettingsChange(side: .send, media: media, filters: new.send?.branch(media)?.encodedFilters ?? []))
+                    o.encodedFilters = []; n.encodedFilters = []
+                }
                 o.filters = []; n.filters = []
                 if o != n { restart.append("send.\(media.rawValue)") }
             } else if (os == nil) != (ns == nil) {
@@ -35,6 +64,11 @@ public struct SpecDiff: Sendable, Equatable {
             let (orc, nrc) = (a.receive?.branch(media), b.receive?.branch(media))
             if var o = orc, var n = nrc {
                 if o.filters != n.filters { changes.append((.receive, media, new.receive?.branch(media)?.filters ?? [])) }
+                if o.encodedFilters != n.encodedFilters, Self.sameSwiftFilters(o.encodedFilters, n.encodedFilters) {
+                    encoded.append(
+                        EncodedSettingsChange(side: .receive, media: media, filters: new.receive?.branch(media)?.encodedFilters ?? []))
+                    o.encodedFilters = []; n.encodedFilters = []
+                }
                 o.filters = []; n.filters = []
                 if o != n { restart.append("receive.\(media.rawValue)") }
             } else if (orc == nil) != (nrc == nil) {
@@ -43,6 +77,7 @@ public struct SpecDiff: Sendable, Equatable {
         }
         filterChanges = changes.map { (side: $0.0, media: $0.1, filters: $0.2) }
         needsRestart = restart
+        encodedSettingsChanges = encoded
     }
 }
 
@@ -82,6 +117,7 @@ private extension SendBranchSpec {
         b.capture.location = nil
         b.capture.kind = b.capture.kind.positionFree
         b.filters = filters.map(\.positionFree)
+        b.encodedFilters = encodedFilters.map(\.positionFree)
         b.encode = encode.positionFree
         b.record?.location = nil
         b.record?.kind = record?.kind.positionFree ?? .stats
@@ -96,6 +132,7 @@ private extension ReceiveBranchSpec {
         b.decode.location = nil
         b.decode.properties = decode.properties.positionFree
         b.filters = filters.map(\.positionFree)
+        b.encodedFilters = encodedFilters.map(\.positionFree)
         b.sink.location = nil
         b.sink.kind = sink.kind.positionFree
         return b

@@ -118,4 +118,23 @@ final class SwiftFilterSpecTests: XCTestCase {
         XCTAssertEqual(SpecDiff(from: a, to: c).needsRestart, ["send.video"])
         XCTAssertTrue(SpecDiff(from: a, to: c).filterChanges.isEmpty)
     }
+
+    /// Encoded filters whose settings alone changed are set on the running ones; another
+    /// list of them needs a restart; lines that moved are no change.
+    func testDiffSetsNewSettingsOfTheSameEncodedFilters() throws {
+        func file(_ encoded: String, blank: String = "") throws -> PipelineSpec {
+            try loader.load(
+                yaml: "\(blank)send:\n  video:\n    capture: {kind: test}\n    encode: {codec: vp8}\n    encoded_filters:\n\(encoded)",
+                file: "e.yaml")
+        }
+        let one = try file("      - filter: e2ee\n        passphrase: one\n")
+        XCTAssertTrue(SpecDiff(from: one, to: try file("      - filter: e2ee\n        passphrase: one\n", blank: "\n\n")).isEmpty)
+        let two = SpecDiff(from: one, to: try file("      - filter: e2ee\n        passphrase: two\n        ratchet: 1\n"))
+        XCTAssertEqual(two.needsRestart, [])
+        XCTAssertEqual(two.encodedSettingsChanges.map(\.side), [.send])
+        XCTAssertEqual(two.encodedSettingsChanges.first?.filters.count, 1)
+        let other = SpecDiff(from: one, to: try file("      - filter: faults\n"))
+        XCTAssertEqual(other.needsRestart, ["send.video"])
+        XCTAssertEqual(other.encodedSettingsChanges, [])
+    }
 }
