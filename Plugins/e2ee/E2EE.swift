@@ -188,24 +188,27 @@ public final class E2EE: EncodedFrameFilter {
                 previous = nil
             }
         }
-        for (i, step) in stepsAhead().enumerated() {
+        var i = 0
+        while i < ratchetWindow, let step = step(i) {
             if let plain = try? FrameCrypto.decrypt(frame.bytes, codec: frame.codec, keyframe: frame.isKeyframe, key: step.key) {
                 material = step.material; key = step.key
                 ahead.removeFirst(i + 1)
                 return plain
             }
+            i += 1
         }
         return nil
     }
 
-    /// The next `ratchet_window` ratchet steps of the current material, derived once (PBKDF2
-    /// is slow on purpose: a failing frame must not pay it again).
-    private func stepsAhead() -> [RatchetStep] {
-        while ahead.count < ratchetWindow {
-            guard let m = try? (ahead.last?.material ?? material).ratcheted(), let k = try? m.frameKey() else { break }
+    /// Ratchet step `i + 1` of the current material, derived when first needed and kept
+    /// (PBKDF2 is slow on purpose: a sender one step ahead costs one derivation, and a
+    /// failing frame never pays one again).
+    private func step(_ i: Int) -> RatchetStep? {
+        while ahead.count <= i {
+            guard let m = try? (ahead.last?.material ?? material).ratcheted(), let k = try? m.frameKey() else { return nil }
             ahead.append(RatchetStep(material: m, key: k))
         }
-        return ahead
+        return ahead[i]
     }
 
     /// A `decrypt-failed` event with the frames that failed since the last, at most once a second.

@@ -19,7 +19,9 @@ back is encrypted in LiveKit's end-to-end format (the page's own implementation:
 RTCRtpScriptTransform worker with WebCrypto, PBKDF2-SHA256 100 000 rounds with the salt
 "LKFrameEncryptionKey", AES-GCM-128, clear headers VP8 10/3 bytes and Opus 1, trailer IV ‖ 12 ‖
 key index), as Sluice's `e2ee` filter does it; the JSON line gains "e2ee": frames decrypted,
-failed and encrypted per kind. A frame that does not decrypt is dropped.
+failed and encrypted per kind. A frame that does not decrypt is dropped. With
+--e2ee-ratchet-after N the page ratchets its sending key one step (LiveKit's ratchet) after N
+video frames, as a LiveKit sender does, and counts what it encrypted after.
 
 Selenium drives Debian's Chromium (flags as in browser_check.py); marionette-driver drives
 Debian's Firefox ESR (the prefs and process handling of Tests/Interop/firefox/firefox_peer.py).
@@ -88,20 +90,30 @@ class Firefox:
 # LiveKit's frame format with WebCrypto, in an RTCRtpScriptTransform worker (see the module's
 # documentation): written here from LiveKit's description, not taken from Sluice's Swift.
 E2EE_WORKER_JS = r"""
-const counts = {decrypted: {}, failed: {}, encrypted: {}};
+const counts = {decrypted: {}, failed: {}, encrypted: {}, encryptedAfterRatchet: {}};
 const bump = (what, kind) => { counts[what][kind] = (counts[what][kind] || 0) + 1; };
 setInterval(() => self.postMessage(counts), 250);
 const keys = {};
-function frameKey(passphrase) {
-  if (!keys[passphrase]) keys[passphrase] = (async () => {
-    const enc = new TextEncoder();
-    const material = await crypto.subtle.importKey('raw', enc.encode(passphrase), {name: 'PBKDF2'}, false, ['deriveKey']);
-    return crypto.subtle.deriveKey(
-      {name: 'PBKDF2', salt: enc.encode('LKFrameEncryptionKey'), iterations: 100000, hash: 'SHA-256'},
-      material, {name: 'AES-GCM', length: 128}, false, ['encrypt', 'decrypt']);
-  })();
-  return keys[passphrase];
+const pbkdf2 = {name: 'PBKDF2', salt: new TextEncoder().encode('LKFrameEncryptionKey'), iterations: 100000, hash: 'SHA-256'};
+// The material after `steps` ratchet steps (LiveKit's ratchet: 256 bits derived from the
+// material become the next material), and the AES-GCM key it gives.
+async function material(passphrase, steps) {
+  let m = await crypto.subtle.importKey('raw', new TextEncoder().encode(passphrase), {name: 'PBKDF2'}, false, ['deriveKey', 'deriveBits']);
+  for (let i = 0; i < steps; i++) {
+    const bits = await crypto.subtle.deriveBits(pbkdf2, m, 256);
+    m = await crypto.subtle.importKey('raw', bits, {name: 'PBKDF2'}, false, ['deriveKey', 'deriveBits']);
+  }
+  return m;
 }
+function frameKey(passphrase, steps = 0) {
+  const id = passphrase + '#' + steps;
+  if (!keys[id]) keys[id] = material(passphrase, steps).then(m =>
+    crypto.subtle.deriveKey(pbkdf2, m, {name: 'AES-GCM', length: 128}, false, ['encrypt', 'decrypt']));
+  return keys[id];
+}
+// --e2ee-ratchet-after N: after N video frames sent, every frame sent uses the key one
+// ratchet step on (a LiveKit sender that ratchets); the receiver must follow.
+let sendSteps = 0, videoSent = 0;
 const clearBytes = (kind, frame) => kind === 'audio' ? 1 : (frame.type === 'key' ? 10 : 3);
 let counter = 0;
 async function encrypt(frame, kind, key, keyIndex) {
@@ -129,15 +141,17 @@ async function decrypt(frame, kind, key) {
   frame.data = out.buffer;
 }
 onrtctransform = event => {
-  const {side, kind, passphrase} = event.transformer.options;
+  const {side, kind, passphrase, ratchetAfter} = event.transformer.options;
   event.transformer.readable.pipeThrough(new TransformStream({
     async transform(frame, controller) {
-      const key = await frameKey(passphrase);
       if (side === 'send') {
-        await encrypt(frame, kind, key, 0);
+        if (kind === 'video' && ++videoSent === ratchetAfter) { sendSteps = 1; counts.ratchetedAfter = {video: videoSent}; }
+        await encrypt(frame, kind, await frameKey(passphrase, sendSteps), 0);
         bump('encrypted', kind);
+        if (sendSteps > 0) bump('encryptedAfterRatchet', kind);
         controller.enqueue(frame);
       } else {
+        const key = await frameKey(passphrase);
         try { await decrypt(frame, kind, key); } catch (e) { bump('failed', kind); return; }
         bump('decrypted', kind);
         controller.enqueue(frame);
@@ -148,7 +162,7 @@ onrtctransform = event => {
 """
 
 ANSWER_JS = """
-const offer = arguments[0], workerSource = arguments[1], passphrase = arguments[2], done = arguments[arguments.length - 1];
+const offer = arguments[0], workerSource = arguments[1], passphrase = arguments[2], ratchetAfter = arguments[3], done = arguments[arguments.length - 1];
 (async () => {
   const pc = new RTCPeerConnection();
   window.echo = pc;
@@ -163,7 +177,7 @@ const offer = arguments[0], workerSource = arguments[1], passphrase = arguments[
     for (const t of pc.getTransceivers()) {
       const kind = t.receiver.track.kind;
       t.receiver.transform = new RTCRtpScriptTransform(worker, {side: 'receive', kind, passphrase});
-      t.sender.transform = new RTCRtpScriptTransform(worker, {side: 'send', kind, passphrase});
+      t.sender.transform = new RTCRtpScriptTransform(worker, {side: 'send', kind, passphrase, ratchetAfter});
     }
   }
   for (const t of pc.getTransceivers()) {
@@ -230,7 +244,7 @@ async def echo(args, page):
 
         async def handle(msg):
             if msg.get("type") == "offer":
-                answer = await browser(ANSWER_JS, msg["sdp"], E2EE_WORKER_JS, args.e2ee_passphrase)
+                answer = await browser(ANSWER_JS, msg["sdp"], E2EE_WORKER_JS, args.e2ee_passphrase, args.e2ee_ratchet_after)
                 if answer.startswith("ERROR"):
                     raise Failure(f"{args.browser} could not answer: {answer}\n{msg['sdp']}")
                 await ws.send_str(json.dumps({"cmd": "send", "msg": json.dumps({"type": "answer", "sdp": answer})}))
@@ -274,6 +288,8 @@ def main():
     p.add_argument("--timeout", type=float, default=30)
     p.add_argument("--browser", choices=["chromium", "firefox"], default="chromium")
     p.add_argument("--e2ee-passphrase", help="decrypt what arrives and encrypt what goes back (LiveKit's format)")
+    p.add_argument("--e2ee-ratchet-after", type=int, default=0,
+                   help="after this many video frames sent, ratchet the sending key one step (LiveKit's ratchet)")
     args = p.parse_args()
     if args.e2ee_passphrase and args.browser != "chromium":
         p.error("--e2ee-passphrase needs --browser chromium (RTCRtpScriptTransform)")

@@ -37,6 +37,28 @@ extension BrowserEndToEndTests {
         XCTAssertLessThan(video, 500)
     }
 
+    /// The page ratchets its sending key one step (LiveKit's ratchet) after 60 video frames,
+    /// as a LiveKit sender does mid-stream; Sluice's receiver follows through its ratchet
+    /// window, and the picture keeps coming back to the end of the run.
+    func testSluiceFollowsChromiumRatchetingItsKeyMidStream() throws {
+        try CLI.requireBrowserTools()
+        let passphrase = "sesame-\(UUID().uuidString.prefix(8))"
+        let trip = try CLI.roundTrip(
+            through: "chromium", port: 18627, seconds: 12, file: "Pipelines/room-echo-e2ee.yaml",
+            peerArguments: "--e2ee-passphrase \(passphrase) --e2ee-ratchet-after 60", environment: ["E2EE_PASSPHRASE": passphrase])
+        let r = trip.result
+        XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000))
+        let page = trip.peer["e2ee"] as? [String: [String: Int]] ?? [:]
+        let perSecond = (r.value("per_second") as? [[String: Any]] ?? []).map { ($0["frames"] as? NSNumber)?.intValue ?? 0 }
+        print("chromium ratchets its key after 60 video frames: page \(page); frames read back per second \(perSecond)")
+        XCTAssertEqual(page["ratchetedAfter"]?["video"], 60, "the page ratcheted: \(trip.peer)")
+        XCTAssertGreaterThan(page["encryptedAfterRatchet"]?["video"] ?? 0, 30, "and went on sending: \(trip.peer)")
+        // The last three whole seconds still bring frames back: Sluice decrypts the ratcheted key.
+        XCTAssertGreaterThanOrEqual(perSecond.count, 8, "\(r.stdout)")
+        XCTAssertTrue(perSecond.dropLast().suffix(3).allSatisfy { $0 > 3 }, "frames after the ratchet (the last second may be cut short): \(perSecond)")
+        XCTAssertGreaterThanOrEqual(r.double("audio.stamps_read") ?? 0, 8, "the sound, ratcheted too, is read: \(r.stdout)")
+    }
+
     /// A page with another passphrase decrypts nothing, so it decodes no picture and sends
     /// nothing back; Sluice says no frame came back, and neither side crashes or hangs.
     func testChromiumWithAnotherPassphraseDecryptsNothing() throws {
