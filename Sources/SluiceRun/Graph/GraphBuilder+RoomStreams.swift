@@ -2,8 +2,8 @@ import Foundation
 import GStreamer
 
 /// The receive side of a room (`kind: janus`): every publisher's stream arrives on the one
-/// subscribing webrtcbin, and each gets its own branch — depayloader → decoder → the
-/// receive section's sink — counted under the publisher the session assigned to its MID.
+/// subscribing webrtcbin, and each gets its own branch — depayloader → the receive section's
+/// encoded filters → decoder → its sink — counted under the publisher the session assigned to its MID.
 extension GraphBuilder {
     /// `{publisher}` in a `file` sink's path: one file per publisher stream.
     package static let publisherPlaceholder = "{publisher}"
@@ -30,6 +30,7 @@ extension GraphBuilder {
                 at: branch.location)
         ]
         if let parser = DefaultElements.parser(for: arriving.stream.codec) { chain.append(try make(parser, at: branch.location)) }
+        chain += try receivedEncodedFilters(arriving.stream) // each publisher's own (an `e2ee` key per stream)
         let decoder = try make(
             branch.decode.element ?? DefaultElements.decoder(for: arriving.stream.codec),
             at: branch.decode.location ?? branch.location)

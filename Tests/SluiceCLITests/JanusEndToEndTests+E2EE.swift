@@ -1,0 +1,59 @@
+import Foundation
+import SluiceTestSupport
+import XCTest
+
+/// End-to-end encryption through Janus VideoRoom: Janus forwards frames it cannot read.
+extension JanusEndToEndTests {
+    /// A Sluice publisher encrypts (`Pipelines/janus-publish-e2ee.yaml`); a Sluice subscriber
+    /// with the passphrase decodes its picture at its size and its sound
+    /// (`janus-room-view-e2ee.yaml`), one with another passphrase decodes nothing and counts
+    /// what failed, and both end cleanly.
+    func testOnlyTheSubscriberWithTheKeySeesTheEncryptedPublisher() throws {
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18089, wsPort: 18189)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-e2ee-\(UUID().uuidString.prefix(6))").path
+        defer { for s in ["p", "k", "n"] { for e in ["json", "err"] { try? FileManager.default.removeItem(atPath: "\(t).\(s).\(e)") } } }
+        let run = { (who: String, file: String, passphrase: String, seconds: Int) in
+            "E2EE_PASSPHRASE=\(passphrase) SLUICE_JANUS_DISPLAY=\(who) \"$SLUICE\" run Pipelines/\(file) --quiet --log-level info "
+                + "--report \(t).\(who).json --duration \(seconds) > /dev/null 2> \(t).\(who).err"
+        }
+        let (lines, raw) = try inRoom(
+            janus,
+            """
+            \(run("p", "janus-publish-e2ee.yaml", "s3same", 40)) &
+            p=$!
+            waitfor \(t).p.err 'publishing to room' 300
+            \(run("k", "janus-room-view-e2ee.yaml", "s3same", 8)) &
+            k=$!
+            \(run("n", "janus-room-view-e2ee.yaml", "not-it", 8)) &
+            n=$!
+            wait $k; echo "K-STATUS: $?"; wait $n; echo "N-STATUS: $?"
+            kill -INT $p; wait $p; echo "P-STATUS: $?"
+            echo "LOGS: $(cat \(t).p.err \(t).k.err \(t).n.err | tr '\\n' ' ' | cut -c1-2000)"
+            """)
+        XCTAssertEqual(lines["P-STATUS"], "0", raw)
+        XCTAssertEqual(lines["K-STATUS"], "0", raw)
+        XCTAssertEqual(lines["N-STATUS"], "0", "the keyless subscriber ends cleanly too: \(raw)")
+        XCTAssertFalse(raw.contains("s3same"), "the passphrase is never printed")
+        func stream(_ who: String, _ media: String) -> [String: Any]? {
+            let streams = ((report("\(t).\(who).json")["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []
+            return streams.first { $0["publisher"] as? String == "p" && $0["media"] as? String == media }
+        }
+        func failed(_ who: String) -> Int {
+            let filters = report("\(t).\(who).json")["filters"] as? [[String: Any]] ?? []
+            return filters.compactMap { ($0["events"] as? [String: Any])?["decrypt-failed"] as? Int }.reduce(0, +)
+        }
+        let frames = { (s: [String: Any]?) in (s?["frames"] as? NSNumber)?.intValue ?? 0 }
+        let keyed = stream("k", "video"), keyless = stream("n", "video")
+        print("janus e2ee: keyed subscriber \(frames(keyed)) frames \(keyed?["width"] ?? "?")x\(keyed?["height"] ?? "?"), "
+            + "\(frames(stream("k", "audio"))) sound buffers, \(failed("k")) failed; keyless \(frames(keyless)) frames, \(failed("n")) failed")
+        XCTAssertGreaterThan(frames(keyed), 60, "the key holder decodes the picture: \(report("\(t).k.json"))")
+        XCTAssertEqual((keyed?["width"] as? NSNumber)?.intValue, 640)
+        XCTAssertGreaterThan(frames(stream("k", "audio")), 50, "and the sound")
+        XCTAssertLessThanOrEqual(failed("k"), 2)
+        XCTAssertNotNil(keyless, "the keyless subscriber got the publisher's streams: \(report("\(t).n.json"))")
+        XCTAssertEqual(frames(keyless), 0, "but decodes no picture")
+        XCTAssertEqual(frames(stream("n", "audio")), 0, "and no sound")
+        XCTAssertGreaterThan(failed("n"), 3, "it counts the frames that did not decrypt: \(report("\(t).n.json"))")
+    }
+}
