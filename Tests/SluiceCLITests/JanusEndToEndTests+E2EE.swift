@@ -7,12 +7,13 @@ extension JanusEndToEndTests {
     /// A Sluice publisher encrypts (`Pipelines/janus-publish-e2ee.yaml`); a Sluice subscriber
     /// with the passphrase decodes its picture at its size and its sound
     /// (`janus-room-view-e2ee.yaml`), one with another passphrase decodes nothing and counts
-    /// what failed, and both end cleanly.
+    /// what failed, and both end cleanly; an aiortc subscriber gets the packets and decodes no
+    /// picture.
     func testOnlyTheSubscriberWithTheKeySeesTheEncryptedPublisher() throws {
         try Janus.requireInstalled()
         let janus = Janus(httpPort: 18089, wsPort: 18189)
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-e2ee-\(UUID().uuidString.prefix(6))").path
-        defer { for s in ["p", "k", "n"] { for e in ["json", "err"] { try? FileManager.default.removeItem(atPath: "\(t).\(s).\(e)") } } }
+        defer { for s in ["p", "k", "n", "a"] { for e in ["json", "err"] { try? FileManager.default.removeItem(atPath: "\(t).\(s).\(e)") } } }
         let run = { (who: String, file: String, passphrase: String, seconds: Int) in
             "E2EE_PASSPHRASE=\(passphrase) SLUICE_JANUS_DISPLAY=\(who) \"$SLUICE\" run Pipelines/\(file) --quiet --log-level info "
                 + "--report \(t).\(who).json --duration \(seconds) > /dev/null 2> \(t).\(who).err"
@@ -27,9 +28,11 @@ extension JanusEndToEndTests {
             k=$!
             \(run("n", "janus-room-view-e2ee.yaml", "not-it", 8)) &
             n=$!
+            aiortc=$('\(Repository.python)' '\(Repository.path("Tests/Interop/janus/aiortc_subscriber.py"))' http://127.0.0.1:\(janus.httpPort)/janus 1234 p --seconds 6 2> \(t).a.err)
+            st=$?; echo "AIORTC: $aiortc"; echo "AIORTC-STATUS: $st"
             wait $k; echo "K-STATUS: $?"; wait $n; echo "N-STATUS: $?"
             kill -INT $p; wait $p; echo "P-STATUS: $?"
-            echo "LOGS: $(cat \(t).p.err \(t).k.err \(t).n.err | tr '\\n' ' ' | cut -c1-2000)"
+            echo "LOGS: $(cat \(t).p.err \(t).k.err \(t).n.err \(t).a.err | tr '\\n' ' ' | cut -c1-2000)"
             """)
         XCTAssertEqual(lines["P-STATUS"], "0", raw)
         XCTAssertEqual(lines["K-STATUS"], "0", raw)
@@ -45,8 +48,9 @@ extension JanusEndToEndTests {
         }
         let frames = { (s: [String: Any]?) in (s?["frames"] as? NSNumber)?.intValue ?? 0 }
         let keyed = stream("k", "video"), keyless = stream("n", "video")
-        print("janus e2ee: keyed subscriber \(frames(keyed)) frames \(keyed?["width"] ?? "?")x\(keyed?["height"] ?? "?"), "
-            + "\(frames(stream("k", "audio"))) sound buffers, \(failed("k")) failed; keyless \(frames(keyless)) frames, \(failed("n")) failed")
+        print(
+            "janus e2ee: keyed subscriber \(frames(keyed)) frames \(keyed?["width"] ?? "?")x\(keyed?["height"] ?? "?"), "
+                + "\(frames(stream("k", "audio"))) sound buffers, \(failed("k")) failed; keyless \(frames(keyless)) frames, \(failed("n")) failed")
         XCTAssertGreaterThan(frames(keyed), 60, "the key holder decodes the picture: \(report("\(t).k.json"))")
         XCTAssertEqual((keyed?["width"] as? NSNumber)?.intValue, 640)
         XCTAssertGreaterThan(frames(stream("k", "audio")), 50, "and the sound")
@@ -55,5 +59,12 @@ extension JanusEndToEndTests {
         XCTAssertEqual(frames(keyless), 0, "but decodes no picture")
         XCTAssertEqual(frames(stream("n", "audio")), 0, "and no sound")
         XCTAssertGreaterThan(failed("n"), 3, "it counts the frames that did not decrypt: \(report("\(t).n.json"))")
+        // aiortc (libvpx) subscribed to the same publisher: the encrypted packets reach it,
+        // and it decodes no picture from them.
+        XCTAssertEqual(lines["AIORTC-STATUS"], "0", raw)
+        let aiortc = (lines["AIORTC"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        print("janus e2ee: aiortc subscriber \(aiortc)")
+        XCTAssertGreaterThan(((aiortc["packets"] as? [String: Any])?["video"] as? NSNumber)?.intValue ?? 0, 100, "\(aiortc) \(raw)")
+        XCTAssertEqual(((aiortc["frames"] as? [String: Any])?["video"] as? NSNumber)?.intValue, 0, "aiortc sees no picture: \(aiortc)")
     }
 }
