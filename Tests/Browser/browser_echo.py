@@ -142,6 +142,8 @@ async function decrypt(frame, kind, key) {
 }
 onrtctransform = event => {
   const {side, kind, passphrase, ratchetAfter} = event.transformer.options;
+  counts.transforms = counts.transforms || {};
+  counts.transforms[side + ' ' + kind] = (counts.transforms[side + ' ' + kind] || 0) + 1;
   event.transformer.readable.pipeThrough(new TransformStream({
     async transform(frame, controller) {
       if (side === 'send') {
@@ -157,7 +159,7 @@ onrtctransform = event => {
         controller.enqueue(frame);
       }
     }
-  })).pipeTo(event.transformer.writable);
+  })).pipeTo(event.transformer.writable).catch(e => { counts.error = side + ' ' + kind + ': ' + e; });
 };
 """
 

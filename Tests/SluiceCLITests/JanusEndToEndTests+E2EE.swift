@@ -67,4 +67,53 @@ extension JanusEndToEndTests {
         XCTAssertGreaterThan(((aiortc["packets"] as? [String: Any])?["video"] as? NSNumber)?.intValue ?? 0, 100, "\(aiortc) \(raw)")
         XCTAssertEqual(((aiortc["frames"] as? [String: Any])?["video"] as? NSNumber)?.intValue, 0, "aiortc sees no picture: \(aiortc)")
     }
+
+    /// Chromium through janus.js, with its own WebCrypto implementation of the format
+    /// (RTCRtpScriptTransform): it subscribes to the encrypted Sluice publisher and shows its
+    /// moving 640×360 picture, and publishes its camera encrypted, which a Sluice subscriber
+    /// with the passphrase decrypts and decodes.
+    func testChromiumThroughJanusReadsAndWritesTheEncryptedFrames() throws {
+        try Janus.requireInstalled()
+        try CLI.requireBrowserTools()
+        let janus = Janus(httpPort: 18093, wsPort: 18193)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-e2ee-browser-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["json", "out", "done", "pub", "view", "berr"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let (lines, raw) = try inRoom(
+            janus, timeout: 150,
+            """
+            export E2EE_PASSPHRASE=open-s3same
+            SLUICE_JANUS_DISPLAY=cam-e "$SLUICE" run Pipelines/janus-publish-e2ee.yaml --set send.video.capture.pattern=snow --duration 90 --quiet --log-level info > /dev/null 2> \(t).pub &
+            a=$!
+            waitfor \(t).pub 'the publishing PeerConnection is up' 300
+            '\(Repository.python)' '\(Repository.path("Tests/Interop/janus/janus_browser.py"))' '\(janus.url)' 1234 cam-e --publish \
+              --e2ee-passphrase "$E2EE_PASSPHRASE" --hold-until \(t).done --timeout 40 > \(t).out 2> \(t).berr &
+            b=$!
+            waitfor \(t).out picture 900
+            "$SLUICE" run Pipelines/janus-room-view-e2ee.yaml --set 'transport.subscribe=[chromium]' --duration 5 --quiet --report \(t).json > /dev/null 2> \(t).view
+            echo "VIEW-STATUS: $?"
+            touch \(t).done
+            wait $b; echo "BROWSER-STATUS: $?"
+            echo "BROWSER: $(cat \(t).out)"
+            kill -INT $a; wait $a; echo "PUB-STATUS: $?"
+            echo "LOGS: $(cat \(t).berr \(t).pub \(t).view | tr '\\n' ' ' | cut -c1-2000)"
+            """)
+        XCTAssertEqual(lines["BROWSER-STATUS"], "0", raw)
+        XCTAssertEqual(lines["VIEW-STATUS"], "0", raw)
+        XCTAssertEqual(lines["PUB-STATUS"], "0", raw)
+        let browser = (lines["BROWSER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        let picture = browser["picture"] as? [String: Any] ?? [:], page = browser["e2ee"] as? [String: [String: Int]] ?? [:]
+        let streams = ((report("\(t).json")["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []
+        let frames = { (media: String) in (streams.first { $0["media"] as? String == media }?["frames"] as? NSNumber)?.intValue ?? 0 }
+        print(
+            "janus e2ee with chromium: page \(page), picture \(picture["videoWidth"] ?? "?")x\(picture["videoHeight"] ?? "?"); "
+                + "sluice decoded chromium's \(frames("video")) frames, \(frames("audio")) sound buffers")
+        XCTAssertEqual((picture["videoWidth"] as? NSNumber)?.intValue, 640, "Chromium decrypted and decoded the picture: \(browser)")
+        XCTAssertEqual((picture["videoHeight"] as? NSNumber)?.intValue, 360, "\(browser)")
+        XCTAssertGreaterThan((picture["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "a moving picture: \(browser)")
+        XCTAssertGreaterThan(page["decrypted"]?["video"] ?? 0, 30, "\(browser)")
+        XCTAssertLessThan(page["failed"]?["video"] ?? 0, 5, "\(browser)")
+        XCTAssertGreaterThan(page["encrypted"]?["video"] ?? 0, 30, "Chromium published encrypted: \(browser)")
+        XCTAssertGreaterThan(frames("video"), 30, "Sluice decrypted Chromium's picture through Janus: \(streams) \(raw)")
+        XCTAssertGreaterThan(frames("audio"), 50, "and its sound: \(streams)")
+    }
 }

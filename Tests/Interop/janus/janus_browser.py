@@ -10,7 +10,9 @@ display name is FEED and its <video> shows a moving picture, and prints one JSON
 page's state, the publishers it saw, and what the picture check measured (size, frames, mean
 luma, largest change between frames). With --publish the page also publishes Chromium's fake
 camera and microphone as 'chromium'; with --hold-until it then keeps the page (and so that
-publication) open until PATH exists (bounded by --timeout). Exits 1 with a message on failure or timeout. Run it
+publication) open until PATH exists (bounded by --timeout). With --e2ee-passphrase P the page
+decrypts what it receives and encrypts what it publishes in LiveKit's frame format
+(browser_echo.py's worker), and the JSON line gains "e2ee": its counts. Exits 1 with a message on failure or timeout. Run it
 inside a loopback-only network namespace.
 """
 import argparse
@@ -22,6 +24,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Browser"))
 import browser_check as bc  # noqa: E402
@@ -52,6 +55,7 @@ def main():
     p.add_argument("--timeout", type=float, default=30)
     p.add_argument("--publish", action="store_true", help="publish the fake camera and microphone as 'chromium'")
     p.add_argument("--hold-until", help="after the checks, keep the page open until this file exists")
+    p.add_argument("--e2ee-passphrase", help="decrypt what arrives and encrypt what is published (LiveKit's format)")
     args = p.parse_args()
     site = tempfile.mkdtemp(prefix="janus-page-")
     for name, path in SOURCES.items():
@@ -59,10 +63,16 @@ def main():
             print(f"janus_browser: {path} is missing (Scripts/install.sh installs it)", file=sys.stderr)
             return 1
         shutil.copy(path, os.path.join(site, name))
+    if args.e2ee_passphrase:
+        from browser_echo import E2EE_WORKER_JS
+        with open(os.path.join(site, "e2ee-worker.js"), "w") as f:
+            f.write(E2EE_WORKER_JS)
     http_server = serve(site)
     driver, profile = bc.start_browser([], [])
     try:
         url = f"http://127.0.0.1:{http_server.server_address[1]}/room.html?server={args.server}&room={args.room}&feed={args.feed}&publish={1 if args.publish else 0}"
+        if args.e2ee_passphrase:
+            url += "&e2ee=" + urllib.parse.quote(args.e2ee_passphrase)
         driver.get(url)
 
         def state():
@@ -89,8 +99,17 @@ def main():
         if args.publish:
             bc.wait_for("Janus's answer to the page's publish", args.timeout,
                         lambda: driver.execute_script("return window.room.published"))
+        if args.e2ee_passphrase and args.publish:
+            # The page's own publication, encrypted: wait until frames of it went out.
+            try:
+                bc.wait_for("the page to encrypt what it publishes", args.timeout,
+                            lambda: ((driver.execute_script("return window.room.e2ee") or {}).get("encrypted") or {}).get("video", 0) > 30)
+            except bc.Failure as e:
+                pc = driver.execute_script("return pub && pub.webrtcStuff.pc ? [pub.webrtcStuff.pc.connectionState, pub.webrtcStuff.pc.iceConnectionState, pub.webrtcStuff.pc.getSenders().map(s => s.track && s.track.readyState)] : null")
+                raise bc.Failure(f"{e} (page: {driver.execute_script('return window.room')}; publishing pc: {pc})")
         print(json.dumps({"state": room["state"], "publishers": room["publishers"], "subscribed": room["subscribed"],
-                          "tracks": room["tracks"], "picture": pic}), flush=True)
+                          "tracks": room["tracks"], "picture": pic,
+                          "e2ee": driver.execute_script("return window.room.e2ee || null")}), flush=True)
         if args.hold_until:
             bc.wait_for(f"{args.hold_until} to exist", args.timeout, lambda: os.path.exists(args.hold_until), interval=0.1)
         return 0
