@@ -206,6 +206,10 @@ let package = Package(
             name: "sluice-audio-filter-bench",
             dependencies: ["Sluice", "SluiceBuiltInPlugins", "GStreamer", "SluiceFilterKit"],
             path: "Benchmarks/AudioFilterBench"),
+        .executableTarget(
+            name: "sluice-e2ee-bench",
+            dependencies: ["Sluice", "SluiceBuiltInPlugins", "GStreamer", "SluiceFilterKit"],
+            path: "Benchmarks/E2EEBench"),
         // Fixtures more than one test target uses (Tests/SluiceTestSupport): the repository
         // and built-binary locators, process running, loopback-only network namespaces, the
         // throwaway Prosody and Janus servers, RGB recordings. Foundation and XCTest only, so
