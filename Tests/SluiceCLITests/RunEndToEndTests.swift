@@ -223,6 +223,8 @@ final class RunEndToEndTests: XCTestCase {
             if file == "room-receive.yaml" || file == "xmpp-answer.yaml" || file == "janus-room-view.yaml" { continue }
             // The encrypted Janus pair: JanusEndToEndTests+E2EE runs it, with a keyless subscriber.
             if ["janus-publish-e2ee.yaml", "janus-room-view-e2ee.yaml"].contains(file) { continue }
+            // Simulcast to Janus: JanusEndToEndTests+Simulcast runs it with a subscriber per substream.
+            if file == "janus-publish-simulcast.yaml" { continue }
             // The room half of the bridge needs a Janus room: JanusEndToEndTests runs it inside `sluice serve --run`.
             if file == "janus-room-bridge.yaml" { continue }
             // A camera and an RTMP stream: RTSPCaptureEndToEndTests, RecordSinkEndToEndTests and

@@ -107,6 +107,10 @@ extension GraphBuilder {
                 gate: tail.gate, into: webrtcbin)
             return
         }
+        if branch.media == .video, !branch.encode.simulcast.isEmpty {
+            try finishSimulcast(branch, capture: capture, filters: filters, tail: tail, into: webrtcbin)
+            return
+        }
         let mitigation = try mitigationStage(branch)
         tail.elements += mitigation?.elements ?? []
         try addEncoder(branch, to: &tail, mitigation: mitigation?.control)

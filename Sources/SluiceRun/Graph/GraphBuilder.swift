@@ -39,6 +39,10 @@ public final class GraphBuilder: Sendable {
         package var sendControls: [MediaKind: SendControl] = [:]
         /// One per send branch into a webrtcbin: closed until the connection carries media.
         package var startGates: [MediaKind: (gate: StartGate, pad: Pad)] = [:]
+        /// The layers of a simulcast video branch (`encode.simulcast`), best first.
+        package var simulcastLayers: [SimulcastLayerOutput] = []
+        /// Passes peers' keyframe requests to the simulcast layers they name.
+        package var simulcastRoute: SimulcastKeyframeRoute?
         /// The video branch's congestion control, with `encode.bitrate: {min, start, max}`.
         package var congestion: CongestionControl?
         /// The video encoder's keyframe-request limiter (the best rung's, with a ladder).
@@ -123,6 +127,11 @@ public final class GraphBuilder: Sendable {
         for (_, g) in state.withLock({ $0.startGates }) where g.gate.open(at: g.pad) == .needsKeyframe {
             // Upstream, to the encoder: a keyframe now, rather than at the next scheduled one.
             g.pad.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
+        }
+        // Simulcast layers are not held back: each makes a keyframe the peer starts from.
+        state.withLock { $0.simulcastRoute }?.install()
+        for layer in state.withLock({ $0.simulcastLayers }) {
+            layer.entrance.pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
         }
     }
 

@@ -277,6 +277,7 @@ public final class PipelineRun: Sendable {
             result.network.keyframe_requests_coalesced = k.coalesced
         }
         result.network.keyframe_requests_unanswered = builder.unansweredKeyframeRequests
+        if !builder.simulcastReport.isEmpty { result.send.video?.simulcast = builder.simulcastReport }
         result.filters = builder.swiftFilterStatistics.map {
             RunSummary.FilterReport(
                 filter: $0.filter, element: $0.element, frames: $0.frames.load(ordering: .relaxed),

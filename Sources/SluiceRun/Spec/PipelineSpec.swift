@@ -427,6 +427,23 @@ public struct Rendition: Sendable, Equatable {
     }
 }
 
+/// One layer of a simulcast publication (`encode.simulcast`): the picture scaled down by
+/// `scale` and encoded on its own at `bitrateKbps`, sent under its RTP stream id `rid`.
+public struct SimulcastLayer: Sendable, Equatable {
+    /// The layer's RTP stream id (`a=rid`), 1–15 letters or digits.
+    public var rid: String
+    /// How much smaller than the capture the picture is, each way: 1, 2, 4 or 8.
+    public var scale: Int
+    /// The layer's bitrate in kbit/s.
+    public var bitrateKbps: Int
+    /// Where the layer was written in the pipeline file.
+    public var location: SourceLocation?
+    /// A layer `rid` at 1/`scale` of the capture's size, encoded at `bitrateKbps`.
+    public init(rid: String, scale: Int, bitrateKbps: Int, location: SourceLocation? = nil) {
+        self.rid = rid; self.scale = scale; self.bitrateKbps = bitrateKbps; self.location = location
+    }
+}
+
 /// `encode:` of a send branch: the codec, bitrate and encoder element.
 public struct EncodeSpec: Sendable, Equatable {
     /// `codec:`: the codec to encode with (and payload for RTP); default VP8 for video, Opus for audio.
@@ -470,6 +487,10 @@ public struct EncodeSpec: Sendable, Equatable {
     /// every viewer already watching would receive too). Its first picture is then up to a
     /// keyframe interval old.
     public var gopCache: SourceLocation?
+    /// `simulcast:` (video): the layers sent at once, best first, each scaled from the capture
+    /// and encoded on its own; the receiving server forwards each viewer one of them. Empty:
+    /// one stream.
+    public var simulcast: [SimulcastLayer] = []
     /// With `passthrough: auto`, the bitrate those viewers' encoders run at, kbit/s
     /// (`bitrate` next to it; 2000 if not written).
     public var transcodeKbps = 2000

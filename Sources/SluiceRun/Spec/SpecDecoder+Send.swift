@@ -61,6 +61,7 @@ extension SpecDecoder {
                 advice: "encode with a codec it handles")
         }
         if let record = map.entry("record") { branch.record = decodeSendRecord(record, branch: branch) }
+        checkSimulcast(branch, encodeEntries: map.entry("encode")?.value.entries ?? [])
         return branch
     }
 
@@ -269,7 +270,7 @@ extension SpecDecoder {
         media == .video
             ? [
                 "codec", "passthrough", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions",
-                "gop_cache"
+                "gop_cache", "simulcast"
             ]
             : ["codec", "passthrough", "bitrate", "preset", "element", "properties", "gst"]
     }
@@ -284,7 +285,7 @@ extension SpecDecoder {
         if let defaultCodec { encode.codec = defaultCodec }
         guard let map = mapping(entry) else { return (encode, nil) }
         checkKeys(map, allowed: Self.encodeKeys(media: media), context: "in encode") { key in
-            ["keyframe_interval", "renditions", "gop_cache"].contains(key) ? "'\(key)' is a video key and this is the audio branch" : nil
+            ["keyframe_interval", "renditions", "gop_cache", "simulcast"].contains(key) ? "'\(key)' is a video key and this is the audio branch" : nil
         }
         let codecLocation = decodeEncodeCodec(map, media: media, into: &encode)
         if let e = map.entry("passthrough"), e.value.scalarText == "auto" || bool(e) == true {
@@ -299,6 +300,11 @@ extension SpecDecoder {
                 fail("a passthrough stream always starts its viewers from the source's latest keyframe; remove 'gop_cache'", at: cache.keyLocation)
             }
             if media == .video, let e = map.entry("renditions") { decodeRenditions(e, into: &encode) }
+            if media == .video, let e = map.entry("simulcast") {
+                fail(
+                    "each simulcast layer is encoded from the decoded picture, and passthrough decodes nothing; remove 'simulcast' or 'passthrough'",
+                    at: e.keyLocation)
+            }
             return (encode, codecLocation)
         }
         decodeEncodeBitrate(map, media: media, into: &encode)
@@ -308,6 +314,7 @@ extension SpecDecoder {
         if media == .video, let e = map.entry("renditions") {
             decodeRenditions(e, into: &encode)
         }
+        if media == .video, let e = map.entry("simulcast") { decodeSimulcast(e, into: &encode) }
         if media == .video, let e = map.entry("gop_cache"), bool(e) == true {
             if encode.renditions.isEmpty {
                 encode.gopCache = e.value.location

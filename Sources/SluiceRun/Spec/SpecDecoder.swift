@@ -186,6 +186,12 @@ public struct SpecDecoder {
                 "renditions are served to WHEP viewers, each moved between them by its own estimate: set transport kind \(KindRegistry<any Transport>.list(kinds)) "
                     + "(sluice serve), or send one stream with encode 'bitrate' (a {min, start, max} range adapts it)", at: at)
         }
+        if !abilities.contains(.simulcast), let at = draft.send?.video?.encode.simulcast.first?.location {
+            let kinds = TransportRegistry.kindsPhrase { $0.abilities.contains(.simulcast) }
+            fail(
+                "simulcast layers go to a server that forwards each viewer one of them: it needs \(kinds); "
+                    + "a single peer gets one stream (remove 'simulcast')", at: at)
+        }
         if !abilities.contains(.renditions), let at = draft.send?.video?.encode.gopCache {
             fail(
                 "'gop_cache' starts each WHEP viewer that joins from the stream's latest keyframe: set transport kind 'server' "

@@ -80,11 +80,31 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         /// True when the capture's own encoding went on untouched (`encode: none`): nothing
         /// was decoded or encoded, so `codec` is the source's. Nil otherwise.
         public var passthrough: Bool?
+        /// With `encode.simulcast`: each layer, best first (`frames` and `bytes` above are the
+        /// best layer's). Nil otherwise.
+        public var simulcast: [SimulcastLayerReport]?
 
         package init(captured: Int, filtered: Int, frames: Int, codec: String? = nil, bytes: Int, passthrough: Bool? = nil) {
             self.captured = captured; self.filtered = filtered; self.frames = frames
             self.codec = codec; self.bytes = bytes; self.passthrough = passthrough
         }
+    }
+    /// What one simulcast layer sent.
+    public struct SimulcastLayerReport: Sendable, Codable, Equatable {
+        /// The layer's RTP stream id.
+        public var rid: String
+        /// Its picture size.
+        public var width: Int
+        /// Its picture height.
+        public var height: Int
+        /// Encoded frames handed to its payloader.
+        public var frames: Int
+        /// Of which keyframes.
+        public var keyframes: Int
+        /// Bytes of encoded video handed to its payloader.
+        public var bytes: Int
+        /// Peers' keyframe requests that named this layer's SSRC.
+        public var keyframe_requests: Int
     }
     /// The send audio branch's counters.
     public struct SendAudio: Sendable, Codable, Equatable {

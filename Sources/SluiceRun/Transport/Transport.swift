@@ -64,6 +64,9 @@ public struct TransportAbilities: OptionSet, Sendable {
     public static let roomStreams = TransportAbilities(rawValue: 1 << 2)
     /// The send section is served to viewers, each moved between renditions.
     public static let renditions = TransportAbilities(rawValue: 1 << 3)
+    /// The send section may publish simulcast layers (`encode.simulcast`): the peer is a
+    /// server that forwards each viewer one of them.
+    public static let simulcast = TransportAbilities(rawValue: 1 << 4)
 }
 
 /// Which sections a file of one transport kind may have and needs. Messages complete

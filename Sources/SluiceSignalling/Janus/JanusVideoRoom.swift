@@ -97,20 +97,37 @@ public enum JanusVideoRoom {
         return .object(b)
     }
 
-    /// `join` as a subscriber to every stream of `feeds`.
-    public static func subscribe(room: RoomID, feeds: [Int64], privateID: Int64?, pin: String?) -> JSONValue {
+    /// `join` as a subscriber to every stream of `feeds`; with `substream` (0, the smallest, to
+    /// 2), the simulcast layer to receive of each simulcast video among them.
+    public static func subscribe(room: RoomID, feeds: [Int64], privateID: Int64?, pin: String?, substream: Int? = nil) -> JSONValue {
         var b: [String: JSONValue] = [
             "request": "join", "ptype": "subscriber", "room": room.json,
-            "streams": .array(feeds.map { ["feed": .int($0)] })
+            "streams": streams(feeds, substream: substream)
         ]
         if let privateID { b["private_id"] = .int(privateID) }
         if let pin { b["pin"] = .string(pin) }
         return .object(b)
     }
 
-    /// `subscribe` (more feeds) on an existing subscription.
-    public static func add(feeds: [Int64]) -> JSONValue {
-        ["request": "subscribe", "streams": .array(feeds.map { ["feed": .int($0)] })]
+    /// `subscribe` (more feeds) on an existing subscription, at `substream` as `subscribe` has it.
+    public static func add(feeds: [Int64], substream: Int? = nil) -> JSONValue {
+        ["request": "subscribe", "streams": streams(feeds, substream: substream)]
+    }
+
+    /// `configure` of a subscription: the simulcast layer (0, the smallest, to 2) to receive
+    /// of the stream at `mid`.
+    public static func configure(mid: String, substream: Int) -> JSONValue {
+        ["request": "configure", "streams": [["mid": .string(mid), "substream": .int(Int64(substream))]]]
+    }
+
+    /// The `streams` list of a subscription to every stream of `feeds`.
+    private static func streams(_ feeds: [Int64], substream: Int?) -> JSONValue {
+        .array(
+            feeds.map { feed in
+                var stream: [String: JSONValue] = ["feed": .int(feed)]
+                if let substream { stream["substream"] = .int(Int64(substream)) }
+                return .object(stream)
+            })
     }
 
     /// `start`, with the subscriber's answer as JSEP: the subscription's media flows.

@@ -151,6 +151,8 @@ public enum RTPHeaderExtension {
     /// Transport-wide sequence numbers for congestion control feedback
     /// (draft-holmer-rmcat-transport-wide-cc-extensions-01).
     public static let transportWideCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+    /// RFC 8852: the RTP stream id (`a=rid`) of a simulcast layer a packet belongs to.
+    public static let streamID = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
 }
 
 extension Substring {

@@ -200,13 +200,14 @@ package final class JanusSession: RemoteSession {
             let ids = taken.map(\.id)
             let reply: JanusClient.Reply
             if let handle = state.withLock({ $0.subscriberHandle }) {
-                reply = try await client.message(JanusVideoRoom.add(feeds: ids), handle: handle)
+                reply = try await client.message(JanusVideoRoom.add(feeds: ids, substream: spec.substream), handle: handle)
             } else {
                 let handle = try await client.attach(JanusVideoRoom.plugin)
                 state.withLock { $0.subscriberHandle = handle }
                 let privateID = state.withLock { $0.privateID }
                 reply = try await client.message(
-                    JanusVideoRoom.subscribe(room: .init(spec.room), feeds: ids, privateID: privateID, pin: spec.pin),
+                    JanusVideoRoom.subscribe(
+                        room: .init(spec.room), feeds: ids, privateID: privateID, pin: spec.pin, substream: spec.substream),
                     handle: handle)
             }
             guard let offer = reply.jsep, offer.type == "offer" else {

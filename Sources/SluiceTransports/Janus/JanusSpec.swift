@@ -34,6 +34,9 @@ public struct JanusSpec: EchoingSettings, Equatable {
     public var prebuffer: Int?
     /// The publishers (display names) to receive; nil: everyone in the room (VideoRoom only).
     public var subscribe: [String]?
+    /// The simulcast layer to receive of publishers that send layers: 0 (the smallest) to 2
+    /// (the largest); nil: Janus's choice, the largest (VideoRoom only).
+    public var substream: Int?
     /// Settings for `room` on the Janus at `server`; the optional keys are unset.
     public init(server: String, room: String) { self.server = server; self.room = room }
     /// The Janus server.
@@ -83,6 +86,15 @@ extension SpecDecoder {
         spec.pluginLocation = map.entry("plugin")?.keyLocation
         decodeJanusCredentials(map, into: &spec)
         if plugin == .audiobridge, let entry = map.entry("prebuffer") { spec.prebuffer = integer(entry, range: 0...50) }
+        if let entry = map.entry("substream") {
+            if plugin == .videoroom {
+                spec.substream = integer(entry, range: 0...2)
+            } else {
+                fail(
+                    "'substream' picks a simulcast layer Janus's VideoRoom forwards: it needs the VideoRoom (remove `plugin: \(plugin.rawValue)`)",
+                    at: entry.keyLocation)
+            }
+        }
         if let entry = map.entry("subscribe") {
             if case .scalar(let text, isNull: false) = entry.value.content, text == "all" {
                 spec.subscribe = nil
@@ -103,7 +115,7 @@ extension SpecDecoder {
 
     /// `plugin: echotest`: no room, no keys of a room.
     private mutating func decodeEchoTest(_ map: [SpecEntry], server: String) -> JanusSpec {
-        for key in ["room", "display", "pin", "subscribe", "prebuffer"] {
+        for key in ["room", "display", "pin", "subscribe", "substream", "prebuffer"] {
             guard let entry = map.entry(key) else { continue }
             fail("'\(key)' is for VideoRoom; Janus's EchoTest has no rooms: remove it, or remove `plugin: echotest`", at: entry.keyLocation)
         }

@@ -17,10 +17,10 @@ extension TransportKind {
 /// per publisher stream, built as each arrives).
 package struct JanusTransport: Transport {
     package let kind = TransportKind.janus
-    package let keys = ["server", "plugin", "room", "display", "pin", "secret", "token", "subscribe", "prebuffer"]
+    package let keys = ["server", "plugin", "room", "display", "pin", "secret", "token", "subscribe", "substream", "prebuffer"]
     package let sections = TransportSections(
         eitherNeeded: "needs a send section (published to the room), a receive section (the room's publishers), or both")
-    package let abilities: TransportAbilities = [.webRTC, .roomStreams]
+    package let abilities: TransportAbilities = [.webRTC, .roomStreams, .simulcast]
 
     package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         decoder.decodeJanus(map, at: location)
@@ -31,14 +31,26 @@ package struct JanusTransport: Transport {
         switch janus.plugin {
         case .videoroom:
             decoder.checkRoomBranches(draft.receiveBranches)
+            checkSimulcast(draft, janus, with: &decoder)
         case .echotest where draft.sendPresent.isEmpty:
             decoder.fail(
                 "Janus's EchoTest sends back what it gets: `plugin: echotest` needs a send section",
                 at: janus.pluginLocation ?? draft.fileStart)
         case .echotest:
-            break
+            checkSimulcast(draft, janus, with: &decoder)
         case .audiobridge:
             checkAudioBridge(draft, janus, with: &decoder)
+        }
+    }
+
+    /// VideoRoom forwards up to three simulcast layers, numbered 0 (the smallest) to 2; the
+    /// other plugins take one stream.
+    private func checkSimulcast(_ draft: SpecDraft, _ janus: JanusSpec, with decoder: inout SpecDecoder) {
+        guard let layers = draft.send?.video?.encode.simulcast, let first = layers.first?.location else { return }
+        if janus.plugin != .videoroom {
+            decoder.fail("simulcast is forwarded by Janus's VideoRoom; the \(janus.plugin.rawValue) plugin takes one stream: remove 'simulcast'", at: first)
+        } else if layers.count > 3, let at = layers[3].location {
+            decoder.fail("Janus VideoRoom forwards at most 3 simulcast layers (substreams 0 to 2); remove the others", at: at)
         }
     }
 
