@@ -54,3 +54,43 @@ extension JanusEndToEndTests {
         }
     }
 }
+
+extension JanusEndToEndTests {
+    /// Chromium through Debian's janus.js subscribes to the simulcast Sluice publisher and
+    /// asks Janus for substream 0, then 2, then 1 (`configure`, as janus.js's demo does): each
+    /// time the picture it decodes moves at that layer's size.
+    func testChromiumThroughJanusSwitchesBetweenTheSimulcastLayers() throws {
+        try Janus.requireInstalled()
+        try CLI.requireBrowserTools()
+        let janus = Janus(httpPort: 18095, wsPort: 18195)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-simulcast-browser-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["out", "pub", "berr"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let (lines, raw) = try inRoom(
+            janus, timeout: 150,
+            """
+            SLUICE_JANUS_DISPLAY=sc "$SLUICE" run Pipelines/janus-publish-simulcast.yaml --set send.video.capture.pattern=snow --duration 90 --quiet --log-level info > /dev/null 2> \(t).pub &
+            a=$!
+            waitfor \(t).pub 'the publishing PeerConnection is up' 300
+            '\(Repository.python)' '\(Repository.path("Tests/Interop/janus/janus_browser.py"))' '\(janus.url)' 1234 sc \
+              --substreams 0,2,1 --timeout 40 > \(t).out 2> \(t).berr
+            echo "BROWSER-STATUS: $?"
+            echo "BROWSER: $(cat \(t).out)"
+            kill -INT $a; wait $a; echo "PUB-STATUS: $?"
+            echo "LOGS: $(cat \(t).berr \(t).pub | tr '\\n' ' ' | cut -c1-2000)"
+            """)
+        XCTAssertEqual(lines["BROWSER-STATUS"], "0", raw)
+        XCTAssertEqual(lines["PUB-STATUS"], "0", raw)
+        let browser = (lines["BROWSER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        let layers = browser["substreams"] as? [[String: Any]] ?? []
+        let sizes = layers.map { "\($0["substream"] ?? "?"): \($0["trackWidth"] ?? "?")x\($0["trackHeight"] ?? "?") (\($0["trackFrames"] ?? "?") frames in 1.5 s)" }
+        print("janus simulcast with chromium: first picture \((browser["picture"] as? [String: Any])?["trackWidth"] ?? "?") wide; \(sizes)")
+        let int = { (l: [String: Any], k: String) in (l[k] as? NSNumber)?.intValue ?? 0 }
+        XCTAssertEqual(layers.map { int($0, "substream") }, [0, 2, 1], "\(browser) \(raw)")
+        XCTAssertEqual(layers.map { int($0, "trackWidth") }, [160, 640, 320], "each layer at its own size: \(sizes)")
+        XCTAssertEqual(layers.map { int($0, "trackHeight") }, [90, 360, 180], "\(sizes)")
+        for layer in layers {
+            XCTAssertGreaterThan((layer["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "a moving picture: \(layer)")
+            XCTAssertGreaterThanOrEqual(int(layer, "trackFrames"), 30, "at least 20 of the 30 frames a second: \(layer)")
+        }
+    }
+}

@@ -12,7 +12,9 @@ luma, largest change between frames). With --publish the page also publishes Chr
 camera and microphone as 'chromium'; with --hold-until it then keeps the page (and so that
 publication) open until PATH exists (bounded by --timeout). With --e2ee-passphrase P the page
 decrypts what it receives and encrypts what it publishes in LiveKit's frame format
-(browser_echo.py's worker), and the JSON line gains "e2ee": its counts. Exits 1 with a message on failure or timeout. Run it
+(browser_echo.py's worker), and the JSON line gains "e2ee": its counts. With --substreams
+0,2,1 the page then asks Janus for each simulcast layer in turn (`configure`, as janus.js's
+demo does) and the JSON line gains "substreams": the picture measured on each. Exits 1 with a message on failure or timeout. Run it
 inside a loopback-only network namespace.
 """
 import argparse
@@ -47,6 +49,30 @@ def serve(directory):
 PICTURE_JS = bc.PICTURE_JS.replace("getElementById('play-video')", "getElementById('remote')")
 
 
+def switch_layer(driver, n, timeout):
+    """Asks Janus for simulcast layer n, waits until Janus says it forwards it and the page's
+    picture moves at a size other than the last one seen before the switch, and returns that
+    picture's figures with the layer's number."""
+    before = driver.execute_async_script(PICTURE_JS)
+    driver.execute_script(f"window.switchSubstream({n})")
+    seen = {}
+
+    def switched():
+        if driver.execute_script("return window.room.substream") != n:
+            return None
+        r = driver.execute_async_script(PICTURE_JS)
+        seen.update(r)
+        moving = r.get("trackFrames", 0) >= 10 and r.get("maxFrameDiff", 0) > 0.5
+        resized = (r.get("trackWidth"), r.get("trackHeight")) != (before.get("trackWidth"), before.get("trackHeight"))
+        return r if moving and resized else None
+    try:
+        pic = bc.wait_for(f"Janus to forward substream {n}", timeout, switched, interval=0.2)
+    except bc.Failure as e:
+        raise bc.Failure(f"{e} (before: {before}; last: {seen}; page: {driver.execute_script('return window.room')})")
+    pic["substream"] = n
+    return pic
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("server")
@@ -55,6 +81,7 @@ def main():
     p.add_argument("--timeout", type=float, default=30)
     p.add_argument("--publish", action="store_true", help="publish the fake camera and microphone as 'chromium'")
     p.add_argument("--hold-until", help="after the checks, keep the page open until this file exists")
+    p.add_argument("--substreams", help="then ask Janus for these simulcast layers in turn (e.g. 0,1,2) and measure the picture of each")
     p.add_argument("--e2ee-passphrase", help="decrypt what arrives and encrypt what is published (LiveKit's format)")
     args = p.parse_args()
     site = tempfile.mkdtemp(prefix="janus-page-")
@@ -107,8 +134,9 @@ def main():
             except bc.Failure as e:
                 pc = driver.execute_script("return pub && pub.webrtcStuff.pc ? [pub.webrtcStuff.pc.connectionState, pub.webrtcStuff.pc.iceConnectionState, pub.webrtcStuff.pc.getSenders().map(s => s.track && s.track.readyState)] : null")
                 raise bc.Failure(f"{e} (page: {driver.execute_script('return window.room')}; publishing pc: {pc})")
+        layers = [switch_layer(driver, int(n), args.timeout) for n in args.substreams.split(",")] if args.substreams else None
         print(json.dumps({"state": room["state"], "publishers": room["publishers"], "subscribed": room["subscribed"],
-                          "tracks": room["tracks"], "picture": pic,
+                          "tracks": room["tracks"], "picture": pic, "substreams": layers,
                           "e2ee": driver.execute_script("return window.room.e2ee || null")}), flush=True)
         if args.hold_until:
             bc.wait_for(f"{args.hold_until} to exist", args.timeout, lambda: os.path.exists(args.hold_until), interval=0.1)
