@@ -82,7 +82,9 @@ extension JanusEndToEndTests {
         XCTAssertEqual(lines["PUB-STATUS"], "0", raw)
         let browser = (lines["BROWSER"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         let layers = browser["substreams"] as? [[String: Any]] ?? []
-        let sizes = layers.map { "\($0["substream"] ?? "?"): \($0["trackWidth"] ?? "?")x\($0["trackHeight"] ?? "?") (\($0["trackFrames"] ?? "?") frames in 1.5 s)" }
+        let sizes = layers.map { l in
+            "\(l["substream"] ?? "?"): \(l["trackWidth"] ?? "?")x\(l["trackHeight"] ?? "?") (\(l["trackFrames"] ?? "?") frames in 1.5 s)"
+        }
         print("janus simulcast with chromium: first picture \((browser["picture"] as? [String: Any])?["trackWidth"] ?? "?") wide; \(sizes)")
         let int = { (l: [String: Any], k: String) in (l[k] as? NSNumber)?.intValue ?? 0 }
         XCTAssertEqual(layers.map { int($0, "substream") }, [0, 2, 1], "\(browser) \(raw)")
@@ -92,5 +94,51 @@ extension JanusEndToEndTests {
             XCTAssertGreaterThan((layer["maxFrameDiff"] as? NSNumber)?.doubleValue ?? 0, 0.5, "a moving picture: \(layer)")
             XCTAssertGreaterThanOrEqual(int(layer, "trackFrames"), 30, "at least 20 of the 30 frames a second: \(layer)")
         }
+    }
+}
+
+extension JanusEndToEndTests {
+    /// A Sluice subscriber that starts on substream 0 is moved to 2 through the control API
+    /// (`PATCH /pipelines/{name}/receive/video/simulcast`): Janus says it switched, the picture
+    /// it decodes ends at 640x360; a layer out of range is refused with 422.
+    func testTheControlAPIMovesASubscriberToAnotherLayer() throws {
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18096, wsPort: 18196)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("janus-layer-api-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["p.err", "v.err", "v.json", "body"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let api = "http://127.0.0.1:18946/api/v1/pipelines/janus-room-view/receive/video/simulcast"
+        let (lines, raw) = try inRoom(
+            janus,
+            """
+            SLUICE_JANUS_DISPLAY=sc "$SLUICE" run Pipelines/janus-publish-simulcast.yaml --quiet --log-level info --duration 60 > /dev/null 2> \(t).p.err &
+            p=$!
+            waitfor \(t).p.err 'publishing to room' 300
+            "$SLUICE" run Pipelines/janus-room-view.yaml --set transport.substream=0 --control 127.0.0.1:18946 --quiet --log-level info \
+              --report \(t).v.json --duration 60 > /dev/null 2> \(t).v.err &
+            v=$!
+            waitfor \(t).v.err 'now receiving substream 0' 300
+            echo "MOVE: $(curl -s -o \(t).body -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' -d '{"substream": 2}' \(api)) $(tr -d ' \\n' < \(t).body)"
+            waitfor \(t).v.err 'now receiving substream 2' 300
+            echo "SWITCHED: $?"
+            echo "RANGE: $(curl -s -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' -d '{"substream": 5}' \(api))"
+            echo "NOBODY: $(curl -s -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' -d '{"substream": 1, "publisher": "nobody"}' \(api))"
+            sleep 1
+            kill -INT $v; wait $v; echo "V-STATUS: $?"
+            kill -INT $p; wait $p; echo "P-STATUS: $?"
+            echo "LOGS: $(cat \(t).p.err \(t).v.err | tr '\\n' ' ' | cut -c1-3000)"
+            """)
+        let move = lines["MOVE"] ?? ""
+        XCTAssertTrue(move.hasPrefix("202 "), raw)
+        XCTAssertTrue(move.contains("\"publishers\":[\"sc\"]") && move.contains("\"substream\":2"), "the answer names who was asked for: \(move)")
+        XCTAssertEqual(lines["SWITCHED"], "0", "Janus said it forwards substream 2: \(raw)")
+        XCTAssertEqual(lines["RANGE"], "422", raw)
+        XCTAssertEqual(lines["NOBODY"], "404", raw)
+        XCTAssertEqual(lines["V-STATUS"], "0", raw)
+        XCTAssertEqual(lines["P-STATUS"], "0", raw)
+        let streams = ((report("\(t).v.json")["receive"] as? [String: Any])?["streams"] as? [[String: Any]]) ?? []
+        let video = streams.first { $0["media"] as? String == "video" }
+        print("janus simulcast via the control API: \(video ?? [:])")
+        XCTAssertEqual((video?["substream"] as? NSNumber)?.intValue, 2, "\(streams)")
+        XCTAssertEqual((video?["width"] as? NSNumber)?.intValue, 640, "the picture after the switch is the top layer's: \(streams)")
     }
 }

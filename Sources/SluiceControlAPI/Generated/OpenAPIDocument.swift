@@ -422,6 +422,35 @@ paths:
         '403': { $ref: '#/components/responses/Forbidden' }
         '404': { $ref: '#/components/responses/Problem' }
         '422': { $ref: '#/components/responses/Problem' }
+  /pipelines/{name}/receive/video/simulcast:
+    parameters:
+      - $ref: '#/components/parameters/PipelineName'
+    patch:
+      operationId: setReceiveLayer
+      tags: [controls]
+      summary: Asks the server for another simulcast layer of the received video.
+      description: |
+        For a Janus VideoRoom subscription: Janus's `configure` with `substream` for every
+        received video, or only `publisher`'s. Janus switches at that layer's next keyframe
+        (it asks the publisher for one); the run's summary and log say when it did. 409 when
+        the pipeline receives no simulcast-capable room, 404 when no such video is received yet.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: '#/components/schemas/LayerChoice' }
+      responses:
+        '202':
+          description: Asked for; the publishers whose video it was asked for.
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/LayerRequested' }
+        '400': { $ref: '#/components/responses/Problem' }
+        '401': { $ref: '#/components/responses/Unauthorized' }
+        '403': { $ref: '#/components/responses/Forbidden' }
+        '404': { $ref: '#/components/responses/Problem' }
+        '409': { $ref: '#/components/responses/Problem' }
+        '422': { $ref: '#/components/responses/Problem' }
   /pipelines/{name}/datachannels/{label}/messages:
     parameters:
       - $ref: '#/components/parameters/PipelineName'
@@ -619,6 +648,26 @@ components:
       properties:
         enabled: { type: boolean }
         volume: { type: number, minimum: 0, maximum: 10 }
+    LayerChoice:
+      type: object
+      additionalProperties: false
+      required: [substream]
+      properties:
+        substream:
+          type: integer
+          description: The layer, 0 (the smallest) to 2 (the largest).
+        publisher:
+          type: string
+          maxLength: 256
+          description: Only this publisher's video (its display name); all of them if absent.
+    LayerRequested:
+      type: object
+      required: [substream, publishers]
+      properties:
+        substream: { type: integer }
+        publishers:
+          type: array
+          items: { type: string }
     ChannelMessage:
       type: object
       additionalProperties: false

@@ -570,6 +570,71 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/LayerChoice`.
+        public struct LayerChoice: Codable, Hashable, Sendable {
+            /// The layer, 0 (the smallest) to 2 (the largest).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayerChoice/substream`.
+            public var substream: Swift.Int
+            /// Only this publisher's video (its display name); all of them if absent.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayerChoice/publisher`.
+            public var publisher: Swift.String?
+            /// Creates a new `LayerChoice`.
+            ///
+            /// - Parameters:
+            ///   - substream: The layer, 0 (the smallest) to 2 (the largest).
+            ///   - publisher: Only this publisher's video (its display name); all of them if absent.
+            public init(
+                substream: Swift.Int,
+                publisher: Swift.String? = nil
+            ) {
+                self.substream = substream
+                self.publisher = publisher
+            }
+            public enum CodingKeys: String, CodingKey {
+                case substream
+                case publisher
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.substream = try container.decode(
+                    Swift.Int.self,
+                    forKey: .substream
+                )
+                self.publisher = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .publisher
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "substream",
+                    "publisher"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LayerRequested`.
+        public struct LayerRequested: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LayerRequested/substream`.
+            public var substream: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LayerRequested/publishers`.
+            public var publishers: [Swift.String]
+            /// Creates a new `LayerRequested`.
+            ///
+            /// - Parameters:
+            ///   - substream:
+            ///   - publishers:
+            public init(
+                substream: Swift.Int,
+                publishers: [Swift.String]
+            ) {
+                self.substream = substream
+                self.publishers = publishers
+            }
+            public enum CodingKeys: String, CodingKey {
+                case substream
+                case publishers
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ChannelMessage`.
         public struct ChannelMessage: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChannelMessage/text`.

@@ -3007,6 +3007,293 @@ public enum Operations {
             }
         }
     }
+    /// Asks the server for another simulcast layer of the received video.
+    ///
+    /// For a Janus VideoRoom subscription: Janus's `configure` with `substream` for every
+    /// received video, or only `publisher`'s. Janus switches at that layer's next keyframe
+    /// (it asks the publisher for one); the run's summary and log say when it did. 409 when
+    /// the pipeline receives no simulcast-capable room, 404 when no such video is received yet.
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /pipelines/{name}/receive/video/simulcast`.
+    /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)`.
+    public enum SetReceiveLayer {
+        public static let id: Swift.String = "setReceiveLayer"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/pipelines/{name}/receive/video/simulcast/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/{name}/receive/video/simulcast/PATCH/path/name`.
+                public var name: Components.Parameters.PipelineName
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                public init(name: Components.Parameters.PipelineName) {
+                    self.name = name
+                }
+            }
+            public var path: Operations.SetReceiveLayer.Input.Path
+            /// - Remark: Generated from `#/paths/pipelines/{name}/receive/video/simulcast/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetReceiveLayer.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetReceiveLayer.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SetReceiveLayer.Input.Headers
+            /// - Remark: Generated from `#/paths/pipelines/{name}/receive/video/simulcast/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/{name}/receive/video/simulcast/PATCH/requestBody/content/application\/json`.
+                case json(Components.Schemas.LayerChoice)
+            }
+            public var body: Operations.SetReceiveLayer.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SetReceiveLayer.Input.Path,
+                headers: Operations.SetReceiveLayer.Input.Headers = .init(),
+                body: Operations.SetReceiveLayer.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pipelines/{name}/receive/video/simulcast/PATCH/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/pipelines/{name}/receive/video/simulcast/PATCH/responses/202/content/application\/json`.
+                    case json(Components.Schemas.LayerRequested)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.LayerRequested {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SetReceiveLayer.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SetReceiveLayer.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// Asked for; the publishers whose video it was asked for.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.SetReceiveLayer.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.SetReceiveLayer.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or not one this server knows.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token lacks the scope (admin for changes).
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be served; `detail` says why and what to do.
+            ///
+            /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Sends a text message on a data channel the pipeline declares.
     ///
     /// - Remark: HTTP `POST /pipelines/{name}/datachannels/{label}/messages`.

@@ -110,6 +110,17 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /pipelines/{name}/send/{media}/track`.
     /// - Remark: Generated from `#/paths//pipelines/{name}/send/{media}/track/patch(setTrack)`.
     func setTrack(_ input: Operations.SetTrack.Input) async throws -> Operations.SetTrack.Output
+    /// Asks the server for another simulcast layer of the received video.
+    ///
+    /// For a Janus VideoRoom subscription: Janus's `configure` with `substream` for every
+    /// received video, or only `publisher`'s. Janus switches at that layer's next keyframe
+    /// (it asks the publisher for one); the run's summary and log say when it did. 409 when
+    /// the pipeline receives no simulcast-capable room, 404 when no such video is received yet.
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /pipelines/{name}/receive/video/simulcast`.
+    /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)`.
+    func setReceiveLayer(_ input: Operations.SetReceiveLayer.Input) async throws -> Operations.SetReceiveLayer.Output
     /// Sends a text message on a data channel the pipeline declares.
     ///
     /// - Remark: HTTP `POST /pipelines/{name}/datachannels/{label}/messages`.
@@ -303,6 +314,27 @@ extension APIProtocol {
         body: Operations.SetTrack.Input.Body
     ) async throws -> Operations.SetTrack.Output {
         try await setTrack(Operations.SetTrack.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Asks the server for another simulcast layer of the received video.
+    ///
+    /// For a Janus VideoRoom subscription: Janus's `configure` with `substream` for every
+    /// received video, or only `publisher`'s. Janus switches at that layer's next keyframe
+    /// (it asks the publisher for one); the run's summary and log say when it did. 409 when
+    /// the pipeline receives no simulcast-capable room, 404 when no such video is received yet.
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /pipelines/{name}/receive/video/simulcast`.
+    /// - Remark: Generated from `#/paths//pipelines/{name}/receive/video/simulcast/patch(setReceiveLayer)`.
+    public func setReceiveLayer(
+        path: Operations.SetReceiveLayer.Input.Path,
+        headers: Operations.SetReceiveLayer.Input.Headers = .init(),
+        body: Operations.SetReceiveLayer.Input.Body
+    ) async throws -> Operations.SetReceiveLayer.Output {
+        try await setReceiveLayer(Operations.SetReceiveLayer.Input(
             path: path,
             headers: headers,
             body: body

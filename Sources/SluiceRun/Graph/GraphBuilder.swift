@@ -76,6 +76,8 @@ public final class GraphBuilder: Sendable {
 
     /// The publishers' streams of a room received over one connection (`kind: janus`).
     package let roomStreams = RoomStreams()
+    /// The receive session that takes a request for another simulcast layer, if it has one.
+    package let layerChoice = Mutex<(any SimulcastLayerChoosing)?>(nil)
     /// The run's live network sources, reconnected after an outage.
     package let supervisor = SourceSupervisor()
     /// `receive.video.mosaic` of a room: the compositor and its layout.

@@ -17,6 +17,8 @@ package final class RoomStreams: Sendable {
         package let height = Atomic<Int>(0)
         package let left = Atomic<Bool>(false)
         package let codec = Mutex<String?>(nil)
+        /// The simulcast layer the server last said it forwards of this stream (nil: none said).
+        package let substream = Mutex<Int?>(nil)
         package init(publisher: String, media: MediaKind) { self.publisher = publisher; self.media = media }
     }
 
@@ -69,6 +71,16 @@ package final class RoomStreams: Sendable {
     }
 
     package func slot(mid: String) -> Slot? { state.withLock { $0.slots[mid] } }
+
+    /// The MIDs that carry `media` now (of `publisher`, if given), with who they carry.
+    package func mids(of media: MediaKind, publisher: String? = nil) -> [(mid: String, publisher: String)] {
+        state.withLock { s in
+            s.slots.compactMap { mid, slot in
+                guard let r = slot.record, r.media == media, publisher == nil || r.publisher == publisher else { return nil }
+                return (mid, r.publisher)
+            }.sorted { $0.mid < $1.mid }
+        }
+    }
 
     /// Every publisher stream seen, in the order they arrived.
     package var records: [Record] { state.withLock { $0.records } }

@@ -158,11 +158,16 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var height: Int?
         /// The publisher stopped publishing or left while this run received it.
         public var left: Bool
+        /// The simulcast layer the server last said it forwards (0, the smallest, up); nil if
+        /// it said none (the publisher sends one stream).
+        public var substream: Int?
 
         /// One stream's figures (a room transport fills them in at the end of the run).
-        package init(publisher: String, media: String, codec: String?, frames: Int, width: Int?, height: Int?, left: Bool) {
+        package init(
+            publisher: String, media: String, codec: String?, frames: Int, width: Int?, height: Int?, left: Bool, substream: Int? = nil
+        ) {
             self.publisher = publisher; self.media = media; self.codec = codec; self.frames = frames
-            self.width = width; self.height = height; self.left = left
+            self.width = width; self.height = height; self.left = left; self.substream = substream
         }
     }
     /// What the receive side delivered, per medium.

@@ -206,6 +206,20 @@ struct ControlAPIHandler: APIProtocol {
         return .ok(.init(body: .json(Self.branch(control, .send, media))))
     }
 
+    func setReceiveLayer(_ input: Operations.SetReceiveLayer.Input) async throws -> Operations.SetReceiveLayer.Output {
+        guard let control = control(input.path.name) else { return .notFound(Self.unknown(input.path.name)) }
+        guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
+        let publishers: [String]
+        do { publishers = try await control.chooseReceiveLayer(body.substream, publisher: body.publisher) } catch {
+            switch error.kind {
+            case .notFound: return .notFound(Self.problem(.notFound, error))
+            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
+            case .conflict: return .conflict(Self.problem(.conflict, error))
+            }
+        }
+        return .accepted(.init(body: .json(.init(substream: body.substream, publishers: publishers))))
+    }
+
     func sendDataChannelMessage(_ input: Operations.SendDataChannelMessage.Input) async throws -> Operations.SendDataChannelMessage.Output {
         guard let control = control(input.path.name) else { return .notFound(Self.unknown(input.path.name)) }
         guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }

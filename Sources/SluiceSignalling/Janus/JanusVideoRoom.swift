@@ -115,9 +115,16 @@ public enum JanusVideoRoom {
     }
 
     /// `configure` of a subscription: the simulcast layer (0, the smallest, to 2) to receive
-    /// of the stream at `mid`.
-    public static func configure(mid: String, substream: Int) -> JSONValue {
-        ["request": "configure", "streams": [["mid": .string(mid), "substream": .int(Int64(substream))]]]
+    /// of the streams at `mids`.
+    public static func configure(mids: [String], substream: Int) -> JSONValue {
+        ["request": "configure", "streams": .array(mids.map { ["mid": .string($0), "substream": .int(Int64(substream))] })]
+    }
+
+    /// The simulcast layer an event says Janus now forwards, and of which MID
+    /// (`{"videoroom": "event", "mid": …, "substream": …}`), if it says so.
+    public static func substreamChange(in data: JSONValue) -> (mid: String, substream: Int)? {
+        guard let mid = data["mid"]?.string, let n = data["substream"]?.int, (0...2).contains(n) else { return nil }
+        return (mid, Int(n))
     }
 
     /// The `streams` list of a subscription to every stream of `feeds`.

@@ -52,6 +52,7 @@ package final class JanusSession: RemoteSession {
         self.logger = logger
         let (stream, work) = AsyncStream<Work>.makeStream()
         self.work = work
+        if subscriber != nil { builder.layerChoice.withLock { $0 = JanusLayerChoice(session: self) } }
         worker.withLock {
             $0 = Task { [weak self] in
                 for await item in stream {
@@ -64,7 +65,7 @@ package final class JanusSession: RemoteSession {
 
     private func fail(_ what: String) { status.fail(RunError("Janus: \(what)", at: location)) }
 
-    private func describe(_ e: JanusClient.Failure) -> String {
+    fileprivate func describe(_ e: JanusClient.Failure) -> String {
         e.description + (JanusVideoRoom.advice(for: e.code).map { "; \($0)" } ?? "")
     }
 
@@ -157,6 +158,9 @@ package final class JanusSession: RemoteSession {
                 if let code = data["error_code"]?.int {
                     fail("the room reported error \(code): \(data["error"]?.string ?? "")")
                 }
+            } else if handle == sub, let change = JanusVideoRoom.substreamChange(in: data) {
+                builder.roomStreams.slot(mid: change.mid)?.record?.substream.withLock { $0 = change.substream }
+                logger.info("Janus: now receiving substream \(change.substream) at mid \(change.mid)")
             } else if handle == sub, let jsep, jsep.type == "offer" {
                 // Janus renegotiates on its own when a subscribed publisher leaves.
                 await answer(data: data, offer: jsep, client: client)
@@ -258,6 +262,7 @@ package final class JanusSession: RemoteSession {
 
     package func end() async {
         status.leave()
+        builder.layerChoice.withLock { $0 = nil }
         let (client, pub, sub) = state.withLock { ($0.client, $0.publisherHandle, $0.subscriberHandle) }
         work.finish()
         worker.withLock { $0?.cancel() }
@@ -288,7 +293,38 @@ package final class JanusSession: RemoteSession {
                 frames: r.frames.load(ordering: .relaxed),
                 width: video ? r.width.load(ordering: .relaxed) : nil,
                 height: video ? r.height.load(ordering: .relaxed) : nil,
-                left: r.left.load(ordering: .relaxed))
+                left: r.left.load(ordering: .relaxed), substream: r.substream.withLock { $0 })
         }
+    }
+}
+
+/// The control API's simulcast layer choice, by `configure` on the subscription. Holds the
+/// session weakly: the session holds the builder that holds this.
+private struct JanusLayerChoice: SimulcastLayerChoosing {
+    weak var session: JanusSession?
+    var largestLayer: Int { 2 }
+    func chooseLayer(_ layer: Int, publisher: String?) async throws(ControlError) -> [String] {
+        guard let session else { throw ControlError(.conflict, "the Janus session has ended") }
+        return try await session.chooseLayer(layer, publisher: publisher)
+    }
+}
+
+extension JanusSession {
+    /// `configure` with `substream` for the MIDs of the received video (of `publisher`).
+    fileprivate func chooseLayer(_ layer: Int, publisher: String?) async throws(ControlError) -> [String] {
+        let streams = builder.roomStreams.mids(of: .video, publisher: publisher)
+        guard !streams.isEmpty else {
+            throw ControlError(.notFound, publisher.map { "no video of publisher '\($0)' is received" } ?? "no video is received yet")
+        }
+        guard let (client, handle) = state.withLock({ s in s.client.flatMap { c in s.subscriberHandle.map { (c, $0) } } }) else {
+            throw ControlError(.conflict, "the Janus subscription is not set up yet")
+        }
+        do throws(JanusClient.Failure) {
+            _ = try await client.message(JanusVideoRoom.configure(mids: streams.map(\.mid), substream: layer), handle: handle)
+        } catch {
+            throw ControlError(.conflict, "Janus refused the substream: \(describe(error))")
+        }
+        logger.info("Janus: asked for substream \(layer) of \(Set(streams.map(\.publisher)).sorted().joined(separator: ", "))")
+        return Array(Set(streams.map(\.publisher))).sorted()
     }
 }
