@@ -105,3 +105,15 @@ package func specLoadErrors(
 package func specLoc(_ line: Int, _ column: Int, _ file: String = "test.yaml") -> SourceLocation {
     SourceLocation(file: file, line: line, column: column)
 }
+
+/// Fails unless `yaml` is refused with exactly one diagnostic, at `line`:`column` of
+/// test.yaml, whose message contains `message`.
+package func specExpectError(
+    _ yaml: String, at line: Int, _ column: Int, _ message: String, file: StaticString = #filePath, testLine: UInt = #line
+) {
+    guard let error = specLoadErrors(yaml, line: testLine) else { return }
+    XCTAssertEqual(error.diagnostics.count, 1, "\(error)", file: file, line: testLine)
+    guard let d = error.diagnostics.first else { return }
+    XCTAssertEqual(d.location, specLoc(line, column), "\(error)", file: file, line: testLine)
+    XCTAssertTrue(d.message.contains(message), "'\(d.message)' should contain '\(message)'", file: file, line: testLine)
+}

@@ -43,12 +43,8 @@ final class RenditionSpecTests: XCTestCase {
                 file: "Pipelines/serve-ladder.yaml"))
     }
 
-    private func expect(_ yaml: String, at line: Int, _ column: Int, _ message: String, file: StaticString = #filePath, line testLine: UInt = #line) {
-        guard let error = specLoadErrors(yaml, line: testLine) else { return }
-        XCTAssertEqual(error.diagnostics.count, 1, "\(error)", file: file, line: testLine)
-        guard let d = error.diagnostics.first else { return }
-        XCTAssertEqual(d.location, specLoc(line, column), "\(error)", file: file, line: testLine)
-        XCTAssertTrue(d.message.contains(message), "'\(d.message)' should contain '\(message)'", file: file, line: testLine)
+    private func expect(_ yaml: String, at line: Int, _ column: Int, _ message: String, testLine: UInt = #line) {
+        specExpectError(yaml, at: line, column, message, testLine: testLine)
     }
 
     func testAbsurdLaddersGiveFileLineColumnErrors() {

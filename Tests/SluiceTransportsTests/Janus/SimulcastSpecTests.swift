@@ -45,11 +45,7 @@ final class SimulcastSpecTests: XCTestCase {
     }
 
     private func expect(_ yaml: String, at line: Int, _ column: Int, _ message: String, testLine: UInt = #line) {
-        guard let error = specLoadErrors(yaml, line: testLine) else { return }
-        XCTAssertEqual(error.diagnostics.count, 1, "\(error)", line: testLine)
-        guard let d = error.diagnostics.first else { return }
-        XCTAssertEqual(d.location, specLoc(line, column), "\(error)", line: testLine)
-        XCTAssertTrue(d.message.contains(message), "'\(d.message)' should contain '\(message)'", line: testLine)
+        specExpectError(yaml, at: line, column, message, testLine: testLine)
     }
 
     func testSettingsThatCannotWorkAreRefusedWhereTheyAreWritten() {
