@@ -31,6 +31,10 @@ final class SimulcastGraphTests: XCTestCase {
         XCTAssertEqual(layers.map(\.width), [320, 160, 80])
         XCTAssertEqual(layers.map(\.height), [240, 120, 60])
         XCTAssertTrue(layers.allSatisfy { $0.frames >= 1 && $0.keyframes >= 1 }, "every layer encoded a keyframe: \(layers)")
+        // GStreamer's DTLS key first (seconds under valgrind): the offer waits 10 s at most.
+        DTLSWarmUp.begin()
+        let keyDeadline = ContinuousClock.now + .seconds(300)
+        while DTLSWarmUp.finishedAt == nil && ContinuousClock.now < keyDeadline { try await Task.sleep(for: .milliseconds(50)) }
         let peer = WebRTCPeer(webrtcbin, label: "simulcast")
         let offer = try await peer.createOffer().sdp
         for line in ["a=rid:h send", "a=rid:m send", "a=rid:l send", "a=simulcast:send h;m;l", "a=mid:video"] {
