@@ -100,6 +100,8 @@ paths:
           content:
             application/json:
               schema: { $ref: '#/components/schemas/Pipeline' }
+          # No link to a filter by index: a pipeline just made may have none (404 for the
+          # filter, not for the pipeline made).
           links:
             GetPipeline:
               operationId: getPipeline
@@ -110,9 +112,6 @@ paths:
             ReplaceFilters:
               operationId: replaceFilters
               parameters: { name: '$response.body#/name', side: send, media: video }
-            SetFilterParameters:
-              operationId: setFilterParameters
-              parameters: { name: '$response.body#/name', side: send, media: video, index: 0 }
             SetEncoder:
               operationId: setEncoder
               parameters: { name: '$response.body#/name' }
