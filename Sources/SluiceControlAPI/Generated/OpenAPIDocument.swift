@@ -654,6 +654,8 @@ components:
       properties:
         substream:
           type: integer
+          minimum: 0
+          maximum: 2
           description: The layer, 0 (the smallest) to 2 (the largest).
         publisher:
           type: string

@@ -21,7 +21,8 @@ package struct SimulcastLayerOutput: Sendable {
     package let width: Int
     /// Its picture height.
     package let height: Int
-    /// What it sent, counted at the payloader's input.
+    /// What it sent, counted at the payloader's input (below the top layer; the top layer's
+    /// frames are the branch's `send.video` count), and the keyframe requests it got.
     package let sent = SimulcastLayerCounts()
 }
 
@@ -97,9 +98,6 @@ package final class SimulcastKeyframeRoute: Sendable {
 /// `rtpfunnel` sends each keyframe request to the layer whose SSRC it names. Each layer's
 /// queue is leaky: a layer whose encoder falls behind drops its own frames.
 extension GraphBuilder {
-    /// The RTP header extension id Sluice offers for the RTP stream id (`a=rid`).
-    package static let offeredStreamIDExtensionID = 10
-
     /// Builds the layers after the branch's track gate, and links their funnel to `webrtcbin`.
     package func finishSimulcast(
         _ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: SendTail, into webrtcbin: Element?
@@ -136,7 +134,9 @@ extension GraphBuilder {
             $0.simulcastRoute = SimulcastKeyframeRoute(layers: outputs, webrtcbin: webrtcbin)
             $0.webrtcInputs[.video] = input
         }
+        // The top layer is the branch's own count (`send.video`); the others count for themselves.
         countSent(at: top?.entrance, video: true, marksFirstFrame: false)
+        for layer in outputs.dropFirst() { layer.sent.count(at: layer.entrance) }
         counters.note("send.video.codec", enc.codec.rawValue)
         counters.note("send.video.simulcast", enc.simulcast.map(\.rid).joined(separator: ","))
     }
@@ -173,7 +173,6 @@ extension GraphBuilder {
         let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
         let output = SimulcastLayerOutput(
             layer: layer, encoder: encoding.first, ssrc: ssrc, entrance: payIn, keyframeRequests: limiter, width: width, height: height)
-        output.sent.count(at: payIn)
         return output
     }
 
@@ -181,26 +180,33 @@ extension GraphBuilder {
     /// header extensions SFUs tell the layers apart by.
     private func simulcastPayloader(_ layer: SimulcastLayer, codec: Codec, at: SourceLocation?) throws(RunError) -> (Element, UInt32) {
         let pay = try make(DefaultElements.payloader(for: codec), at: at)
-        var rtp = RTPSendParameters.offering(codec, mid: MediaKind.video.rawValue)
+        var rtp = Self.simulcastParameters(codec)
         let ssrc = RTPSendParameters.randomSSRC()
         rtp.ssrc = ssrc
-        do throws(GstError) {
-            try rtp.configure(pay)
-            guard let rid = RTPHeaderExtensions.make(uri: RTPHeaderExtension.streamID, id: Self.offeredStreamIDExtensionID) else {
-                throw GstError("no RTP header extension for RTP stream ids is installed (rtphdrextstreamid, gstreamer1.0-plugins-good)")
-            }
-            try rid.set("rid", layer.rid)
-            try RTPHeaderExtensions.attach(rid, to: pay)
-        } catch { throw RunError("cannot set up simulcast layer '\(layer.rid)''s payloader: \(error.message)", at: at) }
+        rtp.rid = layer.rid
+        do { try rtp.configure(pay) } catch {
+            throw RunError("cannot set up simulcast layer '\(layer.rid)''s payloader: \(error.message)", at: at)
+        }
         return (pay, ssrc)
     }
 
-    /// What each simulcast layer sent, best first (empty without simulcast).
+    /// What every layer's packets share: Sluice's payload type, the MID and the RID extension.
+    private static func simulcastParameters(_ codec: Codec) -> RTPSendParameters {
+        var rtp = RTPSendParameters.offering(codec, mid: MediaKind.video.rawValue)
+        rtp.ridExtensionID = RTPSendParameters.offeredStreamIDExtensionID
+        return rtp
+    }
+
+    /// What each simulcast layer sent, best first (empty without simulcast). The top layer's
+    /// frames are the branch's own (`send.video`).
     package var simulcastReport: [RunSummary.SimulcastLayerReport] {
-        state.withLock { $0.simulcastLayers }.map { l in
-            RunSummary.SimulcastLayerReport(
-                rid: l.layer.rid, width: l.width, height: l.height, frames: l.sent.frames.load(ordering: .relaxed),
-                keyframes: l.sent.keyframes.load(ordering: .relaxed), bytes: l.sent.bytes.load(ordering: .relaxed),
+        state.withLock { $0.simulcastLayers }.enumerated().map { index, l in
+            let c = counters, top = index == 0
+            return RunSummary.SimulcastLayerReport(
+                rid: l.layer.rid, width: l.width, height: l.height,
+                frames: top ? c.sendVideoFrames.load(ordering: .relaxed) : l.sent.frames.load(ordering: .relaxed),
+                keyframes: top ? c.sendVideoKeyframes.load(ordering: .relaxed) : l.sent.keyframes.load(ordering: .relaxed),
+                bytes: top ? c.sendVideoBytes.load(ordering: .relaxed) : l.sent.bytes.load(ordering: .relaxed),
                 keyframe_requests: l.sent.requests.load(ordering: .relaxed))
         }
     }
@@ -208,11 +214,10 @@ extension GraphBuilder {
     /// The RTP caps webrtcbin reads the offer from: the codec and MID, the RID extension,
     /// `rid-<rid>=send` per layer and `a-simulcast` (`send h;m;l`, best first).
     package static func simulcastCaps(_ enc: EncodeSpec) -> String {
-        var caps = RTPSendParameters.offering(enc.codec, mid: MediaKind.video.rawValue).caps
+        var caps = simulcastParameters(enc.codec).caps
         // The payloaders' MID extension puts `a-mid` in their own caps; the funnel's do not
         // carry it, and without it webrtcbin names the section otherwise (`video0`).
         caps += ",a-mid=(string)\(MediaKind.video.rawValue)"
-        caps += ",extmap-\(offeredStreamIDExtensionID)=(string)\(RTPHeaderExtension.streamID)"
         for layer in enc.simulcast { caps += ",rid-\(layer.rid)=(string)send" }
         caps += ",a-simulcast=(string)\"send \(enc.simulcast.map(\.rid).joined(separator: ";"))\""
         return caps

@@ -31,22 +31,15 @@ extension SpecDecoder {
     /// `encode` are `checkRenditions`. With `encode.passthrough` (decided first), the list is
     /// the rungs below the source.
     package mutating func decodeRenditions(_ entry: SpecEntry, into encode: inout EncodeSpec) {
-        guard let items = list(entry) else { return }
         let passthrough = encode.passthrough
-        guard items.count >= (passthrough ? 1 : 2) else {
-            fail(
-                passthrough
+        guard
+            let items = list(
+                entry, counts: (passthrough ? 1 : 2)...Self.maxRenditions,
+                tooFew: passthrough
                     ? "list at least one rendition below the source, e.g. [{width: 640, height: 360, bitrate: 800}]"
                     : "a ladder needs at least two renditions; for one picture size set capture's width and height and encode's bitrate",
-                at: entry.value.location)
-            return
-        }
-        guard items.count <= Self.maxRenditions else {
-            fail(
-                "a ladder has at most \(Self.maxRenditions) renditions (each is a live encoder), got \(items.count)",
-                at: items[Self.maxRenditions].location)
-            return
-        }
+                tooMany: "a ladder has at most \(Self.maxRenditions) renditions (each is a live encoder)")
+        else { return }
         var ladder = Ladder()
         for (i, item) in items.enumerated() {
             guard decodeRung(item, index: i, into: &ladder) else { return }

@@ -22,17 +22,12 @@ extension SpecDecoder {
     /// Decodes the list layer by layer; the checks against the capture and the rest of the
     /// branch are `checkSimulcast`.
     package mutating func decodeSimulcast(_ entry: SpecEntry, into encode: inout EncodeSpec) {
-        guard let items = list(entry) else { return }
-        guard items.count >= 2 else {
-            fail("simulcast sends at least two layers, e.g. [{rid: h}, {rid: l, scale: 4, bitrate: 150}]", at: entry.value.location)
-            return
-        }
-        guard items.count <= Self.maxSimulcastLayers else {
-            fail(
-                "simulcast has at most \(Self.maxSimulcastLayers) layers (each is a live encoder), got \(items.count)",
-                at: items[Self.maxSimulcastLayers].location)
-            return
-        }
+        guard
+            let items = list(
+                entry, counts: 2...Self.maxSimulcastLayers,
+                tooFew: "simulcast sends at least two layers, e.g. [{rid: h}, {rid: l, scale: 4, bitrate: 150}]",
+                tooMany: "simulcast has at most \(Self.maxSimulcastLayers) layers (each is a live encoder)")
+        else { return }
         var layers: [SimulcastLayer] = []
         for item in items {
             guard let layer = decodeSimulcastLayer(item, index: layers.count, encode: encode) else { return }

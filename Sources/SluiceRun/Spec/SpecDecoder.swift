@@ -262,6 +262,23 @@ public struct SpecDecoder {
         }
     }
 
+    /// `list(entry)` holding `counts` items: fewer fails with `tooFew` at the entry, more
+    /// with `tooMany` (and the count) at the first item too many.
+    package mutating func list(
+        _ entry: SpecEntry, counts: ClosedRange<Int>, tooFew: String, tooMany: String
+    ) -> [SpecNode]? {
+        guard let items = list(entry) else { return nil }
+        guard items.count >= counts.lowerBound else {
+            fail(tooFew, at: entry.value.location)
+            return nil
+        }
+        guard items.count <= counts.upperBound else {
+            fail("\(tooMany), got \(items.count)", at: items[counts.upperBound].location)
+            return nil
+        }
+        return items
+    }
+
     /// The items of a list value; a single scalar is a one-item list, null an empty one.
     public mutating func list(_ entry: SpecEntry) -> [SpecNode]? {
         switch entry.value.content {

@@ -21,6 +21,10 @@ package struct RTPSendParameters: Sendable, Equatable {
     package var mid: String?
     /// The transport-wide congestion control extension id (nil: no TWCC feedback wanted).
     package var twccExtensionID: Int?
+    /// The RTP stream id (`a=rid`) a simulcast layer's packets carry (nil: no simulcast).
+    package var rid: String? = nil
+    /// The RTP stream id header extension's id (nil: not sent).
+    package var ridExtensionID: Int? = nil
 
     /// The id Sluice uses for TWCC in its own offers.
     package static let offeredTWCCExtensionID = 3
@@ -28,6 +32,9 @@ package struct RTPSendParameters: Sendable, Equatable {
     /// The id Sluice uses for the MID extension in its own offers (browsers use 4 or 9; any
     /// id from 1 to 14 fits the one-byte header form).
     package static let offeredMidExtensionID = 9
+
+    /// The id Sluice uses for the RTP stream id extension (`a=rid`) in its own offers.
+    package static let offeredStreamIDExtensionID = 10
 
     /// For an offer Sluice makes: Sluice's payload type and MID.
     /// With `congestionControl`, the packets carry transport-wide sequence numbers and the
@@ -74,6 +81,7 @@ package struct RTPSendParameters: Sendable, Equatable {
         var caps = EncoderPresets.rtpCaps(for: codec, payloadType: payloadType)
         if let ssrc { caps += ",ssrc=(uint)\(ssrc)" }
         if let id = midExtensionID { caps += ",extmap-\(id)=(string)\(RTPHeaderExtension.mid)" }
+        if let id = ridExtensionID { caps += ",extmap-\(id)=(string)\(RTPHeaderExtension.streamID)" }
         if let id = twccExtensionID {
             caps += ",extmap-\(id)=(string)\"\(RTPHeaderExtension.transportWideCC)\",rtcp-fb-transport-cc=(boolean)true"
         }
@@ -92,7 +100,8 @@ package struct RTPSendParameters: Sendable, Equatable {
         return try PayloadTypeRewrite.install(on: input, self)
     }
 
-    /// Pins payload type and SSRC on `payloader` and gives it the MID header extension.
+    /// Pins payload type and SSRC on `payloader` and gives it the MID, TWCC and RID header
+    /// extensions it is to write.
     package func configure(_ payloader: Element) throws(GstError) {
         for (k, v) in EncoderPresets.payloaderProperties(for: codec) where payloader.hasProperty(k) {
             try payloader.set(k, fromString: v)
@@ -100,18 +109,26 @@ package struct RTPSendParameters: Sendable, Equatable {
         try payloader.set("pt", UInt32(payloaderPayloadType))
         if let ssrc { try payloader.set("ssrc", ssrc) }
         if let id = twccExtensionID {
-            guard let ext = RTPHeaderExtensions.make(uri: RTPHeaderExtension.transportWideCC, id: id) else {
-                throw GstError("no RTP header extension for transport-wide congestion control is installed (rtphdrexttwcc, gstreamer1.0-plugins-good)")
-            }
-            try RTPHeaderExtensions.attach(ext, to: payloader)
+            try Self.attach(RTPHeaderExtension.transportWideCC, id: id, to: payloader, named: "transport-wide congestion control (rtphdrexttwcc)")
         }
-        guard let id = midExtensionID, let mid else { return }
-        // Added by hand rather than left to `auto-header-extension`: only this way does the
-        // extension know which MID to write.
-        guard let ext = RTPHeaderExtensions.make(uri: RTPHeaderExtension.mid, id: id) else {
-            throw GstError("no RTP header extension for MID is installed (rtphdrextmid, gstreamer1.0-plugins-good)")
+        // MID and RID are added by hand rather than left to `auto-header-extension`: only
+        // this way does the extension know which value to write.
+        if let id = midExtensionID, let mid {
+            try Self.attach(RTPHeaderExtension.mid, id: id, to: payloader, named: "MID (rtphdrextmid)", setting: ("mid", mid))
         }
-        try ext.set("mid", mid)
+        if let id = ridExtensionID, let rid {
+            try Self.attach(RTPHeaderExtension.streamID, id: id, to: payloader, named: "RTP stream ids (rtphdrextstreamid)", setting: ("rid", rid))
+        }
+    }
+
+    /// Makes the header extension `uri` with `id`, sets its one property, attaches it.
+    private static func attach(
+        _ uri: String, id: Int, to payloader: Element, named name: String, setting property: (String, String)? = nil
+    ) throws(GstError) {
+        guard let ext = RTPHeaderExtensions.make(uri: uri, id: id) else {
+            throw GstError("no RTP header extension for \(name) is installed (gstreamer1.0-plugins-good)")
+        }
+        if let property { try ext.set(property.0, property.1) }
         try RTPHeaderExtensions.attach(ext, to: payloader)
     }
 }

@@ -93,11 +93,7 @@ struct ControlAPIHandler: APIProtocol {
         do {
             try await control.replaceFilters(side: side, media: media, yaml: text)
         } catch {
-            switch error.kind {
-            case .notFound: return .notFound(Self.problem(.notFound, error))
-            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
-            case .conflict: return .conflict(Self.problem(.conflict, error))
-            }
+            return Self.response(to: error)
         }
         return .ok(.init(body: .json(Self.branch(control, side, media))))
     }
@@ -110,11 +106,7 @@ struct ControlAPIHandler: APIProtocol {
         do {
             try control.setFilterParameters(side: side, media: media, index: path.index, Self.parameters(body))
         } catch {
-            switch error.kind {
-            case .notFound: return .notFound(Self.problem(.notFound, error))
-            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
-            case .conflict: return .conflict(Self.problem(.conflict, error))
-            }
+            return Self.response(to: error)
         }
         guard
             let filter = control.branches.first(where: { $0.side == side && $0.media == media })?.filters
@@ -135,11 +127,7 @@ struct ControlAPIHandler: APIProtocol {
         do {
             try control.setEncodedFilterParameters(side: side, media: media, index: path.index, Self.parameters(body))
         } catch {
-            switch error.kind {
-            case .notFound: return .notFound(Self.problem(.notFound, error))
-            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
-            case .conflict: return .conflict(Self.problem(.conflict, error))
-            }
+            return Self.response(to: error)
         }
         guard let filter = control.encodedFilter(side: side, media: media, index: path.index) else {
             return .notFound(Self.problem(.notFound, "\(side.rawValue).\(media.rawValue) has no encoded filter \(path.index)"))
@@ -174,11 +162,7 @@ struct ControlAPIHandler: APIProtocol {
                 ))
         }
         do { try control.setBitrate(media: media, bitsPerSecond: body.bitrateKbps * 1000) } catch {
-            switch error.kind {
-            case .notFound: return .notFound(Self.problem(.notFound, error))
-            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
-            case .conflict: return .conflict(Self.problem(.conflict, error))
-            }
+            return Self.response(to: error)
         }
         return .ok(.init(body: .json(Self.branch(control, .send, media))))
     }
@@ -211,11 +195,7 @@ struct ControlAPIHandler: APIProtocol {
         guard case .json(let body) = input.body else { return .badRequest(Self.problem(.badRequest, "a JSON body is required")) }
         let publishers: [String]
         do { publishers = try await control.chooseReceiveLayer(body.substream, publisher: body.publisher) } catch {
-            switch error.kind {
-            case .notFound: return .notFound(Self.problem(.notFound, error))
-            case .invalid: return .unprocessableContent(Self.problem(.unprocessableContent, error))
-            case .conflict: return .conflict(Self.problem(.conflict, error))
-            }
+            return Self.response(to: error)
         }
         return .accepted(.init(body: .json(.init(substream: body.substream, publishers: publishers))))
     }
@@ -242,6 +222,16 @@ struct ControlAPIHandler: APIProtocol {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? String(decoding: encoder.encode(event), as: UTF8.self)) ?? "{}"
+    }
+
+    /// The response to a control's error: 404 for what is not there, 422 for what cannot be
+    /// done, 409 for what cannot be done now.
+    static func response<Output: ControlErrorResponses>(to error: ControlError) -> Output {
+        switch error.kind {
+        case .notFound: return .notFound(problem(.notFound, error))
+        case .invalid: return .unprocessableContent(problem(.unprocessableContent, error))
+        case .conflict: return .conflict(problem(.conflict, error))
+        }
     }
 
     static func unknown(_ name: String) -> Problem {
@@ -321,3 +311,16 @@ struct ControlAPIHandler: APIProtocol {
             parameters: .init(additionalProperties: f.parameters))
     }
 }
+
+/// An operation's responses that a ``ControlError`` maps to (the generated cases witness these).
+protocol ControlErrorResponses {
+    static func notFound(_ problem: Components.Responses.Problem) -> Self
+    static func unprocessableContent(_ problem: Components.Responses.Problem) -> Self
+    static func conflict(_ problem: Components.Responses.Problem) -> Self
+}
+
+extension Operations.ReplaceFilters.Output: ControlErrorResponses {}
+extension Operations.SetFilterParameters.Output: ControlErrorResponses {}
+extension Operations.SetEncodedFilterParameters.Output: ControlErrorResponses {}
+extension Operations.SetEncoder.Output: ControlErrorResponses {}
+extension Operations.SetReceiveLayer.Output: ControlErrorResponses {}
