@@ -5,7 +5,8 @@
 # Builds first, then runs every test inside a network namespace whose only interface is
 # loopback, so no test can send traffic anywhere else (end-to-end
 # tests additionally start each `sluice` in a namespace of its own). Needs root, as CI and
-# the development machines have. Extra arguments go to `swift test` (e.g. --filter X).
+# the development machines have. Extra arguments go to `swift test` (e.g. --filter X); without
+# them the suite runs in parallel lanes (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SLUICE_PROFILE=all Scripts/install.sh
@@ -23,10 +24,45 @@ if [ $# -eq 0 ] || [[ "$*" == *Embed* ]]; then
   swift build --build-tests --disable-build-manifest-caching
 fi
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+lanes_dir=$(mktemp -d)
+trap 'rm -rf "$log" "$lanes_dir"' EXIT
+# The whole suite runs in lanes (SLUICE_TEST_LANES, default 2): the test classes split by their
+# running time in the last whole run (Tests/lane-weights.txt, Scripts/test-lanes.py), each lane
+# the test bundle itself (`swift test` holds the build folder's lock while it runs) in a network
+# namespace of its own, so ports never collide. Most of a test's time is spent waiting on real
+# time (peers starting, media playing), so two lanes on two cores take a little over half the
+# time of one. Each lane's log is printed whole when it ends.
+# Classes marked `solo` there run after the lanes, alone.
+run_lanes() {
+  local bundle=.build/debug/SluicePackageTests.xctest lane=0 status=0 pids=() list solo
+  "$bundle" --list-tests | python3 Scripts/test-lanes.py "$1" > "$lanes_dir/lanes" || return 1
+  while IFS= read -r list; do
+    lane=$((lane + 1))
+    [ -n "$list" ] || continue
+    unshare -n sh -c 'ip link set lo up && exec "$1" "$2"' "sluice-lane-$lane" "$bundle" "$list" > "$lanes_dir/$lane.log" 2>&1 &
+    pids+=("$!:$lane")
+  done < <(head -n "$1" "$lanes_dir/lanes")
+  for entry in "${pids[@]}"; do
+    wait "${entry%%:*}" || status=1
+    cat "$lanes_dir/${entry##*:}.log" | tee -a "$log"
+    echo "test.sh: lane ${entry##*:} ended" | tee -a "$log"
+  done
+  solo=$(sed -n "$(($1 + 1))p" "$lanes_dir/lanes")
+  if [ -n "$solo" ]; then
+    unshare -n sh -c 'ip link set lo up && exec "$1" "$2"' sluice-solo "$bundle" "$solo" 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  fi
+  return "$status"
+}
 set +e
-unshare -n sh -c 'ip link set lo up && exec swift test --skip-build --disable-swift-testing "$@"' sluice-tests "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+lanes=${SLUICE_TEST_LANES:-2}
+if [ $# -eq 0 ] && [ "$lanes" -gt 1 ]; then
+  run_lanes "$lanes"
+  status=$?
+else
+  unshare -n sh -c 'ip link set lo up && exec swift test --skip-build --disable-swift-testing "$@"' sluice-tests "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+fi
 if [ "$embed" -eq 1 ]; then
   unshare -n sh -c 'ip link set lo up && exec swift test --package-path Examples/EmbedSluice --scratch-path "$1" --skip-build' embed-tests "$PWD/.build" 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

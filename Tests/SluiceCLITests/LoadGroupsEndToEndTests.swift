@@ -43,9 +43,12 @@ final class LoadGroupsEndToEndTests: XCTestCase {
             serve=$!
             i=0; until curl -s -m 1 -o /dev/null http://10.77.0.2:18751/streams.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
             SLUICE_WHEP=http://10.77.0.2:18751/whep/serve-stamped "$SLUICE" load "$TMP/load.yaml" --set '\(groups)' \\
-              --set transport.ice.connect_timeout=30 --clients 6 --ramp 10/s --duration 10 --decode all --quiet --json "$TMP/report.json"
-            status=$?
-            echo NAMESPACES-LEFT: $(ip netns list | grep -c sluice-l)
+              --set transport.ice.connect_timeout=30 --clients 6 --ramp 10/s --duration 10 --decode all --quiet --json "$TMP/report.json" &
+            load=$!
+            wait $load; status=$?
+            # Named namespaces are seen across network namespaces: count only this run's
+            # (sluice-l<pid % 100000>…, LoadNetemGroups), as another test may run a crowd beside it.
+            echo NAMESPACES-LEFT: $(ip netns list | grep -c "^sluice-l$((load % 100000))[rg]")
             echo NAT-LEFT: $(iptables -t nat -S POSTROUTING | grep -c MASQUERADE)
             echo FORWARDING: $(cat /proc/sys/net/ipv4/ip_forward)
             kill -INT $serve; wait $serve
