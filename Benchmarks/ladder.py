@@ -15,6 +15,11 @@ and the moves up and down. A viewer gets what it should when its final rung is t
 whose measured rate (the server's `sluice_stream_rendition_bitrate_bps`) plus 10% for RTP
 fits its link.
 
+With `--simulcast FILE`, the server is `sluice serve --relay` and FILE (a WHIP publisher with
+`encode.simulcast`, e.g. Pipelines/whip-publish-simulcast.yaml) publishes to it from S: the
+rungs are the publisher's layers, forwarded without decoding, and the figures come from
+`sluice_relay_layer_*` (the same keys in the output).
+
 With `--camera "ARGS"`, an RTSP camera (Tests/Interop/rtsp/server.py ARGS, on
 127.0.0.1:18629 in S) runs before the server, for a ladder whose best rung is that camera's
 stream passed through (`encode: {passthrough: true, renditions: [...]}`); that rung is
@@ -103,10 +108,40 @@ def metrics(ns):
              f"import urllib.request;print(urllib.request.urlopen('http://10.98.0.1:{PORT}/metrics',timeout=5).read().decode())")
     series = {}
     for line in out.splitlines():
+        # A relay's simulcast layers are its rungs: the same keys.
+        line = line.replace("sluice_relay_layer_", "sluice_stream_rendition_").replace('layer="', 'rendition="')
         m = re.match(r'(sluice_stream_rendition_\w+)\{[^}]*?(?:rendition|direction)="([^"]+)"\} (\S+)', line)
         if m:
             series.setdefault(m.group(1), {})[m.group(2)] = float(m.group(3))
     return series
+
+
+def simulcast_sizes(spec):
+    """The layers of a publisher file: [(width, height, rid)], largest first."""
+    capture = re.search(r"width:\s*(\d+),\s*height:\s*(\d+)", spec)
+    width, height = int(capture.group(1)), int(capture.group(2))
+    layers = re.findall(r"\{\s*rid:\s*(\w+)(?:,\s*scale:\s*(\d+))?", spec)
+    return [(width // int(scale or 1), height // int(scale or 1), rid) for rid, scale in layers]
+
+
+def start_publisher(ns, sluice, spec_path, seconds):
+    """`sluice run` of a WHIP simulcast publisher into the relay's `live`, in `ns`."""
+    env = dict(os.environ, SLUICE_WHIP=f"http://10.98.0.1:{PORT}/whip/live")
+    return subprocess.Popen(
+        ["ip", "netns", "exec", ns, sluice, "run", spec_path, "--set", "transport.ice.addresses=[10.98.0.1]",
+         "--duration", str(seconds + 30), "--quiet"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_live(ns, deadline):
+    """Until the relay lists `live` as live (bounded)."""
+    while time.monotonic() < deadline:
+        out = sh("ip", "netns", "exec", ns, "python3", "-c",
+                 f"import urllib.request;print(urllib.request.urlopen('http://10.98.0.1:{PORT}/streams.json',timeout=5).read().decode())",
+                 check=False)
+        if '"live": true' in out or '"live":true' in out:
+            return
+        time.sleep(0.2)
+    sys.exit("the simulcast publisher did not go live")
 
 
 def start_camera(ns, args):
@@ -131,19 +166,23 @@ def main():
     p.add_argument("--seconds", type=float, default=25)
     p.add_argument("--sluice", default=os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice")))
     p.add_argument("--camera", help="arguments of Tests/Interop/rtsp/server.py, run in S on port 18629")
+    p.add_argument("--simulcast", help="a WHIP simulcast publisher file: relay its layers instead of serving --pipeline")
     a = p.parse_args()
+    if a.simulcast:
+        a.pipeline = a.simulcast
     spec = open(a.pipeline).read()
-    name = re.search(r"^name:\s*(\S+)", spec, re.M).group(1)
+    name = "live" if a.simulcast else re.search(r"^name:\s*(\S+)", spec, re.M).group(1)
     served = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
     served.write(re.sub(r"addresses:\s*\[127\.0\.0\.1\]", "addresses: [10.98.0.1]", spec))
     served.close()
     net = Net(a.sluice, a.rates)
-    server, camera, viewers, reports = None, None, [], []
+    server, camera, publisher, viewers, reports = None, None, None, [], []
     try:
         if a.camera:
             camera = start_camera(net.s, a.camera.split())
-        server = subprocess.Popen(["ip", "netns", "exec", net.s, a.sluice, "serve", "--host", "10.98.0.1", "--port", str(PORT),
-                                   "--pipeline", served.name] + (["--log-level", "trace"] if os.environ.get("LADDER_TRACE") else []),
+        served_args = ["--relay"] if a.simulcast else ["--pipeline", served.name]
+        server = subprocess.Popen(["ip", "netns", "exec", net.s, a.sluice, "serve", "--host", "10.98.0.1", "--port", str(PORT)]
+                                  + served_args + (["--log-level", "trace"] if os.environ.get("LADDER_TRACE") else []),
                                   stdout=subprocess.DEVNULL, text=True,
                                   stderr=open(os.environ["LADDER_TRACE"], "w") if os.environ.get("LADDER_TRACE") else subprocess.DEVNULL)
         deadline = time.monotonic() + 30
@@ -155,6 +194,9 @@ def main():
                 if time.monotonic() > deadline or server.poll() is not None:
                     sys.exit("the server did not start")
                 time.sleep(0.2)
+        if a.simulcast:
+            publisher = start_publisher(net.s, a.sluice, a.simulcast, a.seconds)
+            wait_live(net.s, time.monotonic() + 30)
         for k, ns in enumerate(net.v, start=1):
             report = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
             reports.append(report)
@@ -171,7 +213,8 @@ def main():
             except subprocess.TimeoutExpired:
                 v.kill()
         rungs = sorted(m.get("sluice_stream_rendition_bitrate_bps", {}).items(), key=lambda kv: -kv[1])
-        sizes = [(int(w), int(h), n) for n, w, h in re.findall(r"\{\s*name:\s*(\w+),\s*width:\s*(\d+),\s*height:\s*(\d+)", spec)]
+        sizes = simulcast_sizes(spec) if a.simulcast else [
+            (int(w), int(h), n) for n, w, h in re.findall(r"\{\s*name:\s*(\w+),\s*width:\s*(\d+),\s*height:\s*(\d+)", spec)]
         if a.camera:
             size = re.search(r"--size\s+(\d+)x(\d+)", a.camera)
             sizes.insert(0, (int(size.group(1)), int(size.group(2)), "source") if size else (640, 360, "source"))
@@ -206,6 +249,9 @@ def main():
         for v in viewers:
             if v.poll() is None:
                 v.kill()
+        if publisher and publisher.poll() is None:
+            publisher.terminate()
+            publisher.wait(10)
         if server and server.poll() is None:
             server.terminate()
             try:

@@ -151,6 +151,27 @@ struct ServerMetrics: MetricsSource {
     let drain: DrainState
     let ingest: WHIPIngest
 
+    /// Each simulcast publisher's layers: their rates, who gets which, and the moves.
+    private func collectLayers(into sink: MetricsSink) {
+        for relay in ingest.relayNames.compactMap({ ingest.relay(named: $0) }) {
+            let layers = relay.layerFigures
+            guard !layers.isEmpty else { continue }
+            for layer in layers {
+                let labels = [("relay", relay.name), ("layer", layer.rid)]
+                sink.gauge("sluice_relay_layer_viewers", Double(layer.viewers), labels: labels, help: "Viewers getting this simulcast layer of the publisher.")
+                sink.gauge(
+                    "sluice_relay_layer_bitrate_bps", Double(layer.bitsPerSecond), labels: labels,
+                    help: "What the publisher sends in this simulcast layer, over the last 2 s.")
+            }
+            let moves = relay.layerMoves
+            for (direction, n) in [("up", moves.up), ("down", moves.down)] {
+                sink.counter(
+                    "sluice_relay_layer_switches_total", total: Double(n), labels: [("relay", relay.name), ("direction", direction)],
+                    help: "Viewers moved to a larger (up) or smaller (down) simulcast layer, at its keyframe.")
+            }
+        }
+    }
+
     func collect(into sink: MetricsSink) {
         let counts = rooms.counts
         sink.gauge("sluice_rooms", Double(counts.rooms), help: "AppRTC rooms open.")
@@ -162,6 +183,7 @@ struct ServerMetrics: MetricsSource {
         let relays = ingest.relayCounts
         sink.gauge("sluice_relays", Double(relays.relays), help: "Relayed WHIP publishers.")
         sink.gauge("sluice_relay_viewers", Double(relays.viewers), help: "WHEP viewers of relayed publishers.")
+        collectLayers(into: sink)
         for (reason, n) in ingest.reapedCounts {
             sink.counter(
                 "sluice_whip_sessions_reaped_total", total: Double(n), labels: [("reason", reason)],

@@ -77,7 +77,8 @@ extension SluiceHTTPServer {
                 }
             }
             do {
-                let (id, answer) = try await hub.addViewer(offer: offer)
+                let layer = request.uri.queryParameters["layer"].map(String.init)
+                let (id, answer) = try await hub.addViewer(offer: offer, layer: layer)
                 return Self.created(answer: answer, session: "/whep/\(name)/\(replica.external(id))", id: id, links: links)
             } catch let e as RunError {
                 return Self.problem(WHIP.HTTPError(422, e.message))
@@ -115,11 +116,15 @@ extension SluiceHTTPServer {
                     ] as [String: Any]
                 }
             let relayed = ingest.relayNames.compactMap { ingest.relay(named: $0) }
-                .map {
-                    [
-                        "name": $0.name, "viewers": $0.viewerCount, "whep": "/whep/\($0.name)", "relayed": true, "live": $0.isLive,
-                        "relayed_video_frames": $0.relayedVideoFrames, "viewers_removed": $0.viewerRemovals
-                    ] as [String: Any]
+                .map { relay in
+                    var row: [String: Any] = [
+                        "name": relay.name, "viewers": relay.viewerCount, "whep": "/whep/\(relay.name)", "relayed": true, "live": relay.isLive,
+                        "relayed_video_frames": relay.relayedVideoFrames, "viewers_removed": relay.viewerRemovals
+                    ]
+                    // A simulcast publisher's layers, largest first: what `?layer=` names.
+                    let layers = relay.layers
+                    if !layers.isEmpty { row["layers"] = layers.map { ["rid": $0.rid, "width": $0.width, "height": $0.height] } }
+                    return row
                 }
             let list = served + relayed
             let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)

@@ -115,6 +115,8 @@ public final class WHIPIngest: Sendable {
     public var sessionCount: Int { sessions.withLock { $0.count } }
 
     func start(_ name: String, offer: String) async throws(WHIP.HTTPError) -> (id: String, answer: String) {
+        // Simulcast that cannot be taken is the publisher's error, whoever it publishes to.
+        do { _ = try SimulcastOffer.parse(offer) } catch { throw WHIP.HTTPError(400, "\(error)") }
         if receivers[name] == nil, let relayAddresses {
             guard SluiceHTTPServer.validRoom(name) else { throw WHIP.HTTPError(400, "stream names are 1 to 128 letters, digits, '-' or '_'") }
             return try await startRelay(name, offer: offer, addresses: relayAddresses)

@@ -67,6 +67,7 @@ enum WebPage {
             <datalist id="receiver-names"></datalist>
             <button id="publish-start">Publish</button>
             <button id="publish-stop" disabled>Stop</button>
+            <label><input type="checkbox" id="publish-simulcast"> simulcast (720p, 360p, 180p; for a relay)</label>
             <span class="state" id="publish-state">idle</span></p>
         </section>
 
@@ -183,6 +184,7 @@ enum WebPage {
             return { iceServers, iceTransportPolicy: relay ? "relay" : "all" };
           }
           if (new URLSearchParams(location.search).get("relay") === "1") $("relay-only").checked = true;
+          if (new URLSearchParams(location.search).get("simulcast") === "1") $("publish-simulcast").checked = true;
           // `?token=T` fills the token field (a link that carries a short-lived JWT), and is
           // then taken out of the address bar so it is not bookmarked or shared with the page.
           {
@@ -349,9 +351,13 @@ enum WebPage {
             if (!name) { showError("Enter the name of a receiver to publish to."); return; }
             let config;
             try { config = await rtcConfiguration(); } catch (e) { showError(String(e.message || e)); return; }
+            // Simulcast (`?simulcast=1` ticks it): three layers, smallest first as browsers
+            // list them, which a relay keeps and forwards one of to each viewer.
+            const simulcast = $("publish-simulcast").checked;
             let stream;
             try {
-              stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: true });
+              const video = simulcast ? { width: 1280, height: 720 } : true;
+              stream = await navigator.mediaDevices.getUserMedia({ video, audio: true });
             } catch (e) {
               showError("Camera/microphone: " + (e.message || e));
               return;
@@ -359,7 +365,17 @@ enum WebPage {
             $("publish-video").srcObject = stream;
             const pc = new RTCPeerConnection(config);
             const s = begin("publish", name, pc, { stream });
-            for (const track of stream.getTracks()) pc.addTransceiver(track, { direction: "sendonly", streams: [stream] });
+            for (const track of stream.getTracks()) {
+              const init = { direction: "sendonly", streams: [stream] };
+              if (simulcast && track.kind === "video") {
+                init.sendEncodings = [
+                  { rid: "l", scaleResolutionDownBy: 4, maxBitrate: 150000 },
+                  { rid: "m", scaleResolutionDownBy: 2, maxBitrate: 500000 },
+                  { rid: "h", maxBitrate: 1500000 }
+                ];
+              }
+              pc.addTransceiver(track, init);
+            }
             $("publish-stop").disabled = false;
             try {
               s.location = await negotiate(pc, "/whip/" + encodeURIComponent(name));

@@ -12,6 +12,9 @@ play:    opens URL/, clicks Play on STREAM (WHEP), waits until the page's getSta
 publish: opens URL/, publishes the fake camera and microphone to NAME (WHIP), waits until the
          browser has sent N frames and the server's /whip.json shows N decoded frames for the
          session, measures S more seconds, clicks Stop and waits until the session has ended.
+         With --relay the server relays NAME (its /streams.json counts the frames); with
+         --simulcast the browser sends three layers; --hold-until FILE keeps publishing until
+         FILE exists.
 
 Prints one JSON line with the results; exits 1 with a message on stderr on failure or timeout.
 Every wait is a bounded poll. Chromium and chromedriver are Debian's (/usr/bin); nothing is
@@ -279,15 +282,26 @@ def run_play(driver, base, name, args):
     }
 
 
+def relay_row(base, name):
+    """The relayed stream `name` in the server's /streams.json, or None."""
+    rows = [x for x in get_json(base + "/streams.json") if x.get("relayed") and x.get("name") == name]
+    return rows[0] if rows else None
+
+
 def run_publish(driver, base, name, args):
     open_page(driver, base, args)
     field = driver.find_element(By.ID, "publish-name")
     field.clear()
     field.send_keys(name)
+    if args.simulcast:
+        driver.execute_script("document.getElementById('publish-simulcast').checked = true")
     started = time.monotonic()
     driver.find_element(By.ID, "publish-start").click()
 
     def server_frames():
+        if args.relay:
+            row = relay_row(base, name)
+            return row["relayed_video_frames"] if row and row.get("live") else 0
         live = [x for x in get_json(base + "/whip.json")["sessions"] if x["stream"] == name]
         return live[0]["video_frames"] if live else 0
 
@@ -301,6 +315,8 @@ def run_publish(driver, base, name, args):
         raise Failure(f"{e}; last browser stats: {json.dumps(stats(driver, 'publish'))}; "
                       f"server: {json.dumps(get_json(base + '/whip.json'))}")
     reached = time.monotonic() - started
+    if args.relay:
+        return finish_relayed_publish(driver, base, name, args, s, reached)
     if args.measure > 0:
         time.sleep(args.measure)  # a measuring window, not synchronisation
         check_page_error(driver)
@@ -317,6 +333,26 @@ def run_publish(driver, base, name, args):
         "secondsToMinFrames": round(reached, 2),
         "serverVideoFrames": ended.get("video_frames"), "serverAudioBuffers": ended.get("audio_buffers"),
         "serverSessionsEnded": ended.get("sessions"),
+    }
+
+
+def finish_relayed_publish(driver, base, name, args, s, reached):
+    """A publisher to a relay: prints PUBLISHING with the relay's row on stderr, keeps
+    publishing until --hold-until's file exists (the test's viewers are done), then stops
+    and waits until the relay has ended."""
+    row = relay_row(base, name)
+    log("PUBLISHING " + json.dumps(row, sort_keys=True))
+    if args.hold_until:
+        wait_for(f"{args.hold_until} to exist", args.timeout * 4, lambda: os.path.exists(args.hold_until) or None)
+    check_page_error(driver)
+    s = stats(driver, "publish")
+    driver.find_element(By.ID, "publish-stop").click()
+    wait_for("the relay to end after Stop", 15, lambda: relay_row(base, name) is None or None)
+    return {
+        "mode": "publish", "relayed": name, "layers": (row or {}).get("layers"),
+        "relayedVideoFrames": (row or {}).get("relayed_video_frames"),
+        "framesSent": s.get("framesSent"), "width": s.get("width"), "height": s.get("height"),
+        "fps": s.get("fps"), "codec": s.get("codec"), "secondsToMinFrames": round(reached, 2),
     }
 
 
@@ -341,6 +377,10 @@ def main():
                    "width is this (a ladder viewer moving up)")
     p.add_argument("--watch", type=float, help="play: once the picture is in, print WATCHING on stderr and record what "
                    "the picture shows for this many seconds (a colour or bars, when each began, the longest wait between frames)")
+    p.add_argument("--relay", action="store_true", help="publish: to `sluice serve --relay` (the stream appears in "
+                   "/streams.json, not /whip.json); prints PUBLISHING with its row on stderr once its frames flow")
+    p.add_argument("--simulcast", action="store_true", help="publish: three layers (720p, 360p, 180p as rids h, m, l)")
+    p.add_argument("--hold-until", help="publish --relay: keep publishing until this file exists")
     args = p.parse_args()
     global TOKEN
     TOKEN = args.token

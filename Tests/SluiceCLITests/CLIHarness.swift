@@ -19,6 +19,12 @@ struct CLIResult {
     func int(_ dotted: String) -> Int? { (value(dotted) as? NSNumber)?.intValue }
     func double(_ dotted: String) -> Double? { (value(dotted) as? NSNumber)?.doubleValue }
 
+    /// The `--report` JSON at `path` alone (of a run a script started), for its `value`s.
+    static func report(at path: String) -> CLIResult {
+        let json = FileManager.default.contents(atPath: path).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+        return CLIResult(status: json == nil ? -1 : 0, stdout: "", stderr: "", seconds: 0, report: json)
+    }
+
     /// The `KEY: value` lines a test script printed (the last of each key wins).
     var keyedLines: [String: String] {
         Dictionary(

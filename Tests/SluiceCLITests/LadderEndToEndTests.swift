@@ -26,17 +26,9 @@ final class LadderEndToEndTests: XCTestCase {
                 - { name: 180p, width: 320, height: 180, bitrate: 350, start: true }
                 - { name: 90p, width: 160, height: 90, bitrate: 100 }
         """.write(toFile: file, atomically: true, encoding: .utf8)
-        let r = try CLI.execute(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            [
-                Repository.path("Benchmarks/ladder.py"), "--sluice", CLI.binary.path,
-                "--pipeline", file, "--seconds", "20", "3mbit", "700kbit", "200kbit"
-            ],
-            env: [:], timeout: 150, reportPath: nil)
+        let (r, result) = try CLI.ladder(["--pipeline", file, "--seconds", "20", "3mbit", "700kbit", "200kbit"])
         print("LadderEndToEnd:", r.stderr.suffix(600), r.stdout)
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let line = try XCTUnwrap(r.stdout.split(separator: "\n").last, r.stderr)
-        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let line = r.stdout
         let viewers = try XCTUnwrap(result["viewers"] as? [[String: Any]], line.description)
         XCTAssertEqual(viewers.count, 3)
         // What each link carries: 3 Mbit/s the best rung, 700 kbit/s the middle, 200 kbit/s the least.
@@ -62,17 +54,12 @@ final class LadderEndToEndTests: XCTestCase {
     /// keyframe and the last down to 180p (360p does not fit its link). Only the camera makes
     /// 854×480, so the first viewer's picture is the camera's own stream.
     func testAPassthroughCamerasLadderKeepsTheCameraOnTopAndTranscodesOnlyTheRungsBelow() throws {
-        let r = try CLI.execute(
-            URL(fileURLWithPath: "/usr/bin/python3"),
+        let (r, result) = try CLI.ladder(
             [
-                Repository.path("Benchmarks/ladder.py"), "--sluice", CLI.binary.path,
                 "--pipeline", Repository.path("Pipelines/rtsp-ladder.yaml"), "--seconds", "20",
                 "--camera", "--pattern snow --size 854x480 --gop 30", "3mbit", "1000kbit", "350kbit"
-            ],
-            env: ["RTSP_URL": "rtsp://127.0.0.1:18629/cam"], timeout: 150, reportPath: nil)
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let line = try XCTUnwrap(r.stdout.split(separator: "\n").last, r.stderr)
-        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            ], env: ["RTSP_URL": "rtsp://127.0.0.1:18629/cam"])
+        let line = r.stdout
         let viewers = try XCTUnwrap(result["viewers"] as? [[String: Any]], line.description)
         XCTAssertEqual(viewers.count, 3)
         // Only the 3 Mbit/s viewer's last rung is certain: the others try the rung above now
@@ -93,5 +80,18 @@ final class LadderEndToEndTests: XCTestCase {
         let switches = try XCTUnwrap(result["switches"] as? [String: Any], line.description)
         XCTAssertGreaterThanOrEqual((switches["up"] as? NSNumber)?.intValue ?? 0, 1, "a viewer moved up to the source: \(line)")
         XCTAssertGreaterThanOrEqual((switches["down"] as? NSNumber)?.intValue ?? 0, 1, "and the 350 kbit/s one down to 180p: \(line)")
+    }
+}
+
+extension CLI {
+    /// Benchmarks/ladder.py with `arguments` (after `--sluice`): the run, which must succeed,
+    /// and its result (the JSON object on its last line).
+    static func ladder(_ arguments: [String], env: [String: String] = [:]) throws -> (run: CLIResult, result: [String: Any]) {
+        let r = try execute(
+            URL(fileURLWithPath: "/usr/bin/python3"), [Repository.path("Benchmarks/ladder.py"), "--sluice", binary.path] + arguments,
+            env: env, timeout: 150, reportPath: nil)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let line = try XCTUnwrap(r.stdout.split(separator: "\n").last, r.stderr)
+        return (r, try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line)))
     }
 }

@@ -30,11 +30,17 @@ extension GraphBuilder {
         thread.start()
     }
 
-    package func buildReceive(for pad: Pad) {
+    /// Builds the receive branch of what arrived on `pad`. With `firstOfEachMedium` (a WHIP
+    /// publisher, whose offer has one section per medium), a second stream of a medium
+    /// (another layer of a simulcast sender whose simulcast the answer did not take) goes to
+    /// a fakesink.
+    package func buildReceive(for pad: Pad, firstOfEachMedium: Bool = false) {
         buildLock.lock()
         defer { buildLock.unlock() }
+        let media = (pad.currentCaps ?? pad.queryCaps())?.structure(at: 0)?.get("media", as: String.self).flatMap(MediaKind.init)
+        let again = firstOfEachMedium && media.map { m in !state.withLock { $0.receivedMedia.insert(m).inserted } } == true
         do throws(RunError) {
-            try buildReceiveThrowing(for: pad)
+            if again { try discard(pad) } else { try buildReceiveThrowing(for: pad) }
         } catch {
             state.withLock { if $0.error == nil { $0.error = error } }
             _ = Message.postApplication(from: pipeline, Structure(name: "sluice-build-failed"))
@@ -102,6 +108,16 @@ extension GraphBuilder {
             (media == .video ? spec.receive?.video : spec.receive?.audio)
             ?? ReceiveBranchSpec(media: media, sink: SinkSpec(kind: .null))
         return ArrivingStream(media: media, codec: codec, branch: branch)
+    }
+
+    /// A second stream of one medium from the peer (a simulcast sender's other layer, when
+    /// the answer did not take its simulcast): into a fakesink, so nothing stops on it.
+    private func discard(_ pad: Pad) throws(RunError) {
+        let sink = try make("fakesink", [("sync", "false"), ("async", "false")])
+        try add([sink])
+        sink.syncStateWithParent()
+        guard let input = sink.staticPad("sink") else { return }
+        do { try pad.link(input) } catch { throw RunError("cannot discard a second stream: \(error.message)") }
     }
 
     /// Depayloader (and parser). After a loss retransmission could not repair, video waits

@@ -31,20 +31,31 @@ package final class RenditionMeter: Sendable {
 /// what its encoder has made.
 package final class RenditionOutput: Sendable {
     package let rendition: Rendition
-    /// Where the rung's index is in the ladder (0: the best).
+    /// Where the rung is in the ladder (0: the best; a relayed simulcast layer's is its place
+    /// when the viewer's rungs were ranked).
     package let index: Int
     package let tee: Element
     /// The rung's encoder (the first element of its encode stage).
     package let encoder: Element?
     /// The rung's encoder's keyframe-request limiter.
     package let keyframeRequests: KeyframeRequestLimiter?
-    package let meter = RenditionMeter()
+    package let meter: RenditionMeter
     package var frames: Int { meter.frames.load(ordering: .relaxed) }
     package var bytes: Int { meter.bytes.load(ordering: .relaxed) }
 
-    package init(rendition: Rendition, index: Int, tee: Element, encoder: Element?, keyframeRequests: KeyframeRequestLimiter?) {
+    package init(
+        rendition: Rendition, index: Int, tee: Element, encoder: Element?, keyframeRequests: KeyframeRequestLimiter?,
+        meter: RenditionMeter = RenditionMeter()
+    ) {
         self.rendition = rendition; self.index = index; self.tee = tee; self.encoder = encoder
-        self.keyframeRequests = keyframeRequests
+        self.keyframeRequests = keyframeRequests; self.meter = meter
+    }
+
+    /// The same rung (tee, encoder, meter) under another name, size and place.
+    package func named(_ name: String, width: Int, height: Int, index: Int) -> RenditionOutput {
+        var r = rendition
+        r.name = name; r.width = width; r.height = height
+        return RenditionOutput(rendition: r, index: index, tee: tee, encoder: encoder, keyframeRequests: keyframeRequests, meter: meter)
     }
 
     /// Whether this rung is a source's stream passed through (no encoder, no nominal rate).

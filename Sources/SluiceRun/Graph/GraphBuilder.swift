@@ -43,6 +43,9 @@ public final class GraphBuilder: Sendable {
         package var simulcastLayers: [SimulcastLayerOutput] = []
         /// Passes peers' keyframe requests to the simulcast layers they name.
         package var simulcastRoute: SimulcastKeyframeRoute?
+        /// The media whose receive branch is built: a second stream of one (another layer of
+        /// a simulcast sender that was not asked for it) goes nowhere.
+        package var receivedMedia: Set<MediaKind> = []
         /// The video branch's congestion control, with `encode.bitrate: {min, start, max}`.
         package var congestion: CongestionControl?
         /// The video encoder's keyframe-request limiter (the best rung's, with a ladder).

@@ -36,7 +36,7 @@ public final class PublishSession: Sendable {
         }
         bin.connect("pad-added") { [weak builder] (args: borrowing SignalArguments) in
             guard let pad = args.object(1, as: Pad.self) else { return }
-            builder?.buildReceive(for: pad)
+            builder?.buildReceive(for: pad, firstOfEachMedium: true)
         }
         peer = recipe.peer(bin, label: "whip")
         health.watchRTCP(of: bin)

@@ -37,9 +37,7 @@ public final class RelayStream: Sendable {
         peer = recipe.peer(bin, label: "relay-publisher")
         health.watchRTCP(of: bin)
         let outputs = outputs
-        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: name) {
-            outputs.table.withLock { o in [MediaKind.video, .audio].compactMap { o[$0] } }
-        }
+        viewers = ViewerSet(pipeline: pipeline, recipe: recipe, stream: name) { outputs.current() }
         // Viewers' elements come and go in this pipeline: nothing may queue on its bus (each
         // message would keep its element, sockets and threads alive).
         pipeline.bus.handleSynchronously { _ in }
@@ -82,16 +80,24 @@ public final class RelayStream: Sendable {
                     frames.add(); return .ok
                 }
             }
-            outputs.table.withLock { $0[media] = ViewerSet.Output(media: media, codec: codec, tee: tee) }
+            outputs.add(ViewerSet.Output(media: media, codec: codec, tee: tee), from: pad, ssrc: s.get("ssrc", as: UInt32.self))
         } catch {
             // A medium that cannot be forwarded is simply not offered to viewers.
         }
     }
 
     /// Starts the pipeline and answers the publisher's offer (complete, with candidates).
+    /// Simulcast in the offer (`a=simulcast:send`) is accepted: every layer is kept, and each
+    /// viewer gets one (`RelayLayers`).
     public func answer(offer: String) async throws(RunError) -> String {
+        let simulcast: SimulcastOffer?
+        do { simulcast = try SimulcastOffer.parse(offer) } catch { throw RunError("the publisher's simulcast cannot be taken: \(error)") }
+        outputs.layers.withLock { $0 = simulcast.map(RelayLayers.init) }
         guard pipeline.setState(.playing) != .failure else { throw RunError("the relay of '\(name)' could not start") }
-        do { return try await peer.answer(offer: offer) } catch {
+        do {
+            let answer = try await peer.answer(offer: offer)
+            return simulcast?.accepting(in: answer) ?? answer
+        } catch {
             pipeline.setState(.null)
             throw RunError(error.message)
         }
@@ -103,8 +109,31 @@ public final class RelayStream: Sendable {
         return ViewerReaper.verdict(health: health, states: peer.states, now: .now, limits: limits)
     }
 
-    /// Whether the publisher's media flows (a viewer can be fed).
-    public var isLive: Bool { outputs.table.withLock { !$0.isEmpty } }
+    /// Whether the publisher's media flows (a viewer can be fed): with simulcast, once its
+    /// layers are known.
+    public var isLive: Bool { !outputs.current().isEmpty }
+    /// A simulcast publisher's layers seen so far, largest first (empty without simulcast).
+    public var layers: [(rid: String, width: Int, height: Int)] { outputs.layers.withLock { $0 }?.seen ?? [] }
+
+    /// One simulcast layer as viewers get it: its measured rate and its viewers now.
+    public struct LayerFigures: Sendable {
+        /// The layer's RTP stream id (or `ssrc-<n>` without one).
+        public var rid: String
+        /// What the publisher sends in it, bit/s, over the last 2 s.
+        public var bitsPerSecond: Int
+        /// Viewers getting it now.
+        public var viewers: Int
+    }
+
+    /// The layers a viewer can be given (empty without simulcast, or before they are known).
+    public var layerFigures: [LayerFigures] {
+        let rungs = outputs.layers.withLock { $0 }?.ranked() ?? []
+        let watching = viewers.viewersByRung(), now = StageTimer.now()
+        return rungs.map { LayerFigures(rid: $0.rendition.name, bitsPerSecond: $0.rate(nowNs: now), viewers: watching[$0.rendition.name] ?? 0) }
+    }
+
+    /// Viewers moved to a larger (up) or smaller (down) layer so far.
+    public var layerMoves: (up: Int, down: Int) { viewers.rungMoves }
     /// Media forwarded so far, with their codecs.
     public var media: [MediaKind: Codec] { outputs.table.withLock { $0.mapValues(\.codec) } }
     /// Viewers connected now.
@@ -113,9 +142,9 @@ public final class RelayStream: Sendable {
     public var relayedVideoFrames: Int { frames.value }
 
     /// Adds a viewer for a WHEP offer.
-    public func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {
+    public func addViewer(offer: String, layer: String?) async throws(RunError) -> (id: String, answer: String) {
         guard isLive else { throw RunError("'\(name)' has no media yet: its publisher is still connecting; try again in a moment") }
-        return try await viewers.addViewer(offer: offer)
+        return try await viewers.addViewer(offer: offer, layer: layer)
     }
 
     /// Adds trickled remote candidates to a viewer. False if the viewer is unknown.
@@ -138,14 +167,48 @@ public final class RelayStream: Sendable {
     }
 }
 
-/// The tee and codec of each forwarded medium, shared with the pad-added handler.
+/// The tee and codec of each forwarded medium, shared with the pad-added handler; with
+/// simulcast, the video layers.
 package final class RelayOutputs: Sendable {
     package let table = Mutex<[MediaKind: ViewerSet.Output]>([:])
+    /// Set before the publisher's offer is applied when it sends simulcast.
+    package let layers = Mutex<RelayLayers?>(nil)
+
+    /// Records a forwarded medium; a simulcast publisher's video pads are layers.
+    package func add(_ output: ViewerSet.Output, from pad: Pad, ssrc: UInt32?) {
+        let simulcast = layers.withLock { $0 }
+        if output.media == .video, let simulcast, let ssrc {
+            simulcast.watch(pad: pad, ssrc: ssrc, tee: output.tee, codec: output.codec)
+        }
+        table.withLock { t in
+            // A simulcast publisher's first layer stands for its video; the rest join through `layers`.
+            if output.media == .video, t[.video] != nil, simulcast != nil { return }
+            t[output.media] = output
+        }
+    }
+
+    /// What a viewer joining now can be fed: with simulcast, video once its layers are
+    /// known, every layer a rung (largest first), starting in the middle.
+    package func current() -> [ViewerSet.Output] {
+        let layers = self.layers.withLock { $0 }
+        return table.withLock { o in [MediaKind.video, .audio].compactMap { o[$0] } }.compactMap { output in
+            guard output.media == .video, let layers else { return output }
+            guard let rungs = layers.ranked(), let best = rungs.first else { return nil }
+            var video = output
+            video.tee = best.tee
+            video.renditions = rungs
+            video.startRendition = rungs.count / 2
+            return video
+        }
+    }
 }
 
-/// A frame counter shared with a pad probe.
+/// A counter shared with a pad probe.
 package final class RelayCounter: Sendable {
-    private let n = Atomic<Int>(0)
+    private let n: Atomic<Int>
+    package init(_ start: Int = 0) { n = Atomic(start) }
     package func add() { n.add(1, ordering: .relaxed) }
     package var value: Int { n.load(ordering: .relaxed) }
+    /// Counts one down; false once nothing is left.
+    package func take() -> Bool { n.subtract(1, ordering: .relaxed).oldValue > 0 }
 }

@@ -261,8 +261,8 @@ public final class StreamHub: Sendable {
     public var filterStatistics: [FilterStatistics] { builder.swiftFilterStatistics }
 
     /// Adds a viewer for a WHEP offer; returns its id and the complete answer.
-    public func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {
-        try await viewers.addViewer(offer: offer)
+    public func addViewer(offer: String, layer: String?) async throws(RunError) -> (id: String, answer: String) {
+        try await viewers.addViewer(offer: offer, layer: layer)
     }
 
     /// Adds trickled remote candidates to a viewer. False if the viewer is unknown.

@@ -22,6 +22,8 @@ package final class ViewerSet: Sendable {
         package var media: MediaKind; package var codec: Codec; package var tee: Element
         package var renditions: [RenditionOutput] = []
         package var startRendition = 0
+        /// The viewer stays on `startRendition` (`?layer=`): no estimate moves it.
+        package var pinned = false
         /// A passthrough video stream's last group of pictures: a new viewer starts from it.
         package var cache: GOPCache?
         /// `passthrough: auto`: the stream encoded again, in a codec, for viewers that cannot
@@ -115,13 +117,13 @@ package final class ViewerSet: Sendable {
     /// Adds a viewer for a WHEP offer; returns its id and the complete answer.
     /// Throws `ViewerError.badOffer` when the offer cannot be served (a 4xx for the client),
     /// other errors when the server could not build the session.
-    package func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {
+    package func addViewer(offer: String, layer: String? = nil) async throws(RunError) -> (id: String, answer: String) {
         guard count < limits.maxViewers else {
             throw RunError("'\(stream)' already has \(limits.maxViewers) viewers; try again later")
         }
         // Read once: a relay's outputs appear as its publisher's media arrives.
         var steps = NegotiationSteps()
-        let available = outputs()
+        let available = try Self.pinning(outputs(), to: layer, stream: stream)
         let plan: ViewerPlan
         do {
             let ladder = available.contains { !$0.renditions.isEmpty }
@@ -154,6 +156,22 @@ package final class ViewerSet: Sendable {
             default: throw RunError("cannot attach a viewer: \(error)")
             }
         }
+    }
+
+    /// `outputs` with the video's rung named `layer` as the one to start on and stay on.
+    private static func pinning(_ outputs: [Output], to layer: String?, stream: String) throws(RunError) -> [Output] {
+        guard let layer else { return outputs }
+        guard let i = outputs.firstIndex(where: { !$0.renditions.isEmpty }) else {
+            throw RunError("'\(stream)' has one layer only: 'layer' picks one of a ladder's renditions or a simulcast publisher's layers")
+        }
+        let names = outputs[i].renditions.map(\.rendition.name)
+        guard let rung = names.firstIndex(of: layer) else {
+            throw RunError("'\(stream)' has no layer '\(layer.prefix(32))'; its layers are \(names.joined(separator: ", "))")
+        }
+        var pinned = outputs
+        pinned[i].startRendition = rung
+        pinned[i].pinned = true
+        return pinned
     }
 
     /// Builds the viewer's branches, answers its offer, links it to the stream and keeps it.
@@ -282,7 +300,7 @@ package final class ViewerSet: Sendable {
         guard let funnelOutput = rungs.funnel.staticPad("src") else { throw GstError("the funnel has no output") }
         try funnelOutput.link(branch.entrance)
         if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
-        if let adaptive {
+        if let adaptive, !output.pinned {
             _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) {
                 rungs.update(with: $0)
             }
@@ -411,6 +429,24 @@ package final class ViewerSet: Sendable {
             moves = (moves.up + m.up, moves.down + m.down)
         }
         return (perRung, moves.up, moves.down)
+    }
+
+    /// How many viewers each rung has now, by the rung's name (viewers of one relay may have
+    /// ranked its layers at different times: names, not places, are what they share).
+    package func viewersByRung() -> [String: Int] {
+        viewers.withLock { v in
+            v.values.compactMap(\.ladder).reduce(into: [:]) { counts, ladder in
+                counts[ladder.outputs[ladder.current].rendition.name, default: 0] += 1
+            }
+        }
+    }
+
+    /// Moves between rungs so far, those of viewers that left included.
+    package var rungMoves: (up: Int, down: Int) {
+        viewers.withLock { $0.values.compactMap(\.ladder) }.reduce(departedMoves.withLock { $0 }) { total, ladder in
+            let m = ladder.moves
+            return (total.up + m.up, total.down + m.down)
+        }
     }
 
     /// Removes the viewers `ViewerReaper` finds dead, with the reason.

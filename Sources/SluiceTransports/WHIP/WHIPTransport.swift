@@ -10,6 +10,8 @@ extension TransportKind {
 /// `kind: whip`: publishes the send section to `endpoint`.
 package struct WHIPTransport: Transport {
     package let kind = TransportKind.whip
+    /// Simulcast layers go to servers that forward them (`sluice serve --relay`, SFUs).
+    package let abilities: TransportAbilities = [.webRTC, .dataChannels, .simulcast]
     package let keys = ["endpoint", "token"]
     package let sections = TransportSections(receive: .forbidden("publishes the send section: remove receive (the endpoint's server receives)"))
 
