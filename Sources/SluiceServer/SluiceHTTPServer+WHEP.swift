@@ -123,7 +123,9 @@ extension SluiceHTTPServer {
                     ]
                     // A simulcast publisher's layers, largest first: what `?layer=` names.
                     let layers = relay.layers
-                    if !layers.isEmpty { row["layers"] = layers.map { ["rid": $0.rid, "width": $0.width, "height": $0.height] } }
+                    if !layers.isEmpty {
+                        row["layers"] = layers.map { ["rid": $0.rid, "ssrc": Int($0.ssrc), "width": $0.width, "height": $0.height] }
+                    }
                     return row
                 }
             let list = served + relayed

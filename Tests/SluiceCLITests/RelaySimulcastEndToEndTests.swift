@@ -30,11 +30,15 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
             kill -INT $server; wait $server
             """
         let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "T": t], timeout: 120, reportPath: nil)
-        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))\npublisher: \((try? String(contentsOfFile: "\(t).p.err", encoding: .utf8))?.suffix(2000) ?? "")"
+        let context =
+            "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))\npublisher: \((try? String(contentsOfFile: "\(t).p.err", encoding: .utf8))?.suffix(2000) ?? "")"
         XCTAssertEqual(r.status, 0, context)
         let streams = r.keyedLines["STREAMS"] ?? ""
         XCTAssertTrue(
-            streams.contains(#""layers":[{"height":360,"rid":"h","width":640},{"height":180,"rid":"m","width":320},{"height":90,"rid":"l","width":160}]"#),
+            streams.range(
+                of:
+                    #""layers":\[\{"height":360,"rid":"h","ssrc":[0-9]+,"width":640\},\{"height":180,"rid":"m","ssrc":[0-9]+,"width":320\},\{"height":90,"rid":"l","ssrc":[0-9]+,"width":160\}\]"#,
+                options: .regularExpression) != nil,
             "the relay found the three layers by their rids and keyframes: \(streams)")
         for (layer, width, height) in [("h", 640, 360), ("m", 320, 180), ("l", 160, 90)] {
             let viewer = CLIResult.report(at: "\(t).\(layer).json")
@@ -158,5 +162,44 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(
             ((switches["up"] as? NSNumber)?.intValue ?? 0) + ((switches["down"] as? NSNumber)?.intValue ?? 0), 2,
             "viewers start on the middle layer: two of them moved: \(line)")
+    }
+
+    /// A layer that stops mid-stream (its SSRC's packets dropped on arrival, as when a
+    /// browser turns a layer off): its viewer is moved to the next smaller layer within 2 s
+    /// of the last frame, and plays on at that size.
+    func testAViewerOfALayerThatStopsMovesToAnother() throws {
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-layer-stops-\(UUID().uuidString)").path
+        defer { for suffix in ["v.json", "p.err"] { try? FileManager.default.removeItem(atPath: "\(t).\(suffix)") } }
+        let script = #"""
+            ip link set lo up
+            "$SLUICE" serve --port 18486 --relay >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18486/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            SLUICE_WHIP=http://127.0.0.1:18486/whip/live "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 40 --quiet >/dev/null 2>"$T.p.err" &
+            publisher=$!
+            i=0; until curl -s -m 1 http://127.0.0.1:18486/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+            ssrc=$(curl -s http://127.0.0.1:18486/streams.json | python3 -c 'import json,sys; print([l["ssrc"] for s in json.load(sys.stdin) for l in s.get("layers", []) if l["rid"] == "m"][0])')
+            SLUICE_WHEP="http://127.0.0.1:18486/whep/live?layer=m" "$SLUICE" run Pipelines/whep-play.yaml --duration 10 --quiet --report "$T.v.json" >/dev/null 2>&1 &
+            viewer=$!
+            on() { curl -s http://127.0.0.1:18486/metrics | grep -Eq "^sluice_relay_layer_viewers\{.*layer=.$1.\} 1(\.0)?$"; }
+            i=0; until on m; do i=$((i+1)); [ $i -lt 200 ] || exit 92; sleep 0.05; done
+            iptables -I INPUT -i lo -p udp -m u32 --u32 "0>>22&0x3C@16=$ssrc" -j DROP || exit 93
+            start=$(date +%s%N)
+            i=0; until on l; do i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
+            echo "MOVED_MS: $(( ($(date +%s%N) - start) / 1000000 ))"
+            echo "METRICS: $(curl -s http://127.0.0.1:18486/metrics | grep '^sluice_relay_layer' | tr '\n' ' ')"
+            wait $viewer
+            kill -INT $publisher; wait $publisher
+            kill -INT $server; wait $server
+            """#
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "T": t], timeout: 90, reportPath: nil)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let moved = try XCTUnwrap(Int(r.keyedLines["MOVED_MS"] ?? ""), r.stdout)
+        print("a layer stopped: its viewer was on the next smaller one \(moved) ms after its packets were dropped")
+        XCTAssertLessThan(moved, 2000, "the viewer left the stopped layer within 2 s: \(r.stdout)")
+        XCTAssertTrue(r.keyedLines["METRICS"]?.contains(#"sluice_relay_layer_switches_total{relay="live",direction="down"} 1"#) ?? false, r.stdout)
+        let viewer = CLIResult.report(at: "\(t).v.json")
+        XCTAssertEqual(viewer.int("receive.video.width"), 160, "it plays on at the smaller layer's size: \(viewer.report ?? [:])")
+        XCTAssertGreaterThan(viewer.int("receive.video.frames") ?? 0, 200, "frames kept coming: \(viewer.report ?? [:])")
     }
 }

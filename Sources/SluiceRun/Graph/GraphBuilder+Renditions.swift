@@ -9,11 +9,24 @@ package final class RenditionMeter: Sendable {
     package let window = Mutex(RateWindow())
     /// When the rung's first frame arrived (`StageTimer.now()`), 0 before.
     package let firstFrameNs = Atomic<UInt64>(0)
+    /// When its latest frame arrived, 0 before the first.
+    package let lastFrameNs = Atomic<UInt64>(0)
+    /// A rung without a frame for this long has stopped (a simulcast publisher's layer that
+    /// went away): viewers leave it and none are moved to it.
+    package static let stoppedAfterNs: UInt64 = 700_000_000
+
+    /// Whether frames came and then stopped for `stoppedAfterNs`.
+    package func hasStopped(nowNs: UInt64) -> Bool {
+        let last = lastFrameNs.load(ordering: .relaxed)
+        return last > 0 && nowNs > last && nowNs - last > Self.stoppedAfterNs
+    }
 
     /// Counts what enters `tee` (the rung's output).
     package func count(at tee: Element) {
         tee.staticPad("sink")?.addProbe { [self] (info: borrowing Pad.ProbeInfo) in
-            if frames.add(1, ordering: .relaxed).newValue == 1 { firstFrameNs.store(StageTimer.now(), ordering: .relaxed) }
+            let now = StageTimer.now()
+            lastFrameNs.store(now, ordering: .relaxed)
+            if frames.add(1, ordering: .relaxed).newValue == 1 { firstFrameNs.store(now, ordering: .relaxed) }
             bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
             return .ok
         }

@@ -84,10 +84,11 @@ package final class RelayLayers: Sendable {
         }
     }
 
-    /// The stream ids of the layers seen so far, with their picture sizes, largest first.
-    package var seen: [(rid: String, width: Int, height: Int)] {
+    /// The stream ids of the layers seen so far, with their SSRCs and picture sizes, largest first.
+    package var seen: [(rid: String, ssrc: UInt32, width: Int, height: Int)] {
         state.withLock { s in
-            s.layers.values.sorted { $0.width * $0.height > $1.width * $1.height }.map { ($0.rid ?? "ssrc-\($0.ssrc)", $0.width, $0.height) }
+            s.layers.values.sorted { ($0.width * $0.height, $1.ssrc) > ($1.width * $1.height, $0.ssrc) }
+                .map { ($0.rid ?? "ssrc-\($0.ssrc)", $0.ssrc, $0.width, $0.height) }
         }
     }
 }

@@ -112,8 +112,9 @@ public final class RelayStream: Sendable {
     /// Whether the publisher's media flows (a viewer can be fed): with simulcast, once its
     /// layers are known.
     public var isLive: Bool { !outputs.current().isEmpty }
-    /// A simulcast publisher's layers seen so far, largest first (empty without simulcast).
-    public var layers: [(rid: String, width: Int, height: Int)] { outputs.layers.withLock { $0 }?.seen ?? [] }
+    /// A simulcast publisher's layers seen so far, with their SSRCs, largest first (empty
+    /// without simulcast).
+    public var layers: [(rid: String, ssrc: UInt32, width: Int, height: Int)] { outputs.layers.withLock { $0 }?.seen ?? [] }
 
     /// One simulcast layer as viewers get it: its measured rate and its viewers now.
     public struct LayerFigures: Sendable {

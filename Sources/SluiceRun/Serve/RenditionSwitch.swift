@@ -216,7 +216,8 @@ package final class RenditionSwitch: Sendable {
             move(to: stay)
             return nil
         }
-        let rates = outputs.map { $0.rate(nowNs: reading.nowNs) }
+        // A rung that stopped fits no link: nobody is moved onto it.
+        let rates = outputs.map { $0.meter.hasStopped(nowNs: reading.nowNs) ? Self.stoppedRate : $0.rate(nowNs: reading.nowNs) }
         let decision = choice.withLock {
             $0.update(
                 estimate: reading.target, rates: rates, received: reading.received,
@@ -235,6 +236,29 @@ package final class RenditionSwitch: Sendable {
             move(to: rung)
             return nil
         }
+    }
+
+    /// The rate a stopped rung counts as: more than any link.
+    private static let stoppedRate = 1 << 50
+
+    /// Moves the viewer off its rung when that rung has stopped (no frame for
+    /// `RenditionMeter.stoppedAfterNs`: a simulcast publisher's layer that went away) to the
+    /// nearest rung still sending, smaller ones first. Checked about once a second
+    /// (`ViewerSet.reap`), so a viewer waits at most that, the stop and the new rung's
+    /// keyframe. Returns whether it moved.
+    @discardableResult
+    package func leaveStoppedRung(nowNs: UInt64) -> Bool {
+        let here = track.state.withLock { $0.pending ?? $0.current }
+        guard outputs[here].meter.hasStopped(nowNs: nowNs) else { return false }
+        let nearest = Array(here + 1..<outputs.count) + Array((0..<here).reversed())
+        guard let target = nearest.first(where: { !outputs[$0].meter.hasStopped(nowNs: nowNs) && outputs[$0].frames > 0 }) else {
+            return false
+        }
+        logger.debug("rendition: \(outputs[here].rendition.name) stopped; to \(outputs[target].rendition.name)")
+        awaited.withLock { $0 = nil }
+        choice.withLock { $0.reset(to: target, nowNs: nowNs) }
+        move(to: target)
+        return true
     }
 
     private func note(_ what: String, _ reading: CongestionControl.Reading, _ rates: [Int] = []) {

@@ -449,8 +449,11 @@ package final class ViewerSet: Sendable {
         }
     }
 
-    /// Removes the viewers `ViewerReaper` finds dead, with the reason.
+    /// Removes the viewers `ViewerReaper` finds dead, with the reason, and moves viewers off
+    /// rungs that stopped.
     package func reap(now: ContinuousClock.Instant = .now) {
+        let ladders = viewers.withLock { $0.values.compactMap(\.ladder) }, nowNs = StageTimer.now()
+        for ladder in ladders { ladder.leaveStoppedRung(nowNs: nowNs) }
         let verdicts = viewers.withLock { v in
             v.compactMap { id, viewer in
                 ViewerReaper.verdict(health: viewer.health, states: viewer.peer.states, now: now, limits: limits).map { (id, $0) }

@@ -16,14 +16,14 @@ package enum RTPPacketReading {
         let twoByte = profile & 0xFFF0 == 0x1000
         guard profile == 0xBEDE || twoByte else { return nil }
         while at < end {
-            if packet[at] == 0 { at += 1; continue }  // padding
+            if packet[at] == 0 { at += 1; continue } // padding
             let (elementID, length, header): (Int, Int, Int)
             if twoByte {
                 guard at + 1 < end else { return nil }
                 (elementID, length, header) = (Int(packet[at]), Int(packet[at + 1]), 2)
             } else {
                 (elementID, length, header) = (Int(packet[at] >> 4), Int(packet[at] & 0x0F) + 1, 1)
-                if elementID == 15 { return nil }  // the one-byte form stops here
+                if elementID == 15 { return nil } // the one-byte form stops here
             }
             let value = at + header
             guard value + length <= end else { return nil }

@@ -45,7 +45,7 @@ final class RTPPacketReadingTests: XCTestCase {
     }
 
     func testVP8KeyframeSizeIsReadAndInterframesHaveNone() {
-        let key: [UInt8] = [0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x80, 0x02, 0x68, 0x01]  // 640x360
+        let key: [UInt8] = [0x50, 0x42, 0x00, 0x9D, 0x01, 0x2A, 0x80, 0x02, 0x68, 0x01] // 640x360
         XCTAssertEqual(key.withUnsafeBytes { RTPPacketReading.vp8KeyframeSize($0) }.map { [$0.width, $0.height] }, [640, 360])
         var inter = key
         inter[0] |= 1

@@ -64,7 +64,8 @@ final class SimulcastOfferTests: XCTestCase {
         let sections = SDPRewrite.sections(of: offer.accepting(in: answer))
         XCTAssertFalse(sections[1].contains { $0.hasPrefix("a=simulcast") || $0.hasPrefix("a=rid") }, "audio untouched")
         XCTAssertEqual(
-            sections[2], [
+            sections[2],
+            [
                 "m=video 9 UDP/TLS/RTP/SAVPF 96", "a=mid:1", "a=recvonly", "a=rtpmap:96 VP8/90000",
                 "a=extmap:10 urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id", "a=rid:q recv", "a=rid:h recv", "a=rid:f recv", "a=simulcast:recv q;h;f",
                 "a=candidate:1 1 UDP 1 127.0.0.1 5000 typ host", ""
