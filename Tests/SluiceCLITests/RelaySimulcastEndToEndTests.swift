@@ -13,12 +13,7 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         defer { for suffix in ["h.json", "m.json", "l.json", "x.err", "p.err"] { try? FileManager.default.removeItem(atPath: "\(t).\(suffix)") } }
         let script = """
             ip link set lo up
-            "$SLUICE" serve --port 18483 --relay >/dev/null 2>&1 &
-            server=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18483/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
-            SLUICE_WHIP=http://127.0.0.1:18483/whip/live "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 40 --quiet >/dev/null 2>"$T.p.err" &
-            publisher=$!
-            i=0; until curl -s -m 1 http://127.0.0.1:18483/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+            \(Self.relayWithPublisher(port: 18483))
             echo "STREAMS: $(curl -s http://127.0.0.1:18483/streams.json)"
             for layer in h m l; do
               SLUICE_WHEP="http://127.0.0.1:18483/whep/live?layer=$layer" "$SLUICE" run Pipelines/whep-play.yaml --duration 5 --quiet --report "$T.$layer.json" >/dev/null 2>&1 &
@@ -176,12 +171,7 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         defer { for suffix in ["v.json", "p.err"] { try? FileManager.default.removeItem(atPath: "\(t).\(suffix)") } }
         let script = #"""
             ip link set lo up
-            "$SLUICE" serve --port 18486 --relay >/dev/null 2>&1 &
-            server=$!
-            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:18486/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
-            SLUICE_WHIP=http://127.0.0.1:18486/whip/live "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 40 --quiet >/dev/null 2>"$T.p.err" &
-            publisher=$!
-            i=0; until curl -s -m 1 http://127.0.0.1:18486/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+            \#(Self.relayWithPublisher(port: 18486))
             ssrc=$(curl -s http://127.0.0.1:18486/streams.json | python3 -c 'import json,sys; print([l["ssrc"] for s in json.load(sys.stdin) for l in s.get("layers", []) if l["rid"] == "m"][0])')
             SLUICE_WHEP="http://127.0.0.1:18486/whep/live?layer=m" "$SLUICE" run Pipelines/whep-play.yaml --duration 10 --quiet --report "$T.v.json" >/dev/null 2>&1 &
             viewer=$!
@@ -205,5 +195,19 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         let viewer = CLIResult.report(at: "\(t).v.json")
         XCTAssertEqual(viewer.int("receive.video.width"), 160, "it plays on at the smaller layer's size: \(viewer.report ?? [:])")
         XCTAssertGreaterThan(viewer.int("receive.video.frames") ?? 0, 200, "frames kept coming: \(viewer.report ?? [:])")
+    }
+
+    /// Shell lines: `sluice serve --relay` on `port` (`$server`), and
+    /// Pipelines/whip-publish-simulcast.yaml publishing to its `live` (`$publisher`, its
+    /// errors in `$T.p.err`), until the relay says it is live (bounded waits).
+    static func relayWithPublisher(port: Int) -> String {
+        """
+        "$SLUICE" serve --port \(port) --relay >/dev/null 2>&1 &
+        server=$!
+        i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+        SLUICE_WHIP=http://127.0.0.1:\(port)/whip/live "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 40 --quiet >/dev/null 2>"$T.p.err" &
+        publisher=$!
+        i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+        """
     }
 }

@@ -420,14 +420,9 @@ package final class ViewerSet: Sendable {
     /// How many viewers each of the ladder's `rungs` has now (best first), and the moves
     /// between rungs so far.
     package func renditionFigures(rungs: Int) -> (viewers: [Int], up: Int, down: Int) {
-        let ladders = viewers.withLock { $0.values.compactMap(\.ladder) }
         var perRung = Array(repeating: 0, count: rungs)
-        var moves = departedMoves.withLock { $0 }
-        for l in ladders {
-            if perRung.indices.contains(l.current) { perRung[l.current] += 1 }
-            let m = l.moves
-            moves = (moves.up + m.up, moves.down + m.down)
-        }
+        for l in viewers.withLock({ $0.values.compactMap(\.ladder) }) where perRung.indices.contains(l.current) { perRung[l.current] += 1 }
+        let moves = rungMoves
         return (perRung, moves.up, moves.down)
     }
 
