@@ -54,7 +54,17 @@ extension BrowserEndToEndTests {
             "through \(browser) and back: video p50 \(video) ms, audio p50 \(audio) ms, A/V \(r.double("audio.av_offset.p50_ms") ?? .nan) ms; "
                 + "\(browser)'s jitter buffer \(heard["jitter_buffer_delay_ms"] ?? "?") ms, concealed \(heard["concealed_samples"] ?? "?") of \(heard["total_samples"] ?? "?") samples"
         )
-        XCTAssertGreaterThan(r.double("frames.received") ?? 0, 100, "the picture came back, re-encoded by \(browser)", file: file, line: line)
+        // The browser joins when the loaded machine lets it (Firefox once started 8 s into the
+        // run): the picture is judged over the time it flowed, from the first frame back, and
+        // at a quarter of the 30 fps sent (Chromium's CPU adaptation halves its frame rate when
+        // other processes hold both cores: 12-15 fps seen beside four busy loops).
+        let flowed = (r.double("duration_s") ?? 0) - (r.double("time_to_first_frame_ms") ?? .infinity) / 1000
+        let received = r.double("frames.received") ?? 0
+        print("through \(browser): \(received) frames back in the \(flowed) s after the first")
+        XCTAssertGreaterThan(flowed, 2, "the picture came back for at least 2 s: \(r.stdout)", file: file, line: line)
+        XCTAssertGreaterThan(
+            received / max(flowed, 0.001), 7.5, "the picture came back, re-encoded by \(browser), at over 7.5 fps: \(received) frames in \(flowed) s",
+            file: file, line: line)
         XCTAssertGreaterThan(video, 0, file: file, line: line)
         XCTAssertLessThan(video, 500, file: file, line: line)
         XCTAssertGreaterThanOrEqual(
