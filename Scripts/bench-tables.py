@@ -523,11 +523,44 @@ def headline_start():
             + (f"; starting viewers from the encoder's cached keyframe (`gop_cache`) {cached:.1f}×" if cached else "") + ".")
 
 
+def simulcast():
+    """Server CPU forwarding a publisher's simulcast layers, one stream, and transcoding the same sizes."""
+    d = load("results-simulcast.json")
+    names = {"simulcast": "simulcast relay, each viewer's layer by its estimate",
+             "pinned": "simulcast relay, viewers pinned to the top layer (`?layer=h`)",
+             "single": "relay of one 640x360 stream (passthrough)",
+             "ladder": "transcoding ladder of the same three sizes (encoded on the server)"}
+    rows = [f"| server | no viewer | {d['viewers']} viewers | per viewer | slowest viewer |", "|---|---|---|---|---|"]
+    for mode, name in names.items():
+        m = d["modes"][mode]
+        rows.append(f"| {name} | {m['server_cpu_cores_0']:.3f} cores | {m['server_cpu_cores_viewers']:.3f} cores "
+                    f"| {m['per_viewer_cores'] * 1000:.1f} millicores | {m['min_fps']:.1f} fps |")
+    rows.append("")
+    rows.append(f"Per viewer, simulcast ÷ one stream: **{d['per_viewer_simulcast_over_single']:.2f}** (pinned: "
+                f"{d['per_viewer_pinned_over_single']:.2f}); the server with {d['viewers']} viewers, transcoding ladder ÷ "
+                f"simulcast: **{d['server_ladder_over_simulcast']:.2f}**. {d['runs']} alternating runs of {d['seconds_per_run']:g} s "
+                f"per mode and viewer count, CPU from {d['steady_from']:g} s on; medians (`Benchmarks/simulcast.sh`, "
+                f"`Benchmarks/results-simulcast.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
+def headline_simulcast():
+    """The README's simulcast line: what forwarding layers saves against the transcoding ladder."""
+    d = load("results-simulcast.json")
+    m = d["modes"]
+    return (f"Simulcast against the transcoding ladder (three sizes, 640x360 to 160x90, {d['viewers']} viewers): the server "
+            f"forwarding a WHIP publisher's layers uses **{m['simulcast']['server_cpu_cores_viewers']:.3f} cores** where "
+            f"encoding the same three sizes itself uses {m['ladder']['server_cpu_cores_viewers']:.3f} "
+            f"(**{d['server_ladder_over_simulcast']:.1f}×**); each viewer costs {d['per_viewer_simulcast_over_single']:.2f}× "
+            f"a viewer of one passed-through stream (`Benchmarks/simulcast.sh`).")
+
+
 TABLES = {"audiobridge": audiobridge, "audio-filter-bench": audio_filter_bench, "e2ee-bench": e2ee_bench, "audio-measure": audio_measure, "headline-audio": headline_audio, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
-          "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes}
+          "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes,
+          "simulcast": simulcast, "headline-simulcast": headline_simulcast}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 

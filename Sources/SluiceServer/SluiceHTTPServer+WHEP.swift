@@ -43,6 +43,8 @@ extension SluiceHTTPServer {
             }
         }
 
+        addLayerSelection(to: router, source: source)
+
         router.delete("/whep/:stream/:session") { _, context -> Response in
             let name = context.parameters.get("stream") ?? "", id: String
             switch replica.session(context.parameters.get("session") ?? "") {
@@ -79,10 +81,46 @@ extension SluiceHTTPServer {
             do {
                 let layer = request.uri.queryParameters["layer"].map(String.init)
                 let (id, answer) = try await hub.addViewer(offer: offer, layer: layer)
-                return Self.created(answer: answer, session: "/whep/\(name)/\(replica.external(id))", id: id, links: links)
+                let session = "/whep/\(name)/\(replica.external(id))"
+                // Layers to choose from: WHEP's layer selection extension, at the session's /layer.
+                let layers = hub.layerNames.isEmpty ? [] : [WHEPLayerSelection.link(session + "/layer")]
+                return Self.created(answer: answer, session: session, id: id, links: links + layers)
             } catch let e as RunError {
                 return Self.problem(WHIP.HTTPError(422, e.message))
             }
+        }
+    }
+
+    /// `POST /whep/<stream>/<session>/layer`: WHEP's video layer selection. `{"rid": "l"}`
+    /// holds the viewer on that layer, `{}` lets its estimate choose again; 200 with the
+    /// layers and the choice, 404 for an unknown session, 400 (naming the layers) for one
+    /// the stream does not have, 415 for a body that is not JSON.
+    private func addLayerSelection(to router: Routes, source: @escaping @Sendable (String) -> (any ViewerSource)?) {
+        let replica = configuration.replica
+        router.post("/whep/:stream/:session/layer") { request, context -> Response in
+            let name = context.parameters.get("stream") ?? "", id: String
+            switch replica.session(context.parameters.get("session") ?? "") {
+            case .failure(let e): return Self.problem(e)
+            case .success(let session): id = session
+            }
+            guard let hub = source(name) else { return Self.problem(WHIP.HTTPError(404, "no stream named '\(name)'")) }
+            let body = (try? await request.body.collect(upTo: WHEPLayerSelection.maxBodyBytes + 1)).map { String(buffer: $0) } ?? ""
+            let selection: WHEPLayerSelection
+            switch WHEPLayerSelection.parse(contentType: request.headers[.contentType], body: body) {
+            case .failure(let e): return Self.problem(e)
+            case .success(let s): selection = s
+            }
+            let layer: String? = if case .layer(let rid) = selection { rid } else { nil }
+            do {
+                guard try hub.pinLayer(layer, ofViewer: id) else {
+                    return Self.problem(WHIP.HTTPError(404, "no session '\(id)' on stream '\(name)'"))
+                }
+            } catch let e as RunError {
+                return Self.problem(WHIP.HTTPError(400, e.message))
+            }
+            let answer: [String: Any] = ["layers": hub.layerNames, "rid": layer.map { $0 as Any } ?? NSNull()]
+            let data = (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return Self.json(String(decoding: data, as: UTF8.self))
         }
     }
 

@@ -87,12 +87,18 @@ package final class RenditionSwitch: Sendable {
     package static let keyframeWaitNs: UInt64 = 5_000_000_000
     /// Each decision at debug level (`--log-level debug`), with the viewer's id.
     private let logger: Logger
+    /// The rung the viewer is held on (`?layer=`, WHEP's layer selection), or nil while its
+    /// own estimate chooses.
+    private let pin: Mutex<Int?>
+    /// Starts the viewer's bandwidth estimate, for a viewer that joined pinned and has none
+    /// yet: run (once) when it is unpinned.
+    private let startEstimate = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
     package init(
-        outputs: [RenditionOutput], start: Int, into pipeline: Pipeline, viewer: String = "",
+        outputs: [RenditionOutput], start: Int, pinned: Bool = false, into pipeline: Pipeline, viewer: String = "",
         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
     ) throws(GstError) {
         let funnel = try Element.make("funnel")
@@ -134,6 +140,33 @@ package final class RenditionSwitch: Sendable {
         logger[metadataKey: "viewer"] = "\(viewer)"
         self.logger = logger
         choice = Mutex(RenditionChoice(count: outputs.count, start: start))
+        pin = Mutex(pinned ? start : nil)
+    }
+
+    /// The rung the viewer is held on, if it is (nil: its estimate chooses).
+    package var pinnedRung: Int? { pin.withLock { $0 } }
+
+    /// For a viewer that joins pinned: what starts its estimate, run if it is unpinned (a
+    /// pinned viewer pays nothing for an estimate it does not use).
+    package func estimateOnceUnpinned(_ start: @escaping @Sendable () -> Void) {
+        startEstimate.withLock { $0 = start }
+    }
+
+    /// Holds the viewer on `rung` (moving it there at that rung's next keyframe, asked for
+    /// now), or with nil lets its estimate choose again, from where it is.
+    package func pin(to rung: Int?, nowNs: UInt64 = StageTimer.now()) {
+        if let rung, !outputs.indices.contains(rung) { return }
+        pin.withLock { $0 = rung }
+        awaited.withLock { $0 = nil }
+        let target = rung ?? (track.state.withLock { $0.pending ?? $0.current })
+        choice.withLock { $0.reset(to: target, nowNs: nowNs) }
+        move(to: target)
+        guard rung == nil else { return }
+        let start = startEstimate.withLock { s -> (@Sendable () -> Void)? in
+            defer { s = nil }
+            return s
+        }
+        start?()
     }
 
     /// Links every rung's tee to the funnel (behind `isolate`, so this viewer failing cannot
@@ -201,6 +234,7 @@ package final class RenditionSwitch: Sendable {
     /// viewer gets the old rung, so readings in between say nothing about the new one and
     /// are not used. A wait longer than `keyframeWaitNs` calls the move off.
     package func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
+        if pinnedRung != nil { return nil }
         if let wait = awaited.withLock({ $0 }) {
             if current == wait.rung {
                 awaited.withLock { $0 = nil }

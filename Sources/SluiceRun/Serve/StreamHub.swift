@@ -274,6 +274,15 @@ public final class StreamHub: Sendable {
     @discardableResult
     public func removeViewer(_ id: String) -> Bool { viewers.removeViewer(id) }
 
+    /// Holds viewer `id` on the layer named `layer`, or with nil lets its estimate choose
+    /// again. False if the viewer is unknown; throws `RunError` naming the layers.
+    public func pinLayer(_ layer: String?, ofViewer id: String) throws(RunError) -> Bool {
+        try viewers.pin(viewer: id, to: layer)
+    }
+
+    /// The layers a viewer can be held on, best first (empty: one layer only).
+    public var layerNames: [String] { viewers.layerNames }
+
     /// Ends every viewer's session (reason `shutdown`): the end of a drain.
     public func removeAllViewers() { viewers.removeAll() }
 

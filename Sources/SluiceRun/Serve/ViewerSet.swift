@@ -158,6 +158,30 @@ package final class ViewerSet: Sendable {
         }
     }
 
+    /// The names of the video's layers (a ladder's renditions, a simulcast publisher's
+    /// layers), best first; empty with one layer only.
+    package var layerNames: [String] { outputs().first { !$0.renditions.isEmpty }?.renditions.map(\.rendition.name) ?? [] }
+
+    /// Holds viewer `id` on the layer (or rung) named `layer`, or with nil lets its estimate
+    /// choose again. False if there is no such viewer; throws `RunError` naming the layers
+    /// when the stream has none or no layer of that name.
+    package func pin(viewer id: String, to layer: String?) throws(RunError) -> Bool {
+        guard let viewer = viewers.withLock({ $0[id] }) else { return false }
+        guard let ladder = viewer.ladder else {
+            throw RunError("'\(stream)' has one layer only: a layer can be chosen of a ladder's renditions or a simulcast publisher's layers")
+        }
+        guard let layer else {
+            ladder.pin(to: nil)
+            return true
+        }
+        let names = ladder.outputs.map(\.rendition.name)
+        guard let rung = names.firstIndex(of: layer) else {
+            throw RunError("'\(stream)' has no layer '\(layer.prefix(32))'; its layers are \(names.joined(separator: ", "))")
+        }
+        ladder.pin(to: rung)
+        return true
+    }
+
     /// `outputs` with the video's rung named `layer` as the one to start on and stay on.
     private static func pinning(_ outputs: [Output], to layer: String?, stream: String) throws(RunError) -> [Output] {
         guard let layer else { return outputs }
@@ -293,17 +317,25 @@ package final class ViewerSet: Sendable {
         viewer id: String, estimateAt adaptive: Pad?
     ) throws {
         let events = events
-        let rungs = try RenditionSwitch(outputs: output.renditions, start: output.startRendition, into: pipeline, viewer: id) { from, to in
+        let rungs = try RenditionSwitch(
+            outputs: output.renditions, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id
+        ) { from, to in
             events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
         }
         parts.elements.append(rungs.funnel)
         guard let funnelOutput = rungs.funnel.staticPad("src") else { throw GstError("the funnel has no output") }
         try funnelOutput.link(branch.entrance)
         if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
-        if let adaptive, !output.pinned {
-            _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) {
-                rungs.update(with: $0)
+        if let adaptive {
+            // The estimate's probe on the payloader keeps it alive as long as the branch; the
+            // switch holds the starter of a pinned viewer's only weakly (no cycle).
+            let estimate: @Sendable () -> Void = { [weak rungs] in
+                guard let rungs else { return }
+                _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) { [weak rungs] in
+                    rungs?.update(with: $0)
+                }
             }
+            if output.pinned { rungs.estimateOnceUnpinned(estimate) } else { estimate() }
         }
         parts.ladder = rungs
         // A viewer starting on a passed-through source starts from its cached group of

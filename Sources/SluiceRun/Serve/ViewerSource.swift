@@ -19,12 +19,29 @@ public protocol ViewerSource: Sendable {
     func addCandidates(_ candidates: [(mid: String?, candidate: String)], toViewer id: String) -> Bool
     /// Ends a viewer's session. False if the viewer is unknown.
     @discardableResult func removeViewer(_ id: String) -> Bool
+    /// Holds viewer `id` on the layer named `layer` (a ladder's rendition or a simulcast
+    /// publisher's layer), or with nil lets its bandwidth estimate choose again (WHEP's layer
+    /// selection). False if the viewer is unknown; throws `RunError` naming the layers when
+    /// there is no layer of that name.
+    func pinLayer(_ layer: String?, ofViewer id: String) throws(RunError) -> Bool
+    /// The layers a viewer can be held on, best first (empty: one layer only).
+    var layerNames: [String] { get }
 }
 
 extension ViewerSource {
     /// Adds a viewer whose bandwidth estimate chooses its layer.
     public func addViewer(offer: String) async throws(RunError) -> (id: String, answer: String) {
         try await addViewer(offer: offer, layer: nil)
+    }
+}
+
+extension ViewerSource {
+    /// A source with one layer only.
+    public var layerNames: [String] { [] }
+
+    /// A source with one layer only: there is nothing to choose.
+    public func pinLayer(_ layer: String?, ofViewer id: String) throws(RunError) -> Bool {
+        throw RunError("'\(name)' has one layer only: a layer can be chosen of a ladder's renditions or a simulcast publisher's layers")
     }
 }
 

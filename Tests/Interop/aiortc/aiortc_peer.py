@@ -22,7 +22,10 @@ whep-play:    offers recvonly video (+ audio), POSTs it (non-trickle), decodes w
               JSON says which ICE path it took ("path": "host -> relay"). With --pictures
               its JSON lists what the picture showed over time ("pictures": [[name, ms after
               the first frame, frames], ...], a name being a colour or "bars"), and always
-              the longest wait between two decoded frames ("max_gap_ms").
+              the longest wait between two decoded frames ("max_gap_ms"). With
+              --select-layers l,h,auto it asks for those layers in turn through WHEP's
+              layer selection (the answer's Link rel="urn:ietf:params:whep:ext:core:layer")
+              and lists each answer and the size it then decoded ("layer_selections").
 whip-publish: sends a synthetic moving picture (a bar sweeping across, a frame counter in
               its luma) and a 440 Hz tone for N seconds; prints JSON with frames sent.
 whep-crowd:   N viewers in one process (a load test): each plays for N seconds once all are
@@ -160,7 +163,35 @@ async def http(method, url, body=None, token=None, timeout=15):
         headers["Authorization"] = f"Bearer {token}"
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as s:
         async with s.request(method, url, data=body, headers=headers) as r:
-            return r.status, dict(r.headers), await r.text()
+            return r.status, r.headers.copy(), await r.text()  # a multidict: every Link header kept
+
+
+async def select_layer(url, rid, token=None, timeout=15):
+    """WHEP's layer selection: POSTs {"mediaId": "0", "rid": rid} (or without rid for
+    "auto") to the session's layer URL; returns (status, body)."""
+    import aiohttp
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    body = {"mediaId": "0"} if rid == "auto" else {"mediaId": "0", "rid": rid}
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as s:
+        async with s.request("POST", url, data=json.dumps(body), headers=headers) as r:
+            return r.status, await r.text()
+
+
+def link_url(headers, rel, base):
+    """The URL of the response's `Link` with relation `rel`, absolute, or None."""
+    import re
+    for value in headers.getall("Link", []):
+        for one in value.split(","):
+            m = re.match(r'\s*<([^>]+)>\s*;.*rel="?([^";]+)"?', one)
+            if m and m.group(2) == rel:
+                u = m.group(1)
+                if u.startswith("/"):
+                    parts = base.split("/", 3)
+                    u = f"{parts[0]}//{parts[2]}{u}"
+                return u
+    return None
 
 
 async def patch(url, fragment, etag, token=None, timeout=15):
@@ -211,6 +242,7 @@ async def exchange(pc, url, token, headers_out=None):
         raise Failure(f"POST {url} answered {status}: {text.strip()[:800]}")
     if headers_out is not None:
         headers_out.update(headers)
+    exchange.headers = headers
     await pc.setRemoteDescription(RTCSessionDescription(sdp=text, type="answer"))
     location = headers.get("Location", "")
     if location.startswith("/"):
@@ -323,10 +355,18 @@ async def whep_play(args):
     def on_track(track):
         asyncio.ensure_future(read_video(track) if track.kind == "video" else read_audio(track))
 
-    location, answer = await exchange(pc, args.url, args.token)
+    answer_headers = {}
+    location, answer = await exchange(pc, args.url, args.token, answer_headers)
     posted = exchange.posted  # first_frame_ms counts from the POST, as WHEP clients see it
+    selections = []
+    chooser = None
+    if args.select_layers:
+        layer_url = link_url(exchange.headers, "urn:ietf:params:whep:ext:core:layer", args.url)
+        chooser = asyncio.ensure_future(choose_layers(layer_url, args.select_layers.split(","), stats, first, selections, args.token))
     try:
         await asyncio.wait_for(done.wait(), args.seconds + args.timeout)
+        if chooser:
+            await asyncio.wait_for(chooser, args.timeout + 30)
     except asyncio.TimeoutError:
         pass
     path = ice_path(video)
@@ -338,14 +378,41 @@ async def whep_play(args):
         raise Failure(f"no video frame decoded within {args.seconds + args.timeout} s "
                       f"(ICE {pc.iceConnectionState}); the answer was:\n{answer}")
     span = max(1e-3, end - first["video"])
-    moved = bool(len(lumas) == 2 and float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0)
+    # Frames of different sizes (a layer switch) differ by definition.
+    moved = bool(len(lumas) == 2 and (lumas[0].shape != lumas[1].shape or float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0))
     out = dict(stats, **rtp, fps=round((stats["video_frames"] - 1) / span, 1),
                first_frame_ms=round((first["video"] - posted) * 1000),
                mean_luma=round(float(lumas[-1].mean()), 1), picture_moves=moved, path=path, pictures=pictures,
-               answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")],
+               answer_ssrc_lines=[l for l in answer.splitlines() if l.startswith("a=ssrc")], layer_selections=selections,
                answer_fingerprints=sorted({l.split(" ", 1)[1] for l in answer.splitlines()
                                            if l.startswith("a=fingerprint:sha-256 ")}))
     print(json.dumps(out), flush=True)
+
+
+async def choose_layers(url, rids, stats, first, out, token):
+    """--select-layers: once video plays, asks for each layer in turn through WHEP's layer
+    selection and, after a 200, waits (up to 8 s) for the decoded size to change and then
+    for 10 frames at the new size; appends {rid, status, body, width, height, ms} to `out`."""
+    while "video" not in first:
+        await asyncio.sleep(0.05)
+    for rid in rids:
+        entry = {"rid": rid}
+        if url is None:
+            entry["status"] = None
+            out.append(entry)
+            continue
+        before, t0 = (stats["width"], stats["height"]), time.monotonic()
+        entry["status"], body = await select_layer(url, rid, token)
+        entry["body"] = body.strip()[:300]
+        if entry["status"] == 200 and rid != "auto":
+            while time.monotonic() - t0 < 8 and (stats["width"], stats["height"]) == before:
+                await asyncio.sleep(0.02)
+            entry["ms"] = round((time.monotonic() - t0) * 1000)
+            frames = stats["video_frames"]
+            while time.monotonic() - t0 < 12 and stats["video_frames"] < frames + 10:
+                await asyncio.sleep(0.02)
+        entry["width"], entry["height"] = stats["width"], stats["height"]
+        out.append(entry)
 
 
 async def whip_publish(args):
@@ -623,7 +690,8 @@ async def room_call(args):
     if "video" not in first:
         raise Failure(f"no video frame decoded (ICE {pc.iceConnectionState})")
     span = max(1e-3, time.monotonic() - first["video"])
-    moved = bool(len(lumas) == 2 and float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0)
+    # Frames of different sizes (a layer switch) differ by definition.
+    moved = bool(len(lumas) == 2 and (lumas[0].shape != lumas[1].shape or float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0))
     print(json.dumps(dict(stats, fps=round((stats["video_frames"] - 1) / span, 1), picture_moves=moved,
                           first_frame_ms=round((first["video"] - joined_at) * 1000))), flush=True)
 
@@ -724,6 +792,7 @@ def main():
     p.add_argument("mode", choices=["whep-play", "whip-publish", "whep-serve", "whep-crowd", "room-answer", "room-offer", "room-echo"])
     p.add_argument("url", nargs="?")
     p.add_argument("--token")
+    p.add_argument("--select-layers", help="whep-play: once video plays, ask for these layers in turn (WHEP layer selection; 'auto' lets the server choose)")
     p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--timeout", type=float, default=15)
     p.add_argument("--codec", choices=["vp8", "h264"])
