@@ -30,6 +30,8 @@ package final class RenditionSwitch: Sendable {
         package struct State {
             package var current: Int
             package var pending: Int?
+            /// When the pending rung's keyframe was last asked for.
+            package var askedNs: UInt64 = 0
             /// Buffers inside the funnel now, by address, with their rung.
             package var inFlight: [UInt: Int] = [:]
             package var ups = 0, downs = 0
@@ -203,10 +205,29 @@ package final class RenditionSwitch: Sendable {
         guard outputs.indices.contains(rung) else { return }
         let ask = track.state.withLock { s -> Bool in
             s.pending = rung == s.current ? nil : rung
+            s.askedNs = StageTimer.now()
             return s.pending != nil
         }
         if ask { inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
     }
+
+    /// Asks again for the keyframe of the rung the viewer waits to move to, if it was asked
+    /// for over `reaskAfterNs` ago (a request can be lost, and a relayed publisher sends no
+    /// keyframe by itself: a pinned viewer would wait for ever). Returns whether it asked.
+    @discardableResult
+    package func askAgainIfStillPending(nowNs: UInt64) -> Bool {
+        let rung = track.state.withLock { s -> Int? in
+            guard let pending = s.pending, nowNs &- s.askedNs > Self.reaskAfterNs else { return nil }
+            s.askedNs = nowNs
+            return pending
+        }
+        guard let rung else { return false }
+        logger.debug("rendition: no keyframe of \(outputs[rung].rendition.name) yet; asked again")
+        inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
+        return true
+    }
+    /// How long a move waits for its keyframe before asking again.
+    package static let reaskAfterNs: UInt64 = 700_000_000
 
     /// The bitrate limits of this viewer's estimator: from half the least rung to a quarter
     /// above the best, starting at the rung it starts on.

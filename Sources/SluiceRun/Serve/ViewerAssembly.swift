@@ -69,6 +69,26 @@ package struct ViewerAssembly {
             ViewerSet.logger.debug("a viewer's start gates opened: \(openings.map { "\($0)" }.joined(separator: ", "))")
             if openings.contains(.needsKeyframe) { Self.askForKeyframe(through: entrances) }
             connected?()
+            await Self.askAgain(until: gates, through: entrances)
+        }
+    }
+
+    /// How often, and how many times at most, a viewer whose video has not started asks again.
+    package static let reask = (interval: Duration.milliseconds(500), limit: 20)
+
+    /// Asks for the keyframe again while a gate still waits for it: a request can be lost (an
+    /// RTCP packet dropped, or a browser publisher that makes at most one keyframe in 300 ms
+    /// ignoring the request of a viewer that joined just after another: 2 of 3
+    /// aiortc viewers joining with two others never started before this), and a relayed
+    /// publisher sends no keyframe by itself. Ends when every gate is open, after
+    /// `reask.limit` tries, or when the viewer goes (the task is cancelled).
+    private static func askAgain(until gates: [StartGate], through entrances: [Pad]) async {
+        guard !entrances.isEmpty else { return }
+        for attempt in 1...reask.limit {
+            do { try await Task.sleep(for: reask.interval) } catch { return }
+            if gates.allSatisfy(\.isOpen) { return }
+            ViewerSet.logger.debug("a viewer's video has not started: keyframe asked again (\(attempt))")
+            askForKeyframe(through: entrances)
         }
     }
 }

@@ -476,11 +476,11 @@ package final class ViewerSet: Sendable {
         }
     }
 
-    /// Removes the viewers `ViewerReaper` finds dead, with the reason, and moves viewers off
-    /// rungs that stopped.
+    /// Removes the viewers `ViewerReaper` finds dead, with the reason, moves viewers off
+    /// rungs that stopped, and asks again for the keyframes of moves still waiting.
     package func reap(now: ContinuousClock.Instant = .now) {
         let ladders = viewers.withLock { $0.values.compactMap(\.ladder) }, nowNs = StageTimer.now()
-        for ladder in ladders { ladder.leaveStoppedRung(nowNs: nowNs) }
+        for ladder in ladders where !ladder.leaveStoppedRung(nowNs: nowNs) { ladder.askAgainIfStillPending(nowNs: nowNs) }
         let verdicts = viewers.withLock { v in
             v.compactMap { id, viewer in
                 ViewerReaper.verdict(health: viewer.health, states: viewer.peer.states, now: now, limits: limits).map { (id, $0) }

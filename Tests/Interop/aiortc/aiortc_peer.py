@@ -370,13 +370,15 @@ async def whep_play(args):
     except asyncio.TimeoutError:
         pass
     path = ice_path(video)
+    ice_state = pc.iceConnectionState  # before close(), which makes it "closed"
     if location:
         await http("DELETE", location, token=args.token)
     end = time.monotonic()
     await pc.close()
     if "video" not in first:
         raise Failure(f"no video frame decoded within {args.seconds + args.timeout} s "
-                      f"(ICE {pc.iceConnectionState}); the answer was:\n{answer}")
+                      f"(ICE {ice_state}, path {path}, {stats['audio_frames']} audio frames, RTP {rtp}); "
+                      f"the answer was:\n{answer}")
     span = max(1e-3, end - first["video"])
     # Frames of different sizes (a layer switch) differ by definition.
     moved = bool(len(lumas) == 2 and (lumas[0].shape != lumas[1].shape or float(numpy.abs(lumas[0] - lumas[1]).mean()) > 1.0))

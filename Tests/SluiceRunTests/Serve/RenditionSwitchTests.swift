@@ -189,6 +189,45 @@ final class RenditionSwitchTests: XCTestCase {
         guard case .expect = change else { return XCTFail("expected an expect, got \(String(describing: change))") }
     }
 
+    /// A pinned viewer's move whose keyframe request is lost (a relayed browser publisher
+    /// ignores a request that comes within 300 ms of another's): nothing moves until the
+    /// request is asked again, which happens only once it has waited `reaskAfterNs`.
+    func testALostKeyframeRequestOfAPendingMoveIsAskedAgain() async throws {
+        let (pipeline, outputs, keyframes) = try ladder()
+        let rungs = try RenditionSwitch(outputs: outputs, start: 0, pinned: true, into: pipeline)
+        let sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        try pipeline.add([sink])
+        try rungs.funnel.link(sink)
+        var teePads: [(tee: Element, pad: Pad)] = []
+        let stopping = StopFlag()
+        try rungs.attach(into: &teePads) { flow in Self.rungStopped(flow, stopping: stopping) }
+        // The first request for rung 1's keyframe is lost on its way.
+        let lost = Atomic<Int>(0)
+        teePads[1].pad.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+            guard info.eventName == "GstForceKeyUnit" else { return .ok }
+            return lost.add(1, ordering: .relaxed).oldValue == 0 ? .drop : .ok
+        }
+        XCTAssertTrue(pipeline.setState(.playing) != .failure)
+        defer {
+            stopping.set()
+            pipeline.setState(.null)
+            for (tee, pad) in teePads { tee.releaseRequestPad(pad) }
+        }
+        try await waitFor("the first rung's frames") { outputs[0].frames > 10 }
+        rungs.pin(to: 1)
+        XCTAssertEqual(lost.load(ordering: .relaxed), 1, "the move asked once")
+        let now = StageTimer.now()
+        XCTAssertFalse(rungs.askAgainIfStillPending(nowNs: now), "not asked again at once")
+        try await Task.sleep(for: .milliseconds(300))
+        XCTAssertEqual(rungs.current, 0, "no keyframe of rung 1 came: still on rung 0")
+        XCTAssertEqual(keyframes[1], 1, "rung 1 made only its first keyframe")
+        XCTAssertTrue(rungs.askAgainIfStillPending(nowNs: now + RenditionSwitch.reaskAfterNs + 1))
+        try await waitFor("the move to rung 1") { rungs.current == 1 }
+        XCTAssertEqual(keyframes[1], 2, "the request asked again made the keyframe the move waited for")
+        XCTAssertFalse(rungs.askAgainIfStillPending(nowNs: now + 10 * RenditionSwitch.reaskAfterNs), "nothing waits any more")
+    }
+
     /// A ladder whose best rung is a passed-through source that has not sent half a second
     /// yet: 1 Mbit/s stands in for its rate, so a viewer joining now starts with an estimator
     /// ceiling of 1.25 Mbit/s. Once the source is measured sending 2 Mbit/s, the ceiling
