@@ -46,6 +46,55 @@ final class WatchEndToEndTests: XCTestCase {
         XCTAssertEqual(filters, ["grayscale", "invert", "pixelate", "invert"], "each applied chain ran")
     }
 
+    /// An audio chain edited while a tone plays (gain −12 dB → gain 0 dB and a level meter) is
+    /// swapped in without a restart, and the receiver hears the louder tone.
+    func testAnAudioChainEditIsHeardWithoutARestart() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("a.yaml").path
+        func write(filters: String) throws {
+            try """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              audio:
+                capture: { kind: test, wave: sine, frequency: 440 }
+                filters:
+            \(filters)
+                encode: { codec: opus, bitrate: 64 }
+            receive:
+              audio:
+                filters:
+                  - filter: level
+                    interval_ms: 200
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        try write(filters: "      - filter: gain\n        db: -12")
+        // Each live line (one a second) carries the bitrate; three after the swap give the
+        // receiver's meter several intervals of the new sound.
+        let script = EditScript(steps: [
+            ("kbit/s", { try write(filters: "      - filter: gain\n        db: 0\n      - filter: level") }),
+            ("applied send.audio.filters", nil), ("kbit/s", nil), ("kbit/s", nil), ("kbit/s", nil)
+        ])
+        let report = dir.appendingPathComponent("r.json").path
+        let r = try CLI.run(["run", file, "--watch", "--report", report], timeout: 60) { line, process in
+            if script.advance(on: line) { process.interrupt() }
+        }
+        XCTAssertTrue(script.finished, "stopped at step \(script.step): \(r.stdout)\n\(r.stderr)")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("watch: applied send.audio.filters without restarting"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("need a restart"), r.stdout)
+        let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let filters = j["filters"] as? [[String: Any]] ?? []
+        XCTAssertEqual(filters.compactMap { $0["filter"] as? String }.filter { $0 == "gain" }.count, 2, "both chains ran: \(filters)")
+        // The meters' last readings: the tone (RMS −4.95 dBFS) at 0 dB, sent and heard.
+        let levels = filters.filter { $0["filter"] as? String == "level" }.compactMap {
+            (($0["last_event_fields"] as? [String: Any])?["level"] as? [String: Any])?["rms_db"] as? Double
+        }
+        XCTAssertEqual(levels.count, 2, "\(filters)")
+        for level in levels { XCTAssertEqual(level, -4.95, accuracy: 1.5, "the louder tone after the swap: \(levels)") }
+    }
+
     /// A new `e2ee` passphrase written on both ends of the file is set on the running filters
     /// (receiver first), not a restart: the picture keeps coming, hardly a frame fails.
     func testANewKeyInTheFileIsTakenByBothEndsWhileRunning() throws {

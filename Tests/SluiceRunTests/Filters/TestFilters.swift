@@ -93,6 +93,9 @@ enum TestFilters {
         try? FilterRegistry.shared.register(PaintFilter.self)
         try? FilterRegistry.shared.register(LumaProbe.self)
         try? FilterRegistry.shared.register(TrailerTag.self)
+        try? FilterRegistry.shared.register(ThrowingAudioFilter.self)
+        try? FilterRegistry.shared.register(AudioPeek.self)
+        try? FilterRegistry.shared.register(AudioTouch.self)
         return true
     }()
 }
