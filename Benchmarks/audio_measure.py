@@ -20,7 +20,7 @@ p50/p95/p99, the A/V offset p50 (audio minus video for the same capture instant,
 audio late), stamps read, and the means of the audio path's encode stage and of what its
 stages leave unaccounted. Written to Benchmarks/results-audio-measure.json.
 
-Run through Benchmarks/audio-measure.sh (release build, root). Env: RUNS (3), SECONDS_PER_RUN (10).
+Run through Benchmarks/audio-measure.sh (release build, root). Env: RUNS (3), SECONDS_PER_RUN (10), ONLY (above).
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile
 
@@ -29,10 +29,19 @@ sys.path.insert(0, HERE)
 from bench_common import ROOT, SLUICE, settings_given  # noqa: E402
 
 RUNS = int(os.environ.get("RUNS", "3"))
+# ONLY="one process;one process, audio held 80 ms" (set-up names, separated by semicolons)
+# measures only those and puts their rows into the recorded results.
+ONLY = [n.strip() for n in os.environ.get("ONLY", "").split(";") if n.strip()]
 SECONDS = float(os.environ.get("SECONDS_PER_RUN", "10"))
 STAMPS = ["--set", "send.audio.filters=[{filter: audiostamp, interval_ms: 400}]"]
+# The accuracy check of the A/V offset: a queue after the stamps that lets sound go only once
+# it holds 90 ms of the test source's 10 ms buffers holds each 80 ms (a queue counts a
+# buffer's end), so the offset must read 80 ms more than "one process".
+HELD = ["--set", "send.audio.filters=[{filter: audiostamp, interval_ms: 400}, {gst: \"queue min-threshold-time=90000000 "
+        "max-size-time=0 max-size-buffers=0 max-size-bytes=0\"}]"]
 SETUPS = [
     ("one process", [], "Pipelines/loopback.yaml", []),
+    ("one process, audio held 80 ms", [], "Pipelines/loopback.yaml", HELD),
     ("two processes", [], "Pipelines/loopback.yaml", ["--processes", "2"]),
     ("two processes, 40 ms", [], "Pipelines/loopback.yaml", ["--processes", "2", "--netem", "delay 40ms"]),
     ("Janus EchoTest", ["Scripts/janus-sandbox.sh"], "Pipelines/janus-echo.yaml", []),
@@ -45,7 +54,8 @@ SETUPS = [
 def measure(prefix, file, extra):
     fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
     warmup = [] if "--warmup" in extra else ["--warmup", "1"]
-    cmd = prefix + [SLUICE, "measure", file, "--duration", str(SECONDS), "--quiet", "--json", path] + warmup + STAMPS + extra
+    stamps = [] if "--set" in extra else STAMPS
+    cmd = prefix + [SLUICE, "measure", file, "--duration", str(SECONDS), "--quiet", "--json", path] + warmup + stamps + extra
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=SECONDS + 120)
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-800:]}")
@@ -75,6 +85,8 @@ def median(rows, key):
 def main():
     results = []
     for name, prefix, file, extra in SETUPS:
+        if ONLY and name not in ONLY:
+            continue
         missing = {"Scripts/janus-sandbox.sh": "janus", "chromium": "chromium", "firefox": "firefox-esr"}.get(prefix[-1] if prefix else "")
         if missing and not shutil.which(missing):
             print(f"{name}: skipped, {missing} is not installed", flush=True)
@@ -88,9 +100,25 @@ def main():
     how = " ".join(x for x in [settings_given(["RUNS", "SECONDS_PER_RUN", "SLUICE"]), "Benchmarks/audio-measure.sh"] if x)
     out = {"how": how, "runs": RUNS, "seconds_per_run": SECONDS, "machine": os.uname().release,
            "cores": os.cpu_count(), "stamps": "every 400 ms", "results": results}
-    with open(os.path.join(HERE, "results-audio-measure.json"), "w") as f:
+    path = os.path.join(HERE, "results-audio-measure.json")
+    if ONLY and os.path.exists(path):
+        out = merged(path, results, how)
+    with open(path, "w") as f:
         json.dump(out, f, indent=2)
     print("docs/benchmarks.md table: Scripts/bench-tables.py")
+
+
+def merged(path, results, how):
+    """The recorded results with these set-ups' rows put in (in SETUPS order), noting which
+    rows came from which command."""
+    with open(path) as f:
+        out = json.load(f)
+    rows = {r["setup"]: r for r in out["results"]}
+    for r in results:
+        r["how"] = f"ONLY='{r['setup']}' {how}"
+        rows[r["setup"]] = r
+    out["results"] = [rows[name] for name, *_ in SETUPS if name in rows]
+    return out
 
 
 if __name__ == "__main__":

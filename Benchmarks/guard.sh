@@ -4,7 +4,7 @@
 # filter chain, each compared with Benchmarks/results-guard.json. Exits 1 if a figure is
 # worse than recorded by more than its measured noise band. Under 6 minutes on 2 cores.
 #   Benchmarks/guard.sh                 the full guard
-#   GUARD=fast Benchmarks/guard.sh      what CI runs: latency and CPU vs C, a 2× band (< 2 min)
+#   GUARD=fast Benchmarks/guard.sh      what CI runs: latency and CPU vs C, audio mouth-to-ear, a 2× band (< 2 min)
 #   GUARD_RECORD=3 Benchmarks/guard.sh  measure 3 times and record medians and noise bands
 #   SLUICE=/path/to/sluice ...          guard another build (e.g. an older commit's)
 # Builds Sluice in release, quietly (and sluice-filter-bench for the full guard), unless SLUICE
