@@ -52,6 +52,20 @@ def rate_bps(text):
     return float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
 
 
+def netem_of(rate):
+    """The relay's netem settings for a link: `3mbit` is that rate with a queue of about 300 ms
+    of 1200-byte packets; `3mbit for 12s; 500kbit for 15s; 3mbit` is a schedule of such links."""
+    def one(r):
+        return f"rate {r} limit {max(10, int(rate_bps(r) * 0.3 / 9600))}"
+    steps = []
+    for step in rate.split(";"):
+        m = re.fullmatch(r"\s*(\S+)(?:\s+for\s+(\S+))?\s*", step)
+        if not m:
+            sys.exit(f"link '{rate}': write it as 3mbit, or 3mbit for 12s; 500kbit")
+        steps.append(one(m.group(1)) + (f" for {m.group(2)}" if m.group(2) else ""))
+    return "; ".join(steps)
+
+
 class Net:
     """S (10.98.0.1) and V_k (10.98.k.1) around R; S→V_k through relay k."""
 
@@ -73,9 +87,8 @@ class Net:
             sh("ip", "netns", "exec", self.r, "sh", "-c", f"echo 0 > /proc/sys/net/ipv4/conf/{tun}/rp_filter")
             sh("ip", "-n", self.r, "rule", "add", "iif", f"sl{tag}rs", "to", f"10.98.{k}.0/24", "lookup", str(100 + k))
             sh("ip", "-n", self.r, "route", "add", "default", "dev", tun, "table", str(100 + k))
-            limit = max(10, int(rate_bps(rate) * 0.3 / 9600))  # ~300 ms of 1200-byte packets
             p = subprocess.Popen(["ip", "netns", "exec", self.r, sluice, "netem-relay", "--tun", tun,
-                                  "--netem", f"rate {rate} limit {limit}"],
+                                  "--netem", netem_of(rate)],
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             self.relays.append(p)
             deadline = time.monotonic() + 10

@@ -557,6 +557,34 @@ def simulcast():
     return "\n".join(rows)
 
 
+def simulcast_links():
+    """Simulcast viewers behind a 400 kbit/s link and a link that drops and comes back."""
+    d = load("results-simulcast-links.json")
+    m = d["median"]
+    f = lambda v, fmt="{:.1f}": fmt.format(v) if v is not None else "–"
+    rows = ["| viewer | frame rate | glass-to-glass p50 | p95 | freezes | received |", "|---|---|---|---|---|---|"]
+    for key, name in (("free", "free link (20 Mbit/s)"), ("slow_400kbit", "behind 400 kbit/s")):
+        v = m[key]
+        rows.append(f"| {name} | {f(v['fps'])} fps | {f(v['glass_to_glass_p50_ms'])} ms | {f(v['glass_to_glass_p95_ms'])} ms "
+                    f"| {f(v['freezes'], '{:.0f}')} | {f(v['bitrate_kbps'], '{:.0f}')} kbit/s |")
+    ends = [r["layer_viewers_at_end"] for r in d["narrow_runs"]]
+    end_text = "; ".join(", ".join(f"{k} {int(n)}" for k, n in sorted(e.items()) if n) for e in ends)
+    rows.append("")
+    up = (f"back on the top layer **{m['switch_up_s']:.2f} s** after the restore" if m["switch_up_s"] is not None else
+          f"**not back on the top layer** within {d['drop_seconds'] - 4:g} s of the restore in most runs")
+    per_run = "; ".join(f"down {r['down_s']:.2f} s, up " + (f"{r['up_s']:.2f} s" if r["up_s"] is not None else "never")
+                        + f", layers {' → '.join(l for _, l in r['layers'] if l)}, {r['viewer'].get('freezes')} freezes "
+                        f"{r['viewer'].get('freeze_ms', 0):.0f} ms" for r in d["switch_runs"])
+    rows.append(f"Layers with a viewer near each run's end: {end_text}. The 400 kbit/s viewer starts on the top layer "
+                f"(1 Mbit/s) until its estimate moves it down; when its freezes came was not recorded. A link that drops from 3 Mbit/s to 500 kbit/s for "
+                f"{d['drop_seconds']:g} s and comes back: the viewer is on a smaller layer **{f(m['switch_down_s'], '{:.2f}')} s** "
+                f"after the drop (target ≤ 2 s), and {up} (target ≤ 5 s; {m['switch_up_runs']} of {d['runs']} runs got "
+                f"there), at {f(m['switch_fps'])} fps (per run: {per_run}). Medians of {d['runs']} runs of {d['seconds']:g} s "
+                f"(`{d['how']}`, `Benchmarks/results-simulcast-links.json`); freezes by WebRTC's definition, from the `sluice "
+                f"load` viewer, over its whole run.")
+    return "\n".join(rows)
+
+
 def headline_simulcast():
     """The README's simulcast line: what forwarding layers saves against the transcoding ladder."""
     d = load("results-simulcast.json")
@@ -565,13 +593,26 @@ def headline_simulcast():
             f"forwarding a WHIP publisher's layers uses **{m['simulcast']['server_cpu_cores_viewers']:.3f} cores** where "
             f"encoding the same three sizes itself uses {m['ladder']['server_cpu_cores_viewers']:.3f} "
             f"(**{d['server_ladder_over_simulcast']:.1f}×**); each viewer costs {d['per_viewer_simulcast_over_single']:.2f}× "
-            f"a viewer of one passed-through stream (`Benchmarks/simulcast.sh`).")
+            f"a viewer of one passed-through stream (`Benchmarks/simulcast.sh`)." + simulcast_links_headline())
+
+
+def simulcast_links_headline():
+    """The README's sentence on simulcast viewers behind narrow links, if they were measured."""
+    if not os.path.exists(os.path.join(ROOT, "Benchmarks", "results-simulcast-links.json")):
+        return ""
+    m = load("results-simulcast-links.json")["median"]
+    slow = m["slow_400kbit"]
+    back = (f"back on the top one {m['switch_up_s']:.1f} s after it recovers" if m["switch_up_s"] is not None
+            else "not reliably back on the top one after it recovers (a failed try backs off)")
+    return (f" Behind 400 kbit/s a viewer plays a smaller layer at {slow['fps']:.1f} fps, glass-to-glass p95 "
+            f"{slow['glass_to_glass_p95_ms']:.0f} ms; a link that drops from 3 Mbit/s to 500 kbit/s has its viewer on a smaller "
+            f"layer in {m['switch_down_s']:.1f} s, {back} (`Benchmarks/simulcast-links.sh`).")
 
 
 TABLES = {"audiobridge": audiobridge, "audio-filter-bench": audio_filter_bench, "e2ee-bench": e2ee_bench, "audio-measure": audio_measure, "headline-audio": headline_audio, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
-          "load-accuracy": load_accuracy, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
+          "load-accuracy": load_accuracy, "simulcast-links": simulcast_links, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
           "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes,
           "simulcast": simulcast, "headline-simulcast": headline_simulcast}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)

@@ -17,10 +17,11 @@ extension LoadPlot {
                 x1, y1, x2, y2, stroke, dash.map { ##" stroke-dasharray="\##($0)""## } ?? "")
         }
 
-        /// A polyline through `points`, named `id`.
-        package static func path(id: String, _ points: [Point], stroke: String, width: Double = 1.5) -> String {
+        /// A polyline through `points`, named `id`, dashed when `dash` is given.
+        package static func path(id: String, _ points: [Point], stroke: String, width: Double = 1.5, dash: String? = nil) -> String {
             let d = points.enumerated().map { i, p in (i == 0 ? "M" : "L") + String(format: "%.1f %.1f", p.x, p.y) }.joined()
-            return ##"<path id="\##(id)" d="\##(d)" fill="none" stroke="\##(stroke)" stroke-width="\##(width)"/>"##
+            let dashes = dash.map { ##" stroke-dasharray="\##($0)""## } ?? ""
+            return ##"<path id="\##(id)" d="\##(d)" fill="none" stroke="\##(stroke)" stroke-width="\##(width)"\##(dashes)/>"##
         }
 
         /// A text label (escaped).

@@ -3,31 +3,42 @@ import SluiceRun
 import SluiceMeasure
 
 extension LoadPlot {
-    /// Panel 1: the CDFs of connect time and time to first frame, as shares of every client in
-    /// the report (a curve that stops short of 100% tells how many never got there).
+    /// Panel 1: the CDFs of connect time, time to first frame and, when any client heard
+    /// audio, time to first audio, as shares of every client in the report (a curve that stops
+    /// short of 100% tells how many never got there).
     package static func cdfPanel(_ rows: [LoadClientRow], layout: Layout) -> [String] {
         let left = layout.left, plotW = layout.plotW, top = layout.top1, h = layout.h1
-        let connect = rows.compactMap(\.connect_ms).sorted(), first = rows.compactMap(\.time_to_first_frame_ms).sorted()
-        let xMax = Draw.niceCeiling(max((connect + first).max() ?? 1, 1) * 1.05)
+        let series = cdfSeries(rows)
+        let xMax = Draw.niceCeiling(max(series.flatMap(\.values).max() ?? 1, 1) * 1.05)
         func x(_ ms: Double) -> Double { left + min(max(ms, 0), xMax) / xMax * plotW }
         func y(_ share: Double) -> Double { top + h - share * h }
-        var out = [Draw.text(left, top - 10, "share of clients (%) connected and with a first frame, by ms since their request", size: 13, weight: "bold")]
+        let reached = series.count > 2 ? "connected, with a first frame and with first audio" : "connected and with a first frame"
+        var out = [Draw.text(left, top - 10, "share of clients (%) \(reached), by ms since their request", size: 13, weight: "bold")]
         out += Draw.axes(left: left, top: top, width: plotW, height: h)
         out += Draw.yGrid([0, 0.25, 0.5, 0.75, 1], y: y, left: left, width: plotW) { Draw.format($0 * 100) }
         for v in Draw.ticks(0, xMax) { out.append(Draw.text(x(v), top + h + 16, Draw.format(v), anchor: "middle")) }
-        let series = [
-            CDFSeries(id: "cdf-connect", name: "connect", values: connect, color: "#1f77b4"),
-            CDFSeries(id: "cdf-first-frame", name: "first frame", values: first, color: "#ff7f0e")
-        ]
         for (i, s) in series.enumerated() {
             if !s.values.isEmpty {
-                out.append(Draw.path(id: s.id, steps(s.values, of: rows.count).map { Point(x: x($0.x), y: y($0.y)) }, stroke: s.color))
+                out.append(Draw.path(id: s.id, steps(s.values, of: rows.count).map { Point(x: x($0.x), y: y($0.y)) }, stroke: s.color, dash: s.dash))
             }
-            let share = Double(s.values.count) / Double(rows.count) * 100
-            out.append(Draw.text(left + plotW - 4, top + h - 30 + Double(i) * 14, String(format: "%@ (%.0f%%)", s.name, share), anchor: "end", fill: s.color))
+            // The legend from the bottom up, the last series lowest.
+            let share = Double(s.values.count) / Double(rows.count) * 100, line = Double(series.count - 1 - i)
+            out.append(
+                Draw.text(left + plotW - 4, top + h - 16 - line * 14, String(format: "%@ (%.0f%%)", s.name, share), anchor: "end", fill: s.color))
         }
         out.append(Draw.text(left + plotW / 2, top + h + 36, "ms since the client's request", anchor: "middle"))
         return out
+    }
+
+    /// The curves of panel 1: connect and first frame always, first audio when a client heard any.
+    private static func cdfSeries(_ rows: [LoadClientRow]) -> [CDFSeries] {
+        let firstAudio = rows.compactMap { $0.audio?.time_to_first_audio_ms }.sorted()
+        return [
+            CDFSeries(id: "cdf-connect", name: "connect", values: rows.compactMap(\.connect_ms).sorted(), color: "#1f77b4"),
+            CDFSeries(id: "cdf-first-frame", name: "first frame", values: rows.compactMap(\.time_to_first_frame_ms).sorted(), color: "#ff7f0e")
+        ]
+            // Dashed: first audio often comes with the first frame, whose curve then shows through.
+            + (firstAudio.isEmpty ? [] : [CDFSeries(id: "cdf-first-audio", name: "first audio", values: firstAudio, color: audioColor, dash: "6 3")])
     }
 
     /// One CDF curve.
@@ -40,10 +51,12 @@ extension LoadPlot {
         var values: [Double]
         /// Its colour.
         var color: String
+        /// Its dashes (nil: a solid line).
+        var dash: String? = nil
     }
 
-    /// The empirical CDF of sorted `values` as a step curve (value, share of `total`).
-    private static func steps(_ values: [Double], of total: Int) -> [Point] {
+    /// The empirical CDF of sorted, non-empty `values` as a step curve (value, share of `total`).
+    package static func steps(_ values: [Double], of total: Int) -> [Point] {
         var points = [Point(x: values[0], y: 0)]
         for (i, v) in values.enumerated() {
             points.append(Point(x: v, y: Double(i) / Double(total)))
@@ -81,27 +94,27 @@ extension LoadPlot {
         return out
     }
 
-    /// Panel 3: every glass-to-glass delay in about 40 bins, with the p50, p95 and p99 marks.
-    package static func glassToGlassPanel(_ d: LoadDistribution, layout: Layout) -> [String] {
-        delayPanel(
-            d, top: layout.top3, layout: layout,
-            names: .init(id: "glass-to-glass", title: "glass-to-glass delay: frames", axis: "glass-to-glass delay (ms)"))
-    }
-
-    /// Panel 4: every mouth-to-ear delay read, as panel 3 draws glass-to-glass.
-    package static func mouthToEarPanel(_ d: LoadDistribution, top: Double, layout: Layout) -> [String] {
+    /// Every glass-to-glass delay in about 40 bins, with the p50, p95 and p99 marks: the first
+    /// panel below the timeline, at `top`.
+    package static func glassToGlassPanel(_ d: LoadDistribution, top: Double, layout: Layout) -> [String] {
         delayPanel(
             d, top: top, layout: layout,
-            names: .init(id: "mouth-to-ear", title: "mouth-to-ear delay: audio stamps", axis: "mouth-to-ear delay (ms)"))
+            names: .init(id: "glass-to-glass", title: "glass-to-glass delay: frames", axis: "glass-to-glass delay (ms)"))
     }
 
     /// What a delay panel is called: its SVG group id, title and axis label.
     package struct DelayNames {
-        package var id: String, title: String, axis: String
+        /// The id of the SVG group holding the bars.
+        package var id: String
+        /// The title, before "per N ms, all decoding clients".
+        package var title: String
+        /// The x axis's label.
+        package var axis: String
     }
 
-    /// A delay histogram in about 40 bins, with the p50, p95 and p99 marks.
-    private static func delayPanel(_ d: LoadDistribution, top: Double, layout: Layout, names: DelayNames) -> [String] {
+    /// A delay histogram in about 40 bins, with the p50, p95 and p99 marks. Signed values (an
+    /// A/V offset) bin as well as positive ones; a range that spans 0 gets a solid line there.
+    package static func delayPanel(_ d: LoadDistribution, top: Double, layout: Layout, names: DelayNames) -> [String] {
         let left = layout.left, plotW = layout.plotW, h = layout.h3
         let lo = floor(d.min ?? 0), hi = max(ceil(d.max ?? 1), lo + 1)
         let binWidth = LatencyPlot.niceBin((hi - lo) / 40), start = floor(lo / binWidth) * binWidth
@@ -124,6 +137,9 @@ extension LoadPlot {
                     x0 + 0.5, y(Double(c)), max(0.5, x1 - x0 - 1), top + h - y(Double(c))))
         }
         out.append("</g>")
+        if start < 0, start + Double(count) * binWidth > 0 {
+            out += [##"<g id="\##(names.id)-zero">"##, Draw.line(x(0), top, x(0), top + h, stroke: "#333"), "</g>"]
+        }
         for (i, (name, v, color)) in [("p50", d.p50, "#2ca02c"), ("p95", d.p95, "#ff7f0e"), ("p99", d.p99, "#d62728")].enumerated() {
             guard let v else { continue }
             out.append(Draw.line(x(v), top, x(v), top + h, stroke: color, dash: "6 4"))

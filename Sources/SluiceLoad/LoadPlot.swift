@@ -3,9 +3,10 @@ import SluiceRun
 import SluiceMeasure
 
 /// Draws a load report as a self-contained SVG (or an HTML page holding it): the CDFs of the
-/// clients' connect time and time to first frame, the timeline of clients connected and their
-/// aggregate bitrate, the glass-to-glass histogram when frames were stamped and the
-/// mouth-to-ear histogram when sound was. No scripts,
+/// clients' connect time, time to first frame and (when audio arrived) time to first audio,
+/// the timeline of clients connected and their aggregate bitrate, then, each when the report
+/// has samples for it, the glass-to-glass histogram (frames stamped), the mouth-to-ear and
+/// A/V offset histograms (sound stamped) and the CDF of missing audio per minute. No scripts,
 /// no external resources; the house style of `LatencyPlot`.
 public enum LoadPlot {
     /// Where the panels sit on the page, in SVG units.
@@ -17,18 +18,24 @@ public enum LoadPlot {
         /// The timeline panel.
         package var top2: Double { top1 + h1 + 80 }
         package let h2 = 220.0
-        /// The glass-to-glass panel, when there are samples.
+        /// The first panel below the timeline (`Panel`), when there is one.
         package var top3: Double { top2 + h2 + 80 }
+        /// The height of each panel below the timeline.
         package let h3 = 200.0
+
+        /// The top of the panel below the timeline at `index` (0: the first present one).
+        package func lowerTop(_ index: Int) -> Double { top3 + Double(index) * (h3 + 80) }
+
+        /// The page's height with `lower` panels below the timeline.
+        package func height(lower: Int) -> Double { (lower == 0 ? top2 + h2 : lowerTop(lower - 1) + h3) + 60 }
     }
 
     /// The whole picture: the title lines, then the panels (or a note that there is no client).
     public static func svg(_ report: LoadReport) -> String {
         let layout = Layout()
-        let hasG2G = report.overall.glass_to_glass_ms.count > 0, hasM2E = report.overall.mouth_to_ear_ms.count > 0
-        // Panels 3 and 4 share a height; each present one takes the next place.
-        let m2eTop = hasG2G ? layout.top3 + layout.h3 + 80 : layout.top3
-        let height = (hasM2E ? m2eTop + layout.h3 : hasG2G ? layout.top3 + layout.h3 : layout.top2 + layout.h2) + 60
+        // Below the timeline, each panel the report has samples for takes the next place.
+        let lower = report.clients.isEmpty ? [] : Panel.allCases.filter { $0.isPresent(in: report) }
+        let height = layout.height(lower: lower.count)
         var out = [
             ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(layout.width))" height="\##(Int(height))" viewBox="0 0 \##(Int(layout.width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##,
             ##"<rect width="100%" height="100%" fill="white"/>"##
@@ -41,8 +48,7 @@ public enum LoadPlot {
         }
         out += cdfPanel(report.clients, layout: layout)
         out += timelinePanel(report.timeline, layout: layout)
-        if hasG2G { out += glassToGlassPanel(report.overall.glass_to_glass_ms, layout: layout) }
-        if hasM2E { out += mouthToEarPanel(report.overall.mouth_to_ear_ms, top: m2eTop, layout: layout) }
+        for (i, panel) in lower.enumerated() { out += panel.draw(report, top: layout.lowerTop(i), layout: layout) }
         out.append("</svg>")
         return out.joined(separator: "\n")
     }
@@ -78,6 +84,6 @@ public enum LoadPlot {
             Draw.text(left, 24, "load \(report.pipeline) → \(report.target)", size: 16, weight: "bold"),
             Draw.text(left, 44, setup, size: 12, fill: "#555"),
             Draw.text(left, 66, figures, size: 13)
-        ]
+        ] + audioHeader(o, left: left)
     }
 }

@@ -40,6 +40,10 @@ public final class AudioDelayRecorder: Sendable {
 
     /// Every stamp read so far, in the order they arrived.
     public var all: [Sample] { samples.withLock { $0 } }
+    /// Stamps read so far.
+    public var count: Int { samples.withLock { $0.count } }
+    /// Stamps that arrived at or after `t` seconds (for the live line's last second).
+    public func since(_ t: Double) -> [Sample] { samples.withLock { s in s.filter { $0.at >= t } } }
     /// Stamps heard whose digits did not check.
     public var unreadableCount: Int { unreadable.load(ordering: .relaxed) }
 }

@@ -2,11 +2,12 @@ import Foundation
 import SluiceRun
 
 /// Draws a measurement as a self-contained SVG: latency over time (every frame, with the
-/// p50 and p95 lines) above its histogram, and, when the report has them, the bitrates over
-/// time with the network conditions. No scripts, no external resources.
+/// p50 and p95 lines, and every audio stamp's mouth-to-ear delay) above its histogram, and,
+/// when the report has them, the bitrates over time with the network conditions and the A/V
+/// offset second by second. No scripts, no external resources.
 public enum LatencyPlot {
     /// Where the panels sit on the page, in SVG units.
-    private struct Layout {
+    struct Layout {
         let width = 960.0, left = 70.0, right = 30.0
         var plotW: Double { width - left - right }
         /// The time series panel.
@@ -17,6 +18,17 @@ public enum LatencyPlot {
         /// The bitrate panel, when there are bitrates.
         var top3: Double { top2 + h2 + 80 }
         let h3 = 200.0
+        /// The A/V offset panel's height.
+        let h4 = 140.0
+
+        /// The A/V offset panel, when there are offsets: below the bitrate panel when there is
+        /// one, else below the histogram.
+        func top4(bitrate: Bool) -> Double { (bitrate ? top3 + h3 : top2 + h2) + 80 }
+
+        /// The page's height with the panels present.
+        func height(bitrate: Bool, avOffset: Bool) -> Double {
+            (avOffset ? top4(bitrate: bitrate) + h4 : bitrate ? top3 + h3 : top2 + h2) + 60
+        }
     }
 
     /// One frame read back: seconds since the start and its latency in ms.
@@ -33,12 +45,14 @@ public enum LatencyPlot {
     }
 
     /// The whole picture: the title lines, then the latency and histogram panels (or a note
-    /// that nothing was read back), then the bitrate panel when the report has bitrates.
+    /// that nothing was read back), then the bitrate panel when the report has bitrates and
+    /// the A/V offset panel when it has offsets.
     public static func svg(_ report: MeasureReport) -> String {
         let layout = Layout()
         let width = layout.width
-        let height = (report.bitrate.isEmpty ? layout.top2 + layout.h2 : layout.top3 + layout.h3) + 60
         let points = report.samples.compactMap { s -> Point? in s.count >= 3 ? Point(t: s[0], ms: s[2]) : nil }
+        let offsets = points.isEmpty ? [] : avOffsetSeconds(report.audio)
+        let height = layout.height(bitrate: !report.bitrate.isEmpty, avOffset: !offsets.isEmpty)
         var out: [String] = []
         out.append(
             ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##
@@ -56,6 +70,9 @@ public enum LatencyPlot {
         out += histogramPanel(histogram(points.map(\.ms)), latency: report.latency, layout: layout)
         if !report.bitrate.isEmpty {
             out += bitratePanel(report, left: layout.left, top: layout.top3, width: layout.plotW, height: layout.h3, tMax: tMax)
+        }
+        if !offsets.isEmpty {
+            out += avOffsetPanel(offsets, top: layout.top4(bitrate: !report.bitrate.isEmpty), layout: layout, tMax: tMax)
         }
         out.append("</svg>")
         return out.joined(separator: "\n")
@@ -224,19 +241,23 @@ public enum LatencyPlot {
 
     // MARK: Drawing helpers
 
-    private static func f(_ v: Double?) -> String { v.map { String(format: "%.1f ms", $0) } ?? "-" }
+    /// A figure in ms to one decimal, or "-".
+    static func f(_ v: Double?) -> String { v.map { String(format: "%.1f ms", $0) } ?? "-" }
 
-    private static func axes(left: Double, top: Double, width: Double, height: Double) -> [String] {
+    /// The left and bottom axes of a panel.
+    static func axes(left: Double, top: Double, width: Double, height: Double) -> [String] {
         [line(left, top, left, top + height, stroke: "#333"), line(left, top + height, left + width, top + height, stroke: "#333")]
     }
 
-    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, dash: String? = nil) -> String {
+    /// A straight line, dashed when `dash` is given.
+    static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, dash: String? = nil) -> String {
         String(
             format: ##"<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%@" stroke-width="1"%@/>"##,
             x1, y1, x2, y2, stroke, dash.map { ##" stroke-dasharray="\##($0)""## } ?? "")
     }
 
-    private static func text(
+    /// A text label (escaped).
+    static func text(
         _ x: Double, _ y: Double, _ s: String, anchor: String = "start", size: Int = 12,
         weight: String = "normal", fill: String = "#222"
     ) -> String {
@@ -245,6 +266,7 @@ public enum LatencyPlot {
             x, y, anchor, size, weight, fill, escape(s))
     }
 
+    /// `&`, `<`, `>` and `"` as entities.
     package static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
@@ -271,7 +293,8 @@ public enum LatencyPlot {
         return out
     }
 
-    private static func label(_ v: Double) -> String {
+    /// A tick label: whole numbers plain, others to one decimal.
+    static func label(_ v: Double) -> String {
         v == v.rounded() ? String(Int(v)) : String(format: "%.1f", v)
     }
 }

@@ -14,13 +14,19 @@ public struct MeasureProgress: Sendable {
     public var p95ms: Double?
     /// Frames read back so far.
     public var framesRead: Int
+    /// Audio stamps read back so far (0: none, or the file has no audio).
+    public var stampsRead = 0
+    /// Median mouth-to-ear delay over the last second, ms (nil: no audio stamp read in it).
+    public var mouthToEarP50ms: Double?
 
-    /// The line as printed: elapsed time, receive rate, p50 and p95 latency, frames read.
+    /// The line as printed: elapsed time, receive rate, p50 and p95 latency, frames read, and
+    /// once audio stamps are being read, the last second's mouth-to-ear p50.
     public var line: String {
         func ms(_ v: Double?) -> String { v.map { String(format: "%6.1f ms", $0) } ?? "     - ms" }
-        return String(
+        let video = String(
             format: "%6.1fs  recv %5.1f fps  latency p50 %@  p95 %@  %6d frames read", elapsed, receiveFps,
             ms(p50ms), ms(p95ms), framesRead)
+        return stampsRead > 0 ? video + "  mouth-to-ear p50 \(ms(mouthToEarP50ms))" : video
     }
 }
 
@@ -91,10 +97,12 @@ public enum Measurement {
                     t: (recorder.elapsed * 1000).rounded() / 1000, target_kbps: live.congestion?.targetKbps,
                     encoder_kbps: sends ? live.encodedVideoKbps : nil, rtp_kbps: live.wireRead ? live.bitrateKbps : nil))
             let figures = LatencyFigures(recorder.since(max(0, live.elapsed - 1)))
+            let heard = audio?.since(max(0, live.elapsed - 1)).map(\.delayMilliseconds) ?? []
             progress(
                 MeasureProgress(
                     elapsed: live.elapsed, receiveFps: live.receiveFps, p50ms: figures.p50_ms,
-                    p95ms: figures.p95_ms, framesRead: recorder.count))
+                    p95ms: figures.p95_ms, framesRead: recorder.count, stampsRead: audio?.count ?? 0,
+                    mouthToEarP50ms: AudioMeasurement.Figures(heard).p50_ms))
         }
     }
 

@@ -197,6 +197,98 @@ final class MeasureMathTests: XCTestCase {
         XCTAssertTrue(LatencyPlot.svg(report).contains("no audio stamps read: 2 heard but unreadable"), "or why there is none")
     }
 
+    /// The A/V offset line as drawn: its path's `d`, its points, and the y of the panel's zero line.
+    private struct AVOffsetLine {
+        /// A point of the path, SVG units.
+        struct Point {
+            var x: Double, y: Double
+        }
+        var d: String
+        var points: [Point]
+        var zero: Double
+    }
+
+    /// The A/V offset line of `svg`.
+    private func avOffsetLine(_ svg: String) throws -> AVOffsetLine {
+        let d = try XCTUnwrap(svg.components(separatedBy: ##"<path id="av-offset" d=""##).dropFirst().first?.components(separatedBy: "\"").first)
+        let points = d.split(whereSeparator: { $0 == "M" || $0 == "L" }).map { p in
+            let xy = p.split(separator: " ").compactMap { Double($0) }
+            return AVOffsetLine.Point(x: xy[0], y: xy[1])
+        }
+        let zeroLine = try XCTUnwrap(svg.components(separatedBy: ##"<g id="av-offset-zero">"##).dropFirst().first)
+        let y1 = try XCTUnwrap(zeroLine.components(separatedBy: ##"y1=""##).dropFirst().first?.components(separatedBy: "\"").first)
+        return AVOffsetLine(d: d, points: points, zero: try XCTUnwrap(Double(y1)))
+    }
+
+    /// Frames captured every 100 ms for 3 s, 12 ms glass-to-glass, and an audio stamp with each
+    /// frame of the seconds in `offsets`, heard so that its A/V offset is that second's value.
+    private func audio(offsets: [Int: Double]) -> AudioMeasurement {
+        let video = (0..<30).map {
+            LatencyRecorder.Sample(number: UInt32($0), latencyMicroseconds: 12_000, at: Double($0) / 10, capturedMicroseconds: UInt64($0) * 100_000)
+        }
+        let heard = (0..<30).compactMap { i -> AudioDelayRecorder.Sample? in
+            offsets[i / 10].map {
+                AudioDelayRecorder.Sample(sequence: i % 16, capturedMilliseconds: Double(i) * 100, delayMilliseconds: 12 + $0, at: Double(i) / 10)
+            }
+        }
+        return AudioMeasurement(audio: heard, unreadable: 0, video: video, duration: 3)
+    }
+
+    /// Each second's A/V offset is a line on a panel of its own, above 0 where audio came late
+    /// and below where it came early, at the middle of its second on the time axis.
+    func testPlotDrawsTheAVOffsetOfEachSecond() throws {
+        var report = threeSecondReport(file: "av.yaml")
+        report.audio = audio(offsets: [0: 30, 1: -10])
+        XCTAssertEqual(report.audio?.per_second.map(\.av_offset_ms), [30, -10, nil])
+        let svg = LatencyPlot.svg(report)
+        XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse())
+        let line = try avOffsetLine(svg)
+        let points = line.points, zero = line.zero, d = line.d
+        let layout = LatencyPlot.Layout(), top = layout.top4(bitrate: false)
+        guard points.count == 2 else { return XCTFail("a point a second with offsets: \(d)") }
+        XCTAssertTrue(d.hasPrefix("M") && d.contains("L"), "consecutive seconds joined")
+        // The report lasts 3 s: each second's point at its middle.
+        XCTAssertEqual(points[0].x, layout.left + 0.5 / 3 * layout.plotW, accuracy: 0.1)
+        XCTAssertEqual(points[1].x, layout.left + 1.5 / 3 * layout.plotW, accuracy: 0.1)
+        XCTAssertLessThan(points[0].y, zero, "+30 ms (audio late) above 0")
+        XCTAssertGreaterThan(points[1].y, zero, "-10 ms (audio early) below 0")
+        XCTAssertEqual((zero - points[0].y) / (points[1].y - zero), 3, accuracy: 0.05, "distances from 0 as the offsets")
+        for y in points.map(\.y) + [zero] { XCTAssertTrue((top - 0.1...top + layout.h4 + 0.1).contains(y), "inside its panel") }
+        XCTAssertTrue(svg.contains(##"height="\##(Int(layout.height(bitrate: false, avOffset: true)))""##), "the page grows by the panel")
+        XCTAssertTrue(svg.contains("A/V offset, median of each second"), "a legend")
+        // A second without offsets breaks the line.
+        report.audio = audio(offsets: [0: 5, 2: 8])
+        let gapped = try avOffsetLine(LatencyPlot.svg(report))
+        XCTAssertEqual(gapped.d.filter { $0 == "M" }.count, 2)
+        XCTAssertFalse(gapped.d.contains("L"))
+        // Stamps with no frame to pair with: no offsets, no panel.
+        let unpaired = [AudioDelayRecorder.Sample(sequence: 0, capturedMilliseconds: 0, delayMilliseconds: 30, at: 0.5)]
+        report.audio = AudioMeasurement(audio: unpaired, unreadable: 0, video: [], duration: 3)
+        let svg2 = LatencyPlot.svg(report)
+        XCTAssertTrue(svg2.contains(##"<g id="audio">"##), "the stamp is drawn")
+        XCTAssertFalse(svg2.contains("av-offset"), "but there is no offset")
+        XCTAssertTrue(svg2.contains(##"height="\##(Int(layout.height(bitrate: false, avOffset: false)))""##))
+    }
+
+    /// Once audio stamps are read, the live line ends with the last second's mouth-to-ear p50.
+    func testTheLiveLineGivesTheLastSecondsMouthToEar() {
+        var p = MeasureProgress(elapsed: 5, receiveFps: 30, p50ms: 12, p95ms: 15, framesRead: 150)
+        let video = p.line
+        XCTAssertFalse(video.contains("mouth-to-ear"), "no audio column without stamps")
+        p.stampsRead = 40
+        p.mouthToEarP50ms = 42.5
+        XCTAssertTrue(p.line.hasPrefix(video))
+        XCTAssertTrue(p.line.hasSuffix("mouth-to-ear p50   42.5 ms"), p.line)
+        p.mouthToEarP50ms = nil
+        XCTAssertTrue(p.line.hasSuffix("mouth-to-ear p50      - ms"), "none in the last second: \(p.line)")
+        let recorder = AudioDelayRecorder()
+        recorder.take(event: "audiostamp", fields: ["sequence": 1, "captured_ms": 0, "delay_ms": 30])
+        recorder.take(event: "audiostamp-unreadable", fields: [:])
+        XCTAssertEqual(recorder.count, 1)
+        XCTAssertEqual(recorder.since(0).map(\.delayMilliseconds), [30])
+        XCTAssertTrue(recorder.since(3600).isEmpty, "only what arrived since")
+    }
+
     /// A 3 s one-process report of `file` with 60 frames read at 12 ms.
     private func threeSecondReport(file: String) -> MeasureReport {
         Measurement.report(
