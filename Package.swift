@@ -136,6 +136,7 @@ let package = Package(
         .target(name: "SluiceTone", dependencies: ["SluiceFilterKit"], path: "Plugins/tone"),
         .target(name: "SluiceAudioStamp", dependencies: ["SluiceFilterKit"], path: "Plugins/audiostamp"),
         .target(name: "SluiceFaults", dependencies: ["SluiceFilterKit"], path: "Plugins/faults"),
+        .target(name: "SluiceSEI", dependencies: ["SluiceFilterKit"], path: "Plugins/sei"),
         // End-to-end encryption in LiveKit's frame format (AES-GCM, PBKDF2/HKDF from swift-crypto).
         .target(
             name: "SluiceE2EE",
@@ -148,7 +149,7 @@ let package = Package(
             dependencies: [
                 "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
                 "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp",
-                "SluiceFaults", "SluiceE2EE", "SluiceFilterKit"
+                "SluiceFaults", "SluiceE2EE", "SluiceSEI", "SluiceFilterKit"
             ],
             path: "Plugins/builtin"),
         // The HTTP/WebSocket server (`sluice serve`): rooms, WHIP/WHEP, camera API. Above the
@@ -233,7 +234,7 @@ let package = Package(
             dependencies: [
                 "SluiceBuiltInPlugins", "SluiceFilterKit", "SluiceGrayscale", "SluiceInvert", "SluicePixelate", "SluiceMotion",
                 "SluiceFramestamp", "SluiceScene", "SluiceText", "SluiceGain", "SluiceLevel", "SluiceTone", "SluiceAudioStamp",
-                "SluiceFaults", "SluiceE2EE"
+                "SluiceFaults", "SluiceE2EE", "SluiceSEI"
             ]),
         // Fixtures the library's test targets share: loading pipeline text (with the shipped
         // transport kinds registered), a fixed element catalog.

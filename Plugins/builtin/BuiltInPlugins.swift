@@ -1,6 +1,7 @@
 import SluiceAudioStamp
 import SluiceE2EE
 import SluiceFaults
+import SluiceSEI
 import SluiceFilterKit
 import SluiceFramestamp
 import SluiceGain
@@ -25,7 +26,7 @@ public enum BuiltInPlugins {
     public nonisolated(unsafe) static let audioFilters: [any AudioFilter.Type] = [
         Gain.self, Level.self, AudioStampWriter.self, AudioStampReader.self
     ]
-    public nonisolated(unsafe) static let encodedFilters: [any EncodedFrameFilter.Type] = [Faults.self, E2EE.self]
+    public nonisolated(unsafe) static let encodedFilters: [any EncodedFrameFilter.Type] = [Faults.self, E2EE.self, SEI.self]
     public nonisolated(unsafe) static let audioSources: [any AudioSource.Type] = [Tone.self]
     public nonisolated(unsafe) static let sources: [any FrameSource.Type] = [
         MovingScene.self

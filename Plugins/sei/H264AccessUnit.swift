@@ -1,0 +1,52 @@
+/// The NAL units of an H.264 access unit, in the two forms Sluice's encoded filters see:
+/// Annex B (start codes: the encoder's output, on the send side) and AVC (4-byte big-endian
+/// lengths: what the decoder takes, on the receive side).
+public enum H264AccessUnit {
+    /// Where each NAL unit of an Annex B access unit lies (after its start code).
+    public static func annexBUnits(_ b: [UInt8]) -> [Range<Int>] {
+        var starts: [(code: Int, unit: Int)] = []
+        var i = 0
+        while i + 2 < b.count {
+            if b[i] == 0, b[i + 1] == 0, b[i + 2] == 1 {
+                starts.append((i > 0 && b[i - 1] == 0 ? i - 1 : i, i + 3))
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return starts.indices.map { k in starts[k].unit..<(k + 1 < starts.count ? starts[k + 1].code : b.count) }
+    }
+
+    /// Where each NAL unit of an AVC access unit lies, up to the first length that overruns
+    /// the bytes (a truncated frame still gives its complete units).
+    public static func avcUnits(_ b: [UInt8]) -> [Range<Int>] {
+        var units: [Range<Int>] = []
+        var i = 0
+        while i + 4 <= b.count {
+            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            i += 4
+            guard length > 0, length <= b.count - i else { break }
+            units.append(i..<(i + length))
+            i += length
+        }
+        return units
+    }
+
+    /// The NAL units of `b`, Annex B when it starts with a start code, else AVC.
+    public static func units(_ b: [UInt8]) -> [Range<Int>] {
+        let startCode = b.starts(with: [0, 0, 1]) || b.starts(with: [0, 0, 0, 1])
+        return startCode ? annexBUnits(b) : avcUnits(b)
+    }
+
+    /// True for the NAL unit types of coded slices (1–5): the picture itself.
+    public static func isSlice(_ header: UInt8) -> Bool { (1...5).contains(header & 0x1F) }
+
+    /// `frame` (Annex B) with `unit` inserted, with a 4-byte start code, before its first slice
+    /// (after any access unit delimiter, parameter sets and other SEI); nil without a slice.
+    public static func insertingBeforeFirstSlice(_ unit: [UInt8], into frame: [UInt8]) -> [UInt8]? {
+        guard let slice = annexBUnits(frame).first(where: { !$0.isEmpty && isSlice(frame[$0.lowerBound]) }) else { return nil }
+        var at = slice.lowerBound - 3
+        if at > 0, frame[at - 1] == 0 { at -= 1 }
+        return Array(frame[..<at]) + [0, 0, 0, 1] + unit + Array(frame[at...])
+    }
+}
