@@ -40,7 +40,7 @@ extension GraphBuilder {
             src.addProbe { (_: borrowing Pad.ProbeInfo) in
                 let n =
                     video
-                    ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                    ? counters.countDecodedVideoFrame()
                     : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
                 if n == 1 { counters.markFirstFrame() }
                 return .ok

@@ -170,7 +170,7 @@ extension GraphBuilder {
         let audioIsFirstFrame = spec.send?.video == nil || spec.receive?.video == nil
         src.addProbe { (info: borrowing Pad.ProbeInfo) in
             if video {
-                if counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue == 1 { counters.markFirstFrame() }
+                if counters.countDecodedVideoFrame() == 1 { counters.markFirstFrame() }
                 return .ok
             }
             if counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue == 1, audioIsFirstFrame {
@@ -230,7 +230,7 @@ extension GraphBuilder {
             src.addProbe { (_: borrowing Pad.ProbeInfo) in
                 let n =
                     video
-                    ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                    ? counters.countDecodedVideoFrame()
                     : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
                 if n == 1 { counters.markFirstFrame() }
                 return .ok

@@ -129,7 +129,7 @@ extension GraphBuilder {
             guard intoTotals else { return .ok }
             let n =
                 video
-                ? counters.receiveVideoFrames.add(1, ordering: .relaxed).newValue
+                ? counters.countDecodedVideoFrame()
                 : counters.receiveAudioBuffers.add(1, ordering: .relaxed).newValue
             if n == 1 { counters.markFirstFrame() }
             return .ok

@@ -501,12 +501,14 @@ public final class PipelineRun: Sendable {
                 }),
             receive: .init(
                 video: spec.receive?.video.map { _ in
-                    .init(
+                    let freezes = counters.receiveVideoFreezes.withLock { $0 }
+                    return .init(
                         frames: vFrames,
                         width: counters.receiveVideoWidth.load(ordering: .relaxed),
                         height: counters.receiveVideoHeight.load(ordering: .relaxed),
                         fps: duration > 0 ? Double(vFrames) / duration : 0,
-                        codec: counters.noted("receive.video.codec"))
+                        codec: counters.noted("receive.video.codec"), freezes: freezes.count,
+                        freeze_ms: (freezes.totalMs * 10).rounded() / 10, longest_freeze_ms: (freezes.longestMs * 10).rounded() / 10)
                 },
                 audio: spec.receive?.audio.map { _ in
                     .init(

@@ -16,6 +16,8 @@ public final class RunCounters: Sendable {
     public let sendAudioBuffers = Atomic<Int>(0)
     /// Decoded video frames received.
     public let receiveVideoFrames = Atomic<Int>(0)
+    /// The received video's freezes (WebRTC's definition), from when frames left the decoder.
+    package let receiveVideoFreezes = Mutex(FreezeTally())
     /// Decoded audio buffers received.
     public let receiveAudioBuffers = Atomic<Int>(0)
     /// Width in pixels of the received video, from its caps (0 until known).
@@ -105,6 +107,13 @@ public final class RunCounters: Sendable {
     public func note(_ key: String, _ value: String) { info.withLock { $0[key] = value } }
     /// The fact noted under `key` with `note(_:_:)`; nil if none was.
     public func noted(_ key: String) -> String? { info.withLock { $0[key] } }
+
+    /// Counts a decoded video frame (and its interval for the freeze tally); returns the count.
+    @discardableResult
+    package func countDecodedVideoFrame(at nowNs: UInt64 = StageTimer.now()) -> Int {
+        receiveVideoFreezes.withLock { $0.frame(at: nowNs) }
+        return receiveVideoFrames.add(1, ordering: .relaxed).newValue
+    }
 }
 
 /// One step of a run's start-up and when it happened (ms since the run started): where the

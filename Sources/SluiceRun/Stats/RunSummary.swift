@@ -134,6 +134,13 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var fps: Double
         /// The codec received (`vp8`, …, or `mosaic`); nil if none was negotiated.
         public var codec: String?
+        /// Freezes by WebRTC's definition (an interval between decoded frames of at least
+        /// max(3 × the mean of the last 30, that mean + 150 ms)), as Chrome's `freezeCount`.
+        public var freezes: Int?
+        /// Their total length, ms (`totalFreezesDuration`).
+        public var freeze_ms: Double?
+        /// The longest of them, ms.
+        public var longest_freeze_ms: Double?
     }
     /// The receive audio branch's counters.
     public struct ReceiveAudio: Sendable, Codable, Equatable {
@@ -356,7 +363,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         if let v = send.video { lines.append("  send video     \(v.frames) frames \(v.codec ?? "")\(v.passthrough == true ? untouched : "")") }
         if let a = send.audio { lines.append("  send audio     \(a.buffers) packets \(a.codec ?? "")\(a.passthrough == true ? untouched : "")") }
         if let v = receive.video {
-            lines.append(String(format: "  receive video  %d frames %dx%d %.1f fps %@", v.frames, v.width, v.height, v.fps, v.codec ?? ""))
+            let freezes =
+                (v.freezes ?? 0) > 0 ? String(format: ", %d freezes (%.0f ms, longest %.0f)", v.freezes ?? 0, v.freeze_ms ?? 0, v.longest_freeze_ms ?? 0) : ""
+            lines.append(String(format: "  receive video  %d frames %dx%d %.1f fps %@", v.frames, v.width, v.height, v.fps, v.codec ?? "") + freezes)
         }
         if let a = receive.audio { lines.append("  receive audio  \(a.buffers) buffers \(a.codec ?? "")") }
         // A run that receives no video has no first frame to wait for (a send-only run).

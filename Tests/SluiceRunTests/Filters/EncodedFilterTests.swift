@@ -183,6 +183,13 @@ final class EncodedFilterTests: XCTestCase {
         let sent = summary.send.video?.frames ?? 0, decoded = summary.receive.video?.frames ?? 0
         XCTAssertLessThanOrEqual(decoded, sent - faults.dropped + 2)
         XCTAssertGreaterThan(decoded, sent - faults.dropped - 15, "the picture flows again after the window")
+        // The receiver counts the window as freezes (WebRTC's definition): the pictures it got
+        // in it were the keyframes, a second apart, so the freezes add up to about the window.
+        let video = try XCTUnwrap(summary.receive.video)
+        XCTAssertGreaterThanOrEqual(video.freezes ?? 0, 1, "\(video)")
+        XCTAssertEqual(video.freeze_ms ?? 0, 1500, accuracy: 500, "\(video)")
+        XCTAssertLessThanOrEqual(video.longest_freeze_ms ?? 0, 1200, "a keyframe a second breaks the window: \(video)")
+        XCTAssertTrue(summary.text.contains("freezes ("), summary.text)
     }
 
     // MARK: End-to-end encryption

@@ -1,5 +1,3 @@
-import SluiceRun
-import SluiceMeasure
 /// WebRTC's freeze test over one client's inter-frame intervals.
 ///
 /// The definition is libwebrtc's (`video/video_quality_observer2.cc`,
