@@ -95,6 +95,58 @@ final class WatchEndToEndTests: XCTestCase {
         for level in levels { XCTAssertEqual(level, -4.95, accuracy: 1.5, "the louder tone after the swap: \(levels)") }
     }
 
+    /// A send branch's encoded filters edited while it runs are swapped in without a restart:
+    /// `sei` added to an H.264 sender that had none (the receiver's reader starts reading its
+    /// messages), then replaced by `faults` dropping every second frame (the messages stop,
+    /// the frames keep coming, half of them).
+    func testASendersEncodedFiltersAreSwappedWhileItRuns() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("s.yaml").path
+        func write(encoded: String) throws {
+            try """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: h264, bitrate: 500 }
+            \(encoded)
+            receive:
+              video:
+                codecs: [h264]
+                encoded_filters:
+                  - filter: sei
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        try write(encoded: "")
+        let script = EditScript(steps: [
+            ("fps", { try write(encoded: "    encoded_filters:\n      - filter: sei\n        value: 5") }),
+            ("applied send.video.encoded_filters", nil), ("fps", nil),
+            ("fps", { try write(encoded: "    encoded_filters:\n      - filter: faults\n        drop_every: 2") }),
+            ("applied send.video.encoded_filters", nil), ("fps", nil), ("fps", nil)
+        ])
+        let report = dir.appendingPathComponent("r.json").path
+        let r = try CLI.run(["run", file, "--watch", "--report", report], timeout: 60) { line, process in
+            if script.advance(on: line) { process.interrupt() }
+        }
+        XCTAssertTrue(script.finished, "stopped at step \(script.step): \(r.stdout)\n\(r.stderr)")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stdout.contains("need a restart"), r.stdout)
+        let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let filters = j["filters"] as? [[String: Any]] ?? []
+        let seiFilters = filters.filter { $0["filter"] as? String == "sei" }
+        XCTAssertEqual(seiFilters.count, 2, "the receiver's reader and the writer swapped in: \(filters)")
+        let reader = seiFilters.first { (($0["events"] as? [String: Any])?["sei"] as? Int ?? 0) > 0 } ?? [:]
+        XCTAssertGreaterThan((reader["events"] as? [String: Any])?["sei"] as? Int ?? 0, 20, "messages arrived once sei was swapped in: \(filters)")
+        let value = ((reader["last_event_fields"] as? [String: Any])?["sei"] as? [String: Any])?["value"] as? Double
+        XCTAssertEqual(value, 5, "\(reader)")
+        let faults = try XCTUnwrap(filters.first { $0["filter"] as? String == "faults" }, "\(filters)")
+        XCTAssertGreaterThan(faults["dropped"] as? Int ?? 0, 10, "faults swapped in dropped frames: \(faults)")
+        let received = ((j["receive"] as? [String: Any])?["video"] as? [String: Any])?["frames"] as? Int ?? 0
+        XCTAssertGreaterThan(received, 90, "frames kept coming across both swaps: \(j["receive"] ?? "")")
+    }
+
     /// A new `e2ee` passphrase written on both ends of the file is set on the running filters
     /// (receiver first), not a restart: the picture keeps coming, hardly a frame fails.
     func testANewKeyInTheFileIsTakenByBothEndsWhileRunning() throws {

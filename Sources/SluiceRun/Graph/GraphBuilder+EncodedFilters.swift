@@ -9,11 +9,18 @@ extension GraphBuilder {
     /// h264parse turns them into what the payloader takes), else at its end. Between
     /// encoder and payloader, so the GOP cache, `record:` and the payloader all get what the
     /// filters let through.
+    /// The place is recorded (`encodedSendSections`) even without filters: `--watch` can put
+    /// some there while the branch runs.
     package func withEncodedFilters(_ branch: SendBranchSpec, in encoding: [Element]) throws(RunError) -> [Element] {
-        guard !branch.encodedFilters.isEmpty else { return encoding }
-        let filters = try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
         let parser = DefaultElements.parser(for: branch.encode.codec)
-        let at = encoding.firstIndex { parser != nil && $0.factoryName == parser } ?? encoding.count
+        let at = max(1, encoding.firstIndex { parser != nil && $0.factoryName == parser } ?? encoding.count)
+        let filters = branch.encodedFilters.isEmpty ? [] : try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
+        if at <= encoding.count {
+            let section = EncodedSendSection(
+                head: encoding[at - 1], elements: filters, specs: branch.encodedFilters,
+                payloaderParses: payloaderFactory(for: branch) == DefaultElements.payloader(for: .vp8))
+            state.withLock { $0.encodedSendSections[branch.media] = section }
+        }
         return Array(encoding[..<at]) + filters + Array(encoding[at...])
     }
 

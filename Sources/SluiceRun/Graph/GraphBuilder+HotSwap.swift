@@ -124,7 +124,7 @@ extension GraphBuilder {
 }
 
 /// The result of a swap, handed from the probe's thread to the waiting task.
-private final class SwapOutcome: Sendable {
+final class SwapOutcome: Sendable {
     private enum Phase { case waiting, started, cancelled }
     private let state = Mutex<(phase: Phase, result: Result<Void, RunError>?)>((.waiting, nil))
 

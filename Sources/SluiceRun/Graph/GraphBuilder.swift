@@ -26,6 +26,9 @@ public final class GraphBuilder: Sendable {
         package var sections: [BranchKey: FilterSection] = [:]
         /// Each branch's encoded filters as built (a receive branch: one list per stream).
         package var encodedFilterLists: [BranchKey: [EncodedFilterList]] = [:]
+        /// Where each encoding send branch's encoded filters sit (empty lists too), for
+        /// swapping the list while running.
+        package var encodedSendSections: [MediaKind: EncodedSendSection] = [:]
         /// Every Swift filter element made during the run (kept for their statistics).
         package var swiftFilters: [Element] = []
         package var tees: [MediaKind: Element] = [:]
@@ -312,6 +315,20 @@ package struct BranchKey: Hashable, Sendable {
 package struct EncodedFilterList: Sendable {
     package var specs: [FilterSpec]
     package var elements: [Element]
+}
+
+/// A send branch's encoded filters as they run: after `head` (the encoder, or the element
+/// before the codec's parser), feeding whatever `head` fed before them.
+package struct EncodedSendSection: Sendable {
+    /// The element whose src pad feeds the first filter (or, without filters, the next element).
+    package var head: Element
+    /// The filters, in order.
+    package var elements: [Element]
+    /// What the filters were made from.
+    package var specs: [FilterSpec]
+    /// True when the branch's payloader parses what it is given (VP8 that started without
+    /// encoded filters goes out through `rtpvp8pay`): no filters can be added while running.
+    package var payloaderParses: Bool
 }
 
 package struct FilterSection: Sendable {

@@ -344,6 +344,14 @@ public final class PipelineRun: Sendable {
         try builder.reconfigureEncodedFilters(side: side, media: media, with: filters)
     }
 
+    /// Replaces a send branch's encoded filters while it runs: new settings of the same
+    /// filters in place, another list swapped in at an idle moment of the encoder's output
+    /// (`GraphBuilder.replaceEncodedFilters`).
+    public func replaceEncodedFilters(_ media: MediaKind, with filters: [FilterSpec]) async throws(RunError) {
+        guard let builder = live.withLock({ $0?.builder }) else { throw RunError("the pipeline is not running") }
+        try await builder.replaceEncodedFilters(media: media, with: filters)
+    }
+
     /// The control handle of the run in progress (nil before it plays and after it ends).
     public var control: PipelineControl? { live.withLock { $0?.control } }
 

@@ -2,7 +2,8 @@ import Foundation
 
 /// Applies edits of a pipeline file to its running pipeline (`sluice run --watch`): filter
 /// changes go live through hot swap, new settings of the same encoded filters (an `e2ee`
-/// key) are set on the running ones, receivers first; anything else is reported as needing a restart; a
+/// key) are set on the running ones, receivers first, and a send branch's other list of
+/// encoded filters is swapped in; anything else is reported as needing a restart; a
 /// file that no longer validates is reported and the running pipeline is kept.
 public final class PipelineWatcher: Sendable {
     /// What the watcher did after an edit.
@@ -60,6 +61,15 @@ public final class PipelineWatcher: Sendable {
                     try run.reconfigureEncodedFilters(change.side, change.media, with: change.filters)
                     applied.append("\(change.side.rawValue).\(change.media.rawValue).encoded_filters")
                     current.setEncodedFilters(change.filters, side: change.side, media: change.media)
+                } catch {
+                    report(.failed(error))
+                }
+            }
+            for change in diff.encodedListChanges {
+                do {
+                    try await run.replaceEncodedFilters(change.media, with: change.filters)
+                    applied.append("send.\(change.media.rawValue).encoded_filters")
+                    current.setEncodedFilters(change.filters, side: .send, media: change.media)
                 } catch {
                     report(.failed(error))
                 }

@@ -5,9 +5,12 @@ public struct SpecDiff: Sendable, Equatable {
     /// Branches whose filter lists differ, with their new filters.
     public var filterChanges: [(side: BranchSide, media: MediaKind, filters: [FilterSpec])]
     /// Branches whose encoded filters changed only in their settings (the same filters in the
-    /// same order), with their new list: set on the running filters. Another list needs a
-    /// restart.
+    /// same order), with their new list: set on the running filters. A sender's other list is
+    /// in `encodedListChanges`; a receiver's needs a restart.
     public var encodedSettingsChanges: [EncodedSettingsChange] = []
+    /// Send branches whose encoded filters became another list: swapped in while running
+    /// (a receive branch's other list needs a restart).
+    public var encodedListChanges: [EncodedSettingsChange] = []
     /// Top-level parts other than filters that differ (`transport`, `send.video`, …).
     public var needsRestart: [String]
 
@@ -22,11 +25,11 @@ public struct SpecDiff: Sendable, Equatable {
     }
 
     /// Whether the two files mean the same pipeline (nothing to apply, nothing to restart).
-    public var isEmpty: Bool { filterChanges.isEmpty && encodedSettingsChanges.isEmpty && needsRestart.isEmpty }
+    public var isEmpty: Bool { filterChanges.isEmpty && encodedSettingsChanges.isEmpty && encodedListChanges.isEmpty && needsRestart.isEmpty }
 
     /// Equal when both list the same restart parts and the same filter changes, in the same order.
     public static func == (a: SpecDiff, b: SpecDiff) -> Bool {
-        a.needsRestart == b.needsRestart && a.encodedSettingsChanges == b.encodedSettingsChanges
+        a.needsRestart == b.needsRestart && a.encodedSettingsChanges == b.encodedSettingsChanges && a.encodedListChanges == b.encodedListChanges
             && a.filterChanges.count == b.filterChanges.count
             && zip(a.filterChanges, b.filterChanges).allSatisfy { $0.side == $1.side && $0.media == $1.media && $0.filters == $1.filters }
     }
@@ -45,15 +48,16 @@ public struct SpecDiff: Sendable, Equatable {
         let a = old.positionFree, b = new.positionFree
         var changes: [(BranchSide, MediaKind, [FilterSpec])] = []
         var restart: [String] = []
-        var encoded: [EncodedSettingsChange] = []
+        var encoded: [EncodedSettingsChange] = [], lists: [EncodedSettingsChange] = []
         if a.transport != b.transport { restart.append("transport") }
         if a.plugins != b.plugins { restart.append("plugins") }
         for media in MediaKind.allCases {
             let (os, ns) = (a.send?.branch(media), b.send?.branch(media))
             if var o = os, var n = ns {
                 if o.filters != n.filters { changes.append((.send, media, new.send?.branch(media)?.filters ?? [])) }
-                if o.encodedFilters != n.encodedFilters, Self.sameSwiftFilters(o.encodedFilters, n.encodedFilters) {
-                    encoded.append(EncodedSettingsChange(side: .send, media: media, filters: new.send?.branch(media)?.encodedFilters ?? []))
+                if o.encodedFilters != n.encodedFilters {
+                    let change = EncodedSettingsChange(side: .send, media: media, filters: new.send?.branch(media)?.encodedFilters ?? [])
+                    if Self.sameSwiftFilters(o.encodedFilters, n.encodedFilters) { encoded.append(change) } else { lists.append(change) }
                     o.encodedFilters = []; n.encodedFilters = []
                 }
                 o.filters = []; n.filters = []
@@ -78,6 +82,7 @@ public struct SpecDiff: Sendable, Equatable {
         filterChanges = changes.map { (side: $0.0, media: $0.1, filters: $0.2) }
         needsRestart = restart
         encodedSettingsChanges = encoded
+        encodedListChanges = lists
     }
 }
 

@@ -119,8 +119,8 @@ final class SwiftFilterSpecTests: XCTestCase {
         XCTAssertTrue(SpecDiff(from: a, to: c).filterChanges.isEmpty)
     }
 
-    /// Encoded filters whose settings alone changed are set on the running ones; another
-    /// list of them needs a restart; lines that moved are no change.
+    /// Encoded filters whose settings alone changed are set on the running ones; a sender's
+    /// other list is swapped in; lines that moved are no change.
     func testDiffSetsNewSettingsOfTheSameEncodedFilters() throws {
         func file(_ encoded: String, blank: String = "") throws -> PipelineSpec {
             try loader.load(
@@ -134,7 +134,9 @@ final class SwiftFilterSpecTests: XCTestCase {
         XCTAssertEqual(two.encodedSettingsChanges.map(\.side), [.send])
         XCTAssertEqual(two.encodedSettingsChanges.first?.filters.count, 1)
         let other = SpecDiff(from: one, to: try file("      - filter: faults\n"))
-        XCTAssertEqual(other.needsRestart, ["send.video"])
+        XCTAssertEqual(other.needsRestart, [], "a sender's other list is swapped in while running")
         XCTAssertEqual(other.encodedSettingsChanges, [])
+        XCTAssertEqual(other.encodedListChanges.map(\.side), [.send])
+        XCTAssertEqual(other.encodedListChanges.first?.filters.count, 1)
     }
 }
