@@ -17,7 +17,8 @@ extension GraphBuilder {
         }
         if section.payloaderParses, !specs.isEmpty {
             throw RunError(
-                "send.\(media.rawValue) started without encoded filters, so its VP8 goes out through rtpvp8pay, which parses every frame; restart to add encoded filters")
+                "send.\(media.rawValue) started without encoded filters, so its VP8 goes out through rtpvp8pay, which parses every frame; restart to add encoded filters"
+            )
         }
         let fresh = specs.isEmpty ? [] : try filterElements(specs, encoded: .send)
         guard let headPad = section.head.staticPad("src") else { throw RunError("the encoder has no output pad") }
@@ -35,7 +36,7 @@ extension GraphBuilder {
         if outcome.cancelIfNotStarted() {
             throw RunError("the send.\(media.rawValue) encoder did not become idle within \(timeout) s; encoded filters unchanged")
         }
-        while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) }  // started: it finishes promptly
+        while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) } // started: it finishes promptly
         try outcome.result?.get()
     }
 

@@ -107,6 +107,7 @@ public final class StreamHub: Sendable {
         if b.encode.transcodeForViewers != nil {
             output.transcode = { codec in builder.viewerTranscode(for: b, to: codec) }
         }
+        output.opaqueFrames = !b.encodedFilters.isEmpty
         return output
     }
 

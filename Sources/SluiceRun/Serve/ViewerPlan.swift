@@ -175,13 +175,16 @@ package enum ViewerBranch {
 
     /// Builds the branch for `p` into `webrtcbin`, whose transceiver for it takes `direction`
     /// (`sendrecv` for a call's member, which also plays what the other side sends). Without
-    /// `ownQueue` it starts at the payloader, for a lane's thread to push into.
+    /// `ownQueue` it starts at the payloader, for a lane's thread to push into. With
+    /// `opaqueFrames` (the stream went through encoded filters) VP8 goes out through Sluice's
+    /// own payloader, which does not parse the frames.
     package static func build(
         _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
-        msid: String, direction: String = "sendonly", ownQueue: Bool = true
+        msid: String, direction: String = "sendonly", ownQueue: Bool = true, opaqueFrames: Bool = false
     ) throws(GstError) -> Built {
         let queue = ownQueue ? try leakyQueue() : nil
-        let pay = try Element.make(DefaultElements.payloader(for: p.codec))
+        let opaqueVP8 = opaqueFrames && p.codec == .vp8 && VP8Payloader.registered
+        let pay = try Element.make(opaqueVP8 ? VP8Payloader.factory : DefaultElements.payloader(for: p.codec))
         try p.configure(pay)
         let caps = try Element.make("capsfilter")
         let elements = [queue, pay, caps].compactMap { $0 }

@@ -29,6 +29,9 @@ package final class ViewerSet: Sendable {
         /// `passthrough: auto`: the stream encoded again, in a codec, for viewers that cannot
         /// decode the source as it is (made for the first of them, removed after the last).
         package var transcode: (@Sendable (Codec) -> SharedBranch)?
+        /// The stream went through encoded filters (an `e2ee` may have encrypted it): viewers'
+        /// payloaders must not parse its frames (VP8 goes out through Sluice's own).
+        package var opaqueFrames = false
 
         package init(
             media: MediaKind, codec: Codec, tee: Element, renditions: [RenditionOutput] = [], startRendition: Int = 0,
@@ -243,7 +246,8 @@ package final class ViewerSet: Sendable {
         // before its queue, and a stream encoded again has a tee of its own.
         let onLane = limits.lanes > 0 && output.renditions.isEmpty && track.transcodedTo == nil
         let branch = try ViewerBranch.build(
-            track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: !onLane)
+            track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: !onLane,
+            opaqueFrames: output.opaqueFrames && track.transcodedTo == nil)
         parts.elements += branch.elements
         if let queue = branch.queue { traffic.countOverruns(of: queue) }
         let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
