@@ -193,6 +193,7 @@ public final class FilterRegistry: SwiftFilterCatalog {
             let plugin = try LoadedPlugin(path: path)
             for factory in plugin.filters { try register(factory) }
             for factory in plugin.audioFilters { try register(factory) }
+            for factory in plugin.encodedFilters { try register(factory) }
             state.withLock { $0.plugins[path] = plugin }
             return nil
         } catch let e as PluginLoadError {

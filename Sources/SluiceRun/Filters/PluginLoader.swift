@@ -41,6 +41,7 @@ package final class LoadedPlugin: Sendable {
     package let name: String
     package let filters: [FilterFactory]
     package let audioFilters: [AudioFilterFactory]
+    package let encodedFilters: [EncodedFilterFactory]
 
     package init(path: String) throws(PluginLoadError) {
         self.path = path
@@ -57,6 +58,9 @@ package final class LoadedPlugin: Sendable {
             audioFilters = try Self.list(table.pointee.audio_filters, count: table.pointee.audio_filter_count, path: path, what: "audio") {
                 d throws(PluginLoadError) in try Self.audioFactory(d, path: path)
             }
+            encodedFilters = try Self.list(
+                table.pointee.encoded_filters, count: table.pointee.encoded_filter_count, path: path, what: "encoded-frame"
+            ) { d throws(PluginLoadError) in try Self.encodedFactory(d, path: path) }
             return
         }
         guard let symbol = dlsym(handle, SLUICE_PLUGIN_ENTRY) else { throw .noEntryPoint(path) }
@@ -70,10 +74,10 @@ package final class LoadedPlugin: Sendable {
             d throws(PluginLoadError) in try Self.factory(d, path: path)
         }
         audioFilters = []
+        encodedFilters = []
     }
 
-    /// The version-2 table behind `symbol`, checked: its version, its size, and that it
-    /// carries no encoded-frame filters (this Sluice has no stage for them yet).
+    /// The version-2 table behind `symbol`, checked: its version and its size.
     private static func tableV2(_ symbol: UnsafeMutableRawPointer, path: String) throws(PluginLoadError) -> UnsafePointer<SluicePluginV2> {
         let entry = unsafeBitCast(symbol, to: SluicePluginEntryV2.self)
         guard let table = entry() else { throw .malformed(path, reason: "the entry point returned nothing") }
@@ -83,13 +87,6 @@ package final class LoadedPlugin: Sendable {
         guard Int(table.pointee.struct_size) >= MemoryLayout<SluicePluginV2>.size else {
             throw .malformed(
                 path, reason: "its table is \(table.pointee.struct_size) bytes, smaller than version 2's \(MemoryLayout<SluicePluginV2>.size)")
-        }
-        guard table.pointee.encoded_filter_count == 0 else {
-            throw .malformed(
-                path,
-                reason:
-                    "it exports \(table.pointee.encoded_filter_count) encoded-frame filter(s), which this Sluice cannot run yet; export them from a build for a Sluice that has the encoded-frame stage"
-            )
         }
         return table
     }
@@ -135,6 +132,28 @@ package final class LoadedPlugin: Sendable {
         ) { config, _ in
             try PluginAudioFilterInstance(descriptor, create: create, destroy: destroy, process: process, configuration: config)
         }
+    }
+
+    private static func encodedFactory(_ d: UnsafePointer<SluiceEncodedFilterV2>, path: String) throws(PluginLoadError) -> EncodedFilterFactory {
+        let c = d.pointee
+        guard Int(c.struct_size) >= MemoryLayout<SluiceEncodedFilterV2>.size else {
+            throw .malformed(
+                path,
+                reason: "an encoded-frame filter's descriptor is \(c.struct_size) bytes, smaller than version 2's \(MemoryLayout<SluiceEncodedFilterV2>.size)"
+            )
+        }
+        guard let namePtr = c.name, c.create != nil, c.destroy != nil, c.process != nil else {
+            throw .malformed(path, reason: "an encoded-frame filter lacks its name or functions")
+        }
+        let name = String(cString: namePtr)
+        let codecs = (c.codecs.map { String(cString: $0) } ?? "").split(separator: ",")
+            .compactMap { EncodedCodec(rawValue: String($0).trimmingCharacters(in: .whitespaces).lowercased()) }
+        guard !codecs.isEmpty else { throw .malformed(path, reason: "encoded-frame filter '\(name)' declares no known codec (VP8, VP9, H264, OPUS)") }
+        let descriptor = PluginEncodedDescriptor(d)
+        return EncodedFilterFactory(
+            name: name, summary: c.summary.map { String(cString: $0) } ?? "", codecs: codecs,
+            parameters: try parameters(c.parameters_json, filter: name, path: path), origin: path
+        ) { config in try PluginEncodedFilterInstance(descriptor, configuration: config) }
     }
 
     private static func factory(_ d: UnsafePointer<SluiceFilterV1>, path: String) throws(PluginLoadError) -> FilterFactory {

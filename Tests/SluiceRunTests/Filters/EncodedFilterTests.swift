@@ -192,6 +192,48 @@ final class EncodedFilterTests: XCTestCase {
         XCTAssertTrue(summary.text.contains("freezes ("), summary.text)
     }
 
+    /// A send branch's encoded filters swapped twice while frames flow (in process, for the
+    /// leak tracer): a list of one `faults` that drops nothing, then none, then `faults`
+    /// dropping every second frame; the picture keeps coming, and only the last one drops.
+    func testASendersEncodedFiltersAreSwappedWhileFramesFlow() async throws {
+        try requireLoopbackOnlyNetwork()
+        let s = try spec(
+            """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: vp8, bitrate: 600 }
+                encoded_filters:
+                  - filter: faults
+            """)
+        let run = PipelineRun(spec: s)
+        let stop = StopFlag()
+        let task = Task { try await run.run(options: RunOptions(), stop: stop) }
+        defer { stop.set() }
+        func decoded() -> Int { run.counters?.receiveVideoFrames.load(ordering: .relaxed) ?? 0 }
+        func waitForFrames(beyond n: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while decoded() <= n {
+                guard ContinuousClock.now < deadline else { return XCTFail("no more than \(n) frames decoded") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await waitForFrames(beyond: 20)
+        try await run.replaceEncodedFilters(.video, with: [])
+        try await waitForFrames(beyond: decoded() + 20)
+        let dropping = try spec(
+            "send:\n  video:\n    capture: {kind: test}\n    encode: {codec: vp8}\n    encoded_filters:\n      - filter: faults\n        drop_every: 2\n")
+        try await run.replaceEncodedFilters(.video, with: dropping.send?.video?.encodedFilters ?? [])
+        try await waitForFrames(beyond: decoded() + 20)
+        stop.set()
+        let summary = try await task.value
+        let faults = summary.filters.filter { $0.filter == "faults" }
+        XCTAssertEqual(faults.count, 2, "the first list and the last: \(faults)")
+        XCTAssertEqual(faults.first?.dropped, 0)
+        XCTAssertGreaterThan(faults.last?.dropped ?? 0, 8, "the last list drops every second frame: \(faults)")
+    }
+
     // MARK: End-to-end encryption
 
     private func encrypted(receiverPassphrase: String) throws -> PipelineSpec {

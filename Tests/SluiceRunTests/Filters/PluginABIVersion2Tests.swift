@@ -127,13 +127,91 @@ final class PluginABIVersion2Tests: XCTestCase {
         XCTAssertEqual(samples, [0.25, -0.5, 0.125, 0.5])
     }
 
+    /// An encoded-frame filter in C: on the sending side it appends "PLGN" to each frame
+    /// (written through `reserve`), on the receiving side it checks and strips it, attaching
+    /// `trailer` {"ok": 1} (or dropping a frame without it). `codecs` and the descriptor's
+    /// size are what the tests make wrong.
+    private func trailerPlugin(name: String, codecs: String = "VP8,OPUS", filterSize: String = "sizeof(SluiceEncodedFilterV2)") throws -> String {
+        try library(
+            name,
+            """
+            static void *create(const void *t, const char *json, char **error) { (void) t; (void) json; (void) error; return malloc(1); }
+            static void destroy(void *i) { free(i); }
+            static int32_t process(void *i, const SluiceEncodedFrameV2 *f, const SluiceEncodedOutputV2 *out,
+                                   SluiceEmitV1 emit, void *ctx, char **error) {
+                (void) i; (void) emit; (void) ctx;
+                if (f->flags & 2) {
+                    uint8_t *b = out->reserve(out->context, f->size + 4);
+                    if (!b) { *error = strdup("no room"); return -1; }
+                    memcpy(b, f->data, f->size); memcpy(b + f->size, "PLGN", 4);
+                    return 2;
+                }
+                if (f->size < 4 || memcmp(f->data + f->size - 4, "PLGN", 4) != 0) return 1;
+                uint8_t *b = out->reserve(out->context, f->size - 4);
+                memcpy(b, f->data, f->size - 4);
+                out->attach(out->context, "trailer", "{\\"ok\\": 1}");
+                return 2;
+            }
+            static void free_string(char *s) { free(s); }
+            static const SluiceEncodedFilterV2 trailer = {
+                \(filterSize), "\(name)-trailer", "adds and strips a 4-byte trailer", "\(codecs)", "[]", NULL, create, destroy, process, free_string
+            };
+            static const SluicePluginV2 table = { SLUICE_PLUGIN_ABI_VERSION_2, sizeof(SluicePluginV2), "\(name)", 0, NULL, 0, NULL, 1, &trailer };
+            const SluicePluginV2 *sluice_plugin_v2(void) { return &table; }
+            """)
+    }
+
+    /// A plugin's encoded-frame filter in a real pipeline: the trailer it adds before the
+    /// payloader (VP8 through Sluice's own payloader) is stripped after the depayloader, so
+    /// the picture decodes, and every frame it strips is reported.
+    func testAVersionTwoEncodedFilterFromCRunsOnBothSides() async throws {
+        try requireLoopbackOnlyNetwork()
+        let path = try trailerPlugin(name: "plgn")
+        XCTAssertNil(FilterRegistry.shared.loadPlugin(at: path))
+        let factory = try XCTUnwrap(FilterRegistry.shared.encodedFilter(named: "plgn-trailer"))
+        XCTAssertEqual(factory.codecs, [.vp8, .opus])
+        XCTAssertEqual(factory.origin, path)
+        let spec = try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(
+            yaml: """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: test, width: 320, height: 240, fps: 30 }
+                    encode: { codec: vp8, bitrate: 500 }
+                    encoded_filters: [{ filter: plgn-trailer }]
+                receive:
+                  video:
+                    codecs: [vp8]
+                    encoded_filters: [{ filter: plgn-trailer }]
+                """, file: "p.yaml")
+        let summary = try await PipelineRun(spec: spec).run(options: RunOptions(duration: 3))
+        let sides = summary.filters.filter { $0.filter == "plgn-trailer" }
+        XCTAssertEqual(sides.count, 2, "\(summary.filters)")
+        let receiving = try XCTUnwrap(sides.first { ($0.events["trailer"] ?? 0) > 0 }, "\(sides)")
+        XCTAssertGreaterThan(receiving.events["trailer"] ?? 0, 45, "each frame's trailer found and stripped: \(receiving)")
+        XCTAssertEqual(receiving.dropped, 0, "\(receiving)")
+        XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 45, "the stripped frames decode")
+        XCTAssertEqual(summary.receive.video?.width, 320)
+    }
+
+    func testMalformedEncodedFilterDescriptorsAreRefused() throws {
+        for (name, path, expected) in [
+            ("nocodec", try trailerPlugin(name: "nocodec", codecs: "AV1"), "declares no known codec (VP8, VP9, H264, OPUS)"),
+            ("smallenc", try trailerPlugin(name: "smallenc", filterSize: "8"), "an encoded-frame filter's descriptor is 8 bytes")
+        ] {
+            let error = FilterRegistry.shared.loadPlugin(at: path)
+            XCTAssertTrue(error?.contains(expected) ?? false, "\(name): \(error ?? "loaded")")
+            XCTAssertNil(FilterRegistry.shared.encodedFilter(named: "\(name)-trailer"))
+        }
+    }
+
     func testMalformedVersionTwoTablesAreRefusedWithTheirReason() throws {
         let cases: [(String, String, String)] = [
             ("future", try halvingPlugin(name: "future", abi: "3"), "built for plugin ABI version 3"),
             ("small", try halvingPlugin(name: "small", tableSize: "8"), "its table is 8 bytes, smaller than version 2's"),
             ("smallfilter", try halvingPlugin(name: "smallfilter", filterSize: "4"), "an audio filter's descriptor is 4 bytes"),
             ("notable", try halvingPlugin(name: "notable", audioCount: 2, audioTable: "NULL"), "it counts 2 audio filter(s) but gives no table of them"),
-            ("encoded", try halvingPlugin(name: "encoded", encodedCount: 1), "encoded-frame filter(s), which this Sluice cannot run yet")
+            ("encoded", try halvingPlugin(name: "encoded", encodedCount: 1), "it counts 1 encoded-frame filter(s) but gives no table of them")
         ]
         for (name, path, expected) in cases {
             let error = FilterRegistry.shared.loadPlugin(at: path)
