@@ -74,13 +74,13 @@ public final class SEI: EncodedFrameFilter {
         guard number % every == 0 else { return .keep }
         let message = Message(frame: number, written_us: clock(), value: value)
         guard let json = try? JSONEncoder().encode(message),
-            let out = H264AccessUnit.insertingBeforeFirstSlice(SEIMessage.nalUnit(carrying: Array(json)), into: bytes)
+            let out = H264Units.insertingBeforeFirstSlice(SEIMessage.nalUnit(carrying: Array(json)), into: bytes)
         else { return .keep }
         return .replace(out)
     }
 
     private func read(_ bytes: [UInt8], context: FilterContext) {
-        let units = H264AccessUnit.units(bytes)
+        let units = H264Units.units(bytes)
         for unit in units where !unit.isEmpty {
             for data in SEIMessage.data(inNALUnit: bytes[unit]) ?? [] {
                 guard let m = try? JSONDecoder().decode(Message.self, from: Data(data)) else {

@@ -1,3 +1,5 @@
+import SluiceFilterKit
+
 /// H.264 SEI `user_data_unregistered` messages (ITU-T H.264 D.1.6, payload type 5): a 16-byte
 /// UUID and free bytes, in a NAL unit of type 6 that decoders skip and tools show (`ffprobe
 /// -show_frames`: "H.26[45] User Data Unregistered SEI message").
@@ -25,7 +27,7 @@ public enum SEIMessage {
         rbsp.append(UInt8(size))
         rbsp += uuid + data
         rbsp.append(0x80) // rbsp_trailing_bits
-        return [nalType] + escape(rbsp)
+        return [nalType] + H264Units.escape(rbsp)
     }
 
     /// The data of every Sluice message in one SEI NAL unit (its header byte first, escaped),
@@ -33,7 +35,7 @@ public enum SEIMessage {
     /// before the damage, never more than its bytes.
     public static func data(inNALUnit nal: ArraySlice<UInt8>) -> [[UInt8]]? {
         guard let header = nal.first, header & 0x1F == nalType else { return nil }
-        let rbsp = unescape(Array(nal.dropFirst()))
+        let rbsp = H264Units.unescape(Array(nal.dropFirst()))
         var found: [[UInt8]] = []
         var i = 0
         while i < rbsp.count, !(rbsp[i] == 0x80 && i == rbsp.count - 1) {
@@ -58,37 +60,5 @@ public enum SEIMessage {
             if value > 1 << 20 { return nil }
         }
         return nil
-    }
-
-    /// Emulation prevention (H.264 7.4.1): a 0x03 before any byte ≤ 3 that follows two zeros.
-    public static func escape(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(data.count + data.count / 64 + 1)
-        var zeros = 0
-        for byte in data {
-            if byte <= 3, zeros >= 2 {
-                out.append(3)
-                zeros = 0
-            }
-            out.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return out
-    }
-
-    /// Removes emulation prevention: every 0x03 that follows two zeros.
-    public static func unescape(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(data.count)
-        var zeros = 0
-        for byte in data {
-            if byte == 3, zeros >= 2 {
-                zeros = 0
-                continue
-            }
-            out.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return out
     }
 }

@@ -21,7 +21,7 @@ final class SEITests: XCTestCase {
 
     /// Annex B to AVC (4-byte lengths), as h264parse gives the decoder.
     private func avc(_ annexB: [UInt8]) -> [UInt8] {
-        H264AccessUnit.annexBUnits(annexB).flatMap { r -> [UInt8] in
+        H264Units.annexBUnits(annexB).flatMap { r -> [UInt8] in
             let n = r.count
             return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + annexB[r]
         }
@@ -42,7 +42,7 @@ final class SEITests: XCTestCase {
         guard case .replace(let written) = try run(writer, keyframe, direction: .send, number: 7, events: events) else {
             return XCTFail("the writer replaces the frame")
         }
-        let units = H264AccessUnit.annexBUnits(written).map { written[$0.lowerBound] & 0x1F }
+        let units = H264Units.annexBUnits(written).map { written[$0.lowerBound] & 0x1F }
         XCTAssertEqual(units, [9, 7, 8, 6, 6, 5], "ours after the parameter sets and x264's SEI, before the slice")
         XCTAssertEqual(Array(written.suffix(12)), Array(keyframe.suffix(12)), "the slice is untouched")
         now += 1
@@ -81,7 +81,7 @@ final class SEITests: XCTestCase {
             return XCTFail("the writer replaces the frame")
         }
         let clean = avc(written)
-        let ours = try XCTUnwrap(H264AccessUnit.avcUnits(clean).filter { clean[$0.lowerBound] == 6 }.last, "our SEI unit")
+        let ours = try XCTUnwrap(H264Units.avcUnits(clean).filter { clean[$0.lowerBound] == 6 }.last, "our SEI unit")
         let message = (ours.lowerBound - 4)..<ours.upperBound // with its length
         var random = SplitMix64(seed: 46)
         let reader = SEI()

@@ -62,7 +62,9 @@ package final class PluginEncodedFilterInstance: EncodedFrameProcessor {
         case 0: return .keep
         case 1: return .drop
         case 2:
-            guard let bytes = output.bytes else { throw PluginFilterInstance.PluginError(description: "the plugin replaced a frame without reserving its bytes") }
+            guard let bytes = output.bytes else {
+                throw PluginFilterInstance.PluginError(description: "the plugin replaced a frame without reserving its bytes")
+            }
             return .replace(bytes)
         default:
             throw PluginFilterInstance.PluginError(description: Self.takeString(error, descriptor) ?? "the plugin encoded filter failed")

@@ -22,22 +22,10 @@ extension GraphBuilder {
         }
         let fresh = specs.isEmpty ? [] : try filterElements(specs, encoded: .send)
         guard let headPad = section.head.staticPad("src") else { throw RunError("the encoder has no output pad") }
-        let outcome = SwapOutcome()
-        headPad.addProbe(.idle) { [weak self] (_: borrowing Pad.ProbeInfo) in
-            guard let self, outcome.begin() else { return .remove }
-            outcome.finish(self.swapEncoded(media, section, to: fresh, specs: specs))
-            return .remove
-        }
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        while ContinuousClock.now < deadline {
-            if let result = outcome.result { return try result.get() }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        if outcome.cancelIfNotStarted() {
-            throw RunError("the send.\(media.rawValue) encoder did not become idle within \(timeout) s; encoded filters unchanged")
-        }
-        while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) } // started: it finishes promptly
-        try outcome.result?.get()
+        try await whenIdle(
+            headPad, timeout: timeout,
+            otherwise: RunError("the send.\(media.rawValue) encoder did not become idle within \(timeout) s; encoded filters unchanged")
+        ) { builder in builder.swapEncoded(media, section, to: fresh, specs: specs) }
     }
 
     /// Runs with the encoder's output idle-blocked: unlinks the old filters from what follows

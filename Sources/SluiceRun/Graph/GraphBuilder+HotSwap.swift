@@ -26,10 +26,22 @@ extension GraphBuilder {
         if try reconfigureInPlace(key, section, to: specs) { return }
         let fresh = try filterElements(specs)
         guard let headPad = section.head.staticPad("src") else { throw RunError("the filter section has no input pad") }
+        try await whenIdle(
+            headPad, timeout: timeout,
+            otherwise: RunError("the \(side.rawValue).\(media.rawValue) branch did not become idle within \(timeout) s; filters unchanged")
+        ) { builder in builder.swap(key, section, to: fresh, specs: specs) }
+    }
+
+    /// Runs `work` on `pad`'s streaming thread the next time the pad is idle (a probe holds
+    /// the next buffer until it is done) and waits for its result; throws `otherwise` if the
+    /// pad did not become idle within `timeout` seconds (then `work` never runs).
+    package func whenIdle(
+        _ pad: Pad, timeout: Double, otherwise: RunError, _ work: @escaping @Sendable (GraphBuilder) -> Result<Void, RunError>
+    ) async throws(RunError) {
         let outcome = SwapOutcome()
-        headPad.addProbe(.idle) { [weak self] (_: borrowing Pad.ProbeInfo) in
+        pad.addProbe(.idle) { [weak self] (_: borrowing Pad.ProbeInfo) in
             guard let self, outcome.begin() else { return .remove }
-            outcome.finish(self.swap(key, section, to: fresh, specs: specs))
+            outcome.finish(work(self))
             return .remove
         }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
@@ -37,9 +49,7 @@ extension GraphBuilder {
             if let result = outcome.result { return try result.get() }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        if outcome.cancelIfNotStarted() {
-            throw RunError("the \(side.rawValue).\(media.rawValue) branch did not become idle within \(timeout) s; filters unchanged")
-        }
+        if outcome.cancelIfNotStarted() { throw otherwise }
         while outcome.result == nil { try? await Task.sleep(for: .milliseconds(5)) } // started: it finishes promptly
         try outcome.result?.get()
     }
@@ -124,7 +134,7 @@ extension GraphBuilder {
 }
 
 /// The result of a swap, handed from the probe's thread to the waiting task.
-final class SwapOutcome: Sendable {
+private final class SwapOutcome: Sendable {
     private enum Phase { case waiting, started, cancelled }
     private let state = Mutex<(phase: Phase, result: Result<Void, RunError>?)>((.waiting, nil))
 

@@ -1,7 +1,60 @@
-/// The NAL units of an H.264 access unit, in the two forms Sluice's encoded filters see:
-/// Annex B (start codes: the encoder's output, on the send side) and AVC (4-byte big-endian
-/// lengths: what the decoder takes, on the receive side).
-public enum H264AccessUnit {
+/// H.264's NAL units as encoded filters see them: Annex B (start codes: the encoder's output,
+/// on the send side) and AVC (4-byte big-endian lengths: what the decoder takes, on the
+/// receive side); where the first slice starts; and the emulation prevention that keeps start
+/// codes out of a NAL unit's payload (H.264 7.4.1).
+public enum H264Units {
+    /// The index of the first slice NAL unit's header byte (types 1 and 5), found after the
+    /// start codes; nil if the frame does not begin with a start code or has no slice.
+    public static func firstSliceHeader(_ b: UnsafeRawBufferPointer) -> Int? {
+        guard b.count >= 4, b[0] == 0, b[1] == 0, b[2] == 1 || (b[2] == 0 && b[3] == 1) else { return nil }
+        var i = 0
+        while i + 3 <= b.count {
+            if b[i] == 0, b[i + 1] == 0, b[i + 2] == 1 {
+                let header = i + 3
+                guard header < b.count else { return nil }
+                let type = b[header] & 0x1F
+                if type == 1 || type == 5 { return header }
+                i = header
+            } else {
+                i += 1
+            }
+        }
+        return nil
+    }
+
+    /// Emulation prevention (H.264 7.4.1): a 0x03 before any byte ≤ 3 that follows two zeros.
+    public static func escape(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + data.count / 64)
+        var zeros = 0
+        for byte in data {
+            if byte <= 3, zeros >= 2 {
+                out.append(3)
+                zeros = 0
+            }
+            out.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    /// Removes emulation prevention: every 0x03 after two zeros, as LiveKit's `parseRbsp` does.
+    public static func unescape(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count)
+        var i = 0
+        while i < data.count {
+            if i + 2 < data.count, data[i] == 0, data[i + 1] == 0, data[i + 2] == 3 {
+                out.append(0); out.append(0)
+                i += 3
+            } else {
+                out.append(data[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
     /// Where each NAL unit of an Annex B access unit lies (after its start code).
     public static func annexBUnits(_ b: [UInt8]) -> [Range<Int>] {
         var starts: [(code: Int, unit: Int)] = []
