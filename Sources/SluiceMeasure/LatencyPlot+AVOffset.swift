@@ -39,10 +39,18 @@ extension LatencyPlot {
             d += (joined ? "L" : "M") + String(format: "%.1f %.1f", x(Double(s.t) + 0.5), y(ms))
         }
         out.append(##"<path id="av-offset" d="\##(d)" fill="none" stroke="\##(audioColor)" stroke-width="1.5"/>"##)
+        // Each second's point a small diamond in a group of its own: circles are the latency
+        // panel's frames, one per frame read, and stay so.
+        out.append(##"<g id="av-offset-points">"##)
         for s in seconds {
             guard let ms = s.av_offset_ms else { continue }
-            out.append(String(format: ##"<circle cx="%.1f" cy="%.1f" r="2" fill="%@"/>"##, x(Double(s.t) + 0.5), y(ms), audioColor))
+            let (px, py) = (x(Double(s.t) + 0.5), y(ms))
+            out.append(
+                String(
+                    format: ##"<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="%@"/>"##, px, py - 3, px + 3, py, px, py + 3, px - 3, py,
+                    audioColor))
         }
+        out.append("</g>")
         out.append(text(left + plotW - 4, top + 14, "— A/V offset, median of each second's stamps", anchor: "end", fill: audioColor))
         return out
     }

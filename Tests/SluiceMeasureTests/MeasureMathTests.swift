@@ -256,6 +256,8 @@ final class MeasureMathTests: XCTestCase {
         for y in points.map(\.y) + [zero] { XCTAssertTrue((top - 0.1...top + layout.h4 + 0.1).contains(y), "inside its panel") }
         XCTAssertTrue(svg.contains(##"height="\##(Int(layout.height(bitrate: false, avOffset: true)))""##), "the page grows by the panel")
         XCTAssertTrue(svg.contains("A/V offset, median of each second"), "a legend")
+        let frames = report.latency.samples
+        XCTAssertEqual(svg.components(separatedBy: "<circle").count - 1, frames, "still one circle per frame read, none for the offsets")
         // A second without offsets breaks the line.
         report.audio = audio(offsets: [0: 5, 2: 8])
         let gapped = try avOffsetLine(LatencyPlot.svg(report))
