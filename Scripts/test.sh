@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SLUICE_PROFILE=all Scripts/install.sh
+echo "test.sh: building the tests at ${SECONDS}s"
 swift build --build-tests
 # The dynamic-plugin tests load the example plugin, built as its own package.
 swift build -c release --package-path Plugins/ExamplePlugin
@@ -23,6 +24,7 @@ if [ $# -eq 0 ] || [[ "$*" == *Embed* ]]; then
   swift build --package-path Examples/EmbedSluice --scratch-path "$PWD/.build" --build-tests --disable-build-manifest-caching
   swift build --build-tests --disable-build-manifest-caching
 fi
+echo "test.sh: tests start at ${SECONDS}s"
 log=$(mktemp)
 lanes_dir=$(mktemp -d)
 trap 'rm -rf "$log" "$lanes_dir"' EXIT

@@ -19,8 +19,12 @@ public struct ClientAudio: Sendable, Codable, Equatable {
     public private(set) var missingPackets = 0
     /// Their sound, ms.
     public private(set) var missingMs = 0.0
+    /// Decoded sound that reached the stamp reader (decoding clients), ms.
+    public var decodedMs = 0.0
     /// Mouth-to-ear delays read (decoding clients), ms.
     public var mouthToEarMs: [Double] = []
+    /// Sync tones whose stamp did not check (decoding clients).
+    public var unreadableStamps = 0
     /// Audio stamps paired with video frames (`AVOffsetPairing`).
     public var pairing = AVOffsetPairing()
     private var lastSequence: UInt16?

@@ -42,6 +42,12 @@ package final class LoadClient: Sendable {
                         if o.audio == nil { o.audio = ClientAudio() }
                         o.audio?.record(at: at, sequence: sequence, timestamp: timestamp)
                     }
+                },
+                decodedAudio: { nanoseconds in
+                    record.observed.withLock { o in
+                        if o.audio == nil { o.audio = ClientAudio() }
+                        o.audio?.decodedMs += Double(nanoseconds) / 1_000_000
+                    }
                 }))
         self.record = record
         peer = WebRTCPeer(media.webrtcbin, label: "client \(id)")

@@ -35,13 +35,17 @@ package struct LoadFrameRecorder: Sendable {
     package var frame: @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void
     /// An audio RTP packet out of the jitter buffer.
     package var audioPacket: @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void
+    /// Decoded audio reaching a decoding client's stamp reader: its duration, ns.
+    package var decodedAudio: @Sendable (_ nanoseconds: UInt64) -> Void
 
     package init(
         frame: @escaping @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void,
-        audioPacket: @escaping @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void = { _, _ in }
+        audioPacket: @escaping @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void = { _, _ in },
+        decodedAudio: @escaping @Sendable (_ nanoseconds: UInt64) -> Void = { _ in }
     ) {
         self.frame = frame
         self.audioPacket = audioPacket
+        self.decodedAudio = decodedAudio
     }
 
     /// Records a whole encoded video frame.

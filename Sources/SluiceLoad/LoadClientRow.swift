@@ -193,8 +193,12 @@ extension LoadClientRow {
         /// Missing sound per minute of audio (first packet to the client's end), ms; nil with
         /// under `LoadClientRow.minimumVideoSeconds` of audio.
         public var missing_ms_per_minute: Double?
+        /// Decoded sound that reached the stamp reader (decoding clients), ms.
+        public var decoded_ms: Double?
         /// Audio stamps read (decoding clients).
         public var mouth_to_ear_samples: Int
+        /// Sync tones whose stamp did not check (decoding clients).
+        public var unreadable_stamps: Int?
         /// Median mouth-to-ear delay, ms.
         public var mouth_to_ear_p50_ms: Double?
         /// 95th-percentile mouth-to-ear delay, ms.
@@ -213,6 +217,8 @@ extension LoadClientRow {
             missing_ms = a.missingMs
             let heard = end - (a.firstAt ?? end)
             missing_ms_per_minute = heard >= LoadClientRow.minimumVideoSeconds ? a.missingMs / (heard / 60) : nil
+            decoded_ms = decodes ? a.decodedMs : nil
+            unreadable_stamps = decodes ? a.unreadableStamps : nil
             let delays = decodes ? a.mouthToEarMs.filter(\.isFinite).sorted() : []
             mouth_to_ear_samples = delays.count
             mouth_to_ear_p50_ms = delays.isEmpty ? nil : LatencyFigures.percentile(delays, 50)

@@ -97,6 +97,9 @@ package struct LoadReceiveChain {
             if let src = counted?.staticPad("src") { LoadFrameCount.install(on: src, record: record) }
             if arrival.media == .audio, let entrance = chain[0].staticPad("sink") {
                 LoadAudioCount.install(on: entrance, record: record.audioPacket)
+                if decodes, chain.count > 1, let reader = chain[chain.count - 2].staticPad("sink") {
+                    LoadAudioCount.installDecoded(on: reader, record: record.decodedAudio)
+                }
             }
             for e in chain.reversed() { _ = e.syncStateWithParent() }
             guard let entrance = chain[0].staticPad("sink") else { return added }

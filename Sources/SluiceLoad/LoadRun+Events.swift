@@ -28,6 +28,13 @@ extension LoadRun {
                     o.audio?.mouthToEarMs.append(delay)
                     o.audio?.pairing.audio(capturedMs: captured, delayMs: delay)
                 }
+            } else if e.event == "audiostamp-unreadable", let id = LoadReceiveChain.client(ofAudioReader: message.sourceName),
+                let client = self?.client(id)
+            {
+                client.note { o in
+                    if o.audio == nil { o.audio = ClientAudio() }
+                    o.audio?.unreadableStamps += 1
+                }
             }
         }
     }

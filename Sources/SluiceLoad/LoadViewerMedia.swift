@@ -105,4 +105,13 @@ package enum LoadAudioCount {
             return .ok
         }
     }
+
+    /// Counts the decoded sound entering a pad (the stamp reader's): each buffer's duration.
+    package static func installDecoded(on pad: Pad, record: @escaping @Sendable (_ nanoseconds: UInt64) -> Void) {
+        pad.addProbe { (info: borrowing Pad.ProbeInfo) in
+            guard let buffer = info.buffer, let duration = buffer.duration else { return .ok }
+            record(UInt64(duration))
+            return .ok
+        }
+    }
 }

@@ -59,7 +59,8 @@ final class LoadAudioEndToEndTests: XCTestCase {
         for a in audio("clean") + audio("far") {
             XCTAssertGreaterThan(a["time_to_first_audio_ms"] as? Double ?? 0, 0, "\(a)")
             XCTAssertGreaterThan(a["packets"] as? Int ?? 0, 300, "10 s of 20 ms packets, less the start: \(a)")
-            XCTAssertGreaterThanOrEqual(a["av_offset_samples"] as? Int ?? 0, 3, "stamps paired with frames: \(a)")
+            XCTAssertGreaterThan(a["decoded_ms"] as? Double ?? 0, 6000, "each decoding client decoded the sound it got: \(a)")
+            XCTAssertGreaterThanOrEqual(a["av_offset_samples"] as? Int ?? 0, 3, "stamps paired with frames: \(a); \(context)")
         }
         for a in audio("clean") {
             XCTAssertEqual(a["missing_packets"] as? Int, 0, "the clean path loses no sound: \(a)")

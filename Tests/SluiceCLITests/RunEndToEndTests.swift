@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SluiceTestSupport
 import XCTest
 
@@ -142,166 +143,27 @@ final class RunEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("  filter invert "), r.stdout)
     }
 
-    /// Every file in Pipelines/ must run and deliver what it sends.
+    /// Every file in Pipelines/ must run and deliver what it sends. Two files run at a time,
+    /// each in network namespaces of its own (the machine has two cores; one file's pipelines
+    /// take under one); what fails is gathered and reported once both are done.
     func testEveryExampleFileRuns() throws {
         let dir = Repository.root.appendingPathComponent("Pipelines")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") }.sorted()
         XCTAssertGreaterThanOrEqual(files.count, 5)
-        for file in files {
-            let rec = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-\(UUID().uuidString).webm").path
-            defer { try? FileManager.default.removeItem(atPath: rec) }
-            // Files that talk to a server run against `sluice serve` in the same namespace;
-            // server.yaml is itself served (to a WHEP player).
-            let withServer: [String: (serve: [String], run: String, env: [String: String])] = [
-                "whep-play.yaml": (
-                    ["--pipeline", "Pipelines/loopback.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/loopback"]
-                ),
-                "whip-publish.yaml": (
-                    ["--receive", "Pipelines/server.yaml"], "Pipelines/whip-publish.yaml",
-                    ["SLUICE_WHIP": "http://127.0.0.1:18443/whip/server"]
-                ),
-                "server.yaml": (
-                    ["--pipeline", "Pipelines/server.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/server"]
-                ),
-                "serve-av.yaml": (
-                    ["--pipeline", "Pipelines/serve-av.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-av"]
-                ),
-                "serve-testsrc.yaml": (
-                    ["--pipeline", "Pipelines/serve-testsrc.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-testsrc"]
-                ),
-                "serve-stamped.yaml": (
-                    ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped"]
-                ),
-                "serve-stamped-av.yaml": (
-                    ["--pipeline", "Pipelines/serve-stamped-av.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped-av"]
-                ),
-                "load-whep-av.yaml": (
-                    ["--pipeline", "Pipelines/serve-stamped-av.yaml"], "Pipelines/load-whep-av.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped-av"]
-                ),
-                // A load file is one client: run alone, it is one WHEP viewer.
-                "load-whep.yaml": (
-                    ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/load-whep.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped"]
-                ),
-                "serve-ladder.yaml": (
-                    ["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]
-                ),
-                "lan-view.yaml": (["--pipeline", "Pipelines/serve-testsrc.yaml", "--advertise", "kitchen-camera"], "Pipelines/lan-view.yaml", [:]),
-                // The served half of the room bridge, without a room yet: its black picture.
-                "room-bridge.yaml": (
-                    ["--pipeline", "Pipelines/room-bridge.yaml"], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/room"]
-                ),
-                // Nothing cast yet: the receiver's black picture and silence reach the viewer.
-                "cast-receiver.yaml": (
-                    [
-                        "--pipeline", "Pipelines/cast-receiver.yaml", "--cast", "Example TV", "--cast-port", "18011",
-                        "--cast-allow", "file:"
-                    ], "Pipelines/whep-play.yaml",
-                    ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/cast"]
-                ),
-                // Run alone, a camera load file is one camera viewer.
-                "load-camera.yaml": (
-                    ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/load-camera.yaml",
-                    ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/serve-stamped"]
-                ),
-                "camera-view.yaml": (
-                    ["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
-                    ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]
-                )
-            ]
-            // The two room files are one call, and so are the two XMPP files and the two Janus
-            // files: each runs with the other.
-            if file == "room-receive.yaml" || file == "xmpp-answer.yaml" || file == "janus-room-view.yaml" { continue }
-            // The encrypted Janus pair: JanusEndToEndTests+E2EE runs it, with a keyless subscriber.
-            if ["janus-publish-e2ee.yaml", "janus-room-view-e2ee.yaml"].contains(file) { continue }
-            // Simulcast to Janus: JanusEndToEndTests+Simulcast runs it with a subscriber per substream.
-            if file == "janus-publish-simulcast.yaml" { continue }
-            // Simulcast over WHIP needs a relay: RelaySimulcastEndToEndTests runs it with a viewer per layer.
-            if file == "whip-publish-simulcast.yaml" { continue }
-            // The room half of the bridge needs a Janus room: JanusEndToEndTests runs it inside `sluice serve --run`.
-            if file == "janus-room-bridge.yaml" { continue }
-            // A camera and an RTMP stream: RTSPCaptureEndToEndTests, RecordSinkEndToEndTests and
-            // NetworkSourcesEndToEndTests serve them in front of gst-rtsp-server and of nginx-rtmp with ffmpeg;
-            // LadderEndToEndTests serves the RTSP ladder, H264ProfileEndToEndTests the camera for any viewer.
-            if ["rtsp-camera.yaml", "rtmp-ingest.yaml", "rtsp-record.yaml", "rtsp-ladder.yaml", "rtsp-camera-any-viewer.yaml"].contains(file) { continue }
-            // A crowd of Janus subscribers: LoadJanusEndToEndTests runs it with a publisher. Crowds
-            // of publishers (their endpoint names each one's stream by `{client}`, which only
-            // `sluice load` fills in): LoadPublishEndToEndTests and LoadJanusEndToEndTests. Calls
-            // of two (run alone, one member would wait for the other): LoadRoomsEndToEndTests.
-            if ["load-janus.yaml", "load-whip.yaml", "load-janus-publish.yaml", "load-apprtc.yaml"].contains(file) { continue }
-            // Echo peers: JanusEndToEndTests measures the round trip through Janus's EchoTest
-            // (janus-echo.yaml), InteropAiortcTests through aiortc's MediaRelay (room-echo.yaml), and
-            // BrowserEndToEndTests through Chromium decrypting and encrypting (room-echo-e2ee.yaml).
-            if ["janus-echo.yaml", "room-echo.yaml", "room-echo-e2ee.yaml"].contains(file) { continue }
-            // Janus's AudioBridge: JanusEndToEndTests runs two participants of janus-audiobridge.yaml,
-            // LoadJanusEndToEndTests a crowd of load-janus-audiobridge.yaml.
-            if ["janus-audiobridge.yaml", "load-janus-audiobridge.yaml"].contains(file) { continue }
-            if file == "janus-publish.yaml" {
-                try Janus.requireInstalled()
-                let janus = Janus(httpPort: 18091, wsPort: 18191)
-                let pair = try CLI.runPair(
-                    startServer: janus.startScript, stopServer: janus.stopScript,
-                    first: ["Pipelines/janus-publish.yaml", "--duration", "8", "--quiet"],
-                    second: ["Pipelines/janus-room-view.yaml", "--duration", "5", "--quiet"],
-                    env: ["SLUICE_JANUS": janus.url])
-                XCTAssertEqual(pair.first.status, 0, "janus-publish.yaml: \(pair.first.stderr)")
-                XCTAssertEqual(pair.second.status, 0, "janus-room-view.yaml: \(pair.second.stderr)")
-                XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "janus-room-view.yaml: \(pair.second.stdout)")
-                XCTAssertEqual(pair.second.int("receive.video.width"), 640, "janus-room-view.yaml: \(pair.second.stdout)")
-                continue
-            }
-            if file == "xmpp-call.yaml" {
-                let prosody = try Prosody(port: 15272, users: ["alice": "pw", "bob": "pw"], tls: .required)
-                let pair = try CLI.runPair(
-                    startServer: prosody.startScript, stopServer: prosody.stopScript,
-                    first: ["Pipelines/xmpp-answer.yaml", "--duration", "8", "--quiet", "--set", "transport.jid=bob@localhost/sluice"],
-                    second: ["Pipelines/xmpp-call.yaml", "--duration", "4", "--quiet"],
-                    env: ["SLUICE_XMPP_SERVER": "127.0.0.1:15272", "SLUICE_XMPP_CA": prosody.certificate, "XMPP_PASSWORD": "pw"])
-                XCTAssertEqual(pair.first.status, 0, "xmpp-answer.yaml: \(pair.first.stderr)")
-                XCTAssertEqual(pair.second.status, 0, "xmpp-call.yaml: \(pair.second.stderr)")
-                XCTAssertGreaterThan(pair.first.int("receive.video.frames") ?? 0, 30, "xmpp-answer.yaml: \(pair.first.stdout)")
-                XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "xmpp-call.yaml: \(pair.second.stdout)")
-                continue
-            }
-            if file == "room-send.yaml" {
-                let pair = try CLI.runPairWithServer(
-                    serve: [], port: 18443,
-                    first: ["Pipelines/room-send.yaml", "--duration", "6", "--quiet"],
-                    second: ["Pipelines/room-receive.yaml", "--duration", "4", "--quiet"],
-                    env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18443"])
-                XCTAssertEqual(pair.first.status, 0, "room-send.yaml: \(pair.first.stderr)")
-                XCTAssertEqual(pair.second.status, 0, "room-receive.yaml: \(pair.second.stderr)")
-                XCTAssertGreaterThan(pair.second.int("receive.video.frames") ?? 0, 30, "room-receive.yaml: \(pair.second.stdout)")
-                continue
-            }
-            let r =
-                try withServer[file].map {
-                    try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", "3", "--quiet"], env: $0.env)
-                } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)
-            XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
-            // Whatever is sent must arrive, for each medium the file receives.
-            if let sent = r.int("send.video.frames") {
-                XCTAssertGreaterThan(sent, 0, file)
-                if r.value("receive.video") != nil {
-                    XCTAssertGreaterThanOrEqual(Double(r.int("receive.video.frames") ?? 0), 0.85 * Double(sent), file)
+        let failures = ExampleFileFailures()
+        let next = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            while true {
+                let i = next.withLock { i in
+                    defer { i += 1 }
+                    return i
                 }
-            }
-            if let sent = r.int("send.audio.buffers") {
-                XCTAssertGreaterThan(sent, 0, file)
-                if r.value("receive.audio") != nil {
-                    XCTAssertGreaterThanOrEqual(Double(r.int("receive.audio.buffers") ?? 0), 0.85 * Double(sent), file)
-                }
+                guard i < files.count else { return }
+                let check = ExampleFileCheck(file: files[i], failures: failures)
+                do { try check.run() } catch { failures.add("\(files[i]): \(error)") }
             }
         }
+        for message in failures.messages { XCTFail(message) }
     }
 
     /// `decode: none` counts every encoded frame after the depayloader, without decoding.
@@ -380,5 +242,180 @@ extension TwoProcessEndToEndTests {
         XCTAssertGreaterThanOrEqual(Double(ended["video_frames"] ?? 0), 0.85 * Double(sent), "the server decoded what was sent: \(json)")
         XCTAssertGreaterThan(ended["audio_buffers"] ?? 0, 100)
         XCTAssertEqual((o["sessions"] as? [Any])?.count, 0)
+    }
+}
+
+/// What went wrong with the example files, gathered from the threads that run them.
+private final class ExampleFileFailures: Sendable {
+    private let list = Mutex<[String]>([])
+    func add(_ message: String) { list.withLock { $0.append(message) } }
+    var messages: [String] { list.withLock { $0 } }
+}
+
+/// Runs one file of Pipelines/ as `testEveryExampleFileRuns` does, its failures into `failures`.
+private struct ExampleFileCheck {
+    let file: String
+    let failures: ExampleFileFailures
+
+    private func expect(_ ok: Bool, _ message: @autoclosure () -> String) {
+        if !ok { failures.add(message()) }
+    }
+
+    func run() throws {
+        let rec = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-\(UUID().uuidString).webm").path
+        defer { try? FileManager.default.removeItem(atPath: rec) }
+        // Files that talk to a server run against `sluice serve` in the same namespace;
+        // server.yaml is itself served (to a WHEP player).
+        let withServer: [String: (serve: [String], run: String, env: [String: String])] = [
+            "whep-play.yaml": (
+                ["--pipeline", "Pipelines/loopback.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/loopback"]
+            ),
+            "whip-publish.yaml": (
+                ["--receive", "Pipelines/server.yaml"], "Pipelines/whip-publish.yaml",
+                ["SLUICE_WHIP": "http://127.0.0.1:18443/whip/server"]
+            ),
+            "server.yaml": (
+                ["--pipeline", "Pipelines/server.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/server"]
+            ),
+            "serve-av.yaml": (
+                ["--pipeline", "Pipelines/serve-av.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-av"]
+            ),
+            "serve-testsrc.yaml": (
+                ["--pipeline", "Pipelines/serve-testsrc.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-testsrc"]
+            ),
+            "serve-stamped.yaml": (
+                ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped"]
+            ),
+            "serve-stamped-av.yaml": (
+                ["--pipeline", "Pipelines/serve-stamped-av.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped-av"]
+            ),
+            "load-whep-av.yaml": (
+                ["--pipeline", "Pipelines/serve-stamped-av.yaml"], "Pipelines/load-whep-av.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped-av"]
+            ),
+            // A load file is one client: run alone, it is one WHEP viewer.
+            "load-whep.yaml": (
+                ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/load-whep.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-stamped"]
+            ),
+            "serve-ladder.yaml": (
+                ["--pipeline", "Pipelines/serve-ladder.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/serve-ladder"]
+            ),
+            "lan-view.yaml": (["--pipeline", "Pipelines/serve-testsrc.yaml", "--advertise", "kitchen-camera"], "Pipelines/lan-view.yaml", [:]),
+            // The served half of the room bridge, without a room yet: its black picture.
+            "room-bridge.yaml": (
+                ["--pipeline", "Pipelines/room-bridge.yaml"], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/room"]
+            ),
+            // Nothing cast yet: the receiver's black picture and silence reach the viewer.
+            "cast-receiver.yaml": (
+                [
+                    "--pipeline", "Pipelines/cast-receiver.yaml", "--cast", "Example TV", "--cast-port", "18011",
+                    "--cast-allow", "file:"
+                ], "Pipelines/whep-play.yaml",
+                ["SLUICE_WHEP": "http://127.0.0.1:18443/whep/cast"]
+            ),
+            // Run alone, a camera load file is one camera viewer.
+            "load-camera.yaml": (
+                ["--pipeline", "Pipelines/serve-stamped.yaml"], "Pipelines/load-camera.yaml",
+                ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/serve-stamped"]
+            ),
+            "camera-view.yaml": (
+                ["--pipeline", "Pipelines/server.yaml"], "Pipelines/camera-view.yaml",
+                ["SLUICE_CAMERA": "http://127.0.0.1:18443/enterprises/p/devices/server"]
+            )
+        ]
+        // The two room files are one call, and so are the two XMPP files and the two Janus
+        // files: each runs with the other.
+        if file == "room-receive.yaml" || file == "xmpp-answer.yaml" || file == "janus-room-view.yaml" { return }
+        // The encrypted Janus pair: JanusEndToEndTests+E2EE runs it, with a keyless subscriber.
+        if ["janus-publish-e2ee.yaml", "janus-room-view-e2ee.yaml"].contains(file) { return }
+        // Simulcast to Janus: JanusEndToEndTests+Simulcast runs it with a subscriber per substream.
+        if file == "janus-publish-simulcast.yaml" { return }
+        // Simulcast over WHIP needs a relay: RelaySimulcastEndToEndTests runs it with a viewer per layer.
+        if file == "whip-publish-simulcast.yaml" { return }
+        // The room half of the bridge needs a Janus room: JanusEndToEndTests runs it inside `sluice serve --run`.
+        if file == "janus-room-bridge.yaml" { return }
+        // A camera and an RTMP stream: RTSPCaptureEndToEndTests, RecordSinkEndToEndTests and
+        // NetworkSourcesEndToEndTests serve them in front of gst-rtsp-server and of nginx-rtmp with ffmpeg;
+        // LadderEndToEndTests serves the RTSP ladder, H264ProfileEndToEndTests the camera for any viewer.
+        if ["rtsp-camera.yaml", "rtmp-ingest.yaml", "rtsp-record.yaml", "rtsp-ladder.yaml", "rtsp-camera-any-viewer.yaml"].contains(file) { return }
+        // A crowd of Janus subscribers: LoadJanusEndToEndTests runs it with a publisher. Crowds
+        // of publishers (their endpoint names each one's stream by `{client}`, which only
+        // `sluice load` fills in): LoadPublishEndToEndTests and LoadJanusEndToEndTests. Calls
+        // of two (run alone, one member would wait for the other): LoadRoomsEndToEndTests.
+        if ["load-janus.yaml", "load-whip.yaml", "load-janus-publish.yaml", "load-apprtc.yaml"].contains(file) { return }
+        // Echo peers: JanusEndToEndTests measures the round trip through Janus's EchoTest
+        // (janus-echo.yaml), InteropAiortcTests through aiortc's MediaRelay (room-echo.yaml), and
+        // BrowserEndToEndTests through Chromium decrypting and encrypting (room-echo-e2ee.yaml).
+        if ["janus-echo.yaml", "room-echo.yaml", "room-echo-e2ee.yaml"].contains(file) { return }
+        // Janus's AudioBridge: JanusEndToEndTests runs two participants of janus-audiobridge.yaml,
+        // LoadJanusEndToEndTests a crowd of load-janus-audiobridge.yaml.
+        if ["janus-audiobridge.yaml", "load-janus-audiobridge.yaml"].contains(file) { return }
+        if file == "janus-publish.yaml" {
+            guard (try? Janus.requireInstalled()) != nil else { return }
+            let janus = Janus(httpPort: 18091, wsPort: 18191)
+            let pair = try CLI.runPair(
+                startServer: janus.startScript, stopServer: janus.stopScript,
+                first: ["Pipelines/janus-publish.yaml", "--duration", "8", "--quiet"],
+                second: ["Pipelines/janus-room-view.yaml", "--duration", "5", "--quiet"],
+                env: ["SLUICE_JANUS": janus.url])
+            expect(pair.first.status == 0, "janus-publish.yaml: \(pair.first.stderr)")
+            expect(pair.second.status == 0, "janus-room-view.yaml: \(pair.second.stderr)")
+            expect(pair.second.int("receive.video.frames") ?? 0 > 30, "janus-room-view.yaml: \(pair.second.stdout)")
+            expect(pair.second.int("receive.video.width") == 640, "janus-room-view.yaml: \(pair.second.stdout)")
+            return
+        }
+        if file == "xmpp-call.yaml" {
+            let prosody = try Prosody(port: 15272, users: ["alice": "pw", "bob": "pw"], tls: .required)
+            let pair = try CLI.runPair(
+                startServer: prosody.startScript, stopServer: prosody.stopScript,
+                first: ["Pipelines/xmpp-answer.yaml", "--duration", "8", "--quiet", "--set", "transport.jid=bob@localhost/sluice"],
+                second: ["Pipelines/xmpp-call.yaml", "--duration", "4", "--quiet"],
+                env: ["SLUICE_XMPP_SERVER": "127.0.0.1:15272", "SLUICE_XMPP_CA": prosody.certificate, "XMPP_PASSWORD": "pw"])
+            expect(pair.first.status == 0, "xmpp-answer.yaml: \(pair.first.stderr)")
+            expect(pair.second.status == 0, "xmpp-call.yaml: \(pair.second.stderr)")
+            expect(pair.first.int("receive.video.frames") ?? 0 > 30, "xmpp-answer.yaml: \(pair.first.stdout)")
+            expect(pair.second.int("receive.video.frames") ?? 0 > 30, "xmpp-call.yaml: \(pair.second.stdout)")
+            return
+        }
+        if file == "room-send.yaml" {
+            let pair = try CLI.runPairWithServer(
+                serve: [], port: 18443,
+                first: ["Pipelines/room-send.yaml", "--duration", "6", "--quiet"],
+                second: ["Pipelines/room-receive.yaml", "--duration", "4", "--quiet"],
+                env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:18443"])
+            expect(pair.first.status == 0, "room-send.yaml: \(pair.first.stderr)")
+            expect(pair.second.status == 0, "room-receive.yaml: \(pair.second.stderr)")
+            expect(pair.second.int("receive.video.frames") ?? 0 > 30, "room-receive.yaml: \(pair.second.stdout)")
+            return
+        }
+        let r =
+            try withServer[file].map {
+                try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", "3", "--quiet"], env: $0.env)
+            } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)
+        expect(r.status == 0, "\(file): \(r.stderr)")
+        // Whatever is sent must arrive, for each medium the file receives.
+        if let sent = r.int("send.video.frames") {
+            expect(sent > 0, "\(file) sent nothing")
+            if r.value("receive.video") != nil {
+                let received = r.int("receive.video.frames") ?? 0
+                expect(Double(received) >= 0.85 * Double(sent), "\(file): \(received) video frames received of \(sent) sent")
+            }
+        }
+        if let sent = r.int("send.audio.buffers") {
+            expect(sent > 0, "\(file) sent nothing")
+            if r.value("receive.audio") != nil {
+                let received = r.int("receive.audio.buffers") ?? 0
+                expect(Double(received) >= 0.85 * Double(sent), "\(file): \(received) audio buffers received of \(sent) sent")
+            }
+        }
     }
 }
