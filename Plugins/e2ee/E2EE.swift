@@ -26,9 +26,11 @@ import SluiceFilterKit
 public final class E2EE: EncodedFrameFilter {
     public static let name = "e2ee"
     public static let summary = "Encrypts (send) or decrypts (receive) encoded frames end to end, in LiveKit's format"
-    /// Opus and VP8 (packetized by Sluice's own payloader, which does not parse the frame).
-    /// The format covers VP9 and H.264 too (`FrameCrypto`); they wait for the same.
-    public static let codecs: [EncodedCodec] = [.vp8, .opus]
+    /// Opus, VP8 (packetized by Sluice's own payloader, which does not parse the frame) and
+    /// H.264 (after h264parse, whose slice parsing the encrypted frame would fail; the slice
+    /// header's first two bytes stay clear for rtph264pay and SFUs). The format covers VP9 too
+    /// (`FrameCrypto`); it waits for a payloader that does not parse the frame, as VP8 has.
+    public static let codecs: [EncodedCodec] = [.vp8, .h264, .opus]
     public static let parameters: [FilterParameter] = [
         FilterParameter("passphrase", .string(choices: nil), default: .string(""), summary: "shared passphrase (PBKDF2)", secret: true),
         FilterParameter("key", .string(choices: nil), default: .string(""), summary: "shared raw key, hex (HKDF)", secret: true),

@@ -49,7 +49,19 @@ public enum FrameCrypto {
     }
 
     /// Encrypts `frame` with `key` (key index `keyIndex`) and `iv` (12 bytes, unique per key).
+    /// H.264 is encrypted in its canonical form (`H264Canonical`) and returned in the frame's
+    /// own format.
     public static func encrypt(
+        _ frame: UnsafeRawBufferPointer, codec: EncodedCodec, keyframe: Bool, key: SymmetricKey, keyIndex: UInt8, iv: [UInt8]
+    ) throws -> [UInt8] {
+        guard codec == .h264, let form = H264Canonical(frame) else {
+            return try seal(frame, codec: codec, keyframe: keyframe, key: key, keyIndex: keyIndex, iv: iv)
+        }
+        let sealed = try form.annexB.withUnsafeBytes { try seal($0, codec: codec, keyframe: keyframe, key: key, keyIndex: keyIndex, iv: iv) }
+        return form.restored(sealed)
+    }
+
+    private static func seal(
         _ frame: UnsafeRawBufferPointer, codec: EncodedCodec, keyframe: Bool, key: SymmetricKey, keyIndex: UInt8, iv: [UInt8]
     ) throws -> [UInt8] {
         let (clear, escaped) = clearBytes(codec: codec, keyframe: keyframe, frame: frame)
@@ -64,8 +76,15 @@ public enum FrameCrypto {
     /// The key index a frame names (its last byte); nil for an empty frame.
     public static func keyIndex(of frame: UnsafeRawBufferPointer) -> UInt8? { frame.last }
 
-    /// Decrypts `frame` with `key`: the clear header and the plaintext.
+    /// Decrypts `frame` with `key`: the clear header and the plaintext (H.264: decrypted in
+    /// its canonical form, returned in the frame's own format).
     public static func decrypt(_ frame: UnsafeRawBufferPointer, codec: EncodedCodec, keyframe: Bool, key: SymmetricKey) throws(Failure) -> [UInt8] {
+        guard codec == .h264, let form = H264Canonical(frame) else { return try open(frame, codec: codec, keyframe: keyframe, key: key) }
+        let result = form.annexB.withUnsafeBytes { b in Result { () throws(Failure) in try open(b, codec: codec, keyframe: keyframe, key: key) } }
+        return form.restored(try result.get())
+    }
+
+    private static func open(_ frame: UnsafeRawBufferPointer, codec: EncodedCodec, keyframe: Bool, key: SymmetricKey) throws(Failure) -> [UInt8] {
         let (clear, escaped) = clearBytes(codec: codec, keyframe: keyframe, frame: frame)
         let header = Array(frame[0..<clear])
         var tail = Array(frame[clear...])
@@ -82,5 +101,39 @@ public enum FrameCrypto {
         } catch {
             throw .authentication
         }
+    }
+}
+
+/// An H.264 access unit in the form LiveKit's format is computed on: Annex B with a 4-byte
+/// start code before every NAL unit. That is what WebRTC's encoders write and what RTP
+/// depayloaders (rtph264depay's byte-stream, a browser's) rebuild, so the clear header (the
+/// additional data) is the same bytes on both sides even where one side holds the frame as
+/// AVC (h264parse's output before Sluice's payloader) or an encoder wrote 3-byte start codes.
+struct H264Canonical {
+    /// The frame, canonical.
+    let annexB: [UInt8]
+    /// Whether the frame came as AVC (4-byte lengths), so the result goes back to AVC.
+    let wasAVC: Bool
+
+    /// nil when `frame` holds no NAL unit either way. A unit before the first slice that
+    /// repeats an earlier one is left out: rtph264depay puts the SPS and PPS it has seen
+    /// before a keyframe that carries them already (seen on 1.22), and a copy adds nothing.
+    init?(_ frame: UnsafeRawBufferPointer) {
+        let bytes = Array(frame)
+        var units: [[UInt8]] = []
+        var sliceSeen = false
+        for range in H264Units.units(bytes) {
+            let unit = Array(bytes[range])
+            sliceSeen = sliceSeen || (!unit.isEmpty && H264Units.isSlice(unit[0]))
+            if sliceSeen || !units.contains(unit) { units.append(unit) }
+        }
+        guard !units.isEmpty else { return nil }
+        wasAVC = !H264Units.isAnnexB(bytes)
+        annexB = H264Units.annexB(units)
+    }
+
+    /// `result` (canonical Annex B) in the frame's own format.
+    func restored(_ result: [UInt8]) -> [UInt8] {
+        wasAVC ? H264Units.avc(H264Units.annexBUnits(result).map { Array(result[$0]) }) : result
     }
 }

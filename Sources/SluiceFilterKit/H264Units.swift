@@ -85,21 +85,59 @@ public enum H264Units {
         return units
     }
 
-    /// The NAL units of `b`, Annex B when it starts with a start code, else AVC.
-    public static func units(_ b: [UInt8]) -> [Range<Int>] {
-        let startCode = b.starts(with: [0, 0, 1]) || b.starts(with: [0, 0, 0, 1])
-        return startCode ? annexBUnits(b) : avcUnits(b)
-    }
+    /// The NAL units of `b`, Annex B or AVC (`isAnnexB`).
+    public static func units(_ b: [UInt8]) -> [Range<Int>] { isAnnexB(b) ? annexBUnits(b) : avcUnits(b) }
 
     /// True for the NAL unit types of coded slices (1–5): the picture itself.
     public static func isSlice(_ header: UInt8) -> Bool { (1...5).contains(header & 0x1F) }
 
-    /// `frame` (Annex B) with `unit` inserted, with a 4-byte start code, before its first slice
-    /// (after any access unit delimiter, parameter sets and other SEI); nil without a slice.
+    /// `frame` (Annex B or AVC) with `unit` inserted before its first slice (after any access
+    /// unit delimiter, parameter sets and other SEI), in the frame's own format (Annex B with a
+    /// 4-byte start code); nil without a slice.
     public static func insertingBeforeFirstSlice(_ unit: [UInt8], into frame: [UInt8]) -> [UInt8]? {
+        guard isAnnexB(frame) else {
+            var units = avcUnits(frame).map { Array(frame[$0]) }
+            guard let slice = units.firstIndex(where: { !$0.isEmpty && isSlice($0[0]) }) else { return nil }
+            units.insert(unit, at: slice)
+            return avc(units)
+        }
         guard let slice = annexBUnits(frame).first(where: { !$0.isEmpty && isSlice(frame[$0.lowerBound]) }) else { return nil }
         var at = slice.lowerBound - 3
         if at > 0, frame[at - 1] == 0 { at -= 1 }
         return Array(frame[..<at]) + [0, 0, 0, 1] + unit + Array(frame[at...])
+    }
+
+    /// Whether `b` is Annex B (it starts with a start code) rather than AVC. An AVC frame
+    /// whose first unit is 256–511 bytes long starts with `00 00 01` too; it is AVC when its
+    /// lengths cover it exactly.
+    public static func isAnnexB(_ b: [UInt8]) -> Bool {
+        guard b.starts(with: [0, 0, 1]) || b.starts(with: [0, 0, 0, 1]) else { return false }
+        var i = 0
+        while i + 4 <= b.count {
+            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length > 0, length <= b.count - i - 4 else { return true }
+            i += 4 + length
+        }
+        return i != b.count
+    }
+
+    /// `units` as Annex B, each after a 4-byte start code (what RTP depayloaders and WebRTC's
+    /// encoders write).
+    public static func annexB(_ units: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
+        for u in units { out += [0, 0, 0, 1] + u }
+        return out
+    }
+
+    /// `units` as AVC, each after its 4-byte big-endian length.
+    public static func avc(_ units: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
+        for u in units {
+            let n = UInt32(u.count)
+            out += [UInt8(n >> 24), UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)] + u
+        }
+        return out
     }
 }

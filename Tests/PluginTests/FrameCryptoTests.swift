@@ -88,20 +88,44 @@ final class FrameCryptoTests: XCTestCase {
 
     func testH264KeepsItsHeadersAndEscapesTheRest() throws {
         // AUD, SPS-like unit, then an IDR slice: the clear part ends 2 bytes into the slice.
-        let frame: [UInt8] = [0, 0, 0, 1, 9, 0xF0, 0, 0, 0, 1, 0x67, 0x42, 0, 0, 1, 0x65, 0x88, 0x84, 0, 0, 0, 0, 1, 2, 3]
+        let frame: [UInt8] = [0, 0, 0, 1, 9, 0xF0, 0, 0, 0, 1, 0x67, 0x42, 0, 0, 0, 1, 0x65, 0x88, 0x84, 0, 0, 0, 0, 1, 2, 3]
         let clear = frame.withUnsafeBytes { FrameCrypto.clearBytes(codec: .h264, keyframe: true, frame: $0) }
-        XCTAssertEqual(clear.count, 17)
+        XCTAssertEqual(clear.count, 18)
         XCTAssertTrue(clear.escaped)
         let key = try FrameKeyMaterial(passphrase: "key1").frameKey()
         for _ in 0..<200 {
             let iv = (0..<12).map { _ in UInt8.random(in: 0...3) }
             let sealed = try frame.withUnsafeBytes { try FrameCrypto.encrypt($0, codec: .h264, keyframe: true, key: key, keyIndex: 0, iv: iv) }
-            XCTAssertEqual(Array(sealed.prefix(17)), Array(frame.prefix(17)))
-            let tail = Array(sealed.dropFirst(17))
+            XCTAssertEqual(Array(sealed.prefix(18)), Array(frame.prefix(18)))
+            let tail = Array(sealed.dropFirst(18))
             for i in 0..<(tail.count - 2) { XCTAssertFalse(tail[i] == 0 && tail[i + 1] == 0 && tail[i + 2] <= 2, "no start code at \(i)") }
             XCTAssertEqual(try sealed.withUnsafeBytes { try FrameCrypto.decrypt($0, codec: .h264, keyframe: true, key: key) }, frame)
         }
         XCTAssertEqual(H264Units.unescape(H264Units.escape([0, 0, 0, 0, 3, 0, 0, 1, 0, 0])), [0, 0, 0, 0, 3, 0, 0, 1, 0, 0])
+    }
+
+    /// The sender holds H.264 as AVC (h264parse's output before the payloader); the receiver
+    /// gets it as rtph264depay's Annex B, with the SPS and PPS it had seen put in again before
+    /// the keyframe's own. Both compute the clear header on the same canonical form (4-byte
+    /// start codes, no repeated unit before the slice), so the frame decrypts; each side gets
+    /// its own format back.
+    func testH264SentAsAVCDecryptsFromTheDepayloadersAnnexB() throws {
+        let sps: [UInt8] = [0x67, 0x42, 0xC0, 0x15], pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
+        let slice: [UInt8] = [0x65, 0x88, 0x84] + (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let avc = H264Units.avc([sps, pps, slice])
+        let key = try FrameKeyMaterial(passphrase: "key1").frameKey()
+        let iv = Array(repeating: UInt8(7), count: 12)
+        let sealed = try avc.withUnsafeBytes { try FrameCrypto.encrypt($0, codec: .h264, keyframe: true, key: key, keyIndex: 0, iv: iv) }
+        let sealedUnits = H264Units.avcUnits(sealed).map { Array(sealed[$0]) }
+        XCTAssertEqual(sealedUnits.count, 3, "still AVC, the encrypted slice one unit")
+        XCTAssertEqual(Array(sealedUnits[0...1]), [sps, pps])
+        XCTAssertEqual(Array(sealedUnits[2].prefix(2)), [0x65, 0x88], "two bytes of the slice header stay clear")
+        // What rtph264depay rebuilds: the SPS and PPS twice, and a 3-byte start code for one.
+        let received = [0, 0, 0, 1] + sps + [0, 0, 0, 1] + pps + [0, 0, 1] + sps + [0, 0, 0, 1] + pps + [0, 0, 0, 1] + sealedUnits[2]
+        let plain = try received.withUnsafeBytes { try FrameCrypto.decrypt($0, codec: .h264, keyframe: true, key: key) }
+        XCTAssertEqual(plain, H264Units.annexB([sps, pps, slice]))
+        let back = try sealed.withUnsafeBytes { try FrameCrypto.decrypt($0, codec: .h264, keyframe: true, key: key) }
+        XCTAssertEqual(back, avc, "an AVC frame decrypts to AVC")
     }
 
     /// 10 000 mutated frames: each decrypts or fails; none crashes or reads out of bounds.

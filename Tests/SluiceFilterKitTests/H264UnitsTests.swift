@@ -21,6 +21,24 @@ final class H264UnitsTests: XCTestCase {
         XCTAssertNil(H264Units.insertingBeforeFirstSlice([0x06], into: Array(annexB.prefix(12))), "no slice")
     }
 
+    /// An AVC frame whose first unit is 256–511 bytes long begins `00 00 01`, like Annex B:
+    /// its lengths covering it exactly make it AVC; an Annex B frame stays Annex B.
+    func testAnAVCFrameThatBeginsLikeAStartCodeIsStillAVC() throws {
+        let slice: [UInt8] = [0x41, 0x9A] + Array(repeating: 0x55, count: 298)
+        let avc = H264Units.avc([slice])
+        XCTAssertEqual(Array(avc.prefix(3)), [0, 0, 1])
+        XCTAssertFalse(H264Units.isAnnexB(avc))
+        XCTAssertEqual(H264Units.units(avc).map { Array(avc[$0]) }, [slice])
+        XCTAssertTrue(H264Units.isAnnexB(annexB))
+        XCTAssertTrue(H264Units.isAnnexB(H264Units.annexB([slice])))
+    }
+
+    func testAUnitIsInsertedBeforeTheFirstSliceOfAnAVCFrameToo() throws {
+        let avc = H264Units.avc([[0x67, 0x42], [0x68, 0xCE], [0x65, 0x88, 0x84]])
+        let out = try XCTUnwrap(H264Units.insertingBeforeFirstSlice([0x06, 0x05, 0x01, 0x80], into: avc))
+        XCTAssertEqual(H264Units.avcUnits(out).map { Array(out[$0]) }, [[0x67, 0x42], [0x68, 0xCE], [0x06, 0x05, 0x01, 0x80], [0x65, 0x88, 0x84]])
+    }
+
     func testEmulationPreventionRoundTrips() {
         let data: [UInt8] = [0, 0, 0, 0, 3, 0, 0, 1, 0, 0, 2, 0, 0]
         let escaped = H264Units.escape(data)

@@ -4,16 +4,18 @@ import SluiceFilterKit
 /// Where `encoded_filters:` go in a branch. They see whole frames, as browsers' encoded
 /// transforms do (H.264: see `EncodedFrame.bytes` for the format on each side).
 extension GraphBuilder {
-    /// The encoder chain with the send branch's encoded filters after the encoder: before
-    /// the codec's parser when it has one (H.264: x264enc's byte-stream access units, before
-    /// h264parse turns them into what the payloader takes), else at its end. Between
-    /// encoder and payloader, so the GOP cache, `record:` and the payloader all get what the
-    /// filters let through.
+    /// The encoder chain with the send branch's encoded filters after the encoder: H.264 after
+    /// the parser, as the AVC access units the payloader takes (h264parse reads every slice
+    /// header, which an encrypted frame no longer has; `e2ee` and `sei` handle AVC and Annex
+    /// B alike), other codecs before their parser when they have one, else at the end.
+    /// Between encoder and payloader, so the GOP cache, `record:` and the payloader all get
+    /// what the filters let through.
     /// The place is recorded (`encodedSendSections`) even without filters: `--watch` can put
     /// some there while the branch runs.
     package func withEncodedFilters(_ branch: SendBranchSpec, in encoding: [Element]) throws(RunError) -> [Element] {
         let parser = DefaultElements.parser(for: branch.encode.codec)
-        let at = max(1, encoding.firstIndex { parser != nil && $0.factoryName == parser } ?? encoding.count)
+        let beforeParser = branch.encode.codec == .h264 ? nil : encoding.firstIndex { parser != nil && $0.factoryName == parser }
+        let at = max(1, beforeParser ?? encoding.count)
         let filters = branch.encodedFilters.isEmpty ? [] : try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
         if at <= encoding.count {
             let section = EncodedSendSection(
@@ -36,16 +38,18 @@ extension GraphBuilder {
         return try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
     }
 
-    /// A receive branch's encoded filters after the depayloader and parser: H.264 as whole
-    /// access units (a caps filter asks the parser for them; asking for Annex B too made
-    /// h264parse split keyframes, seen on 1.22), then the filters.
+    /// A receive branch's encoded filters, between the depayloader and the parser: H.264 as
+    /// rtph264depay's Annex B access units (a caps filter asks for them), with every NAL unit
+    /// the sender sent in-band (in AVC the depayloader would move SPS and PPS into the caps),
+    /// as a browser's encoded transform gets them; the parser then sees what the filters let
+    /// through (decrypted slices, for `e2ee`).
     package func receivedEncodedFilters(_ stream: ArrivingStream) throws(RunError) -> [Element] {
         let specs = stream.branch.encodedFilters
         guard !specs.isEmpty else { return [] }
         var out: [Element] = []
         if stream.codec == .h264 {
             out.append(
-                try make("capsfilter", [("caps", "video/x-h264,alignment=au")], at: specs.first?.location))
+                try make("capsfilter", [("caps", "video/x-h264,stream-format=byte-stream,alignment=au")], at: specs.first?.location))
         }
         return out + (try recordedEncodedFilters(specs, .receive, stream.branch.media))
     }

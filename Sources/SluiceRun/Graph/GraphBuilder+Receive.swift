@@ -120,18 +120,19 @@ extension GraphBuilder {
         do { try pad.link(input) } catch { throw RunError("cannot discard a second stream: \(error.message)") }
     }
 
-    /// Depayloader (and parser). After a loss retransmission could not repair, video waits
-    /// for a keyframe and asks for one, rather than decode damaged pictures until the next
-    /// scheduled keyframe.
-    private func depayloading(_ stream: ArrivingStream) throws(RunError) -> [Element] {
+    /// Depayloader, the branch's encoded filters, then the parser (`receivedEncodedFilters`).
+    /// After a loss retransmission could not repair, video waits for a keyframe and asks for
+    /// one, rather than decode damaged pictures until the next scheduled keyframe.
+    package func depayloading(_ stream: ArrivingStream) throws(RunError) -> [Element] {
         let video = stream.media == .video, at = stream.branch.location
         var chain = [
             try make(
                 DefaultElements.depayloader(for: stream.codec),
                 video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [], at: at)
         ]
+        chain += try receivedEncodedFilters(stream)
         if let parser = DefaultElements.parser(for: stream.codec) { chain.append(try make(parser, at: at)) }
-        return chain + (try receivedEncodedFilters(stream))
+        return chain
     }
 
     /// Adds and links the branch after `convert`: its filter section and its sink stage.

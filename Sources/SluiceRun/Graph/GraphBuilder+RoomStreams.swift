@@ -23,14 +23,7 @@ extension GraphBuilder {
     private func buildRoomStreamThrowing(for pad: Pad) throws(RunError) {
         guard pad.direction == .src, let arriving = try roomStream(on: pad) else { return }
         let media = arriving.stream.media, branch = arriving.stream.branch, video = media == .video
-        var chain: [Element] = [
-            try make(
-                DefaultElements.depayloader(for: arriving.stream.codec),
-                video ? [("request-keyframe", "true"), ("wait-for-keyframe", "true")] : [],
-                at: branch.location)
-        ]
-        if let parser = DefaultElements.parser(for: arriving.stream.codec) { chain.append(try make(parser, at: branch.location)) }
-        chain += try receivedEncodedFilters(arriving.stream) // each publisher's own (an `e2ee` key per stream)
+        var chain = try depayloading(arriving.stream) // each publisher's own encoded filters (an `e2ee` key per stream)
         let decoder = try make(
             branch.decode.element ?? DefaultElements.decoder(for: arriving.stream.codec),
             at: branch.decode.location ?? branch.location)

@@ -279,16 +279,28 @@ final class EncodedFilterTests: XCTestCase {
     }
 
     /// e2ee on a video codec it does not handle yet is refused where it is named.
-    func testEncryptedH264IsRefusedForNow() {
+    func testEncryptedVP9IsRefusedForNow() {
         let video = diagnostic(
-            "send:\n  video:\n    capture: {kind: test}\n    encode: {codec: h264}\n    encoded_filters:\n      - filter: e2ee\n        passphrase: x\n")
-        XCTAssertTrue(video.hasPrefix("a.yaml:6:9: 'e2ee' handles vp8, opus, not h264"), video)
+            "send:\n  video:\n    capture: {kind: test}\n    encode: {codec: vp9}\n    encoded_filters:\n      - filter: e2ee\n        passphrase: x\n")
+        XCTAssertTrue(video.hasPrefix("a.yaml:6:9: 'e2ee' handles vp8, h264, opus, not vp9"), video)
     }
 
     /// VP8 encrypted before Sluice's own payloader (rtpvp8pay cannot parse ciphertext) and
     /// decrypted after the depayloader: the painted picture comes back; with another
     /// passphrase no picture is decoded.
     func testEncryptedVP8DecryptsToThePictureAndOnlyWithTheKey() async throws {
+        try await checkEncryptedPicture(codec: "vp8")
+    }
+
+    /// H.264 encrypted after h264parse (as AVC, SPS and PPS in the clear) and decrypted
+    /// between rtph264depay (Annex B) and the parser: the painted picture comes back, every
+    /// frame decrypts (keyframes too, whose SPS and PPS the depayloader repeats); with
+    /// another passphrase no picture is decoded.
+    func testEncryptedH264DecryptsToThePictureAndOnlyWithTheKey() async throws {
+        try await checkEncryptedPicture(codec: "h264")
+    }
+
+    private func checkEncryptedPicture(codec: String) async throws {
         try requireLoopbackOnlyNetwork()
         func run(_ passphrase: String) async throws -> RunSummary {
             try await PipelineRun(
@@ -301,13 +313,13 @@ final class EncodedFilterTests: XCTestCase {
                         filters:
                           - filter: test-paint
                             luma: 70
-                        encode: { codec: vp8, bitrate: 800 }
+                        encode: { codec: \(codec), bitrate: 800, keyframe_interval: 30 }
                         encoded_filters:
                           - filter: e2ee
                             passphrase: sesame
                     receive:
                       video:
-                        codecs: [vp8]
+                        codecs: [\(codec)]
                         encoded_filters:
                           - filter: e2ee
                             passphrase: \(passphrase)
@@ -318,7 +330,8 @@ final class EncodedFilterTests: XCTestCase {
         }
         let right = try await run("sesame")
         XCTAssertGreaterThan(right.receive.video?.frames ?? 0, 45)
-        XCTAssertEqual(events(right, filter: "e2ee", event: "decrypt-failed"), 0)
+        XCTAssertEqual(events(right, filter: "e2ee", event: "decrypt-failed"), 0, "\(right.filters)")
+        XCTAssertEqual(right.filters.first { $0.filter == "e2ee" && $0.dropped > 0 }?.dropped, nil, "\(right.filters)")
         XCTAssertEqual(try XCTUnwrap(LumaProbe.lastMean), 70, accuracy: 4, "the decoded picture is the painted one")
         let wrong = try await run("open")
         XCTAssertEqual(wrong.receive.video?.frames ?? 0, 0, "no picture without the key")
