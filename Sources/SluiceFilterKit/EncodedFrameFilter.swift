@@ -39,10 +39,10 @@ public struct EncodedFrame: ~Copyable {
     public let pts: UInt64?
     /// Decoding timestamp in nanoseconds, nil if unset.
     public let dts: UInt64?
-    /// The frame's bytes. H.264 sent: the encoder's Annex B access unit (start codes); H.264
-    /// received: the whole access unit in the stream format the decoder takes (AVC,
-    /// length-prefixed NAL units, with avdec_h264), so a filter that changes its length must
-    /// mend the last NAL unit's length prefix.
+    /// The frame's bytes. H.264 sent: the access unit the payloader sends, AVC (4-byte length
+    /// before each NAL unit, SPS and PPS before every IDR), so a filter that changes a NAL
+    /// unit's length must mend its prefix; H.264 received: the depayloader's Annex B access
+    /// unit (4-byte start codes), with every unit the sender sent. `H264Units` reads both.
     public let bytes: UnsafeRawBufferPointer
     /// Frames this filter instance saw before this one.
     public let number: UInt64

@@ -17,9 +17,10 @@ buffer delay; inbound video: frames decoded; outbound: packets sent per kind).
 With --e2ee-passphrase P (Chromium), every received frame is decrypted and every frame sent
 back is encrypted in LiveKit's end-to-end format (the page's own implementation: an
 RTCRtpScriptTransform worker with WebCrypto, PBKDF2-SHA256 100 000 rounds with the salt
-"LKFrameEncryptionKey", AES-GCM-128, clear headers VP8 10/3 bytes and Opus 1, trailer IV ‖ 12 ‖
-key index), as Sluice's `e2ee` filter does it; the JSON line gains "e2ee": frames decrypted,
-failed and encrypted per kind. A frame that does not decrypt is dropped. With
+"LKFrameEncryptionKey", AES-GCM-128, clear headers VP8 10/3 bytes, H.264 up to 2 bytes into
+the first slice with emulation prevention after it, and Opus 1, trailer IV ‖ 12 ‖ key index),
+as Sluice's `e2ee` filter does it; the JSON line gains "e2ee": frames decrypted, failed and
+encrypted per kind, and under "h264" the H.264 frames decrypted and encrypted. A frame that does not decrypt is dropped. With
 --e2ee-ratchet-after N the page ratchets its sending key one step (LiveKit's ratchet) after N
 video frames, as a LiveKit sender does, and counts what it encrypted after.
 
@@ -90,7 +91,7 @@ class Firefox:
 # LiveKit's frame format with WebCrypto, in an RTCRtpScriptTransform worker (see the module's
 # documentation): written here from LiveKit's description, not taken from Sluice's Swift.
 E2EE_WORKER_JS = r"""
-const counts = {decrypted: {}, failed: {}, encrypted: {}, encryptedAfterRatchet: {}};
+const counts = {decrypted: {}, failed: {}, encrypted: {}, encryptedAfterRatchet: {}, h264: {}};
 const bump = (what, kind) => { counts[what][kind] = (counts[what][kind] || 0) + 1; };
 setInterval(() => self.postMessage(counts), 250);
 const keys = {};
@@ -115,30 +116,64 @@ function frameKey(passphrase, steps = 0) {
 // ratchet step on (a LiveKit sender that ratchets); the receiver must follow.
 let sendSteps = 0, videoSent = 0;
 const clearBytes = (kind, frame) => kind === 'audio' ? 1 : (frame.type === 'key' ? 10 : 3);
+// H.264 (an Annex B frame): clear up to 2 bytes into the first slice NAL unit (types 1 and
+// 5), and emulation prevention on what follows, as LiveKit's FrameCryptor does; -1 otherwise.
+function h264Clear(data) {
+  if (!(data.length > 4 && data[0] === 0 && data[1] === 0 && (data[2] === 1 || (data[2] === 0 && data[3] === 1)))) return -1;
+  for (let i = 0; i + 3 <= data.length; i++) {
+    if (data[i] !== 0 || data[i + 1] !== 0 || data[i + 2] !== 1) continue;
+    const header = i + 3;
+    if (header >= data.length) return -1;
+    const type = data[header] & 0x1f;
+    if (type === 1 || type === 5) return header + 2;
+    i = header - 1;
+  }
+  return -1;
+}
+function escapeRbsp(d) {
+  const out = []; let zeros = 0;
+  for (const b of d) { if (b <= 3 && zeros >= 2) { out.push(3); zeros = 0; } out.push(b); zeros = b === 0 ? zeros + 1 : 0; }
+  return Uint8Array.from(out);
+}
+function unescapeRbsp(d) {
+  const out = [];
+  for (let i = 0; i < d.length; i++) {
+    if (i + 2 < d.length && d[i] === 0 && d[i + 1] === 0 && d[i + 2] === 3) { out.push(0, 0); i += 2; } else out.push(d[i]);
+  }
+  return Uint8Array.from(out);
+}
 let counter = 0;
 async function encrypt(frame, kind, key, keyIndex) {
-  const data = new Uint8Array(frame.data), clear = Math.min(clearBytes(kind, frame), data.length);
+  const data = new Uint8Array(frame.data), slice = kind === 'video' ? h264Clear(data) : -1;
+  const clear = Math.min(slice >= 0 ? slice : clearBytes(kind, frame), data.length);
   const iv = new Uint8Array(12), view = new DataView(iv.buffer);
   view.setUint32(0, frame.getMetadata().synchronizationSource || 0);
   view.setUint32(4, frame.timestamp >>> 0);
   view.setUint32(8, counter++ >>> 0);
   const header = data.subarray(0, clear);
   const sealed = new Uint8Array(await crypto.subtle.encrypt({name: 'AES-GCM', iv, additionalData: header}, key, data.subarray(clear)));
-  const out = new Uint8Array(clear + sealed.length + 14);
-  out.set(header, 0); out.set(sealed, clear); out.set(iv, clear + sealed.length);
-  out[out.length - 2] = 12; out[out.length - 1] = keyIndex;
+  let tail = new Uint8Array(sealed.length + 14);
+  tail.set(sealed, 0); tail.set(iv, sealed.length);
+  tail[tail.length - 2] = 12; tail[tail.length - 1] = keyIndex;
+  if (slice >= 0) tail = escapeRbsp(tail);
+  const out = new Uint8Array(clear + tail.length);
+  out.set(header, 0); out.set(tail, clear);
   frame.data = out.buffer;
+  if (slice >= 0) bump('h264', 'encrypted');
 }
 async function decrypt(frame, kind, key) {
-  const data = new Uint8Array(frame.data), clear = clearBytes(kind, frame);
-  if (data.length < clear + 16 + 14 || data[data.length - 2] !== 12) throw new Error('not an encrypted frame');
-  const ivStart = data.length - 14;
+  const data = new Uint8Array(frame.data), slice = kind === 'video' ? h264Clear(data) : -1;
+  const clear = slice >= 0 ? slice : clearBytes(kind, frame);
+  const body = slice >= 0 ? unescapeRbsp(data.subarray(clear)) : data.subarray(clear);
+  if (body.length < 16 + 14 || body[body.length - 2] !== 12) throw new Error('not an encrypted frame');
+  const ivStart = body.length - 14;
   const plain = new Uint8Array(await crypto.subtle.decrypt(
-    {name: 'AES-GCM', iv: data.subarray(ivStart, ivStart + 12), additionalData: data.subarray(0, clear)},
-    key, data.subarray(clear, ivStart)));
+    {name: 'AES-GCM', iv: body.subarray(ivStart, ivStart + 12), additionalData: data.subarray(0, clear)},
+    key, body.subarray(0, ivStart)));
   const out = new Uint8Array(clear + plain.length);
   out.set(data.subarray(0, clear), 0); out.set(plain, clear);
   frame.data = out.buffer;
+  if (slice >= 0) bump('h264', 'decrypted');
 }
 onrtctransform = event => {
   const {side, kind, passphrase, ratchetAfter} = event.transformer.options;

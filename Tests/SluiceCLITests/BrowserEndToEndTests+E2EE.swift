@@ -37,6 +37,32 @@ extension BrowserEndToEndTests {
         XCTAssertLessThan(video, 500)
     }
 
+    /// The same round trip in H.264: Chromium decrypts Sluice's frames (encrypted as AVC after
+    /// h264parse, read by Chromium as Annex B) and decodes them, encodes with its own H.264
+    /// encoder and encrypts; Sluice decrypts that (Annex B from rtph264depay) and reads the
+    /// framestamps, which survive only if Chromium decoded the picture.
+    func testChromiumAndSluiceExchangeEncryptedH264() throws {
+        try CLI.requireBrowserTools()
+        let passphrase = "sesame-\(UUID().uuidString.prefix(8))"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("room-echo-e2ee-h264-\(UUID().uuidString.prefix(8)).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let vp8 = try String(contentsOfFile: Repository.path("Pipelines/room-echo-e2ee.yaml"), encoding: .utf8)
+        try vp8.replacingOccurrences(of: "codec: vp8", with: "codec: h264").replacingOccurrences(of: "codecs: [vp8]", with: "codecs: [h264]")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let trip = try CLI.roundTrip(
+            through: "chromium", port: 18628, file: file, peerArguments: "--e2ee-passphrase \(passphrase)",
+            environment: ["E2EE_PASSPHRASE": passphrase])
+        let r = trip.result
+        XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000))
+        let page = trip.peer["e2ee"] as? [String: [String: Int]] ?? [:]
+        print("e2ee H.264 through chromium and back: video p50 \(r.double("latency.p50_ms") ?? .nan) ms; page: \(page)")
+        XCTAssertGreaterThan(page["h264"]?["decrypted"] ?? 0, 100, "Chromium decrypted Sluice's H.264 frames: \(trip.peer)")
+        XCTAssertGreaterThan(page["h264"]?["encrypted"] ?? 0, 30, "Chromium encrypted the H.264 it sent back: \(trip.peer)")
+        XCTAssertLessThan(page["failed"]?["video"] ?? 0, 5, "frames Chromium could not decrypt: \(trip.peer)")
+        XCTAssertGreaterThan(r.double("frames.received") ?? 0, 30, "Sluice decrypted Chromium's picture: \(r.stdout)")
+        XCTAssertGreaterThan(r.double("latency.samples") ?? 0, 20, "framestamps read in Chromium's re-encoded picture: \(r.stdout)")
+    }
+
     /// The page ratchets its sending key one step (LiveKit's ratchet) after 60 video frames,
     /// as a LiveKit sender does mid-stream; Sluice's receiver follows through its ratchet
     /// window, and the picture keeps coming back to the end of the run.

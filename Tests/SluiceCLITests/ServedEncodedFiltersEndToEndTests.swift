@@ -4,7 +4,7 @@ import XCTest
 
 /// Encoded filters in a stream of `sluice serve`: they run once per stream, before the tee
 /// viewers hang off, not once per viewer. Proven with `sei` (two viewers, the second joining
-/// a second later, read frame numbers from one writer) and `e2ee` on VP8 (a viewer with the
+/// a second later, read frame numbers from one writer) and `e2ee` on VP8 and H.264 (a viewer with the
 /// passphrase sees the picture, one with another sees none; viewers' payloaders do not parse
 /// the encrypted frames).
 final class ServedEncodedFiltersEndToEndTests: XCTestCase {
@@ -70,21 +70,31 @@ final class ServedEncodedFiltersEndToEndTests: XCTestCase {
     }
 
     func testAnEncryptedServedStreamIsSeenOnlyWithThePassphrase() throws {
+        try checkEncryptedStream(codec: "vp8", port: 18491)
+    }
+
+    /// H.264: encrypted after h264parse, each viewer's payloader sends the frames as they are.
+    func testAnEncryptedServedH264StreamIsSeenOnlyWithThePassphrase() throws {
+        try checkEncryptedStream(codec: "h264", port: 18492)
+    }
+
+    private func checkEncryptedStream(codec: String, port: Int) throws {
         let (holder, stranger) = try serveAndPlay(
-            port: 18491,
+            port: port,
             send: """
                 send:
                   video:
                     capture: { kind: test, width: 320, height: 240, fps: 30 }
-                    encode: { codec: vp8, bitrate: 500 }
+                    encode: { codec: \(codec), bitrate: 500 }
                     encoded_filters:
                       - filter: e2ee
                         passphrase: sesame
                 """,
-            receive: "receive:\n  video:\n    codecs: [vp8]\n    encoded_filters:\n      - filter: e2ee\n        passphrase: ${KEY}\n",
+            receive: "receive:\n  video:\n    codecs: [\(codec)]\n    encoded_filters:\n      - filter: e2ee\n        passphrase: ${KEY}\n",
             keys: ("sesame", "not-the-key"))
         XCTAssertGreaterThan(holder.int("receive.video.frames") ?? 0, 60, "the key holder sees the picture: \(holder.report ?? [:])")
         XCTAssertEqual(holder.int("receive.video.width"), 320)
+        XCTAssertEqual(filter("e2ee", in: holder)["dropped"] as? Int ?? 0, 0, "every frame decrypts: \(filter("e2ee", in: holder))")
         XCTAssertEqual(stranger.int("receive.video.frames"), 0, "another passphrase sees nothing: \(stranger.report ?? [:])")
         let failed = filter("e2ee", in: stranger)
         XCTAssertGreaterThan(failed["dropped"] as? Int ?? 0, 45, "its frames are dropped, not decoded: \(failed)")

@@ -222,12 +222,7 @@ extension GraphBuilder {
         let rtp = RTPSendParameters.offering(enc.codec, mid: branch.media.rawValue, congestionControl: video && enc.adaptive != nil)
         let pay = try make(payloaderFactory(for: branch), [], at: enc.location)
         do {
-            try rtp.configure(pay)
-            // Behind encoded filters the payloader sends each frame as they left it: its SPS
-            // and PPS are already in it (h264parse puts them before every IDR), and a copy
-            // from the payloader would make the receiver's frame differ from the sender's
-            // (an `e2ee` frame's clear header is authenticated).
-            if enc.codec == .h264, !branch.encodedFilters.isEmpty { try pay.set("config-interval", fromString: "0") }
+            try rtp.configure(pay, opaqueFrames: !branch.encodedFilters.isEmpty)
         } catch {
             throw RunError("cannot set up the \(branch.media.rawValue) payloader: \(error.message)", at: enc.location)
         }

@@ -177,7 +177,7 @@ package enum ViewerBranch {
     /// (`sendrecv` for a call's member, which also plays what the other side sends). Without
     /// `ownQueue` it starts at the payloader, for a lane's thread to push into. With
     /// `opaqueFrames` (the stream went through encoded filters) VP8 goes out through Sluice's
-    /// own payloader, which does not parse the frames.
+    /// own payloader, which does not parse the frames, and H.264 as the filters left it.
     package static func build(
         _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
         msid: String, direction: String = "sendonly", ownQueue: Bool = true, opaqueFrames: Bool = false
@@ -185,7 +185,7 @@ package enum ViewerBranch {
         let queue = ownQueue ? try leakyQueue() : nil
         let opaqueVP8 = opaqueFrames && p.codec == .vp8 && VP8Payloader.registered
         let pay = try Element.make(opaqueVP8 ? VP8Payloader.factory : DefaultElements.payloader(for: p.codec))
-        try p.configure(pay)
+        try p.configure(pay, opaqueFrames: opaqueFrames)
         let caps = try Element.make("capsfilter")
         let elements = [queue, pay, caps].compactMap { $0 }
         try pipeline.add(elements)

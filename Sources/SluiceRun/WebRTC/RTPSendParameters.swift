@@ -101,6 +101,27 @@ package struct RTPSendParameters: Sendable, Equatable {
     }
 
     /// Pins payload type and SSRC on `payloader` and gives it the MID, TWCC and RID header
+    /// extensions it is to write. With `opaqueFrames` (frames that went through encoded
+    /// filters), an H.264 payloader sends each frame as the filters left it
+    /// (`sendingFramesAsFiltered`).
+    package func configure(_ payloader: Element, opaqueFrames: Bool) throws(GstError) {
+        try configure(payloader)
+        if opaqueFrames, codec == .h264 { try Self.sendingFramesAsFiltered(payloader) }
+    }
+
+    /// The frames already hold SPS and PPS before every IDR (h264parse puts them there); the
+    /// payloader's own copies, before every IDR (`config-interval`) and after a keyframe
+    /// request that asks for all headers (the encoder's downstream `GstForceKeyUnit`), would
+    /// make the frame a receiver rebuilds differ from the one the filters saw: an `e2ee`
+    /// frame's clear header is authenticated, and a browser keeps the repeated units.
+    private static func sendingFramesAsFiltered(_ payloader: Element) throws(GstError) {
+        try payloader.set("config-interval", fromString: "0")
+        payloader.staticPad("sink")?.addProbe(.eventDownstream) { (info: borrowing Pad.ProbeInfo) in
+            info.eventName == "GstForceKeyUnit" ? .drop : .ok
+        }
+    }
+
+    /// Pins payload type and SSRC on `payloader` and gives it the MID, TWCC and RID header
     /// extensions it is to write.
     package func configure(_ payloader: Element) throws(GstError) {
         for (k, v) in EncoderPresets.payloaderProperties(for: codec) where payloader.hasProperty(k) {
