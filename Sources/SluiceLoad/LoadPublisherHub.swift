@@ -39,7 +39,10 @@ package final class LoadPublisherHub: Sendable {
         }
         outputs = spec.sendBranches.compactMap { b in
             builder.tees[b.media].map {
-                ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0, cache: b.media == .video ? builder.gopCache : nil)
+                var output = ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0, cache: b.media == .video ? builder.gopCache : nil)
+                // Frames through encoded filters (an `e2ee` crowd) go out through payloaders that do not parse them.
+                output.opaqueFrames = !b.encodedFilters.isEmpty
+                return output
             }
         }
         self.pipeline = pipeline

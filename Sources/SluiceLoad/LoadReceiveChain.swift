@@ -44,11 +44,16 @@ package struct LoadReceiveChain {
         return Arrival(media: media, codec: codec)
     }
 
+    /// Makes the file's receive-side encoded filters for a stream (`LoadEncodedFilters`).
+    package typealias EncodedFilters = (Arrival) throws(RunError) -> [Element]
+
     /// The elements for `arrival`, unlinked: the counted element (whose src pad carries
     /// whole encoded frames) and the whole chain in order. With `prefix`, each is named
     /// `<prefix>-<medium>-<factory>` (a pipeline shared by many clients tells them apart).
+    /// `encoded`: the encoded filters go right after the depayloader (so frames they drop are
+    /// neither counted nor decoded); sound that is not decoded is not depayloaded, and has none.
     package static func elements(
-        for arrival: Arrival, client: Int, decodes: Bool, prefix: String? = nil
+        for arrival: Arrival, client: Int, decodes: Bool, prefix: String? = nil, encoded: [Element] = []
     ) throws(GstError) -> (counted: Element?, chain: [Element]) {
         let make = { (factory: String) throws(GstError) -> Element in
             try Element.make(factory, name: prefix.map { "\($0)-\(arrival.media.rawValue)-\(factory)" })
@@ -59,15 +64,16 @@ package struct LoadReceiveChain {
         try sink.set("enable-last-sample", false)
         guard arrival.media == .video else {
             guard decodes, let reader = FilterRegistry.shared.audioFilter(named: MeasurePlan.audioReader) else { return (nil, [sink]) }
-            let chain = [
-                try make(DefaultElements.depayloader(for: arrival.codec)), try make(DefaultElements.decoder(for: arrival.codec)),
-                try make("audioconvert"), try Element.make(reader.elementName, name: audioReaderName(client: client))
-            ]
+            let chain =
+                [try make(DefaultElements.depayloader(for: arrival.codec))] + encoded + [
+                    try make(DefaultElements.decoder(for: arrival.codec)),
+                    try make("audioconvert"), try Element.make(reader.elementName, name: audioReaderName(client: client))
+                ]
             return (nil, chain + [sink])
         }
         let depay = try make(DefaultElements.depayloader(for: arrival.codec))
         try depay.set("request-keyframe", true)
-        var chain = [depay]
+        var chain = [depay] + encoded
         if let parser = DefaultElements.parser(for: arrival.codec) { chain.append(try make(parser)) }
         let counted = chain[chain.count - 1]
         if decodes {
@@ -85,12 +91,13 @@ package struct LoadReceiveChain {
     /// Sluice reads). Throws the reason, with the medium and codec, when it cannot.
     package static func attach(
         _ pad: Pad, into pipeline: Pipeline, client: Int, decodes: Bool, prefix: String? = nil,
-        record: LoadFrameRecorder
+        record: LoadFrameRecorder, encodedFilters: EncodedFilters? = nil
     ) throws(RunError) -> [Element]? {
         guard pad.direction == .src, let arrival = arrival(on: pad) else { return nil }
+        let encoded = arrival.media == .audio && !decodes ? [] : try encodedFilters?(arrival) ?? []
         var added: [Element] = []
         do {
-            let (counted, chain) = try elements(for: arrival, client: client, decodes: decodes, prefix: prefix)
+            let (counted, chain) = try elements(for: arrival, client: client, decodes: decodes, prefix: prefix, encoded: encoded)
             try pipeline.add(chain)
             added = chain
             for (a, b) in zip(chain, chain.dropFirst()) { try a.link(b) }

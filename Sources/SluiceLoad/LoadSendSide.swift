@@ -75,7 +75,8 @@ package final class LoadSendSide: Sendable {
                 for rtp in parameters {
                     guard let output = hub.outputs.first(where: { $0.media == rtp.codec.media }) else { continue }
                     let branch = try ViewerBranch.build(
-                        rtp, into: hub.pipeline, webrtcbin: webrtcbin, msid: "sluice-load-\(client)", direction: direction)
+                        rtp, into: hub.pipeline, webrtcbin: webrtcbin, msid: "sluice-load-\(client)", direction: direction,
+                        opaqueFrames: output.opaqueFrames)
                     added += branch.elements
                     guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("the shared \(output.media.rawValue) tee gave no output") }
                     p.teePads.append((output.tee, teePad))

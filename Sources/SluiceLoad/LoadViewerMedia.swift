@@ -16,6 +16,8 @@ package final class LoadViewerMedia: LoadClientMedia {
     private let chainError = Mutex<String?>(nil)
     private let client: Int
     private let decodes: Bool
+    /// The file's receive-side encoded filters, made for each stream that arrives.
+    private let encodedFilters: LoadEncodedFilters
     private let record: LoadFrameRecorder
 
     /// Makes and starts the viewer's pipeline. Every bus message goes to `onMessage`, on the
@@ -33,6 +35,7 @@ package final class LoadViewerMedia: LoadClientMedia {
         self.decodes = decodes
         self.record = record
         let pipeline = Pipeline(name: "client\(client)")
+        encodedFilters = LoadEncodedFilters(spec: spec, pipeline: pipeline)
         pipeline.bus.handleSynchronously(onMessage)
         self.pipeline = pipeline
         do {
@@ -71,7 +74,10 @@ package final class LoadViewerMedia: LoadClientMedia {
 
     /// Builds and links the chain for a stream the webrtcbin exposes (a streaming thread).
     private func attach(_ pad: Pad) {
-        do { _ = try LoadReceiveChain.attach(pad, into: pipeline, client: client, decodes: decodes, record: record) } catch {
+        do {
+            _ = try LoadReceiveChain.attach(
+                pad, into: pipeline, client: client, decodes: decodes, record: record, encodedFilters: encodedFilters.make)
+        } catch {
             chainError.withLock { $0 = $0 ?? error.message }
         }
     }

@@ -53,6 +53,10 @@ extension GraphBuilder {
         package var media: MediaKind
         package var codec: Codec
         package var branch: ReceiveBranchSpec
+
+        package init(media: MediaKind, codec: Codec, branch: ReceiveBranchSpec) {
+            self.media = media; self.codec = codec; self.branch = branch
+        }
     }
 
     package func buildReceiveThrowing(for pad: Pad) throws(RunError) {
