@@ -112,13 +112,7 @@ public enum H264Units {
     /// lengths cover it exactly.
     public static func isAnnexB(_ b: [UInt8]) -> Bool {
         guard b.starts(with: [0, 0, 1]) || b.starts(with: [0, 0, 0, 1]) else { return false }
-        var i = 0
-        while i + 4 <= b.count {
-            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
-            guard length > 0, length <= b.count - i - 4 else { return true }
-            i += 4 + length
-        }
-        return i != b.count
+        return avcUnits(b).last?.upperBound != b.count
     }
 
     /// `units` as Annex B, each after a 4-byte start code (what RTP depayloaders and WebRTC's
