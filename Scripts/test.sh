@@ -6,7 +6,7 @@
 # loopback, so no test can send traffic anywhere else (end-to-end
 # tests additionally start each `sluice` in a namespace of its own). Needs root, as CI and
 # the development machines have. Extra arguments go to `swift test` (e.g. --filter X); without
-# them and with SLUICE_TEST_LANES=2 the suite runs in parallel lanes (below).
+# them the suite runs in parallel lanes (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SLUICE_PROFILE=all Scripts/install.sh
@@ -28,14 +28,15 @@ echo "test.sh: tests start at ${SECONDS}s"
 log=$(mktemp)
 lanes_dir=$(mktemp -d)
 trap 'rm -rf "$log" "$lanes_dir"' EXIT
-# With SLUICE_TEST_LANES=N (N > 1) the whole suite runs in lanes: the test classes split by their
-# running time in the last whole run (Tests/lane-weights.txt, Scripts/test-lanes.py), each lane
-# the test bundle itself (`swift test` holds the build folder's lock while it runs) in a network
-# namespace of its own, so ports never collide. Each lane's log is printed whole when it ends.
-# Not the default: on two cores, two lanes took the tests from 35 to 21 minutes, but tests that
-# assert frame rates or timings (aiortc's decoding, Chromium through Janus, the run control's
-# report) failed beside the other lane; CI runs them one after another.
-# Classes marked `solo` there run after the lanes, alone.
+# Without arguments the whole suite runs in lanes (SLUICE_TEST_LANES, default 2; 1 runs it in
+# one `swift test`): the test classes split by their running time in the last whole run
+# (Tests/lane-weights.txt, Scripts/test-lanes.py), each lane the test bundle itself (`swift test`
+# holds the build folder's lock while it runs) in a network namespace of its own, so ports
+# never collide. Each lane's log is printed whole when it ends.
+# Classes marked `solo` there run after the lanes, alone: those that assert frame rates,
+# timings or figures (browsers, Janus, aiortc's decoding, the run control's report, rung
+# moves) failed beside another lane. On two cores the other 1180 s of classes took 600 s in
+# two lanes, and the whole suite 36 minutes → 27.
 run_lanes() {
   local bundle=.build/debug/SluicePackageTests.xctest lane=0 status=0 pids=() list solo
   "$bundle" --list-tests | python3 Scripts/test-lanes.py "$1" > "$lanes_dir/lanes" || return 1
@@ -58,7 +59,7 @@ run_lanes() {
   return "$status"
 }
 set +e
-lanes=${SLUICE_TEST_LANES:-1}
+lanes=${SLUICE_TEST_LANES:-2}
 if [ $# -eq 0 ] && [ "$lanes" -gt 1 ]; then
   run_lanes "$lanes"
   status=$?
