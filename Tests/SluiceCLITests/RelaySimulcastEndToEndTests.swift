@@ -200,9 +200,10 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
     /// Shell lines: `sluice serve --relay` on `port` (`$server`), and
     /// Pipelines/whip-publish-simulcast.yaml publishing to its `live` (`$publisher`, its
     /// errors in `$T.p.err`), until the relay says it is live (bounded waits).
-    static func relayWithPublisher(port: Int) -> String {
+    /// `logged`: the relay logs at debug level into "$T.server" (its rendition moves).
+    static func relayWithPublisher(port: Int, logged: Bool = false) -> String {
         """
-        "$SLUICE" serve --port \(port) --relay >/dev/null 2>&1 &
+        "$SLUICE" serve --port \(port) --relay \(logged ? "--log-level debug >\"$T.server\"" : ">/dev/null") 2>&1 &
         server=$!
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
         SLUICE_WHIP=http://127.0.0.1:\(port)/whip/live "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 40 --quiet >/dev/null 2>"$T.p.err" &

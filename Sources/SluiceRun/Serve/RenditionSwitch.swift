@@ -37,9 +37,10 @@ package final class RenditionSwitch: Sendable {
             package var ups = 0, downs = 0
         }
         package let state: Mutex<State>
-        /// Told (on the streaming thread) when the viewer has moved: from, to.
-        package let onMove: @Sendable (Int, Int) -> Void
-        package init(start: Int, onMove: @escaping @Sendable (Int, Int) -> Void) {
+        /// Told (on the streaming thread) when the viewer has moved: from, to, and nanoseconds
+        /// since the new rung's keyframe was (last) asked for.
+        package let onMove: @Sendable (Int, Int, UInt64) -> Void
+        package init(start: Int, onMove: @escaping @Sendable (Int, Int, UInt64) -> Void) {
             state = Mutex(State(current: start)); self.onMove = onMove
         }
 
@@ -56,16 +57,16 @@ package final class RenditionSwitch: Sendable {
 
         /// At the output, in push order: the pending rung's keyframe makes it current.
         package func leave(buffer identity: UInt, keyframe: Bool) -> Pad.ProbeReturn {
-            let (verdict, moved) = state.withLock { s -> (Pad.ProbeReturn, (Int, Int)?) in
+            let (verdict, moved) = state.withLock { s -> (Pad.ProbeReturn, (Int, Int, UInt64)?) in
                 guard let rung = s.inFlight.removeValue(forKey: identity) else { return (.ok, nil) }
                 if rung == s.pending, keyframe {
                     if rung < s.current { s.ups += 1 } else { s.downs += 1 }
                     defer { s.current = rung; s.pending = nil }
-                    return (.ok, (s.current, rung))
+                    return (.ok, (s.current, rung, StageTimer.now() &- s.askedNs))
                 }
                 return (rung == s.current ? .ok : .drop, nil)
             }
-            if let (from, to) = moved { onMove(from, to) }
+            if let (from, to, waited) = moved { onMove(from, to, waited) }
             return verdict
         }
     }
@@ -84,6 +85,10 @@ package final class RenditionSwitch: Sendable {
         var rate: Int
     }
     private let awaited = Mutex<Awaited?>(nil)
+    /// Held while a move is decided and set pending: a pin (an HTTP thread), the estimate's
+    /// reading (its own thread) and the stopped-rung check (the reaper) decide one at a time,
+    /// so a reading that began before a pin cannot overwrite the pinned move afterwards.
+    private let deciding = Mutex<Void>(())
     /// How long a move up may wait for the new rung's keyframe before it is called off (a
     /// passed-through source sends one when it will, and may never).
     package static let keyframeWaitNs: UInt64 = 5_000_000_000
@@ -111,7 +116,12 @@ package final class RenditionSwitch: Sendable {
             inputs.append(pad)
         }
         let start = min(max(0, start), outputs.count - 1)
-        let track = Track(start: start) { from, to in onMove(outputs[from], outputs[to]) }
+        var logger = Logger(label: "sluice.rendition")
+        logger[metadataKey: "viewer"] = "\(viewer)"
+        let track = Track(start: start) { [logger] from, to, waitedNs in
+            logger.debug("rendition: on \(outputs[to].rendition.name), \(waitedNs / 1_000_000) ms after its keyframe was asked for")
+            onMove(outputs[from], outputs[to])
+        }
         for (rung, pad) in inputs.enumerated() {
             pad.addProbe([.buffer, .eventDownstream]) { (info: borrowing Pad.ProbeInfo) in
                 if let identity = info.bufferIdentity {
@@ -138,8 +148,6 @@ package final class RenditionSwitch: Sendable {
             return .drop
         }
         self.funnel = funnel; self.track = track; self.inputs = inputs; self.outputs = outputs
-        var logger = Logger(label: "sluice.rendition")
-        logger[metadataKey: "viewer"] = "\(viewer)"
         self.logger = logger
         choice = Mutex(RenditionChoice(count: outputs.count, start: start))
         pin = Mutex(pinned ? start : nil)
@@ -158,11 +166,15 @@ package final class RenditionSwitch: Sendable {
     /// now), or with nil lets its estimate choose again, from where it is.
     package func pin(to rung: Int?, nowNs: UInt64 = StageTimer.now()) {
         if let rung, !outputs.indices.contains(rung) { return }
-        pin.withLock { $0 = rung }
-        awaited.withLock { $0 = nil }
-        let target = rung ?? (track.state.withLock { $0.pending ?? $0.current })
-        choice.withLock { $0.reset(to: target, nowNs: nowNs) }
-        move(to: target)
+        let ask = deciding.withLock { _ -> Int? in
+            pin.withLock { $0 = rung }
+            awaited.withLock { $0 = nil }
+            let target = rung ?? (track.state.withLock { $0.pending ?? $0.current })
+            choice.withLock { $0.reset(to: target, nowNs: nowNs) }
+            return setPending(target)
+        }
+        if let rung { logger.debug("rendition: pinned to \(outputs[rung].rendition.name)\(ask == nil ? " (there already)" : "; its keyframe asked for")") }
+        askForKeyframe(of: ask)
         guard rung == nil else { return }
         let start = startEstimate.withLock { s -> (@Sendable () -> Void)? in
             defer { s = nil }
@@ -202,13 +214,24 @@ package final class RenditionSwitch: Sendable {
 
     /// Moves the viewer to rung `rung` at that rung's next keyframe, which is asked for now.
     package func move(to rung: Int) {
-        guard outputs.indices.contains(rung) else { return }
-        let ask = track.state.withLock { s -> Bool in
+        askForKeyframe(of: deciding.withLock { _ in setPending(rung) })
+    }
+
+    /// Makes `rung` the one the viewer waits to move to (none if it is there already);
+    /// returns the rung whose keyframe to ask for. Called while deciding.
+    private func setPending(_ rung: Int) -> Int? {
+        guard outputs.indices.contains(rung) else { return nil }
+        return track.state.withLock { s -> Int? in
             s.pending = rung == s.current ? nil : rung
             s.askedNs = StageTimer.now()
-            return s.pending != nil
+            return s.pending
         }
-        if ask { inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+    }
+
+    /// Asks rung `rung`'s source for a keyframe (upstream, outside any lock: the event crosses
+    /// the relay's or the encoder's elements on this thread).
+    private func askForKeyframe(of rung: Int?) {
+        if let rung { inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
     }
 
     /// Asks again for the keyframe of the rung the viewer waits to move to, if it was asked
@@ -255,21 +278,31 @@ package final class RenditionSwitch: Sendable {
     /// viewer gets the old rung, so readings in between say nothing about the new one and
     /// are not used. A wait longer than `keyframeWaitNs` calls the move off.
     package func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
-        if pinnedRung != nil { return nil }
+        // Readings come several times a second: a lost keyframe request is asked again sooner
+        // than the reaper's once a second would.
+        askAgainIfStillPending(nowNs: reading.nowNs)
+        let (change, ask) = deciding.withLock { _ in decide(reading) }
+        askForKeyframe(of: ask)
+        return change
+    }
+
+    /// `update`'s decision, while deciding: the rate change for the estimator and the rung
+    /// whose keyframe to ask for.
+    private func decide(_ reading: CongestionControl.Reading) -> (CongestionControl.RateChange?, Int?) {
+        if pinnedRung != nil { return (nil, nil) }
         if let wait = awaited.withLock({ $0 }) {
             if current == wait.rung {
                 awaited.withLock { $0 = nil }
                 choice.withLock { $0.arrived(nowNs: reading.nowNs) }
                 note("on \(outputs[wait.rung].rendition.name), expecting \(wait.rate) bit/s", reading)
-                return .expect(wait.rate)
+                return (.expect(wait.rate), nil)
             }
-            guard reading.nowNs &- wait.sinceNs > Self.keyframeWaitNs else { return nil }
+            guard reading.nowNs &- wait.sinceNs > Self.keyframeWaitNs else { return (nil, nil) }
             awaited.withLock { $0 = nil }
             let stay = current
             note("called off: no keyframe of \(outputs[wait.rung].rendition.name)", reading)
             choice.withLock { $0.reset(to: stay, nowNs: reading.nowNs) }
-            move(to: stay)
-            return nil
+            return (nil, setPending(stay))
         }
         // A rung that stopped fits no link: nobody is moved onto it.
         let rates = outputs.map { $0.meter.hasStopped(nowNs: reading.nowNs) ? Self.stoppedRate : $0.rate(nowNs: reading.nowNs) }
@@ -280,16 +313,14 @@ package final class RenditionSwitch: Sendable {
         }
         switch decision {
         case .stay:
-            return nil
+            return (nil, nil)
         case .back(let rung):
             note("back to \(outputs[rung].rendition.name) (a failed try)", reading, rates)
-            move(to: rung)
-            return .recover(rates[rung])
+            return (.recover(rates[rung]), setPending(rung))
         case .to(let rung, let probing):
             note("to \(outputs[rung].rendition.name)\(probing ? " (a try)" : "")", reading, rates)
             if rung < current { awaited.withLock { $0 = Awaited(rung: rung, sinceNs: reading.nowNs, rate: rates[rung]) } }
-            move(to: rung)
-            return nil
+            return (nil, setPending(rung))
         }
     }
 
@@ -303,16 +334,20 @@ package final class RenditionSwitch: Sendable {
     /// keyframe. Returns whether it moved.
     @discardableResult
     package func leaveStoppedRung(nowNs: UInt64) -> Bool {
-        let here = track.state.withLock { $0.pending ?? $0.current }
-        guard outputs[here].meter.hasStopped(nowNs: nowNs) else { return false }
-        let nearest = Array(here + 1..<outputs.count) + Array((0..<here).reversed())
-        guard let target = nearest.first(where: { !outputs[$0].meter.hasStopped(nowNs: nowNs) && outputs[$0].frames > 0 }) else {
-            return false
+        let moved = deciding.withLock { _ -> (from: Int, to: Int, ask: Int?)? in
+            let here = track.state.withLock { $0.pending ?? $0.current }
+            guard outputs[here].meter.hasStopped(nowNs: nowNs) else { return nil }
+            let nearest = Array(here + 1..<outputs.count) + Array((0..<here).reversed())
+            guard let target = nearest.first(where: { !outputs[$0].meter.hasStopped(nowNs: nowNs) && outputs[$0].frames > 0 }) else {
+                return nil
+            }
+            awaited.withLock { $0 = nil }
+            choice.withLock { $0.reset(to: target, nowNs: nowNs) }
+            return (here, target, setPending(target))
         }
-        logger.debug("rendition: \(outputs[here].rendition.name) stopped; to \(outputs[target].rendition.name)")
-        awaited.withLock { $0 = nil }
-        choice.withLock { $0.reset(to: target, nowNs: nowNs) }
-        move(to: target)
+        guard let moved else { return false }
+        logger.debug("rendition: \(outputs[moved.from].rendition.name) stopped; to \(outputs[moved.to].rendition.name)")
+        askForKeyframe(of: moved.ask)
         return true
     }
 
