@@ -27,7 +27,7 @@ package final class LoadMemberMedia: LoadClientMedia {
     /// receives, and a decoding member reads the framestamps in them. With `turns`, it speaks
     /// only in its turns (a room that mixes its members' audio).
     package init(
-        client: Int, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder,
+        client: Int, group: String? = nil, decodes: Bool, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder,
         turns: SpeakingTurns? = nil
     ) throws(RunError) {
         self.hub = hub
@@ -35,7 +35,7 @@ package final class LoadMemberMedia: LoadClientMedia {
         self.decodes = decodes
         self.connectTimeout = connectTimeout
         self.record = record
-        side = try LoadSendSide(client: client, named: Self.prefix(client), hub: hub, direction: "sendrecv", record: nil, turns: turns)
+        side = try LoadSendSide(client: client, group: group, named: Self.prefix(client), hub: hub, direction: "sendrecv", record: nil, turns: turns)
         // Its framestamp reader is named for the run's bus handler (`c<ID>-read`).
         side.claimErrors(of: "c\(client)")
         // Weak: the bin owns this handler, and the media owns the bin.

@@ -13,6 +13,9 @@ package final class LoadPublisherHub: Sendable {
     package let pipeline: Pipeline
     /// What each publisher is fed: the encoded stream of each medium and its codec.
     package let outputs: [ViewerSet.Output]
+    /// What the publishers of a group with encoded filters of its own are fed instead
+    /// (`LoadGroupBranches`), by group name.
+    private let groupOutputs: [String: [ViewerSet.Output]]
     /// How each publisher's webrtcbin is made (the file's ICE settings).
     package let recipe: WebRTCRecipe
     private let builder: GraphBuilder
@@ -26,9 +29,10 @@ package final class LoadPublisherHub: Sendable {
     /// element's name (`p12`, `m12-…`): that client alone fails, not the crowd.
     private let claims = Mutex<[String: @Sendable (String) -> Void]>([:])
 
-    /// Builds and starts the send section of `spec`. Every bus message but errors goes to
-    /// `onMessage`, on the thread that posts it (framestamps read behind a call's member).
-    package init(spec: PipelineSpec, onMessage: @escaping @Sendable (Message) -> Void = { _ in }) throws(RunError) {
+    /// Builds and starts the send section of `spec`, and a branch for each of `groups` that
+    /// has encoded filters of its own. Every bus message but errors goes to `onMessage`, on
+    /// the thread that posts it (framestamps read behind a call's member).
+    package init(spec: PipelineSpec, groups: [LoadGroup] = [], onMessage: @escaping @Sendable (Message) -> Void = { _ in }) throws(RunError) {
         guard !spec.sendBranches.isEmpty else {
             throw RunError("a load publisher needs a send section: what each client sends", at: spec.transport.location)
         }
@@ -45,6 +49,7 @@ package final class LoadPublisherHub: Sendable {
                 return output
             }
         }
+        groupOutputs = try LoadGroupBranches.build(for: groups, from: outputs, builder: builder, into: pipeline)
         self.pipeline = pipeline
         self.builder = builder
         recipe = WebRTCRecipe(loadClientOf: spec.transport)
@@ -58,6 +63,10 @@ package final class LoadPublisherHub: Sendable {
             throw RunError("the publishers' shared send section could not start", at: spec.transport.location)
         }
     }
+
+    /// What a publisher of `group` is fed: its group's branches if it has encoded filters of
+    /// its own, else the shared section's outputs.
+    package func outputs(for group: String?) -> [ViewerSet.Output] { group.flatMap { groupOutputs[$0] } ?? outputs }
 
     /// Sends errors from elements named `prefix` or `prefix-…`, or inside them, to `handler`
     /// until `release(prefix)`.

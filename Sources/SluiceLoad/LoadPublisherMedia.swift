@@ -14,11 +14,11 @@ package final class LoadPublisherMedia: LoadClientMedia {
 
     package var webrtcbin: Element { side.webrtcbin }
 
-    /// Builds publisher `client`'s webrtcbin and branches in `hub`'s pipeline; `record` gets
-    /// each video frame it sends.
-    package init(client: Int, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder) throws(RunError) {
+    /// Builds publisher `client`'s webrtcbin and branches in `hub`'s pipeline, fed what its
+    /// load group is fed; `record` gets each video frame it sends.
+    package init(client: Int, group: String? = nil, hub: LoadPublisherHub, connectTimeout: Double, record: LoadFrameRecorder) throws(RunError) {
         self.connectTimeout = connectTimeout
-        side = try LoadSendSide(client: client, named: "p\(client)", hub: hub, direction: "sendonly", record: record)
+        side = try LoadSendSide(client: client, group: group, named: "p\(client)", hub: hub, direction: "sendonly", record: record)
         do { try side.build(side.offering) } catch {
             side.remove()
             throw error

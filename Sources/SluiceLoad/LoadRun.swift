@@ -121,6 +121,12 @@ public final class LoadRun: Sendable {
         self.adapter = adapter
     }
 
+    /// The load groups this process has clients of.
+    private var groupsOfClientsHere: [LoadGroup] {
+        let names = Set(ids.compactMap { load.group(ofClient: $0)?.name })
+        return load.groups.filter { names.contains($0.name) }
+    }
+
     /// The ids of the clients this process runs.
     package var ids: [Int] { (0..<load.clients).filter { (shard?.contains($0) ?? true) && groupsHere.contains($0, of: load) } }
 
@@ -130,7 +136,7 @@ public final class LoadRun: Sendable {
         let start = ProcessMetrics.read()
         // Publishers and call members share one capture and encoder, running from before
         // the first of them.
-        let hub = role != .viewer && !ids.isEmpty ? try LoadPublisherHub(spec: spec, onMessage: busHandler) : nil
+        let hub = role != .viewer && !ids.isEmpty ? try LoadPublisherHub(spec: spec, groups: groupsOfClientsHere, onMessage: busHandler) : nil
         let ticker = LoadTicker(run: self, onSecond: onSecond)
         let tick = Task { await ticker.run(stop: stop) }
         await withTaskGroup(of: Void.self) { group in
@@ -180,15 +186,17 @@ public final class LoadRun: Sendable {
     /// branch of `hub`.
     private func makeMedia(_ id: Int, decodes: Bool, hub: LoadPublisherHub?, record: LoadFrameRecorder) throws(RunError) -> any LoadClientMedia {
         let timeout = spec.transport.ice.connectTimeout
+        let group = load.group(ofClient: id)
         switch (role, hub) {
         case (.member, let hub?):
             let turns = adapter.mixesAudio(of: spec) ? SpeakingTurns(member: id, of: load, sending: spec) : nil
-            return try LoadMemberMedia(client: id, decodes: decodes, hub: hub, connectTimeout: timeout, record: record, turns: turns)
+            return try LoadMemberMedia(
+                client: id, group: group?.name, decodes: decodes, hub: hub, connectTimeout: timeout, record: record, turns: turns)
         case (.publisher, let hub?):
-            return try LoadPublisherMedia(client: id, hub: hub, connectTimeout: timeout, record: record)
+            return try LoadPublisherMedia(client: id, group: group?.name, hub: hub, connectTimeout: timeout, record: record)
         case (.viewer, _):
             return try LoadViewerMedia(
-                client: id, decodes: decodes, spec: spec,
+                client: id, group: group, decodes: decodes, spec: spec,
                 offer: adapter.serviceOffers(as: role) ? nil : adapter.viewerOffer(for: spec), record: record, onMessage: busHandler)
         case (.member, nil), (.publisher, nil):
             throw RunError("\(role.rawValue)s send the crowd's shared stream, which was not built")

@@ -12,6 +12,8 @@ import SluiceMeasure
 package final class LoadSendSide: Sendable {
     package let webrtcbin: Element
     private let hub: LoadPublisherHub
+    /// What this client is fed: its group's branches, or the shared section's outputs.
+    private let fed: [ViewerSet.Output]
     private let client: Int
     /// The transceivers' direction: `sendonly` (a publisher), `sendrecv` (a call's member).
     private let direction: String
@@ -25,13 +27,14 @@ package final class LoadSendSide: Sendable {
     /// The element name prefixes whose errors are this client's (`hub.claimErrors`).
     private let claimed = Mutex<[String]>([])
 
-    /// Client `client`'s webrtcbin, named `name`, in `hub`'s pipeline; no branch yet. With
-    /// `turns`, its audio is silent outside its turns.
+    /// Client `client` (of load group `group`, if any)'s webrtcbin, named `name`, in `hub`'s
+    /// pipeline; no branch yet. With `turns`, its audio is silent outside its turns.
     package init(
-        client: Int, named name: String, hub: LoadPublisherHub, direction: String, record: LoadFrameRecorder?,
+        client: Int, group: String? = nil, named name: String, hub: LoadPublisherHub, direction: String, record: LoadFrameRecorder?,
         turns: SpeakingTurns? = nil
     ) throws(RunError) {
         self.hub = hub
+        fed = hub.outputs(for: group)
         self.client = client
         self.direction = direction
         self.record = record
@@ -57,7 +60,7 @@ package final class LoadSendSide: Sendable {
     /// MID header extension must write the same, or a service that routes by it, as Janus
     /// does for an SSRC it does not know, drops the packets), and a fresh SSRC.
     package var offering: [RTPSendParameters] {
-        hub.outputs.enumerated().map { index, output in
+        fed.enumerated().map { index, output in
             var rtp = RTPSendParameters.offering(output.codec, mid: "\(output.media.rawValue)\(index)")
             rtp.ssrc = RTPSendParameters.randomSSRC()
             return rtp
@@ -65,7 +68,7 @@ package final class LoadSendSide: Sendable {
     }
 
     /// What the shared stream offers, to match an offer against: each output's medium and codec.
-    package var outputs: [(media: MediaKind, codec: Codec)] { hub.outputs.map { ($0.media, $0.codec) } }
+    package var outputs: [(media: MediaKind, codec: Codec)] { fed.map { ($0.media, $0.codec) } }
 
     /// Builds a branch per parameter set, each for the shared output of its medium.
     package func build(_ parameters: [RTPSendParameters]) throws(RunError) {
@@ -73,7 +76,7 @@ package final class LoadSendSide: Sendable {
             try parts.withLock { p throws(GstError) in
                 var added: [Element] = []
                 for rtp in parameters {
-                    guard let output = hub.outputs.first(where: { $0.media == rtp.codec.media }) else { continue }
+                    guard let output = fed.first(where: { $0.media == rtp.codec.media }) else { continue }
                     let branch = try ViewerBranch.build(
                         rtp, into: hub.pipeline, webrtcbin: webrtcbin, msid: "sluice-load-\(client)", direction: direction,
                         opaqueFrames: output.opaqueFrames)

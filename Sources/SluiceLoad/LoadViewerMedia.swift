@@ -16,7 +16,8 @@ package final class LoadViewerMedia: LoadClientMedia {
     private let chainError = Mutex<String?>(nil)
     private let client: Int
     private let decodes: Bool
-    /// The file's receive-side encoded filters, made for each stream that arrives.
+    /// The client's group's and the file's receive-side encoded filters, made for each stream
+    /// that arrives.
     private let encodedFilters: LoadEncodedFilters
     private let record: LoadFrameRecorder
 
@@ -28,14 +29,14 @@ package final class LoadViewerMedia: LoadClientMedia {
     /// `offer`: what the client's offer holds (nil: the service offers, and its offer makes
     /// the transceivers).
     package init(
-        client: Int, decodes: Bool, spec: PipelineSpec, offer: LoadViewerOffer?, record: LoadFrameRecorder,
+        client: Int, group: LoadGroup? = nil, decodes: Bool, spec: PipelineSpec, offer: LoadViewerOffer?, record: LoadFrameRecorder,
         onMessage: @escaping @Sendable (Message) -> Void
     ) throws(RunError) {
         self.client = client
         self.decodes = decodes
         self.record = record
         let pipeline = Pipeline(name: "client\(client)")
-        encodedFilters = LoadEncodedFilters(spec: spec, pipeline: pipeline)
+        encodedFilters = LoadEncodedFilters(spec: spec, group: group, pipeline: pipeline)
         pipeline.bus.handleSynchronously(onMessage)
         self.pipeline = pipeline
         do {

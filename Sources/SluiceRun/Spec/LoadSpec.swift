@@ -64,6 +64,12 @@ public struct LoadGroup: Sendable, Equatable {
     /// loss 2%`), if any: the group then runs in a network namespace of its own behind
     /// Sluice's impairing relay (`LoadNetemGroups`).
     public var netem: String?
+    /// Encoded-frame filters of the group's own, by medium (`encoded_filters: {video: [...]}`):
+    /// its publishers' and call members' frames go through them after the send section's own
+    /// (on a branch of the group's, shared by its clients), its viewers' right after the
+    /// depayloader, before the file's `receive.*.encoded_filters`. `faults` for one part of
+    /// the crowd, or another key.
+    public var encodedFilters: [MediaKind: [FilterSpec]] = [:]
     /// Where the group is in the file.
     public var location: SourceLocation?
 

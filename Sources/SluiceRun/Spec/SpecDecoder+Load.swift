@@ -3,11 +3,12 @@ import Foundation
 /// The `load:` section (`LoadSpec`): what `sluice load` makes of the file's client.
 extension SpecDecoder {
     package static let loadKeys = ["clients", "ramp", "duration", "decode", "churn", "groups"]
-    package static let loadGroupKeys = ["name", "share", "netem"]
+    package static let loadGroupKeys = ["name", "share", "netem", "encoded_filters"]
     /// How many groups may have `netem`: group k lives in 10.97.k.0/24 and 10.98.k.0/24.
     package static let maxNetemGroups = 254
 
-    package mutating func decodeLoad(_ entry: SpecEntry) -> LoadSpec {
+    /// `spec`: the file's other sections, which a group's encoded filters are checked against.
+    package mutating func decodeLoad(_ entry: SpecEntry, for spec: PipelineSpec? = nil) -> LoadSpec {
         var load = LoadSpec()
         load.location = entry.keyLocation
         guard let map = mapping(entry) else { return load }
@@ -25,7 +26,7 @@ extension SpecDecoder {
         if let e = map.entry("churn"), let share = decodeShare(e, what: "churn", example: "10%") {
             load.churnPerMinute = share
         }
-        if let e = map.entry("groups") { load.groups = decodeLoadGroups(e) }
+        if let e = map.entry("groups") { load.groups = decodeLoadGroups(e, for: spec) }
         return load
     }
 
@@ -51,8 +52,8 @@ extension SpecDecoder {
         return share
     }
 
-    /// `groups`: a list of `{name, share, netem}`; the shares must add up to 100%.
-    package mutating func decodeLoadGroups(_ entry: SpecEntry) -> [LoadGroup] {
+    /// `groups`: a list of `{name, share, netem, encoded_filters}`; the shares must add up to 100%.
+    package mutating func decodeLoadGroups(_ entry: SpecEntry, for spec: PipelineSpec? = nil) -> [LoadGroup] {
         guard let items = list(entry) else { return [] }
         var groups: [LoadGroup] = []
         for (i, item) in items.enumerated() {
@@ -74,6 +75,7 @@ extension SpecDecoder {
                     fail("a load group's netem: \(error.description)", at: e.value.location)
                 }
             }
+            if let e = map.entry("encoded_filters") { group.encodedFilters = decodeGroupEncodedFilters(e, group: group.name, for: spec) }
             groups.append(group)
         }
         let total = groups.reduce(0) { $0 + $1.share }

@@ -87,7 +87,10 @@ public struct SpecDecoder {
             root: entries, transport: transport, send: send, receive: receive,
             name: name, description: description)
         spec?.plugins = plugins
-        if let entry = entries.entry("load") { spec?.load = decodeLoad(entry) }
+        if let entry = entries.entry("load") {
+            let sections = spec
+            spec?.load = decodeLoad(entry, for: sections)
+        }
         return spec
     }
 
