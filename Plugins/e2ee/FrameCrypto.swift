@@ -114,10 +114,15 @@ struct H264Canonical {
     let annexB: [UInt8]
     /// Whether the frame came as AVC (4-byte lengths), so the result goes back to AVC.
     let wasAVC: Bool
+    /// NAL unit type 9.
+    static let accessUnitDelimiter: UInt8 = 9
 
-    /// nil when `frame` holds no NAL unit either way. A unit before the first slice that
-    /// repeats an earlier one is left out: rtph264depay puts the SPS and PPS it has seen
-    /// before a keyframe that carries them already (seen on 1.22), and a copy adds nothing.
+    /// nil when `frame` holds no NAL unit either way. Before the first slice, a unit that
+    /// repeats an earlier one is left out, and so is an access unit delimiter: rtph264depay
+    /// puts the SPS and PPS it has seen before a keyframe that carries them already, ahead of
+    /// its delimiter (seen on 1.22, with a camera's or x264enc's stream that has delimiters),
+    /// so the same frame arrived as SPS PPS AUD SPS PPS SEI IDR after it left as AUD SPS PPS
+    /// SEI IDR. A copy adds nothing, and a delimiter nothing that RTP does not mark.
     init?(_ frame: UnsafeRawBufferPointer) {
         let bytes = Array(frame)
         var units: [[UInt8]] = []
@@ -125,7 +130,8 @@ struct H264Canonical {
         for range in H264Units.units(bytes) {
             let unit = Array(bytes[range])
             sliceSeen = sliceSeen || (!unit.isEmpty && H264Units.isSlice(unit[0]))
-            if sliceSeen || !units.contains(unit) { units.append(unit) }
+            let delimiter = !unit.isEmpty && unit[0] & 0x1F == Self.accessUnitDelimiter
+            if sliceSeen || (!delimiter && !units.contains(unit)) { units.append(unit) }
         }
         guard !units.isEmpty else { return nil }
         wasAVC = !H264Units.isAnnexB(bytes)

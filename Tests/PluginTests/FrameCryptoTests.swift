@@ -93,13 +93,15 @@ final class FrameCryptoTests: XCTestCase {
         XCTAssertEqual(clear.count, 18)
         XCTAssertTrue(clear.escaped)
         let key = try FrameKeyMaterial(passphrase: "key1").frameKey()
+        // Encrypted in its canonical form, which leaves the delimiter out: 12 clear bytes.
+        let canonical = Array(frame.dropFirst(6))
         for _ in 0..<200 {
             let iv = (0..<12).map { _ in UInt8.random(in: 0...3) }
             let sealed = try frame.withUnsafeBytes { try FrameCrypto.encrypt($0, codec: .h264, keyframe: true, key: key, keyIndex: 0, iv: iv) }
-            XCTAssertEqual(Array(sealed.prefix(18)), Array(frame.prefix(18)))
-            let tail = Array(sealed.dropFirst(18))
+            XCTAssertEqual(Array(sealed.prefix(12)), Array(canonical.prefix(12)))
+            let tail = Array(sealed.dropFirst(12))
             for i in 0..<(tail.count - 2) { XCTAssertFalse(tail[i] == 0 && tail[i + 1] == 0 && tail[i + 2] <= 2, "no start code at \(i)") }
-            XCTAssertEqual(try sealed.withUnsafeBytes { try FrameCrypto.decrypt($0, codec: .h264, keyframe: true, key: key) }, frame)
+            XCTAssertEqual(try sealed.withUnsafeBytes { try FrameCrypto.decrypt($0, codec: .h264, keyframe: true, key: key) }, canonical)
         }
         XCTAssertEqual(H264Units.unescape(H264Units.escape([0, 0, 0, 0, 3, 0, 0, 1, 0, 0])), [0, 0, 0, 0, 3, 0, 0, 1, 0, 0])
     }
@@ -126,6 +128,25 @@ final class FrameCryptoTests: XCTestCase {
         XCTAssertEqual(plain, H264Units.annexB([sps, pps, slice]))
         let back = try sealed.withUnsafeBytes { try FrameCrypto.decrypt($0, codec: .h264, keyframe: true, key: key) }
         XCTAssertEqual(back, avc, "an AVC frame decrypts to AVC")
+    }
+
+    /// A stream with access unit delimiters (a camera's, x264enc's by default, passed
+    /// through): the sender's keyframe is AUD SPS PPS SEI IDR; rtph264depay puts the SPS and
+    /// PPS it has seen ahead of the delimiter (SPS PPS AUD SPS PPS SEI IDR). The delimiter is
+    /// left out of the canonical form on both sides, so the frame decrypts.
+    func testH264WithDelimitersDecryptsWhereTheDepayloaderPutsTheParametersFirst() throws {
+        let aud: [UInt8] = [0x09, 0xF0], sei: [UInt8] = [0x06, 0x05, 0x02, 0xAA, 0xBB, 0x80]
+        let sps: [UInt8] = [0x67, 0x42, 0xC0, 0x15], pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
+        let slice: [UInt8] = [0x65, 0x88, 0x84] + (0..<200).map { UInt8(truncatingIfNeeded: $0 * 5) }
+        let key = try FrameKeyMaterial(passphrase: "key1").frameKey()
+        let iv = Array(repeating: UInt8(3), count: 12)
+        let avc = H264Units.avc([aud, sps, pps, sei, slice])
+        let sealed = try avc.withUnsafeBytes { try FrameCrypto.encrypt($0, codec: .h264, keyframe: true, key: key, keyIndex: 0, iv: iv) }
+        let units = H264Units.avcUnits(sealed).map { Array(sealed[$0]) }
+        XCTAssertEqual(Array(units.prefix(3)), [sps, pps, sei], "sent without the delimiter, the rest clear up to the slice")
+        let received = H264Units.annexB([sps, pps, aud, sps, pps, sei, units[3]])
+        let plain = try received.withUnsafeBytes { try FrameCrypto.decrypt($0, codec: .h264, keyframe: true, key: key) }
+        XCTAssertEqual(plain, H264Units.annexB([sps, pps, sei, slice]))
     }
 
     /// 10 000 mutated frames: each decrypts or fails; none crashes or reads out of bounds.

@@ -27,14 +27,10 @@ extension GraphBuilder {
     }
 
     /// A passed-through capture's encoded filters, after its queue. Its H.264 arrives as the
-    /// payloader's AVC already: refused until it is converted for them.
+    /// encoder's does after `h264parse` (`parserChain`: AVC access units, SPS and PPS before
+    /// every IDR), so the filters see the same form either way.
     package func passthroughEncodedFilters(_ branch: SendBranchSpec) throws(RunError) -> [Element] {
-        guard let first = branch.encodedFilters.first else { return [] }
-        if branch.encode.codec == .h264 {
-            throw RunError(
-                "encoded_filters on a passed-through H.264 capture are not supported yet; encode it (remove `encode: none`), or pass VP8, VP9 or Opus through",
-                at: first.location)
-        }
+        guard !branch.encodedFilters.isEmpty else { return [] }
         return try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
     }
 

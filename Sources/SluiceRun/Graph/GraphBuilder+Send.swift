@@ -37,9 +37,13 @@ extension GraphBuilder {
         // Not leaky: dropping encoded frames would break every frame that refers to them.
         let queue = try make(
             "queue", [("max-size-buffers", "0"), ("max-size-bytes", "0"), ("max-size-time", "2000000000")], at: branch.location)
-        var tail = SendTail(queue: queue, gate: queue, elements: [queue] + (try passthroughEncodedFilters(branch)))
-        if branch.media == .video, let entrance = queue.staticPad("sink"), let exit = queue.staticPad("src") {
-            let cache = GOPCache(watching: entrance)
+        let encodedFilters = try passthroughEncodedFilters(branch)
+        var tail = SendTail(queue: queue, gate: queue, elements: [queue] + encodedFilters)
+        // The cache a new viewer starts from holds what viewers are sent: the frames after the
+        // encoded filters (an `e2ee` stream's ciphertext), not the capture's.
+        let cached = encodedFilters.last?.staticPad("src") ?? queue.staticPad("sink")
+        if branch.media == .video, let cached, let exit = queue.staticPad("src") {
+            let cache = GOPCache(watching: cached)
             let requests = PassthroughKeyframeRequests(watching: exit, source: "send.video (\(branch.capture.kind.name) capture, passthrough)")
             state.withLock {
                 $0.gopCache = cache

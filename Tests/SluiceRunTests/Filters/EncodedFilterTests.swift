@@ -338,6 +338,58 @@ final class EncodedFilterTests: XCTestCase {
         XCTAssertGreaterThan(events(wrong, filter: "e2ee", event: "decrypt-failed"), 1)
     }
 
+    /// A passed-through H.264 file (5 s made with x264enc, grey 0x464646: luma about 76), encrypted
+    /// as it is sent and decrypted after the depayloader: the grey picture comes back, and
+    /// only with the key.
+    func testAPassedThroughH264CaptureIsEncryptedAndDecrypted() async throws {
+        try requireLoopbackOnlyNetwork()
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-e2ee-clip-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        let make = try Bin.parse(
+            "videotestsrc num-buffers=150 pattern=solid-color foreground-color=0xff464646 ! video/x-raw,width=320,height=240,framerate=30/1 "
+                + "! x264enc key-int-max=30 bframes=0 tune=zerolatency ! mp4mux ! filesink location=\(clip)", ghostUnlinkedPads: false)
+        let writer = Pipeline()
+        try writer.add([make])
+        writer.setState(.playing)
+        var written = false
+        while let m = writer.bus.pop(timeout: 30_000_000_000) {
+            if m.kind == .eos { written = true; break }
+            if m.kind == .error { break }
+        }
+        writer.setState(.null)
+        XCTAssertTrue(written, "the clip was written")
+        func run(_ passphrase: String) async throws -> RunSummary {
+            try await PipelineRun(
+                spec: spec(
+                    """
+                    transport: { ice: { addresses: [127.0.0.1] } }
+                    send:
+                      video:
+                        capture: { kind: uri, url: "file://\(clip)" }
+                        encode: { codec: h264, passthrough: true }
+                        encoded_filters:
+                          - filter: e2ee
+                            passphrase: sesame
+                    receive:
+                      video:
+                        codecs: [h264]
+                        encoded_filters:
+                          - filter: e2ee
+                            passphrase: \(passphrase)
+                        filters:
+                          - filter: test-luma-probe
+                    """)
+            ).run(options: RunOptions(duration: 3))
+        }
+        let right = try await run("sesame")
+        XCTAssertGreaterThan(right.receive.video?.frames ?? 0, 45, "\(right.filters)")
+        XCTAssertEqual(events(right, filter: "e2ee", event: "decrypt-failed"), 0, "\(right.filters)")
+        XCTAssertEqual(try XCTUnwrap(LumaProbe.lastMean), 76, accuracy: 5, "the decoded picture is the file's grey")
+        let wrong = try await run("open")
+        XCTAssertEqual(wrong.receive.video?.frames ?? 0, 0, "no picture without the key")
+        XCTAssertGreaterThan(events(wrong, filter: "e2ee", event: "decrypt-failed"), 1)
+    }
+
     /// The passphrase is a write-only property: GStreamer's graph dump cannot show it.
     func testTheKeyStaysOutOfTheGraphPicture() throws {
         let pipeline = Pipeline(name: "p")
