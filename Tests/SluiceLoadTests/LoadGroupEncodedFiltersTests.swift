@@ -48,14 +48,14 @@ final class LoadGroupEncodedFiltersTests: XCTestCase {
     func testAGroupsFiltersAreReadByMedium() throws {
         let spec = try load(
             Self.viewers + """
-                - name: faulty
-                  share: 50%
-                  encoded_filters:
-                    video:
-                      - filter: faults
-                        drop_deltas_at: 2
-                        drop_deltas_for: 3
-            """)
+                    - name: faulty
+                      share: 50%
+                      encoded_filters:
+                        video:
+                          - filter: faults
+                            drop_deltas_at: 2
+                            drop_deltas_for: 3
+                """)
         let groups = try XCTUnwrap(spec.load?.groups)
         XCTAssertEqual(groups.map(\.name), ["clean", "faulty"])
         XCTAssertEqual(groups[0].encodedFilters.count, 0)
