@@ -38,6 +38,22 @@ public struct ElementHandle: @unchecked Sendable {
     /// Posts an element error (the pipeline reports it and stops).
     public func postError(_ text: String) { sluice_element_post_error(pointer, text) }
 
+    /// Tells downstream that the data from `pts` for `duration` is missing: a GAP event with
+    /// `GST_GAP_FLAG_MISSING_DATA` (1.20+), as a depayloader sends for packets lost for good,
+    /// pushed from the element's `src` pad. Call it on the element's streaming thread (from
+    /// its processing of a buffer). A video decoder with `automatic-request-sync-points` then
+    /// waits for a keyframe and asks upstream for one. Returns whether the event was taken.
+    @discardableResult
+    public func pushMissingData(pts: ClockTime, duration: ClockTime?) -> Bool {
+        guard pts != ClockTime.none,
+            let pad = gst_element_get_static_pad(pointer.assumingMemoryBound(to: GstElement.self), "src") // owned: unref'd below
+        else { return false }
+        defer { gst_object_unref(pad) }
+        guard let event = gst_event_new_gap(pts, duration ?? ClockTime.none) else { return false }
+        gst_event_set_gap_flags(event, GST_GAP_FLAG_MISSING_DATA)
+        return gst_pad_push_event(pad, event) != 0 // takes the event
+    }
+
     /// Posts an element message on the bus carrying a copy of `structure`.
     @discardableResult
     public func postMessage(_ structure: Structure) -> Bool {

@@ -10,6 +10,8 @@ public struct EncodedBufferRef: ~Copyable {
     public var pts: ClockTime? { raw.pointee.pts == ClockTime.none ? nil : raw.pointee.pts }
     /// Decoding timestamp in nanoseconds, nil if unset.
     public var dts: ClockTime? { raw.pointee.dts == ClockTime.none ? nil : raw.pointee.dts }
+    /// Duration in nanoseconds, nil if unset.
+    public var duration: ClockTime? { raw.pointee.duration == ClockTime.none ? nil : raw.pointee.duration }
     /// Total bytes in the frame.
     public var size: Int { Int(gst_buffer_get_size(raw)) }
     /// Whether this is not a keyframe (GST_BUFFER_FLAG_DELTA_UNIT).

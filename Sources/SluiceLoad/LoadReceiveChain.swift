@@ -77,7 +77,9 @@ package struct LoadReceiveChain {
         if let parser = DefaultElements.parser(for: arrival.codec) { chain.append(try make(parser)) }
         let counted = chain[chain.count - 1]
         if decodes {
-            chain.append(try make(DefaultElements.decoder(for: arrival.codec)))
+            let decoder = try make(DefaultElements.decoder(for: arrival.codec))
+            if !encoded.isEmpty { GraphBuilder.asksForKeyframesOnMissingData(decoder) }
+            chain.append(decoder)
             chain.append(try make("videoconvert"))
             if FilterRegistry.shared.filter(named: MeasurePlan.reader) != nil {
                 chain.append(try Element.make("sluice-" + MeasurePlan.reader, name: readerName(client: client)))

@@ -92,6 +92,9 @@ package final class EncodedFilterElementState: EncodedFilterState, @unchecked Se
         case .keep?: return .keep
         case .drop?:
             statistics.dropped.add(1, ordering: .relaxed)
+            // A frame dropped on its way to the decoder is missing data, as a lost packet is:
+            // said downstream, the decoder waits for a keyframe and asks the sender for one.
+            if direction == .receive, let pts = frame.pts { handle.pushMissingData(pts: pts, duration: frame.duration) }
             return .drop
         case .replace(let bytes)?:
             let written = frame.replaceBytes(count: bytes.count) { out in out.copyBytes(from: bytes) }

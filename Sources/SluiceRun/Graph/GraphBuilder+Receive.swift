@@ -81,6 +81,7 @@ extension GraphBuilder {
             } else {
                 try make(DefaultElements.decoder(for: stream.codec), at: branch.location)
             }
+        if !branch.encodedFilters.isEmpty { Self.asksForKeyframesOnMissingData(decoder) }
         stageTimer(for: media)?.timeDecoder(decoder)
         let convert = try make(media == .video ? "videoconvert" : "audioconvert", at: branch.location)
         chain += [decoder, convert]
@@ -271,5 +272,17 @@ extension GraphBuilder {
     /// file is finalized with what did arrive.
     package var unusedRecordingPads: [Pad] {
         state.withLock { $0.recordings.values.flatMap { $0.reserved.values.filter { !$0.isLinked } } }
+    }
+}
+
+extension GraphBuilder {
+    /// Behind receive-side encoded filters, a frame they drop (a `faults` drop, a frame `e2ee`
+    /// cannot decrypt) reaches the decoder as missing data (`ElementHandle.pushMissingData`),
+    /// where the depayloader would have seen no loss: with `automatic-request-sync-points`
+    /// (GstVideoDecoder, 1.20+) the decoder drops what follows until a keyframe, and asks for
+    /// one upstream, which the RTP session sends as a PLI. Decoders without it are left as they are.
+    package static func asksForKeyframesOnMissingData(_ decoder: Element) {
+        guard decoder.hasProperty("automatic-request-sync-points") else { return }
+        try? decoder.set("automatic-request-sync-points", true)
     }
 }

@@ -192,6 +192,40 @@ final class EncodedFilterTests: XCTestCase {
         XCTAssertTrue(summary.text.contains("freezes ("), summary.text)
     }
 
+    /// Frames `faults` drops on the receive side reach the decoder as missing data: it asks
+    /// for a keyframe (a PLI), so with the sender's own keyframes 10 s apart the picture is
+    /// back within a keyframe request of each drop, not at the next scheduled keyframe.
+    func testFramesDroppedOnReceiveAskTheSenderForAKeyframe() async throws {
+        try requireLoopbackOnlyNetwork()
+        let s = try spec(
+            """
+            transport: { ice: { addresses: [127.0.0.1] } }
+            send:
+              video:
+                capture: { kind: test, width: 320, height: 240, fps: 30 }
+                encode: { codec: vp8, bitrate: 600, keyframe_interval: 300 }
+            receive:
+              video:
+                encoded_filters:
+                  - filter: faults
+                    drop_deltas_at: 1
+                    drop_deltas_for: 0.5
+            """)
+        let summary = try await PipelineRun(spec: s).run(options: RunOptions(duration: 4))
+        let faults = try XCTUnwrap(summary.filters.first { $0.filter == "faults" })
+        let video = try XCTUnwrap(summary.send.video), network = try XCTUnwrap(summary.network)
+        print(
+            "drops on receive: \(faults.dropped) dropped, \(network.keyframe_requests ?? -1) keyframe requests at the encoder, PLIs \(network.pli_count), decoded \(summary.receive.video?.frames ?? 0) of \(video.frames)"
+        )
+        XCTAssertGreaterThan(faults.dropped, 5, "\(faults)")
+        XCTAssertGreaterThanOrEqual(network.pli_count, 1, "the receiver asked for a keyframe: \(network)")
+        // The start gate's request, then the receiver's, 10 s before the encoder's own keyframe.
+        XCTAssertGreaterThanOrEqual(network.keyframe_requests ?? 0, 2, "the request reached the encoder: \(network)")
+        // Without the request the picture would stay broken from the window to the run's end.
+        let decoded = summary.receive.video?.frames ?? 0
+        XCTAssertGreaterThan(decoded, video.frames - faults.dropped - 30, "the picture came back within a second: \(decoded) of \(video.frames)")
+    }
+
     /// A send branch's encoded filters swapped twice while frames flow (in process, for the
     /// leak tracer): a list of one `faults` that drops nothing, then none, then `faults`
     /// dropping every second frame; the picture keeps coming, and only the last one drops.
