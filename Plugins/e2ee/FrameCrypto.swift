@@ -65,10 +65,18 @@ public enum FrameCrypto {
         _ frame: UnsafeRawBufferPointer, codec: EncodedCodec, keyframe: Bool, key: SymmetricKey, keyIndex: UInt8, iv: [UInt8]
     ) throws -> [UInt8] {
         let (clear, escaped) = clearBytes(codec: codec, keyframe: keyframe, frame: frame)
-        let header = Array(frame[0..<clear])
+        let header = Array(UnsafeRawBufferPointer(rebasing: frame[0..<clear]))
+        // Contiguous buffers in and out (not slices or `Data` read as sequences): a slice of
+        // the frame went through swift-crypto's generic path a byte at a time.
         let sealed = try AES.GCM.seal(
-            frame[clear...], using: key, nonce: try AES.GCM.Nonce(data: iv), authenticating: header)
-        var tail = Array(sealed.ciphertext) + Array(sealed.tag) + iv + [UInt8(ivLength), keyIndex]
+            UnsafeRawBufferPointer(rebasing: frame[clear...]), using: key, nonce: try AES.GCM.Nonce(data: iv), authenticating: header)
+        var tail: [UInt8] = []
+        tail.reserveCapacity(frame.count - clear + tagLength + ivLength + 2)
+        sealed.ciphertext.withUnsafeBytes { tail.append(contentsOf: $0) }
+        sealed.tag.withUnsafeBytes { tail.append(contentsOf: $0) }
+        tail.append(contentsOf: iv)
+        tail.append(UInt8(ivLength))
+        tail.append(keyIndex)
         if escaped { tail = H264Units.escape(tail) }
         return header + tail
     }
@@ -86,8 +94,8 @@ public enum FrameCrypto {
 
     private static func open(_ frame: UnsafeRawBufferPointer, codec: EncodedCodec, keyframe: Bool, key: SymmetricKey) throws(Failure) -> [UInt8] {
         let (clear, escaped) = clearBytes(codec: codec, keyframe: keyframe, frame: frame)
-        let header = Array(frame[0..<clear])
-        var tail = Array(frame[clear...])
+        let header = Array(UnsafeRawBufferPointer(rebasing: frame[0..<clear]))
+        var tail = Array(UnsafeRawBufferPointer(rebasing: frame[clear...]))
         if escaped { tail = H264Units.unescape(tail) }
         guard tail.count >= tagLength + ivLength + 2 else { throw .tooShort }
         let ivLengthByte = Int(tail[tail.count - 2])
@@ -97,7 +105,11 @@ public enum FrameCrypto {
             let box = try AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: tail[ivStart..<(ivStart + ivLength)]), ciphertext: tail[0..<tagStart],
                 tag: tail[tagStart..<ivStart])
-            return header + Array(try AES.GCM.open(box, using: key, authenticating: header))
+            let plain = try AES.GCM.open(box, using: key, authenticating: header)
+            var out = header
+            out.reserveCapacity(header.count + plain.count)
+            plain.withUnsafeBytes { out.append(contentsOf: $0) }
+            return out
         } catch {
             throw .authentication
         }

@@ -23,36 +23,48 @@ public enum H264Units {
     }
 
     /// Emulation prevention (H.264 7.4.1): a 0x03 before any byte ≤ 3 that follows two zeros.
+    /// One pass over the bytes into a buffer sized for the worst case (a 0x03 every third
+    /// byte), without growing an array a byte at a time.
     public static func escape(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(data.count + data.count / 64)
-        var zeros = 0
-        for byte in data {
-            if byte <= 3, zeros >= 2 {
-                out.append(3)
-                zeros = 0
+        data.withUnsafeBufferPointer { input in
+            [UInt8](unsafeUninitializedCapacity: input.count + input.count / 2 + 1) { out, written in
+                var n = 0, zeros = 0
+                for byte in input {
+                    if byte <= 3, zeros >= 2 {
+                        out[n] = 3
+                        n += 1
+                        zeros = 0
+                    }
+                    out[n] = byte
+                    n += 1
+                    zeros = byte == 0 ? zeros + 1 : 0
+                }
+                written = n
             }
-            out.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
         }
-        return out
     }
 
     /// Removes emulation prevention: every 0x03 after two zeros, as LiveKit's `parseRbsp` does.
     public static func unescape(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(data.count)
-        var i = 0
-        while i < data.count {
-            if i + 2 < data.count, data[i] == 0, data[i + 1] == 0, data[i + 2] == 3 {
-                out.append(0); out.append(0)
-                i += 3
-            } else {
-                out.append(data[i])
-                i += 1
+        data.withUnsafeBufferPointer { input in
+            [UInt8](unsafeUninitializedCapacity: input.count) { out, written in
+                var i = 0, n = 0
+                let count = input.count
+                while i < count {
+                    if i + 2 < count, input[i] == 0, input[i + 1] == 0, input[i + 2] == 3 {
+                        out[n] = 0
+                        out[n + 1] = 0
+                        n += 2
+                        i += 3
+                    } else {
+                        out[n] = input[i]
+                        n += 1
+                        i += 1
+                    }
+                }
+                written = n
             }
         }
-        return out
     }
 
     /// Where each NAL unit of an Annex B access unit lies (after its start code).
