@@ -20,7 +20,7 @@ package enum LoadGroupBranches {
     /// The outputs each group with encoded filters feeds its publishers, by group name: the
     /// group's branch for a medium it filters, the shared output for the others.
     package static func build(
-        for groups: [LoadGroup], from outputs: [ViewerSet.Output], builder: GraphBuilder, into pipeline: Pipeline
+        for groups: [LoadGroup], from outputs: [ViewerSet.Output], builder: GraphBuilder
     ) throws(RunError) -> [String: [ViewerSet.Output]] {
         var byGroup: [String: [ViewerSet.Output]] = [:]
         for group in groups where !group.encodedFilters.isEmpty {

@@ -49,7 +49,7 @@ package final class LoadPublisherHub: Sendable {
                 return output
             }
         }
-        groupOutputs = try LoadGroupBranches.build(for: groups, from: outputs, builder: builder, into: pipeline)
+        groupOutputs = try LoadGroupBranches.build(for: groups, from: outputs, builder: builder)
         self.pipeline = pipeline
         self.builder = builder
         recipe = WebRTCRecipe(loadClientOf: spec.transport)
