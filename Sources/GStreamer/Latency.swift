@@ -45,6 +45,31 @@ extension Element {
     }
 }
 
+extension Pad {
+    /// Asks this pad how much latency the path that feeds it has (`gst_pad_query` with a
+    /// latency query: the pad's own query function answers, so an element that syncs on the
+    /// clock, such as `clocksync`, learns its upstream latency from it); nil if nothing answered.
+    public func queryLatency() -> LatencyAnswer? {
+        guard let query = gst_query_new_latency() else { return nil }
+        defer { gst_query_unref(query) }
+        guard gst_pad_query(pad, query) != 0 else { return nil }
+        var live: gboolean = 0
+        var min: GstClockTime = 0, max: GstClockTime = 0
+        gst_query_parse_latency(query, &live, &min, &max)
+        return LatencyAnswer(live: live != 0, min: min, max: max == ClockTime.none ? nil : max)
+    }
+}
+
+extension Message {
+    /// Posts a `latency` message from `source` (`gst_message_new_latency`): the pipeline's
+    /// owner should recalculate the latency, as when an element's own latency changed.
+    @discardableResult
+    public static func postLatency(from source: Element) -> Bool {
+        let msg = gst_message_new_latency(source.pointer.assumingMemoryBound(to: GstObject.self))
+        return gst_element_post_message(source.element, msg) != 0
+    }
+}
+
 extension Event {
     /// A latency event: the latency, in nanoseconds, a sink and the elements before it that
     /// sync on the clock must add.

@@ -297,24 +297,9 @@ final class MeasureEndToEndTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         func file(_ name: String, audioFilters: String) throws -> String {
-            let path = dir.appendingPathComponent(name).path
-            try """
-            transport: { kind: loopback, ice: { addresses: [127.0.0.1] } }
-            send:
-              video:
-                capture: { kind: test, width: 320, height: 240, fps: 30 }
-                encode: { codec: vp8, bitrate: 500 }
-              audio:
-                capture: { kind: swift, name: tone, frequency: 440 }
-                filters: [{ filter: audiostamp, interval_ms: 400 }\(audioFilters)]
-                encode: { codec: opus, bitrate: 32 }
-            receive:
-              video: { sink: stats }
-              audio: { sink: stats }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-            return path
+            try avFile(in: dir, name: name, audioFilters: audioFilters)
         }
-        let held = ", { gst: \"queue min-threshold-time=90000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0\" }"
+        let held = Self.heldBackAudio
         var figures: [String: (mouthToEar: Double, offset: Double)] = [:], videoMedians: [String: Double] = [:]
         for (name, filters) in [("plain", ""), ("held", held)] {
             let (r, report, _) = try measure([try file("\(name).yaml", audioFilters: filters), "--duration", "6", "--warmup", "1"])
@@ -334,6 +319,64 @@ final class MeasureEndToEndTests: XCTestCase {
         // for its 20 ms frame to fill, the 320x240 picture is through in a few ms.
         let plainVideo = try XCTUnwrap(videoMedians["plain"])
         XCTAssertEqual(plain.offset, plain.mouthToEar - plainVideo, accuracy: 5, "the offset is audio's delay less video's")
+    }
+
+    /// A queue that lets sound go only once it holds 90 ms of the tone source's 10-ms buffers:
+    /// each buffer leaves 80 ms after it came (see the test above).
+    private static let heldBackAudio =
+        ", { gst: \"queue min-threshold-time=90000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0\" }"
+
+    /// A loopback file sending 320x240 VP8 and a stamped tone, with `audioFilters` after the
+    /// stamp writer and `playout` as `receive.playout` (none: the default).
+    private func avFile(in dir: URL, name: String, audioFilters: String, playout: String? = nil) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try """
+        transport: { kind: loopback, ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, width: 320, height: 240, fps: 30 }
+            encode: { codec: vp8, bitrate: 500 }
+          audio:
+            capture: { kind: swift, name: tone, frequency: 440 }
+            filters: [{ filter: audiostamp, interval_ms: 400 }\(audioFilters)]
+            encode: { codec: opus, bitrate: 32 }
+        receive:
+          \(playout.map { "playout: \($0)" } ?? "")
+          video: { sink: stats }
+          audio: { sink: stats }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// `receive.playout: lip-sync` plays sound and picture captured together at the same
+    /// moment: the A/V offset is 0 ± 5 ms where playing on arrival gives what the paths differ
+    /// by (Opus's 20-ms frame). Sound held back 80 ms on the sender (its RTCP reports keep
+    /// mapping RTP time to capture time) is met by the picture waiting 80 ms longer: still in
+    /// sync, both later by as much. Medians of one 6 s run each, a stamp every 400 ms.
+    func testLipSyncedPlayoutPlaysSoundAndPictureTogether() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-lips-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        struct Figures { var video: Double, audio: Double, offset: Double }
+        var figures: [String: Figures] = [:]
+        for (name, filters) in [("synced", ""), ("held", Self.heldBackAudio)] {
+            let path = try avFile(in: dir, name: "\(name).yaml", audioFilters: filters, playout: "lip-sync")
+            let (r, report, _) = try measure([path, "--duration", "6", "--warmup", "1"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let o = try XCTUnwrap(report, r.stdout)
+            let context = "\(name): \(o["audio"] ?? "no audio")"
+            figures[name] = Figures(
+                video: try XCTUnwrap(number(o, "latency.p50_ms"), r.stdout),
+                audio: try XCTUnwrap(number(o, "audio.mouth_to_ear.p50_ms"), context),
+                offset: try XCTUnwrap(number(o, "audio.av_offset.p50_ms"), context))
+            XCTAssertGreaterThanOrEqual(number(o, "audio.av_offset.samples") ?? 0, 8, context)
+        }
+        let synced = try XCTUnwrap(figures["synced"]), held = try XCTUnwrap(figures["held"])
+        print("lip sync: \(synced) ms; sound held back 80 ms: \(held) ms")
+        XCTAssertEqual(synced.offset, 0, accuracy: 5, "sound and picture played together")
+        XCTAssertEqual(held.offset, 0, accuracy: 5, "still together with the sound held back")
+        XCTAssertEqual(held.audio - synced.audio, 80, accuracy: 5, "the sound came 80 ms later")
+        XCTAssertEqual(held.video - synced.video, 80, accuracy: 8, "and the picture waited for it")
     }
 
     /// Two processes, without and with 40 ms one way on the link: the audio's mouth-to-ear

@@ -84,9 +84,11 @@ extension GraphBuilder {
         if !branch.encodedFilters.isEmpty { Self.asksForKeyframesOnMissingData(decoder) }
         stageTimer(for: media)?.timeDecoder(decoder)
         let convert = try make(media == .video ? "videoconvert" : "audioconvert", at: branch.location)
-        chain += [decoder, convert]
-        chain += try linkFiltersAndSink(branch, media: media, after: chain, convert: convert)
+        let playout = try playoutSync(for: branch)
+        chain += [decoder, convert] + [playout].compactMap { $0 }
+        chain += try linkFiltersAndSink(branch, media: media, after: chain, convert: playout ?? convert)
         for e in chain.reversed() { e.syncStateWithParent() }
+        announcePlayout(playout)
         countDecoded(at: decoder, video: media == .video)
         guard let entrance = chain[0].staticPad("sink") else { throw RunError("depayloader has no sink pad") }
         do { try pad.link(entrance) } catch {

@@ -65,6 +65,8 @@ public final class GraphBuilder: Sendable {
         package var gopCache: GOPCache?
         /// Peers' keyframe requests for a passthrough video stream, which go unanswered.
         package var passthroughKeyframeRequests: PassthroughKeyframeRequests?
+        /// The `clocksync` of each receive branch with `receive.playout: lip-sync`.
+        package var playoutSyncs: [Element] = []
     }
     package let state = Mutex(State())
     /// Serializes receive-branch builds (video and audio pads can appear on two threads at

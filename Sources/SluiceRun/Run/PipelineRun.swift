@@ -417,8 +417,10 @@ public final class PipelineRun: Sendable {
                 if supervisor.handleError(from: message.sourceLineage, reason: label?.redact(text + reason) ?? text) { return }
                 self?.fail(RunError(label?.redact(said) ?? said))
             case .latency:
-                // A jitter buffer now waits longer for retransmissions: sinks must know.
+                // A jitter buffer now waits longer for retransmissions: sinks must know, and
+                // so must a lip-synced playout.
                 pipeline.recalculateLatency()
+                builder.alignPlayout()
             case .warning:
                 let (text, _) = message.parsedError ?? ("", nil)
                 let label = message.sourceLineage.lazy.compactMap(labels).first

@@ -236,16 +236,19 @@ public struct ReceiveCode: Sendable {
     public var video: ReceiveBranchCode?
     /// `receive.audio`.
     public var audio: ReceiveBranchCode?
+    /// `receive.playout`; nil leaves the default (`arrival`).
+    public var playout: ReceivePlayout?
 
     /// The receive section with these branches.
-    public init(video: ReceiveBranchCode? = nil, audio: ReceiveBranchCode? = nil) {
-        self.video = video; self.audio = audio
+    public init(video: ReceiveBranchCode? = nil, audio: ReceiveBranchCode? = nil, playout: ReceivePlayout? = nil) {
+        self.video = video; self.audio = audio; self.playout = playout
     }
 
     var node: SpecNode {
         var map = CodeMapping(video?.location ?? audio?.location ?? SourceLocation(file: ""))
         map.add("video", node: video?.node)
         map.add("audio", node: audio?.node)
+        map.add("playout", playout.map { .text($0.rawValue) })
         return map.node
     }
 }

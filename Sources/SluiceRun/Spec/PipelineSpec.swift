@@ -517,10 +517,27 @@ public struct ReceiveSpec: Sendable, Equatable {
     public var video: ReceiveBranchSpec?
     /// `receive.audio`: the audio branch; nil when the file has none.
     public var audio: ReceiveBranchSpec?
+    /// `receive.playout`: when decoded frames and sound are played (default `arrival`).
+    public var playout: ReceivePlayout
     /// A receive section with the branches given.
-    public init(video: ReceiveBranchSpec? = nil, audio: ReceiveBranchSpec? = nil) {
-        self.video = video; self.audio = audio
+    public init(video: ReceiveBranchSpec? = nil, audio: ReceiveBranchSpec? = nil, playout: ReceivePlayout = .arrival) {
+        self.video = video; self.audio = audio; self.playout = playout
     }
+}
+
+/// `receive.playout`: when what arrives is played (handed to the branch's filters and sink).
+public enum ReceivePlayout: String, Sendable, Equatable, CaseIterable {
+    /// `arrival` (the default): each frame and each sound buffer as soon as it is decoded. The
+    /// least delay; picture and sound keep whatever their paths differ by (Opus fills a 20-ms
+    /// frame before it sends, a small picture is through in a few ms).
+    case arrival
+    /// `lip-sync`: each frame and sound buffer waits until its presentation time, so sound
+    /// and picture captured together are played together, as a player does. The sender's
+    /// RTCP reports map RTP time to capture time; the receiving rtpbin uses them to place
+    /// both streams on one timeline, and a `clocksync` after each decoder holds what came
+    /// early until its time plus the receive path's latency (the jitter buffer's, from
+    /// `transport.latency`, and the decoders'), the same for both media.
+    case lipSync = "lip-sync"
 }
 
 /// receive → decode → filters → sink, for one medium.

@@ -6,7 +6,13 @@ extension SpecDecoder {
     package static let decodeKeys = ["element", "properties"]
 
     package mutating func decodeReceive(_ entry: SpecEntry, transport: TransportSpec) -> Side<ReceiveBranchSpec> {
-        decodeSide(entry, name: "receive") { decoder, branch, media in decoder.decodeReceiveBranch(branch, media: media) }
+        var side = decodeSide(entry, name: "receive", otherKeys: ["playout"]) { decoder, branch, media in
+            decoder.decodeReceiveBranch(branch, media: media)
+        }
+        if let playout = entry.value.entries?.entry("playout"), let choice = choice(playout, what: "playout", as: ReceivePlayout.self) {
+            side.playout = choice
+        }
+        return side
     }
 
     package mutating func decodeReceiveBranch(_ entry: SpecEntry, media: MediaKind) -> ReceiveBranchSpec? {

@@ -11,12 +11,12 @@ extension SpecDecoder {
 
     /// `send:` or `receive:`: a `video` and an `audio` branch, each decoded by `branch`.
     package mutating func decodeSide<Branch>(
-        _ entry: SpecEntry, name: String,
+        _ entry: SpecEntry, name: String, otherKeys: [String] = [],
         branch decodeBranch: (inout SpecDecoder, SpecEntry, MediaKind) -> Branch?
     ) -> Side<Branch> {
         var side = Side<Branch>(key: entry)
         guard let map = mapping(entry) else { return side }
-        checkKeys(map, allowed: Self.sideKeys, context: "in \(name)")
+        checkKeys(map, allowed: Self.sideKeys + otherKeys, context: "in \(name)")
         for media in MediaKind.allCases {
             guard let branch = map.entry(media.rawValue) else { continue }
             side.present[media] = branch.keyLocation

@@ -109,6 +109,8 @@ public struct SpecDecoder {
         package var video: Branch?
         package var audio: Branch?
         package var present: [MediaKind: SourceLocation] = [:]
+        /// `receive.playout` (the receive side only).
+        package var playout: ReceivePlayout = .arrival
     }
 
     /// Applies the rules that involve several sections: at least one branch; the transport
@@ -133,7 +135,7 @@ public struct SpecDecoder {
         let sendSpec = send.map { SendSpec(video: $0.video, audio: $0.audio) }
         let receiveSpec: ReceiveSpec? =
             (draft.receiveVideo == nil && draft.receiveAudio == nil && receive == nil)
-            ? nil : ReceiveSpec(video: draft.receiveVideo, audio: draft.receiveAudio)
+            ? nil : ReceiveSpec(video: draft.receiveVideo, audio: draft.receiveAudio, playout: receive?.playout ?? .arrival)
         return PipelineSpec(
             file: file, name: name, description: description, transport: transport,
             send: sendSpec, receive: receiveSpec)

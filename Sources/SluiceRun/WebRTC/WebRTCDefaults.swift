@@ -26,6 +26,7 @@ public enum WebRTCDefaults {
     public static func apply(to webrtcbin: Element) {
         if let rtpbin = webrtcbin.cast(to: Bin.self)?.child(named: "rtpbin") {
             RetransmissionLatency.attach(to: rtpbin)
+            if rtpbin.hasProperty("rtcp-sync-send-time") { try? rtpbin.set("rtcp-sync-send-time", false) }
             // The rtpbin is the signal's first argument: the handler captures nothing.
             rtpbin.connect("on-new-ssrc") { (args: borrowing SignalArguments) -> Void in
                 guard let bin = args.object(0, as: Element.self), let id = args.get(1, as: UInt32.self),

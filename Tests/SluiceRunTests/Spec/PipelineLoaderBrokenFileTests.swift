@@ -96,6 +96,13 @@ private let brokenCases: [BrokenCase] = [
                 capture: {kind: test, wave: sine}
             """, at: "3:27", message: "unknown key 'wave' in capture; 'wave' is an audio key and this is the video branch"),
     BrokenCase(
+        name: "unknown playout",
+        yaml: validSend + "\nreceive:\n  playout: lipsync\n", at: "5:12",
+        message: "unknown playout 'lipsync'; expected one of arrival, lip-sync; did you mean 'lip-sync'?"),
+    BrokenCase(
+        name: "playout in a send section", yaml: validSend + "\n  playout: lip-sync\n", at: "4:3",
+        message: "unknown key 'playout' in send"),
+    BrokenCase(
         name: "unknown key in send branch", yaml: validSend + "\n    filter: []\n", at: "4:5",
         message: "unknown key 'filter' in send.video; did you mean 'filters'?"),
 

@@ -294,6 +294,24 @@ final class PipelineLoaderValidTests: XCTestCase {
                 media: .video, sink: SinkSpec(kind: .stats, location: specLoc(2, 3)), location: specLoc(2, 3)))
     }
 
+    /// `receive.playout` is `arrival` unless the file asks for `lip-sync`.
+    func testReceivePlayout() throws {
+        let synced = try XCTUnwrap(
+            specLoadValid(
+                """
+                send:
+                  video: {capture: {kind: test}}
+                  audio: {capture: {kind: test}}
+                receive:
+                  playout: lip-sync
+                  audio: {sink: "null"}
+                """))
+        XCTAssertEqual(synced.receive?.playout, .lipSync)
+        XCTAssertEqual(synced.receive?.audio?.sink.kind, .null)
+        let plain = try XCTUnwrap(specLoadValid("send:\n  video: {capture: {kind: test}}\n"))
+        XCTAssertEqual(plain.receive?.playout, .arrival)
+    }
+
     func testEnvironmentSubstitution() throws {
         let yaml = """
             name: ${NAME}-${SUFFIX:-dev}
