@@ -4,6 +4,8 @@
 `sluice measure Pipelines/loopback.yaml` (720p30 VP8 2000 kbit/s, a 440 Hz tone in Opus
 64 kbit/s, an audio stamp every 400 ms) RUNS times in each of these set-ups:
   one process        send and receive in one process (loopback)
+  …, lip-sync        the same with `receive.playout: lip-sync` (0 ± 5 ms expected, and with
+                     sound held back 80 ms too: the picture waits for it)
   two processes      --processes 2: two network namespaces joined by a veth pair
   two processes, 40 ms  the same with `--netem "delay 40ms"` on the sender's side: what the
                      link adds shows in both media (the accuracy check)
@@ -39,9 +41,13 @@ STAMPS = ["--set", "send.audio.filters=[{filter: audiostamp, interval_ms: 400}]"
 # buffer's end), so the offset must read 80 ms more than "one process".
 HELD = ["--set", "send.audio.filters=[{filter: audiostamp, interval_ms: 400}, {gst: \"queue min-threshold-time=90000000 "
         "max-size-time=0 max-size-buffers=0 max-size-bytes=0\"}]"]
+# `receive.playout: lip-sync`: sound and picture played together, the readers after the wait.
+LIPS = ["--set", "receive.playout=lip-sync"]
 SETUPS = [
     ("one process", [], "Pipelines/loopback.yaml", []),
     ("one process, audio held 80 ms", [], "Pipelines/loopback.yaml", HELD),
+    ("one process, lip-sync", [], "Pipelines/loopback.yaml", STAMPS + LIPS),
+    ("one process, lip-sync, audio held 80 ms", [], "Pipelines/loopback.yaml", HELD + LIPS),
     ("two processes", [], "Pipelines/loopback.yaml", ["--processes", "2"]),
     ("two processes, 40 ms", [], "Pipelines/loopback.yaml", ["--processes", "2", "--netem", "delay 40ms"]),
     ("Janus EchoTest", ["Scripts/janus-sandbox.sh"], "Pipelines/janus-echo.yaml", []),

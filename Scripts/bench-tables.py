@@ -482,6 +482,17 @@ def audio_measure():
         rows.append(f"The offset's accuracy: a queue in `send.audio.filters` that holds every buffer 80 ms (the "
                     f"\"held 80 ms\" row) reads an A/V offset {grown:+.1f} ms from \"one process\" in the same "
                     f"measurement (target 80 ± 5; `{held.get('how', d['how'])}`).")
+    lips, lips_held = by_setup.get("one process, lip-sync"), by_setup.get("one process, lip-sync, audio held 80 ms")
+    if plain and lips:
+        cost = lips["median"]["video_p50_ms"] - plain["median"]["video_p50_ms"]
+        line = (f"Lip-synced playout (`receive.playout: lip-sync`, the \"lip-sync\" rows) reads an A/V offset of "
+                f"{lips['median']['av_offset_p50_ms']:+.1f} ms (target 0 ± 5), where playing on arrival reads "
+                f"{plain['median']['av_offset_p50_ms']:+.1f} ms, and costs {cost:.1f} ms of glass-to-glass: the jitter "
+                f"buffer's latency (`transport.latency`, 50 ms here)")
+        if lips_held:
+            line += (f"; with the sound held back 80 ms it reads {lips_held['median']['av_offset_p50_ms']:+.1f} ms: "
+                     f"the picture waits for the sound")
+        rows += ["", line + f" (`{lips.get('how', d['how'])}`)."]
     return "\n".join(rows)
 
 
