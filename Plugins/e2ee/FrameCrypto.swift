@@ -70,15 +70,23 @@ public enum FrameCrypto {
         // the frame went through swift-crypto's generic path a byte at a time.
         let sealed = try AES.GCM.seal(
             UnsafeRawBufferPointer(rebasing: frame[clear...]), using: key, nonce: try AES.GCM.Nonce(data: iv), authenticating: header)
-        var tail: [UInt8] = []
-        tail.reserveCapacity(frame.count - clear + tagLength + ivLength + 2)
+        var tail = header
+        tail.reserveCapacity(frame.count + tagLength + ivLength + 2)
         sealed.ciphertext.withUnsafeBytes { tail.append(contentsOf: $0) }
         sealed.tag.withUnsafeBytes { tail.append(contentsOf: $0) }
         tail.append(contentsOf: iv)
         tail.append(UInt8(ivLength))
         tail.append(keyIndex)
-        if escaped { tail = H264Units.escape(tail) }
-        return header + tail
+        guard escaped else { return tail }
+        // Emulation prevention after the clear header, into one buffer sized for the worst case.
+        let body = tail.count - clear
+        return tail.withUnsafeBytes { all in
+            [UInt8](unsafeUninitializedCapacity: clear + body + body / 2 + 1) { out, written in
+                let dst = UnsafeMutableRawBufferPointer(out)
+                dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[0..<clear]))
+                written = clear + H264Units.escape(UnsafeRawBufferPointer(rebasing: all[clear...]), into: UnsafeMutableRawBufferPointer(rebasing: dst[clear...]))
+            }
+        }
     }
 
     /// The key index a frame names (its last byte); nil for an empty frame.
@@ -95,8 +103,12 @@ public enum FrameCrypto {
     private static func open(_ frame: UnsafeRawBufferPointer, codec: EncodedCodec, keyframe: Bool, key: SymmetricKey) throws(Failure) -> [UInt8] {
         let (clear, escaped) = clearBytes(codec: codec, keyframe: keyframe, frame: frame)
         let header = Array(UnsafeRawBufferPointer(rebasing: frame[0..<clear]))
-        var tail = Array(UnsafeRawBufferPointer(rebasing: frame[clear...]))
-        if escaped { tail = H264Units.unescape(tail) }
+        let rest = UnsafeRawBufferPointer(rebasing: frame[clear...])
+        let tail =
+            escaped
+            ? [UInt8](unsafeUninitializedCapacity: rest.count) { out, written in
+                written = H264Units.unescape(rest, into: UnsafeMutableRawBufferPointer(out))
+            } : Array(rest)
         guard tail.count >= tagLength + ivLength + 2 else { throw .tooShort }
         let ivLengthByte = Int(tail[tail.count - 2])
         guard ivLengthByte == ivLength else { throw .badIVLength(ivLengthByte) }
@@ -152,6 +164,6 @@ struct H264Canonical {
 
     /// `result` (canonical Annex B) in the frame's own format.
     func restored(_ result: [UInt8]) -> [UInt8] {
-        wasAVC ? H264Units.avc(H264Units.annexBUnits(result).map { Array(result[$0]) }) : result
+        wasAVC ? H264Units.avc(result, units: H264Units.annexBUnits(result)) : result
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// H.264's NAL units as encoded filters see them: Annex B (start codes: the encoder's output,
 /// on the send side) and AVC (4-byte big-endian lengths: what the decoder takes, on the
 /// receive side); where the first slice starts; and the emulation prevention that keeps start
@@ -23,60 +29,102 @@ public enum H264Units {
     }
 
     /// Emulation prevention (H.264 7.4.1): a 0x03 before any byte ≤ 3 that follows two zeros.
-    /// One pass over the bytes into a buffer sized for the worst case (a 0x03 every third
-    /// byte), without growing an array a byte at a time.
+    /// Into a buffer sized for the worst case (a 0x03 every third byte).
     public static func escape(_ data: [UInt8]) -> [UInt8] {
-        data.withUnsafeBufferPointer { input in
+        data.withUnsafeBytes { input in
             [UInt8](unsafeUninitializedCapacity: input.count + input.count / 2 + 1) { out, written in
-                var n = 0, zeros = 0
-                for byte in input {
-                    if byte <= 3, zeros >= 2 {
-                        out[n] = 3
-                        n += 1
-                        zeros = 0
-                    }
-                    out[n] = byte
-                    n += 1
-                    zeros = byte == 0 ? zeros + 1 : 0
-                }
-                written = n
+                written = escape(input, into: UnsafeMutableRawBufferPointer(out))
             }
         }
+    }
+
+    /// Writes `input` with emulation prevention into `out`, which has room for
+    /// `input.count + input.count / 2 + 1` bytes; returns how many it wrote. Runs of bytes
+    /// without a zero are copied whole (`memchr` finds the zeros): in ciphertext, where a
+    /// zero is one byte in 256, almost everything is.
+    public static func escape(_ input: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int {
+        guard let src = input.baseAddress, let dst = out.baseAddress else { return 0 }
+        let count = input.count
+        var i = 0, n = 0, zeros = 0
+        while i < count {
+            if zeros >= 2 {
+                let byte = src.load(fromByteOffset: i, as: UInt8.self)
+                if byte <= 3 {
+                    dst.storeBytes(of: 3, toByteOffset: n, as: UInt8.self)
+                    n += 1
+                    zeros = 0
+                }
+                dst.storeBytes(of: byte, toByteOffset: n, as: UInt8.self)
+                n += 1
+                zeros = byte == 0 ? zeros + 1 : 0
+                i += 1
+                continue
+            }
+            // Fewer than two zeros before: nothing needs a 0x03 up to the next zero.
+            let zero = memchr(src + i, 0, count - i).map { UnsafeRawPointer($0) - src } ?? count
+            if zero > i {
+                (dst + n).copyMemory(from: src + i, byteCount: zero - i)
+                n += zero - i
+                zeros = 0
+                i = zero
+            }
+            if i < count {
+                dst.storeBytes(of: 0, toByteOffset: n, as: UInt8.self)
+                n += 1
+                zeros += 1
+                i += 1
+            }
+        }
+        return n
     }
 
     /// Removes emulation prevention: every 0x03 after two zeros, as LiveKit's `parseRbsp` does.
     public static func unescape(_ data: [UInt8]) -> [UInt8] {
-        data.withUnsafeBufferPointer { input in
+        data.withUnsafeBytes { input in
             [UInt8](unsafeUninitializedCapacity: input.count) { out, written in
-                var i = 0, n = 0
-                let count = input.count
-                while i < count {
-                    if i + 2 < count, input[i] == 0, input[i + 1] == 0, input[i + 2] == 3 {
-                        out[n] = 0
-                        out[n + 1] = 0
-                        n += 2
-                        i += 3
-                    } else {
-                        out[n] = input[i]
-                        n += 1
-                        i += 1
-                    }
-                }
-                written = n
+                written = unescape(input, into: UnsafeMutableRawBufferPointer(out))
             }
         }
     }
 
-    /// Where each NAL unit of an Annex B access unit lies (after its start code).
+    /// Writes `input` without its emulation prevention bytes into `out` (room for
+    /// `input.count` bytes); returns how many it wrote. A 0x03 goes when the two bytes before
+    /// it are zeros (found with `memchr`; a 0x03 removed before cannot be one of them).
+    public static func unescape(_ input: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int {
+        guard let src = input.baseAddress, let dst = out.baseAddress else { return 0 }
+        let count = input.count
+        var copied = 0, n = 0, from = 2
+        while from < count, let found = memchr(src + from, 3, count - from) {
+            let p = UnsafeRawPointer(found) - src
+            if src.load(fromByteOffset: p - 1, as: UInt8.self) == 0, src.load(fromByteOffset: p - 2, as: UInt8.self) == 0 {
+                (dst + n).copyMemory(from: src + copied, byteCount: p - copied)
+                n += p - copied
+                copied = p + 1
+            }
+            from = p + 1
+        }
+        (dst + n).copyMemory(from: src + copied, byteCount: count - copied)
+        return n + count - copied
+    }
+
+    /// Where each NAL unit of an Annex B access unit lies (after its start code). Start codes
+    /// are found from their 0x01 (`memchr`), then checked for the two zeros before it.
     public static func annexBUnits(_ b: [UInt8]) -> [Range<Int>] {
+        b.withUnsafeBytes { annexBUnits($0) }
+    }
+
+    /// Where each NAL unit of the Annex B access unit in `b` lies (after its start code).
+    public static func annexBUnits(_ b: UnsafeRawBufferPointer) -> [Range<Int>] {
+        guard let base = b.baseAddress else { return [] }
         var starts: [(code: Int, unit: Int)] = []
-        var i = 0
-        while i + 2 < b.count {
-            if b[i] == 0, b[i + 1] == 0, b[i + 2] == 1 {
-                starts.append((i > 0 && b[i - 1] == 0 ? i - 1 : i, i + 3))
-                i += 3
+        var from = 2
+        while from < b.count, let found = memchr(base + from, 1, b.count - from) {
+            let p = UnsafeRawPointer(found) - base
+            if b[p - 1] == 0, b[p - 2] == 0 {
+                starts.append((p >= 3 && b[p - 3] == 0 ? p - 3 : p - 2, p + 1))
+                from = p + 3
             } else {
-                i += 1
+                from = p + 1
             }
         }
         return starts.indices.map { k in starts[k].unit..<(k + 1 < starts.count ? starts[k + 1].code : b.count) }
@@ -132,7 +180,23 @@ public enum H264Units {
     public static func annexB(_ units: [[UInt8]]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
-        for u in units { out += [0, 0, 0, 1] + u }
+        for u in units {
+            out.append(contentsOf: [0, 0, 0, 1] as [UInt8])
+            out.append(contentsOf: u)
+        }
+        return out
+    }
+
+    /// The `units` of `b` (ranges into it) as AVC, each after its 4-byte big-endian length,
+    /// without copying each unit out first.
+    public static func avc(_ b: [UInt8], units: [Range<Int>]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
+        for u in units {
+            let n = UInt32(u.count)
+            for shift: UInt32 in [24, 16, 8, 0] { out.append(UInt8(truncatingIfNeeded: n >> shift)) }
+            out.append(contentsOf: b[u])
+        }
         return out
     }
 
@@ -142,7 +206,8 @@ public enum H264Units {
         out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
         for u in units {
             let n = UInt32(u.count)
-            out += [UInt8(n >> 24), UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)] + u
+            for shift: UInt32 in [24, 16, 8, 0] { out.append(UInt8(truncatingIfNeeded: n >> shift)) }
+            out.append(contentsOf: u)
         }
         return out
     }

@@ -45,4 +45,54 @@ final class H264UnitsTests: XCTestCase {
         for i in 0..<(escaped.count - 2) { XCTAssertFalse(escaped[i] == 0 && escaped[i + 1] == 0 && escaped[i + 2] <= 2) }
         XCTAssertEqual(H264Units.unescape(escaped), data)
     }
+
+    /// The scans that skip ahead with `memchr` give what a byte-by-byte reading of the rules
+    /// gives, on random bytes rich in zeros, ones and threes (where start codes and escapes are).
+    func testSkippingScansAgreeWithByteByByteOnes() {
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let count = Int.random(in: 0...64, using: &rng)
+            let data = (0..<count).map { _ in [0, 0, 0, 1, 3, 2, 0xFF, UInt8.random(in: 0...255, using: &rng)].randomElement(using: &rng)! }
+            XCTAssertEqual(H264Units.escape(data), Self.escapedByteByByte(data), "\(data)")
+            XCTAssertEqual(H264Units.unescape(data), Self.unescapedByteByByte(data), "\(data)")
+            XCTAssertEqual(H264Units.annexBUnits(data), Self.annexBUnitsByteByByte(data), "\(data)")
+        }
+    }
+
+    private static func escapedByteByByte(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [], zeros = 0
+        for byte in data {
+            if byte <= 3, zeros >= 2 { out.append(3); zeros = 0 }
+            out.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    private static func unescapedByteByByte(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [], i = 0
+        while i < data.count {
+            if i + 2 < data.count, data[i] == 0, data[i + 1] == 0, data[i + 2] == 3 {
+                out += [0, 0]
+                i += 3
+            } else {
+                out.append(data[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
+    private static func annexBUnitsByteByByte(_ b: [UInt8]) -> [Range<Int>] {
+        var starts: [(code: Int, unit: Int)] = [], i = 0
+        while i + 2 < b.count {
+            if b[i] == 0, b[i + 1] == 0, b[i + 2] == 1 {
+                starts.append((i > 0 && b[i - 1] == 0 ? i - 1 : i, i + 3))
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return starts.indices.map { k in starts[k].unit..<(k + 1 < starts.count ? starts[k + 1].code : b.count) }
+    }
 }
