@@ -30,7 +30,7 @@ public final class E2EE: EncodedFrameFilter {
     /// H.264 (after h264parse, whose slice parsing the encrypted frame would fail; the slice
     /// header's first two bytes stay clear for rtph264pay and SFUs). The format covers VP9 too
     /// (`FrameCrypto`); it waits for a payloader that does not parse the frame, as VP8 has.
-    public static let codecs: [EncodedCodec] = [.vp8, .h264, .opus]
+    public static let codecs: [EncodedCodec] = [.vp8, .vp9, .h264, .opus]
     public static let parameters: [FilterParameter] = [
         FilterParameter("passphrase", .string(choices: nil), default: .string(""), summary: "shared passphrase (PBKDF2)", secret: true),
         FilterParameter("key", .string(choices: nil), default: .string(""), summary: "shared raw key, hex (HKDF)", secret: true),

@@ -57,12 +57,10 @@ extension GraphBuilder {
         return elements
     }
 
-    /// The branch's RTP payloader: GStreamer's for the codec, except VP8 behind encoded
-    /// filters, which may change what `rtpvp8pay` would parse (`VP8Payloader`).
+    /// The branch's RTP payloader: GStreamer's for the codec, except VP8 and VP9 behind
+    /// encoded filters, which may change what `rtpvp8pay` and `rtpvp9pay` would parse
+    /// (`OpaquePayloaders`).
     package func payloaderFactory(for branch: SendBranchSpec) -> String {
-        guard branch.encode.codec == .vp8, !branch.encodedFilters.isEmpty, VP8Payloader.registered else {
-            return DefaultElements.payloader(for: branch.encode.codec)
-        }
-        return VP8Payloader.factory
+        OpaquePayloaders.factory(for: branch.encode.codec, opaque: !branch.encodedFilters.isEmpty)
     }
 }

@@ -176,15 +176,14 @@ package enum ViewerBranch {
     /// Builds the branch for `p` into `webrtcbin`, whose transceiver for it takes `direction`
     /// (`sendrecv` for a call's member, which also plays what the other side sends). Without
     /// `ownQueue` it starts at the payloader, for a lane's thread to push into. With
-    /// `opaqueFrames` (the stream went through encoded filters) VP8 goes out through Sluice's
-    /// own payloader, which does not parse the frames, and H.264 as the filters left it.
+    /// `opaqueFrames` (the stream went through encoded filters) VP8 and VP9 go out through
+    /// Sluice's own payloaders, which do not parse the frames, and H.264 as the filters left it.
     package static func build(
         _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
         msid: String, direction: String = "sendonly", ownQueue: Bool = true, opaqueFrames: Bool = false
     ) throws(GstError) -> Built {
         let queue = ownQueue ? try leakyQueue() : nil
-        let opaqueVP8 = opaqueFrames && p.codec == .vp8 && VP8Payloader.registered
-        let pay = try Element.make(opaqueVP8 ? VP8Payloader.factory : DefaultElements.payloader(for: p.codec))
+        let pay = try Element.make(OpaquePayloaders.factory(for: p.codec, opaque: opaqueFrames))
         try p.configure(pay, opaqueFrames: opaqueFrames)
         let caps = try Element.make("capsfilter")
         let elements = [queue, pay, caps].compactMap { $0 }
