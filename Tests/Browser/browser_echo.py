@@ -20,7 +20,7 @@ RTCRtpScriptTransform worker with WebCrypto, PBKDF2-SHA256 100 000 rounds with t
 "LKFrameEncryptionKey", AES-GCM-128, clear headers VP8 10/3 bytes, H.264 up to 2 bytes into
 the first slice with emulation prevention after it, and Opus 1, trailer IV ‖ 12 ‖ key index),
 as Sluice's `e2ee` filter does it; the JSON line gains "e2ee": frames decrypted, failed and
-encrypted per kind, and under "h264" the H.264 frames decrypted and encrypted. A frame that does not decrypt is dropped. With
+encrypted per kind, and under "h264" and "vp9" the H.264 and VP9 frames decrypted and encrypted. A frame that does not decrypt is dropped. With
 --e2ee-ratchet-after N the page ratchets its sending key one step (LiveKit's ratchet) after N
 video frames, as a LiveKit sender does, and counts what it encrypted after.
 
@@ -91,7 +91,7 @@ class Firefox:
 # LiveKit's frame format with WebCrypto, in an RTCRtpScriptTransform worker (see the module's
 # documentation): written here from LiveKit's description, not taken from Sluice's Swift.
 E2EE_WORKER_JS = r"""
-const counts = {decrypted: {}, failed: {}, encrypted: {}, encryptedAfterRatchet: {}, h264: {}};
+const counts = {decrypted: {}, failed: {}, encrypted: {}, encryptedAfterRatchet: {}, h264: {}, vp9: {}};
 const bump = (what, kind) => { counts[what][kind] = (counts[what][kind] || 0) + 1; };
 setInterval(() => self.postMessage(counts), 250);
 const keys = {};
@@ -116,6 +116,8 @@ function frameKey(passphrase, steps = 0) {
 // ratchet step on (a LiveKit sender that ratchets); the receiver must follow.
 let sendSteps = 0, videoSent = 0;
 const clearBytes = (kind, frame) => kind === 'audio' ? 1 : (frame.type === 'key' ? 10 : 3);
+// VP9 keeps nothing in the clear (LiveKit's rule): its frames are told by their metadata's MIME type.
+const isVP9 = (kind, frame) => kind === 'video' && (frame.getMetadata().mimeType || '').toLowerCase() === 'video/vp9';
 // H.264 (an Annex B frame): clear up to 2 bytes into the first slice NAL unit (types 1 and
 // 5), and emulation prevention on what follows, as LiveKit's FrameCryptor does; -1 otherwise.
 function h264Clear(data) {
@@ -144,8 +146,9 @@ function unescapeRbsp(d) {
 }
 let counter = 0;
 async function encrypt(frame, kind, key, keyIndex) {
-  const data = new Uint8Array(frame.data), slice = kind === 'video' ? h264Clear(data) : -1;
-  const clear = Math.min(slice >= 0 ? slice : clearBytes(kind, frame), data.length);
+  const vp9 = isVP9(kind, frame);
+  const data = new Uint8Array(frame.data), slice = kind === 'video' && !vp9 ? h264Clear(data) : -1;
+  const clear = vp9 ? 0 : Math.min(slice >= 0 ? slice : clearBytes(kind, frame), data.length);
   const iv = new Uint8Array(12), view = new DataView(iv.buffer);
   view.setUint32(0, frame.getMetadata().synchronizationSource || 0);
   view.setUint32(4, frame.timestamp >>> 0);
@@ -160,10 +163,12 @@ async function encrypt(frame, kind, key, keyIndex) {
   out.set(header, 0); out.set(tail, clear);
   frame.data = out.buffer;
   if (slice >= 0) bump('h264', 'encrypted');
+  if (vp9) bump('vp9', 'encrypted');
 }
 async function decrypt(frame, kind, key) {
-  const data = new Uint8Array(frame.data), slice = kind === 'video' ? h264Clear(data) : -1;
-  const clear = slice >= 0 ? slice : clearBytes(kind, frame);
+  const vp9 = isVP9(kind, frame);
+  const data = new Uint8Array(frame.data), slice = kind === 'video' && !vp9 ? h264Clear(data) : -1;
+  const clear = vp9 ? 0 : slice >= 0 ? slice : clearBytes(kind, frame);
   const body = slice >= 0 ? unescapeRbsp(data.subarray(clear)) : data.subarray(clear);
   if (body.length < 16 + 14 || body[body.length - 2] !== 12) throw new Error('not an encrypted frame');
   const ivStart = body.length - 14;
@@ -174,6 +179,7 @@ async function decrypt(frame, kind, key) {
   out.set(data.subarray(0, clear), 0); out.set(plain, clear);
   frame.data = out.buffer;
   if (slice >= 0) bump('h264', 'decrypted');
+  if (vp9) bump('vp9', 'decrypted');
 }
 onrtctransform = event => {
   const {side, kind, passphrase, ratchetAfter} = event.transformer.options;

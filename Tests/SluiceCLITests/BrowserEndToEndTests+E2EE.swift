@@ -42,25 +42,40 @@ extension BrowserEndToEndTests {
     /// encoder and encrypts; Sluice decrypts that (Annex B from rtph264depay) and reads the
     /// framestamps, which survive only if Chromium decoded the picture.
     func testChromiumAndSluiceExchangeEncryptedH264() throws {
+        try assertEncryptedExchange(codec: "h264", port: 18628)
+    }
+
+    /// VP9 both ways: Sluice's frames, all ciphertext, go out through its own payloader
+    /// (flexible-mode descriptors, `VP9Payloader`), which Chromium's receiver takes and whose
+    /// frames it decrypts and decodes; Chromium's encrypted VP9 comes back through rtpvp9depay.
+    func testChromiumAndSluiceExchangeEncryptedVP9() throws {
+        try assertEncryptedExchange(codec: "vp9", port: 18629)
+    }
+
+    /// Pipelines/room-echo-e2ee.yaml with `codec` for video, through Chromium and back:
+    /// Chromium decrypts what Sluice sent and encrypts what it sends back, which Sluice decrypts
+    /// (framestamps read in it).
+    private func assertEncryptedExchange(codec: String, port: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         try CLI.requireBrowserTools()
         let passphrase = "sesame-\(UUID().uuidString.prefix(8))"
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("room-echo-e2ee-h264-\(UUID().uuidString.prefix(8)).yaml").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("room-echo-e2ee-\(codec)-\(UUID().uuidString.prefix(8)).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let vp8 = try String(contentsOfFile: Repository.path("Pipelines/room-echo-e2ee.yaml"), encoding: .utf8)
-        try vp8.replacingOccurrences(of: "codec: vp8", with: "codec: h264").replacingOccurrences(of: "codecs: [vp8]", with: "codecs: [h264]")
-            .write(toFile: file, atomically: true, encoding: .utf8)
+        try vp8.replacingOccurrences(of: "codec: vp8", with: "codec: \(codec)").replacingOccurrences(of: "codecs: [vp8]", with: "codecs: [\(codec)]")
+            .write(toFile: path, atomically: true, encoding: .utf8)
         let trip = try CLI.roundTrip(
-            through: "chromium", port: 18628, file: file, peerArguments: "--e2ee-passphrase \(passphrase)",
+            through: "chromium", port: port, file: path, peerArguments: "--e2ee-passphrase \(passphrase)",
             environment: ["E2EE_PASSPHRASE": passphrase])
         let r = trip.result
-        XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000))
+        XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000), file: file, line: line)
         let page = trip.peer["e2ee"] as? [String: [String: Int]] ?? [:]
-        print("e2ee H.264 through chromium and back: video p50 \(r.double("latency.p50_ms") ?? .nan) ms; page: \(page)")
-        XCTAssertGreaterThan(page["h264"]?["decrypted"] ?? 0, 100, "Chromium decrypted Sluice's H.264 frames: \(trip.peer)")
-        XCTAssertGreaterThan(page["h264"]?["encrypted"] ?? 0, 30, "Chromium encrypted the H.264 it sent back: \(trip.peer)")
-        XCTAssertLessThan(page["failed"]?["video"] ?? 0, 5, "frames Chromium could not decrypt: \(trip.peer)")
-        XCTAssertGreaterThan(r.double("frames.received") ?? 0, 30, "Sluice decrypted Chromium's picture: \(r.stdout)")
-        XCTAssertGreaterThan(r.double("latency.samples") ?? 0, 20, "framestamps read in Chromium's re-encoded picture: \(r.stdout)")
+        print("e2ee \(codec) through chromium and back: video p50 \(r.double("latency.p50_ms") ?? .nan) ms; page: \(page)")
+        XCTAssertGreaterThan(page[codec]?["decrypted"] ?? 0, 100, "Chromium decrypted Sluice's \(codec) frames: \(trip.peer)", file: file, line: line)
+        XCTAssertGreaterThan(page[codec]?["encrypted"] ?? 0, 30, "Chromium encrypted the \(codec) it sent back: \(trip.peer)", file: file, line: line)
+        XCTAssertLessThan(page["failed"]?["video"] ?? 0, 5, "frames Chromium could not decrypt: \(trip.peer)", file: file, line: line)
+        XCTAssertGreaterThan(r.double("frames.received") ?? 0, 30, "Sluice decrypted Chromium's picture: \(r.stdout)", file: file, line: line)
+        XCTAssertGreaterThan(
+            r.double("latency.samples") ?? 0, 20, "framestamps read in Chromium's re-encoded picture: \(r.stdout)", file: file, line: line)
     }
 
     /// The page ratchets its sending key one step (LiveKit's ratchet) after 60 video frames,
