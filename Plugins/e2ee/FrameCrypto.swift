@@ -84,7 +84,8 @@ public enum FrameCrypto {
             [UInt8](unsafeUninitializedCapacity: clear + body + body / 2 + 1) { out, written in
                 let dst = UnsafeMutableRawBufferPointer(out)
                 dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[0..<clear]))
-                written = clear + H264Units.escape(UnsafeRawBufferPointer(rebasing: all[clear...]), into: UnsafeMutableRawBufferPointer(rebasing: dst[clear...]))
+                written =
+                    clear + H264Units.escape(UnsafeRawBufferPointer(rebasing: all[clear...]), into: UnsafeMutableRawBufferPointer(rebasing: dst[clear...]))
             }
         }
     }

@@ -5,16 +5,19 @@ extension SluicePluginExport {
     /// The version-2 ABI this SluiceFilterKit speaks besides version 1.
     public static let abiVersion2 = UInt32(SLUICE_PLUGIN_ABI_VERSION_2)
 
-    /// The version-2 plugin table for video `filters` and `audioFilters` (built once; the
-    /// memory lives for the process). Export it as `sluice_plugin_v2`; a plugin that also
-    /// exports `sluice_plugin_v1` (video filters only) loads in Sluices older than version 2.
+    /// The version-2 plugin table for video `filters`, `audioFilters` and `encodedFilters`
+    /// (built once; the memory lives for the process). Export it as `sluice_plugin_v2`; a
+    /// plugin that also exports `sluice_plugin_v1` (video filters only) loads in Sluices older
+    /// than version 2.
     /// ```swift
     /// @_cdecl("sluice_plugin_v2")
     /// public func sluicePluginV2() -> UnsafeRawPointer {
-    ///     SluicePluginExport.tableV2(name: "example", filters: [Sepia.self], audioFilters: [Tremolo.self])
+    ///     SluicePluginExport.tableV2(name: "example", filters: [Sepia.self], audioFilters: [Tremolo.self], encodedFilters: [Scramble.self])
     /// }
     /// ```
-    public static func tableV2(name: String, filters: [any FrameFilter.Type], audioFilters: [any AudioFilter.Type]) -> UnsafeRawPointer {
+    public static func tableV2(
+        name: String, filters: [any FrameFilter.Type], audioFilters: [any AudioFilter.Type], encodedFilters: [any EncodedFrameFilter.Type] = []
+    ) -> UnsafeRawPointer {
         let v1 = table(name: name, filters: filters).assumingMemoryBound(to: SluicePluginV1.self)
         let audio = UnsafeMutablePointer<SluiceAudioFilterV2>.allocate(capacity: max(1, audioFilters.count))
         for (i, type) in audioFilters.enumerated() {
@@ -31,7 +34,8 @@ extension SluicePluginExport {
             to: SluicePluginV2(
                 abi_version: SLUICE_PLUGIN_ABI_VERSION_2, struct_size: UInt32(MemoryLayout<SluicePluginV2>.size),
                 plugin_name: v1.pointee.plugin_name, video_filter_count: v1.pointee.filter_count, video_filters: v1.pointee.filters,
-                audio_filter_count: UInt32(audioFilters.count), audio_filters: audio, encoded_filter_count: 0, encoded_filters: nil))
+                audio_filter_count: UInt32(audioFilters.count), audio_filters: audio,
+                encoded_filter_count: UInt32(encodedFilters.count), encoded_filters: encodedDescriptors(encodedFilters)))
         return UnsafeRawPointer(table)
     }
 }

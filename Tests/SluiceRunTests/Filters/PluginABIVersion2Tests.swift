@@ -90,6 +90,46 @@ final class PluginABIVersion2Tests: XCTestCase {
         }
     }
 
+    /// The example plugin's `scramble`, a Swift `EncodedFrameFilter` exported through
+    /// `tableV2`: it arrives as a C plugin's does, a frame through the C interface comes back
+    /// XORed past its clear header, and run on both sides of a VP8 stream it gives back the
+    /// painted picture.
+    func testTheExamplePluginsEncodedFilterRunsThroughTheCInterface() async throws {
+        try requireLoopbackOnlyNetwork()
+        XCTAssertNil(FilterRegistry.shared.loadPlugin(at: DynamicPluginTests.example))
+        let scramble = try XCTUnwrap(FilterRegistry.shared.encodedFilter(named: "scramble"))
+        XCTAssertEqual(scramble.origin, DynamicPluginTests.example)
+        XCTAssertEqual(scramble.codecs, [.vp8])
+        XCTAssertEqual(scramble.parameters.map(\.name), ["key"])
+        let processor = try scramble.make(try FilterConfiguration(["key": .integer(0x0F)], parameters: scramble.parameters), nil)
+        let frame: [UInt8] = [1, 2, 3, 4, 5, 6]
+        let verdict = try frame.withUnsafeBytes { bytes in
+            try processor.process(EncodedFrame(codec: .vp8, direction: .send, isKeyframe: false, bytes: bytes), context: .discarding)
+        }
+        XCTAssertEqual(verdict, .replace([1, 2, 3, 4 ^ 0x0F, 5 ^ 0x0F, 6 ^ 0x0F]), "three bytes of a delta frame stay clear")
+        let spec = try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(
+            yaml: """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: test, pattern: snow, width: 320, height: 240, fps: 30 }
+                    filters: [{ filter: test-paint, luma: 70 }]
+                    encode: { codec: vp8, bitrate: 800 }
+                    encoded_filters: [{ filter: scramble, key: 77 }]
+                receive:
+                  video:
+                    codecs: [vp8]
+                    encoded_filters: [{ filter: scramble, key: 77 }]
+                    filters: [{ filter: test-luma-probe }]
+                """, file: "s.yaml")
+        let summary = try await PipelineRun(spec: spec).run(options: RunOptions(duration: 3))
+        let sides = summary.filters.filter { $0.filter == "scramble" }
+        XCTAssertEqual(sides.count, 2, "\(summary.filters)")
+        XCTAssertTrue(sides.allSatisfy { ($0.events["scrambled"] ?? 0) > 1 }, "both sides scrambled frames: \(sides)")
+        XCTAssertGreaterThan(summary.receive.video?.frames ?? 0, 45, "the unscrambled frames decode")
+        XCTAssertEqual(try XCTUnwrap(LumaProbe.lastMean), 70, accuracy: 4, "the decoded picture is the painted one")
+    }
+
     func testAVersionOnePluginStillLoads() throws {
         let path = try library(
             "onlyv1",
