@@ -1,5 +1,6 @@
 import CSluicePluginABI
 import Foundation
+import Synchronization
 
 /// Builds the C table a dynamic plugin library exports, from `FrameFilter` types.
 ///
@@ -14,8 +15,28 @@ public enum SluicePluginExport {
     /// The ABI version this SluiceFilterKit speaks.
     public static let abiVersion = UInt32(SLUICE_PLUGIN_ABI_VERSION)
 
-    /// The plugin table for `filters` (built once; the memory lives for the process).
+    /// The tables built so far, by ABI version and plugin name, as addresses: a plugin's
+    /// entry point may be called again (each load of the library asks), and each table is
+    /// built once and then handed out again, never freed.
+    private static let built = Mutex<[String: UInt]>([:])
+
+    /// The table cached under `key`, or the one `make` builds, cached.
+    static func once(_ key: String, _ make: () -> UnsafeRawPointer) -> UnsafeRawPointer {
+        built.withLock { tables in
+            if let address = tables[key], let table = UnsafeRawPointer(bitPattern: address) { return table }
+            let table = make()
+            tables[key] = UInt(bitPattern: table)
+            return table
+        }
+    }
+
+    /// The plugin table for `filters` (built once per plugin name, on the first call; the
+    /// memory lives for the process).
     public static func table(name: String, filters: [any FrameFilter.Type]) -> UnsafeRawPointer {
+        once("v1:" + name) { buildTable(name: name, filters: filters) }
+    }
+
+    private static func buildTable(name: String, filters: [any FrameFilter.Type]) -> UnsafeRawPointer {
         let descriptors = UnsafeMutablePointer<SluiceFilterV1>.allocate(capacity: max(1, filters.count))
         for (i, type) in filters.enumerated() {
             let params = (try? JSONEncoder().encode(type.parameters)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"

@@ -6,7 +6,7 @@ extension SluicePluginExport {
     public static let abiVersion2 = UInt32(SLUICE_PLUGIN_ABI_VERSION_2)
 
     /// The version-2 plugin table for video `filters`, `audioFilters` and `encodedFilters`
-    /// (built once; the memory lives for the process). Export it as `sluice_plugin_v2`; a
+    /// (built once per plugin name, on the first call; the memory lives for the process). Export it as `sluice_plugin_v2`; a
     /// plugin that also exports `sluice_plugin_v1` (video filters only) loads in Sluices older
     /// than version 2.
     /// ```swift
@@ -17,6 +17,12 @@ extension SluicePluginExport {
     /// ```
     public static func tableV2(
         name: String, filters: [any FrameFilter.Type], audioFilters: [any AudioFilter.Type], encodedFilters: [any EncodedFrameFilter.Type] = []
+    ) -> UnsafeRawPointer {
+        once("v2:" + name) { buildTableV2(name: name, filters: filters, audioFilters: audioFilters, encodedFilters: encodedFilters) }
+    }
+
+    private static func buildTableV2(
+        name: String, filters: [any FrameFilter.Type], audioFilters: [any AudioFilter.Type], encodedFilters: [any EncodedFrameFilter.Type]
     ) -> UnsafeRawPointer {
         let v1 = table(name: name, filters: filters).assumingMemoryBound(to: SluicePluginV1.self)
         let audio = UnsafeMutablePointer<SluiceAudioFilterV2>.allocate(capacity: max(1, audioFilters.count))

@@ -13,9 +13,7 @@ extension GraphBuilder {
     /// The place is recorded (`encodedSendSections`) even without filters: `--watch` can put
     /// some there while the branch runs.
     package func withEncodedFilters(_ branch: SendBranchSpec, in encoding: [Element]) throws(RunError) -> [Element] {
-        let parser = DefaultElements.parser(for: branch.encode.codec)
-        let beforeParser = branch.encode.codec == .h264 ? nil : encoding.firstIndex { parser != nil && $0.factoryName == parser }
-        let at = max(1, beforeParser ?? encoding.count)
+        let at = Self.encodedFilterPlace(branch.encode.codec, in: encoding)
         let filters = branch.encodedFilters.isEmpty ? [] : try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
         if at <= encoding.count {
             let section = EncodedSendSection(
@@ -23,6 +21,25 @@ extension GraphBuilder {
                 payloaderParses: payloaderFactory(for: branch) == DefaultElements.payloader(for: .vp8))
             state.withLock { $0.encodedSendSections[branch.media] = section }
         }
+        return Array(encoding[..<at]) + filters + Array(encoding[at...])
+    }
+
+    /// Where in an encoder chain the encoded filters go (see `withEncodedFilters`): the index
+    /// of the element they go before, at least 1 (after the encoder).
+    static func encodedFilterPlace(_ codec: Codec, in encoding: [Element]) -> Int {
+        let parser = DefaultElements.parser(for: codec)
+        let beforeParser = codec == .h264 ? nil : encoding.firstIndex { parser != nil && $0.factoryName == parser }
+        return max(1, beforeParser ?? encoding.count)
+    }
+
+    /// A simulcast layer's encoder chain with the branch's encoded filters, placed as in
+    /// `withEncodedFilters`: one list per layer (each layer has its own encoder, and `e2ee`
+    /// its own IV counter per list), recorded with the branch's so that a change of their
+    /// settings reaches every layer.
+    package func layerWithEncodedFilters(_ branch: SendBranchSpec, in encoding: [Element]) throws(RunError) -> [Element] {
+        guard !branch.encodedFilters.isEmpty else { return encoding }
+        let at = min(Self.encodedFilterPlace(branch.encode.codec, in: encoding), encoding.count)
+        let filters = try recordedEncodedFilters(branch.encodedFilters, .send, branch.media)
         return Array(encoding[..<at]) + filters + Array(encoding[at...])
     }
 

@@ -9,6 +9,11 @@ extension GraphBuilder {
     /// filters. Nothing is renegotiated: what crosses the swap is encoded frames either way.
     package func replaceEncodedFilters(media: MediaKind, with specs: [FilterSpec], timeout: Double = 3) async throws(RunError) {
         guard let section = state.withLock({ $0.encodedSendSections[media] }) else {
+            if media == .video, !state.withLock({ $0.simulcastLayers.isEmpty }) {
+                // One list per layer: their settings change on every layer at once; another list needs a restart.
+                try reconfigureEncodedFilters(side: .send, media: media, with: specs)
+                return
+            }
             throw RunError("send.\(media.rawValue) has no encoder to put encoded filters after (a passed-through capture's list changes with a restart)")
         }
         if SpecDiff.sameSwiftFilters(section.specs, specs) {

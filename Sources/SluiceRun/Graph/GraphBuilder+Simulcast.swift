@@ -90,7 +90,7 @@ package final class SimulcastKeyframeRoute: Sendable {
 /// encoder and payloader per layer, and the layers' packets share one transceiver.
 ///
 /// ```
-/// … filters → queue → track gate → tee ─┬→ queue → videoscale → caps (layer h) → encoder → payloader (SSRC, mid, rid) ─┐
+/// … filters → queue → track gate → tee ─┬→ queue → videoscale → caps (layer h) → encoder → [encoded filters] → payloader (SSRC, mid, rid) ─┐
 ///                                        ├→ queue → videoscale → caps (layer m) → encoder → payloader ──────────────────┤
 ///                                        └→ …                                                           rtpfunnel → caps (rids, a=simulcast) → webrtcbin
 /// ```
@@ -159,8 +159,8 @@ extension GraphBuilder {
         layerEncode.bitrateKbps = layer.bitrateKbps
         layerEncode.simulcast = []
         let encoding = try encoderChain(layerEncode, fps: branch.capture.fps)
-        let (pay, ssrc) = try simulcastPayloader(layer, codec: enc.codec, at: at)
-        chain += encoding + [pay]
+        let (pay, ssrc) = try simulcastPayloader(layer, codec: enc.codec, opaque: !branch.encodedFilters.isEmpty, at: at)
+        chain += try layerWithEncodedFilters(branch, in: encoding) + [pay]
         try add(chain)
         _ = try linkChain(chain, media: .video, at: at)
         guard let branchPad = split.requestPad("src_%u"), let entrance = chain[0].staticPad("sink"),
@@ -177,14 +177,17 @@ extension GraphBuilder {
     }
 
     /// The layer's payloader: Sluice's payload type, an SSRC of its own, and the MID and RID
-    /// header extensions SFUs tell the layers apart by.
-    private func simulcastPayloader(_ layer: SimulcastLayer, codec: Codec, at: SourceLocation?) throws(RunError) -> (Element, UInt32) {
-        let pay = try make(DefaultElements.payloader(for: codec), at: at)
+    /// header extensions SFUs tell the layers apart by. `opaque`: the frames went through
+    /// encoded filters (`OpaquePayloaders`).
+    private func simulcastPayloader(
+        _ layer: SimulcastLayer, codec: Codec, opaque: Bool, at: SourceLocation?
+    ) throws(RunError) -> (Element, UInt32) {
+        let pay = try make(OpaquePayloaders.factory(for: codec, opaque: opaque), at: at)
         var rtp = Self.simulcastParameters(codec)
         let ssrc = RTPSendParameters.randomSSRC()
         rtp.ssrc = ssrc
         rtp.rid = layer.rid
-        do { try rtp.configure(pay) } catch {
+        do { try rtp.configure(pay, opaqueFrames: opaque) } catch {
             throw RunError("cannot set up simulcast layer '\(layer.rid)''s payloader: \(error.message)", at: at)
         }
         return (pay, ssrc)

@@ -80,7 +80,12 @@ public final class RelayStream: Sendable {
                     frames.add(); return .ok
                 }
             }
-            outputs.add(ViewerSet.Output(media: media, codec: codec, tee: tee), from: pad, ssrc: s.get("ssrc", as: UInt32.self))
+            var output = ViewerSet.Output(media: media, codec: codec, tee: tee)
+            // A relay never reads the frames it forwards: they may be encrypted end to end
+            // (`e2ee` keeps only VP8's header in the clear, none of VP9), which rtpvp8pay and
+            // rtpvp9pay would fail to parse. VP8 and VP9 go out through Sluice's payloaders.
+            output.opaqueFrames = codec == .vp8 || codec == .vp9
+            outputs.add(output, from: pad, ssrc: s.get("ssrc", as: UInt32.self))
         } catch {
             // A medium that cannot be forwarded is simply not offered to viewers.
         }

@@ -30,7 +30,7 @@ package final class ViewerSet: Sendable {
         /// decode the source as it is (made for the first of them, removed after the last).
         package var transcode: (@Sendable (Codec) -> SharedBranch)?
         /// The stream went through encoded filters (an `e2ee` may have encrypted it): viewers'
-        /// payloaders must not parse its frames (VP8 goes out through Sluice's own).
+        /// payloaders must not parse its frames (VP8 and VP9 go out through Sluice's own).
         package var opaqueFrames = false
 
         package init(

@@ -107,9 +107,6 @@ extension SpecDecoder {
                 "with simulcast each layer has a fixed 'bitrate' and the server picks the layer a viewer's link carries; "
                     + "write one bitrate (the top layer's default) instead of {min, start, max}", at: e.value.location)
         }
-        if let e = branch.encodedFilters.first?.location {
-            fail("encoded_filters cannot go with simulcast yet: each layer has its own encoder", at: e)
-        }
         if let e = branch.record?.location {
             fail("a simulcast branch cannot be recorded yet; record it on the receiving side (`sink: {kind: record}`)", at: e)
         }
