@@ -18,13 +18,15 @@ extension SluicePluginExport {
     public static func tableV2(
         name: String, filters: [any FrameFilter.Type], audioFilters: [any AudioFilter.Type], encodedFilters: [any EncodedFrameFilter.Type] = []
     ) -> UnsafeRawPointer {
-        once("v2:" + name) { buildTableV2(name: name, filters: filters, audioFilters: audioFilters, encodedFilters: encodedFilters) }
+        // The version-1 table first, outside the version-2 one's building (one lock at a time).
+        let v1 = table(name: name, filters: filters)
+        return once("v2:" + name) { buildTableV2(v1: v1, audioFilters: audioFilters, encodedFilters: encodedFilters) }
     }
 
     private static func buildTableV2(
-        name: String, filters: [any FrameFilter.Type], audioFilters: [any AudioFilter.Type], encodedFilters: [any EncodedFrameFilter.Type]
+        v1 v1Table: UnsafeRawPointer, audioFilters: [any AudioFilter.Type], encodedFilters: [any EncodedFrameFilter.Type]
     ) -> UnsafeRawPointer {
-        let v1 = table(name: name, filters: filters).assumingMemoryBound(to: SluicePluginV1.self)
+        let v1 = v1Table.assumingMemoryBound(to: SluicePluginV1.self)
         let audio = UnsafeMutablePointer<SluiceAudioFilterV2>.allocate(capacity: max(1, audioFilters.count))
         for (i, type) in audioFilters.enumerated() {
             let params = (try? JSONEncoder().encode(type.parameters)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
