@@ -30,6 +30,22 @@ public enum SluicePluginExport {
         }
     }
 
+    /// A filter context whose events go to the C interface's `emit` with `emitContext`, their
+    /// fields as a JSON object (what every exported filter kind hands its filter).
+    static func exportContext(_ emit: SluiceEmitV1?, _ emitContext: UnsafeMutableRawPointer?) -> FilterContext {
+        let contextPointer = emitContext.map { UInt(bitPattern: $0) }
+        return FilterContext { event, fields in
+            guard let emit, let contextPointer else { return }
+            let json = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            emit(UnsafeMutableRawPointer(bitPattern: contextPointer), event, json)
+        }
+    }
+
+    /// The settings the C interface's `create` was given, a JSON object (none: `{}`).
+    static func exportSettings(_ json: UnsafePointer<CChar>?) throws -> [String: FilterValue] {
+        try JSONDecoder().decode([String: FilterValue].self, from: Data((json.map { String(cString: $0) } ?? "{}").utf8))
+    }
+
     /// The plugin table for `filters` (built once per plugin name, on the first call; the
     /// memory lives for the process).
     public static func table(name: String, filters: [any FrameFilter.Type]) -> UnsafeRawPointer {
@@ -81,8 +97,7 @@ private let exportCreate:
         guard let context else { setError(errorOut, "no type context"); return nil }
         let type = Unmanaged<ExportedType>.fromOpaque(context).takeUnretainedValue()
         do {
-            let text = json.map { String(cString: $0) } ?? "{}"
-            let given = try JSONDecoder().decode([String: FilterValue].self, from: Data(text.utf8))
+            let given = try SluicePluginExport.exportSettings(json)
             let config = try FilterConfiguration(given, parameters: type.parameters)
             return Unmanaged.passRetained(ExportedInstance(try type.make(config))).toOpaque()
         } catch {
@@ -104,12 +119,7 @@ private let exportProcess:
         guard let instance, let frame else { return -1 }
         let processor = Unmanaged<ExportedInstance>.fromOpaque(instance).takeUnretainedValue().processor
         guard let view = FrameABI.frame(from: frame) else { setError(errorOut, "unsupported frame format"); return -1 }
-        let contextPointer = emitContext.map { UInt(bitPattern: $0) }
-        let context = FilterContext { event, fields in
-            guard let emit, let contextPointer else { return }
-            let json = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            emit(UnsafeMutableRawPointer(bitPattern: contextPointer), event, json)
-        }
+        let context = SluicePluginExport.exportContext(emit, emitContext)
         do {
             switch try processor.process(view, context: context) {
             case .keep: return 0

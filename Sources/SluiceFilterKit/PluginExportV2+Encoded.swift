@@ -52,7 +52,7 @@ private let exportEncodedCreate:
         guard let context else { errorOut?.pointee = strdup("no type context"); return nil }
         let type = Unmanaged<ExportedEncodedType>.fromOpaque(context).takeUnretainedValue()
         do {
-            let given = try JSONDecoder().decode([String: FilterValue].self, from: Data((json.map { String(cString: $0) } ?? "{}").utf8))
+            let given = try SluicePluginExport.exportSettings(json)
             let processor = try type.make(FilterConfiguration(given, parameters: type.parameters))
             return Unmanaged.passRetained(ExportedEncodedInstance(processor)).toOpaque()
         } catch {
@@ -92,12 +92,7 @@ private let exportEncodedProcess:
             codec: codec, direction: f.flags & 2 != 0 ? .send : .receive, isKeyframe: f.flags & 1 != 0,
             pts: f.pts == UInt64.max ? nil : f.pts, dts: f.dts == UInt64.max ? nil : f.dts,
             bytes: UnsafeRawBufferPointer(start: f.data, count: f.size), number: state.frames)
-        let contextPointer = emitContext.map { UInt(bitPattern: $0) }
-        let context = FilterContext { event, fields in
-            guard let emit, let contextPointer else { return }
-            let json = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            emit(UnsafeMutableRawPointer(bitPattern: contextPointer), event, json)
-        }
+        let context = SluicePluginExport.exportContext(emit, emitContext)
         do {
             switch try state.processor.process(encoded, context: context) {
             case .keep: return 0

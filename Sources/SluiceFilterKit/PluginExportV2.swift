@@ -69,7 +69,7 @@ private let exportAudioCreate:
         guard let context else { errorOut?.pointee = strdup("no type context"); return nil }
         let type = Unmanaged<ExportedAudioType>.fromOpaque(context).takeUnretainedValue()
         do {
-            let given = try JSONDecoder().decode([String: FilterValue].self, from: Data((json.map { String(cString: $0) } ?? "{}").utf8))
+            let given = try SluicePluginExport.exportSettings(json)
             return Unmanaged.passRetained(ExportedAudioInstance(try type.make(FilterConfiguration(given, parameters: type.parameters)))).toOpaque()
         } catch {
             errorOut?.pointee = strdup("\(error)")
@@ -101,12 +101,7 @@ private let exportAudioProcess:
             format: format, rate: Int(b.rate), channels: Int(b.channels), base: data,
             byteCount: Int(b.frames) * Int(b.channels) * format.bytesPerSample, pts: b.pts == UInt64.max ? nil : b.pts,
             blockNumber: 0, sampleOffset: b.sample_offset)
-        let contextPointer = emitContext.map { UInt(bitPattern: $0) }
-        let context = FilterContext { event, fields in
-            guard let emit, let contextPointer else { return }
-            let json = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            emit(UnsafeMutableRawPointer(bitPattern: contextPointer), event, json)
-        }
+        let context = SluicePluginExport.exportContext(emit, emitContext)
         do {
             switch try processor.process(block, context: context) {
             case .keep: return 0
