@@ -217,7 +217,7 @@ let package = Package(
         // a test target below the library (SluiceSignallingTests) takes no GStreamer with it.
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "CGStreamer"]),
-        .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit"]),
+        .testTarget(name: "SluiceFilterKitTests", dependencies: ["SluiceFilterKit", "CSluicePluginABI"]),
         .testTarget(name: "SluiceSignallingTests", dependencies: ["SluiceSignalling", "SluiceTestSupport"]),
         .testTarget(
             name: "SluiceServerTests",
