@@ -71,9 +71,9 @@ final class LoadGroupEncodedFiltersTests: XCTestCase {
         // A medium the file neither sends nor receives.
         let audio = error(Self.viewers + "    - {name: b, share: 50%, encoded_filters: {audio: [{filter: faults, drop_every: 2}]}}\n")
         XCTAssertTrue(audio.hasPrefix("a.yaml:8:47: load group 'b' has encoded filters for audio, but the file neither sends nor receives audio"), audio)
-        // A codec the filter does not handle: the viewers accept every video codec, VP9 too.
-        let vp9 = error(Self.viewers + "    - {name: b, share: 50%, encoded_filters: {video: [{filter: e2ee, passphrase: x}]}}\n")
-        XCTAssertTrue(vp9.contains("a.yaml:8:56: 'e2ee' handles vp8, h264, opus, not vp9 (load group 'b': receive.video accepts"), vp9)
+        // A codec the filter does not handle: the viewers accept every video codec, and `sei` only H.264.
+        let vp9 = error(Self.viewers + "    - {name: b, share: 50%, encoded_filters: {video: [{filter: sei}]}}\n")
+        XCTAssertTrue(vp9.contains("a.yaml:8:56: 'sei' handles h264, not vp8, vp9 (load group 'b': receive.video accepts"), vp9)
         XCTAssertTrue(vp9.contains("list the codecs it handles in `receive.video.codecs`"), vp9)
         // A key that is no medium.
         let key = error(Self.viewers + "    - {name: b, share: 50%, encoded_filters: {vidoe: [{filter: faults}]}}\n")
@@ -91,9 +91,9 @@ final class LoadGroupEncodedFiltersTests: XCTestCase {
             load:
               groups:
                 - {name: a, share: 50%}
-                - {name: b, share: 50%, encoded_filters: {video: [{filter: e2ee, passphrase: x}]}}
+                - {name: b, share: 50%, encoded_filters: {video: [{filter: sei}]}}
             """
         let e = error(yaml)
-        XCTAssertTrue(e.contains("'e2ee' handles vp8, h264, opus, not vp9 (load group 'b': send.video encodes vp9); encode with a codec it handles"), e)
+        XCTAssertTrue(e.contains("'sei' handles h264, not vp9 (load group 'b': send.video encodes vp9); encode with a codec it handles"), e)
     }
 }
