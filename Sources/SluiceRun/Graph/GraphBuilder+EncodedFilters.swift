@@ -18,7 +18,8 @@ extension GraphBuilder {
         if at <= encoding.count {
             let section = EncodedSendSection(
                 head: encoding[at - 1], elements: filters, specs: branch.encodedFilters,
-                payloaderParses: payloaderFactory(for: branch) == DefaultElements.payloader(for: .vp8))
+                payloaderParses: payloaderFactory(for: branch) != OpaquePayloaders.factory(for: branch.encode.codec, opaque: true),
+                codec: branch.encode.codec, payloader: payloaderFactory(for: branch))
             state.withLock { $0.encodedSendSections[branch.media] = section }
         }
         return Array(encoding[..<at]) + filters + Array(encoding[at...])

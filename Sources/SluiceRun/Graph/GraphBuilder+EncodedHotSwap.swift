@@ -22,7 +22,7 @@ extension GraphBuilder {
         }
         if section.payloaderParses, !specs.isEmpty {
             throw RunError(
-                "send.\(media.rawValue) started without encoded filters, so its VP8 goes out through rtpvp8pay, which parses every frame; restart to add encoded filters"
+                "send.\(media.rawValue) started without encoded filters, so its \(section.codec.rawValue) goes out through \(section.payloader), which parses every frame; restart to add encoded filters"
             )
         }
         let fresh = specs.isEmpty ? [] : try filterElements(specs, encoded: .send)

@@ -328,9 +328,13 @@ package struct EncodedSendSection: Sendable {
     package var elements: [Element]
     /// What the filters were made from.
     package var specs: [FilterSpec]
-    /// True when the branch's payloader parses what it is given (VP8 that started without
-    /// encoded filters goes out through `rtpvp8pay`): no filters can be added while running.
+    /// True when the branch's payloader parses what it is given (VP8 or VP9 that started
+    /// without encoded filters goes out through `rtpvp8pay` or `rtpvp9pay`, not Sluice's
+    /// opaque payloader): no filters can be added while running.
     package var payloaderParses: Bool
+    /// The branch's codec and payloader factory, for the message refusing such a change.
+    package var codec: Codec
+    package var payloader: String
 }
 
 package struct FilterSection: Sendable {

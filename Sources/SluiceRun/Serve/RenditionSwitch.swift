@@ -6,10 +6,14 @@ import Synchronization
 /// tee feeds a `funnel` in front of the viewer's branch, and only one rung gets through.
 ///
 /// ```
-/// rung 0 tee ─┐
-/// rung 1 tee ─┼→ funnel → queue → payloader → capsfilter → webrtcbin   (one viewer)
-/// rung 2 tee ─┘
+/// rung 0 tee → lane ─┐
+/// rung 1 tee → lane ─┼→ funnel → payloader → capsfilter → webrtcbin   (one viewer)
+/// rung 2 tee → lane ─┘
 /// ```
+/// Each rung reaches the viewer through one of its lanes (`FanoutLanes`: a queue and tee
+/// shared by several viewers, whose thread pushes through each of their funnels in turn; the
+/// funnel lets one push at a time). With lanes off (`--viewer-lanes 0`) the funnel takes the
+/// rungs' tees and a queue of the viewer's own follows it.
 /// A move to another rung (`RenditionChoice`, from the viewer's own bandwidth estimate)
 /// asks that rung's encoder for a keyframe and switches when it arrives: the old rung's
 /// frames pass until then, the new rung's from its keyframe on. One payloader, one SSRC and
@@ -76,6 +80,8 @@ package final class RenditionSwitch: Sendable {
     /// The funnel's inputs, by rung.
     package let inputs: [Pad]
     package let outputs: [RenditionOutput]
+    /// The tee each rung's input is linked to: the rung's own, or one of its lanes'.
+    private let feeds: [Element]
     private let choice: Mutex<RenditionChoice>
     /// A move up decided and not yet made (the new rung's keyframe has not gone out).
     private struct Awaited {
@@ -102,10 +108,12 @@ package final class RenditionSwitch: Sendable {
     private let startEstimate = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
-    /// src to the viewer's branch, then `attach` once the answer exists.
+    /// src to the viewer's branch, then `attach` once the answer exists. `feeds` are the tees
+    /// to take each rung from (a lane's, `FanoutLanes`), by default the rungs' own.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
     package init(
-        outputs: [RenditionOutput], start: Int, pinned: Bool = false, into pipeline: Pipeline, viewer: String = "",
+        outputs: [RenditionOutput], feeds: [Element]? = nil, start: Int, pinned: Bool = false, into pipeline: Pipeline,
+        viewer: String = "",
         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
     ) throws(GstError) {
         let funnel = try Element.make("funnel")
@@ -148,6 +156,7 @@ package final class RenditionSwitch: Sendable {
             return .drop
         }
         self.funnel = funnel; self.track = track; self.inputs = inputs; self.outputs = outputs
+        self.feeds = feeds ?? outputs.map(\.tee)
         self.logger = logger
         choice = Mutex(RenditionChoice(count: outputs.count, start: start))
         pin = Mutex(pinned ? start : nil)
@@ -186,9 +195,9 @@ package final class RenditionSwitch: Sendable {
     /// Links every rung's tee to the funnel (behind `isolate`, so this viewer failing cannot
     /// stop a rung, and `dropReconfigure`, so its joining does not renegotiate the rung); adds the tee pads to `pads` (to release when the viewer goes).
     package func attach(into pads: inout [(tee: Element, pad: Pad)], onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
-        for (output, input) in zip(outputs, inputs) {
-            guard let teePad = output.tee.requestPad("src_%u") else { throw GstError("rendition '\(output.rendition.name)' refused a viewer") }
-            pads.append((output.tee, teePad))
+        for ((output, tee), input) in zip(zip(outputs, feeds), inputs) {
+            guard let teePad = tee.requestPad("src_%u") else { throw GstError("rendition '\(output.rendition.name)' refused a viewer") }
+            pads.append((tee, teePad))
             teePad.dropReconfigure()
             teePad.isolate(into: input, onFailure: onFailure)
             try teePad.link(input)

@@ -242,9 +242,10 @@ package final class ViewerSet: Sendable {
         _ track: ViewerPlan.Track, from output: Output, to parts: inout ViewerAssembly,
         viewer id: String, traffic: ViewerTraffic
     ) throws {
-        // On a lane unless it needs a branch of its own: a ladder's rungs meet in a funnel
-        // before its queue, and a stream encoded again has a tee of its own.
-        let onLane = limits.lanes > 0 && output.renditions.isEmpty && track.transcodedTo == nil
+        // On lanes unless it needs a branch of its own (a stream encoded again has a tee of
+        // its own). A ladder's or a simulcast publisher's rungs each have their lanes, whose
+        // threads push through the viewer's funnel (it lets one push at a time).
+        let onLane = limits.lanes > 0 && track.transcodedTo == nil
         let branch = try ViewerBranch.build(
             track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: !onLane,
             opaqueFrames: output.opaqueFrames && track.transcodedTo == nil)
@@ -252,7 +253,7 @@ package final class ViewerSet: Sendable {
         if let queue = branch.queue { traffic.countOverruns(of: queue) }
         let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
         if !output.renditions.isEmpty {
-            try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive)
+            try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive, traffic: onLane ? traffic : nil)
             return
         }
         let seat = onLane ? try seat(on: output.tee) : nil
@@ -316,13 +317,22 @@ package final class ViewerSet: Sendable {
     package var transcodedCount: Int { viewers.withLock { $0.values.filter(\.transcoded).count } }
 
     /// A ladder: every rung into a funnel; this viewer's estimate picks the one that passes.
+    /// With `traffic` the viewer sits on each rung's lanes (whose overruns it counts), else
+    /// its funnel takes the rungs' tees and its branch has a queue of its own.
     private func addRungs(
         _ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
-        viewer id: String, estimateAt adaptive: Pad?
+        viewer id: String, estimateAt adaptive: Pad?, traffic: ViewerTraffic?
     ) throws {
         let events = events
+        var feeds: [Element]?
+        if let traffic {
+            let seats = try output.renditions.map { rung throws(GstError) in try seat(on: rung.tee) }
+            parts.seats += seats
+            for seat in seats { traffic.countOverruns(of: seat.lane) }
+            feeds = seats.map(\.tee)
+        }
         let rungs = try RenditionSwitch(
-            outputs: output.renditions, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id
+            outputs: output.renditions, feeds: feeds, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id
         ) { from, to in
             events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
         }

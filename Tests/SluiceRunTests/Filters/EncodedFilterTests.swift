@@ -268,6 +268,44 @@ final class EncodedFilterTests: XCTestCase {
         XCTAssertGreaterThan(faults.last?.dropped ?? 0, 8, "the last list drops every second frame: \(faults)")
     }
 
+    /// VP8 and VP9 started without encoded filters go out through GStreamer's payloaders,
+    /// which parse every frame: adding `e2ee` while running is refused with the restart it
+    /// takes (naming the payloader), and the picture keeps coming afterwards.
+    func testAddingEncodedFiltersToAParsingPayloaderIsRefusedForVP8AndVP9() async throws {
+        try requireLoopbackOnlyNetwork()
+        for codec in ["vp8", "vp9"] {
+            let s = try spec(
+                """
+                transport: { ice: { addresses: [127.0.0.1] } }
+                send:
+                  video:
+                    capture: { kind: test, width: 320, height: 240, fps: 30 }
+                    encode: { codec: \(codec), bitrate: 600 }
+                """)
+            let run = PipelineRun(spec: s)
+            let stop = StopFlag()
+            let task = Task { try await run.run(options: RunOptions(), stop: stop) }
+            func decoded() -> Int { run.counters?.receiveVideoFrames.load(ordering: .relaxed) ?? 0 }
+            func waitForFrames(beyond n: Int) async throws {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while decoded() <= n {
+                    guard ContinuousClock.now < deadline else { return XCTFail("\(codec): no more than \(n) frames decoded") }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            try await waitForFrames(beyond: 10)
+            let e2ee = try spec(
+                "send:\n  video:\n    capture: {kind: test}\n    encode: {codec: \(codec)}\n    encoded_filters:\n      - filter: e2ee\n        passphrase: sesame\n"
+            )
+            var refusal = "none: adding e2ee to rtp\(codec)pay was let through"
+            do { try await run.replaceEncodedFilters(.video, with: e2ee.send?.video?.encodedFilters ?? []) } catch { refusal = "\(error)" }
+            XCTAssertTrue(refusal.contains("rtp\(codec)pay") && refusal.contains("restart"), "\(codec): \(refusal)")
+            try await waitForFrames(beyond: decoded() + 10)
+            stop.set()
+            _ = try await task.value
+        }
+    }
+
     // MARK: End-to-end encryption
 
     private func encrypted(receiverPassphrase: String) throws -> PipelineSpec {
