@@ -162,6 +162,9 @@ struct ServerMetrics: MetricsSource {
                 sink.gauge(
                     "sluice_relay_layer_bitrate_bps", Double(layer.bitsPerSecond), labels: labels,
                     help: "What the publisher sends in this simulcast layer, over the last 2 s.")
+                sink.gauge(
+                    "sluice_relay_layer_sending", layer.sending ? 1 : 0, labels: labels,
+                    help: "1 while the publisher sends this simulcast layer (a frame in the last 0.7 s), 0 once it stopped.")
             }
             let moves = relay.layerMoves
             for (direction, n) in [("up", moves.up), ("down", moves.down)] {

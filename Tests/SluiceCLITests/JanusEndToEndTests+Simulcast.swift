@@ -8,6 +8,8 @@ extension JanusEndToEndTests {
     /// `Pipelines/janus-publish-simulcast.yaml` sends 640×360, 320×180 and 160×90 at once;
     /// three Sluice subscribers ask Janus for substream 0, 1 and 2 and each decodes its
     /// layer's size at the full frame rate; the publisher's summary names the layers.
+    /// The publisher runs with `adaptive_layers`: Janus's transport-wide feedback on the
+    /// layers' packets reaches its estimator, which keeps every layer on over loopback.
     func testEachSubscriberGetsTheSimulcastLayerItAsksFor() throws {
         try Janus.requireInstalled()
         let janus = Janus(httpPort: 18094, wsPort: 18194)
@@ -22,7 +24,7 @@ extension JanusEndToEndTests {
             janus,
             """
             SLUICE_JANUS_DISPLAY=sc "$SLUICE" run Pipelines/janus-publish-simulcast.yaml --quiet --log-level info \
-              --report \(t).p.json --duration 40 > /dev/null 2> \(t).p.err &
+              --set send.video.encode.adaptive_layers=true --report \(t).p.json --duration 40 > /dev/null 2> \(t).p.err &
             p=$!
             waitfor \(t).p.err 'publishing to room' 300
             \(view(0)) v0=$!
@@ -39,7 +41,11 @@ extension JanusEndToEndTests {
         XCTAssertEqual(sent.map { ($0["width"] as? NSNumber)?.intValue ?? 0 }, [640, 320, 160])
         for layer in sent {
             XCTAssertGreaterThan((layer["frames"] as? NSNumber)?.intValue ?? 0, 200, "each layer is encoded at the capture's rate: \(layer)")
+            XCTAssertNotNil(layer["switched_off"] as? NSNumber, "adaptive layers are counted: \(layer)")
         }
+        let publisherLog = (try? String(contentsOfFile: "\(t).p.err", encoding: .utf8)) ?? ""
+        XCTAssertFalse(
+            publisherLog.contains("no congestion feedback"), "Janus's transport-wide feedback reaches the layers' estimator: \(publisherLog.suffix(1500))")
         let bytes = sent.map { ($0["bytes"] as? NSNumber)?.intValue ?? 0 }
         XCTAssertTrue(bytes.count == 3 && bytes[0] > bytes[1] && bytes[1] > bytes[2], "smaller layers are smaller streams: \(bytes)")
         for (substream, width, height) in [(0, 160, 90), (1, 320, 180), (2, 640, 360)] {

@@ -24,6 +24,8 @@ package struct SimulcastLayerOutput: Sendable {
     /// What it sent, counted at the payloader's input (below the top layer; the top layer's
     /// frames are the branch's `send.video` count), and the keyframe requests it got.
     package let sent = SimulcastLayerCounts()
+    /// Its gate before the encoder (`encode.adaptive_layers` only: otherwise never closed).
+    package let gate = SimulcastLayerSwitch.Gate()
 }
 
 /// Frames, keyframes, bytes and peers' keyframe requests of one simulcast layer.
@@ -111,6 +113,8 @@ extension GraphBuilder {
         try add(filters + elements)
         try linkSend(branch, capture: capture, filters: filters, tail: elements)
         watchEnd(of: tail.queue)
+        // With `adaptive_layers` every layer's packets carry the TWCC extension, numbered in one
+        // space by this funnel, so the server's feedback covers the whole publication.
         let funnel = try make("rtpfunnel", at: enc.location, name: "video-simulcast-funnel")
         let rtpCaps = try make("capsfilter", [("caps", Self.simulcastCaps(enc))], at: enc.location)
         try add([funnel, rtpCaps])
@@ -133,6 +137,11 @@ extension GraphBuilder {
             $0.simulcastLayers = outputs
             $0.simulcastRoute = SimulcastKeyframeRoute(layers: outputs, webrtcbin: webrtcbin)
             $0.webrtcInputs[.video] = input
+        }
+        if enc.adaptiveLayers, let out = funnel.staticPad("src") {
+            let layers = SimulcastLayerSwitch(layers: outputs)
+            let cc = CongestionControl(limits: layers.limits, watching: out, onReport: { layers.update(with: $0) })
+            state.withLock { $0.congestion = cc }
         }
         // The top layer is the branch's own count (`send.video`); the others count for themselves.
         countSent(at: top?.entrance, video: true, marksFirstFrame: false)
@@ -159,7 +168,7 @@ extension GraphBuilder {
         layerEncode.bitrateKbps = layer.bitrateKbps
         layerEncode.simulcast = []
         let encoding = try encoderChain(layerEncode, fps: branch.capture.fps)
-        let (pay, ssrc) = try simulcastPayloader(layer, codec: enc.codec, opaque: !branch.encodedFilters.isEmpty, at: at)
+        let (pay, ssrc) = try simulcastPayloader(layer, enc, opaque: !branch.encodedFilters.isEmpty, at: at)
         chain += try layerWithEncodedFilters(branch, in: encoding) + [pay]
         try add(chain)
         _ = try linkChain(chain, media: .video, at: at)
@@ -173,6 +182,7 @@ extension GraphBuilder {
         let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
         let output = SimulcastLayerOutput(
             layer: layer, encoder: encoding.first, ssrc: ssrc, entrance: payIn, keyframeRequests: limiter, width: width, height: height)
+        if enc.adaptiveLayers, let queued = chain[0].staticPad("src") { output.gate.install(on: queued) }
         return output
     }
 
@@ -180,10 +190,10 @@ extension GraphBuilder {
     /// header extensions SFUs tell the layers apart by. `opaque`: the frames went through
     /// encoded filters (`OpaquePayloaders`).
     private func simulcastPayloader(
-        _ layer: SimulcastLayer, codec: Codec, opaque: Bool, at: SourceLocation?
+        _ layer: SimulcastLayer, _ enc: EncodeSpec, opaque: Bool, at: SourceLocation?
     ) throws(RunError) -> (Element, UInt32) {
-        let pay = try make(OpaquePayloaders.factory(for: codec, opaque: opaque), at: at)
-        var rtp = Self.simulcastParameters(codec)
+        let pay = try make(OpaquePayloaders.factory(for: enc.codec, opaque: opaque), at: at)
+        var rtp = Self.simulcastParameters(enc)
         let ssrc = RTPSendParameters.randomSSRC()
         rtp.ssrc = ssrc
         rtp.rid = layer.rid
@@ -193,9 +203,10 @@ extension GraphBuilder {
         return (pay, ssrc)
     }
 
-    /// What every layer's packets share: Sluice's payload type, the MID and the RID extension.
-    private static func simulcastParameters(_ codec: Codec) -> RTPSendParameters {
-        var rtp = RTPSendParameters.offering(codec, mid: MediaKind.video.rawValue)
+    /// What every layer's packets share: Sluice's payload type, the MID and the RID extension
+    /// (and TWCC's with `adaptive_layers`).
+    private static func simulcastParameters(_ enc: EncodeSpec) -> RTPSendParameters {
+        var rtp = RTPSendParameters.offering(enc.codec, mid: MediaKind.video.rawValue, congestionControl: enc.adaptiveLayers)
         rtp.ridExtensionID = RTPSendParameters.offeredStreamIDExtensionID
         return rtp
     }
@@ -210,14 +221,15 @@ extension GraphBuilder {
                 frames: top ? c.sendVideoFrames.load(ordering: .relaxed) : l.sent.frames.load(ordering: .relaxed),
                 keyframes: top ? c.sendVideoKeyframes.load(ordering: .relaxed) : l.sent.keyframes.load(ordering: .relaxed),
                 bytes: top ? c.sendVideoBytes.load(ordering: .relaxed) : l.sent.bytes.load(ordering: .relaxed),
-                keyframe_requests: l.sent.requests.load(ordering: .relaxed))
+                keyframe_requests: l.sent.requests.load(ordering: .relaxed),
+                switched_off: l.gate.counts?.off, switched_on: l.gate.counts?.on)
         }
     }
 
     /// The RTP caps webrtcbin reads the offer from: the codec and MID, the RID extension,
     /// `rid-<rid>=send` per layer and `a-simulcast` (`send h;m;l`, best first).
     package static func simulcastCaps(_ enc: EncodeSpec) -> String {
-        var caps = simulcastParameters(enc.codec).caps
+        var caps = simulcastParameters(enc).caps
         // The payloaders' MID extension puts `a-mid` in their own caps; the funnel's do not
         // carry it, and without it webrtcbin names the section otherwise (`video0`).
         caps += ",a-mid=(string)\(MediaKind.video.rawValue)"

@@ -238,7 +238,7 @@ public final class PipelineRun: Sendable {
             if f.reports == 0, elapsed >= 5, !ticker.warnedNoFeedback {
                 ticker.warnedNoFeedback = true
                 logger.warning(
-                    "encode.bitrate {min, start, max}: no congestion feedback (transport-cc) has arrived, so the video bitrate stays at its start; the peer did not negotiate it"
+                    "encode.bitrate {min, start, max} or adaptive_layers: no congestion feedback (transport-cc) has arrived, so the video's bitrate and layers stay as they started; the peer did not negotiate it"
                 )
             }
         }

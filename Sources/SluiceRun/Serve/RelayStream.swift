@@ -98,6 +98,7 @@ public final class RelayStream: Sendable {
         let simulcast: SimulcastOffer?
         do { simulcast = try SimulcastOffer.parse(offer) } catch { throw RunError("the publisher's simulcast cannot be taken: \(error)") }
         outputs.layers.withLock { $0 = simulcast.map(RelayLayers.init) }
+        RelayFeedback.prepare(peer.webrtcbin, for: offer)
         guard pipeline.setState(.playing) != .failure else { throw RunError("the relay of '\(name)' could not start") }
         do {
             let answer = try await peer.answer(offer: offer)
@@ -129,13 +130,20 @@ public final class RelayStream: Sendable {
         public var bitsPerSecond: Int
         /// Viewers getting it now.
         public var viewers: Int
+        /// Whether the publisher sends it now (a frame within `RenditionMeter.stoppedAfterNs`):
+        /// a publisher whose congestion control cannot carry a layer switches it off.
+        public var sending: Bool
     }
 
     /// The layers a viewer can be given (empty without simulcast, or before they are known).
     public var layerFigures: [LayerFigures] {
         let rungs = outputs.layers.withLock { $0 }?.ranked() ?? []
         let watching = viewers.viewersByRung(), now = StageTimer.now()
-        return rungs.map { LayerFigures(rid: $0.rendition.name, bitsPerSecond: $0.rate(nowNs: now), viewers: watching[$0.rendition.name] ?? 0) }
+        return rungs.map {
+            LayerFigures(
+                rid: $0.rendition.name, bitsPerSecond: $0.rate(nowNs: now), viewers: watching[$0.rendition.name] ?? 0,
+                sending: !$0.meter.hasStopped(nowNs: now))
+        }
     }
 
     /// Viewers moved to a larger (up) or smaller (down) layer so far.

@@ -491,6 +491,10 @@ public struct EncodeSpec: Sendable, Equatable {
     /// and encoded on its own; the receiving server forwards each viewer one of them. Empty:
     /// one stream.
     public var simulcast: [SimulcastLayer] = []
+    /// `adaptive_layers:` (with `simulcast`): the sender estimates what its link carries from
+    /// the server's congestion control feedback and sends only the layers that fit, switching
+    /// the top ones off when the estimate falls and on again when it rises.
+    public var adaptiveLayers = false
     /// With `passthrough: auto`, the bitrate those viewers' encoders run at, kbit/s
     /// (`bitrate` next to it; 2000 if not written).
     public var transcodeKbps = 2000

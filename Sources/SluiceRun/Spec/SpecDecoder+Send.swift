@@ -270,7 +270,7 @@ extension SpecDecoder {
         media == .video
             ? [
                 "codec", "passthrough", "bitrate", "keyframe_interval", "preset", "element", "properties", "gst", "renditions",
-                "gop_cache", "simulcast"
+                "gop_cache", "simulcast", "adaptive_layers"
             ]
             : ["codec", "passthrough", "bitrate", "preset", "element", "properties", "gst"]
     }
@@ -285,7 +285,8 @@ extension SpecDecoder {
         if let defaultCodec { encode.codec = defaultCodec }
         guard let map = mapping(entry) else { return (encode, nil) }
         checkKeys(map, allowed: Self.encodeKeys(media: media), context: "in encode") { key in
-            ["keyframe_interval", "renditions", "gop_cache", "simulcast"].contains(key) ? "'\(key)' is a video key and this is the audio branch" : nil
+            ["keyframe_interval", "renditions", "gop_cache", "simulcast", "adaptive_layers"].contains(key)
+                ? "'\(key)' is a video key and this is the audio branch" : nil
         }
         let codecLocation = decodeEncodeCodec(map, media: media, into: &encode)
         if let e = map.entry("passthrough"), e.value.scalarText == "auto" || bool(e) == true {
@@ -315,6 +316,12 @@ extension SpecDecoder {
             decodeRenditions(e, into: &encode)
         }
         if media == .video, let e = map.entry("simulcast") { decodeSimulcast(e, into: &encode) }
+        if media == .video, let e = map.entry("adaptive_layers"), let on = bool(e) {
+            if on, encode.simulcast.isEmpty {
+                fail("'adaptive_layers' switches simulcast layers on and off; add 'simulcast' layers or remove it", at: e.keyLocation)
+            }
+            encode.adaptiveLayers = on
+        }
         if media == .video, let e = map.entry("gop_cache"), bool(e) == true {
             if encode.renditions.isEmpty {
                 encode.gopCache = e.value.location

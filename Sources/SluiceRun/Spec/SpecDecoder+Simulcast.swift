@@ -105,7 +105,8 @@ extension SpecDecoder {
         if encode.adaptive != nil, let e = map.entry("bitrate") {
             fail(
                 "with simulcast each layer has a fixed 'bitrate' and the server picks the layer a viewer's link carries; "
-                    + "write one bitrate (the top layer's default) instead of {min, start, max}", at: e.value.location)
+                    + "write one bitrate (the top layer's default) instead of {min, start, max}, and 'adaptive_layers: true' "
+                    + "to send only the layers the link carries", at: e.value.location)
         }
         if let e = branch.record?.location {
             fail("a simulcast branch cannot be recorded yet; record it on the receiving side (`sink: {kind: record}`)", at: e)

@@ -105,6 +105,10 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var bytes: Int
         /// Peers' keyframe requests that named this layer's SSRC.
         public var keyframe_requests: Int
+        /// With `encode.adaptive_layers`: times the sender's estimate switched the layer off
+        /// (it could not carry it), and on again.
+        public var switched_off: Int?
+        public var switched_on: Int?
     }
     /// The send audio branch's counters.
     public struct SendAudio: Sendable, Codable, Equatable {

@@ -82,6 +82,21 @@ final class SimulcastSpecTests: XCTestCase {
         expect(file(three, encodeExtra: "\n      gst: vp8enc"), at: 8, 7, "remove 'gst'")
     }
 
+    /// `adaptive_layers` loads next to `simulcast`, and is refused without it (where it is
+    /// written) and with an adaptive `bitrate` (whose message names it).
+    func testLayersThatFollowTheLinkNeedSimulcastLayers() throws {
+        let spec = try XCTUnwrap(specLoadValid(file(three, encodeExtra: "\n      adaptive_layers: true")))
+        XCTAssertEqual(spec.send?.video?.encode.adaptiveLayers, true)
+        XCTAssertEqual(try XCTUnwrap(specLoadValid(file(three))).send?.video?.encode.adaptiveLayers, false)
+        expect(
+            "transport: { kind: whip, endpoint: 'http://127.0.0.1:8443/whip/live' }\nsend:\n  video:\n    capture: {kind: test}\n"
+                + "    encode: {codec: vp8, adaptive_layers: true}\n",
+            at: 5, 26, "add 'simulcast' layers or remove it")
+        expect(
+            file(three).replacingOccurrences(of: "bitrate: 1200", with: "bitrate: {min: 300, start: 1000, max: 2000}"), at: 7, 16,
+            "'adaptive_layers: true'")
+    }
+
     func testASubscriberPicksItsSubstream() throws {
         let view = "transport: { kind: janus, server: 'ws://127.0.0.1:8188', room: 1234, substream: 1 }\nreceive:\n  video: {}\n"
         let spec = try XCTUnwrap(specLoadValid(view))

@@ -1,0 +1,117 @@
+import GStreamer
+import Logging
+import Synchronization
+
+/// The sender's congestion control for a simulcast publication (`encode.adaptive_layers`):
+/// one estimate for all its layers, and only the layers that estimate carries are sent.
+///
+/// Every layer's packets carry the transport-wide sequence number (the layers' `rtpfunnel`
+/// numbers them in one space), so the server's TWCC feedback describes the whole
+/// publication; `CongestionControl` reads it where the funnel's output meets webrtcbin.
+/// The layers are allocated from the bottom up, as libwebrtc's simulcast allocator does:
+/// the smallest layer always goes, and each larger one only with all those below it. So the
+/// choices are "every layer", "all but the top one", …, "the smallest alone", and their
+/// rates (the layers' configured bitrates, summed) are the rungs of a `RenditionChoice`,
+/// which decides as it does for a served viewer: down at once when the estimate falls below
+/// 80% of what is sent, up when a larger choice fits with room, and a try of the next one
+/// when the estimate has stayed above what arrives (it cannot show much more than the path
+/// carried), undone if the estimate then falls.
+///
+/// A layer switched off has its raw frames dropped before its encoder (`Gate`: the encoder
+/// idles, its RTP stops, and servers move its viewers to another layer); switched on again,
+/// its encoder is asked for a keyframe first, so the server's viewers can switch onto it.
+package final class SimulcastLayerSwitch: Sendable {
+    /// A layer's gate before its encoder: closed, the layer's raw frames are dropped.
+    package final class Gate: Sendable {
+        package let isOpen = Atomic<Bool>(true)
+        /// Times the layer was switched off, and on again.
+        package let offs = Atomic<Int>(0)
+        package let ons = Atomic<Int>(0)
+
+        private let installed = Atomic<Bool>(false)
+
+        package init() {}
+
+        /// Times switched off and on, once installed (nil for a layer always sent).
+        package var counts: (off: Int, on: Int)? {
+            installed.load(ordering: .relaxed) ? (offs.load(ordering: .relaxed), ons.load(ordering: .relaxed)) : nil
+        }
+
+        /// Drops what crosses `pad` (the layer queue's output) while closed.
+        package func install(on pad: Pad) {
+            installed.store(true, ordering: .relaxed)
+            pad.addProbe { [self] (_: borrowing Pad.ProbeInfo) in
+                isOpen.load(ordering: .relaxed) ? .ok : .drop
+            }
+        }
+    }
+
+    private let layers: [SimulcastLayerOutput]
+    /// What each choice sends, bit/s: choice `k` is layers `k…` (best first), so choice 0 is
+    /// every layer and the last the smallest alone.
+    package let choiceRates: [Int]
+    private let choice: Mutex<RenditionChoice>
+    private static let logger = Logger(label: "sluice.simulcast")
+
+    /// Switches `layers` (best first, as built) starting with all of them on.
+    package init(layers: [SimulcastLayerOutput]) {
+        self.layers = layers
+        let rates = layers.map { $0.layer.bitrateKbps * 1000 }
+        choiceRates = rates.indices.map { rates[$0...].reduce(0, +) }
+        choice = Mutex(RenditionChoice(count: layers.count, start: 0))
+    }
+
+    /// The estimator's limits: from half the smallest layer's rate to a quarter above every
+    /// layer's, starting at every layer's (all are sent from the start).
+    package var limits: BitrateLimits {
+        let all = choiceRates.first ?? 0
+        return BitrateLimits(min: (choiceRates.last ?? 0) / 2, start: all, max: all * 5 / 4)
+    }
+
+    /// Layers sent now (from the smallest up).
+    package var layersOn: Int { layers.count - choice.withLock { $0.current } }
+
+    /// One reading of the estimate: switches layers on or off as the choice moves, and
+    /// returns what the estimator should know (a larger choice is expected at once: its
+    /// encoders start with the next frame).
+    package func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
+        let (move, from) = choice.withLock { c -> (RenditionChoice.Move, Int) in
+            let from = c.current
+            let move = c.update(
+                estimate: reading.target, rates: choiceRates, received: reading.received, increasing: reading.state == .increase,
+                nowNs: reading.nowNs)
+            if case .to(let to, _) = move, to < from { c.arrived(nowNs: reading.nowNs) }
+            return (move, from)
+        }
+        switch move {
+        case .stay:
+            return nil
+        case .to(let to, let probing):
+            apply(to, from: from, reading, why: probing ? "a try" : "the estimate")
+            return to < from ? .expect(choiceRates[to]) : nil
+        case .back(let to):
+            apply(to, from: from, reading, why: "a failed try")
+            return .recover(choiceRates[to])
+        }
+    }
+
+    /// Opens the gates of layers `choice…` (asking each newly opened one for a keyframe
+    /// first) and closes the others.
+    private func apply(_ choice: Int, from: Int, _ reading: CongestionControl.Reading, why: String) {
+        for (index, layer) in layers.enumerated() {
+            let on = index >= choice
+            guard layer.gate.isOpen.load(ordering: .relaxed) != on else { continue }
+            if on {
+                layer.entrance.pushEvent(.forceKeyUnit())
+                layer.gate.ons.add(1, ordering: .relaxed)
+            } else {
+                layer.gate.offs.add(1, ordering: .relaxed)
+            }
+            layer.gate.isOpen.store(on, ordering: .relaxed)
+        }
+        let names = layers[choice...].map(\.layer.rid).joined(separator: ",")
+        Self.logger.info(
+            "simulcast: sending \(names) (\(why))",
+            metadata: ["estimate_bps": "\(reading.target)", "sent_bps": "\(choiceRates[choice])", "was": "\(choiceRates[from])"])
+    }
+}

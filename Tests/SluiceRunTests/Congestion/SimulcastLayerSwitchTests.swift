@@ -1,0 +1,99 @@
+import GStreamer
+import Synchronization
+import XCTest
+@testable import SluiceRun
+
+/// The simulcast sender's layer switch without WebRTC: three layers of a live test picture,
+/// each queue → gate → vp8enc → fakesink, driven by made-up estimator readings.
+final class SimulcastLayerSwitchTests: XCTestCase {
+    /// Frames and keyframes that reached one layer's sink, and whether the first frame after
+    /// a gap was a keyframe.
+    private final class Arrivals: Sendable {
+        let frames = Atomic<Int>(0)
+        let firstAfterGapWasKey = Mutex<[Bool]>([])
+        let lastNs = Atomic<UInt64>(0)
+
+        func install(on pad: Pad) {
+            pad.addProbe { [self] (info: borrowing Pad.ProbeInfo) in
+                let now = StageTimer.now(), key = info.buffer?.isDeltaUnit == false
+                let last = lastNs.exchange(now, ordering: .relaxed)
+                if last > 0, now - last > 300_000_000 { firstAfterGapWasKey.withLock { $0.append(key) } }
+                frames.add(1, ordering: .relaxed)
+                return .ok
+            }
+        }
+    }
+
+    private func layer(_ rid: String, kbps: Int, from tee: Element, in pipeline: Pipeline) throws -> (SimulcastLayerOutput, Arrivals) {
+        let queue = try Element.make("queue")
+        let encoder = try Element.make("vp8enc")
+        try encoder.set("deadline", Int64(1))
+        try encoder.set("keyframe-max-dist", Int32(100_000))
+        let sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        try pipeline.add([queue, encoder, sink])
+        try Element.link([queue, encoder, sink])
+        guard let teePad = tee.requestPad("src_%u"), let input = queue.staticPad("sink"), let entrance = sink.staticPad("sink"),
+            let gated = queue.staticPad("src")
+        else { throw GstError("no pads") }
+        try teePad.link(input)
+        let output = SimulcastLayerOutput(
+            layer: SimulcastLayer(rid: rid, scale: 1, bitrateKbps: kbps), encoder: encoder, ssrc: 1, entrance: entrance,
+            keyframeRequests: nil, width: 160, height: 120)
+        output.gate.install(on: gated)
+        let arrivals = Arrivals()
+        arrivals.install(on: entrance)
+        return (output, arrivals)
+    }
+
+    /// Down: the estimate falls below what every layer sends, and only the smallest layer
+    /// still sends; up: the estimate carries all of them again, the others start again from
+    /// a keyframe, and the estimator is told to expect their sum.
+    func testTheTopLayersStopWhenTheEstimateFallsAndRestartFromAKeyframe() async throws {
+        Gst.initialize()
+        let pipeline = Pipeline(name: "simulcast-layer-switch")
+        let src = try Element.make("videotestsrc")
+        try src.set("is-live", true)
+        try src.set("pattern", fromString: "ball")
+        let caps = try Element.make("capsfilter")
+        try caps.set("caps", fromString: "video/x-raw,width=160,height=120,framerate=30/1")
+        let tee = try Element.make("tee")
+        try pipeline.add([src, caps, tee])
+        try Element.link([src, caps, tee])
+        let built = try [("h", 1000), ("m", 300), ("l", 100)].map { try layer($0.0, kbps: $0.1, from: tee, in: pipeline) }
+        let layers = SimulcastLayerSwitch(layers: built.map(\.0))
+        XCTAssertEqual(layers.choiceRates, [1_400_000, 400_000, 100_000])
+        XCTAssertEqual(layers.limits, BitrateLimits(min: 50_000, start: 1_400_000, max: 1_750_000))
+        XCTAssertTrue(pipeline.setState(.playing) != .failure)
+        defer { pipeline.setState(.null) }
+        func frames() -> [Int] { built.map { $0.1.frames.load(ordering: .relaxed) } }
+        func waitForFrames(_ what: String, _ ok: ([Int]) -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !ok(frames()) {
+                guard ContinuousClock.now < deadline else { return XCTFail("\(what): \(frames())") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await waitForFrames("every layer sends") { $0.allSatisfy { $0 > 10 } }
+        let t0 = StageTimer.now()
+        func reading(_ bps: Int, at seconds: Double) -> CongestionControl.Reading {
+            .init(target: bps, received: Double(bps), state: .increase, nowNs: t0 + UInt64(seconds * 1e9))
+        }
+        XCTAssertNil(layers.update(with: reading(2_000_000, at: 0)), "all layers fit")
+        XCTAssertEqual(layers.layersOn, 3)
+        XCTAssertNil(layers.update(with: reading(350_000, at: 1)), "a move down needs no word to the estimator")
+        XCTAssertEqual(layers.layersOn, 1, "350 kbit/s carries the smallest layer only (m + l is 400)")
+        try await Task.sleep(for: .milliseconds(200)) // what was inside the encoders when the gates closed
+        let stopped = frames()
+        try await waitForFrames("the smallest layer goes on") { $0[2] > stopped[2] + 15 }
+        XCTAssertEqual(Array(frames()[0..<2]), Array(stopped[0..<2]), "h and m stopped")
+        XCTAssertEqual(layers.update(with: reading(2_000_000, at: 2.5)), .expect(1_400_000), "the estimate carries every layer again")
+        XCTAssertEqual(layers.layersOn, 3)
+        try await waitForFrames("h and m send again") { $0[0] > stopped[0] + 10 && $0[1] > stopped[1] + 10 }
+        for (rid, arrivals) in zip(["h", "m"], built.prefix(2).map(\.1)) {
+            XCTAssertEqual(arrivals.firstAfterGapWasKey.withLock { $0 }, [true], "\(rid) restarts from a keyframe")
+        }
+        XCTAssertEqual(built.map { $0.0.gate.counts?.off }, [1, 1, 0])
+        XCTAssertEqual(built.map { $0.0.gate.counts?.on }, [1, 1, 0])
+    }
+}
