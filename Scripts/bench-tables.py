@@ -607,6 +607,24 @@ def simulcast_links():
     return "\n".join(rows)
 
 
+def simulcast_uplink():
+    """The simulcast publisher's own congestion control behind a link that drops and comes back."""
+    d = load("results-simulcast-uplink.json")
+    f = lambda v, unit=" s": f"{v:.2f}{unit}" if v is not None else "never"
+    rows = ["| run | top layer sent before the drop | top layer off after the drop | smallest layer sent during it "
+            "| top layer back after the restore | switched off (h, m, l) |", "|---|---|---|---|---|---|"]
+    for i, r in enumerate(d["runs_raw"], start=1):
+        offs = ", ".join(str(l.get("switched_off")) for l in r["layers"])
+        rows.append(f"| {i} | {r['top_sent_before_drop'] * 100:.0f}% | {f(r['top_off_after_drop_s'])} "
+                    f"| {r['smallest_sent_during_drop'] * 100:.0f}% | {f(r['top_on_after_restore_s'])} | {offs} |")
+    rows.append("")
+    rows.append(f"Link: {d['link']}. Medians: the top layer stops reaching the server **{f(d['top_off_after_drop_s'])}** "
+                f"after the drop and arrives again **{f(d['top_on_after_restore_s'])}** after the restore. From the server's "
+                f"`sluice_relay_layer_sending`, read every 100 ms; switch counts from the publisher's report "
+                f"(`Benchmarks/simulcast-uplink.sh`, `Benchmarks/results-simulcast-uplink.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
 def headline_simulcast():
     """The README's simulcast line: what forwarding layers saves against the transcoding ladder."""
     d = load("results-simulcast.json")
@@ -634,7 +652,7 @@ def simulcast_links_headline():
 TABLES = {"audiobridge": audiobridge, "audio-filter-bench": audio_filter_bench, "e2ee-bench": e2ee_bench, "audio-measure": audio_measure, "headline-audio": headline_audio, "build-time": build_time, "headline": headline, "headline-start": headline_start, "startup-floor": startup_floor, "load-join": load_join, "c-compare": c_compare, "c-compare-threads": c_compare_threads, "c-compare-run": c_compare_run, "latency-floor": latency_floor,
           "guard": lambda: guard_table("full"), "guard-fast": lambda: guard_table("fast"), "two-way": two_way,
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
-          "load-accuracy": load_accuracy, "simulcast-links": simulcast_links, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
+          "load-accuracy": load_accuracy, "simulcast-links": simulcast_links, "simulcast-uplink": simulcast_uplink, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
           "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes,
           "simulcast": simulcast, "headline-simulcast": headline_simulcast}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)

@@ -11,7 +11,7 @@ import Synchronization
 /// The layers are allocated from the bottom up, as libwebrtc's simulcast allocator does:
 /// the smallest layer always goes, and each larger one only with all those below it. So the
 /// choices are "every layer", "all but the top one", …, "the smallest alone", and their
-/// rates (the layers' configured bitrates, summed) are the rungs of a `RenditionChoice`,
+/// rates (what the layers send, measured, summed) are the rungs of a `RenditionChoice`,
 /// which decides as it does for a served viewer: down at once when the estimate falls below
 /// 80% of what is sent, up when a larger choice fits with room, and a try of the next one
 /// when the estimate has stayed above what arrives (it cannot show much more than the path
@@ -21,14 +21,18 @@ import Synchronization
 /// idles, its RTP stops, and servers move its viewers to another layer); switched on again,
 /// its encoder is asked for a keyframe first, so the server's viewers can switch onto it.
 package final class SimulcastLayerSwitch: Sendable {
-    /// A layer's gate before its encoder: closed, the layer's raw frames are dropped.
+    /// A layer's gate before its encoder: closed, the layer's raw frames are dropped. It
+    /// also measures what the layer sends (the bytes entering its payloader).
     package final class Gate: Sendable {
         package let isOpen = Atomic<Bool>(true)
         /// Times the layer was switched off, and on again.
         package let offs = Atomic<Int>(0)
         package let ons = Atomic<Int>(0)
-
         private let installed = Atomic<Bool>(false)
+        private let bytes = Atomic<Int>(0)
+        private let window = Mutex(RateWindow())
+        /// What it sent, bit/s, when it was last switched off.
+        private let lastRate = Mutex<Int?>(nil)
 
         package init() {}
 
@@ -37,35 +41,76 @@ package final class SimulcastLayerSwitch: Sendable {
             installed.load(ordering: .relaxed) ? (offs.load(ordering: .relaxed), ons.load(ordering: .relaxed)) : nil
         }
 
-        /// Drops what crosses `pad` (the layer queue's output) while closed.
-        package func install(on pad: Pad) {
+        /// Drops what crosses `pad` (the layer queue's output) while closed, and counts the
+        /// encoded bytes entering `payloader` (its sink pad).
+        package func install(on pad: Pad, counting payloader: Pad) {
             installed.store(true, ordering: .relaxed)
             pad.addProbe { [self] (_: borrowing Pad.ProbeInfo) in
                 isOpen.load(ordering: .relaxed) ? .ok : .drop
             }
+            payloader.addProbe { [self] (info: borrowing Pad.ProbeInfo) in
+                bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
+                return .ok
+            }
+        }
+
+        /// What the layer sends, bit/s: measured over the last seconds while it is on (a
+        /// still picture encodes far below its configured bitrate, and the estimate cannot
+        /// rise much above what is sent), what it sent when last on while it is off or just
+        /// back on, nil while it has never been measured.
+        package func rate(nowNs: UInt64) -> Int? {
+            guard isOpen.load(ordering: .relaxed) else { return lastRate.withLock { $0 } }
+            let measured = window.withLock { w -> Double? in
+                w.add(bytes: bytes.load(ordering: .relaxed), nowNs: nowNs)
+                return w.bitsPerSecond
+            }
+            return measured.map { Int($0) } ?? lastRate.withLock { $0 }
+        }
+
+        /// Opens or closes the gate (the caller has checked it changes).
+        fileprivate func set(open: Bool, nowNs: UInt64) {
+            if open {
+                window.withLock { $0 = RateWindow() }
+                ons.add(1, ordering: .relaxed)
+            } else {
+                let measured = rate(nowNs: nowNs)
+                lastRate.withLock { $0 = measured ?? $0 }
+                offs.add(1, ordering: .relaxed)
+            }
+            isOpen.store(open, ordering: .relaxed)
         }
     }
 
     private let layers: [SimulcastLayerOutput]
-    /// What each choice sends, bit/s: choice `k` is layers `k…` (best first), so choice 0 is
-    /// every layer and the last the smallest alone.
-    package let choiceRates: [Int]
+    /// The layers' configured bitrates, bit/s, best first.
+    private let configured: [Int]
     private let choice: Mutex<RenditionChoice>
     private static let logger = Logger(label: "sluice.simulcast")
 
     /// Switches `layers` (best first, as built) starting with all of them on.
     package init(layers: [SimulcastLayerOutput]) {
         self.layers = layers
-        let rates = layers.map { $0.layer.bitrateKbps * 1000 }
-        choiceRates = rates.indices.map { rates[$0...].reduce(0, +) }
+        configured = layers.map { $0.layer.bitrateKbps * 1000 }
         choice = Mutex(RenditionChoice(count: layers.count, start: 0))
     }
 
-    /// The estimator's limits: from half the smallest layer's rate to a quarter above every
-    /// layer's, starting at every layer's (all are sent from the start).
+    /// What each choice sends, bit/s: choice `k` is layers `k…` (best first), so choice 0 is
+    /// every layer and the last the smallest alone. Each layer counts what it sends
+    /// (`Gate.rate`); nil until every layer has been measured (its first second).
+    package func choiceRates(nowNs: UInt64) -> [Int]? {
+        var rates: [Int] = []
+        for layer in layers {
+            guard let rate = layer.gate.rate(nowNs: nowNs) else { return nil }
+            rates.append(rate)
+        }
+        return rates.indices.map { rates[$0...].reduce(0, +) }
+    }
+
+    /// The estimator's limits: from half the smallest layer's configured rate to a quarter
+    /// above every layer's, starting at every layer's (all are sent from the start).
     package var limits: BitrateLimits {
-        let all = choiceRates.first ?? 0
-        return BitrateLimits(min: (choiceRates.last ?? 0) / 2, start: all, max: all * 5 / 4)
+        let all = configured.reduce(0, +)
+        return BitrateLimits(min: (configured.last ?? 0) / 2, start: all, max: all * 5 / 4)
     }
 
     /// Layers sent now (from the smallest up).
@@ -75,10 +120,11 @@ package final class SimulcastLayerSwitch: Sendable {
     /// returns what the estimator should know (a larger choice is expected at once: its
     /// encoders start with the next frame).
     package func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
+        guard let rates = choiceRates(nowNs: reading.nowNs) else { return nil }
         let (move, from) = choice.withLock { c -> (RenditionChoice.Move, Int) in
             let from = c.current
             let move = c.update(
-                estimate: reading.target, rates: choiceRates, received: reading.received, increasing: reading.state == .increase,
+                estimate: reading.target, rates: rates, received: reading.received, increasing: reading.state == .increase,
                 nowNs: reading.nowNs)
             if case .to(let to, _) = move, to < from { c.arrived(nowNs: reading.nowNs) }
             return (move, from)
@@ -87,31 +133,26 @@ package final class SimulcastLayerSwitch: Sendable {
         case .stay:
             return nil
         case .to(let to, let probing):
-            apply(to, from: from, reading, why: probing ? "a try" : "the estimate")
-            return to < from ? .expect(choiceRates[to]) : nil
+            apply(to, from: from, rates, reading, why: probing ? "a try" : "the estimate")
+            return to < from ? .expect(rates[to]) : nil
         case .back(let to):
-            apply(to, from: from, reading, why: "a failed try")
-            return .recover(choiceRates[to])
+            apply(to, from: from, rates, reading, why: "a failed try")
+            return .recover(rates[to])
         }
     }
 
     /// Opens the gates of layers `choice…` (asking each newly opened one for a keyframe
     /// first) and closes the others.
-    private func apply(_ choice: Int, from: Int, _ reading: CongestionControl.Reading, why: String) {
+    private func apply(_ choice: Int, from: Int, _ rates: [Int], _ reading: CongestionControl.Reading, why: String) {
         for (index, layer) in layers.enumerated() {
             let on = index >= choice
             guard layer.gate.isOpen.load(ordering: .relaxed) != on else { continue }
-            if on {
-                layer.entrance.pushEvent(.forceKeyUnit())
-                layer.gate.ons.add(1, ordering: .relaxed)
-            } else {
-                layer.gate.offs.add(1, ordering: .relaxed)
-            }
-            layer.gate.isOpen.store(on, ordering: .relaxed)
+            if on { layer.entrance.pushEvent(.forceKeyUnit()) }
+            layer.gate.set(open: on, nowNs: reading.nowNs)
         }
         let names = layers[choice...].map(\.layer.rid).joined(separator: ",")
         Self.logger.info(
             "simulcast: sending \(names) (\(why))",
-            metadata: ["estimate_bps": "\(reading.target)", "sent_bps": "\(choiceRates[choice])", "was": "\(choiceRates[from])"])
+            metadata: ["estimate_bps": "\(reading.target)", "sent_bps": "\(rates[choice])", "was_bps": "\(rates[from])"])
     }
 }

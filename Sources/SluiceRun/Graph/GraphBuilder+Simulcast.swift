@@ -182,7 +182,7 @@ extension GraphBuilder {
         let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
         let output = SimulcastLayerOutput(
             layer: layer, encoder: encoding.first, ssrc: ssrc, entrance: payIn, keyframeRequests: limiter, width: width, height: height)
-        if enc.adaptiveLayers, let queued = chain[0].staticPad("src") { output.gate.install(on: queued) }
+        if enc.adaptiveLayers, let queued = chain[0].staticPad("src") { output.gate.install(on: queued, counting: payIn) }
         return output
     }
 

@@ -40,7 +40,7 @@ final class SimulcastLayerSwitchTests: XCTestCase {
         let output = SimulcastLayerOutput(
             layer: SimulcastLayer(rid: rid, scale: 1, bitrateKbps: kbps), encoder: encoder, ssrc: 1, entrance: entrance,
             keyframeRequests: nil, width: 160, height: 120)
-        output.gate.install(on: gated)
+        output.gate.install(on: gated, counting: entrance)
         let arrivals = Arrivals()
         arrivals.install(on: entrance)
         return (output, arrivals)
@@ -62,34 +62,41 @@ final class SimulcastLayerSwitchTests: XCTestCase {
         try Element.link([src, caps, tee])
         let built = try [("h", 1000), ("m", 300), ("l", 100)].map { try layer($0.0, kbps: $0.1, from: tee, in: pipeline) }
         let layers = SimulcastLayerSwitch(layers: built.map(\.0))
-        XCTAssertEqual(layers.choiceRates, [1_400_000, 400_000, 100_000])
-        XCTAssertEqual(layers.limits, BitrateLimits(min: 50_000, start: 1_400_000, max: 1_750_000))
+        XCTAssertEqual(layers.limits, BitrateLimits(min: 50_000, start: 1_400_000, max: 1_750_000), "from the configured rates")
         XCTAssertTrue(pipeline.setState(.playing) != .failure)
         defer { pipeline.setState(.null) }
         func frames() -> [Int] { built.map { $0.1.frames.load(ordering: .relaxed) } }
-        func waitForFrames(_ what: String, _ ok: ([Int]) -> Bool) async throws {
+        func waitFor(_ what: String, _ ok: () -> Bool) async throws {
             let deadline = ContinuousClock.now + .seconds(10)
-            while !ok(frames()) {
+            while !ok() {
                 guard ContinuousClock.now < deadline else { return XCTFail("\(what): \(frames())") }
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        try await waitForFrames("every layer sends") { $0.allSatisfy { $0 > 10 } }
-        let t0 = StageTimer.now()
-        func reading(_ bps: Int, at seconds: Double) -> CongestionControl.Reading {
-            .init(target: bps, received: Double(bps), state: .increase, nowNs: t0 + UInt64(seconds * 1e9))
+        // What each choice sends is measured (a second of each layer's bytes), not configured.
+        XCTAssertNil(layers.choiceRates(nowNs: StageTimer.now()), "nothing measured yet")
+        var rates: [Int] = []
+        try await waitFor("every layer measured") {
+            rates = layers.choiceRates(nowNs: StageTimer.now()) ?? []
+            return !rates.isEmpty
         }
-        XCTAssertNil(layers.update(with: reading(2_000_000, at: 0)), "all layers fit")
+        XCTAssertTrue(rates[0] > rates[1] && rates[1] > rates[2] && rates[2] > 0, "every layer adds to what is sent: \(rates)")
+        func reading(_ bps: Int, after seconds: Double = 0) -> CongestionControl.Reading {
+            .init(target: bps, received: Double(bps), state: .increase, nowNs: StageTimer.now() + UInt64(seconds * 1e9))
+        }
+        XCTAssertNil(layers.update(with: reading(rates[0] * 2)), "all layers fit")
         XCTAssertEqual(layers.layersOn, 3)
-        XCTAssertNil(layers.update(with: reading(350_000, at: 1)), "a move down needs no word to the estimator")
-        XCTAssertEqual(layers.layersOn, 1, "350 kbit/s carries the smallest layer only (m + l is 400)")
+        XCTAssertNil(layers.update(with: reading(rates[2])), "a move down needs no word to the estimator")
+        XCTAssertEqual(layers.layersOn, 1, "an estimate of the smallest layer's rate carries it alone: \(rates)")
         try await Task.sleep(for: .milliseconds(200)) // what was inside the encoders when the gates closed
         let stopped = frames()
-        try await waitForFrames("the smallest layer goes on") { $0[2] > stopped[2] + 15 }
+        try await waitFor("the smallest layer goes on") { frames()[2] > stopped[2] + 15 }
         XCTAssertEqual(Array(frames()[0..<2]), Array(stopped[0..<2]), "h and m stopped")
-        XCTAssertEqual(layers.update(with: reading(2_000_000, at: 2.5)), .expect(1_400_000), "the estimate carries every layer again")
+        let up = layers.update(with: reading(rates[0] * 4, after: 2))
+        guard case .expect(let expected)? = up else { return XCTFail("the estimate carries every layer again: \(String(describing: up))") }
+        XCTAssertGreaterThan(expected, rates[2], "the estimator expects every layer's rate, as last measured")
         XCTAssertEqual(layers.layersOn, 3)
-        try await waitForFrames("h and m send again") { $0[0] > stopped[0] + 10 && $0[1] > stopped[1] + 10 }
+        try await waitFor("h and m send again") { frames()[0] > stopped[0] + 10 && frames()[1] > stopped[1] + 10 }
         for (rid, arrivals) in zip(["h", "m"], built.prefix(2).map(\.1)) {
             XCTAssertEqual(arrivals.firstAfterGapWasKey.withLock { $0 }, [true], "\(rid) restarts from a keyframe")
         }
