@@ -21,13 +21,7 @@ extension Element {
     /// Asks the element (a sink, or a bin for all its sinks) how much latency the path that
     /// feeds it has (`gst_element_query` with a latency query); nil if nothing answered.
     public func queryLatency() -> LatencyAnswer? {
-        guard let query = gst_query_new_latency() else { return nil }
-        defer { gst_query_unref(query) }
-        guard gst_element_query(element, query) != 0 else { return nil }
-        var live: gboolean = 0
-        var min: GstClockTime = 0, max: GstClockTime = 0
-        gst_query_parse_latency(query, &live, &min, &max)
-        return LatencyAnswer(live: live != 0, min: min, max: max == ClockTime.none ? nil : max)
+        LatencyAnswer.asking { gst_element_query(element, $0) != 0 }
     }
 
     /// Configures `nanoseconds` of latency on the element's sinks (a latency event, which each
@@ -50,9 +44,17 @@ extension Pad {
     /// latency query: the pad's own query function answers, so an element that syncs on the
     /// clock, such as `clocksync`, learns its upstream latency from it); nil if nothing answered.
     public func queryLatency() -> LatencyAnswer? {
+        LatencyAnswer.asking { gst_pad_query(pad, $0) != 0 }
+    }
+}
+
+extension LatencyAnswer {
+    /// A latency query made, passed to `ask` (an element's or a pad's query: true if it was
+    /// answered) and parsed; nil if it was not answered.
+    static func asking(_ ask: (UnsafeMutablePointer<GstQuery>) -> Bool) -> LatencyAnswer? {
         guard let query = gst_query_new_latency() else { return nil }
         defer { gst_query_unref(query) }
-        guard gst_pad_query(pad, query) != 0 else { return nil }
+        guard ask(query) else { return nil }
         var live: gboolean = 0
         var min: GstClockTime = 0, max: GstClockTime = 0
         gst_query_parse_latency(query, &live, &min, &max)

@@ -32,6 +32,30 @@ public struct RTPPacketOutput: ~Copyable {
         gst_buffer_list_insert(list, -1, packet) // takes the packet
         return true
     }
+
+    /// Splits `frame` into packets of at most the MTU, each a payload descriptor of
+    /// `descriptorLength` bytes (`descriptor(first, last)`, for the packet's place in the
+    /// frame) followed by the next piece of the frame; the last has the marker bit (as the
+    /// VP8 and VP9 payload formats, RFC 7741 and RFC 9628, lay frames out).
+    public func appendFragments(
+        of frame: borrowing BufferRef, descriptorLength: Int, descriptor: (_ first: Bool, _ last: Bool) -> [UInt8]
+    ) {
+        let room = max(1, maxPayload - descriptorLength), pts = frame.pts
+        _ = frame.withBytes { bytes in
+            var offset = 0
+            repeat {
+                let n = min(room, bytes.count - offset)
+                let last = offset + n == bytes.count
+                let head = descriptor(offset == 0, last)
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
+                append(count: descriptorLength + n, pts: pts, marker: last) { out in
+                    out.copyBytes(from: head.prefix(descriptorLength))
+                    UnsafeMutableRawBufferPointer(rebasing: out[descriptorLength...]).copyMemory(from: chunk)
+                }
+                offset += n
+            } while offset < bytes.count
+        }
+    }
 }
 
 /// The Swift state of one payloader element: it splits each encoded frame into packets.

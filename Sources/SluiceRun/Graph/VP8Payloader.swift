@@ -29,21 +29,10 @@ package final class VP8Payloader: PayloaderState {
     }
 
     package func handle(_ frame: borrowing BufferRef, into output: borrowing RTPPacketOutput) {
-        let room = max(1, output.maxPayload - Self.descriptorLength)
-        let pts = frame.pts, id = pictureID
+        let id = pictureID
         pictureID = (pictureID + 1) & 0x7FFF
-        _ = frame.withBytes { bytes in
-            var offset = 0
-            repeat {
-                let n = min(room, bytes.count - offset)
-                let descriptor = Self.descriptor(start: offset == 0, pictureID: id)
-                let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
-                output.append(count: Self.descriptorLength + n, pts: pts, marker: offset + n == bytes.count) { out in
-                    out.copyBytes(from: descriptor)
-                    UnsafeMutableRawBufferPointer(rebasing: out[Self.descriptorLength...]).copyMemory(from: chunk)
-                }
-                offset += n
-            } while offset < bytes.count
+        output.appendFragments(of: frame, descriptorLength: Self.descriptorLength) { first, _ in
+            Self.descriptor(start: first, pictureID: id)
         }
     }
 }

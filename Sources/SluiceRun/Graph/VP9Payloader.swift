@@ -38,23 +38,11 @@ package final class VP9Payloader: PayloaderState {
     }
 
     package func handle(_ frame: borrowing BufferRef, into output: borrowing RTPPacketOutput) {
-        let pts = frame.pts, id = pictureID, inter = frame.isDeltaUnit
+        let id = pictureID, inter = frame.isDeltaUnit
         pictureID = (pictureID + 1) & 0x7FFF
         let length = Self.descriptor(first: true, last: true, inter: inter, pictureID: id).count
-        let room = max(1, output.maxPayload - length)
-        _ = frame.withBytes { bytes in
-            var offset = 0
-            repeat {
-                let n = min(room, bytes.count - offset)
-                let last = offset + n == bytes.count
-                let descriptor = Self.descriptor(first: offset == 0, last: last, inter: inter, pictureID: id)
-                let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
-                output.append(count: length + n, pts: pts, marker: last) { out in
-                    out.copyBytes(from: descriptor)
-                    UnsafeMutableRawBufferPointer(rebasing: out[length...]).copyMemory(from: chunk)
-                }
-                offset += n
-            } while offset < bytes.count
+        output.appendFragments(of: frame, descriptorLength: length) { first, last in
+            Self.descriptor(first: first, last: last, inter: inter, pictureID: id)
         }
     }
 }

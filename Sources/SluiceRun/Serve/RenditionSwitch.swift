@@ -2,8 +2,9 @@ import GStreamer
 import Logging
 import Synchronization
 
-/// One viewer's place on a stream's ladder of renditions (`encode.renditions`): every rung's
-/// tee feeds a `funnel` in front of the viewer's branch, and only one rung gets through.
+/// One viewer's place on a stream's ladder of renditions (`encode.renditions`, or a relayed
+/// publisher's simulcast layers): the rung it gets feeds a `funnel` in front of the viewer's
+/// branch; during a move, the rung it moves to as well, and only one gets through.
 ///
 /// ```
 /// rung 0 tee → lane ─┐
@@ -13,7 +14,10 @@ import Synchronization
 /// Each rung reaches the viewer through one of its lanes (`FanoutLanes`: a queue and tee
 /// shared by several viewers, whose thread pushes through each of their funnels in turn; the
 /// funnel lets one push at a time). With lanes off (`--viewer-lanes 0`) the funnel takes the
-/// rungs' tees and a queue of the viewer's own follows it.
+/// rungs' tees and a queue of the viewer's own follows it. A rung is linked when the viewer
+/// starts on it or a move to it is decided, and unlinked about a second after the viewer
+/// left it (`detachIdle`): a viewer costs nothing in the rungs it does not get (all linked,
+/// each viewer's funnel dropped two of every three frames, and its lanes woke for them).
 /// A move to another rung (`RenditionChoice`, from the viewer's own bandwidth estimate)
 /// asks that rung's encoder for a keyframe and switches when it arrives: the old rung's
 /// frames pass until then, the new rung's from its keyframe on. One payloader, one SSRC and
@@ -80,8 +84,27 @@ package final class RenditionSwitch: Sendable {
     /// The funnel's inputs, by rung.
     package let inputs: [Pad]
     package let outputs: [RenditionOutput]
-    /// The tee each rung's input is linked to: the rung's own, or one of its lanes'.
-    private let feeds: [Element]
+    /// Where a rung's frames come from for this viewer: a tee to take a pad from (the rung's
+    /// own, or one of its lanes'), and what to give back once that pad is released.
+    package struct Feed: Sendable {
+        package var tee: Element
+        package var leave: @Sendable () -> Void
+        package init(tee: Element, leave: @escaping @Sendable () -> Void = {}) { self.tee = tee; self.leave = leave }
+    }
+    /// Makes the feed of a rung (called each time the viewer needs that rung again).
+    package typealias FeedSource = @Sendable (_ rung: Int) throws(GstError) -> Feed
+    private let feedSource: FeedSource
+    /// A rung linked to the funnel now: its tee, the pad taken from it, and the feed's `leave`.
+    private struct Attachment {
+        var tee: Element
+        var pad: Pad
+        var leave: @Sendable () -> Void
+    }
+    /// The rungs linked now, by rung: the current one and the one a move waits for. Others
+    /// are unlinked (`detachIdle`), so the viewer costs nothing in the rungs it does not get.
+    private let attachments = Mutex<[Int: Attachment]>([:])
+    /// What a failing rung input tells (set by `attach`, once the answer exists).
+    private let failure = Mutex<(@Sendable (FlowReturn) -> Void)?>(nil)
     private let choice: Mutex<RenditionChoice>
     /// A move up decided and not yet made (the new rung's keyframe has not gone out).
     private struct Awaited {
@@ -108,11 +131,11 @@ package final class RenditionSwitch: Sendable {
     private let startEstimate = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
-    /// src to the viewer's branch, then `attach` once the answer exists. `feeds` are the tees
-    /// to take each rung from (a lane's, `FanoutLanes`), by default the rungs' own.
+    /// src to the viewer's branch, then `attach` once the answer exists. `feed` gives the tee
+    /// to take a rung from (a seat on its lanes, `FanoutLanes`), by default the rung's own.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
     package init(
-        outputs: [RenditionOutput], feeds: [Element]? = nil, start: Int, pinned: Bool = false, into pipeline: Pipeline,
+        outputs: [RenditionOutput], feed: FeedSource? = nil, start: Int, pinned: Bool = false, into pipeline: Pipeline,
         viewer: String = "",
         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
     ) throws(GstError) {
@@ -156,7 +179,12 @@ package final class RenditionSwitch: Sendable {
             return .drop
         }
         self.funnel = funnel; self.track = track; self.inputs = inputs; self.outputs = outputs
-        self.feeds = feeds ?? outputs.map(\.tee)
+        if let feed {
+            feedSource = feed
+        } else {
+            let own = outputs.map(\.tee)
+            feedSource = { rung in Feed(tee: own[rung]) }
+        }
         self.logger = logger
         choice = Mutex(RenditionChoice(count: outputs.count, start: start))
         pin = Mutex(pinned ? start : nil)
@@ -192,16 +220,64 @@ package final class RenditionSwitch: Sendable {
         start?()
     }
 
-    /// Links every rung's tee to the funnel (behind `isolate`, so this viewer failing cannot
-    /// stop a rung, and `dropReconfigure`, so its joining does not renegotiate the rung); adds the tee pads to `pads` (to release when the viewer goes).
-    package func attach(into pads: inout [(tee: Element, pad: Pad)], onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
-        for ((output, tee), input) in zip(zip(outputs, feeds), inputs) {
-            guard let teePad = tee.requestPad("src_%u") else { throw GstError("rendition '\(output.rendition.name)' refused a viewer") }
-            pads.append((tee, teePad))
-            teePad.dropReconfigure()
-            teePad.isolate(into: input, onFailure: onFailure)
-            try teePad.link(input)
+    /// Links the rung the viewer starts on (and one a move waits for) to the funnel, once the
+    /// answer exists. Each link goes behind `isolate` (this viewer failing cannot stop a rung;
+    /// `onFailure` is told) and `dropReconfigure` (its joining does not renegotiate the rung).
+    package func attach(onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
+        failure.withLock { $0 = onFailure }
+        let wanted = track.state.withLock { [$0.current] + ($0.pending.map { [$0] } ?? []) }
+        for rung in wanted { try link(rung) }
+    }
+
+    /// Links rung `rung`'s feed to its funnel input, unless it is linked already or the
+    /// viewer is not yet attached (`attach` links it then).
+    private func link(_ rung: Int) throws(GstError) {
+        guard let onFailure = failure.withLock({ $0 }) else { return }
+        try attachments.withLock { linked throws(GstError) in
+            guard linked[rung] == nil else { return }
+            let feed = try feedSource(rung)
+            guard let pad = feed.tee.requestPad("src_%u") else {
+                feed.leave()
+                throw GstError("rendition '\(outputs[rung].rendition.name)' refused a viewer")
+            }
+            pad.dropReconfigure()
+            pad.isolate(into: inputs[rung], onFailure: onFailure)
+            do throws(GstError) { try pad.link(inputs[rung]) } catch {
+                feed.tee.releaseRequestPad(pad)
+                feed.leave()
+                throw error
+            }
+            linked[rung] = Attachment(tee: feed.tee, pad: pad, leave: feed.leave)
         }
+    }
+
+    /// Unlinks the rungs the viewer neither gets nor waits for (called about once a second:
+    /// never from a streaming thread, where releasing a tee pad could wait on this funnel).
+    package func detachIdle() {
+        // While deciding: a move decided now either keeps its rung here or links it again after.
+        let idle = deciding.withLock { _ -> [Attachment] in
+            let keep = track.state.withLock { s -> Set<Int> in s.pending.map { [s.current, $0] } ?? [s.current] }
+            return attachments.withLock { linked -> [Attachment] in
+                linked.keys.filter { !keep.contains($0) }.compactMap { linked.removeValue(forKey: $0) }
+            }
+        }
+        for a in idle { Self.release(a) }
+    }
+
+    /// Unlinks every rung (the viewer goes).
+    package func detachAll() {
+        for a in attachments.withLock({ l -> [Attachment] in
+            defer { l.removeAll() }; return Array(l.values)
+        }) { Self.release(a) }
+    }
+
+    /// Rungs linked now (the current one, and one a move waits for).
+    package var linkedRungs: Set<Int> { attachments.withLock { Set($0.keys) } }
+
+    private static func release(_ a: Attachment) {
+        if let peer = a.pad.peer { a.pad.unlink(peer) }
+        a.tee.releaseRequestPad(a.pad)
+        a.leave()
     }
 
     /// Lets the first caps through `pad` (a viewer's input to webrtcbin) and holds back the
@@ -240,7 +316,9 @@ package final class RenditionSwitch: Sendable {
     /// Asks rung `rung`'s source for a keyframe (upstream, outside any lock: the event crosses
     /// the relay's or the encoder's elements on this thread).
     private func askForKeyframe(of rung: Int?) {
-        if let rung { inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin)) }
+        guard let rung else { return }
+        do { try link(rung) } catch { logger.warning("rendition: cannot take \(outputs[rung].rendition.name): \(error.message)") }
+        inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
     }
 
     /// Asks again for the keyframe of the rung the viewer waits to move to, if it was asked
@@ -255,7 +333,7 @@ package final class RenditionSwitch: Sendable {
         }
         guard let rung else { return false }
         logger.debug("rendition: no keyframe of \(outputs[rung].rendition.name) yet; asked again")
-        inputs[rung].pushEvent(.forceKeyUnit(origin: KeyframeRequestLimiter.ownOrigin))
+        askForKeyframe(of: rung)
         return true
     }
     /// How long a move waits for its keyframe before asking again.

@@ -44,7 +44,7 @@ package struct ViewerAssembly {
             p.teePad.isolate(into: p.queueSink, onFailure: onFailure)
             try p.teePad.link(p.queueSink)
         }
-        try ladder?.attach(into: &teePads, onFailure: onFailure)
+        try ladder?.attach(onFailure: onFailure)
     }
 
     private static func askForKeyframe(through entrances: [Pad]) {

@@ -150,7 +150,7 @@ package final class ViewerSet: Sendable {
             return try await connect(&parts, id: id, plan: plan, outputs: available, steps: &steps)
         } catch {
             // One place undoes a half-made viewer, whatever step failed.
-            dismantle(elements: parts.elements, teePads: parts.teePads, shared: parts.shared, seats: parts.seats)
+            dismantle(elements: parts.elements, teePads: parts.teePads, shared: parts.shared, seats: parts.seats, ladder: parts.ladder)
             encoderRate?.withdraw(id)
             count(removal: "failed")
             switch error {
@@ -324,15 +324,9 @@ package final class ViewerSet: Sendable {
         viewer id: String, estimateAt adaptive: Pad?, traffic: ViewerTraffic?
     ) throws {
         let events = events
-        var feeds: [Element]?
-        if let traffic {
-            let seats = try output.renditions.map { rung throws(GstError) in try seat(on: rung.tee) }
-            parts.seats += seats
-            for seat in seats { traffic.countOverruns(of: seat.lane) }
-            feeds = seats.map(\.tee)
-        }
+        let feed = traffic.map { laneFeed(of: output.renditions, traffic: $0) }
         let rungs = try RenditionSwitch(
-            outputs: output.renditions, feeds: feeds, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id
+            outputs: output.renditions, feed: feed, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id
         ) { from, to in
             events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
         }
@@ -362,6 +356,18 @@ package final class ViewerSet: Sendable {
         if cache == nil { parts.entrances.append(branch.entrance) }
     }
 
+    /// A seat on a rung's lanes each time a viewer takes that rung (its lane's drops counted
+    /// as the viewer's), given back when it leaves it.
+    private func laneFeed(of renditions: [RenditionOutput], traffic: ViewerTraffic) -> RenditionSwitch.FeedSource {
+        let feed: RenditionSwitch.FeedSource = { [weak self] rung throws(GstError) in
+            guard let self else { throw GstError("the stream is gone") }
+            let seat = try self.seat(on: renditions[rung].tee)
+            traffic.countOverruns(of: seat.lane)
+            return RenditionSwitch.Feed(tee: seat.tee) { [weak self] in self?.leave([seat]) }
+        }
+        return feed
+    }
+
     /// Adds trickled remote candidates to a viewer. False if the viewer is unknown.
     package func addCandidates(_ candidates: [(mid: String?, candidate: String)], toViewer id: String) -> Bool {
         guard let viewer = viewers.withLock({ $0[id] }) else { return false }
@@ -377,7 +383,7 @@ package final class ViewerSet: Sendable {
         guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
         viewer.opener.cancel()
         viewer.traffic.gate.close { [self] in
-            dismantle(elements: viewer.elements, teePads: viewer.teePads, shared: viewer.shared, seats: viewer.seats)
+            dismantle(elements: viewer.elements, teePads: viewer.teePads, shared: viewer.shared, seats: viewer.seats, ladder: viewer.ladder)
             removed()
         }
         encoderRate?.withdraw(id)
@@ -410,8 +416,10 @@ package final class ViewerSet: Sendable {
     /// branches it used and its seats on the lanes. The one teardown of a viewer, whole or
     /// half-made.
     private func dismantle(
-        elements: [Element], teePads: [(tee: Element, pad: Pad)], shared: [SharedBranch], seats: [FanoutLanes.Seat]
+        elements: [Element], teePads: [(tee: Element, pad: Pad)], shared: [SharedBranch], seats: [FanoutLanes.Seat],
+        ladder: RenditionSwitch?
     ) {
+        ladder?.detachAll()
         pipeline.removeBranch(elements, teePads: teePads)
         for branch in shared { branch.release() }
         leave(seats)
@@ -494,7 +502,10 @@ package final class ViewerSet: Sendable {
     /// rungs that stopped, and asks again for the keyframes of moves still waiting.
     package func reap(now: ContinuousClock.Instant = .now) {
         let ladders = viewers.withLock { $0.values.compactMap(\.ladder) }, nowNs = StageTimer.now()
-        for ladder in ladders where !ladder.leaveStoppedRung(nowNs: nowNs) { ladder.askAgainIfStillPending(nowNs: nowNs) }
+        for ladder in ladders {
+            if !ladder.leaveStoppedRung(nowNs: nowNs) { ladder.askAgainIfStillPending(nowNs: nowNs) }
+            ladder.detachIdle()
+        }
         let verdicts = viewers.withLock { v in
             v.compactMap { id, viewer in
                 ViewerReaper.verdict(health: viewer.health, states: viewer.peer.states, now: now, limits: limits).map { (id, $0) }

@@ -28,7 +28,11 @@ package final class ViewerTraffic: Sendable {
     /// did not get.
     package func countOverruns(of lane: FanoutLanes.Lane) {
         let now = lane.overruns
-        lanes.withLock { $0.append(LaneDrops(lane: lane, atJoin: now)) }
+        lanes.withLock { joined in
+            // A viewer that takes a rung again sits on one of its lanes again: counted once.
+            guard !joined.contains(where: { $0.lane === lane }) else { return }
+            joined.append(LaneDrops(lane: lane, atJoin: now))
+        }
     }
 
     /// Closed when the viewer is removed: its teardown waits for a read under way.

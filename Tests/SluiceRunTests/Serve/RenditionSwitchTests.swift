@@ -88,10 +88,9 @@ final class RenditionSwitchTests: XCTestCase {
             seen.frames.withLock { $0.append((width, key)) }
             return .ok
         }
-        var teePads: [(tee: Element, pad: Pad)] = []
         let stopping = StopFlag()
-        try rungs.attach(into: &teePads) { flow in Self.rungStopped(flow, stopping: stopping) }
-        XCTAssertEqual(teePads.count, 2)
+        try rungs.attach { flow in Self.rungStopped(flow, stopping: stopping) }
+        XCTAssertEqual(rungs.linkedRungs, [0], "only the rung the viewer starts on is linked")
         let started = pipeline.setState(.playing)
         XCTAssertTrue(started != .failure)
         defer {
@@ -116,6 +115,9 @@ final class RenditionSwitchTests: XCTestCase {
         XCTAssertFalse(frames[first...].contains { $0.width == 320 }, "no frame of the old rung after the switch")
         XCTAssertEqual(keyframes[1], keyframesBefore[1] + 1, "one keyframe asked of the new rung")
         XCTAssertEqual(keyframes[0], keyframesBefore[0], "none of the old one")
+        XCTAssertEqual(rungs.linkedRungs, [0, 1], "the rung it left stays linked until the next check")
+        rungs.detachIdle()
+        XCTAssertEqual(rungs.linkedRungs, [1], "then only the rung it gets")
 
         // A viewer's keyframe request (a PLI arrives as an upstream force-key-unit) reaches the
         // rung it gets, not every rung.
@@ -134,7 +136,7 @@ final class RenditionSwitchTests: XCTestCase {
         XCTAssertTrue(after[back].keyframe)
         XCTAssertFalse(after[back...].contains { $0.width == 160 })
         XCTAssertEqual(rungs.moves.up, 1)
-        for (tee, pad) in teePads { tee.releaseRequestPad(pad) }
+        rungs.detachAll()
     }
 
     /// A move up to a rung whose keyframe is late (a passed-through source makes one only when
@@ -148,19 +150,18 @@ final class RenditionSwitchTests: XCTestCase {
         try sink.set("sync", false)
         try pipeline.add([sink])
         try rungs.funnel.link(sink)
-        var teePads: [(tee: Element, pad: Pad)] = []
         let stopping = StopFlag()
-        try rungs.attach(into: &teePads) { flow in Self.rungStopped(flow, stopping: stopping) }
+        try rungs.attach { flow in Self.rungStopped(flow, stopping: stopping) }
         // Rung 0 stands for a passed-through source: requests for its keyframe go nowhere.
         let answers = Atomic<Bool>(false)
-        teePads[0].pad.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+        outputs[0].tee.staticPad("sink")?.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
             info.eventName == "GstForceKeyUnit" && !answers.load(ordering: .relaxed) ? .drop : .ok
         }
         XCTAssertTrue(pipeline.setState(.playing) != .failure)
         defer {
             stopping.set()
             pipeline.setState(.null)
-            for (tee, pad) in teePads { tee.releaseRequestPad(pad) }
+            rungs.detachAll()
         }
         let t0 = StageTimer.now()
         func reading(at seconds: Double) -> CongestionControl.Reading {
@@ -199,12 +200,11 @@ final class RenditionSwitchTests: XCTestCase {
         try sink.set("sync", false)
         try pipeline.add([sink])
         try rungs.funnel.link(sink)
-        var teePads: [(tee: Element, pad: Pad)] = []
         let stopping = StopFlag()
-        try rungs.attach(into: &teePads) { flow in Self.rungStopped(flow, stopping: stopping) }
+        try rungs.attach { flow in Self.rungStopped(flow, stopping: stopping) }
         // The first request for rung 1's keyframe is lost on its way.
         let lost = Atomic<Int>(0)
-        teePads[1].pad.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
+        outputs[1].tee.staticPad("sink")?.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
             guard info.eventName == "GstForceKeyUnit" else { return .ok }
             return lost.add(1, ordering: .relaxed).oldValue == 0 ? .drop : .ok
         }
@@ -212,7 +212,7 @@ final class RenditionSwitchTests: XCTestCase {
         defer {
             stopping.set()
             pipeline.setState(.null)
-            for (tee, pad) in teePads { tee.releaseRequestPad(pad) }
+            rungs.detachAll()
         }
         try await waitFor("the first rung's frames") { outputs[0].frames > 10 }
         rungs.pin(to: 1)
