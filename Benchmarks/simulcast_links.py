@@ -37,14 +37,15 @@ PUBLISHER = os.path.join(HERE, "simulcast-links-publisher.yaml")
 
 
 class LayerWatch:
-    """Polls the relay's /metrics in S every 100 ms: (monotonic time, {layer: viewers})."""
+    """Polls the relay's /metrics at `host` from `ns` every 100 ms: (monotonic time, {layer: value})
+    for a per-layer gauge (`metric`: viewers by default; simulcast_uplink.py reads `sending`)."""
 
-    def __init__(self, ns):
+    def __init__(self, ns, host="10.98.0.1", metric="sluice_relay_layer_viewers"):
         code = ("import time,urllib.request,re\n"
                 "while True:\n"
                 " try:\n"
-                f"  m=urllib.request.urlopen('http://10.98.0.1:{PORT}/metrics',timeout=2).read().decode()\n"
-                "  v={a:float(b) for a,b in re.findall(r'sluice_relay_layer_viewers\\{[^}]*layer=\"(\\w+)\"[^}]*\\} (\\S+)',m)}\n"
+                f"  m=urllib.request.urlopen('http://{host}:{PORT}/metrics',timeout=2).read().decode()\n"
+                "  v={a:float(b) for a,b in re.findall(r'" + metric + "\\{[^}]*layer=\"(\\w+)\"[^}]*\\} (\\S+)',m)}\n"
                 "  print(time.monotonic(),repr(v),flush=True)\n"
                 " except Exception: pass\n"
                 " time.sleep(0.1)\n")

@@ -18,12 +18,13 @@ Env: RUNS (3), FREE (10), DROP (12), AFTER (15), LOW (400kbit), SLUICE (release 
 With --json only one JSON object is printed (the tests read it); otherwise the results go to
 Benchmarks/results-simulcast-uplink.json.
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile, threading, time
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import ladder  # noqa: E402
 from ladder import PORT, ROOT  # noqa: E402
+from simulcast_links import LayerWatch  # noqa: E402
 
 FREE = float(os.environ.get("FREE", "10"))
 DROP = float(os.environ.get("DROP", "12"))
@@ -31,36 +32,6 @@ AFTER = float(os.environ.get("AFTER", "15"))
 LOW = os.environ.get("LOW", "400kbit")
 PUBLISHER = os.path.join(HERE, "simulcast-uplink-publisher.yaml")
 SERVER = "10.98.1.1"
-
-
-class SendingWatch:
-    """Polls the relay's /metrics in `ns` every 100 ms: (monotonic time, {layer: 0 or 1})."""
-
-    def __init__(self, ns):
-        code = ("import time,urllib.request,re\n"
-                "while True:\n"
-                " try:\n"
-                f"  m=urllib.request.urlopen('http://{SERVER}:{PORT}/metrics',timeout=2).read().decode()\n"
-                "  v={a:int(float(b)) for a,b in re.findall(r'sluice_relay_layer_sending\\{[^}]*layer=\"(\\w+)\"[^}]*\\} (\\S+)',m)}\n"
-                "  print(time.monotonic(),' '.join(f'{k}={x}' for k,x in v.items()),flush=True)\n"
-                " except Exception: pass\n"
-                " time.sleep(0.1)\n")
-        self.p = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-c", code], stdout=subprocess.PIPE, text=True)
-        self.samples = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            t, _, rest = line.strip().partition(" ")
-            pairs = dict(kv.split("=") for kv in rest.split() if "=" in kv)
-            try:
-                self.samples.append((float(t), {k: int(v) for k, v in pairs.items()}))
-            except ValueError:
-                continue
-
-    def stop(self):
-        self.p.terminate()
-        self.p.wait(5)
 
 
 def first_after(samples, start, layer, value):
@@ -87,7 +58,7 @@ def one_run(sluice):
     try:
         server = subprocess.Popen(["ip", "netns", "exec", net.v[0], sluice, "serve", "--relay", "--host", SERVER, "--port", str(PORT)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        watch = SendingWatch(net.v[0])
+        watch = LayerWatch(net.v[0], host=SERVER, metric="sluice_relay_layer_sending")
         env = dict(os.environ, SLUICE_WHIP=f"http://{SERVER}:{PORT}/whip/live")
         seconds = FREE + DROP + AFTER
         publisher = subprocess.Popen(

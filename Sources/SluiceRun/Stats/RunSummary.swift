@@ -106,8 +106,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         /// Peers' keyframe requests that named this layer's SSRC.
         public var keyframe_requests: Int
         /// With `encode.adaptive_layers`: times the sender's estimate switched the layer off
-        /// (it could not carry it), and on again.
+        /// (it could not carry it).
         public var switched_off: Int?
+        /// With `encode.adaptive_layers`: times it was switched on again.
         public var switched_on: Int?
     }
     /// The send audio branch's counters.
