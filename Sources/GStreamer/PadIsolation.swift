@@ -12,6 +12,8 @@ public struct FlowReturn: Sendable, Equatable, CustomStringConvertible {
     public static let notLinked = FlowReturn(raw: GST_FLOW_NOT_LINKED.rawValue)
     /// `GST_FLOW_FLUSHING`: the pad is flushing or inactive (a branch being shut down).
     public static let flushing = FlowReturn(raw: GST_FLOW_FLUSHING.rawValue)
+    /// `GST_FLOW_EOS`: the pad has had its end of stream.
+    public static let eos = FlowReturn(raw: GST_FLOW_EOS.rawValue)
     /// Whatever the push returned: OK, or a reason data stopped (`not-linked`, `eos`, `error`…).
     public var isOK: Bool { raw >= 0 }
     /// The C name (`gst_flow_get_name`), e.g. `ok`, `not-linked`, `flushing`.

@@ -32,6 +32,16 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Forward WHIP publishers of names without a --receive pipeline to WHEP viewers at /whep/<name>, without decoding or re-encoding.")
     var relay = false
 
+    @Option(
+        name: .customLong("relay-record"),
+        help:
+            "With --relay: record each relayed publisher, as it arrives (a simulcast publisher's top layer), to segments named like a record sink's path, e.g. 'rec/{name}-%Y%m%d-%H%M%S.mkv'."
+    )
+    var relayRecord: String?
+
+    @Option(name: .customLong("relay-record-segment"), help: "Seconds per --relay-record segment (a new file at the first keyframe after them).")
+    var relayRecordSegment: Double = 60
+
     @Option(help: "Bearer token every route but the page, /status.json and the rooms requires (WHEP, WHIP, relay, camera API, the JSON lists).")
     var token: String?
 
@@ -185,6 +195,12 @@ struct Serve: AsyncParsableCommand {
         guard viewerStatsInterval == 0 || (0.5...3600).contains(viewerStatsInterval) else {
             throw ValidationError("--viewer-stats-interval must be 0 (off) or between 0.5 and 3600 seconds")
         }
+        if let relayRecord {
+            guard relay else { throw ValidationError("--relay-record records relayed publishers: add --relay") }
+            do { _ = try RelayRecording.Settings(path: relayRecord, segmentSeconds: relayRecordSegment) } catch {
+                throw ValidationError("--relay-record: \(error.message)")
+            }
+        }
         if let viewerLanes, !(0...256).contains(viewerLanes) {
             throw ValidationError("--viewer-lanes must be between 0 (a thread per viewer) and 256")
         }
@@ -212,6 +228,7 @@ struct Serve: AsyncParsableCommand {
         o.host = host; o.port = port
         o.pipelines = pipelines; o.receivePipelines = receivePipelines; o.companions = companions
         o.relay = relay; o.token = token; o.stun = stun; o.turn = turn
+        o.relayRecording = relayRecord.flatMap { try? RelayRecording.Settings(path: $0, segmentSeconds: relayRecordSegment) } // checked in validate()
         o.ice.publicAddresses = icePublicAddresses; o.ice.tcp = iceTCP
         o.replica = (try? ReplicaRoute(instance: instance)) ?? .single // checked in validate()
         if let icePortRange, case .success(let range) = ICEPortRange.parse(icePortRange) { o.ice.portRange = range }

@@ -44,7 +44,7 @@ package final class LoadViewerMedia: LoadClientMedia {
             for media in offer?.media ?? [] {
                 let wanted = spec.receiveBranches.first { $0.media == media }?.codecs ?? []
                 let codecs = wanted.isEmpty ? Codec.allCases.filter { $0.media == media } : wanted
-                let twcc = media == .video ? EncoderPresets.twccReceiveCaps : ""
+                let twcc = media == .video ? EncoderPresets.twccReceiveCaps() : ""
                 let caps = try Caps(codecs.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))
                 _ = try webrtcbin.emit("add-transceiver", "recvonly", caps)
             }

@@ -24,6 +24,8 @@ public struct ServeHost {
         public var companions: [String] = []
         /// Whether WHIP publishers of other names are relayed to WHEP viewers.
         public var relay = false
+        /// Where relayed publishers are recorded (`--relay-record`), if they are.
+        public var relayRecording: RelayRecording.Settings?
         /// Bearer token the protected routes need.
         public var token: String?
         /// STUN and TURN servers every webrtcbin uses and the Link headers announce.
@@ -183,11 +185,13 @@ extension ServeHost {
             tls: o.tls, control: access, pipelinesFolder: o.pipelinesFolder)
         configuration.replica = o.replica
         configuration.jwt = jwt
+        configuration.relayRecording = o.relayRecording
         let report = report, scheme = o.tls == nil ? "http" : "https", host = o.host
         configuration.onListening = { port in
             report(.info("sluice serve: listening on \(scheme)://\(host):\(port); control API at /api/v1 (/openapi.yaml)"))
         }
         if o.relay { report(.info("sluice serve: WHIP publishers to other names are relayed to WHEP viewers at /whep/<name>")) }
+        if let recording = o.relayRecording { report(.info("sluice serve: relayed publishers are recorded to \(recording.path)")) }
         let server = SluiceHTTPServer(
             configuration: configuration, directory: directory, receivers: receivers,
             relayAddresses: o.relay ? [o.host] : nil, webrtc: recipe, cameraLifetime: o.cameraLifetime)

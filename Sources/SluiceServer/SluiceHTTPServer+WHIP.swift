@@ -27,6 +27,8 @@ public final class WHIPIngest: Sendable {
     /// With `--relay`: publishers to names without a receive pipeline are forwarded to WHEP
     /// viewers (ICE on these addresses).
     let relayAddresses: [String]?
+    /// With `--relay-record`: where relayed publishers are recorded.
+    let relayRecording: RelayRecording.Settings?
     private let relays = Mutex<[String: RelayStream]>([:])
     private let sessions = Mutex<[String: (name: String, session: PublishSession)]>([:])
     /// Sessions being stopped (still listed until they are).
@@ -68,10 +70,15 @@ public final class WHIPIngest: Sendable {
     /// WHIP ingest into `receivers` (one per name; a repeated name keeps the first). With
     /// `relayAddresses` (`--relay`), a publisher to any other valid name is relayed to WHEP viewers
     /// of that name, ICE gathering on those addresses; without it such a publisher gets `404`.
-    /// `recipe` sets STUN, TURN and the certificate for every webrtcbin.
-    public init(_ receivers: [Receiver], relayAddresses: [String]? = nil, recipe: WebRTCRecipe = WebRTCRecipe()) {
+    /// `recipe` sets STUN, TURN and the certificate for every webrtcbin; with `relayRecording`
+    /// every relayed publisher is also recorded.
+    public init(
+        _ receivers: [Receiver], relayAddresses: [String]? = nil, recipe: WebRTCRecipe = WebRTCRecipe(),
+        relayRecording: RelayRecording.Settings? = nil
+    ) {
         self.receivers = Dictionary(receivers.map { ($0.spec.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.relayAddresses = relayAddresses
+        self.relayRecording = relayRecording
         self.recipe = recipe
     }
 
@@ -91,7 +98,9 @@ public final class WHIPIngest: Sendable {
         let conflict = WHIP.HTTPError(409, "'\(name)' already has a publisher; DELETE its session first or publish under another name")
         if relays.withLock({ $0[name] != nil }) { throw conflict }
         let relay: RelayStream
-        do { relay = try RelayStream(name: name, recipe: recipe(addresses: addresses)) } catch { throw WHIP.HTTPError(500, error.message) }
+        do { relay = try RelayStream(name: name, recipe: recipe(addresses: addresses), recording: relayRecording) } catch {
+            throw WHIP.HTTPError(500, error.message)
+        }
         // Checked again as it is taken: two publishers may race for the name.
         let taken = relays.withLock { t -> Bool in
             if t[name] != nil { return true }
@@ -105,7 +114,7 @@ public final class WHIPIngest: Sendable {
             return (relay.id, answer)
         } catch {
             relays.withLock { t in if t[name] === relay { t[name] = nil } }
-            relay.stop()
+            await relay.stop()
             throw WHIP.HTTPError(422, error.message)
         }
     }
@@ -144,7 +153,7 @@ public final class WHIPIngest: Sendable {
             guard let r = t[name], r.id == id else { return nil }
             return t.removeValue(forKey: name)
         }) {
-            relay.stop()
+            await relay.stop()
             totals.withLock { t in
                 var x = t[name] ?? (0, 0, 0)
                 x.sessions += 1; x.video += relay.relayedVideoFrames

@@ -49,6 +49,8 @@ public struct SluiceHTTPServer: Sendable {
         /// Called once the server listens, with the port it is bound to (so `listening on`
         /// is said only once it is true).
         public var onListening: (@Sendable (Int) async -> Void)?
+        /// Where relayed publishers are recorded (`--relay-record`), if they are.
+        public var relayRecording: RelayRecording.Settings?
         /// A configuration with these options. Without `control`, `token` (if any) is the control
         /// API's only admin token; either way the access is bound to `host`, so an API without an
         /// admin token accepts changes only on a loopback address.
@@ -98,7 +100,7 @@ public struct SluiceHTTPServer: Sendable {
         self.configuration = configuration
         self.rooms = rooms
         self.cameras = CameraSessions(lifetime: cameraLifetime)
-        self.ingest = WHIPIngest(receivers, relayAddresses: relayAddresses, recipe: webrtc)
+        self.ingest = WHIPIngest(receivers, relayAddresses: relayAddresses, recipe: webrtc, relayRecording: configuration.relayRecording)
         self.streams = directory
         for hub in streams { try? directory.adopt(hub, source: hub.spec.file) }
         self.logger = logger

@@ -16,39 +16,6 @@ final class RecordSinkEndToEndTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
-    /// What ffprobe says of one file: its frames, the first one's keyframe flag, the picture's size.
-    private struct Probe {
-        var frames = 0
-        var firstIsKeyframe = false
-        var width = 0
-        var height = 0
-        var codec = ""
-    }
-
-    private func probe(_ path: String) throws -> Probe {
-        let r = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/ffprobe"),
-            ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height:frame=key_frame", "-of", "csv=p=0", path],
-            timeout: 60)
-        var p = Probe()
-        for line in r.stdout.split(separator: "\n") {
-            let fields = line.split(separator: ",")
-            if fields.count == 3, let w = Int(fields[1]) {
-                p.codec = String(fields[0]); p.width = w; p.height = Int(fields[2]) ?? 0
-            } else if fields.count == 1, let key = Int(fields[0]) {
-                if p.frames == 0 { p.firstIsKeyframe = key == 1 }
-                p.frames += 1
-            }
-        }
-        return p
-    }
-
-    /// Whether gst-discoverer-1.0 reads `path` without an error.
-    private func discovers(_ path: String) throws -> (ok: Bool, text: String) {
-        let r = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/gst-discoverer-1.0"), [path], timeout: 60)
-        return (r.status == 0 && !r.stdout.contains("error was encountered"), r.stdout + r.stderr)
-    }
-
     private func segments(_ report: CLIResult) -> [String] {
         ((report.value("recordings") as? [[String: Any]])?.first?["segments"] as? [String]) ?? []
     }
@@ -89,9 +56,9 @@ final class RecordSinkEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("recording"), r.stdout)
         for path in files {
             XCTAssertTrue(path.contains("/rec/door-"), path)
-            let discovered = try discovers(path)
+            let discovered = try RecordingProbe.discovers(path)
             XCTAssertTrue(discovered.ok, "\(path): \(discovered.text)")
-            let p = try probe(path)
+            let p = try RecordingProbe.video(of: path)
             XCTAssertTrue(p.firstIsKeyframe, "\(path) starts with a keyframe")
             XCTAssertEqual(p.codec, "h264")
             XCTAssertEqual(p.width, 640, "the camera's own size")
@@ -100,7 +67,7 @@ final class RecordSinkEndToEndTests: XCTestCase {
         // Each full segment is two or three of the camera's 1-second groups of pictures: the
         // cut comes at the last keyframe that keeps a segment within 3 s.
         for path in files.dropFirst().dropLast() {
-            let frames = try probe(path).frames
+            let frames = try RecordingProbe.video(of: path).frames
             XCTAssertTrue((55...92).contains(frames), "\(path): \(frames) frames")
         }
         guard let last = files.last else { return }
@@ -146,9 +113,9 @@ final class RecordSinkEndToEndTests: XCTestCase {
             env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: nil)
         XCTAssertEqual(r.keyedLines["KILLED"], "137", r.stdout + r.stderr)
         let path = rec + "/00000.mp4"
-        let discovered = try discovers(path)
+        let discovered = try RecordingProbe.discovers(path)
         XCTAssertTrue(discovered.ok, discovered.text)
-        let p = try probe(path)
+        let p = try RecordingProbe.video(of: path)
         XCTAssertGreaterThanOrEqual(p.frames, 90, "everything up to the last fragment")
         XCTAssertTrue(p.firstIsKeyframe)
     }
@@ -197,11 +164,11 @@ final class RecordSinkEndToEndTests: XCTestCase {
         let files = segments(r)
         XCTAssertGreaterThanOrEqual(files.count, 2, r.stdout)
         guard let first = files.first else { return }
-        let discovered = try discovers(first)
+        let discovered = try RecordingProbe.discovers(first)
         XCTAssertTrue(discovered.ok, discovered.text)
         XCTAssertTrue(discovered.text.contains("H.264"), discovered.text)
         XCTAssertTrue(discovered.text.lowercased().contains("opus"), discovered.text)
-        XCTAssertTrue(try probe(first).firstIsKeyframe)
+        XCTAssertTrue(try RecordingProbe.video(of: first).firstIsKeyframe)
     }
     /// `send.video.record` with `transport: none`: an RTSP camera (gst-rtsp-server, H.264 and
     /// Opus) recorded as it comes, with no WebRTC and no encoder: MPEG-TS segments holding
@@ -238,10 +205,10 @@ final class RecordSinkEndToEndTests: XCTestCase {
         let files = segments(r)
         XCTAssertGreaterThanOrEqual(files.count, 2, "about 5 s in segments of at most 2 s: \(files)")
         for path in files {
-            let discovered = try discovers(path)
+            let discovered = try RecordingProbe.discovers(path)
             XCTAssertTrue(discovered.ok, "\(path): \(discovered.text)")
             XCTAssertTrue(discovered.text.lowercased().contains("opus"), "the camera's sound: \(discovered.text)")
-            let p = try probe(path)
+            let p = try RecordingProbe.video(of: path)
             XCTAssertTrue(p.firstIsKeyframe, "\(path) starts with a keyframe")
             XCTAssertEqual(p.width, 480, "the camera's own size")
         }
@@ -279,9 +246,9 @@ final class RecordSinkEndToEndTests: XCTestCase {
         var frames = 0
         for name in files {
             let path = rec + "/" + name
-            let discovered = try discovers(path)
+            let discovered = try RecordingProbe.discovers(path)
             XCTAssertTrue(discovered.ok, "\(path): \(discovered.text)")
-            let p = try probe(path)
+            let p = try RecordingProbe.video(of: path)
             XCTAssertTrue(p.firstIsKeyframe, "\(name) starts with a keyframe")
             XCTAssertEqual(p.width, 320)
             frames += p.frames
@@ -317,9 +284,9 @@ final class RecordSinkEndToEndTests: XCTestCase {
         XCTAssertEqual(files.count, 1, "one segment of at most 60 s: \(files)")
         guard let name = files.first else { return }
         XCTAssertTrue(name.hasPrefix("rtsp-record-") && name.hasSuffix(".mp4"), name)
-        let discovered = try discovers(rec + "/" + name)
+        let discovered = try RecordingProbe.discovers(rec + "/" + name)
         XCTAssertTrue(discovered.ok, discovered.text)
-        let p = try probe(rec + "/" + name)
+        let p = try RecordingProbe.video(of: rec + "/" + name)
         XCTAssertTrue(p.firstIsKeyframe)
         XCTAssertEqual(p.width, 480, "the camera's own size")
         XCTAssertGreaterThan(p.frames, 120, "recorded from the server's start to its stop, beyond the viewer's 5 s")
@@ -355,7 +322,7 @@ final class RecordSinkEndToEndTests: XCTestCase {
         while Date() < deadline, Self.stamp(Date()) <= String(lastRed.dropFirst("lobby-".count).prefix(15)) { usleep(50_000) }
         let blue = try recordPattern("blue", seconds: 3, into: rec)
         XCTAssertFalse(red.isEmpty || blue.isEmpty, "\(red) \(blue)")
-        let recorded = try (red + blue).reduce(0) { $0 + (try probe($1).frames) }
+        let recorded = try (red + blue).reduce(0) { $0 + (try RecordingProbe.video(of: $1).frames) }
         let blueStart = String(((blue.first ?? "") as NSString).lastPathComponent.dropFirst("lobby-".count).prefix(15))
         let from = Self.isoMoment(blueStart)
         for (name, start) in [("all", nil), ("blue", from)] as [(String, String?)] {

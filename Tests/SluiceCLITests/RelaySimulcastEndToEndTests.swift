@@ -197,13 +197,63 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(viewer.int("receive.video.frames") ?? 0, 200, "frames kept coming: \(viewer.report ?? [:])")
     }
 
+    /// `--relay-record`: the relay records what it forwards, without decoding: of a simulcast
+    /// publisher, the top layer. Read back by ffprobe and gst-discoverer once the publisher has
+    /// left: VP8 at the top layer's 640x360 from a keyframe on, the Opus beside it, a finished
+    /// file (Matroska knows its duration only once the end of stream reached it).
+    func testTheRelaysRecordingTakesTheTopLayer() throws {
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-relay-record-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: t, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: t) }
+        let segment = "\(t)/live-00000.mkv"
+        let script = """
+            ip link set lo up
+            \(Self.relayWithPublisher(port: 18487, serveArguments: "--relay-record \"$T/{name}-{n}.mkv\""))
+            frames() { ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$T/live-00000.mkv" 2>/dev/null; }
+            i=0; until [ "$(frames)" -ge 90 ] 2>/dev/null; do i=$((i+1)); [ $i -lt 300 ] || exit 92; sleep 0.1; done
+            kill -INT $publisher; wait $publisher
+            kill -INT $server; wait $server
+            echo "AUDIO: $(ffprobe -v error -select_streams a:0 -show_entries stream=codec_name -of csv=p=0 "$T/live-00000.mkv")"
+            echo "DURATION: $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$T/live-00000.mkv")"
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "T": t], timeout: 120, reportPath: nil)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))\npublisher: \((try? String(contentsOfFile: "\(t).p.err", encoding: .utf8)) ?? "")"
+        XCTAssertEqual(r.status, 0, context)
+        let video = try RecordingProbe.video(of: segment)
+        XCTAssertEqual(video.codec, "vp8", "the layers' VP8, as it came: \(video)")
+        XCTAssertEqual(video.width, 640, "the top layer's picture: \(video)")
+        XCTAssertEqual(video.height, 360, "the top layer's picture: \(video)")
+        XCTAssertTrue(video.firstIsKeyframe, "the recording starts at a keyframe: \(video)")
+        XCTAssertGreaterThanOrEqual(video.frames, 90, "\(video)")
+        XCTAssertEqual(r.keyedLines["AUDIO"], "opus", context)
+        XCTAssertGreaterThan(Double(r.keyedLines["DURATION"] ?? "") ?? 0, 2.5, "a finished file knows its duration: \(context)")
+        XCTAssertTrue(try RecordingProbe.discovers(segment).ok, "gst-discoverer reads it")
+    }
+
+    /// `--relay-record` that cannot work is refused before anything listens (exit 2), saying
+    /// what to write.
+    func testARelayRecordingThatCannotWorkIsRefused() throws {
+        let cases: [(args: [String], says: String)] = [
+            (["--relay-record", "/tmp/{name}-{n}.mkv"], "add --relay"),
+            (["--relay", "--relay-record", "/tmp/{name}-{n}.avi"], "end the path in .mkv, .mp4 or .ts"),
+            (["--relay", "--relay-record", "/tmp/{name}.mkv"], "{n} (the segment's number)"),
+            (["--relay", "--relay-record", "/tmp/{name}-{n}.mkv", "--relay-record-segment", "0"], "1 to 86400 seconds")
+        ]
+        for c in cases {
+            let r = try CLI.run(["serve", "--port", "18488"] + c.args, timeout: 30)
+            XCTAssertEqual(r.status, 2, "\(c.args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(c.says), "\(c.args) says '\(c.says)': \(r.stderr)")
+        }
+    }
+
     /// Shell lines: `sluice serve --relay` on `port` (`$server`), and
     /// Pipelines/whip-publish-simulcast.yaml publishing to its `live` (`$publisher`, its
     /// errors in `$T.p.err`), until the relay says it is live (bounded waits).
-    /// `logged`: the relay logs at debug level into "$T.server" (its rendition moves).
-    static func relayWithPublisher(port: Int, logged: Bool = false) -> String {
+    /// `logged`: the relay logs at debug level into "$T.server" (its rendition moves);
+    /// `serveArguments` go to `sluice serve`.
+    static func relayWithPublisher(port: Int, logged: Bool = false, serveArguments: String = "") -> String {
         """
-        "$SLUICE" serve --port \(port) --relay \(logged ? "--log-level debug >\"$T.server\"" : ">/dev/null") 2>&1 &
+        "$SLUICE" serve --port \(port) --relay \(serveArguments) \(logged ? "--log-level debug >\"$T.server\"" : ">/dev/null") 2>&1 &
         server=$!
         i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
         SLUICE_WHIP=http://127.0.0.1:\(port)/whip/live "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 40 --quiet >/dev/null 2>"$T.p.err" &

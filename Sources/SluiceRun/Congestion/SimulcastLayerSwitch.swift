@@ -29,7 +29,8 @@ package final class SimulcastLayerSwitch: Sendable {
         package let offs = Atomic<Int>(0)
         package let ons = Atomic<Int>(0)
         private let installed = Atomic<Bool>(false)
-        private let bytes = Atomic<Int>(0)
+        /// The encoded bytes the layer has sent so far (its count at the payloader's input).
+        private let sentBytes = Mutex<(@Sendable () -> Int)?>(nil)
         private let window = Mutex(RateWindow())
         /// What it sent, bit/s, when it was last switched off.
         private let lastRate = Mutex<Int?>(nil)
@@ -41,16 +42,13 @@ package final class SimulcastLayerSwitch: Sendable {
             installed.load(ordering: .relaxed) ? (offs.load(ordering: .relaxed), ons.load(ordering: .relaxed)) : nil
         }
 
-        /// Drops what crosses `pad` (the layer queue's output) while closed, and counts the
-        /// encoded bytes entering `payloader` (its sink pad).
-        package func install(on pad: Pad, counting payloader: Pad) {
+        /// Drops what crosses `pad` (the layer queue's output) while closed; `sentBytes` reads
+        /// the encoded bytes the layer has sent so far, which its rate is measured from.
+        package func install(on pad: Pad, sentBytes: @escaping @Sendable () -> Int) {
+            self.sentBytes.withLock { $0 = sentBytes }
             installed.store(true, ordering: .relaxed)
             pad.addProbe { [self] (_: borrowing Pad.ProbeInfo) in
                 isOpen.load(ordering: .relaxed) ? .ok : .drop
-            }
-            payloader.addProbe { [self] (info: borrowing Pad.ProbeInfo) in
-                bytes.add(info.buffer?.size ?? 0, ordering: .relaxed)
-                return .ok
             }
         }
 
@@ -61,7 +59,7 @@ package final class SimulcastLayerSwitch: Sendable {
         package func rate(nowNs: UInt64) -> Int? {
             guard isOpen.load(ordering: .relaxed) else { return lastRate.withLock { $0 } }
             let measured = window.withLock { w -> Double? in
-                w.add(bytes: bytes.load(ordering: .relaxed), nowNs: nowNs)
+                w.add(bytes: sentBytes.withLock { $0 }?() ?? 0, nowNs: nowNs)
                 return w.bitsPerSecond
             }
             return measured.map { Int($0) } ?? lastRate.withLock { $0 }

@@ -105,12 +105,16 @@ public enum EncoderPresets {
     }
 
     /// The caps field that declares the transport-wide congestion control header extension
-    /// at the id Sluice offers.
-    package static let twccExtensionCaps = ",extmap-\(RTPSendParameters.offeredTWCCExtensionID)=(string)\"\(RTPHeaderExtension.transportWideCC)\""
+    /// at `id` (by default the id Sluice offers).
+    package static func twccExtensionCaps(id: Int = RTPSendParameters.offeredTWCCExtensionID) -> String {
+        ",extmap-\(id)=(string)\"\(RTPHeaderExtension.transportWideCC)\""
+    }
 
-    /// Caps fields that make a receive-only transceiver offer transport-wide congestion
-    /// control: the header extension and `transport-cc` feedback.
-    package static let twccReceiveCaps = twccExtensionCaps + ",rtcp-fb-transport-cc=(boolean)true"
+    /// Caps fields that make a receive-only transceiver ask for transport-wide congestion
+    /// control: the header extension at `id` and `transport-cc` feedback.
+    package static func twccReceiveCaps(id: Int = RTPSendParameters.offeredTWCCExtensionID) -> String {
+        twccExtensionCaps(id: id) + ",rtcp-fb-transport-cc=(boolean)true"
+    }
 
     /// The RTP caps of a receive-only transceiver accepting `codec`: the payload format's
     /// parameters other stacks match offers on (RFC 6184: an H.264 offer without

@@ -20,7 +20,7 @@ extension GraphBuilder {
     /// Adds a segmented recording to `settings`' path with one reserved pad per medium of
     /// `media`, and keeps it (`recordings`, by path) and its namer (for the summary).
     package func segmentedRecording(_ settings: RecordSink.Settings, media: [MediaKind], at location: SourceLocation?) throws(RunError) {
-        let recording = try SegmentedRecording(settings, pipelineName: spec.name, at: location, with: self)
+        let recording = try SegmentedRecording(settings, pipelineName: spec.name, at: location)
         try add([recording.element])
         var reserved: [MediaKind: Pad] = [:]
         for m in media { reserved[m] = try recording.pad(for: m, at: location) }

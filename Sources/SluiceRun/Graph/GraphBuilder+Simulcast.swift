@@ -121,7 +121,7 @@ extension GraphBuilder {
         do { try funnel.link(rtpCaps) } catch { throw RunError("cannot link the simulcast funnel: \(error.message)", at: enc.location) }
         var outputs: [SimulcastLayerOutput] = []
         for layer in enc.simulcast {
-            outputs.append(try buildSimulcastLayer(layer, of: branch, from: split, into: funnel))
+            outputs.append(try buildSimulcastLayer(layer, of: branch, from: split, into: funnel, top: outputs.isEmpty))
         }
         guard let src = rtpCaps.staticPad("src"), let input = webrtcbin.requestPad("sink_%u") else {
             throw RunError("webrtcbin refused a new video input", at: branch.location)
@@ -151,9 +151,9 @@ extension GraphBuilder {
     }
 
     /// queue → videoscale → caps → encoder → parser → payloader for `layer`, fed by `split`,
-    /// feeding `funnel`.
+    /// feeding `funnel`. `top`: the best layer, whose frames are the branch's own count.
     private func buildSimulcastLayer(
-        _ layer: SimulcastLayer, of branch: SendBranchSpec, from split: Element, into funnel: Element
+        _ layer: SimulcastLayer, of branch: SendBranchSpec, from split: Element, into funnel: Element, top: Bool
     ) throws(RunError) -> SimulcastLayerOutput {
         let enc = branch.encode, at = layer.location ?? enc.location
         let width = branch.capture.width / layer.scale, height = branch.capture.height / layer.scale
@@ -182,7 +182,13 @@ extension GraphBuilder {
         let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
         let output = SimulcastLayerOutput(
             layer: layer, encoder: encoding.first, ssrc: ssrc, entrance: payIn, keyframeRequests: limiter, width: width, height: height)
-        if enc.adaptiveLayers, let queued = chain[0].staticPad("src") { output.gate.install(on: queued, counting: payIn) }
+        if enc.adaptiveLayers, let queued = chain[0].staticPad("src") {
+            // The gate reads what the layer's own count (`countSent`, `sent.count`) adds up.
+            let counters = counters, sent = output.sent
+            output.gate.install(on: queued) {
+                top ? counters.sendVideoBytes.load(ordering: .relaxed) : sent.bytes.load(ordering: .relaxed)
+            }
+        }
         return output
     }
 

@@ -171,6 +171,14 @@ public final class GraphBuilder: Sendable {
         _ factory: String, _ properties: [(String, String)] = [], at location: SourceLocation? = nil,
         name: String? = nil
     ) throws(RunError) -> Element {
+        try Self.element(factory, properties, at: location, name: name)
+    }
+
+    /// `make` for elements made outside a pipeline file's graph (a relay's recording).
+    package static func element(
+        _ factory: String, _ properties: [(String, String)] = [], at location: SourceLocation? = nil,
+        name: String? = nil
+    ) throws(RunError) -> Element {
         let element: Element
         do { element = try Element.make(factory, name: name) } catch {
             throw RunError(KnownElements.missingHint(for: factory), at: location)

@@ -18,7 +18,7 @@ enum RelayFeedback {
         guard let video = SDPSession(offer).media.first(where: { $0.kind == "video" && $0.remoteSends }),
             let id = video.extensionID(RTPHeaderExtension.transportWideCC)
         else { return nil }
-        let twcc = ",extmap-\(id)=(string)\"\(RTPHeaderExtension.transportWideCC)\",rtcp-fb-transport-cc=(boolean)true"
+        let twcc = EncoderPresets.twccReceiveCaps(id: id)
         let formats = video.formats.filter { $0.encoding != "RTX" && $0.clockRate > 0 && !$0.encoding.isEmpty }
         guard !formats.isEmpty else { return nil }
         return formats.map { f in

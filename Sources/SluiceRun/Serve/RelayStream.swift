@@ -18,6 +18,7 @@ public final class RelayStream: Sendable {
     private let viewers: ViewerSet
     private let frames = RelayCounter()
     private let health = ViewerHealth()
+    private let recording: RelayRecording?
 
     /// A relay whose webrtcbins use the default recipe with a `latencyMs` jitter buffer (ms), gathering
     /// ICE on `iceAddresses`. Throws `RunError` if the publisher's pipeline cannot be made.
@@ -25,11 +26,13 @@ public final class RelayStream: Sendable {
         try self.init(name: name, recipe: WebRTCRecipe(latencyMs: latencyMs, addresses: iceAddresses))
     }
 
-    /// A relay whose publisher and viewers get webrtcbins made by `recipe`.
-    public init(name: String, recipe: WebRTCRecipe) throws(RunError) {
+    /// A relay whose publisher and viewers get webrtcbins made by `recipe`; with `recording`,
+    /// what the publisher sends is also recorded (`RelayRecording`).
+    public init(name: String, recipe: WebRTCRecipe, recording: RelayRecording.Settings? = nil) throws(RunError) {
         self.name = name
         id = UUID().uuidString.lowercased()
         pipeline = SendLatency.pipeline(named: "relay-\(name)")
+        if let recording { self.recording = try RelayRecording(recording, stream: name, in: pipeline) } else { self.recording = nil }
         let bin: Element
         do { bin = try recipe.make("publisher", in: pipeline) } catch {
             throw RunError("cannot set up the relay of '\(name)': \(error.message)")
@@ -102,12 +105,25 @@ public final class RelayStream: Sendable {
         guard pipeline.setState(.playing) != .failure else { throw RunError("the relay of '\(name)' could not start") }
         do {
             let answer = try await peer.answer(offer: offer)
+            recording?.attachWhenReady(to: outputs, expecting: Self.media(in: offer), in: pipeline)
             return simulcast?.accepting(in: answer) ?? answer
         } catch {
             pipeline.setState(.null)
             throw RunError(error.message)
         }
     }
+
+    /// The media an offer sends (its `m=` sections).
+    private static func media(in offer: String) -> Set<MediaKind> {
+        Set(
+            offer.split(whereSeparator: \.isNewline).compactMap { line in
+                guard line.hasPrefix("m=") else { return nil }
+                return MediaKind(rawValue: String(line.dropFirst(2).prefix { $0 != " " }))
+            })
+    }
+
+    /// The recording's segments so far (empty without `--relay-record`).
+    public var recordedSegments: [String] { recording?.segments ?? [] }
 
     /// Why the publisher counts as gone (see `PublishSession.deadReason`), or nil.
     public func deadReason(limits: ViewerLimits = ViewerLimits()) -> String? {
@@ -182,9 +198,11 @@ public final class RelayStream: Sendable {
     /// Viewers removed so far, by reason (see `ViewerSource.viewerRemovals`).
     public var viewerRemovals: [String: Int] { viewers.removalCounts }
 
-    /// Ends the relay: every viewer, then the publisher's session (once the viewers' elements
-    /// are gone, after any statistics read under way).
-    public func stop() {
+    /// Ends the relay: its recording (end-of-stream, bounded wait), every viewer, then the
+    /// publisher's session (once the viewers' elements are gone, after any statistics read
+    /// under way).
+    public func stop() async {
+        await recording?.finish()
         let pipeline = pipeline
         viewers.removeAll { pipeline.setState(.null) }
     }

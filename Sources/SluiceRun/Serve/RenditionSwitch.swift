@@ -38,6 +38,8 @@ package final class RenditionSwitch: Sendable {
         package struct State {
             package var current: Int
             package var pending: Int?
+            /// The rungs the viewer needs linked: the current one, and the one a move waits for.
+            package var wanted: [Int] { pending.map { $0 == current ? [current] : [current, $0] } ?? [current] }
             /// When the pending rung's keyframe was last asked for.
             package var askedNs: UInt64 = 0
             /// Buffers inside the funnel now, by address, with their rung.
@@ -225,7 +227,7 @@ package final class RenditionSwitch: Sendable {
     /// `onFailure` is told) and `dropReconfigure` (its joining does not renegotiate the rung).
     package func attach(onFailure: @escaping @Sendable (FlowReturn) -> Void) throws(GstError) {
         failure.withLock { $0 = onFailure }
-        let wanted = track.state.withLock { [$0.current] + ($0.pending.map { [$0] } ?? []) }
+        let wanted = track.state.withLock { $0.wanted }
         for rung in wanted { try link(rung) }
     }
 
@@ -256,7 +258,7 @@ package final class RenditionSwitch: Sendable {
     package func detachIdle() {
         // While deciding: a move decided now either keeps its rung here or links it again after.
         let idle = deciding.withLock { _ -> [Attachment] in
-            let keep = track.state.withLock { s -> Set<Int> in s.pending.map { [s.current, $0] } ?? [s.current] }
+            let keep = Set(track.state.withLock { $0.wanted })
             return attachments.withLock { linked -> [Attachment] in
                 linked.keys.filter { !keep.contains($0) }.compactMap { linked.removeValue(forKey: $0) }
             }

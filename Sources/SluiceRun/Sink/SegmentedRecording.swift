@@ -37,11 +37,11 @@ package struct SegmentedRecording {
     package let namer: SegmentNamer
 
     /// Makes the elements (not yet added to a pipeline).
-    package init(_ settings: RecordSink.Settings, pipelineName: String, at location: SourceLocation?, with b: GraphBuilder) throws(RunError) {
+    package init(_ settings: RecordSink.Settings, pipelineName: String, at location: SourceLocation? = nil) throws(RunError) {
         let format = settings.format.muxer
-        let mux = try b.make(format.factory, format.properties, at: location)
-        fileSink = try b.make("filesink", [("async", "false"), ("buffer-mode", "unbuffered")], at: location)
-        element = try b.make(
+        let mux = try GraphBuilder.element(format.factory, format.properties, at: location)
+        fileSink = try GraphBuilder.element("filesink", [("async", "false"), ("buffer-mode", "unbuffered")], at: location)
+        element = try GraphBuilder.element(
             "splitmuxsink",
             [("max-size-time", String(UInt64(settings.segmentSeconds * 1e9))), ("send-keyframe-requests", "true")],
             at: location)

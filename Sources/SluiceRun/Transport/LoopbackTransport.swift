@@ -63,7 +63,7 @@ package struct LoopbackTransport: Transport {
         for branch in spec.receiveBranches
         where !branch.codecs.isEmpty || (branch.media == .video && adaptive != nil) {
             let codecs = branch.codecs.isEmpty ? [adaptive].compactMap { $0 } : branch.codecs
-            let twcc = branch.media == .video && adaptive != nil ? EncoderPresets.twccExtensionCaps : ""
+            let twcc = branch.media == .video && adaptive != nil ? EncoderPresets.twccExtensionCaps() : ""
             let caps = codecs.map { EncoderPresets.rtpCaps(for: $0) + twcc }.joined(separator: ";")
             do {
                 _ = try recvBin.emit("add-transceiver", "recvonly", try Caps(caps))

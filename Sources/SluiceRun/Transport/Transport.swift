@@ -232,7 +232,7 @@ public struct TransportContext {
     /// browser, an SFU) gets the feedback it needs.
     public func addReceiveOnly(_ media: MediaKind, codecs: [Codec], to bin: Element, at location: SourceLocation?) throws(RunError) {
         let offered = codecs.isEmpty ? Codec.allCases.filter { $0.media == media } : codecs
-        let twcc = media == .video ? EncoderPresets.twccReceiveCaps : ""
+        let twcc = media == .video ? EncoderPresets.twccReceiveCaps() : ""
         do {
             let caps = try Caps(offered.map { EncoderPresets.receiveCaps(for: $0) + twcc }.joined(separator: ";"))
             _ = try bin.emit("add-transceiver", "recvonly", caps)

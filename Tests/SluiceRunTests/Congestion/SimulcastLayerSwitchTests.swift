@@ -40,7 +40,9 @@ final class SimulcastLayerSwitchTests: XCTestCase {
         let output = SimulcastLayerOutput(
             layer: SimulcastLayer(rid: rid, scale: 1, bitrateKbps: kbps), encoder: encoder, ssrc: 1, entrance: entrance,
             keyframeRequests: nil, width: 160, height: 120)
-        output.gate.install(on: gated, counting: entrance)
+        output.sent.count(at: entrance)
+        let sent = output.sent
+        output.gate.install(on: gated) { sent.bytes.load(ordering: .relaxed) }
         let arrivals = Arrivals()
         arrivals.install(on: entrance)
         return (output, arrivals)

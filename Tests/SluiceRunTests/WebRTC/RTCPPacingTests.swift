@@ -90,7 +90,7 @@ final class RTCPPacingTests: XCTestCase {
 
     func testASendOnlyPeerKeepsTheDefaultAllowanceAndItsReceiverGetsTheLargeOneForTransportWideFeedback() async throws {
         try requireLoopbackOnlyNetwork()
-        let (sent, received) = try await negotiatedFractions(extraCaps: EncoderPresets.twccExtensionCaps)
+        let (sent, received) = try await negotiatedFractions(extraCaps: EncoderPresets.twccExtensionCaps())
         XCTAssertFalse(sent.isEmpty, "the sender has an RTP session")
         XCTAssertFalse(received.isEmpty, "the receiver has an RTP session")
         XCTAssertTrue(sent.allSatisfy { $0 != RTCPPacing.rtcpBitsPerSecond }, "a send-only peer keeps the default: \(sent)")
