@@ -31,6 +31,8 @@ public struct ClientObservation: Sendable, Codable, Equatable {
     public var churned: Bool?
     /// What it heard (nil: no audio stream arrived).
     public var audio: ClientAudio?
+    /// The picture size of the latest keyframe received (`640x360`; nil before one).
+    public var videoSize: String?
 
     /// A client that has just been started.
     public init(id: Int, group: String = "", decodes: Bool, startedAt: Double) {

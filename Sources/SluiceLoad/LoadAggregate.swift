@@ -63,6 +63,9 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
     public var av_offset_ms = LoadAggregate.avOffsetDistribution()
     /// Each distinct failure with its count, most frequent first.
     public var failures: [Failure] = []
+    /// Clients by the picture size of the latest keyframe they received (`"640x360": 10`):
+    /// the layer a simulcast server gave them. nil: none saw a keyframe.
+    public var video_sizes: [String: Int]?
 
     /// An empty A/V offset distribution: signed, from -1 s, 4 digits (0.1 ms near 0).
     public static func avOffsetDistribution() -> LoadDistribution { LoadDistribution(scale: 1000, significantDigits: 4, origin: -1000) }
@@ -118,6 +121,7 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
         if let reason = r.reason, !r.succeeded {
             add(Failure(outcome: r.outcome, reason: reason, clients: 1))
         }
+        if let size = r.video_size { video_sizes = (video_sizes ?? [:]).merging([size: 1], uniquingKeysWith: +) }
     }
 
     /// Adds the clients of another aggregate (a disjoint crowd): counts summed, distributions merged.
@@ -145,6 +149,7 @@ public struct LoadAggregate: Sendable, Codable, Equatable {
         av_offset_ms.add(other.av_offset_ms)
         for f in other.failures { add(f) }
         failures.sort(by: Self.ordered)
+        if let sizes = other.video_sizes { video_sizes = (video_sizes ?? [:]).merging(sizes, uniquingKeysWith: +) }
     }
 
     /// Counts a failure in with those of the same outcome and reason.

@@ -48,6 +48,9 @@ package final class LoadClient: Sendable {
                         if o.audio == nil { o.audio = ClientAudio() }
                         o.audio?.decodedMs += Double(nanoseconds) / 1_000_000
                     }
+                },
+                pictureSize: { width, height in
+                    record.observed.withLock { $0.videoSize = "\(width)x\(height)" }
                 }))
         self.record = record
         peer = WebRTCPeer(media.webrtcbin, label: "client \(id)")

@@ -37,15 +37,19 @@ package struct LoadFrameRecorder: Sendable {
     package var audioPacket: @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void
     /// Decoded audio reaching a decoding client's stamp reader: its duration, ns.
     package var decodedAudio: @Sendable (_ nanoseconds: UInt64) -> Void
+    /// The picture size a keyframe carries.
+    package var pictureSize: @Sendable (_ width: Int, _ height: Int) -> Void
 
     package init(
         frame: @escaping @Sendable (_ keyframe: Bool, _ bytes: Int) -> Void,
         audioPacket: @escaping @Sendable (_ sequence: UInt16, _ timestamp: UInt32) -> Void = { _, _ in },
-        decodedAudio: @escaping @Sendable (_ nanoseconds: UInt64) -> Void = { _ in }
+        decodedAudio: @escaping @Sendable (_ nanoseconds: UInt64) -> Void = { _ in },
+        pictureSize: @escaping @Sendable (_ width: Int, _ height: Int) -> Void = { _, _ in }
     ) {
         self.frame = frame
         self.audioPacket = audioPacket
         self.decodedAudio = decodedAudio
+        self.pictureSize = pictureSize
     }
 
     /// Records a whole encoded video frame.

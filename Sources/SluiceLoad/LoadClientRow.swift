@@ -89,6 +89,8 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
     public var churned: Bool?
     /// What it heard (nil: no audio arrived).
     public var audio: Audio?
+    /// The picture size of the latest keyframe it received (`640x360`; nil: none).
+    public var video_size: String?
 
     /// The row of one observed client; `runEnd` (seconds) ends a client still running.
     public init(_ o: ClientObservation, runEnd: Double) {
@@ -115,6 +117,7 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
         bitrate_kbps = present > 0 ? Double(f.bytes) * 8 / 1000 / present : nil
         network = o.network.map(Network.init)
         let g2g = o.decodes ? o.glassToGlassMs.filter(\.isFinite).sorted() : []
+        video_size = o.videoSize
         glass_to_glass_samples = g2g.count
         glass_to_glass_p50_ms = g2g.isEmpty ? nil : LatencyFigures.percentile(g2g, 50)
         glass_to_glass_p95_ms = g2g.isEmpty ? nil : LatencyFigures.percentile(g2g, 95)

@@ -21,6 +21,7 @@ extension LoadReport {
         let first = who == LoadRole.publisher.rawValue ? "first sent     " : "first frame    "
         lines.append("  \(first)" + Self.figures(o.time_to_first_frame_ms, unit: " ms", of: "clients"))
         lines.append("  fps            " + Self.figures(o.fps, unit: "", of: "clients", lowest: true))
+        if let sizes = o.video_sizes, who != LoadRole.publisher.rawValue { lines.append("  picture        " + Self.sizes(sizes)) }
         lines.append(
             "  freezes        " + Self.figures(o.freezes_per_minute, unit: "/min", of: "clients")
                 + String(format: "; %d in all, %.1f s frozen", o.freezes, o.freeze_s))
@@ -93,6 +94,12 @@ extension LoadReport {
             + "; connect " + pair(g.connect_ms, " ms") + "; first frame " + pair(g.time_to_first_frame_ms, " ms")
             + "; fps p50 \(value(g.fps.p50, ""))"
             + (g.glass_to_glass_ms.count > 0 ? "; glass-to-glass " + pair(g.glass_to_glass_ms, " ms") : "")
+            + (g.video_sizes.map { "; picture " + sizes($0) } ?? "")
+    }
+
+    /// `640x360 ×10, 320x180 ×2`: clients by picture size, most first.
+    private static func sizes(_ counts: [String: Int]) -> String {
+        counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
     }
 
     /// `p50 120.3 ms  p95 180.1 ms  p99 250.0 ms  max 260.2 ms  (118 clients)`, with the

@@ -127,6 +127,14 @@ public final class LoadRun: Sendable {
         return load.groups.filter { names.contains($0.name) }
     }
 
+    /// The file as client `id` runs it: with its group's transport, if the group sets one.
+    package func spec(forClient id: Int) -> PipelineSpec {
+        guard let transport = load.group(ofClient: id)?.transport else { return spec }
+        var own = spec
+        own.transport = transport
+        return own
+    }
+
     /// The ids of the clients this process runs.
     package var ids: [Int] { (0..<load.clients).filter { (shard?.contains($0) ?? true) && groupsHere.contains($0, of: load) } }
 
@@ -196,8 +204,8 @@ public final class LoadRun: Sendable {
             return try LoadPublisherMedia(client: id, group: group?.name, hub: hub, connectTimeout: timeout, record: record)
         case (.viewer, _):
             return try LoadViewerMedia(
-                client: id, group: group, decodes: decodes, spec: spec,
-                offer: adapter.serviceOffers(as: role) ? nil : adapter.viewerOffer(for: spec), record: record, onMessage: busHandler)
+                client: id, group: group, decodes: decodes, spec: spec(forClient: id),
+                offer: adapter.serviceOffers(as: role) ? nil : adapter.viewerOffer(for: spec(forClient: id)), record: record, onMessage: busHandler)
         case (.member, nil), (.publisher, nil):
             throw RunError("\(role.rawValue)s send the crowd's shared stream, which was not built")
         }
@@ -211,7 +219,7 @@ public final class LoadRun: Sendable {
         let client: LoadClient
         let session: any LoadSession
         do {
-            session = try adapter.session(for: spec, role: role, client: id)
+            session = try adapter.session(for: spec(forClient: id), role: role, client: id)
             let decodes = role != .publisher && load.decode.decodes(client: id)
             client = try LoadClient(id: id, group: group, decodes: decodes, clock: clock) { record throws(RunError) in
                 try makeMedia(id, decodes: decodes, hub: hub, record: record)

@@ -86,14 +86,25 @@ package final class LoadViewerMedia: LoadClientMedia {
     package func remove() { pipeline.setState(.null) }
 }
 
-/// Counts each whole encoded frame leaving a pad: whether it is a keyframe, its size.
+/// Counts each whole encoded frame leaving a pad: whether it is a keyframe, its size; and
+/// the picture size each keyframe carries (its caps', or VP8's frame header), without decoding.
 package enum LoadFrameCount {
     package static func install(on pad: Pad, record: LoadFrameRecorder) {
         pad.addProbe { (info: borrowing Pad.ProbeInfo) in
             guard let buffer = info.buffer else { return .ok }
             record(!buffer.isDeltaUnit, buffer.size)
+            if !buffer.isDeltaUnit, let size = pictureSize(of: buffer, caps: info.currentCaps) { record.pictureSize(size.width, size.height) }
             return .ok
         }
+    }
+
+    /// A keyframe's picture size: the caps' width and height when the parser or depayloader
+    /// set them, else a VP8 keyframe's header.
+    private static func pictureSize(of keyframe: borrowing BufferRef, caps: Caps?) -> (width: Int, height: Int)? {
+        if let s = caps?.structure(at: 0), let w = s.get("width", as: Int32.self), let h = s.get("height", as: Int32.self), w > 0, h > 0 {
+            return (Int(w), Int(h))
+        }
+        return keyframe.withBytes { RTPPacketReading.vp8KeyframeSize($0) } ?? nil
     }
 }
 

@@ -84,6 +84,42 @@ final class LoadJanusEndToEndTests: XCTestCase {
         print("publisher \(String(format: "%.2f", publisherFPS)) fps; clients: \(seen.joined(separator: "; "))")
     }
 
+    /// A simulcast publisher (`Pipelines/janus-publish-simulcast.yaml`: 640x360, 320x180,
+    /// 160x90) and `Pipelines/load-janus-simulcast.yaml`'s crowd in three groups, each asking
+    /// Janus for one substream through its group's `transport: {substream: N}`: every client
+    /// gets its group's layer, read from the keyframes' own headers (nothing decoded), at the
+    /// publisher's frame rate.
+    func testEachGroupGetsTheSubstreamItsTransportAsksFor() throws {
+        try Janus.requireInstalled()
+        let janus = Janus(httpPort: 18099, wsPort: 18199)
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("load-janus-sim-\(UUID().uuidString.prefix(6))").path
+        defer { for e in ["json", "pub.err"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
+        let r = try withJanus(
+            janus, reportPath: "\(t).json",
+            """
+            SLUICE_JANUS_DISPLAY=sc "$SLUICE" run Pipelines/janus-publish-simulcast.yaml --duration 90 --quiet --log-level info > /dev/null 2> \(t).pub.err &
+            p=$!
+            waitfor \(t).pub.err 'the publishing PeerConnection is up' 300 || status=97
+            if [ $status = 0 ]; then
+              "$SLUICE" load Pipelines/load-janus-simulcast.yaml --clients 6 --ramp 10/s --duration 8 --json \(t).json
+              status=$?
+            fi
+            kill -INT $p; wait $p; echo "PUB-STATUS: $?"
+            """)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        XCTAssertEqual(r.int("overall.succeeded"), 6, context)
+        let groups = try XCTUnwrap(r.report?["groups"] as? [[String: Any]], context)
+        for (name, size) in [("large", "640x360"), ("medium", "320x180"), ("small", "160x90")] {
+            let group = try XCTUnwrap(groups.first { $0["group"] as? String == name }, "group \(name): \(groups)")
+            XCTAssertEqual(group["video_sizes"] as? [String: Int], [size: 2], "group \(name) got its substream's picture: \(group)")
+        }
+        for c in try rows(r.report, context) {
+            XCTAssertGreaterThan((c["fps"] as? NSNumber)?.doubleValue ?? 0, 20, "client \(c["id"] ?? "?") plays on: \(c)")
+        }
+        XCTAssertTrue(r.stdout.contains("PUB-STATUS: 0"), context)
+    }
+
     /// A room Janus does not have, an empty room and no Janus at all: every client ends
     /// with the reason in Janus's own words (or says nobody answered), and exit status 3.
     func testRefusedAndUnreachableClientsSayWhy() throws {

@@ -197,6 +197,40 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(viewer.int("receive.video.frames") ?? 0, 200, "frames kept coming: \(viewer.report ?? [:])")
     }
 
+    /// A viewer that joins held on the smallest layer (`?layer=l`) sends no congestion
+    /// feedback (its packets carry no TWCC sequence numbers: nothing to estimate); let go
+    /// through WHEP's layer selection (`{"mediaId": "0"}`), its packets carry them, its
+    /// estimate runs, and on a free link it moves up to the largest layer.
+    func testAViewerHeldOnALayerEstimatesOnceLetGo() throws {
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-layer-let-go-\(UUID().uuidString)").path
+        defer { for suffix in ["server", "p.err"] { try? FileManager.default.removeItem(atPath: "\(t).\(suffix)") } }
+        let script = #"""
+            ip link set lo up
+            \#(Self.relayWithPublisher(port: 18489, logged: true))
+            SLUICE_WHEP="http://127.0.0.1:18489/whep/live?layer=l" "$SLUICE" run Pipelines/whep-play.yaml --duration 28 --quiet >/dev/null 2>&1 &
+            viewer=$!
+            on() { curl -s http://127.0.0.1:18489/metrics | grep -Eq "^sluice_relay_layer_viewers\{.*layer=.$1.\} 1(\.0)?$"; }
+            i=0; until on l; do i=$((i+1)); [ $i -lt 200 ] || exit 92; sleep 0.05; done
+            echo "HELD: $(on l && echo l)"
+            session=$(grep -o "a viewer of 'live' (session [0-9a-f-]*)" "$T.server" | head -1 | sed 's/.*session \([0-9a-f-]*\))/\1/')
+            echo "LET-GO: $(curl -s -X POST -H 'Content-Type: application/json' -d '{"mediaId": "0"}' http://127.0.0.1:18489/whep/live/$session/layer)"
+            start=$(date +%s%N)
+            i=0; until on h; do i=$((i+1)); [ $i -lt 400 ] || break; sleep 0.05; done
+            echo "UP_MS: $(( ($(date +%s%N) - start) / 1000000 ))"
+            echo "TOP: $(on h && echo h)"
+            kill -INT $viewer; wait $viewer
+            kill -INT $publisher; wait $publisher
+            kill -INT $server; wait $server
+            """#
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path, "T": t], timeout: 120, reportPath: nil)
+        let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(1000))"
+        XCTAssertEqual(r.status, 0, context)
+        XCTAssertEqual(r.keyedLines["HELD"], "l", "the viewer joined on the layer it asked for: \(context)")
+        XCTAssertTrue(r.keyedLines["LET-GO"]?.contains(#""rid":"#) ?? false, "the layer selection answered: \(context)")
+        XCTAssertEqual(r.keyedLines["TOP"], "h", "let go, its estimate took it to the largest layer: \(context)")
+        print("a viewer let go of layer l was on h \(r.keyedLines["UP_MS"] ?? "?") ms later")
+    }
+
     /// `--relay-record`: the relay records what it forwards, without decoding: of a simulcast
     /// publisher, the top layer. Read back by ffprobe and gst-discoverer once the publisher has
     /// left: VP8 at the top layer's 640x360 from a keyframe on, the Opus beside it, a finished

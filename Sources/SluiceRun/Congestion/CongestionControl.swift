@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// rtpsession turns each TWCC feedback report into an upstream custom event,
 /// `RTPTWCCPackets` (every packet's send and arrival time, size, lost or not), pushed from
-/// its RTP sink towards the payloader. A probe on the payloader's output reads it there and
-/// feeds `BandwidthEstimator`. A send branch's `onTarget` sets its encoder's bitrate; a served
+/// its RTP sink towards the payloader. A probe on the payloader's output reads it there (and
+/// goes no further with it) and feeds `BandwidthEstimator`. A send branch's `onTarget` sets its encoder's bitrate; a served
 /// viewer's goes to its stream's `SharedEncoderRate`.
 package final class CongestionControl: Sendable {
     /// Each report's figures at `--log-level trace`.
@@ -85,7 +85,9 @@ package final class CongestionControl: Sendable {
             case nil: break
             }
             if let ceiling { estimator.withLock { $0.raiseCeiling(to: ceiling(now)) } }
-            return .ok
+            // Read: nothing upstream wants it. Passed on, every report of every viewer would
+            // travel up through the stream's shared elements (a tee, a funnel's inputs).
+            return .drop
         }
     }
 

@@ -30,7 +30,9 @@ public final class RelayRecording: Sendable {
             guard let format = RecordFormat(rawValue: template.pathExtension) else {
                 throw RunError("say which container to record the relay in: end the path in .mkv, .mp4 or .ts")
             }
-            guard (1...86_400).contains(segmentSeconds) else { throw RunError("a segment lasts 1 to 86400 seconds, not \(String(format: "%g", segmentSeconds))") }
+            guard (1...86_400).contains(segmentSeconds) else {
+                throw RunError("a segment lasts 1 to 86400 seconds, not \(String(format: "%g", segmentSeconds))")
+            }
             var sink = RecordSink.Settings(template: template, format: format)
             sink.segmentSeconds = segmentSeconds
             self.sink = sink

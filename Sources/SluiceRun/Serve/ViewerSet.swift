@@ -224,7 +224,7 @@ package final class ViewerSet: Sendable {
         try parts.link { flow in health.fail("its branch stopped (\(flow))") }
         parts.holdStarts()
         steps.done("linked, keyframe asked")
-        Self.logger.debug("a viewer of '\(stream)' answered: \(steps)")
+        Self.logger.debug("a viewer of '\(stream)' (session \(id)) answered: \(steps)")
         let opener = parts.opener(for: peer, connectTimeout: limits.connectTimeout, then: connected.withLock { $0 })
         let viewer = Viewer(
             webrtcbin: parts.webrtcbin, peer: peer, elements: parts.elements, teePads: parts.teePads,
@@ -246,14 +246,18 @@ package final class ViewerSet: Sendable {
         // its own). A ladder's or a simulcast publisher's rungs each have their lanes, whose
         // threads push through the viewer's funnel (it lets one push at a time).
         let onLane = limits.lanes > 0 && track.transcodedTo == nil
+        // A viewer held on a rung needs no estimate until it is let go: its packets carry no
+        // TWCC sequence numbers until then, so neither side spends anything on feedback.
+        let estimatesLater = output.pinned && !output.renditions.isEmpty
         let branch = try ViewerBranch.build(
             track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: !onLane,
-            opaqueFrames: output.opaqueFrames && track.transcodedTo == nil)
+            opaqueFrames: output.opaqueFrames && track.transcodedTo == nil, writingTWCC: !estimatesLater)
         parts.elements += branch.elements
         if let queue = branch.queue { traffic.countOverruns(of: queue) }
         let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
         if !output.renditions.isEmpty {
-            try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive, traffic: onLane ? traffic : nil)
+            try addRungs(
+                output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive, parameters: track.parameters, traffic: onLane ? traffic : nil)
             return
         }
         let seat = onLane ? try seat(on: output.tee) : nil
@@ -321,7 +325,7 @@ package final class ViewerSet: Sendable {
     /// its funnel takes the rungs' tees and its branch has a queue of its own.
     private func addRungs(
         _ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
-        viewer id: String, estimateAt adaptive: Pad?, traffic: ViewerTraffic?
+        viewer id: String, estimateAt adaptive: Pad?, parameters: RTPSendParameters, traffic: ViewerTraffic?
     ) throws {
         let events = events
         let feed = traffic.map { laneFeed(of: output.renditions, traffic: $0) }
@@ -336,9 +340,17 @@ package final class ViewerSet: Sendable {
         if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
         if let adaptive {
             // The estimate's probe on the payloader keeps it alive as long as the branch; the
-            // switch holds the starter of a pinned viewer's only weakly (no cycle).
+            // switch holds the starter of a pinned viewer's only weakly (no cycle). A pinned
+            // viewer's payloader starts writing TWCC's sequence numbers when it is let go.
+            let payloader = branch.payloader, pinned = output.pinned
             let estimate: @Sendable () -> Void = { [weak rungs] in
                 guard let rungs else { return }
+                if pinned {
+                    do throws(GstError) { try parameters.startWritingTWCC(on: payloader) } catch {
+                        Self.logger.warning("a viewer let go of its layer has no bandwidth estimate: \(error.message)")
+                        return
+                    }
+                }
                 _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) { [weak rungs] in
                     rungs?.update(with: $0)
                 }

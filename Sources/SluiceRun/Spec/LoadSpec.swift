@@ -70,6 +70,10 @@ public struct LoadGroup: Sendable, Equatable {
     /// depayloader, before the file's `receive.*.encoded_filters`. `faults` for one part of
     /// the crowd, or another key.
     public var encodedFilters: [MediaKind: [FilterSpec]] = [:]
+    /// The transport its clients use, when the group sets keys of its own (`transport:
+    /// {substream: 0}`: a Janus VideoRoom's smallest layer; `transport: {endpoint: …?layer=l}`):
+    /// the file's transport with those keys replaced. nil: the file's.
+    public var transport: TransportSpec?
     /// Where the group is in the file.
     public var location: SourceLocation?
 

@@ -3,12 +3,13 @@ import Foundation
 /// The `load:` section (`LoadSpec`): what `sluice load` makes of the file's client.
 extension SpecDecoder {
     package static let loadKeys = ["clients", "ramp", "duration", "decode", "churn", "groups"]
-    package static let loadGroupKeys = ["name", "share", "netem", "encoded_filters"]
+    package static let loadGroupKeys = ["name", "share", "netem", "encoded_filters", "transport"]
     /// How many groups may have `netem`: group k lives in 10.97.k.0/24 and 10.98.k.0/24.
     package static let maxNetemGroups = 254
 
-    /// `spec`: the file's other sections, which a group's encoded filters are checked against.
-    package mutating func decodeLoad(_ entry: SpecEntry, for spec: PipelineSpec? = nil) -> LoadSpec {
+    /// `spec`: the file's other sections, which a group's encoded filters are checked against;
+    /// `transport`: the file's transport section, which a group's `transport` keys replace.
+    package mutating func decodeLoad(_ entry: SpecEntry, for spec: PipelineSpec? = nil, transport: SpecEntry? = nil) -> LoadSpec {
         var load = LoadSpec()
         load.location = entry.keyLocation
         guard let map = mapping(entry) else { return load }
@@ -26,7 +27,7 @@ extension SpecDecoder {
         if let e = map.entry("churn"), let share = decodeShare(e, what: "churn", example: "10%") {
             load.churnPerMinute = share
         }
-        if let e = map.entry("groups") { load.groups = decodeLoadGroups(e, for: spec) }
+        if let e = map.entry("groups") { load.groups = decodeLoadGroups(e, for: spec, transport: transport) }
         return load
     }
 
@@ -52,8 +53,8 @@ extension SpecDecoder {
         return share
     }
 
-    /// `groups`: a list of `{name, share, netem, encoded_filters}`; the shares must add up to 100%.
-    package mutating func decodeLoadGroups(_ entry: SpecEntry, for spec: PipelineSpec? = nil) -> [LoadGroup] {
+    /// `groups`: a list of `{name, share, netem, encoded_filters, transport}`; the shares must add up to 100%.
+    package mutating func decodeLoadGroups(_ entry: SpecEntry, for spec: PipelineSpec? = nil, transport: SpecEntry? = nil) -> [LoadGroup] {
         guard let items = list(entry) else { return [] }
         var groups: [LoadGroup] = []
         for (i, item) in items.enumerated() {
@@ -76,6 +77,7 @@ extension SpecDecoder {
                 }
             }
             if let e = map.entry("encoded_filters") { group.encodedFilters = decodeGroupEncodedFilters(e, group: group.name, for: spec) }
+            if let e = map.entry("transport") { group.transport = decodeGroupTransport(e, over: transport) }
             groups.append(group)
         }
         let total = groups.reduce(0) { $0 + $1.share }
@@ -90,5 +92,25 @@ extension SpecDecoder {
             fail("two load groups have the same name; give each a name of its own", at: entry.keyLocation)
         }
         return groups
+    }
+
+    /// A group's `transport`: the file's transport section with these keys in place of its own
+    /// (the rest kept), decoded as a whole. The kind stays the file's: the crowd is one kind
+    /// of client.
+    package mutating func decodeGroupTransport(_ entry: SpecEntry, over file: SpecEntry?) -> TransportSpec? {
+        guard let own = mapping(entry) else { return nil }
+        if let kind = own.entry("kind") {
+            fail("a load group keeps the file's transport kind; set its other keys (e.g. `transport: {substream: 0}`)", at: kind.keyLocation)
+            return nil
+        }
+        let base = file?.value.entries ?? []
+        let merged = base.filter { b in !own.contains { $0.key == b.key } } + own
+        let before = diagnostics.count
+        let transport = decodeTransport(
+            SpecEntry(key: "transport", keyLocation: entry.keyLocation, value: SpecNode(.mapping(merged), at: entry.value.location)))
+        // What is wrong in the file's own keys was said once already, at the file's transport.
+        let said = diagnostics[..<before]
+        diagnostics = Array(said) + diagnostics[before...].filter { !said.contains($0) }
+        return transport
     }
 }

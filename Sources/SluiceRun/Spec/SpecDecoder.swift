@@ -89,7 +89,7 @@ public struct SpecDecoder {
         spec?.plugins = plugins
         if let entry = entries.entry("load") {
             let sections = spec
-            spec?.load = decodeLoad(entry, for: sections)
+            spec?.load = decodeLoad(entry, for: sections, transport: entries.entry("transport"))
         }
         return spec
     }

@@ -75,7 +75,7 @@ package final class JanusLoadSession: LoadSession {
             (client, handle) = try await connection.attach(JanusVideoRoom.plugin, spec: spec, timeout: timeout)
             let feeds = try await publishers(client: client, handle: handle)
             reply = try await client.message(
-                JanusVideoRoom.subscribe(room: .init(spec.room), feeds: feeds, privateID: nil, pin: spec.pin), handle: handle)
+                JanusVideoRoom.subscribe(room: .init(spec.room), feeds: feeds, privateID: nil, pin: spec.pin, substream: spec.substream), handle: handle)
         } catch {
             throw Self.failure(error)
         }
