@@ -625,6 +625,22 @@ def simulcast_uplink():
     return "\n".join(rows)
 
 
+def janus_simulcast():
+    """A `sluice load` crowd through Janus's VideoRoom, a group per simulcast substream."""
+    d = load("results-janus-simulcast.json")
+    substream = {"large": 2, "medium": 1, "small": 0}
+    rows = ["| group (substream) | its layer | clients on it | succeeded | lowest fps | median fps |", "|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        rows.append(f"| {r['group']} ({substream.get(r['group'], '?')}) | {r['substream_size']} | {r['on_its_layer']:g} of {r['clients']:g} "
+                    f"| {r['succeeded']:g} | {r['min_fps']:.2f} | {r['p50_fps']:.2f} |")
+    rows.append("")
+    rows.append(f"{d['clients']} viewers of one Sluice publisher's three layers through Janus, each group asking for one substream "
+                f"(`Pipelines/load-janus-simulcast.yaml`); the layer each got is its last keyframe's size, read from the frame "
+                f"(nothing decoded). Janus used {d['janus_cores']:.2f} cores. Medians of {d['runs']} runs of {d['seconds_per_run']:g} s "
+                f"(`Benchmarks/janus-simulcast.sh`, `Benchmarks/results-janus-simulcast.json`, recorded {d['recorded_at']}).")
+    return "\n".join(rows)
+
+
 def headline_simulcast():
     """The README's simulcast line: what forwarding layers saves against the transcoding ladder."""
     d = load("results-simulcast.json")
@@ -654,7 +670,7 @@ TABLES = {"audiobridge": audiobridge, "audio-filter-bench": audio_filter_bench, 
           "load-clients": load_clients, "load-fanout": load_fanout, "load-publishers": load_publishers, "load-calls": load_calls,
           "load-accuracy": load_accuracy, "simulcast-links": simulcast_links, "simulcast-uplink": simulcast_uplink, "passthrough": passthrough, "proxy-4k": proxy_4k, "send-floor": send_floor,
           "passthrough-latency": passthrough_latency, "cameras": cameras, "viewer-lanes": viewer_lanes,
-          "simulcast": simulcast, "headline-simulcast": headline_simulcast}
+          "simulcast": simulcast, "headline-simulcast": headline_simulcast, "janus-simulcast": janus_simulcast}
 BLOCK = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S)
 
 
