@@ -18,6 +18,9 @@ package final class LoadPublisherHub: Sendable {
     private let groupOutputs: [String: [ViewerSet.Output]]
     /// How each publisher's webrtcbin is made (the file's ICE settings).
     package let recipe: WebRTCRecipe
+    /// The video's `encode` when it sends simulcast layers: the video output's renditions
+    /// are then its layers, encoded once, each publisher sending all of them (`SimulcastInput`).
+    package let simulcast: EncodeSpec?
     private let builder: GraphBuilder
 
     /// The first error of the shared pipeline (the capture or an encoder failing): every
@@ -46,9 +49,17 @@ package final class LoadPublisherHub: Sendable {
                 var output = ViewerSet.Output(media: b.media, codec: b.encode.codec, tee: $0, cache: b.media == .video ? builder.gopCache : nil)
                 // Frames through encoded filters (an `e2ee` crowd) go out through payloaders that do not parse them.
                 output.opaqueFrames = !b.encodedFilters.isEmpty
+                if b.media == .video, !b.encode.simulcast.isEmpty { output.renditions = builder.renditions }
                 return output
             }
         }
+        let simulcast = spec.send?.video?.encode.simulcast.isEmpty == false ? spec.send?.video?.encode : nil
+        if simulcast != nil, let group = groups.first(where: { $0.encodedFilters[.video] != nil }) {
+            throw RunError(
+                "load group '\(group.name)' has encoded filters for video, but the crowd's simulcast layers are shared as encoded; remove them or 'simulcast'",
+                at: group.location)
+        }
+        self.simulcast = simulcast
         groupOutputs = try LoadGroupBranches.build(for: groups, from: outputs, builder: builder)
         self.pipeline = pipeline
         self.builder = builder

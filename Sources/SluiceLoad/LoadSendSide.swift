@@ -26,6 +26,8 @@ package final class LoadSendSide: Sendable {
     private let failure = Mutex<String?>(nil)
     /// The element name prefixes whose errors are this client's (`hub.claimErrors`).
     private let claimed = Mutex<[String]>([])
+    /// Its simulcast layers' keyframe route, installed once it is connected (nil: no layers).
+    private let simulcastRoute = Mutex<SimulcastKeyframeRoute?>(nil)
 
     /// Client `client` (of load group `group`, if any)'s webrtcbin, named `name`, in `hub`'s
     /// pipeline; no branch yet. With `turns`, its audio is silent outside its turns.
@@ -77,6 +79,10 @@ package final class LoadSendSide: Sendable {
                 var added: [Element] = []
                 for rtp in parameters {
                     guard let output = fed.first(where: { $0.media == rtp.codec.media }) else { continue }
+                    if output.media == .video, let enc = hub.simulcast, !output.renditions.isEmpty {
+                        added += try buildLayers(enc, of: output, into: &p)
+                        continue
+                    }
                     let branch = try ViewerBranch.build(
                         rtp, into: hub.pipeline, webrtcbin: webrtcbin, msid: "sluice-load-\(client)", direction: direction,
                         opaqueFrames: output.opaqueFrames)
@@ -106,6 +112,24 @@ package final class LoadSendSide: Sendable {
         }
     }
 
+    /// The client's own payloader per shared simulcast layer, into one transceiver; each layer
+    /// starts at a keyframe once the connection is up, the top layer's frames counted as sent.
+    private func buildLayers(_ enc: EncodeSpec, of output: ViewerSet.Output, into p: inout ViewerAssembly) throws(GstError) -> [Element] {
+        let input = try SimulcastInput.build(enc, rungs: output.renditions, into: hub.pipeline, webrtcbin: webrtcbin, direction: direction)
+        for (index, layer) in input.layers.enumerated() {
+            guard let teePad = layer.tee.requestPad("src_%u") else { throw GstError("a shared simulcast layer gave no output") }
+            p.teePads.append((layer.tee, teePad))
+            p.gates.append(
+                StartGate(
+                    on: layer.entrance, waitForKeyframe: true, cache: nil, replayInto: layer.payloader.staticPad("sink"), askForKeyframe: true))
+            p.pending.append(ViewerAssembly.PendingLink(teePad: teePad, queueSink: layer.entrance))
+            p.entrances.append(layer.entrance)
+            if index == 0, let record, let sent = layer.payloader.staticPad("sink") { LoadFrameCount.install(on: sent, record: record) }
+        }
+        simulcastRoute.withLock { $0 = input.route }
+        return input.elements
+    }
+
     /// Links the branches to the shared stream, each behind a pad that swallows its failures
     /// (a failing client cannot stop the tee), and opens them once `peer` is connected.
     package func link(peer: WebRTCPeer, connectTimeout: Double) throws(RunError) {
@@ -119,7 +143,9 @@ package final class LoadSendSide: Sendable {
         } catch {
             throw RunError("cannot link the client to the shared stream: \(error.message)")
         }
-        let task = parts.withLock { $0.opener(for: peer, connectTimeout: connectTimeout) }
+        var connected: (@Sendable () -> Void)?
+        if let route = simulcastRoute.withLock({ $0 }) { connected = { route.install() } }
+        let task = parts.withLock { $0.opener(for: peer, connectTimeout: connectTimeout, then: connected) }
         opener.withLock { $0 = task }
     }
 

@@ -70,4 +70,55 @@ final class LoadPublishEndToEndTests: XCTestCase {
         let after = r.stdout.components(separatedBy: "\n").first { $0.hasPrefix("AFTER: ") } ?? ""
         XCTAssertFalse(after.contains(#""live":true"#), "every publisher DELETEd its session: \(after)")
     }
+
+    /// `Pipelines/load-whip-simulcast.yaml`: 3 publishers, each sending three simulcast layers
+    /// encoded once for the crowd. The relay finds every publisher's three layers by their rids
+    /// and sizes; a viewer held on one publisher's smallest layer decodes its 160x90; each
+    /// publisher sent its top layer at the source's rate, and one set of encoders made them all.
+    func testSimulcastPublishersShareTheirLayersEncoders() throws {
+        let port = 18746
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("load-whip-simulcast-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: "\(t).viewer.json") }
+        let script = """
+            ip link set lo up
+            "$SLUICE" serve --port \(port) --relay >/dev/null 2>&1 &
+            server=$!
+            i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/streams.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
+            "$SLUICE" load Pipelines/load-whip-simulcast.yaml --clients 3 --ramp 10/s --duration 10 \\
+              --set 'transport.endpoint=http://127.0.0.1:\(port)/whip/load-{client}' --json '\(t).json' >/dev/null &
+            load=$!
+            i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | grep -o '"live":true' | wc -l | grep -q '^3$'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            echo "RELAYED: $(curl -s -m 2 http://127.0.0.1:\(port)/streams.json)"
+            SLUICE_WHEP='http://127.0.0.1:\(port)/whep/load-1?layer=l' "$SLUICE" run Pipelines/whep-play.yaml --duration 3 --quiet --report '\(t).viewer.json' >/dev/null 2>&1
+            echo "VIEWER-STATUS: $?"
+            wait $load; status=$?
+            kill -INT $server 2>/dev/null; wait $server
+            exit $status
+            """
+        let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: 120, reportPath: "\(t).json")
+        let context = "\(r.stdout.suffix(4000))\n\(r.stderr.suffix(2000))"
+        XCTAssertEqual(r.status, 0, context)
+        let relayed = r.keyedLines["RELAYED"] ?? ""
+        let layers =
+            #""layers":\[\{"height":360,"rid":"h","ssrc":[0-9]+,"width":640\},\{"height":180,"rid":"m","ssrc":[0-9]+,"width":320\},\{"height":90,"rid":"l","ssrc":[0-9]+,"width":160\}\]"#
+        let found = relayed.components(separatedBy: "\"name\":\"load-").count - 1
+        XCTAssertEqual(found, 3, "three publishers relayed: \(relayed)")
+        XCTAssertEqual(
+            (try? NSRegularExpression(pattern: layers).numberOfMatches(in: relayed, range: NSRange(relayed.startIndex..., in: relayed))) ?? 0, 3,
+            "each publisher's three layers found by rid and size: \(relayed)")
+        XCTAssertEqual(r.keyedLines["VIEWER-STATUS"], "0", context)
+        let viewer = CLIResult.report(at: "\(t).viewer.json")
+        XCTAssertEqual(viewer.int("receive.video.width"), 160, "the smallest layer of one publisher: \(viewer.report ?? [:])")
+        XCTAssertEqual(viewer.int("receive.video.height"), 90)
+        let clients = try XCTUnwrap(r.value("clients") as? [[String: Any]], context)
+        XCTAssertEqual(clients.count, 3, context)
+        for c in clients {
+            XCTAssertEqual(c["outcome"] as? String, "left_as_planned", "\(c)")
+            XCTAssertEqual(c["fps"] as? Double ?? 0, 30, accuracy: 2, "each publisher sent its top layer at the source's rate: \(c)")
+        }
+        let encoded = Double(r.int("shared_encoder_frames") ?? 0)
+        let sent = Double(clients.reduce(0) { $0 + ($1["frames"] as? Int ?? 0) })
+        XCTAssertGreaterThan(encoded, 0, context)
+        XCTAssertLessThan(encoded, sent / 2, "3 publishers, one set of layer encoders: \(encoded) encoded, \(sent) sent")
+    }
 }

@@ -197,12 +197,12 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(viewer.int("receive.video.frames") ?? 0, 200, "frames kept coming: \(viewer.report ?? [:])")
     }
 
-    /// A viewer that joins held on the smallest layer (`?layer=l`) sends no congestion
-    /// feedback (its packets carry no TWCC sequence numbers: nothing to estimate); let go
-    /// through WHEP's layer selection (`{"mediaId": "0"}`), its packets carry them, its
-    /// estimate runs, and on a free link it moves up to the largest layer.
-    func testAViewerHeldOnALayerEstimatesOnceLetGo() throws {
-        let t = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-layer-let-go-\(UUID().uuidString)").path
+    /// A viewer that joins held on the smallest layer (`?layer=l`) negotiates no congestion
+    /// feedback (nothing to estimate: its server spends nothing on it), so it cannot be let
+    /// go: WHEP's layer selection without a layer (`{"mediaId": "0"}`) is refused with the
+    /// reason, one naming a layer moves it there.
+    func testAViewerThatJoinedHeldOnALayerIsMovedByNameOnly() throws {
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-layer-held-\(UUID().uuidString)").path
         defer { for suffix in ["server", "p.err"] { try? FileManager.default.removeItem(atPath: "\(t).\(suffix)") } }
         let script = #"""
             ip link set lo up
@@ -213,10 +213,11 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
             i=0; until on l; do i=$((i+1)); [ $i -lt 200 ] || exit 92; sleep 0.05; done
             echo "HELD: $(on l && echo l)"
             session=$(grep -o "a viewer of 'live' (session [0-9a-f-]*)" "$T.server" | head -1 | sed 's/.*session \([0-9a-f-]*\))/\1/')
-            echo "LET-GO: $(curl -s -X POST -H 'Content-Type: application/json' -d '{"mediaId": "0"}' http://127.0.0.1:18489/whep/live/$session/layer)"
-            start=$(date +%s%N)
-            i=0; until on h; do i=$((i+1)); [ $i -lt 400 ] || break; sleep 0.05; done
-            echo "UP_MS: $(( ($(date +%s%N) - start) / 1000000 ))"
+            select() { curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d "$1" http://127.0.0.1:18489/whep/live/$session/layer; }
+            echo "LET-GO: $(select '{"mediaId": "0"}')"
+            echo "LET-GO-BODY: $(curl -s -X POST -H 'Content-Type: application/json' -d '{"mediaId": "0"}' http://127.0.0.1:18489/whep/live/$session/layer)"
+            echo "TO-H: $(select '{"mediaId": "0", "rid": "h"}')"
+            i=0; until on h; do i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05; done
             echo "TOP: $(on h && echo h)"
             kill -INT $viewer; wait $viewer
             kill -INT $publisher; wait $publisher
@@ -226,9 +227,10 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         let context = "\(r.stdout.suffix(3000))\n\(r.stderr.suffix(1000))"
         XCTAssertEqual(r.status, 0, context)
         XCTAssertEqual(r.keyedLines["HELD"], "l", "the viewer joined on the layer it asked for: \(context)")
-        XCTAssertTrue(r.keyedLines["LET-GO"]?.contains(#""rid":"#) ?? false, "the layer selection answered: \(context)")
-        XCTAssertEqual(r.keyedLines["TOP"], "h", "let go, its estimate took it to the largest layer: \(context)")
-        print("a viewer let go of layer l was on h \(r.keyedLines["UP_MS"] ?? "?") ms later")
+        XCTAssertEqual(r.keyedLines["LET-GO"], "400", context)
+        XCTAssertTrue(r.keyedLines["LET-GO-BODY"]?.contains("joined held on layer 'l'") ?? false, "the refusal says why: \(context)")
+        XCTAssertEqual(r.keyedLines["TO-H"], "200", context)
+        XCTAssertEqual(r.keyedLines["TOP"], "h", "asked by name, it moved: \(context)")
     }
 
     /// `--relay-record`: the relay records what it forwards, without decoding: of a simulcast

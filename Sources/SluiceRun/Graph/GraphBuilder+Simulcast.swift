@@ -105,6 +105,7 @@ extension GraphBuilder {
         _ branch: SendBranchSpec, capture: [Element], filters: [Element], tail: SendTail, into webrtcbin: Element?
     ) throws(RunError) {
         let enc = branch.encode
+        if webrtcbin == nil, sendEndsInTee { return try finishSharedSimulcast(branch, capture: capture, filters: filters, tail: tail) }
         guard let webrtcbin else {
             throw RunError("simulcast layers go to a server over WebRTC; this run has no peer", at: enc.simulcast.first?.location ?? enc.location)
         }
@@ -211,7 +212,7 @@ extension GraphBuilder {
 
     /// What every layer's packets share: Sluice's payload type, the MID and the RID extension
     /// (and TWCC's with `adaptive_layers`).
-    private static func simulcastParameters(_ enc: EncodeSpec) -> RTPSendParameters {
+    package static func simulcastParameters(_ enc: EncodeSpec) -> RTPSendParameters {
         var rtp = RTPSendParameters.offering(enc.codec, mid: MediaKind.video.rawValue, congestionControl: enc.adaptiveLayers)
         rtp.ridExtensionID = RTPSendParameters.offeredStreamIDExtensionID
         return rtp

@@ -128,9 +128,9 @@ package final class RenditionSwitch: Sendable {
     /// The rung the viewer is held on (`?layer=`, WHEP's layer selection), or nil while its
     /// own estimate chooses.
     private let pin: Mutex<Int?>
-    /// Starts the viewer's bandwidth estimate, for a viewer that joined pinned and has none
-    /// yet: run (once) when it is unpinned.
-    private let startEstimate = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Whether the viewer joined held on a rung (`?layer=`): it negotiated no congestion
+    /// feedback, so it has no estimate and stays held.
+    package let joinedPinned: Bool
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists. `feed` gives the tee
@@ -190,16 +190,11 @@ package final class RenditionSwitch: Sendable {
         self.logger = logger
         choice = Mutex(RenditionChoice(count: outputs.count, start: start))
         pin = Mutex(pinned ? start : nil)
+        joinedPinned = pinned
     }
 
     /// The rung the viewer is held on, if it is (nil: its estimate chooses).
     package var pinnedRung: Int? { pin.withLock { $0 } }
-
-    /// For a viewer that joins pinned: what starts its estimate, run if it is unpinned (a
-    /// pinned viewer pays nothing for an estimate it does not use).
-    package func estimateOnceUnpinned(_ start: @escaping @Sendable () -> Void) {
-        startEstimate.withLock { $0 = start }
-    }
 
     /// Holds the viewer on `rung` (moving it there at that rung's next keyframe, asked for
     /// now), or with nil lets its estimate choose again, from where it is.
@@ -214,12 +209,6 @@ package final class RenditionSwitch: Sendable {
         }
         if let rung { logger.debug("rendition: pinned to \(outputs[rung].rendition.name)\(ask == nil ? " (there already)" : "; its keyframe asked for")") }
         askForKeyframe(of: ask)
-        guard rung == nil else { return }
-        let start = startEstimate.withLock { s -> (@Sendable () -> Void)? in
-            defer { s = nil }
-            return s
-        }
-        start?()
     }
 
     /// Links the rung the viewer starts on (and one a move waits for) to the funnel, once the

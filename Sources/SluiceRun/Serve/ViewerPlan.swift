@@ -178,15 +178,13 @@ package enum ViewerBranch {
     /// `ownQueue` it starts at the payloader, for a lane's thread to push into. With
     /// `opaqueFrames` (the stream went through encoded filters) VP8 and VP9 go out through
     /// Sluice's own payloaders, which do not parse the frames, and H.264 as the filters left it.
-    /// Without `writingTWCC` the payloader writes no TWCC extension until told to
-    /// (`RTPSendParameters.startWritingTWCC`).
     package static func build(
         _ p: RTPSendParameters, into pipeline: Pipeline, webrtcbin: Element,
-        msid: String, direction: String = "sendonly", ownQueue: Bool = true, opaqueFrames: Bool = false, writingTWCC: Bool = true
+        msid: String, direction: String = "sendonly", ownQueue: Bool = true, opaqueFrames: Bool = false
     ) throws(GstError) -> Built {
         let queue = ownQueue ? try leakyQueue() : nil
         let pay = try Element.make(OpaquePayloaders.factory(for: p.codec, opaque: opaqueFrames))
-        try p.configure(pay, opaqueFrames: opaqueFrames, writingTWCC: writingTWCC)
+        try p.configure(pay, opaqueFrames: opaqueFrames)
         let caps = try Element.make("capsfilter")
         let elements = [queue, pay, caps].compactMap { $0 }
         try pipeline.add(elements)

@@ -133,7 +133,7 @@ package final class ViewerSet: Sendable {
             let profiles = available.reduce(into: [MediaKind: H264Profile]()) { $0[$1.media] = $1.h264Profile }
             plan = try ViewerPlan(
                 offer: offer, outputs: available.map { ($0.media, $0.codec) },
-                adaptiveVideo: encoderRate != nil || ladder, h264Profiles: profiles,
+                adaptiveVideo: encoderRate != nil || (ladder && layer == nil), h264Profiles: profiles,
                 transcodable: Set(available.filter { $0.transcode != nil }.map(\.media)))
         } catch {
             throw RunError(error.description)
@@ -174,6 +174,11 @@ package final class ViewerSet: Sendable {
             throw RunError("'\(stream)' has one layer only: a layer can be chosen of a ladder's renditions or a simulcast publisher's layers")
         }
         guard let layer else {
+            guard !ladder.joinedPinned else {
+                throw RunError(
+                    "this viewer joined held on layer '\(ladder.outputs[ladder.current].rendition.name)' (?layer=), without congestion feedback: "
+                        + "it has no estimate to choose by. Ask for a layer by name, or join without ?layer= to let its estimate choose")
+            }
             ladder.pin(to: nil)
             return true
         }
@@ -246,18 +251,14 @@ package final class ViewerSet: Sendable {
         // its own). A ladder's or a simulcast publisher's rungs each have their lanes, whose
         // threads push through the viewer's funnel (it lets one push at a time).
         let onLane = limits.lanes > 0 && track.transcodedTo == nil
-        // A viewer held on a rung needs no estimate until it is let go: its packets carry no
-        // TWCC sequence numbers until then, so neither side spends anything on feedback.
-        let estimatesLater = output.pinned && !output.renditions.isEmpty
         let branch = try ViewerBranch.build(
             track.parameters, into: pipeline, webrtcbin: parts.webrtcbin, msid: "sluice-\(stream)", ownQueue: !onLane,
-            opaqueFrames: output.opaqueFrames && track.transcodedTo == nil, writingTWCC: !estimatesLater)
+            opaqueFrames: output.opaqueFrames && track.transcodedTo == nil)
         parts.elements += branch.elements
         if let queue = branch.queue { traffic.countOverruns(of: queue) }
         let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
         if !output.renditions.isEmpty {
-            try addRungs(
-                output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive, parameters: track.parameters, traffic: onLane ? traffic : nil)
+            try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive, traffic: onLane ? traffic : nil)
             return
         }
         let seat = onLane ? try seat(on: output.tee) : nil
@@ -325,7 +326,7 @@ package final class ViewerSet: Sendable {
     /// its funnel takes the rungs' tees and its branch has a queue of its own.
     private func addRungs(
         _ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
-        viewer id: String, estimateAt adaptive: Pad?, parameters: RTPSendParameters, traffic: ViewerTraffic?
+        viewer id: String, estimateAt adaptive: Pad?, traffic: ViewerTraffic?
     ) throws {
         let events = events
         let feed = traffic.map { laneFeed(of: output.renditions, traffic: $0) }
@@ -338,24 +339,13 @@ package final class ViewerSet: Sendable {
         guard let funnelOutput = rungs.funnel.staticPad("src") else { throw GstError("the funnel has no output") }
         try funnelOutput.link(branch.entrance)
         if let toWebRTC = branch.elements.last?.staticPad("src") { RenditionSwitch.keepFirstCaps(on: toWebRTC) }
+        // A viewer that joined held on a rung (`?layer=`) negotiated no congestion feedback: it
+        // has no estimate, and 1.22's rtpsession spends nothing on TWCC for it.
         if let adaptive {
-            // The estimate's probe on the payloader keeps it alive as long as the branch; the
-            // switch holds the starter of a pinned viewer's only weakly (no cycle). A pinned
-            // viewer's payloader starts writing TWCC's sequence numbers when it is let go.
-            let payloader = branch.payloader, pinned = output.pinned
-            let estimate: @Sendable () -> Void = { [weak rungs] in
-                guard let rungs else { return }
-                if pinned {
-                    do throws(GstError) { try parameters.startWritingTWCC(on: payloader) } catch {
-                        Self.logger.warning("a viewer let go of its layer has no bandwidth estimate: \(error.message)")
-                        return
-                    }
-                }
-                _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) { [weak rungs] in
-                    rungs?.update(with: $0)
-                }
+            // The estimate's probe on the payloader keeps it alive as long as the branch.
+            _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) { [weak rungs] in
+                rungs?.update(with: $0)
             }
-            if output.pinned { rungs.estimateOnceUnpinned(estimate) } else { estimate() }
         }
         parts.ladder = rungs
         // A viewer starting on a passed-through source starts from its cached group of

@@ -103,10 +103,9 @@ package struct RTPSendParameters: Sendable, Equatable {
     /// Pins payload type and SSRC on `payloader` and gives it the MID, TWCC and RID header
     /// extensions it is to write. With `opaqueFrames` (frames that went through encoded
     /// filters), an H.264 payloader sends each frame as the filters left it
-    /// (`sendingFramesAsFiltered`). Without `writingTWCC` the TWCC extension is negotiated
-    /// but not yet written (`startWritingTWCC`).
-    package func configure(_ payloader: Element, opaqueFrames: Bool, writingTWCC: Bool = true) throws(GstError) {
-        try configure(payloader, writingTWCC: writingTWCC)
+    /// (`sendingFramesAsFiltered`).
+    package func configure(_ payloader: Element, opaqueFrames: Bool) throws(GstError) {
+        try configure(payloader)
         if opaqueFrames, codec == .h264 { try Self.sendingFramesAsFiltered(payloader) }
     }
 
@@ -122,15 +121,17 @@ package struct RTPSendParameters: Sendable, Equatable {
         }
     }
 
-    /// Pins payload type and SSRC on `payloader` and gives it the MID, TWCC (unless not
-    /// `writingTWCC`) and RID header extensions it is to write.
-    package func configure(_ payloader: Element, writingTWCC: Bool = true) throws(GstError) {
+    /// Pins payload type and SSRC on `payloader` and gives it the MID, TWCC and RID header
+    /// extensions it is to write.
+    package func configure(_ payloader: Element) throws(GstError) {
         for (k, v) in EncoderPresets.payloaderProperties(for: codec) where payloader.hasProperty(k) {
             try payloader.set(k, fromString: v)
         }
         try payloader.set("pt", UInt32(payloaderPayloadType))
         if let ssrc { try payloader.set("ssrc", ssrc) }
-        if writingTWCC { try startWritingTWCC(on: payloader) }
+        if let id = twccExtensionID {
+            try Self.attach(RTPHeaderExtension.transportWideCC, id: id, to: payloader, named: "transport-wide congestion control (rtphdrexttwcc)")
+        }
         // MID and RID are added by hand rather than left to `auto-header-extension`: only
         // this way does the extension know which value to write.
         if let id = midExtensionID, let mid {
@@ -139,15 +140,6 @@ package struct RTPSendParameters: Sendable, Equatable {
         if let id = ridExtensionID, let rid {
             try Self.attach(RTPHeaderExtension.streamID, id: id, to: payloader, named: "RTP stream ids (rtphdrextstreamid)", setting: ("rid", rid))
         }
-    }
-
-    /// Gives `payloader` the TWCC extension (when negotiated): from its next packet on, each
-    /// carries a transport-wide sequence number, and the peer's feedback on them comes back.
-    /// A packet without the extension costs the receiver no feedback and the sender none to
-    /// read; the extension may be added while packets flow.
-    package func startWritingTWCC(on payloader: Element) throws(GstError) {
-        guard let id = twccExtensionID else { return }
-        try Self.attach(RTPHeaderExtension.transportWideCC, id: id, to: payloader, named: "transport-wide congestion control (rtphdrexttwcc)")
     }
 
     /// Makes the header extension `uri` with `id`, sets its one property, attaches it.
