@@ -561,8 +561,8 @@ def headline_start():
 def simulcast():
     """Server CPU forwarding a publisher's simulcast layers, one stream, and transcoding the same sizes."""
     d = load("results-simulcast.json")
-    names = {"simulcast": "simulcast relay, each viewer's layer by its estimate",
-             "pinned": "simulcast relay, viewers pinned to the top layer (`?layer=h`)",
+    names = {"simulcast": "simulcast relay, each viewer's layer by its estimate (transport-wide feedback)",
+             "pinned": "simulcast relay, viewers pinned to the top layer (`?layer=h`: no estimate, no feedback)",
              "single": "relay of one 640x360 stream (passthrough)",
              "ladder": "transcoding ladder of the same three sizes (encoded on the server)"}
     rows = [f"| server | no viewer | {d['viewers']} viewers | per viewer | slowest viewer |", "|---|---|---|---|---|"]
@@ -571,8 +571,10 @@ def simulcast():
         rows.append(f"| {name} | {m['server_cpu_cores_0']:.3f} cores | {m['server_cpu_cores_viewers']:.3f} cores "
                     f"| {m['per_viewer_cores'] * 1000:.1f} millicores | {m['min_fps']:.1f} fps |")
     rows.append("")
+    feedback = (d["modes"]["simulcast"]["per_viewer_cores"] - d["modes"]["pinned"]["per_viewer_cores"]) * 1000
     rows.append(f"Per viewer, simulcast ÷ one stream: **{d['per_viewer_simulcast_over_single']:.2f}** (pinned: "
-                f"{d['per_viewer_pinned_over_single']:.2f}); the server with {d['viewers']} viewers, transcoding ladder ÷ "
+                f"**{d['per_viewer_pinned_over_single']:.2f}**; the estimate's feedback, simulcast − pinned: {feedback:.1f} "
+                f"millicores per viewer); the server with {d['viewers']} viewers, transcoding ladder ÷ "
                 f"simulcast: **{d['server_ladder_over_simulcast']:.2f}**. {d['runs']} alternating runs of {d['seconds_per_run']:g} s "
                 f"per mode and viewer count, CPU from {d['steady_from']:g} s on; medians (`Benchmarks/simulcast.sh`, "
                 f"`Benchmarks/results-simulcast.json`, recorded {d['recorded_at']}).")
@@ -648,8 +650,9 @@ def headline_simulcast():
     return (f"Simulcast against the transcoding ladder (three sizes, 640x360 to 160x90, {d['viewers']} viewers): the server "
             f"forwarding a WHIP publisher's layers uses **{m['simulcast']['server_cpu_cores_viewers']:.3f} cores** where "
             f"encoding the same three sizes itself uses {m['ladder']['server_cpu_cores_viewers']:.3f} "
-            f"(**{d['server_ladder_over_simulcast']:.1f}×**); each viewer costs {d['per_viewer_simulcast_over_single']:.2f}× "
-            f"a viewer of one passed-through stream (`Benchmarks/simulcast.sh`)." + simulcast_links_headline())
+            f"(**{d['server_ladder_over_simulcast']:.1f}×**); a viewer held on a layer costs {d['per_viewer_pinned_over_single']:.2f}× "
+            f"a viewer of one passed-through stream, one whose layer follows its estimate {d['per_viewer_simulcast_over_single']:.2f}× "
+            f"(the transport-wide feedback) (`Benchmarks/simulcast.sh`)." + simulcast_links_headline())
 
 
 def simulcast_links_headline():
