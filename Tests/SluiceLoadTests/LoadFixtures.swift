@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 @testable import SluiceLoad
 @testable import SluiceMeasure
 @testable import SluiceRun
@@ -93,5 +94,17 @@ enum LoadFixtures {
     /// One process sample a second for `duration` seconds, using `cores` and `memory` MiB.
     static func samples(duration: Int, cores: Double, memory: Double) -> [ProcessSample] {
         (0..<duration).map { ProcessSample(second: $0, cpuCores: cores + Double($0 % 3) * 0.125, memoryMiB: memory + Double($0)) }
+    }
+}
+
+/// What loading a file that must be refused says (its diagnostics); fails the test at `line`
+/// when `load` accepts it.
+func refusal(line: UInt = #line, _ load: () throws -> PipelineSpec) -> String {
+    do {
+        _ = try load()
+        XCTFail("expected an error", line: line)
+        return ""
+    } catch {
+        return "\(error)"
     }
 }

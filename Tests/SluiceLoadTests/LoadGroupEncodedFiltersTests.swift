@@ -24,15 +24,7 @@ final class LoadGroupEncodedFiltersTests: XCTestCase {
         try PipelineLoader(environment: [:], catalog: GStreamerCatalog(), filters: FilterRegistry.shared).load(yaml: yaml, file: "a.yaml")
     }
 
-    private func error(_ yaml: String, line: UInt = #line) -> String {
-        do {
-            _ = try load(yaml)
-            XCTFail("expected an error", line: line)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    private func error(_ yaml: String, line: UInt = #line) -> String { refusal(line: line) { try load(yaml) } }
 
     private static let viewers = """
         transport: {kind: whep, endpoint: "http://127.0.0.1:8443/whep/x"}

@@ -14,15 +14,7 @@ final class LoadGroupTransportTests: XCTestCase {
         try PipelineLoader(environment: [:]).load(yaml: yaml, file: "a.yaml")
     }
 
-    private func error(_ yaml: String, line: UInt = #line) -> String {
-        do {
-            _ = try load(yaml)
-            XCTFail("expected an error", line: line)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    private func error(_ yaml: String, line: UInt = #line) -> String { refusal(line: line) { try load(yaml) } }
 
     private static let janus = """
         transport: {kind: janus, server: "ws://127.0.0.1:8188", room: 1234, subscribe: [sc]}

@@ -53,6 +53,30 @@ final class LoadPublisherHubTests: XCTestCase {
         XCTAssertTrue(hub.error?.contains("the shared send section failed: shared-source") == true, hub.error ?? "no error")
     }
 
+    /// Simulcast layers encoded once for the crowd: the hub's video output carries the three
+    /// layers (rungs at their sizes), and a publisher's own payloaders make an offer that sends
+    /// all three under their rids in one section; its elements go with it.
+    func testAPublisherOffersTheCrowdsSharedLayers() async throws {
+        let spec = try XCTUnwrap(
+            specLoadValid(
+                #"transport: {kind: whip, endpoint: "http://127.0.0.1:9/whip/x", ice: {addresses: [127.0.0.1]}}"# + "\n"
+                    + "send:\n  video:\n    capture: {kind: test, width: 320, height: 240}\n"
+                    + "    encode: {codec: vp8, simulcast: [{rid: h}, {rid: m, scale: 2}, {rid: l, scale: 4}]}"))
+        let hub = try LoadPublisherHub(spec: spec)
+        defer { hub.pipeline.setState(.null) }
+        let video = try XCTUnwrap(hub.outputs.first { $0.media == .video })
+        XCTAssertEqual(video.renditions.map(\.rendition.name), ["h", "m", "l"])
+        XCTAssertEqual(video.renditions.map(\.rendition.width), [320, 160, 80])
+        let media = try LoadPublisherMedia(client: 3, hub: hub, connectTimeout: 5, record: LoadFrameRecorder(frame: { _, _ in }))
+        let offer = try await WebRTCPeer(media.webrtcbin, label: "publisher").createOffer().sdp
+        XCTAssertTrue(offer.contains("a=simulcast:send h;m;l"), offer)
+        for rid in ["h", "m", "l"] { XCTAssertTrue(offer.contains("a=rid:\(rid) send"), offer) }
+        XCTAssertEqual(offer.components(separatedBy: "m=video").count - 1, 1, "one video section: \(offer)")
+        let before = hub.pipeline.children.count
+        media.remove()
+        XCTAssertLessThan(hub.pipeline.children.count, before, "the publisher's elements go with it")
+    }
+
     /// A released claim routes nothing: the client's elements are gone.
     func testAReleasedClaimNoLongerCatches() throws {
         let hub = try hub()
