@@ -347,11 +347,15 @@ private struct ExampleFileCheck {
         // NetworkSourcesEndToEndTests serve them in front of gst-rtsp-server and of nginx-rtmp with ffmpeg;
         // LadderEndToEndTests serves the RTSP ladder, H264ProfileEndToEndTests the camera for any viewer.
         if ["rtsp-camera.yaml", "rtmp-ingest.yaml", "rtsp-record.yaml", "rtsp-ladder.yaml", "rtsp-camera-any-viewer.yaml"].contains(file) { return }
-        // A crowd of Janus subscribers: LoadJanusEndToEndTests runs it with a publisher. Crowds
-        // of publishers (their endpoint names each one's stream by `{client}`, which only
-        // `sluice load` fills in): LoadPublishEndToEndTests and LoadJanusEndToEndTests. Calls
-        // of two (run alone, one member would wait for the other): LoadRoomsEndToEndTests.
-        if ["load-janus.yaml", "load-whip.yaml", "load-janus-publish.yaml", "load-apprtc.yaml"].contains(file) { return }
+        // Crowds of Janus subscribers (load-janus-simulcast.yaml: a group per substream):
+        // LoadJanusEndToEndTests runs them with a publisher. Crowds of publishers (their endpoint
+        // names each one's stream by `{client}`, which only `sluice load` fills in; simulcast
+        // ones too): LoadPublishEndToEndTests and LoadJanusEndToEndTests. Calls of two (run
+        // alone, one member would wait for the other): LoadRoomsEndToEndTests.
+        let crowds = [
+            "load-janus.yaml", "load-janus-simulcast.yaml", "load-whip.yaml", "load-whip-simulcast.yaml", "load-janus-publish.yaml", "load-apprtc.yaml"
+        ]
+        if crowds.contains(file) { return }
         // Echo peers: JanusEndToEndTests measures the round trip through Janus's EchoTest
         // (janus-echo.yaml), InteropAiortcTests through aiortc's MediaRelay (room-echo.yaml), and
         // BrowserEndToEndTests through Chromium decrypting and encrypting (room-echo-e2ee.yaml).
