@@ -68,6 +68,9 @@ final class NetworkSourcesEndToEndTests: XCTestCase {
             status=$?
             kill $pids 2>/dev/null; wait
             for log in "$TMP".ffmpeg "$TMP".slt "$TMP".nginx.log; do [ ! -s "$log" ] || echo "SOURCE-LOG $log: $(tail -c 600 "$log" | tr '\\n' ' ')"; done
+            # A failed run shows what nginx served (the HLS case) and its own complaints.
+            [ $status -eq 0 ] || for log in "$TMP".nginx/access.log "$TMP".nginx/error.log; do
+              [ ! -s "$log" ] || echo "SOURCE-LOG $log: $(tail -c 1500 "$log" | tr '\\n' ' ')" >&2; done
             gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
               ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
             exit $status
@@ -193,7 +196,14 @@ final class NetworkSourcesEndToEndTests: XCTestCase {
             ffmpeg -hide_banner -loglevel error \(Self.picture("yellow")) \(Self.x264) -t 8 -f hls -hls_time 1 -hls_list_size 0 \\
               -hls_playlist_type vod "$TMP.nginx/www/hls/index.m3u8" || exit 94
             """
-        let r = try run("hls", start: start, file: file, record: record)
+        var r = try run("hls", start: start, file: file, record: record)
+        if r.status == 3, r.stderr.contains("Couldn't download fragments") {
+            // GStreamer 1.22.0's hlsdemux2 failed its first fragments at once with nginx serving
+            // them, once in CI and once in 170 runs here under load: said, and played once more
+            // from scratch (a second failure fails the test).
+            print("hls: hlsdemux2 could not download the first fragments; once more: \(r.stderr.suffix(1500))")
+            r = try run("hls-again", start: start, file: file, record: record)
+        }
         assertPassedThrough(r, record: record, "hls") { $0[0] > 200 && $0[1] > 200 && $0[2] < 60 }
         let fps = r.value("receive.video.fps") as? Double ?? 0
         XCTAssertLessThan(fps, 33, "paced to the playlist's 30 fps, not read as fast as possible: \(r.report ?? [:])")

@@ -12,7 +12,7 @@ mkdir -p "$dir/www" "$dir/tmp"
   echo "events { worker_connections 256; }"
   echo "rtmp { server { listen 127.0.0.1:$rtmp; application live { live on; } } }"
   if [ -n "$http" ]; then
-    echo "http { access_log off; client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;"
+    echo "http { access_log $dir/access.log; client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;"
     echo "  uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;"
     echo "  types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; video/mp4 mp4; }"
     echo "  server { listen 127.0.0.1:$http; root $dir/www; } }"
