@@ -47,6 +47,8 @@ public final class RelayRecording: Sendable {
     package static let readyWithinNs: UInt64 = 10_000_000_000
 
     private let recording: SegmentedRecording
+    /// The container the segments are written in.
+    private let format: RecordFormat
     private let stream: String
     private struct State {
         /// The recording's queues, once attached: end-of-stream goes in there.
@@ -60,6 +62,7 @@ public final class RelayRecording: Sendable {
     package init(_ settings: Settings, stream: String, in pipeline: Pipeline) throws(RunError) {
         self.stream = stream
         recording = try SegmentedRecording(settings.sink, pipelineName: stream)
+        format = settings.sink.format
         do { try pipeline.add([recording.element]) } catch { throw RunError("cannot record '\(stream)': \(error.message)") }
         recording.element.syncStateWithParent()
     }
@@ -89,8 +92,7 @@ public final class RelayRecording: Sendable {
     /// Joins each output's tee (with simulcast, the video's is the top layer's) that the
     /// container holds; the others are logged and left out.
     private func attach(_ outputs: [ViewerSet.Output], in pipeline: Pipeline) {
-        let holds = recording.namer.template.pathExtension
-        let format = RecordFormat(rawValue: holds) ?? .mkv
+        let holds = format.rawValue
         let kept = outputs.filter { output in
             guard format.codecs.contains(output.codec) else {
                 Self.logger.warning(

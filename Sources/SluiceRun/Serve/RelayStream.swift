@@ -115,11 +115,7 @@ public final class RelayStream: Sendable {
 
     /// The media an offer sends (its `m=` sections).
     private static func media(in offer: String) -> Set<MediaKind> {
-        Set(
-            offer.split(whereSeparator: \.isNewline).compactMap { line in
-                guard line.hasPrefix("m=") else { return nil }
-                return MediaKind(rawValue: String(line.dropFirst(2).prefix { $0 != " " }))
-            })
+        Set(SDPSession(offer).media.compactMap { MediaKind(rawValue: $0.kind) })
     }
 
     /// The recording's segments so far (empty without `--relay-record`).
