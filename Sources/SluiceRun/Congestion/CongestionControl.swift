@@ -41,6 +41,10 @@ package final class CongestionControl: Sendable {
         package var received: Double?
         package var state: BandwidthEstimator.State
         package var nowNs: UInt64
+        /// How long packets wait in queues on the path now, ms (`BandwidthEstimator.queueDelayMs`).
+        package var queueMs: Double? = nil
+        /// Packets this report says were lost.
+        package var lost = 0
     }
 
     /// What the sender did after a reading, that the estimator should know.
@@ -66,16 +70,17 @@ package final class CongestionControl: Sendable {
             let now = StageTimer.now() // monotonic ns: the estimator uses differences only
             let reading = estimator.withLock { e -> Reading in
                 e.update(feedback: packets, nowNs: now)
-                return Reading(target: e.target, received: e.receivedRate, state: e.state, nowNs: now)
+                return Reading(target: e.target, received: e.receivedRate, state: e.state, nowNs: now, queueMs: e.queueDelayMs,
+                    lost: packets.reduce(0) { $0 + ($1.arrivedNs == nil ? 1 : 0) })
             }
             reports.add(1, ordering: .relaxed)
             if Self.logger.logLevel <= .trace {
-                let (q, st) = estimator.withLock { ($0.queueDelayMs, $0.state) }
                 Self.logger.trace(
                     "congestion feedback",
                     metadata: [
-                        "packets": "\(packets.count)", "target_bps": "\(reading.target)", "queue_ms": "\(q.map { Int($0) } ?? -1)",
-                        "received_bps": "\(reading.received.map { Int($0) } ?? -1)", "state": "\(st.rawValue)"
+                        "packets": "\(packets.count)", "target_bps": "\(reading.target)",
+                        "queue_ms": "\(reading.queueMs.map { Int($0) } ?? -1)",
+                        "received_bps": "\(reading.received.map { Int($0) } ?? -1)", "state": "\(reading.state.rawValue)"
                     ])
             }
             applied.store(reading.target, ordering: .relaxed)
@@ -91,16 +96,18 @@ package final class CongestionControl: Sendable {
         }
     }
 
-    /// The packets of one `RTPTWCCPackets` report.
+    /// The packets of one `RTPTWCCPackets` report. rtpsession reports each packet's payload
+    /// size; a packet without payload is an `RTPPadder`'s padding, counted as its padding.
     package static func packets(in s: Structure) -> [TWCCPacket] {
         s.structures(inValueArray: "packets").compactMap { p in
             guard let seq = p.get("seqnum", as: UInt32.self), let sent = p.get("local-ts", as: UInt64.self) else { return nil }
             let lost = p.get("lost", as: Bool.self) ?? false
             let arrived = p.get("remote-ts", as: UInt64.self)
+            let size = Int(p.get("size", as: UInt32.self) ?? 0)
             return TWCCPacket(
                 sequence: UInt16(truncatingIfNeeded: seq), sentNs: sent,
                 arrivedNs: lost || arrived == UInt64.max ? nil : arrived,
-                size: Int(p.get("size", as: UInt32.self) ?? 0))
+                size: size == 0 ? RTPPadder.paddingBytes : size)
         }
     }
 

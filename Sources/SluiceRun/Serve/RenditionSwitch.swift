@@ -131,14 +131,19 @@ package final class RenditionSwitch: Sendable {
     /// Whether the viewer joined held on a rung (`?layer=`): it negotiated no congestion
     /// feedback, so it has no estimate and stays held.
     package let joinedPinned: Bool
+    /// Pads the viewer's stream while its estimate tries the next rung (`RenditionChoice`'s
+    /// padded tries), if it has an estimate.
+    private let padder: RTPPadder?
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists. `feed` gives the tee
     /// to take a rung from (a seat on its lanes, `FanoutLanes`), by default the rung's own.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
+    /// With `padder` (on the viewer's payloader output) the estimate tries a better rung by
+    /// padding the stream before moving the viewer to it.
     package init(
         outputs: [RenditionOutput], feed: FeedSource? = nil, start: Int, pinned: Bool = false, into pipeline: Pipeline,
-        viewer: String = "",
+        viewer: String = "", padder: RTPPadder? = nil,
         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
     ) throws(GstError) {
         let funnel = try Element.make("funnel")
@@ -188,7 +193,8 @@ package final class RenditionSwitch: Sendable {
             feedSource = { rung in Feed(tee: own[rung]) }
         }
         self.logger = logger
-        choice = Mutex(RenditionChoice(count: outputs.count, start: start))
+        choice = Mutex(RenditionChoice(count: outputs.count, start: start, padsProbes: padder != nil))
+        self.padder = padder
         pin = Mutex(pinned ? start : nil)
         joinedPinned = pinned
     }
@@ -203,6 +209,7 @@ package final class RenditionSwitch: Sendable {
         let ask = deciding.withLock { _ -> Int? in
             pin.withLock { $0 = rung }
             awaited.withLock { $0 = nil }
+            padder?.pad(at: 0)
             let target = rung ?? (track.state.withLock { $0.pending ?? $0.current })
             choice.withLock { $0.reset(to: target, nowNs: nowNs) }
             return setPending(target)
@@ -378,6 +385,7 @@ package final class RenditionSwitch: Sendable {
             guard reading.nowNs &- wait.sinceNs > Self.keyframeWaitNs else { return (nil, nil) }
             awaited.withLock { $0 = nil }
             let stay = current
+            padder?.pad(at: 0)
             note("called off: no keyframe of \(outputs[wait.rung].rendition.name)", reading)
             choice.withLock { $0.reset(to: stay, nowNs: reading.nowNs) }
             return (nil, setPending(stay))
@@ -387,16 +395,25 @@ package final class RenditionSwitch: Sendable {
         let decision = choice.withLock {
             $0.update(
                 estimate: reading.target, rates: rates, received: reading.received,
-                increasing: reading.state == .increase, nowNs: reading.nowNs)
+                increasing: reading.state == .increase, queueMs: reading.queueMs, lost: reading.lost, nowNs: reading.nowNs)
         }
         switch decision {
         case .stay:
             return (nil, nil)
+        case .pad(let bitsPerSecond):
+            note("trying \(outputs[max(0, current - 1)].rendition.name) by padding \(bitsPerSecond) bit/s", reading, rates)
+            padder?.pad(at: bitsPerSecond, nowNs: reading.nowNs)
+            return (nil, nil)
+        case .stopPadding:
+            note("the padded try failed; staying on \(outputs[current].rendition.name)", reading, rates)
+            padder?.pad(at: 0)
+            return (.recover(rates[current]), nil)
         case .back(let rung):
             note("back to \(outputs[rung].rendition.name) (a failed try)", reading, rates)
             return (.recover(rates[rung]), setPending(rung))
         case .to(let rung, let probing):
             note("to \(outputs[rung].rendition.name)\(probing ? " (a try)" : "")", reading, rates)
+            padder?.pad(at: 0)
             if rung < current { awaited.withLock { $0 = Awaited(rung: rung, sinceNs: reading.nowNs, rate: rates[rung]) } }
             return (nil, setPending(rung))
         }
@@ -420,6 +437,7 @@ package final class RenditionSwitch: Sendable {
                 return nil
             }
             awaited.withLock { $0 = nil }
+            padder?.pad(at: 0)
             choice.withLock { $0.reset(to: target, nowNs: nowNs) }
             return (here, target, setPending(target))
         }
@@ -435,7 +453,8 @@ package final class RenditionSwitch: Sendable {
             "rendition: \(what)",
             metadata: [
                 "estimate_bps": "\(reading.target)", "received_bps": "\(reading.received.map { Int($0) } ?? -1)",
-                "rates_bps": "\(rates)", "state": "\(reading.state.rawValue)"
+                "rates_bps": "\(rates)", "state": "\(reading.state.rawValue)", "queue_ms": "\(reading.queueMs.map { Int($0) } ?? -1)",
+                "lost": "\(reading.lost)"
             ])
     }
 }

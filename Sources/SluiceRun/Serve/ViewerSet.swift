@@ -258,7 +258,9 @@ package final class ViewerSet: Sendable {
         if let queue = branch.queue { traffic.countOverruns(of: queue) }
         let adaptive = track.parameters.twccExtensionID != nil ? branch.payloader.staticPad("src") : nil
         if !output.renditions.isEmpty {
-            try addRungs(output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive, traffic: onLane ? traffic : nil)
+            try addRungs(
+                output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive,
+                twccExtensionID: track.parameters.twccExtensionID, traffic: onLane ? traffic : nil)
             return
         }
         let seat = onLane ? try seat(on: output.tee) : nil
@@ -326,12 +328,13 @@ package final class ViewerSet: Sendable {
     /// its funnel takes the rungs' tees and its branch has a queue of its own.
     private func addRungs(
         _ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
-        viewer id: String, estimateAt adaptive: Pad?, traffic: ViewerTraffic?
+        viewer id: String, estimateAt adaptive: Pad?, twccExtensionID: Int?, traffic: ViewerTraffic?
     ) throws {
         let events = events
         let feed = traffic.map { laneFeed(of: output.renditions, traffic: $0) }
         let rungs = try RenditionSwitch(
-            outputs: output.renditions, feed: feed, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id
+            outputs: output.renditions, feed: feed, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id,
+            padder: adaptive.map { RTPPadder(on: $0, twccExtensionID: twccExtensionID) }
         ) { from, to in
             events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
         }
