@@ -21,6 +21,8 @@ package final class RTPPadder: Sendable {
         /// Padding owed, in bits: grows with time while padding, spent a packet at a time.
         var creditBits = 0.0
         var lastNs: UInt64?
+        /// Padding stops by itself then, whatever the feedback says (nil: padding is off).
+        var untilNs: UInt64?
         var packetsSent = 0
     }
     private let state = Mutex(State())
@@ -47,10 +49,13 @@ package final class RTPPadder: Sendable {
         }
     }
 
-    /// Pads the stream at `bitsPerSecond` from now on (0 stops).
-    package func pad(at bitsPerSecond: Int, nowNs: UInt64 = StageTimer.now()) {
+    /// Pads the stream at `bitsPerSecond` from now on (0 stops), for at most `forNs`: a path
+    /// the padding overfills can lose the marker packets a receiver sends its feedback after
+    /// (GStreamer's rtpsession does), and without feedback nothing would stop it.
+    package func pad(at bitsPerSecond: Int, forNs: UInt64 = 2_000_000_000, nowNs: UInt64 = StageTimer.now()) {
         state.withLock { s in
             s.bitsPerSecond = max(0, bitsPerSecond)
+            s.untilNs = bitsPerSecond > 0 ? nowNs &+ forNs : nil
             s.creditBits = 0
             s.lastNs = nowNs
         }
@@ -64,6 +69,10 @@ package final class RTPPadder: Sendable {
         let due = state.withLock { s -> (count: Int, like: RTPHeaderFields)? in
             guard s.bitsPerSecond > 0, let last = s.last, last.marker else { return nil }
             let now = StageTimer.now()
+            if let until = s.untilNs, now >= until {
+                s.bitsPerSecond = 0
+                return nil
+            }
             s.creditBits += Double(s.bitsPerSecond) * Double(now &- (s.lastNs ?? now)) / 1e9
             s.lastNs = now
             let count = min(Int(s.creditBits / Self.packetBits), Self.maxBurst)

@@ -402,7 +402,7 @@ package final class RenditionSwitch: Sendable {
             return (nil, nil)
         case .pad(let bitsPerSecond):
             note("trying \(outputs[max(0, current - 1)].rendition.name) by padding \(bitsPerSecond) bit/s", reading, rates)
-            padder?.pad(at: bitsPerSecond, nowNs: reading.nowNs)
+            padder?.pad(at: bitsPerSecond, forNs: RenditionChoice.paddingMaxNs, nowNs: reading.nowNs)
             return (nil, nil)
         case .stopPadding:
             note("the padded try failed; staying on \(outputs[current].rendition.name)", reading, rates)

@@ -16,7 +16,17 @@ final class RTPPadderTests: XCTestCase {
         var misplaced: [String] = []
     }
 
-    func testPaddingGoesBetweenFramesAtTheRateAskedWithoutGaps() throws {
+    /// What one 2 s run of a live 320×240 VP8 stream saw after the padder.
+    private struct Run {
+        var seen: Seen
+        var seconds: Double
+        var decoded: Int
+        var sent: Int
+    }
+
+    /// Plays 60 live frames through `rtpvp8pay`, an `RTPPadder` told what to do by `start`,
+    /// and GStreamer's depayloader and decoder.
+    private func run(start: (RTPPadder) -> Void) throws -> Run {
         let pipeline = try Bin.parse(
             "videotestsrc is-live=true num-buffers=60 pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1"
                 + " ! vp8enc deadline=1 target-bitrate=300000 ! rtpvp8pay name=pay mtu=600 ! rtpvp8depay name=depay"
@@ -25,7 +35,7 @@ final class RTPPadderTests: XCTestCase {
         try wrapper.add(pipeline)
         let pay = try XCTUnwrap(pipeline.children.first { $0.name == "pay" }?.staticPad("src"))
         let padder = RTPPadder(on: pay, twccExtensionID: 3)
-        padder.pad(at: 800_000)
+        start(padder)
         let seen = Mutex(Seen())
         let depay = try XCTUnwrap(pipeline.children.first { $0.name == "depay" })
         depay.staticPad("sink")?.addProbe([.buffer, .bufferList]) { (info: borrowing Pad.ProbeInfo) in
@@ -46,15 +56,28 @@ final class RTPPadderTests: XCTestCase {
         let seconds = Date().timeIntervalSince(started)
         wrapper.setState(.null)
         XCTAssertEqual(end?.kind, .eos, "\(end.map { "\($0.kind)" } ?? "timeout")")
-        XCTAssertEqual(decoded.load(ordering: .relaxed), 60, "every frame decoded, padding and all")
-        let s = seen.withLock { $0 }
+        return Run(seen: seen.withLock { $0 }, seconds: seconds, decoded: decoded.load(ordering: .relaxed), sent: padder.packetsSent)
+    }
+
+    func testPaddingGoesBetweenFramesAtTheRateAskedWithoutGaps() throws {
+        let r = try run { $0.pad(at: 800_000) }
+        XCTAssertEqual(r.decoded, 60, "every frame decoded, padding and all")
+        let s = r.seen
         XCTAssertEqual(s.gaps, [], "one stream: each sequence number follows the last")
         XCTAssertEqual(s.misplaced, [], "padding only between frames, as the stream it continues")
-        XCTAssertEqual(s.padding, padder.packetsSent)
-        let rate = Double(s.padding) * RTPPadder.packetBits / seconds
-        XCTAssertEqual(rate, 800_000, accuracy: 240_000, "\(s.padding) padding packets in \(seconds) s")
+        XCTAssertEqual(s.padding, r.sent)
+        let rate = Double(s.padding) * RTPPadder.packetBits / r.seconds
+        XCTAssertEqual(rate, 800_000, accuracy: 240_000, "\(s.padding) padding packets in \(r.seconds) s")
         XCTAssertEqual(s.paddingBytes, s.padding * RTPPadder.paddingBytes)
-        print("padder: \(s.packets) packets, \(s.padding) padding, \(Int(rate)) bit/s of padding")
+    }
+
+    /// Padding stops by itself after the time it was asked for, feedback or none.
+    func testPaddingStopsByItselfWhenItsTimeIsUp() throws {
+        let r = try run { $0.pad(at: 800_000, forNs: 500_000_000) }
+        XCTAssertEqual(r.decoded, 60)
+        XCTAssertEqual(r.seen.gaps, [])
+        let bits = Double(r.seen.padding) * RTPPadder.packetBits
+        XCTAssertEqual(bits, 400_000, accuracy: 150_000, "half a second at 800 kbit/s: \(r.seen.padding) packets")
     }
 
     /// Sequence number, marker, SSRC, timestamp, payload length, padding length, and whether
