@@ -434,13 +434,25 @@ package final class RenditionSwitch: Sendable {
 
     /// How long without a feedback report before `leaveSilentPath` moves the viewer down.
     package static let silentAfterNs: UInt64 = 1_500_000_000
+    /// How long after `expectFeedback` the first report may take (ICE, DTLS, the first
+    /// frames) before the silence counts.
+    package static let firstReportGraceNs: UInt64 = 3_500_000_000
+
+    /// The viewer has an estimate (its congestion feedback is read from now on): a first
+    /// report that never comes counts as silence too, once `firstReportGraceNs` and
+    /// `silentAfterNs` have passed (a path the starting rung overfills from its first
+    /// keyframe on can lose every packet a report would follow).
+    package func expectFeedback(nowNs: UInt64 = StageTimer.now()) {
+        lastReadingNs.withLock { $0 = $0 ?? nowNs &+ Self.firstReportGraceNs }
+    }
 
     /// Moves the viewer one rung down when its congestion feedback has stopped for
     /// `silentAfterNs` (and again after as long, while it stays silent): a path its rung
     /// overfills can lose every packet a receiver sends its feedback after (GStreamer's
     /// rtpsession reports at each frame's marker packet), and without feedback the estimate
-    /// could never move it. Only for a viewer whose estimate chooses and that had feedback
-    /// before. Checked about once a second (`ViewerSet.reap`). Returns whether it moved.
+    /// could never move it. Only for a viewer whose estimate chooses, once it had a report or
+    /// `expectFeedback` was called. Checked about once a second (`ViewerSet.reap`). Returns
+    /// whether it moved.
     @discardableResult
     package func leaveSilentPath(nowNs: UInt64) -> Bool {
         guard pinnedRung == nil, let last = lastReadingNs.withLock({ $0 }), nowNs &- last > Self.silentAfterNs,

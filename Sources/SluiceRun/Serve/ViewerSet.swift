@@ -346,6 +346,7 @@ package final class ViewerSet: Sendable {
             _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) { [weak rungs] in
                 rungs?.update(with: $0)
             }
+            rungs.expectFeedback()
         }
         parts.ladder = rungs
         // A viewer starting on a passed-through source starts from its cached group of

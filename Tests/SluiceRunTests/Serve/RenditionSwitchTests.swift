@@ -208,6 +208,14 @@ final class RenditionSwitchTests: XCTestCase {
         try await waitFor("the first rung's frames") { outputs[0].frames > 10 }
         let t0 = StageTimer.now()
         XCTAssertFalse(rungs.leaveSilentPath(nowNs: t0 + 10 * RenditionSwitch.silentAfterNs), "no report yet: nothing is known")
+        // Told it has an estimate, a first report that never comes counts after the grace.
+        let grace = RenditionSwitch.firstReportGraceNs + RenditionSwitch.silentAfterNs
+        rungs.expectFeedback(nowNs: t0 - grace - 2)
+        XCTAssertTrue(rungs.leaveSilentPath(nowNs: t0 - 1), "no first report within the grace")
+        try await waitFor("the move to rung 1") { rungs.current == 1 }
+        rungs.pin(to: 0)
+        try await waitFor("the pinned move back to rung 0") { rungs.current == 0 }
+        rungs.pin(to: nil)
         // A report the estimate stays on rung 0 with.
         _ = rungs.update(with: .init(target: 100_000_000, received: 400_000, state: .hold, nowNs: t0))
         XCTAssertFalse(rungs.leaveSilentPath(nowNs: t0 + RenditionSwitch.silentAfterNs), "not silent for long enough yet")
