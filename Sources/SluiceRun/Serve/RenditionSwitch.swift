@@ -455,8 +455,7 @@ package final class RenditionSwitch: Sendable {
     /// whether it moved.
     @discardableResult
     package func leaveSilentPath(nowNs: UInt64) -> Bool {
-        guard pinnedRung == nil, let last = lastReadingNs.withLock({ $0 }), nowNs &- last > Self.silentAfterNs,
-            nowNs > last
+        guard pinnedRung == nil, let last = lastReadingNs.withLock({ $0 }), nowNs > last, nowNs - last > Self.silentAfterNs
         else { return false }
         let moved = deciding.withLock { _ -> (from: Int, to: Int, ask: Int?)? in
             let here = track.state.withLock { $0.pending ?? $0.current }
