@@ -20,9 +20,8 @@ extension GraphBuilder {
         try linkSend(branch, capture: capture, filters: filters, tail: tail.elements)
         watchEnd(of: tail.queue)
         let rungs = enc.simulcast.map { layer in
-            Rendition(
-                name: layer.rid, width: branch.capture.width / layer.scale, height: branch.capture.height / layer.scale,
-                bitrateKbps: layer.bitrateKbps, location: layer.location)
+            let size = layer.size(of: branch.capture)
+            return Rendition(name: layer.rid, width: size.width, height: size.height, bitrateKbps: layer.bitrateKbps, location: layer.location)
         }
         guard let head = tail.elements.last else { throw RunError("the simulcast branch has no end to split", at: at) }
         let outputs = try buildRungs(rungs, of: branch, numberedFrom: 0, after: head)

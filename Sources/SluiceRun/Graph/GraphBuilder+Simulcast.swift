@@ -157,7 +157,7 @@ extension GraphBuilder {
         _ layer: SimulcastLayer, of branch: SendBranchSpec, from split: Element, into funnel: Element, top: Bool
     ) throws(RunError) -> SimulcastLayerOutput {
         let enc = branch.encode, at = layer.location ?? enc.location
-        let width = branch.capture.width / layer.scale, height = branch.capture.height / layer.scale
+        let (width, height) = layer.size(of: branch.capture)
         var chain = [
             try make(
                 "queue", [("max-size-buffers", "2"), ("max-size-bytes", "0"), ("max-size-time", "0"), ("leaky", "downstream")],
@@ -169,7 +169,7 @@ extension GraphBuilder {
         layerEncode.bitrateKbps = layer.bitrateKbps
         layerEncode.simulcast = []
         let encoding = try encoderChain(layerEncode, fps: branch.capture.fps)
-        let (pay, ssrc) = try simulcastPayloader(layer, enc, opaque: !branch.encodedFilters.isEmpty, at: at)
+        let (pay, ssrc) = try Self.simulcastPayloader(layer, enc, opaque: !branch.encodedFilters.isEmpty, at: at)
         chain += try layerWithEncodedFilters(branch, in: encoding) + [pay]
         try add(chain)
         _ = try linkChain(chain, media: .video, at: at)
@@ -196,10 +196,10 @@ extension GraphBuilder {
     /// The layer's payloader: Sluice's payload type, an SSRC of its own, and the MID and RID
     /// header extensions SFUs tell the layers apart by. `opaque`: the frames went through
     /// encoded filters (`OpaquePayloaders`).
-    private func simulcastPayloader(
+    package static func simulcastPayloader(
         _ layer: SimulcastLayer, _ enc: EncodeSpec, opaque: Bool, at: SourceLocation?
     ) throws(RunError) -> (Element, UInt32) {
-        let pay = try make(OpaquePayloaders.factory(for: enc.codec, opaque: opaque), at: at)
+        let pay = try element(OpaquePayloaders.factory(for: enc.codec, opaque: opaque), at: at)
         var rtp = Self.simulcastParameters(enc)
         let ssrc = RTPSendParameters.randomSSRC()
         rtp.ssrc = ssrc

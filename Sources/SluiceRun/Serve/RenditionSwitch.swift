@@ -116,6 +116,8 @@ package final class RenditionSwitch: Sendable {
         var rate: Int
     }
     private let awaited = Mutex<Awaited?>(nil)
+    /// When the viewer's last congestion feedback report was read (nil before the first).
+    private let lastReadingNs = Mutex<UInt64?>(nil)
     /// Held while a move is decided and set pending: a pin (an HTTP thread), the estimate's
     /// reading (its own thread) and the stopped-rung check (the reaper) decide one at a time,
     /// so a reading that began before a pin cannot overwrite the pinned move afterwards.
@@ -366,6 +368,7 @@ package final class RenditionSwitch: Sendable {
         // Readings come several times a second: a lost keyframe request is asked again sooner
         // than the reaper's once a second would.
         askAgainIfStillPending(nowNs: reading.nowNs)
+        lastReadingNs.withLock { $0 = reading.nowNs }
         let (change, ask) = deciding.withLock { _ in decide(reading) }
         askForKeyframe(of: ask)
         return change
@@ -443,6 +446,47 @@ package final class RenditionSwitch: Sendable {
         }
         guard let moved else { return false }
         logger.debug("rendition: \(outputs[moved.from].rendition.name) stopped; to \(outputs[moved.to].rendition.name)")
+        askForKeyframe(of: moved.ask)
+        return true
+    }
+
+    /// How long without a feedback report before `leaveSilentPath` moves the viewer down.
+    package static let silentAfterNs: UInt64 = 1_500_000_000
+    /// How long after `expectFeedback` the first report may take (ICE, DTLS, the first
+    /// frames) before the silence counts.
+    package static let firstReportGraceNs: UInt64 = 3_500_000_000
+
+    /// The viewer has an estimate (its congestion feedback is read from now on): a first
+    /// report that never comes counts as silence too, once `firstReportGraceNs` and
+    /// `silentAfterNs` have passed (a path the starting rung overfills from its first
+    /// keyframe on can lose every packet a report would follow).
+    package func expectFeedback(nowNs: UInt64 = StageTimer.now()) {
+        lastReadingNs.withLock { $0 = $0 ?? nowNs &+ Self.firstReportGraceNs }
+    }
+
+    /// Moves the viewer one rung down when its congestion feedback has stopped for
+    /// `silentAfterNs` (and again after as long, while it stays silent): a path its rung
+    /// overfills can lose every packet a receiver sends its feedback after (GStreamer's
+    /// rtpsession reports at each frame's marker packet), and without feedback the estimate
+    /// could never move it. Only for a viewer whose estimate chooses, once it had a report or
+    /// `expectFeedback` was called. Checked about once a second (`ViewerSet.reap`). Returns
+    /// whether it moved.
+    @discardableResult
+    package func leaveSilentPath(nowNs: UInt64) -> Bool {
+        guard pinnedRung == nil, let last = lastReadingNs.withLock({ $0 }), nowNs > last, nowNs - last > Self.silentAfterNs
+        else { return false }
+        let moved = deciding.withLock { _ -> (from: Int, to: Int, ask: Int?)? in
+            let here = track.state.withLock { $0.pending ?? $0.current }
+            guard here < outputs.count - 1 else { return nil }
+            awaited.withLock { $0 = nil }
+            lastReadingNs.withLock { $0 = nowNs }
+            choice.withLock { $0.reset(to: here + 1, nowNs: nowNs) }
+            return (here, here + 1, setPending(here + 1))
+        }
+        guard let moved else { return false }
+        logger.debug(
+            "rendition: no congestion feedback for \(Self.silentAfterNs / 1_000_000) ms on \(outputs[moved.from].rendition.name); to \(outputs[moved.to].rendition.name)"
+        )
         askForKeyframe(of: moved.ask)
         return true
     }

@@ -35,11 +35,10 @@ package struct SimulcastInput {
         var layers: [Layer] = [], outputs: [SimulcastLayerOutput] = []
         for (layer, rung) in zip(enc.simulcast, rungs) {
             let queue = try ViewerBranch.leakyQueue()
-            let pay = try Element.make(OpaquePayloaders.factory(for: enc.codec, opaque: false))
-            var rtp = GraphBuilder.simulcastParameters(enc)
-            rtp.ssrc = RTPSendParameters.randomSSRC()
-            rtp.rid = layer.rid
-            try rtp.configure(pay, opaqueFrames: false)
+            let pay: Element, ssrc: UInt32
+            do { (pay, ssrc) = try GraphBuilder.simulcastPayloader(layer, enc, opaque: false, at: layer.location) } catch {
+                throw GstError(error.message)
+            }
             try pipeline.add([queue, pay])
             try Element.link([queue, pay])
             guard let out = pay.staticPad("src"), let into = funnel.requestPad("sink_%u"), let entrance = queue.staticPad("sink"),
@@ -50,7 +49,7 @@ package struct SimulcastInput {
             layers.append(Layer(tee: rung.tee, entrance: entrance, payloader: pay))
             outputs.append(
                 SimulcastLayerOutput(
-                    layer: layer, encoder: rung.encoder, ssrc: rtp.ssrc ?? 0, entrance: payIn, keyframeRequests: rung.keyframeRequests,
+                    layer: layer, encoder: rung.encoder, ssrc: ssrc, entrance: payIn, keyframeRequests: rung.keyframeRequests,
                     width: rung.rendition.width, height: rung.rendition.height))
         }
         guard let sink = webrtcbin.requestPad("sink_%u"), let capsOut = caps.staticPad("src") else {

@@ -349,6 +349,7 @@ package final class ViewerSet: Sendable {
             _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) { [weak rungs] in
                 rungs?.update(with: $0)
             }
+            rungs.expectFeedback()
         }
         parts.ladder = rungs
         // A viewer starting on a passed-through source starts from its cached group of
@@ -504,11 +505,14 @@ package final class ViewerSet: Sendable {
     }
 
     /// Removes the viewers `ViewerReaper` finds dead, with the reason, moves viewers off
-    /// rungs that stopped, and asks again for the keyframes of moves still waiting.
+    /// rungs that stopped and down from paths whose feedback stopped, and asks again for the
+    /// keyframes of moves still waiting.
     package func reap(now: ContinuousClock.Instant = .now) {
         let ladders = viewers.withLock { $0.values.compactMap(\.ladder) }, nowNs = StageTimer.now()
         for ladder in ladders {
-            if !ladder.leaveStoppedRung(nowNs: nowNs) { ladder.askAgainIfStillPending(nowNs: nowNs) }
+            if !ladder.leaveStoppedRung(nowNs: nowNs), !ladder.leaveSilentPath(nowNs: nowNs) {
+                ladder.askAgainIfStillPending(nowNs: nowNs)
+            }
             ladder.detachIdle()
         }
         let verdicts = viewers.withLock { v in

@@ -442,6 +442,10 @@ public struct SimulcastLayer: Sendable, Equatable {
     public init(rid: String, scale: Int, bitrateKbps: Int, location: SourceLocation? = nil) {
         self.rid = rid; self.scale = scale; self.bitrateKbps = bitrateKbps; self.location = location
     }
+    /// The layer's picture size for `capture` (its size divided by `scale`, rounded down).
+    package func size(of capture: CaptureSpec) -> (width: Int, height: Int) {
+        (capture.width / scale, capture.height / scale)
+    }
 }
 
 /// `encode:` of a send branch: the codec, bitrate and encoder element.

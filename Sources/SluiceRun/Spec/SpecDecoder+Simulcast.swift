@@ -118,7 +118,7 @@ extension SpecDecoder {
     private mutating func checkSimulcastSizes(_ layers: [SimulcastLayer], capture: CaptureSpec) {
         for layer in layers {
             guard let at = layer.location else { continue }
-            let width = capture.width / layer.scale, height = capture.height / layer.scale
+            let (width, height) = layer.size(of: capture)
             let whole = capture.width % layer.scale == 0 && capture.height % layer.scale == 0
             if !whole || width % 2 != 0 || height % 2 != 0 || width < 16 || height < 16 {
                 let exact = whole ? "\(width)x\(height)" : "\(Double(capture.width) / Double(layer.scale))x\(Double(capture.height) / Double(layer.scale))"

@@ -62,6 +62,22 @@ final class RenditionSwitchTests: XCTestCase {
         return (pipeline, outputs, keyframes)
     }
 
+    /// Links `rungs` to a fakesink, attaches it and plays `pipeline`; returns what stops it all.
+    private func play(_ rungs: RenditionSwitch, in pipeline: Pipeline) throws -> () -> Void {
+        let sink = try Element.make("fakesink")
+        try sink.set("sync", false)
+        try pipeline.add([sink])
+        try rungs.funnel.link(sink)
+        let stopping = StopFlag()
+        try rungs.attach { flow in Self.rungStopped(flow, stopping: stopping) }
+        XCTAssertTrue(pipeline.setState(.playing) != .failure)
+        return {
+            stopping.set()
+            pipeline.setState(.null)
+            rungs.detachAll()
+        }
+    }
+
     private func waitFor(_ what: String, seconds: Double = 10, _ done: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !done() {
@@ -146,23 +162,13 @@ final class RenditionSwitchTests: XCTestCase {
     func testAMoveUpIsExpectedWhenItsKeyframeArrivesAndCalledOffWithoutOne() async throws {
         let (pipeline, outputs, _) = try ladder()
         let rungs = try RenditionSwitch(outputs: outputs, start: 1, into: pipeline)
-        let sink = try Element.make("fakesink")
-        try sink.set("sync", false)
-        try pipeline.add([sink])
-        try rungs.funnel.link(sink)
-        let stopping = StopFlag()
-        try rungs.attach { flow in Self.rungStopped(flow, stopping: stopping) }
         // Rung 0 stands for a passed-through source: requests for its keyframe go nowhere.
         let answers = Atomic<Bool>(false)
         outputs[0].tee.staticPad("sink")?.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
             info.eventName == "GstForceKeyUnit" && !answers.load(ordering: .relaxed) ? .drop : .ok
         }
-        XCTAssertTrue(pipeline.setState(.playing) != .failure)
-        defer {
-            stopping.set()
-            pipeline.setState(.null)
-            rungs.detachAll()
-        }
+        let stop = try play(rungs, in: pipeline)
+        defer { stop() }
         let t0 = StageTimer.now()
         func reading(at seconds: Double) -> CongestionControl.Reading {
             .init(target: 100_000_000, received: 400_000, state: .increase, nowNs: t0 + UInt64(seconds * 1e9))
@@ -190,30 +196,52 @@ final class RenditionSwitchTests: XCTestCase {
         guard case .expect = change else { return XCTFail("expected an expect, got \(String(describing: change))") }
     }
 
+    /// A viewer whose congestion feedback stops (a path its rung overfills lost every packet
+    /// its receiver reports after) is moved one rung down once 1.5 s pass without a report;
+    /// never before a first report, never while pinned, and not below the last rung (this
+    /// ladder has two).
+    func testAViewerWhoseFeedbackStopsIsMovedDownARungAtATime() async throws {
+        let (pipeline, outputs, _) = try ladder()
+        let rungs = try RenditionSwitch(outputs: outputs, start: 0, into: pipeline)
+        let stop = try play(rungs, in: pipeline)
+        defer { stop() }
+        try await waitFor("the first rung's frames") { outputs[0].frames > 10 }
+        let t0 = StageTimer.now()
+        XCTAssertFalse(rungs.leaveSilentPath(nowNs: t0 + 10 * RenditionSwitch.silentAfterNs), "no report yet: nothing is known")
+        // Told it has an estimate, a first report that never comes counts after the grace.
+        let grace = RenditionSwitch.firstReportGraceNs + RenditionSwitch.silentAfterNs
+        rungs.expectFeedback(nowNs: t0 - grace - 2)
+        XCTAssertTrue(rungs.leaveSilentPath(nowNs: t0 - 1), "no first report within the grace")
+        try await waitFor("the move to rung 1") { rungs.current == 1 }
+        rungs.pin(to: 0)
+        try await waitFor("the pinned move back to rung 0") { rungs.current == 0 }
+        rungs.pin(to: nil)
+        // A report the estimate stays on rung 0 with.
+        _ = rungs.update(with: .init(target: 100_000_000, received: 400_000, state: .hold, nowNs: t0))
+        XCTAssertFalse(rungs.leaveSilentPath(nowNs: t0 + RenditionSwitch.silentAfterNs), "not silent for long enough yet")
+        XCTAssertTrue(rungs.leaveSilentPath(nowNs: t0 + RenditionSwitch.silentAfterNs + 1))
+        try await waitFor("the move to rung 1") { rungs.current == 1 }
+        let t1 = t0 + RenditionSwitch.silentAfterNs + 1
+        XCTAssertFalse(rungs.leaveSilentPath(nowNs: t1 + 10 * RenditionSwitch.silentAfterNs), "no rung below the last")
+        rungs.pin(to: 0)
+        try await waitFor("the pinned move to rung 0") { rungs.current == 0 }
+        XCTAssertFalse(rungs.leaveSilentPath(nowNs: t1 + 20 * RenditionSwitch.silentAfterNs), "a pinned viewer stays")
+    }
+
     /// A pinned viewer's move whose keyframe request is lost (a relayed browser publisher
     /// ignores a request that comes within 300 ms of another's): nothing moves until the
     /// request is asked again, which happens only once it has waited `reaskAfterNs`.
     func testALostKeyframeRequestOfAPendingMoveIsAskedAgain() async throws {
         let (pipeline, outputs, keyframes) = try ladder()
         let rungs = try RenditionSwitch(outputs: outputs, start: 0, pinned: true, into: pipeline)
-        let sink = try Element.make("fakesink")
-        try sink.set("sync", false)
-        try pipeline.add([sink])
-        try rungs.funnel.link(sink)
-        let stopping = StopFlag()
-        try rungs.attach { flow in Self.rungStopped(flow, stopping: stopping) }
         // The first request for rung 1's keyframe is lost on its way.
         let lost = Atomic<Int>(0)
         outputs[1].tee.staticPad("sink")?.addProbe(.eventUpstream) { (info: borrowing Pad.ProbeInfo) in
             guard info.eventName == "GstForceKeyUnit" else { return .ok }
             return lost.add(1, ordering: .relaxed).oldValue == 0 ? .drop : .ok
         }
-        XCTAssertTrue(pipeline.setState(.playing) != .failure)
-        defer {
-            stopping.set()
-            pipeline.setState(.null)
-            rungs.detachAll()
-        }
+        let stop = try play(rungs, in: pipeline)
+        defer { stop() }
         try await waitFor("the first rung's frames") { outputs[0].frames > 10 }
         rungs.pin(to: 1)
         XCTAssertEqual(lost.load(ordering: .relaxed), 1, "the move asked once")
