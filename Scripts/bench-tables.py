@@ -558,6 +558,12 @@ def headline_start():
             + (f"; starting viewers from the encoder's cached keyframe (`gop_cache`) {cached:.1f}×" if cached else "") + ".")
 
 
+def estimate_floor_ratio(d):
+    """Per viewer, a simulcast viewer following its estimate ÷ a transcoding-ladder viewer following
+    its own (both read transport-wide feedback: the same floor)."""
+    return d["modes"]["simulcast"]["per_viewer_cores"] / d["modes"]["ladder"]["per_viewer_cores"]
+
+
 def simulcast():
     """Server CPU forwarding a publisher's simulcast layers, one stream, and transcoding the same sizes."""
     d = load("results-simulcast.json")
@@ -574,7 +580,9 @@ def simulcast():
     feedback = (d["modes"]["simulcast"]["per_viewer_cores"] - d["modes"]["pinned"]["per_viewer_cores"]) * 1000
     rows.append(f"Per viewer, simulcast ÷ one stream: **{d['per_viewer_simulcast_over_single']:.2f}** (pinned: "
                 f"**{d['per_viewer_pinned_over_single']:.2f}**; the estimate's feedback, simulcast − pinned: {feedback:.1f} "
-                f"millicores per viewer); the server with {d['viewers']} viewers, transcoding ladder ÷ "
+                f"millicores per viewer, the floor of any viewer whose rung follows its estimate: a viewer of the transcoding "
+                f"ladder, which reads the same feedback, costs as much, simulcast ÷ ladder per viewer "
+                f"**{estimate_floor_ratio(d):.2f}**); the server with {d['viewers']} viewers, transcoding ladder ÷ "
                 f"simulcast: **{d['server_ladder_over_simulcast']:.2f}**. {d['runs']} alternating runs of {d['seconds_per_run']:g} s "
                 f"per mode and viewer count, CPU from {d['steady_from']:g} s on; medians (`Benchmarks/simulcast.sh`, "
                 f"`Benchmarks/results-simulcast.json`, recorded {d['recorded_at']}).")
@@ -652,7 +660,8 @@ def headline_simulcast():
             f"encoding the same three sizes itself uses {m['ladder']['server_cpu_cores_viewers']:.3f} "
             f"(**{d['server_ladder_over_simulcast']:.1f}×**); a viewer held on a layer costs {d['per_viewer_pinned_over_single']:.2f}× "
             f"a viewer of one passed-through stream, one whose layer follows its estimate {d['per_viewer_simulcast_over_single']:.2f}× "
-            f"(the transport-wide feedback) (`Benchmarks/simulcast.sh`)." + simulcast_links_headline())
+            f"(the transport-wide feedback; a ladder viewer reading the same feedback costs as much: "
+            f"{estimate_floor_ratio(d):.2f}×) (`Benchmarks/simulcast.sh`)." + simulcast_links_headline())
 
 
 def simulcast_links_headline():
