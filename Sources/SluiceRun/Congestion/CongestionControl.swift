@@ -96,18 +96,17 @@ package final class CongestionControl: Sendable {
         }
     }
 
-    /// The packets of one `RTPTWCCPackets` report. rtpsession reports each packet's payload
-    /// size; a packet without payload is an `RTPPadder`'s padding, counted as its padding.
+    /// The packets of one `RTPTWCCPackets` report (rtpsession reports each packet's payload
+    /// size, retransmissions and `RTXProber`'s probes included).
     package static func packets(in s: Structure) -> [TWCCPacket] {
         s.structures(inValueArray: "packets").compactMap { p in
             guard let seq = p.get("seqnum", as: UInt32.self), let sent = p.get("local-ts", as: UInt64.self) else { return nil }
             let lost = p.get("lost", as: Bool.self) ?? false
             let arrived = p.get("remote-ts", as: UInt64.self)
-            let size = Int(p.get("size", as: UInt32.self) ?? 0)
             return TWCCPacket(
                 sequence: UInt16(truncatingIfNeeded: seq), sentNs: sent,
                 arrivedNs: lost || arrived == UInt64.max ? nil : arrived,
-                size: size == 0 ? RTPPadder.paddingBytes : size)
+                size: Int(p.get("size", as: UInt32.self) ?? 0))
         }
     }
 

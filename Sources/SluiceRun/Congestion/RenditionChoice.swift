@@ -19,14 +19,16 @@
 ///   half its rate) moves it further down: the estimate dips while the probe's queue drains.
 ///   The next try waits twice as long (4 s, doubling to 64 s). One that holds for 4 s resets
 ///   the wait.
-/// - **Probe with padding** (`padsProbes`: a served viewer, whose stream an `RTPPadder` can
-///   pad). The try is made without moving: the viewer's stream is padded up to a little over
-///   the next rung's rate (`.pad`). If for `paddingProofNs` what arrives keeps up with it
-///   (≥ 90%) while the queue on the path stays under `paddingQueueMs`, the viewer moves up
-///   (`.to`, padding stops); if the queue grows, or what arrives falls short, padding stops
-///   (`.stopPadding`) and the next try waits twice as long (2 s, doubling to 4 s: a failed
-///   padded try costs a short queue, never a picture, so it can be made often enough for a
-///   link that came back to be found within seconds).
+/// - **Probe first** (`probesFirst`: a served viewer, whose path an `RTXProber` can probe
+///   with retransmissions). The try is made without moving: retransmissions the viewer
+///   drops fill its stream up to a little over the next rung's rate (`.probe`). If for
+///   `probeProofNs` what arrives keeps up with it (≥ 90%) while the queue on the path stays
+///   under `probeQueueMs` and nothing is lost, the viewer moves up (`.to`, probing stops);
+///   if the queue grows, a packet is lost, or what arrives falls short, probing stops
+///   (`.stopProbing`) and the next try waits twice as long (2 s, doubling to 4 s: a failed
+///   probe costs a short queue and lost retransmissions, never a picture, so it can be made
+///   often enough for a link that came back to be found within seconds). A viewer that
+///   cannot be probed (no RTX) is told so once (`cannotProbe`) and tries by moving.
 ///
 /// Pure arithmetic on the readings (no clock of its own, no GStreamer).
 package struct RenditionChoice: Sendable, Equatable {
@@ -37,15 +39,16 @@ package struct RenditionChoice: Sendable, Equatable {
         /// Back to rung `index`, where a failed try started: the estimate should return to
         /// that rung's rate (`BandwidthEstimator.recover`).
         case back(Int)
-        /// Pad the viewer's stream at this many bit/s: a try of the next rung (`padsProbes`).
-        case pad(Int)
-        /// Stop padding: the try failed; the estimate should return to the current rung's
+        /// Probe the viewer's path at this many bit/s on top of its stream: a try of the next
+        /// rung (`probesFirst`).
+        case probe(Int)
+        /// Stop probing: the try failed; the estimate should return to the current rung's
         /// rate (`BandwidthEstimator.recover`).
-        case stopPadding
+        case stopProbing
     }
 
-    /// A try by padding under way: since when, and the rate (stream and padding) it tries.
-    private struct PaddedTry: Sendable, Equatable {
+    /// A probe under way: since when, and the rate (stream and probe) it tries.
+    private struct ProbedTry: Sendable, Equatable {
         var sinceNs: UInt64
         var bitsPerSecond: Int
     }
@@ -58,10 +61,10 @@ package struct RenditionChoice: Sendable, Equatable {
     private var probeFrom: Int?
     private var steadyUntilNs: UInt64?
     package private(set) var probeWaitNs: UInt64
-    /// Whether tries are made by padding the viewer's stream before moving it (a served
-    /// viewer's ladder), or by moving it (a publisher's own layers, `SimulcastLayerSwitch`).
-    package let padsProbes: Bool
-    private var padded: PaddedTry?
+    /// Whether tries probe the viewer's path before moving it (a served viewer's ladder), or
+    /// move it (a publisher's own layers, `SimulcastLayerSwitch`; a viewer without RTX).
+    package private(set) var probesFirst: Bool
+    private var probing: ProbedTry?
     private var lastTryEndNs: UInt64?
 
     package static let downBelow = 0.8
@@ -76,28 +79,36 @@ package struct RenditionChoice: Sendable, Equatable {
     /// After a failed probe, how long only a deep fall moves the viewer down.
     package static let settleAfterProbeNs: UInt64 = 2_000_000_000
     package static let deepFall = 0.5
-    /// A padded try succeeds once what arrives has kept up with it this long (the estimator's
-    /// rate window, 0.5 s, full of padded traffic).
-    package static let paddingProofNs: UInt64 = 600_000_000
-    /// A padded try fails once the queue on the path grows past this (ms).
-    package static let paddingQueueMs = 50.0
-    /// A padded try fails if it has not succeeded after this long.
-    package static let paddingMaxNs: UInt64 = 1_500_000_000
-    /// What a padded try aims at: this much over the next rung's rate (its move up then fits
+    /// A probe succeeds once what arrives has kept up with it this long (the estimator's
+    /// rate window, 0.5 s, full of probed traffic).
+    package static let probeProofNs: UInt64 = 600_000_000
+    /// A probe fails once the queue on the path grows past this (ms).
+    package static let probeQueueMs = 50.0
+    /// A probe fails if it has not succeeded after this long.
+    package static let probeMaxNs: UInt64 = 1_500_000_000
+    /// What a probe aims at: this much over the next rung's rate (its move up then fits
     /// with room, `upWithin`).
-    package static let paddingAbove = 1.15
-    package static let minPaddedWaitNs: UInt64 = 2_000_000_000
-    package static let maxPaddedWaitNs: UInt64 = 4_000_000_000
+    package static let probeAbove = 1.15
+    package static let minProbedWaitNs: UInt64 = 2_000_000_000
+    package static let maxProbedWaitNs: UInt64 = 4_000_000_000
 
-    package init(count: Int, start: Int, padsProbes: Bool = false) {
+    package init(count: Int, start: Int, probesFirst: Bool = false) {
         self.count = max(1, count)
         current = min(max(0, start), self.count - 1)
-        self.padsProbes = padsProbes
-        probeWaitNs = padsProbes ? Self.minPaddedWaitNs : Self.minProbeWaitNs
+        self.probesFirst = probesFirst
+        probeWaitNs = probesFirst ? Self.minProbedWaitNs : Self.minProbeWaitNs
     }
 
-    /// Whether a padded try is under way.
-    package var isPadding: Bool { padded != nil }
+    /// Whether a probe is under way.
+    package var isProbing: Bool { probing != nil }
+
+    /// The viewer cannot be probed (it negotiated no RTX): any probe under way ends, and
+    /// tries move the viewer from now on, with their waits.
+    package mutating func cannotProbe() {
+        probesFirst = false
+        probing = nil
+        probeWaitNs = Self.minProbeWaitNs
+    }
 
     /// Takes one reading: the estimate (bit/s), each rung's rate now (bit/s, best first; as
     /// many as `count`), what the viewer received lately (bit/s, if known), whether the
@@ -107,7 +118,7 @@ package struct RenditionChoice: Sendable, Equatable {
         estimate: Int, rates: [Int], received: Double?, increasing: Bool, queueMs: Double? = nil, lost: Int = 0, nowNs: UInt64
     ) -> Move {
         guard rates.count == count, count > 1, estimate > 0 else { return .stay }
-        if let padded { return verdict(on: padded, received: received, queueMs: queueMs, lost: lost, nowNs: nowNs) }
+        if let probing { return verdict(on: probing, received: received, queueMs: queueMs, lost: lost, nowNs: nowNs) }
         // A clock that goes back counts as no time passed (never as a wrap-around).
         if lastMoveNs.map({ nowNs < $0 }) ?? true { lastMoveNs = nowNs }
         let since = nowNs - (lastMoveNs ?? nowNs)
@@ -145,10 +156,10 @@ package struct RenditionChoice: Sendable, Equatable {
         let arriving = received ?? Double(rates[current])
         let sinceTry = lastTryEndNs.map { nowNs >= $0 ? nowNs - $0 : 0 } ?? since
         if increasing, probeStartNs == nil, min(since, sinceTry) >= probeWaitNs, e >= Self.probeHeadroom * arriving {
-            if padsProbes {
-                let aim = Int(Double(rates[current - 1]) * Self.paddingAbove)
-                padded = PaddedTry(sinceNs: nowNs, bitsPerSecond: aim)
-                return .pad(max(0, aim - rates[current]))
+            if probesFirst {
+                let aim = Int(Double(rates[current - 1]) * Self.probeAbove)
+                probing = ProbedTry(sinceNs: nowNs, bitsPerSecond: aim)
+                return .probe(max(0, aim - rates[current]))
             }
             probeStartNs = nowNs
             probeFrom = current
@@ -157,27 +168,27 @@ package struct RenditionChoice: Sendable, Equatable {
         return .stay
     }
 
-    /// A padded try's outcome so far: up once what arrives has kept up with it for
-    /// `paddingProofNs`; over when the queue grows, a packet is lost (a queue that counts
-    /// packets overflows before it delays much: padding packets are small), what arrives
-    /// falls short, or it lasts `paddingMaxNs`.
-    private mutating func verdict(on t: PaddedTry, received: Double?, queueMs: Double?, lost: Int, nowNs: UInt64) -> Move {
+    /// A probe's outcome so far: up once what arrives has kept up with it for
+    /// `probeProofNs`; over when the queue grows, a packet is lost (a queue that counts
+    /// packets overflows before it delays much), what arrives
+    /// falls short, or it lasts `probeMaxNs`.
+    private mutating func verdict(on t: ProbedTry, received: Double?, queueMs: Double?, lost: Int, nowNs: UInt64) -> Move {
         let elapsed = nowNs >= t.sinceNs ? nowNs - t.sinceNs : 0
         let keptUp = (received ?? 0) >= Self.upWithin * Double(t.bitsPerSecond)
-        let queued = (queueMs ?? 0) > Self.paddingQueueMs || lost > 0
-        if !queued, keptUp, elapsed >= Self.paddingProofNs, current > 0 {
-            padded = nil
+        let queued = (queueMs ?? 0) > Self.probeQueueMs || lost > 0
+        if !queued, keptUp, elapsed >= Self.probeProofNs, current > 0 {
+            probing = nil
             lastTryEndNs = nowNs
-            probeWaitNs = Self.minPaddedWaitNs
+            probeWaitNs = Self.minProbedWaitNs
             return move(to: current - 1, probing: false, nowNs: nowNs)
         }
-        let shortfall = elapsed >= Self.paddingProofNs && (received ?? 0) < Self.downBelow * Double(t.bitsPerSecond)
-        guard queued || shortfall || elapsed >= Self.paddingMaxNs else { return .stay }
-        padded = nil
+        let shortfall = elapsed >= Self.probeProofNs && (received ?? 0) < Self.downBelow * Double(t.bitsPerSecond)
+        guard queued || shortfall || elapsed >= Self.probeMaxNs else { return .stay }
+        probing = nil
         lastTryEndNs = nowNs
-        probeWaitNs = min(probeWaitNs * 2, Self.maxPaddedWaitNs)
+        probeWaitNs = min(probeWaitNs * 2, Self.maxProbedWaitNs)
         steadyUntilNs = nowNs + Self.settleAfterProbeNs
-        return .stopPadding
+        return .stopProbing
     }
 
     private mutating func move(to index: Int, probing: Bool, nowNs: UInt64) -> Move {
@@ -201,6 +212,6 @@ package struct RenditionChoice: Sendable, Equatable {
         probeStartNs = nil
         probeFrom = nil
         steadyUntilNs = nil
-        padded = nil
+        probing = nil
     }
 }

@@ -133,19 +133,19 @@ package final class RenditionSwitch: Sendable {
     /// Whether the viewer joined held on a rung (`?layer=`): it negotiated no congestion
     /// feedback, so it has no estimate and stays held.
     package let joinedPinned: Bool
-    /// Pads the viewer's stream while its estimate tries the next rung (`RenditionChoice`'s
-    /// padded tries), if it has an estimate.
-    private let padder: RTPPadder?
+    /// Probes the viewer's path while its estimate tries the next rung (`RenditionChoice`'s
+    /// probes), if it has an estimate.
+    private let prober: RTXProber?
 
     /// Adds a funnel for one viewer to `pipeline`, starting on rung `start`. Link `funnel`'s
     /// src to the viewer's branch, then `attach` once the answer exists. `feed` gives the tee
     /// to take a rung from (a seat on its lanes, `FanoutLanes`), by default the rung's own.
     /// `onMove` is told (on a streaming thread: keep it short) each time the viewer has moved.
-    /// With `padder` (on the viewer's payloader output) the estimate tries a better rung by
-    /// padding the stream before moving the viewer to it.
+    /// With `prober` (on the viewer's payloader output) the estimate tries a better rung by
+    /// probing the path with retransmissions before moving the viewer to it.
     package init(
         outputs: [RenditionOutput], feed: FeedSource? = nil, start: Int, pinned: Bool = false, into pipeline: Pipeline,
-        viewer: String = "", padder: RTPPadder? = nil,
+        viewer: String = "", prober: RTXProber? = nil,
         onMove: @escaping @Sendable (_ from: RenditionOutput, _ to: RenditionOutput) -> Void = { _, _ in }
     ) throws(GstError) {
         let funnel = try Element.make("funnel")
@@ -195,8 +195,8 @@ package final class RenditionSwitch: Sendable {
             feedSource = { rung in Feed(tee: own[rung]) }
         }
         self.logger = logger
-        choice = Mutex(RenditionChoice(count: outputs.count, start: start, padsProbes: padder != nil))
-        self.padder = padder
+        choice = Mutex(RenditionChoice(count: outputs.count, start: start, probesFirst: prober != nil))
+        self.prober = prober
         pin = Mutex(pinned ? start : nil)
         joinedPinned = pinned
     }
@@ -211,7 +211,7 @@ package final class RenditionSwitch: Sendable {
         let ask = deciding.withLock { _ -> Int? in
             pin.withLock { $0 = rung }
             awaited.withLock { $0 = nil }
-            padder?.pad(at: 0)
+            prober?.probe(at: 0)
             let target = rung ?? (track.state.withLock { $0.pending ?? $0.current })
             choice.withLock { $0.reset(to: target, nowNs: nowNs) }
             return setPending(target)
@@ -388,7 +388,7 @@ package final class RenditionSwitch: Sendable {
             guard reading.nowNs &- wait.sinceNs > Self.keyframeWaitNs else { return (nil, nil) }
             awaited.withLock { $0 = nil }
             let stay = current
-            padder?.pad(at: 0)
+            prober?.probe(at: 0)
             note("called off: no keyframe of \(outputs[wait.rung].rendition.name)", reading)
             choice.withLock { $0.reset(to: stay, nowNs: reading.nowNs) }
             return (nil, setPending(stay))
@@ -403,20 +403,25 @@ package final class RenditionSwitch: Sendable {
         switch decision {
         case .stay:
             return (nil, nil)
-        case .pad(let bitsPerSecond):
-            note("trying \(outputs[max(0, current - 1)].rendition.name) by padding \(bitsPerSecond) bit/s", reading, rates)
-            padder?.pad(at: bitsPerSecond, forNs: RenditionChoice.paddingMaxNs, nowNs: reading.nowNs)
+        case .probe(let bitsPerSecond):
+            guard let prober, prober.canProbe else {
+                note("no retransmission sender to probe with: tries move the viewer", reading, rates)
+                choice.withLock { $0.cannotProbe() }
+                return (nil, nil)
+            }
+            note("trying \(outputs[max(0, current - 1)].rendition.name) by probing with \(bitsPerSecond) bit/s", reading, rates)
+            prober.probe(at: bitsPerSecond, forNs: RenditionChoice.probeMaxNs, nowNs: reading.nowNs)
             return (nil, nil)
-        case .stopPadding:
-            note("the padded try failed; staying on \(outputs[current].rendition.name)", reading, rates)
-            padder?.pad(at: 0)
+        case .stopProbing:
+            note("the probe failed; staying on \(outputs[current].rendition.name)", reading, rates)
+            prober?.probe(at: 0)
             return (.recover(rates[current]), nil)
         case .back(let rung):
             note("back to \(outputs[rung].rendition.name) (a failed try)", reading, rates)
             return (.recover(rates[rung]), setPending(rung))
         case .to(let rung, let probing):
             note("to \(outputs[rung].rendition.name)\(probing ? " (a try)" : "")", reading, rates)
-            padder?.pad(at: 0)
+            prober?.probe(at: 0)
             if rung < current { awaited.withLock { $0 = Awaited(rung: rung, sinceNs: reading.nowNs, rate: rates[rung]) } }
             return (nil, setPending(rung))
         }
@@ -440,7 +445,7 @@ package final class RenditionSwitch: Sendable {
                 return nil
             }
             awaited.withLock { $0 = nil }
-            padder?.pad(at: 0)
+            prober?.probe(at: 0)
             choice.withLock { $0.reset(to: target, nowNs: nowNs) }
             return (here, target, setPending(target))
         }
@@ -477,7 +482,12 @@ package final class RenditionSwitch: Sendable {
         else { return false }
         let moved = deciding.withLock { _ -> (from: Int, to: Int, ask: Int?)? in
             let here = track.state.withLock { $0.pending ?? $0.current }
-            guard here < outputs.count - 1 else { return nil }
+            // A probe under way ends (the silence may be its doing), on the bottom rung too.
+            prober?.probe(at: 0)
+            guard here < outputs.count - 1 else {
+                choice.withLock { if $0.isProbing { $0.reset(to: here, nowNs: nowNs) } }
+                return nil
+            }
             awaited.withLock { $0 = nil }
             lastReadingNs.withLock { $0 = nowNs }
             choice.withLock { $0.reset(to: here + 1, nowNs: nowNs) }

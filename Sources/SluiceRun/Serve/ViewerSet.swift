@@ -260,7 +260,7 @@ package final class ViewerSet: Sendable {
         if !output.renditions.isEmpty {
             try addRungs(
                 output, to: &parts, branch: branch, viewer: id, estimateAt: adaptive,
-                twccExtensionID: track.parameters.twccExtensionID, traffic: onLane ? traffic : nil)
+                webrtcbin: parts.webrtcbin, traffic: onLane ? traffic : nil)
             return
         }
         let seat = onLane ? try seat(on: output.tee) : nil
@@ -328,13 +328,13 @@ package final class ViewerSet: Sendable {
     /// its funnel takes the rungs' tees and its branch has a queue of its own.
     private func addRungs(
         _ output: Output, to parts: inout ViewerAssembly, branch: ViewerBranch.Built,
-        viewer id: String, estimateAt adaptive: Pad?, twccExtensionID: Int?, traffic: ViewerTraffic?
+        viewer id: String, estimateAt adaptive: Pad?, webrtcbin: Element, traffic: ViewerTraffic?
     ) throws {
         let events = events
         let feed = traffic.map { laneFeed(of: output.renditions, traffic: $0) }
         let rungs = try RenditionSwitch(
             outputs: output.renditions, feed: feed, start: output.startRendition, pinned: output.pinned, into: pipeline, viewer: id,
-            padder: adaptive.map { RTPPadder(on: $0, twccExtensionID: twccExtensionID) }
+            prober: adaptive.map { RTXProber(on: $0, webrtcbin: webrtcbin) }
         ) { from, to in
             events?.post("rendition", ["viewer": .text(id), "from": .text(from.rendition.name), "to": .text(to.rendition.name)])
         }
