@@ -90,7 +90,7 @@ def client(report, p):
         return {"error": (p.stderr.read() or "")[-400:]}
     finally:
         os.unlink(report)
-    return {k: c.get(k) for k in ("fps", "frames", "freezes", "freeze_ms", "glass_to_glass_p50_ms", "glass_to_glass_p95_ms",
+    return {k: c.get(k) for k in ("fps", "frames", "freezes", "freeze_ms", "longest_freeze_ms", "glass_to_glass_p50_ms", "glass_to_glass_p95_ms",
                                    "glass_to_glass_samples", "time_to_first_frame_ms", "bitrate_kbps")}
 
 
@@ -172,7 +172,7 @@ def slowest(values):
 
 
 def summary(narrows, switches):
-    keys = ("fps", "freezes", "freeze_ms", "glass_to_glass_p50_ms", "glass_to_glass_p95_ms", "bitrate_kbps")
+    keys = ("fps", "freezes", "freeze_ms", "longest_freeze_ms", "glass_to_glass_p50_ms", "glass_to_glass_p95_ms", "bitrate_kbps")
     return {"how": " ".join(x for x in [f"RUNS={RUNS}" if RUNS != 3 else "", "Benchmarks/simulcast-links.sh"] if x),
             "runs": len(narrows), "seconds": SECONDS, "drop_seconds": DROP, "publisher": os.path.relpath(PUBLISHER, ROOT),
             "median": {"free": {k: median([n["free"].get(k) for n in narrows]) for k in keys},
@@ -181,6 +181,7 @@ def summary(narrows, switches):
                        "switch_up_runs": sum(1 for s in switches if s["up_s"] is not None),
                        "switch_freezes": median([s["viewer"].get("freezes") for s in switches]),
                        "switch_freeze_ms": median([s["viewer"].get("freeze_ms") for s in switches]),
+                       "switch_longest_freeze_ms": median([s["viewer"].get("longest_freeze_ms") for s in switches]),
                        "switch_fps": median([s["viewer"].get("fps") for s in switches])},
             "narrow_runs": narrows, "switch_runs": switches}
 

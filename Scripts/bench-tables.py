@@ -606,14 +606,19 @@ def simulcast_links():
           f"**not back on the top layer** within {d['drop_seconds'] - 4:g} s of the restore in most runs")
     per_run = "; ".join(f"down {r['down_s']:.2f} s, up " + (f"{r['up_s']:.2f} s" if r["up_s"] is not None else "never")
                         + f", layers {' → '.join(l for _, l in r['layers'] if l)}, {r['viewer'].get('freezes')} freezes "
-                        f"{r['viewer'].get('freeze_ms', 0):.0f} ms" for r in d["switch_runs"])
+                        f"{r['viewer'].get('freeze_ms', 0):.0f} ms"
+                        + (f" (longest {r['viewer']['longest_freeze_ms']:.0f})" if r["viewer"].get("longest_freeze_ms") is not None else "")
+                        for r in d["switch_runs"])
+    longest = m.get("switch_longest_freeze_ms")
+    longest_text = (f" The longest freeze of a switch run (the drop and the climb back): **{longest:.0f} ms** (median; target: "
+                    f"none over 300 ms at a switch)." if longest is not None else "")
     rows.append(f"Layers with a viewer near each run's end: {end_text}. The 400 kbit/s viewer starts on the top layer "
                 f"(1 Mbit/s) until its estimate moves it down; when its freezes came was not recorded. A link that drops from 3 Mbit/s to 500 kbit/s for "
                 f"{d['drop_seconds']:g} s and comes back: the viewer is on a smaller layer **{f(m['switch_down_s'], '{:.2f}')} s** "
                 f"after the drop (target ≤ 2 s), and {up} (target ≤ 5 s; {m['switch_up_runs']} of {d['runs']} runs got "
                 f"there), at {f(m['switch_fps'])} fps (per run: {per_run}). Medians of {d['runs']} runs of {d['seconds']:g} s "
                 f"(`{d['how']}`, `Benchmarks/results-simulcast-links.json`); freezes by WebRTC's definition, from the `sluice "
-                f"load` viewer, over its whole run.")
+                f"load` viewer, over its whole run." + longest_text)
     return "\n".join(rows)
 
 

@@ -23,6 +23,8 @@ public struct FrameTrack: Sendable, Codable, Equatable {
     public private(set) var freezes = 0
     /// The freezes' total duration (the sum of the freezing intervals), seconds.
     public private(set) var freezeSeconds = 0.0
+    /// The longest freeze, seconds (0 without one).
+    public private(set) var longestFreezeSeconds = 0.0
     /// Frames in each whole second of the run (index: `Int(t)`).
     public private(set) var perSecond: [Int] = []
     /// Bytes in each whole second of the run (index: `Int(t)`), as long as `perSecond`.
@@ -47,6 +49,7 @@ public struct FrameTrack: Sendable, Codable, Equatable {
             if detector.isFreeze(interval: interval) {
                 freezes += 1
                 freezeSeconds += interval
+                longestFreezeSeconds = max(longestFreezeSeconds, interval)
                 if let s = slot(last) { freezeStartsPerSecond[s] += 1 }
             }
         } else {

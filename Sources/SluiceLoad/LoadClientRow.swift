@@ -64,6 +64,8 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
     public var freezes: Int
     /// Their total duration, ms.
     public var freeze_ms: Double
+    /// The longest of them, ms (0 without one; absent from reports older than this field).
+    public var longest_freeze_ms: Double?
     /// Freezes per minute of video (first frame to last), for clients with at least
     /// `LoadClientRow.minimumVideoSeconds` of it.
     public var freezes_per_minute: Double?
@@ -110,6 +112,7 @@ public struct LoadClientRow: Sendable, Codable, Equatable {
         fps = Self.steadyFps(f, end: end) ?? (o.iceConnectedAt == nil ? nil : 0)
         freezes = f.freezes
         freeze_ms = f.freezeSeconds * 1000
+        longest_freeze_ms = f.longestFreezeSeconds * 1000
         // As libwebrtc: video lasts from the first frame to the last (a stall at the end is no freeze).
         let video = (f.lastAt ?? 0) - (f.firstAt ?? 0)
         freezes_per_minute = video >= Self.minimumVideoSeconds ? Double(f.freezes) / (video / 60) : nil

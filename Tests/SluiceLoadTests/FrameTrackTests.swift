@@ -55,10 +55,23 @@ final class FrameTrackTests: XCTestCase {
         let track = streamWithGap(fps: 30, seconds: 5, gap: 0.4)
         XCTAssertEqual(track.freezes, 1)
         XCTAssertEqual(track.freezeSeconds, 0.4, accuracy: 1e-9, "the freeze lasts the whole interval")
+        XCTAssertEqual(track.longestFreezeSeconds, 0.4, accuracy: 1e-9)
         let before = Int((149.0 / 30).rounded(.down))
         XCTAssertEqual(track.freezeStartsPerSecond[before], 1, "counted in the second of the frame before the gap")
         XCTAssertEqual(track.freezeStartsPerSecond.reduce(0, +), 1)
         XCTAssertEqual(track.count, 300)
+    }
+
+    /// Two freezes: the longest is the one reported, the total their sum.
+    func testTheLongestOfTwoFreezesIsKept() {
+        var track = FrameTrack()
+        var rng = LoadRandom(state: 7)
+        LoadFixtures.stream(&track, from: 0, to: 5, fps: 30, jitter: 0, rng: &rng)
+        LoadFixtures.stream(&track, from: 5.5, to: 10, fps: 30, jitter: 0, rng: &rng)
+        LoadFixtures.stream(&track, from: 10.3, to: 15, fps: 30, jitter: 0, rng: &rng)
+        XCTAssertEqual(track.freezes, 2)
+        XCTAssertEqual(track.longestFreezeSeconds, 0.5 + 1.0 / 30, accuracy: 0.02)
+        XCTAssertEqual(track.freezeSeconds, 0.8 + 2.0 / 30, accuracy: 0.04)
     }
 
     func testJitterOf10msIsNoFreeze() {
@@ -68,6 +81,7 @@ final class FrameTrackTests: XCTestCase {
         XCTAssertEqual(track.count, 1800)
         XCTAssertEqual(track.freezes, 0)
         XCTAssertEqual(track.freezeSeconds, 0)
+        XCTAssertEqual(track.longestFreezeSeconds, 0)
     }
 
     func testThresholdIsThreeTimesTheMeanOrTheMeanPlus150ms() {
