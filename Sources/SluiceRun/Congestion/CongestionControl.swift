@@ -70,7 +70,8 @@ package final class CongestionControl: Sendable {
             let now = StageTimer.now() // monotonic ns: the estimator uses differences only
             let reading = estimator.withLock { e -> Reading in
                 e.update(feedback: packets, nowNs: now)
-                return Reading(target: e.target, received: e.receivedRate, state: e.state, nowNs: now, queueMs: e.queueDelayMs,
+                return Reading(
+                    target: e.target, received: e.receivedRate, state: e.state, nowNs: now, queueMs: e.queueDelayMs,
                     lost: packets.reduce(0) { $0 + ($1.arrivedNs == nil ? 1 : 0) })
             }
             reports.add(1, ordering: .relaxed)
