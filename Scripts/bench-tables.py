@@ -594,11 +594,12 @@ def simulcast_links():
     d = load("results-simulcast-links.json")
     m = d["median"]
     f = lambda v, fmt="{:.1f}": fmt.format(v) if v is not None else "–"
-    rows = ["| viewer | frame rate | glass-to-glass p50 | p95 | freezes | received |", "|---|---|---|---|---|---|"]
+    rows = ["| viewer | frame rate | glass-to-glass p50 | p95 | freezes (longest) | received |", "|---|---|---|---|---|---|"]
     for key, name in (("free", "free link (20 Mbit/s)"), ("slow_400kbit", "behind 400 kbit/s")):
         v = m[key]
+        longest = f" ({v['longest_freeze_ms']:.0f} ms)" if v.get("longest_freeze_ms") else ""
         rows.append(f"| {name} | {f(v['fps'])} fps | {f(v['glass_to_glass_p50_ms'])} ms | {f(v['glass_to_glass_p95_ms'])} ms "
-                    f"| {f(v['freezes'], '{:.0f}')} | {f(v['bitrate_kbps'], '{:.0f}')} kbit/s |")
+                    f"| {f(v['freezes'], '{:.0f}')}{longest} | {f(v['bitrate_kbps'], '{:.0f}')} kbit/s |")
     ends = [r["layer_viewers_at_end"] for r in d["narrow_runs"]]
     end_text = "; ".join(", ".join(f"{k} {int(n)}" for k, n in sorted(e.items()) if n) for e in ends)
     rows.append("")

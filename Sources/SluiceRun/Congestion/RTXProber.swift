@@ -40,10 +40,12 @@ package final class RTXProber: Sendable {
     package static let kept = 24
 
     /// Starts watching `pad` (a payloader's source pad) of a branch into `webrtcbin`; probes
-    /// nothing until `probe(at:)`.
+    /// nothing until `probe(at:)`. Whoever makes it keeps it: the pad's probe holds it weakly
+    /// (it holds `webrtcbin`, which may hold the pad: memcheck's leaks tracer saw that cycle).
     package init(on pad: Pad, webrtcbin: Element) {
         self.webrtcbin = webrtcbin
-        pad.addProbe([.buffer, .bufferList]) { [self] (info: borrowing Pad.ProbeInfo) in
+        pad.addProbe([.buffer, .bufferList]) { [weak self] (info: borrowing Pad.ProbeInfo) in
+            guard let self else { return .remove }
             handle(info.rtpPackets)
             return .ok
         }
@@ -65,7 +67,7 @@ package final class RTXProber: Sendable {
     package var requestsSent: Int { state.withLock { $0.requested } }
 
     /// Whether the viewer has a retransmission sender to probe with (it negotiated RTX).
-    package var canProbe: Bool { retransmissionSender() != nil }
+    package var canProbe: Bool { retransmissionSender(for: state.withLock { $0.recent.last?.ssrc }) != nil }
 
     private func handle(_ packets: [RTPPacketSummary]) {
         guard let last = packets.last else { return }
@@ -85,7 +87,7 @@ package final class RTXProber: Sendable {
             s.lastNs = now
             return Self.spend(&s)
         }
-        guard !due.isEmpty, let sender = retransmissionSender() else { return }
+        guard !due.isEmpty, let sender = retransmissionSender(for: last.ssrc) else { return }
         for packet in due { _ = sender.sendEvent(.retransmissionRequest(ssrc: packet.ssrc, sequence: packet.sequence)) }
     }
 
@@ -105,13 +107,18 @@ package final class RTXProber: Sendable {
         return due
     }
 
-    /// The source pad of the `rtprtxsend` inside the viewer's webrtcbin (it appears when the
-    /// session is negotiated, with RTX).
-    private func retransmissionSender() -> Pad? {
+    /// The source pad of the `rtprtxsend` inside the viewer's webrtcbin that retransmits
+    /// `ssrc` (it appears when the session is negotiated with RTX; with one session per medium
+    /// there may be one per session), or the only one when `ssrc` is not known yet.
+    private func retransmissionSender(for ssrc: UInt32? = nil) -> Pad? {
         if let pad = sender.withLock({ $0 }) { return pad }
-        guard let bin = webrtcbin.cast(to: Bin.self),
-            let pad = bin.descendants.first(where: { $0.factoryName == "rtprtxsend" })?.staticPad("src")
-        else { return nil }
+        guard let bin = webrtcbin.cast(to: Bin.self) else { return nil }
+        let senders = bin.descendants.filter { $0.factoryName == "rtprtxsend" }
+        let chosen =
+            senders.count == 1
+            ? senders.first
+            : senders.first { rtx in ssrc.map { rtx.structureProperty("ssrc-map")?.fieldNames.contains(String($0)) ?? false } ?? false }
+        guard let pad = chosen?.staticPad("src") else { return nil }
         sender.withLock { $0 = pad }
         return pad
     }
