@@ -170,8 +170,8 @@ package struct RenditionChoice: Sendable, Equatable {
 
     /// A probe's outcome so far: up once what arrives has kept up with it for
     /// `probeProofNs`; over when the queue grows, a packet is lost (a queue that counts
-    /// packets overflows before it delays much), what arrives
-    /// falls short, or it lasts `probeMaxNs`.
+    /// packets overflows before it delays much), what arrives falls short, or it lasts
+    /// `probeMaxNs`.
     private mutating func verdict(on t: ProbedTry, received: Double?, queueMs: Double?, lost: Int, nowNs: UInt64) -> Move {
         let elapsed = nowNs >= t.sinceNs ? nowNs - t.sinceNs : 0
         let keptUp = (received ?? 0) >= Self.upWithin * Double(t.bitsPerSecond)

@@ -128,7 +128,7 @@ package final class SimulcastLayerSwitch: Sendable {
             return (move, from)
         }
         switch move {
-        case .stay, .probe, .stopProbing: // a publisher's choice does not pad (`probesFirst` false)
+        case .stay, .probe, .stopProbing: // a publisher's choice does not probe (`probesFirst` false)
             return nil
         case .to(let to, let probing):
             apply(to, from: from, rates, reading, why: probing ? "a try" : "the estimate")

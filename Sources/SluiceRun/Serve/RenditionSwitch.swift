@@ -211,9 +211,8 @@ package final class RenditionSwitch: Sendable {
         let ask = deciding.withLock { _ -> Int? in
             pin.withLock { $0 = rung }
             awaited.withLock { $0 = nil }
-            prober?.probe(at: 0)
             let target = rung ?? (track.state.withLock { $0.pending ?? $0.current })
-            choice.withLock { $0.reset(to: target, nowNs: nowNs) }
+            restartChoice(at: target, nowNs: nowNs)
             return setPending(target)
         }
         if let rung { logger.debug("rendition: pinned to \(outputs[rung].rendition.name)\(ask == nil ? " (there already)" : "; its keyframe asked for")") }
@@ -388,9 +387,8 @@ package final class RenditionSwitch: Sendable {
             guard reading.nowNs &- wait.sinceNs > Self.keyframeWaitNs else { return (nil, nil) }
             awaited.withLock { $0 = nil }
             let stay = current
-            prober?.probe(at: 0)
             note("called off: no keyframe of \(outputs[wait.rung].rendition.name)", reading)
-            choice.withLock { $0.reset(to: stay, nowNs: reading.nowNs) }
+            restartChoice(at: stay, nowNs: reading.nowNs)
             return (nil, setPending(stay))
         }
         // A rung that stopped fits no link: nobody is moved onto it.
@@ -445,8 +443,7 @@ package final class RenditionSwitch: Sendable {
                 return nil
             }
             awaited.withLock { $0 = nil }
-            prober?.probe(at: 0)
-            choice.withLock { $0.reset(to: target, nowNs: nowNs) }
+            restartChoice(at: target, nowNs: nowNs)
             return (here, target, setPending(target))
         }
         guard let moved else { return false }
@@ -483,14 +480,13 @@ package final class RenditionSwitch: Sendable {
         let moved = deciding.withLock { _ -> (from: Int, to: Int, ask: Int?)? in
             let here = track.state.withLock { $0.pending ?? $0.current }
             // A probe under way ends (the silence may be its doing), on the bottom rung too.
-            prober?.probe(at: 0)
             guard here < outputs.count - 1 else {
-                choice.withLock { if $0.isProbing { $0.reset(to: here, nowNs: nowNs) } }
+                if choice.withLock({ $0.isProbing }) { restartChoice(at: here, nowNs: nowNs) }
                 return nil
             }
             awaited.withLock { $0 = nil }
             lastReadingNs.withLock { $0 = nowNs }
-            choice.withLock { $0.reset(to: here + 1, nowNs: nowNs) }
+            restartChoice(at: here + 1, nowNs: nowNs)
             return (here, here + 1, setPending(here + 1))
         }
         guard let moved else { return false }
@@ -499,6 +495,13 @@ package final class RenditionSwitch: Sendable {
         )
         askForKeyframe(of: moved.ask)
         return true
+    }
+
+    /// The chooser starts again from `rung` (a pin, a called-off or forced move): a probe
+    /// under way ends with it.
+    private func restartChoice(at rung: Int, nowNs: UInt64) {
+        prober?.probe(at: 0)
+        choice.withLock { $0.reset(to: rung, nowNs: nowNs) }
     }
 
     private func note(_ what: String, _ reading: CongestionControl.Reading, _ rates: [Int] = []) {
