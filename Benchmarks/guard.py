@@ -161,7 +161,7 @@ def warm_first_frame(runs=5):
         med = {who: {k: statistics.median(r.get(k, r["first frame"]) for r in rs) for k in WARM_STEPS}
                for who, rs in steps.items()}
         for who, name in (("sluice", "from sluice serve"), ("cached", "from sluice serve, gop_cache"), ("pion", "from Pion's server")):
-            log(f"warm first frame (Pion viewer) {name}: " + ", ".join(f"{k} {med[who][k]:.0f}" for k in WARM_STEPS) + " ms")
+            log(f"warm first frame (Pion viewer) {name}: " + ", ".join(f"{k} {med[who][k]:.1f}" for k in WARM_STEPS) + " ms")
         s, p = med["sluice"]["first frame complete"], med["pion"]["first frame complete"]
         sc, pc = med["sluice"]["peer connected"], med["pion"]["peer connected"]
         chromium = chromium_first_frame("http://127.0.0.1:18710", "serve-av", runs)

@@ -145,14 +145,20 @@ def start_publisher(ns, sluice, spec_path, seconds):
          "--duration", str(seconds + 30), "--quiet"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def wait_live(ns, deadline):
-    """Until the relay lists `live` as live (bounded)."""
+def wait_live(ns, deadline, layers=3):
+    """Until the relay lists `live` as live with its `layers` layers (bounded). A Sluice WHIP
+    publisher sends its best layer alone until the server's answer says it takes the others
+    (a WHIP server may take one stream), so they follow a moment later; a viewer that joins
+    before the relay knows them is served only those it knows (after 2 s, RelayLayers)."""
+    live_at = None
     while time.monotonic() < deadline:
         out = sh("ip", "netns", "exec", ns, "python3", "-c",
                  f"import urllib.request;print(urllib.request.urlopen('http://10.98.0.1:{PORT}/streams.json',timeout=5).read().decode())",
                  check=False)
         if '"live": true' in out or '"live":true' in out:
-            return
+            live_at = live_at or time.monotonic()
+            if out.count('"rid"') >= layers or time.monotonic() - live_at > 10:
+                return
         time.sleep(0.2)
     sys.exit("the simulcast publisher did not go live")
 

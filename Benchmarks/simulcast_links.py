@@ -11,6 +11,11 @@ scenarios:
            each one's layer at the end, its frame rate and glass-to-glass p95 (the load
            client reads the framestamps, sender and viewers share the machine's clock) and
            its freezes (WebRTC's definition, the load client's).
+  browser  the same two links with headless Chromium viewers (Tests/Browser/browser_check.py
+           play: `sluice serve`'s page over WHEP, Chromium's own receiver, its TWCC feedback):
+           the layer each decodes, its frame rate and the freezes Chromium counts (getStats'
+           freezeCount, totalFreezesDuration), over the last SECONDS - 8 s. No glass-to-glass
+           figure: the page does not read framestamps.
   switch   one viewer whose link is 3 Mbit/s, then 500 kbit/s for DROP seconds, then 3 Mbit/s
            again (the relay's schedule, started once the viewer plays): from the server's
            `sluice_relay_layer_viewers`, read every 100 ms, how long after the drop the viewer
@@ -20,7 +25,8 @@ scenarios:
 Targets (issue 48): the 400 kbit/s viewer on a lower layer at >= 25 fps with p95 <= 150 ms;
 the free one on the top layer at the full rate; the switch down within 2 s and back up
 within 5 s, no freeze over 300 ms. Writes Benchmarks/results-simulcast-links.json.
-Run through Benchmarks/simulcast-links.sh (root). Env: RUNS (3), SECONDS (25), DROP (12).
+Run through Benchmarks/simulcast-links.sh (root). Env: RUNS (3), SECONDS (25), DROP (12),
+PYTHON (.venv/bin/python: the browser scenario's selenium), BROWSER (1; 0 leaves it out).
 """
 import json, os, signal, statistics, subprocess, sys, tempfile, threading, time
 
@@ -34,6 +40,8 @@ SECONDS = float(os.environ.get("SECONDS", "25"))
 DROP = float(os.environ.get("DROP", "12"))
 SLUICE = os.path.abspath(os.environ.get("SLUICE") or os.path.join(ROOT, ".build/release/sluice"))
 PUBLISHER = os.path.join(HERE, "simulcast-links-publisher.yaml")
+PYTHON = os.environ.get("PYTHON") or os.path.join(ROOT, ".venv/bin/python")
+BROWSER = os.environ.get("BROWSER", "1") != "0"
 
 
 class LayerWatch:
@@ -136,6 +144,47 @@ def narrow():
     return with_relay(["20mbit", "400kbit"], body)
 
 
+def start_browser_viewer(ns, seconds):
+    """Headless Chromium playing the relayed stream from `sluice serve`'s page, in `ns`: its
+    JSON line (browser_check.py play) once it has measured `seconds` after its first frames."""
+    out = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
+    # Host candidates as addresses, not mDNS names: the namespaces have no multicast DNS.
+    cmd = ["ip", "netns", "exec", ns, PYTHON, "Tests/Browser/browser_check.py", "play", f"http://10.98.0.1:{PORT}", "live",
+           "--min-frames", "30", "--measure", str(seconds), "--timeout", "30",
+           "--flag=--disable-features=WebRtcHideLocalIpsWithMdns"]
+    f = open(out, "w")
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=f, stderr=subprocess.PIPE, text=True)
+    f.close()
+    return p, out
+
+
+def browser_client(p, out):
+    try:
+        _, err = p.communicate(timeout=SECONDS + 90)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    try:
+        with open(out) as f:
+            j = json.loads(f.read().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        return {"error": (err or "")[-400:]}
+    finally:
+        os.unlink(out)
+    window = j.get("measured") or {}
+    return {"fps": window.get("fps"), "width": j.get("width"), "height": j.get("height"), "freezes": window.get("freezes"),
+            "freeze_ms": window.get("freezesMs"), "jitter_buffer_ms": j.get("jitterBufferMs"), "bitrate_kbps": j.get("bitrate"),
+            "packets_lost": j.get("packetsLost"), "measured_s": window.get("seconds"), "first_frame_ms": j.get("firstFrameMs")}
+
+
+def narrow_browser():
+    def body(net):
+        viewers = [start_browser_viewer(ns, SECONDS - 8) for ns in net.v]
+        free, slow = (browser_client(p, out) for p, out in viewers)
+        return {"free": free, "slow": slow}
+    return with_relay(["20mbit", "400kbit"], body)
+
+
 def switch():
     def body(net):
         watch = LayerWatch(net.s)
@@ -171,7 +220,7 @@ def slowest(values):
     return None if m is None or m == float("inf") else m
 
 
-def summary(narrows, switches):
+def summary(narrows, switches, browsers):
     keys = ("fps", "freezes", "freeze_ms", "longest_freeze_ms", "glass_to_glass_p50_ms", "glass_to_glass_p95_ms", "bitrate_kbps")
     return {"how": " ".join(x for x in [f"RUNS={RUNS}" if RUNS != 3 else "", "Benchmarks/simulcast-links.sh"] if x),
             "runs": len(narrows), "seconds": SECONDS, "drop_seconds": DROP, "publisher": os.path.relpath(PUBLISHER, ROOT),
@@ -183,12 +232,21 @@ def summary(narrows, switches):
                        "switch_freeze_ms": median([s["viewer"].get("freeze_ms") for s in switches]),
                        "switch_longest_freeze_ms": median([s["viewer"].get("longest_freeze_ms") for s in switches]),
                        "switch_fps": median([s["viewer"].get("fps") for s in switches])},
+            "browser": {"median": {side: {k: median([b[side].get(k) for b in browsers]) for k in BROWSER_KEYS}
+                                   for side in ("free", "slow")}, "runs": browsers} if browsers else None,
             "narrow_runs": narrows, "switch_runs": switches}
 
 
+BROWSER_KEYS = ("fps", "width", "height", "freezes", "freeze_ms", "jitter_buffer_ms", "bitrate_kbps")
+
+
 def main():
-    narrows, switches = [], []
+    narrows, switches, browsers = [], [], []
     for i in range(RUNS):
+        if BROWSER:
+            browsers.append(narrow_browser())
+            b = browsers[-1]
+            print(f"browser run {i + 1}: free {b['free']}; 400 kbit/s {b['slow']}", flush=True)
         narrows.append(narrow())
         n = narrows[-1]
         print(f"narrow run {i + 1}: free {n['free']}; 400 kbit/s {n['slow']}; layers {n['layer_viewers_at_end']}", flush=True)
@@ -196,7 +254,7 @@ def main():
         s = switches[-1]
         print(f"switch run {i + 1}: down after {s['down_s']} s, up after {s['up_s']} s, layers {s['layers']}, viewer {s['viewer']}",
               flush=True)
-    out = summary(narrows, switches)
+    out = summary(narrows, switches, browsers)
     with open(os.path.join(HERE, "results-simulcast-links.json"), "w") as f:
         json.dump(out, f, indent=1)
     print(json.dumps(out["median"], indent=1))

@@ -600,6 +600,13 @@ def simulcast_links():
         longest = f" ({v['longest_freeze_ms']:.0f} ms)" if v.get("longest_freeze_ms") else ""
         rows.append(f"| {name} | {f(v['fps'])} fps | {f(v['glass_to_glass_p50_ms'])} ms | {f(v['glass_to_glass_p95_ms'])} ms "
                     f"| {f(v['freezes'], '{:.0f}')}{longest} | {f(v['bitrate_kbps'], '{:.0f}')} kbit/s |")
+    browser = (d.get("browser") or {}).get("median")
+    if browser:
+        for key, name in (("free", "free link (20 Mbit/s)"), ("slow", "behind 400 kbit/s")):
+            v = browser[key]
+            size = f"{v['width']:.0f}x{v['height']:.0f}" if v.get("width") else "–"
+            rows.append(f"| Chromium, {name}: {size} | {f(v['fps'])} fps | – (jitter buffer {f(v['jitter_buffer_ms'])} ms) | – "
+                        f"| {f(v['freezes'], '{:.0f}')} ({f(v['freeze_ms'], '{:.0f}')} ms in all) | {f(v['bitrate_kbps'], '{:.0f}')} kbit/s |")
     ends = [r["layer_viewers_at_end"] for r in d["narrow_runs"]]
     end_text = "; ".join(", ".join(f"{k} {int(n)}" for k, n in sorted(e.items()) if n) for e in ends)
     rows.append("")
@@ -613,13 +620,16 @@ def simulcast_links():
     longest = m.get("switch_longest_freeze_ms")
     longest_text = (f" The longest freeze of a switch run (the drop and the climb back): **{longest:.0f} ms** (median; target: "
                     f"none over 300 ms at a switch)." if longest is not None else "")
-    rows.append(f"Layers with a viewer near each run's end: {end_text}. The 400 kbit/s viewer starts on the top layer "
-                f"(1 Mbit/s) until its estimate moves it down; when its freezes came was not recorded. A link that drops from 3 Mbit/s to 500 kbit/s for "
+    rows.append(f"Layers with a viewer near each run's end: {end_text}. Viewers start on the middle layer (the relay's "
+                f"start); the 400 kbit/s one stays there, its tries of the top layer (probes of its path) failing. A link that drops from 3 Mbit/s to 500 kbit/s for "
                 f"{d['drop_seconds']:g} s and comes back: the viewer is on a smaller layer **{f(m['switch_down_s'], '{:.2f}')} s** "
                 f"after the drop (target ≤ 2 s), and {up} (target ≤ 5 s; {m['switch_up_runs']} of {d['runs']} runs got "
                 f"there), at {f(m['switch_fps'])} fps (per run: {per_run}). Medians of {d['runs']} runs of {d['seconds']:g} s "
                 f"(`{d['how']}`, `Benchmarks/results-simulcast-links.json`); freezes by WebRTC's definition, from the `sluice "
-                f"load` viewer, over its whole run." + longest_text)
+                f"load` viewer, over its whole run." + longest_text
+                + (f" The Chromium rows: headless Chromium viewers in the same places, playing the relay from `sluice serve`'s "
+                   f"page; the size each decoded at the end, its frame rate and the freezes Chromium counted (getStats) over the "
+                   f"last {d['seconds'] - 8:g} s, medians of {len(d['browser']['runs'])} runs; the page reads no framestamps." if browser else ""))
     return "\n".join(rows)
 
 

@@ -258,6 +258,11 @@ enum WebPage {
                   out.width = r.frameWidth || 0; out.height = r.frameHeight || 0;
                   out.fps = r.framesPerSecond || 0;
                   out.packetsLost = r.packetsLost || 0;
+                  // WebRTC's freezes (a frame over max(3 × the mean interval, mean + 150 ms)
+                  // late) and the jitter buffer's mean hold, as the browser counts them.
+                  out.freezeCount = r.freezeCount || 0;
+                  out.freezesMs = Math.round((r.totalFreezesDuration || 0) * 1000);
+                  out.jitterBufferMs = r.jitterBufferEmittedCount ? Math.round(r.jitterBufferDelay / r.jitterBufferEmittedCount * 10000) / 10 : null;
                   const codec = r.codecId && report.get(r.codecId);
                   if (codec) {
                     out.codec = codec.mimeType.replace(/^video\//, "");

@@ -77,4 +77,12 @@ public enum SDPRewrite {
         }
         return sections
     }
+
+    /// The index among `sections` (as `sections(of:)` gives them) of the media section with
+    /// `mid`, or without one (or with no section carrying it) the first video section.
+    public static func videoSection(in sections: [[String]], mid: String?) -> Int? {
+        let media = sections.indices.dropFirst()
+        return media.first { i in mid.map { sections[i].contains("a=mid:\($0)") } ?? false }
+            ?? media.first { sections[$0].first?.hasPrefix("m=video ") == true }
+    }
 }

@@ -5,7 +5,8 @@
     browser_check.py publish URL NAME    [--min-frames N] [--measure S] [--timeout T]
 
 play:    opens URL/, clicks Play on STREAM (WHEP), waits until the page's getStats figures
-         show more than N decoded frames and a resolution, measures S more seconds, clicks
+         show more than N decoded frames and a resolution, measures S more seconds ("measured":
+         frames decoded per second and Chromium's freezes over them), clicks
          Stop and waits until the server's /streams.json shows no viewer. With --watch W it
          first records for W seconds what each decoded frame shows ("watched": {"pictures":
          [[name, ms, frames], ...], "maxGapMs": ...}).
@@ -259,20 +260,32 @@ def run_play(driver, base, name, args):
         log("WATCHING")  # for a test that changes the source now, as the browser watches
         driver.set_script_timeout(args.watch + 15)
         watched = driver.execute_async_script(WATCH_JS, int(args.watch * 1000))
+    window = None
     if args.measure > 0:
+        before, t0 = stats(driver, "play"), time.monotonic()
         time.sleep(args.measure)  # a measuring window, not synchronisation
         check_page_error(driver)
         s = stats(driver, "play")
+        # Over the window: frames decoded per second, and the freezes the browser counted.
+        elapsed = time.monotonic() - t0
+        window = {"seconds": round(elapsed, 2),
+                  "fps": round((s.get("framesDecoded", 0) - before.get("framesDecoded", 0)) / elapsed, 2),
+                  "freezes": s.get("freezeCount", 0) - before.get("freezeCount", 0),
+                  "freezesMs": s.get("freezesMs", 0) - before.get("freezesMs", 0)}
     metric_end = read_metric(base, args.metric) if args.metric else None
+    # Other viewers of the stream may go on playing: this one is gone when the count drops.
+    watching = next((x["viewers"] for x in get_json(base + "/streams.json") if x["name"] == name), 1)
     driver.find_element(By.ID, "play-stop").click()
     wait_for("the server to drop the viewer after Stop", 10, lambda: all(
-        x["viewers"] == 0 for x in get_json(base + "/streams.json") if x["name"] == name))
+        x["viewers"] < watching for x in get_json(base + "/streams.json") if x["name"] == name))
     return {
         "mode": "play", "stream": name,
         "framesDecoded": s.get("framesDecoded"), "width": s.get("width"), "height": s.get("height"),
         "fps": s.get("fps"), "bitrate": s.get("bitrate"), "rtt": s.get("rtt"), "codec": s.get("codec"),
         "payloadType": s.get("payloadType"), "fmtp": s.get("fmtp"),
         "packetsLost": s.get("packetsLost"), "firstFrameMs": s.get("firstFrameMs"),
+        "freezeCount": s.get("freezeCount"), "freezesMs": s.get("freezesMs"), "jitterBufferMs": s.get("jitterBufferMs"),
+        "measured": window,
         "iceState": s.get("iceState"), "path": s.get("path"),
         "picture": picture, "watched": watched,
         "secondsToMinFrames": round(reached, 2),

@@ -43,6 +43,27 @@ extension BrowserEndToEndTests {
         XCTAssertLessThan(audio, 500)
     }
 
+    /// Chromium in a call takes one stream: its answer has no `a=simulcast:recv`. A Sluice
+    /// that offers three layers sends it the best alone, and the picture comes back at that
+    /// layer's size, whole. (Before, Chromium got all three SSRCs on one MID and echoed the
+    /// smallest, 160x90, with 60 of 300 frames lost and 32 PLIs.)
+    func testChromiumInACallGetsTheBestSimulcastLayerAlone() throws {
+        try CLI.requireBrowserTools()
+        let trip = try CLI.roundTrip(
+            through: "chromium", port: 18627,
+            measureArguments: ["--set", "send.video.encode.simulcast=[{rid: h}, {rid: m, scale: 2, bitrate: 300}, {rid: l, scale: 4, bitrate: 100}]"])
+        let r = trip.result
+        XCTAssertEqual(r.status, 0, "Chromium answered, echoed and left: " + r.stdout + r.stderr.suffix(4000))
+        print(
+            "simulcast through chromium: \(r.int("width") ?? 0)x\(r.int("height") ?? 0) back, \(r.double("delivered_fps") ?? 0) fps, frames \(r.value("frames") ?? "")"
+        )
+        XCTAssertEqual(r.int("width"), 640, "the best layer came back: \(r.stdout)")
+        XCTAssertEqual(r.int("height"), 360, r.stdout)
+        XCTAssertGreaterThan(r.double("delivered_fps") ?? 0, 15, "the picture flowed: \(r.stdout)")
+        let received = r.double("frames.received") ?? 0, lost = r.double("frames.lost") ?? .infinity
+        XCTAssertLessThan(lost, max(3, received * 0.05), "the echoed picture is whole: \(r.value("frames") ?? r.stdout)")
+    }
+
     /// The picture and the sound came back through `browser`, with figures, and the browser's
     /// own statistics say it received the sound.
     private func assertRoundTrip(

@@ -15,11 +15,12 @@ extension CLI {
     /// `Benchmarks/room-echo-peer.sh`, as the benchmark runs it, in a namespace of its own.
     /// `file` is the pipeline measured, `peerArguments` more arguments for the echo peer
     /// (`ECHO_PEER_ARGS`), `environment` more variables for both, `prelude` shell lines run in
-    /// the namespace first (a `tc … netem` on `lo`).
+    /// the namespace first (a `tc … netem` on `lo`), `measureArguments` more arguments for the
+    /// measure (`--set …`).
     static func roundTrip(
         through peer: String, port: Int, seconds: Int = 10, warmup: Int = 3, timeout: Double = 150,
         file: String = "Pipelines/room-echo.yaml", peerArguments: String = "", environment: [String: String] = [:],
-        prelude: String = ""
+        prelude: String = "", measureArguments: [String] = []
     ) throws -> RoundTrip {
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-echo-\(peer)-\(UUID().uuidString.prefix(6))").path
         defer { for e in ["json", "peer"] { try? FileManager.default.removeItem(atPath: "\(t).\(e)") } }
@@ -28,7 +29,7 @@ extension CLI {
             \(prelude)
             ROOM_ECHO_PORT=\(port) ECHO_PEER_OUT='\(t).peer' \(Repository.path("Benchmarks/room-echo-peer.sh")) \(peer) \\
               "$SLUICE" measure \(file) --round-trip --duration \(seconds) --warmup \(warmup) --quiet \\
-              --json '\(t).json' --set 'send.audio.filters=[{filter: audiostamp, interval_ms: 400}]'
+              --json '\(t).json' --set 'send.audio.filters=[{filter: audiostamp, interval_ms: 400}]' \(Shell.quote(measureArguments))
             """
         let env = ["SLUICE": binary.path, "PYTHON": Repository.python, "ECHO_PEER_ARGS": peerArguments].merging(environment) { $1 }
         let r = try execute(inNamespace: script, env: env, timeout: timeout, reportPath: "\(t).json")

@@ -15,23 +15,28 @@ extension CLI {
     /// `sluice run second…` together; stops the server when both ended.
     static func runPairWithServer(
         serve serveArgs: [String], port: Int, first: [String], second: [String],
-        firstInput: String = "", env: [String: String] = [:], timeout: Double = 120
+        firstInput: String = "", env: [String: String] = [:], timeout: Double = 120, secondAfterFirstJoins: Bool = false
     ) throws -> PairResult {
         let start = """
             "$SLUICE" serve --port \(port) \(Shell.quote(serveArgs)) >/dev/null 2>&1 &
             server=$!
             i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
             """
+        // The room's first peer offers: `secondAfterFirstJoins` starts the second once the
+        // server counts the first in a room.
+        let joined = """
+            i=0; until curl -s -m 1 http://127.0.0.1:\(port)/status.json | grep -q '"clients":1'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+            """
         return try runPair(
             startServer: start, stopServer: "kill -INT $server; wait $server", first: first, second: second,
-            firstInput: firstInput, env: env, timeout: timeout)
+            firstInput: firstInput, env: env, timeout: timeout, beforeSecond: secondAfterFirstJoins ? joined : "")
     }
 
     /// Like `runPairWithServer`, with any server: `startServer` is shell that starts it and
     /// waits until it is ready, `stopServer` shell that stops it.
     static func runPair(
         startServer: String, stopServer: String, first: [String], second: [String],
-        firstInput: String = "", env: [String: String] = [:], timeout: Double = 120
+        firstInput: String = "", env: [String: String] = [:], timeout: Double = 120, beforeSecond: String = ""
     ) throws -> PairResult {
         let tmp = FileManager.default.temporaryDirectory
         let id = UUID().uuidString
@@ -47,6 +52,7 @@ extension CLI {
             \(startServer)
             "$SLUICE" run \(Shell.quote(first)) --report '\(reports.0)' < '\(input)' > '\(outs.0)' 2> '\(outs.1)' &
             first=$!
+            \(beforeSecond)
             "$SLUICE" run \(Shell.quote(second)) --report '\(reports.1)'
             status=$?
             wait $first

@@ -38,7 +38,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             echo "CHROMIUM-STATUS: $?"; echo "CHROMIUM: $(grep '^{' "$TMP.chromium" | tail -1)"
             echo "CHROMIUM-ERR: $(tail -c 800 "$TMP.cerr" | tr '\\n' ' ')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
             """
         let r = try CLI.execute(
@@ -99,7 +99,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             echo "CHROMIUM-STATUS: $?"; echo "CHROMIUM: $(grep '^{' "$TMP.chromium" | tail -1)"
             echo "CHROMIUM-ERR: $(tail -c 800 "$TMP.cerr" | tr '\\n' ' ')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             echo "SERVE-STOPPED: $(grep -c 'its encoder is stopped' "$TMP.serve")"
             echo "SERVE-LOG: $(grep -c 'encoding it again as Constrained Baseline' "$TMP.serve") $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
             """
@@ -164,7 +164,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             \(CLI.waitForMetric(port: port, transcoding + " 0", tries: 200))
             echo "AFTER: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^\(transcoding)')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             echo "SERVE-LOG: $(grep -c 'encoding it again as VP8' "$TMP.serve") $(grep -c 'as VP8 any more' "$TMP.serve") $(tail -c 1200 "$TMP.serve" | tr '\\n' ' ')"
             """
         let r = try CLI.execute(
@@ -210,7 +210,7 @@ final class H264ProfileEndToEndTests: XCTestCase {
             echo "AIORTC-ERR: $(tail -c 1200 "$TMP.err" | tr '\\n' ' ')"
             echo "STARTS: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_transcode_starts_total' | tr '\\n' ' ')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             echo "SERVE-LOG: $(tail -c 1200 "$TMP.serve" | tr '\\n' ' ')"
             """
         let r = try CLI.execute(

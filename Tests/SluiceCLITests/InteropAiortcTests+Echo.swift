@@ -17,7 +17,8 @@ extension InteropAiortcTests {
         XCTAssertEqual(r.double("width"), 640)
         XCTAssertGreaterThan(video, 0)
         XCTAssertLessThan(video, 500)
-        XCTAssertGreaterThanOrEqual(r.double("audio.stamps_read") ?? 0, 12, "the sound's stamps survived aiortc's Opus decode and encode")
+        XCTAssertGreaterThanOrEqual(
+            r.double("audio.stamps_read") ?? 0, 12, "the sound's stamps survived aiortc's Opus decode and encode: \(r.value("audio") ?? r.stdout)")
         XCTAssertGreaterThan(audio, 0)
         XCTAssertLessThan(audio, 500)
     }

@@ -94,7 +94,7 @@ final class InteropPionTests: XCTestCase {
         XCTAssertEqual(viewers.count, 3, r.stdout)
         for (i, v) in viewers.enumerated() {
             XCTAssertGreaterThan(v["video_frames"] as? Int ?? 0, 10, "viewer \(i + 1) decodes frames: \(v)")
-            let first = (v["steps_ms"] as? [String: Any])?["first frame complete"] as? Int
+            let first = ((v["steps_ms"] as? [String: Any])?["first frame complete"] as? NSNumber)?.doubleValue
             XCTAssertLessThan(first ?? 10_000, 1000, "viewer \(i + 1) starts before its own keyframe request: \(v)")
         }
         let metrics = parts.count > 1 ? parts[1] : ""
@@ -172,5 +172,64 @@ final class InteropPionTests: XCTestCase {
         let ended = (whip["ended"] as? [String: Any])?["server"] as? [String: Any] ?? [:]
         XCTAssertEqual(ended["sessions"] as? Int, 1, after)
         XCTAssertGreaterThan(ended["video_frames"] as? Int ?? 0, 0, after)
+    }
+
+    /// Sluice publishes three simulcast layers over WHIP to Pion's WHIP server (pionpeer
+    /// whip-serve). With `--simulcast` Pion answers `a=simulcast:recv` and takes every layer as
+    /// a track of its own, each at its size and the full frame rate (Pion takes a section's
+    /// layers only when the offer names its track, `a=msid`). With `--one-stream` its answer
+    /// takes one ordinary stream: it gets the best layer alone, and the others are never encoded.
+    func testPionTakesSluicesSimulcastLayersOverWHIPOrTheBestAloneWhenItTakesOneStream() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-simulcast-whip-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        name: layers
+        transport: { kind: whip, endpoint: "${PION_WHIP}", ice: { addresses: [127.0.0.1] } }
+        send:
+          video:
+            capture: { kind: test, pattern: ball, width: 640, height: 360, fps: 30 }
+            encode:
+              codec: vp8
+              simulcast:
+                - { rid: h, bitrate: 800 }
+                - { rid: m, scale: 2, bitrate: 300 }
+                - { rid: l, scale: 4, bitrate: 100 }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        for (i, mode) in ["--simulcast", "--one-stream"].enumerated() {
+            let port = 18651 + i
+            let report = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pion-\(UUID().uuidString).json").path
+            let pion = report + ".pion"
+            defer { try? FileManager.default.removeItem(atPath: pion) }
+            let script = """
+                ip link set lo up
+                '\(peer)' whip-serve --listen 127.0.0.1:\(port) --codec vp8 \(mode) --seconds 40 --out '\(pion)' &
+                peer=$!
+                i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/; do i=$((i+1)); [ $i -lt 300 ] || exit 90; sleep 0.05; done
+                PION_WHIP=http://127.0.0.1:\(port)/whip "$SLUICE" run '\(path)' --duration 6 --quiet --report '\(report)'
+                status=$?
+                kill $peer; wait $peer
+                exit $status
+                """
+            let r = try CLI.execute(inNamespace: script, env: ["SLUICE": CLI.binary.path], timeout: 90, reportPath: report)
+            XCTAssertEqual(r.status, 0, "\(mode): \(r.stderr.suffix(3000))")
+            let summary = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pion))) as? [String: Any], "\(mode): Pion's summary")
+            let session = try XCTUnwrap((summary["sessions"] as? [[String: Any]])?.first, "\(mode): \(summary)")
+            let layers = session["layers"] as? [String: [String: Any]] ?? [:]
+            let sizes = layers.mapValues { "\($0["width"] ?? 0)x\($0["height"] ?? 0)" }
+            let sent = (r.value("send.video.simulcast") as? [[String: Any]] ?? []).map { ($0["rid"] as? String ?? "", $0["frames"] as? Int ?? -1) }
+            print("pion \(mode): layers \(sizes), fps \(layers.mapValues { $0["fps"] ?? 0 }); Sluice encoded \(sent)")
+            XCTAssertEqual(summary["unhandled"] as? [String], [], "\(mode): Pion matched every RTP stream to its track: \(summary)")
+            if mode == "--simulcast" {
+                XCTAssertEqual(sizes, ["h": "640x360", "m": "320x180", "l": "160x90"], "every layer, at its size: \(session)")
+            } else {
+                XCTAssertEqual(sizes, ["h": "640x360"], "the best layer alone: \(session)")
+                XCTAssertEqual(sent.dropFirst().map(\.1), [0, 0], "m and l were never encoded: \(r.value("send.video.simulcast") ?? "")")
+                XCTAssertEqual(r.value("send.video.simulcast").flatMap { ($0 as? [[String: Any]])?.map { $0["taken_by_peer"] as? Bool } }, [true, false, false])
+            }
+            for (rid, layer) in layers {
+                XCTAssertGreaterThanOrEqual(layer["fps"] as? Double ?? 0, 25, "\(mode): layer \(rid) at the full frame rate: \(layer)")
+            }
+        }
     }
 }

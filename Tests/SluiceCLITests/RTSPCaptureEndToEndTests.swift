@@ -17,9 +17,19 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
-    /// Shell lines that start the RTSP server (arguments `args`) and wait, bounded, until it listens.
+    /// Shell lines that start the RTSP server (arguments `args`) and wait, bounded, until it
+    /// listens; they define `stop_rtsp`, which stops it within 5 s (killed after, and said on
+    /// stderr: a test's script never hangs on the camera's exit).
     static func startServer(port: Int, _ args: String) -> String {
         """
+        stop_rtsp() {
+          kill $rtsp 2>/dev/null
+          j=0; while kill -0 $rtsp 2>/dev/null; do
+            j=$((j+1)); [ $j -lt 100 ] || { echo "the RTSP server did not stop within 5 s; killed" >&2; kill -9 $rtsp; break; }
+            sleep 0.05
+          done
+          wait $rtsp
+        }
         /usr/bin/python3 \(server) --port \(port) \(args) > "$TMP.rtsp" 2>&1 &
         rtsp=$!
         i=0; until grep -q '^READY' "$TMP.rtsp"; do
@@ -55,7 +65,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             \(Self.startServer(port: port, camera))
             "$SLUICE" run '\(file)' --duration 5 --report '\(report)'
             status=$?
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
               ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
             exit $status
@@ -79,12 +89,12 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             "$SLUICE" run '\(file)' --duration 14 --report '\(report)' > "$TMP.run" 2>&1 &
             run=$!
             i=0; until grep -q '^CLIENT' "$TMP.rtsp"; do i=$((i+1)); [ $i -lt 200 ] || exit 94; sleep 0.05; done
-            sleep 4; kill $rtsp; wait $rtsp
+            sleep 4; stop_rtsp
             sleep \(away)
             mv "$TMP.rtsp" "$TMP.rtsp1"
             \(Self.startServer(port: port, second))
             wait $run; status=$?
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             cat "$TMP.run"
             gst-launch-1.0 -q filesrc location='\(record)' ! decodebin ! videoconvert ! video/x-raw,format=RGB \\
               ! filesink location='\(record).rgb' || echo "DECODE FAILED" >&2
@@ -112,13 +122,13 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
               sleep 0.05
             done
             \(viewer)
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             sleep 2; mv "$TMP.rtsp" "$TMP.rtsp1"
             \(Self.startServer(port: camera, "--pattern white --size 640x360 --gop 30"))
             wait $viewer
             \(report)
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
             """
         return try CLI.execute(
@@ -215,7 +225,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
                 \(Self.startServer(port: 18626, "--pattern red --size 320x240 --gop 30 --user admin --password-env CAMERA_SECRET"))
                 "$SLUICE" run '\(path)' --duration 4
                 status=$?
-                kill $rtsp; wait $rtsp
+                stop_rtsp
                 exit $status
                 """
             let r = try CLI.execute(
@@ -278,7 +288,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             echo "METRICS: $(curl -s http://10.77.0.2:18752/metrics | grep -E '^sluice_stream_keyframe_requests_total' | tr '\\n' ' ')"
             kill -INT $serve; wait $serve
             echo "LOGGED: $(grep -c 'a viewer asked for a keyframe' "$TMP/serve.out")"
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             ip netns del "$SVC"
             exit $status
             """
@@ -379,7 +389,7 @@ final class RTSPCaptureEndToEndTests: XCTestCase {
             echo "VIEW-STATUS: $?"; echo "VIEW: $(grep '^{' "$TMP.view" | tail -1)"; echo "VIEW-ERR: $(tail -c 800 "$TMP.err" | tr '\\n' ' ')"
             echo "METRICS: $(curl -s http://127.0.0.1:\(port)/metrics | grep -E '^sluice_stream_(passthrough|cached_frames)' | tr '\\n' ' ')"
             kill -INT $server; wait $server; echo "SERVE-STATUS: $?"
-            kill $rtsp; wait $rtsp
+            stop_rtsp
             echo "SERVE-LOG: $(tail -c 1500 "$TMP.serve" | tr '\\n' ' ')"
             """
         let r = try CLI.execute(

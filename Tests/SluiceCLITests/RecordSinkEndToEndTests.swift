@@ -45,7 +45,7 @@ final class RecordSinkEndToEndTests: XCTestCase {
                 \(RTSPCaptureEndToEndTests.startServer(port: 18621, "--pattern red --size 640x360 --gop 30"))
                 "$SLUICE" run '\(file)' --duration 7 --report '\(report)'
                 status=$?
-                kill $rtsp; wait $rtsp
+                stop_rtsp
                 exit $status
                 """,
             env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("t").path], timeout: 90, reportPath: report)
@@ -196,7 +196,7 @@ final class RecordSinkEndToEndTests: XCTestCase {
                 \(RTSPCaptureEndToEndTests.startServer(port: 18622, "--pattern green --size 480x270 --gop 15 --audio"))
                 "$SLUICE" run '\(file)' --duration 6 --report '\(report)'
                 status=$?
-                kill $rtsp; wait $rtsp
+                stop_rtsp
                 exit $status
                 """,
             env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("t").path], timeout: 90, reportPath: report)
@@ -272,7 +272,7 @@ final class RecordSinkEndToEndTests: XCTestCase {
                 status=$?
                 kill -INT $server; wait $server
                 echo "SERVER: $?"
-                kill $rtsp; wait $rtsp
+                stop_rtsp
                 exit $status
                 """,
             env: ["SLUICE": CLI.binary.path, "TMP": dir.appendingPathComponent("t").path], timeout: 90, reportPath: report)

@@ -295,6 +295,10 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         SLUICE_WHIP=http://127.0.0.1:\(port)/whip/live "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 40 --quiet >/dev/null 2>"$T.p.err" &
         publisher=$!
         i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
+        # The publisher sends its best layer alone until the server's answer says it takes the
+        # others (a WHIP server may take one stream): they follow a moment later. Each is
+        # listed by its rid once a packet showed it, with its size once a keyframe did.
+        i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not {"h","m","l"} <= {l["rid"] for s in d for l in s.get("layers", []) if l["width"] > 0})'; do i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05; done
         """
     }
 }

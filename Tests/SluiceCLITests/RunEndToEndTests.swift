@@ -403,10 +403,13 @@ private struct ExampleFileCheck {
             expect(pair.second.int("receive.video.frames") ?? 0 > 30, "room-receive.yaml: \(pair.second.stdout)")
             return
         }
+        // 720p H.264 both ways on two busy cores: frames still in the encoder, jitter buffer and
+        // decoder at the stop are a fixed count, too much of 3 s (CI, 12-05: 69 of 86 received).
+        let seconds = file == "loopback-h264.yaml" ? "5" : "3"
         let r =
             try withServer[file].map {
-                try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", "3", "--quiet"], env: $0.env)
-            } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", "3", "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)
+                try CLI.runWithServer(serve: $0.serve, port: 18443, run: [$0.run, "--duration", seconds, "--quiet"], env: $0.env)
+            } ?? CLI.run(["run", "Pipelines/\(file)", "--duration", seconds, "--quiet"], env: ["SLUICE_RECORDING": rec], report: true)
         expect(r.status == 0, "\(file): \(r.stderr)")
         // Whatever is sent must arrive, for each medium the file receives.
         if let sent = r.int("send.video.frames") {

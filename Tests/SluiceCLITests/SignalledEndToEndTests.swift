@@ -37,6 +37,30 @@ final class SignalledEndToEndTests: XCTestCase {
         XCTAssertLessThan(send.double("duration_s") ?? 99, 10)
     }
 
+    /// A simulcast sender in a room with a peer that takes one stream (Sluice answers none):
+    /// the best layer goes alone, whichever of the two offers, and the others are never
+    /// encoded; the receiver gets the best layer's picture at the full frame rate.
+    func testASimulcastSenderInARoomSendsTheBestLayerAloneToAPeerThatTakesOneStream() throws {
+        let layers = "send.video.encode.simulcast=[{rid: h}, {rid: m, scale: 2, bitrate: 300}, {rid: l, scale: 4, bitrate: 100}]"
+        for (i, senderOffers) in [true, false].enumerated() {
+            let sender = ["Pipelines/room-send.yaml", "--duration", "12", "--quiet", "--set", layers]
+            let receiver = ["Pipelines/room-receive.yaml", "--duration", "6", "--quiet"]
+            let r = try CLI.runPairWithServer(
+                serve: [], port: 18465 + i, first: senderOffers ? sender : receiver, second: senderOffers ? receiver : sender,
+                env: ["SLUICE_ROOM_SERVER": "http://127.0.0.1:\(18465 + i)", "SLUICE_ROOM": "layers"], secondAfterFirstJoins: true)
+            let (send, recv) = senderOffers ? (r.first, r.second) : (r.second, r.first)
+            XCTAssertEqual(send.status, 0, send.stderr)
+            XCTAssertEqual(recv.status, 0, recv.stderr)
+            XCTAssertEqual(send.value("session.role") as? String, senderOffers ? "offerer" : "answerer")
+            let sent = send.value("send.video.simulcast") as? [[String: Any]] ?? []
+            XCTAssertEqual(sent.map { $0["taken_by_peer"] as? Bool }, [true, false, false], "\(sent)")
+            XCTAssertEqual(sent.dropFirst().map { $0["frames"] as? Int }, [0, 0], "m and l were never encoded: \(sent)")
+            XCTAssertEqual(recv.int("receive.video.width"), 640, recv.stdout)
+            XCTAssertEqual(recv.int("receive.video.height"), 480, recv.stdout)
+            XCTAssertGreaterThan(recv.int("receive.video.frames") ?? 0, 100, "about 30 fps for most of 6 s: \(recv.stdout)")
+        }
+    }
+
     /// The camera client against the server's camera endpoint with a 2 s lease: the client
     /// extends it before each expiry, so media flows for the whole run, then stops the
     /// stream (the server has no camera session left).

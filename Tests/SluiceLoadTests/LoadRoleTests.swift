@@ -90,4 +90,17 @@ final class LoadRoleTests: XCTestCase {
         XCTAssertNil(refusal(apprtc, [send, receive], load: churning), "churn replaces whole calls")
         XCTAssertNil(refusal(apprtc, [send, receive]), "an even crowd without churn is run")
     }
+
+    /// A member takes one stream from its partner: simulcast layers past the first would
+    /// never be sent, so a crowd in calls with them is refused, saying where to take them.
+    func testSimulcastMembersInCallsAreRefused() throws {
+        let layers = """
+            send:
+              video:
+                capture: {kind: test, width: 640, height: 360}
+                encode: {codec: vp8, simulcast: [{rid: h}, {rid: l, scale: 2}]}
+            """
+        let refused = try XCTUnwrap(refusal(apprtc, [layers, receive]))
+        XCTAssertTrue(refused.contains("only the first simulcast layer would be sent: remove 'simulcast'"), refused)
+    }
 }

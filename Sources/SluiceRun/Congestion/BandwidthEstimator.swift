@@ -124,6 +124,14 @@ public struct BandwidthEstimator: Sendable {
         limits.max = max(limits.max, bitsPerSecond)
     }
 
+    /// Lets the target go down to `bitsPerSecond` when that is below `limits.min` (never
+    /// raises it): a sender whose least rate is only known as it is measured (a relay's
+    /// simulcast layers, whose unmeasured rates 1 Mbit/s stands in for) keeps the floor
+    /// below it, or the estimate could never show that the path cannot carry a layer.
+    public mutating func lowerFloor(to bitsPerSecond: Int) {
+        limits.min = max(0, min(limits.min, bitsPerSecond))
+    }
+
     /// How long `recover` sets the reports aside.
     package static let settleNs: UInt64 = 700_000_000
 

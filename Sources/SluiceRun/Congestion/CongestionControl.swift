@@ -56,10 +56,11 @@ package final class CongestionControl: Sendable {
     }
 
     /// Calls `onReport` (on a streaming thread: keep it short) after every feedback report;
-    /// what it returns tells the estimator what the sender changed. `ceiling`, read after
-    /// each report, may raise the estimator's `limits.max` (`BandwidthEstimator.raiseCeiling`).
+    /// what it returns tells the estimator what the sender changed. `range`, read after each
+    /// report, may widen the estimator's limits: raise `max` (`BandwidthEstimator.raiseCeiling`),
+    /// lower `min` (`lowerFloor`).
     package init(
-        limits: BitrateLimits, watching payloaderOutput: Pad, ceiling: (@Sendable (_ nowNs: UInt64) -> Int)? = nil,
+        limits: BitrateLimits, watching payloaderOutput: Pad, range: (@Sendable (_ nowNs: UInt64) -> ClosedRange<Int>)? = nil,
         onReport: @escaping @Sendable (Reading) -> RateChange?
     ) {
         estimator = Mutex(BandwidthEstimator(limits: limits))
@@ -90,7 +91,13 @@ package final class CongestionControl: Sendable {
             case .recover(let rate)?: estimator.withLock { $0.recover(to: rate, nowNs: now) }
             case nil: break
             }
-            if let ceiling { estimator.withLock { $0.raiseCeiling(to: ceiling(now)) } }
+            if let range {
+                let bounds = range(now)
+                estimator.withLock {
+                    $0.raiseCeiling(to: bounds.upperBound)
+                    $0.lowerFloor(to: bounds.lowerBound)
+                }
+            }
             // Read: nothing upstream wants it. Passed on, every report of every viewer would
             // travel up through the stream's shared elements (a tee, a funnel's inputs).
             return .drop

@@ -27,6 +27,9 @@ package final class RTXProber: Sendable {
         var lastNs: UInt64?
         /// Probing stops by itself then, whatever the feedback says.
         var untilNs: UInt64?
+        /// The probe's rate rises from 0 at `startNs` to `bitsPerSecond` over `rampNs`.
+        var startNs: UInt64 = 0
+        var rampNs: UInt64 = 0
         var requested = 0
     }
     private let state = Mutex(State())
@@ -51,16 +54,30 @@ package final class RTXProber: Sendable {
         }
     }
 
-    /// Probes at `bitsPerSecond` from now on (0 stops), for at most `forNs`: a path the probe
-    /// overfills can lose the packets a receiver sends its feedback after (GStreamer's
-    /// rtpsession reports at a frame's last packet), and without feedback nothing would stop it.
-    package func probe(at bitsPerSecond: Int, forNs: UInt64 = 2_000_000_000, nowNs: UInt64 = StageTimer.now()) {
+    /// Probes at `bitsPerSecond` from now on (0 stops), reached in a straight line over
+    /// `rampNs`, for at most `forNs`: a path the probe overfills can lose the packets a
+    /// receiver sends its feedback after (GStreamer's rtpsession reports at a frame's last
+    /// packet), and without feedback nothing would stop it. The ramp keeps what a path that
+    /// cannot carry the probe queues before the feedback says so small: at once, the full
+    /// rate on a 400 kbit/s link queued ~160 ms in the first 100 ms.
+    package func probe(
+        at bitsPerSecond: Int, forNs: UInt64 = 2_000_000_000, rampNs: UInt64 = 0, nowNs: UInt64 = StageTimer.now()
+    ) {
         state.withLock { s in
             s.bitsPerSecond = max(0, bitsPerSecond)
             s.untilNs = bitsPerSecond > 0 ? nowNs &+ forNs : nil
             s.creditBits = 0
             s.lastNs = nowNs
+            s.startNs = nowNs
+            s.rampNs = rampNs
         }
+    }
+
+    /// The rate probed at `nowNs`, bit/s: on the ramp, or the whole rate after it.
+    private static func rate(_ s: State, nowNs: UInt64) -> Double {
+        let into = nowNs >= s.startNs ? nowNs - s.startNs : 0
+        guard s.rampNs > 0, into < s.rampNs else { return Double(s.bitsPerSecond) }
+        return Double(s.bitsPerSecond) * Double(into) / Double(s.rampNs)
     }
 
     /// Retransmissions asked for so far.
@@ -83,7 +100,7 @@ package final class RTXProber: Sendable {
                 s.bitsPerSecond = 0
                 return []
             }
-            s.creditBits += Double(s.bitsPerSecond) * Double(now &- (s.lastNs ?? now)) / 1e9
+            s.creditBits += Self.rate(s, nowNs: now) * Double(now &- (s.lastNs ?? now)) / 1e9
             s.lastNs = now
             return Self.spend(&s)
         }

@@ -21,8 +21,9 @@
 ///   the wait.
 /// - **Probe first** (`probesFirst`: a served viewer, whose path an `RTXProber` can probe
 ///   with retransmissions). The try is made without moving: retransmissions the viewer
-///   drops fill its stream up to a little over the next rung's rate (`.probe`). If for
-///   `probeProofNs` what arrives keeps up with it (≥ 90%) while the queue on the path stays
+///   drops fill its stream up to a little over the next rung's rate (`.probe`), reached
+///   over `probeRampNs`. If for `probeProofNs` after that what arrives keeps up with it
+///   (≥ 90%) while the queue on the path stays
 ///   under `probeQueueMs` and nothing is lost, the viewer moves up (`.to`, probing stops);
 ///   if the queue grows, a packet is lost, or what arrives falls short, probing stops
 ///   (`.stopProbing`) and the next try waits twice as long (2 s, doubling to 4 s: a failed
@@ -51,6 +52,8 @@ package struct RenditionChoice: Sendable, Equatable {
     private struct ProbedTry: Sendable, Equatable {
         var sinceNs: UInt64
         var bitsPerSecond: Int
+        /// The queue at the previous reading of this try, ms.
+        var lastQueueMs: Double?
     }
 
     /// How many rungs the ladder has.
@@ -82,13 +85,22 @@ package struct RenditionChoice: Sendable, Equatable {
     /// A probe succeeds once what arrives has kept up with it this long (the estimator's
     /// rate window, 0.5 s, full of probed traffic).
     package static let probeProofNs: UInt64 = 600_000_000
-    /// A probe fails once the queue on the path grows past this (ms).
-    package static let probeQueueMs = 50.0
+    /// A probe's rate rises to its aim over this long (`RTXProber`): what is proved, and
+    /// what falls short, counts from its end.
+    package static let probeRampNs: UInt64 = 300_000_000
+    /// A probe fails once the queue on the path, past this (ms), grows again, or passes twice this.
+    /// At 50 ms (and probes 15% over, at once), the failed tries of a viewer behind
+    /// 400 kbit/s set its delay's 95th percentile (151 ms) and its freezes (up to 347 ms);
+    /// now, with probes 5% over reached in 0.3 s: 55–69 ms, no freeze
+    /// (`Benchmarks/simulcast-links.sh`). A bound of 25 ms alone kept a viewer whose next
+    /// rung needs 87% of its link from it (`Benchmarks/ladder.sh`, 3 Mbit/s).
+    package static let probeQueueMs = 25.0
     /// A probe fails if it has not succeeded after this long.
-    package static let probeMaxNs: UInt64 = 1_500_000_000
-    /// What a probe aims at: this much over the next rung's rate (its move up then fits
-    /// with room, `upWithin`).
-    package static let probeAbove = 1.15
+    package static let probeMaxNs: UInt64 = 1_800_000_000
+    /// What a probe aims at: this much over the next rung's rate. (15% over, near links
+    /// filled the 25-ms queue bound: `Benchmarks/ladder.sh` had 8 of 10 viewers on the right
+    /// rung; 5% over, 9.)
+    package static let probeAbove = 1.05
     package static let minProbedWaitNs: UInt64 = 2_000_000_000
     package static let maxProbedWaitNs: UInt64 = 4_000_000_000
 
@@ -152,10 +164,13 @@ package struct RenditionChoice: Sendable, Equatable {
         if since >= Self.upEveryNs, let better = (0..<current).first(where: { Double(rates[$0]) <= Self.upWithin * e }) {
             return move(to: better, probing: false, nowNs: nowNs)
         }
-        // Try the next rung.
+        // Try the next rung, once the path carries this one (a viewer whose link cannot
+        // carry its rung tried, failed, had its estimate put back to the rung's rate, and
+        // never moved down: `RelaySimulcastEndToEndTests`, a 250 kbit/s link on 300).
         let arriving = received ?? Double(rates[current])
         let sinceTry = lastTryEndNs.map { nowNs >= $0 ? nowNs - $0 : 0 } ?? since
-        if increasing, probeStartNs == nil, min(since, sinceTry) >= probeWaitNs, e >= Self.probeHeadroom * arriving {
+        let carried = arriving >= Self.upWithin * Double(rates[current])
+        if increasing, carried, probeStartNs == nil, min(since, sinceTry) >= probeWaitNs, e >= Self.probeHeadroom * arriving {
             if probesFirst {
                 let aim = Int(Double(rates[current - 1]) * Self.probeAbove)
                 probing = ProbedTry(sinceNs: nowNs, bitsPerSecond: aim)
@@ -169,20 +184,27 @@ package struct RenditionChoice: Sendable, Equatable {
     }
 
     /// A probe's outcome so far: up once what arrives has kept up with it for
-    /// `probeProofNs`; over when the queue grows, a packet is lost (a queue that counts
+    /// `probeProofNs` after its ramp; over when the queue grows, a packet is lost (a queue that counts
     /// packets overflows before it delays much), what arrives falls short, or it lasts
     /// `probeMaxNs`.
     private mutating func verdict(on t: ProbedTry, received: Double?, queueMs: Double?, lost: Int, nowNs: UInt64) -> Move {
         let elapsed = nowNs >= t.sinceNs ? nowNs - t.sinceNs : 0
         let keptUp = (received ?? 0) >= Self.upWithin * Double(t.bitsPerSecond)
-        let queued = (queueMs ?? 0) > Self.probeQueueMs || lost > 0
-        if !queued, keptUp, elapsed >= Self.probeProofNs, current > 0 {
+        // A queue past the bound that grows again past it: the path cannot carry the probe.
+        // One that stays near it is the bursts of a path nearly full, which carries it (up
+        // to twice the bound).
+        let queue = queueMs ?? 0, last = t.lastQueueMs ?? 0
+        let growing = queue > Self.probeQueueMs && last > Self.probeQueueMs && queue > last
+        let queued = growing || queue > 2 * Self.probeQueueMs || lost > 0
+        probing?.lastQueueMs = queue
+        let proved = elapsed >= Self.probeRampNs + Self.probeProofNs
+        if !queued, keptUp, proved, current > 0 {
             probing = nil
             lastTryEndNs = nowNs
             probeWaitNs = Self.minProbedWaitNs
             return move(to: current - 1, probing: false, nowNs: nowNs)
         }
-        let shortfall = elapsed >= Self.probeProofNs && (received ?? 0) < Self.downBelow * Double(t.bitsPerSecond)
+        let shortfall = proved && (received ?? 0) < Self.downBelow * Double(t.bitsPerSecond)
         guard queued || shortfall || elapsed >= Self.probeMaxNs else { return .stay }
         probing = nil
         lastTryEndNs = nowNs

@@ -22,13 +22,16 @@ import Synchronization
 /// its encoder is asked for a keyframe first, so the server's viewers can switch onto it.
 package final class SimulcastLayerSwitch: Sendable {
     /// A layer's gate before its encoder: closed, the layer's raw frames are dropped. It
-    /// also measures what the layer sends (the bytes entering its payloader).
+    /// also measures what the layer sends (the bytes entering its payloader). A layer the
+    /// peer does not take (`refuse`) stays closed for good.
     package final class Gate: Sendable {
         package let isOpen = Atomic<Bool>(true)
+        /// Whether the peer takes the layer: `PeerTaking` raw values.
+        private let peer = Atomic<UInt8>(PeerTaking.takes.rawValue)
         /// Times the layer was switched off, and on again.
         package let offs = Atomic<Int>(0)
         package let ons = Atomic<Int>(0)
-        private let installed = Atomic<Bool>(false)
+        private let measured = Atomic<Bool>(false)
         /// The encoded bytes the layer has sent so far (its count at the payloader's input).
         private let sentBytes = Mutex<(@Sendable () -> Int)?>(nil)
         private let window = Mutex(RateWindow())
@@ -37,19 +40,43 @@ package final class SimulcastLayerSwitch: Sendable {
 
         package init() {}
 
-        /// Times switched off and on, once installed (nil for a layer always sent).
+        /// Times switched off and on, once measured (nil for a layer no estimate switches).
         package var counts: (off: Int, on: Int)? {
-            installed.load(ordering: .relaxed) ? (offs.load(ordering: .relaxed), ons.load(ordering: .relaxed)) : nil
+            measured.load(ordering: .relaxed) ? (offs.load(ordering: .relaxed), ons.load(ordering: .relaxed)) : nil
         }
 
-        /// Drops what crosses `pad` (the layer queue's output) while closed; `sentBytes` reads
-        /// the encoded bytes the layer has sent so far, which its rate is measured from.
-        package func install(on pad: Pad, sentBytes: @escaping @Sendable () -> Int) {
-            self.sentBytes.withLock { $0 = sentBytes }
-            installed.store(true, ordering: .relaxed)
+        /// True once the peer's description left the layer out.
+        package var isRefused: Bool { peer.load(ordering: .relaxed) == PeerTaking.refuses.rawValue }
+
+        /// Drops what crosses `pad` (the layer queue's output) while closed, or while the
+        /// peer has not taken the layer.
+        package func install(on pad: Pad) {
             pad.addProbe { [self] (_: borrowing Pad.ProbeInfo) in
-                isOpen.load(ordering: .relaxed) ? .ok : .drop
+                isOpen.load(ordering: .relaxed) && peer.load(ordering: .relaxed) == PeerTaking.takes.rawValue ? .ok : .drop
             }
+        }
+
+        /// Measures what the layer sends from `sentBytes` (the encoded bytes it has sent so
+        /// far), for `encode.adaptive_layers`.
+        package func measure(sentBytes: @escaping @Sendable () -> Int) {
+            self.sentBytes.withLock { $0 = sentBytes }
+            measured.store(true, ordering: .relaxed)
+        }
+
+        /// Whether the peer takes the layer.
+        package enum PeerTaking: UInt8 {
+            /// It does (or its description is not checked): the layer goes while open.
+            case takes
+            /// Its description is not known yet: nothing goes, so a peer that takes one
+            /// stream never sees a packet of another.
+            case unknown
+            /// It does not: the layer is never sent.
+            case refuses
+        }
+
+        /// Records whether the peer takes the layer.
+        package func peer(_ taking: PeerTaking) {
+            peer.store(taking.rawValue, ordering: .relaxed)
         }
 
         /// What the layer sends, bit/s: measured over the last seconds while it is on (a
@@ -98,6 +125,10 @@ package final class SimulcastLayerSwitch: Sendable {
     package func choiceRates(nowNs: UInt64) -> [Int]? {
         var rates: [Int] = []
         for layer in layers {
+            if layer.gate.isRefused {
+                rates.append(0)
+                continue
+            }
             guard let rate = layer.gate.rate(nowNs: nowNs) else { return nil }
             rates.append(rate)
         }
@@ -118,7 +149,8 @@ package final class SimulcastLayerSwitch: Sendable {
     /// returns what the estimator should know (a larger choice is expected at once: its
     /// encoders start with the next frame).
     package func update(with reading: CongestionControl.Reading) -> CongestionControl.RateChange? {
-        guard let rates = choiceRates(nowNs: reading.nowNs) else { return nil }
+        // The peer took one layer (or none of the others): there is nothing to switch.
+        guard layers.count(where: { !$0.gate.isRefused }) > 1, let rates = choiceRates(nowNs: reading.nowNs) else { return nil }
         let (move, from) = choice.withLock { c -> (RenditionChoice.Move, Int) in
             let from = c.current
             let move = c.update(
@@ -144,11 +176,11 @@ package final class SimulcastLayerSwitch: Sendable {
     private func apply(_ choice: Int, from: Int, _ rates: [Int], _ reading: CongestionControl.Reading, why: String) {
         for (index, layer) in layers.enumerated() {
             let on = index >= choice
-            guard layer.gate.isOpen.load(ordering: .relaxed) != on else { continue }
+            guard !layer.gate.isRefused, layer.gate.isOpen.load(ordering: .relaxed) != on else { continue }
             if on { layer.entrance.pushEvent(.forceKeyUnit()) }
             layer.gate.set(open: on, nowNs: reading.nowNs)
         }
-        let names = layers[choice...].map(\.layer.rid).joined(separator: ",")
+        let names = layers[choice...].filter { !$0.gate.isRefused }.map(\.layer.rid).joined(separator: ",")
         Self.logger.info(
             "simulcast: sending \(names) (\(why))",
             metadata: ["estimate_bps": "\(reading.target)", "sent_bps": "\(rates[choice])", "was_bps": "\(rates[from])"])

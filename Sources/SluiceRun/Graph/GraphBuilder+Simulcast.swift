@@ -183,10 +183,11 @@ extension GraphBuilder {
         let limiter = encoding.first?.staticPad("src").map { KeyframeRequestLimiter(watching: $0) }
         let output = SimulcastLayerOutput(
             layer: layer, encoder: encoding.first, ssrc: ssrc, entrance: payIn, keyframeRequests: limiter, width: width, height: height)
-        if enc.adaptiveLayers, let queued = chain[0].staticPad("src") {
+        if let queued = chain[0].staticPad("src") { output.gate.install(on: queued) }
+        if enc.adaptiveLayers {
             // The gate reads what the layer's own count (`countSent`, `sent.count`) adds up.
             let counters = counters, sent = output.sent
-            output.gate.install(on: queued) {
+            output.gate.measure {
                 top ? counters.sendVideoBytes.load(ordering: .relaxed) : sent.bytes.load(ordering: .relaxed)
             }
         }
@@ -221,7 +222,8 @@ extension GraphBuilder {
     /// What each simulcast layer sent, best first (empty without simulcast). The top layer's
     /// frames are the branch's own (`send.video`).
     package var simulcastReport: [RunSummary.SimulcastLayerReport] {
-        state.withLock { $0.simulcastLayers }.enumerated().map { index, l in
+        let checked = counters.noted("send.video.simulcast_taken") != nil
+        return state.withLock { $0.simulcastLayers }.enumerated().map { index, l in
             let c = counters, top = index == 0
             return RunSummary.SimulcastLayerReport(
                 rid: l.layer.rid, width: l.width, height: l.height,
@@ -229,7 +231,7 @@ extension GraphBuilder {
                 keyframes: top ? c.sendVideoKeyframes.load(ordering: .relaxed) : l.sent.keyframes.load(ordering: .relaxed),
                 bytes: top ? c.sendVideoBytes.load(ordering: .relaxed) : l.sent.bytes.load(ordering: .relaxed),
                 keyframe_requests: l.sent.requests.load(ordering: .relaxed),
-                switched_off: l.gate.counts?.off, switched_on: l.gate.counts?.on)
+                switched_off: l.gate.counts?.off, switched_on: l.gate.counts?.on, taken_by_peer: checked ? !l.gate.isRefused : nil)
         }
     }
 

@@ -23,7 +23,7 @@ package struct PeerNegotiation: Sendable {
     }
 
     /// Applies `offer`, makes and applies the answer, releases the held send branches, and
-    /// returns the answer's SDP.
+    /// returns the answer's SDP as the peer should read it (with the simulcast layers it takes).
     package func answer(_ offer: String) async throws(RunError) -> String {
         do {
             if let refused = SDPSummary.incompatibilities(offer: SDPSummary(offer), accepts: accepts).first {
@@ -33,8 +33,12 @@ package struct PeerNegotiation: Sendable {
             try await peer.setRemoteDescription(try SessionDescription(kind: .offer, sdp: offer))
             let answer = try await peer.createAnswer()
             try await peer.setLocalDescription(answer)
+            // Only an offer that asks for simulcast (`a=simulcast:recv`) gets layers, and the
+            // answer the peer reads says which (webrtcbin's names them all).
+            let layers = builder.keepSimulcastLayers(takenIn: offer)
             builder.releaseSend()
-            return answer.sdp
+            guard !layers.isEmpty else { return answer.sdp }
+            return SimulcastAcceptance.answer(answer.sdp, to: offer, taking: layers, mid: nil)
         } catch {
             throw RunError(describe(error, reading: "offer"), at: location)
         }
@@ -50,6 +54,7 @@ package struct PeerNegotiation: Sendable {
         if let first = SDPSummary.rejections(offer: SDPSummary(offer), answer: SDPSummary(answer), answererAccepts: [:]).first {
             throw RunError(first + "; the peers of \(session) share no codec for that medium", at: location)
         }
+        builder.keepSimulcastLayers(takenIn: answer)
     }
 
     /// Sends each medium with the payload type, MID and MID extension id the offer chose

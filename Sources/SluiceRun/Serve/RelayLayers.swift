@@ -1,4 +1,5 @@
 import GStreamer
+import Logging
 import SluiceSignalling
 import Synchronization
 
@@ -11,7 +12,10 @@ import Synchronization
 ///
 /// Layers are ready to serve once every announced layer has shown its picture size, or
 /// `settleNs` after the first did: a layer the publisher announces but never sends is
-/// never offered.
+/// never offered. A layer whose packets come without a keyframe is asked for one (a PLI to
+/// the publisher) until it shows its size: a publisher's first keyframes can go before its
+/// DTLS is up, and it sends the next only when its interval comes or it is asked; a layer
+/// sized after the others were served would reach later viewers only.
 package final class RelayLayers: Sendable {
     package let offer: SimulcastOffer
     private struct Layer {
@@ -28,6 +32,12 @@ package final class RelayLayers: Sendable {
     /// How long after the first layer's size the others may take to show theirs.
     package static let settleNs: UInt64 = 2_000_000_000
 
+    /// How often, and for how long after a layer's first packet, a layer without its size
+    /// is asked for a keyframe.
+    package static let askEveryNs: UInt64 = 300_000_000
+    package static let askForNs: UInt64 = 10_000_000_000
+    private static let logger = Logger(label: "sluice.relay")
+
     package init(offer: SimulcastOffer) { self.offer = offer }
 
     /// Adds the layer arriving on `pad` (the publisher's webrtcbin, RTP) and forwarded to
@@ -39,6 +49,7 @@ package final class RelayLayers: Sendable {
             keyframeRequests: nil)
         output.meter.count(at: tee)
         state.withLock { $0.layers[ssrc] = Layer(ssrc: ssrc, output: output) }
+        askForKeyframeUntilSized(ssrc: ssrc)
         if let id = offer.ridExtensionID {
             // Packets to look in before giving up (browsers tag every packet until acknowledged).
             let left = RelayCounter(200)
@@ -60,6 +71,21 @@ package final class RelayLayers: Sendable {
                 if s.firstSizedNs == nil { s.firstSizedNs = StageTimer.now() }
             }
             return .remove
+        }
+    }
+
+    /// Asks layer `ssrc` for a keyframe upstream of its tee (its depayloader passes the request
+    /// to webrtcbin, which sends the publisher a PLI) every `askEveryNs` until it has its size,
+    /// for `askForNs` at most, or until the relay is gone.
+    private func askForKeyframeUntilSized(ssrc: UInt32) {
+        let started = StageTimer.now()
+        Task.detached { [weak self] in
+            while StageTimer.now() &- started < Self.askForNs {
+                try? await Task.sleep(for: .nanoseconds(Self.askEveryNs))
+                guard let self, let unsized = self.state.withLock({ $0.layers[ssrc] }), unsized.width == 0 else { return }
+                Self.logger.debug("relay: layer \(unsized.rid ?? "ssrc-\(ssrc)") shows no keyframe yet; asking the publisher for one")
+                _ = unsized.output.tee.staticPad("sink")?.pushEvent(.forceKeyUnit())
+            }
         }
     }
 

@@ -224,13 +224,15 @@ package final class RelayOutputs: Sendable {
         }
     }
 
-    /// What a viewer joining now can be fed: with simulcast, video once its layers are
-    /// known, every layer a rung (largest first), starting in the middle.
+    /// What a viewer joining now can be fed: with simulcast, nothing until its layers are
+    /// known (a viewer fed before would get the sound alone), then every layer a rung
+    /// (largest first), starting in the middle.
     package func current() -> [ViewerSet.Output] {
         let layers = self.layers.withLock { $0 }
+        let rungs = layers?.ranked()
+        if layers != nil && rungs?.isEmpty != false { return [] }
         return table.withLock { o in [MediaKind.video, .audio].compactMap { o[$0] } }.compactMap { output in
-            guard output.media == .video, let layers else { return output }
-            guard let rungs = layers.ranked(), let best = rungs.first else { return nil }
+            guard output.media == .video, let rungs, let best = rungs.first else { return output }
             var video = output
             video.tee = best.tee
             video.renditions = rungs

@@ -346,13 +346,21 @@ package final class RenditionSwitch: Sendable {
         return BitrateLimits(min: (rates.min() ?? start) / 2, start: start, max: (rates.max() ?? start) * 5 / 4)
     }
 
-    /// The highest the viewer's estimate needs to go, bit/s: a quarter above the best rung's
-    /// rate now. Only a passed-through rung's can rise above `estimatorLimits.max`: its rate
-    /// is the source's, known only as it is measured (a viewer that joins in the source's
-    /// first second starts with 1 Mbit/s standing in for it).
-    package func estimatorCeiling(nowNs: UInt64) -> Int {
-        (outputs.map { $0.rate(nowNs: nowNs) }.max() ?? 0) * 5 / 4
+    /// How low and how high the viewer's estimate needs to go, bit/s: from half the least
+    /// rung's average (`bitsPerSecond`; a stopped rung's aside; never under `estimatorFloor`)
+    /// to a quarter above the best's rate now. Only passed-through rungs move these past
+    /// `estimatorLimits`: their rates are the source's, known only as they are measured. A
+    /// viewer that joins in the source's first half second starts with 1 Mbit/s standing in
+    /// for each: with the floor held at 500 kbit/s, a relay viewer behind 250 kbit/s stayed on
+    /// a 300 kbit/s layer at 2 frames a second (its estimate could not fall below 80% of it).
+    package func estimatorRange(nowNs: UInt64) -> ClosedRange<Int> {
+        let ceiling = (outputs.map { $0.rate(nowNs: nowNs) }.max() ?? 0) * 5 / 4
+        let least = outputs.filter { !$0.meter.hasStopped(nowNs: nowNs) }.map(\.bitsPerSecond).filter { $0 > 0 }.min()
+        let floor = max(Self.estimatorFloor, (least ?? 2 * Self.estimatorFloor) / 2)
+        return min(floor, ceiling)...max(floor, ceiling)
     }
+    /// The lowest an estimate's floor goes, bit/s.
+    package static let estimatorFloor = 20_000
 
     /// One reading of the viewer's estimator: picks the rung (`RenditionChoice`) and moves
     /// there. Returns what the estimator should know: the rate the viewer is about to get
@@ -408,12 +416,14 @@ package final class RenditionSwitch: Sendable {
                 return (nil, nil)
             }
             note("trying \(outputs[max(0, current - 1)].rendition.name) by probing with \(bitsPerSecond) bit/s", reading, rates)
-            prober.probe(at: bitsPerSecond, forNs: RenditionChoice.probeMaxNs, nowNs: reading.nowNs)
+            prober.probe(at: bitsPerSecond, forNs: RenditionChoice.probeMaxNs, rampNs: RenditionChoice.probeRampNs, nowNs: reading.nowNs)
             return (nil, nil)
         case .stopProbing:
             note("the probe failed; staying on \(outputs[current].rendition.name)", reading, rates)
             prober?.probe(at: 0)
-            return (.recover(rates[current]), nil)
+            // Back to what the path carried: the rung's rate, or less if less arrived.
+            let carried = reading.received.map { min(rates[current], Int($0)) } ?? rates[current]
+            return (.recover(carried), nil)
         case .back(let rung):
             note("back to \(outputs[rung].rendition.name) (a failed try)", reading, rates)
             return (.recover(rates[rung]), setPending(rung))

@@ -346,7 +346,7 @@ package final class ViewerSet: Sendable {
         // has no estimate, and 1.22's rtpsession spends nothing on TWCC for it.
         if let adaptive {
             // The estimate's probe on the payloader keeps it alive as long as the branch.
-            _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, ceiling: rungs.estimatorCeiling) { [weak rungs] in
+            _ = CongestionControl(limits: rungs.estimatorLimits, watching: adaptive, range: rungs.estimatorRange) { [weak rungs] in
                 rungs?.update(with: $0)
             }
             rungs.expectFeedback()

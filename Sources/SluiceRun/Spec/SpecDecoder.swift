@@ -194,8 +194,8 @@ public struct SpecDecoder {
         if !abilities.contains(.simulcast), let at = draft.send?.video?.encode.simulcast.first?.location {
             let kinds = TransportRegistry.kindsPhrase { $0.abilities.contains(.simulcast) }
             fail(
-                "simulcast layers go to a server that forwards each viewer one of them: it needs \(kinds); "
-                    + "a single peer gets one stream (remove 'simulcast')", at: at)
+                "simulcast layers go to a server that forwards each viewer one of them (or to a peer in a room, which gets "
+                    + "the layers it takes): it needs \(kinds); this transport carries one stream (remove 'simulcast')", at: at)
         }
         if !abilities.contains(.renditions), let at = draft.send?.video?.encode.gopCache {
             fail(

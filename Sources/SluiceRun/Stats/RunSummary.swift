@@ -110,6 +110,9 @@ public struct RunSummary: Sendable, Codable, Equatable, SummaryJSON {
         public var switched_off: Int?
         /// With `encode.adaptive_layers`: times it was switched on again.
         public var switched_on: Int?
+        /// Whether the peer's description took the layer (`a=simulcast:recv`); false: it
+        /// was never sent. Nil where the peer's description is not checked (servers).
+        public var taken_by_peer: Bool?
     }
     /// The send audio branch's counters.
     public struct SendAudio: Sendable, Codable, Equatable {

@@ -21,6 +21,8 @@ extension TransportContext {
                 throw RunError("cannot set up sending \(branch.media.rawValue): \(error.message)", at: branch.location)
             }
         }
+        // What the peer takes of simulcast is known from its description (`PeerNegotiation`).
+        builder.holdSimulcastLayers()
         if initiator {
             for branch in spec.receiveBranches
             where (branch.media == .video ? spec.send?.video : spec.send?.audio) == nil {

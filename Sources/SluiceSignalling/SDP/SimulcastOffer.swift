@@ -84,11 +84,7 @@ public struct SimulcastOffer: Sendable, Equatable {
     /// does not accept sends one layer only.
     public func accepting(in answer: String) -> String {
         var sections = SDPRewrite.sections(of: answer)
-        guard
-            let i = sections.indices.dropFirst().first(where: { i in
-                mid.map { sections[i].contains("a=mid:\($0)") } ?? sections[i][0].hasPrefix("m=video ")
-            }),
-            !sections[i].contains(where: { $0.hasPrefix("a=simulcast:") })
+        guard let i = SDPRewrite.videoSection(in: sections, mid: mid), !sections[i].contains(where: { $0.hasPrefix("a=simulcast:") })
         else { return answer }
         var lines = rids.map { "a=rid:\($0) recv" } + ["a=simulcast:recv " + rids.joined(separator: ";")]
         // Browsers refuse simulcast without the RID extension, which webrtcbin does not answer.
@@ -107,4 +103,24 @@ public struct SimulcastOfferError: Error, Sendable, Equatable, CustomStringConve
     /// The reason, for the publisher.
     public let description: String
     init(_ description: String) { self.description = description }
+}
+
+extension SimulcastOffer {
+    /// `offer` with `a=msid:<stream> <track>` in each section that sends simulcast and names
+    /// no track. webrtcbin 1.22 writes a track's MSID only in `a=ssrc` lines, which a
+    /// simulcast section has none of, and Pion (under LiveKit, MediaMTX, go2rtc) takes a
+    /// section's layers as one track only when the section names it: without the line
+    /// every layer was "unhandled RTP … no trackStreams found for RID".
+    public static func namingTrack(in offer: String, stream: String, track: String) -> String {
+        var sections = SDPRewrite.sections(of: offer)
+        var changed = false
+        for i in sections.indices.dropFirst() {
+            guard sections[i].contains(where: { $0.hasPrefix("a=simulcast:send") }), !sections[i].contains(where: { $0.hasPrefix("a=msid:") })
+            else { continue }
+            let at = sections[i].firstIndex { $0.hasPrefix("a=rid:") } ?? sections[i].count
+            sections[i].insert("a=msid:\(stream) \(track)", at: at)
+            changed = true
+        }
+        return changed ? sections.flatMap { $0 }.joined(separator: "\r\n") : offer
+    }
 }

@@ -12,12 +12,18 @@ package struct AppRTCLoadAdapter: LoadAdapter {
     /// The room client `client` meets its partner in: `<room>-<client / 2>`.
     package static func room(of client: Int, in room: String) -> String { "\(room)-\(client / 2)" }
 
-    /// Calls are of two. (Churn replaces whole calls: `LoadCallChurn`.)
+    /// Calls are of two. (Churn replaces whole calls: `LoadCallChurn`.) A member takes one
+    /// stream, so simulcast layers would never be sent past the first.
     package func check(_ load: LoadSpec, for spec: PipelineSpec) throws(RunError) {
         guard load.clients % 2 == 0 else {
             throw RunError(
                 "apprtc load clients meet in calls of two, so the crowd needs an even number of clients; it has \(load.clients)",
                 at: load.location ?? spec.transport.location)
+        }
+        if let layer = spec.send?.video?.encode.simulcast.first {
+            throw RunError(
+                "apprtc load members take one stream from each other, so only the first simulcast layer would be sent: "
+                    + "remove 'simulcast' (or load a server that forwards layers: whip or janus)", at: layer.location)
         }
     }
 

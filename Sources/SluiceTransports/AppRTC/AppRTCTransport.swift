@@ -20,6 +20,9 @@ package struct AppRTCSettings: KindSettings, Equatable {
 package struct AppRTCTransport: Transport {
     package let kind = TransportKind.apprtc
     package let keys = ["endpoint", "room"]
+    /// Simulcast goes to a peer whose answer takes it; a peer that takes one stream gets the
+    /// top layer alone (`PeerNegotiation`).
+    package let abilities: TransportAbilities = [.webRTC, .dataChannels, .simulcast]
 
     package func decodeSettings(_ map: [SpecEntry], at location: SourceLocation, with decoder: inout SpecDecoder) -> (any KindSettings)? {
         let endpoint = decoder.decodeEndpoint(

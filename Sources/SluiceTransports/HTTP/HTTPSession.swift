@@ -14,13 +14,17 @@ package final class HTTPSession: RemoteSession {
     private let location: SourceLocation?
     private let sessionURL = Mutex<URL?>(nil)
     private let logger: Logger
+    /// Told the answer once it is applied (a publisher keeps the simulcast layers it takes).
+    private let answered: @Sendable (String) -> Void
 
     /// `protocolName`: WHIP or WHEP, for messages. `location`: the file's `transport:`.
+    /// `answered`: told the server's answer once it is applied.
     package init(
         peer: WebRTCPeer, protocolName: String, endpoint: EndpointSettings, at location: SourceLocation?,
-        logger: Logger
+        logger: Logger, answered: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(RunError) {
         self.peer = peer
+        self.answered = answered
         self.logger = logger
         self.what = protocolName
         self.location = location
@@ -31,11 +35,12 @@ package final class HTTPSession: RemoteSession {
 
     package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
         do {
-            let offer = try await peer.offerWithCandidates()
+            let offer = SimulcastOffer.namingTrack(in: try await peer.offerWithCandidates(), stream: "sluice", track: "video")
             let (answer, session) = try await client.post(offer: offer)
             logger.debug("\(what) offer:\n\(offer)\nanswer:\n\(answer)")
             sessionURL.withLock { $0 = session }
             try await peer.setRemoteDescription(try SessionDescription(kind: .answer, sdp: answer))
+            answered(answer)
             return true
         } catch let e as WHIPClient.Failure {
             throw RunError("\(what): \(e.description)", at: location)

@@ -24,10 +24,13 @@ package struct WHIPTransport: Transport {
         do { try c.pipeline.add(bin) } catch { throw RunError(error.message) }
         try c.addICEAddresses(to: bin)
         try c.buildSendBranches(into: bin)
+        c.builder.holdSimulcastLayers()
         let p = WebRTCPeer(bin, label: "publisher")
+        // A server whose answer takes no simulcast gets the best layer alone.
+        let builder = c.builder
         let session = try HTTPSession(
             peer: p, protocolName: "WHIP", endpoint: c.endpointSettings, at: c.spec.transport.location,
-            logger: c.logger)
+            logger: c.logger, answered: { builder.keepSimulcastLayers(takenIn: $0) })
         return TransportSetup(peer: p, session: session, opensChannels: bin)
     }
 }

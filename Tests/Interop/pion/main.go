@@ -27,7 +27,7 @@ func usage() {
   whep-play    --url URL [--token T] --seconds N [--codec vp8|h264|vp9] [--no-audio] [--out FILE]
   whip-publish --url URL [--token T] --seconds N --video FILE [--audio FILE.ogg] [--fps F] [--out FILE]
   whep-serve   --listen 127.0.0.1:PORT --video FILE [--audio FILE.ogg] [--seconds N] [--fps F] [--out FILE]
-  whip-serve   --listen 127.0.0.1:PORT [--codec vp8|h264|vp9] [--seconds N] [--out FILE]   (extra: a WHIP receiver)
+  whip-serve   --listen 127.0.0.1:PORT [--codec vp8|h264|vp9] [--seconds N] [--out FILE] [--simulcast | --one-stream]   (a WHIP receiver)
 common: --any-interface (default: ICE candidates on loopback addresses only),
         --log-level error|warn|info|debug|trace, --sdp-log FILE (append offers and answers)
 run "pionpeer MODE -h" for a mode's flags`)
@@ -126,6 +126,8 @@ type peerOptions struct {
 	logLevel     string
 	sdpFile      string // --sdp-log: offers and answers are appended here
 	capture      *logCapture
+	// videoExtensions: header extensions registered for video beyond the interceptors'.
+	videoExtensions []string
 }
 
 // commonFlags registers the flags every mode has.
@@ -208,6 +210,11 @@ func (o *peerOptions) newAPI(codec string) (*webrtc.API, error) {
 			}
 		}
 		if err := m.RegisterCodec(opusCodec, webrtc.RTPCodecTypeAudio); err != nil {
+			return nil, err
+		}
+	}
+	for _, uri := range o.videoExtensions {
+		if err := m.RegisterHeaderExtension(webrtc.RTPHeaderExtensionCapability{URI: uri}, webrtc.RTPCodecTypeVideo); err != nil {
 			return nil, err
 		}
 	}

@@ -32,9 +32,11 @@ type playResult struct {
 	FirstFrameMs int64   `json:"first_frame_ms"`
 	// StepsMs: each start-up step's first time, in ms after the WHEP POST ("answer",
 	// "ice connected", "peer connected", "first video packet", "first frame").
-	StepsMs      map[string]int64 `json:"steps_ms"`
-	DeleteStatus int              `json:"delete_status"`
-	Unhandled    []string         `json:"unhandled"`
+	StepsMs      map[string]float64 `json:"steps_ms"`
+	DeleteStatus int                `json:"delete_status"`
+	Unhandled    []string           `json:"unhandled"`
+	// Layers: a simulcast publisher's layers, by rid (whip-serve --simulcast).
+	Layers map[string]playResult `json:"layers,omitempty"`
 }
 
 type playStats struct {
@@ -47,6 +49,12 @@ type playStats struct {
 	post       time.Time // the WHEP POST; zero before it
 }
 
+// msSince is the time from start to at in milliseconds, to the microsecond: Pion's own
+// start-up steps take 1 to 3 ms, which whole milliseconds would round by up to half.
+func msSince(start, at time.Time) float64 {
+	return float64(at.Sub(start).Microseconds()) / 1000
+}
+
 // mark records a start-up step's first time after the POST.
 func (st *playStats) mark(name string) {
 	now := time.Now()
@@ -56,7 +64,7 @@ func (st *playStats) mark(name string) {
 		return
 	}
 	if _, seen := st.res.StepsMs[name]; !seen {
-		st.res.StepsMs[name] = now.Sub(st.post).Milliseconds()
+		st.res.StepsMs[name] = msSince(st.post, now)
 	}
 }
 
@@ -98,7 +106,7 @@ func runWHEPPlay(args []string) error {
 		}
 	}
 	states := trackStates(pc, "whep-play")
-	st := &playStats{firstFrame: make(chan struct{}), res: playResult{StepsMs: map[string]int64{}}}
+	st := &playStats{firstFrame: make(chan struct{}), res: playResult{StepsMs: map[string]float64{}}}
 	states.mu.Lock()
 	states.step = st.mark
 	states.mu.Unlock()
@@ -160,7 +168,7 @@ func runWHEPPlay(args []string) error {
 	st.mu.Lock()
 	res := st.res
 	// A copy: state callbacks still mark steps ("ice closed") while the result is written.
-	res.StepsMs = make(map[string]int64, len(st.res.StepsMs))
+	res.StepsMs = make(map[string]float64, len(st.res.StepsMs))
 	for k, v := range st.res.StepsMs {
 		res.StepsMs[k] = v
 	}
@@ -270,9 +278,9 @@ func (st *playStats) readVideo(track *webrtc.TrackRemote, postTime time.Time) {
 			if st.first.IsZero() {
 				st.first = now
 				st.res.FirstFrameMs = now.Sub(postTime).Milliseconds()
-				st.res.StepsMs["first frame"] = st.res.FirstFrameMs
+				st.res.StepsMs["first frame"] = msSince(postTime, now)
 				if at, ok := completed[s.PacketTimestamp]; ok {
-					st.res.StepsMs["first frame complete"] = at.Sub(postTime).Milliseconds()
+					st.res.StepsMs["first frame complete"] = msSince(postTime, at)
 				}
 				completed = nil
 				logf("first video frame after %d ms (%d bytes, keyframe %v)", st.res.FirstFrameMs, len(s.Data), key)

@@ -3,6 +3,13 @@ package main
 // whip-serve (an extra mode, for checking publishers such as whip-publish or Sluice's
 // transport kind whip): a minimal WHIP endpoint that receives, assembles and counts frames
 // like whep-play, and reports each session when it ends.
+//
+// Simulcast: Pion answers an offer's rids with `a=simulcast:recv` of them all. With
+// --simulcast the MID and RID header extensions are registered, so Pion tells the layers'
+// packets apart, and each layer is counted on its own (`layers`, by rid). With --one-stream
+// the answer's simulcast lines are taken out (the extensions are registered as with
+// --simulcast): the server takes one ordinary stream, as a WHIP server without simulcast
+// does, and whatever arrives is still counted per rid.
 
 import (
 	"context"
@@ -25,17 +32,50 @@ import (
 )
 
 type whipSession struct {
-	pc    *webrtc.PeerConnection
-	stats *playStats
-	start time.Time
+	pc     *webrtc.PeerConnection
+	stats  *playStats
+	layers map[string]*playStats // by rid (simulcast), under the server's lock
+	start  time.Time
 }
 
 type whipServer struct {
-	api      *webrtc.API
-	opts     *peerOptions
-	mu       sync.Mutex
-	sessions map[string]*whipSession
-	ended    []playResult
+	api       *webrtc.API
+	opts      *peerOptions
+	oneStream bool
+	mu        sync.Mutex
+	sessions  map[string]*whipSession
+	ended     []playResult
+}
+
+// simulcastExtensions are what Pion needs to tell a simulcast publisher's layers apart.
+var simulcastExtensions = []string{
+	"urn:ietf:params:rtp-hdrext:sdes:mid",
+	"urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id",
+	"urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id",
+}
+
+// withoutSimulcast takes the rid and simulcast lines out of an answer.
+func withoutSimulcast(sdp string) string {
+	var kept []string
+	for _, line := range strings.Split(sdp, "\r\n") {
+		if strings.HasPrefix(line, "a=rid:") || strings.HasPrefix(line, "a=simulcast:") {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\r\n")
+}
+
+// finish fills in a result's rate: frames over first to last frame.
+func (st *playStats) finish() playResult {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	res := st.res
+	if !st.first.IsZero() && st.last.After(st.first) {
+		res.MeasuredS = st.last.Sub(st.first).Seconds()
+		res.FPS = float64(res.VideoFrames-1) / res.MeasuredS
+	}
+	return res
 }
 
 func runWHIPServe(args []string) error {
@@ -44,14 +84,19 @@ func runWHIPServe(args []string) error {
 	codec := fs.String("codec", "", "accept only this video codec (vp8, h264, vp9) and Opus; default: Pion's default codecs")
 	seconds := fs.Float64("seconds", 0, "exit after this many seconds (0: run until SIGINT/SIGTERM)")
 	out := fs.String("out", "", "write the JSON summary to this file instead of stdout")
+	simulcast := fs.Bool("simulcast", false, "register the MID and RID header extensions: take a publisher's simulcast layers, counted per rid")
+	oneStream := fs.Bool("one-stream", false, "answer without simulcast (no a=rid, no a=simulcast): take one ordinary stream (still counted per rid)")
 	opts := &peerOptions{capture: &logCapture{}}
 	opts.commonFlags(fs)
 	fs.Parse(args)
+	if *simulcast || *oneStream {
+		opts.videoExtensions = simulcastExtensions
+	}
 	api, err := opts.newAPI(*codec)
 	if err != nil {
 		return err
 	}
-	s := &whipServer{api: api, opts: opts, sessions: map[string]*whipSession{}}
+	s := &whipServer{api: api, opts: opts, oneStream: *oneStream, sessions: map[string]*whipSession{}}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
@@ -97,13 +142,16 @@ func (s *whipServer) endLocked(id string) bool {
 	delete(s.sessions, id)
 	iceState := ss.pc.ICEConnectionState().String()
 	ss.pc.Close()
-	ss.stats.mu.Lock()
-	res := ss.stats.res
-	if !ss.stats.first.IsZero() && ss.stats.last.After(ss.stats.first) {
-		res.MeasuredS = ss.stats.last.Sub(ss.stats.first).Seconds()
-		res.FPS = float64(res.VideoFrames-1) / res.MeasuredS
+	res := ss.stats.finish()
+	if len(ss.layers) > 0 {
+		res.Layers = map[string]playResult{}
+		for rid, st := range ss.layers {
+			layer := st.finish()
+			layer.Unhandled = []string{}
+			res.Layers[rid] = layer
+			logf("whip-serve %s: layer %s: %d frames %dx%d %.1f fps", id, rid, layer.VideoFrames, layer.Width, layer.Height, layer.FPS)
+		}
 	}
-	ss.stats.mu.Unlock()
 	res.ICEState = iceState
 	res.Unhandled = []string{}
 	logf("whip-serve %s: video %s %d frames %dx%d %.1f fps, audio %d packets", id, res.VideoCodec,
@@ -159,17 +207,25 @@ func (s *whipServer) newSession(offer string) (string, string, error) {
 	idb := make([]byte, 8)
 	rand.Read(idb)
 	id := hex.EncodeToString(idb)
-	st := &playStats{firstFrame: make(chan struct{})}
+	st := &playStats{firstFrame: make(chan struct{}), res: playResult{StepsMs: map[string]float64{}}}
 	start := time.Now()
+	session := &whipSession{pc: pc, stats: st, layers: map[string]*playStats{}, start: start}
 	trackStates(pc, "whip-serve "+id)
 	pc.OnTrack(func(track *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
-		logf("whip-serve %s: track %s %s", id, track.Kind(), track.Codec().MimeType)
+		logf("whip-serve %s: track %s %s rid %q ssrc %d", id, track.Kind(), track.Codec().MimeType, track.RID(), track.SSRC())
 		if track.Kind() == webrtc.RTPCodecTypeAudio {
 			st.readAudio(track)
 			return
 		}
-		go requestKeyframes(pc, track, st)
-		st.readVideo(track, start)
+		into := st
+		if rid := track.RID(); rid != "" {
+			into = &playStats{firstFrame: make(chan struct{}), res: playResult{StepsMs: map[string]float64{}}}
+			s.mu.Lock()
+			session.layers[rid] = into
+			s.mu.Unlock()
+		}
+		go requestKeyframes(pc, track, into)
+		into.readVideo(track, start)
 	})
 	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer}); err != nil {
 		pc.Close()
@@ -185,12 +241,15 @@ func (s *whipServer) newSession(offer string) (string, string, error) {
 		pc.Close()
 		return "", "", err
 	}
+	if s.oneStream {
+		sdp = withoutSimulcast(sdp)
+	}
 	if !strings.Contains(sdp, "m=video") && !strings.Contains(sdp, "m=audio") {
 		pc.Close()
 		return "", "", errors.New("offer has no media")
 	}
 	s.mu.Lock()
-	s.sessions[id] = &whipSession{pc: pc, stats: st, start: start}
+	s.sessions[id] = session
 	s.mu.Unlock()
 	return sdp, id, nil
 }

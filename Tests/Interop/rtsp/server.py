@@ -20,6 +20,7 @@ Prints `READY rtsp://127.0.0.1:PORT/PATH` once it listens, then `CLIENT` for eve
 that connects; SIGTERM or SIGINT stops it.
 """
 import argparse
+import os
 import signal
 import sys
 
@@ -132,7 +133,11 @@ def main():
         GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, s, loop.quit)
     print(f"READY rtsp://127.0.0.1:{args.port}{args.path}", flush=True)
     loop.run()
-    return 0
+    # Out at once: Python's finalisation unrefs the server while its media's threads may still
+    # be tearing a client's session down, which can wait on them for good.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

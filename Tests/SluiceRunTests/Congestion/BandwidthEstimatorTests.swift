@@ -140,6 +140,29 @@ final class BandwidthEstimatorTests: XCTestCase {
         XCTAssertEqual(e.limits.max, 1_250_000)
     }
 
+    /// A sender whose least rate became known late (a relay viewer that joined before the
+    /// layers were measured: 1 Mbit/s stood in for each, so `min` is 500 kbit/s) sends
+    /// 300 kbit/s into a 250 kbit/s path. Held at the old floor the estimate never falls
+    /// below 500 kbit/s (a ladder keeps the viewer on a rung its link cannot carry); lowered,
+    /// it falls below 80% of what is sent. A higher floor never raises `min`.
+    func testALoweredFloorLetsTheEstimateShowAPathBelowTheOldMin() {
+        for lowered in [false, true] {
+            var e = BandwidthEstimator(limits: BitrateLimits(min: 500_000, start: 1_000_000, max: 1_250_000))
+            if lowered { e.lowerFloor(to: 50_000) }
+            var path = Path(capacityBps: 250_000, queueLimitMs: 300)
+            var seq: UInt16 = 0
+            let targets = run(&e, path: &path, from: 1_000_000_000, seconds: 4, sequence: &seq, sendingBps: 300_000).map(\.target)
+            if lowered {
+                XCTAssertLessThan(targets.min() ?? .max, 240_000, "the estimate shows 300 kbit/s does not fit: \(targets)")
+            } else {
+                XCTAssertEqual(targets.min(), 500_000, "the old floor holds it: \(targets)")
+            }
+        }
+        var e = BandwidthEstimator(limits: BitrateLimits(min: 125_000, start: 700_000, max: 1_250_000))
+        e.lowerFloor(to: 500_000)
+        XCTAssertEqual(e.limits.min, 125_000)
+    }
+
     /// A failed try of a higher rung (1 Mbit/s into a 600 kbit/s path with a 300 ms queue)
     /// leaves a queue and losses behind; `recover` to the rung the viewer returns to keeps
     /// them from driving the estimate far below what the path carries, and the estimate

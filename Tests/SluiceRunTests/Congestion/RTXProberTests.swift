@@ -75,6 +75,14 @@ final class RTXProberTests: XCTestCase {
         XCTAssertEqual(Double(r.seen.rtxBits), 200_000, accuracy: 90_000, "half a second at 400 kbit/s: \(r.seen.rtx) packets")
     }
 
+    /// A ramp over the whole half second: the rate rises in a straight line, so half as much
+    /// is sent as at the full rate from the start.
+    func testAProbeRampsUpToItsRate() throws {
+        let r = try run { $0.probe(at: 400_000, forNs: 500_000_000, rampNs: 500_000_000) }
+        XCTAssertEqual(r.seen.gaps, [])
+        XCTAssertEqual(Double(r.seen.rtxBits), 100_000, accuracy: 55_000, "half of half a second at 400 kbit/s: \(r.seen.rtx) packets")
+    }
+
     func testNothingIsSentAgainUnlessAsked() throws {
         let r = try run { _ in }
         XCTAssertEqual(r.seen.rtx, 0)

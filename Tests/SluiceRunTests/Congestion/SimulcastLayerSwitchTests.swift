@@ -31,6 +31,9 @@ final class SimulcastLayerSwitchTests: XCTestCase {
         try encoder.set("keyframe-max-dist", Int32(100_000))
         let sink = try Element.make("fakesink")
         try sink.set("sync", false)
+        // A layer held from the start has no buffer to preroll on (webrtcbin's sinks in a run
+        // need none either).
+        try sink.set("async", false)
         try pipeline.add([queue, encoder, sink])
         try Element.link([queue, encoder, sink])
         guard let teePad = tee.requestPad("src_%u"), let input = queue.staticPad("sink"), let entrance = sink.staticPad("sink"),
@@ -42,7 +45,8 @@ final class SimulcastLayerSwitchTests: XCTestCase {
             keyframeRequests: nil, width: 160, height: 120)
         output.sent.count(at: entrance)
         let sent = output.sent
-        output.gate.install(on: gated) { sent.bytes.load(ordering: .relaxed) }
+        output.gate.install(on: gated)
+        output.gate.measure { sent.bytes.load(ordering: .relaxed) }
         let arrivals = Arrivals()
         arrivals.install(on: entrance)
         return (output, arrivals)
@@ -51,7 +55,8 @@ final class SimulcastLayerSwitchTests: XCTestCase {
     /// Down: the estimate falls below what every layer sends, and only the smallest layer
     /// still sends; up: the estimate carries all of them again, the others start again from
     /// a keyframe, and the estimator is told to expect their sum.
-    func testTheTopLayersStopWhenTheEstimateFallsAndRestartFromAKeyframe() async throws {
+    /// A live ball picture split into layers h, m and l (1000, 300 and 100 kbit/s).
+    private func threeLayers() throws -> (Pipeline, [(SimulcastLayerOutput, Arrivals)]) {
         Gst.initialize()
         let pipeline = Pipeline(name: "simulcast-layer-switch")
         let src = try Element.make("videotestsrc")
@@ -62,7 +67,48 @@ final class SimulcastLayerSwitchTests: XCTestCase {
         let tee = try Element.make("tee")
         try pipeline.add([src, caps, tee])
         try Element.link([src, caps, tee])
-        let built = try [("h", 1000), ("m", 300), ("l", 100)].map { try layer($0.0, kbps: $0.1, from: tee, in: pipeline) }
+        return (pipeline, try [("h", 1000), ("m", 300), ("l", 100)].map { try layer($0.0, kbps: $0.1, from: tee, in: pipeline) })
+    }
+
+    /// A peer that takes h and l of three (`a=simulcast:recv h;l`): m, held until the peer's
+    /// description is known, never sends, even when every layer is chosen; h and l go once
+    /// the peer took them. A peer that takes one layer leaves the estimate nothing to switch.
+    func testALayerThePeerDoesNotTakeIsNeverSent() async throws {
+        let (pipeline, built) = try threeLayers()
+        for (output, _) in built.dropFirst() { output.gate.peer(.unknown) }
+        let layers = SimulcastLayerSwitch(layers: built.map(\.0))
+        XCTAssertTrue(pipeline.setState(.playing) != .failure)
+        defer { pipeline.setState(.null) }
+        func frames() -> [Int] { built.map { $0.1.frames.load(ordering: .relaxed) } }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while frames()[0] < 15 {
+            guard ContinuousClock.now < deadline else { return XCTFail("h never sent: \(frames())") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTAssertEqual(Array(frames()[1...]), [0, 0], "nothing but the best layer before the peer's description")
+        built[1].0.gate.peer(.refuses)
+        built[2].0.gate.peer(.takes)
+        while frames()[2] < 15 {
+            guard ContinuousClock.now < deadline else { return XCTFail("l never sent once taken: \(frames())") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTAssertNil(
+            layers.update(with: .init(target: 10_000_000, received: 1e7, state: .increase, nowNs: StageTimer.now() + 3_000_000_000)))
+        XCTAssertEqual(frames()[1], 0, "m is never sent: \(frames())")
+        XCTAssertTrue(built[1].0.gate.isRefused)
+        var rates: [Int]?
+        while rates == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            rates = layers.choiceRates(nowNs: StageTimer.now())
+        }
+        XCTAssertEqual(rates?[1], rates?[2], "m adds nothing to what is sent: \(String(describing: rates))")
+        built[2].0.gate.peer(.refuses)
+        XCTAssertNil(layers.update(with: .init(target: 1000, received: 1000, state: .hold, nowNs: StageTimer.now() + 4_000_000_000)))
+        XCTAssertEqual(layers.layersOn, 3, "one layer taken: the estimate switches nothing")
+    }
+
+    func testTheTopLayersStopWhenTheEstimateFallsAndRestartFromAKeyframe() async throws {
+        let (pipeline, built) = try threeLayers()
         let layers = SimulcastLayerSwitch(layers: built.map(\.0))
         XCTAssertEqual(layers.limits, BitrateLimits(min: 50_000, start: 1_400_000, max: 1_750_000), "from the configured rates")
         XCTAssertTrue(pipeline.setState(.playing) != .failure)

@@ -280,9 +280,42 @@ final class RenditionSwitchTests: XCTestCase {
         var ceiling = 0
         for k in 0...30 { // 3 s of the source at 2 Mbit/s, read at each 100 ms report
             outputs[0].meter.bytes.add(25_000, ordering: .relaxed)
-            ceiling = rungs.estimatorCeiling(nowNs: t0 + UInt64(k) * 100_000_000)
+            ceiling = rungs.estimatorRange(nowNs: t0 + UInt64(k) * 100_000_000).upperBound
         }
         XCTAssertEqual(Double(ceiling), 2_500_000, accuracy: 150_000, "a quarter above the measured 2 Mbit/s")
+    }
+
+    /// A relay's simulcast layers (all passed through) before their first half second: 1 Mbit/s
+    /// stands in for each, so a viewer joining then starts with an estimator floor of
+    /// 500 kbit/s, which kept a viewer behind 250 kbit/s on the 300 kbit/s layer (CI,
+    /// `RelaySimulcastEndToEndTests`). Once the layers are measured (about 1 Mbit/s, 300 and
+    /// 100 kbit/s), the floor is half the least; a layer that stopped counts for none.
+    func testTheEstimatorFloorFollowsTheLeastLayersMeasuredRate() throws {
+        Gst.initialize()
+        let pipeline = Pipeline(name: "ladder-floor")
+        let names = ["h", "m", "l"]
+        let tees = try names.map { _ in try Element.make("tee") }
+        try pipeline.add(tees)
+        let outputs = names.indices.map {
+            RenditionOutput(
+                rendition: Rendition(name: names[$0], width: 640 >> $0, height: 360 >> $0, bitrateKbps: 0), index: $0, tee: tees[$0],
+                encoder: nil, keyframeRequests: nil)
+        }
+        let rungs = try RenditionSwitch(outputs: outputs, start: 1, into: pipeline)
+        XCTAssertEqual(rungs.estimatorLimits.min, 500_000, "1 Mbit/s stands in for each unmeasured layer")
+        let now = StageTimer.now()
+        XCTAssertEqual(rungs.estimatorRange(nowNs: now).lowerBound, 500_000)
+        // Two seconds of each layer, the last frame just now.
+        for (output, bps) in zip(outputs, [1_000_000, 300_000, 100_000]) {
+            output.meter.firstFrameNs.store(now - 2_000_000_000, ordering: .relaxed)
+            output.meter.lastFrameNs.store(now, ordering: .relaxed)
+            output.meter.bytes.store(bps * 2 / 8, ordering: .relaxed)
+        }
+        XCTAssertEqual(Double(rungs.estimatorRange(nowNs: now).lowerBound), 50_000, accuracy: 2_000, "half the least layer's 100 kbit/s")
+        XCTAssertEqual(
+            rungs.estimatorRange(nowNs: now + 1_000_000_000).lowerBound, RenditionSwitch.estimatorFloor, "every layer stopped")
+        outputs[2].meter.lastFrameNs.store(now - 1_000_000_000, ordering: .relaxed)
+        XCTAssertEqual(Double(rungs.estimatorRange(nowNs: now).lowerBound), 150_000, accuracy: 5_000, "l stopped: half of m's 300 kbit/s")
     }
 
     /// A rung's branch stopped: a failure while the pipeline runs; `flushing` once the test

@@ -72,7 +72,7 @@ final class SimulcastSpecTests: XCTestCase {
     func testSimulcastNeedsACodecAndAPeerThatForwardsLayers() {
         expect(
             file(three).replacingOccurrences(of: "codec: vp8", with: "codec: vp9"), at: 6, 14, "simulcast is sent in vp8 or h264")
-        expect(file(three, transport: "{ kind: loopback }"), at: 9, 11, "it needs transport kinds whip and janus")
+        expect(file(three, transport: "{ kind: loopback }"), at: 9, 11, "it needs transport kinds whip, apprtc and janus")
         expect(
             file(three, transport: "{ kind: janus, server: 'ws://127.0.0.1:8188', plugin: echotest }"), at: 9, 11,
             "the echotest plugin takes one stream")
