@@ -36,10 +36,17 @@ package final class RoomSession: RemoteSession {
         let client = AppRTCClient(joined: joined, logger: logger)
         self.client = client
         peer.onLocalCandidate { c in client.send(.candidate(label: Int(c.mlineIndex), id: nil, candidate: c.candidate)) }
-        let early = joined.messages
+    }
+
+    /// Starts handling the room's messages (the join's and the stream's, which buffers them
+    /// until then). Not in `init`: an offer that came with the join was applied while the
+    /// pipeline was still on its way to PLAYING, and webrtcbin refused it now and then
+    /// ("set-remote-description failed", seen in CI with a simulcast sender answering).
+    private func listen() {
         listener.withLock {
-            $0 = Task { [weak self] in
-                for m in early { await self?.handle(.message(m)) }
+            guard $0 == nil else { return }
+            $0 = Task { [weak self, joined, client] in
+                for m in joined.messages { await self?.handle(.message(m)) }
                 for await event in client.events {
                     guard let self else { return }
                     await self.handle(event)
@@ -59,6 +66,7 @@ package final class RoomSession: RemoteSession {
             await answer(sdp)
         case .message(.answer(let sdp)):
             guard joined.isInitiator else { return fail("room '\(joined.room)': the other peer sent an answer, but no offer was made") }
+            logger.debug("room '\(joined.room)': our offer:\n\(state.withLock { $0.offer } ?? "")\nthe answer:\n\(sdp)")
             do {
                 try await negotiation.apply(answer: sdp, to: state.withLock { $0.offer } ?? "")
                 status.negotiated()
@@ -79,7 +87,9 @@ package final class RoomSession: RemoteSession {
 
     private func answer(_ sdp: String) async {
         do {
-            client.send(.answer(sdp: try await negotiation.answer(sdp)))
+            let answer = try await negotiation.answer(sdp)
+            logger.debug("room '\(joined.room)': the offer:\n\(sdp)\nour answer:\n\(answer)")
+            client.send(.answer(sdp: answer))
             status.negotiated()
         } catch {
             fail(error.message)
@@ -87,13 +97,15 @@ package final class RoomSession: RemoteSession {
     }
 
     package func negotiate(stop: StopFlag, deadline: ContinuousClock.Instant?) async throws(RunError) -> Bool {
+        listen()
         if joined.isInitiator {
             await builder.waitForSendCaps(logger: logger)
             do {
                 let offer = try await peer.createOffer()
                 try await peer.setLocalDescription(offer)
-                state.withLock { $0.offer = offer.sdp }
-                client.send(.offer(sdp: offer.sdp))
+                let sent = SimulcastOffer.namingTrack(in: offer.sdp, stream: "sluice", track: "video")
+                state.withLock { $0.offer = sent }
+                client.send(.offer(sdp: sent))
             } catch {
                 throw RunError("room '\(joined.room)': \(error.message)", at: location)
             }
