@@ -21,7 +21,7 @@ extension RelaySimulcastEndToEndTests {
             publisher=$!
             i=0; until curl -s -m 1 http://127.0.0.1:18487/streams.json | grep -q '"live":true'; do i=$((i+1)); [ $i -lt 300 ] || exit 91; sleep 0.05; done
             # The smaller layers follow once the server's answer took them (bounded).
-            i=0; until curl -s -m 1 http://127.0.0.1:18487/streams.json | grep -q '"rid":"l"'; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.05; done
+            \(Self.waitForLayers(["h", "l"], port: 18487, tries: 300))
             echo "STREAMS: $(curl -s http://127.0.0.1:18487/streams.json)"
             for viewer in h:sesame l:sesame x:guess; do
               layer=${viewer%%:*}; pass=${viewer#*:}; [ "$layer" = x ] && layer=h

@@ -19,8 +19,8 @@ extension RelaySimulcastEndToEndTests {
             i=0; until curl -s -m 1 -o /dev/null http://127.0.0.1:\(port)/status.json; do i=$((i+1)); [ $i -lt 200 ] || exit 90; sleep 0.05; done
             SLUICE_WHIP=http://127.0.0.1:\(port)/whip/cam "$SLUICE" run Pipelines/whip-publish-simulcast.yaml --duration 120 --quiet >/dev/null 2>&1 &
             pub=$!
-            # Every layer sized (bounded: 20 s).
-            i=0; until curl -s http://127.0.0.1:\(port)/streams.json | grep -q '"rid":"l"'; do i=$((i+1)); [ $i -lt 400 ] || break; sleep 0.05; done
+            # Live, every layer sized (bounded: 20 s).
+            \(Self.waitForLayers(["h", "m", "l"], port: port))
             echo "STREAMS: $(curl -s http://127.0.0.1:\(port)/streams.json)"
             URL=http://127.0.0.1:\(port)/whep/cam
             \(viewers.keys.sorted().map { "\(viewers[$0]!) > \"$T.\($0)\" 2>\"$T.\($0).err\"; echo \"\($0.uppercased()): $?\"" }.joined(separator: "\n"))

@@ -100,7 +100,7 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
             pub=$!
             i=0; until grep -q PUBLISHING "$T.pub.err"; do i=$((i+1)); [ $i -lt 1200 ] || break; kill -0 $pub 2>/dev/null || break; sleep 0.05; done
             # Chromium adds its top layer once its bandwidth estimate has grown: wait for it (bounded).
-            i=0; until curl -s http://127.0.0.1:18485/streams.json | grep -q '"rid":"h"'; do i=$((i+1)); [ $i -lt 400 ] || break; sleep 0.05; done
+            \(Self.waitForLayers(["h", "l"], port: 18485))
             echo "STREAMS: $(curl -s http://127.0.0.1:18485/streams.json)"
             SLUICE_WHEP="http://127.0.0.1:18485/whep/cam?layer=l" "$SLUICE" run Pipelines/whep-play.yaml --duration 5 --quiet --report "$T.l.json" >/dev/null 2>&1 &
             SLUICE_WHEP="http://127.0.0.1:18485/whep/cam?layer=h" "$SLUICE" run Pipelines/whep-play.yaml --duration 5 --quiet --report "$T.h.json" >/dev/null 2>&1 &
@@ -298,7 +298,20 @@ final class RelaySimulcastEndToEndTests: XCTestCase {
         # The publisher sends its best layer alone until the server's answer says it takes the
         # others (a WHIP server may take one stream): they follow a moment later. Each is
         # listed by its rid once a packet showed it, with its size once a keyframe did.
-        i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not {"h","m","l"} <= {l["rid"] for s in d for l in s.get("layers", []) if l["width"] > 0})'; do i=$((i+1)); [ $i -lt 200 ] || break; sleep 0.05; done
+        \(waitForLayers(["h", "m", "l"], port: port, tries: 200))
         """
+    }
+
+    /// A shell line that waits (`tries` × 50 ms at most, then goes on: the test's assertions
+    /// say what was missing) until the relay on `port` is live and has each of `rids` sized.
+    /// A layer's rid shows in /streams.json from its first packet, before its first keyframe
+    /// gives it a size; a viewer asking for it before then is refused (`?layer=`), and one
+    /// asking before the relay is live gets a 422.
+    static func waitForLayers(_ rids: [String], port: Int, tries: Int = 400) -> String {
+        let wanted = rids.map { "\"\($0)\"" }.joined(separator: ",")
+        let check =
+            "import json,sys; d=json.load(sys.stdin); sys.exit(not any(s.get(\"live\") and {\(wanted)} <= {l[\"rid\"] for l in s.get(\"layers\", []) if l[\"width\"] > 0} for s in d))"
+        return
+            "i=0; until curl -s -m 1 http://127.0.0.1:\(port)/streams.json | python3 -c '\(check)'; do i=$((i+1)); [ $i -lt \(tries) ] || break; sleep 0.05; done"
     }
 }

@@ -105,16 +105,38 @@ package final class RelayLayers: Sendable {
             guard sized.count >= announced || nowNs &- first >= Self.settleNs else { return nil }
             return sized.sorted { ($0.width * $0.height, $1.ssrc) > ($1.width * $1.height, $0.ssrc) }
         }
+        let names = self.names
         return layers?.enumerated().map { index, layer in
-            layer.output.named(layer.rid ?? "ssrc-\(layer.ssrc)", width: layer.width, height: layer.height, index: index)
+            layer.output.named(names[layer.ssrc] ?? "ssrc-\(layer.ssrc)", width: layer.width, height: layer.height, index: index)
         }
     }
 
     /// The stream ids of the layers seen so far, with their SSRCs and picture sizes, largest first.
     package var seen: [(rid: String, ssrc: UInt32, width: Int, height: Int)] {
-        state.withLock { s in
+        let names = self.names
+        return state.withLock { s in
             s.layers.values.sorted { ($0.width * $0.height, $1.ssrc) > ($1.width * $1.height, $0.ssrc) }
-                .map { ($0.rid ?? "ssrc-\($0.ssrc)", $0.ssrc, $0.width, $0.height) }
+                .map { (names[$0.ssrc] ?? "ssrc-\($0.ssrc)", $0.ssrc, $0.width, $0.height) }
         }
+    }
+
+    private var names: [UInt32: String] {
+        Self.names(rids: state.withLock { $0.layers.mapValues(\.rid) }, announced: offer.rids)
+    }
+
+    /// What each layer (by SSRC) is called: the stream id its packets showed; for the one
+    /// layer whose packets showed none, once every announced layer is there, the one
+    /// announced stream id no other layer has (a browser stops writing a layer's stream id
+    /// once the receiver's reports acknowledge it, so a layer whose packets were looked at
+    /// late shows none: seen in Chromium's smallest layer on a loaded machine); otherwise
+    /// `ssrc-<n>`.
+    package static func names(rids: [UInt32: String?], announced: [String]) -> [UInt32: String] {
+        var names = rids.reduce(into: [UInt32: String]()) { out, layer in out[layer.key] = layer.value ?? "ssrc-\(layer.key)" }
+        let unnamed = rids.filter { $0.value == nil }.map(\.key)
+        let unclaimed = Set(announced).subtracting(rids.values.compactMap { $0 })
+        if rids.count == announced.count, unnamed.count == 1, unclaimed.count == 1, let ssrc = unnamed.first {
+            names[ssrc] = unclaimed.first
+        }
+        return names
     }
 }

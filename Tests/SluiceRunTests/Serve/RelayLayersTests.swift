@@ -91,4 +91,20 @@ final class RelayLayersTests: XCTestCase {
         XCTAssertEqual(simulcast.current().map(\.media), [], "no layer known yet: nothing served")
         XCTAssertEqual(plain.current().map(\.media), [.audio], "without simulcast the sound is served as it comes")
     }
+
+    /// A layer whose packets showed no stream id takes the one announced id no other layer
+    /// has, once every announced layer is there; while that is not certain, its SSRC names it.
+    func testTheOneLayerWithoutAStreamIDTakesTheOneAnnouncedIDLeft() {
+        let announced = ["h", "m", "l"]
+        XCTAssertEqual(RelayLayers.names(rids: [1: "h", 2: "m", 3: nil], announced: announced), [1: "h", 2: "m", 3: "l"])
+        XCTAssertEqual(
+            RelayLayers.names(rids: [1: "h", 3: nil], announced: announced), [1: "h", 3: "ssrc-3"],
+            "m or l: a layer is still missing")
+        XCTAssertEqual(
+            RelayLayers.names(rids: [1: "h", 2: nil, 3: nil], announced: announced), [1: "h", 2: "ssrc-2", 3: "ssrc-3"],
+            "two without an id: either could be either")
+        XCTAssertEqual(
+            RelayLayers.names(rids: [1: "h", 2: "x", 3: nil], announced: announced), [1: "h", 2: "x", 3: "ssrc-3"],
+            "an id nobody announced leaves two announced ones unclaimed")
+    }
 }
